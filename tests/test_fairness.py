@@ -1,0 +1,161 @@
+"""Property tests of hetfl_explore.fairness: the spec's worked vector, federated exactness, and agreement with
+fairlearn (a test-only oracle) wherever both are defined, plus the documented NaN-vs-0 difference."""
+import warnings
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings, strategies as st, HealthCheck
+
+from hetfl_explore import fairness as F
+
+fl = pytest.importorskip('fairlearn.metrics')
+from sklearn.metrics import accuracy_score
+
+SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def labelled(draw, max_groups=4):
+    "Random (y, a, y_hat) with binary y and 1..max_groups protected groups."
+    n = draw(st.integers(1, 60))
+    g = draw(st.integers(1, max_groups))
+    ints = lambda hi: st.lists(st.integers(0, hi), min_size=n, max_size=n)
+    return np.array(draw(ints(1))), np.array(draw(ints(g - 1))), np.array(draw(ints(1))), g
+
+
+def quiet(f, *a, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', F.UndefinedMetricWarning)
+        return float(f(*a, **kw))
+
+
+def test_worked_vector_exact():
+    C = F.worked_example()
+    rep = F.fairness_report(C, percent=False)
+    expected = dict(acc=128 / 150, wga=0.6, d_eop=0.30, d_dp=0.14, d_pe=0.10, d_eod=0.30, d_ap=0.14,
+                    d_wcal=36 / 42 - 6 / 14, di=0.14)
+    for k, v in expected.items(): assert rep[k] == pytest.approx(v, abs=1e-9), k
+    assert float(F.equalized_odds_diff(C, agg='mean')) == pytest.approx(0.20, abs=1e-9)
+    assert float(F.equal_opportunity_diff(C, pos_label=0)) == pytest.approx(0.10, abs=1e-9)
+    assert float(F.demographic_parity_diff(C, pos_label=0)) == pytest.approx(0.14, abs=1e-9)
+
+
+def test_worked_vector_matches_fairlearn():
+    C = F.worked_example()
+    cells = [(y, a, yh) for y in (0, 1) for a in (0, 1) for yh in (0, 1)]
+    y, a, yh = np.repeat(np.array(cells), [int(C[c]) for c in cells], axis=0).T
+    assert fl.demographic_parity_difference(y, yh, sensitive_features=a) == pytest.approx(0.14)
+    assert fl.equal_opportunity_difference(y, yh, sensitive_features=a) == pytest.approx(0.30)
+    assert fl.equalized_odds_difference(y, yh, sensitive_features=a, agg='mean') == pytest.approx(0.20)
+
+
+@SETTINGS
+@given(labelled())
+def test_agrees_with_fairlearn_where_defined(data):
+    y, a, yh, g = data
+    C = F.group_confusion(y, a, yh, 2, g)
+    present = np.unique(a)             # fairlearn only knows groups that occur
+    # selection rate is defined for every present group: always comparable when ≥ 2 groups occur
+    if len(present) >= 2:
+        assert quiet(F.demographic_parity_diff, C) == pytest.approx(
+            fl.demographic_parity_difference(y, yh, sensitive_features=a), abs=1e-12)
+        mf = fl.MetricFrame(metrics=accuracy_score, y_true=y, y_pred=yh, sensitive_features=a)
+        assert quiet(F.accuracy_parity_diff, C) == pytest.approx(mf.difference(), abs=1e-12)
+    # TPR/FPR: comparable when every present group has positives (resp. negatives)
+    has_pos = all((y[a == g_] == 1).any() for g_ in present)
+    has_neg = all((y[a == g_] == 0).any() for g_ in present)
+    if len(present) >= 2 and has_pos:
+        assert quiet(F.equal_opportunity_diff, C) == pytest.approx(
+            fl.equal_opportunity_difference(y, yh, sensitive_features=a), abs=1e-12)
+    if len(present) >= 2 and has_pos and has_neg:
+        for agg in ('worst_case', 'mean'):
+            assert quiet(F.equalized_odds_diff, C, agg=agg) == pytest.approx(
+                fl.equalized_odds_difference(y, yh, sensitive_features=a, agg=agg), abs=1e-12)
+    # worst-group accuracy over the (y, a) cells that occur
+    mf = fl.MetricFrame(metrics=accuracy_score, y_true=y, y_pred=yh, sensitive_features={'y': y, 'a': a})
+    assert quiet(F.worst_group_accuracy, C) == pytest.approx(mf.group_min(), abs=1e-12)
+    assert quiet(F.accuracy, C) == pytest.approx(accuracy_score(y, yh), abs=1e-12)
+
+
+@SETTINGS
+@given(labelled(max_groups=2))
+def test_documented_difference_empty_group(data):
+    "Where a group has no positive sample fairlearn counts its TPR as 0; we return NaN with a warning."
+    y, a, yh, g = data
+    present = np.unique(a)
+    no_pos = [g_ for g_ in present if not (y[a == g_] == 1).any()]
+    if len(present) < 2 or not no_pos: return
+    C = F.group_confusion(y, a, yh, 2, g)
+    with pytest.warns(F.UndefinedMetricWarning):
+        tpr = F.true_positive_rate(C)
+    assert torch.isnan(tpr[no_pos]).all()
+    assert np.isnan(quiet(F.equal_opportunity_diff, C))
+    fl_val = fl.equal_opportunity_difference(y, yh, sensitive_features=a)
+    assert not np.isnan(fl_val)        # fairlearn silently returns a number ...
+    tp_zero = np.nan_to_num(tpr[present].numpy(), nan=0.0)
+    assert fl_val == pytest.approx(tp_zero.max() - tp_zero.min(), abs=1e-12)   # ... which is the gap with NaN -> 0
+
+
+def test_spec_fairlearn_counterexample():
+    y, a, yh = [1, 1, 0, 0, 0, 0], [0, 0, 0, 1, 1, 1], [1, 0, 0, 1, 0, 0]
+    assert fl.equal_opportunity_difference(y, yh, sensitive_features=a) == pytest.approx(0.5)
+    with pytest.warns(F.UndefinedMetricWarning):
+        assert np.isnan(float(F.equal_opportunity_diff(F.group_confusion(y, a, yh))))
+
+
+@SETTINGS
+@given(labelled(), st.integers(1, 5))
+def test_federated_sum_is_exact(data, n_clients):
+    "Splitting the data over clients and summing their counts gives the pooled metrics exactly."
+    y, a, yh, g = data
+    owner = np.arange(len(y)) % n_clients
+    Cs = [F.group_confusion(y[owner == k], a[owner == k], yh[owner == k], 2, g) for k in range(n_clients)]
+    C = F.group_confusion(y, a, yh, 2, g)
+    assert torch.equal(F.sum_confusions(Cs), C)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', F.UndefinedMetricWarning)
+        a_, b_ = F.fairness_report(F.sum_confusions(Cs)), F.fairness_report(C)
+    assert a_ == pytest.approx(b_, nan_ok=True)
+
+
+@SETTINGS
+@given(labelled(max_groups=2))
+def test_pos_label_symmetries(data):
+    y, a, yh, g = data
+    C = F.group_confusion(y, a, yh, 2, g)
+    dp1, dp0 = quiet(F.demographic_parity_diff, C, 1), quiet(F.demographic_parity_diff, C, 0)
+    assert dp1 == pytest.approx(dp0, abs=1e-12, nan_ok=True)
+    assert quiet(F.equal_opportunity_diff, C, 0) == pytest.approx(
+        quiet(F.predictive_equality_diff, C, 1), abs=1e-12, nan_ok=True)
+
+
+def test_signed_and_reference_gaps():
+    C = F.worked_example()
+    assert float(F.demographic_parity_diff(C, how='ref', signed=True)) == pytest.approx(-0.14)
+    assert float(F.demographic_parity_diff(C, how='ref', ref=1, signed=True)) == pytest.approx(0.14)
+    with pytest.raises(ValueError, match='has no sign'): F.demographic_parity_diff(C, signed=True)
+
+
+def test_simpson_example():
+    cs = F.simpson_example()
+    tab = F.client_table(cs, percent=False)
+    assert list(tab['d_dp'].iloc[:2]) == [0.0, 0.0]
+    assert tab.loc['federation (Σ C_k)', 'd_dp'] == pytest.approx(0.4909, abs=1e-4)
+
+
+def test_input_validation():
+    with pytest.raises(ValueError, match='y: values must lie'): F.group_confusion([0, 3], [0, 0], [0, 0])
+    with pytest.raises(ValueError, match='a: values must lie'): F.group_confusion([0, 1], [0, 2], [0, 0])
+    with pytest.raises(TypeError, match='boolean'): F.group_confusion(torch.tensor([True]), [0], [0])
+    with pytest.raises(ValueError, match='count tensor'): F.accuracy(torch.ones(2, 2))
+    with pytest.raises(ValueError, match='non-negative'): F.accuracy(-torch.ones(2, 2, 2))
+    with pytest.raises(ValueError, match='shapes differ'): F.sum_confusions([torch.ones(2, 2, 2), torch.ones(2, 3, 2)])
+    with pytest.raises(ValueError, match="how='x'"): F.demographic_parity_diff(F.worked_example(), how='x')
+    with pytest.raises(ValueError, match='pos_label=5'): F.selection_rate(F.worked_example(), 5)
+
+
+def test_weights_and_empty_tensor():
+    C = F.group_confusion([1, 0], [0, 1], [1, 1], weight=[2.0, 0.5])
+    assert float(C.sum()) == 2.5
+    with pytest.warns(F.UndefinedMetricWarning):
+        assert np.isnan(float(F.accuracy(torch.zeros(2, 2, 2))))
