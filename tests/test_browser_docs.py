@@ -1,0 +1,44 @@
+"""Open every page of the rendered docs site (`_docs/`, built by `make docs`) in real Chromium."""
+import re, urllib.request
+from pathlib import Path
+import pytest
+from conftest import ROOT, browser_required
+from browser import browser, serve, require_browser
+
+DOCS = ROOT/'_docs'
+ARTIFACTS = ROOT/'test-artifacts'
+
+def pages():
+    if not (DOCS/'index.html').exists():
+        if browser_required(): pytest.fail('_docs/index.html is missing: run `make docs` first')
+        pytest.skip('_docs/ is not built (run `make docs`)')
+    return sorted(p.relative_to(DOCS) for p in DOCS.rglob('*.html') if 'assets' not in p.parts)
+
+def test_every_page_renders_without_console_errors():
+    require_browser()
+    ARTIFACTS.mkdir(exist_ok=True)
+    with serve(DOCS) as base, browser() as b:
+        for rel in pages():
+            page, errors = b.new_page(viewport={'width': 1280, 'height': 900}), []
+            page.on('console', lambda m: errors.append(m.text) if m.type == 'error' else None)
+            page.on('pageerror', lambda e: errors.append(str(e)))
+            page.goto(f'{base}/{rel}', wait_until='networkidle')
+            assert page.locator('nav.hx-sidebar a').count() >= 2, f'{rel}: no sidebar'
+            if page.locator('.plotly-graph-div').count():
+                page.wait_for_selector('.plotly-graph-div .main-svg', timeout=15000)
+            if page.locator('script[type="application/vnd.jupyter.widget-view+json"]').count():
+                page.wait_for_selector('.jupyter-widgets', timeout=15000)
+            assert not errors, f'{rel}: console errors: {errors[:5]}'
+            if str(rel) == 'index.html': page.screenshot(path=str(ARTIFACTS/'docs-home.png'))
+            page.close()
+
+def test_sidebar_links_resolve():
+    listed = pages()
+    with serve(DOCS) as base:
+        for rel in listed:
+            html = (DOCS/rel).read_text()
+            nav = re.search(r'<nav class="hx-sidebar">(.*?)</nav>', html, re.S)
+            assert nav, f'{rel}: no sidebar'
+            for href in re.findall(r'href="([^"]+)"', nav.group(1)):
+                url = f'{base}/{(Path(rel).parent/href).as_posix()}'
+                with urllib.request.urlopen(url) as r: assert r.status == 200, f'{rel}: {href} -> {r.status}'

@@ -1,0 +1,310 @@
+#!/usr/bin/env python
+"""Render the documentation site into `_docs/`.
+
+With Quarto installed this is `nbdev_docs`. Without it (Quarto has no wheel and cannot be installed on the
+project's machines, see `shared/environment.md`) a Quarto-free fallback renders the same site:
+
+1. copy `nbs/` to `_docs_exec/` and execute every notebook there with nbclient, saving widget state; cells flagged
+   with a `tst_flags` flag (`slow`, `cuda`), `eval: false` or the `nbdev_export()` call are not executed;
+2. run nbdev's own notebook processors (`proc_nbs`: show_doc, hide, export removal, links) into `_proc/`;
+3. render each processed notebook to HTML with nbconvert, honour the Quarto cell options `echo`, `output` and
+   `include`, draw plotly figures with the plotly.js of the installed plotly package, add a sidebar built from
+   the `website.sidebar` section of `_quarto.yml`, and serve every script locally (require.js, the Jupyter widget
+   manager and KaTeX from npm, pinned below), so the site works offline.
+
+Usage: `python tools/build_docs.py [--fallback] [--jobs N] [--only GLOB]`; `--readme` regenerates README.md only.
+"""
+from __future__ import annotations
+import argparse, concurrent.futures as cf, copy, fnmatch, glob, html, json, os, re, shutil, subprocess, sys, time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+NBS, OUT, EXEC, PROC = ROOT/'nbs', ROOT/'_docs', ROOT/'_docs_exec', ROOT/'_proc'
+JS_CACHE = ROOT/'.cache'/'docs-js'
+JS_PACKAGES = {'@jupyter-widgets/html-manager': '1.0.15', 'requirejs': '2.3.8', 'katex': '0.16.47'}
+SKIP_TAG, HIDE_INPUT = 'skip-execution', 'hx-hide-input'
+
+def tst_flags() -> set[str]:
+    "The notebook test flags from `settings.ini` (cells carrying one are not executed)."
+    from configparser import ConfigParser
+    cp = ConfigParser(delimiters=['=']); cp.read(ROOT/'settings.ini')
+    return set(cp['DEFAULT'].get('tst_flags', '').replace('|', ' ').split())
+
+def directives(source: str) -> dict[str, str]:
+    "Leading `#| key: value` (or `#| flag`) lines of a cell, as a dict."
+    out = {}
+    for line in source.splitlines():
+        m = re.match(r'\s*#\|\s*([\w-]+)\s*:?\s*(.*)$', line)
+        if not m: break
+        out[m.group(1)] = m.group(2).strip()
+    return out
+
+def strip_directives(source: str) -> str:
+    "The cell source without its leading `#|` lines."
+    lines = source.splitlines()
+    while lines and re.match(r'\s*#\|', lines[0]): lines.pop(0)
+    return '\n'.join(lines)
+
+# ---------------------------------------------------------------- 1. execute
+def notebooks(root: Path, only: list[str] | None = None) -> list[Path]:
+    "Notebooks under `root` (no checkpoints or hidden folders), optionally filtered by globs."
+    nbs = sorted(p for p in root.rglob('*.ipynb') if not any(part.startswith(('.', '_')) for part in p.relative_to(root).parts))
+    return [p for p in nbs if not only or any(fnmatch.fnmatch(str(p.relative_to(root)), o) for o in only)]
+
+def execute(path: Path) -> tuple[str, float, str | None]:
+    "Execute one notebook in place with nbclient, storing widget state; returns (name, seconds, error)."
+    import nbformat
+    from nbclient import NotebookClient
+    t0, flags = time.time(), tst_flags()
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type != 'code': continue
+        d = directives(cell.source)
+        if flags & d.keys() or d.get('eval', '').lower() == 'false' or 'nbdev_export(' in cell.source:
+            cell.metadata.setdefault('tags', []).append(SKIP_TAG)
+    client = NotebookClient(nb, timeout=900, kernel_name='python3', store_widget_state=True,
+                            skip_cells_with_tag=SKIP_TAG, resources={'metadata': {'path': str(path.parent)}})
+    try: client.execute()
+    except Exception as e:
+        return path.name, time.time() - t0, re.sub(r'\x1b\[[0-9;]*m', '', f"{type(e).__name__}: {e}")[-3000:]
+    for cell in nb.cells:
+        if SKIP_TAG in cell.metadata.get('tags', []): cell.metadata['tags'].remove(SKIP_TAG)
+    nbformat.write(nb, path)
+    return path.name, time.time() - t0, None
+
+def execute_all(only: list[str] | None, jobs: int) -> None:
+    "Copy `nbs/` to `_docs_exec/` and execute the notebooks there in parallel."
+    if EXEC.exists(): shutil.rmtree(EXEC)
+    shutil.copytree(NBS, EXEC, symlinks=False, ignore=shutil.ignore_patterns('.ipynb_checkpoints'))
+    keep = set(notebooks(EXEC, only))
+    for p in notebooks(EXEC):
+        if p not in keep: p.unlink()
+    env_keep = os.environ.get('OMP_NUM_THREADS'); os.environ['OMP_NUM_THREADS'] = '1'
+    failed = []
+    with cf.ProcessPoolExecutor(jobs) as ex:
+        for name, secs, err in ex.map(execute, notebooks(EXEC, only)):
+            print(f"  executed {name:<45} {secs:6.1f} s" + ('  FAILED' if err else ''), flush=True)
+            if err: failed.append((name, err))
+    if env_keep is None: os.environ.pop('OMP_NUM_THREADS')
+    if failed:
+        for name, err in failed: print(f"\n--- {name}\n{err}", file=sys.stderr)
+        raise SystemExit(f"docs: {len(failed)} notebook(s) failed to execute: {', '.join(n for n, _ in failed)}")
+
+# ---------------------------------------------------------------- 2. nbdev processors
+def process_all() -> None:
+    "Run nbdev's doc processors over the executed notebooks into `_proc/`."
+    from nbdev.serve import proc_nbs
+    from nbdev.doclinks import _build_modidx
+    _build_modidx()
+    if PROC.exists(): shutil.rmtree(PROC)
+    cwd = os.getcwd(); os.chdir(ROOT)
+    try: proc_nbs(EXEC.name, n_workers=0, force=True)
+    finally: os.chdir(cwd)
+
+# ---------------------------------------------------------------- 3. render
+def sidebar_entries() -> list[tuple[str | None, list[Path]]]:
+    "The sidebar of `_quarto.yml` as (section title or None, notebook paths relative to `nbs/`)."
+    import yaml
+    cfg = yaml.safe_load((ROOT/'_quarto.yml').read_text())
+    out = []
+    def expand(pattern): return sorted(Path(p).relative_to(NBS) for p in glob.glob(str(NBS/pattern)))
+    for item in cfg['website']['sidebar']['contents']:
+        if isinstance(item, str): out.append((None, expand(item)))
+        else:
+            pats = item['contents'] if isinstance(item['contents'], list) else [item['contents']]
+            out.append((item['section'], [p for pat in pats for p in expand(pat)]))
+    return out
+
+def page_meta(nb, rel: Path) -> dict:
+    "Title, description and output path of a page, from the frontmatter nbdev writes (`# Title` + `> description`)."
+    import yaml
+    meta = {}
+    for cell in nb.cells[:3]:
+        if cell.cell_type == 'raw' and cell.source.startswith('---'):
+            meta = yaml.safe_load(cell.source.strip().strip('-')) or {}
+            break
+    out = rel.parent/meta.get('output-file', rel.with_suffix('.html').name)
+    return {'title': str(meta.get('title', rel.stem)), 'description': str(meta.get('description', '')), 'path': out}
+
+def plotly_html(fig_json: dict) -> str:
+    "An HTML div that draws a plotly figure with the page's (local) plotly.js."
+    import plotly.io as pio
+    fig = pio.from_json(json.dumps(fig_json), skip_invalid=True)
+    return pio.to_html(fig, include_plotlyjs=False, full_html=False, config={'responsive': True})
+
+def read_processed(path: Path):
+    "Read a processed notebook, dropping nbdev-private cell keys and the float `execution` metadata nbformat rejects."
+    import nbformat
+    raw = json.loads(path.read_text())
+    for cell in raw['cells']:
+        for k in [k for k in cell if k.endswith('_')]: cell.pop(k)
+        cell.get('metadata', {}).pop('execution', None)
+    return nbformat.reads(json.dumps(raw), as_version=4)
+
+def clean_cells(nb, link=lambda target: target[:-len('.ipynb')] + '.html'):
+    "Apply Quarto cell options, draw plotly outputs as HTML, merge split streams and rewrite links to notebooks with `link`."
+    cells = []
+    for cell in nb.cells:
+        src = cell.source
+        if cell.cell_type == 'raw' and src.startswith('---'): continue   # frontmatter: rendered as the header
+        if cell.cell_type == 'code':
+            d = directives(src)
+            if d.get('include', '').lower() == 'false': continue
+            cell.source = strip_directives(src)
+            if d.get('echo', '').lower() == 'false': cell.metadata.setdefault('tags', []).append(HIDE_INPUT)
+            if d.get('output', '').lower() == 'false': cell.outputs = []
+            for out in cell.get('outputs', []):
+                data = out.get('data', {})
+                if 'text/markdown' in data:   # show_doc's Quarto link attributes mean nothing to nbconvert
+                    data['text/markdown'] = re.sub(r'\{target="_blank"[^}]*\}', '', data['text/markdown'])
+                if 'application/vnd.plotly.v1+json' in data:
+                    data['text/html'] = plotly_html(data.pop('application/vnd.plotly.v1+json'))
+                    data.pop('text/plain', None)
+            merged = []
+            for out in cell.get('outputs', []):
+                if merged and out.output_type == 'stream' and merged[-1].output_type == 'stream' and merged[-1].name == out.name:
+                    merged[-1].text += out.text
+                else: merged.append(out)
+            if 'outputs' in cell: cell.outputs = merged
+            if not cell.source.strip() and not cell.get('outputs'): continue
+            if not cell.source.strip(): cell.metadata.setdefault('tags', []).append(HIDE_INPUT)
+        if cell.cell_type == 'markdown':
+            cell.source = re.sub(r'\(([^()\s:]+?\.ipynb)(#[^)]*)?\)', lambda m: f'({link(m.group(1))}{m.group(2) or ""})', src)
+        cells.append(cell)
+    nb.cells = cells
+    return nb
+
+def sidebar_html(current: Path, metas: dict[Path, dict]) -> str:
+    "The navigation sidebar, with links relative to the page `current` (a notebook path relative to `nbs/`)."
+    up = '../' * (len(current.parts) - 1)
+    parts = ['<nav class="hx-sidebar"><a class="hx-brand" href="%sindex.html">hetfl_explore</a><ul>' % up]
+    for section, pages in sidebar_entries():
+        if section: parts.append(f'<li class="hx-section">{html.escape(section)}</li>')
+        for p in (p for p in pages if p in metas):
+            cls = ' class="active"' if p == current else ''
+            parts.append(f'<li><a{cls} href="{up}{metas[p]["path"].as_posix()}">{html.escape(metas[p]["title"])}</a></li>')
+    parts.append('</ul></nav>')
+    return ''.join(parts)
+
+SITE_CSS = """
+body { margin: 0; }
+.hx-sidebar { position: fixed; top: 0; left: 0; bottom: 0; width: 250px; overflow-y: auto; padding: 1rem;
+  background: #f7f7f9; border-right: 1px solid #ddd; font-family: system-ui, sans-serif; font-size: 14px; }
+.hx-sidebar ul { list-style: none; padding: 0; margin: 0; }
+.hx-sidebar li a { display: block; padding: 3px 6px; color: #333; text-decoration: none; border-radius: 4px; }
+.hx-sidebar li a.active, .hx-sidebar li a:hover { background: #e3e8f3; color: #0b3d91; }
+.hx-section { margin-top: 1rem; font-weight: 600; text-transform: uppercase; font-size: 12px; color: #666; }
+.hx-brand { display: block; font-weight: 700; font-size: 18px; margin-bottom: .5rem; color: #0b3d91; text-decoration: none; }
+.hx-main { margin-left: 290px; max-width: 1050px; padding: 1rem 2rem 4rem; }
+.hx-header h1 { margin-bottom: .2rem; } .hx-header .description { font-style: italic; opacity: .75; font-size: 1.2rem; }
+.jp-Notebook { padding: 0 !important; } .jp-Cell { padding: 4px 0 !important; }
+.jp-InputPrompt, .jp-OutputPrompt { display: none !important; }
+"""
+
+def render_page(src: Path, rel: Path, metas: dict[Path, dict], exporter) -> None:
+    "Render one processed notebook to its page in `_docs/`."
+    nb = read_processed(src)
+    title, desc = metas[rel]['title'], metas[rel]['description']
+    def link(target: str) -> str:   # a notebook link, relative to this page, to that notebook's page
+        dest = Path(os.path.normpath(rel.parent/target))
+        page = metas[dest]['path'] if dest in metas else dest.with_suffix('.html')
+        return os.path.relpath(page, rel.parent)
+    body, _ = exporter.from_notebook_node(clean_cells(nb, link))
+    up = '../' * (len(rel.parts) - 1)
+    assets = up + 'assets/'
+    body = re.sub(r'<!-- Load mathjax -->.*?<!-- End of mathjax configuration -->', '', body, flags=re.S)
+    head_js = (f'<script src="{assets}plotly.min.js"></script>\n'
+               f'<link rel="stylesheet" href="{assets}katex/katex.min.css">\n'
+               f'<script src="{assets}katex/katex.min.js"></script>\n'
+               f'<script src="{assets}katex/contrib/auto-render.min.js"></script>\n'
+               '<script>document.addEventListener("DOMContentLoaded", () => renderMathInElement(document.body, {delimiters: ['
+               '{left: "$$", right: "$$", display: true}, {left: "$", right: "$", display: false}], throwOnError: false}));</script>\n'
+               f'<style>{SITE_CSS}</style>\n')
+    # plotly.js and KaTeX must load before require.js, or they register as AMD modules instead of globals
+    body = body.replace('<script src="%srequire.js"></script>' % assets, head_js + '<script src="%srequire.js"></script>' % assets, 1)
+    body = re.sub(r'<title>.*?</title>', f'<title>{html.escape(title)} – hetfl_explore</title>', body, count=1, flags=re.S)
+    header = f'<header class="hx-header"><h1>{html.escape(title)}</h1>' + (f'<p class="description">{html.escape(desc)}</p>' if desc else '') + '</header>'
+    body = re.sub(r'(<body[^>]*>)', lambda m: m.group(1) + sidebar_html(rel, metas) + '<main class="hx-main">' + header, body, count=1)
+    body = body.replace('</body>', '</main></body>', 1)
+    dst = OUT/metas[rel]['path']
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    dst.write_text(body)
+
+def install_js() -> Path:
+    "Install the pinned JavaScript packages with npm into `.cache/docs-js` (once); returns its node_modules."
+    mods = JS_CACHE/'node_modules'
+    if all((mods/name/'package.json').exists() and json.loads((mods/name/'package.json').read_text())['version'] == v
+           for name, v in JS_PACKAGES.items()): return mods
+    if not shutil.which('npm'): raise SystemExit("docs: npm is needed to fetch the widget manager, require.js and KaTeX (apt-get install npm)")
+    JS_CACHE.mkdir(parents=True, exist_ok=True)
+    subprocess.run(['npm', 'install', '--prefix', str(JS_CACHE), '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error',
+                    *[f'{n}@{v}' for n, v in JS_PACKAGES.items()]], check=True)
+    return mods
+
+def copy_assets(mods: Path) -> None:
+    "Copy plotly.js, require.js, the widget manager and KaTeX into `_docs/assets`."
+    import plotly
+    a = OUT/'assets'; a.mkdir(parents=True, exist_ok=True)
+    shutil.copy(Path(plotly.__file__).parent/'package_data'/'plotly.min.js', a/'plotly.min.js')
+    shutil.copy(mods/'requirejs'/'require.js', a/'require.js')
+    shutil.copytree(mods/'@jupyter-widgets'/'html-manager'/'dist', a/'html-manager', dirs_exist_ok=True)
+    shutil.copytree(mods/'katex'/'dist', a/'katex', dirs_exist_ok=True)
+    for f in NBS.rglob('*'):
+        if f.suffix.lower() in {'.png', '.jpg', '.jpeg', '.svg', '.gif', '.css'} and not any(p.startswith('.') for p in f.relative_to(NBS).parts):
+            (OUT/f.relative_to(NBS)).parent.mkdir(parents=True, exist_ok=True); shutil.copy(f, OUT/f.relative_to(NBS))
+
+def render_all() -> int:
+    "Render every processed notebook; returns the number of pages."
+    from nbconvert import HTMLExporter
+    from nbconvert.preprocessors import TagRemovePreprocessor
+    mods = install_js()
+    if OUT.exists(): shutil.rmtree(OUT)
+    copy_assets(mods)
+    pages = {p.relative_to(PROC): p for p in PROC.rglob('*.ipynb')}
+    metas = {rel: page_meta(read_processed(p), rel) for rel, p in pages.items()}
+    for rel, p in sorted(pages.items()):
+        up = '../' * (len(rel.parts) - 1)
+        exp = HTMLExporter(template_name='lab', exclude_input_prompt=True, exclude_output_prompt=True,
+                           require_js_url=f'{up}assets/require.js', widget_renderer_url=f'{up}assets/html-manager/embed-amd.js',
+                           jquery_url='', mathjax_url='')
+        exp.register_preprocessor(TagRemovePreprocessor(remove_input_tags={HIDE_INPUT}), enabled=True)
+        render_page(p, rel, metas, exp)
+    (OUT/'.nojekyll').touch()
+    return len(pages)
+
+def build_readme() -> None:
+    "Regenerate `README.md` from `nbs/index.ipynb` (executed and processed like a docs page, exported as Markdown)."
+    from nbconvert import MarkdownExporter
+    from nbconvert.preprocessors import TagRemovePreprocessor
+    execute_all(['index.ipynb'], 1)
+    process_all()
+    nb = read_processed(PROC/'index.ipynb')
+    meta = page_meta(nb, Path('index.ipynb'))
+    exp = MarkdownExporter(exclude_input_prompt=True, exclude_output_prompt=True)
+    exp.register_preprocessor(TagRemovePreprocessor(remove_input_tags={HIDE_INPUT}), enabled=True)
+    body, _ = exp.from_notebook_node(clean_cells(nb, link=lambda target: f'nbs/{target}'))
+    body = re.sub(r'\n{3,}', '\n\n', body.replace('<!-- WARNING: THIS FILE WAS AUTOGENERATED! DO NOT EDIT! -->', ''))
+    (ROOT/'README.md').write_text(f"# {meta['title']}\n\n<!-- generated from nbs/index.ipynb by `make readme`; edit the notebook -->\n\n"
+                                  f"> {meta['description']}\n\n{body.strip()}\n")
+    print('readme: README.md written from nbs/index.ipynb')
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--fallback', action='store_true', help='use the Quarto-free renderer even where Quarto exists')
+    ap.add_argument('--jobs', type=int, default=2, help='notebooks executed in parallel')
+    ap.add_argument('--only', action='append', help='only notebooks matching this glob (relative to nbs/; repeatable), for a quick preview')
+    ap.add_argument('--readme', action='store_true', help='only regenerate README.md from nbs/index.ipynb')
+    args = ap.parse_args(argv)
+    t0 = time.time()
+    if args.readme: return build_readme()
+    if shutil.which('quarto') and not args.fallback:
+        subprocess.run([str(Path(sys.executable).parent/'nbdev_docs')], check=True, cwd=ROOT)
+    else:
+        print('docs: Quarto not found, using the Quarto-free renderer' if not args.fallback else 'docs: Quarto-free renderer')
+        execute_all(args.only, args.jobs)
+        process_all()
+        n = render_all()
+        print(f'docs: {n} pages rendered into {OUT.relative_to(ROOT)}/')
+    print(f'docs: built in {time.time() - t0:.1f} s')
+
+if __name__ == '__main__': main()
