@@ -70,7 +70,7 @@ def as_counts(N, # one (|Y|, |A|) matrix or a batch (..., |Y|, |A|): numpy, torc
         raise ValueError(f"{name}: {_where(c, lead) or 'the matrix, '}no samples at all (every cell is 0)")
     return arr
 
-# %% ../nbs/01_hetero.ipynb #0a02546c
+# %% ../nbs/01_hetero.ipynb #23ea2b13
 def entropy(p, # probabilities or non-negative weights (normalised along `axis`)
             axis:int=-1, # axis that holds the distribution
            ) -> np.ndarray: # Shannon entropy in nats (0 log 0 = 0)
@@ -86,7 +86,9 @@ def _entropies(N):
     Y, A = N.shape[-2:]
     T = np.ascontiguousarray(N.reshape(-1, Y, A).transpose(1, 2, 0))   # (Y, A, batch): reduce over short leading axes
     n = T.sum((0, 1)); ln = np.log(n)
-    h = lambda c: (ln - _clogc(c).reshape(-1, len(n)).sum(0) / n).reshape(N.shape[:-2])
+    def h(c):   # round-off of log n - (1/n) sum c log c is ~1e-15; a true positive entropy is >= log(n)/n >> 1e-12
+        v = ln - _clogc(c).reshape(-1, len(n)).sum(0) / n
+        return np.where(v < 1e-12, 0.0, v).reshape(N.shape[:-2])
     return h(T.sum(1)), h(T.sum(0)), h(T)
 
 def _scalar(v): return v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v
