@@ -13,7 +13,7 @@ import torch
 __all__ = ['check_int', 'check_float', 'check_choice', 'check_type', 'default_device', 'seed_everything', 'spawn_seeds',
            'rng_streams', 'torch_generator', 'validate_fields']
 
-# %% ../nbs/00_core.ipynb #3e7fda73
+# %% ../nbs/00_core.ipynb #ba8c93b3
 def _bad(name, value, allowed): return f"{name}={value!r}: expected {allowed}"
 
 def check_int(name:str, # Argument name, quoted in the error
@@ -29,6 +29,7 @@ def check_int(name:str, # Argument name, quoted in the error
         raise ValueError(_bad(name, value, f"an integer in [{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}]"))
     return value
 
+# %% ../nbs/00_core.ipynb #e2242ef8
 def check_float(name:str, # Argument name, quoted in the error
                 value:Any, # The value to check
                 lo:float|None=None, # Lower bound
@@ -47,6 +48,7 @@ def check_float(name:str, # Argument name, quoted in the error
     if hi is not None and (value > hi or (hi_open and value == hi)): raise ValueError(_bad(name, value, rng))
     return value
 
+# %% ../nbs/00_core.ipynb #5dd602ea
 def check_choice(name:str, # Argument name, quoted in the error
                  value:Any, # The value to check
                  choices:Iterable, # The allowed values
@@ -56,6 +58,7 @@ def check_choice(name:str, # Argument name, quoted in the error
     if value not in choices: raise ValueError(_bad(name, value, 'one of ' + ', '.join(map(repr, choices))))
     return value
 
+# %% ../nbs/00_core.ipynb #9e0a1886
 def check_type(name:str, # Argument name, quoted in the error
                value:Any, # The value to check
                types:type|tuple, # Allowed type(s)
@@ -87,7 +90,7 @@ def seed_everything(seed:int, # The experiment seed
     random.seed(seed); np.random.seed(seed % 2**32); torch.manual_seed(seed)
     return seed
 
-# %% ../nbs/00_core.ipynb #9ec6cc90
+# %% ../nbs/00_core.ipynb #1b2add0c
 def spawn_seeds(seed:int, # The experiment seed
                 n:int, # How many independent child seeds
                 key:int|str=0, # A label of the consumer (e.g. 'clients', 'selection'), so different consumers get different streams
@@ -98,6 +101,7 @@ def spawn_seeds(seed:int, # The experiment seed
     ss = np.random.SeedSequence([seed, check_int('key', key, lo=0)])
     return [int(c.generate_state(2, np.uint32).astype(np.uint64) @ np.array([1, 2**31], np.uint64)) for c in ss.spawn(n)]
 
+# %% ../nbs/00_core.ipynb #b08f7b74
 def rng_streams(seed:int, # The experiment seed
                 n:int, # How many streams (e.g. one per client)
                 key:int|str=0, # A label of the consumer, as in `spawn_seeds`
@@ -105,6 +109,7 @@ def rng_streams(seed:int, # The experiment seed
     "Return `n` independent numpy generators derived from `seed` and `key`."
     return [np.random.default_rng(s) for s in spawn_seeds(seed, n, key)]
 
+# %% ../nbs/00_core.ipynb #682c160a
 def torch_generator(seed:int, # Seed of the generator
                     device:str|torch.device='cpu', # Device the generator draws on
                    ) -> torch.Generator:
