@@ -1,0 +1,124 @@
+"Engine properties the notebook cannot hold compactly: plan invariants, backend agreement, resume, store, system heterogeneity."
+import dataclasses, time
+import numpy as np, pytest, torch, torch.nn as nn
+from hypothesis import given, settings, strategies as st
+from hetfl_explore.engine import (RunConfig, Simulation, SystemProfiles, RunStore, batch_plan, cnn, mlp, run_fl,
+                                  digits_federation, check_vmappable, BACKENDS, ParamLayout)
+from hetfl_explore.selection import Selector, Selection, UniformSelector, RoundRobinSelector
+from hetfl_explore.data import FederatedData
+
+torch.set_num_threads(1)
+
+@pytest.fixture(scope='module')
+def fed(): return digits_federation(num_clients=12, alpha=0.5, seed=0)
+
+def small_images(K=6, seed=0):
+    g = torch.Generator().manual_seed(seed); n = 40 * K
+    x = torch.rand(n + 60, 3, 8, 8, generator=g); y = (x[:, 0].mean((1, 2)) > x[:, 1].mean((1, 2))).long()
+    a = torch.randint(0, 2, (n + 60,), generator=g)
+    sizes = np.random.default_rng(seed).integers(10, 40, K)
+    idx = list(torch.arange(int(sizes.sum())).split(sizes.tolist()))
+    return FederatedData(x[:n], y[:n], a[:n], idx, x[n:], y[n:], a[n:], 2, 2)
+
+MLP = lambda: mlp(64, 16, 10)
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(1, 30), min_size=1, max_size=6), st.integers(1, 8), st.integers(1, 3), st.integers(0, 99))
+def test_batch_plan_epochs_cover_each_sample_once(sizes, B, E, seed):
+    local, valid, steps = batch_plan(np.array(sizes), B, np.random.default_rng(seed), epochs=E)
+    for c, n in enumerate(sizes):
+        nb = -(-n // B); assert steps[c] == E * nb
+        for e in range(E):
+            got = local[c, e * nb:(e + 1) * nb][valid[c, e * nb:(e + 1) * nb]]
+            assert sorted(got.tolist()) == list(range(n))
+        assert not valid[c, steps[c]:].any() and valid[c, :steps[c]].any(1).all()
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(1, 30), min_size=1, max_size=5), st.integers(1, 8), st.integers(1, 12), st.integers(0, 99))
+def test_batch_plan_steps_are_full_and_balanced(sizes, B, S, seed):
+    local, valid, steps = batch_plan(np.array(sizes), B, np.random.default_rng(seed), steps=S)
+    assert valid.all() and (steps == S).all()
+    for c, n in enumerate(sizes):
+        seq = local[c].reshape(-1); assert seq.max() < n
+        counts = np.bincount(seq, minlength=n); assert counts.max() - counts.min() <= 1   # successive full shuffles
+
+@pytest.mark.parametrize('extra', [dict(), dict(momentum=0.9, weight_decay=1e-3, prox_mu=0.05), dict(local_steps=3),
+                                   dict(aggregator='fednova', local_epochs=2), dict(aggregator='fedavgm', server_momentum=0.9)])
+def test_backends_agree_on_groupnorm_cnn(extra):
+    data = small_images()
+    cfg = RunConfig(rounds=3, clients_per_round=4, batch_size=8, lr=0.05, client_lr=tuple(np.linspace(0.02, 0.08, 6)), **extra)
+    model = lambda: cnn(3, 2, width=4, img_size=8, hidden=8, norm='group')
+    hs = {b: run_fl(model, data, UniformSelector(), dataclasses.replace(cfg, backend=b)) for b in ('batched', 'sequential')}
+    torch.testing.assert_close(hs['batched'].final_params, hs['sequential'].final_params, atol=1e-5, rtol=0)
+    assert hs['batched'].rounds.selected.equals(hs['sequential'].rounds.selected)
+
+def test_blocks_do_not_change_the_result(fed):
+    cfg = RunConfig(rounds=2, clients_per_round=8, batch_size=5, lr=0.1, backend='batched', momentum=0.5)
+    one = run_fl(MLP, fed, UniformSelector(), cfg)
+    blocks = run_fl(MLP, fed, UniformSelector(), dataclasses.replace(cfg, block_clients=3))
+    torch.testing.assert_close(one.final_params, blocks.final_params, atol=1e-6, rtol=0)
+
+def test_same_seed_same_history_with_devices(fed):
+    prof = SystemProfiles.sample(12, seed=2, speed_sigma=0.8, availability=0.6, dropout=0.3)
+    cfg = RunConfig(rounds=5, clients_per_round=4, batch_size=10, lr=0.2, seed=5)
+    h1, h2 = (run_fl(MLP, fed, UniformSelector(), cfg, profiles=prof) for _ in range(2))
+    cols = ['accuracy', 'loss', 'selected', 'reported', 'weights', 'sim_time', 'energy', 'bytes']
+    assert h1.rounds[cols].equals(h2.rounds[cols]) and torch.equal(h1.final_params, h2.final_params)
+    h3 = run_fl(MLP, fed, UniformSelector(), dataclasses.replace(cfg, seed=6), profiles=prof)
+    assert not h1.rounds.selected.equals(h3.rounds.selected)
+    assert h1.rounds.n_dropped.sum() > 0
+
+class LossGreedy(Selector):
+    "Stateful and query-using: asks 2k candidates for their loss, keeps the k worst, remembers reported losses."
+    name = 'loss_greedy'
+    def reset(self, num_clients, seed): super().reset(num_clients, seed); self.seen = np.zeros(num_clients)
+    def select(self, round, clients, k, rng):
+        cand = rng.choice(clients.available, size=min(2 * k, len(clients.available)), replace=False)
+        return np.sort(cand[np.argsort(-clients.ask(cand, 'loss'), kind='stable')[:k]])
+    def observe(self, round, reports): self.seen[reports.ids] += reports.loss
+
+def test_resume_reaches_the_uninterrupted_result(fed, tmp_path):
+    cfg = RunConfig(rounds=6, clients_per_round=3, batch_size=10, lr=0.2, aggregator='fedavgm', server_momentum=0.7, seed=4)
+    prof = SystemProfiles.sample(12, seed=0, dropout=0.2)
+    full = run_fl(MLP, fed, LossGreedy(), cfg, profiles=prof)
+    store = RunStore(tmp_path / 'r.sqlite')
+    def boom(sim, row):
+        if row['round'] == 3: raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt): run_fl(MLP, fed, LossGreedy(), cfg, profiles=prof, store=store, callbacks=[boom])
+    assert store.runs()['round'].tolist() == [4]
+    resumed = run_fl(MLP, fed, LossGreedy(), cfg, profiles=prof, store=store)
+    assert torch.equal(resumed.final_params, full.final_params)
+    cols = ['accuracy', 'selected', 'reported', 'weights', 'queries', 'bytes', 'total_energy']
+    assert resumed.rounds[cols].equals(full.rounds[cols])
+    assert (full.rounds.queries == 6).all()   # 2k candidates asked every round, and counted in the bytes
+    t0 = time.perf_counter(); again = run_fl(MLP, fed, LossGreedy(), cfg, profiles=prof, store=store)
+    assert time.perf_counter() - t0 < 1.0 and torch.equal(again.final_params, full.final_params)
+    other = Simulation(MLP, fed, LossGreedy(), dataclasses.replace(cfg, seed=5), profiles=prof, store=store)
+    assert other.key != Simulation(MLP, fed, LossGreedy(), cfg, profiles=prof, store=store).key
+
+def test_energy_budgets_and_patience(fed):
+    prof = SystemProfiles.sample(12, seed=0, energy_budget=0.5)
+    h = run_fl(MLP, fed, UniformSelector(), RunConfig(rounds=50, clients_per_round=6, batch_size=10), profiles=prof)
+    assert h.stop_reason == 'no client available' and len(h) < 50
+    h = run_fl(MLP, fed, UniformSelector(), RunConfig(rounds=60, clients_per_round=2, batch_size=10, lr=0.5, patience=2))
+    assert h.stop_reason == 'early_stopping' and len(h) < 60
+
+def test_bad_inputs(fed):
+    bn = lambda: nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.Flatten(), nn.LazyLinear(2))
+    with pytest.raises(ValueError, match='BatchNorm'): check_vmappable(bn())
+    with pytest.raises(ValueError, match='client_lr has 3 entries'): Simulation(MLP, fed, UniformSelector(), RunConfig(client_lr=(0.1,) * 3))
+    with pytest.raises(ValueError, match="budget_on='energy' needs SystemProfiles"):
+        Simulation(MLP, fed, UniformSelector(), RunConfig(budget=1.0, budget_on='energy'))
+    class Bad(Selector):
+        def select(self, round, clients, k, rng): return [0, 99]
+    with pytest.raises(ValueError, match=r'unavailable or unknown clients \[99\]'): run_fl(MLP, fed, Bad(), RunConfig(rounds=1))
+    with pytest.raises(ValueError, match='RunConfig.batch_size=0'): RunConfig(batch_size=0)
+
+def test_server_eval_and_loss_before(fed):
+    seen = {}
+    class Spy(UniformSelector):
+        def observe(self, round, reports): seen['r'] = reports
+    run_fl(MLP, fed, Spy(), RunConfig(rounds=1, clients_per_round=3, val_fraction=0.3, batch_size=10))
+    r = seen['r']; acc, loss = r.server_eval(r.global_params)
+    assert 0 <= acc <= 1 and loss > 0 and r.updates.shape == (3, r.global_params.numel())
+    assert np.all(r.loss_before > 0) and np.allclose(r.update_norm, r.updates.norm(dim=1).numpy(), atol=1e-5)
