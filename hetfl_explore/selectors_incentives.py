@@ -84,7 +84,7 @@ class FMore(_SystemAware):
         self.paid[winners] += price[np.searchsorted(ids, winners)]
         return Selection(winners)
 
-# %% ../nbs/12_selectors_incentives.ipynb #c1072ae6
+# %% ../nbs/12_selectors_incentives.ipynb #c89e160e
 def contract_menu(costs:np.ndarray, # marginal cost of effort of each type
                  ) -> tuple[np.ndarray, np.ndarray]:
     "Self-revealing contract menu: (effort, reward) per type, types ordered from most to least expensive."
@@ -116,7 +116,7 @@ class CBIM(_SystemAware):
     def reset(self, num_clients, seed):
         super().reset(num_clients, seed)
         self.pos, self.neg = np.zeros(num_clients), np.zeros(num_clients)
-        self.paid, self.exhausted_at, self.reward = 0.0, None, None
+        self.paid, self.stop_round, self.reward = 0.0, None, None
 
     def reputation(self) -> np.ndarray: return subjective_reputation(self.pos, self.neg)
 
@@ -135,7 +135,7 @@ class CBIM(_SystemAware):
         ok = ids[rep >= self.threshold]
         chosen = top_by(ok, rep[rep >= self.threshold], budget(k, clients) if self.cap else len(ok), rng) if len(ok) else top_by(ids, rep, 1, rng)
         self.paid += float(self.reward[chosen].sum())
-        if self.paid >= self.reward_budget and self.exhausted_at is None: self.exhausted_at = round
+        if self.paid >= self.reward_budget and self.stop_round is None: self.stop_round = round
         return Selection(chosen)
 
     def observe(self, round, reports):
