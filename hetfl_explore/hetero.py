@@ -41,7 +41,7 @@ def marginal_vector(N, # one (|Y|, |A|) matrix or a batch (..., |Y|, |A|)
     "The marginal vector $M_y = \\sum_a N_{ya}$: what a client knows without attribute labels."
     return as_counts(N).sum(-1).astype(np.int64)
 
-# %% ../nbs/01_hetero.ipynb #6cb6809e
+# %% ../nbs/01_hetero.ipynb #786cc669
 def _where(index, lead:tuple) -> str:
     "Human-readable position of a client in the leading dimensions."
     if not lead: return ''
@@ -51,26 +51,30 @@ def as_counts(N, # one (|Y|, |A|) matrix or a batch (..., |Y|, |A|): numpy, torc
               name:str='N', # name used in error messages
              ) -> np.ndarray: # float64 array of the same shape
     "Validate interaction matrices and return them as float64; errors name the client and the cell."
-    try: raw = _numpy(N); arr = np.asarray(raw, dtype=np.float64)
+    try:
+        raw = _numpy(N)
+        integer = isinstance(raw, np.ndarray) and raw.dtype.kind in 'iub'   # fast path: only the sign can be wrong
+        arr = raw if integer else np.asarray(raw, dtype=np.float64)
     except (ValueError, TypeError) as e: raise ValueError(f"{name}: not a rectangular array of counts ({e})") from None
     if arr.ndim < 2 or arr.shape[-2] < 2 or arr.shape[-1] < 2:
         raise ValueError(f"{name}: shape {arr.shape}: expected (..., n_classes, n_attrs) with at least 2 classes "
                          "and 2 attributes")
-    lead = arr.shape[:-2]
-    integer = isinstance(raw, np.ndarray) and raw.dtype.kind in 'iub'   # fast path: only the sign can be wrong
+    *lead, Y, A = arr.shape; lead = tuple(lead)
     bad = (arr < 0) if integer else ~(np.isfinite(arr) & (arr >= 0) & (np.rint(arr) == arr))
     if bad.any():
         *c, y, a = np.argwhere(bad)[0]; v = arr[tuple(c) + (y, a)]
         why = 'NaN' if np.isnan(v) else 'infinite' if np.isinf(v) else 'negative' if v < 0 else 'not an integer'
         raise ValueError(f"{name}: {_where(c, lead)}cell (y={y}, a={a}) = {float(v)!r} is {why}; "
                          "counts must be finite non-negative integers")
-    empty = arr.sum((-2, -1)) == 0
+    # one copy into a (|Y|, |A|, batch) layout: the metrics then reduce over short axes with long vector operations
+    T = np.ascontiguousarray(np.moveaxis(arr.reshape(-1, Y, A), 0, -1), dtype=np.float64)
+    empty = T.sum((0, 1)) == 0
     if empty.any():
-        c = np.argwhere(empty)[0] if lead else ()
+        c = np.unravel_index(int(np.argmax(empty)), lead) if lead else ()
         raise ValueError(f"{name}: {_where(c, lead) or 'the matrix, '}no samples at all (every cell is 0)")
-    return arr
+    return np.moveaxis(T.reshape(Y, A, *lead), (0, 1), (-2, -1))
 
-# %% ../nbs/01_hetero.ipynb #23ea2b13
+# %% ../nbs/01_hetero.ipynb #e453b852
 def entropy(p, # probabilities or non-negative weights (normalised along `axis`)
             axis:int=-1, # axis that holds the distribution
            ) -> np.ndarray: # Shannon entropy in nats (0 log 0 = 0)
@@ -79,12 +83,18 @@ def entropy(p, # probabilities or non-negative weights (normalised along `axis`)
     p = p / p.sum(axis, keepdims=True)
     return -xlogy(p, p).sum(axis)
 
-def _clogc(c): return c * np.log(np.maximum(c, 1))   # c log c with 0 log 0 = 0 (c = 0 or 1 gives 0)
+def _clogc(c):
+    "c log c (0 log 0 = 0) of integer-valued counts; a lookup table replaces the logs when counts are small."
+    top = int(c.max()) if c.size else 0
+    if top < min(c.size, 1 << 22):
+        ks = np.arange(top + 1, dtype=np.float64)
+        return (ks * np.log(np.maximum(ks, 1)))[c.astype(np.intp)]
+    return c * np.log(np.maximum(c, 1))
 
 def _entropies(N):
     "H(Y), H(A), H(Y,A) in nats for validated counts (..., Y, A), from counts: H = log n - sum(c log c) / n."
     Y, A = N.shape[-2:]
-    T = np.ascontiguousarray(N.reshape(-1, Y, A).transpose(1, 2, 0))   # (Y, A, batch): reduce over short leading axes
+    T = np.ascontiguousarray(N.reshape(-1, Y, A).transpose(1, 2, 0))   # (Y, A, batch); no copy after `as_counts`
     n = T.sum((0, 1)); ln = np.log(n)
     def h(c):   # round-off of log n - (1/n) sum c log c is ~1e-15; a true positive entropy is >= log(n)/n >> 1e-12
         v = ln - _clogc(c).reshape(-1, len(n)).sum(0) / n
