@@ -386,7 +386,7 @@ def feature_scatter(pool:Pool, # a pool of feature vectors, x of shape (n, d)
                       margin=dict(l=50, r=10, t=30, b=40))
     return fig
 
-# %% ../nbs/03_datasets.ipynb #fa3c49db
+# %% ../nbs/03_datasets.ipynb #b9ed9b70
 DATASETS = {'cmnist': colored_mnist, 'shapes': shapes, 'faces': faces, 'tabular': gaussian_spurious}
 
 def _identity_groups(pool:Pool) -> tuple[np.ndarray, np.ndarray, list]:
@@ -433,6 +433,9 @@ def make_federated(dataset:str|Pool, # 'cmnist', 'shapes', 'faces', 'tabular', o
     if isinstance(dataset, str):
         check_choice('dataset', dataset, DATASETS)
         if test_pool is not None: raise ValueError("test_pool: only used with a Pool dataset; generated datasets carve their test set")
+        if by == 'sample' and gen_kwargs.get('images_per_identity', 1) != 1:
+            raise ValueError("images_per_identity: with several images per individual the matrices count individuals; "
+                             "pass by='identity' (otherwise one individual's images would land in train and test)")
         pool = DATASETS[dataset](Ns.sum(0) + t, seed=seed, **gen_kwargs)
     else:
         pool = check_type('dataset', dataset, Pool)
