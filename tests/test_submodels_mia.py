@@ -1,0 +1,152 @@
+"""Property and fixture tests for hetfl_explore.submodels, .mia and .modelhet (fast, no network)."""
+import json, pickle
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings, strategies as st
+
+from hetfl_explore.submodels import (WidthCNN, count_params, hidden_sizes, full_set, random_set, quadrant_sets,
+                                     extract_state, aggregate_submodels, coverage, ChannelSchedule, METHODS,
+                                     taxonomy_table, small_clients)
+from hetfl_explore.mia import (AttackResult, roc_auc, tpr_at_fpr, advantage, best_advantage, min_nonmembers,
+                               make_split, n_known_members, attack_metrics)
+from hetfl_explore.modelhet import (appendix_tables, spread_table, frequency_spearman, headline_checks,
+                                    dirichlet_size_split, load_cifar, load_femnist_leaf, real_federation)
+
+H = hidden_sizes(16)
+
+
+@pytest.mark.parametrize('u,c,k,n', [(8, 3, 10, 25_418), (16, 3, 10, 99_210), (32, 3, 10, 391_946), (64, 3, 10, 1_558_026),
+                                     (16, 3, 100, 110_820), (16, 1, 62, 105_630)])
+def test_param_counts(u, c, k, n):
+    assert count_params(WidthCNN(u, c, k)) == n
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(1, 4))
+def test_full_sets_aggregate_to_fedavg(seed, n):
+    torch.manual_seed(seed)
+    g = WidthCNN(8, 1, 10).state_dict()
+    locs = [{k: v + torch.randn_like(v) for k, v in g.items()} for _ in range(n)]
+    w = np.random.default_rng(seed).uniform(1, 100, n)
+    agg = aggregate_submodels(g, locs, [full_set(hidden_sizes(8))] * n, w)
+    for k in g:
+        ref = sum(wi * s[k] for wi, s in zip(w, locs)) / w.sum()
+        torch.testing.assert_close(agg[k], ref.to(agg[k].dtype), rtol=1e-5, atol=1e-5)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_aggregation_is_cellwise_mean_over_covering_clients(seed):
+    rng = np.random.default_rng(seed)
+    g = WidthCNN(16, 1, 10).state_dict()
+    sets = [random_set(H, 0.5, rng) for _ in range(3)]
+    locs = [{k: v + 1.0 + i for k, v in extract_state(g, s).items()} for i, s in enumerate(sets)]
+    agg = aggregate_submodels(g, locs, sets, [1, 1, 1])
+    cov = coverage(g, sets)
+    name = 'blocks.2.conv.weight'
+    d = agg[name] - g[name]
+    assert torch.all(d[cov[name] == 0] == 0)                       # uncovered cells keep their value
+    assert torch.all(d[cov[name] > 0] >= 1 - 1e-5)                 # covered cells moved to a mean of +1..+3
+
+
+def test_random_sets_are_coupled_and_sized():
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        s = random_set(H, 0.5, rng)
+        assert s.coupled and [len(o) for o in s.outs] == hidden_sizes(16, 0.5)
+    assert not random_set(H, 0.5, rng, coupling='independent').coupled
+
+
+def test_quadrants_tile_hidden_layers():
+    cov = coverage(WidthCNN(16, 3, 10).state_dict(), quadrant_sets(H))
+    for l in (1, 2, 3): assert torch.all(cov[f'blocks.{l}.conv.weight'] == 1)
+
+
+@pytest.mark.parametrize('method', METHODS)
+def test_schedule_frequency_and_coupling(method):
+    s = ChannelSchedule(method, H, list(range(8)), seed=3)
+    emp = s.empirical_frequency(40)
+    if method in ('OSR', 'GSR', 'USR'): assert emp == pytest.approx(1 / 40)
+    else: assert emp == pytest.approx(s.nominal_frequency())
+    assert all(s.set_for(k, t).coupled for k in range(8) for t in range(5))
+    assert s.set_for(8, 0).label == 'full'
+
+
+def test_unstudied_and_small_clients():
+    tax = taxonomy_table()
+    assert tax.studied.sum() == 9
+    for code in ('GSM', 'UFM', 'USM'):
+        with pytest.raises(ValueError, match='does not study'): ChannelSchedule(code, H, [0])
+    assert small_clients(np.array([50, 10, 30, 20]), 1) == [1, 2, 3]
+
+
+def test_metric_conventions():
+    s, l = np.array([3., 2, 1, 0]), np.array([1, 0, 1, 0])
+    assert roc_auc(s, l) == 0.75
+    assert tpr_at_fpr(s, l, 0.5, strict_resolution=False) == 1.0       # <=: the point with FPR exactly 0.5 counts
+    assert tpr_at_fpr(s, l, 0.49, strict_resolution=False) == 0.5
+    assert np.isnan(tpr_at_fpr(s, l, 1e-3))                             # 2 non-members < min_nonmembers(1e-3)
+    assert min_nonmembers(1e-3) == 1000 and min_nonmembers(0.01) == 100
+    assert advantage(np.array([1, 0, 0, 0]), l) == 0.5 and best_advantage(s, l) == 0.5
+    with pytest.raises(ValueError): AttackResult([0.1], [2], [0])
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_advantage_equals_balanced_accuracy_gap(seed):
+    rng = np.random.default_rng(seed)
+    lab = np.r_[np.ones(50, int), np.zeros(50, int)]
+    pred = rng.integers(0, 2, 100)
+    acc = (pred == lab).mean()
+    assert advantage(pred, lab) == pytest.approx(2 * (acc - 0.5))
+    sc = rng.normal(size=100)
+    assert best_advantage(sc, lab) >= 0 and 0 <= roc_auc(sc, lab) <= 1
+
+
+def test_split_knowledge_and_balance():
+    x, y = torch.randn(250, 1, 8, 8), torch.randint(0, 10, (250,))
+    xp, yp = torch.randn(100, 1, 8, 8), torch.randint(0, 10, (100,))
+    sp = make_split(x, y, xp, yp, seed=1)
+    assert n_known_members(250) == 3 and n_known_members(1000) == 10
+    assert len(sp.x_known) == 3 and sp.labels.sum() == 100 and len(sp.labels) == 200
+    assert not set(sp.member_idx) & set(np.setdiff1d(np.arange(250), sp.member_idx)) - set()
+
+
+def test_thesis_tables_reproduce_table9_and_checks():
+    A = appendix_tables()
+    t9 = spread_table(A).set_index(['dataset', 'n_large', 'metric']).delta
+    assert t9[('CIFAR-10', 2, 'client_acc')] == pytest.approx(37.65, abs=0.01)
+    assert t9[('CIFAR-100', 5, 'client_acc')] == pytest.approx(11.88, abs=0.01)
+    assert t9[('CIFAR-10', 8, 'auc_avg')] == pytest.approx(0.66, abs=0.011)
+    fs = frequency_spearman(A).set_index(['dataset', 'n_large'])
+    assert (fs.client_acc > 0.85).all()
+    for ds in ('CIFAR-10', 'CIFAR-100'): assert headline_checks(A[A.dataset == ds]).holds.all()
+
+
+def test_dirichlet_size_split_is_class_balanced():
+    y = np.repeat(np.arange(10), 100)
+    parts = dirichlet_size_split(y, 10, 0.85, seed=0, min_size=10)
+    assert sorted(np.concatenate(parts).tolist()) == list(range(1000))
+    frac = np.array([[np.mean(y[p] == c) for c in range(10)] for p in parts if len(p) >= 50])
+    assert np.abs(frac - 0.1).max() < 0.05
+
+
+def test_real_format_loaders(tmp_path):
+    rng = np.random.default_rng(0)
+    d = tmp_path / 'cifar-100-python'; d.mkdir()
+    for f in ('train', 'test'):
+        with open(d / f, 'wb') as fh:
+            pickle.dump({b'data': rng.integers(0, 256, (30, 3072), dtype=np.uint8), b'fine_labels': list(rng.integers(0, 100, 30))}, fh)
+    xtr, ytr, xte, yte = load_cifar(tmp_path, 'cifar100')
+    assert xtr.shape == (30, 3, 32, 32) and 0 <= float(xtr.min()) and float(xtr.max()) <= 1
+    with pytest.raises(FileNotFoundError, match='never downloads'): load_cifar(tmp_path, 'cifar10')
+    for split, users in (('train', ['w1', 'w2', 'w3']), ('test', ['w9'])):
+        (tmp_path / 'femnist' / split).mkdir(parents=True)
+        data = {'users': users, 'num_samples': [4] * len(users),
+                'user_data': {u: {'x': rng.random((4, 784)).tolist(), 'y': rng.integers(0, 62, 4).tolist()} for u in users}}
+        (tmp_path / 'femnist' / split / 'all_data_0.json').write_text(json.dumps(data))
+    writers, (xt, yt) = load_femnist_leaf(tmp_path / 'femnist')
+    assert len(writers) == 3 and xt.shape == (4, 1, 28, 28)
+    fd = real_federation(tmp_path / 'femnist', 'femnist', num_clients=3)
+    assert fd.num_clients == 3 and fd.n_classes == 62 and int(fd.client_sizes.sum()) == 12
