@@ -20,10 +20,11 @@ from .selection import (Selection, ClientView, Reports, Selector, as_selection, 
                                      UniformSelector)
 
 # %% auto #0
-__all__ = ['BACKENDS', 'AUTO_CPU_STEP_FLOPS', 'Flatten1', 'mlp', 'cnn', 'mobilenet_v2_gn', 'check_vmappable', 'ParamLayout',
-           'evaluate', 'RunConfig', 'batch_plan', 'train_sequential', 'train_batched', 'local_train', 'fednova_norm',
-           'aggregate', 'SystemProfiles', 'History', 'RunStore', 'data_fingerprint', 'selector_fingerprint',
-           'model_profile', 'choose_backend', 'block_size', 'Simulation', 'run_fl', 'digits_federation', 'LivePlot']
+__all__ = ['BACKENDS', 'AUTO_CPU_STEP_FLOPS', 'AUTO_CPU_MAX_PARAMS', 'Flatten1', 'mlp', 'cnn', 'mobilenet_v2_gn',
+           'check_vmappable', 'ParamLayout', 'evaluate', 'RunConfig', 'batch_plan', 'train_sequential', 'train_batched',
+           'local_train', 'fednova_norm', 'aggregate', 'SystemProfiles', 'History', 'RunStore', 'data_fingerprint',
+           'selector_fingerprint', 'model_profile', 'choose_backend', 'block_size', 'Simulation', 'run_fl',
+           'digits_federation', 'LivePlot']
 
 # %% ../nbs/05_engine.ipynb #77cf9390
 class Flatten1(nn.Module):
@@ -240,27 +241,30 @@ def train_sequential(model:nn.Module, layout:ParamLayout, w0:torch.Tensor, x:tor
         new[c] = layout.flatten(model)
     return new, losses
 
-# %% ../nbs/05_engine.ipynb #6efa2f4e
+# %% ../nbs/05_engine.ipynb #1216044f
 def train_batched(model:nn.Module, layout:ParamLayout, w0:torch.Tensor, x:torch.Tensor, y:torch.Tensor,
                   idx:torch.Tensor, mask:torch.Tensor, steps:np.ndarray, lr:np.ndarray, cfg:RunConfig):
-    "Train a block of clients at once: stacked (C,P) parameters, `vmap(functional_call)`, padded batches masked out."
+    "Train a block of clients at once: stacked (C, ...) parameters, `vmap(functional_call)`, padded batches masked out."
     C, S, B = idx.shape
     fwd = vmap(lambda p, xb: functional_call(model, {**p, **layout.buffers}, (xb,)))
-    W = w0.repeat(C, 1).requires_grad_(True)
+    W = [t.contiguous().requires_grad_(True) for t in layout.unflatten(w0.repeat(C, 1)).values()]  # one leaf per tensor
+    W0, bufs = list(layout.unflatten(w0).values()), [None] * len(W)
     maskf, lr_t = mask.to(x.dtype), torch.as_tensor(lr, dtype=w0.dtype, device=w0.device)
-    steps_t, losses, buf = torch.as_tensor(steps, device=w0.device), torch.zeros(C, S, device=w0.device), None
+    steps_t, losses = torch.as_tensor(steps, device=w0.device), torch.zeros(C, S, device=w0.device)
     for s in range(S):
         m = maskf[:, s]
-        out = fwd(layout.unflatten(W), x[idx[:, s]])
+        out = fwd(dict(zip(layout.names, W)), x[idx[:, s]])
         ce = F.cross_entropy(out.flatten(0, 1), y[idx[:, s]].flatten(), reduction='none').view(C, B)
         lc = (ce * m).sum(1) / m.sum(1).clamp_min(1)
-        g, = torch.autograd.grad(lc.sum(), W)
+        grads = torch.autograd.grad(lc.sum(), W)
         with torch.no_grad():
             losses[:, s] = lc
-            d, has_buf = _sgd_direction(g, W, w0, buf, cfg)
-            if has_buf: buf = d
-            W.sub_(((steps_t > s) * lr_t)[:, None] * d)
-    return W.detach(), losses.detach()
+            scale = (steps_t > s) * lr_t  # clients past their last real step stop moving
+            for i, (w, g) in enumerate(zip(W, grads)):
+                d, has_buf = _sgd_direction(g, w, W0[i], bufs[i], cfg)
+                if has_buf: bufs[i] = d
+                w.sub_(scale.view(C, *[1] * (w.dim() - 1)) * d)
+    return torch.cat([w.detach().reshape(C, -1) for w in W], 1), losses.detach()
 
 BACKENDS = {'batched': train_batched, 'sequential': train_sequential}
 
@@ -483,17 +487,19 @@ def model_profile(model:nn.Module, # the model
         for h in hs: h.remove()
     return dict(flops=flops[0], activations=acts[0], params=sum(p.numel() for p in model.parameters()))
 
-# %% ../nbs/05_engine.ipynb #0c85f068
+# %% ../nbs/05_engine.ipynb #7be5a9bb
 def choose_backend(profile:dict, # from `model_profile`
                    batch_size:int, # local batch size
                    device:torch.device, # where training runs
                   ) -> str:
     "The faster backend for a workload: batched on GPUs, and on CPUs only when one client step is too small to keep the cores busy."
     if device.type == 'cuda': return 'batched'
-    return 'batched' if profile['flops'] * batch_size <= AUTO_CPU_STEP_FLOPS else 'sequential'
+    small_step = profile['flops'] * batch_size <= AUTO_CPU_STEP_FLOPS
+    return 'batched' if small_step and profile['params'] <= AUTO_CPU_MAX_PARAMS else 'sequential'
 
-# %% ../nbs/05_engine.ipynb #4381b612
-AUTO_CPU_STEP_FLOPS = 2e6 # measured threshold (see the backend section): per-client forward FLOPs of one mini-batch
+# %% ../nbs/05_engine.ipynb #4dbfe3db
+AUTO_CPU_STEP_FLOPS = 3e7 # CPU: batch clients only while one client's mini-batch forward costs at most this many FLOPs
+AUTO_CPU_MAX_PARAMS = 150_000 # ... and the model is small enough that the stacked (C, P) parameter updates stay cheap
 
 def block_size(profile:dict, batch_size:int, device:torch.device, budget_bytes:float|None=None) -> int:
     "How many clients one vmapped block may hold: ~4 parameter copies plus ~3x the activations per client, within a memory budget."
@@ -502,7 +508,7 @@ def block_size(profile:dict, batch_size:int, device:torch.device, budget_bytes:f
     per_client = 4 * (4 * profile['params'] + 3 * profile['activations'] * batch_size)
     return max(1, int(budget_bytes // per_client))
 
-# %% ../nbs/05_engine.ipynb #0c24f36f
+# %% ../nbs/05_engine.ipynb #2aa5be62
 class Simulation:
     "A federated run: select -> broadcast -> local training -> report -> aggregate -> evaluate, round after round."
     def __init__(self, model_fn:Callable[[], nn.Module], # builds the (randomly initialised) model; called under the run's seed
@@ -612,15 +618,16 @@ class Simulation:
         "Run local training of clients `ids` on their planned batches with the chosen backend, in memory-bounded blocks."
         P, C = self.layout.size, len(ids)
         new, losses = torch.empty(C, P, device=self.device), torch.zeros(C, local.shape[1], device=self.device)
+        if C == 0: return new, losses
         pool = torch.from_numpy(np.take_along_axis(self.table[ids], local.reshape(C, -1), 1).reshape(local.shape)).to(self.device)
         mask = torch.from_numpy(valid).to(self.device)
+        train = partial(BACKENDS[self.backend], self.model, self.layout, self.params, self.x, self.y)
+        if self.backend == 'sequential' or C <= self.block: return train(pool, mask, steps, self.lr[ids], self.config)
         order = np.argsort(-steps, kind='stable')  # FedJAX's blockify: similar step counts share a block
-        block = C if self.backend == 'sequential' else self.block
-        for i in range(0, C, block):
-            b = order[i:i + block]; S = max(int(steps[b].max()), 1)
+        for i in range(0, C, self.block):
+            b = order[i:i + self.block]; S = max(int(steps[b].max()), 1)
             bt = torch.from_numpy(b).to(self.device)
-            new[bt], losses[bt, :S] = BACKENDS[self.backend](self.model, self.layout, self.params, self.x, self.y,
-                                                           pool[bt, :S], mask[bt, :S], steps[b], self.lr[ids][b], self.config)
+            new[bt], losses[bt, :S] = train(pool[bt, :S], mask[bt, :S], steps[b], self.lr[ids][b], self.config)
         return new, losses
 
     def step(self) -> dict|None:

@@ -122,3 +122,11 @@ def test_server_eval_and_loss_before(fed):
     r = seen['r']; acc, loss = r.server_eval(r.global_params)
     assert 0 <= acc <= 1 and loss > 0 and r.updates.shape == (3, r.global_params.numel())
     assert np.all(r.loss_before > 0) and np.allclose(r.update_norm, r.updates.norm(dim=1).numpy(), atol=1e-5)
+
+def test_rounds_where_every_client_drops_out(fed):
+    prof = SystemProfiles.sample(12, seed=0, dropout=1.0)
+    for backend in ('batched', 'sequential'):
+        h = run_fl(MLP, fed, UniformSelector(), RunConfig(rounds=2, clients_per_round=3, backend=backend), profiles=prof)
+        assert (h.rounds.n_dropped == 3).all() and h.rounds.reported.map(len).eq(0).all()
+        init = ParamLayout(MLP()).size
+        assert h.final_params.shape == (init,) and h.rounds.energy.gt(0).all()
