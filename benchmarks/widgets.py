@@ -1,0 +1,82 @@
+"""Latency of the heterogeneity-lab panels (issue 6, "instant means").
+
+Run:  OMP_NUM_THREADS=1 .venv/bin/python benchmarks/widgets.py [--repeats 60] [--outcome-repeats 3]
+Prints a table and writes benchmarks/results/widgets.json.
+
+1. Edit loop: one cell edit in a `MatrixEditor` holding 100 clients (spawrious_gci_100, one row per client) with a linked
+   `SelectionExplorer` recomputes and redraws metrics, triplets and 100 rounds of selection (uniform + FedDiverse, κ = 12).
+   Also each explorer selector alone (100 rounds, 100 clients). Target: p95 ≤ 50 ms of Python time. Reported as CPU time
+   of the Python thread (`time.thread_time`, insensitive to other users' load) and wall time.
+2. Outcome panel: the teaching preset (cmnist_gsc, 24 clients, 20 rounds, one selector) trained from scratch (generated
+   data cached, run cache bypassed): time to the first curve point and to the end. Target ≤ 0.5 s / ≤ 3 s on 2 cores.
+   Torch uses `--threads` threads (default 2). Wall times depend on machine load, which is recorded.
+"""
+import argparse, json, os, platform, time
+from dataclasses import replace
+from pathlib import Path
+import numpy as np
+import torch
+
+def pct(ts):
+    a = 1e3 * np.asarray(ts); return dict(p50=float(np.percentile(a, 50)), p95=float(np.percentile(a, 95)), n=len(a))
+
+def bench_edit(repeats):
+    from hetfl_explore.data import federation
+    from hetfl_explore.widgets import MatrixEditor, SelectionExplorer, explore_selection, EXPLORER_SELECTORS
+    N = federation('spawrious_gci_100').matrices
+    ed = MatrixEditor(types=[(1, M) for M in N]); SelectionExplorer(ed, selectors=('uniform', 'feddiverse'), k=12, rounds=100)
+    cpu, wall = [], []
+    for i in range(repeats + 3):
+        c0, w0 = time.thread_time(), time.perf_counter()
+        assert ed.set_cell(i % 100, 0, 0, 40 + i % 50)
+        if i >= 3: cpu.append(time.thread_time() - c0); wall.append(time.perf_counter() - w0)
+    rows = [dict(case='cell edit -> metrics + triplets + 100 rounds (uniform + feddiverse), K=100', cpu_ms=pct(cpu), wall_ms=pct(wall))]
+    for name in EXPLORER_SELECTORS:
+        cpu, wall = [], []
+        for i in range(max(5, repeats // 6)):
+            c0, w0 = time.thread_time(), time.perf_counter(); explore_selection(N, name, 100, 12, seed=i)
+            cpu.append(time.thread_time() - c0); wall.append(time.perf_counter() - w0)
+        rows.append(dict(case=f'explore_selection {name}, 100 rounds, K=100', cpu_ms=pct(cpu), wall_ms=pct(wall)))
+    return rows
+
+def bench_outcome(repeats):
+    from hetfl_explore.data import federation
+    from hetfl_explore.widgets_outcome import TEACHING_PRESET, outcome_data, outcome_simulation
+    N = federation('cmnist_gsc').matrices
+    outcome_data(N, TEACHING_PRESET)                    # data generation once (cached in the panel too)
+    rows = []
+    for sel in ('uniform', 'feddiverse'):
+        first, total, cpu = [], [], []
+        for i in range(repeats):
+            cfg = replace(TEACHING_PRESET, seed=0)
+            stamps = []
+            c0, w0 = time.process_time(), time.perf_counter()
+            sim = outcome_simulation(N, sel, cfg, callbacks=[lambda s, r: stamps.append(time.perf_counter() - w0)])
+            sim.run(progress=False)
+            total.append(time.perf_counter() - w0); cpu.append(time.process_time() - c0); first.append(stamps[0])
+        rows.append(dict(case=f'outcome teaching preset ({sel}, 24 clients, 20 rounds)', first_point_s=pct(first),
+                         total_s=pct(total), process_cpu_s=pct(cpu)))
+    return rows
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument('--repeats', type=int, default=60)
+    p.add_argument('--outcome-repeats', type=int, default=3)
+    p.add_argument('--threads', type=int, default=2)
+    p.add_argument('--out', default=str(Path(__file__).parent / 'results' / 'widgets.json'))
+    a = p.parse_args()
+    torch.set_num_threads(a.threads)
+    load0 = os.getloadavg()
+    edit, outcome = bench_edit(a.repeats), bench_outcome(a.outcome_repeats)
+    meta = dict(platform=platform.platform(), cpus=os.cpu_count(), torch_threads=a.threads, loadavg_before=load0, loadavg_after=os.getloadavg())
+    print(f"load average before/after: {load0[0]:.1f} / {meta['loadavg_after'][0]:.1f} on {os.cpu_count()} cores")
+    print(f"{'case':78s} {'CPU p50':>8s} {'CPU p95':>8s} {'wall p50':>9s} {'wall p95':>9s}  (ms)")
+    for r in edit:
+        print(f"{r['case']:78s} {r['cpu_ms']['p50']:8.1f} {r['cpu_ms']['p95']:8.1f} {r['wall_ms']['p50']:9.1f} {r['wall_ms']['p95']:9.1f}")
+    print(f"{'case':78s} {'first p50':>9s} {'total p50':>9s} {'total p95':>9s} {'CPU p50':>8s}  (ms; CPU = process, all threads)")
+    for r in outcome:
+        print(f"{r['case']:78s} {r['first_point_s']['p50']:9.0f} {r['total_s']['p50']:9.0f} {r['total_s']['p95']:9.0f} {r['process_cpu_s']['p50']:8.0f}")
+    Path(a.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(a.out).write_text(json.dumps(dict(meta=meta, edit=edit, outcome=outcome), indent=1))
+
+if __name__ == '__main__': main()

@@ -1,0 +1,79 @@
+"""Panels of the heterogeneity lab driven through their Python API (no browser): editor, explorer, stepper, taxonomy, outcome."""
+import time
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from hetfl_explore.data import federation
+from hetfl_explore.widgets import (MatrixEditor, SelectionExplorer, FedDiverseStepper, TaxonomyExplorer, check_types, expand_types,
+                                   federation_summary, fast_diversity_rounds, explore_selection, preset_types, PRESETS, EXPLORER_SELECTORS)
+from hetfl_explore.feddiverse import oracle_triplets
+from hetfl_explore.hetero import fl_metrics
+
+def test_editor_cell_edit_changes_metrics_and_css_contract():
+    ed = MatrixEditor(preset='spawrious_gsc')
+    assert 'hx-metrics' in ed.readout_w._dom_classes and all('hx-cell' in c._dom_classes for r in ed._cells[0] for c in r)
+    before = ed.readout_w.value
+    ed._cells[0][0][0].value = 0                      # what the browser test does to the first .hx-cell
+    assert ed.readout_w.value != before and ed.matrices[0, 0, 0] == 0
+    assert ed.metrics() == pytest.approx(fl_metrics(ed.matrices))
+
+@pytest.mark.parametrize('bad', [(0, 0, 0, -1), (0, 5, 0, 3), (99, 0, 0, 3), (0, 0, 0, 1.5)])
+def test_editor_rejects_invalid_edits_and_keeps_state(bad):
+    ed = MatrixEditor(preset='waterbirds_dist'); keep = ed.matrices
+    assert not ed.set_cell(*bad) and ed.message and (ed.matrices == keep).all() and 'kept the last valid' in ed.msg_w.value
+
+def test_editor_empty_client_and_multiplicity():
+    ed = MatrixEditor(preset='spawrious_gsc'); keep = ed.matrices
+    for y in range(2):
+        for a in range(2): ed.set_cell(5, y, a, 0)
+    assert ed.matrices[-1].sum() > 0 and 'empty client' in ed.message            # the last zero is refused
+    assert not ed.set_multiplicity(0, 0) and ed.matrices.shape == keep.shape
+    assert ed.set_multiplicity(0, 5) and len(ed.matrices) == 27
+
+def test_presets_all_load():
+    ed = MatrixEditor(preset='spawrious_gsc')
+    for name in PRESETS:
+        assert ed.load_preset(name) and len(ed.matrices) == sum(m for m, _ in preset_types(name))
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 4), st.lists(st.integers(0, 50), min_size=4, max_size=4)), min_size=1, max_size=6))
+def test_summary_matches_library_or_is_rejected(rows):
+    types = [(m, np.array(v).reshape(2, 2)) for m, v in rows]
+    if any(N.sum() == 0 for _, N in types):
+        with pytest.raises(ValueError, match='empty client'): check_types(types)
+        return
+    s = federation_summary(types)
+    assert s['metrics'] == pytest.approx(fl_metrics(expand_types(types)))
+    assert sum(s['type_counts'].values()) == sum(m for m, _ in types)
+
+def test_fast_feddiverse_rounds_are_distinct_and_balanced():
+    t = oracle_triplets(federation('spawrious_gci_100').matrices)
+    ids = fast_diversity_rounds(t, 12, 200, np.random.default_rng(0))
+    assert ids.shape == (200, 12) and all(len(set(r)) == 12 for r in ids)
+
+def test_explorer_follows_editor_and_rejects_bad_settings():
+    ed = MatrixEditor(preset='spawrious_gsc'); ex = SelectionExplorer(ed, selectors=('uniform', 'feddiverse'), k=6, rounds=50)
+    old = ex.type_shares().copy()
+    ed.load_preset('spawrious_gci'); assert not ex.type_shares().equals(old) and ex.selected().shape == (50, 24)
+    assert not ex.set(selectors=('nope',)) and ex.selectors == ('uniform', 'feddiverse')
+    assert not ex.set(k=25) and ex.k == 6
+    assert ex.set(selectors=('pow-d', 'fedrk'), rounds=30) and list(ex.type_shares().index) == ['pow-d', 'fedrk']
+
+def test_every_explorer_selector_runs_on_4_classes():
+    N = np.stack([N for _, N in preset_types('dirichlet4_1')])
+    for name in EXPLORER_SELECTORS: assert explore_selection(N, name, 10, 6).selected.sum() == 60   # k = 6: no overselection
+
+def test_stepper_and_taxonomy():
+    st_ = FedDiverseStepper('spawrious_gsc', k=6)
+    assert [f['kind'] for f in st_.frames] == list('pcrpcr') and st_.prev()['kind'] == 'p'
+    tx = TaxonomyExplorer(); assert 'pow-d' in tx.set_filter(message='loss') and tx.run_w.disabled   # no explorer linked
+    with pytest.raises(ValueError, match='no SelectionExplorer'): tx.run_in_explorer('pow-d')
+
+def test_outcome_panel_short_training_and_cache():
+    from hetfl_explore.widgets_outcome import OutcomePanel, TEACHING_PRESET
+    from dataclasses import replace
+    p = OutcomePanel('cmnist_gsc', selectors=('uniform',), config=replace(TEACHING_PRESET, rounds=3))
+    r = p.run(background=False)
+    assert len(r['uniform']) == 3 and 0 <= p.table().loc['uniform', 'worst_group_accuracy'] <= 1
+    t0 = time.perf_counter(); p.run(background=False); assert time.perf_counter() - t0 < 1.0     # cached
+    assert not p.set(aggregator='nope') and p.config.aggregator == 'fedavg'
