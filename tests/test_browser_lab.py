@@ -1,6 +1,6 @@
 """Start JupyterLab on 127.0.0.1 with a token and isolated config folders, open a notebook with a widget panel,
 run it in real Chromium, edit a cell of the heterogeneity matrix, and assert that the displayed metrics change."""
-import json, os, secrets, subprocess, sys, tempfile, time, urllib.request
+import json, os, secrets, shutil, subprocess, sys, tempfile, time, urllib.request
 from pathlib import Path
 import pytest
 from conftest import ROOT
@@ -30,22 +30,24 @@ def lab():
     subprocess.run([sys.executable, '-m', 'jupyter', 'labextension', 'disable',
                     '@jupyterlab/apputils-extension:announcements'], env=env, capture_output=True)
     token, port = secrets.token_hex(16), free_port()
+    log = open(tmp/'lab.log', 'w')
     proc = subprocess.Popen([sys.executable, '-m', 'jupyter', 'lab', '--no-browser', f'--port={port}', '--ip=127.0.0.1',
                              f'--IdentityProvider.token={token}', f'--ServerApp.root_dir={root}',
-                             '--LabApp.expose_app_in_browser=True', '--ServerApp.disable_check_xsrf=False'],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=root)
+                             '--LabApp.expose_app_in_browser=True'] + (['--allow-root'] if os.geteuid() == 0 else []),
+                            env=env, stdout=log, stderr=subprocess.STDOUT, cwd=root)
     url = f'http://127.0.0.1:{port}'
     try:
         for _ in range(120):
             try:
                 urllib.request.urlopen(f'{url}/api/status?token={token}', timeout=1); break
             except Exception: time.sleep(0.5)
-        else: pytest.fail('JupyterLab did not start within 60 s')
+        else: pytest.fail('JupyterLab did not start within 60 s:\n' + (tmp/'lab.log').read_text()[-3000:])
         yield url, token, root
     finally:
         proc.terminate()
         try: proc.wait(10)
         except subprocess.TimeoutExpired: proc.kill()
+        log.close(); shutil.rmtree(tmp, ignore_errors=True)
 
 def test_matrix_editor_updates_metrics_in_jupyterlab(lab):
     url, token, root = lab
