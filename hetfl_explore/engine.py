@@ -508,7 +508,7 @@ def block_size(profile:dict, batch_size:int, device:torch.device, budget_bytes:f
     per_client = 4 * (4 * profile['params'] + 3 * profile['activations'] * batch_size)
     return max(1, int(budget_bytes // per_client))
 
-# %% ../nbs/05_engine.ipynb #2aa5be62
+# %% ../nbs/05_engine.ipynb #3bf590a4
 class Simulation:
     "A federated run: select -> broadcast -> local training -> report -> aggregate -> evaluate, round after round."
     def __init__(self, model_fn:Callable[[], nn.Module], # builds the (randomly initialised) model; called under the run's seed
@@ -524,8 +524,8 @@ class Simulation:
         self.device, cfg = default_device(config.device), config
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(cfg.seed); model = model_fn()
-        self.model = check_vmappable(check_type('model_fn()', model, nn.Module)).to(self.device)
-        self.layout = ParamLayout(self.model)
+        self.net = check_vmappable(check_type('model_fn()', model, nn.Module)).to(self.device)
+        self.layout = ParamLayout(self.net)
         self._set_data(data)
         N = self.num_clients
         if profiles is not None and check_type('profiles', profiles, SystemProfiles).num_clients != N:
@@ -536,13 +536,13 @@ class Simulation:
             raise ValueError(f"RunConfig.budget_on={cfg.budget_on!r} needs SystemProfiles (profiles=...)")
         self.profiles, self.devices = profiles, profiles or SystemProfiles.sample(N, cfg.seed, speed_sigma=0.0)
         self.lr = np.asarray(cfg.client_lr or [cfg.lr] * N, np.float64)
-        self.profile = model_profile(self.model, self.x[0])
+        self.profile = model_profile(self.net, self.x[0])
         self.backend = choose_backend(self.profile, cfg.batch_size, self.device) if cfg.backend == 'auto' else cfg.backend
         self.block = cfg.block_clients or block_size(self.profile, cfg.batch_size, self.device)
         self.callbacks, self.stop_when = list(callbacks), stop_when
         self.store = RunStore(store) if isinstance(store, (str, os.PathLike)) else store
         self.identity = json.dumps(dict(config=asdict(cfg), backend=self.backend, device=self.device.type,
-            data=data_fingerprint(data), model=f"{self.model!r}:{_sha(self.layout.flatten(self.model))}",
+            data=data_fingerprint(data), model=f"{self.net!r}:{_sha(self.layout.flatten(self.net))}",
             selector=selector_fingerprint(selector) if self.store else repr(selector),
             profiles=profiles.fingerprint() if profiles else None,
             stop_when=getattr(stop_when, '__qualname__', repr(stop_when)) if stop_when else None), sort_keys=True)
@@ -571,7 +571,7 @@ class Simulation:
         "Fresh run state: initial parameters, selector, random streams, counters and an empty history."
         cfg = self.config
         self.round, self.stop_reason = 0, None
-        self.params, self.server_state = self.layout.flatten(self.model).clone(), {}
+        self.params, self.server_state = self.layout.flatten(self.net).clone(), {}
         self.selector.reset(self.num_clients, cfg.seed)
         self.rng_select = rng_streams(cfg.seed, 1, 'selection')[0]
         self.spent = np.zeros(self.num_clients)
@@ -583,9 +583,9 @@ class Simulation:
     @property
     def global_params(self) -> torch.Tensor: return self.params
     @property
-    def model_now(self) -> nn.Module:
-        "The model holding the current global parameters."
-        return self.layout.load(self.model, self.params)
+    def model(self) -> nn.Module:
+        "The model (an `nn.Module`) holding the current global parameters."
+        return self.layout.load(self.net, self.params)
 
     def _round_rng(self, t:int) -> np.random.Generator:
         "The random stream of round `t` (availability, dropouts, batch order): depends only on (seed, round)."
@@ -600,7 +600,7 @@ class Simulation:
         with torch.no_grad():
             for i in range(0, len(pool), 4096):
                 b = pool[i:i + 4096]
-                out.append(F.cross_entropy(functional_call(self.model, fp, (self.x[b],)), self.y[b], reduction='none'))
+                out.append(F.cross_entropy(functional_call(self.net, fp, (self.x[b],)), self.y[b], reduction='none'))
         tot = torch.zeros(len(ids), dtype=torch.float64, device=self.device).index_add_(0, seg, torch.cat(out).double())
         return (tot.cpu().numpy() / np.maximum(self.sizes[ids], 1))
 
@@ -611,7 +611,7 @@ class Simulation:
         return self.client_losses(self.params, ids)
 
     def _server_eval(self, params:torch.Tensor) -> tuple[float, float]:
-        r = evaluate(self.model, *self.val, self.n_classes, self.n_attrs, params=params)
+        r = evaluate(self.net, *self.val, self.n_classes, self.n_attrs, params=params)
         return r['accuracy'], r['loss']
 
     def train_clients(self, ids:np.ndarray, local:np.ndarray, valid:np.ndarray, steps:np.ndarray):
@@ -621,7 +621,7 @@ class Simulation:
         if C == 0: return new, losses
         pool = torch.from_numpy(np.take_along_axis(self.table[ids], local.reshape(C, -1), 1).reshape(local.shape)).to(self.device)
         mask = torch.from_numpy(valid).to(self.device)
-        train = partial(BACKENDS[self.backend], self.model, self.layout, self.params, self.x, self.y)
+        train = partial(BACKENDS[self.backend], self.net, self.layout, self.params, self.x, self.y)
         if self.backend == 'sequential' or C <= self.block: return train(pool, mask, steps, self.lr[ids], self.config)
         order = np.argsort(-steps, kind='stable')  # FedJAX's blockify: similar step counts share a block
         for i in range(0, C, self.block):
@@ -708,7 +708,7 @@ class Simulation:
         if cfg.budget is not None and self.totals[cfg.budget_on] >= cfg.budget: stop = 'budget'
         if self.stop_when is not None and self.stop_when(self.history): stop = 'stop_when'
         if stop is None and (t + 1) % cfg.eval_every: return
-        r = evaluate(self.model, *self.test, self.n_classes, self.n_attrs, params=self.params)
+        r = evaluate(self.net, *self.test, self.n_classes, self.n_attrs, params=self.params)
         row.update(accuracy=r['accuracy'], worst_group_accuracy=r['worst_group_accuracy'], loss=r['loss'])
         for yy in range(self.n_classes):
             for aa in range(self.n_attrs):
@@ -725,7 +725,7 @@ class Simulation:
         fp, correct, loss = self.layout.unflatten(self.params), [], []
         with torch.no_grad():
             for i in range(0, len(self.x), 4096):
-                out = functional_call(self.model, fp, (self.x[i:i + 4096],)); yb = self.y[i:i + 4096]
+                out = functional_call(self.net, fp, (self.x[i:i + 4096],)); yb = self.y[i:i + 4096]
                 correct.append((out.argmax(1) == yb).double()); loss.append(F.cross_entropy(out, yb, reduction='none').double())
         own = self.owner >= 0
         acc = torch.zeros(self.num_clients, dtype=torch.float64).index_add_(0, self.owner[own], torch.cat(correct).cpu()[own])
