@@ -77,3 +77,15 @@ def test_outcome_panel_short_training_and_cache():
     assert len(r['uniform']) == 3 and 0 <= p.table().loc['uniform', 'worst_group_accuracy'] <= 1
     t0 = time.perf_counter(); p.run(background=False); assert time.perf_counter() - t0 < 1.0     # cached
     assert not p.set(aggregator='nope') and p.config.aggregator == 'fedavg'
+
+def test_privacy_fairness_panels():
+    from hetfl_explore.widgets_privacy_fairness import FairnessExplorer, shortcut_confusions, fairness_matrices, threshold_metrics, MIAAnatomy
+    from hetfl_explore.mia import AttackResult
+    fe = FairnessExplorer(strength=0.8, mix=0.75, reliance=0.0)
+    assert abs(fe.fairness().loc['federation (Σ C_k)', 'd_dp']) < 0.61 and fe.fairness().loc['federation (Σ C_k)', 'acc'] == 100
+    assert not fe.set(mix=2) and fe.mix == 0.75
+    C = shortcut_confusions(fairness_matrices(0.5, 1.0), 1.0)
+    assert all(float(c.sum()) == 100 for c in C)
+    res = AttackResult(scores=-np.r_[np.full(5, 0.1), np.full(5, 1.0)], labels=np.r_[np.ones(5), np.zeros(5)].astype(int), preds=np.zeros(10, int))
+    m = threshold_metrics(res, 0.5); assert (m['tpr'], m['fpr'], m['advantage']) == (1.0, 0.0, 1.0)
+    assert MIAAnatomy(res).set_threshold(2.0)['fpr'] == 1.0
