@@ -25,11 +25,11 @@ def jain_index(counts:np.ndarray, # participation count of every client
     x = np.asarray(counts, np.float64)
     return float(x.sum() ** 2 / (len(x) * (x ** 2).sum())) if (x ** 2).sum() > 0 else float('nan')
 
-# %% ../nbs/13_compare.ipynb #c116d668
+# %% ../nbs/13_compare.ipynb #56b02ebc
 def client_accuracies(sim:Simulation, # a finished simulation
                      ) -> np.ndarray:
     "Accuracy of the simulation's current global model on each client's own training data."
-    model = sim.model_now
+    model = sim.model
     accs = []
     for idx in sim.client_idx:
         i = idx.to(sim.x.device)

@@ -183,7 +183,7 @@ class Oort(_SystemAware):
         super().observe(round, reports)
         self.loss[reports.ids] = reports.loss; self.last[reports.ids] = round + 1
 
-# %% ../nbs/10_selectors_constraints.ipynb #2d5efc5b
+# %% ../nbs/10_selectors_constraints.ipynb #c656328c
 class FLAME(Oort):
     "FLAME_C: Oort's utility times the remaining share of each client's energy budget; top-k among clients that can afford a round."
     name = 'FLAME_C'
@@ -197,8 +197,10 @@ class FLAME(Oort):
     def energy_share(self, clients, ids:np.ndarray) -> np.ndarray:
         "u3 = remaining / budget per client (1 without profiles or with an unlimited budget)."
         if clients.profiles is None: return np.ones(len(ids))
-        b = clients.profiles.energy_budget[ids]
-        return np.where(np.isfinite(b), np.clip(b - self.spent[ids], 0, None) / np.where(b > 0, b, 1), 1.0)
+        b = clients.profiles.energy_budget[ids]; finite = np.isfinite(b) & (b > 0)
+        share = np.ones(len(ids))
+        share[finite] = np.clip(b[finite] - self.spent[ids][finite], 0, None) / b[finite]
+        return share
 
     def select(self, round, clients, k, rng):
         ids, m = clients.available, budget(k, clients)
