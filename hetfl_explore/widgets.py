@@ -268,7 +268,7 @@ def explore_selection(matrices:np.ndarray, # (K, |Y|, |A|) client matrices
             sel.observe(t, replace(rep, loss=l, loss_before=l + np.abs(rrng.normal(0, loss_noise, len(ids)))))
     return selection_stats(N, chosen)
 
-# %% ../nbs/50_widgets.ipynb #a90daec3
+# %% ../nbs/50_widgets.ipynb #d3197fc1
 _TYPE_COLOURS = {'CI': '#1f77b4', 'AI': '#ff7f0e', 'SC': '#2ca02c', 'tie': '#7f7f7f'}
 
 def _type_group(ty): return ty if ty in TYPES else 'tie'
@@ -284,10 +284,11 @@ def types_ternary(summary:dict, # from `federation_summary`
     "Editor rows on the CI/AI/SC simplex, one trace per type (CI, AI, SC, tie), marker size from the multiplicity."
     t, ty, m = summary['triplets'], summary['types'], summary['multiplicities']
     pos, groups = _simplex(t), np.array([_type_group(x) for x in ty])
-    if fig is None:
-        fig = go.Figure([go.Scatterternary(name=g, mode='markers+text', marker=dict(color=c, opacity=0.8), textposition='top center',
-                                           textfont_size=9, hovertemplate='%{text}<extra>%{fullData.name}</extra>')
-                         for g, c in _TYPE_COLOURS.items()])
+    if fig is None: fig = go.Figure()
+    if not fig.data:   # a new (or empty) figure: add one trace per type, then fill them below
+        fig.add_traces([go.Scatterternary(name=g, mode='markers+text', marker=dict(color=c, opacity=0.8), textposition='top center',
+                                          textfont_size=9, hovertemplate='%{text}<extra>%{fullData.name}</extra>')
+                        for g, c in _TYPE_COLOURS.items()])
         fig.update_layout(ternary=dict(aaxis_title='CI', baxis_title='AI', caxis_title='SC'), height=330, width=400,
                           margin=dict(l=30, r=30, t=30, b=20), legend_title='type', title='rows on the simplex')
     with fig.batch_update():

@@ -61,6 +61,7 @@ def test_matrix_editor_updates_metrics_in_jupyterlab(lab):
         page.evaluate('window.jupyterapp.commands.execute("notebook:run-all-cells")')
         metrics = page.locator('.hx-metrics').first
         metrics.wait_for(timeout=60000)
+        page.wait_for_selector('.js-plotly-plot path.point', timeout=30000)   # the simplex of client types drew
         before = metrics.inner_text()
         cell = page.locator('.hx-cell input').first
         cell.click(); cell.fill('0'); cell.press('Enter')
