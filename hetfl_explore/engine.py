@@ -60,18 +60,23 @@ def cnn(in_channels:int=3, # image channels
         Flatten1(), nn.Linear(2 * w * (s // 4) ** 2, check_int('hidden', hidden, lo=1)), nn.ReLU(),
         nn.Linear(hidden, check_int('n_classes', n_classes, lo=2)))
 
-# %% ../nbs/05_engine.ipynb #6de59201
+# %% ../nbs/05_engine.ipynb #d60fd689
+def _groups(c, groups):
+    "The largest divisor of c that is at most `groups` and leaves at least 4 channels per group (GroupNorm of 1 channel on a 1x1 map is ill-conditioned)."
+    return max(g for g in range(1, max(1, min(groups, c // 4)) + 1) if c % g == 0)
+
 def mobilenet_v2_gn(n_classes:int=10, # output classes
                     width_mult:float=1.0, # torchvision's channel multiplier (0.25 gives a CPU-friendly model)
-                    groups:int=8, # GroupNorm groups (reduced to a divisor of each layer's channels)
+                    groups:int=8, # GroupNorm groups (reduced to a divisor of each layer's channels, >= 4 channels per group)
+                    dropout:float=0.0, # classifier dropout (torchvision uses 0.2; 0 keeps the two backends identical)
                     weights_path:str|None=None, # optional local state_dict (e.g. ImageNet weights); random init when None
                    ) -> nn.Module:
     "torchvision's MobileNetV2 with GroupNorm instead of BatchNorm (vmappable); random init unless `weights_path` is given."
     from torchvision.models import mobilenet_v2
     check_int('groups', groups, lo=1)
-    model = mobilenet_v2(weights=None, num_classes=check_int('n_classes', n_classes, lo=2),
+    model = mobilenet_v2(weights=None, num_classes=check_int('n_classes', n_classes, lo=2), dropout=check_float('dropout', dropout, lo=0, hi=1),
                          width_mult=check_float('width_mult', width_mult, lo=0, lo_open=True),
-                         norm_layer=lambda c: nn.GroupNorm(math.gcd(groups, c), c))
+                         norm_layer=lambda c: nn.GroupNorm(_groups(c, groups), c))
     if weights_path is not None:
         if not os.path.exists(weights_path): raise FileNotFoundError(f"weights_path={weights_path!r}: no such file")
         own = model.state_dict()
@@ -241,12 +246,12 @@ def train_sequential(model:nn.Module, layout:ParamLayout, w0:torch.Tensor, x:tor
         new[c] = layout.flatten(model)
     return new, losses
 
-# %% ../nbs/05_engine.ipynb #1216044f
+# %% ../nbs/05_engine.ipynb #ca83665d
 def train_batched(model:nn.Module, layout:ParamLayout, w0:torch.Tensor, x:torch.Tensor, y:torch.Tensor,
                   idx:torch.Tensor, mask:torch.Tensor, steps:np.ndarray, lr:np.ndarray, cfg:RunConfig):
     "Train a block of clients at once: stacked (C, ...) parameters, `vmap(functional_call)`, padded batches masked out."
     C, S, B = idx.shape
-    fwd = vmap(lambda p, xb: functional_call(model, {**p, **layout.buffers}, (xb,)))
+    fwd = vmap(lambda p, xb: functional_call(model, {**p, **layout.buffers}, (xb,)), randomness='different')
     W = [t.contiguous().requires_grad_(True) for t in layout.unflatten(w0.repeat(C, 1)).values()]  # one leaf per tensor
     W0, bufs = list(layout.unflatten(w0).values()), [None] * len(W)
     maskf, lr_t = mask.to(x.dtype), torch.as_tensor(lr, dtype=w0.dtype, device=w0.device)
@@ -508,7 +513,7 @@ def block_size(profile:dict, batch_size:int, device:torch.device, budget_bytes:f
     per_client = 4 * (4 * profile['params'] + 3 * profile['activations'] * batch_size)
     return max(1, int(budget_bytes // per_client))
 
-# %% ../nbs/05_engine.ipynb #3bf590a4
+# %% ../nbs/05_engine.ipynb #c5223b0a
 class Simulation:
     "A federated run: select -> broadcast -> local training -> report -> aggregate -> evaluate, round after round."
     def __init__(self, model_fn:Callable[[], nn.Module], # builds the (randomly initialised) model; called under the run's seed
@@ -646,7 +651,9 @@ class Simulation:
         done_frac = np.where(dropped, rng.random(len(ids)), 1.0)
         rep = ids[~dropped]
         local, valid, steps = batch_plan(self.sizes[rep], cfg.batch_size, rng, cfg.local_epochs, cfg.local_steps)
-        new, losses = self.train_clients(rep, local, valid, steps)
+        with torch.random.fork_rng(devices=[self.device] if self.device.type == 'cuda' else []):
+            torch.manual_seed(spawn_seeds(cfg.seed, 1, f'torch{t}')[0])  # dropout etc. inside models: seeded per round
+            new, losses = self.train_clients(rep, local, valid, steps)
         updates = new - self.params
         # 3. what clients report: losses, steps, update norms, simulated time and energy
         work = (np.full(len(ids), cfg.local_steps * cfg.batch_size) if cfg.local_steps else self.sizes[ids] * cfg.local_epochs) * done_frac
