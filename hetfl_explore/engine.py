@@ -513,7 +513,7 @@ def block_size(profile:dict, batch_size:int, device:torch.device, budget_bytes:f
     per_client = 4 * (4 * profile['params'] + 3 * profile['activations'] * batch_size)
     return max(1, int(budget_bytes // per_client))
 
-# %% ../nbs/05_engine.ipynb #c5223b0a
+# %% ../nbs/05_engine.ipynb #4376dabb
 class Simulation:
     "A federated run: select -> broadcast -> local training -> report -> aggregate -> evaluate, round after round."
     def __init__(self, model_fn:Callable[[], nn.Module], # builds the (randomly initialised) model; called under the run's seed
@@ -713,8 +713,15 @@ class Simulation:
         cfg, t = self.config, row['round']
         stop = 'rounds' if t + 1 >= cfg.rounds else None
         if cfg.budget is not None and self.totals[cfg.budget_on] >= cfg.budget: stop = 'budget'
-        if self.stop_when is not None and self.stop_when(self.history): stop = 'stop_when'
-        if stop is None and (t + 1) % cfg.eval_every: return
+        if stop or (t + 1) % cfg.eval_every == 0: stop = self._eval_row(row) or stop
+        if stop is None and self.stop_when is not None and self.stop_when(self.history):  # sees this round's row
+            stop = 'stop_when'
+            if np.isnan(row['accuracy']): self._eval_row(row)
+        self.stop_reason = stop
+
+    def _eval_row(self, row:dict) -> str|None:
+        "Fill `row` with test metrics (and group/client tables); return 'target_accuracy' or 'early_stopping' if one fires."
+        cfg, t = self.config, row['round']
         r = evaluate(self.net, *self.test, self.n_classes, self.n_attrs, params=self.params)
         row.update(accuracy=r['accuracy'], worst_group_accuracy=r['worst_group_accuracy'], loss=r['loss'])
         for yy in range(self.n_classes):
@@ -723,9 +730,8 @@ class Simulation:
         if cfg.eval_clients: self._eval_clients(t)
         if r['accuracy'] > self.best: self.best, self.since_best = r['accuracy'], 0
         else: self.since_best += 1
-        if cfg.target_accuracy is not None and r['accuracy'] >= cfg.target_accuracy: stop = 'target_accuracy'
-        if cfg.patience is not None and self.since_best >= cfg.patience: stop = stop or 'early_stopping'
-        self.stop_reason = stop
+        if cfg.target_accuracy is not None and r['accuracy'] >= cfg.target_accuracy: return 'target_accuracy'
+        if cfg.patience is not None and self.since_best >= cfg.patience: return 'early_stopping'
 
     def _eval_clients(self, t:int):
         "Accuracy and loss of the global model on every client's own training data."

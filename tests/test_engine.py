@@ -142,3 +142,9 @@ def test_mobilenet_backends_agree_in_float64():
     r = {n: fn(net, lay, w0, x, y, pool, torch.from_numpy(valid), steps, np.array([0.05, 0.02]), RunConfig(lr=0.05, momentum=0.9))
          for n, fn in BACKENDS.items()}
     torch.testing.assert_close(r['batched'][0], r['sequential'][0], atol=1e-9, rtol=0)
+
+def test_stop_when_sees_the_current_round_and_evaluates_it(fed):
+    h = run_fl(MLP, fed, UniformSelector(), RunConfig(rounds=20, clients_per_round=3, eval_every=5),
+               stop_when=lambda hist: hist.round_rows[-1]['total_reward'] >= 10)
+    assert h.stop_reason == 'stop_when' and len(h) == 4 and not np.isnan(h.rounds.accuracy.iloc[-1])
+    assert h.rounds.accuracy.iloc[:3].isna().all()   # eval_every=5: rounds 0-2 were not evaluated
