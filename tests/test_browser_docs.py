@@ -12,7 +12,7 @@ def pages():
     if not (DOCS/'index.html').exists():
         if browser_required(): pytest.fail('_docs/index.html is missing: run `make docs` first')
         pytest.skip('_docs/ is not built (run `make docs`)')
-    return sorted(p.relative_to(DOCS) for p in DOCS.rglob('*.html') if 'assets' not in p.parts)
+    return sorted(p.relative_to(DOCS) for p in DOCS.rglob('*.html') if not {'assets', '@jupyter-widgets'} & set(p.parts))
 
 def test_every_page_renders_without_console_errors():
     require_browser()
@@ -26,6 +26,8 @@ def test_every_page_renders_without_console_errors():
             assert page.locator('nav.hx-sidebar a').count() >= 2, f'{rel}: no sidebar'
             if page.locator('.plotly-graph-div').count():
                 page.wait_for_selector('.plotly-graph-div .main-svg', timeout=15000)
+            if page.locator('script[type="application/vnd.jupyter.widget-state+json"]').count() and 'hx-plotly' in page.content():
+                page.wait_for_selector('.hx-plotly .main-svg', timeout=15000)   # a figure inside a widget panel drew
             if page.locator('script[type="application/vnd.jupyter.widget-view+json"]').count():
                 page.wait_for_selector('.jupyter-widgets', timeout=15000)
             assert not errors, f'{rel}: console errors: {errors[:5]}'

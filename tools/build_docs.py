@@ -6,7 +6,8 @@ project's machines, see `shared/environment.md`) a Quarto-free fallback renders 
 
 1. copy `nbs/` to `_docs_exec/` and execute every notebook there with nbclient, saving widget state; cells flagged
    with a `tst_flags` flag (`slow`, `cuda`), `eval: false` or the `nbdev_export()` call are not executed;
-2. run nbdev's own notebook processors (`proc_nbs`: show_doc, hide, export removal, links) into `_proc/`;
+   (nbdev's `show_doc` cells are inserted first, so they run in the notebook's own kernel);
+2. run nbdev's other notebook processors (hide, export removal, show_doc clean-up, links) into `_proc/`;
 3. render each processed notebook to HTML with nbconvert, honour the Quarto cell options `echo`, `output` and
    `include`, draw plotly figures with the plotly.js of the installed plotly package, add a sidebar built from
    the `website.sidebar` section of `_quarto.yml`, and serve every script locally (require.js, the Jupyter widget
@@ -15,14 +16,22 @@ project's machines, see `shared/environment.md`) a Quarto-free fallback renders 
 Usage: `python tools/build_docs.py [--fallback] [--jobs N] [--only GLOB]`; `--readme` regenerates README.md only.
 """
 from __future__ import annotations
-import argparse, concurrent.futures as cf, copy, fnmatch, glob, html, json, os, re, shutil, subprocess, sys, time
+import argparse, base64, concurrent.futures as cf, fnmatch, glob, html, json, os, re, shutil, subprocess, sys, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 NBS, OUT, EXEC, PROC = ROOT/'nbs', ROOT/'_docs', ROOT/'_docs_exec', ROOT/'_proc'
 JS_CACHE = ROOT/'.cache'/'docs-js'
 JS_PACKAGES = {'@jupyter-widgets/html-manager': '1.0.15', 'requirejs': '2.3.8', 'katex': '0.16.47'}
-SKIP_TAG, HIDE_INPUT = 'skip-execution', 'hx-hide-input'
+SKIP_TAG, HIDE_INPUT, DOCS_ONLY, FOLD, FOLD_OPEN = 'skip-execution', 'hx-hide-input', 'hx-docs-only', 'hx-fold', 'hx-fold-open'
+WIDGET_STATE = 'application/vnd.jupyter.widget-state+json'
+# Plotly FigureWidgets update their front end with delta messages, so the widget state nbclient saves holds the figure
+# as first displayed; this last cell re-sends every live figure whole (as plotly does on display) before saving.
+SYNC_FIGURES = '''import sys
+if 'plotly.graph_objects' in sys.modules:
+    import gc, copy, plotly.graph_objects as _go
+    for _w in [o for o in gc.get_objects() if isinstance(o, _go.FigureWidget)]:
+        _w._widget_layout, _w._widget_data = copy.deepcopy(_w._layout_obj._props), copy.deepcopy(_w._data)'''
 
 def tst_flags() -> set[str]:
     "The notebook test flags from `settings.ini` (cells carrying one are not executed)."
@@ -51,17 +60,29 @@ def notebooks(root: Path, only: list[str] | None = None) -> list[Path]:
     nbs = sorted(p for p in root.rglob('*.ipynb') if not any(part.startswith(('.', '_')) for part in p.relative_to(root).parts))
     return [p for p in nbs if not only or any(fnmatch.fnmatch(str(p.relative_to(root)), o) for o in only)]
 
+def add_show_doc_cells(path: Path) -> None:
+    "Insert nbdev's `show_doc` cells after exported cells, so they run in the notebook's own kernel."
+    from execnb.nbio import read_nb, write_nb, mk_cell
+    from nbdev.process import NBProcessor
+    from nbdev.processors import populate_language, add_show_docs
+    nb = read_nb(path)
+    NBProcessor(nb=nb, procs=[populate_language, add_show_docs], rm_directives=False).process()
+    if getattr(nb, 'has_docs_', None): nb.cells.insert(0, mk_cell('#| hide\nfrom nbdev.showdoc import show_doc'))
+    write_nb(nb, path)
+
 def execute(path: Path) -> tuple[str, float, str | None]:
     "Execute one notebook in place with nbclient, storing widget state; returns (name, seconds, error)."
-    import nbformat
     from nbclient import NotebookClient
     t0, flags = time.time(), tst_flags()
-    nb = nbformat.read(path, as_version=4)
+    add_show_doc_cells(path)
+    nb = read_processed(path)
     for cell in nb.cells:
         if cell.cell_type != 'code': continue
         d = directives(cell.source)
         if flags & d.keys() or d.get('eval', '').lower() == 'false' or 'nbdev_export(' in cell.source:
             cell.metadata.setdefault('tags', []).append(SKIP_TAG)
+    import nbformat
+    nb.cells.append(nbformat.v4.new_code_cell(SYNC_FIGURES, metadata={'tags': [DOCS_ONLY]}))
     client = NotebookClient(nb, timeout=900, kernel_name='python3', store_widget_state=True,
                             skip_cells_with_tag=SKIP_TAG, resources={'metadata': {'path': str(path.parent)}})
     try: client.execute()
@@ -69,7 +90,7 @@ def execute(path: Path) -> tuple[str, float, str | None]:
         return path.name, time.time() - t0, re.sub(r'\x1b\[[0-9;]*m', '', f"{type(e).__name__}: {e}")[-3000:]
     for cell in nb.cells:
         if SKIP_TAG in cell.metadata.get('tags', []): cell.metadata['tags'].remove(SKIP_TAG)
-    nbformat.write(nb, path)
+    path.write_text(json.dumps(nb, indent=1))
     return path.name, time.time() - t0, None
 
 def execute_all(only: list[str] | None, jobs: int) -> None:
@@ -92,14 +113,19 @@ def execute_all(only: list[str] | None, jobs: int) -> None:
 
 # ---------------------------------------------------------------- 2. nbdev processors
 def process_all() -> None:
-    "Run nbdev's doc processors over the executed notebooks into `_proc/`."
-    from nbdev.serve import proc_nbs
+    "Run nbdev's doc processors (all but the two show_doc steps, done before execution) into `_proc/`."
+    from execnb.nbio import read_nb, write_nb
     from nbdev.doclinks import _build_modidx
+    from nbdev.process import NBProcessor
+    from nbdev.processors import FilterDefaults
     _build_modidx()
+    procs = [p for p in FilterDefaults().procs() if p.__name__ not in ('add_show_docs', 'exec_show_docs')]
     if PROC.exists(): shutil.rmtree(PROC)
-    cwd = os.getcwd(); os.chdir(ROOT)
-    try: proc_nbs(EXEC.name, n_workers=0, force=True)
-    finally: os.chdir(cwd)
+    for src in notebooks(EXEC):
+        nb = read_nb(src)
+        NBProcessor(nb=nb, procs=procs).process()
+        dst = PROC/src.relative_to(EXEC); dst.parent.mkdir(parents=True, exist_ok=True)
+        write_nb(nb, dst)
 
 # ---------------------------------------------------------------- 3. render
 def sidebar_entries() -> list[tuple[str | None, list[Path]]]:
@@ -147,11 +173,14 @@ def clean_cells(nb, link=lambda target: target[:-len('.ipynb')] + '.html'):
     for cell in nb.cells:
         src = cell.source
         if cell.cell_type == 'raw' and src.startswith('---'): continue   # frontmatter: rendered as the header
+        if DOCS_ONLY in cell.metadata.get('tags', []): continue
         if cell.cell_type == 'code':
             d = directives(src)
             if d.get('include', '').lower() == 'false': continue
             cell.source = strip_directives(src)
             if d.get('echo', '').lower() == 'false': cell.metadata.setdefault('tags', []).append(HIDE_INPUT)
+            fold = d.get('code-fold', '').lower()
+            if fold in ('true', 'show'): cell.metadata.setdefault('tags', []).append(FOLD_OPEN if fold == 'show' else FOLD)
             if d.get('output', '').lower() == 'false': cell.outputs = []
             for out in cell.get('outputs', []):
                 data = out.get('data', {})
@@ -172,6 +201,41 @@ def clean_cells(nb, link=lambda target: target[:-len('.ipynb')] + '.html'):
             cell.source = re.sub(r'\(([^()\s:]+?\.ipynb)(#[^)]*)?\)', lambda m: f'({link(m.group(1))}{m.group(2) or ""})', src)
         cells.append(cell)
     nb.cells = cells
+    return nb
+
+def _set_path(obj, path, value):
+    "Put a decoded binary buffer back at its place in a widget's state (skipping places that no longer exist)."
+    for k in path[:-1]:
+        if not isinstance(obj, (dict, list)): return
+        obj = obj[k]
+    if isinstance(obj, (dict, list)): obj[path[-1]] = value
+
+def _plain(v):
+    "Widget-serialised figure data as plain JSON: plotly's binary arrays `{buffer, dtype, shape}` become lists."
+    import numpy as np
+    if isinstance(v, dict):
+        if isinstance(v.get('buffer'), (bytes, bytearray)) and 'dtype' in v:
+            return np.frombuffer(v['buffer'], dtype=v['dtype']).reshape(v.get('shape') or -1).tolist()
+        return {k: _plain(x) for k, x in v.items()}
+    return [_plain(x) for x in v] if isinstance(v, list) else v
+
+def static_figures(nb):
+    """Replace plotly FigureWidget models (anywidget, which a static page cannot load, each carrying 5 MB of plotly.js)
+    in the saved widget state by HTML widgets holding the figure, drawn by the page's own plotly.js."""
+    state = nb.metadata.get('widgets', {}).get(WIDGET_STATE, {}).get('state', {})
+    style = next((m for m in state.values() if m['model_name'] == 'HTMLStyleModel'), None)
+    for mid, m in list(state.items()):
+        s = m['state']
+        if m['model_name'] != 'AnyModel' or '_widget_data' not in s: continue
+        for b in m.get('buffers', []): _set_path(s, b['path'], base64.b64decode(b['data']))
+        fig = {'data': _plain(s['_widget_data']), 'layout': _plain(s.get('_widget_layout', {}))}
+        new = {'_model_module': '@jupyter-widgets/controls', '_model_module_version': '2.0.0', '_model_name': 'HTMLModel',
+               '_view_module': '@jupyter-widgets/controls', '_view_module_version': '2.0.0', '_view_name': 'HTMLView',
+               'value': f'<div class="hx-plotly" data-figure="{html.escape(json.dumps(fig))}"></div>'}
+        if 'layout' in s: new['layout'] = s['layout']
+        if style:
+            state[mid + '-style'] = dict(style); new['style'] = f'IPY_MODEL_{mid}-style'
+        state[mid] = {'model_module': '@jupyter-widgets/controls', 'model_module_version': '2.0.0', 'model_name': 'HTMLModel', 'state': new}
     return nb
 
 def sidebar_html(current: Path, metas: dict[Path, dict]) -> str:
@@ -201,6 +265,22 @@ body { margin: 0; }
 .jp-InputPrompt, .jp-OutputPrompt { display: none !important; }
 """
 
+SITE_JS = """
+document.addEventListener("DOMContentLoaded", () => {
+  renderMathInElement(document.body, {delimiters: [{left: "$$", right: "$$", display: true},
+    {left: "$", right: "$", display: false}], throwOnError: false});
+  for (const cls of ["hx-fold", "hx-fold-open"])   // Quarto's code-fold: the cell's code inside <details>
+    document.querySelectorAll(`.celltag_${cls} .jp-Cell-inputWrapper`).forEach(w => {
+      const d = document.createElement("details"), s = document.createElement("summary");
+      s.textContent = "Code"; d.appendChild(s); d.open = cls === "hx-fold-open";
+      w.parentNode.insertBefore(d, w); d.appendChild(w); });
+  const draw = () => document.querySelectorAll(".hx-plotly:not([data-drawn])").forEach(el => {   // figures in widgets
+    el.dataset.drawn = "1"; const f = JSON.parse(el.dataset.figure);
+    Plotly.newPlot(el, f.data, f.layout, {responsive: true}); });
+  new MutationObserver(draw).observe(document.body, {childList: true, subtree: true}); draw();
+});
+"""
+
 def render_page(src: Path, rel: Path, metas: dict[Path, dict], exporter) -> None:
     "Render one processed notebook to its page in `_docs/`."
     nb = read_processed(src)
@@ -209,7 +289,7 @@ def render_page(src: Path, rel: Path, metas: dict[Path, dict], exporter) -> None
         dest = Path(os.path.normpath(rel.parent/target))
         page = metas[dest]['path'] if dest in metas else dest.with_suffix('.html')
         return os.path.relpath(page, rel.parent)
-    body, _ = exporter.from_notebook_node(clean_cells(nb, link))
+    body, _ = exporter.from_notebook_node(static_figures(clean_cells(nb, link)))
     up = '../' * (len(rel.parts) - 1)
     assets = up + 'assets/'
     body = re.sub(r'<!-- Load mathjax -->.*?<!-- End of mathjax configuration -->', '', body, flags=re.S)
@@ -217,8 +297,7 @@ def render_page(src: Path, rel: Path, metas: dict[Path, dict], exporter) -> None
                f'<link rel="stylesheet" href="{assets}katex/katex.min.css">\n'
                f'<script src="{assets}katex/katex.min.js"></script>\n'
                f'<script src="{assets}katex/contrib/auto-render.min.js"></script>\n'
-               '<script>document.addEventListener("DOMContentLoaded", () => renderMathInElement(document.body, {delimiters: ['
-               '{left: "$$", right: "$$", display: true}, {left: "$", right: "$", display: false}], throwOnError: false}));</script>\n'
+               f'<link rel="icon" href="data:,">\n<script>{SITE_JS}</script>\n'
                f'<style>{SITE_CSS}</style>\n')
     # plotly.js and KaTeX must load before require.js, or they register as AMD modules instead of globals
     body = body.replace('<script src="%srequire.js"></script>' % assets, head_js + '<script src="%srequire.js"></script>' % assets, 1)
@@ -247,7 +326,13 @@ def copy_assets(mods: Path) -> None:
     a = OUT/'assets'; a.mkdir(parents=True, exist_ok=True)
     shutil.copy(Path(plotly.__file__).parent/'package_data'/'plotly.min.js', a/'plotly.min.js')
     shutil.copy(mods/'requirejs'/'require.js', a/'require.js')
-    shutil.copytree(mods/'@jupyter-widgets'/'html-manager'/'dist', a/'html-manager', dirs_exist_ok=True)
+    dist = mods/'@jupyter-widgets'/'html-manager'/'dist'
+    shutil.copytree(dist, a/'html-manager', dirs_exist_ok=True)
+    # the widget manager's icon fonts are fetched from site-root paths fixed at its build time
+    for where in (OUT/'@jupyter-widgets', OUT/'@jupyter-widgets'/'html-manager'/'dist'):
+        where.mkdir(parents=True, exist_ok=True)
+        for f in dist.iterdir():
+            if f.suffix in {'.woff', '.woff2', '.ttf', '.eot', '.svg'}: shutil.copy(f, where/f.name)
     shutil.copytree(mods/'katex'/'dist', a/'katex', dirs_exist_ok=True)
     for f in NBS.rglob('*'):
         if f.suffix.lower() in {'.png', '.jpg', '.jpeg', '.svg', '.gif', '.css'} and not any(p.startswith('.') for p in f.relative_to(NBS).parts):
