@@ -23,8 +23,9 @@ from .estimation import EstimationConfig, estimate_federation, EstimationResult
 
 # %% auto #0
 __all__ = ['PRESETS', 'DATASETS', 'FL_METHODS', 'TABLE1_METHODS', 'ORACLE_METHODS', 'PUBLISHED_TABLE1', 'Preset', 'build_data',
-           'run_config', 'make_selector', 'selected_type_shares', 'run_one', 'run_grid', 'table1', 'table3',
-           'gain_table', 'wga_curve_figure', 'share_figure', 'results_path', 'measure_overhead', 'demo', 'main']
+           'run_config', 'make_selector', 'selected_type_shares', 'run_one', 'run_grid', 'estimation_errors', 'table1',
+           'table3', 'gain_table', 'wga_curve_figure', 'share_figure', 'results_path', 'measure_overhead', 'demo',
+           'main']
 
 # %% ../nbs/22_experiments.ipynb #f9d1a07a
 @dataclass
@@ -191,6 +192,24 @@ def run_grid(preset:Preset, # the scale
                 if log: log(f"{ds} {m} {f} seed={seed}: WGA {row['wga']:.1f} acc {row['accuracy']:.1f} ({row['seconds']:.0f}s)")
     return pd.concat([done, pd.DataFrame(rows)], ignore_index=True) if len(done) else pd.DataFrame(rows)
 
+# %% ../nbs/22_experiments.ipynb #0ecf8553
+def estimation_errors(preset:Preset, # the scale
+                      datasets=tuple(DATASETS), # Table-1 columns
+                      seeds=(0,), # seeds
+                      out:str|None=None, # CSV to write
+                     ) -> pd.DataFrame:
+    "Estimation error of the triplets per dataset and seed (MAE per component, Euclidean mean / sup, fallbacks, time)."
+    rows = []
+    for ds in datasets:
+        for seed in seeds:
+            data, p = build_data(ds, preset, seed), preset.for_dataset(ds)
+            est = estimate_federation(p.model_fn(data.n_classes), data, p.estimation, run_config(p, 'FedAvg', seed), seed)
+            rows.append(dict(dataset=ds, seed=seed, **est.error(), fallbacks=sum(v is None for v in est.pivots),
+                             clients=data.num_clients, client_seconds=float(est.client_seconds.mean())))
+    df = pd.DataFrame(rows).round(4)
+    if out: df.to_csv(out, index=False)
+    return df
+
 # %% ../nbs/22_experiments.ipynb #c6b17dce
 def _cell(v): return f"{np.mean(v):.2f} ± {np.std(v, ddof=1) if len(v) > 1 else 0:.2f}"
 
@@ -290,7 +309,7 @@ def measure_overhead(dataset:str='CMNIST_GSC', # a key of `DATASETS`
         dict(quantity='server selection per round, uniform (ms)', value=1e3 * uni_s),
     ]).set_index('quantity').round(4)
 
-# %% ../nbs/22_experiments.ipynb #5930778f
+# %% ../nbs/22_experiments.ipynb #8bcb24b6
 def demo(rounds:int=30, # FL rounds
          seeds=(0, 1), # seeds
          out:str='reports/demo.html', # HTML report path
@@ -333,7 +352,7 @@ def main(argv=None # command-line arguments (default: sys.argv[1:])
     p.add_argument('--rounds', type=int, default=30); p.add_argument('--seeds', type=int, nargs='+', default=[0, 1])
     p.add_argument('--grid', choices=list(PRESETS), help='run the full Table-1/Table-3 grid of a preset instead of the demo')
     a = p.parse_args(argv)
-    torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+    torch.set_num_threads(1)      # tiny models: one thread is faster than two fighting over a busy CPU
     if a.grid is None: return demo(a.rounds, a.seeds, a.out)
     out = results_path(f'feddiverse_{a.grid}.csv')
     run_grid(PRESETS[a.grid], methods=TABLE1_METHODS + ORACLE_METHODS, fls=('FedAvgM',), out=out)
