@@ -2,6 +2,7 @@
 fairlearn (a test-only oracle) wherever both are defined, plus the documented NaN-vs-0 difference."""
 import warnings
 import numpy as np
+import pandas as pd
 import pytest
 import torch
 from hypothesis import given, settings, strategies as st, HealthCheck
@@ -159,3 +160,61 @@ def test_weights_and_empty_tensor():
     assert float(C.sum()) == 2.5
     with pytest.warns(F.UndefinedMetricWarning):
         assert np.isnan(float(F.accuracy(torch.zeros(2, 2, 2))))
+
+
+# ---- fairness_experiments: the pure (no-training) parts
+from hetfl_explore import fairness_experiments as FE
+from hetfl_explore.data import federation
+
+
+def test_privacy_levels_and_messages():
+    N = federation('spawrious_gsc').matrices
+    assert [FE.message_size(l) for l in FE.PRIVACY_LEVELS] == [0, 3, 3, 4]
+    assert FE.client_metadata('random', N[8]) == {}
+    assert FE.client_metadata('feddiverse_known', N[8]) == FE.client_metadata('feddiverse_known', N[23])  # blind to reversal
+    assert FE.client_metadata('fedrk', N[8]) != FE.client_metadata('fedrk', N[23])
+    names = {l: FE.privacy_selector(l, N, estimated_triplets=np.zeros((24, 3))).name for l in FE.PRIVACY_LEVELS}
+    assert names == {'random': 'uniform', 'feddiverse_predicted': 'feddiverse_predicted',
+                     'feddiverse_known': 'feddiverse_known', 'fedrk': 'fedrk'}
+    with pytest.raises(ValueError, match='estimated_triplets'): FE.privacy_selector('feddiverse_predicted', N)
+    with pytest.raises(ValueError, match=r'expected shape \(24, 3\)'):
+        FE.privacy_selector('feddiverse_predicted', N, estimated_triplets=np.zeros((3, 3)))
+
+
+def test_thesis_tables_and_headline_checks():
+    th = FE.thesis_summary()
+    assert th.loc[('celeba_like', 'fedrk'), 'wga'] == 59.57 and len(th) == 12
+    assert FE.headline_checks(th).holds.all()
+    worse = th.copy(); worse.loc[('utkface_like', 'fedrk'), 'd_dp'] = 0.2   # FedRK no longer the fairest, ladder broken
+    chk = FE.headline_checks(worse).set_index(['claim', 'dataset']).holds
+    assert not chk[('1. FedRK fairest, accuracy unchanged', 'utkface_like')]
+    assert not chk[('3. ΔDemPar never increases along the ladder', 'utkface_like')]
+    assert chk[('1. FedRK fairest, accuracy unchanged', 'celeba_like')]
+    tab = FE.chapter_table(th)
+    assert tab.loc[('UTKFace_GSC', 'FedRK (Known R^k)'), 'ΔEOp (↓)'] == '0.04 ± 0.01'
+
+
+def test_summarise_layout():
+    runs = pd.DataFrame([dict(dataset='utkface_like', level=l, seed=s, acc=80 + s, wga=60.0, d_eop=0.1, d_dp=0.1 * s)
+                         for l in ('fedrk', 'random') for s in (0, 1, 2)])
+    out = FE.summarise(runs)
+    assert list(out.index) == [('utkface_like', 'random'), ('utkface_like', 'fedrk')]    # ladder order
+    assert out.loc[('utkface_like', 'random'), 'acc'] == 81 and out.loc[('utkface_like', 'random'), 'acc_std'] == 1
+    assert out.n.tolist() == [3, 3]
+
+
+def test_reversed_patterns():
+    N = FE.mix_matrices(0.9, 1)
+    assert (N == federation('spawrious_gsc').matrices).all()
+    gain = FE.resampling_gain(N)
+    assert np.allclose(gain.sum((1, 2)), 0)                       # shares sum to 1 locally and globally
+    m = FE.minority_cells(N)
+    assert m.tolist() == [[False, True], [True, False]]
+    assert gain[23][m].min() > 0 > gain[8][m].max()               # anti client useful, majority SC not
+    assert FE.mix_matrices(0.75, 4)[-4:].tolist() == [[[25, 75], [75, 25]]] * 4
+    with pytest.raises(ValueError, match='n_anti=17'): FE.mix_matrices(0.9, 17)
+
+
+def test_preset_validation():
+    with pytest.raises(ValueError, match='FairnessPreset.rounds=0'): FE.FairnessPreset(rounds=0)
+    with pytest.raises(ValueError, match='avg_last'): FE.FairnessPreset(rounds=5, avg_last=10)
