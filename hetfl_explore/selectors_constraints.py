@@ -215,7 +215,7 @@ class FLAME(Oort):
     def observe(self, round, reports):
         super().observe(round, reports); self.spent[reports.ids] += reports.energy
 
-# %% ../nbs/10_selectors_constraints.ipynb #39d5411c
+# %% ../nbs/10_selectors_constraints.ipynb #761e9e26
 def robust_low_outliers(acc:np.ndarray, # accuracies of one round's client models
                         z:float=3.0, # robust z-score threshold
                         min_gap:float=0.05, # never flag clients closer than this to the median
@@ -235,13 +235,17 @@ class DDaBA(Selector):
     def reset(self, num_clients, seed):
         super().reset(num_clients, seed); self.acc = np.full(num_clients, np.nan); self.flagged = np.zeros(num_clients, dtype=bool)
 
-    def select(self, round, clients, k, rng):
-        ids = rng.choice(clients.available, size=budget(k, clients), replace=False)
+    def weights_for(self, ids:np.ndarray) -> np.ndarray:
+        "Aggregation weights of clients `ids` from their latest validation accuracy (0 if flagged, median if unknown)."
         w = np.where(self.flagged[ids], 0.0, self.acc[ids])
         known = np.isfinite(w) & ~self.flagged[ids]
-        fill = np.median(w[known]) if known.any() else 1.0
-        w = np.where(np.isfinite(w), w, fill)
-        return Selection(ids, w if w.sum() > 0 else np.ones(len(ids)))
+        w = np.where(np.isfinite(w), w, np.median(w[known]) if known.any() else 1.0)
+        return w if w.sum() > 0 else np.ones(len(ids))
+
+    def select(self, round, clients, k, rng):
+        ids = rng.choice(clients.available, size=budget(k, clients), replace=False)
+        self.selection = Selection(ids, self.weights_for(ids))
+        return self.selection
 
     def observe(self, round, reports):
         if reports.server_eval is None: raise ValueError("DDaBA needs a server validation set: set RunConfig.val_fraction > 0")
@@ -250,3 +254,7 @@ class DDaBA(Selector):
         jump = np.isfinite(prev) & (np.abs(acc - prev) > self.delta)
         self.flagged[reports.ids] = robust_low_outliers(acc, self.z) | jump
         self.acc[reports.ids] = acc
+        sel = getattr(self, 'selection', None)
+        if sel is not None and np.isin(reports.ids, sel.ids).all():   # reweight this round's models before aggregation
+            w = self.weights_for(sel.ids)
+            if w.sum() > 0: sel.weights = w / w.sum()
