@@ -218,3 +218,22 @@ def test_reversed_patterns():
 def test_preset_validation():
     with pytest.raises(ValueError, match='FairnessPreset.rounds=0'): FE.FairnessPreset(rounds=0)
     with pytest.raises(ValueError, match='avg_last'): FE.FairnessPreset(rounds=5, avg_last=10)
+
+
+def test_fedrk_weighted_realises_weights():
+    from hetfl_explore.selection import make_view
+    from hetfl_explore.core import rng_streams
+    N = federation('spawrious_gsc').matrices
+    sel = FE.privacy_selector('fedrk_weighted', N); sel.reset(24, 0)
+    rng = rng_streams(1, 1, 'test')[0]; mean = np.zeros(24)
+    for t in range(1500):
+        s = sel.select(t, make_view(24, t), 9, rng)
+        assert len(np.unique(s.ids)) == len(s.ids) and s.weights.sum() == pytest.approx(1.0)
+        mean[s.ids] += s.weights / 1500
+    assert np.abs(mean - sel.weights).max() < 0.03
+    assert FE.message_size('fedrk_weighted') == 4
+    th = FE.thesis_summary().reset_index()
+    extra = th[th.level == 'fedrk'].assign(level='fedrk_weighted', d_dp=0.0)
+    summ = pd.concat([th, extra]).set_index(['dataset', 'level'])
+    assert FE.headline_checks(summ, rk='fedrk_weighted').holds.all()
+    with pytest.raises(ValueError, match="rk='random'"): FE.headline_checks(summ, rk='random')
