@@ -16,7 +16,7 @@ lic = licenses[cfg['license'].lower()]
 min_python = cfg['min_python']
 requirements = shlex.split(cfg.get('requirements', ''))
 dev_requirements = shlex.split(cfg.get('dev_requirements', ''))
-bench_requirements = ['flwr[simulation]>=1.10']
+bench_requirements = ['flwr[simulation]>=1.10']   # Flower's simulation engine, for benchmarks/engine.py
 
 setuptools.setup(
     name=cfg['lib_name'], version=cfg['version'], license=lic[0],
