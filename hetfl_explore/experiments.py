@@ -309,15 +309,16 @@ def measure_overhead(dataset:str='CMNIST_GSC', # a key of `DATASETS`
         dict(quantity='server selection per round, uniform (ms)', value=1e3 * uni_s),
     ]).set_index('quantity').round(4)
 
-# %% ../nbs/22_experiments.ipynb #8bcb24b6
-def demo(rounds:int=30, # FL rounds
-         seeds=(0, 1), # seeds
+# %% ../nbs/22_experiments.ipynb #8374ef81
+def demo(rounds:int|None=None, # FL rounds (default: the teaching preset's 40)
+         seeds=(0, 1, 2), # seeds
          out:str='reports/demo.html', # HTML report path
          log=print, # progress printer
         ) -> pd.DataFrame:
     "FedDiverse vs uniform random on CMNIST_GSC (teaching preset): print the table and write the HTML report."
     from hetfl_explore.estimation import triplet_scatter_figure
-    preset = dataclasses.replace(PRESETS['teaching'], rounds=check_int('rounds', rounds, lo=1), seeds=tuple(seeds))
+    base = PRESETS['teaching']
+    preset = dataclasses.replace(base, rounds=base.rounds if rounds is None else check_int('rounds', rounds, lo=1), seeds=tuple(seeds))
     t0, rows, est0 = time.perf_counter(), [], None
     for seed in preset.seeds:
         data = build_data('CMNIST_GSC', preset, seed)
@@ -332,12 +333,12 @@ def demo(rounds:int=30, # FL rounds
     summary = runs.groupby('method', sort=False).agg(WGA=('wga', lambda v: _cell(v.values)), accuracy=('accuracy', lambda v: _cell(v.values)),
                                                      share_SC=('share_SC', 'mean')).round(3)
     wall = time.perf_counter() - t0
-    if log: log(f"\nCMNIST_GSC, FedAvgM, T={rounds}, κ={preset.kappa}, seeds={list(preset.seeds)} (wall time {wall:.0f}s)\n{summary.to_string()}")
+    if log: log(f"\nCMNIST_GSC, FedAvgM, T={preset.rounds}, κ={preset.kappa}, seeds={list(preset.seeds)} (wall time {wall:.0f}s)\n{summary.to_string()}")
     figs = [wga_curve_figure(runs, 'CMNIST_GSC'), share_figure(runs), triplet_scatter_figure(est0)]
     os.makedirs(os.path.dirname(out) or '.', exist_ok=True)
     with open(out, 'w') as f:
         f.write(f"<html><head><meta charset='utf-8'><title>hetfl_explore demo: FedDiverse</title></head><body>"
-                f"<h1>FedDiverse vs uniform random on CMNIST_GSC</h1><p>Teaching preset: T={rounds}, κ={preset.kappa}, "
+                f"<h1>FedDiverse vs uniform random on CMNIST_GSC</h1><p>Teaching preset: T={preset.rounds}, κ={preset.kappa}, "
                 f"seeds {list(preset.seeds)}, FedAvgM; wall time {wall:.0f}s.</p>{summary.to_html()}")
         for i, fig in enumerate(figs): f.write(fig.to_html(full_html=False, include_plotlyjs=(i == 0)))
         f.write("</body></html>")
@@ -349,7 +350,7 @@ def main(argv=None # command-line arguments (default: sys.argv[1:])
     "Command line: the demo (default) or a whole results grid (`--grid teaching|faithful`)."
     p = argparse.ArgumentParser(prog='python -m hetfl_explore.experiments', description=__doc__)
     p.add_argument('--out', default='reports/demo.html', help='HTML report of the demo')
-    p.add_argument('--rounds', type=int, default=30); p.add_argument('--seeds', type=int, nargs='+', default=[0, 1])
+    p.add_argument('--rounds', type=int, default=None); p.add_argument('--seeds', type=int, nargs='+', default=[0, 1, 2])
     p.add_argument('--grid', choices=list(PRESETS), help='run the full Table-1/Table-3 grid of a preset instead of the demo')
     a = p.parse_args(argv)
     torch.set_num_threads(1)      # tiny models: one thread is faster than two fighting over a busy CPU
