@@ -89,3 +89,15 @@ def test_privacy_fairness_panels():
     res = AttackResult(scores=-np.r_[np.full(5, 0.1), np.full(5, 1.0)], labels=np.r_[np.ones(5), np.zeros(5)].astype(int), preds=np.zeros(10, int))
     m = threshold_metrics(res, 0.5); assert (m['tpr'], m['fpr'], m['advantage']) == (1.0, 0.0, 1.0)
     assert MIAAnatomy(res).set_threshold(2.0)['fpr'] == 1.0
+
+def test_tradeoff_explorer_on_user_runs():
+    "The trade-off panel accepts a table of the user's own runs and refuses a number of large clients it lacks."
+    import pandas as pd
+    from hetfl_explore.modelhet import appendix_tables
+    from hetfl_explore.widgets_privacy_fairness import TradeoffExplorer
+    mine = appendix_tables().query("dataset == 'CIFAR-100'").drop(columns='dataset')
+    panel = TradeoffExplorer(mine, n_large=5, privacy='auc_yeom')
+    pts = panel.points().set_index('method')
+    assert len(pts) == 11 and pts.privacy.between(40, 70).all()
+    with pytest.raises(ValueError, match='n_large=4'): panel.set(n_large=4)
+    assert panel.n_large == 5
