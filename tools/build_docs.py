@@ -326,13 +326,7 @@ def copy_assets(mods: Path) -> None:
     a = OUT/'assets'; a.mkdir(parents=True, exist_ok=True)
     shutil.copy(Path(plotly.__file__).parent/'package_data'/'plotly.min.js', a/'plotly.min.js')
     shutil.copy(mods/'requirejs'/'require.js', a/'require.js')
-    dist = mods/'@jupyter-widgets'/'html-manager'/'dist'
-    shutil.copytree(dist, a/'html-manager', dirs_exist_ok=True)
-    # the widget manager's icon fonts are fetched from site-root paths fixed at its build time
-    for where in (OUT/'@jupyter-widgets', OUT/'@jupyter-widgets'/'html-manager'/'dist'):
-        where.mkdir(parents=True, exist_ok=True)
-        for f in dist.iterdir():
-            if f.suffix in {'.woff', '.woff2', '.ttf', '.eot', '.svg'}: shutil.copy(f, where/f.name)
+    shutil.copytree(mods/'@jupyter-widgets'/'html-manager'/'dist', a/'html-manager', dirs_exist_ok=True)
     shutil.copytree(mods/'katex'/'dist', a/'katex', dirs_exist_ok=True)
     for f in NBS.rglob('*'):
         if f.suffix.lower() in {'.png', '.jpg', '.jpeg', '.svg', '.gif', '.css'} and not any(p.startswith('.') for p in f.relative_to(NBS).parts):
@@ -354,6 +348,12 @@ def render_all() -> int:
                            jquery_url='', mathjax_url='')
         exp.register_preprocessor(TagRemovePreprocessor(remove_input_tags={HIDE_INPUT}), enabled=True)
         render_page(p, rel, metas, exp)
+    # the widget manager fetches its icon fonts from `@jupyter-widgets/...` relative to each page's folder
+    fonts = [f for f in (mods/'@jupyter-widgets'/'html-manager'/'dist').iterdir() if f.suffix in {'.woff', '.woff2', '.ttf', '.eot', '.svg'}]
+    for folder in {OUT/m['path'].parent for m in metas.values()}:
+        for where in (folder/'@jupyter-widgets', folder/'@jupyter-widgets'/'html-manager'/'dist'):
+            where.mkdir(parents=True, exist_ok=True)
+            for f in fonts: shutil.copy(f, where/f.name)
     (OUT/'.nojekyll').touch()
     return len(pages)
 
