@@ -7,10 +7,9 @@ from __future__ import annotations
 import dataclasses
 import numpy as np
 import pandas as pd
-import torch
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
-from .core import check_type, check_float, check_int, check_choice, rng_streams
+from .core import check_type, check_float, check_int, check_choice
 from .selection import Selector
 from .engine import RunConfig, Simulation, SystemProfiles, History, evaluate
 

@@ -5,7 +5,7 @@
 # %% ../nbs/00_core.ipynb #f3247e9c
 from __future__ import annotations
 import os, random, numbers
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable
 import numpy as np
 import torch
 

@@ -5,8 +5,8 @@
 # %% ../nbs/02_data.ipynb #bbe46c00
 from __future__ import annotations
 import dataclasses
-from dataclasses import dataclass, field
-from typing import Callable, NamedTuple, Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
 import numpy as np
 import pandas as pd
 import torch

@@ -11,7 +11,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 import plotly.graph_objects as go
-from .core import check_int, check_float, check_choice, check_type, rng_streams, spawn_seeds
+from .core import check_int, check_float, check_choice, check_type, rng_streams
 from .hetero import interaction_matrix, as_counts
 
 # %% auto #0

@@ -4,8 +4,8 @@
 
 # %% ../nbs/05_engine.ipynb #8b0574d9
 from __future__ import annotations
-import hashlib, io, json, math, os, pickle, sqlite3, time, dataclasses
-from dataclasses import dataclass, field, asdict
+import hashlib, json, math, os, pickle, sqlite3, time, dataclasses
+from dataclasses import dataclass, asdict
 from functools import partial
 from typing import Callable, Any, Sequence
 import numpy as np
@@ -16,7 +16,7 @@ import torch.nn.functional as F
 from torch.func import functional_call, vmap
 from .core import (check_int, check_float, check_choice, check_type, default_device, validate_fields,
                                 rng_streams, spawn_seeds)
-from .selection import (Selection, ClientView, Reports, Selector, as_selection, validate_selection,
+from .selection import (Selection, ClientView, Reports, Selector, validate_selection,
                                      UniformSelector)
 
 # %% auto #0

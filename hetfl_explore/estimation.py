@@ -5,7 +5,7 @@
 # %% ../nbs/21_estimation.ipynb #77d9ba38
 from __future__ import annotations
 import copy, time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 import numpy as np
 import torch
 import torch.nn as nn
@@ -13,7 +13,7 @@ import torch.nn.functional as F
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 from .core import check_int, check_float, check_choice, torch_generator, seed_everything
-from .hetero import dht, interaction_matrix, marginal_vector, TYPES
+from .hetero import dht, interaction_matrix, TYPES
 from .feddiverse import triplet_error
 
 # %% auto #0
@@ -222,7 +222,6 @@ class EstimationConfig:
     init:str = 'biased' # attribute head initialisation ('biased' | 'fresh')
     balanced:bool = True # balance the pseudo-labels when training the attribute head
     def __post_init__(self):
-        from hetfl_explore.core import validate_fields
         check_int('pretrain_rounds', self.pretrain_rounds, lo=0); check_int('bias_steps', self.bias_steps, lo=0)
         check_int('attr_steps', self.attr_steps, lo=0); check_float('q', self.q, lo=0, hi=1, lo_open=True)
         check_float('lr', self.lr, lo=0, lo_open=True); check_int('batch_size', self.batch_size, lo=1)

@@ -4,13 +4,13 @@
 
 # %% ../nbs/22_experiments.ipynb #b993b63d
 from __future__ import annotations
-import argparse, dataclasses, json, os, sys, time
+import argparse, dataclasses, json, os, time
 from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 import torch
 import plotly.graph_objects as go
-from .core import check_int, check_choice, check_type, seed_everything
+from .core import check_int, check_choice
 from .hetero import dht, client_types, TYPES
 from .data import federation
 from .datasets import make_federated
@@ -290,7 +290,7 @@ def measure_overhead(dataset:str='CMNIST_GSC', # a key of `DATASETS`
     preset = (preset or PRESETS['teaching']).for_dataset(dataset)
     est = estimate_federation(preset.model_fn(data.n_classes), data, preset.estimation, run_config(preset, 'FedAvg', seed), seed)
     t0 = time.perf_counter()
-    h = run_fl(preset.model_fn(data.n_classes), data, UniformSelector(), run_config(preset, 'FedAvg', seed, rounds=3))
+    run_fl(preset.model_fn(data.n_classes), data, UniformSelector(), run_config(preset, 'FedAvg', seed, rounds=3))
     round_s = (time.perf_counter() - t0) / 3
     rng = np.random.default_rng(seed); t0 = time.perf_counter()
     for t in range(selection_rounds): diversity_round(est.est_triplets, preset.kappa, rng, t)

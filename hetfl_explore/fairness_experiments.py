@@ -4,14 +4,14 @@
 
 # %% ../nbs/41_fairness_experiments.ipynb #6fc23dd4
 from __future__ import annotations
-import dataclasses, json, os, time, warnings
-from dataclasses import dataclass, field
+import json, time
+from dataclasses import dataclass
 from pathlib import Path
 import numpy as np
 import pandas as pd
 import torch
 import plotly.graph_objects as go
-from .core import check_int, check_float, check_choice, check_type, rng_streams
+from .core import check_int, check_float, check_choice
 from .hetero import dht
 from .selection import Selector, Selection, UniformSelector
 from .feddiverse import FedDiverseSelector, FedRKSelector, fedrk_weights, oracle_triplets, simulate_selection

@@ -4,15 +4,14 @@
 
 # %% ../nbs/20_feddiverse.ipynb #cf4f0675
 from __future__ import annotations
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from scipy.optimize import minimize
-from .core import check_int, check_float, check_choice, check_type, rng_streams
+from .core import check_int, check_float, check_choice, rng_streams
 from .hetero import dht, client_types, TYPES
-from .selection import Selector, Selection, ClientView, UniformSelector, RoundRobinSelector, make_view
+from .selection import Selector, Selection, UniformSelector, RoundRobinSelector, make_view
 
 # %% auto #0
 __all__ = ['DIMS', 'SELECTION_VARIANTS', 'PUBLISHED_UNIFORM_SHARES', 'selection_options', 'normalise_triplets', 'diversity_round',

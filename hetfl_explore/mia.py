@@ -4,7 +4,7 @@
 
 # %% ../nbs/31_mia.ipynb #5dda8b6c
 from __future__ import annotations
-import math, warnings
+import math
 from dataclasses import dataclass, field
 from typing import Callable
 import numpy as np
@@ -14,7 +14,7 @@ from torch import nn
 import torch.nn.functional as F
 from scipy.stats import norm as _normal
 from sklearn.metrics import roc_auc_score, roc_curve as _sk_roc
-from .core import check_int, check_float, check_choice, check_type, torch_generator
+from .core import check_int, check_float, torch_generator
 
 # %% auto #0
 __all__ = ['METRICS', 'AttackResult', 'roc_auc', 'roc_curve', 'min_nonmembers', 'tpr_at_fpr', 'advantage', 'best_advantage',

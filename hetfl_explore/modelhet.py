@@ -4,16 +4,16 @@
 
 # %% ../nbs/32_modelhet.ipynb #142064a3
 from __future__ import annotations
-import io, json, math, os, pickle, time
-from dataclasses import dataclass, asdict, field
+import io, json, os, pickle, time
+from dataclasses import dataclass
 from pathlib import Path
 import numpy as np
 import pandas as pd
 import torch
 from scipy.stats import spearmanr, pearsonr
-from .core import check_int, check_float, check_choice, check_type
-from .submodels import METHODS, BASELINES, ChannelSchedule, hidden_sizes, run_submodels, client_accuracies
-from .mia import make_split, yeom_attack, lira_offline, train_shadows, tmia_attack, attack_metrics, fit_classifier
+from .core import check_int, check_float, check_choice
+from .submodels import METHODS, BASELINES, run_submodels, client_accuracies
+from .mia import make_split, yeom_attack, lira_offline, train_shadows, tmia_attack, attack_metrics
 
 # %% auto #0
 __all__ = ['TINY', 'FAITHFUL', 'appendix_tables', 'table6', 'table8', 'table7', 'table10', 'spread_table', 'frequency_spearman',

@@ -4,11 +4,11 @@
 
 # %% ../nbs/06_selection.ipynb #44a43028
 from __future__ import annotations
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Any
 import numpy as np
 import torch
-from .core import check_int, check_type, rng_streams
+from .core import check_int, rng_streams
 
 # %% auto #0
 __all__ = ['Selection', 'as_selection', 'ClientView', 'Reports', 'Selector', 'validate_selection', 'UniformSelector',

@@ -6,9 +6,9 @@
 from __future__ import annotations
 import numpy as np
 import torch
-from .core import check_int, check_float, check_choice, check_type, rng_streams, spawn_seeds
-from .selection import Selection, ClientView, Reports, Selector, RoundRobinSelector
-from .taxonomy import placement, method_card
+from .core import check_int, check_float, check_type, spawn_seeds
+from .selection import Selection, ClientView, Selector, RoundRobinSelector
+from .taxonomy import placement
 
 # %% auto #0
 __all__ = ['budget', 'top_by', 'sample_by', 'softmax', 'allocate', 'stratified_pick', 'EqRep', 'EqW', 'RoundRobin', 'FedNova',

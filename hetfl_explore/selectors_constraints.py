@@ -6,9 +6,9 @@
 from __future__ import annotations
 import numpy as np
 import torch
-from .core import check_int, check_float, check_choice, spawn_seeds
+from .core import check_int, check_float, check_choice
 from .selection import Selection, Selector
-from .taxonomy import placement, method_card
+from .taxonomy import placement
 from .selectors_baselines import budget, top_by, sample_by
 from .selectors_efficiency import _loss_seen, round_half_up
 

@@ -10,7 +10,7 @@ import torch
 from torch import nn
 from .core import check_int, check_float, check_type, spawn_seeds
 from .selection import Selection, Selector
-from .taxonomy import placement, method_card
+from .taxonomy import placement
 from .selectors_baselines import budget, top_by, sample_by, softmax, stratified_pick, sketch
 from .hetero import entropy
 

@@ -5,10 +5,9 @@
 # %% ../nbs/12_selectors_incentives.ipynb #60373250
 from __future__ import annotations
 import numpy as np
-import torch
 from .core import check_int, check_float, check_choice, spawn_seeds
 from .selection import Selection, Selector
-from .taxonomy import placement, method_card
+from .taxonomy import placement
 from .selectors_baselines import budget, top_by
 from .selectors_efficiency import shapley_values, coalition_utility
 from .selectors_constraints import _SystemAware

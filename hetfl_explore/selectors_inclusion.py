@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from .core import check_float
 from .selection import Selection
-from .taxonomy import placement, method_card
+from .taxonomy import placement
 from .selectors_baselines import budget
 from .selectors_constraints import _SystemAware
 

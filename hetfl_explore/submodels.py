@@ -6,13 +6,12 @@
 from __future__ import annotations
 import math, re
 from collections import OrderedDict
-from dataclasses import dataclass, field
-from fractions import Fraction
+from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import torch
 from torch import nn
-from .core import check_int, check_float, check_choice, check_type
+from .core import check_int, check_float, check_choice
 
 # %% auto #0
 __all__ = ['SIZE_TO_U', 'HIDDEN_MULT', 'NORMS', 'METHODS', 'BASELINES', 'hidden_sizes', 'Scaler', 'make_norm', 'WidthCNN',

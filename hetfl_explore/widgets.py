@@ -4,8 +4,8 @@
 
 # %% ../nbs/50_widgets.ipynb #d41b84c0
 from __future__ import annotations
-import html, time
-from dataclasses import dataclass, replace
+import html
+from dataclasses import replace
 from typing import Callable
 import numpy as np
 import pandas as pd
@@ -14,13 +14,13 @@ from plotly.subplots import make_subplots
 from .core import check_int, check_float, check_choice, check_type, rng_streams
 from .hetero import as_counts, dht, fl_metrics, client_types, METRICS, TYPES
 from .data import FEDERATIONS, federation
-from .selection import Selector, Selection, UniformSelector, RoundRobinSelector, make_view, synthetic_reports, as_selection
+from .selection import Selector, UniformSelector, RoundRobinSelector, make_view, synthetic_reports, as_selection
 from .feddiverse import (FedDiverseSelector, FedRKSelector, SelectionStats, selection_options, normalise_triplets,
                          oracle_triplets, perturb_triplets, SELECTION_VARIANTS, DIMS)
 from .selectors_baselines import EqW, FedPNS
 from .selectors_efficiency import PowD, ActiveFL, FLCIR
 from .selectors_constraints import Oort, QFFL
-from .taxonomy import TABLE4, DIMENSIONS, CHARACTERISTICS, methods_where, method_card
+from .taxonomy import DIMENSIONS, CHARACTERISTICS, methods_where, method_card
 import ipywidgets as W
 from IPython.display import display
 

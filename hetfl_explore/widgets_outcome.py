@@ -5,14 +5,14 @@
 # %% ../nbs/51_widgets_outcome.ipynb #593d53c5
 from __future__ import annotations
 import hashlib, html, threading, time
-from dataclasses import dataclass, asdict, replace
+from dataclasses import dataclass, replace
 from typing import Callable
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import ipywidgets as W
 from IPython.display import display
-from .core import check_int, check_float, check_choice, check_type
+from .core import check_int, check_float, check_choice
 from .hetero import as_counts
 from .data import federation
 from .datasets import make_federated

@@ -11,8 +11,8 @@ import torch
 import plotly.graph_objects as go
 import ipywidgets as W
 from IPython.display import display
-from .core import check_int, check_float, check_choice, check_type, rng_streams
-from .mia import AttackResult, roc_auc, roc_curve, mia_anatomy
+from .core import check_int, check_float, check_choice, check_type
+from .mia import AttackResult, roc_auc, mia_anatomy
 from .submodels import ChannelSchedule, METHODS, hidden_sizes, coverage_heatmap, schedule_timeline
 from .modelhet import appendix_tables, tradeoff_scatter
 from .fairness import client_table
