@@ -5,11 +5,12 @@ With Quarto installed this is `nbdev_docs`. Without it (Quarto has no wheel and 
 project's machines, see `shared/environment.md`) a Quarto-free fallback renders the same site:
 
 1. copy `nbs/` to `_docs_exec/` and execute every notebook there with nbclient, saving widget state; cells flagged
-   with a `tst_flags` flag (`slow`, `cuda`), `eval: false` or the `nbdev_export()` call are not executed;
+   with a `tst_flags` flag (`slow`, `cuda`), `eval: false` or the `nbdev_export()` call are not executed
    (nbdev's `show_doc` cells are inserted first, so they run in the notebook's own kernel);
 2. run nbdev's other notebook processors (hide, export removal, show_doc clean-up, links) into `_proc/`;
-3. render each processed notebook to HTML with nbconvert, honour the Quarto cell options `echo`, `output` and
-   `include`, draw plotly figures with the plotly.js of the installed plotly package, add a sidebar built from
+3. render each processed notebook to HTML with nbconvert, honour the Quarto cell options `echo`, `output`,
+   `include` and `code-fold`, draw plotly figures (also those inside widget panels) with the plotly.js of the
+   installed plotly package, add a sidebar built from
    the `website.sidebar` section of `_quarto.yml`, and serve every script locally (require.js, the Jupyter widget
    manager and KaTeX from npm, pinned below), so the site works offline.
 
@@ -72,6 +73,7 @@ def add_show_doc_cells(path: Path) -> None:
 
 def execute(path: Path) -> tuple[str, float, str | None]:
     "Execute one notebook in place with nbclient, storing widget state; returns (name, seconds, error)."
+    import nbformat
     from nbclient import NotebookClient
     t0, flags = time.time(), tst_flags()
     add_show_doc_cells(path)
@@ -81,7 +83,6 @@ def execute(path: Path) -> tuple[str, float, str | None]:
         d = directives(cell.source)
         if flags & d.keys() or d.get('eval', '').lower() == 'false' or 'nbdev_export(' in cell.source:
             cell.metadata.setdefault('tags', []).append(SKIP_TAG)
-    import nbformat
     nb.cells.append(nbformat.v4.new_code_cell(SYNC_FIGURES, metadata={'tags': [DOCS_ONLY]}))
     client = NotebookClient(nb, timeout=900, kernel_name='python3', store_widget_state=True,
                             skip_cells_with_tag=SKIP_TAG, resources={'metadata': {'path': str(path.parent)}})
@@ -100,13 +101,16 @@ def execute_all(only: list[str] | None, jobs: int) -> None:
     keep = set(notebooks(EXEC, only))
     for p in notebooks(EXEC):
         if p not in keep: p.unlink()
-    env_keep = os.environ.get('OMP_NUM_THREADS'); os.environ['OMP_NUM_THREADS'] = '1'
-    failed = []
-    with cf.ProcessPoolExecutor(jobs) as ex:
-        for name, secs, err in ex.map(execute, notebooks(EXEC, only)):
-            print(f"  executed {name:<45} {secs:6.1f} s" + ('  FAILED' if err else ''), flush=True)
-            if err: failed.append((name, err))
-    if env_keep is None: os.environ.pop('OMP_NUM_THREADS')
+    failed, threads = [], os.environ.get('OMP_NUM_THREADS')
+    os.environ['OMP_NUM_THREADS'] = '1'   # kernels run side by side: one thread each
+    try:
+        with cf.ProcessPoolExecutor(jobs) as ex:
+            for name, secs, err in ex.map(execute, notebooks(EXEC, only)):
+                print(f"  executed {name:<45} {secs:6.1f} s" + ('  FAILED' if err else ''), flush=True)
+                if err: failed.append((name, err))
+    finally:
+        if threads is None: os.environ.pop('OMP_NUM_THREADS')
+        else: os.environ['OMP_NUM_THREADS'] = threads
     if failed:
         for name, err in failed: print(f"\n--- {name}\n{err}", file=sys.stderr)
         raise SystemExit(f"docs: {len(failed)} notebook(s) failed to execute: {', '.join(n for n, _ in failed)}")
@@ -219,10 +223,21 @@ def _plain(v):
         return {k: _plain(x) for k, x in v.items()}
     return [_plain(x) for x in v] if isinstance(v, list) else v
 
+def _drop_dangling(state: dict) -> None:
+    "Remove references to widgets that were closed before the state was saved (a static page cannot resolve them)."
+    def ok(v): return not (isinstance(v, str) and v.startswith('IPY_MODEL_') and v[len('IPY_MODEL_'):] not in state)
+    for m in state.values():
+        s = m['state']
+        for k, v in list(s.items()):
+            if isinstance(v, list) and any(isinstance(x, str) and x.startswith('IPY_MODEL_') for x in v): s[k] = [x for x in v if ok(x)]
+            elif not ok(v): del s[k]
+
 def static_figures(nb):
-    """Replace plotly FigureWidget models (anywidget, which a static page cannot load, each carrying 5 MB of plotly.js)
-    in the saved widget state by HTML widgets holding the figure, drawn by the page's own plotly.js."""
+    """Make the saved widget state renderable offline: drop references to closed widgets, and replace plotly
+    FigureWidget models (anywidget, which a static page cannot load, each carrying 5 MB of plotly.js) by HTML widgets
+    holding the figure, drawn by the page's own plotly.js."""
     state = nb.metadata.get('widgets', {}).get(WIDGET_STATE, {}).get('state', {})
+    _drop_dangling(state)
     style = next((m for m in state.values() if m['model_name'] == 'HTMLStyleModel'), None)
     for mid, m in list(state.items()):
         s = m['state']
