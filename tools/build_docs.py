@@ -73,7 +73,8 @@ def add_show_doc_cells(path: Path) -> None:
 
 def execute(path: Path) -> tuple[str, float, str | None]:
     "Execute one notebook in place with nbclient, storing widget state; returns (name, seconds, error)."
-    import nbformat
+    import nbformat, tempfile
+    from jupyter_client.manager import KernelManager
     from nbclient import NotebookClient
     t0, flags = time.time(), tst_flags()
     add_show_doc_cells(path)
@@ -84,11 +85,18 @@ def execute(path: Path) -> tuple[str, float, str | None]:
         if flags & d.keys() or d.get('eval', '').lower() == 'false' or 'nbdev_export(' in cell.source:
             cell.metadata.setdefault('tags', []).append(SKIP_TAG)
     nb.cells.append(nbformat.v4.new_code_cell(SYNC_FIGURES, metadata={'tags': [DOCS_ONLY]}))
-    client = NotebookClient(nb, timeout=900, kernel_name='python3', store_widget_state=True,
+    # kernels talk over IPC sockets in a folder of their own: kernels started side by side over TCP can race for the
+    # same ports and hang
+    sockets = tempfile.mkdtemp(prefix='hetfl-kernel-')
+    km = KernelManager(kernel_name='python3', transport='ipc', ip=os.path.join(sockets, 'kernel'))
+    client = NotebookClient(nb, km=km, timeout=900, store_widget_state=True,
                             skip_cells_with_tag=SKIP_TAG, resources={'metadata': {'path': str(path.parent)}})
     try: client.execute()
     except Exception as e:
         return path.name, time.time() - t0, re.sub(r'\x1b\[[0-9;]*m', '', f"{type(e).__name__}: {e}")[-3000:]
+    finally:
+        if km.has_kernel: km.shutdown_kernel(now=True)
+        shutil.rmtree(sockets, ignore_errors=True)
     for cell in nb.cells:
         if SKIP_TAG in cell.metadata.get('tags', []): cell.metadata['tags'].remove(SKIP_TAG)
     path.write_text(json.dumps(nb, indent=1))
