@@ -4,14 +4,15 @@
 
 # %% ../nbs/00_core.ipynb #f3247e9c
 from __future__ import annotations
-import os, random, numbers
+import json, os, random, numbers
 from typing import Any, Iterable
 import numpy as np
 import torch
 
 # %% auto #0
-__all__ = ['check_int', 'check_float', 'check_choice', 'check_type', 'default_device', 'seed_everything', 'spawn_seeds',
-           'rng_streams', 'torch_generator', 'validate_fields']
+__all__ = ['CHECK_SEED_ENV', 'CHECK_LOG_ENV', 'check_int', 'check_float', 'check_choice', 'check_type', 'default_device',
+           'seed_everything', 'spawn_seeds', 'rng_streams', 'torch_generator', 'validate_fields', 'check_seed',
+           'learned_check']
 
 # %% ../nbs/00_core.ipynb #ba8c93b3
 def _bad(name, value, allowed): return f"{name}={value!r}: expected {allowed}"
@@ -126,3 +127,32 @@ def validate_fields(obj:Any, # A dataclass instance
     for field, rule in rules.items():
         object.__setattr__(obj, field, rule(f"{type(obj).__name__}.{field}", getattr(obj, field)))
     return obj
+
+# %% ../nbs/00_core.ipynb #c7e5a964
+CHECK_SEED_ENV = 'HETFL_CHECK_SEED'   # environment variable through which tools/check_robust.py sets the seed
+CHECK_LOG_ENV = 'HETFL_CHECK_LOG'     # environment variable naming a JSON-lines file that records each margin
+
+def check_seed(default:int=0, # the seed the notebook uses when no robustness run overrides it
+              ) -> int:
+    "The seed of a learned-outcome check: `default`, or the value of `HETFL_CHECK_SEED` during a robustness run."
+    value = os.environ.get(CHECK_SEED_ENV, '').strip()
+    if not value: return check_int('default', default, lo=0)
+    try: return check_int(CHECK_SEED_ENV, int(value), lo=0)
+    except ValueError: raise ValueError(_bad(CHECK_SEED_ENV, value, 'a non-negative integer')) from None
+
+# %% ../nbs/00_core.ipynb #d43863f1
+def learned_check(name:str, # a short, unique name of the check (e.g. 'FAVOR: good clients get higher Q')
+                  value:float, # the learned quantity
+                  bound:float, # the check passes when value > bound
+                 ) -> float: # the margin value - bound
+    "Assert that a learned quantity clears its bound; record the margin when a robustness run asks for it."
+    check_type('name', name, str)
+    value, bound = float(value), check_float('bound', bound)
+    margin = value - bound
+    path = os.environ.get(CHECK_LOG_ENV, '').strip()
+    if path:
+        with open(path, 'a', encoding='utf-8') as f:
+            f.write(json.dumps(dict(name=name, value=value, bound=bound, margin=margin,
+                                    seed=os.environ.get(CHECK_SEED_ENV), threads=os.environ.get('OMP_NUM_THREADS'))) + '\n')
+    assert margin > 0, f"learned check {name!r}: {value:.4g} does not exceed {bound:.4g}"
+    return margin
