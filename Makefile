@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 export OMP_NUM_THREADS ?= 1
 export PYTHONUNBUFFERED := 1
 
-.PHONY: help install demo test test-fast docs readme lab export clean-nbs check-sync bench browsers clean
+.PHONY: help install demo test test-fast docs readme lab export clean-nbs check-sync bench browsers check-apt results results-check robust clean
 
 help:
 	@echo "make demo   - install, then run the main job (FedDiverse vs random) and write reports/demo.html"
@@ -15,12 +15,17 @@ help:
 	@echo "make lab    - JupyterLab on the notebooks"
 	@echo "make docs   - render the docs site into _docs/"
 	@echo "make bench  - run the benchmarks (benchmarks/*.py; Flower needs the 'bench' extra)"
+	@echo "make results        - regenerate every committed result file in data/results (with its .meta.json record)"
+	@echo "make results-check  - regenerate the cheap result files and compare them with the committed ones"
+	@echo "make robust - re-run every learned-outcome check over seeds 0-9 and 1 and 2 threads; print the margins"
 
 # Re-installs whenever the constraints, settings or setup change; otherwise reuses the environment.
 $(STAMP): constraints.txt settings.ini setup.py
+	@$(PYTHON) tools/check_env.py
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -c constraints.txt -e ".[dev]"
+	@$(PY) tools/check_env.py --installed
 	@touch $(STAMP)
 
 install: $(STAMP)
@@ -28,12 +33,15 @@ install: $(STAMP)
 demo: install
 	$(PY) -m hetfl_explore.experiments --out reports/demo.html
 
-# Browser tests need Chromium: try to install it (root + apt) where it is missing; without it they skip locally
-# and fail in CI (HETFL_REQUIRE_BROWSER=1, set by .ci/run).
-browsers:
-	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
-	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
-	  || echo "browsers: Chromium is not installed and could not be installed; browser tests will skip"; }
+# The docs build needs node/npm and the browser tests Chromium: tools/browsers.sh installs, one at a time, only the
+# missing ones (root + apt; never Debian's npm beside another Node.js). Without root they skip locally with one line
+# saying how to install them, and fail in CI (HETFL_REQUIRE_BROWSER=1, set by .ci/run).
+browsers: check-apt
+	@bash tools/browsers.sh
+
+# Dry-runs (apt-get install -s) every apt-get install line of .ci/run, this Makefile and tools/*.sh; names a conflict.
+check-apt:
+	@$(PYTHON) tools/check_apt.py
 
 docs: install
 	$(PY) tools/build_docs.py
@@ -60,6 +68,15 @@ clean-nbs: install
 check-sync: install
 	$(VENV)/bin/nbdev_export && $(VENV)/bin/nbdev_clean && $(PY) tools/build_docs.py --readme >/dev/null
 	git diff --exit-code -- hetfl_explore nbs README.md
+
+results: install
+	$(PY) tools/results.py all
+
+results-check: install
+	$(PY) tools/results.py --check cheap
+
+robust: install
+	$(PY) tools/check_robust.py --jobs 2
 
 bench: install
 	$(PY) benchmarks/hetero.py
