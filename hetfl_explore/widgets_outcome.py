@@ -131,6 +131,7 @@ class OutcomePanel:
                 ):
         self.source, self.store, self.results, self.live = source, store, {}, {}
         self._stop, self._thread, self.status, self.first_point_s = threading.Event(), None, 'idle', None
+        self._round_listeners = []
         self.selectors_w = W.SelectMultiple(options=list(EXPLORER_SELECTORS), rows=6, description='selectors')
         self.dataset_w = W.Dropdown(options=['cmnist', 'shapes'], description='data')
         self.agg_w = W.Dropdown(options=['fedavg', 'fedavgm', 'fedprox'], description='aggregator')
@@ -173,6 +174,7 @@ class OutcomePanel:
         self._thread = threading.Thread(target=self._work, daemon=True); self._thread.start(); return None
 
     def stop(self): "Ask a background run to stop after the current round."; self._stop.set()
+    def on_round(self, callback:Callable): "Call `callback(selector_name, row)` after every trained round."; self._round_listeners.append(callback)
     def wait(self, timeout:float|None=None) -> dict:
         "Block until the background run ends; returns name -> History."
         if self._thread is not None: self._thread.join(timeout)
@@ -205,6 +207,7 @@ class OutcomePanel:
         self.live[name] = self.live[name] + [row]
         self._say(f'{name}: round {row["round"] + 1}/{self.config.rounds}, accuracy {row["accuracy"]:.3f}, worst group {row["worst_group_accuracy"]:.3f}')
         self._draw()
+        for f in self._round_listeners: f(name, row)
 
     def _draw(self): curves(self.live, self.fig)
 
