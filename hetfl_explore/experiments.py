@@ -22,10 +22,10 @@ from .feddiverse import FedDiverseSelector, FedRKSelector, oracle_triplets, dive
 from .estimation import EstimationConfig, estimate_federation, EstimationResult
 
 # %% auto #0
-__all__ = ['PRESETS', 'DATASETS', 'FL_METHODS', 'TABLE1_METHODS', 'ORACLE_METHODS', 'PUBLISHED_TABLE1', 'Preset', 'build_data',
-           'run_config', 'make_selector', 'selected_type_shares', 'run_one', 'run_grid', 'estimation_errors', 'table1',
-           'table3', 'gain_table', 'wga_curve_figure', 'share_figure', 'results_path', 'measure_overhead', 'demo',
-           'main']
+__all__ = ['PRESETS', 'DATASETS', 'FL_METHODS', 'TABLE1_METHODS', 'ORACLE_METHODS', 'PUBLISHED_TABLE1', 'RESULTS_TOOL', 'Preset',
+           'build_data', 'run_config', 'make_selector', 'selected_type_shares', 'run_one', 'run_grid', 'paper_grid',
+           'estimation_errors', 'table1', 'table3', 'gain_table', 'wga_curve_figure', 'share_figure', 'results_path',
+           'regenerate_results', 'measure_overhead', 'demo', 'main']
 
 # %% ../nbs/22_experiments.ipynb #f9d1a07a
 @dataclass
@@ -191,6 +191,13 @@ def run_grid(preset:Preset, # the scale
                     pd.DataFrame([row]).to_csv(out, mode='a', header=not os.path.exists(out), index=False)
                 if log: log(f"{ds} {m} {f} seed={seed}: WGA {row['wga']:.1f} acc {row['accuracy']:.1f} ({row['seconds']:.0f}s)")
     return pd.concat([done, pd.DataFrame(rows)], ignore_index=True) if len(done) else pd.DataFrame(rows)
+def paper_grid(preset:Preset, # the scale
+               out:str, # CSV to append finished cells to and resume from (the teaching grid takes about half an hour)
+               log=print, # progress printer (None: silent)
+              ) -> pd.DataFrame:
+    "Table 1 (every selection method and both oracles, FedAvgM) then Table 3 (uniform vs FedDiverse, every FL method)."
+    run_grid(preset, methods=TABLE1_METHODS + ORACLE_METHODS, fls=('FedAvgM',), out=out, log=log)
+    return run_grid(preset, methods=('Uniform', 'FedDiverse'), fls=FL_METHODS, out=out, log=log)
 
 # %% ../nbs/22_experiments.ipynb #0ecf8553
 def estimation_errors(preset:Preset, # the scale
@@ -271,13 +278,27 @@ def share_figure(runs:pd.DataFrame, # rows with share_CI / share_AI / share_SC
                       margin=dict(l=40, r=10, t=40, b=40))
     return fig
 
-# %% ../nbs/22_experiments.ipynb #9210ca49
+# %% ../nbs/22_experiments.ipynb #51ac5f7c
+RESULTS_TOOL = 'tools/results.py'   # the one way to (re)make the files in data/results (`make results`)
+
 def results_path(name:str='feddiverse_teaching.csv', # file name under data/results
                 ) -> str:
     "Path of a saved results file in the repository's `data/results` folder (works from the repo root or `nbs/`)."
     for base in ('data/results', '../data/results', '../../data/results'):
         if os.path.isdir(base): return os.path.join(base, name)
     return os.path.join('data/results', name)
+
+def regenerate_results(*names:str, # targets of `python tools/results.py --list` (e.g. 'feddiverse_teaching'), or 'all' / 'cheap'
+                       check:bool=False, # regenerate into a temporary folder and compare with the saved file instead
+                      ) -> str: # the tool's report
+    "Run `tools/results.py` (one thread, writes the `.meta.json` sidecar): the one way to make the saved results."
+    import subprocess, sys
+    if not names: raise ValueError("regenerate_results: name at least one target (see `python tools/results.py --list`)")
+    tool = next((os.path.join(b, RESULTS_TOOL) for b in ('.', '..', '../..') if os.path.exists(os.path.join(b, RESULTS_TOOL))), None)
+    if tool is None: raise FileNotFoundError(f"{RESULTS_TOOL}: not found from {os.getcwd()} (run from the repository or its nbs/ folder)")
+    r = subprocess.run([sys.executable, tool, *(['--check'] if check else []), *names], capture_output=True, text=True)
+    if r.returncode: raise RuntimeError(f"{' '.join(r.args[1:])} failed (exit {r.returncode}):\n{r.stdout}\n{r.stderr}")
+    return r.stdout
 
 # %% ../nbs/22_experiments.ipynb #eca8f1e8
 def measure_overhead(dataset:str='CMNIST_GSC', # a key of `DATASETS`
@@ -352,12 +373,12 @@ def main(argv=None # command-line arguments (default: sys.argv[1:])
     p.add_argument('--out', default='reports/demo.html', help='HTML report of the demo')
     p.add_argument('--rounds', type=int, default=None); p.add_argument('--seeds', type=int, nargs='+', default=[0, 1, 2])
     p.add_argument('--grid', choices=list(PRESETS), help='run the full Table-1/Table-3 grid of a preset instead of the demo')
+    p.add_argument('--grid-out', default=None, help='CSV of the grid, resumable (default reports/feddiverse_<grid>.csv; '
+                                                    'the saved data/results files are made by tools/results.py)')
     a = p.parse_args(argv)
     torch.set_num_threads(1)      # tiny models: one thread is faster than two fighting over a busy CPU
     if a.grid is None: return demo(a.rounds, a.seeds, a.out)
-    out = results_path(f'feddiverse_{a.grid}.csv')
-    run_grid(PRESETS[a.grid], methods=TABLE1_METHODS + ORACLE_METHODS, fls=('FedAvgM',), out=out)
-    runs = run_grid(PRESETS[a.grid], methods=('Uniform', 'FedDiverse'), fls=FL_METHODS, out=out)
+    runs = paper_grid(PRESETS[a.grid], a.grid_out or os.path.join('reports', f'feddiverse_{a.grid}.csv'))
     print(table1(runs).to_string()); print(table3(runs).to_string())
 
 # %% ../nbs/22_experiments.ipynb #829c1736

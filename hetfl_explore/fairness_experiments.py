@@ -19,11 +19,12 @@ from .fairness import model_confusion, fairness_report, client_table, REPORTED_M
 
 # %% auto #0
 __all__ = ['PRIVACY_LEVELS', 'EXTRA_LEVELS', 'ALL_LEVELS', 'DATASET_NAMES', 'COLUMNS', 'LADDER', 'SPLIT_PRESETS', 'TINY',
-           'SHORT_NAMES', 'LEVEL_COLOURS', 'EXPLORER', 'FedRKWeightedSelector', 'client_metadata', 'message_size',
-           'privacy_selector', 'thesis_summary', 'chapter_table', 'headline_checks', 'FairnessPreset', 'make_split',
-           'model_fn', 'run_config', 'estimate_triplets', 'run_level', 'run_grid', 'summarise', 'resampling_gain',
-           'minority_cells', 'minority_exposure', 'pattern_table', 'mix_matrices', 'exposure_table', 'run_client_table',
-           'results_figure', 'explore', 'explorer_grid', 'explorer_figure']
+           'SHORT_NAMES', 'LEVEL_COLOURS', 'EXPLORER', 'EXPLORER_LEVELS', 'EXPLORER_SEEDS', 'EXPLORER_METRICS',
+           'FedRKWeightedSelector', 'client_metadata', 'message_size', 'privacy_selector', 'thesis_summary',
+           'chapter_table', 'headline_checks', 'FairnessPreset', 'make_split', 'model_fn', 'run_config',
+           'estimate_triplets', 'run_level', 'run_grid', 'summarise', 'resampling_gain', 'minority_cells',
+           'minority_exposure', 'pattern_table', 'mix_matrices', 'exposure_table', 'run_client_table', 'results_figure',
+           'explore', 'explorer_grid', 'explorer_summary', 'explorer_figure']
 
 # %% ../nbs/41_fairness_experiments.ipynb #a4fa600a
 PRIVACY_LEVELS = {   # most private first
@@ -449,6 +450,9 @@ def results_figure(ours:pd.DataFrame, # from `summarise`
 
 # %% ../nbs/41_fairness_experiments.ipynb #0a03f5b2
 EXPLORER = FairnessPreset(rounds=50, avg_last=10, scale=0.5, test_per_group=150)
+EXPLORER_LEVELS = ('random', 'feddiverse_known', 'fedrk', 'fedrk_weighted')   # the levels of the saved explorer grid
+EXPLORER_SEEDS = (0, 1, 2)   # seeds per grid point: the figure shows their mean ± std
+EXPLORER_METRICS = (*REPORTED_METRICS, 'clients_mean_d_dp', 'clients_mean_d_eop', 'federation_d_dp', 'federation_d_eop')
 
 def explore(rho:float=0.9, # correlation strength of every client's majority cells
             n_anti:int=1, # reversed SC clients (of 16)
@@ -467,39 +471,47 @@ def explore(rho:float=0.9, # correlation strength of every client's majority cel
 
 def explorer_grid(rhos=(0.7, 0.8, 0.9, 0.95), # correlation strengths
                   n_antis=(0, 1, 4), # reversed clients
-                  levels=('random', 'feddiverse_known', 'fedrk'), # privacy levels
-                  seed:int=0, # seed
+                  levels=EXPLORER_LEVELS, # privacy levels
+                  seeds=EXPLORER_SEEDS, # seeds (each redraws the images and the partition)
                   preset:FairnessPreset=EXPLORER, # hyper-parameters
                   path:str|Path|None=None, # CSV to append to and resume from
-                 ) -> pd.DataFrame: # one row per (rho, n_anti, level)
+                 ) -> pd.DataFrame: # one row per (rho, n_anti, level, seed)
     "Precompute `explore` over a grid (test metrics, and the mean of the clients' own ΔDemPar / ΔEOp)."
-    done = pd.read_csv(path) if path is not None and Path(path).exists() else pd.DataFrame(columns=['rho', 'n_anti', 'level'])
-    have = set(zip(done.rho.round(4), done.n_anti.astype(int), done.level))
+    done = pd.read_csv(path) if path is not None and Path(path).exists() else pd.DataFrame(columns=['rho', 'n_anti', 'level', 'seed'])
+    if 'seed' not in done: done = done.assign(seed=0)   # a grid saved before seeds were recorded had seed 0 only
+    have = set(zip(done.rho.round(4), done.n_anti.astype(int), done.level, done.seed.astype(int)))
     rows = []
-    for rho in rhos:
-        for n in n_antis:
-            for l in levels:
-                if (round(rho, 4), n, l) in have: continue
-                e = explore(rho, n, l, seed, preset); c = e['clients']
-                row = dict(rho=rho, n_anti=n, level=l, **{m: e['test'][m] for m in REPORTED_METRICS},
-                           clients_mean_d_dp=c.loc['mean of clients', 'd_dp'], clients_mean_d_eop=c.loc['mean of clients', 'd_eop'],
-                           federation_d_dp=c.loc['federation (Σ C_k)', 'd_dp'], federation_d_eop=c.loc['federation (Σ C_k)', 'd_eop'])
-                rows.append(row)
-                if path is not None:
-                    Path(path).parent.mkdir(parents=True, exist_ok=True)
-                    pd.DataFrame([row]).to_csv(path, mode='a', header=not Path(path).exists(), index=False)
+    for seed in seeds:
+        for rho in rhos:
+            for n in n_antis:
+                for l in levels:
+                    if (round(rho, 4), n, l, seed) in have: continue
+                    e = explore(rho, n, l, seed, preset); c = e['clients']
+                    row = dict(rho=rho, n_anti=n, level=l, seed=seed, **{m: e['test'][m] for m in REPORTED_METRICS},
+                               clients_mean_d_dp=c.loc['mean of clients', 'd_dp'], clients_mean_d_eop=c.loc['mean of clients', 'd_eop'],
+                               federation_d_dp=c.loc['federation (Σ C_k)', 'd_dp'], federation_d_eop=c.loc['federation (Σ C_k)', 'd_eop'])
+                    rows.append(row)
+                    if path is not None:
+                        Path(path).parent.mkdir(parents=True, exist_ok=True)
+                        pd.DataFrame([row]).to_csv(path, mode='a', header=not Path(path).exists(), index=False)
     return pd.concat([done, pd.DataFrame(rows)], ignore_index=True) if len(done) else pd.DataFrame(rows)
+
+def explorer_summary(grid:pd.DataFrame, # rows of `explorer_grid`
+                    ) -> pd.DataFrame: # one row per (rho, n_anti, level): mean, *_std over seeds, n seeds
+    "Mean ± std over seeds of every explorer metric per grid point."
+    g = grid.groupby(['rho', 'n_anti', 'level'], sort=False)[[m for m in EXPLORER_METRICS if m in grid]]
+    return g.mean().join(g.std(ddof=1).add_suffix('_std')).join(g.size().rename('n')).reset_index()
 
 def explorer_figure(grid:pd.DataFrame, # from `explorer_grid`
                    ) -> go.Figure:
-    "Metrics against correlation strength ρ, one line per privacy level, a slider over the number of reversed clients."
-    steps = {}
-    for n in sorted(grid.n_anti.unique()):
-        g = grid[grid.n_anti == n]; per_panel = []
+    "Metrics (mean ± std over seeds) against correlation strength ρ, one line per level, a slider over the reversed clients."
+    s = explorer_summary(grid); steps = {}
+    for n in sorted(s.n_anti.unique()):
+        g = s[s.n_anti == n]; per_panel = []
         for m in REPORTED_METRICS:
-            per_panel.append([go.Scatter(x=g[g.level == l].rho, y=g[g.level == l][m], mode='lines+markers', name=l,
-                                         line_color=LEVEL_COLOURS[l]) for l in ALL_LEVELS if (g.level == l).any()])
+            per_panel.append([go.Scatter(x=g[g.level == l].rho, y=g[g.level == l][m], error_y=dict(type='data', array=g[g.level == l][f'{m}_std']),
+                                         mode='lines+markers', name=l, line_color=LEVEL_COLOURS[l]) for l in ALL_LEVELS if (g.level == l).any()])
         steps[int(n)] = per_panel
-    fig = _slider_figure([COLUMNS[m] + ' vs ρ' for m in REPORTED_METRICS], steps, 'Correlation strength, client mix and privacy level',
+    fig = _slider_figure([COLUMNS[m] + ' vs ρ' for m in REPORTED_METRICS], steps, 'Correlation strength, client mix and privacy level (mean ± std over seeds)',
                          'reversed SC clients: ')
     return fig

@@ -1,0 +1,338 @@
+#!/usr/bin/env python
+"""Regenerate and check the published results in `data/results/`: the one way to make each file.
+
+Every file there has one registered target below that calls the library function which makes it. The generator
+runs each target in a fresh Python process with `OMP_NUM_THREADS=1` (set before torch is imported) and
+`torch.set_num_threads(1)`, with the seeds stated in the target, so the numbers do not depend on the machine's
+thread count (with two threads the same seeds move modelhet AUCs by up to 0.06). Next to each file it writes
+`<name>.meta.json`: the command, seeds, package versions, git commit, thread count, CPU, date and wall time.
+
+On one CPU the trained numbers then reproduce bit for bit. A CPU with another vector instruction set (AVX2 instead
+of AVX-512, or ARM) still changes them, like another seed would, so a trained figure is compared as its **mean
+over seeds** with a tolerance of `k` times its **spread over seeds** (σ: the seed std of the figure, pooled over
+the file's groups, read from the saved file); selection statistics and sizes must match to their rounding unit;
+timings are never compared.
+
+Usage:
+    python tools/results.py NAME... | all          regenerate into data/results (with sidecars)
+    python tools/results.py --check NAME... | cheap regenerate into a temporary folder and compare (exit 1 if not)
+    python tools/results.py --list                 targets, cost and tolerance
+`make results` runs `all`; `make results-check` runs `--check cheap` (the set that regenerates in about 3 minutes).
+"""
+from __future__ import annotations
+import os
+THREADS = 1   # the pinned thread count of every generation (set before anything imports torch)
+THREAD_ENV = {'OMP_NUM_THREADS': str(THREADS), 'MKL_NUM_THREADS': str(THREADS)}
+os.environ.update(THREAD_ENV)
+import argparse, datetime, json, math, platform, shutil, subprocess, sys, tempfile, time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path: sys.path.insert(0, str(ROOT))   # this checkout's hetfl_explore, also in a worktree
+RESULTS = ROOT/'data'/'results'
+TOOL = 'tools/results.py'
+META_SUFFIX = '.meta.json'
+REQUIRED_META = ('target', 'file', 'command', 'seeds', 'versions', 'threads', 'cpu', 'date', 'wall_seconds', 'tolerance')
+REQUIRED_VERSIONS = ('python', 'torch', 'numpy', 'hetfl_explore_commit')
+GROUPS = ('all', 'cheap')
+SEEDS = (0, 1, 2)   # the seeds of every trained result
+SPREAD_K = 4.0      # a trained figure may move by this many seed-stds (see `Spread`)
+
+# ---------------------------------------------------------------------------------------------------- tolerances
+@dataclass(frozen=True)
+class Abs:
+    "A fixed absolute tolerance (0: exact)."
+    tol:float # the largest accepted |saved - regenerated|
+    def value(self, view, col) -> float: "The tolerance of `col`."; return self.tol
+    def __str__(self): return f'±{self.tol:g}' if self.tol else 'exact'
+
+@dataclass(frozen=True)
+class Spread:
+    "k times the figure's seed std σ, pooled (root mean square) over the groups of the saved file, at least `floor`."
+    k:float = SPREAD_K # number of seed-stds
+    floor:float = 0.0 # smallest tolerance (for figures whose spread is 0 on the saved seeds)
+    def sigma(self, view, col) -> float:
+        "Pooled seed std of `col` in a view (from its `<col>_std` column)."
+        import numpy as np
+        s = view[f'{col}_std'].to_numpy(float)
+        return float(np.sqrt(np.nanmean(s ** 2))) if np.isfinite(s).any() else 0.0
+    def value(self, view, col) -> float: "The tolerance of `col`."; return max(self.floor, self.k * self.sigma(view, col))
+    def __str__(self): return f'{self.k:g}σ' + (f' (≥ {self.floor:g})' if self.floor else '')
+
+# ---------------------------------------------------------------------------------------------------------- views
+def seed_view(keys:tuple, # columns that identify a published figure (everything but the seed)
+              cols:tuple, # the figures
+             ) -> Callable:
+    "A view that averages the per-seed rows of each group: `col` (mean) and `col_std` (std over seeds)."
+    def view(df):
+        g = df.groupby(list(keys), dropna=False)[list(cols)]
+        return g.mean().join(g.std(ddof=1).add_suffix('_std'))
+    return view
+
+def row_view(keys:tuple, # columns that identify a row
+            ) -> Callable:
+    "A view of the saved rows themselves, indexed by `keys`."
+    return lambda df: df.set_index(list(keys))
+
+def modelhet_view(df):
+    "The published figures of the modelhet sweep: `summarize` of the clients' and of the global model's attacks."
+    from hetfl_explore.modelhet import summarize
+    keys = ['n_large', 'method']
+    c = summarize(df).set_index(keys)
+    g = summarize(df, target='global').set_index(keys)[['auc_yeom', 'auc_yeom_std']].add_prefix('global_')
+    return c.join(g)
+
+# -------------------------------------------------------------------------------------------------------- targets
+@dataclass(frozen=True)
+class Target:
+    "One result file: how to make it, what it costs, and how a regenerated copy is compared with it."
+    name:str # target name (the file is `<name>.csv`)
+    make:Callable # make(path): write the file (runs in the worker process, one thread)
+    seeds:tuple # the seeds it uses
+    cost_s:float # measured wall time, 1 thread, this project's 2-core machine
+    cheap:bool # part of `--check cheap` / `make results-check`
+    view:Callable # view(df) -> DataFrame indexed by the figure's keys
+    tolerance:dict # column of the view -> `Abs` or `Spread`
+    timing:tuple = () # timing columns: written, never compared
+    rows:Callable|None = None # rows(df) -> bool mask of the rows compared (default: all)
+    note:str = '' # what is compared, in words
+    @property
+    def file(self) -> str: return f'{self.name}.csv'
+    def compared(self, df):
+        "The compared part of a saved file: timing columns and rows left out."
+        df = df if self.rows is None else df[self.rows(df)]
+        return df.drop(columns=[c for c in self.timing if c in df.columns])
+
+def _selection_shares(path):
+    from hetfl_explore.feddiverse import selection_share_table
+    selection_share_table(rounds=3000, seed=0).to_csv(path, index=False)
+
+def _feddiverse_overhead(path):
+    from hetfl_explore.experiments import measure_overhead
+    measure_overhead('CMNIST_GSC', seed=0).to_csv(path)
+
+def _feddiverse_estimation(path):
+    from hetfl_explore.experiments import estimation_errors, PRESETS
+    estimation_errors(PRESETS['teaching'], seeds=SEEDS, out=str(path))
+
+def _feddiverse_teaching(path):
+    from hetfl_explore.experiments import paper_grid, PRESETS
+    paper_grid(PRESETS['teaching'], out=str(path), log=None)
+
+def _modelhet_tiny(path):
+    from hetfl_explore.modelhet import run_preset, TINY
+    if tuple(TINY.seeds) != SEEDS: raise ValueError(f"modelhet.TINY.seeds={TINY.seeds}: the target records seeds {SEEDS}")
+    run_preset(TINY, path=str(path), progress=False)
+
+def _fairness_grid(path):
+    from hetfl_explore.fairness_experiments import run_grid, ALL_LEVELS, FairnessPreset
+    run_grid(levels=tuple(ALL_LEVELS), seeds=SEEDS, preset=FairnessPreset(), path=str(path), log=None)
+
+def _fairness_explorer(path):
+    from hetfl_explore.fairness_experiments import explorer_grid
+    explorer_grid(seeds=SEEDS, path=str(path))
+
+_EST = ('MAE_CI', 'MAE_AI', 'MAE_SC', 'euclid_mean', 'euclid_sup', 'fallbacks')
+_TEACH = ('wga', 'accuracy', 'share_CI', 'share_AI', 'share_SC')
+_GRID = ('acc', 'wga', 'd_eop', 'd_dp', 'd_pe', 'd_eod', 'd_ap', 'd_wcal', 'di', 'triplet_error')
+_EXPL = ('acc', 'wga', 'd_eop', 'd_dp', 'clients_mean_d_dp', 'clients_mean_d_eop', 'federation_d_dp', 'federation_d_eop')
+_MH = ('server_acc', 'client_acc', 'auc_yeom', 'adv_yeom', 'global_auc_yeom')
+_SHARES, _UNION = ('CI', 'AI', 'SC'), ('union_CI', 'union_AI', 'union_SC')
+
+TARGETS = {t.name: t for t in [
+    Target('selection_shares', _selection_shares, (0,), 45, True, row_view(('federation', 'method')),
+           {'kappa': Abs(0), **{c: Abs(0.1) for c in _SHARES}, **{c: Abs(0.001) for c in _UNION}},
+           note='no training: shares to their rounding unit (0.1 %), union triplets to 0.001'),
+    Target('feddiverse_overhead', _feddiverse_overhead, (0,), 10, True,
+           row_view(('quantity',)), {'value': Abs(0)}, rows=lambda d: d.quantity.str.startswith('upload'),
+           note='upload sizes exact; the times (rows) are machine-dependent and not compared'),
+    Target('feddiverse_estimation', _feddiverse_estimation, SEEDS, 100, True, seed_view(('dataset',), _EST + ('clients',)),
+           {'clients': Abs(0), **{c: Spread() for c in _EST}}, timing=('client_seconds',),
+           note='per dataset, mean over 3 seeds'),
+    Target('fairness_explorer', _fairness_explorer, SEEDS, 150, False, seed_view(('rho', 'n_anti', 'level'), _EXPL),
+           {c: Spread() for c in _EXPL}, note='per (rho, n_anti, level), mean over 3 seeds'),
+    Target('fairness_grid', _fairness_grid, SEEDS, 240, False, seed_view(('dataset', 'level'), _GRID),
+           {c: Spread() for c in _GRID}, timing=('seconds',),
+           note='per (dataset, level), mean over 3 seeds; count tensors not compared'),
+    Target('modelhet_tiny', _modelhet_tiny, SEEDS, 480, False, modelhet_view,
+           {'n_seeds': Abs(0), **{c: Spread() for c in _MH}}, timing=('seconds',),
+           note='summarize() per (n_large, method), % , mean over 3 seeds'),
+    Target('feddiverse_teaching', _feddiverse_teaching, SEEDS, 600, False, seed_view(('dataset', 'method', 'fl'), _TEACH + ('rounds',)),
+           {'rounds': Abs(0), **{c: Spread() for c in _TEACH}}, timing=('seconds',),
+           note='per (dataset, method, FL method), mean over 3 seeds; WGA curves not compared'),
+]}
+
+def resolve(names, # target names, 'all' or 'cheap'
+           ) -> list[Target]:
+    "The targets named on the command line, in registry order."
+    if not names: raise ValueError(f"name at least one target, 'all' or 'cheap' (see `python {TOOL} --list`)")
+    unknown = [n for n in names if n not in TARGETS and n not in GROUPS]
+    if unknown: raise ValueError(f"unknown target(s) {', '.join(map(repr, unknown))}: choose from {', '.join(TARGETS)}, 'all' or 'cheap'")
+    want = {n for n in names if n in TARGETS}
+    if 'all' in names: want |= set(TARGETS)
+    if 'cheap' in names: want |= {n for n, t in TARGETS.items() if t.cheap}
+    return [t for n, t in TARGETS.items() if n in want]
+
+# ------------------------------------------------------------------------------------------------------- sidecars
+def _git(*args) -> str:
+    try: return subprocess.run(['git', *args], cwd=ROOT, capture_output=True, text=True, timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError): return ''
+
+def cpu_model() -> str:
+    "The CPU's model name (from /proc/cpuinfo where there is one)."
+    try:
+        for line in Path('/proc/cpuinfo').read_text().splitlines():
+            if line.lower().startswith('model name'): return line.split(':', 1)[1].strip()
+    except OSError: pass
+    return platform.processor() or platform.machine()
+
+def environment() -> dict:
+    "Versions, threads and CPU of this process (call after torch is imported and pinned)."
+    import numpy, pandas, torch
+    commit = _git('rev-parse', 'HEAD') or 'unknown'
+    dirty = bool(_git('status', '--porcelain', '--', 'hetfl_explore', 'tools'))
+    return dict(versions=dict(python=platform.python_version(), torch=torch.__version__, numpy=numpy.__version__, pandas=pandas.__version__,
+                              hetfl_explore_commit=commit, hetfl_explore_dirty=dirty),
+                threads=dict(torch=torch.get_num_threads(), **{k: os.environ.get(k) for k in THREAD_ENV}),
+                cpu=dict(model=cpu_model(), cores=os.cpu_count(), torch_capability=torch.backends.cpu.get_cpu_capability(),
+                         **{k: os.environ[k] for k in ('ATEN_CPU_CAPABILITY', 'ONEDNN_MAX_CPU_ISA', 'MKL_CBWR') if k in os.environ}))
+
+def meta_path(csv:Path) -> Path: return csv.with_name(csv.stem + META_SUFFIX)
+
+def worker(name:str, # target to make
+           out_dir:str, # folder to write `<name>.csv` and its sidecar into
+          ):
+    "Make one target in this (fresh, single-threaded) process and write its sidecar."
+    import torch
+    torch.set_num_threads(THREADS)
+    t, path = TARGETS[name], Path(out_dir)/TARGETS[name].file
+    date = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds')
+    t0 = time.perf_counter(); t.make(path); wall = time.perf_counter() - t0
+    meta = dict(target=name, file=f'data/results/{t.file}', command=f'python {TOOL} {name}', also_made_by="make results (every file)",
+                seeds=list(t.seeds), **environment(), date=date, wall_seconds=round(wall, 1),
+                tolerance={c: str(r) for c, r in t.tolerance.items()}, compared=t.note)
+    meta_path(path).write_text(json.dumps(meta, indent=1, ensure_ascii=False) + '\n')
+
+def generate(t:Target, # target
+             out_dir:Path, # folder for the new file and sidecar
+            ) -> float: # wall seconds, process start included
+    "Run `worker` for one target in a fresh process with the thread count pinned in its environment."
+    t0 = time.perf_counter()
+    env = {**os.environ, **THREAD_ENV, 'PYTHONWARNINGS': 'ignore'}
+    r = subprocess.run([sys.executable, str(Path(__file__).resolve()), '--worker', t.name, str(out_dir)], cwd=ROOT, env=env)
+    if r.returncode: raise RuntimeError(f"{t.name}: generation failed (exit {r.returncode}, traceback above)")
+    return time.perf_counter() - t0
+
+# ------------------------------------------------------------------------------------------------------ comparing
+def _max_diff(a, b) -> float:
+    "Largest |a - b| where NaN == NaN and NaN vs a number is infinite."
+    import numpy as np
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    d = np.abs(a - b); d[np.isnan(a) & np.isnan(b)] = 0; d[np.isnan(a) ^ np.isnan(b)] = np.inf
+    return float(d.max()) if d.size else 0.0
+
+def compare(t:Target, # target
+            saved, # DataFrame of the saved file
+            new, # DataFrame of the regenerated file
+           ) -> list[dict]: # one row per compared column
+    "Compare the published figures of two versions of a file (the target's view) within the target's tolerances."
+    vs, vn = t.view(t.compared(saved)), t.view(t.compared(new))
+    rows = []
+    if set(vs.index) != set(vn.index):
+        rows.append(dict(file=t.file, column='(rows)', max_abs_diff=f'{len(set(vs.index) ^ set(vn.index))} differ', tolerance='same', ok=False))
+        return rows
+    vn = vn.loc[vs.index]
+    for col, rule in t.tolerance.items():
+        diff, tol = _max_diff(vs[col], vn[col]), rule.value(vs, col)
+        rows.append(dict(file=t.file, column=col, max_abs_diff=diff, tolerance=tol, rule=str(rule), ok=diff <= tol + 1e-12))
+    return rows
+
+def identical_rows(t:Target, saved, new) -> bool:
+    "True when every saved row, timings aside, came back bit for bit (the usual case on one CPU type)."
+    a, b = t.compared(saved), t.compared(new)
+    if list(a.columns) != list(b.columns) or len(a) != len(b): return False
+    order = lambda d: d.sort_values(list(d.columns)).reset_index(drop=True)
+    return order(a).equals(order(b))
+
+def _fmt(v) -> str:
+    if isinstance(v, str): return v
+    return 'inf' if math.isinf(v) else f'{v:.4g}'
+
+def print_table(rows:list[dict]):
+    "The check's table: file, column, max abs diff, tolerance (and its rule), ok."
+    head = ('file', 'column', 'max abs diff', 'tolerance', 'rule', 'ok')
+    cells = [(r['file'], r['column'], _fmt(r['max_abs_diff']), _fmt(r['tolerance']), r.get('rule', ''), 'ok' if r['ok'] else 'FAIL') for r in rows]
+    w = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(head)]
+    for line in [head, tuple('-' * x for x in w), *cells]: print('  '.join(s.ljust(x) for s, x in zip(line, w)).rstrip())
+
+# ------------------------------------------------------------------------------------------------------- commands
+def list_targets():
+    "Print every target with its cost estimate, seeds and tolerance."
+    print(f"{'target':22s} {'file':27s} {'cost':>7s}  {'cheap':5s}  seeds    tolerance (rule: columns) and what is compared")
+    for t in TARGETS.values():
+        by_rule = {}
+        for c, r in t.tolerance.items(): by_rule.setdefault(str(r), []).append(c)
+        tol = '; '.join(f"{r}: {', '.join(cs)}" for r, cs in by_rule.items())
+        print(f"{t.name:22s} {t.file:27s} {t.cost_s / 60:5.1f} m  {'yes' if t.cheap else 'no':5s}  {','.join(map(str, t.seeds)):7s}  "
+              f"{tol}\n{'':75s}({t.note})")
+    print(f"σ = the figure's std over seeds, pooled over the file's groups (from the saved file); k = {SPREAD_K:g}. "
+          f"cheap: {sum(t.cost_s for t in TARGETS.values() if t.cheap) / 60:.1f} m, all: {sum(t.cost_s for t in TARGETS.values()) / 60:.0f} m.")
+
+def regenerate(targets:list[Target]):
+    "Regenerate each target into data/results (file and sidecar replaced only when the run succeeds)."
+    for t in targets:
+        with tempfile.TemporaryDirectory(prefix=f'results-{t.name}-') as tmp:
+            print(f"{t.name}: regenerating (about {t.cost_s / 60:.1f} min, {THREADS} thread) ...", flush=True)
+            wall = generate(t, Path(tmp))
+            RESULTS.mkdir(parents=True, exist_ok=True)
+            for f in (t.file, meta_path(Path(t.file)).name): shutil.move(str(Path(tmp)/f), str(RESULTS/f))
+            print(f"{t.name}: wrote data/results/{t.file} and its sidecar ({wall:.0f} s)", flush=True)
+
+def check(targets:list[Target], # targets to regenerate and compare
+          keep:str|None=None, # folder to keep the regenerated files in
+         ) -> bool: # all within tolerance
+    "Regenerate each target into a temporary folder and compare with the saved file; print the table."
+    import pandas as pd
+    rows, notes = [], []
+    for t in targets:
+        saved_path = RESULTS/t.file
+        if not saved_path.exists(): raise FileNotFoundError(f"{saved_path}: no saved file to check; make it with `python {TOOL} {t.name}`")
+        with tempfile.TemporaryDirectory(prefix=f'results-check-{t.name}-') as tmp:
+            print(f"{t.name}: regenerating into a temporary folder (about {t.cost_s / 60:.1f} min) ...", flush=True)
+            wall = generate(t, Path(tmp))
+            saved, new = pd.read_csv(saved_path), pd.read_csv(Path(tmp)/t.file)
+            rows += compare(t, saved, new)
+            notes.append(f"{t.file}: {wall:.0f} s; rows {'identical (timings aside)' if identical_rows(t, saved, new) else 'not bit-identical'}; {t.note}")
+            if keep:
+                Path(keep).mkdir(parents=True, exist_ok=True)
+                for f in (t.file, meta_path(Path(t.file)).name): shutil.copy(Path(tmp)/f, Path(keep)/f)
+    print(); print_table(rows); print(); print('\n'.join(notes))
+    ok = all(r['ok'] for r in rows)
+    print('\nall within tolerance' if ok else '\nDISAGREEMENT: see the FAIL rows above')
+    return ok
+
+def main(argv=None # command-line arguments (default: sys.argv[1:])
+        ) -> int: # exit status
+    "Command line: regenerate targets, check them (`--check`), or list them (`--list`)."
+    p = argparse.ArgumentParser(prog=f'python {TOOL}', description=__doc__.split('\n\n')[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument('names', nargs='*', help="targets (see --list), 'all' or 'cheap'")
+    p.add_argument('--check', action='store_true', help='regenerate into a temporary folder and compare with data/results')
+    p.add_argument('--keep', metavar='DIR', help='with --check: keep the regenerated files and sidecars in DIR')
+    p.add_argument('--list', action='store_true', help='list the targets with cost and tolerance')
+    p.add_argument('--worker', nargs=2, metavar=('NAME', 'DIR'), help=argparse.SUPPRESS)
+    a = p.parse_args(argv)
+    if a.worker: worker(*a.worker); return 0
+    if a.list:
+        if a.names or a.check: raise ValueError("--list takes no target names and no --check")
+        list_targets(); return 0
+    if a.keep and not a.check: raise ValueError("--keep only goes with --check")
+    targets = resolve(a.names)
+    if not a.check: regenerate(targets); return 0
+    t0 = time.perf_counter(); ok = check(targets, a.keep)
+    print(f"wall time {time.perf_counter() - t0:.0f} s"); return 0 if ok else 1
+
+if __name__ == '__main__':
+    try: sys.exit(main())
+    except ValueError as e: sys.exit(f"{TOOL}: error: {e}")
