@@ -192,7 +192,7 @@ def run_grid(preset:Preset, # the scale
                 if log: log(f"{ds} {m} {f} seed={seed}: WGA {row['wga']:.1f} acc {row['accuracy']:.1f} ({row['seconds']:.0f}s)")
     return pd.concat([done, pd.DataFrame(rows)], ignore_index=True) if len(done) else pd.DataFrame(rows)
 def paper_grid(preset:Preset, # the scale
-               out:str, # CSV to append finished cells to and resume from (the teaching grid takes about half an hour)
+               out:str, # CSV to append finished cells to and resume from (the teaching grid: about a quarter of an hour, one thread)
                log=print, # progress printer (None: silent)
               ) -> pd.DataFrame:
     "Table 1 (every selection method and both oracles, FedAvgM) then Table 3 (uniform vs FedDiverse, every FL method)."

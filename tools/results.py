@@ -7,11 +7,13 @@ runs each target in a fresh Python process with `OMP_NUM_THREADS=1` (set before 
 thread count (with two threads the same seeds move modelhet AUCs by up to 0.06). Next to each file it writes
 `<name>.meta.json`: the command, seeds, package versions, git commit, thread count, CPU, date and wall time.
 
-On one CPU the trained numbers then reproduce bit for bit. A CPU with another vector instruction set (AVX2 instead
-of AVX-512, or ARM) still changes them, like another seed would, so a trained figure is compared as its **mean
-over seeds** with a tolerance of `k` times its **spread over seeds** (σ: the seed std of the figure, pooled over
-the file's groups, read from the saved file); selection statistics and sizes must match to their rounding unit;
-timings are never compared.
+On one kind of CPU the trained numbers then reproduce bit for bit (`--strict` requires that when the CPU model, torch
+CPU capability and torch/numpy versions match the saved file's sidecar). A CPU with another vector instruction set
+(AVX2 instead of AVX-512, or ARM) still changes them, as another seed would, so a trained figure is compared as its
+**mean over the seeds** with a tolerance from its **spread over the seeds**: k = 4 standard errors of the difference
+of two 3-seed means, 4·σ·√(2/3) ≈ 3.27σ, where σ is the figure's seed std pooled (root mean square) over the file's
+groups, read from the saved file. Selection statistics and sizes must match to their rounding unit; timings are
+never compared.
 
 Usage:
     python tools/results.py NAME... | all          regenerate into data/results (with sidecars)
@@ -20,12 +22,8 @@ Usage:
 `make results` runs `all`; `make results-check` runs `--check cheap` (the set that regenerates in about 3 minutes).
 """
 from __future__ import annotations
-import os
-THREADS = 1   # the pinned thread count of every generation (set before anything imports torch)
-THREAD_ENV = {'OMP_NUM_THREADS': str(THREADS), 'MKL_NUM_THREADS': str(THREADS)}
-os.environ.update(THREAD_ENV)
-import argparse, datetime, json, math, platform, shutil, subprocess, sys, tempfile, time
-from dataclasses import dataclass, field
+import argparse, datetime, json, math, os, platform, shutil, subprocess, sys, tempfile, time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -33,12 +31,15 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path: sys.path.insert(0, str(ROOT))   # this checkout's hetfl_explore, also in a worktree
 RESULTS = ROOT/'data'/'results'
 TOOL = 'tools/results.py'
+THREADS = 1   # the pinned thread count of every generation (set in the environment before torch is imported)
+THREAD_ENV = {'OMP_NUM_THREADS': str(THREADS), 'MKL_NUM_THREADS': str(THREADS)}
 META_SUFFIX = '.meta.json'
-REQUIRED_META = ('target', 'file', 'command', 'seeds', 'versions', 'threads', 'cpu', 'date', 'wall_seconds', 'tolerance')
+REQUIRED_META = ('target', 'file', 'command', 'check', 'seeds', 'versions', 'threads', 'cpu', 'date', 'wall_seconds')
 REQUIRED_VERSIONS = ('python', 'torch', 'numpy', 'hetfl_explore_commit')
 GROUPS = ('all', 'cheap')
 SEEDS = (0, 1, 2)   # the seeds of every trained result
-SPREAD_K = 4.0      # a trained figure may move by this many seed-stds (see `Spread`)
+SPREAD_K = 4.0      # a trained figure may move by this many standard errors of a difference of two seed means (`Spread`)
+SAME_MACHINE = (('cpu', 'model'), ('cpu', 'torch_capability'), ('versions', 'torch'), ('versions', 'numpy'))   # bit-identical when equal
 
 # ---------------------------------------------------------------------------------------------------- tolerances
 @dataclass(frozen=True)
@@ -50,16 +51,19 @@ class Abs:
 
 @dataclass(frozen=True)
 class Spread:
-    "k times the figure's seed std σ, pooled (root mean square) over the groups of the saved file, at least `floor`."
-    k:float = SPREAD_K # number of seed-stds
+    "k standard errors of the difference of two n-seed means, k·σ·√(2/n); σ: the seed std pooled over the file's groups."
+    k:float = SPREAD_K # standard errors
+    n:int = len(SEEDS) # seeds per mean
     floor:float = 0.0 # smallest tolerance (for figures whose spread is 0 on the saved seeds)
+    @property
+    def factor(self) -> float: "The tolerance in units of σ."; return self.k * math.sqrt(2 / self.n)
     def sigma(self, view, col) -> float:
         "Pooled seed std of `col` in a view (from its `<col>_std` column)."
         import numpy as np
         s = view[f'{col}_std'].to_numpy(float)
         return float(np.sqrt(np.nanmean(s ** 2))) if np.isfinite(s).any() else 0.0
-    def value(self, view, col) -> float: "The tolerance of `col`."; return max(self.floor, self.k * self.sigma(view, col))
-    def __str__(self): return f'{self.k:g}σ' + (f' (≥ {self.floor:g})' if self.floor else '')
+    def value(self, view, col) -> float: "The tolerance of `col`."; return max(self.floor, self.factor * self.sigma(view, col))
+    def __str__(self): return f'{self.factor:.3g}σ' + (f' (≥ {self.floor:g})' if self.floor else '')
 
 # ---------------------------------------------------------------------------------------------------------- views
 def seed_view(keys:tuple, # columns that identify a published figure (everything but the seed)
@@ -142,24 +146,24 @@ _MH = ('server_acc', 'client_acc', 'auc_yeom', 'adv_yeom', 'global_auc_yeom')
 _SHARES, _UNION = ('CI', 'AI', 'SC'), ('union_CI', 'union_AI', 'union_SC')
 
 TARGETS = {t.name: t for t in [
-    Target('selection_shares', _selection_shares, (0,), 45, True, row_view(('federation', 'method')),
+    Target('selection_shares', _selection_shares, (0,), 50, True, row_view(('federation', 'method')),
            {'kappa': Abs(0), **{c: Abs(0.1) for c in _SHARES}, **{c: Abs(0.001) for c in _UNION}},
            note='no training: shares to their rounding unit (0.1 %), union triplets to 0.001'),
-    Target('feddiverse_overhead', _feddiverse_overhead, (0,), 10, True,
+    Target('feddiverse_overhead', _feddiverse_overhead, (0,), 8, True,
            row_view(('quantity',)), {'value': Abs(0)}, rows=lambda d: d.quantity.str.startswith('upload'),
            note='upload sizes exact; the times (rows) are machine-dependent and not compared'),
-    Target('feddiverse_estimation', _feddiverse_estimation, SEEDS, 100, True, seed_view(('dataset',), _EST + ('clients',)),
+    Target('feddiverse_estimation', _feddiverse_estimation, SEEDS, 90, True, seed_view(('dataset',), _EST + ('clients',)),
            {'clients': Abs(0), **{c: Spread() for c in _EST}}, timing=('client_seconds',),
            note='per dataset, mean over 3 seeds'),
-    Target('fairness_explorer', _fairness_explorer, SEEDS, 150, False, seed_view(('rho', 'n_anti', 'level'), _EXPL),
+    Target('fairness_explorer', _fairness_explorer, SEEDS, 115, False, seed_view(('rho', 'n_anti', 'level'), _EXPL),
            {c: Spread() for c in _EXPL}, note='per (rho, n_anti, level), mean over 3 seeds'),
-    Target('fairness_grid', _fairness_grid, SEEDS, 240, False, seed_view(('dataset', 'level'), _GRID),
+    Target('fairness_grid', _fairness_grid, SEEDS, 150, False, seed_view(('dataset', 'level'), _GRID),
            {c: Spread() for c in _GRID}, timing=('seconds',),
            note='per (dataset, level), mean over 3 seeds; count tensors not compared'),
-    Target('modelhet_tiny', _modelhet_tiny, SEEDS, 480, False, modelhet_view,
+    Target('modelhet_tiny', _modelhet_tiny, SEEDS, 365, False, modelhet_view,
            {'n_seeds': Abs(0), **{c: Spread() for c in _MH}}, timing=('seconds',),
            note='summarize() per (n_large, method), % , mean over 3 seeds'),
-    Target('feddiverse_teaching', _feddiverse_teaching, SEEDS, 600, False, seed_view(('dataset', 'method', 'fl'), _TEACH + ('rounds',)),
+    Target('feddiverse_teaching', _feddiverse_teaching, SEEDS, 950, False, seed_view(('dataset', 'method', 'fl'), _TEACH + ('rounds',)),
            {'rounds': Abs(0), **{c: Spread() for c in _TEACH}}, timing=('seconds',),
            note='per (dataset, method, FL method), mean over 3 seeds; WGA curves not compared'),
 ]}
@@ -210,9 +214,8 @@ def worker(name:str, # target to make
     t, path = TARGETS[name], Path(out_dir)/TARGETS[name].file
     date = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds')
     t0 = time.perf_counter(); t.make(path); wall = time.perf_counter() - t0
-    meta = dict(target=name, file=f'data/results/{t.file}', command=f'python {TOOL} {name}', also_made_by="make results (every file)",
-                seeds=list(t.seeds), **environment(), date=date, wall_seconds=round(wall, 1),
-                tolerance={c: str(r) for c, r in t.tolerance.items()}, compared=t.note)
+    meta = dict(target=name, file=f'data/results/{t.file}', command=f'python {TOOL} {name}', also_made_by='make results (every file)',
+                check=f'python {TOOL} --check {name}', seeds=list(t.seeds), **environment(), date=date, wall_seconds=round(wall, 1))
     meta_path(path).write_text(json.dumps(meta, indent=1, ensure_ascii=False) + '\n')
 
 def generate(t:Target, # target
@@ -277,7 +280,8 @@ def list_targets():
         tol = '; '.join(f"{r}: {', '.join(cs)}" for r, cs in by_rule.items())
         print(f"{t.name:22s} {t.file:27s} {t.cost_s / 60:5.1f} m  {'yes' if t.cheap else 'no':5s}  {','.join(map(str, t.seeds)):7s}  "
               f"{tol}\n{'':75s}({t.note})")
-    print(f"σ = the figure's std over seeds, pooled over the file's groups (from the saved file); k = {SPREAD_K:g}. "
+    print(f"σ = the figure's std over seeds, pooled over the file's groups (from the saved file); "
+          f"{Spread().factor:.3g}σ = {SPREAD_K:g} standard errors of a difference of two {len(SEEDS)}-seed means. "
           f"cheap: {sum(t.cost_s for t in TARGETS.values() if t.cheap) / 60:.1f} m, all: {sum(t.cost_s for t in TARGETS.values()) / 60:.0f} m.")
 
 def regenerate(targets:list[Target]):
@@ -290,8 +294,17 @@ def regenerate(targets:list[Target]):
             for f in (t.file, meta_path(Path(t.file)).name): shutil.move(str(Path(tmp)/f), str(RESULTS/f))
             print(f"{t.name}: wrote data/results/{t.file} and its sidecar ({wall:.0f} s)", flush=True)
 
+def same_machine(saved_meta:Path, # sidecar of the saved file
+                 new_meta:Path, # sidecar of the regenerated file
+                ) -> bool: # same CPU model, torch CPU capability, torch and numpy: the rows should come back bit for bit
+    "Whether a regeneration ran on the kind of machine, and with the packages, that made the saved file."
+    if not saved_meta.exists(): return False
+    a, b = json.loads(saved_meta.read_text()), json.loads(new_meta.read_text())
+    return all(a.get(k, {}).get(f) == b.get(k, {}).get(f) for k, f in SAME_MACHINE)
+
 def check(targets:list[Target], # targets to regenerate and compare
           keep:str|None=None, # folder to keep the regenerated files in
+          strict:bool=False, # also fail when the rows are not bit-identical on the same machine and packages
          ) -> bool: # all within tolerance
     "Regenerate each target into a temporary folder and compare with the saved file; print the table."
     import pandas as pd
@@ -304,7 +317,11 @@ def check(targets:list[Target], # targets to regenerate and compare
             wall = generate(t, Path(tmp))
             saved, new = pd.read_csv(saved_path), pd.read_csv(Path(tmp)/t.file)
             rows += compare(t, saved, new)
-            notes.append(f"{t.file}: {wall:.0f} s; rows {'identical (timings aside)' if identical_rows(t, saved, new) else 'not bit-identical'}; {t.note}")
+            same, identical = same_machine(meta_path(saved_path), meta_path(Path(tmp)/t.file)), identical_rows(t, saved, new)
+            if strict and same and not identical:
+                rows.append(dict(file=t.file, column='(bit-identical rows)', max_abs_diff='no', tolerance='yes', rule='--strict', ok=False))
+            machine = 'same CPU and packages as the saved file' if same else 'another CPU or package set than the saved file'
+            notes.append(f"{t.file}: {wall:.0f} s; rows {'identical (timings aside)' if identical else 'NOT bit-identical'} ({machine}); {t.note}")
             if keep:
                 Path(keep).mkdir(parents=True, exist_ok=True)
                 for f in (t.file, meta_path(Path(t.file)).name): shutil.copy(Path(tmp)/f, Path(keep)/f)
@@ -316,10 +333,13 @@ def check(targets:list[Target], # targets to regenerate and compare
 def main(argv=None # command-line arguments (default: sys.argv[1:])
         ) -> int: # exit status
     "Command line: regenerate targets, check them (`--check`), or list them (`--list`)."
+    os.environ.update(THREAD_ENV)   # before anything here imports torch (the workers get it in their environment too)
     p = argparse.ArgumentParser(prog=f'python {TOOL}', description=__doc__.split('\n\n')[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('names', nargs='*', help="targets (see --list), 'all' or 'cheap'")
     p.add_argument('--check', action='store_true', help='regenerate into a temporary folder and compare with data/results')
     p.add_argument('--keep', metavar='DIR', help='with --check: keep the regenerated files and sidecars in DIR')
+    p.add_argument('--strict', action='store_true', help='with --check: on the CPU and packages of the saved file, '
+                                                         'also require its rows bit for bit')
     p.add_argument('--list', action='store_true', help='list the targets with cost and tolerance')
     p.add_argument('--worker', nargs=2, metavar=('NAME', 'DIR'), help=argparse.SUPPRESS)
     a = p.parse_args(argv)
@@ -327,10 +347,10 @@ def main(argv=None # command-line arguments (default: sys.argv[1:])
     if a.list:
         if a.names or a.check: raise ValueError("--list takes no target names and no --check")
         list_targets(); return 0
-    if a.keep and not a.check: raise ValueError("--keep only goes with --check")
+    if (a.keep or a.strict) and not a.check: raise ValueError("--keep and --strict only go with --check")
     targets = resolve(a.names)
     if not a.check: regenerate(targets); return 0
-    t0 = time.perf_counter(); ok = check(targets, a.keep)
+    t0 = time.perf_counter(); ok = check(targets, a.keep, a.strict)
     print(f"wall time {time.perf_counter() - t0:.0f} s"); return 0 if ok else 1
 
 if __name__ == '__main__':
