@@ -39,7 +39,9 @@ REQUIRED_VERSIONS = ('python', 'torch', 'numpy', 'hetfl_explore_commit')
 GROUPS = ('all', 'cheap')
 SEEDS = (0, 1, 2)   # the seeds of every trained result
 SPREAD_K = 4.0      # a trained figure may move by this many standard errors of a difference of two seed means (`Spread`)
-SAME_MACHINE = (('cpu', 'model'), ('cpu', 'torch_capability'), ('versions', 'torch'), ('versions', 'numpy'))   # bit-identical when equal
+ISA_ENV = ('ATEN_CPU_CAPABILITY', 'ONEDNN_MAX_CPU_ISA', 'MKL_CBWR')   # variables that change the kernels torch picks
+SAME_MACHINE = (('cpu', 'model'), ('cpu', 'torch_capability'), ('versions', 'torch'), ('versions', 'numpy'),
+                *(('cpu', k) for k in ISA_ENV))   # equal in both sidecars: the rows should come back bit for bit
 
 # ---------------------------------------------------------------------------------------------------- tolerances
 @dataclass(frozen=True)
@@ -47,7 +49,7 @@ class Abs:
     "A fixed absolute tolerance (0: exact)."
     tol:float # the largest accepted |saved - regenerated|
     def value(self, view, col) -> float: "The tolerance of `col`."; return self.tol
-    def __str__(self): return f'±{self.tol:g}' if self.tol else 'exact'
+    def __str__(self): "The rule in words."; return f'±{self.tol:g}' if self.tol else 'exact'
 
 @dataclass(frozen=True)
 class Spread:
@@ -63,7 +65,7 @@ class Spread:
         s = view[f'{col}_std'].to_numpy(float)
         return float(np.sqrt(np.nanmean(s ** 2))) if np.isfinite(s).any() else 0.0
     def value(self, view, col) -> float: "The tolerance of `col`."; return max(self.floor, self.factor * self.sigma(view, col))
-    def __str__(self): return f'{self.factor:.3g}σ' + (f' (≥ {self.floor:g})' if self.floor else '')
+    def __str__(self): "The rule in words."; return f'{self.factor:.3g}σ' + (f' (≥ {self.floor:g})' if self.floor else '')
 
 # ---------------------------------------------------------------------------------------------------------- views
 def seed_view(keys:tuple, # columns that identify a published figure (everything but the seed)
@@ -103,38 +105,45 @@ class Target:
     rows:Callable|None = None # rows(df) -> bool mask of the rows compared (default: all)
     note:str = '' # what is compared, in words
     @property
-    def file(self) -> str: return f'{self.name}.csv'
+    def file(self) -> str: "The file name under data/results."; return f'{self.name}.csv'
     def compared(self, df):
         "The compared part of a saved file: timing columns and rows left out."
         df = df if self.rows is None else df[self.rows(df)]
         return df.drop(columns=[c for c in self.timing if c in df.columns])
 
 def _selection_shares(path):
+    "Type shares of every selection rule on the seven federations, 3,000 rounds (no training)."
     from hetfl_explore.feddiverse import selection_share_table
     selection_share_table(rounds=3000, seed=0).to_csv(path, index=False)
 
 def _feddiverse_overhead(path):
+    "Table 2: FedDiverse's one-off client cost, upload sizes and per-round server cost on CMNIST_GSC."
     from hetfl_explore.experiments import measure_overhead
     measure_overhead('CMNIST_GSC', seed=0).to_csv(path)
 
 def _feddiverse_estimation(path):
+    "Estimation error of the triplets (Algorithms 1-4) on every stand-in, teaching preset."
     from hetfl_explore.experiments import estimation_errors, PRESETS
     estimation_errors(PRESETS['teaching'], seeds=SEEDS, out=str(path))
 
 def _feddiverse_teaching(path):
+    "Tables 1 and 3 at the teaching scale: 270 FL runs."
     from hetfl_explore.experiments import paper_grid, PRESETS
     paper_grid(PRESETS['teaching'], out=str(path), log=None)
 
 def _modelhet_tiny(path):
+    "The tiny digits sweep of chapter 4: 9 sub-model methods x 3 configurations + 2 baselines, Yeom attack."
     from hetfl_explore.modelhet import run_preset, TINY
     if tuple(TINY.seeds) != SEEDS: raise ValueError(f"modelhet.TINY.seeds={TINY.seeds}: the target records seeds {SEEDS}")
     run_preset(TINY, path=str(path), progress=False)
 
 def _fairness_grid(path):
+    "Chapter 6's grid: 3 faces-like splits x 5 privacy levels."
     from hetfl_explore.fairness_experiments import run_grid, ALL_LEVELS, FairnessPreset
     run_grid(levels=tuple(ALL_LEVELS), seeds=SEEDS, preset=FairnessPreset(), path=str(path), log=None)
 
 def _fairness_explorer(path):
+    "The fairness explorer's precomputed grid: 4 rho x 3 client mixes x 4 levels."
     from hetfl_explore.fairness_experiments import explorer_grid
     explorer_grid(seeds=SEEDS, path=str(path))
 
@@ -181,6 +190,7 @@ def resolve(names, # target names, 'all' or 'cheap'
 
 # ------------------------------------------------------------------------------------------------------- sidecars
 def _git(*args) -> str:
+    "Output of a git command in the repository ('' where git or the repository is missing)."
     try: return subprocess.run(['git', *args], cwd=ROOT, capture_output=True, text=True, timeout=30).stdout.strip()
     except (OSError, subprocess.SubprocessError): return ''
 
@@ -201,9 +211,9 @@ def environment() -> dict:
                               hetfl_explore_commit=commit, hetfl_explore_dirty=dirty),
                 threads=dict(torch=torch.get_num_threads(), **{k: os.environ.get(k) for k in THREAD_ENV}),
                 cpu=dict(model=cpu_model(), cores=os.cpu_count(), torch_capability=torch.backends.cpu.get_cpu_capability(),
-                         **{k: os.environ[k] for k in ('ATEN_CPU_CAPABILITY', 'ONEDNN_MAX_CPU_ISA', 'MKL_CBWR') if k in os.environ}))
+                         **{k: os.environ[k] for k in ISA_ENV if k in os.environ}))
 
-def meta_path(csv:Path) -> Path: return csv.with_name(csv.stem + META_SUFFIX)
+def meta_path(csv:Path) -> Path: "The sidecar of a result file."; return csv.with_name(csv.stem + META_SUFFIX)
 
 def worker(name:str, # target to make
            out_dir:str, # folder to write `<name>.csv` and its sidecar into
@@ -260,6 +270,7 @@ def identical_rows(t:Target, saved, new) -> bool:
     return order(a).equals(order(b))
 
 def _fmt(v) -> str:
+    "A table cell: strings as they are, numbers to 4 significant digits."
     if isinstance(v, str): return v
     return 'inf' if math.isinf(v) else f'{v:.4g}'
 
