@@ -9,3 +9,8 @@ if str(ROOT) not in sys.path: sys.path.insert(0, str(ROOT))
 def browser_required() -> bool:
     "True when a missing browser must fail the browser tests (CI) instead of skipping them."
     return os.environ.get('HETFL_REQUIRE_BROWSER', '') not in ('', '0') or os.environ.get('CI', '') == 'true'
+
+def pytest_configure(config):
+    "Register the project's markers."
+    config.addinivalue_line('markers', "learned: asserts a learned outcome with `learned_check` (re-run over seeds and threads by "
+                                       "tools/check_robust.py through `pytest -m learned`)")
