@@ -51,6 +51,7 @@ class Run:
     error: str = ''
 
 def _cell_source(cell) -> str:
+    "A cell's source as one string (stored as a string or a list of lines)."
     src = cell.get('source', '')
     return ''.join(src) if isinstance(src, list) else src
 
@@ -97,6 +98,7 @@ def run_notebook_prefix(path:Path, upto:int) -> None:
             if shell.exc: raise RuntimeError(f"cell {i} failed:\n{shell.prettytb(fname=path)}")
 
 def _worker(path:str, upto:int) -> int:
+    "Subprocess entry point: run one notebook prefix, print the error tail on failure, exit without IPython's reset."
     try: run_notebook_prefix(Path(path), upto)
     except Exception as e:
         print(str(e)[-TAIL_CHARS:], file=sys.stderr, flush=True); code = 1
@@ -171,6 +173,7 @@ def print_table(rows:list[dict], runs:list[Run]) -> None:
         if not r.ok: print(f"\nFAILED {r.source} seed={r.seed} threads={r.threads}:\n{r.error}")
 
 def main(argv=None) -> int:
+    "Run every source over the seeds and thread counts, print the table, write the JSON; 1 if a run or check failed."
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--seeds', type=int, default=10, help='seeds 0..N-1 (default 10)')
     ap.add_argument('--threads', type=int, nargs='+', default=[1, 2], help='OMP_NUM_THREADS values (default 1 2)')

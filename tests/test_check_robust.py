@@ -1,0 +1,41 @@
+"""tools/check_robust.py without running the sweep: what it finds, how it summarises, what makes it fail."""
+import importlib.util, json, sys
+from pathlib import Path
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+spec = importlib.util.spec_from_file_location('check_robust', ROOT / 'tools' / 'check_robust.py')
+cr = sys.modules['check_robust'] = importlib.util.module_from_spec(spec); spec.loader.exec_module(cr)
+
+def _nb(path, *sources):
+    path.write_text(json.dumps(dict(cells=[dict(cell_type='code', source=s, metadata={}, outputs=[]) for s in sources],
+                                    metadata={}, nbformat=4, nbformat_minor=5)))
+
+def test_finds_notebooks_and_their_last_check_cell(tmp_path):
+    _nb(tmp_path / 'a.ipynb', 'x = 1', "learned_check('a', 1, 0)", 'y = 2', "learned_check('b', 1, 0)", 'z = 3')
+    _nb(tmp_path / 'b.ipynb', 'x = 1')                                           # no learned check
+    _nb(tmp_path / 'core.ipynb', 'def learned_check(name, value, bound): ...')   # the definition is not a check
+    found = cr.notebook_sources(tmp_path)
+    assert [(s.path.name, s.upto) for s in found] == [('a.ipynb', 3)]
+
+def test_repository_sources_include_the_learned_test_and_skip_core():
+    names = {s.path.name for s in cr.notebook_sources(ROOT / 'nbs')}
+    assert '00_core.ipynb' not in names and '09_selectors_efficiency.ipynb' in names
+    assert 'test_datasets.py' in {s.path.name for s in cr.test_sources(ROOT / 'tests')}
+
+def _rec(name, value, bound=0.5): return dict(name=name, value=value, bound=bound, margin=value - bound)
+
+def test_summary_worst_margin_and_missing_checks():
+    runs = [cr.Run('nb', 0, 1, True, 1.0, [_rec('acc', 0.9), _rec('auc', 0.7)]),
+            cr.Run('nb', 1, 2, True, 1.0, [_rec('acc', 0.6)]),                      # 'auc' is missing here
+            cr.Run('nb', 2, 1, False, 1.0, [_rec('acc', 0.4)], error='boom')]       # a failed check
+    rows = {r['name']: r for r in cr.summarise(runs)}
+    assert rows['acc']['passed'] == 2 and rows['acc']['runs'] == 3
+    assert rows['acc']['worst_margin'] == pytest.approx(-0.1) and (rows['acc']['worst_seed'], rows['acc']['worst_threads']) == (2, 1)
+    assert rows['acc']['median_value'] == pytest.approx(0.6)
+    assert rows['auc']['missing'] == [(1, 2), (2, 1)] and rows['auc']['passed'] == 1
+
+def test_bad_options_are_refused(capsys):
+    for argv in (['--seeds', '0'], ['--jobs', '0'], ['--threads', '0']):
+        with pytest.raises(SystemExit): cr.main(argv)
+        assert argv[0] in capsys.readouterr().err
