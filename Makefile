@@ -6,6 +6,8 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 export OMP_NUM_THREADS ?= 1
 export PYTHONUNBUFFERED := 1
+# Idle OpenMP threads sleep instead of spinning (with 2 threads on a busy core, tiny ops ran 50x slower).
+export OMP_WAIT_POLICY ?= PASSIVE
 
 .PHONY: help install demo test test-fast docs readme lab export clean-nbs check-sync bench browsers check-apt results results-check robust clean
 
