@@ -33,7 +33,7 @@ $(STAMP): constraints.txt settings.ini setup.py
 install: $(STAMP)
 
 demo: install
-	$(PY) -m hetfl_explore.experiments --out reports/demo.html
+	$(PY) -m hetfl_explore.feddiverse.experiments --out reports/demo.html
 
 # The docs build needs node/npm and the browser tests Chromium: tools/browsers.sh installs, one at a time, only the
 # missing ones (root + apt; never Debian's npm beside another Node.js). Without root they skip locally with one line

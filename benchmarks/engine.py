@@ -24,16 +24,16 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from hetfl_explore.engine import (RunConfig, Simulation, ParamLayout, cnn, mlp, digits_federation, model_profile, evaluate,
+from hetfl_explore.engine.simulation import (RunConfig, Simulation, ParamLayout, cnn, mlp, digits_federation, model_profile, evaluate,
                                   choose_backend)
-from hetfl_explore.selection import UniformSelector
+from hetfl_explore.engine.protocol import UniformSelector
 
 HERE = pathlib.Path(__file__).parent
 
 # ---------------------------------------------------------------------------------------------- workloads
 def workloads(quick: bool) -> dict:
-    from hetfl_explore.datasets import make_federated
-    from hetfl_explore.data import federation
+    from hetfl_explore.foundation.datasets import make_federated
+    from hetfl_explore.foundation.data import federation
     cm = make_federated('cmnist', federation('cmnist_gsc'), scale=0.5, seed=0)
     dg = digits_federation(num_clients=1000, samples_per_client=(15, 25), seed=0)
     common = dict(local_epochs=1, weighting='size', aggregator='fedavg', loss_before='first_batch', seed=0)

@@ -1,4 +1,4 @@
-"""Benchmark the vectorised heterogeneity metrics of `hetfl_explore.hetero`.
+"""Benchmark the vectorised heterogeneity metrics of `hetfl_explore.foundation.hetero`.
 
 Run:  OMP_NUM_THREADS=1 .venv/bin/python benchmarks/hetero.py [--clients 10000] [--repeats 50]
 Prints a table and writes benchmarks/results/hetero.json. Times are per call, in milliseconds (median and best of
@@ -8,7 +8,7 @@ import argparse, json, os, platform, time
 from pathlib import Path
 import numpy as np
 import torch
-from hetfl_explore.hetero import dht, fl_metrics, client_types, label_skew, as_counts
+from hetfl_explore.foundation.hetero import dht, fl_metrics, client_types, label_skew, as_counts
 
 def timeit(fn, repeats):
     fn()

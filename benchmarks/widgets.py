@@ -21,8 +21,8 @@ def pct(ts):
     a = 1e3 * np.asarray(ts); return dict(p50=float(np.percentile(a, 50)), p95=float(np.percentile(a, 95)), n=len(a))
 
 def bench_edit(repeats):
-    from hetfl_explore.data import federation
-    from hetfl_explore.widgets import MatrixEditor, SelectionExplorer, explore_selection, EXPLORER_SELECTORS
+    from hetfl_explore.foundation.data import federation
+    from hetfl_explore.widgets.explorers import MatrixEditor, SelectionExplorer, explore_selection, EXPLORER_SELECTORS
     N = federation('spawrious_gci_100').matrices
     ed = MatrixEditor(types=[(1, M) for M in N]); SelectionExplorer(ed, selectors=('uniform', 'feddiverse'), k=12, rounds=100)
     cpu, wall = [], []
@@ -40,8 +40,8 @@ def bench_edit(repeats):
     return rows
 
 def bench_outcome(repeats):
-    from hetfl_explore.data import federation
-    from hetfl_explore.widgets_outcome import TEACHING_PRESET, outcome_data, outcome_simulation
+    from hetfl_explore.foundation.data import federation
+    from hetfl_explore.widgets.outcome import TEACHING_PRESET, outcome_data, outcome_simulation
     N = federation('cmnist_gsc').matrices
     outcome_data(N, TEACHING_PRESET)                    # data generation once (cached in the panel too)
     rows = []

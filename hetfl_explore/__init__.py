@@ -1,1 +1,15 @@
+"""hetfl_explore: an interactive, literate lab for heterogeneity in federated learning.
+
+The few names a first-time user needs are here; everything else lives in its part (see the architecture page).
+"""
 __version__ = "0.1.0"
+
+# The parts of the package, lowest first. A part imports only from parts on earlier entries; parts that share an
+# entry do not import each other (checked by tests/test_layers.py; explained on the contributing page).
+LAYERS = ('foundation', 'engine', 'selection', 'feddiverse modelhet crowd clustering', 'fairness', 'widgets')
+
+from .foundation.data import federation
+from .foundation.hetero import dht, fl_metrics, client_types
+from .engine.protocol import UniformSelector
+from .engine.simulation import RunConfig, run_fl
+from .feddiverse.selector import FedDiverseSelector, simulate_selection

@@ -6,7 +6,7 @@ import pytest
 from conftest import ROOT
 from browser import browser, free_port, require_browser
 
-PANEL_CELL = '''from hetfl_explore.widgets import MatrixEditor
+PANEL_CELL = '''from hetfl_explore.widgets.explorers import MatrixEditor
 panel = MatrixEditor(preset='spawrious_gsc')
 panel'''
 

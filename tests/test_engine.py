@@ -2,10 +2,10 @@
 import dataclasses
 import numpy as np, pytest, torch, torch.nn as nn
 from hypothesis import given, settings, strategies as st
-from hetfl_explore.engine import (RunConfig, Simulation, SystemProfiles, RunStore, batch_plan, cnn, mlp, run_fl,
+from hetfl_explore.engine.simulation import (RunConfig, Simulation, SystemProfiles, RunStore, batch_plan, cnn, mlp, run_fl,
                                   digits_federation, check_vmappable, BACKENDS, ParamLayout)
-from hetfl_explore.selection import Selector, Selection, UniformSelector, RoundRobinSelector
-from hetfl_explore.data import FederatedData
+from hetfl_explore.engine.protocol import Selector, Selection, UniformSelector, RoundRobinSelector
+from hetfl_explore.foundation.data import FederatedData
 
 torch.set_num_threads(1)
 
@@ -138,7 +138,7 @@ def test_rounds_where_every_client_drops_out(fed):
 
 def test_mobilenet_backends_agree_in_float64():
     "Deep nets amplify float32 rounding differences between the backends; in float64 the update logic agrees exactly."
-    from hetfl_explore.engine import mobilenet_v2_gn
+    from hetfl_explore.engine.simulation import mobilenet_v2_gn
     torch.manual_seed(0)
     net = mobilenet_v2_gn(2, width_mult=0.25).double(); lay = ParamLayout(net); w0 = lay.flatten(net)
     x = torch.rand(40, 3, 32, 32, dtype=torch.float64); y = torch.randint(0, 2, (40,))

@@ -1,4 +1,4 @@
-"""Property tests of hetfl_explore.fairness: the spec's worked vector, federated exactness, and agreement with
+"""Property tests of hetfl_explore.fairness.metrics: the spec's worked vector, federated exactness, and agreement with
 fairlearn (a test-only oracle) wherever both are defined, plus the documented NaN-vs-0 difference."""
 import warnings
 import numpy as np
@@ -7,7 +7,7 @@ import pytest
 import torch
 from hypothesis import given, settings, strategies as st, HealthCheck
 
-from hetfl_explore import fairness as F
+from hetfl_explore.fairness import metrics as F
 
 fl = pytest.importorskip('fairlearn.metrics')
 from sklearn.metrics import accuracy_score
@@ -163,8 +163,8 @@ def test_weights_and_empty_tensor():
 
 
 # ---- fairness_experiments: the pure (no-training) parts
-from hetfl_explore import fairness_experiments as FE
-from hetfl_explore.data import federation
+from hetfl_explore.fairness import experiments as FE
+from hetfl_explore.foundation.data import federation
 
 
 def test_privacy_levels_and_messages():
@@ -221,8 +221,8 @@ def test_preset_validation():
 
 
 def test_fedrk_weighted_realises_weights():
-    from hetfl_explore.selection import make_view
-    from hetfl_explore.core import rng_streams
+    from hetfl_explore.engine.protocol import make_view
+    from hetfl_explore.foundation.core import rng_streams
     N = federation('spawrious_gsc').matrices
     sel = FE.privacy_selector('fedrk_weighted', N); sel.reset(24, 0)
     rng = rng_streams(1, 1, 'test')[0]; mean = np.zeros(24)

@@ -2,10 +2,10 @@
 import numpy as np, pytest, torch
 import torch.nn.functional as F
 from hypothesis import given, settings, strategies as st, HealthCheck
-from hetfl_explore.feddiverse import (diversity_round, FedDiverseSelector, FedRKSelector, fedrk_weights, simulate_selection,
+from hetfl_explore.feddiverse.selector import (diversity_round, FedDiverseSelector, FedRKSelector, fedrk_weights, simulate_selection,
                                       SELECTION_VARIANTS, oracle_triplets, perturb_triplets)
-from hetfl_explore.selection import make_view
-from hetfl_explore.data import federation
+from hetfl_explore.engine.protocol import make_view
+from hetfl_explore.foundation.data import federation
 
 VARIANTS = list(SELECTION_VARIANTS)
 # triplets with many zeros, duplicates and exhausted dimensions
@@ -53,7 +53,7 @@ def test_default_variant_balances_types_on_spawrious_gsc():
     for d in ('CI', 'AI', 'SC'): assert abs(st_.type_shares[d] - 1 / 3) <= 0.015, st_.type_shares
 
 def test_uniform_shares_match_prevalence():
-    from hetfl_explore.selection import UniformSelector
+    from hetfl_explore.engine.protocol import UniformSelector
     st_ = simulate_selection('waterbirds_dist', UniformSelector(), rounds=400, k=9, seed=2)
     assert abs(st_.type_shares['CI'] - 0.10) < 0.02 and abs(st_.type_shares['SC'] - 0.833) < 0.03
 
@@ -89,7 +89,7 @@ def test_bad_input_errors():
 @settings(max_examples=30, deadline=None)
 @given(n=st.integers(1, 20), C=st.integers(2, 5), seed=st.integers(0, 1000))
 def test_gce_tends_to_ce(n, C, seed):
-    from hetfl_explore.estimation import gce_loss
+    from hetfl_explore.feddiverse.estimation import gce_loss
     g = torch.Generator().manual_seed(seed)
     logits, y = 3 * torch.randn(n, C, generator=g, dtype=torch.float64), torch.randint(0, C, (n,), generator=g)
     ce = F.cross_entropy(logits, y)

@@ -1,11 +1,11 @@
-"Tests of hetfl_explore.hetero and hetfl_explore.data: published FedDiverse values, edge cases, property tests."
+"Tests of hetfl_explore.foundation.hetero and hetfl_explore.foundation.data: published FedDiverse values, edge cases, property tests."
 import numpy as np, pandas as pd, pytest, torch
 from hypothesis import given, settings, strategies as st, HealthCheck
 from hypothesis.extra.numpy import arrays
-from hetfl_explore.hetero import (as_counts, dht, delta_ci, delta_ai, delta_sc, fl_metrics, client_types, marginal_vector,
+from hetfl_explore.foundation.hetero import (as_counts, dht, delta_ci, delta_ai, delta_sc, fl_metrics, client_types, marginal_vector,
                                   interaction_matrix, mutual_information, hellinger, js_divergence, label_skew, METRICS,
                                   federation_heatmaps, ternary_triplets, metric_bars)
-from hetfl_explore.data import (FEDERATIONS, federation, check_published, scale_federation, scale_drift,
+from hetfl_explore.foundation.data import (FEDERATIONS, federation, check_published, scale_federation, scale_drift,
                                 partition_from_matrices, partition_iid, partition_dirichlet, partition_shards,
                                 balanced_split, FederatedData, FlwrPartitioner)
 

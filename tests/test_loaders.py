@@ -1,4 +1,4 @@
-"""Real-format loaders (hetfl_explore.loaders) on fixture files written here, byte by byte, in each dataset's own format.
+"""Real-format loaders (hetfl_explore.foundation.loaders) on fixture files written here, byte by byte, in each dataset's own format.
 
 The fixtures do not use the package's `fake_*` writers, so a misunderstanding of a format cannot hide in both the
 writer and the reader. Their contents follow the real files (header lines, column names, value spellings, file names).
@@ -10,10 +10,10 @@ import pytest
 import torch
 from PIL import Image
 
-from hetfl_explore.loaders import (load_waterbirds, load_spawrious, load_mnist, load_celeba, load_utkface, load_fairface,
+from hetfl_explore.foundation.loaders import (load_waterbirds, load_spawrious, load_mnist, load_celeba, load_utkface, load_fairface,
                                    read_idx, fake_waterbirds, fake_spawrious, fake_mnist, fake_celeba, fake_utkface,
                                    fake_fairface, CELEBA_ATTRIBUTES)
-from hetfl_explore.datasets import make_federated
+from hetfl_explore.foundation.datasets import make_federated
 
 def jpeg(path, colour, size=(12, 10)):
     path.parent.mkdir(parents=True, exist_ok=True)

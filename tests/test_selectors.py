@@ -2,10 +2,13 @@
 import numpy as np, torch, pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
-from hetfl_explore.selection import Selection, Reports, make_view, validate_selection
-from hetfl_explore.taxonomy import TABLE4, placement_mismatches, placement_table
-from hetfl_explore import selectors_baselines as B, selectors_efficiency as E, selectors_constraints as C
-from hetfl_explore import selectors_inclusion as I, selectors_incentives as N
+from hetfl_explore.engine.protocol import Selection, Reports, make_view, validate_selection
+from hetfl_explore.selection.taxonomy import TABLE4, placement_mismatches, placement_table
+from hetfl_explore.selection import baselines as B
+from hetfl_explore.selection import efficiency as E
+from hetfl_explore.selection import constraints as C
+from hetfl_explore.selection import inclusion as I
+from hetfl_explore.selection import incentives as N
 
 P = 6  # length of the fake parameter vectors
 
@@ -127,7 +130,7 @@ def test_qffl_q0_equals_fedavg_weights():
     w = C.QFFL(q=3).weights(n, F); assert w.argmax() == 2
 
 def test_eqrep_frequencies_and_eqw_monotone():
-    from hetfl_explore.selection import selection_trace
+    from hetfl_explore.engine.protocol import selection_trace
     t = selection_trace(B.EqRep(), 10, 3, 1000, seed=0)
     np.testing.assert_allclose(t.mean(0), 0.3, atol=0.05)
     sizes = np.array([10, 20, 40, 80, 160])

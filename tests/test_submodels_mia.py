@@ -1,17 +1,18 @@
-"""Property and fixture tests for hetfl_explore.submodels, .mia and .modelhet (fast, no network)."""
+"""Property and fixture tests for hetfl_explore.modelhet.submodels, .mia and .modelhet (fast, no network)."""
 import json, pickle
 import numpy as np
 import pytest
 import torch
 from hypothesis import given, settings, strategies as st
 
-from hetfl_explore.submodels import (WidthCNN, count_params, hidden_sizes, full_set, random_set, quadrant_sets,
+from hetfl_explore.modelhet.submodels import (WidthCNN, count_params, hidden_sizes, full_set, random_set, quadrant_sets,
                                      extract_state, aggregate_submodels, coverage, ChannelSchedule, METHODS,
                                      taxonomy_table, small_clients)
-from hetfl_explore.mia import (AttackResult, roc_auc, tpr_at_fpr, advantage, best_advantage, min_nonmembers,
+from hetfl_explore.modelhet.mia import (AttackResult, roc_auc, tpr_at_fpr, advantage, best_advantage, min_nonmembers,
                                make_split, n_known_members, attack_metrics)
-from hetfl_explore.modelhet import (appendix_tables, spread_table, frequency_spearman, headline_checks,
-                                    dirichlet_size_split, load_cifar, load_femnist_leaf, real_federation)
+from hetfl_explore.modelhet.experiments import (appendix_tables, spread_table, frequency_spearman, headline_checks, real_federation)
+from hetfl_explore.foundation.data import dirichlet_size_split
+from hetfl_explore.foundation.loaders import load_cifar, load_femnist_leaf
 
 H = hidden_sizes(16)
 

@@ -2,11 +2,11 @@
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
-from hetfl_explore.data import federation
-from hetfl_explore.widgets import (MatrixEditor, SelectionExplorer, FedDiverseStepper, TaxonomyExplorer, check_types, expand_types,
+from hetfl_explore.foundation.data import federation
+from hetfl_explore.widgets.explorers import (MatrixEditor, SelectionExplorer, FedDiverseStepper, TaxonomyExplorer, check_types, expand_types,
                                    federation_summary, fast_diversity_rounds, explore_selection, preset_types, PRESETS, EXPLORER_SELECTORS)
-from hetfl_explore.feddiverse import oracle_triplets
-from hetfl_explore.hetero import fl_metrics
+from hetfl_explore.feddiverse.selector import oracle_triplets
+from hetfl_explore.foundation.hetero import fl_metrics
 
 def test_editor_cell_edit_changes_metrics_and_css_contract():
     ed = MatrixEditor(preset='spawrious_gsc')
@@ -69,7 +69,7 @@ def test_stepper_and_taxonomy():
     with pytest.raises(ValueError, match='no SelectionExplorer'): tx.run_in_explorer('pow-d')
 
 def test_outcome_panel_short_training_and_cache():
-    from hetfl_explore.widgets_outcome import OutcomePanel, TEACHING_PRESET
+    from hetfl_explore.widgets.outcome import OutcomePanel, TEACHING_PRESET
     from dataclasses import replace
     p = OutcomePanel('cmnist_gsc', selectors=('uniform',), config=replace(TEACHING_PRESET, rounds=3))
     r = p.run(background=False)
@@ -80,8 +80,8 @@ def test_outcome_panel_short_training_and_cache():
     assert not p.set(aggregator='nope') and p.config.aggregator == 'fedavg'
 
 def test_privacy_fairness_panels():
-    from hetfl_explore.widgets_privacy_fairness import FairnessExplorer, shortcut_confusions, fairness_matrices, threshold_metrics, MIAAnatomy
-    from hetfl_explore.mia import AttackResult
+    from hetfl_explore.widgets.privacy_fairness import FairnessExplorer, shortcut_confusions, fairness_matrices, threshold_metrics, MIAAnatomy
+    from hetfl_explore.modelhet.mia import AttackResult
     fe = FairnessExplorer(strength=0.8, mix=0.75, reliance=0.0)
     assert abs(fe.fairness().loc['federation (Σ C_k)', 'd_dp']) < 0.61 and fe.fairness().loc['federation (Σ C_k)', 'acc'] == 100
     assert not fe.set(mix=2) and fe.mix == 0.75
@@ -94,8 +94,8 @@ def test_privacy_fairness_panels():
 def test_tradeoff_explorer_on_user_runs():
     "The trade-off panel accepts a table of the user's own runs and refuses a number of large clients it lacks."
     import pandas as pd
-    from hetfl_explore.modelhet import appendix_tables
-    from hetfl_explore.widgets_privacy_fairness import TradeoffExplorer
+    from hetfl_explore.modelhet.experiments import appendix_tables
+    from hetfl_explore.widgets.privacy_fairness import TradeoffExplorer
     mine = appendix_tables().query("dataset == 'CIFAR-100'").drop(columns='dataset')
     panel = TradeoffExplorer(mine, n_large=5, privacy='auc_yeom')
     pts = panel.points().set_index('method')

@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Re-run every learned-outcome check over seeds and thread counts and report its margins.
 
-A learned check is a call `hetfl_explore.core.learned_check(name, value, bound)`: it passes when `value > bound`.
+A learned check is a call `hetfl_explore.foundation.core.learned_check(name, value, bound)`: it passes when `value > bound`.
 This tool finds
 
 * every notebook under `nbs/` that calls `learned_check(` and executes its cells in order, up to and including the

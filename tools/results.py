@@ -84,7 +84,7 @@ def row_view(keys:tuple, # columns that identify a row
 
 def modelhet_view(df):
     "The published figures of the modelhet sweep: `summarize` of the clients' and of the global model's attacks."
-    from hetfl_explore.modelhet import summarize
+    from hetfl_explore.modelhet.experiments import summarize
     keys = ['n_large', 'method']
     c = summarize(df).set_index(keys)
     g = summarize(df, target='global').set_index(keys)[['auc_yeom', 'auc_yeom_std']].add_prefix('global_')
@@ -113,38 +113,38 @@ class Target:
 
 def _selection_shares(path):
     "Type shares of every selection rule on the seven federations, 3,000 rounds (no training)."
-    from hetfl_explore.feddiverse import selection_share_table
+    from hetfl_explore.feddiverse.selector import selection_share_table
     selection_share_table(rounds=3000, seed=0).to_csv(path, index=False)
 
 def _feddiverse_overhead(path):
     "Table 2: FedDiverse's one-off client cost, upload sizes and per-round server cost on CMNIST_GSC."
-    from hetfl_explore.experiments import measure_overhead
+    from hetfl_explore.feddiverse.experiments import measure_overhead
     measure_overhead('CMNIST_GSC', seed=0).to_csv(path)
 
 def _feddiverse_estimation(path):
     "Estimation error of the triplets (Algorithms 1-4) on every stand-in, teaching preset."
-    from hetfl_explore.experiments import estimation_errors, PRESETS
+    from hetfl_explore.feddiverse.experiments import estimation_errors, PRESETS
     estimation_errors(PRESETS['teaching'], seeds=SEEDS, out=str(path))
 
 def _feddiverse_teaching(path):
     "Tables 1 and 3 at the teaching scale: 270 FL runs."
-    from hetfl_explore.experiments import paper_grid, PRESETS
+    from hetfl_explore.feddiverse.experiments import paper_grid, PRESETS
     paper_grid(PRESETS['teaching'], out=str(path), log=None)
 
 def _modelhet_tiny(path):
     "The tiny digits sweep of chapter 4: 9 sub-model methods x 3 configurations + 2 baselines, Yeom attack."
-    from hetfl_explore.modelhet import run_preset, TINY
+    from hetfl_explore.modelhet.experiments import run_preset, TINY
     if tuple(TINY.seeds) != SEEDS: raise ValueError(f"modelhet.TINY.seeds={TINY.seeds}: the target records seeds {SEEDS}")
     run_preset(TINY, path=str(path), progress=False)
 
 def _fairness_grid(path):
     "Chapter 6's grid: 3 faces-like splits x 5 privacy levels."
-    from hetfl_explore.fairness_experiments import run_grid, ALL_LEVELS, FairnessPreset
+    from hetfl_explore.fairness.experiments import run_grid, ALL_LEVELS, FairnessPreset
     run_grid(levels=tuple(ALL_LEVELS), seeds=SEEDS, preset=FairnessPreset(), path=str(path), log=None)
 
 def _fairness_explorer(path):
     "The fairness explorer's precomputed grid: 4 rho x 3 client mixes x 4 levels."
-    from hetfl_explore.fairness_experiments import explorer_grid
+    from hetfl_explore.fairness.experiments import explorer_grid
     explorer_grid(seeds=SEEDS, path=str(path))
 
 _EST = ('MAE_CI', 'MAE_AI', 'MAE_SC', 'euclid_mean', 'euclid_sup', 'fallbacks')

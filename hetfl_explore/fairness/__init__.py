@@ -1,0 +1,1 @@
+"""Fairness: federated group fairness metrics, and FedDiverse and FedRK as fairness tools."""

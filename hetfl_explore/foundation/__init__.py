@@ -1,0 +1,1 @@
+"""The foundation: validation and seeds, heterogeneity metrics, the published federations, data sets and loaders."""

@@ -1,0 +1,1 @@
+"""Model heterogeneity and privacy: sub-model extraction and membership inference attacks."""

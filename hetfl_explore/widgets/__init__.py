@@ -1,0 +1,1 @@
+"""The lab's panels: ipywidgets + plotly views that call the library."""
