@@ -31,6 +31,8 @@ def test_every_page_renders_without_console_errors():
             if page.locator('script[type="application/vnd.jupyter.widget-view+json"]').count():
                 page.wait_for_selector('.jupyter-widgets', timeout=15000)
             assert not errors, f'{rel}: console errors: {errors[:5]}'
+            math_errors = page.locator('.katex-error')          # KaTeX shows a formula it cannot parse as red source text
+            assert math_errors.count() == 0, f'{rel}: math errors: {[math_errors.nth(i).get_attribute("title") for i in range(min(3, math_errors.count()))]}'
             if str(rel) == 'index.html': page.screenshot(path=str(ARTIFACTS/'docs-home.png'))
             page.close()
 
