@@ -23,7 +23,10 @@ def test_every_page_renders_without_console_errors():
             page.on('console', lambda m: errors.append(m.text) if m.type == 'error' else None)
             page.on('pageerror', lambda e: errors.append(str(e)))
             page.goto(f'{base}/{rel}', wait_until='networkidle')
-            assert page.locator('nav.hx-sidebar a').count() >= 2, f'{rel}: no sidebar'
+            try: page.wait_for_function("document.querySelectorAll('nav.hx-sidebar a').length >= 2", timeout=20000)
+            except Exception:                                 # keep what the browser saw, for the failure message
+                page.screenshot(path=str(ARTIFACTS / f'no-sidebar-{Path(rel).stem}.png'))
+                pytest.fail(f"{rel}: no sidebar after 20 s; the page has {page.locator('nav.hx-sidebar a').count()} sidebar links")
             if page.locator('.plotly-graph-div').count():
                 page.wait_for_selector('.plotly-graph-div .main-svg', timeout=15000)
             if page.locator('script[type="application/vnd.jupyter.widget-state+json"]').count() and 'hx-plotly' in page.content():
