@@ -6,6 +6,7 @@
 from __future__ import annotations
 import html
 import pandas as pd
+from fastcore.basics import patch
 import plotly.graph_objects as go
 from ..foundation.core import check_choice, check_type
 
@@ -14,72 +15,77 @@ __all__ = ['DIMENSIONS', 'CHARACTERISTICS', 'MESSAGES', 'MESSAGE_SYMBOLS', 'TABL
            'characteristics_text', 'placement', 'methods_where', 'taxonomy_figure', 'taxonomy_sunburst', 'MethodCard',
            'method_card', 'placement_mismatches', 'placement_table']
 
-# %% ../../nbs/selection/07_taxonomy.ipynb #77a735a6
-DIMENSIONS: dict[str, dict] = {
-    'policy': dict(side='server', lines='l. 561-671', definition=(
-        "Why the server selects: a global constraint (training efficiency, round time, energy, fairness, resilience "
-        "against attacks), a client-inclusion policy, or client incentives."),
-        categories={
-            'Baseline': "Selection fairness: every client (EqRep) or every sample (EqW) is represented equally.",
-            'Efficiency': "Speed up convergence: fewer clients per round or fewer rounds for the same accuracy.",
-            'Other global constraints': "Round time, energy, good-intent or uniform-accuracy fairness, defence against attacks.",
-            'Client inclusion': "Let clients in that global constraints would exclude (poor channels, small devices).",
-            'Client incentives': "Reward clients for resources, data contribution or reputation."}),
-    'client': dict(side='client', lines='l. 673-697', definition=(
-        "What the method assumes about the clients; a barred letter means the method works without the assumption."),
-        categories={
-            'V': "Availability: all clients are ready every round, A^t = K (else S^t ⊆ A^t ⊆ K).",
-            'D': "Addressability: the server can talk to an individual client by id (else it broadcasts).",
-            'S': "Statefulness: clients take part in many rounds, so the server can use their history.",
-            'R': "Reliability: every selected client reports back.",
-            'T': "Trustworthiness: clients share truthful information (else some may be malicious)."}),
-    'message': dict(side='client', lines='l. 699-723', definition=(
-        "What a client shares with the server; more information allows better selection at a privacy cost."),
-        categories={
-            'theta': "θ: model parameters or their update.", 'data_size': "|D|: number of local samples.",
-            'loss': "L: loss of the model on the client's data.", 'lipschitz': "L_f: Lipschitz smoothness of the local loss.",
-            'time': "T: expected local training (and communication) time.", 'energy': "E: energy the round costs the client.",
-            'centroids': "G: cluster centres of the local data (a compressed data description)."}),
-    'value_generation': dict(side='hybrid', lines='l. 727-760', definition=(
-        "How the relevance value v_k = g(M_k) is computed from the shared information, on the server, the client or both."),
-        categories={
-            '-': "No value: the rule uses only the client set (and sizes).",
-            'Loss-based': "v_k from the local loss: clients with a high loss are worth training on.",
-            'Shapley values': "v_k is the client's Shapley value in a cooperative game over client subsets.",
-            'Validation set': "The server scores client models on its own validation set D_V.",
-            'Clustering': "Clients with similar data descriptions are grouped.",
-            'Bandit-based': "Clients are arms of a (combinatorial) multi-armed bandit.",
-            'Reinforcement Learning': "A server-side agent learns which clients to pick from a reward.",
-            'Time-based': "v_k from the client's expected round time.",
-            'Utility game': "v_k is a product of utilities (statistical × system × ...), eq. (9).",
-            'Utility score': "Clients compute a score from their resources under server-set rules.",
-            'Model compression': "Clients train a smaller sub-model that fits their resources.",
-            'Auction': "Clients bid resources and prices; the server is the auctioneer.",
-            'Contract theory': "The server offers a menu of (effort, reward) contracts per client type.",
-            'Stackelberg game': "The server leads with a price, clients follow with their utility (no Table 4 row).",
-            'Gradient-based': "v_k from the client's update direction (library extension for the Ch. 5 baselines; not in Table 4)."}),
-    'value_interpretation': dict(side='server', lines='l. 764-782', definition=(
-        "How the server turns the values into a selection h(v_1..v_K); 'Exp' adds uniformly drawn exploration slots."),
-        categories={
-            'Probability': "Clients are sampled with probabilities derived from v.",
-            'Ranking': "The top-κ clients by v are selected.",
-            'Weights': "v weighs the clients' updates in the aggregation.",
-            'Threshold': "Clients whose v passes a threshold are selected: the number varies per round.",
-            'Clusters': "Clients are grouped and selected per group."}),
-    'termination': dict(side='server', lines='l. 784-802', definition=(
-        "When training ends: after a fixed number of rounds, at a target accuracy, when clients' energy or the "
-        "reward budget is spent, or by early stopping."),
-        categories={
-            '-': "Not part of the method.", 'Fixed rounds': "A fixed number of rounds T.",
-            'Reach accuracy': "A minimum required accuracy.", 'Limited energy': "Clients' energy budgets run out.",
-            'Limited reward': "The incentive budget is spent.", 'Early stopping': "ES: no progress on validation, or no client uploads."}),
-}
-CHARACTERISTICS = tuple(DIMENSIONS['client']['categories'])
-MESSAGES = tuple(DIMENSIONS['message']['categories'])
-MESSAGE_SYMBOLS = dict(theta='θ', data_size='|D|', loss='L', lipschitz='L_f', time='T', energy='E', centroids='G')
+# %% ../../nbs/selection/07_taxonomy.ipynb #219e185b
+DIMENSIONS: dict[str, dict] = {}   # dimension -> side, thesis section, definition and categories (filled below)
 
-# %% ../../nbs/selection/07_taxonomy.ipynb #099ca412
+DIMENSIONS['policy'] = dict(side='server', section='§3.2.1', definition=(
+    "Why the server selects: a global constraint (training efficiency, round time, energy, fairness, resilience "
+    "against attacks), a client-inclusion policy, or client incentives."),
+    categories={
+        'Baseline': "Selection fairness: every client (EqRep) or every sample (EqW) is represented equally.",
+        'Efficiency': "Speed up convergence: fewer clients per round or fewer rounds for the same accuracy.",
+        'Other global constraints': "Round time, energy, good-intent or uniform-accuracy fairness, defence against attacks.",
+        'Client inclusion': "Let clients in that global constraints would exclude (poor channels, small devices).",
+        'Client incentives': "Reward clients for resources, data contribution or reputation."})
+DIMENSIONS['client'] = dict(side='client', section='§3.2.2', definition=(
+    "What the method assumes about the clients; a barred letter means the method works without the assumption."),
+    categories={
+        'V': "Availability: all clients are ready every round, A^t = K (else S^t ⊆ A^t ⊆ K).",
+        'D': "Addressability: the server can talk to an individual client by id (else it broadcasts).",
+        'S': "Statefulness: clients take part in many rounds, so the server can use their history.",
+        'R': "Reliability: every selected client reports back.",
+        'T': "Trustworthiness: clients share truthful information (else some may be malicious)."})
+
+# %% ../../nbs/selection/07_taxonomy.ipynb #f52a2bc2
+DIMENSIONS['message'] = dict(side='client', section='§3.2.3', definition=(
+    "What a client shares with the server; more information allows better selection at a privacy cost."),
+    categories={
+        'theta': "θ: model parameters or their update.", 'data_size': "|D|: number of local samples.",
+        'loss': "L: loss of the model on the client's data.", 'lipschitz': "L_f: Lipschitz smoothness of the local loss.",
+        'time': "T: expected local training (and communication) time.", 'energy': "E: energy the round costs the client.",
+        'centroids': "G: cluster centres of the local data (a compressed data description)."})
+DIMENSIONS['value_generation'] = dict(side='hybrid', section='§3.2.4', definition=(
+    "How the relevance value v_k = g(M_k) is computed from the shared information, on the server, the client or both."),
+    categories={
+        '-': "No value: the rule uses only the client set (and sizes).",
+        'Loss-based': "v_k from the local loss: clients with a high loss are worth training on.",
+        'Shapley values': "v_k is the client's Shapley value in a cooperative game over client subsets.",
+        'Validation set': "The server scores client models on its own validation set D_V.",
+        'Clustering': "Clients with similar data descriptions are grouped.",
+        'Bandit-based': "Clients are arms of a (combinatorial) multi-armed bandit.",
+        'Reinforcement Learning': "A server-side agent learns which clients to pick from a reward.",
+        'Time-based': "v_k from the client's expected round time.",
+        'Utility game': "v_k is a product of utilities (statistical × system × ...), eq. (9).",
+        'Utility score': "Clients compute a score from their resources under server-set rules.",
+        'Model compression': "Clients train a smaller sub-model that fits their resources.",
+        'Auction': "Clients bid resources and prices; the server is the auctioneer.",
+        'Contract theory': "The server offers a menu of (effort, reward) contracts per client type.",
+        'Stackelberg game': "The server leads with a price, clients follow with their utility (no Table 4 row).",
+        'Gradient-based': "v_k from the client's update direction (library extension for the Ch. 5 baselines; not in Table 4)."})
+
+# %% ../../nbs/selection/07_taxonomy.ipynb #b32023d7
+DIMENSIONS['value_interpretation'] = dict(side='server', section='§3.2.5', definition=(
+    "How the server turns the values into a selection h(v_1..v_K); 'Exp' adds uniformly drawn exploration slots."),
+    categories={
+        'Probability': "Clients are sampled with probabilities derived from v.",
+        'Ranking': "The top-κ clients by v are selected.",
+        'Weights': "v weighs the clients' updates in the aggregation.",
+        'Threshold': "Clients whose v passes a threshold are selected: the number varies per round.",
+        'Clusters': "Clients are grouped and selected per group."})
+DIMENSIONS['termination'] = dict(side='server', section='§3.2.6', definition=(
+    "When training ends: after a fixed number of rounds, at a target accuracy, when clients' energy or the "
+    "reward budget is spent, or by early stopping."),
+    categories={
+        '-': "Not part of the method.", 'Fixed rounds': "A fixed number of rounds T.",
+        'Reach accuracy': "A minimum required accuracy.", 'Limited energy': "Clients' energy budgets run out.",
+        'Limited reward': "The incentive budget is spent.", 'Early stopping': "ES: no progress on validation, or no client uploads."})
+CHARACTERISTICS = tuple(DIMENSIONS['client']['categories'])   # the five client assumptions V, D, S, R, T
+MESSAGES = tuple(DIMENSIONS['message']['categories'])         # keys of the shared-information vocabulary
+MESSAGE_SYMBOLS = dict(theta='θ', data_size='|D|', loss='L', lipschitz='L_f', time='T', energy='E', centroids='G')   # thesis symbols
+
+# %% ../../nbs/selection/07_taxonomy.ipynb #7af50638
 def _tuple(name, cells, vocabulary):
+    "`cells` as a tuple, each checked against `vocabulary`."
     cells = (cells,) if isinstance(cells, str) else tuple(cells)
     for c in cells: check_choice(name, c, vocabulary)
     return cells
@@ -94,10 +100,12 @@ def parse_characteristics(text:str, # e.g. 'V ¬D ¬S R T' ('¬' or '!' negates 
         raise ValueError(f"client={text!r}: expected each of V, D, S, R, T once, optionally negated with '¬'")
     return {c: out[c] for c in CHARACTERISTICS}
 
-def characteristics_text(flags:dict[str, bool]) -> str:
+def characteristics_text(flags:dict[str, bool], # {letter: assumed?} for V, D, S, R, T
+                        ) -> str:
     "Inverse of `parse_characteristics`: {'V': False, ...} -> '¬V D ...'."
     return ' '.join(c if flags[c] else '¬' + c for c in CHARACTERISTICS)
 
+# %% ../../nbs/selection/07_taxonomy.ipynb #cd8b186a
 def placement(method:str, # the method's name as used in this library (Table 4 spelling)
               policy:str, # policy group: one of DIMENSIONS['policy']['categories']
               client:str, # client characteristics, e.g. '¬V D ¬S R T'
@@ -118,38 +126,40 @@ def placement(method:str, # the method's name as used in this library (Table 4 s
                 value_interpretation=check_choice('interpretation', interp, dims['value_interpretation']['categories']),
                 exploration=exp == 'Exp', termination=_tuple('termination', termination, dims['termination']['categories']))
 
-# %% ../../nbs/selection/07_taxonomy.ipynb #7b6e1ac8
-_ROWS = [  # method, policy group, printed label, client, message, generation, interpretation, termination, App. A lines, detail, also known as
- ('EqRep', 'Baseline', 'Selection fairness', 'V ¬D ¬S R T', 'theta', '-', 'Probability', '-', '2079-2081', 'full', 'random selection, FedAvg sampling'),
- ('EqW', 'Baseline', 'Selection fairness', 'V D ¬S R T', ('theta', 'data_size'), '-', 'Probability', '-', '2083-2085', 'partial', 'sampling by data size'),
- ('AFL_G', 'Efficiency', '', '¬V D S R T', ('theta', 'loss'), 'Loss-based', 'Probability + Exp', 'Fixed rounds', '2089-2095', 'partial', 'Active FL, Goetz et al. 2019'),
- ('pow-d', 'Efficiency', 'Efficiency', '¬V D ¬S R T', ('theta', 'data_size', 'loss'), 'Loss-based', 'Ranking', 'Reach accuracy', '2097-2099', 'full', 'Power-of-Choice, Cho et al. 2022'),
- ('S-FedAvg', 'Efficiency', '', 'V D S R T', 'theta', ('Shapley values', 'Validation set'), 'Probability', 'Fixed rounds', '2101-2103', 'partial', 'Nagalapatti & Narayanam 2021'),
- ('k-FED', 'Efficiency', '', 'V D S R T', ('theta', 'centroids'), 'Clustering', 'Clusters', 'Fixed rounds', '2105-2107', 'partial', 'Dennis et al. 2021'),
- ('LAG', 'Efficiency', '', 'V D S R T', ('theta', 'lipschitz'), 'Loss-based', 'Threshold', ('Fixed rounds', 'Early stopping'), '2109-2111', 'none', 'Lazily Aggregated Gradient, Chen et al. 2018'),
- ('FL-CIR', 'Efficiency', '', 'V D S R T', ('theta', 'loss'), 'Bandit-based', 'Ranking', 'Fixed rounds', '2113-2115', 'none', 'class-imbalance reduction, Yang et al. 2021'),
- ('FAVOR', 'Efficiency', '', 'V D S R T', 'theta', ('Reinforcement Learning', 'Validation set'), 'Ranking', 'Reach accuracy', '2117-2119', 'partial', 'Wang et al. 2020'),
- ('FedCS', 'Other global constraints', 'Limit round time', '¬V D ¬S R T', ('theta', 'time'), 'Time-based', 'Ranking', ('Fixed rounds', 'Reach accuracy'), '2125-2127', 'full', 'Nishio & Yonetani 2019'),
- ('AFL_M', 'Other global constraints', 'Good-intent fairness', 'V D S R T', ('theta', 'loss'), 'Loss-based', 'Probability', 'Fixed rounds', '2129-2131', 'partial', 'Agnostic FL, Mohri et al. 2019'),
- ('q-FFL', 'Other global constraints', 'Uniform accuracy', '¬V ¬D ¬S ¬R T', ('theta', 'lipschitz'), 'Loss-based', 'Weights', 'Fixed rounds', '2133-2135', 'none', 'q-Fair FL, Li et al. 2020'),
- ('Oort', 'Other global constraints', 'Limit round time', '¬V D S R ¬T', ('theta', 'loss', 'time'), 'Utility game', 'Ranking + Exp', 'Reach accuracy', '2137-2139', 'partial', 'Lai et al. 2021'),
- ('FLAME_C', 'Other global constraints', 'Limit client energy', '¬V D S R T', ('theta', 'loss', 'time', 'energy'), 'Utility game', 'Ranking', 'Limited energy', '2141-2143', 'partial', 'Cho, Mathur & Kawsar 2022'),
- ('DDaBA', 'Other global constraints', 'Defense against attacks', '¬V ¬D ¬S R ¬T', 'theta', 'Validation set', 'Weights', 'Fixed rounds', '2145-2147', 'partial', 'Rodríguez-Barroso et al. 2022'),
- ('LT-FL', 'Client inclusion', '', '¬V D ¬S ¬R T', ('theta', 'time'), 'Time-based', 'Clusters', 'Fixed rounds', '2155-2157', 'partial', 'Loss-tolerant FL, Zhou et al. 2021'),
- ('FDropout', 'Client inclusion', 'Client inclusion', '¬V D ¬S R T', 'theta', 'Model compression', 'Weights', 'Fixed rounds', '2159-2161', 'full', 'Federated Dropout, Caldas et al. 2018 (FD)'),
- ('CI-MR', 'Client incentives', '', 'V D S R T', ('theta', 'data_size'), 'Shapley values', 'Weights', 'Fixed rounds', '2167-2169', 'partial', 'contribution index, Song et al. 2019'),
- ('FMore', 'Client incentives', 'Client incentives', '¬V D ¬S R T', ('theta', 'data_size', 'time'), ('Auction', 'Utility score'), 'Ranking', ('Fixed rounds', 'Reach accuracy'), '2171-2173', 'none', 'multi-dimensional auction, Zeng et al. 2020'),
- ('CBIM', 'Client incentives', '', '¬V D S ¬R ¬T', ('theta', 'time', 'energy'), ('Contract theory', 'Utility score'), 'Threshold', 'Limited reward', '2175-2177', 'none', 'contract + reputation, Kang et al. 2019'),
+# %% ../../nbs/selection/07_taxonomy.ipynb #23a03462
+_ROWS = [  # method, policy group, printed label, client, message, generation, interpretation, termination, App. A.1 heading, detail, also known as
+ ('EqRep', 'Baseline', 'Selection fairness', 'V ¬D ¬S R T', 'theta', '-', 'Probability', '-', 'EqRep_baseline', 'full', 'random selection, FedAvg sampling'),
+ ('EqW', 'Baseline', 'Selection fairness', 'V D ¬S R T', ('theta', 'data_size'), '-', 'Probability', '-', 'EqW_baseline', 'partial', 'sampling by data size'),
+ ('AFL_G', 'Efficiency', '', '¬V D S R T', ('theta', 'loss'), 'Loss-based', 'Probability + Exp', 'Fixed rounds', 'AFL_G', 'partial', 'Active FL, Goetz et al. 2019'),
+ ('pow-d', 'Efficiency', 'Efficiency', '¬V D ¬S R T', ('theta', 'data_size', 'loss'), 'Loss-based', 'Ranking', 'Reach accuracy', 'pow-d', 'full', 'Power-of-Choice, Cho et al. 2022'),
+ ('S-FedAvg', 'Efficiency', '', 'V D S R T', 'theta', ('Shapley values', 'Validation set'), 'Probability', 'Fixed rounds', 'S-FedAvg', 'partial', 'Nagalapatti & Narayanam 2021'),
+ ('k-FED', 'Efficiency', '', 'V D S R T', ('theta', 'centroids'), 'Clustering', 'Clusters', 'Fixed rounds', 'k-FED', 'partial', 'Dennis et al. 2021'),
+ ('LAG', 'Efficiency', '', 'V D S R T', ('theta', 'lipschitz'), 'Loss-based', 'Threshold', ('Fixed rounds', 'Early stopping'), 'LAG', 'none', 'Lazily Aggregated Gradient, Chen et al. 2018'),
+ ('FL-CIR', 'Efficiency', '', 'V D S R T', ('theta', 'loss'), 'Bandit-based', 'Ranking', 'Fixed rounds', 'FL-CIR', 'none', 'class-imbalance reduction, Yang et al. 2021'),
+ ('FAVOR', 'Efficiency', '', 'V D S R T', 'theta', ('Reinforcement Learning', 'Validation set'), 'Ranking', 'Reach accuracy', 'FAVOR', 'partial', 'Wang et al. 2020'),
+ ('FedCS', 'Other global constraints', 'Limit round time', '¬V D ¬S R T', ('theta', 'time'), 'Time-based', 'Ranking', ('Fixed rounds', 'Reach accuracy'), 'FedCS', 'full', 'Nishio & Yonetani 2019'),
+ ('AFL_M', 'Other global constraints', 'Good-intent fairness', 'V D S R T', ('theta', 'loss'), 'Loss-based', 'Probability', 'Fixed rounds', 'AFL_M', 'partial', 'Agnostic FL, Mohri et al. 2019'),
+ ('q-FFL', 'Other global constraints', 'Uniform accuracy', '¬V ¬D ¬S ¬R T', ('theta', 'lipschitz'), 'Loss-based', 'Weights', 'Fixed rounds', 'q-FFL', 'none', 'q-Fair FL, Li et al. 2020'),
+ ('Oort', 'Other global constraints', 'Limit round time', '¬V D S R ¬T', ('theta', 'loss', 'time'), 'Utility game', 'Ranking + Exp', 'Reach accuracy', 'Oort', 'partial', 'Lai et al. 2021'),
+ ('FLAME_C', 'Other global constraints', 'Limit client energy', '¬V D S R T', ('theta', 'loss', 'time', 'energy'), 'Utility game', 'Ranking', 'Limited energy', 'FLAME', 'partial', 'Cho, Mathur & Kawsar 2022'),
+ ('DDaBA', 'Other global constraints', 'Defense against attacks', '¬V ¬D ¬S R ¬T', 'theta', 'Validation set', 'Weights', 'Fixed rounds', 'DDaBA', 'partial', 'Rodríguez-Barroso et al. 2022'),
+ ('LT-FL', 'Client inclusion', '', '¬V D ¬S ¬R T', ('theta', 'time'), 'Time-based', 'Clusters', 'Fixed rounds', 'LT-FL', 'partial', 'Loss-tolerant FL, Zhou et al. 2021'),
+ ('FDropout', 'Client inclusion', 'Client inclusion', '¬V D ¬S R T', 'theta', 'Model compression', 'Weights', 'Fixed rounds', 'FD', 'full', 'Federated Dropout, Caldas et al. 2018 (FD)'),
+ ('CI-MR', 'Client incentives', '', 'V D S R T', ('theta', 'data_size'), 'Shapley values', 'Weights', 'Fixed rounds', 'CI-MR', 'partial', 'contribution index, Song et al. 2019'),
+ ('FMore', 'Client incentives', 'Client incentives', '¬V D ¬S R T', ('theta', 'data_size', 'time'), ('Auction', 'Utility score'), 'Ranking', ('Fixed rounds', 'Reach accuracy'), 'FMore', 'none', 'multi-dimensional auction, Zeng et al. 2020'),
+ ('CBIM', 'Client incentives', '', '¬V D S ¬R ¬T', ('theta', 'time', 'energy'), ('Contract theory', 'Utility score'), 'Threshold', 'Limited reward', 'CBIM', 'none', 'contract + reputation, Kang et al. 2019'),
 ]
 
+# %% ../../nbs/selection/07_taxonomy.ipynb #be8db4ce
 def _table4() -> pd.DataFrame:
+    "Table 4 as a DataFrame indexed by method (placement columns plus appendix, detail, aka)."
     rows = []
-    for method, pol, label, client, msg, gen, interp, term, lines, detail, aka in _ROWS:
-        rows.append(dict(placement(method, pol, client, msg, gen, interp, term, label), appendix_lines=lines,
+    for method, pol, label, client, msg, gen, interp, term, heading, detail, aka in _ROWS:
+        rows.append(dict(placement(method, pol, client, msg, gen, interp, term, label), appendix=heading,
                          thesis_detail=detail, aka=aka))
     return pd.DataFrame(rows).set_index('method')
 
-TABLE4: pd.DataFrame = _table4()
+TABLE4: pd.DataFrame = _table4()   # Table 4 of the thesis, one row per method
 
 # %% ../../nbs/selection/07_taxonomy.ipynb #b2cd9fcd
 _TUPLE_COLS = ('message', 'value_generation', 'termination')
@@ -167,11 +177,14 @@ def methods_where(table:pd.DataFrame|None=None, # a placement table (default: `T
         mask &= cells.map(lambda c: want in c) if col in _TUPLE_COLS else (cells == want)
     return table[mask]
 
-# %% ../../nbs/selection/07_taxonomy.ipynb #573db0d7
-_GROUP_COLOURS = {'Baseline': '#7f7f7f', 'Efficiency': '#1f77b4', 'Other global constraints': '#d62728',
+# %% ../../nbs/selection/07_taxonomy.ipynb #715820da
+_GROUP_COLOURS = {  # policy group -> colour of its methods in every figure
+   'Baseline': '#7f7f7f', 'Efficiency': '#1f77b4', 'Other global constraints': '#d62728',
                   'Client inclusion': '#2ca02c', 'Client incentives': '#9467bd'}
 
-def _first(cell): return cell[0] if isinstance(cell, tuple) else cell
+def _first(cell):
+    "The first category of a tuple cell, or the cell itself."
+    return cell[0] if isinstance(cell, tuple) else cell
 
 def taxonomy_figure(table:pd.DataFrame|None=None, # a placement table (default: `TABLE4`)
                     dims:tuple=('policy', 'V', 'T', 'value_generation', 'value_interpretation', 'termination'), # columns to show
@@ -190,6 +203,7 @@ def taxonomy_figure(table:pd.DataFrame|None=None, # a placement table (default: 
     fig.update_layout(height=420, width=860, margin=dict(l=90, r=90, t=40, b=20), title='Table 4 across the taxonomy')
     return fig
 
+# %% ../../nbs/selection/07_taxonomy.ipynb #1e73834f
 def taxonomy_sunburst(table:pd.DataFrame|None=None, # a placement table (default: `TABLE4`)
                      ) -> go.Figure:
     "Sunburst: policy group -> value interpretation -> method."
@@ -204,7 +218,7 @@ def taxonomy_sunburst(table:pd.DataFrame|None=None, # a placement table (default
     fig.update_layout(height=420, width=420, margin=dict(l=0, r=0, t=30, b=0), title='Policy → interpretation → method')
     return fig
 
-# %% ../../nbs/selection/07_taxonomy.ipynb #7e5b7867
+# %% ../../nbs/selection/07_taxonomy.ipynb #156bd6ce
 class MethodCard:
     "A method's taxonomy placement, displayable as HTML (notebooks) or Markdown (`str`)."
     def __init__(self, row:dict, # a placement (as from `placement`) plus optional extra fields
@@ -219,19 +233,28 @@ class MethodCard:
         out = [('Policy', policy), ('Client characteristics', characteristics_text(r)), ('Shared information', msg),
                ('Value generation', ', '.join(r['value_generation'])), ('Value interpretation', interp),
                ('Termination', ', '.join(r['termination']))]
-        if r.get('appendix_lines'): out.append(('Thesis', f"App. A, l. {r['appendix_lines']}; specified: {r['thesis_detail']}"))
+        if r.get('appendix'): out.append(('Thesis', f"App. A.1, '{r['appendix']}'; specified: {r['thesis_detail']}"))
         return out
 
-    def title(self): return self.row['method'] + (f" — {self.row['aka']}" if self.row.get('aka') else '')
-    def __str__(self):
-        return f"**{self.title()}**\n\n| dimension | value |\n|---|---|\n" + '\n'.join(f'| {k} | {v} |' for k, v in self.fields())
-    def _repr_markdown_(self): return str(self)
-    def _repr_html_(self):
-        rows = ''.join(f'<tr><th style="text-align:left;padding-right:1em">{html.escape(k)}</th><td>{html.escape(v)}</td></tr>'
-                       for k, v in self.fields())
-        colour = _GROUP_COLOURS.get(self.row['policy'], '#333')
-        return (f'<div style="border-left:6px solid {colour};padding:4px 10px;margin:6px 0;max-width:720px">'
-                f'<b>{html.escape(self.title())}</b><table style="font-size:90%">{rows}</table></div>')
+    def title(self) -> str:
+        "The method's name, with its other names when known."
+        return self.row['method'] + (f" — {self.row['aka']}" if self.row.get('aka') else '')
+
+# %% ../../nbs/selection/07_taxonomy.ipynb #60bcfbe6
+@patch
+def __str__(self:MethodCard):
+    return f"**{self.title()}**\n\n| dimension | value |\n|---|---|\n" + '\n'.join(f'| {k} | {v} |' for k, v in self.fields())
+
+@patch
+def _repr_markdown_(self:MethodCard): return str(self)
+
+@patch
+def _repr_html_(self:MethodCard):
+    rows = ''.join(f'<tr><th style="text-align:left;padding-right:1em">{html.escape(k)}</th><td>{html.escape(v)}</td></tr>'
+                   for k, v in self.fields())
+    colour = _GROUP_COLOURS.get(self.row['policy'], '#333')
+    return (f'<div style="border-left:6px solid {colour};padding:4px 10px;margin:6px 0;max-width:720px">'
+            f'<b>{html.escape(self.title())}</b><table style="font-size:90%">{rows}</table></div>')
 
 def method_card(method:str|dict, # a Table 4 method name, or a placement dict (e.g. a selector's `taxonomy`)
                ) -> MethodCard:
@@ -241,7 +264,8 @@ def method_card(method:str|dict, # a Table 4 method name, or a placement dict (e
     return MethodCard(dict(TABLE4.loc[method], method=method))
 
 # %% ../../nbs/selection/07_taxonomy.ipynb #d56f98e0
-_COMPARED = ('policy', *CHARACTERISTICS, 'message', 'value_generation', 'value_interpretation', 'exploration', 'termination')
+_COMPARED = (  # the placement fields a declaration must match
+    'policy', *CHARACTERISTICS, 'message', 'value_generation', 'value_interpretation', 'exploration', 'termination')
 
 def placement_mismatches(declared:dict, # a selector's `taxonomy` dict
                         ) -> list[str]:
