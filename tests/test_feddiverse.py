@@ -2,7 +2,7 @@
 import numpy as np, pytest, torch
 import torch.nn.functional as F
 from hypothesis import given, settings, strategies as st, HealthCheck
-from hetfl_explore.feddiverse.selector import (diversity_round, FedDiverseSelector, FedRKSelector, fedrk_weights, simulate_selection,
+from hetfl_explore.feddiverse.selector import (diversity_round, diversity_rounds, SELECTORS, FedDiverseSelector, FedRKSelector, fedrk_weights, simulate_selection,
                                       SELECTION_VARIANTS, oracle_triplets, perturb_triplets)
 from hetfl_explore.engine.protocol import make_view
 from hetfl_explore.foundation.data import federation
@@ -95,3 +95,23 @@ def test_gce_tends_to_ce(n, C, seed):
     ce = F.cross_entropy(logits, y)
     assert abs(gce_loss(logits, y, 1e-6) - ce) < 1e-4 * max(1.0, ce.item())
     assert gce_loss(logits, y, 0.3) <= ce + 1e-12          # (1 - p^q)/q <= -log p for q > 0
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(T=triplets, k=st.integers(1, 14), variant=st.sampled_from(VARIANTS), seed=st.integers(0, 2**31),
+       t0=st.integers(0, 5), ties=st.sampled_from(['random', 'first']))
+def test_diversity_rounds_equals_diversity_round_round_by_round(T, k, variant, seed, t0, ties):
+    "The vectorised path draws exactly what `diversity_round` draws, round by round, from the same stream."
+    T, opts = np.array(T), dict(SELECTION_VARIANTS[variant], ties=ties)
+    many = diversity_rounds(T, k, 6, np.random.default_rng(seed), t0, **opts)
+    rng = np.random.default_rng(seed)
+    one = np.stack([diversity_round(T, k, rng, t0 + i, **opts)[0] for i in range(6)])
+    assert (many == one).all()
+
+def test_simulate_selection_by_name_and_availability():
+    N = federation('spawrious_gsc').matrices
+    by_name = simulate_selection(N, 'feddiverse', 30, 9, seed=3)
+    by_obj = simulate_selection(N, FedDiverseSelector(oracle_triplets(N)), 30, 9, seed=3)
+    assert (by_name.selected == by_obj.selected).all()
+    for name in SELECTORS:
+        st_ = simulate_selection(N, name, 8, 6, seed=1, available=np.arange(0, 24, 2))
+        assert st_.selected[:, 1::2].sum() == 0 and (st_.selected.sum(1) == 6).all(), name

@@ -4,20 +4,27 @@
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #cf4f0675
 from __future__ import annotations
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Callable
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from scipy.optimize import minimize
-from ..foundation.core import check_int, check_float, check_choice, rng_streams
-from ..foundation.hetero import dht, client_types, TYPES
-from ..engine.protocol import Selector, Selection, UniformSelector, RoundRobinSelector, make_view
+from fastcore.basics import patch
+from ..foundation.core import check_int, check_float, check_choice, check_type, rng_streams
+from ..foundation.hetero import as_counts, dht, client_types, TYPES
+from ..engine.protocol import (Selector, Selection, ClientView, UniformSelector, RoundRobinSelector, make_view,
+                                           synthetic_reports, as_selection)
+from ..selection.baselines import EqW, FedPNS
+from ..selection.efficiency import PowD, ActiveFL, FLCIR
+from ..selection.constraints import Oort, QFFL
 
 # %% auto #0
-__all__ = ['DIMS', 'SELECTION_VARIANTS', 'PUBLISHED_UNIFORM_SHARES', 'selection_options', 'normalise_triplets', 'diversity_round',
-           'FedDiverseSelector', 'oracle_triplets', 'perturb_triplets', 'triplet_error', 'noise_for_error',
-           'fedrk_weights', 'mixture_variance', 'FedRKSelector', 'SelectionStats', 'simulate_selection',
-           'share_selectors', 'selection_share_table', 'type_share_figure', 'frequency_figure']
+__all__ = ['DIMS', 'SELECTION_VARIANTS', 'SELECTORS', 'PUBLISHED_UNIFORM_SHARES', 'selection_options', 'normalise_triplets',
+           'check_triplets', 'diversity_rounds', 'diversity_round', 'selector_name', 'FedDiverseSelector',
+           'oracle_triplets', 'perturb_triplets', 'triplet_error', 'noise_for_error', 'fedrk_weights',
+           'mixture_variance', 'FedRKSelector', 'SelectionStats', 'selection_stats', 'proxy_losses', 'make_selector',
+           'simulate_selection', 'share_selectors', 'selection_share_table', 'type_share_figure', 'frequency_figure']
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #2f16acf7
 DIMS = TYPES  # ('CI', 'AI', 'SC'): the order of the components of a triplet
@@ -42,104 +49,203 @@ def selection_options(variant:str='sign-invariant', # one of `SELECTION_VARIANTS
     return opts
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #a1502fde
-def normalise_triplets(triplets:np.ndarray, # (K, 3) non-negative triplets
+def normalise_triplets(triplets:np.ndarray, # (..., K, 3) non-negative triplets (one set, or one per round)
                        norm:str='l1', # 'l1': per client; 'cosine': per dimension over `rows`, then per-client L2
-                       rows:np.ndarray|None=None, # clients taking part in the per-dimension sums (default all); others become 0
-                      ) -> np.ndarray: # (K, 3) normalised triplets
+                       rows:np.ndarray|None=None, # clients in the per-dimension sums: ids, or a (..., K) mask (default all); others become 0
+                      ) -> np.ndarray: # (..., K, 3) normalised triplets
     "Normalise triplets for the complementary and orthogonal steps; zero triplets stay zero."
     t = np.asarray(triplets, dtype=np.float64)
-    if norm == 'l1': return t / np.maximum(t.sum(1, keepdims=True), 1e-12)
+    if norm == 'l1': return t / np.maximum(t.sum(-1, keepdims=True), 1e-12)
     check_choice('norm', norm, ('l1', 'cosine'))
-    x = np.zeros_like(t); rows = np.arange(len(t)) if rows is None else np.asarray(rows)
-    x[rows] = t[rows]
-    x = x / np.maximum(x.sum(0, keepdims=True), 1e-12)
-    return x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
+    if rows is not None:
+        m = np.asarray(rows)
+        t = np.where((m if m.dtype == bool else np.isin(np.arange(t.shape[-2]), m))[..., None], t, 0.0)
+    x = t / np.maximum(t.sum(-2, keepdims=True), 1e-12)
+    return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-12)
 
-# %% ../../nbs/feddiverse/20_selector.ipynb #b1d70b35
-def _pick(scores, best, rng, ties, tol):
-    s = np.asarray(scores, dtype=np.float64); b = s.min() if best == 'min' else s.max()
-    cand = np.flatnonzero(np.abs(s - b) <= tol)
-    return int(cand[0]) if ties == 'first' else int(rng.choice(cand))
+# %% ../../nbs/feddiverse/20_selector.ipynb #dab97e93
+def check_triplets(triplets:np.ndarray, # (K, 3) triplets [CI, AI, SC]
+                  ) -> np.ndarray: # the same as float64
+    "Validate a (K, 3) array of finite non-negative triplets."
+    t = np.asarray(triplets, dtype=np.float64)
+    if t.ndim != 2 or t.shape[1] != 3: raise ValueError(f"triplets: shape {t.shape}: expected (K, 3)")
+    if not np.all(np.isfinite(t)) or (t < 0).any(): raise ValueError("triplets: expected finite non-negative values")
+    return t
 
-def _lead_order(lead, rng):
-    if lead == 'random': return [int(i) for i in rng.permutation(3)]
-    s = DIMS.index(lead); return [s, (s + 1) % 3, (s + 2) % 3]   # SC -> CI -> AI
+def _draw(w, u):
+    "Inverse-CDF draws, one per row of `w` (≥ 0): the first index whose cumulative share exceeds `u`."
+    cdf = np.cumsum(w / w.sum(-1, keepdims=True), -1); cdf /= cdf[..., -1:]
+    return (cdf <= u[:, None]).sum(-1)
+
+def _pick(scores, left, best, u, ties, tol):
+    "Per row, a client of `left` whose score is within `tol` of the best: the first one, or the ⌊u·n⌋-th of the n tied."
+    s = np.where(left, scores, np.inf if best == 'min' else -np.inf)
+    b = s.min(-1, keepdims=True) if best == 'min' else s.max(-1, keepdims=True)
+    cand = left & (np.abs(scores - b) <= tol)
+    if ties == 'first': return cand.argmax(-1)
+    return (np.cumsum(cand, -1) > np.floor(u * cand.sum(-1))[:, None]).argmax(-1)
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #f37f3fad
+class _Rounds:
+    "`R` FedDiverse rounds selected side by side: who is left, the coordinates the steps work in, the uniforms."
+    def __init__(self, t, k, R, rng, t0, available, tol, o):
+        K, self.o, self.tol, self.rows = len(t), o, tol, np.arange(R)
+        self.left = np.zeros((R, K), bool)
+        self.left[:, np.arange(K) if available is None else np.unique(np.asarray(available, np.int64))] = True
+        target = k if o['remainder'] == 'truncate' else -(-k // 3) * 3
+        self.n, self.rand = min(target, int(self.left[0].sum())), o['lead'] == 'random'
+        self.U = rng.random((R, 3 * self.rand + self.n))   # a round's uniforms: the dimension order, then one per pick
+        s = 0 if self.rand else DIMS.index(o['lead'])
+        self.order = np.argsort(self.U[:, :3], 1) if self.rand else np.tile([s, (s + 1) % 3, (s + 2) % 3], (R, 1))
+        self.M = t[:, self.order].transpose(1, 0, 2) if self.rand else np.broadcast_to(t, (R, K, 3))
+        self.offset = {'per_triplet': None, 'per_round': t0 + self.rows, 'none': 0}[o['rotate']]
+        self.picks, self.steps = [], []
+
+    def col(self, r):
+        "Column of `M` that leads triplet `r` of each round (the code rotates its rows with M[[2,0,1]])."
+        off = np.asarray(r if self.offset is None else self.offset)
+        return np.broadcast_to((-off) % 3 if self.rand else self.order[0][off % 3], self.rows.shape)
+
+    def u(self): return self.U[:, 3 * self.rand + len(self.picks)]
+
+    def take(self, ids):
+        "Record one pick per round; `True` once the rounds are complete."
+        self.left[self.rows, ids] = False; self.picks.append(ids)
+        return len(self.picks) == self.n
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #75dd2586
+@patch
+def probabilistic(self:_Rounds, r):
+    "Step 1: draw k_p with probability proportional to the leading component (uniformly if all are 0)."
+    col = self.col(r)
+    w = np.where(self.left, self.M[self.rows, :, col], 0.0)
+    fallback = w.sum(1) <= 1e-12
+    w = np.where(fallback[:, None], self.left, w)
+    self.step = dict(col=col, cand=self.left.copy(), w=w, fallback=fallback, k_p=_draw(w, self.u()))
+    self.steps.append(self.step)
+    return self.take(self.step['k_p'])
+
+@patch
+def complementary(self:_Rounds):
+    "Step 2: the client whose normalised triplet is least aligned with k_p's."
+    kp = self.step['k_p']; inplay = self.left.copy(); inplay[self.rows, kp] = True
+    L = normalise_triplets(self.M, self.o['norm'], rows=inplay)
+    dots = (L * L[self.rows, kp][:, None]).sum(-1)
+    kc = _pick(dots, self.left, 'min', self.u(), self.o['ties'], self.tol)
+    self.step.update(L=L, dots=dots, dot_cand=self.left.copy(), k_c=kc)
+    return self.take(kc)
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #b79aef22
+@patch
+def orthogonal(self:_Rounds):
+    "Step 3: the client best aligned with the cross product of k_p and k_c (signed or absolute score)."
+    s = self.step; L = s['L']
+    v = np.cross(L[self.rows, s['k_p']], L[self.rows, s['k_c']]); nv = np.linalg.norm(v, axis=1, keepdims=True)
+    if self.o['norm'] == 'cosine': v = np.where(nv > 0, v / np.where(nv > 0, nv, 1), v)
+    sc = (L * v[:, None]).sum(-1); score = sc if self.o['signed'] else np.abs(sc)
+    kr = _pick(score, self.left, 'max', self.u(), self.o['ties'], self.tol)
+    s.update(cross=v, zero_cross=nv[:, 0] <= 1e-12, scores=score, score_cand=self.left.copy(), k_r=kr)
+    if self.o['cumulative']: self.M = L
+    return self.take(kr)
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #b3acfaff
+def _run_rounds(triplets, k, rounds, rng, t0, available, tol, options):
+    "Run `rounds` rounds side by side; the finished `_Rounds`."
+    st = _Rounds(check_triplets(triplets), check_int('k', k, lo=1), check_int('rounds', rounds, lo=1), rng, t0, available,
+                 check_float('tol', tol, lo=0), selection_options('sign-invariant', **options))
+    r = 0
+    while len(st.picks) < st.n:
+        st.probabilistic(r) or st.complementary() or st.orthogonal()
+        r += 1
+    return st
+
+def diversity_rounds(triplets:np.ndarray, # (K, 3) triplets [CI, AI, SC] of every client, indexed by id
+                     k:int, # clients to select per round (κ)
+                     rounds:int, # number of rounds
+                     rng:np.random.Generator, # the selection random stream
+                     t0:int=0, # index of the first round (used by `rotate='per_round'`)
+                     available:np.ndarray|None=None, # ids that may be chosen in every round (default: all)
+                     tol:float=1e-9, # scores within `tol` of the best are ties
+                     **options, # the selection options (`selection_options`); missing ones come from 'sign-invariant'
+                    ) -> np.ndarray: # (rounds, picks) chosen ids in selection order
+    "FedDiverse's probabilistic / complementary / orthogonal selection for many rounds at once, vectorised over rounds."
+    st = _run_rounds(triplets, k, rounds, rng, t0, available, tol, options)
+    return np.stack(st.picks, 1) if st.picks else np.zeros((len(st.rows), 0), np.int64)
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #b22afced
+def _trace(st:_Rounds, s:dict) -> dict:
+    "One triplet's intermediate quantities in round 0, under the keys `FedDiverseSelector.explain` documents."
+    ids = lambda m: np.flatnonzero(m[0])
+    cand, w, col = ids(s['cand']), s['w'][0], int(s['col'][0])
+    out = dict(dim=DIMS[st.order[0][col] if st.rand else col], candidates=cand, uniform_fallback=bool(s['fallback'][0]),
+               p=w[cand] / w.sum(), k_p=int(s['k_p'][0]))
+    if 'k_c' in s:
+        out.update(normalised=s['L'][0], dots=s['dots'][0][ids(s['dot_cand'])], dot_ids=ids(s['dot_cand']), k_c=int(s['k_c'][0]))
+    if 'k_r' in s:
+        out.update(cross=s['cross'][0], zero_cross=bool(s['zero_cross'][0]), scores=s['scores'][0][ids(s['score_cand'])],
+                   score_ids=ids(s['score_cand']), k_r=int(s['k_r'][0]))
+    return out
 
 def diversity_round(triplets:np.ndarray, # (K, 3) triplets [CI, AI, SC] of every client, indexed by id
                     k:int, # clients to select (κ)
                     rng:np.random.Generator, # the selection random stream
-                    round:int=0, # the round t (used by `rotate='per_round'`)
+                    t:int=0, # the round (used by `rotate='per_round'`)
                     available:np.ndarray|None=None, # ids that may be chosen (default: all)
                     tol:float=1e-9, # scores within `tol` of the best are ties
                     **options, # the selection options (`selection_options`); missing ones come from 'sign-invariant'
                    ) -> tuple[np.ndarray, dict]: # (chosen ids in selection order, trace of the round)
-    "Select `k` distinct clients with FedDiverse's probabilistic / complementary / orthogonal steps."
-    o = selection_options('sign-invariant', **options)
-    t = np.asarray(triplets, dtype=np.float64)
-    if t.ndim != 2 or t.shape[1] != 3: raise ValueError(f"triplets: shape {t.shape}: expected (K, 3)")
-    if not np.all(np.isfinite(t)) or (t < 0).any(): raise ValueError("triplets: expected finite non-negative values")
-    left = list(range(len(t))) if available is None else [int(i) for i in np.unique(available)]
-    k = check_int('k', k, lo=1); target = k if o['remainder'] == 'truncate' else -(-k // 3) * 3
-    order = _lead_order(o['lead'], rng)
-    M = t[:, order] if o['lead'] == 'random' else t       # coordinates the steps work in
-    sel, steps, r = [], [], 0
-    while len(sel) < target and left:
-        off = {'per_triplet': r, 'per_round': round, 'none': 0}[o['rotate']]
-        dim = (-off) % 3 if o['lead'] == 'random' else order[off % 3]   # the code rotates rows with M[[2,0,1]]
-        step = dict(dim=DIMS[order[dim]] if o['lead'] == 'random' else DIMS[dim], candidates=np.array(left))
-        w = M[left, dim]; step['uniform_fallback'] = bool(w.sum() <= 1e-12)
-        p = np.full(len(left), 1 / len(left)) if step['uniform_fallback'] else w / w.sum()
-        kp = left[int(rng.choice(len(left), p=p))]; step.update(p=p, k_p=kp)
-        left.remove(kp); sel.append(kp); steps.append(step)
-        if len(sel) == target or not left: break
-        L = normalise_triplets(M, o['norm'], rows=left + [kp])
-        dots = L[left] @ L[kp]; kc = left[_pick(dots, 'min', rng, o['ties'], tol)]
-        step.update(normalised=L, dots=dots, dot_ids=np.array(left), k_c=kc)
-        left.remove(kc); sel.append(kc)
-        if len(sel) == target or not left: break
-        v = np.cross(L[kp], L[kc]); nv = np.linalg.norm(v)
-        if o['norm'] == 'cosine' and nv > 0: v = v / nv
-        sc = L[left] @ v; score = sc if o['signed'] else np.abs(sc)
-        kr = left[_pick(score, 'max', rng, o['ties'], tol)]
-        step.update(cross=v, zero_cross=bool(nv <= 1e-12), scores=score, score_ids=np.array(left), k_r=kr)
-        left.remove(kr); sel.append(kr)
-        if o['cumulative']: M = L
-        r += 1
-    return np.array(sel, dtype=np.int64), dict(round=round, options=o, order=[DIMS[i] for i in order], steps=steps)
+    "One round of `diversity_rounds`, with the trace of every intermediate quantity."
+    st = _run_rounds(triplets, k, 1, rng, t, available, tol, options)
+    ids = np.array([int(p[0]) for p in st.picks], dtype=np.int64)
+    return ids, dict(round=t, options=st.o, order=[DIMS[i] for i in st.order[0]], steps=[_trace(st, s) for s in st.steps])
 
-# %% ../../nbs/feddiverse/20_selector.ipynb #ed9c7d20
+# %% ../../nbs/feddiverse/20_selector.ipynb #1396653c
+def selector_name(variant:str='sign-invariant', # a key of `SELECTION_VARIANTS`
+                 ) -> str:
+    "The one naming rule of FedDiverse selectors: 'feddiverse' for the default variant, 'feddiverse[<variant>]' otherwise."
+    return 'feddiverse' if check_choice('variant', variant, SELECTION_VARIANTS) == 'sign-invariant' else f'feddiverse[{variant}]'
+
 class FedDiverseSelector(Selector):
     "FedDiverse's diversity-driven selection from per-client triplets (a `selection.Selector`)."
     name = 'feddiverse'
     def __init__(self, triplets:np.ndarray, # (K, 3) triplets [CI, AI, SC], indexed by client id
                  variant:str='sign-invariant', # a named variant of `SELECTION_VARIANTS`
-                 name:str|None=None, # display name (default 'feddiverse' or 'feddiverse[<variant>]')
+                 name:str|None=None, # display name (default `selector_name(variant)`; 'feddiverse[<variant>]' with overrides)
                  tol:float=1e-9, # tie tolerance of the argmin/argmax steps
                  **overrides, # options replacing the variant's (see `selection_options`)
                 ):
-        t = np.asarray(triplets, dtype=np.float64)
-        if t.ndim != 2 or t.shape[1] != 3: raise ValueError(f"triplets: shape {t.shape}: expected (K, 3)")
-        if not np.all(np.isfinite(t)) or (t < 0).any(): raise ValueError("triplets: expected finite non-negative values")
-        self.triplets, self.options, self.tol = t, selection_options(variant, **overrides), check_float('tol', tol, lo=0)
-        self.variant = variant
-        self.name = name or ('feddiverse' if variant == 'sign-invariant' and not overrides else f'feddiverse[{variant}]')
+        self.triplets, self.variant = check_triplets(triplets), variant
+        self.options, self.tol = selection_options(variant, **overrides), check_float('tol', tol, lo=0)
+        self.name = name or (f'feddiverse[{variant}]' if overrides else selector_name(variant))
         self._last = None
 
-    def reset(self, num_clients, seed):
-        super().reset(num_clients, seed)
-        if num_clients != len(self.triplets):
-            raise ValueError(f"num_clients={num_clients}: the selector holds triplets for {len(self.triplets)} clients")
-        self._last = None
+# %% ../../nbs/feddiverse/20_selector.ipynb #2bc5ffb1
+@patch
+def reset(self:FedDiverseSelector, num_clients:int, # clients in the federation
+          seed:int, # the run's seed (unused: the rule is deterministic given the stream)
+         ):
+    "Forget the last trace, and check that there is one triplet per client."
+    Selector.reset(self, num_clients, seed)
+    if num_clients != len(self.triplets):
+        raise ValueError(f"num_clients={num_clients}: the selector holds triplets for {len(self.triplets)} clients")
+    self._last = None
 
-    def select(self, round, clients, k, rng):
-        ids, self._last = diversity_round(self.triplets, k, rng, round, clients.available, self.tol, **self.options)
-        self._last['ids'] = ids
-        return Selection(ids)
+@patch
+def select(self:FedDiverseSelector, t:int, # the round
+           clients:ClientView, # who is available (FedDiverse reads nothing else)
+           k:int, # clients to select (κ)
+           rng:np.random.Generator, # the selection stream
+          ) -> Selection:
+    "One `diversity_round` among the available clients; its trace is kept for `explain`."
+    ids, self._last = diversity_round(self.triplets, k, rng, t, clients.available, self.tol, **self.options)
+    self._last['ids'] = ids
+    return Selection(ids)
 
-    def explain(self) -> dict:
-        "Every intermediate quantity of the last selection: options, dimension order and, per triplet, p, dots, cross product, scores."
-        if self._last is None: raise RuntimeError("explain(): no selection has been made since the last reset")
-        return dict(self._last, triplets=self.triplets)
+@patch
+def explain(self:FedDiverseSelector) -> dict:
+    "Every intermediate quantity of the last selection: options, dimension order and, per triplet, p, dots, cross product, scores."
+    if self._last is None: raise RuntimeError("explain(): no selection has been made since the last reset")
+    return dict(self._last, triplets=self.triplets)
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #31b7c9e8
 def oracle_triplets(matrices:np.ndarray, # (K, |Y|, |A|) true client interaction matrices
@@ -211,24 +317,26 @@ class FedRKSelector(Selector):
         self.matrices = np.asarray(matrices)
         self.weights = fedrk_weights(self.matrices, floor)
 
-    def reset(self, num_clients, seed):
+    def reset(self, num_clients:int, # clients in the federation
+              seed:int, # the run's seed
+             ):
+        "Check that there is one weight per client."
         super().reset(num_clients, seed)
         if num_clients != len(self.weights):
             raise ValueError(f"num_clients={num_clients}: the selector holds matrices for {len(self.weights)} clients")
 
-    def select(self, round, clients, k, rng):
+    def select(self, t:int, # the round
+               clients:ClientView, # who is available
+               k:int, # clients to select (κ)
+               rng:np.random.Generator, # the selection stream
+              ) -> Selection:
+        "κ available clients without replacement, with probability proportional to the FedRK weights."
         av = clients.available; p = self.weights[av]
         k = min(check_int('k', k, lo=1), len(av))
         if (p > 0).sum() < k: p = np.full(len(av), 1 / len(av))      # floor 0 and too few non-zero weights
         return Selection(np.sort(rng.choice(av, size=k, replace=False, p=p / p.sum())))
 
-# %% ../../nbs/feddiverse/20_selector.ipynb #1747e55b
-def _matrices(fed):
-    if isinstance(fed, str):
-        from hetfl_explore.foundation.data import federation
-        return federation(fed).matrices
-    return np.asarray(getattr(fed, 'matrices', fed))
-
+# %% ../../nbs/feddiverse/20_selector.ipynb #08ba53f1
 @dataclass
 class SelectionStats:
     "What `simulate_selection` measured."
@@ -239,26 +347,89 @@ class SelectionStats:
     types: np.ndarray # (K,) type of each client
     def union_mean(self) -> np.ndarray: "Mean union triplet over rounds."; return self.union_triplets.mean(0)
 
-def simulate_selection(federation, # a federation name, a `FederationSpec`, or (K, |Y|, |A|) matrices
-                       selector:Selector, # the strategy (must not need losses or updates)
+def selection_stats(matrices:np.ndarray, # (K, |Y|, |A|) client matrices
+                    chosen:np.ndarray, # (rounds, K) 0/1 participation
+                   ) -> SelectionStats:
+    "Type shares, frequencies and the triplet of the union of each round's selected data (vectorised over rounds)."
+    N = as_counts(matrices, 'matrices'); K = len(N)
+    types = client_types(dht(N), tie='first')
+    union = dht((chosen @ N.reshape(K, -1)).reshape(-1, *N.shape[1:]))
+    slots = chosen.sum(0)
+    shares = {d: float(slots[types == d].sum() / max(slots.sum(), 1)) for d in DIMS}
+    return SelectionStats(shares, chosen.mean(0), chosen, union, types)
+
+def proxy_losses(matrices:np.ndarray, # (K, |Y|, |A|) client matrices
+                ) -> np.ndarray: # (K,) mean cross-entropy (nats) of the shortcut classifier on each client
+    "Loss proxy without training: each client's loss under the attribute-only classifier $P(y\\mid a)$ of the pooled data."
+    N = np.asarray(matrices, np.float64)
+    G = N.sum(0); p = (G + 1) / (G.sum(0, keepdims=True) + G.shape[0])   # Laplace-smoothed global P(y | a)
+    return -(N * np.log(p)).sum((1, 2)) / np.maximum(N.sum((1, 2)), 1)
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #51c9b9f3
+def _feddiverse(variant): return lambda N, t: FedDiverseSelector(t, variant)
+
+SELECTORS: dict[str, Callable] = {   # name -> factory(matrices, triplets) of a fresh selector, for simulations without training
+    'uniform': lambda N, t: UniformSelector(), 'round_robin': lambda N, t: RoundRobinSelector(),
+    'EqW': lambda N, t: EqW(), 'pow-d': lambda N, t: PowD(), 'AFL_G': lambda N, t: ActiveFL(), 'Oort': lambda N, t: Oort(),
+    'q-FFL': lambda N, t: QFFL(), 'FedPNS': lambda N, t: FedPNS(), 'FL-CIR': lambda N, t: FLCIR(N.sum(-1)),
+    **{selector_name(v): _feddiverse(v) for v in SELECTION_VARIANTS},
+    'fedrk': lambda N, t: FedRKSelector(N),
+}
+
+def make_selector(name:str, # a key of `SELECTORS`
+                  matrices:np.ndarray, # (K, |Y|, |A|) client matrices (FedRK and FL-CIR use them)
+                  noise:float=0.0, # σ of the Gaussian noise on the triplets FedDiverse sees (estimation error)
+                  seed:int=0, # seed of that noise
+                 ) -> Selector:
+    "A fresh selector by name, built from a federation's matrices (FedDiverse gets true or noisy triplets)."
+    check_choice('name', name, SELECTORS); noise = check_float('noise', noise, lo=0)
+    t = oracle_triplets(matrices)
+    return SELECTORS[name](np.asarray(matrices), perturb_triplets(t, noise, seed) if noise > 0 else t)
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #b436431b
+def _matrices(fed):
+    "The (K, |Y|, |A|) matrices of a federation name, a `FederationSpec` or an array."
+    if isinstance(fed, str):
+        from hetfl_explore.foundation.data import federation
+        return federation(fed).matrices
+    return as_counts(getattr(fed, 'matrices', fed), 'fed')
+
+def _run_selector(sel, N, rounds, k, seed, available, loss_noise, streams):
+    "Call `sel.select` round by round; loss queries get `proxy_losses` + noise, `observe` gets synthetic reports."
+    rng, lrng, rrng = streams; K = len(N)
+    sizes, base = N.reshape(K, -1).sum(1), proxy_losses(N)
+    loss = lambda ids: base[ids] + lrng.normal(0, loss_noise, len(ids))
+    observes = type(sel).observe is not Selector.observe      # skip building reports nobody reads
+    chosen = np.zeros((rounds, K), np.int64)
+    for t in range(rounds):
+        ids = as_selection(sel.select(t, make_view(K, t, available, n_samples=sizes, loss_fn=loss), k, rng)).ids
+        chosen[t, ids] = 1
+        if observes:
+            rep = synthetic_reports(t, ids, sizes, rrng); l = loss(ids)
+            sel.observe(t, replace(rep, loss=l, loss_before=l + np.abs(rrng.normal(0, loss_noise, len(ids)))))
+    return chosen
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #945fbe8c
+def simulate_selection(fed, # a federation name, a `FederationSpec`, or (K, |Y|, |A|) matrices
+                       selector:Selector|str='feddiverse', # a selector, or a key of `SELECTORS` (built with `make_selector`)
                        rounds:int=200, # rounds to simulate
                        k:int=9, # clients per round (κ)
-                       seed:int=0, # seed of the selection stream
+                       seed:int=0, # seed of the selection streams (and of the triplet noise of a named selector)
+                       noise:float=0.0, # σ of the noise on the triplets a named FedDiverse selector sees
+                       available:np.ndarray|None=None, # ids that may be selected in every round (default: all)
+                       loss_noise:float=0.05, # σ of the per-round noise on the proxy losses loss-based selectors query
                       ) -> SelectionStats:
-    "Run `selector` for `rounds` rounds on a federation's matrices (no training) and summarise whom it picked."
-    N = _matrices(federation)
+    "Run a selector for `rounds` rounds on a federation's matrices (no training) and summarise whom it picked."
+    N = _matrices(fed); K = len(N)
     rounds, k = check_int('rounds', rounds, lo=1), check_int('k', k, lo=1)
-    K = len(N); types = client_types(dht(N), tie='first')
-    selector.reset(K, seed); rng = rng_streams(seed, 1, 'simulate_selection')[0]
-    view_n = N.reshape(K, -1).sum(1)
-    chosen = np.zeros((rounds, K), dtype=np.int64); union = np.zeros((rounds, 3))
-    for t in range(rounds):
-        ids = selector.select(t, make_view(K, t, n_samples=view_n), k, rng)
-        ids = ids.ids if isinstance(ids, Selection) else np.asarray(ids)
-        chosen[t, ids] = 1; union[t] = dht(N[ids].sum(0))
-    slots = chosen.sum(0)
-    shares = {d: float(slots[types == d].sum() / slots.sum()) for d in DIMS}
-    return SelectionStats(shares, chosen.mean(0), chosen, union, types)
+    sel = make_selector(selector, N, noise, seed) if isinstance(selector, str) else check_type('selector', selector, Selector)
+    streams = rng_streams(seed, 3, 'simulate_selection')   # selection, loss noise, synthetic reports
+    sel.reset(K, seed)
+    if isinstance(sel, FedDiverseSelector):   # the fast path: the same draws as `sel.select` round by round
+        ids = diversity_rounds(sel.triplets, k, rounds, streams[0], 0, available, sel.tol, **sel.options)
+        chosen = np.zeros((rounds, K), np.int64); chosen[np.arange(rounds)[:, None], ids] = 1
+    else: chosen = _run_selector(sel, N, rounds, k, seed, available, loss_noise, streams)
+    return selection_stats(N, chosen)
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #bcedd45b
 PUBLISHED_UNIFORM_SHARES = {   # journal Figs 5-9 / thesis Fig. 17 captions, percent (CI, AI, SC)
@@ -271,7 +442,7 @@ def share_selectors(matrices:np.ndarray, # (K, |Y|, |A|) a federation's true mat
     "The strategies compared in the share table: uniform, round robin, the FedDiverse variants (true triplets) and FedRK."
     t = oracle_triplets(matrices)
     return {'uniform': UniformSelector(), 'round_robin': RoundRobinSelector(),
-            **{f'feddiverse[{v}]': FedDiverseSelector(t, v) for v in variants}, 'fedrk': FedRKSelector(matrices)}
+            **{selector_name(v): FedDiverseSelector(t, v) for v in variants}, 'fedrk': FedRKSelector(matrices)}
 
 def selection_share_table(federations=('spawrious_gsc', 'cmnist_gsc', 'spawrious_gci', 'spawrious_gai', 'waterbirds_dist',
                                        'spawrious_4', 'spawrious_gci_100'), # federation names
