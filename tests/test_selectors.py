@@ -176,3 +176,10 @@ def test_shapley_efficiency_and_symmetry():
     u = lambda c: float(len(c) ** 2)
     phi = E.shapley_values(4, u, np.random.default_rng(0))
     np.testing.assert_allclose(phi.sum(), 16); np.testing.assert_allclose(phi, 4)
+
+def test_hcsfed_reset_restores_configured_clusters():
+    from hetfl_explore.engine.protocol import selection_trace
+    s = B.HCSFed(n_clusters=5); selection_trace(s, 3, 2, 3)      # 3 clients: the run finds only 3 clusters
+    assert (s.n_found, s.n_clusters) == (3, 5)
+    s.reset(10, 0)
+    assert (s.n_found, s.n_clusters) == (5, 5) and s.centres is None

@@ -6,15 +6,16 @@
 from __future__ import annotations
 import numpy as np
 import torch
+from fastcore.basics import patch
 from ..foundation.core import check_int, check_float, check_type, spawn_seeds
 from ..engine.protocol import Selection, ClientView, Selector, RoundRobinSelector
 from .taxonomy import placement
 
 # %% auto #0
-__all__ = ['budget', 'top_by', 'sample_by', 'softmax', 'allocate', 'stratified_pick', 'EqRep', 'EqW', 'RoundRobin', 'FedNova',
-           'flag_opposing', 'FedPNS', 'sketch', 'HCSFed']
+__all__ = ['TINY', 'budget', 'top_by', 'sample_by', 'softmax', 'allocate', 'stratified_pick', 'EqRep', 'EqW', 'RoundRobin',
+           'FedNova', 'flag_opposing', 'FedPNS', 'sketch', 'ward_clusters', 'HCSFed']
 
-# %% ../../nbs/selection/08_baselines.ipynb #a1a524b3
+# %% ../../nbs/selection/08_baselines.ipynb #d4e9907d
 def budget(k:int, # requested number of clients
            clients:ClientView, # this round's view
           ) -> int:
@@ -31,6 +32,7 @@ def top_by(ids:np.ndarray, # candidate client ids
     order = np.lexsort((rng.random(len(ids)), -values))
     return ids[order[:m]]
 
+# %% ../../nbs/selection/08_baselines.ipynb #676d8404
 def sample_by(ids:np.ndarray, # candidate client ids
               p:np.ndarray, # non-negative sampling weights, one per candidate
               m:int, # how many distinct ids to draw
@@ -84,12 +86,13 @@ def stratified_pick(groups:np.ndarray, # group label of every client (indexed by
     counts = allocate([len(mem) for mem in members], w, m)
     return np.concatenate([rng.choice(mem, size=c, replace=False) for mem, c in zip(members, counts)]).astype(np.int64)
 
-# %% ../../nbs/selection/08_baselines.ipynb #44226884
+# %% ../../nbs/selection/08_baselines.ipynb #1f362203
 class EqRep(Selector):
     "EqRep baseline: `k` available clients uniformly at random, without replacement."
     name = 'EqRep'
     taxonomy = placement('EqRep', 'Baseline', 'V ¬D ¬S R T', 'theta', '-', 'Probability', '-', 'Selection fairness')
-    def select(self, round, clients, k, rng):
+    def select(self, t, clients, k, rng):
+        "Draw `budget(k)` distinct available clients uniformly (no state, so `observe` and `reset` are the base's)."
         return Selection(rng.choice(clients.available, size=budget(k, clients), replace=False))
 
 # %% ../../nbs/selection/08_baselines.ipynb #21aa6018
@@ -100,7 +103,8 @@ class EqW(Selector):
     def __init__(self, replace:bool=False, # independent draws with multiplicity weights (True) or distinct draws (False)
                 ): self.replace = check_type('replace', replace, bool)
 
-    def select(self, round, clients, k, rng):
+    def select(self, t, clients, k, rng):
+        "Draw clients with probability proportional to their data size, distinct or with multiplicity weights."
         ids = clients.available; m = budget(k, clients); p = clients.n_samples[ids].astype(float)
         if not self.replace: return Selection(sample_by(ids, p, m, rng))
         draws = rng.choice(ids, size=m, replace=True, p=p / p.sum())
@@ -120,7 +124,7 @@ class FedNova(EqRep):
     taxonomy = placement('FedNova', 'Baseline', 'V D ¬S R T', ('theta', 'data_size'), '-', 'Weights', '-')
     config_overrides = {'aggregator': 'fednova'}
 
-# %% ../../nbs/selection/08_baselines.ipynb #419e16d0
+# %% ../../nbs/selection/08_baselines.ipynb #680dc045
 def flag_opposing(updates:torch.Tensor, # (n, P) client updates of one round
                  ) -> np.ndarray:
     "Boolean per client: its update has negative inner product with the mean update of the other clients."
@@ -130,25 +134,31 @@ def flag_opposing(updates:torch.Tensor, # (n, P) client updates of one round
     others = (gram.sum(1) - np.diag(gram)) / (n - 1)
     return others < 0
 
+# %% ../../nbs/selection/08_baselines.ipynb #a4b92f5c
 class FedPNS(Selector):
     "FedPNS (Ch. 5 baseline): sampling weights shrink for clients whose update opposes the others'."
     name = 'FedPNS'
     taxonomy = placement('FedPNS', 'Efficiency', 'V D S R T', 'theta', 'Gradient-based', 'Probability', 'Fixed rounds')
-    def __init__(self, beta:float=0.7, # factor applied to a flagged client's sampling weight
+    def __init__(self, beta:float=0.7, # factor applied to a flagged client's sampling weight (our default)
                 ): self.beta = check_float('beta', beta, 0, 1, lo_open=True)
 
     def reset(self, num_clients, seed):
+        "Every client starts with sampling weight 1 and no flags."
         super().reset(num_clients, seed); self.p = np.ones(num_clients); self.flags = np.zeros(num_clients, dtype=int)
 
-    def select(self, round, clients, k, rng):
+    def select(self, t, clients, k, rng):
+        "Sample `budget(k)` available clients with probability proportional to their current weight `p`."
         return Selection(sample_by(clients.available, self.p[clients.available], budget(k, clients), rng))
 
-    def observe(self, round, reports):
+    def observe(self, t, reports):
+        "Multiply the weight of every client flagged by `flag_opposing` by `beta`, then renormalise to mean 1."
         flagged = reports.ids[flag_opposing(reports.updates)]
         self.p[flagged] *= self.beta; self.flags[flagged] += 1
         self.p /= self.p.mean()
 
-# %% ../../nbs/selection/08_baselines.ipynb #1ea0aacf
+# %% ../../nbs/selection/08_baselines.ipynb #bdfe4ede
+TINY = 1e-12   # added to spreads and norms so that a zero never zeroes a cluster's weight or divides
+
 def sketch(updates:torch.Tensor, # (n, P) updates
            dim:int, # sketch dimension
            seed:int, # seed of the projection (the same for every round of a run)
@@ -158,11 +168,21 @@ def sketch(updates:torch.Tensor, # (n, P) updates
     proj = torch.randn(updates.shape[1], dim, generator=g, dtype=torch.float64) / np.sqrt(dim)
     return (updates.double().cpu() @ proj).numpy()
 
+def ward_clusters(z:np.ndarray, # (n, d) sketches, one row per client
+                  n:int, # clusters wanted
+                 ) -> np.ndarray:
+    "Ward-linkage hierarchical cluster labels of the rows of `z` (at most `n` and at most one per row)."
+    n = min(n, len(z))
+    if n < 2: return np.zeros(len(z), dtype=int)
+    from sklearn.cluster import AgglomerativeClustering
+    return AgglomerativeClustering(n_clusters=n, linkage='ward').fit_predict(z)
+
+# %% ../../nbs/selection/08_baselines.ipynb #8bf27fcb
 class HCSFed(Selector):
     "HCSFed (Ch. 5 baseline): hierarchical clustering of compressed first-round updates, stratified sampling per cluster."
     name = 'HCSFed'
     taxonomy = placement('HCSFed', 'Efficiency', 'V D S R T', 'theta', 'Clustering', 'Clusters', 'Fixed rounds')
-    def __init__(self, n_clusters:int=3, # clusters (thesis: 3)
+    def __init__(self, n_clusters:int=3, # clusters asked for (thesis: 3)
                  compression:float=1e-5, # sketch size as a fraction of the number of parameters (thesis: 1e-5)
                  min_dim:int=16, # smallest sketch dimension
                 ):
@@ -171,29 +191,38 @@ class HCSFed(Selector):
         self.min_dim = check_int('min_dim', min_dim, lo=1)
 
     def reset(self, num_clients, seed):
+        "Forget the clusters: a new projection seed, no labels, and `n_found` back to the configured `n_clusters`."
         super().reset(num_clients, seed)
         self.seed = spawn_seeds(seed, 1, 'hcsfed')[0] % 2**31
-        self.cluster = np.full(num_clients, -1); self.norm = np.full(num_clients, np.nan); self.centres = None
+        self.cluster = np.full(num_clients, -1); self.norm = np.full(num_clients, np.nan)
+        self.centres, self.n_found = None, self.n_clusters
 
-    def select(self, round, clients, k, rng):
-        if self.centres is None: return Selection(clients.available)   # round 0: everyone, to get updates to cluster
-        sd = np.array([np.nanstd(self.norm[self.cluster == c]) if (self.cluster == c).sum() > 1 else 0. for c in range(self.n_clusters)])
-        weight = {c: s + 1e-12 for c, s in enumerate(sd)}; weight[-1] = float(np.mean(sd)) + 1e-12
-        return Selection(stratified_pick(self.cluster, clients.available, budget(k, clients), rng, weight))
+    def cluster_weights(self) -> dict:
+        "Neyman weight per cluster label: the spread of its members' update norms (-1, clients not yet seen: the mean)."
+        sd = np.array([np.nanstd(self.norm[self.cluster == c]) if (self.cluster == c).sum() > 1 else 0.
+                       for c in range(self.n_found)])
+        weight = {c: s + TINY for c, s in enumerate(sd)}; weight[-1] = float(np.mean(sd)) + TINY
+        return weight
 
-    def observe(self, round, reports):
-        self.norm[reports.ids] = reports.update_norm
-        dim = max(self.min_dim, int(np.ceil(self.compression * reports.updates.shape[1])))
-        z = sketch(reports.updates, dim, self.seed)
-        z /= np.linalg.norm(z, axis=1, keepdims=True) + 1e-12
-        if self.centres is None:
-            n = min(self.n_clusters, len(z))
-            if n < 2: labels = np.zeros(len(z), dtype=int)
-            else:
-                from sklearn.cluster import AgglomerativeClustering
-                labels = AgglomerativeClustering(n_clusters=n, linkage='ward').fit_predict(z)
-            self.centres = np.stack([z[labels == c].mean(0) for c in range(n)]); self.n_clusters = n
-            self.cluster[reports.ids] = labels
-        else:
-            new = self.cluster[reports.ids] < 0
-            if new.any(): self.cluster[reports.ids[new]] = np.argmax(z[new] @ self.centres.T, axis=1)
+# %% ../../nbs/selection/08_baselines.ipynb #a1036427
+@patch
+def select(self:HCSFed, t, clients, k, rng):
+    "Round 0: every available client (to get updates to cluster); later: `budget(k)` spread over clusters by `cluster_weights`."
+    if self.centres is None: return Selection(clients.available)
+    return Selection(stratified_pick(self.cluster, clients.available, budget(k, clients), rng, self.cluster_weights()))
+
+@patch
+def observe(self:HCSFed, t, reports):
+    "Record update norms; cluster the sketched updates of the first round, later put new clients in the nearest cluster."
+    self.norm[reports.ids] = reports.update_norm
+    dim = max(self.min_dim, int(np.ceil(self.compression * reports.updates.shape[1])))
+    z = sketch(reports.updates, dim, self.seed)
+    z /= np.linalg.norm(z, axis=1, keepdims=True) + TINY
+    if self.centres is None:
+        labels = ward_clusters(z, self.n_clusters)
+        self.n_found = int(labels.max()) + 1
+        self.centres = np.stack([z[labels == c].mean(0) for c in range(self.n_found)])
+        self.cluster[reports.ids] = labels
+    else:
+        new = self.cluster[reports.ids] < 0
+        if new.any(): self.cluster[reports.ids[new]] = np.argmax(z[new] @ self.centres.T, axis=1)
