@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools, math
 import numpy as np
 import torch
+from fastcore.basics import patch
 from torch import nn
 from ..foundation.core import check_int, check_float, check_type, spawn_seeds
 from ..engine.protocol import Selection, Selector
@@ -15,19 +16,21 @@ from .baselines import budget, top_by, sample_by, softmax, stratified_pick, sket
 from ..foundation.hetero import entropy
 
 # %% auto #0
-__all__ = ['round_half_up', 'ActiveFL', 'PowD', 'shapley_values', 'coalition_utility', 'SFedAvg', 'toy_reports',
-           'local_centroids', 'KFed', 'LAG', 'pooled_balance', 'FLCIR', 'FAVOR']
+__all__ = ['REPLAY_SIZE', 'INIT_SCALE', 'round_half_up', 'ActiveFL', 'PowD', 'shapley_values', 'coalition_utility', 'SFedAvg',
+           'toy_reports', 'local_centroids', 'KFed', 'LAG', 'pooled_balance', 'FLCIR', 'FAVOR', 'q_net']
 
-# %% ../../nbs/selection/09_efficiency.ipynb #ed5ba4c2
+# %% ../../nbs/selection/09_efficiency.ipynb #d2b0e84d
 def _loss_seen(reports) -> np.ndarray:
     "The loss of the broadcast model on each reporting client (`loss_before`), or the training loss where it is missing."
     lb = np.asarray(reports.loss_before, dtype=np.float64)
     return np.where(np.isfinite(lb), lb, np.asarray(reports.loss, dtype=np.float64))
 
-def round_half_up(x:float) -> int:
+def round_half_up(x:float, # the number to round
+                 ) -> int:
     "Round to the nearest integer, halves up (Python's `round` rounds halves to even)."
     return int(math.floor(x + 0.5))
 
+# %% ../../nbs/selection/09_efficiency.ipynb #bb2fdad0
 class ActiveFL(Selector):
     "AFL_G (Active FL, Goetz et al.): softmax sampling on loss valuations plus uniform exploration."
     name = 'AFL_G'
@@ -41,25 +44,32 @@ class ActiveFL(Selector):
         self.alpha3 = check_float('alpha3', alpha3, 0, 1)
 
     def reset(self, num_clients, seed):
+        "Every valuation starts at minus infinity (no client has trained yet)."
         super().reset(num_clients, seed); self.value = np.full(num_clients, -np.inf); self.explored = np.array([], np.int64)
 
-    def probabilities(self, ids:np.ndarray) -> np.ndarray:
+    def probabilities(self, ids:np.ndarray, # candidate clients
+                     ) -> np.ndarray:
         "Sampling probabilities over `ids`: the lowest `alpha1` fraction of finite valuations dropped, softmax on the rest."
         v = self.value[ids].copy(); fin = np.flatnonzero(np.isfinite(v))
         drop = fin[np.argsort(v[fin], kind='stable')[:int(self.alpha1 * len(fin))]]
         v[drop] = -np.inf
         return softmax(v, self.alpha2)
 
-    def select(self, round, clients, k, rng):
-        ids, m = clients.available, budget(k, clients)
-        p = self.probabilities(ids)
-        n_exploit = min(m - int(round_half_up(self.alpha3 * m)), int((p > 0).sum()))
-        exploit = sample_by(ids, p, n_exploit, rng) if n_exploit > 0 else np.array([], np.int64)
-        self.explored = rng.choice(np.setdiff1d(ids, exploit), size=m - len(exploit), replace=False)
-        return Selection(np.concatenate([exploit, self.explored]))
+# %% ../../nbs/selection/09_efficiency.ipynb #8783d285
+@patch
+def select(self:ActiveFL, t, clients, k, rng):
+    "Sample `(1 - alpha3) k` clients by `probabilities` (fewer if fewer are positive), the rest uniformly (`explored`)."
+    ids, m = clients.available, budget(k, clients)
+    p = self.probabilities(ids)
+    n_exploit = min(m - int(round_half_up(self.alpha3 * m)), int((p > 0).sum()))
+    exploit = sample_by(ids, p, n_exploit, rng) if n_exploit > 0 else np.array([], np.int64)
+    self.explored = rng.choice(np.setdiff1d(ids, exploit), size=m - len(exploit), replace=False)
+    return Selection(np.concatenate([exploit, self.explored]))
 
-    def observe(self, round, reports):
-        self.value[reports.ids] = np.sqrt(reports.n_samples) * _loss_seen(reports)
+@patch
+def observe(self:ActiveFL, t, reports):
+    "New valuation of every reporting client: sqrt(n_k) times the loss of the broadcast model on its data."
+    self.value[reports.ids] = np.sqrt(reports.n_samples) * _loss_seen(reports)
 
 # %% ../../nbs/selection/09_efficiency.ipynb #7aaa39ce
 class PowD(Selector):
@@ -69,14 +79,15 @@ class PowD(Selector):
     def __init__(self, d:int|None=None, # candidate-set size kappa_br (None: 2k), capped at the available clients
                 ): self.d = None if d is None else check_int('d', d, lo=1)
 
-    def select(self, round, clients, k, rng):
+    def select(self, t, clients, k, rng):
+        "Ask `d` candidates drawn by data size for their loss (`ClientView.ask`) and keep the `k` highest."
         ids, m = clients.available, budget(k, clients)
         d = min(len(ids), max(m, self.d or 2 * m))
         self.candidates = sample_by(ids, clients.n_samples[ids], d, rng)
         self.losses = clients.ask(self.candidates, 'loss')
         return Selection(top_by(self.candidates, self.losses, m, rng))
 
-# %% ../../nbs/selection/09_efficiency.ipynb #2f3f8897
+# %% ../../nbs/selection/09_efficiency.ipynb #44078a8d
 def shapley_values(n:int, # number of players
                    utility, # function(tuple of player indices, sorted) -> float
                    rng:np.random.Generator, # random orders for the Monte-Carlo estimate
@@ -98,6 +109,7 @@ def shapley_values(n:int, # number of players
         count += 1
     return phi / count
 
+# %% ../../nbs/selection/09_efficiency.ipynb #ff945f0b
 def coalition_utility(reports, # a round's `Reports` (needs `server_eval`)
                       metric:int=0, # 0: validation accuracy, 1: minus validation loss
                      ):
@@ -124,19 +136,22 @@ class SFedAvg(Selector):
         self.temperature, self.n_perm = check_float('temperature', temperature, 0), check_int('n_perm', n_perm, lo=1)
 
     def reset(self, num_clients, seed):
+        "All relevance scores start at 0; a private stream for the Monte-Carlo orders."
         super().reset(num_clients, seed); self.relevance = np.zeros(num_clients)
         self.rng = np.random.default_rng(spawn_seeds(seed, 1, 'sfedavg')[0])
 
-    def select(self, round, clients, k, rng):
+    def select(self, t, clients, k, rng):
+        "Sample `k` available clients with softmax probabilities of their smoothed relevance."
         ids = clients.available
         return Selection(sample_by(ids, softmax(self.relevance[ids], self.temperature), budget(k, clients), rng))
 
-    def observe(self, round, reports):
+    def observe(self, t, reports):
+        "Smooth this round's Shapley values of the reporting clients into their relevance scores."
         phi = shapley_values(len(reports.ids), coalition_utility(reports), self.rng, self.n_perm)
         self.relevance[reports.ids] = self.alpha * self.relevance[reports.ids] + self.beta * phi
 
 # %% ../../nbs/selection/09_efficiency.ipynb #7f5e345b
-def toy_reports(round:int, # the round
+def toy_reports(t:int, # the round
                 ids:np.ndarray, # reporting clients
                 updates:torch.Tensor, # (len(ids), P) their updates
                 target:torch.Tensor, # (P,) parameters the fake validation set likes best
@@ -148,11 +163,11 @@ def toy_reports(round:int, # the round
     m = len(ids); g = torch.zeros_like(target) if global_params is None else global_params
     ev = lambda p: (float(torch.exp(-(p - target).norm())), float((p - target).norm()))
     loss = np.array([ev(g + u)[1] for u in updates])
-    return Reports(round=round, ids=np.asarray(ids, np.int64), n_samples=np.full(m, 100) if n_samples is None else np.asarray(n_samples),
+    return Reports(round=t, ids=np.asarray(ids, np.int64), n_samples=np.full(m, 100) if n_samples is None else np.asarray(n_samples),
                    loss=loss, loss_before=np.full(m, ev(g)[1]), steps=np.full(m, 10), update_norm=updates.norm(dim=1).numpy(),
                    time=np.ones(m), energy=np.ones(m), updates=updates, global_params=g, server_eval=ev)
 
-# %% ../../nbs/selection/09_efficiency.ipynb #b54094e0
+# %% ../../nbs/selection/09_efficiency.ipynb #6da41bec
 def local_centroids(data, # a `FederatedData` (client inputs are flattened) or a list of (n_k, d) arrays
                     k_local:int=3, # k-means clusters per client
                     seed:int=0, # seed of the local k-means runs
@@ -165,6 +180,7 @@ def local_centroids(data, # a `FederatedData` (client inputs are flattened) or a
     return [KMeans(min(k_local, len(x)), n_init=1, random_state=s % 2**31).fit(np.asarray(x, np.float64)).cluster_centers_
             for x, s in zip(xs, seeds)]
 
+# %% ../../nbs/selection/09_efficiency.ipynb #4d386e44
 class KFed(Selector):
     "k-FED: clients grouped by where their local k-means centroids fall among global clusters; budget spread over groups."
     name = 'k-FED'
@@ -177,6 +193,7 @@ class KFed(Selector):
         self.n_global, self.n_groups = check_int('n_global', n_global, lo=1), check_int('n_groups', n_groups, lo=1)
 
     def reset(self, num_clients, seed):
+        "Cluster all local centroids once (server k-means), describe each client by its shares, and group the clients."
         from sklearn.cluster import KMeans
         super().reset(num_clients, seed)
         if len(self.centroids) != num_clients:
@@ -189,10 +206,11 @@ class KFed(Selector):
         n_groups = min(self.n_groups, len(np.unique(self.descriptor, axis=0)))
         self.group = KMeans(n_groups, n_init=3, random_state=rs[1] % 2**31).fit_predict(self.descriptor)
 
-    def select(self, round, clients, k, rng):
+    def select(self, t, clients, k, rng):
+        "Spread `k` over the client groups found in `reset` (`stratified_pick`)."
         return Selection(stratified_pick(self.group, clients.available, budget(k, clients), rng))
 
-# %% ../../nbs/selection/09_efficiency.ipynb #2d6837ea
+# %% ../../nbs/selection/09_efficiency.ipynb #ce23b2ab
 class LAG(Selector):
     "LAG (server-side trigger, LAG-PS): contact a client only when its gradient may have changed enough."
     name = 'LAG'
@@ -204,44 +222,53 @@ class LAG(Selector):
         self.xi, self.D, self.cap = check_float('xi', xi, 0, lo_open=True), check_int('D', D, lo=1), check_type('cap', cap, bool)
 
     def reset(self, num_clients, seed):
+        "No client contacted yet, no smoothness estimates, no parameter history, no stop."
         super().reset(num_clients, seed)
         self.theta_hat, self.last_update = {}, {}            # client -> params at last contact / its update there
         self.L = np.full(num_clients, np.nan); self.thetas = []; self.stop_round = None; self.ratio = None
 
-    def trigger_ratio(self, ids:np.ndarray) -> np.ndarray:
-        "Left side over right side of the LAG-PS condition per client (>= 1: contact it; inf: never seen)."
-        if not self.thetas: return np.full(len(ids), np.inf)
-        theta = self.thetas[-1]
-        moves = [float((a - b).pow(2).sum()) for a, b in zip(self.thetas[-self.D:], self.thetas[-self.D - 1:-1])]
-        Lbar = np.nanmean(self.L) if np.isfinite(self.L).any() else 1.0
-        rhs = (self.xi / self.D) * Lbar ** 2 * sum(moves) / self.num_clients ** 2
-        out = np.full(len(ids), np.inf)
-        for i, c in enumerate(ids):
-            if c in self.theta_hat:
-                Lc = self.L[c] if np.isfinite(self.L[c]) else Lbar
-                lhs = Lc ** 2 * float((self.theta_hat[c] - theta).pow(2).sum())
-                out[i] = lhs / rhs if rhs > 0 else (np.inf if lhs > 0 else 0.0)
-        return out
+# %% ../../nbs/selection/09_efficiency.ipynb #d7499b58
+@patch
+def trigger_ratio(self:LAG, ids:np.ndarray, # candidate clients
+                 ) -> np.ndarray:
+    "Left side over right side of the LAG-PS condition per client (>= 1: contact it; inf: never seen)."
+    if not self.thetas: return np.full(len(ids), np.inf)
+    theta = self.thetas[-1]
+    moves = [float((a - b).pow(2).sum()) for a, b in zip(self.thetas[-self.D:], self.thetas[-self.D - 1:-1])]
+    Lbar = np.nanmean(self.L) if np.isfinite(self.L).any() else 1.0
+    rhs = (self.xi / self.D) * Lbar ** 2 * sum(moves) / self.num_clients ** 2
+    out = np.full(len(ids), np.inf)
+    for i, c in enumerate(ids):
+        if c in self.theta_hat:
+            Lc = self.L[c] if np.isfinite(self.L[c]) else Lbar
+            lhs = Lc ** 2 * float((self.theta_hat[c] - theta).pow(2).sum())
+            out[i] = lhs / rhs if rhs > 0 else (np.inf if lhs > 0 else 0.0)
+    return out
 
-    def select(self, round, clients, k, rng):
-        ids = clients.available; self.ratio = self.trigger_ratio(ids)
-        fired = ids[self.ratio >= 1]
-        if not len(fired):
-            if self.stop_round is None: self.stop_round = round
-            return Selection(top_by(ids, self.ratio, 1, rng))
-        m = budget(k, clients) if self.cap else len(fired)
-        return Selection(top_by(fired, self.ratio[self.ratio >= 1], m, rng))
+# %% ../../nbs/selection/09_efficiency.ipynb #9173583b
+@patch
+def select(self:LAG, t, clients, k, rng):
+    "The triggered clients, largest ratio first (at most `k` with `cap`); none triggered: record `stop_round`, pick one."
+    ids = clients.available; self.ratio = self.trigger_ratio(ids)
+    fired = ids[self.ratio >= 1]
+    if not len(fired):
+        if self.stop_round is None: self.stop_round = t
+        return Selection(top_by(ids, self.ratio, 1, rng))
+    m = budget(k, clients) if self.cap else len(fired)
+    return Selection(top_by(fired, self.ratio[self.ratio >= 1], m, rng))
 
-    def observe(self, round, reports):
-        theta = reports.global_params.detach().double().cpu()
-        if not self.thetas or not torch.equal(theta, self.thetas[-1]): self.thetas = (self.thetas + [theta])[-(self.D + 1):]
-        for c, u in zip(reports.ids.tolist(), reports.updates.detach().double().cpu()):
-            if c in self.theta_hat:
-                dtheta = float((theta - self.theta_hat[c]).norm())
-                if dtheta > 0: self.L[c] = float((u - self.last_update[c]).norm()) / dtheta
-            self.theta_hat[c], self.last_update[c] = theta, u
+@patch
+def observe(self:LAG, t, reports):
+    "Keep the last D+1 global parameters; per reporting client, update its secant estimate L_m and its last contact."
+    theta = reports.global_params.detach().double().cpu()
+    if not self.thetas or not torch.equal(theta, self.thetas[-1]): self.thetas = (self.thetas + [theta])[-(self.D + 1):]
+    for c, u in zip(reports.ids.tolist(), reports.updates.detach().double().cpu()):
+        if c in self.theta_hat:
+            dtheta = float((theta - self.theta_hat[c]).norm())
+            if dtheta > 0: self.L[c] = float((u - self.last_update[c]).norm()) / dtheta
+        self.theta_hat[c], self.last_update[c] = theta, u
 
-# %% ../../nbs/selection/09_efficiency.ipynb #facc103b
+# %% ../../nbs/selection/09_efficiency.ipynb #fd4878e9
 def pooled_balance(class_counts:np.ndarray, # (K, C) class histograms
                    ids:np.ndarray, # the clients pooled
                   ) -> float:
@@ -249,6 +276,7 @@ def pooled_balance(class_counts:np.ndarray, # (K, C) class histograms
     pooled = np.asarray(class_counts, np.float64)[ids].sum(0)
     return float(entropy(pooled) / np.log(len(pooled)))
 
+# %% ../../nbs/selection/09_efficiency.ipynb #0fec36df
 class FLCIR(Selector):
     "FL-CIR surrogate: CUCB bandit whose super-arm reward is the class balance of the selected clients' pooled data."
     name = 'FL-CIR'
@@ -257,27 +285,34 @@ class FLCIR(Selector):
                 ): self.class_counts = np.asarray(class_counts, np.float64)
 
     def reset(self, num_clients, seed):
+        "Every arm unplayed, no reward yet; the class histograms must cover the federation."
         super().reset(num_clients, seed)
         if len(self.class_counts) != num_clients:
             raise ValueError(f"FLCIR: class_counts has {len(self.class_counts)} rows, the federation has {num_clients} clients")
         self.plays, self.reward_sum, self.t = np.zeros(num_clients), np.zeros(num_clients), 0
 
-    def index(self, ids:np.ndarray) -> np.ndarray:
+    def index(self, ids:np.ndarray, # candidate clients
+             ) -> np.ndarray:
         "CUCB index of clients `ids` (inf for never-played arms)."
         n = self.plays[ids]
         with np.errstate(divide='ignore', invalid='ignore'):
             return np.where(n > 0, self.reward_sum[ids] / n + np.sqrt(1.5 * np.log(max(self.t, 1)) / n), np.inf)
 
-    def select(self, round, clients, k, rng):
+    def select(self, t, clients, k, rng):
+        "The `k` available clients with the highest CUCB index (unplayed arms first)."
         ids = clients.available
         return Selection(top_by(ids, self.index(ids), budget(k, clients), rng))
 
-    def observe(self, round, reports):
+    def observe(self, t, reports):
+        "Credit the pooled class balance of the selected set to each of its arms."
         self.t += 1
         r = pooled_balance(self.class_counts, reports.ids)
         self.plays[reports.ids] += 1; self.reward_sum[reports.ids] += r
 
-# %% ../../nbs/selection/09_efficiency.ipynb #1f63b870
+# %% ../../nbs/selection/09_efficiency.ipynb #95211002
+REPLAY_SIZE = 200   # transitions FAVOR keeps in its replay buffer
+INIT_SCALE = 0.1    # standard deviation of the seeded initial weights of the Q networks
+
 class FAVOR(Selector):
     "FAVOR: a small double-DQN scores clients from sketches of their updates; reward 64^(acc - target) - 1 on validation."
     name = 'FAVOR'
@@ -287,7 +322,9 @@ class FAVOR(Selector):
                  dim:int=8, # sketch dimension of parameters and updates
                  hidden:int=32, # hidden units of the Q network
                  gamma:float=0.8, # discount
-                 eps:float=0.5, eps_decay:float=0.9, eps_min:float=0.05, # epsilon-greedy schedule
+                 eps:float=0.5, # initial probability that a slot is replaced by a uniform draw
+                 eps_decay:float=0.9, # factor applied to eps after every selection
+                 eps_min:float=0.05, # floor of eps
                  lr:float=1e-2, # Adam learning rate of the Q network
                  steps_per_round:int=20, # gradient steps per round on the replay buffer
                  batch:int=32, # replay minibatch size
@@ -295,69 +332,95 @@ class FAVOR(Selector):
         self.target, self.xi = check_float('target', target, 0, 1), check_float('xi', xi, 1, lo_open=True)
         self.dim, self.hidden = check_int('dim', dim, lo=1), check_int('hidden', hidden, lo=1)
         self.gamma = check_float('gamma', gamma, 0, 1, hi_open=True)
-        self.eps0, self.eps_decay, self.eps_min = check_float('eps', eps, 0, 1), check_float('eps_decay', eps_decay, 0, 1), check_float('eps_min', eps_min, 0, 1)
-        self.lr, self.steps, self.batch = check_float('lr', lr, 0, lo_open=True), check_int('steps_per_round', steps_per_round, lo=0), check_int('batch', batch, lo=1)
+        self.eps0, self.eps_decay = check_float('eps', eps, 0, 1), check_float('eps_decay', eps_decay, 0, 1)
+        self.eps_min, self.lr = check_float('eps_min', eps_min, 0, 1), check_float('lr', lr, 0, lo_open=True)
+        self.steps, self.batch = check_int('steps_per_round', steps_per_round, lo=0), check_int('batch', batch, lo=1)
 
-    def reset(self, num_clients, seed):
-        super().reset(num_clients, seed)
-        s = spawn_seeds(seed, 3, 'favor')
-        g = torch.Generator().manual_seed(s[0] % 2**31)
-        def net():
-            m = nn.Sequential(nn.Linear(2 * self.dim + 1, self.hidden), nn.ReLU(), nn.Linear(self.hidden, 1)).double()
-            with torch.no_grad():
-                for p in m.parameters(): p.copy_(torch.randn(p.shape, generator=g, dtype=torch.float64) * 0.1)
-            return m
-        self.q, self.q_target = net(), net(); self.q_target.load_state_dict(self.q.state_dict())
-        self.opt = torch.optim.Adam(self.q.parameters(), lr=self.lr)
-        self.proj_seed, self.rng = s[1] % 2**31, np.random.default_rng(s[2])
-        self.z = np.zeros((num_clients, self.dim)); self.seen = np.zeros(num_clients); self.z_theta = np.zeros(self.dim)
-        self.eps, self.buffer, self.pending, self.rewards = self.eps0, [], None, []
+# %% ../../nbs/selection/09_efficiency.ipynb #ebb6dfd0
+def q_net(n_in:int, # input features
+          hidden:int, # hidden units
+          g:torch.Generator, # seeded generator of the initial weights
+         ) -> nn.Module:
+    "A one-hidden-layer MLP in float64 with seeded initial weights (FAVOR's Q network)."
+    m = nn.Sequential(nn.Linear(n_in, hidden), nn.ReLU(), nn.Linear(hidden, 1)).double()
+    with torch.no_grad():
+        for p in m.parameters(): p.copy_(torch.randn(p.shape, generator=g, dtype=torch.float64) * INIT_SCALE)
+    return m
 
-    def features(self, ids:np.ndarray) -> torch.Tensor:
-        "State-action features [z_theta, z_k, seen_k] of clients `ids`."
-        f = np.concatenate([np.repeat(self.z_theta[None], len(ids), 0), self.z[ids], self.seen[ids, None]], 1)
-        return torch.from_numpy(f)
+@patch
+def reset(self:FAVOR, num_clients, seed):
+    "Fresh seeded Q and target networks, zero sketches, a full exploration rate and an empty replay buffer."
+    super(FAVOR, self).reset(num_clients, seed)
+    s = spawn_seeds(seed, 3, 'favor')
+    g = torch.Generator().manual_seed(s[0] % 2**31)
+    self.q, self.q_target = q_net(2 * self.dim + 1, self.hidden, g), q_net(2 * self.dim + 1, self.hidden, g)
+    self.q_target.load_state_dict(self.q.state_dict())
+    self.opt = torch.optim.Adam(self.q.parameters(), lr=self.lr)
+    self.proj_seed, self.rng = s[1] % 2**31, np.random.default_rng(s[2])
+    self.z = np.zeros((num_clients, self.dim)); self.seen = np.zeros(num_clients); self.z_theta = np.zeros(self.dim)
+    self.eps, self.buffer, self.pending, self.rewards = self.eps0, [], None, []
 
-    def select(self, round, clients, k, rng):
-        ids, m = clients.available, budget(k, clients)
-        with torch.no_grad(): q = self.q(self.features(ids)).squeeze(1).numpy()
-        ranked = top_by(ids, q, len(ids), rng)
-        chosen = list(ranked[:m]); rest = list(ranked[m:])
-        for i in range(m):
-            if rest and rng.random() < self.eps:
-                j = int(rng.integers(len(rest))); chosen[i], rest[j] = rest[j], chosen[i]
-        self.eps = max(self.eps_min, self.eps * self.eps_decay)
-        return Selection(np.array(chosen, np.int64))
+# %% ../../nbs/selection/09_efficiency.ipynb #72f6db9a
+@patch
+def features(self:FAVOR, ids:np.ndarray, # clients to describe
+            ) -> torch.Tensor:
+    "State-action features [z_theta, z_k, seen_k] of clients `ids`."
+    f = np.concatenate([np.repeat(self.z_theta[None], len(ids), 0), self.z[ids], self.seen[ids, None]], 1)
+    return torch.from_numpy(f)
 
-    def _sketch(self, x):
-        z = sketch(x.reshape(len(x), -1), self.dim, self.proj_seed)
-        return z / (np.linalg.norm(z, axis=1, keepdims=True) + 1e-12)
+@patch
+def select(self:FAVOR, t, clients, k, rng):
+    "The top-`k` clients by Q, each slot swapped for a random other client with probability eps (then eps decays)."
+    ids, m = clients.available, budget(k, clients)
+    with torch.no_grad(): q = self.q(self.features(ids)).squeeze(1).numpy()
+    ranked = top_by(ids, q, len(ids), rng)
+    chosen = list(ranked[:m]); rest = list(ranked[m:])
+    for i in range(m):
+        if rest and rng.random() < self.eps:
+            j = int(rng.integers(len(rest))); chosen[i], rest[j] = rest[j], chosen[i]
+    self.eps = max(self.eps_min, self.eps * self.eps_decay)
+    return Selection(np.array(chosen, np.int64))
 
-    def observe(self, round, reports):
-        if reports.server_eval is None:
-            raise ValueError("FAVOR needs a server validation set: set RunConfig.val_fraction > 0")
-        acc = reports.server_eval(reports.global_params)[0]
-        self.z_theta = self._sketch(reports.global_params[None].detach().cpu())[0]
-        if self.pending is not None:                       # the previous action's reward is this broadcast's accuracy
-            r = self.xi ** (acc - self.target) - 1; self.rewards.append(r)
-            feats = self.pending
-            self.buffer.append((feats, r, self.features(np.arange(self.num_clients))))
-            self.buffer = self.buffer[-200:]
-        self.z[reports.ids] = self._sketch(reports.updates.detach().cpu()); self.seen[reports.ids] = 1
-        self.pending = self.features(reports.ids)
-        self._learn()
+# %% ../../nbs/selection/09_efficiency.ipynb #92fba066
+@patch
+def _sketch(self:FAVOR, x):
+    "Unit-norm sketches of the rows of `x`."
+    z = sketch(x.reshape(len(x), -1), self.dim, self.proj_seed)
+    return z / (np.linalg.norm(z, axis=1, keepdims=True) + 1e-12)
 
-    def _learn(self):
-        if not self.buffer: return
-        for _ in range(self.steps):
-            batch = [self.buffer[i] for i in self.rng.integers(len(self.buffer), size=min(self.batch, len(self.buffer)))]
-            x = torch.cat([f for f, _, _ in batch])
-            with torch.no_grad():
-                y = []
-                for f, r, nxt in batch:
-                    best = self.q(nxt).argmax()
-                    y.append(torch.full((len(f),), r + self.gamma * float(self.q_target(nxt)[best]), dtype=torch.float64))
-                y = torch.cat(y)
-            loss = (self.q(x).squeeze(1) - y).pow(2).mean()
-            self.opt.zero_grad(); loss.backward(); self.opt.step()
-        self.q_target.load_state_dict(self.q.state_dict())
+@patch
+def observe(self:FAVOR, t, reports):
+    "Reward the previous action with Xi^(acc - Omega) - 1, store the transition, sketch the new updates, learn."
+    if reports.server_eval is None:
+        raise ValueError("FAVOR needs a server validation set: set RunConfig.val_fraction > 0")
+    acc = reports.server_eval(reports.global_params)[0]
+    self.z_theta = self._sketch(reports.global_params[None].detach().cpu())[0]
+    if self.pending is not None:                       # the previous action's reward is this broadcast's accuracy
+        r = self.xi ** (acc - self.target) - 1; self.rewards.append(r)
+        self.buffer.append((self.pending, r, self.features(np.arange(self.num_clients))))
+        self.buffer = self.buffer[-REPLAY_SIZE:]
+    self.z[reports.ids] = self._sketch(reports.updates.detach().cpu()); self.seen[reports.ids] = 1
+    self.pending = self.features(reports.ids)
+    self._learn()
+
+# %% ../../nbs/selection/09_efficiency.ipynb #a2d2a756
+@patch
+def _targets(self:FAVOR, batch):
+    "Double-DQN targets r + gamma Q_target(s', argmax_k Q(s', k)), one per feature row of the batch."
+    y = []
+    with torch.no_grad():
+        for f, r, nxt in batch:
+            best = self.q(nxt).argmax()
+            y.append(torch.full((len(f),), r + self.gamma * float(self.q_target(nxt)[best]), dtype=torch.float64))
+    return torch.cat(y)
+
+@patch
+def _learn(self:FAVOR):
+    "`steps` Adam steps on replayed minibatches, then copy the online network into the target network."
+    if not self.buffer: return
+    for _ in range(self.steps):
+        batch = [self.buffer[i] for i in self.rng.integers(len(self.buffer), size=min(self.batch, len(self.buffer)))]
+        x, y = torch.cat([f for f, _, _ in batch]), self._targets(batch)
+        loss = (self.q(x).squeeze(1) - y).pow(2).mean()
+        self.opt.zero_grad(); loss.backward(); self.opt.step()
+    self.q_target.load_state_dict(self.q.state_dict())
