@@ -14,7 +14,7 @@ from ..engine.protocol import Selector
 from ..engine.simulation import RunConfig, Simulation, SystemProfiles, History, evaluate
 
 # %% auto #0
-__all__ = ['jain_index', 'client_accuracies', 'history_metrics', 'compare_selectors', 'summary', 'curves_figure',
+__all__ = ['jain_index', 'client_accuracies', 'history_metrics', 'run_one', 'compare_selectors', 'summary', 'curves_figure',
            'selection_heatmaps', 'poison_labels']
 
 # %% ../../nbs/selection/13_compare.ipynb #d8d0561b
@@ -24,7 +24,7 @@ def jain_index(counts:np.ndarray, # participation count of every client
     x = np.asarray(counts, np.float64)
     return float(x.sum() ** 2 / (len(x) * (x ** 2).sum())) if (x ** 2).sum() > 0 else float('nan')
 
-# %% ../../nbs/selection/13_compare.ipynb #56b02ebc
+# %% ../../nbs/selection/13_compare.ipynb #e5d90643
 def client_accuracies(sim:Simulation, # a finished simulation
                      ) -> np.ndarray:
     "Accuracy of the simulation's current global model on each client's own training data."
@@ -35,6 +35,7 @@ def client_accuracies(sim:Simulation, # a finished simulation
         accs.append(evaluate(model, sim.x[i], sim.y[i], sim.a[i], sim.n_classes, sim.n_attrs)['accuracy'] if len(i) else np.nan)
     return np.array(accs)
 
+# %% ../../nbs/selection/13_compare.ipynb #6e3b380d
 def history_metrics(h:History, # the run's history
                     target:float|None=None, # target accuracy for rounds / simulated time to target
                    ) -> dict:
@@ -53,10 +54,38 @@ def history_metrics(h:History, # the run's history
                 clients_never_selected=int((counts == 0).sum()), jain_index=jain_index(counts),
                 participation=counts.tolist())
 
-def _needs_validation(selector): 
+# %% ../../nbs/selection/13_compare.ipynb #a95c112c
+def _needs_validation(selector):
+    "Whether a selector's value generation reads a server validation set (its `taxonomy`)."
     tax = getattr(selector, 'taxonomy', None) or {}
     return bool({'Validation set', 'Shapley values'} & set(tax.get('value_generation', ())))
 
+def _check_selectors(selectors, config):
+    "Raise if selector names repeat or a selector needs a validation set that `config` does not hold out."
+    check_type('config', config, RunConfig)
+    names = [check_type('selectors[i]', s, Selector).name for s in selectors]
+    if len(set(names)) != len(names): raise ValueError(f"selectors: names must differ, got {names}")
+    need = [s.name for s in selectors if _needs_validation(s)]
+    if need and config.val_fraction <= 0:
+        raise ValueError(f"{need} need a server validation set: set RunConfig.val_fraction > 0 (shared by all methods)")
+
+def run_one(selector:Selector, # the strategy to run
+            data, # a `FederatedData`
+            model_fn, # builds the model
+            config:RunConfig, # hyper-parameters; `seed` and the selector's `config_overrides` are applied
+            seed:int, # the run's seed
+            profiles:SystemProfiles|None=None, # simulated devices
+            store=None, # optional `RunStore` or path
+            progress:bool=False, # progress bar
+           ) -> tuple[History, np.ndarray]:
+    "One run of `selector` (stopping when it sets `stop_round`): its history and the final model's per-client accuracy."
+    cfg = dataclasses.replace(config, seed=check_int('seed', seed, lo=0), **getattr(selector, 'config_overrides', {}))
+    stop = lambda h: getattr(selector, 'stop_round', None) is not None
+    sim = Simulation(model_fn, data, selector, cfg, profiles=profiles, store=store, stop_when=stop)
+    h = sim.run(progress=progress)
+    return h, client_accuracies(sim)
+
+# %% ../../nbs/selection/13_compare.ipynb #7c051cd4
 def compare_selectors(selectors:list, # `Selector` instances (names must differ)
                       data, # a `FederatedData`
                       model_fn, # builds the model, e.g. `lambda: engine.mlp(...)`
@@ -68,21 +97,12 @@ def compare_selectors(selectors:list, # `Selector` instances (names must differ)
                       progress:bool=False, # progress bars
                      ) -> pd.DataFrame:
     "Run every selector on the same federation, config, seeds and profiles; one row per (method, seed), histories in `.attrs`."
-    check_type('config', config, RunConfig)
-    names = [check_type('selectors[i]', s, Selector).name for s in selectors]
-    if len(set(names)) != len(names): raise ValueError(f"selectors: names must differ, got {names}")
-    need = [s.name for s in selectors if _needs_validation(s)]
-    if need and config.val_fraction <= 0:
-        raise ValueError(f"{need} need a server validation set: set RunConfig.val_fraction > 0 (shared by all methods)")
+    _check_selectors(selectors, config)
     target = config.target_accuracy if target is None else check_float('target', target, 0, 1)
     rows, histories = [], {}
     for s in selectors:
         for seed in seeds:
-            cfg = dataclasses.replace(config, seed=check_int('seed', seed, lo=0), **getattr(s, 'config_overrides', {}))
-            stop = lambda h, s=s: getattr(s, 'stop_round', None) is not None
-            sim = Simulation(model_fn, data, s, cfg, profiles=profiles, store=store, stop_when=stop)
-            h = sim.run(progress=progress)
-            acc = client_accuracies(sim)
+            h, acc = run_one(s, data, model_fn, config, seed, profiles, store, progress)
             rows.append(dict(method=s.name, seed=seed, **history_metrics(h, target),
                              worst_client_accuracy=float(np.nanmin(acc)), client_accuracy_std=float(np.nanstd(acc))))
             histories[(s.name, seed)] = h
@@ -90,8 +110,9 @@ def compare_selectors(selectors:list, # `Selector` instances (names must differ)
     out.attrs['histories'] = histories
     return out
 
-# %% ../../nbs/selection/13_compare.ipynb #cb0b0a71
-_SUMMARY = ('final_accuracy', 'best_accuracy', 'final_worst_group_accuracy', 'worst_client_accuracy', 'rounds_to_target',
+# %% ../../nbs/selection/13_compare.ipynb #6ee7490f
+_SUMMARY = (  # the metrics `summary` reports by default
+    'final_accuracy', 'best_accuracy', 'final_worst_group_accuracy', 'worst_client_accuracy', 'rounds_to_target',
             'sim_time_to_target', 'sim_time', 'jain_index', 'clients_never_selected', 'mean_selected', 'bytes')
 
 def summary(result:pd.DataFrame, # from `compare_selectors`
@@ -102,6 +123,7 @@ def summary(result:pd.DataFrame, # from `compare_selectors`
     out = g.mean().join(g.std(ddof=0), rsuffix='_std')
     return out[[c for col in columns for c in (col, col + '_std')]]
 
+# %% ../../nbs/selection/13_compare.ipynb #3f04e680
 def curves_figure(result:pd.DataFrame, # from `compare_selectors`
                   metric:str='accuracy', # a column of `History.rounds`
                   x:str='round', # 'round' or 'sim_time' (cumulative simulated seconds)
@@ -121,6 +143,7 @@ def curves_figure(result:pd.DataFrame, # from `compare_selectors`
                       yaxis_title=metric.replace('_', ' '), height=360, width=640, margin=dict(l=50, r=10, t=40, b=40))
     return fig
 
+# %% ../../nbs/selection/13_compare.ipynb #d749edd0
 def selection_heatmaps(result:pd.DataFrame, # from `compare_selectors`
                        seed:int|None=None, # which seed's runs (default: the first)
                        cols:int=4, # panels per row
