@@ -20,11 +20,12 @@ from ..selection.efficiency import PowD, ActiveFL, FLCIR
 from ..selection.constraints import Oort, QFFL
 
 # %% auto #0
-__all__ = ['DIMS', 'SELECTION_VARIANTS', 'SELECTORS', 'PUBLISHED_UNIFORM_SHARES', 'selection_options', 'normalise_triplets',
-           'check_triplets', 'diversity_rounds', 'diversity_round', 'selector_name', 'FedDiverseSelector',
-           'oracle_triplets', 'perturb_triplets', 'triplet_error', 'noise_for_error', 'fedrk_weights',
-           'mixture_variance', 'FedRKSelector', 'SelectionStats', 'selection_stats', 'proxy_losses', 'make_selector',
-           'simulate_selection', 'share_selectors', 'selection_share_table', 'type_share_figure', 'frequency_figure']
+__all__ = ['DIMS', 'SELECTION_VARIANTS', 'ZERO', 'SELECTORS', 'PUBLISHED_UNIFORM_SHARES', 'SHARE_FEDERATIONS',
+           'selection_options', 'normalise_triplets', 'check_triplets', 'diversity_rounds', 'diversity_round',
+           'selector_name', 'FedDiverseSelector', 'oracle_triplets', 'perturb_triplets', 'triplet_error',
+           'noise_for_error', 'fedrk_weights', 'mixture_variance', 'FedRKSelector', 'SelectionStats', 'selection_stats',
+           'proxy_losses', 'make_selector', 'simulate_selection', 'share_selectors', 'selection_share_table',
+           'type_share_figure', 'frequency_figure']
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #2f16acf7
 DIMS = TYPES  # ('CI', 'AI', 'SC'): the order of the components of a triplet
@@ -64,6 +65,8 @@ def normalise_triplets(triplets:np.ndarray, # (..., K, 3) non-negative triplets 
     return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-12)
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #dab97e93
+ZERO = 1e-12   # a sum of weights or a norm below this counts as zero (uniform fallback, zero cross product)
+
 def check_triplets(triplets:np.ndarray, # (K, 3) triplets [CI, AI, SC]
                   ) -> np.ndarray: # the same as float64
     "Validate a (K, 3) array of finite non-negative triplets."
@@ -119,7 +122,7 @@ def probabilistic(self:_Rounds, r):
     "Step 1: draw k_p with probability proportional to the leading component (uniformly if all are 0)."
     col = self.col(r)
     w = np.where(self.left, self.M[self.rows, :, col], 0.0)
-    fallback = w.sum(1) <= 1e-12
+    fallback = w.sum(1) <= ZERO
     w = np.where(fallback[:, None], self.left, w)
     self.step = dict(col=col, cand=self.left.copy(), w=w, fallback=fallback, k_p=_draw(w, self.u()))
     self.steps.append(self.step)
@@ -128,7 +131,8 @@ def probabilistic(self:_Rounds, r):
 @patch
 def complementary(self:_Rounds):
     "Step 2: the client whose normalised triplet is least aligned with k_p's."
-    kp = self.step['k_p']; inplay = self.left.copy(); inplay[self.rows, kp] = True
+    kp, inplay = self.step['k_p'], self.left.copy()
+    inplay[self.rows, kp] = True
     L = normalise_triplets(self.M, self.o['norm'], rows=inplay)
     dots = (L * L[self.rows, kp][:, None]).sum(-1)
     kc = _pick(dots, self.left, 'min', self.u(), self.o['ties'], self.tol)
@@ -144,7 +148,7 @@ def orthogonal(self:_Rounds):
     if self.o['norm'] == 'cosine': v = np.where(nv > 0, v / np.where(nv > 0, nv, 1), v)
     sc = (L * v[:, None]).sum(-1); score = sc if self.o['signed'] else np.abs(sc)
     kr = _pick(score, self.left, 'max', self.u(), self.o['ties'], self.tol)
-    s.update(cross=v, zero_cross=nv[:, 0] <= 1e-12, scores=score, score_cand=self.left.copy(), k_r=kr)
+    s.update(cross=v, zero_cross=nv[:, 0] <= ZERO, scores=score, score_cand=self.left.copy(), k_r=kr)
     if self.o['cumulative']: self.M = L
     return self.take(kr)
 
@@ -262,6 +266,7 @@ def perturb_triplets(triplets:np.ndarray, # (K, 3) true triplets
     t = np.asarray(triplets, dtype=np.float64)
     return np.clip(t + rng_streams(seed, 1, 'triplet-noise')[0].normal(0, sigma, t.shape), 0, 1)
 
+# %% ../../nbs/feddiverse/20_selector.ipynb #8fd87a56
 def triplet_error(estimated:np.ndarray, # (K, 3) estimated triplets
                   true:np.ndarray, # (K, 3) true triplets
                  ) -> dict: # MAE per component, mean and sup Euclidean error
@@ -432,7 +437,7 @@ def simulate_selection(fed, # a federation name, a `FederationSpec`, or (K, |Y|,
     return selection_stats(N, chosen)
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #bcedd45b
-PUBLISHED_UNIFORM_SHARES = {   # journal Figs 5-9 / thesis Fig. 17 captions, percent (CI, AI, SC)
+PUBLISHED_UNIFORM_SHARES = {   # Németh et al. (2025), Diversity-Driven Learning, App. F, captions of Figs. 5-9 (= thesis Figure 17), % (CI, AI, SC)
     'spawrious_gsc': (16.7, 16.7, 66.6), 'cmnist_gsc': (16.7, 16.7, 66.6), 'spawrious_gci': (66.6, 16.7, 16.7),
     'spawrious_gai': (12.0, 60.0, 8.0), 'spawrious_4': (16.0, 16.0, 68.0), 'waterbirds_dist': (10.0, 6.7, 83.3)}
 
@@ -444,8 +449,10 @@ def share_selectors(matrices:np.ndarray, # (K, |Y|, |A|) a federation's true mat
     return {'uniform': UniformSelector(), 'round_robin': RoundRobinSelector(),
             **{selector_name(v): FedDiverseSelector(t, v) for v in variants}, 'fedrk': FedRKSelector(matrices)}
 
-def selection_share_table(federations=('spawrious_gsc', 'cmnist_gsc', 'spawrious_gci', 'spawrious_gai', 'waterbirds_dist',
-                                       'spawrious_4', 'spawrious_gci_100'), # federation names
+SHARE_FEDERATIONS = ('spawrious_gsc', 'cmnist_gsc', 'spawrious_gci', 'spawrious_gai', 'waterbirds_dist', 'spawrious_4',
+                     'spawrious_gci_100')   # the seven federations of the share table
+
+def selection_share_table(federations=SHARE_FEDERATIONS, # federation names
                           rounds:int=500, # rounds per simulation
                           seed:int=0, # seed
                          ) -> pd.DataFrame:
@@ -453,7 +460,8 @@ def selection_share_table(federations=('spawrious_gsc', 'cmnist_gsc', 'spawrious
     from hetfl_explore.foundation.data import federation as get
     rows = []
     for name in federations:
-        spec = get(name); N = spec.matrices; k = int(getattr(spec, 'kappa', 9) or 9)
+        spec = get(name)
+        N, k = spec.matrices, int(getattr(spec, 'kappa', 9) or 9)
         for method, sel in share_selectors(N).items():
             st = simulate_selection(N, sel, rounds, k, seed)
             rows.append(dict(federation=name, kappa=k, method=method, **{d: 100 * st.type_shares[d] for d in DIMS},
@@ -463,6 +471,7 @@ def selection_share_table(federations=('spawrious_gsc', 'cmnist_gsc', 'spawrious
                              **dict(zip(DIMS, PUBLISHED_UNIFORM_SHARES[name]))))
     return pd.DataFrame(rows).round({**{d: 1 for d in DIMS}, **{f'union_{d}': 3 for d in DIMS}})
 
+# %% ../../nbs/feddiverse/20_selector.ipynb #7777501d
 def type_share_figure(table:pd.DataFrame, # rows of `selection_share_table` (or one federation's rows)
                       federation:str, # which federation to draw
                      ) -> go.Figure:
