@@ -105,7 +105,8 @@ def shapley_values(n:int, # number of players
     for order in orders:
         prefix, before = [], u(())
         for p in order:
-            prefix.append(int(p)); after = u(prefix); phi[p] += after - before; before = after
+            prefix.append(int(p)); after = u(prefix)
+            phi[p] += after - before; before = after
         count += 1
     return phi / count
 
@@ -225,7 +226,8 @@ class LAG(Selector):
         "No client contacted yet, no smoothness estimates, no parameter history, no stop."
         super().reset(num_clients, seed)
         self.theta_hat, self.last_update = {}, {}            # client -> params at last contact / its update there
-        self.L = np.full(num_clients, np.nan); self.thetas = []; self.stop_round = None; self.ratio = None
+        self.L, self.thetas = np.full(num_clients, np.nan), []   # secant smoothness estimates, recent global parameters
+        self.stop_round, self.ratio = None, None
 
 # %% ../../nbs/selection/09_efficiency.ipynb #d7499b58
 @patch
