@@ -115,3 +115,17 @@ def test_simulate_selection_by_name_and_availability():
     for name in SELECTORS:
         st_ = simulate_selection(N, name, 8, 6, seed=1, available=np.arange(0, 24, 2))
         assert st_.selected[:, 1::2].sum() == 0 and (st_.selected.sum(1) == 6).all(), name
+
+def test_demo_report_has_its_sections(tmp_path):
+    "`make demo`'s report, on a tiny run: styled, with the setting, the table, captioned figures and links onward."
+    from hetfl_explore.feddiverse.experiments import demo, DEMO_CAPTIONS
+    torch.set_num_threads(1)
+    out = tmp_path / 'demo.html'
+    runs = demo(rounds=1, seeds=(0,), out=str(out), log=None)
+    html = out.read_text()
+    assert set(runs.method) == {'FedDiverse', 'Uniform'}
+    for part in ('<style>', 'sans-serif', '<h2>What was run</h2>', 'Németh et al., 2025', 'T = 1 rounds', 'Seeds: 0',
+                 '<h2>Results</h2>', '<table', '<h2>Figures</h2>', '<h2>Where to go next</h2>', 'feddiverse/selector.html'):
+        assert part in html, part
+    assert html.count('<figcaption>') == 3 and all(c in html for c in DEMO_CAPTIONS)
+    assert 'src="http' not in html and 'plotly.js v' in html     # plotly.js inlined, no network

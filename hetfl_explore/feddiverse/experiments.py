@@ -22,10 +22,11 @@ from .selector import FedDiverseSelector, FedRKSelector, oracle_triplets, divers
 from .estimation import EstimationConfig, estimate_federation, EstimationResult
 
 # %% auto #0
-__all__ = ['PRESETS', 'DATASETS', 'FL_METHODS', 'TABLE1_METHODS', 'ORACLE_METHODS', 'PUBLISHED_TABLE1', 'RESULTS_TOOL', 'Preset',
-           'build_data', 'run_config', 'make_selector', 'selected_type_shares', 'run_one', 'run_grid', 'paper_grid',
-           'estimation_errors', 'table1', 'table3', 'gain_table', 'wga_curve_figure', 'share_figure',
-           'regenerate_results', 'measure_overhead', 'demo', 'main']
+__all__ = ['PRESETS', 'DATASETS', 'FL_METHODS', 'TABLE1_METHODS', 'ORACLE_METHODS', 'PUBLISHED_TABLE1', 'RESULTS_TOOL',
+           'REPORT_CSS', 'DOCS_URL', 'DEMO_CAPTIONS', 'Preset', 'build_data', 'run_config', 'make_selector',
+           'selected_type_shares', 'run_one', 'run_grid', 'paper_grid', 'estimation_errors', 'table1', 'table3',
+           'gain_table', 'wga_curve_figure', 'share_figure', 'regenerate_results', 'measure_overhead', 'demo_report',
+           'demo', 'main']
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #f9d1a07a
 @dataclass
@@ -323,17 +324,88 @@ def measure_overhead(dataset:str='CMNIST_GSC', # a key of `DATASETS`
         dict(quantity='server selection per round, uniform (ms)', value=1e3 * uni_s),
     ]).set_index('quantity').round(4)
 
-# %% ../../nbs/feddiverse/22_experiments.ipynb #8374ef81
-def demo(rounds:int|None=None, # FL rounds (default: the teaching preset's 40)
-         seeds=(0, 1, 2), # seeds
-         out:str='reports/demo.html', # HTML report path
-         log=print, # progress printer
-        ) -> pd.DataFrame:
-    "FedDiverse vs uniform random on CMNIST_GSC (teaching preset): print the table and write the HTML report."
+# %% ../../nbs/feddiverse/22_experiments.ipynb #404b9972
+REPORT_CSS = """
+body { font: 15px/1.55 -apple-system, BlinkMacSystemFont, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif;
+       color: #222; max-width: 860px; margin: 2em auto; padding: 0 1.2em; }
+h1 { font-size: 1.7em; margin-bottom: .2em; } h2 { font-size: 1.25em; margin-top: 1.8em; border-bottom: 1px solid #e4e4e4; }
+.lead { color: #555; margin-top: 0; } figure { margin: 1.2em 0; } figcaption { color: #555; font-size: .92em; }
+table { border-collapse: collapse; margin: .8em 0; font-variant-numeric: tabular-nums; }
+th, td { padding: .35em .9em; border-bottom: 1px solid #e4e4e4; text-align: right; } th:first-child, td:first-child { text-align: left; }
+thead th { border-bottom: 2px solid #bbb; } code { background: #f4f4f4; padding: 0 .25em; border-radius: 3px; }
+"""   # the report's stylesheet: system sans-serif fonts, nothing fetched from the network
+
+DOCS_URL = 'https://hetfl-explore.github.io/hetfl_explore'   # the package's documentation site
+
+def _figure_html(fig:go.Figure, # a figure of the report
+                 caption:str, # how to read it
+                 with_js:bool, # embed plotly.js (from the installed package) in this figure
+                ) -> str:
+    "One figure with its caption, its title placed below plotly's toolbar."
+    h = fig.layout.height or 320
+    fig = go.Figure(fig).update_layout(margin_t=90, height=h + 40, title=dict(x=0.01, xanchor='left', y=1 - 40 / (h + 40), yanchor='top'))
+    return (f"<figure>{fig.to_html(full_html=False, include_plotlyjs=with_js, config=dict(displaylogo=False))}"
+            f"<figcaption>{caption}</figcaption></figure>")
+
+# %% ../../nbs/feddiverse/22_experiments.ipynb #847ed7b8
+def _demo_intro(preset:Preset, # the preset that was run
+                n_clients:int, # clients in the federation
+                wall:float, # wall time of the runs, seconds
+               ) -> str:
+    "The report's opening: what FedDiverse and uniform selection are, and the setting that was run."
+    p = preset.for_dataset('CMNIST_GSC')
+    return f"""<h1>FedDiverse vs uniform random selection</h1>
+<p class="lead">A <code>make demo</code> report of <code>hetfl_explore</code>: colored MNIST, {n_clients} clients, κ = {p.kappa} per round.</p>
+<h2>What was run</h2>
+<p><b>FedDiverse</b> (Németh et al., 2025, <i>Diversity-Driven Learning</i>, §4 and App. E, Algs. 1–6) lets each client estimate
+the class imbalance, attribute imbalance and spurious correlation of its data (a triplet), once and without attribute labels;
+each round the server then picks clients whose triplets complement each other, so the union of the selected data is less
+spuriously correlated. <b>Uniform random</b> selection picks κ clients uniformly each round, the usual FedAvg baseline.</p>
+<ul><li>Data: the CMNIST_GSC federation (colored MNIST, colour spuriously correlated with the label), {n_clients} clients,
+{p.img_size}-pixel images, the teaching preset at scale {p.scale}.</li>
+<li>Training: FedAvgM, {p.model} model, T = {p.rounds} rounds, κ = {p.kappa} clients per round.</li>
+<li>Seeds: {', '.join(map(str, preset.seeds))}; wall time {wall:.0f} s.</li></ul>"""
+
+def _demo_outro() -> str:
+    "Where to go next in the documentation."
+    pages = [('feddiverse/selector.html', 'the selection rule, its variants and instant selection statistics'),
+             ('feddiverse/estimation.html', 'how clients estimate their triplets'),
+             ('feddiverse/experiments.html', 'the full comparison in the layout of the paper\'s Table 1'),
+             ('tutorials/feddiverse_experiments.html', 'what the package reproduces, and what it does not')]
+    items = ''.join(f'<li><a href="{DOCS_URL}/{u}">{u.rsplit(".", 1)[0]}</a>: {d}</li>' for u, d in pages)
+    return f"<h2>Where to go next</h2><ul>{items}</ul><p>Run <code>make lab</code> for the interactive widgets.</p>"
+
+# %% ../../nbs/feddiverse/22_experiments.ipynb #2054409a
+DEMO_CAPTIONS = (   # how to read each figure of the report, in order
+    'Worst-group accuracy (%) after each round: the line is the mean over seeds, the band the range. The worst group is '
+    'the (class, colour) pair the model gets most wrong; a model leaning on the colour fails on it.',
+    'Share of the selected slots that went to clients of each type (CI, AI, SC: the largest component of their true '
+    'triplet). Uniform selection follows prevalence; FedDiverse moves towards one third each.',
+    'Estimated (y) against true (x) triplet component of every client, for the first seed: points on the diagonal are '
+    'estimated exactly; the title of each panel gives the mean absolute error.')
+
+def demo_report(runs:pd.DataFrame, # the runs of `demo`
+                summary:pd.DataFrame, # the table: WGA, accuracy and SC share per method
+                preset:Preset, # the preset that was run
+                est:EstimationResult, # the estimation of the first seed
+                wall:float, # wall time, seconds
+               ) -> str: # a complete HTML page
+    "The `make demo` report: what was run, the table, three captioned figures and where to go next."
     from hetfl_explore.feddiverse.estimation import triplet_scatter_figure
-    base = PRESETS['teaching']
-    preset = dataclasses.replace(base, rounds=base.rounds if rounds is None else check_int('rounds', rounds, lo=1), seeds=tuple(seeds))
-    t0, rows, est0 = time.perf_counter(), [], None
+    figs = [wga_curve_figure(runs, 'CMNIST_GSC'), share_figure(runs), triplet_scatter_figure(est)]
+    body = (_demo_intro(preset, len(est.true_triplets), wall) + "<h2>Results</h2>"
+            "<p>Worst-group and overall test accuracy (%, mean ± std over seeds) and the mean share of SC-type clients among the "
+            f"selected ones.</p>{summary.reset_index().to_html(border=0, index=False)}<h2>Figures</h2>"
+            + ''.join(_figure_html(f, c, i == 0) for i, (f, c) in enumerate(zip(figs, DEMO_CAPTIONS))) + _demo_outro())
+    return (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>hetfl_explore demo: FedDiverse</title>"
+            f"<style>{REPORT_CSS}</style></head><body>{body}</body></html>")
+
+# %% ../../nbs/feddiverse/22_experiments.ipynb #f7a0d550
+def _demo_runs(preset:Preset, # the preset to run
+               log, # progress printer (or None)
+              ) -> tuple[pd.DataFrame, EstimationResult]: # the runs, and the first seed's estimation
+    "Per seed: estimate the triplets, then train with FedDiverse and with uniform selection."
+    rows, est0 = [], None
     for seed in preset.seeds:
         data = build_data('CMNIST_GSC', preset, seed)
         p = preset.for_dataset('CMNIST_GSC')
@@ -343,22 +415,28 @@ def demo(rounds:int|None=None, # FL rounds (default: the teaching preset's 40)
         for m in ('FedDiverse', 'Uniform'):
             rows.append(run_one('CMNIST_GSC', m, 'FedAvgM', preset, seed, data, est))
             if log: log(f"  {m}: WGA {rows[-1]['wga']:.1f}%  accuracy {rows[-1]['accuracy']:.1f}%")
-    runs = pd.DataFrame(rows)
+    return pd.DataFrame(rows), est0
+
+def demo(rounds:int|None=None, # FL rounds (default: the teaching preset's 40)
+         seeds=(0, 1, 2), # seeds
+         out:str='reports/demo.html', # HTML report path
+         log=print, # progress printer
+        ) -> pd.DataFrame:
+    "FedDiverse vs uniform random on CMNIST_GSC (teaching preset): print the table and write the HTML report."
+    base = PRESETS['teaching']
+    preset = dataclasses.replace(base, rounds=base.rounds if rounds is None else check_int('rounds', rounds, lo=1), seeds=tuple(seeds))
+    t0 = time.perf_counter()
+    runs, est = _demo_runs(preset, log)
     summary = runs.groupby('method', sort=False).agg(WGA=('wga', lambda v: _cell(v.values)), accuracy=('accuracy', lambda v: _cell(v.values)),
                                                      share_SC=('share_SC', 'mean')).round(3)
     wall = time.perf_counter() - t0
     if log: log(f"\nCMNIST_GSC, FedAvgM, T={preset.rounds}, κ={preset.kappa}, seeds={list(preset.seeds)} (wall time {wall:.0f}s)\n{summary.to_string()}")
-    figs = [wga_curve_figure(runs, 'CMNIST_GSC'), share_figure(runs), triplet_scatter_figure(est0)]
     os.makedirs(os.path.dirname(out) or '.', exist_ok=True)
-    with open(out, 'w') as f:
-        f.write(f"<html><head><meta charset='utf-8'><title>hetfl_explore demo: FedDiverse</title></head><body>"
-                f"<h1>FedDiverse vs uniform random on CMNIST_GSC</h1><p>Teaching preset: T={preset.rounds}, κ={preset.kappa}, "
-                f"seeds {list(preset.seeds)}, FedAvgM; wall time {wall:.0f}s.</p>{summary.to_html()}")
-        for i, fig in enumerate(figs): f.write(fig.to_html(full_html=False, include_plotlyjs=(i == 0)))
-        f.write("</body></html>")
+    with open(out, 'w') as f: f.write(demo_report(runs, summary, preset, est, wall))
     if log: log(f"report written to {out}")
     return runs
 
+# %% ../../nbs/feddiverse/22_experiments.ipynb #7d920ecc
 def main(argv=None # command-line arguments (default: sys.argv[1:])
         ):
     "Command line: the demo (default) or a whole results grid (`--grid teaching|faithful`)."
