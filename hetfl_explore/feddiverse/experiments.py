@@ -81,7 +81,7 @@ FL_METHODS = ('FedAvg', 'FedAvgM', 'FedProx', 'FedAvgM+FedProx')
 TABLE1_METHODS = ('FedDiverse', 'Uniform', 'Round robin', 'FedNova', 'pow-d', 'FedPNS', 'HCSFed')
 ORACLE_METHODS = ('FedDiverse (known DHT)', 'FedRK')
 
-PUBLISHED_TABLE1 = {  # WGA %, FedAvgM, mean and std of 3 runs (spec §7.1; Spawrious_GCI-100 omitted)
+PUBLISHED_TABLE1 = {  # WGA %, FedAvgM, mean and std of 3 runs (Németh et al. (2025), Diversity-Driven Learning, Table 1 = thesis Table 15; Spawrious_GCI-100 omitted)
     'FedDiverse': {'Spawrious_GSC': (88.01, .96), 'Spawrious_GCI': (89.91, 1.91), 'Spawrious_GAI': (87.28, 1.61), 'WaterBirds_dist': (54.10, 2.03), 'Spawrious_4': (86.06, .58), 'CMNIST_GSC': (94.01, .98)},
     'Uniform': {'Spawrious_GSC': (86.27, 1.12), 'Spawrious_GCI': (87.59, 2.00), 'Spawrious_GAI': (85.86, 2.56), 'WaterBirds_dist': (42.42, .59), 'Spawrious_4': (84.02, .63), 'CMNIST_GSC': (92.00, 1.61)},
     'Round robin': {'Spawrious_GSC': (87.12, .87), 'Spawrious_GCI': (87.64, .90), 'Spawrious_GAI': (86.17, 2.65), 'WaterBirds_dist': (41.23, 2.18), 'Spawrious_4': (83.54, 1.83), 'CMNIST_GSC': (93.51, .49)},

@@ -449,6 +449,7 @@ def share_selectors(matrices:np.ndarray, # (K, |Y|, |A|) a federation's true mat
     return {'uniform': UniformSelector(), 'round_robin': RoundRobinSelector(),
             **{selector_name(v): FedDiverseSelector(t, v) for v in variants}, 'fedrk': FedRKSelector(matrices)}
 
+# %% ../../nbs/feddiverse/20_selector.ipynb #5f8c430c
 SHARE_FEDERATIONS = ('spawrious_gsc', 'cmnist_gsc', 'spawrious_gci', 'spawrious_gai', 'waterbirds_dist', 'spawrious_4',
                      'spawrious_gci_100')   # the seven federations of the share table
 
