@@ -22,7 +22,8 @@ def pct(ts):
 
 def bench_edit(repeats):
     from hetfl_explore.foundation.data import federation
-    from hetfl_explore.widgets.explorers import MatrixEditor, SelectionExplorer, explore_selection, EXPLORER_SELECTORS
+    from hetfl_explore.widgets.explorers import MatrixEditor, SelectionExplorer
+    from hetfl_explore.feddiverse.selector import simulate_selection, SELECTORS
     N = federation('spawrious_gci_100').matrices
     ed = MatrixEditor(types=[(1, M) for M in N]); SelectionExplorer(ed, selectors=('uniform', 'feddiverse'), k=12, rounds=100)
     cpu, wall = [], []
@@ -31,10 +32,10 @@ def bench_edit(repeats):
         assert ed.set_cell(i % 100, 0, 0, 40 + i % 50)
         if i >= 3: cpu.append(time.thread_time() - c0); wall.append(time.perf_counter() - w0)
     rows = [dict(case='cell edit -> metrics + triplets + 100 rounds (uniform + feddiverse), K=100', cpu_ms=pct(cpu), wall_ms=pct(wall))]
-    for name in EXPLORER_SELECTORS:
+    for name in SELECTORS:
         cpu, wall = [], []
         for i in range(max(5, repeats // 6)):
-            c0, w0 = time.thread_time(), time.perf_counter(); explore_selection(N, name, 100, 12, seed=i)
+            c0, w0 = time.thread_time(), time.perf_counter(); simulate_selection(N, name, 100, 12, seed=i)
             cpu.append(time.thread_time() - c0); wall.append(time.perf_counter() - w0)
         rows.append(dict(case=f'explore_selection {name}, 100 rounds, K=100', cpu_ms=pct(cpu), wall_ms=pct(wall)))
     return rows

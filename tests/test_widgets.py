@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from hetfl_explore.foundation.data import federation
 from hetfl_explore.widgets.explorers import (MatrixEditor, SelectionExplorer, FedDiverseStepper, TaxonomyExplorer, check_types, expand_types,
-                                   federation_summary, fast_diversity_rounds, explore_selection, preset_types, PRESETS, EXPLORER_SELECTORS)
-from hetfl_explore.feddiverse.selector import oracle_triplets
+                                   federation_summary, preset_types, PRESETS)
+from hetfl_explore.feddiverse.selector import oracle_triplets, diversity_rounds, simulate_selection, SELECTORS
 from hetfl_explore.foundation.hetero import fl_metrics
 
 def test_editor_cell_edit_changes_metrics_and_css_contract():
@@ -47,7 +47,7 @@ def test_summary_matches_library_or_is_rejected(rows):
 
 def test_fast_feddiverse_rounds_are_distinct_and_balanced():
     t = oracle_triplets(federation('spawrious_gci_100').matrices)
-    ids = fast_diversity_rounds(t, 12, 200, np.random.default_rng(0))
+    ids = diversity_rounds(t, 12, 200, np.random.default_rng(0))
     assert ids.shape == (200, 12) and all(len(set(r)) == 12 for r in ids)
 
 def test_explorer_follows_editor_and_rejects_bad_settings():
@@ -60,7 +60,7 @@ def test_explorer_follows_editor_and_rejects_bad_settings():
 
 def test_every_explorer_selector_runs_on_4_classes():
     N = np.stack([N for _, N in preset_types('dirichlet4_1')])
-    for name in EXPLORER_SELECTORS: assert explore_selection(N, name, 10, 6).selected.sum() == 60   # k = 6: no overselection
+    for name in SELECTORS: assert simulate_selection(N, name, 10, 6).selected.sum() == 60   # k = 6: no overselection
 
 def test_stepper_and_taxonomy():
     st_ = FedDiverseStepper('spawrious_gsc', k=6)

@@ -5,32 +5,28 @@
 # %% ../../nbs/widgets/50_explorers.ipynb #d41b84c0
 from __future__ import annotations
 import html
-from dataclasses import replace
 from typing import Callable
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
-from ..foundation.core import check_int, check_float, check_choice, check_type, rng_streams
-from ..foundation.hetero import as_counts, dht, fl_metrics, client_types, METRICS, TYPES
+from ..foundation.core import check_int, check_float, check_choice, rng_streams
+from fastcore.basics import patch
+from ..foundation.hetero import as_counts, dht, fl_metrics, client_types, ternary_triplets, METRICS, TYPES
 from ..foundation.data import FEDERATIONS, federation
-from ..engine.protocol import Selector, UniformSelector, RoundRobinSelector, make_view, synthetic_reports, as_selection
-from ..feddiverse.selector import (FedDiverseSelector, FedRKSelector, SelectionStats, selection_options, normalise_triplets,
-                         oracle_triplets, perturb_triplets, SELECTION_VARIANTS, DIMS)
-from ..selection.baselines import EqW, FedPNS
-from ..selection.efficiency import PowD, ActiveFL, FLCIR
-from ..selection.constraints import Oort, QFFL
+from ..engine.protocol import make_view
+from ..feddiverse.selector import (FedDiverseSelector, SelectionStats, oracle_triplets, SELECTION_VARIANTS, DIMS,
+                                               SELECTORS, simulate_selection, selection_stats)
 from ..selection.taxonomy import DIMENSIONS, CHARACTERISTICS, methods_where, method_card
 import ipywidgets as W
 from IPython.display import display
 
 # %% auto #0
-__all__ = ['PRESETS', 'EXPLORER_SELECTORS', 'TABLE4_TO_EXPLORER', 'MATRIX_FREE', 'TAXONOMY_FILTERS', 'dirichlet_types',
-           'preset_types', 'expand_types', 'check_types', 'federation_summary', 'summary_html', 'triplet_bar_html',
-           'published_values', 'proxy_losses', 'fast_diversity_rounds', 'make_explorer_selector', 'selection_stats',
-           'explore_selection', 'types_ternary', 'MatrixEditor', 'share_table', 'selection_figures',
-           'SelectionExplorer', 'explain_frames', 'step_figure', 'stepper_figure', 'FedDiverseStepper',
-           'TaxonomyExplorer', 'federations_figure', 'selection_static_figure']
+__all__ = ['DIRICHLET_CLIENTS', 'DIRICHLET_SIZE', 'PRESETS', 'MAX_WARNINGS', 'TABLE4_TO_EXPLORER', 'MATRIX_FREE',
+           'TAXONOMY_FILTERS', 'dirichlet_types', 'preset_types', 'expand_types', 'check_types', 'federation_summary',
+           'summary_html', 'triplet_bar_html', 'published_values', 'simplex_positions', 'types_ternary', 'MatrixEditor',
+           'check_selectors', 'share_table', 'selection_figures', 'SelectionExplorer', 'explain_frames', 'step_figure',
+           'stepper_figure', 'FedDiverseStepper', 'TaxonomyExplorer', 'federations_figure', 'selection_static_figure']
 
 # %% ../../nbs/widgets/50_explorers.ipynb #dce691d2
 def dirichlet_types(num_clients:int=24, # K
@@ -46,7 +42,11 @@ def dirichlet_types(num_clients:int=24, # K
     rng = rng_streams(seed, 1, 'dirichlet_types')[0]
     return [(1, rng.multinomial(size, rng.dirichlet(np.full(Y * A, alpha))).reshape(Y, A)) for _ in range(K)]
 
-PRESETS = {**{name: f'{name} (FedDiverse, {spec.num_clients} clients)' for name, spec in FEDERATIONS.items()},
+# %% ../../nbs/widgets/50_explorers.ipynb #147c566a
+DIRICHLET_CLIENTS = 24                    # K of every Dirichlet preset
+DIRICHLET_SIZE = {2: 200, 4: 320}         # samples per client, by number of classes |Y|
+
+PRESETS = {**{name: f'{name} (FedDiverse, {fs.num_clients} clients)' for name, fs in FEDERATIONS.items()},
            'dirichlet_0.1': 'Dirichlet α = 0.1, 24 clients, 2 × 2', 'dirichlet_1': 'Dirichlet α = 1, 24 clients, 2 × 2',
            'dirichlet_10': 'Dirichlet α = 10, 24 clients, 2 × 2', 'dirichlet4_1': 'Dirichlet α = 1, 24 clients, 4 × 2'}
 
@@ -57,7 +57,8 @@ def preset_types(name:str, # a key of `PRESETS`
     check_choice('name', name, PRESETS)
     if name in FEDERATIONS: return [(int(m), np.array(N, np.int64)) for m, N in federation(name).client_types]
     Y = 4 if name.startswith('dirichlet4') else 2
-    return dirichlet_types(24, Y, 2, float(name.split('_')[1]), 200 if Y == 2 else 320, seed)
+    alpha = float(name.split('_')[1])
+    return dirichlet_types(DIRICHLET_CLIENTS, Y, 2, alpha, DIRICHLET_SIZE[Y], seed)
 
 # %% ../../nbs/widgets/50_explorers.ipynb #8cd71976
 def expand_types(types:list, # [(multiplicity, N), ...]
@@ -82,7 +83,14 @@ def check_types(types:list, # [(multiplicity, N), ...] editor rows
         out.append((m, N.astype(np.int64))); shape = N.shape
     return out
 
-# %% ../../nbs/widgets/50_explorers.ipynb #df1c00c2
+# %% ../../nbs/widgets/50_explorers.ipynb #8cd71976
+def _summary_warnings(rows, t, ty, atol):
+    "Zero triplets, ties between triplet components, and empty cells of the editor rows, as messages."
+    out = [f"row {i}: zero triplet (a balanced, uncorrelated client)" for i in np.flatnonzero(t.max(1) <= atol)]
+    out += [f"row {i}: tie between {ty[i].replace('=', ' and ')}" for i in range(len(t)) if '=' in ty[i] and t[i].max() > atol]
+    out += [f"row {i}: empty cells {[tuple(map(int, c)) for c in np.argwhere(N == 0)]}" for i, N in enumerate(rows) if (N == 0).any()]
+    return out
+
 def federation_summary(types:list, # [(multiplicity, N), ...] editor rows (validated with `check_types`)
                        atol:float=1e-9, # triplet components within `atol` of the maximum are a tie
                       ) -> dict:
@@ -92,35 +100,39 @@ def federation_summary(types:list, # [(multiplicity, N), ...] editor rows (valid
     Ns = np.repeat(rows, mult, axis=0)
     t = dht(rows); ty = client_types(t, tie='join', atol=atol)
     counts = pd.Series(np.repeat(ty, mult)).value_counts().to_dict()
-    warnings = [f"row {i}: zero triplet (a balanced, uncorrelated client)" for i in np.flatnonzero(t.max(1) <= atol)]
-    warnings += [f"row {i}: tie between {ty[i].replace('=', ' and ')}" for i in range(len(t)) if '=' in ty[i] and t[i].max() > atol]
-    warnings += [f"row {i}: empty cells {[tuple(map(int, c)) for c in np.argwhere(N == 0)]}" for i, N in enumerate(rows) if (N == 0).any()]
     return dict(metrics=fl_metrics(Ns), triplets=t, types=ty, multiplicities=mult, type_counts=counts,
-                global_matrix=Ns.sum(0), num_clients=int(mult.sum()), n_samples=int(Ns.sum()), warnings=warnings)
+                global_matrix=Ns.sum(0), num_clients=int(mult.sum()), n_samples=int(Ns.sum()),
+                warnings=_summary_warnings(rows, t, ty, atol))
+
+# %% ../../nbs/widgets/50_explorers.ipynb #92be3f37
+MAX_WARNINGS = 6   # warnings listed in the readout; the rest are counted
 
 def _fmt(v): return '–' if v is None else f'{float(v):.3f}'
 
-def summary_html(summary:dict, # from `federation_summary`
-                 published:dict|None=None, # published values to show beside (a FederationSpec's `published` + `derived`)
-                ) -> str:
-    "The editor's live readout: metrics table beside the published values, type counts, global matrix, warnings."
-    m, pub = summary['metrics'], published or {}
+def _metrics_table(m, pub):
+    "The six metrics as an HTML table: the edited federation, and the published values below when given."
     head = ''.join(f'<th style="padding:0 6px">{k}</th>' for k in METRICS)
     row = lambda name, vals: f'<tr><th style="text-align:left">{name}</th>' + ''.join(
         f'<td style="padding:0 6px">{_fmt(vals.get(k))}</td>' for k in METRICS) + '</tr>'
     table = f'<table style="font-family:monospace"><tr><th></th>{head}</tr>{row("edited", m)}'
     if pub: table += row('published', {k: pub.get(k) for k in METRICS})
-    table += '</table>'
-    G = summary['global_matrix']
-    glob = ' | '.join(' '.join(str(int(v)) for v in r) for r in G)
+    return table + '</table>'
+
+def summary_html(summary:dict, # from `federation_summary`
+                 published:dict|None=None, # published values to show beside (a FederationSpec's `published` + `derived`)
+                ) -> str:
+    "The editor's live readout: metrics table beside the published values, type counts, global matrix, warnings."
+    glob = ' | '.join(' '.join(str(int(v)) for v in r) for r in summary['global_matrix'])
     counts = ', '.join(f'{k}: {v}' for k, v in sorted(summary['type_counts'].items()))
-    warn = ''.join(f'<li>{html.escape(w)}</li>' for w in summary['warnings'][:6])
-    more = len(summary['warnings']) - 6
+    warn = ''.join(f'<li>{html.escape(w)}</li>' for w in summary['warnings'][:MAX_WARNINGS])
+    more = len(summary['warnings']) - MAX_WARNINGS
     warn += f'<li>… {more} more</li>' if more > 0 else ''
-    return (f'{table}<div>{summary["num_clients"]} clients, {summary["n_samples"]} samples; types: {counts}</div>'
+    return (_metrics_table(summary['metrics'], published or {})
+            + f'<div>{summary["num_clients"]} clients, {summary["n_samples"]} samples; types: {counts}</div>'
             f'<div>global matrix (rows = classes): <code>{glob}</code></div>'
             + (f'<ul style="color:#8a6d3b;margin:2px 0">{warn}</ul>' if warn else ''))
 
+# %% ../../nbs/widgets/50_explorers.ipynb #a6ce03d5
 def triplet_bar_html(t:np.ndarray, # one triplet [CI, AI, SC]
                      width:int=90, # pixels of a full bar
                     ) -> str:
@@ -136,161 +148,44 @@ def published_values(name:str, # a federation name (other presets have none)
                     ) -> dict:
     "Published metrics of a registry federation (printed ones first, derived ones filling the gaps); {} for other presets."
     if name not in FEDERATIONS: return {}
-    spec = federation(name)
-    return {k: spec.published.get(k, spec.derived.get(k)) for k in METRICS}
-
-# %% ../../nbs/widgets/50_explorers.ipynb #2f19a467
-def proxy_losses(matrices:np.ndarray, # (K, |Y|, |A|) client matrices
-                ) -> np.ndarray: # (K,) mean cross-entropy (nats) of the shortcut classifier on each client
-    "Loss proxy without training: each client's loss under the attribute-only classifier $P(y\\mid a)$ of the pooled data."
-    N = np.asarray(matrices, np.float64)
-    G = N.sum(0); p = (G + 1) / (G.sum(0, keepdims=True) + G.shape[0])   # Laplace-smoothed global P(y | a)
-    return -(N * np.log(p)).sum((1, 2)) / np.maximum(N.sum((1, 2)), 1)
-
-# %% ../../nbs/widgets/50_explorers.ipynb #92a47c5a
-def fast_diversity_rounds(triplets:np.ndarray, # (K, 3) triplets [CI, AI, SC]
-                          k:int, # clients per round (κ)
-                          rounds:int, # number of independent rounds
-                          rng:np.random.Generator, # random stream (one uniform per round per probabilistic step)
-                          round0:int=0, # index of the first round (for `rotate='per_round'`)
-                          available:np.ndarray|None=None, # ids that may be chosen (default all)
-                          tol:float=1e-9, # tie tolerance, as in `diversity_round`
-                          **options, # FedDiverse options (`feddiverse.selection_options`); lead 'random' and cumulative are not batched
-                         ) -> np.ndarray: # (rounds, picks) chosen ids in selection order
-    "FedDiverse's `diversity_round` for many rounds at once, vectorised over rounds (same rule, independent draws)."
-    o = selection_options('sign-invariant', **options)
-    if o['lead'] == 'random' or o['cumulative']: raise ValueError("options: lead='random' and cumulative=True are not batched; use diversity_round")
-    t = np.asarray(triplets, np.float64); K = len(t); R = check_int('rounds', rounds, lo=1); k = check_int('k', k, lo=1)
-    left = np.zeros((R, K), bool); left[:, np.arange(K) if available is None else np.unique(available)] = True
-    target = min(k if o['remainder'] == 'truncate' else -(-k // 3) * 3, int(left[0].sum()))
-    s = DIMS.index(o['lead']); order = np.array([s, (s + 1) % 3, (s + 2) % 3]); rows = np.arange(R)
-    L1 = normalise_triplets(t, 'l1')
-    def pick(score, best):
-        b = np.where(left, score, np.inf if best == 'min' else -np.inf); b = b.min(1) if best == 'min' else b.max(1)
-        cand = left & (np.abs(score - b[:, None]) <= tol)
-        return cand.argmax(1) if o['ties'] == 'first' else np.where(cand, rng.random((R, K)), -1).argmax(1)
-    def take(ids):
-        left[rows, ids] = False; out.append(ids); return len(out) == target
-    out, r = [], 0
-    while True:
-        off = {'per_triplet': r, 'per_round': round0 + rows, 'none': 0}[o['rotate']]
-        dim = order[np.asarray(off) % 3]
-        w = np.where(left, t[:, dim].T if np.ndim(dim) else t[None, :, dim], 0.0)
-        w = np.where((w.sum(1) <= 1e-12)[:, None], left, w)          # all-zero dimension: uniform over the candidates
-        cdf = np.cumsum(w / w.sum(1, keepdims=True), 1); cdf /= cdf[:, -1:]
-        kp = (cdf <= rng.random(R)[:, None]).sum(1)                   # inverse-CDF draw, as Generator.choice(p=...)
-        if take(kp): break
-        if o['norm'] == 'l1': L = np.broadcast_to(L1, (R, K, 3))
-        else:
-            x = t[None] * (left | (np.arange(K) == kp[:, None]))[..., None]
-            x = x / np.maximum(x.sum(1, keepdims=True), 1e-12); L = x / np.maximum(np.linalg.norm(x, axis=2, keepdims=True), 1e-12)
-        Lp = L[rows, kp]
-        kc = pick(np.einsum('rkd,rd->rk', L, Lp), 'min')
-        if take(kc): break
-        v = np.cross(Lp, L[rows, kc]); nv = np.linalg.norm(v, axis=1, keepdims=True)
-        if o['norm'] == 'cosine': v = np.where(nv > 0, v / np.where(nv > 0, nv, 1), v)
-        sc = np.einsum('rkd,rd->rk', L, v)
-        if take(pick(sc if o['signed'] else np.abs(sc), 'max')): break
-        r += 1
-    return np.stack(out, 1)
+    fs = federation(name)
+    return {k: fs.published.get(k, fs.derived.get(k)) for k in METRICS}
 
 # %% ../../nbs/widgets/50_explorers.ipynb #50fa41db
-def _feddiverse(variant, **kw):
-    return lambda N, t: FedDiverseSelector(t, variant, name='feddiverse' if variant == 'sign-invariant' else f'feddiverse[{variant}]', **kw)
-
-EXPLORER_SELECTORS: dict[str, Callable] = {   # name -> factory(matrices, triplets) of a fresh selector
-    'uniform': lambda N, t: UniformSelector(),
-    'round_robin': lambda N, t: RoundRobinSelector(),
-    'EqW': lambda N, t: EqW(),
-    'pow-d': lambda N, t: PowD(),
-    'AFL_G': lambda N, t: ActiveFL(),
-    'Oort': lambda N, t: Oort(),
-    'q-FFL': lambda N, t: QFFL(),
-    'FedPNS': lambda N, t: FedPNS(),
-    'FL-CIR': lambda N, t: FLCIR(N.sum(-1)),
-    'feddiverse': _feddiverse('sign-invariant'),
-    'feddiverse[paper-literal]': _feddiverse('paper-literal'),
-    'feddiverse[official-code]': _feddiverse('official-code'),
-    'fedrk': lambda N, t: FedRKSelector(N),
-}
 TABLE4_TO_EXPLORER = {'EqRep': 'uniform', 'EqW': 'EqW', 'pow-d': 'pow-d', 'AFL_G': 'AFL_G', 'Oort': 'Oort',
-                      'q-FFL': 'q-FFL', 'FL-CIR': 'FL-CIR'}   # Table 4 rows that run without training
-
-def make_explorer_selector(name:str, # a key of `EXPLORER_SELECTORS`
-                           matrices:np.ndarray, # (K, |Y|, |A|) client matrices (FedRK, FL-CIR use them)
-                           noise:float=0.0, # σ of the Gaussian noise on the triplets FedDiverse sees (estimation error)
-                           seed:int=0, # seed of that noise
-                          ) -> Selector:
-    "A fresh selector for the explorer, built from the federation's matrices (FedDiverse gets true or noisy triplets)."
-    check_choice('name', name, EXPLORER_SELECTORS)
-    t = oracle_triplets(matrices)
-    return EXPLORER_SELECTORS[name](np.asarray(matrices), perturb_triplets(t, noise, seed) if noise > 0 else t)
-
-# %% ../../nbs/widgets/50_explorers.ipynb #106180a5
-def selection_stats(matrices:np.ndarray, # (K, |Y|, |A|) client matrices
-                    chosen:np.ndarray, # (rounds, K) 0/1 participation
-                   ) -> SelectionStats:
-    "Type shares, frequencies and the triplet of the union of each round's selected data (vectorised over rounds)."
-    N = as_counts(matrices, 'matrices'); K = len(N)
-    types = client_types(dht(N), tie='first')
-    union = dht((chosen @ N.reshape(K, -1)).reshape(-1, *N.shape[1:]))
-    slots = chosen.sum(0)
-    shares = {d: float(slots[types == d].sum() / max(slots.sum(), 1)) for d in DIMS}
-    return SelectionStats(shares, chosen.mean(0), chosen, union, types)
-
-def explore_selection(matrices:np.ndarray, # (K, |Y|, |A|) client matrices
-                      selector:str|Selector='feddiverse', # a key of `EXPLORER_SELECTORS` or a selector instance
-                      rounds:int=100, # rounds to simulate
-                      k:int=9, # clients per round (κ)
-                      seed:int=0, # seed of the selection stream (and of the triplet noise)
-                      noise:float=0.0, # σ of the triplet noise FedDiverse sees (named selectors only)
-                      loss_noise:float=0.05, # σ of per-round noise on the proxy losses loss-based selectors query
-                     ) -> SelectionStats:
-    "Whom a selector picks over `rounds` rounds on a federation, without training (losses: `proxy_losses`)."
-    N = as_counts(matrices, 'matrices'); K = len(N)
-    rounds, k = check_int('rounds', rounds, lo=1), check_int('k', k, lo=1)
-    sel = make_explorer_selector(selector, N, check_float('noise', noise, lo=0), seed) if isinstance(selector, str) else check_type('selector', selector, Selector)
-    rng, lrng, rrng = rng_streams(seed, 3, 'explore_selection')
-    chosen = np.zeros((rounds, K), np.int64)
-    if isinstance(sel, FedDiverseSelector) and sel.options['lead'] != 'random' and not sel.options['cumulative']:
-        ids = fast_diversity_rounds(sel.triplets, k, rounds, rng, tol=sel.tol, **sel.options)
-        chosen[np.arange(rounds)[:, None], ids] = 1
-        return selection_stats(N, chosen)
-    sizes, base = N.reshape(K, -1).sum(1), proxy_losses(N)
-    loss = lambda ids: base[ids] + lrng.normal(0, loss_noise, len(ids))
-    sel.reset(K, seed); observes = type(sel).observe is not Selector.observe   # skip building reports nobody reads
-    for t in range(rounds):
-        view = make_view(K, t, n_samples=sizes, loss_fn=loss)
-        ids = as_selection(sel.select(t, view, k, rng)).ids
-        chosen[t, ids] = 1
-        if observes:
-            rep = synthetic_reports(t, ids, sizes, rrng); l = loss(ids)
-            sel.observe(t, replace(rep, loss=l, loss_before=l + np.abs(rrng.normal(0, loss_noise, len(ids)))))
-    return selection_stats(N, chosen)
+                      'q-FFL': 'q-FFL', 'FL-CIR': 'FL-CIR'}   # Table 4 rows that run without training -> `SELECTORS` key
 
 # %% ../../nbs/widgets/50_explorers.ipynb #d3197fc1
 _TYPE_COLOURS = {'CI': '#1f77b4', 'AI': '#ff7f0e', 'SC': '#2ca02c', 'tie': '#7f7f7f'}
 
 def _type_group(ty): return ty if ty in TYPES else 'tie'
 
-def _simplex(t):
-    "L1-normalised triplets (the zero triplet at the centre), as `hetero.ternary_triplets` places them."
-    s = t.sum(1, keepdims=True)
-    return np.divide(t, s, out=np.full_like(t, 1 / 3), where=s > 0)
+def simplex_positions(triplets:np.ndarray, # (K, 3) triplets [CI, AI, SC]
+                     ) -> np.ndarray: # (K, 3) barycentric positions (the zero triplet at the centre)
+    "Where `hetero.ternary_triplets` places each triplet on the CI/AI/SC simplex (read back from its figure)."
+    t = np.asarray(triplets, float)
+    pos = np.empty((len(t), 3))
+    for tr in ternary_triplets(t, labels=[str(k) for k in range(len(t))]).data:
+        pos[[int(s) for s in tr.text]] = np.c_[tr.a, tr.b, tr.c]
+    return pos
+
+# %% ../../nbs/widgets/50_explorers.ipynb #ba80a54e
+def _new_types_ternary(fig):
+    "Add the four (empty) type traces and the layout to a new figure."
+    fig.add_traces([go.Scatterternary(name=g, mode='markers+text', marker=dict(color=c, opacity=0.8), textposition='top center',
+                                      textfont_size=9, hovertemplate='%{text}<extra>%{fullData.name}</extra>')
+                    for g, c in _TYPE_COLOURS.items()])
+    fig.update_layout(ternary=dict(aaxis_title='CI', baxis_title='AI', caxis_title='SC'), height=330, width=400,
+                      margin=dict(l=30, r=30, t=30, b=20), legend_title='type', title='rows on the simplex')
 
 def types_ternary(summary:dict, # from `federation_summary`
                   fig:go.Figure|None=None, # a figure (or FigureWidget) made by this function, updated in place
                  ) -> go.Figure:
     "Editor rows on the CI/AI/SC simplex, one trace per type (CI, AI, SC, tie), marker size from the multiplicity."
     t, ty, m = summary['triplets'], summary['types'], summary['multiplicities']
-    pos, groups = _simplex(t), np.array([_type_group(x) for x in ty])
+    pos, groups = simplex_positions(t), np.array([_type_group(x) for x in ty])
     if fig is None: fig = go.Figure()
-    if not fig.data:   # a new (or empty) figure: add one trace per type, then fill them below
-        fig.add_traces([go.Scatterternary(name=g, mode='markers+text', marker=dict(color=c, opacity=0.8), textposition='top center',
-                                          textfont_size=9, hovertemplate='%{text}<extra>%{fullData.name}</extra>')
-                        for g, c in _TYPE_COLOURS.items()])
-        fig.update_layout(ternary=dict(aaxis_title='CI', baxis_title='AI', caxis_title='SC'), height=330, width=400,
-                          margin=dict(l=30, r=30, t=30, b=20), legend_title='type', title='rows on the simplex')
+    if not fig.data: _new_types_ternary(fig)
     with fig.batch_update():
         for tr in fig.data:
             i = np.flatnonzero(groups == tr.name)
@@ -307,6 +202,12 @@ class MatrixEditor:
                 ):
         self.max_rows, self._listeners, self._syncing, self.message = check_int('max_rows', max_rows, lo=1), [], False, ''
         self.published = {}
+        self._build_widgets()
+        if types is not None: self.set_types(types)
+        else: self.load_preset(check_choice('preset', preset, PRESETS))
+
+    def _build_widgets(self):
+        "The preset menu, the add button, the message line, the readout and the simplex, wired to the edit methods."
         self.preset_w = W.Dropdown(options=[(v, k) for k, v in PRESETS.items()], description='preset', layout=W.Layout(width='380px'))
         self.add_w = W.Button(description='add client', icon='plus', layout=W.Layout(width='120px'))
         self.msg_w = W.HTML(); self.msg_w.add_class('hx-message')
@@ -317,136 +218,183 @@ class MatrixEditor:
         self.add_w.on_click(lambda _: self.add_client())
         self.box = W.VBox([W.HBox([self.preset_w, self.add_w]), self.msg_w,
                            W.HBox([self.rows_w, W.VBox([self.readout_w, self.fig])])])
-        if types is not None: self.set_types(types)
-        else: self.load_preset(check_choice('preset', preset, PRESETS))
-
-    # ---- state and queries -------------------------------------------------------------------------------------
-    @property
-    def types(self) -> list: "Rows as (multiplicity, matrix) copies."; return [(m, N.copy()) for m, N in self._types]
-    @property
-    def matrices(self) -> np.ndarray: "All K client matrices (K, |Y|, |A|)."; return expand_types(self._types)
-    def summary(self) -> dict: "Everything the readout shows (see `federation_summary`)."; return self._summary
-    def metrics(self) -> dict: "The six FedDiverse metrics of the current federation."; return dict(self._summary['metrics'])
-    def triplets(self) -> np.ndarray: "Triplet of every row (rows, 3)."; return self._summary['triplets'].copy()
-    def type_counts(self) -> dict: "Number of clients of each type."; return dict(self._summary['type_counts'])
-    def on_change(self, callback:Callable): "Call `callback(editor)` after every accepted change."; self._listeners.append(callback)
-
-    # ---- edits ---------------------------------------------------------------------------------------------------
-    def load_preset(self, name:str): # a key of `PRESETS`
-        "Replace the rows by a preset's."
-        check_choice('name', name, PRESETS)
-        self.preset = name
-        if self.preset_w.value != name:
-            self._syncing = True; self.preset_w.value = name; self._syncing = False
-        return self._commit(preset_types(name), rebuild=True, published=published_values(name))
-
-    def set_types(self, types:list, # [(multiplicity, N), ...]
-                  published:dict|None=None, # values to show beside the metrics
-                 ) -> bool:
-        "Replace all rows; invalid rows leave the editor unchanged and show why."
-        return self._commit(types, rebuild=True, published=published or {})
-
-    def set_cell(self, row:int, y:int, a:int, value:int) -> bool:
-        "Set count N[y, a] of row `row`; returns False (and shows a message) if the result is invalid."
-        try:
-            row = check_int('row', row, 0, len(self._types) - 1)
-            m, N = self._types[row]; N = N.copy()
-            N[check_int('y', y, 0, N.shape[0] - 1), check_int('a', a, 0, N.shape[1] - 1)] = check_int('value', value)
-        except (TypeError, ValueError) as e: return self._reject(e)
-        return self._commit(self._types[:row] + [(m, N)] + self._types[row + 1:])
-
-    def set_multiplicity(self, row:int, m:int) -> bool:
-        "Set how many clients share row `row`'s matrix."
-        try: row = check_int('row', row, 0, len(self._types) - 1)
-        except (TypeError, ValueError) as e: return self._reject(e)
-        return self._commit(self._types[:row] + [(m, self._types[row][1])] + self._types[row + 1:])
-
-    def add_client(self, N=None, # matrix of the new row (default: a copy of the last row)
-                   m:int=1, # its multiplicity
-                  ) -> bool:
-        "Append a row."
-        N = self._types[-1][1].copy() if N is None else np.asarray(N)
-        return self._commit(self._types + [(m, N)], rebuild=True)
-
-    def remove_client(self, row:int) -> bool:
-        "Delete row `row` (the last row cannot be removed)."
-        try: row = check_int('row', row, 0, len(self._types) - 1)
-        except (TypeError, ValueError) as e: return self._reject(e)
-        return self._commit(self._types[:row] + self._types[row + 1:], rebuild=True)
-
-    # ---- plumbing ----------------------------------------------------------------------------------------------------
-    def _reject(self, err) -> bool:
-        self.message = str(err)
-        self.msg_w.value = f'<span style="color:#c00">⚠ {html.escape(self.message)} — kept the last valid federation</span>'
-        self._sync_cells()
-        return False
-
-    def _commit(self, types, rebuild=False, published=None) -> bool:
-        try: types = check_types(types); summary = federation_summary(types)
-        except (TypeError, ValueError) as e: return self._reject(e)
-        self._types, self._summary, self.message = types, summary, ''
-        if published is not None: self.published = published
-        self.msg_w.value = ''
-        if rebuild: self._build_rows()
-        else: self._sync_cells()
-        self.readout_w.value = summary_html(summary, self.published)
-        types_ternary(summary, self.fig)
-        for f in self._listeners: f(self)
-        return True
-
-    def _build_rows(self):
-        Y, A = self._types[0][1].shape
-        self._cells, self._mults, self._bars, self._labels = [], [], [], []
-        rows = []
-        for i, (m, N) in enumerate(self._types[:self.max_rows]):
-            cells = [[W.IntText(value=int(N[y, a]), layout=W.Layout(width='62px')) for a in range(A)] for y in range(Y)]
-            for y in range(Y):
-                for a in range(A):
-                    cells[y][a].add_class('hx-cell')
-                    cells[y][a].observe(lambda ch, i=i, y=y, a=a: self._from_widget(ch, self.set_cell, i, y, a), 'value')
-            mult = W.IntText(value=int(m), layout=W.Layout(width='48px'), tooltip='multiplicity'); mult.add_class('hx-mult')
-            mult.observe(lambda ch, i=i: self._from_widget(ch, self.set_multiplicity, i), 'value')
-            rm = W.Button(icon='trash', layout=W.Layout(width='34px'), tooltip=f'remove row {i}')
-            rm.on_click(lambda _, i=i: self.remove_client(i))
-            grid = W.GridBox([c for r in cells for c in r], layout=W.Layout(grid_template_columns=f'repeat({A}, 64px)'))
-            bar, label = W.HTML(), W.HTML()
-            self._cells.append(cells); self._mults.append(mult); self._bars.append(bar); self._labels.append(label)
-            rows.append(W.HBox([W.HTML(f'<b>r{i}</b>&nbsp;×', layout=W.Layout(width='42px')), mult, grid, bar, label, rm],
-                               layout=W.Layout(align_items='center', border_bottom='1px solid #eee')))
-        hidden = len(self._types) - self.max_rows
-        head = W.HTML(f'<small>cells: rows = classes {list(self._class_names())}, columns = attributes; '
-                      f'× = clients sharing the row</small>' + (f'<br><small>{hidden} more rows (API only)</small>' if hidden > 0 else ''))
-        self.rows_w.children = [head] + rows
-        self._sync_cells()
-
-    def _class_names(self):
-        spec = FEDERATIONS.get(getattr(self, 'preset', ''))
-        Y = self._types[0][1].shape[0]
-        return spec.class_names if spec is not None and len(spec.class_names) == Y else [f'y{i}' for i in range(Y)]
-
-    def _sync_cells(self):
-        "Write the current state into the widgets (without triggering their observers)."
-        if not hasattr(self, '_cells'): return
-        self._syncing = True
-        try:
-            t, ty = self._summary['triplets'], self._summary['types']
-            for i, (m, N) in enumerate(self._types[:len(self._cells)]):
-                self._mults[i].value = int(m)
-                for y, r in enumerate(self._cells[i]):
-                    for a, c in enumerate(r): c.value = int(N[y, a])
-                self._bars[i].value = triplet_bar_html(t[i])
-                self._labels[i].value = f'<span style="color:{_TYPE_COLOURS[_type_group(ty[i])]}">{ty[i]}</span>'
-        finally: self._syncing = False
-
-    def _from_widget(self, change, setter, *args):
-        if not self._syncing: setter(*args, change.new)
 
     def _ipython_display_(self): display(self.box)
+
+# %% ../../nbs/widgets/50_explorers.ipynb #c56a7f6d
+@patch(as_prop=True)
+def types(self:MatrixEditor) -> list: "Rows as (multiplicity, matrix) copies."; return [(m, N.copy()) for m, N in self._types]
+@patch(as_prop=True)
+def matrices(self:MatrixEditor) -> np.ndarray: "All K client matrices (K, |Y|, |A|)."; return expand_types(self._types)
+@patch
+def summary(self:MatrixEditor) -> dict: "Everything the readout shows (see `federation_summary`)."; return self._summary
+@patch
+def metrics(self:MatrixEditor) -> dict: "The six FedDiverse metrics of the current federation."; return dict(self._summary['metrics'])
+@patch
+def triplets(self:MatrixEditor) -> np.ndarray: "Triplet of every row (rows, 3)."; return self._summary['triplets'].copy()
+@patch
+def type_counts(self:MatrixEditor) -> dict: "Number of clients of each type."; return dict(self._summary['type_counts'])
+@patch
+def on_change(self:MatrixEditor,
+              callback:Callable, # called as `callback(editor)`
+             ): "Call `callback(editor)` after every accepted change."; self._listeners.append(callback)
+
+# %% ../../nbs/widgets/50_explorers.ipynb #dd71ed35
+@patch
+def load_preset(self:MatrixEditor,
+                name:str, # a key of `PRESETS`
+               ) -> bool:
+    "Replace the rows by a preset's."
+    check_choice('name', name, PRESETS)
+    self.preset = name
+    if self.preset_w.value != name:
+        self._syncing = True; self.preset_w.value = name; self._syncing = False
+    return self._commit(preset_types(name), rebuild=True, published=published_values(name))
+
+@patch
+def set_types(self:MatrixEditor,
+              types:list, # [(multiplicity, N), ...]
+              published:dict|None=None, # values to show beside the metrics
+             ) -> bool:
+    "Replace all rows; invalid rows leave the editor unchanged and show why."
+    return self._commit(types, rebuild=True, published=published or {})
+
+# %% ../../nbs/widgets/50_explorers.ipynb #1c98f830
+@patch
+def set_cell(self:MatrixEditor,
+             row:int, # editor row
+             y:int, # class (matrix row)
+             a:int, # attribute (matrix column)
+             value:int, # the new count N[y, a]
+            ) -> bool:
+    "Set count N[y, a] of row `row`; returns False (and shows a message) if the result is invalid."
+    try:
+        row = check_int('row', row, 0, len(self._types) - 1)
+        m, N = self._types[row]; N = N.copy()
+        N[check_int('y', y, 0, N.shape[0] - 1), check_int('a', a, 0, N.shape[1] - 1)] = check_int('value', value)
+    except (TypeError, ValueError) as e: return self._reject(e)
+    return self._commit(self._types[:row] + [(m, N)] + self._types[row + 1:])
+
+@patch
+def set_multiplicity(self:MatrixEditor,
+                     row:int, # editor row
+                     m:int, # how many clients share its matrix
+                    ) -> bool:
+    "Set how many clients share row `row`'s matrix."
+    try: row = check_int('row', row, 0, len(self._types) - 1)
+    except (TypeError, ValueError) as e: return self._reject(e)
+    return self._commit(self._types[:row] + [(m, self._types[row][1])] + self._types[row + 1:])
+
+# %% ../../nbs/widgets/50_explorers.ipynb #965ca7c1
+@patch
+def add_client(self:MatrixEditor,
+               N=None, # matrix of the new row (default: a copy of the last row)
+               m:int=1, # its multiplicity
+              ) -> bool:
+    "Append a row."
+    N = self._types[-1][1].copy() if N is None else np.asarray(N)
+    return self._commit(self._types + [(m, N)], rebuild=True)
+
+@patch
+def remove_client(self:MatrixEditor,
+                  row:int, # editor row to delete
+                 ) -> bool:
+    "Delete row `row` (the last row cannot be removed)."
+    try: row = check_int('row', row, 0, len(self._types) - 1)
+    except (TypeError, ValueError) as e: return self._reject(e)
+    return self._commit(self._types[:row] + self._types[row + 1:], rebuild=True)
+
+# %% ../../nbs/widgets/50_explorers.ipynb #0f29f757
+@patch
+def _reject(self:MatrixEditor, err) -> bool:
+    self.message = str(err)
+    self.msg_w.value = f'<span style="color:#c00">⚠ {html.escape(self.message)} — kept the last valid federation</span>'
+    self._sync_cells()
+    return False
+
+@patch
+def _commit(self:MatrixEditor, types, rebuild=False, published=None) -> bool:
+    try: types = check_types(types); summary = federation_summary(types)
+    except (TypeError, ValueError) as e: return self._reject(e)
+    self._types, self._summary, self.message = types, summary, ''
+    if published is not None: self.published = published
+    self.msg_w.value = ''
+    if rebuild: self._build_rows()
+    else: self._sync_cells()
+    self.readout_w.value = summary_html(summary, self.published)
+    types_ternary(summary, self.fig)
+    for f in self._listeners: f(self)
+    return True
+
+# %% ../../nbs/widgets/50_explorers.ipynb #192fdb58
+@patch
+def _row_widgets(self:MatrixEditor, i, m, N):
+    "The widgets of editor row `i`: multiplicity, cells, triplet bars, type label, remove button."
+    Y, A = N.shape
+    cells = [[W.IntText(value=int(N[y, a]), layout=W.Layout(width='62px')) for a in range(A)] for y in range(Y)]
+    for y in range(Y):
+        for a in range(A):
+            cells[y][a].add_class('hx-cell')
+            cells[y][a].observe(lambda ch, i=i, y=y, a=a: self._from_widget(ch, self.set_cell, i, y, a), 'value')
+    mult = W.IntText(value=int(m), layout=W.Layout(width='48px'), tooltip='multiplicity'); mult.add_class('hx-mult')
+    mult.observe(lambda ch, i=i: self._from_widget(ch, self.set_multiplicity, i), 'value')
+    rm = W.Button(icon='trash', layout=W.Layout(width='34px'), tooltip=f'remove row {i}')
+    rm.on_click(lambda _, i=i: self.remove_client(i))
+    grid = W.GridBox([c for r in cells for c in r], layout=W.Layout(grid_template_columns=f'repeat({A}, 64px)'))
+    bar, label = W.HTML(), W.HTML()
+    self._cells.append(cells); self._mults.append(mult); self._bars.append(bar); self._labels.append(label)
+    return W.HBox([W.HTML(f'<b>r{i}</b>&nbsp;×', layout=W.Layout(width='42px')), mult, grid, bar, label, rm],
+                  layout=W.Layout(align_items='center', border_bottom='1px solid #eee'))
+
+@patch
+def _build_rows(self:MatrixEditor):
+    self._cells, self._mults, self._bars, self._labels = [], [], [], []
+    rows = [self._row_widgets(i, m, N) for i, (m, N) in enumerate(self._types[:self.max_rows])]
+    hidden = len(self._types) - self.max_rows
+    head = W.HTML(f'<small>cells: rows = classes {list(self._class_names())}, columns = attributes; '
+                  f'× = clients sharing the row</small>' + (f'<br><small>{hidden} more rows (API only)</small>' if hidden > 0 else ''))
+    self.rows_w.children = [head] + rows
+    self._sync_cells()
+
+# %% ../../nbs/widgets/50_explorers.ipynb #2ead9658
+@patch
+def _class_names(self:MatrixEditor):
+    fs = FEDERATIONS.get(getattr(self, 'preset', ''))
+    Y = self._types[0][1].shape[0]
+    return fs.class_names if fs is not None and len(fs.class_names) == Y else [f'y{i}' for i in range(Y)]
+
+@patch
+def _sync_cells(self:MatrixEditor):
+    "Write the current state into the widgets (without triggering their observers)."
+    if not hasattr(self, '_cells'): return
+    self._syncing = True
+    try:
+        t, ty = self._summary['triplets'], self._summary['types']
+        for i, (m, N) in enumerate(self._types[:len(self._cells)]):
+            self._mults[i].value = int(m)
+            for y, r in enumerate(self._cells[i]):
+                for a, c in enumerate(r): c.value = int(N[y, a])
+            self._bars[i].value = triplet_bar_html(t[i])
+            self._labels[i].value = f'<span style="color:{_TYPE_COLOURS[_type_group(ty[i])]}">{ty[i]}</span>'
+    finally: self._syncing = False
+
+@patch
+def _from_widget(self:MatrixEditor, change, setter, *args):
+    if not self._syncing: setter(*args, change.new)
 
 # %% ../../nbs/widgets/50_explorers.ipynb #05d7eaff
 MATRIX_FREE = ('uniform', 'round_robin')   # selectors whose choices never read the matrices: reused across edits
 
+def check_selectors(selectors, # names of `feddiverse.SELECTORS`
+                   ) -> tuple:
+    "The selector names as a tuple; ValueError if there are none or one is unknown."
+    sel = tuple(selectors)
+    if not sel: raise ValueError("selectors: choose at least one selector")
+    for s in sel: check_choice('selector', s, SELECTORS)
+    return sel
+
 def _source_matrices(source):
+    "The client matrices of a panel's source: a `MatrixEditor` (live), a federation name, or the matrices themselves."
     if isinstance(source, MatrixEditor): return source.matrices
     if isinstance(source, str): return federation(source).matrices
     return as_counts(source, 'source')
@@ -457,6 +405,25 @@ def share_table(stats:dict, # selector name -> `SelectionStats`
     return pd.DataFrame({n: {**{d: 100 * s.type_shares[d] for d in DIMS}, **{f'union_{d}': v for d, v in zip(DIMS, s.union_mean())}}
                          for n, s in stats.items()}).T
 
+# %% ../../nbs/widgets/50_explorers.ipynb #65f62e23
+_SMALL = dict(height=240, width=480, margin=dict(l=40, r=10, t=40, b=40))   # layout of the explorer's small figures
+
+def _new_selection_figures() -> dict:
+    "The explorer's four empty figures: type shares, client × round heatmap, frequencies, exposure per round."
+    figs = dict(shares=go.Figure([go.Bar(name=d, marker_color=_TYPE_COLOURS[d]) for d in DIMS]),
+                heatmap=go.Figure(go.Heatmap(colorscale=[[0, '#f4f4f4'], [1, '#1f77b4']], showscale=False, zmin=0, zmax=1,
+                                             hovertemplate='round %{y}, client %{x}<extra></extra>')),
+                frequency=go.Figure([go.Bar(name=d, marker_color=_TYPE_COLOURS[d]) for d in DIMS]),
+                exposure=go.Figure())
+    figs['shares'].update_layout(_SMALL, barmode='group', title='share of selected slots by client type', yaxis_title='%',
+                                 height=280, margin=dict(b=60))
+    figs['heatmap'].update_layout(_SMALL, xaxis_title='client', yaxis_title='round', height=280, yaxis_autorange='reversed')
+    figs['frequency'].update_layout(_SMALL, xaxis_title='client', yaxis_title='fraction of rounds', barmode='overlay')
+    figs['exposure'].update_layout(_SMALL, xaxis_title='round', yaxis_title='SC of the selected data',
+                                   title='what the model sees each round')
+    return figs
+
+# %% ../../nbs/widgets/50_explorers.ipynb #bd7f1e80
 def selection_figures(stats:dict, # selector name -> `SelectionStats`
                       show:str|None=None, # which selector's heatmap and frequencies to draw (default the first)
                       figs:dict|None=None, # figures made by this function, updated in place
@@ -464,20 +431,7 @@ def selection_figures(stats:dict, # selector name -> `SelectionStats`
     "The explorer's four views: type shares per selector, client × round heatmap, frequencies, and the union SC per round."
     show = show if show in stats else next(iter(stats))
     st, names = stats[show], list(stats)
-    if figs is None:
-        figs = dict(shares=go.Figure([go.Bar(name=d, marker_color=_TYPE_COLOURS[d]) for d in DIMS]),
-                    heatmap=go.Figure(go.Heatmap(colorscale=[[0, '#f4f4f4'], [1, '#1f77b4']], showscale=False, zmin=0, zmax=1,
-                                                 hovertemplate='round %{y}, client %{x}<extra></extra>')),
-                    frequency=go.Figure([go.Bar(name=d, marker_color=_TYPE_COLOURS[d]) for d in DIMS]),
-                    exposure=go.Figure())
-        figs['shares'].update_layout(barmode='group', title='share of selected slots by client type', yaxis_title='%',
-                                     height=280, width=480, margin=dict(l=40, r=10, t=40, b=60))
-        figs['heatmap'].update_layout(xaxis_title='client', yaxis_title='round', height=280, width=480,
-                                      yaxis_autorange='reversed', margin=dict(l=40, r=10, t=40, b=40))
-        figs['frequency'].update_layout(xaxis_title='client', yaxis_title='fraction of rounds', height=240, width=480,
-                                        margin=dict(l=40, r=10, t=40, b=40), barmode='overlay')
-        figs['exposure'].update_layout(xaxis_title='round', yaxis_title='SC of the selected data', height=240, width=480,
-                                       margin=dict(l=40, r=10, t=40, b=40), title='what the model sees each round')
+    figs = _new_selection_figures() if figs is None else figs
     with figs['shares'].batch_update():
         for tr in figs['shares'].data: tr.update(x=names, y=[100 * stats[n].type_shares[tr.name] for n in names])
     with figs['heatmap'].batch_update():
@@ -494,89 +448,108 @@ def selection_figures(stats:dict, # selector name -> `SelectionStats`
         for tr in figs['exposure'].data: tr.update(x=np.arange(len(stats[tr.name].union_triplets)), y=stats[tr.name].union_triplets[:, 2])
     return figs
 
+# %% ../../nbs/widgets/50_explorers.ipynb #eb95ceef
 class SelectionExplorer:
     "Run selectors on a federation (no training) and see whom they pick, type shares, frequencies and exposure."
     def __init__(self, source='spawrious_gsc', # a `MatrixEditor` (observed live), a federation name, or matrices (K, |Y|, |A|)
-                 selectors=('uniform', 'feddiverse'), # keys of `EXPLORER_SELECTORS`
+                 selectors=('uniform', 'feddiverse'), # keys of `SELECTORS`
                  k:int=9, # clients per round (κ)
                  rounds:int=100, # rounds simulated
                  seed:int=0, # selection seed
                  noise:float=0.0, # σ of the noise on the triplets FedDiverse sees
                 ):
         self.source, self._cache, self._busy = source, {}, False
-        self.selectors_w = W.SelectMultiple(options=list(EXPLORER_SELECTORS), rows=6, description='selectors')
+        self._build_widgets()
+        self.seed = check_int('seed', seed, lo=0)
+        self.set(selectors=selectors, k=k, rounds=rounds, noise=noise)
+        if isinstance(source, MatrixEditor): source.on_change(lambda _: self.refresh())
+
+    def _build_widgets(self):
+        "Controls, message line, share table and the four figures (drawn once from a dummy federation)."
+        self.selectors_w = W.SelectMultiple(options=list(SELECTORS), rows=6, description='selectors')
         self.k_w = W.IntSlider(min=1, max=30, description='κ')
         self.rounds_w = W.IntSlider(min=20, max=2000, step=20, description='rounds')
         self.noise_w = W.FloatSlider(min=0, max=0.5, step=0.01, description='triplet σ')
         self.show_w = W.Dropdown(description='heatmap of')
         self.msg_w = W.HTML(); self.table_w = W.HTML(); self.table_w.add_class('hx-shares')
-        self.figs = {n: go.FigureWidget(f) for n, f in selection_figures(
-            {'-': selection_stats(np.ones((3, 2, 2), np.int64), np.ones((1, 3), np.int64))}).items()}
+        self.figs = {n: go.FigureWidget(f) for n, f in _new_selection_figures().items()}
         for w_, name in ((self.selectors_w, 'selectors'), (self.k_w, 'k'), (self.rounds_w, 'rounds'), (self.noise_w, 'noise')):
             w_.observe(lambda ch, name=name: self._from_widget(name, ch.new), 'value')
         self.show_w.observe(lambda ch: None if self._busy else self._draw(), 'value')
         self.box = W.VBox([W.HBox([self.selectors_w, W.VBox([self.k_w, self.rounds_w, self.noise_w, self.show_w])]), self.msg_w,
                            self.table_w, W.HBox([self.figs['shares'], self.figs['heatmap']]),
                            W.HBox([self.figs['frequency'], self.figs['exposure']])])
-        self.seed = check_int('seed', seed, lo=0)
-        self.set(selectors=selectors, k=k, rounds=rounds, noise=noise)
-        if isinstance(source, MatrixEditor): source.on_change(lambda _: self.refresh())
-
-    @property
-    def matrices(self) -> np.ndarray: "The federation being explored (live from the editor)."; return _source_matrices(self.source)
-
-    def set(self, selectors=None, k:int|None=None, rounds:int|None=None, noise:float|None=None) -> bool:
-        "Change any setting and recompute; invalid settings show a message and keep the last valid state."
-        try:
-            sel = list(self.selectors if selectors is None else selectors)
-            if not sel: raise ValueError("selectors: choose at least one selector")
-            for s in sel: check_choice('selector', s, EXPLORER_SELECTORS)
-            k = check_int('k', self.k if k is None else k, lo=1, hi=len(self.matrices))
-            rounds = check_int('rounds', self.rounds if rounds is None else rounds, lo=1)
-            noise = check_float('noise', self.noise if noise is None else noise, lo=0)
-        except (TypeError, ValueError, AttributeError) as e:
-            self.msg_w.value = f'<span style="color:#c00">⚠ {html.escape(str(e))}</span>'; self._sync(); return False
-        self.selectors, self.k, self.rounds, self.noise = tuple(sel), k, rounds, noise
-        self.refresh(); return True
-
-    def refresh(self) -> dict:
-        "Recompute every chosen selector on the current matrices and redraw; returns name -> `SelectionStats`."
-        N = self.matrices
-        if self.k > len(N): self.k = len(N)
-        self.stats = {}
-        for name in self.selectors:
-            key = (name, len(N), self.k, self.rounds, self.seed)
-            if name in MATRIX_FREE and key in self._cache: st = selection_stats(N, self._cache[key])
-            else:
-                st = explore_selection(N, name, self.rounds, self.k, self.seed, self.noise)
-                if name in MATRIX_FREE: self._cache[key] = st.selected
-            self.stats[name] = st
-        self.msg_w.value = ''
-        self._sync(); self._draw()
-        return self.stats
-
-    def selected(self, name:str|None=None) -> np.ndarray:
-        "(rounds, K) participation of selector `name` (default the first chosen)."
-        return self.stats[name or self.selectors[0]].selected
-
-    def type_shares(self) -> pd.DataFrame: "Type shares (%) and mean union triplet per selector."; return share_table(self.stats)
-
-    def _draw(self):
-        selection_figures(self.stats, self.show_w.value, self.figs)
-        self.table_w.value = self.type_shares().round(3).to_html(border=0)
-
-    def _sync(self):
-        self._busy = True
-        try:
-            self.selectors_w.value, self.k_w.value, self.k_w.max = self.selectors, self.k, len(self.matrices)
-            self.rounds_w.value, self.noise_w.value = self.rounds, self.noise
-            self.show_w.options = self.selectors
-        finally: self._busy = False
-
-    def _from_widget(self, name, value):
-        if not self._busy: self.set(**{name: value})
 
     def _ipython_display_(self): display(self.box)
+
+# %% ../../nbs/widgets/50_explorers.ipynb #903012b0
+@patch(as_prop=True)
+def matrices(self:SelectionExplorer) -> np.ndarray: "The federation being explored (live from the editor)."; return _source_matrices(self.source)
+
+@patch
+def set(self:SelectionExplorer,
+        selectors=None, # keys of `SELECTORS` (None: keep)
+        k:int|None=None, # clients per round (None: keep)
+        rounds:int|None=None, # rounds simulated (None: keep)
+        noise:float|None=None, # σ of the triplet noise (None: keep)
+       ) -> bool:
+    "Change any setting and recompute; invalid settings show a message and keep the last valid state."
+    try:
+        sel = check_selectors(self.selectors if selectors is None else selectors)
+        k = check_int('k', self.k if k is None else k, lo=1, hi=len(self.matrices))
+        rounds = check_int('rounds', self.rounds if rounds is None else rounds, lo=1)
+        noise = check_float('noise', self.noise if noise is None else noise, lo=0)
+    except (TypeError, ValueError, AttributeError) as e:
+        self.msg_w.value = f'<span style="color:#c00">⚠ {html.escape(str(e))}</span>'; self._sync(); return False
+    self.selectors, self.k, self.rounds, self.noise = sel, k, rounds, noise
+    self.refresh(); return True
+
+# %% ../../nbs/widgets/50_explorers.ipynb #769d48dc
+@patch
+def refresh(self:SelectionExplorer) -> dict:
+    "Recompute every chosen selector on the current matrices and redraw; returns name -> `SelectionStats`."
+    N = self.matrices
+    if self.k > len(N): self.k = len(N)
+    self.stats = {}
+    for name in self.selectors:
+        key = (name, len(N), self.k, self.rounds, self.seed)
+        if name in MATRIX_FREE and key in self._cache: st = selection_stats(N, self._cache[key])
+        else:
+            st = simulate_selection(N, name, self.rounds, self.k, self.seed, self.noise)
+            if name in MATRIX_FREE: self._cache[key] = st.selected
+        self.stats[name] = st
+    self.msg_w.value = ''
+    self._sync(); self._draw()
+    return self.stats
+
+# %% ../../nbs/widgets/50_explorers.ipynb #a75413bf
+@patch
+def selected(self:SelectionExplorer,
+             name:str|None=None, # a chosen selector (default the first)
+            ) -> np.ndarray:
+    "(rounds, K) participation of selector `name` (default the first chosen)."
+    return self.stats[name or self.selectors[0]].selected
+
+@patch
+def type_shares(self:SelectionExplorer) -> pd.DataFrame: "Type shares (%) and mean union triplet per selector."; return share_table(self.stats)
+
+@patch
+def _draw(self:SelectionExplorer):
+    selection_figures(self.stats, self.show_w.value, self.figs)
+    self.table_w.value = self.type_shares().round(3).to_html(border=0)
+
+@patch
+def _sync(self:SelectionExplorer):
+    self._busy = True
+    try:
+        self.selectors_w.value, self.k_w.value, self.k_w.max = self.selectors, self.k, len(self.matrices)
+        self.rounds_w.value, self.noise_w.value = self.rounds, self.noise
+        self.show_w.options = self.selectors
+    finally: self._busy = False
+
+@patch
+def _from_widget(self:SelectionExplorer, name, value):
+    if not self._busy: self.set(**{name: value})
 
 # %% ../../nbs/widgets/50_explorers.ipynb #a3b23e57
 _STEP_TEXT = dict(p="probabilistic step: sample k_p with p ∝ the {dim} component",
@@ -597,21 +570,28 @@ def explain_frames(explanation:dict, # `FedDiverseSelector.explain()` after a se
             before.append(int(s[who]))
     return frames
 
+# %% ../../nbs/widgets/50_explorers.ipynb #54f8d728
+_STEP_GROUPS = (('other', '#cccccc', 7), ('candidates', '#9ecae1', 8), ('selected', '#222222', 10), ('pick', '#d62728', 14))  # name, colour, size
+
+def _new_step_figure() -> go.Figure:
+    "The empty two-panel figure of a step: the four client groups on the simplex and one bar trace."
+    fig = make_subplots(1, 2, specs=[[{'type': 'ternary'}, {'type': 'xy'}]], column_widths=[0.5, 0.5])
+    for name, colour, size in _STEP_GROUPS:
+        fig.add_trace(go.Scatterternary(name=name, mode='markers', marker=dict(color=colour, size=size),
+                                        hovertemplate='client %{text}<extra>%{fullData.name}</extra>'), 1, 1)
+    fig.add_trace(go.Bar(name='value', showlegend=False, hovertemplate='client %{x}: %{y:.3f}<extra></extra>'), 1, 2)
+    fig.update_layout(ternary=dict(aaxis_title='CI', baxis_title='AI', caxis_title='SC'), height=340, width=820,
+                      margin=dict(l=30, r=20, t=60, b=40), legend=dict(orientation='h', y=-0.1))
+    fig.update_xaxes(type='category', title='candidate client', row=1, col=2)
+    return fig
+
 def step_figure(triplets:np.ndarray, # (K, 3) triplets the selector used
                 frame:dict, # one of `explain_frames`
                 fig:go.Figure|None=None, # a figure made by this function, updated in place
                ) -> go.Figure:
     "One step of a FedDiverse selection: clients on the simplex (selected, candidates, the pick) and the step's values as bars."
-    pos = _simplex(np.asarray(triplets, float)); K = len(pos)
-    if fig is None:
-        fig = make_subplots(1, 2, specs=[[{'type': 'ternary'}, {'type': 'xy'}]], column_widths=[0.5, 0.5])
-        for name, colour, size in (('other', '#cccccc', 7), ('candidates', '#9ecae1', 8), ('selected', '#222222', 10), ('pick', '#d62728', 14)):
-            fig.add_trace(go.Scatterternary(name=name, mode='markers', marker=dict(color=colour, size=size),
-                                            hovertemplate='client %{text}<extra>%{fullData.name}</extra>'), 1, 1)
-        fig.add_trace(go.Bar(name='value', showlegend=False, hovertemplate='client %{x}: %{y:.3f}<extra></extra>'), 1, 2)
-        fig.update_layout(ternary=dict(aaxis_title='CI', baxis_title='AI', caxis_title='SC'), height=340, width=820,
-                          margin=dict(l=30, r=20, t=60, b=40), legend=dict(orientation='h', y=-0.1))
-        fig.update_xaxes(type='category', title='candidate client', row=1, col=2)
+    pos = simplex_positions(triplets); K = len(pos)
+    fig = _new_step_figure() if fig is None else fig
     ids, chosen, before = frame['ids'], frame['chosen'], frame['before']
     groups = dict(other=np.setdiff1d(np.arange(K), np.concatenate([ids, before]).astype(int)),
                   candidates=ids, selected=np.asarray(before, int), pick=np.array([chosen]))
@@ -623,6 +603,7 @@ def step_figure(triplets:np.ndarray, # (K, 3) triplets the selector used
         fig.layout.title = frame['text']
     return fig
 
+# %% ../../nbs/widgets/50_explorers.ipynb #44c72287
 def stepper_figure(explanation:dict, # `FedDiverseSelector.explain()` after a selection
                   ) -> go.Figure:
     "Kernel-free step-through: a plotly slider over the frames of one FedDiverse round."
@@ -635,6 +616,7 @@ def stepper_figure(explanation:dict, # `FedDiverseSelector.explain()` after a se
                                            for i, f in enumerate(frames)])], height=420)
     return fig
 
+# %% ../../nbs/widgets/50_explorers.ipynb #509258e3
 class FedDiverseStepper:
     "Step through one FedDiverse selection: each probabilistic, complementary and orthogonal step on the simplex."
     def __init__(self, source='waterbirds_dist', # a `MatrixEditor` (observed live), a federation name, or matrices
@@ -654,43 +636,55 @@ class FedDiverseStepper:
         self.box = W.VBox([W.HBox([self.variant_w, self.prev_w, self.next_w, self.new_w]), self.info_w, self.fig])
         if isinstance(source, MatrixEditor): source.on_change(lambda _: self.select())
 
-    def select(self) -> np.ndarray:
-        "Run one selection round with the current settings and go to its first step; returns the chosen ids."
-        N = _source_matrices(self.source)
-        self.selector = FedDiverseSelector(oracle_triplets(N), self.variant_w.value)
-        self.selector.reset(len(N), self.seed)
-        ids = self.selector.select(0, make_view(len(N)), min(self.k, len(N)), rng_streams(self.seed, 1, 'stepper')[0]).ids
-        self.explanation = self.selector.explain(); self.frames = explain_frames(self.explanation)
-        if self.fig is None: self.fig = go.FigureWidget(step_figure(self.explanation['triplets'], self.frames[0]))
-        self.go(0); return ids
-
-    def go(self, i:int) -> dict:
-        "Show frame `i` (clipped to the valid range) and return it."
-        self.frame = int(np.clip(i, 0, len(self.frames) - 1)); f = self.frames[self.frame]
-        step_figure(self.explanation['triplets'], f, self.fig)
-        self.info_w.value = (f'<b>step {self.frame + 1}/{len(self.frames)}</b> ({f["kind"]}) — {html.escape(f["text"])}; '
-                             f'picked client {f["chosen"]}; selected so far {f["before"]}')
-        return f
-
-    def next(self) -> dict: "Advance one step."; return self.go(self.frame + 1)
-    def prev(self) -> dict: "Go back one step."; return self.go(self.frame - 1)
-    def new_round(self) -> np.ndarray: "Draw another round (next seed)."; self.seed += 1; return self.select()
-    def current(self) -> dict: "The frame on screen."; return self.frames[self.frame]
     def _ipython_display_(self): display(self.box)
+
+# %% ../../nbs/widgets/50_explorers.ipynb #93a0bc45
+@patch
+def select(self:FedDiverseStepper) -> np.ndarray:
+    "Run one selection round with the current settings and go to its first step; returns the chosen ids."
+    N = _source_matrices(self.source)
+    self.selector = FedDiverseSelector(oracle_triplets(N), self.variant_w.value)
+    self.selector.reset(len(N), self.seed)
+    ids = self.selector.select(0, make_view(len(N)), min(self.k, len(N)), rng_streams(self.seed, 1, 'stepper')[0]).ids
+    self.explanation = self.selector.explain(); self.frames = explain_frames(self.explanation)
+    if self.fig is None: self.fig = go.FigureWidget(step_figure(self.explanation['triplets'], self.frames[0]))
+    self.go(0); return ids
+
+@patch
+def go(self:FedDiverseStepper,
+       i:int, # frame index (clipped to the valid range)
+      ) -> dict:
+    "Show frame `i` (clipped to the valid range) and return it."
+    self.frame = int(np.clip(i, 0, len(self.frames) - 1)); f = self.frames[self.frame]
+    step_figure(self.explanation['triplets'], f, self.fig)
+    self.info_w.value = (f'<b>step {self.frame + 1}/{len(self.frames)}</b> ({f["kind"]}) — {html.escape(f["text"])}; '
+                         f'picked client {f["chosen"]}; selected so far {f["before"]}')
+    return f
+
+# %% ../../nbs/widgets/50_explorers.ipynb #e666a97c
+@patch
+def next(self:FedDiverseStepper) -> dict: "Advance one step."; return self.go(self.frame + 1)
+@patch
+def prev(self:FedDiverseStepper) -> dict: "Go back one step."; return self.go(self.frame - 1)
+@patch
+def new_round(self:FedDiverseStepper) -> np.ndarray: "Draw another round (next seed)."; self.seed += 1; return self.select()
+@patch
+def current(self:FedDiverseStepper) -> dict: "The frame on screen."; return self.frames[self.frame]
 
 # %% ../../nbs/widgets/50_explorers.ipynb #c378ca65
 TAXONOMY_FILTERS = ('policy', 'value_generation', 'value_interpretation', 'termination', 'message', *CHARACTERISTICS)
+
+def _filter_options(col):
+    "Dropdown options of one taxonomy filter: any, or one category (assumed / not assumed for characteristics)."
+    if col in CHARACTERISTICS: return [('any', None), ('assumed', True), ('not assumed', False)]
+    return [('any', None)] + [(v, v) for v in DIMENSIONS[col]['categories']]
 
 class TaxonomyExplorer:
     "Filter Table 4 by taxonomy dimension, read a method's card, and send runnable methods to a `SelectionExplorer`."
     def __init__(self, explorer:SelectionExplorer|None=None, # where 'run in explorer' adds the method's selector
                 ):
         self.explorer, self.criteria, self._busy = explorer, {}, False
-        def options(col):
-            if col in CHARACTERISTICS: return [('any', None), ('assumed', True), ('not assumed', False)]
-            vals = DIMENSIONS['message' if col == 'message' else col]['categories']
-            return [('any', None)] + [(v, v) for v in vals]
-        self.filter_w = {c: W.Dropdown(options=options(c), description=c.replace('_', ' '), style=dict(description_width='120px'),
+        self.filter_w = {c: W.Dropdown(options=_filter_options(c), description=c.replace('_', ' '), style=dict(description_width='120px'),
                                        layout=W.Layout(width='330px' if c not in CHARACTERISTICS else '230px'))
                          for c in TAXONOMY_FILTERS}
         for c, w_ in self.filter_w.items(): w_.observe(lambda ch, c=c: None if self._busy else self.set_filter(**{c: ch.new}), 'value')
@@ -703,65 +697,79 @@ class TaxonomyExplorer:
         self.box = W.VBox([W.HBox([W.VBox(dims[:5]), W.VBox(dims[5:])]), W.HBox([self.list_w, W.VBox([self.card_w, self.run_w])])])
         self.set_filter()
 
-    def set_filter(self, **criteria) -> list:
-        "Update filters (column=value, None clears one) and return the matching methods."
-        for c, v in criteria.items(): check_choice('criterion', c, TAXONOMY_FILTERS); self.criteria[c] = v
-        self.criteria = {c: v for c, v in self.criteria.items() if v is not None}
-        names = self.methods()
-        self._busy = True
-        try:
-            for c, w_ in self.filter_w.items(): w_.value = self.criteria.get(c)
-            self.list_w.options = names
-            self.list_w.value = names[0] if names else None
-        finally: self._busy = False
-        if names: self.show(names[0])
-        else: self.card_w.value, self.run_w.disabled = '<i>no method matches these filters</i>', True
-        return names
-
-    def methods(self) -> list[str]: "Methods matching the current filters."; return list(methods_where(**self.criteria).index)
-
-    def show(self, method:str) -> 'MethodCard':
-        "Display `method`'s card; the run button is enabled when the explorer can run it without training."
-        card = method_card(method)
-        self.card_w.value = card._repr_html_() + ('' if method in TABLE4_TO_EXPLORER else
-                                                   '<small>needs training signals (validation set, updates): use the outcome panel</small>')
-        self.run_w.disabled = self.explorer is None or method not in TABLE4_TO_EXPLORER
-        return card
-
-    def run_in_explorer(self, method:str) -> dict:
-        "Add `method`'s selector to the linked explorer and return the explorer's type-share row for it."
-        check_choice('method', method, TABLE4_TO_EXPLORER)
-        if self.explorer is None: raise ValueError("run_in_explorer: this TaxonomyExplorer has no SelectionExplorer attached")
-        name = TABLE4_TO_EXPLORER[method]
-        self.explorer.set(selectors=tuple(dict.fromkeys((*self.explorer.selectors, name))))
-        return self.explorer.type_shares().loc[name].to_dict()
-
     def _ipython_display_(self): display(self.box)
 
+# %% ../../nbs/widgets/50_explorers.ipynb #6d588103
+@patch
+def set_filter(self:TaxonomyExplorer, **criteria) -> list:
+    "Update filters (column=value, None clears one) and return the matching methods."
+    for c, v in criteria.items(): check_choice('criterion', c, TAXONOMY_FILTERS); self.criteria[c] = v
+    self.criteria = {c: v for c, v in self.criteria.items() if v is not None}
+    names = self.methods()
+    self._busy = True
+    try:
+        for c, w_ in self.filter_w.items(): w_.value = self.criteria.get(c)
+        self.list_w.options = names
+        self.list_w.value = names[0] if names else None
+    finally: self._busy = False
+    if names: self.show(names[0])
+    else: self.card_w.value, self.run_w.disabled = '<i>no method matches these filters</i>', True
+    return names
+
+@patch
+def methods(self:TaxonomyExplorer) -> list[str]: "Methods matching the current filters."; return list(methods_where(**self.criteria).index)
+
+# %% ../../nbs/widgets/50_explorers.ipynb #235a794f
+@patch
+def show(self:TaxonomyExplorer,
+         method:str, # a Table 4 method
+        ) -> 'MethodCard':
+    "Display `method`'s card; the run button is enabled when the explorer can run it without training."
+    card = method_card(method)
+    self.card_w.value = card._repr_html_() + ('' if method in TABLE4_TO_EXPLORER else
+                                               '<small>needs training signals (validation set, updates): use the outcome panel</small>')
+    self.run_w.disabled = self.explorer is None or method not in TABLE4_TO_EXPLORER
+    return card
+
+@patch
+def run_in_explorer(self:TaxonomyExplorer,
+                    method:str, # a Table 4 method that runs without training (a key of `TABLE4_TO_EXPLORER`)
+                   ) -> dict:
+    "Add `method`'s selector to the linked explorer and return the explorer's type-share row for it."
+    check_choice('method', method, TABLE4_TO_EXPLORER)
+    if self.explorer is None: raise ValueError("run_in_explorer: this TaxonomyExplorer has no SelectionExplorer attached")
+    name = TABLE4_TO_EXPLORER[method]
+    self.explorer.set(selectors=tuple(dict.fromkeys((*self.explorer.selectors, name))))
+    return self.explorer.type_shares().loc[name].to_dict()
+
 # %% ../../nbs/widgets/50_explorers.ipynb #3b3b1ea3
+def _type_title(name):
+    "A federation's name and its client types, as the figure title."
+    return f"{name}: " + ', '.join(f'{k}={v}' for k, v in sorted(federation_summary(preset_types(name))['type_counts'].items()))
+
+def _add_federation_traces(fig, name, visible):
+    "Add one federation's simplex traces and its computed and published metric bars; returns their index range."
+    s, pub, n0 = federation_summary(preset_types(name)), published_values(name), len(fig.data)
+    for tr in types_ternary(s).data: fig.add_trace(tr.update(visible=visible, showlegend=visible, legendgroup=tr.name), 1, 1)
+    for label, vals, colour in (('computed', [float(s['metrics'][k]) for k in METRICS], '#1f77b4'),
+                                ('published', [pub[k] for k in METRICS], '#bbbbbb')):
+        fig.add_trace(go.Bar(x=list(METRICS), y=vals, name=label, marker_color=colour, visible=visible, showlegend=visible), 1, 2)
+    return range(n0, len(fig.data))
+
 def federations_figure(names=tuple(FEDERATIONS), # federations in the dropdown
                       ) -> go.Figure:
     "Kernel-free explorer of the presets: a dropdown over federations showing their rows on the simplex and the six metrics."
     fig = make_subplots(1, 2, specs=[[{'type': 'ternary'}, {'type': 'xy'}]], column_widths=[0.45, 0.55],
                         subplot_titles=('client types on the simplex', 'six metrics: edited rows vs published'))
-    per = []
-    for j, name in enumerate(names):
-        s = federation_summary(preset_types(name)); pub = published_values(name); n0 = len(fig.data)
-        for tr in types_ternary(s).data:
-            fig.add_trace(tr.update(visible=j == 0, showlegend=j == 0, legendgroup=tr.name), 1, 1)
-        fig.add_trace(go.Bar(x=list(METRICS), y=[float(s['metrics'][k]) for k in METRICS], name='computed', marker_color='#1f77b4',
-                             visible=j == 0, showlegend=j == 0), 1, 2)
-        fig.add_trace(go.Bar(x=list(METRICS), y=[pub[k] for k in METRICS], name='published', marker_color='#bbbbbb',
-                             visible=j == 0, showlegend=j == 0), 1, 2)
-        per.append(range(n0, len(fig.data)))
-    buttons = [dict(label=n, method='update', args=[{'visible': [i in r for i in range(len(fig.data))]},
-                                                    {'title': f"{n}: " + ', '.join(f'{k}={v}' for k, v in sorted(federation_summary(preset_types(n))['type_counts'].items()))}])
+    per = [_add_federation_traces(fig, name, j == 0) for j, name in enumerate(names)]
+    buttons = [dict(label=n, method='update', args=[{'visible': [i in r for i in range(len(fig.data))]}, {'title': _type_title(n)}])
                for n, r in zip(names, per)]
     fig.update_layout(updatemenus=[dict(buttons=buttons, x=0, y=1.25, xanchor='left')], barmode='group', height=400, width=860,
                       ternary=dict(aaxis_title='CI', baxis_title='AI', caxis_title='SC'), yaxis_range=[0, 1],
                       margin=dict(l=30, r=10, t=100, b=30), title=buttons[0]['args'][1]['title'])
     return fig
 
+# %% ../../nbs/widgets/50_explorers.ipynb #93f77bda
 def selection_static_figure(source='spawrious_gsc', # a federation name or matrices
                             selectors=('uniform', 'round_robin', 'feddiverse', 'feddiverse[paper-literal]', 'fedrk'), # explorer names
                             rounds:int=60, # rounds simulated
@@ -770,7 +778,7 @@ def selection_static_figure(source='spawrious_gsc', # a federation name or matri
                            ) -> go.Figure:
     "Kernel-free selection explorer: a dropdown over selectors switches the client × round heatmap; bars compare type shares."
     N = _source_matrices(source)
-    stats = {s: explore_selection(N, s, rounds, k, seed) for s in selectors}
+    stats = {s: simulate_selection(N, s, rounds, k, seed) for s in selectors}
     fig = make_subplots(1, 2, column_widths=[0.55, 0.45], subplot_titles=('who is picked (rounds down)', 'share of slots by type (%)'))
     for j, (s, st) in enumerate(stats.items()):
         fig.add_trace(go.Heatmap(z=st.selected.astype(np.uint8), colorscale=[[0, '#f4f4f4'], [1, '#1f77b4']], showscale=False,

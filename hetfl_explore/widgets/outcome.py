@@ -5,6 +5,7 @@
 # %% ../../nbs/widgets/51_outcome.ipynb #593d53c5
 from __future__ import annotations
 import hashlib, html, threading, time
+from fastcore.basics import patch
 from dataclasses import dataclass, replace
 from typing import Callable
 import numpy as np
@@ -17,13 +18,16 @@ from ..foundation.hetero import as_counts
 from ..foundation.data import federation
 from ..foundation.datasets import make_federated
 from ..engine.simulation import Simulation, RunConfig, RunStore, History, mlp
-from .explorers import MatrixEditor, EXPLORER_SELECTORS, make_explorer_selector, _source_matrices
+from ..feddiverse.selector import SELECTORS, make_selector
+from .explorers import MatrixEditor, check_selectors, _source_matrices
 
 # %% auto #0
-__all__ = ['TEACHING_PRESET', 'OutcomeConfig', 'outcome_data', 'outcome_model', 'outcome_simulation', 'run_outcome', 'curves',
-           'OutcomePanel', 'outcome_figure']
+__all__ = ['AGGREGATORS', 'TEACHING_PRESET', 'OutcomeConfig', 'outcome_data', 'outcome_model', 'outcome_simulation',
+           'run_outcome', 'curves', 'OutcomePanel', 'outcome_figure']
 
 # %% ../../nbs/widgets/51_outcome.ipynb #3d90e42e
+AGGREGATORS = dict(fedavg=dict(), fedavgm=dict(aggregator='fedavgm', server_momentum=0.9), fedprox=dict(prox_mu=0.01))  # RunConfig fields
+
 @dataclass(frozen=True)
 class OutcomeConfig:
     "What the outcome panel trains: data generated from the matrices, a small MLP, FedAvg-family aggregation."
@@ -37,7 +41,7 @@ class OutcomeConfig:
     lr: float = 0.3 # client learning rate
     local_epochs: int = 2 # local epochs per round
     batch_size: int = 32 # local batch size
-    aggregator: str = 'fedavg' # 'fedavg', 'fedavgm' (server momentum 0.9) or 'fedprox' (μ = 0.01)
+    aggregator: str = 'fedavg' # a key of `AGGREGATORS`: 'fedavg', 'fedavgm' (server momentum 0.9) or 'fedprox' (μ = 0.01)
     seed: int = 0 # seed of data, model and selection
 
     def __post_init__(self):
@@ -45,14 +49,14 @@ class OutcomeConfig:
         check_int('size', self.size, lo=4); check_int('test_per_group', self.test_per_group, lo=1); check_int('hidden', self.hidden, lo=1)
         check_int('rounds', self.rounds, lo=1); check_int('k', self.k, lo=1); check_float('lr', self.lr, lo=0, lo_open=True)
         check_int('local_epochs', self.local_epochs, lo=1); check_int('batch_size', self.batch_size, lo=1)
-        check_choice('aggregator', self.aggregator, ('fedavg', 'fedavgm', 'fedprox')); check_int('seed', self.seed, lo=0)
+        check_choice('aggregator', self.aggregator, AGGREGATORS); check_int('seed', self.seed, lo=0)
 
     def run_config(self) -> RunConfig:
         "The engine's `RunConfig` for this outcome configuration."
-        agg = dict(fedavg=dict(), fedavgm=dict(aggregator='fedavgm', server_momentum=0.9), fedprox=dict(prox_mu=0.01))[self.aggregator]
         return RunConfig(rounds=self.rounds, clients_per_round=self.k, lr=self.lr, local_epochs=self.local_epochs, batch_size=self.batch_size,
-                         seed=self.seed, backend='batched', loss_before='first_batch', **agg)
+                         seed=self.seed, backend='batched', loss_before='first_batch', **AGGREGATORS[self.aggregator])
 
+# %% ../../nbs/widgets/51_outcome.ipynb #05d7a0ad
 TEACHING_PRESET = OutcomeConfig()   # 24 clients (spawrious_gsc / cmnist_gsc matrices), 20 rounds: the ≤ 3 s teaching run
 
 _DATA: dict = {}   # (matrices bytes, dataset, scale, size, test_per_group, seed) -> FederatedData (this kernel's cache)
@@ -69,7 +73,9 @@ def outcome_data(matrices, # (K, |Y|, |A|) client matrices (e.g. `MatrixEditor.m
         _DATA[key] = make_federated(cfg.dataset, N, scale=cfg.scale, seed=cfg.seed, test_per_group=cfg.test_per_group, size=cfg.size)
     return _DATA[key]
 
-def outcome_model(data, cfg:OutcomeConfig=TEACHING_PRESET) -> Callable:
+def outcome_model(data, # the `FederatedData` to train on (gives the input size and the number of classes)
+                  cfg:OutcomeConfig=TEACHING_PRESET, # gives the hidden width
+                 ) -> Callable:
     "The model builder of the outcome panel: an MLP on the flattened images."
     return lambda: mlp(int(np.prod(data.x.shape[1:])), cfg.hidden, data.n_classes)
 
@@ -77,7 +83,7 @@ def outcome_model(data, cfg:OutcomeConfig=TEACHING_PRESET) -> Callable:
 _RESULTS: dict = {}   # Simulation.key -> finished History (this kernel's cache; a RunStore adds persistence)
 
 def outcome_simulation(matrices, # (K, |Y|, |A|) client matrices
-                       selector:str, # a key of `widgets.EXPLORER_SELECTORS`
+                       selector:str, # a key of `feddiverse.SELECTORS`
                        cfg:OutcomeConfig=TEACHING_PRESET, # what to train
                        store:RunStore|str|None=None, # optional persistent run store
                        callbacks=(), # engine callbacks `cb(sim, row)`
@@ -85,10 +91,16 @@ def outcome_simulation(matrices, # (K, |Y|, |A|) client matrices
                       ) -> Simulation:
     "The engine `Simulation` of one outcome run (its `.key` identifies the configuration)."
     data = outcome_data(matrices, cfg)
-    sel = make_explorer_selector(selector, data.interaction(), seed=cfg.seed)
+    sel = make_selector(selector, data.interaction(), seed=cfg.seed)
     return Simulation(outcome_model(data, cfg), data, sel, cfg.run_config(), store=store, callbacks=callbacks, stop_when=stop_when)
 
-def run_outcome(matrices, selector:str='uniform', cfg:OutcomeConfig=TEACHING_PRESET, store=None, callbacks=(), stop_when=None) -> History:
+def run_outcome(matrices, # (K, |Y|, |A|) client matrices
+                selector:str='uniform', # a key of `feddiverse.SELECTORS`
+                cfg:OutcomeConfig=TEACHING_PRESET, # what to train
+                store:RunStore|str|None=None, # optional persistent run store
+                callbacks=(), # engine callbacks `cb(sim, row)`, called after every trained round
+                stop_when:Callable|None=None, # engine stop rule `stop_when(history) -> bool`
+               ) -> History:
     "Train one configuration, or return its cached `History` at once if it ran before in this kernel (or in `store`)."
     sim = outcome_simulation(matrices, selector, cfg, store, callbacks, stop_when)
     if sim.key in _RESULTS: return _RESULTS[sim.key]
@@ -97,22 +109,29 @@ def run_outcome(matrices, selector:str='uniform', cfg:OutcomeConfig=TEACHING_PRE
     elif store is not None: sim.store.delete(sim.key)
     return h
 
-def curves(histories:dict, # selector name -> History (or a list of round rows while running)
-           fig:go.Figure|None=None, # a figure made by this function, updated in place
-          ) -> go.Figure:
-    "Average (solid) and worst-group (dashed) test accuracy per round, one colour per selector."
-    palette = ('#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b')
-    if fig is None:
-        fig = go.Figure()
-        fig.update_layout(xaxis_title='round', yaxis_title='test accuracy', yaxis_range=[0, 1.02], height=320, width=620,
-                          margin=dict(l=40, r=10, t=30, b=40), legend=dict(font_size=10))
+# %% ../../nbs/widgets/51_outcome.ipynb #6eedf6ba
+_PALETTE = ('#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b')   # one colour per selector
+
+def _curve_traces(histories):
+    "Average and worst-group accuracy traces (name, x, y, line) of every selector's rounds so far."
     traces = []
     for i, (name, h) in enumerate(histories.items()):
         rows = h.round_rows if isinstance(h, History) else h
         r = [x for x in rows if not np.isnan(x['accuracy'])]
         for m, dash in (('accuracy', 'solid'), ('worst_group_accuracy', 'dash')):
             traces.append(dict(name=f'{name} {"avg" if m == "accuracy" else "worst group"}', x=[x['round'] for x in r], y=[x[m] for x in r],
-                               line=dict(color=palette[i % len(palette)], dash=dash)))
+                               line=dict(color=_PALETTE[i % len(_PALETTE)], dash=dash)))
+    return traces
+
+def curves(histories:dict, # selector name -> History (or a list of round rows while running)
+           fig:go.Figure|None=None, # a figure made by this function, updated in place
+          ) -> go.Figure:
+    "Average (solid) and worst-group (dashed) test accuracy per round, one colour per selector."
+    if fig is None:
+        fig = go.Figure()
+        fig.update_layout(xaxis_title='round', yaxis_title='test accuracy', yaxis_range=[0, 1.02], height=320, width=620,
+                          margin=dict(l=40, r=10, t=30, b=40), legend=dict(font_size=10))
+    traces = _curve_traces(histories)
     with fig.batch_update():
         if [t.name for t in fig.data] != [t['name'] for t in traces]:
             fig.data = []
@@ -125,106 +144,135 @@ def curves(histories:dict, # selector name -> History (or a list of round rows w
 class OutcomePanel:
     "Train on data generated from the edited matrices with chosen selectors; live accuracy curves, cache, stop button."
     def __init__(self, source='cmnist_gsc', # a `MatrixEditor` (its current matrices are used at each run), a federation name, or matrices
-                 selectors=('uniform', 'feddiverse'), # keys of `widgets.EXPLORER_SELECTORS`
+                 selectors=('uniform', 'feddiverse'), # keys of `feddiverse.SELECTORS`
                  config:OutcomeConfig=TEACHING_PRESET, # data, model and training settings
                  store:RunStore|str|None=None, # optional persistent run store (results survive the kernel)
                 ):
         self.source, self.store, self.results, self.live = source, store, {}, {}
         self._stop, self._thread, self.status, self.first_point_s = threading.Event(), None, 'idle', None
         self._round_listeners = []
-        self.selectors_w = W.SelectMultiple(options=list(EXPLORER_SELECTORS), rows=6, description='selectors')
+        self._build_widgets()
+        if not self.set(selectors=selectors, config=config): raise ValueError(self.status)
+        if isinstance(source, MatrixEditor): source.on_change(lambda _: self._say('matrices changed: press run to train on them'))
+
+    def _build_widgets(self):
+        "Selector list, data / aggregator / rounds / κ controls, run and stop buttons, status line and the curves."
+        self.selectors_w = W.SelectMultiple(options=list(SELECTORS), rows=6, description='selectors')
         self.dataset_w = W.Dropdown(options=['cmnist', 'shapes'], description='data')
-        self.agg_w = W.Dropdown(options=['fedavg', 'fedavgm', 'fedprox'], description='aggregator')
+        self.agg_w = W.Dropdown(options=list(AGGREGATORS), description='aggregator')
         self.rounds_w = W.IntSlider(min=1, max=100, description='rounds')
         self.k_w = W.IntSlider(min=1, max=30, description='κ')
         self.run_w, self.stop_w = W.Button(description='run', icon='play', button_style='success'), W.Button(description='stop', icon='stop')
         self.status_w = W.HTML(); self.status_w.add_class('hx-status')
-        self.fig = curves({})
-        self.fig = go.FigureWidget(self.fig)
+        self.fig = go.FigureWidget(curves({}))
         self.run_w.on_click(lambda _: self.run())
         self.stop_w.on_click(lambda _: self.stop())
         self.box = W.VBox([W.HBox([self.selectors_w, W.VBox([self.dataset_w, self.agg_w, self.rounds_w, self.k_w])]),
                            W.HBox([self.run_w, self.stop_w, self.status_w]), self.fig])
-        if not self.set(selectors=selectors, config=config): raise ValueError(self.status)
-        if isinstance(source, MatrixEditor): source.on_change(lambda _: self._say('matrices changed: press run to train on them'))
-
-    @property
-    def matrices(self) -> np.ndarray: "The federation the next run trains on."; return _source_matrices(self.source)
-    @property
-    def running(self) -> bool: "Whether a background run is in progress."; return self._thread is not None and self._thread.is_alive()
-
-    def set(self, selectors=None, config:OutcomeConfig|None=None, **fields) -> bool:
-        "Change selectors, the whole config, or single config fields (e.g. `rounds=10`); invalid input shows a message."
-        try:
-            sel = tuple(self.selectors if selectors is None else selectors)
-            if not sel: raise ValueError("selectors: choose at least one selector")
-            for s in sel: check_choice('selector', s, EXPLORER_SELECTORS)
-            cfg = replace(config or self.config, **fields)
-        except (TypeError, ValueError, AttributeError) as e: self._say(f'⚠ {e}', error=True); return False
-        self.selectors, self.config = sel, cfg
-        self._sync(); self._say('ready'); return True
-
-    def run(self, background:bool=True, # train in a thread (the kernel stays responsive; the stop button works)
-           ) -> dict|None: # name -> History when `background=False`
-        "Train every chosen selector (cached configurations are drawn at once)."
-        if self.running: self._say('already running'); return None
-        self._stop.clear(); self.live, self.results, self.first_point_s = {}, {}, None
-        self._t0 = time.perf_counter()
-        if not background: self._work(); return self.results
-        self._thread = threading.Thread(target=self._work, daemon=True); self._thread.start(); return None
-
-    def stop(self): "Ask a background run to stop after the current round."; self._stop.set()
-    def on_round(self, callback:Callable): "Call `callback(selector_name, row)` after every trained round."; self._round_listeners.append(callback)
-    def wait(self, timeout:float|None=None) -> dict:
-        "Block until the background run ends; returns name -> History."
-        if self._thread is not None: self._thread.join(timeout)
-        return self.results
-
-    def table(self) -> pd.DataFrame:
-        "Final average and worst-group accuracy of each finished selector."
-        return pd.DataFrame({n: dict(accuracy=h.round_rows[-1]['accuracy'], worst_group_accuracy=h.round_rows[-1]['worst_group_accuracy'],
-                                     rounds=len(h), stop=h.stop_reason) for n, h in self.results.items()}).T
-
-    def _work(self):
-        try:
-            N = self.matrices
-            for name in self.selectors:
-                if self._stop.is_set(): break
-                self.live[name] = []; self._say(f'{name}: preparing data and model')
-                h = run_outcome(N, name, self.config, self.store, callbacks=[lambda sim, row, name=name: self._on_round(name, row)],
-                                stop_when=self._should_stop)
-                self.live[name] = h.round_rows; self.results[name] = h
-                self._draw()
-            self._say('stopped by the user' if self._stop.is_set() else
-                      f'done in {time.perf_counter() - self._t0:.2f} s: ' + ', '.join(
-                          f'{n} acc {h.round_rows[-1]["accuracy"]:.3f} / worst {h.round_rows[-1]["worst_group_accuracy"]:.3f}' for n, h in self.results.items()))
-        except Exception as e: self._say(f'⚠ {type(e).__name__}: {e}', error=True)
-
-    def _should_stop(self, history) -> bool: return self._stop.is_set()
-
-    def _on_round(self, name, row):
-        if self.first_point_s is None: self.first_point_s = time.perf_counter() - self._t0
-        self.live[name] = self.live[name] + [row]
-        self._say(f'{name}: round {row["round"] + 1}/{self.config.rounds}, accuracy {row["accuracy"]:.3f}, worst group {row["worst_group_accuracy"]:.3f}')
-        self._draw()
-        for f in self._round_listeners: f(name, row)
-
-    def _draw(self): curves(self.live, self.fig)
-
-    def _say(self, text, error=False):
-        self.status = text
-        self.status_w.value = f'<span style="color:{"#c00" if error else "#333"}">{html.escape(text)}</span>'
-
-    def _sync(self):
-        c = self.config
-        self.selectors_w.value, self.dataset_w.value, self.agg_w.value, self.rounds_w.value, self.k_w.value = self.selectors, c.dataset, c.aggregator, c.rounds, c.k
-        if not hasattr(self, '_wired'):
-            self._wired = True
-            self.selectors_w.observe(lambda ch: self.set(selectors=ch.new), 'value')
-            for w_, f in ((self.dataset_w, 'dataset'), (self.agg_w, 'aggregator'), (self.rounds_w, 'rounds'), (self.k_w, 'k')):
-                w_.observe(lambda ch, f=f: self.set(**{f: ch.new}) if getattr(self.config, f) != ch.new else None, 'value')
 
     def _ipython_display_(self): display(self.box)
+
+# %% ../../nbs/widgets/51_outcome.ipynb #e77c3903
+@patch(as_prop=True)
+def matrices(self:OutcomePanel) -> np.ndarray: "The federation the next run trains on."; return _source_matrices(self.source)
+@patch(as_prop=True)
+def running(self:OutcomePanel) -> bool: "Whether a background run is in progress."; return self._thread is not None and self._thread.is_alive()
+
+@patch
+def set(self:OutcomePanel,
+        selectors=None, # keys of `feddiverse.SELECTORS` (None: keep)
+        config:OutcomeConfig|None=None, # a whole new configuration (None: keep)
+        **fields, # single `OutcomeConfig` fields, e.g. `rounds=10`
+       ) -> bool:
+    "Change selectors, the whole config, or single config fields (e.g. `rounds=10`); invalid input shows a message."
+    try:
+        sel = check_selectors(self.selectors if selectors is None else selectors)
+        cfg = replace(config or self.config, **fields)
+    except (TypeError, ValueError, AttributeError) as e: self._say(f'⚠ {e}', error=True); return False
+    self.selectors, self.config = sel, cfg
+    self._sync(); self._say('ready'); return True
+
+# %% ../../nbs/widgets/51_outcome.ipynb #d7de59d1
+@patch
+def run(self:OutcomePanel,
+        background:bool=True, # train in a thread (the kernel stays responsive; the stop button works)
+       ) -> dict|None: # name -> History when `background=False`
+    "Train every chosen selector (cached configurations are drawn at once)."
+    if self.running: self._say('already running'); return None
+    self._stop.clear(); self.live, self.results, self.first_point_s = {}, {}, None
+    self._t0 = time.perf_counter()
+    if not background: self._work(); return self.results
+    self._thread = threading.Thread(target=self._work, daemon=True); self._thread.start(); return None
+
+@patch
+def stop(self:OutcomePanel): "Ask a background run to stop after the current round."; self._stop.set()
+@patch
+def on_round(self:OutcomePanel,
+             callback:Callable, # called as `callback(selector_name, row)`
+            ): "Call `callback(selector_name, row)` after every trained round."; self._round_listeners.append(callback)
+@patch
+def wait(self:OutcomePanel,
+         timeout:float|None=None, # seconds to wait at most (None: until the end)
+        ) -> dict:
+    "Block until the background run ends; returns name -> History."
+    if self._thread is not None: self._thread.join(timeout)
+    return self.results
+
+# %% ../../nbs/widgets/51_outcome.ipynb #0a45e516
+@patch
+def table(self:OutcomePanel) -> pd.DataFrame:
+    "Final average and worst-group accuracy of each finished selector."
+    return pd.DataFrame({n: dict(accuracy=h.round_rows[-1]['accuracy'], worst_group_accuracy=h.round_rows[-1]['worst_group_accuracy'],
+                                 rounds=len(h), stop=h.stop_reason) for n, h in self.results.items()}).T
+
+@patch
+def _done_message(self:OutcomePanel) -> str:
+    return f'done in {time.perf_counter() - self._t0:.2f} s: ' + ', '.join(
+        f'{n} acc {h.round_rows[-1]["accuracy"]:.3f} / worst {h.round_rows[-1]["worst_group_accuracy"]:.3f}' for n, h in self.results.items())
+
+@patch
+def _work(self:OutcomePanel):
+    try:
+        N = self.matrices
+        for name in self.selectors:
+            if self._stop.is_set(): break
+            self.live[name] = []; self._say(f'{name}: preparing data and model')
+            h = run_outcome(N, name, self.config, self.store, callbacks=[lambda sim, row, name=name: self._on_round(name, row)],
+                            stop_when=self._should_stop)
+            self.live[name] = h.round_rows; self.results[name] = h
+            self._draw()
+        self._say('stopped by the user' if self._stop.is_set() else self._done_message())
+    except Exception as e: self._say(f'⚠ {type(e).__name__}: {e}', error=True)
+
+# %% ../../nbs/widgets/51_outcome.ipynb #64bc91f1
+@patch
+def _should_stop(self:OutcomePanel, history) -> bool: return self._stop.is_set()
+
+@patch
+def _on_round(self:OutcomePanel, name, row):
+    if self.first_point_s is None: self.first_point_s = time.perf_counter() - self._t0
+    self.live[name] = self.live[name] + [row]
+    self._say(f'{name}: round {row["round"] + 1}/{self.config.rounds}, accuracy {row["accuracy"]:.3f}, worst group {row["worst_group_accuracy"]:.3f}')
+    self._draw()
+    for f in self._round_listeners: f(name, row)
+
+@patch
+def _draw(self:OutcomePanel): curves(self.live, self.fig)
+
+@patch
+def _say(self:OutcomePanel, text, error=False):
+    self.status = text
+    self.status_w.value = f'<span style="color:{"#c00" if error else "#333"}">{html.escape(text)}</span>'
+
+@patch
+def _sync(self:OutcomePanel):
+    c = self.config
+    self.selectors_w.value, self.dataset_w.value, self.agg_w.value, self.rounds_w.value, self.k_w.value = self.selectors, c.dataset, c.aggregator, c.rounds, c.k
+    if not hasattr(self, '_wired'):
+        self._wired = True
+        self.selectors_w.observe(lambda ch: self.set(selectors=ch.new), 'value')
+        for w_, f in ((self.dataset_w, 'dataset'), (self.agg_w, 'aggregator'), (self.rounds_w, 'rounds'), (self.k_w, 'k')):
+            w_.observe(lambda ch, f=f: self.set(**{f: ch.new}) if getattr(self.config, f) != ch.new else None, 'value')
 
 # %% ../../nbs/widgets/51_outcome.ipynb #ff452176
 def outcome_figure(federations=('cmnist_gsc', 'spawrious_gci'), # 2-class federations to precompute

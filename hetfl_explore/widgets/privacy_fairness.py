@@ -5,6 +5,7 @@
 # %% ../../nbs/widgets/52_privacy_fairness.ipynb #2abb8bdb
 from __future__ import annotations
 import html
+from fastcore.basics import patch
 import numpy as np
 import pandas as pd
 import torch
@@ -17,7 +18,7 @@ from ..modelhet.submodels import ChannelSchedule, METHODS, hidden_sizes, coverag
 from ..modelhet.experiments import appendix_tables, tradeoff_scatter
 from ..fairness.metrics import client_table
 from ..fairness.experiments import PRIVACY_LEVELS
-from .explorers import explore_selection
+from ..feddiverse.selector import simulate_selection
 
 # %% auto #0
 __all__ = ['PRIVACY_COLUMNS', 'EXPLORER_LEVELS', 'threshold_metrics', 'MIAAnatomy', 'SubmodelExplorer', 'TradeoffExplorer',
@@ -64,7 +65,12 @@ class MIAAnatomy:
 # %% ../../nbs/widgets/52_privacy_fairness.ipynb #543e57a0
 class SubmodelExplorer:
     "Pick a sub-model method, the number of small clients and a round; see layer coverage and the channel-set timeline."
-    def __init__(self, method:str='OFM', n_small:int=5, num_clients:int=10, u:int=16, rounds:int=12):
+    def __init__(self, method:str='OFM', # a sub-model method (a key of `submodels.METHODS`)
+                 n_small:int=5, # number of small clients
+                 num_clients:int=10, # clients in the federation
+                 u:int=16, # width unit of the model (`submodels.hidden_sizes`)
+                 rounds:int=12, # rounds on the timeline (and the range of the round slider)
+                ):
         self.num_clients, self.hidden, self.rounds = check_int('num_clients', num_clients, lo=1), hidden_sizes(check_int('u', u, lo=1)), rounds
         self.method_w = W.Dropdown(options=list(METHODS), description='method')
         self.small_w = W.IntSlider(min=1, max=self.num_clients, description='small clients')
@@ -72,25 +78,31 @@ class SubmodelExplorer:
         self.out = W.Output()
         for w_ in (self.method_w, self.small_w, self.round_w): w_.observe(lambda ch: self._from_widgets(), 'value')
         self.box = W.VBox([W.HBox([self.method_w, self.small_w, self.round_w]), self.out])
-        self._busy = False; self.set(method=method, n_small=n_small, round=0)
-
-    def set(self, method:str|None=None, n_small:int|None=None, round:int|None=None) -> ChannelSchedule:
-        "Change settings and redraw; returns the schedule shown."
-        self.method = check_choice('method', method or self.method, METHODS)
-        self.n_small = check_int('n_small', self.n_small if n_small is None else n_small, 1, self.num_clients)
-        self.round = check_int('round', self.round if round is None else round, 0, self.rounds - 1)
-        self.schedule = ChannelSchedule(self.method, self.hidden, list(range(self.n_small)))
-        self._busy = True
-        self.method_w.value, self.small_w.value, self.round_w.value = self.method, self.n_small, self.round
-        self._busy = False
-        self.figures = (coverage_heatmap(self.schedule, self.round), schedule_timeline(self.schedule, self.rounds))
-        self.out.clear_output(wait=True)
-        with self.out: display(W.HBox([go.FigureWidget(f) for f in self.figures]))
-        return self.schedule
+        self._busy = False; self.set(method=method, n_small=n_small, t=0)
 
     def _from_widgets(self):
         if not self._busy: self.set(self.method_w.value, self.small_w.value, self.round_w.value)
     def _ipython_display_(self): display(self.box)
+
+# %% ../../nbs/widgets/52_privacy_fairness.ipynb #3dc68bf4
+@patch
+def set(self:SubmodelExplorer,
+        method:str|None=None, # a sub-model method (None: keep)
+        n_small:int|None=None, # number of small clients (None: keep)
+        t:int|None=None, # the round whose coverage is shown (None: keep)
+       ) -> ChannelSchedule:
+    "Change settings and redraw; returns the schedule shown."
+    self.method = check_choice('method', method or self.method, METHODS)
+    self.n_small = check_int('n_small', self.n_small if n_small is None else n_small, 1, self.num_clients)
+    self.round = check_int('t', self.round if t is None else t, 0, self.rounds - 1)
+    self.schedule = ChannelSchedule(self.method, self.hidden, list(range(self.n_small)))
+    self._busy = True
+    self.method_w.value, self.small_w.value, self.round_w.value = self.method, self.n_small, self.round
+    self._busy = False
+    self.figures = (coverage_heatmap(self.schedule, self.round), schedule_timeline(self.schedule, self.rounds))
+    self.out.clear_output(wait=True)
+    with self.out: display(W.HBox([go.FigureWidget(f) for f in self.figures]))
+    return self.schedule
 
 # %% ../../nbs/widgets/52_privacy_fairness.ipynb #e5fb9b8a
 PRIVACY_COLUMNS = {'mean AUC of the three attacks': 'auc_avg', 'Yeom AUC': 'auc_yeom', 'LiRA AUC': 'auc_lira',
@@ -117,34 +129,43 @@ class TradeoffExplorer:
         self.set(dataset=dataset if dataset in datasets else datasets[0], n_large=n_large if n_large in larges else larges[0],
                  privacy=privacy)
 
-    def set(self, dataset:str|None=None, n_large:int|None=None, privacy:str|None=None) -> go.Figure:
-        "Change what is shown and redraw; returns the figure."
-        ds = self.dataset if dataset is None else check_choice('dataset', dataset, self.dataset_w.options)
-        nl = self.n_large if n_large is None else check_choice('n_large', n_large, self.large_w.options)
-        pr = self.privacy if privacy is None else check_choice('privacy', privacy, list(self.privacy_w.options.values()))
-        self.figure = tradeoff_scatter(self.table, nl, ds, pr)   # raises on an empty selection before anything changes
-        self.dataset, self.n_large, self.privacy = ds, nl, pr
-        self._busy = True
-        self.dataset_w.value, self.large_w.value, self.privacy_w.value = ds, nl, pr
-        self._busy = False
-        self.out.clear_output(wait=True)
-        with self.out: display(go.FigureWidget(self.figure))
-        return self.figure
-
-    def points(self) -> pd.DataFrame:
-        "The methods and baselines currently plotted: method, client accuracy, privacy value, server accuracy."
-        return pd.DataFrame([dict(method=m, client_acc=y, privacy=x) for tr in self.figure.data
-                             for m, x, y in zip(tr.text, tr.x, tr.y)])
-
-    def _from_widgets(self):
-        if self._busy: return
-        try: self.set(self.dataset_w.value, self.large_w.value, self.privacy_w.value); self.msg_w.value = ''
-        except ValueError as e: self.msg_w.value = f'<span style="color:#b00">{html.escape(str(e))}</span>'
     def _ipython_display_(self): display(self.box)
 
+# %% ../../nbs/widgets/52_privacy_fairness.ipynb #2adac8fe
+@patch
+def set(self:TradeoffExplorer,
+        dataset:str|None=None, # dataset shown (None: keep)
+        n_large:int|None=None, # number of large clients (None: keep)
+        privacy:str|None=None, # privacy column on the x-axis (None: keep)
+       ) -> go.Figure:
+    "Change what is shown and redraw; returns the figure."
+    ds = self.dataset if dataset is None else check_choice('dataset', dataset, self.dataset_w.options)
+    nl = self.n_large if n_large is None else check_choice('n_large', n_large, self.large_w.options)
+    pr = self.privacy if privacy is None else check_choice('privacy', privacy, list(self.privacy_w.options.values()))
+    self.figure = tradeoff_scatter(self.table, nl, ds, pr)   # raises on an empty selection before anything changes
+    self.dataset, self.n_large, self.privacy = ds, nl, pr
+    self._busy = True
+    self.dataset_w.value, self.large_w.value, self.privacy_w.value = ds, nl, pr
+    self._busy = False
+    self.out.clear_output(wait=True)
+    with self.out: display(go.FigureWidget(self.figure))
+    return self.figure
+
+@patch
+def points(self:TradeoffExplorer) -> pd.DataFrame:
+    "The methods and baselines currently plotted: method, client accuracy, privacy value, server accuracy."
+    return pd.DataFrame([dict(method=m, client_acc=y, privacy=x) for tr in self.figure.data
+                         for m, x, y in zip(tr.text, tr.x, tr.y)])
+
+@patch
+def _from_widgets(self:TradeoffExplorer):
+    if self._busy: return
+    try: self.set(self.dataset_w.value, self.large_w.value, self.privacy_w.value); self.msg_w.value = ''
+    except ValueError as e: self.msg_w.value = f'<span style="color:#b00">{html.escape(str(e))}</span>'
+
 # %% ../../nbs/widgets/52_privacy_fairness.ipynb #3871eef8
-# how the explorer stands in, without training, for each of `fairness_experiments.PRIVACY_LEVELS`: the explorer's
-# selector, and the σ of triplet noise that stands in for the estimation error
+# how the explorer stands in, without training, for each of `fairness_experiments.PRIVACY_LEVELS`: the
+# `feddiverse.SELECTORS` name, and the σ of triplet noise that stands in for the estimation error
 EXPLORER_LEVELS = {'random': ('uniform', 0.0), 'feddiverse_predicted': ('feddiverse', 0.1),
                    'feddiverse_known': ('feddiverse', 0.0), 'fedrk': ('fedrk', 0.0)}
 
@@ -160,6 +181,7 @@ def fairness_matrices(strength:float=0.8, # s in [0, 1]: class-attribute correla
     k = int(round(mix * K))
     return np.stack([base] * k + [base[:, ::-1]] * (K - k))
 
+# %% ../../nbs/widgets/52_privacy_fairness.ipynb #21b8312d
 def shortcut_confusions(matrices:np.ndarray, # (K, |Y|, |A|) client matrices
                         reliance:float, # λ: probability that the model predicts the shortcut class of the attribute
                        ) -> list[torch.Tensor]: # per-client expected C_k[y, a, ŷ]
@@ -171,9 +193,15 @@ def shortcut_confusions(matrices:np.ndarray, # (K, |Y|, |A|) client matrices
     P = (1 - lam) * onehot_true + lam * onehot_short
     return [torch.tensor(Nk[..., None] * P) for Nk in N]
 
+# %% ../../nbs/widgets/52_privacy_fairness.ipynb #a6f106c4
 class FairnessExplorer:
     "Sliders on correlation strength, client mix and shortcut reliance; fairness per client vs federation; privacy levels' selection."
-    def __init__(self, strength:float=0.8, mix:float=0.75, reliance:float=0.5, k:int=9, rounds:int=100):
+    def __init__(self, strength:float=0.8, # s: class-attribute correlation within a client
+                 mix:float=0.75, # share of clients with the majority correlation
+                 reliance:float=0.5, # λ: how much the model relies on the shortcut
+                 k:int=9, # clients per round in the privacy-level selections
+                 rounds:int=100, # rounds of those selections
+                ):
         self.k, self.rounds = check_int('k', k, lo=1), check_int('rounds', rounds, lo=1)
         self.w = dict(strength=W.FloatSlider(min=0, max=1, step=0.05, description='strength s'),
                       mix=W.FloatSlider(min=0, max=1, step=1 / 24, description='mix'),
@@ -185,42 +213,50 @@ class FairnessExplorer:
         self._busy = False; self.strength, self.mix, self.reliance = strength, mix, reliance
         if not self.set(strength=strength, mix=mix, reliance=reliance): raise ValueError(self.msg_w.value)
 
-    def set(self, **values) -> bool:
-        "Change strength, mix or reliance; invalid values show a message and keep the last valid state."
-        try:
-            new = {**dict(strength=self.strength, mix=self.mix, reliance=self.reliance), **values}
-            N = fairness_matrices(new['strength'], new['mix']); C = shortcut_confusions(N, new['reliance'])
-            table = client_table(C, percent=True)
-        except (TypeError, ValueError) as e: self.msg_w.value = f'<span style="color:#c00">⚠ {html.escape(str(e))}</span>'; return False
-        self.strength, self.mix, self.reliance, self.matrices, self.table = new['strength'], new['mix'], new['reliance'], N, table
-        self.msg_w.value = ''
-        self._busy = True
-        for name, w_ in self.w.items(): w_.value = getattr(self, name)
-        self._busy = False
-        self.table_w.value = self.fairness().round(3).to_html(border=0)
-        self.levels_w.value = self.privacy_levels().round(3).to_html(border=0)
-        return True
-
-    def fairness(self) -> pd.DataFrame:
-        "Accuracy, worst-group accuracy, ΔEOp and ΔDemPar: one client of each kind, the mean of clients, the federation."
-        t = self.table[['acc', 'wga', 'd_eop', 'd_dp']]
-        k = int(round(self.mix * len(self.matrices)))
-        rows = [r for r in (t.index[0] if k > 0 else None, t.index[-3] if k < len(self.matrices) else None) if r is not None]
-        return t.loc[rows + ['mean of clients', 'federation (Σ C_k)']]
-
-    def privacy_levels(self) -> pd.DataFrame:
-        "Per privacy level: share of selected slots from minority-correlation clients and the mean union SC the model sees."
-        k = min(self.k, len(self.matrices)); minority = np.arange(len(self.matrices)) >= int(round(self.mix * len(self.matrices)))
-        rows = {}
-        for level, (name, noise) in EXPLORER_LEVELS.items():
-            st = explore_selection(self.matrices, name, self.rounds, k, noise=noise)
-            rows[PRIVACY_LEVELS[level]['row']] = dict(minority_share=float(st.selected[:, minority].sum() / st.selected.sum()), union_SC=float(st.union_mean()[2]))
-        return pd.DataFrame(rows).T
-
     def _ipython_display_(self): display(self.box)
 
+# %% ../../nbs/widgets/52_privacy_fairness.ipynb #03376cb5
+@patch
+def set(self:FairnessExplorer, **values) -> bool:
+    "Change strength, mix or reliance; invalid values show a message and keep the last valid state."
+    try:
+        new = {**dict(strength=self.strength, mix=self.mix, reliance=self.reliance), **values}
+        N = fairness_matrices(new['strength'], new['mix']); C = shortcut_confusions(N, new['reliance'])
+        table = client_table(C, percent=True)
+    except (TypeError, ValueError) as e: self.msg_w.value = f'<span style="color:#c00">⚠ {html.escape(str(e))}</span>'; return False
+    self.strength, self.mix, self.reliance, self.matrices, self.table = new['strength'], new['mix'], new['reliance'], N, table
+    self.msg_w.value = ''
+    self._busy = True
+    for name, w_ in self.w.items(): w_.value = getattr(self, name)
+    self._busy = False
+    self.table_w.value = self.fairness().round(3).to_html(border=0)
+    self.levels_w.value = self.privacy_levels().round(3).to_html(border=0)
+    return True
+
+# %% ../../nbs/widgets/52_privacy_fairness.ipynb #12e739b4
+@patch
+def fairness(self:FairnessExplorer) -> pd.DataFrame:
+    "Accuracy, worst-group accuracy, ΔEOp and ΔDemPar: one client of each kind, the mean of clients, the federation."
+    t = self.table[['acc', 'wga', 'd_eop', 'd_dp']]
+    k = int(round(self.mix * len(self.matrices)))
+    rows = [r for r in (t.index[0] if k > 0 else None, t.index[-3] if k < len(self.matrices) else None) if r is not None]
+    return t.loc[rows + ['mean of clients', 'federation (Σ C_k)']]
+
+@patch
+def privacy_levels(self:FairnessExplorer) -> pd.DataFrame:
+    "Per privacy level: share of selected slots from minority-correlation clients and the mean union SC the model sees."
+    k = min(self.k, len(self.matrices)); minority = np.arange(len(self.matrices)) >= int(round(self.mix * len(self.matrices)))
+    rows = {}
+    for level, (name, noise) in EXPLORER_LEVELS.items():
+        st = simulate_selection(self.matrices, name, self.rounds, k, noise=noise)
+        rows[PRIVACY_LEVELS[level]['row']] = dict(minority_share=float(st.selected[:, minority].sum() / st.selected.sum()), union_SC=float(st.union_mean()[2]))
+    return pd.DataFrame(rows).T
+
 # %% ../../nbs/widgets/52_privacy_fairness.ipynb #5bab6cd3
-def fairness_static_figure(strength:float=0.8, mix:float=0.75, steps:int=11) -> go.Figure:
+def fairness_static_figure(strength:float=0.8, # s: class-attribute correlation within a client
+                           mix:float=0.75, # share of clients with the majority correlation
+                           steps:int=11, # values of λ between 0 and 1
+                          ) -> go.Figure:
     "Kernel-free fairness explorer: federation vs mean-of-clients gaps over the shortcut reliance λ (plotly figure)."
     lams = np.linspace(0, 1, steps); N = fairness_matrices(strength, mix)
     tabs = [client_table(shortcut_confusions(N, l)) for l in lams]
