@@ -126,7 +126,8 @@ def _sgd(model, loss_fn, x, t, steps, lr, batch_size, seed, weights=None):
     return model
 
 def train_biased(model:nn.Module, # the pre-trained model f(θ^{T_0}) (not modified)
-                 x:torch.Tensor, y:torch.Tensor, # the client's inputs and class labels
+                 x:torch.Tensor, # the client's inputs
+                 y:torch.Tensor, # the client's class labels
                  n_classes:int, # |Y|
                  steps:int=50, # τ_bias
                  q:float=0.3, # GCE exponent
@@ -144,7 +145,8 @@ def train_biased(model:nn.Module, # the pre-trained model f(θ^{T_0}) (not modif
 
 @torch.no_grad()
 def majority_mask(biased:list[nn.Module], # from `train_biased`
-                  x:torch.Tensor, y:torch.Tensor, # the client's inputs and labels
+                  x:torch.Tensor, # the client's inputs
+                  y:torch.Tensor, # the client's class labels
                   batch_size:int=1024, # evaluation batch size
                  ) -> torch.Tensor: # (n,) bool: True = majority group G̃ (learned), False = minority g̃
     r"Which samples the biased model gets right: the majority groups $\tilde G_y$ (True) and minority $\tilde g_y$ (False)."
@@ -228,7 +230,8 @@ class EstimationConfig:
         check_choice('init', self.init, ('biased', 'fresh'))
 
 def estimate_client(model:nn.Module, # the pre-trained model θ^{T_0}
-                    x:torch.Tensor, y:torch.Tensor, # the client's inputs and labels (no attributes!)
+                    x:torch.Tensor, # the client's inputs
+                    y:torch.Tensor, # the client's class labels (no attributes!)
                     n_classes:int, # |Y|
                     cfg:EstimationConfig|None=None, # hyper-parameters
                     seed:int=0, # seed of the client's mini-batches
