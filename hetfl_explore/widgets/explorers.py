@@ -42,7 +42,7 @@ def dirichlet_types(num_clients:int=24, # K
     rng = rng_streams(seed, 1, 'dirichlet_types')[0]
     return [(1, rng.multinomial(size, rng.dirichlet(np.full(Y * A, alpha))).reshape(Y, A)) for _ in range(K)]
 
-# %% ../../nbs/widgets/50_explorers.ipynb #147c566a
+# %% ../../nbs/widgets/50_explorers.ipynb #78b3240e
 DIRICHLET_CLIENTS = 24                    # K of every Dirichlet preset
 DIRICHLET_SIZE = {2: 200, 4: 320}         # samples per client, by number of classes |Y|
 
@@ -104,7 +104,7 @@ def federation_summary(types:list, # [(multiplicity, N), ...] editor rows (valid
                 global_matrix=Ns.sum(0), num_clients=int(mult.sum()), n_samples=int(Ns.sum()),
                 warnings=_summary_warnings(rows, t, ty, atol))
 
-# %% ../../nbs/widgets/50_explorers.ipynb #92be3f37
+# %% ../../nbs/widgets/50_explorers.ipynb #eb7ae427
 MAX_WARNINGS = 6   # warnings listed in the readout; the rest are counted
 
 def _fmt(v): return '–' if v is None else f'{float(v):.3f}'
@@ -132,7 +132,7 @@ def summary_html(summary:dict, # from `federation_summary`
             f'<div>global matrix (rows = classes): <code>{glob}</code></div>'
             + (f'<ul style="color:#8a6d3b;margin:2px 0">{warn}</ul>' if warn else ''))
 
-# %% ../../nbs/widgets/50_explorers.ipynb #a6ce03d5
+# %% ../../nbs/widgets/50_explorers.ipynb #8cd6eed0
 def triplet_bar_html(t:np.ndarray, # one triplet [CI, AI, SC]
                      width:int=90, # pixels of a full bar
                     ) -> str:
@@ -169,7 +169,7 @@ def simplex_positions(triplets:np.ndarray, # (K, 3) triplets [CI, AI, SC]
         pos[[int(s) for s in tr.text]] = np.c_[tr.a, tr.b, tr.c]
     return pos
 
-# %% ../../nbs/widgets/50_explorers.ipynb #ba80a54e
+# %% ../../nbs/widgets/50_explorers.ipynb #b7dce7d9
 def _new_types_ternary(fig):
     "Add the four (empty) type traces and the layout to a new figure."
     fig.add_traces([go.Scatterternary(name=g, mode='markers+text', marker=dict(color=c, opacity=0.8), textposition='top center',
@@ -221,7 +221,7 @@ class MatrixEditor:
 
     def _ipython_display_(self): display(self.box)
 
-# %% ../../nbs/widgets/50_explorers.ipynb #c56a7f6d
+# %% ../../nbs/widgets/50_explorers.ipynb #36290a6d
 @patch(as_prop=True)
 def types(self:MatrixEditor) -> list: "Rows as (multiplicity, matrix) copies."; return [(m, N.copy()) for m, N in self._types]
 @patch(as_prop=True)
@@ -239,7 +239,7 @@ def on_change(self:MatrixEditor,
               callback:Callable, # called as `callback(editor)`
              ): "Call `callback(editor)` after every accepted change."; self._listeners.append(callback)
 
-# %% ../../nbs/widgets/50_explorers.ipynb #dd71ed35
+# %% ../../nbs/widgets/50_explorers.ipynb #45d11890
 @patch
 def load_preset(self:MatrixEditor,
                 name:str, # a key of `PRESETS`
@@ -248,7 +248,9 @@ def load_preset(self:MatrixEditor,
     check_choice('name', name, PRESETS)
     self.preset = name
     if self.preset_w.value != name:
-        self._syncing = True; self.preset_w.value = name; self._syncing = False
+        self._syncing = True
+        self.preset_w.value = name
+        self._syncing = False
     return self._commit(preset_types(name), rebuild=True, published=published_values(name))
 
 @patch
@@ -259,7 +261,7 @@ def set_types(self:MatrixEditor,
     "Replace all rows; invalid rows leave the editor unchanged and show why."
     return self._commit(types, rebuild=True, published=published or {})
 
-# %% ../../nbs/widgets/50_explorers.ipynb #1c98f830
+# %% ../../nbs/widgets/50_explorers.ipynb #ad1abf51
 @patch
 def set_cell(self:MatrixEditor,
              row:int, # editor row
@@ -285,7 +287,7 @@ def set_multiplicity(self:MatrixEditor,
     except (TypeError, ValueError) as e: return self._reject(e)
     return self._commit(self._types[:row] + [(m, self._types[row][1])] + self._types[row + 1:])
 
-# %% ../../nbs/widgets/50_explorers.ipynb #965ca7c1
+# %% ../../nbs/widgets/50_explorers.ipynb #3a25dc10
 @patch
 def add_client(self:MatrixEditor,
                N=None, # matrix of the new row (default: a copy of the last row)
@@ -304,7 +306,7 @@ def remove_client(self:MatrixEditor,
     except (TypeError, ValueError) as e: return self._reject(e)
     return self._commit(self._types[:row] + self._types[row + 1:], rebuild=True)
 
-# %% ../../nbs/widgets/50_explorers.ipynb #0f29f757
+# %% ../../nbs/widgets/50_explorers.ipynb #f8e82c1b
 @patch
 def _reject(self:MatrixEditor, err) -> bool:
     self.message = str(err)
@@ -326,7 +328,7 @@ def _commit(self:MatrixEditor, types, rebuild=False, published=None) -> bool:
     for f in self._listeners: f(self)
     return True
 
-# %% ../../nbs/widgets/50_explorers.ipynb #192fdb58
+# %% ../../nbs/widgets/50_explorers.ipynb #0c4c5f78
 @patch
 def _row_widgets(self:MatrixEditor, i, m, N):
     "The widgets of editor row `i`: multiplicity, cells, triplet bars, type label, remove button."
@@ -342,7 +344,7 @@ def _row_widgets(self:MatrixEditor, i, m, N):
     rm.on_click(lambda _, i=i: self.remove_client(i))
     grid = W.GridBox([c for r in cells for c in r], layout=W.Layout(grid_template_columns=f'repeat({A}, 64px)'))
     bar, label = W.HTML(), W.HTML()
-    self._cells.append(cells); self._mults.append(mult); self._bars.append(bar); self._labels.append(label)
+    for store, w_ in zip((self._cells, self._mults, self._bars, self._labels), (cells, mult, bar, label)): store.append(w_)
     return W.HBox([W.HTML(f'<b>r{i}</b>&nbsp;×', layout=W.Layout(width='42px')), mult, grid, bar, label, rm],
                   layout=W.Layout(align_items='center', border_bottom='1px solid #eee'))
 
@@ -356,7 +358,7 @@ def _build_rows(self:MatrixEditor):
     self.rows_w.children = [head] + rows
     self._sync_cells()
 
-# %% ../../nbs/widgets/50_explorers.ipynb #2ead9658
+# %% ../../nbs/widgets/50_explorers.ipynb #c029f364
 @patch
 def _class_names(self:MatrixEditor):
     fs = FEDERATIONS.get(getattr(self, 'preset', ''))
@@ -405,7 +407,7 @@ def share_table(stats:dict, # selector name -> `SelectionStats`
     return pd.DataFrame({n: {**{d: 100 * s.type_shares[d] for d in DIMS}, **{f'union_{d}': v for d, v in zip(DIMS, s.union_mean())}}
                          for n, s in stats.items()}).T
 
-# %% ../../nbs/widgets/50_explorers.ipynb #65f62e23
+# %% ../../nbs/widgets/50_explorers.ipynb #5034436d
 _SMALL = dict(height=240, width=480, margin=dict(l=40, r=10, t=40, b=40))   # layout of the explorer's small figures
 
 def _new_selection_figures() -> dict:
@@ -423,7 +425,7 @@ def _new_selection_figures() -> dict:
                                    title='what the model sees each round')
     return figs
 
-# %% ../../nbs/widgets/50_explorers.ipynb #bd7f1e80
+# %% ../../nbs/widgets/50_explorers.ipynb #eb9d9754
 def selection_figures(stats:dict, # selector name -> `SelectionStats`
                       show:str|None=None, # which selector's heatmap and frequencies to draw (default the first)
                       figs:dict|None=None, # figures made by this function, updated in place
@@ -448,7 +450,7 @@ def selection_figures(stats:dict, # selector name -> `SelectionStats`
         for tr in figs['exposure'].data: tr.update(x=np.arange(len(stats[tr.name].union_triplets)), y=stats[tr.name].union_triplets[:, 2])
     return figs
 
-# %% ../../nbs/widgets/50_explorers.ipynb #eb95ceef
+# %% ../../nbs/widgets/50_explorers.ipynb #fd29ebd5
 class SelectionExplorer:
     "Run selectors on a federation (no training) and see whom they pick, type shares, frequencies and exposure."
     def __init__(self, source='spawrious_gsc', # a `MatrixEditor` (observed live), a federation name, or matrices (K, |Y|, |A|)
@@ -464,25 +466,28 @@ class SelectionExplorer:
         self.set(selectors=selectors, k=k, rounds=rounds, noise=noise)
         if isinstance(source, MatrixEditor): source.on_change(lambda _: self.refresh())
 
-    def _build_widgets(self):
-        "Controls, message line, share table and the four figures (drawn once from a dummy federation)."
-        self.selectors_w = W.SelectMultiple(options=list(SELECTORS), rows=6, description='selectors')
-        self.k_w = W.IntSlider(min=1, max=30, description='κ')
-        self.rounds_w = W.IntSlider(min=20, max=2000, step=20, description='rounds')
-        self.noise_w = W.FloatSlider(min=0, max=0.5, step=0.01, description='triplet σ')
-        self.show_w = W.Dropdown(description='heatmap of')
-        self.msg_w = W.HTML(); self.table_w = W.HTML(); self.table_w.add_class('hx-shares')
-        self.figs = {n: go.FigureWidget(f) for n, f in _new_selection_figures().items()}
-        for w_, name in ((self.selectors_w, 'selectors'), (self.k_w, 'k'), (self.rounds_w, 'rounds'), (self.noise_w, 'noise')):
-            w_.observe(lambda ch, name=name: self._from_widget(name, ch.new), 'value')
-        self.show_w.observe(lambda ch: None if self._busy else self._draw(), 'value')
-        self.box = W.VBox([W.HBox([self.selectors_w, W.VBox([self.k_w, self.rounds_w, self.noise_w, self.show_w])]), self.msg_w,
-                           self.table_w, W.HBox([self.figs['shares'], self.figs['heatmap']]),
-                           W.HBox([self.figs['frequency'], self.figs['exposure']])])
-
     def _ipython_display_(self): display(self.box)
 
-# %% ../../nbs/widgets/50_explorers.ipynb #903012b0
+# %% ../../nbs/widgets/50_explorers.ipynb #9f90c857
+@patch
+def _build_widgets(self:SelectionExplorer):
+    "Controls, message line, share table and the four (empty) figures."
+    self.selectors_w = W.SelectMultiple(options=list(SELECTORS), rows=6, description='selectors')
+    self.k_w = W.IntSlider(min=1, max=30, description='κ')
+    self.rounds_w = W.IntSlider(min=20, max=2000, step=20, description='rounds')
+    self.noise_w = W.FloatSlider(min=0, max=0.5, step=0.01, description='triplet σ')
+    self.show_w = W.Dropdown(description='heatmap of')
+    self.msg_w, self.table_w = W.HTML(), W.HTML()
+    self.table_w.add_class('hx-shares')
+    self.figs = {n: go.FigureWidget(f) for n, f in _new_selection_figures().items()}
+    for w_, name in ((self.selectors_w, 'selectors'), (self.k_w, 'k'), (self.rounds_w, 'rounds'), (self.noise_w, 'noise')):
+        w_.observe(lambda ch, name=name: self._from_widget(name, ch.new), 'value')
+    self.show_w.observe(lambda ch: None if self._busy else self._draw(), 'value')
+    self.box = W.VBox([W.HBox([self.selectors_w, W.VBox([self.k_w, self.rounds_w, self.noise_w, self.show_w])]), self.msg_w,
+                       self.table_w, W.HBox([self.figs['shares'], self.figs['heatmap']]),
+                       W.HBox([self.figs['frequency'], self.figs['exposure']])])
+
+# %% ../../nbs/widgets/50_explorers.ipynb #f661636e
 @patch(as_prop=True)
 def matrices(self:SelectionExplorer) -> np.ndarray: "The federation being explored (live from the editor)."; return _source_matrices(self.source)
 
@@ -500,11 +505,12 @@ def set(self:SelectionExplorer,
         rounds = check_int('rounds', self.rounds if rounds is None else rounds, lo=1)
         noise = check_float('noise', self.noise if noise is None else noise, lo=0)
     except (TypeError, ValueError, AttributeError) as e:
-        self.msg_w.value = f'<span style="color:#c00">⚠ {html.escape(str(e))}</span>'; self._sync(); return False
+        self.msg_w.value = f'<span style="color:#c00">⚠ {html.escape(str(e))}</span>'
+        self._sync(); return False
     self.selectors, self.k, self.rounds, self.noise = sel, k, rounds, noise
     self.refresh(); return True
 
-# %% ../../nbs/widgets/50_explorers.ipynb #769d48dc
+# %% ../../nbs/widgets/50_explorers.ipynb #49574e81
 @patch
 def refresh(self:SelectionExplorer) -> dict:
     "Recompute every chosen selector on the current matrices and redraw; returns name -> `SelectionStats`."
@@ -522,7 +528,7 @@ def refresh(self:SelectionExplorer) -> dict:
     self._sync(); self._draw()
     return self.stats
 
-# %% ../../nbs/widgets/50_explorers.ipynb #a75413bf
+# %% ../../nbs/widgets/50_explorers.ipynb #7f840911
 @patch
 def selected(self:SelectionExplorer,
              name:str|None=None, # a chosen selector (default the first)
@@ -570,7 +576,7 @@ def explain_frames(explanation:dict, # `FedDiverseSelector.explain()` after a se
             before.append(int(s[who]))
     return frames
 
-# %% ../../nbs/widgets/50_explorers.ipynb #54f8d728
+# %% ../../nbs/widgets/50_explorers.ipynb #25c0e57c
 _STEP_GROUPS = (('other', '#cccccc', 7), ('candidates', '#9ecae1', 8), ('selected', '#222222', 10), ('pick', '#d62728', 14))  # name, colour, size
 
 def _new_step_figure() -> go.Figure:
@@ -585,6 +591,7 @@ def _new_step_figure() -> go.Figure:
     fig.update_xaxes(type='category', title='candidate client', row=1, col=2)
     return fig
 
+# %% ../../nbs/widgets/50_explorers.ipynb #688c7b62
 def step_figure(triplets:np.ndarray, # (K, 3) triplets the selector used
                 frame:dict, # one of `explain_frames`
                 fig:go.Figure|None=None, # a figure made by this function, updated in place
@@ -603,7 +610,7 @@ def step_figure(triplets:np.ndarray, # (K, 3) triplets the selector used
         fig.layout.title = frame['text']
     return fig
 
-# %% ../../nbs/widgets/50_explorers.ipynb #44c72287
+# %% ../../nbs/widgets/50_explorers.ipynb #d8ff2f4e
 def stepper_figure(explanation:dict, # `FedDiverseSelector.explain()` after a selection
                   ) -> go.Figure:
     "Kernel-free step-through: a plotly slider over the frames of one FedDiverse round."
@@ -616,7 +623,7 @@ def stepper_figure(explanation:dict, # `FedDiverseSelector.explain()` after a se
                                            for i, f in enumerate(frames)])], height=420)
     return fig
 
-# %% ../../nbs/widgets/50_explorers.ipynb #509258e3
+# %% ../../nbs/widgets/50_explorers.ipynb #399d277a
 class FedDiverseStepper:
     "Step through one FedDiverse selection: each probabilistic, complementary and orthogonal step on the simplex."
     def __init__(self, source='waterbirds_dist', # a `MatrixEditor` (observed live), a federation name, or matrices
@@ -638,7 +645,7 @@ class FedDiverseStepper:
 
     def _ipython_display_(self): display(self.box)
 
-# %% ../../nbs/widgets/50_explorers.ipynb #93a0bc45
+# %% ../../nbs/widgets/50_explorers.ipynb #5ff687ec
 @patch
 def select(self:FedDiverseStepper) -> np.ndarray:
     "Run one selection round with the current settings and go to its first step; returns the chosen ids."
@@ -661,13 +668,15 @@ def go(self:FedDiverseStepper,
                          f'picked client {f["chosen"]}; selected so far {f["before"]}')
     return f
 
-# %% ../../nbs/widgets/50_explorers.ipynb #e666a97c
+# %% ../../nbs/widgets/50_explorers.ipynb #9c8f431c
 @patch
 def next(self:FedDiverseStepper) -> dict: "Advance one step."; return self.go(self.frame + 1)
 @patch
 def prev(self:FedDiverseStepper) -> dict: "Go back one step."; return self.go(self.frame - 1)
 @patch
-def new_round(self:FedDiverseStepper) -> np.ndarray: "Draw another round (next seed)."; self.seed += 1; return self.select()
+def new_round(self:FedDiverseStepper) -> np.ndarray:
+    "Draw another round (next seed)."
+    self.seed += 1; return self.select()
 @patch
 def current(self:FedDiverseStepper) -> dict: "The frame on screen."; return self.frames[self.frame]
 
@@ -699,7 +708,7 @@ class TaxonomyExplorer:
 
     def _ipython_display_(self): display(self.box)
 
-# %% ../../nbs/widgets/50_explorers.ipynb #6d588103
+# %% ../../nbs/widgets/50_explorers.ipynb #87c2291d
 @patch
 def set_filter(self:TaxonomyExplorer, **criteria) -> list:
     "Update filters (column=value, None clears one) and return the matching methods."
@@ -719,7 +728,7 @@ def set_filter(self:TaxonomyExplorer, **criteria) -> list:
 @patch
 def methods(self:TaxonomyExplorer) -> list[str]: "Methods matching the current filters."; return list(methods_where(**self.criteria).index)
 
-# %% ../../nbs/widgets/50_explorers.ipynb #235a794f
+# %% ../../nbs/widgets/50_explorers.ipynb #4c3bf1b1
 @patch
 def show(self:TaxonomyExplorer,
          method:str, # a Table 4 method
@@ -769,7 +778,7 @@ def federations_figure(names=tuple(FEDERATIONS), # federations in the dropdown
                       margin=dict(l=30, r=10, t=100, b=30), title=buttons[0]['args'][1]['title'])
     return fig
 
-# %% ../../nbs/widgets/50_explorers.ipynb #93f77bda
+# %% ../../nbs/widgets/50_explorers.ipynb #79f81a60
 def selection_static_figure(source='spawrious_gsc', # a federation name or matrices
                             selectors=('uniform', 'round_robin', 'feddiverse', 'feddiverse[paper-literal]', 'fedrk'), # explorer names
                             rounds:int=60, # rounds simulated

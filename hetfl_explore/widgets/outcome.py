@@ -45,18 +45,17 @@ class OutcomeConfig:
     seed: int = 0 # seed of data, model and selection
 
     def __post_init__(self):
-        check_choice('dataset', self.dataset, ('cmnist', 'shapes')); check_float('scale', self.scale, lo=0, lo_open=True)
-        check_int('size', self.size, lo=4); check_int('test_per_group', self.test_per_group, lo=1); check_int('hidden', self.hidden, lo=1)
-        check_int('rounds', self.rounds, lo=1); check_int('k', self.k, lo=1); check_float('lr', self.lr, lo=0, lo_open=True)
-        check_int('local_epochs', self.local_epochs, lo=1); check_int('batch_size', self.batch_size, lo=1)
-        check_choice('aggregator', self.aggregator, AGGREGATORS); check_int('seed', self.seed, lo=0)
+        check_choice('dataset', self.dataset, ('cmnist', 'shapes')); check_choice('aggregator', self.aggregator, AGGREGATORS)
+        for f in ('scale', 'lr'): check_float(f, getattr(self, f), lo=0, lo_open=True)
+        for f, lo in (('size', 4), ('test_per_group', 1), ('hidden', 1), ('rounds', 1), ('k', 1), ('local_epochs', 1),
+                      ('batch_size', 1), ('seed', 0)): check_int(f, getattr(self, f), lo=lo)
 
     def run_config(self) -> RunConfig:
         "The engine's `RunConfig` for this outcome configuration."
         return RunConfig(rounds=self.rounds, clients_per_round=self.k, lr=self.lr, local_epochs=self.local_epochs, batch_size=self.batch_size,
                          seed=self.seed, backend='batched', loss_before='first_batch', **AGGREGATORS[self.aggregator])
 
-# %% ../../nbs/widgets/51_outcome.ipynb #05d7a0ad
+# %% ../../nbs/widgets/51_outcome.ipynb #22da274a
 TEACHING_PRESET = OutcomeConfig()   # 24 clients (spawrious_gsc / cmnist_gsc matrices), 20 rounds: the ≤ 3 s teaching run
 
 _DATA: dict = {}   # (matrices bytes, dataset, scale, size, test_per_group, seed) -> FederatedData (this kernel's cache)
@@ -109,7 +108,7 @@ def run_outcome(matrices, # (K, |Y|, |A|) client matrices
     elif store is not None: sim.store.delete(sim.key)
     return h
 
-# %% ../../nbs/widgets/51_outcome.ipynb #6eedf6ba
+# %% ../../nbs/widgets/51_outcome.ipynb #4063a661
 _PALETTE = ('#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b')   # one colour per selector
 
 def _curve_traces(histories):
@@ -155,24 +154,26 @@ class OutcomePanel:
         if not self.set(selectors=selectors, config=config): raise ValueError(self.status)
         if isinstance(source, MatrixEditor): source.on_change(lambda _: self._say('matrices changed: press run to train on them'))
 
-    def _build_widgets(self):
-        "Selector list, data / aggregator / rounds / κ controls, run and stop buttons, status line and the curves."
-        self.selectors_w = W.SelectMultiple(options=list(SELECTORS), rows=6, description='selectors')
-        self.dataset_w = W.Dropdown(options=['cmnist', 'shapes'], description='data')
-        self.agg_w = W.Dropdown(options=list(AGGREGATORS), description='aggregator')
-        self.rounds_w = W.IntSlider(min=1, max=100, description='rounds')
-        self.k_w = W.IntSlider(min=1, max=30, description='κ')
-        self.run_w, self.stop_w = W.Button(description='run', icon='play', button_style='success'), W.Button(description='stop', icon='stop')
-        self.status_w = W.HTML(); self.status_w.add_class('hx-status')
-        self.fig = go.FigureWidget(curves({}))
-        self.run_w.on_click(lambda _: self.run())
-        self.stop_w.on_click(lambda _: self.stop())
-        self.box = W.VBox([W.HBox([self.selectors_w, W.VBox([self.dataset_w, self.agg_w, self.rounds_w, self.k_w])]),
-                           W.HBox([self.run_w, self.stop_w, self.status_w]), self.fig])
-
     def _ipython_display_(self): display(self.box)
 
-# %% ../../nbs/widgets/51_outcome.ipynb #e77c3903
+# %% ../../nbs/widgets/51_outcome.ipynb #12488cbf
+@patch
+def _build_widgets(self:OutcomePanel):
+    "Selector list, data / aggregator / rounds / κ controls, run and stop buttons, status line and the curves."
+    self.selectors_w = W.SelectMultiple(options=list(SELECTORS), rows=6, description='selectors')
+    self.dataset_w = W.Dropdown(options=['cmnist', 'shapes'], description='data')
+    self.agg_w = W.Dropdown(options=list(AGGREGATORS), description='aggregator')
+    self.rounds_w = W.IntSlider(min=1, max=100, description='rounds')
+    self.k_w = W.IntSlider(min=1, max=30, description='κ')
+    self.run_w, self.stop_w = W.Button(description='run', icon='play', button_style='success'), W.Button(description='stop', icon='stop')
+    self.status_w = W.HTML(); self.status_w.add_class('hx-status')
+    self.fig = go.FigureWidget(curves({}))
+    self.run_w.on_click(lambda _: self.run())
+    self.stop_w.on_click(lambda _: self.stop())
+    self.box = W.VBox([W.HBox([self.selectors_w, W.VBox([self.dataset_w, self.agg_w, self.rounds_w, self.k_w])]),
+                       W.HBox([self.run_w, self.stop_w, self.status_w]), self.fig])
+
+# %% ../../nbs/widgets/51_outcome.ipynb #242d50d1
 @patch(as_prop=True)
 def matrices(self:OutcomePanel) -> np.ndarray: "The federation the next run trains on."; return _source_matrices(self.source)
 @patch(as_prop=True)
@@ -190,9 +191,10 @@ def set(self:OutcomePanel,
         cfg = replace(config or self.config, **fields)
     except (TypeError, ValueError, AttributeError) as e: self._say(f'⚠ {e}', error=True); return False
     self.selectors, self.config = sel, cfg
-    self._sync(); self._say('ready'); return True
+    self._sync(); self._say('ready')
+    return True
 
-# %% ../../nbs/widgets/51_outcome.ipynb #d7de59d1
+# %% ../../nbs/widgets/51_outcome.ipynb #d60bf971
 @patch
 def run(self:OutcomePanel,
         background:bool=True, # train in a thread (the kernel stays responsive; the stop button works)
@@ -202,7 +204,8 @@ def run(self:OutcomePanel,
     self._stop.clear(); self.live, self.results, self.first_point_s = {}, {}, None
     self._t0 = time.perf_counter()
     if not background: self._work(); return self.results
-    self._thread = threading.Thread(target=self._work, daemon=True); self._thread.start(); return None
+    self._thread = threading.Thread(target=self._work, daemon=True)
+    self._thread.start(); return None
 
 @patch
 def stop(self:OutcomePanel): "Ask a background run to stop after the current round."; self._stop.set()
@@ -218,7 +221,7 @@ def wait(self:OutcomePanel,
     if self._thread is not None: self._thread.join(timeout)
     return self.results
 
-# %% ../../nbs/widgets/51_outcome.ipynb #0a45e516
+# %% ../../nbs/widgets/51_outcome.ipynb #005a713a
 @patch
 def table(self:OutcomePanel) -> pd.DataFrame:
     "Final average and worst-group accuracy of each finished selector."
@@ -244,7 +247,7 @@ def _work(self:OutcomePanel):
         self._say('stopped by the user' if self._stop.is_set() else self._done_message())
     except Exception as e: self._say(f'⚠ {type(e).__name__}: {e}', error=True)
 
-# %% ../../nbs/widgets/51_outcome.ipynb #64bc91f1
+# %% ../../nbs/widgets/51_outcome.ipynb #28f420c0
 @patch
 def _should_stop(self:OutcomePanel, history) -> bool: return self._stop.is_set()
 

@@ -34,6 +34,7 @@ def threshold_metrics(res:AttackResult, # an attack result with per-query losses
     tpr, fpr = pred[res.labels == 1].mean(), pred[res.labels == 0].mean()
     return dict(tpr=float(tpr), fpr=float(fpr), advantage=float(tpr - fpr), auc=float(roc_auc(-loss, res.labels)))
 
+# %% ../../nbs/widgets/52_privacy_fairness.ipynb #23ff2d5d
 class MIAAnatomy:
     "Member / non-member loss histograms with a movable threshold; live TPR, FPR and advantage."
     def __init__(self, res:AttackResult, # the attack result to dissect
@@ -49,7 +50,8 @@ class MIAAnatomy:
         self.box = W.VBox([self.slider, self.text_w, self.fig])
         self.set_threshold(float(self.grid[len(self.grid) // 2]))
 
-    def set_threshold(self, nu:float) -> dict:
+    def set_threshold(self, nu:float, # the loss threshold ν
+                     ) -> dict:
         "Move the threshold; returns `threshold_metrics` at it."
         self.nu = check_float('nu', nu); self.metrics = threshold_metrics(self.res, self.nu)
         m = self.metrics
@@ -84,7 +86,7 @@ class SubmodelExplorer:
         if not self._busy: self.set(self.method_w.value, self.small_w.value, self.round_w.value)
     def _ipython_display_(self): display(self.box)
 
-# %% ../../nbs/widgets/52_privacy_fairness.ipynb #3dc68bf4
+# %% ../../nbs/widgets/52_privacy_fairness.ipynb #d9125051
 @patch
 def set(self:SubmodelExplorer,
         method:str|None=None, # a sub-model method (None: keep)
@@ -131,7 +133,7 @@ class TradeoffExplorer:
 
     def _ipython_display_(self): display(self.box)
 
-# %% ../../nbs/widgets/52_privacy_fairness.ipynb #2adac8fe
+# %% ../../nbs/widgets/52_privacy_fairness.ipynb #2a70283b
 @patch
 def set(self:TradeoffExplorer,
         dataset:str|None=None, # dataset shown (None: keep)
@@ -151,6 +153,7 @@ def set(self:TradeoffExplorer,
     with self.out: display(go.FigureWidget(self.figure))
     return self.figure
 
+# %% ../../nbs/widgets/52_privacy_fairness.ipynb #c05b127c
 @patch
 def points(self:TradeoffExplorer) -> pd.DataFrame:
     "The methods and baselines currently plotted: method, client accuracy, privacy value, server accuracy."
@@ -181,7 +184,7 @@ def fairness_matrices(strength:float=0.8, # s in [0, 1]: class-attribute correla
     k = int(round(mix * K))
     return np.stack([base] * k + [base[:, ::-1]] * (K - k))
 
-# %% ../../nbs/widgets/52_privacy_fairness.ipynb #21b8312d
+# %% ../../nbs/widgets/52_privacy_fairness.ipynb #cb87f1fe
 def shortcut_confusions(matrices:np.ndarray, # (K, |Y|, |A|) client matrices
                         reliance:float, # λ: probability that the model predicts the shortcut class of the attribute
                        ) -> list[torch.Tensor]: # per-client expected C_k[y, a, ŷ]
@@ -193,7 +196,7 @@ def shortcut_confusions(matrices:np.ndarray, # (K, |Y|, |A|) client matrices
     P = (1 - lam) * onehot_true + lam * onehot_short
     return [torch.tensor(Nk[..., None] * P) for Nk in N]
 
-# %% ../../nbs/widgets/52_privacy_fairness.ipynb #a6f106c4
+# %% ../../nbs/widgets/52_privacy_fairness.ipynb #50c3c263
 class FairnessExplorer:
     "Sliders on correlation strength, client mix and shortcut reliance; fairness per client vs federation; privacy levels' selection."
     def __init__(self, strength:float=0.8, # s: class-attribute correlation within a client
@@ -215,7 +218,7 @@ class FairnessExplorer:
 
     def _ipython_display_(self): display(self.box)
 
-# %% ../../nbs/widgets/52_privacy_fairness.ipynb #03376cb5
+# %% ../../nbs/widgets/52_privacy_fairness.ipynb #89790c8b
 @patch
 def set(self:FairnessExplorer, **values) -> bool:
     "Change strength, mix or reliance; invalid values show a message and keep the last valid state."
@@ -233,7 +236,7 @@ def set(self:FairnessExplorer, **values) -> bool:
     self.levels_w.value = self.privacy_levels().round(3).to_html(border=0)
     return True
 
-# %% ../../nbs/widgets/52_privacy_fairness.ipynb #12e739b4
+# %% ../../nbs/widgets/52_privacy_fairness.ipynb #e2d8d633
 @patch
 def fairness(self:FairnessExplorer) -> pd.DataFrame:
     "Accuracy, worst-group accuracy, ΔEOp and ΔDemPar: one client of each kind, the mean of clients, the federation."
