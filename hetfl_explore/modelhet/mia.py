@@ -17,12 +17,13 @@ from sklearn.metrics import roc_auc_score, roc_curve as _sk_roc
 from ..foundation.core import check_int, check_float, torch_generator
 
 # %% auto #0
-__all__ = ['METRICS', 'AttackResult', 'roc_auc', 'roc_curve', 'min_nonmembers', 'tpr_at_fpr', 'advantage', 'best_advantage',
+__all__ = ['FPR_TOL', 'CEIL_TOL', 'METRICS', 'KNOWN_FRACTION', 'MIN_KNOWN', 'MIA_CAP', 'SHADOW_EPOCHS', 'MIN_SD', 'LOG_EPS',
+           'AttackResult', 'roc_auc', 'roc_curve', 'min_nonmembers', 'tpr_at_fpr', 'advantage', 'best_advantage',
            'bootstrap_ci', 'attack_metrics', 'model_outputs', 'MIASplit', 'n_known_members', 'make_split',
            'fit_classifier', 'yeom_attack', 'Shadows', 'train_shadows', 'lira_offline', 'distill_trajectory',
            'tmia_attack', 'metrics_table', 'mia_anatomy']
 
-# %% ../../nbs/modelhet/31_mia.ipynb #1ce3ebe7
+# %% ../../nbs/modelhet/31_mia.ipynb #6acc3624
 @dataclass
 class AttackResult:
     "Scores (higher = member), true membership labels and the attack's own decisions for one target."
@@ -33,13 +34,14 @@ class AttackResult:
     info: dict = field(default_factory=dict)  # attack-specific extras (threshold, known members, ...)
 
     def __post_init__(self):
-        self.scores = np.asarray(self.scores, float); self.labels = np.asarray(self.labels, int)
-        self.preds = np.asarray(self.preds, int)
+        self.scores = np.asarray(self.scores, float)
+        self.labels, self.preds = np.asarray(self.labels, int), np.asarray(self.preds, int)
         if not (self.scores.shape == self.labels.shape == self.preds.shape) or self.scores.ndim != 1:
             raise ValueError(f"scores, labels and preds must be 1-D of equal length, got {self.scores.shape}, "
                              f"{self.labels.shape}, {self.preds.shape}")
         if not set(np.unique(self.labels)) <= {0, 1}: raise ValueError("labels must be 0 (non-member) or 1 (member)")
 
+# %% ../../nbs/modelhet/31_mia.ipynb #70962645
 def _check_both(labels):
     if labels.min() == labels.max(): raise ValueError("labels must contain both members (1) and non-members (0)")
 
@@ -50,14 +52,21 @@ def roc_auc(scores:np.ndarray, # Membership scores
     labels = np.asarray(labels); _check_both(labels)
     return float(roc_auc_score(labels, scores))
 
-def roc_curve(scores:np.ndarray, labels:np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def roc_curve(scores:np.ndarray, # Membership scores
+              labels:np.ndarray, # 1 = member, 0 = non-member
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     "(fpr, tpr, thresholds) with the convention member iff score >= threshold (all points kept)."
     labels = np.asarray(labels); _check_both(labels)
     return _sk_roc(labels, scores, drop_intermediate=False)
 
-def min_nonmembers(fpr:float) -> int:
+# %% ../../nbs/modelhet/31_mia.ipynb #e485d15a
+FPR_TOL = 1e-12   # an ROC point counts as "FPR <= alpha" within this float rounding slack
+CEIL_TOL = 1e-9   # slack so that 1/alpha for alpha = 1e-3 rounds to 1000, not 1001
+
+def min_nonmembers(fpr:float, # Target false-positive rate alpha, in (0, 1]
+                  ) -> int:
     "Smallest number of non-members for which a false-positive rate of `fpr` allows at least one false positive."
-    return int(math.ceil(1 / check_float('fpr', fpr, 0, 1, lo_open=True) - 1e-9))
+    return int(math.ceil(1 / check_float('fpr', fpr, 0, 1, lo_open=True) - CEIL_TOL))
 
 def tpr_at_fpr(scores:np.ndarray, # Membership scores
                labels:np.ndarray, # 1 = member, 0 = non-member
@@ -68,8 +77,9 @@ def tpr_at_fpr(scores:np.ndarray, # Membership scores
     n_neg = int((np.asarray(labels) == 0).sum())
     if strict_resolution and n_neg < min_nonmembers(fpr): return float('nan')
     f, t, _ = roc_curve(scores, labels)
-    return float(t[np.where(f <= fpr + 1e-12)[0][-1]])
+    return float(t[np.where(f <= fpr + FPR_TOL)[0][-1]])
 
+# %% ../../nbs/modelhet/31_mia.ipynb #f60f6296
 def advantage(preds:np.ndarray, # The attack's 0/1 decisions
               labels:np.ndarray, # 1 = member, 0 = non-member
              ) -> float:
@@ -77,12 +87,14 @@ def advantage(preds:np.ndarray, # The attack's 0/1 decisions
     preds, labels = np.asarray(preds), np.asarray(labels); _check_both(labels)
     return float(preds[labels == 1].mean() - preds[labels == 0].mean())
 
-def best_advantage(scores:np.ndarray, labels:np.ndarray) -> float:
+def best_advantage(scores:np.ndarray, # Membership scores
+                   labels:np.ndarray, # 1 = member, 0 = non-member
+                  ) -> float:
     "max over thresholds of TPR - FPR (Youden's J)."
     f, t, _ = roc_curve(scores, labels)
     return float(np.max(t - f))
 
-# %% ../../nbs/modelhet/31_mia.ipynb #6bbe403a
+# %% ../../nbs/modelhet/31_mia.ipynb #b75cd64d
 def bootstrap_ci(metric:Callable, # metric(scores, labels, preds) -> float
                  res:AttackResult, # The attack result
                  n_boot:int=200, # Bootstrap resamples
@@ -100,6 +112,7 @@ def bootstrap_ci(metric:Callable, # metric(scores, labels, preds) -> float
     lo, hi = np.nanquantile(vals, [(1 - level) / 2, (1 + level) / 2])
     return float(lo), float(hi)
 
+# %% ../../nbs/modelhet/31_mia.ipynb #0134d981
 METRICS = {  # name -> metric(scores, labels, preds)
     'auc': lambda s, l, p: roc_auc(s, l),
     'advantage': lambda s, l, p: advantage(p, l),
@@ -141,7 +154,7 @@ def model_outputs(model:nn.Module, # The target (any classifier returning logits
     model.train(was)
     return loss.numpy(), conf.numpy()
 
-# %% ../../nbs/modelhet/31_mia.ipynb #055f262c
+# %% ../../nbs/modelhet/31_mia.ipynb #bd364553
 @dataclass
 class MIASplit:
     "Which members/non-members are queried and which members the attacker knows (tensors)."
@@ -150,18 +163,27 @@ class MIASplit:
     x_known: torch.Tensor; y_known: torch.Tensor  # members known to the attacker (Yeom's D_A+)
     member_idx: np.ndarray; nonmember_idx: np.ndarray  # positions of the queries in the member / non-member pools
 
-def n_known_members(n_members:int) -> int:
-    "The attacker's knowledge size max(3, round(1% of the members))."
-    return max(3, int(round(0.01 * check_int('n_members', n_members, lo=1))))
+KNOWN_FRACTION = 0.01   # the attacker knows 1 % of the target's members ...
+MIN_KNOWN = 3           # ... but at least 3 (Németh (2025), thesis §4.5.1, with max for min)
+MIA_CAP = 5000          # at most this many members and this many non-members are queried (thesis §4.5)
 
-def make_split(x_members:torch.Tensor, y_members:torch.Tensor, # The target's training data
-               x_pool:torch.Tensor, y_pool:torch.Tensor, # Non-member pool (e.g. the test set)
-               cap:int=5000, # At most this many members and this many non-members are queried
+def n_known_members(n_members:int, # Size of the target's training set
+                   ) -> int:
+    "The attacker's knowledge size max(3, round(1% of the members))."
+    return max(MIN_KNOWN, int(round(KNOWN_FRACTION * check_int('n_members', n_members, lo=1))))
+
+# %% ../../nbs/modelhet/31_mia.ipynb #0d817fdc
+def make_split(x_members:torch.Tensor, # The target's training inputs
+               y_members:torch.Tensor, # ... and labels
+               x_pool:torch.Tensor, # Non-member pool inputs (e.g. the test set)
+               y_pool:torch.Tensor, # ... and labels
+               cap:int=MIA_CAP, # At most this many members and this many non-members are queried
                n_known:int|None=None, # Known members (default: `n_known_members`)
                seed:int=0, # Seed of the sampling
               ) -> MIASplit:
     "A balanced member/non-member query set plus the attacker's known members (excluded from the queries)."
-    n_m = len(x_members); k = n_known_members(n_m) if n_known is None else check_int('n_known', n_known, 0, n_m - 1)
+    n_m = len(x_members)
+    k = n_known_members(n_m) if n_known is None else check_int('n_known', n_known, 0, n_m - 1)
     rng = np.random.default_rng(seed)
     perm = rng.permutation(n_m); known, rest = perm[:k], perm[k:]
     n = min(len(rest), len(x_pool), check_int('cap', cap, lo=1))
@@ -172,7 +194,8 @@ def make_split(x_members:torch.Tensor, y_members:torch.Tensor, # The target's tr
 
 # %% ../../nbs/modelhet/31_mia.ipynb #aee26a8d
 def fit_classifier(model:nn.Module, # Model to train in place
-                   x:torch.Tensor, y:torch.Tensor, # Training data
+                   x:torch.Tensor, # Training inputs
+                   y:torch.Tensor, # Training labels
                    epochs:int=20, # Passes over the data
                    lr:float=1e-3, # Adam learning rate
                    batch_size:int=128, # Mini-batch size
@@ -209,15 +232,18 @@ def yeom_attack(model:nn.Module, # Target model
     nu, ql = float(loss[:k].mean()), loss[k:]
     return AttackResult(-ql, split.labels, (ql < nu).astype(int), 'yeom', dict(threshold=nu, loss=ql))
 
-# %% ../../nbs/modelhet/31_mia.ipynb #89f92600
+# %% ../../nbs/modelhet/31_mia.ipynb #0d5907e6
 @dataclass
 class Shadows:
     "Shadow models and which samples of their auxiliary pool each one trained on."
     models: list      # trained nn.Modules
     in_pool: np.ndarray  # (n_shadows, n_pool) bool: sample j of the pool was in shadow i's training set
 
+SHADOW_EPOCHS = 20   # epochs of the default shadow recipe, `fit_classifier`
+
 def train_shadows(model_fn:Callable[[], nn.Module], # Builds an untrained shadow (use the target's architecture)
-                  x_pool:torch.Tensor, y_pool:torch.Tensor, # Auxiliary data the attacker holds
+                  x_pool:torch.Tensor, # Auxiliary inputs the attacker holds
+                  y_pool:torch.Tensor, # ... and their labels
                   n_shadows:int=16, # Number of shadow models (16 in the chapter)
                   p_in:float=0.5, # Probability that a pool sample is in a given shadow's training set
                   train_fn:Callable|None=None, # train_fn(model, x, y, seed) -> model; default `fit_classifier` (20 epochs)
@@ -225,7 +251,7 @@ def train_shadows(model_fn:Callable[[], nn.Module], # Builds an untrained shadow
                  ) -> Shadows:
     "Train `n_shadows` models; each pool sample is in the training set of round(p_in * n_shadows) of them (masks kept)."
     n_shadows, p_in = check_int('n_shadows', n_shadows, lo=1), check_float('p_in', p_in, 0, 1, True, True)
-    train_fn = train_fn or (lambda m, x, y, s: fit_classifier(m, x, y, epochs=20, seed=s))
+    train_fn = train_fn or (lambda m, x, y, s: fit_classifier(m, x, y, epochs=SHADOW_EPOCHS, seed=s))
     rng = np.random.default_rng(seed)   # balanced design (Carlini et al.): every sample is IN for round(p_in * n) shadows
     masks = rng.random((n_shadows, len(x_pool))).argsort(0) < int(round(p_in * n_shadows))
     models = []
@@ -234,6 +260,9 @@ def train_shadows(model_fn:Callable[[], nn.Module], # Builds an untrained shadow
         idx = torch.from_numpy(np.where(msk)[0])
         models.append(train_fn(model_fn(), x_pool[idx], y_pool[idx], seed * 1000 + i))
     return Shadows(models, masks)
+
+# %% ../../nbs/modelhet/31_mia.ipynb #bb6d6832
+MIN_SD = 1e-6   # floor of sigma_out, so that identical shadow confidences do not divide by zero
 
 def lira_offline(model:nn.Module, # Target model
                  split:MIASplit, # Queries
@@ -255,39 +284,59 @@ def lira_offline(model:nn.Module, # Target model
     Sm = np.where(out, S, np.nan)
     mu = np.nanmean(Sm, 0)
     sd = np.full_like(mu, np.nanstd(Sm - mu)) if global_variance else np.nanstd(Sm, 0)
-    lam = _normal.cdf((t - mu) / np.maximum(sd, 1e-6))
+    lam = _normal.cdf((t - mu) / np.maximum(sd, MIN_SD))
     return AttackResult(lam, split.labels, (lam > 0.5).astype(int), 'lira',
                         dict(phi=t, mu_out=mu, sd_out=sd, n_out=out.sum(0)))
 
-# %% ../../nbs/modelhet/31_mia.ipynb #8474ddb3
+# %% ../../nbs/modelhet/31_mia.ipynb #0f4481f7
 def distill_trajectory(teacher:nn.Module, # Model whose behaviour is distilled
                        model_fn:Callable[[], nn.Module], # Builds the student
                        x_dl:torch.Tensor, # Distillation inputs
-                       x:torch.Tensor, y:torch.Tensor, # Samples whose trajectories are recorded
+                       x:torch.Tensor, # Inputs whose trajectories are recorded
+                       y:torch.Tensor, # ... and their labels
                        epochs:int=25, # Distillation epochs d (25 in the chapter)
-                       lr:float=1e-3, batch_size:int=128, # Student optimiser settings
+                       lr:float=1e-3, # Student's Adam learning rate
+                       batch_size:int=128, # Student's mini-batch size
                        seed:int=0, # Seed of the student's init and batch order
                       ) -> np.ndarray: # (n, epochs + 1) losses: teacher, then each snapshot
     "Loss trajectory of (x, y) along a distillation of `teacher` on `x_dl`."
+    dev = next(teacher.parameters()).device
     with torch.no_grad():
-        teacher.eval(); soft = torch.cat([F.softmax(teacher(xb.to(next(teacher.parameters()).device)), 1).cpu()
-                                          for xb in x_dl.split(512)])
+        teacher.eval(); soft = torch.cat([F.softmax(teacher(xb.to(dev)), 1).cpu() for xb in x_dl.split(512)])
     traj = [model_outputs(teacher, x, y, seed=seed)[0]]
     torch.manual_seed(seed)
-    student = model_fn().to(next(teacher.parameters()).device)
+    student = model_fn().to(dev)
     fit_classifier(student, x_dl, soft.argmax(1), epochs, lr, batch_size, seed, soft_targets=soft,
                    callback=lambda m, e: traj.append(model_outputs(m, x, y, seed=seed)[0]))
     return np.stack(traj, 1)
 
-def _mlp(d, hidden): 
+# %% ../../nbs/modelhet/31_mia.ipynb #6a10874f
+LOG_EPS = 1e-8   # added to losses before the log, so a zero loss gives a finite feature
+
+def _mlp(d, hidden):
     layers, c = [], d
     for h in hidden: layers += [nn.Linear(c, h), nn.ReLU()]; c = h
     return nn.Sequential(*layers, nn.Linear(c, 1))
 
+def _log_features(traj): return torch.tensor(np.log(traj + LOG_EPS), dtype=torch.float32)
+
+def _fit_attack_mlp(fs, ls, hidden, epochs, seed):
+    "Train the attack MLP on standardised features `fs` with member labels `ls`; returns (mlp, mean, sd)."
+    mu, sd = fs.mean(0), fs.std(0) + 1e-6
+    torch.manual_seed(seed)
+    mlp = _mlp(fs.shape[1], hidden)
+    opt = torch.optim.Adam(mlp.parameters(), lr=1e-3)
+    for _ in range(check_int('mlp_epochs', epochs, lo=1)):
+        loss = F.binary_cross_entropy_with_logits(mlp((fs - mu) / sd)[:, 0], ls)
+        opt.zero_grad(); loss.backward(); opt.step()
+    return mlp, mu, sd
+
+# %% ../../nbs/modelhet/31_mia.ipynb #3d0c13f8
 def tmia_attack(model:nn.Module, # Target model
                 split:MIASplit, # Queries
                 model_fn:Callable[[], nn.Module], # Builds shadow and student models (target's architecture)
-                x_aux:torch.Tensor, y_aux:torch.Tensor, # Attacker's auxiliary data (split in thirds)
+                x_aux:torch.Tensor, # Attacker's auxiliary inputs (split in thirds)
+                y_aux:torch.Tensor, # ... and their labels
                 distill_epochs:int=25, # d
                 train_fn:Callable|None=None, # train_fn(model, x, y, seed) for the shadow; default `fit_classifier` (20 epochs)
                 hidden:tuple=(64, 32), # Attack MLP hidden sizes
@@ -295,24 +344,16 @@ def tmia_attack(model:nn.Module, # Target model
                 seed:int=0, # Seed of everything random
                ) -> AttackResult:
     "Trajectory MIA: distil target and shadow, train an MLP on the shadow's loss trajectories, score the target's."
-    train_fn = train_fn or (lambda m, x, y, s: fit_classifier(m, x, y, epochs=20, seed=s))
+    train_fn = train_fn or (lambda m, x, y, s: fit_classifier(m, x, y, epochs=SHADOW_EPOCHS, seed=s))
     p = np.random.default_rng(seed).permutation(len(x_aux)); n3 = len(p) // 3
     if n3 < 4: raise ValueError(f"x_aux has {len(x_aux)} samples; TMIA needs at least 12 (three parts)")
     i_in, i_out, i_dl = (torch.from_numpy(p[j*n3:(j+1)*n3]) for j in range(3))
     torch.manual_seed(seed)
     shadow = train_fn(model_fn(), x_aux[i_in], y_aux[i_in], seed)
     xs, ys = torch.cat([x_aux[i_in], x_aux[i_out]]), torch.cat([y_aux[i_in], y_aux[i_out]])
-    feats = lambda tr: torch.tensor(np.log(tr + 1e-8), dtype=torch.float32)
-    fs = feats(distill_trajectory(shadow, model_fn, x_aux[i_dl], xs, ys, distill_epochs, seed=seed))
-    ft = feats(distill_trajectory(model, model_fn, x_aux[i_dl], split.x, split.y, distill_epochs, seed=seed))
-    mu, sd = fs.mean(0), fs.std(0) + 1e-6
-    ls = torch.cat([torch.ones(n3), torch.zeros(n3)])
-    torch.manual_seed(seed)
-    mlp = _mlp(fs.shape[1], hidden)
-    opt = torch.optim.Adam(mlp.parameters(), lr=1e-3)
-    for _ in range(check_int('mlp_epochs', mlp_epochs, lo=1)):
-        loss = F.binary_cross_entropy_with_logits(mlp((fs - mu) / sd)[:, 0], ls)
-        opt.zero_grad(); loss.backward(); opt.step()
+    fs = _log_features(distill_trajectory(shadow, model_fn, x_aux[i_dl], xs, ys, distill_epochs, seed=seed))
+    ft = _log_features(distill_trajectory(model, model_fn, x_aux[i_dl], split.x, split.y, distill_epochs, seed=seed))
+    mlp, mu, sd = _fit_attack_mlp(fs, torch.cat([torch.ones(n3), torch.zeros(n3)]), hidden, mlp_epochs, seed)
     with torch.no_grad(): s = torch.sigmoid(mlp((ft - mu) / sd)[:, 0]).numpy()
     return AttackResult(s, split.labels, (s > 0.5).astype(int), 'tmia', dict(trajectory=ft.exp().numpy()))
 
