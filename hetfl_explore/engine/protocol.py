@@ -11,11 +11,13 @@ import torch
 from ..foundation.core import check_int, rng_streams
 
 # %% auto #0
-__all__ = ['Selection', 'as_selection', 'ClientView', 'Reports', 'Selector', 'validate_selection', 'UniformSelector',
+__all__ = ['FAKE_LOSS', 'FAKE_LOSS_DROP', 'FAKE_UPDATE_SD', 'FAKE_BATCH', 'FAKE_TIME', 'FAKE_ENERGY', 'DEFAULT_SAMPLES',
+           'Selection', 'as_selection', 'ClientView', 'Reports', 'Selector', 'validate_selection', 'UniformSelector',
            'RoundRobinSelector', 'make_view', 'synthetic_reports', 'selection_trace', 'participation_figure']
 
 # %% ../../nbs/engine/06_protocol.ipynb #3a781352
 def _as_ids(name, ids):
+    "`ids` as a 1-d int64 array of client ids (integral floats accepted); errors name `name`."
     ids = np.asarray(ids)
     if ids.ndim != 1: raise ValueError(f"{name}: expected a 1-d array of client ids, got shape {ids.shape}")
     if ids.size and not np.issubdtype(ids.dtype, np.integer):
@@ -96,20 +98,21 @@ class Selector:
         "Build per-run state; the engine calls this once when a run starts."
         self.num_clients = check_int('num_clients', num_clients, lo=1)
 
-    def select(self, round:int, # the round being selected for
+    def select(self, t:int, # the round being selected for (0-based)
                clients:ClientView, # what the server knows this round
                k:int, # how many clients to pick (all available when k >= len(available))
                rng:np.random.Generator, # the run's selection random stream
               ) -> Selection|np.ndarray:
         "Return the clients (and optional aggregation weights) for this round."
-        raise NotImplementedError(f"{type(self).__name__} must implement select(round, clients, k, rng)")
+        raise NotImplementedError(f"{type(self).__name__} must implement select(t, clients, k, rng)")
 
-    def observe(self, round:int, # the round that just finished
+    def observe(self, t:int, # the round that just finished
                 reports:Reports, # what the selected clients shared
                ) -> None:
         "Receive the selected clients' reports; the default ignores them."
 
-    def __repr__(self): return f"{type(self).__name__}(name={self.name!r})"
+    def __repr__(self):
+        return f"{type(self).__name__}(name={self.name!r})"
 
 # %% ../../nbs/engine/06_protocol.ipynb #eaccf371
 def validate_selection(sel:Selection|np.ndarray|list, # a selector's output
@@ -127,7 +130,8 @@ def validate_selection(sel:Selection|np.ndarray|list, # a selector's output
 class UniformSelector(Selector):
     "Pick `k` available clients uniformly at random without replacement (FedAvg's sampling)."
     name = 'uniform'
-    def select(self, round, clients, k, rng):
+    def select(self, t, clients, k, rng):
+        "Draw `k` of the available clients uniformly without replacement from `rng` (ignores `t` and all history)."
         k = min(check_int('k', k, lo=1), len(clients.available))
         return Selection(np.sort(rng.choice(clients.available, size=k, replace=False)))
 
@@ -136,18 +140,21 @@ class RoundRobinSelector(Selector):
     "Take the next `k` available clients in cyclic id order, continuing where the previous round stopped."
     name = 'round_robin'
     def reset(self, num_clients, seed):
-        super().reset(num_clients, seed); self.cursor = 0
+        "As `Selector.reset`, and put the cursor back on client 0."
+        super().reset(num_clients, seed)
+        self.cursor = 0
 
-    def select(self, round, clients, k, rng):
+    def select(self, t, clients, k, rng):
+        "Take the next `k` available ids after the cursor, in cyclic order, and move the cursor past them (deterministic: `rng` unused)."
         k = min(check_int('k', k, lo=1), len(clients.available))
         order = (self.cursor + np.arange(clients.num_clients)) % clients.num_clients
         chosen = order[np.isin(order, clients.available)][:k]
         self.cursor = int(chosen[-1] + 1) % clients.num_clients
         return Selection(chosen)
 
-# %% ../../nbs/engine/06_protocol.ipynb #423437df
+# %% ../../nbs/engine/06_protocol.ipynb #a9f59a5d
 def make_view(num_clients:int, # clients in the federation
-              round:int=0, # the round
+              t:int=0, # the round
               available:np.ndarray|None=None, # available ids (default: all)
               n_samples:np.ndarray|None=None, # data sizes (default: 100 each)
               profiles:Any=None, # optional `engine.SystemProfiles`
@@ -156,23 +163,35 @@ def make_view(num_clients:int, # clients in the federation
     "A `ClientView` for experimenting with selectors outside the engine."
     num_clients = check_int('num_clients', num_clients, lo=1)
     query = None if loss_fn is None else (lambda ids, what: loss_fn(ids))
-    return ClientView(round=round, available=np.arange(num_clients) if available is None else available,
+    return ClientView(round=t, available=np.arange(num_clients) if available is None else available,
                       n_samples=np.full(num_clients, 100) if n_samples is None else n_samples,
                       profiles=profiles, query=query, num_clients=num_clients)
 
-def synthetic_reports(round:int, # the round
+# %% ../../nbs/engine/06_protocol.ipynb #f67921d7
+# ranges of the fake values of `synthetic_reports`
+FAKE_LOSS = (0.2, 2.5) # mean training loss, uniform
+FAKE_LOSS_DROP = (0.0, 0.3) # loss before training minus loss after, uniform
+FAKE_UPDATE_SD = 0.1 # standard deviation of the fake update entries
+FAKE_BATCH = 10 # batch size that turns data sizes into steps
+FAKE_TIME = (1.0, 5.0) # simulated seconds, uniform
+FAKE_ENERGY = (0.5, 2.0) # simulated energy, uniform
+
+def synthetic_reports(t:int, # the round
                       ids:np.ndarray, # clients that report
                       n_samples:np.ndarray, # data size of every client
                       rng:np.random.Generator, # random stream for the fake values
                       n_params:int=8, # length of the fake update vectors
                      ) -> Reports:
     "Random but well-formed `Reports` for `ids`, to exercise a selector's `observe` without training."
-    m = len(ids); loss = rng.uniform(0.2, 2.5, m)
-    upd = torch.from_numpy(rng.normal(0, 0.1, (m, n_params))).float()
-    return Reports(round=round, ids=np.asarray(ids, np.int64), n_samples=np.asarray(n_samples)[ids], loss=loss,
-                   loss_before=loss + rng.uniform(0, 0.3, m), steps=np.ceil(np.asarray(n_samples)[ids] / 10).astype(np.int64),
-                   update_norm=upd.norm(dim=1).numpy().astype(np.float64), time=rng.uniform(1, 5, m),
-                   energy=rng.uniform(0.5, 2, m), updates=upd, global_params=torch.zeros(n_params))
+    m = len(ids); loss = rng.uniform(*FAKE_LOSS, m)
+    upd = torch.from_numpy(rng.normal(0, FAKE_UPDATE_SD, (m, n_params))).float()
+    return Reports(round=t, ids=np.asarray(ids, np.int64), n_samples=np.asarray(n_samples)[ids], loss=loss,
+                   loss_before=loss + rng.uniform(*FAKE_LOSS_DROP, m), steps=np.ceil(np.asarray(n_samples)[ids] / FAKE_BATCH).astype(np.int64),
+                   update_norm=upd.norm(dim=1).numpy().astype(np.float64), time=rng.uniform(*FAKE_TIME, m),
+                   energy=rng.uniform(*FAKE_ENERGY, m), updates=upd, global_params=torch.zeros(n_params))
+
+# %% ../../nbs/engine/06_protocol.ipynb #50c3de3c
+DEFAULT_SAMPLES = 100 # data size of every client when none is given
 
 def selection_trace(selector:Selector, # the strategy to exercise
                     num_clients:int, # clients in the federation
@@ -185,14 +204,14 @@ def selection_trace(selector:Selector, # the strategy to exercise
     "Run `selector` for `rounds` rounds on synthetic reports and return who was selected when."
     num_clients, rounds = check_int('num_clients', num_clients, lo=1), check_int('rounds', rounds, lo=1)
     sel_rng, av_rng, rep_rng = rng_streams(seed, 3, 'selection_trace')
-    n_samples = np.full(num_clients, 100) if n_samples is None else np.asarray(n_samples)
+    n_samples = np.full(num_clients, DEFAULT_SAMPLES) if n_samples is None else np.asarray(n_samples)
     p = np.broadcast_to(np.asarray(availability, dtype=float), (num_clients,))
     selector.reset(num_clients, seed)
     trace = np.zeros((rounds, num_clients), dtype=np.int64)
     for t in range(rounds):
         avail = np.flatnonzero(av_rng.random(num_clients) < p)
         if not avail.size: continue
-        view = make_view(num_clients, t, avail, n_samples, loss_fn=lambda ids: rep_rng.uniform(0.2, 2.5, len(ids)))
+        view = make_view(num_clients, t, avail, n_samples, loss_fn=lambda ids: rep_rng.uniform(*FAKE_LOSS, len(ids)))
         sel = validate_selection(selector.select(t, view, k, sel_rng), view, selector.name)
         trace[t, sel.ids] = 1
         selector.observe(t, synthetic_reports(t, sel.ids, n_samples, rep_rng))

@@ -14,22 +14,27 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from torch.func import functional_call, vmap
+from fastcore.basics import patch
 from ..foundation.core import (check_int, check_float, check_choice, check_type, default_device, validate_fields,
                                 rng_streams, spawn_seeds)
 from .protocol import (Selection, ClientView, Reports, Selector, validate_selection,
                                      UniformSelector)
 
 # %% auto #0
-__all__ = ['BACKENDS', 'AUTO_CPU_STEP_FLOPS', 'AUTO_CPU_MAX_PARAMS', 'Flatten1', 'mlp', 'cnn', 'mobilenet_v2_gn',
-           'check_vmappable', 'ParamLayout', 'evaluate', 'RunConfig', 'batch_plan', 'train_sequential', 'train_batched',
-           'local_train', 'fednova_norm', 'aggregate', 'SystemProfiles', 'History', 'RunStore', 'data_fingerprint',
-           'selector_fingerprint', 'model_profile', 'choose_backend', 'block_size', 'Simulation', 'run_fl',
-           'digits_federation', 'LivePlot']
+__all__ = ['GN_GROUPS', 'BACKENDS', 'TRANSFERS_PER_ROUND', 'AUTO_CPU_STEP_FLOPS', 'AUTO_CPU_MAX_PARAMS', 'CPU_BLOCK_BUDGET_BYTES',
+           'GPU_FREE_MEMORY_SHARE', 'BYTES_PER_FLOAT32', 'PARAM_COPIES_PER_CLIENT', 'ACTIVATION_COPIES_PER_CLIENT',
+           'BYTES_PER_PARAM', 'BYTES_PER_ANSWER', 'EVAL_CHUNK', 'RUN_KEY_CHARS', 'Flatten1', 'mlp', 'cnn',
+           'mobilenet_v2_gn', 'check_vmappable', 'ParamLayout', 'evaluate', 'RunConfig', 'batch_plan',
+           'train_sequential', 'train_batched', 'local_train', 'fednova_norm', 'aggregate', 'SystemProfiles', 'History',
+           'RunStore', 'data_fingerprint', 'selector_fingerprint', 'model_profile', 'choose_backend', 'block_size',
+           'Simulation', 'run_key', 'run_fl', 'digits_federation', 'LivePlot']
 
-# %% ../../nbs/engine/05_simulation.ipynb #77cf9390
+# %% ../../nbs/engine/05_simulation.ipynb #bedf9e45
 class Flatten1(nn.Module):
     "Flatten all but the batch dimension (a named module so `repr` shows the architecture)."
-    def forward(self, x): return x.flatten(1)
+    def forward(self, x):
+        "The input with every dimension after the batch one flattened."
+        return x.flatten(1)
 
 def mlp(in_features:int, # input features (images are flattened)
         hidden:int|Sequence[int]=64, # width of each hidden layer (an int for one layer)
@@ -41,7 +46,12 @@ def mlp(in_features:int, # input features (images are flattened)
     for i, o in zip(dims[:-1], dims[1:]): layers += [nn.Linear(i, o), nn.ReLU()]
     return nn.Sequential(*layers, nn.Linear(dims[-1], check_int('n_classes', n_classes, lo=2)))
 
-def _norm(kind, c): return nn.GroupNorm(math.gcd(8, c), c) if kind == 'group' else nn.Identity()
+# %% ../../nbs/engine/05_simulation.ipynb #2bbc2aa6
+GN_GROUPS = 8 # GroupNorm groups of the CNN's layers (their gcd with the channel count)
+
+def _norm(kind, c):
+    "GroupNorm over `c` channels when `kind == 'group'`, else no normalisation."
+    return nn.GroupNorm(math.gcd(GN_GROUPS, c), c) if kind == 'group' else nn.Identity()
 
 def cnn(in_channels:int=3, # image channels
         n_classes:int=10, # output classes
@@ -96,12 +106,13 @@ def check_vmappable(model:nn.Module, # the model to check
 # %% ../../nbs/engine/05_simulation.ipynb #d0e8c2b2
 class ParamLayout:
     "How a model's parameters map to one flat vector (and to a `(clients, P)` matrix of stacked client models)."
-    def __init__(self, model:nn.Module):
+    def __init__(self, model:nn.Module): # the model whose parameters are laid out
         self.names, self.shapes = zip(*[(n, p.shape) for n, p in model.named_parameters()])
         self.numels = [math.prod(s) for s in self.shapes]
         self.size = sum(self.numels)
         self.buffers = dict(model.named_buffers())
-    def flatten(self, model:nn.Module) -> torch.Tensor:
+    def flatten(self, model:nn.Module, # a model of this layout
+               ) -> torch.Tensor:
         "The model's parameters as one flat vector."
         return torch.cat([p.detach().reshape(-1) for p in model.parameters()])
     def unflatten(self, flat:torch.Tensor) -> dict:
@@ -116,8 +127,11 @@ class ParamLayout:
 
 # %% ../../nbs/engine/05_simulation.ipynb #dd0d5eab
 def evaluate(model:nn.Module, # the model (its current weights are used unless `params` is given)
-             x:torch.Tensor, y:torch.Tensor, a:torch.Tensor, # inputs, class labels, attribute labels
-             n_classes:int, n_attrs:int, # number of classes and of attribute values
+             x:torch.Tensor, # inputs
+             y:torch.Tensor, # class labels
+             a:torch.Tensor, # attribute labels
+             n_classes:int, # number of classes
+             n_attrs:int, # number of attribute values
              batch_size:int=1024, # evaluation batch size
              params:torch.Tensor|None=None, # optional flat parameter vector to evaluate instead of the model's own
             ) -> dict:
@@ -139,7 +153,7 @@ def evaluate(model:nn.Module, # the model (its current weights are used unless `
                 group_accuracy=gacc.reshape(n_classes, n_attrs), group_counts=count.astype(np.int64).reshape(n_classes, n_attrs),
                 loss=loss / max(len(x), 1))
 
-# %% ../../nbs/engine/05_simulation.ipynb #637e2d90
+# %% ../../nbs/engine/05_simulation.ipynb #b35d780d
 @dataclass
 class RunConfig:
     "Everything that defines a federated run (validated; errors name the field)."
@@ -170,29 +184,35 @@ class RunConfig:
     budget_on: str = 'sim_time' # 'sim_time' | 'energy' | 'bytes' | 'reward' (needs `SystemProfiles` for energy/reward)
     block_clients: int|None = None # batched backend: clients per vmapped block (None: from a memory budget)
 
-    def __post_init__(self):
-        pos, opt = partial(check_int, lo=1), lambda rule: (lambda n, v: None if v is None else rule(n, v))
-        nonneg = partial(check_float, lo=0)
-        validate_fields(self, rounds=pos, clients_per_round=pos, local_epochs=pos, local_steps=opt(pos), batch_size=pos,
-            lr=partial(check_float, lo=0, lo_open=True), momentum=partial(check_float, lo=0, hi=1, hi_open=True),
-            weight_decay=nonneg, prox_mu=nonneg, aggregator=partial(check_choice, choices=['fedavg', 'fedavgm', 'fednova']),
-            weighting=partial(check_choice, choices=['size', 'equal']), server_lr=partial(check_float, lo=0, lo_open=True),
-            server_momentum=partial(check_float, lo=0, hi=1, hi_open=True), seed=partial(check_int, lo=0),
-            backend=partial(check_choice, choices=['auto', 'batched', 'sequential']), device=opt(partial(check_type, types=str)),
-            eval_every=pos, target_accuracy=opt(partial(check_float, lo=0, hi=1)), patience=opt(pos),
-            eval_clients=partial(check_type, types=bool), val_fraction=partial(check_float, lo=0, hi=1, hi_open=True),
-            loss_before=partial(check_choice, choices=['full', 'first_batch', 'off']), budget=opt(partial(check_float, lo=0, lo_open=True)),
-            budget_on=partial(check_choice, choices=['sim_time', 'energy', 'bytes', 'reward']), block_clients=opt(pos))
-        if self.client_lr is not None:
-            self.client_lr = tuple(check_float(f'RunConfig.client_lr[{i}]', v, lo=0, lo_open=True) for i, v in enumerate(self.client_lr))
-        if self.server_momentum > 0 and self.aggregator != 'fedavgm':
-            raise ValueError(f"RunConfig.server_momentum={self.server_momentum}: server momentum is FedAvgM; set aggregator='fedavgm'")
-        if self.aggregator == 'fedavgm' and self.server_momentum == 0:
-            raise ValueError("RunConfig.server_momentum=0.0: aggregator='fedavgm' needs a momentum beta > 0 (Hsu et al. use 0.9)")
-        if self.aggregator == 'fednova' and self.momentum > 0 and self.prox_mu > 0:
-            raise ValueError("RunConfig.aggregator='fednova': the normaliser is implemented for momentum or a proximal term, not both")
+    def __post_init__(self): _check_run_config(self)
 
-    def to_json(self) -> str: return json.dumps(asdict(self), sort_keys=True)
+    def to_json(self) -> str:
+        "The config as canonical JSON (sorted keys)."
+        return json.dumps(asdict(self), sort_keys=True)
+
+# %% ../../nbs/engine/05_simulation.ipynb #d7bd718e
+def _check_run_config(cfg:RunConfig):
+    "Validate every field of `cfg` and the combinations that make no sense; errors name the field."
+    pos, opt = partial(check_int, lo=1), lambda rule: (lambda n, v: None if v is None else rule(n, v))
+    nonneg = partial(check_float, lo=0)
+    validate_fields(cfg, rounds=pos, clients_per_round=pos, local_epochs=pos, local_steps=opt(pos), batch_size=pos,
+        lr=partial(check_float, lo=0, lo_open=True), momentum=partial(check_float, lo=0, hi=1, hi_open=True),
+        weight_decay=nonneg, prox_mu=nonneg, aggregator=partial(check_choice, choices=['fedavg', 'fedavgm', 'fednova']),
+        weighting=partial(check_choice, choices=['size', 'equal']), server_lr=partial(check_float, lo=0, lo_open=True),
+        server_momentum=partial(check_float, lo=0, hi=1, hi_open=True), seed=partial(check_int, lo=0),
+        backend=partial(check_choice, choices=['auto', 'batched', 'sequential']), device=opt(partial(check_type, types=str)),
+        eval_every=pos, target_accuracy=opt(partial(check_float, lo=0, hi=1)), patience=opt(pos),
+        eval_clients=partial(check_type, types=bool), val_fraction=partial(check_float, lo=0, hi=1, hi_open=True),
+        loss_before=partial(check_choice, choices=['full', 'first_batch', 'off']), budget=opt(partial(check_float, lo=0, lo_open=True)),
+        budget_on=partial(check_choice, choices=['sim_time', 'energy', 'bytes', 'reward']), block_clients=opt(pos))
+    if cfg.client_lr is not None:
+        cfg.client_lr = tuple(check_float(f'RunConfig.client_lr[{i}]', v, lo=0, lo_open=True) for i, v in enumerate(cfg.client_lr))
+    if cfg.server_momentum > 0 and cfg.aggregator != 'fedavgm':
+        raise ValueError(f"RunConfig.server_momentum={cfg.server_momentum}: server momentum is FedAvgM; set aggregator='fedavgm'")
+    if cfg.aggregator == 'fedavgm' and cfg.server_momentum == 0:
+        raise ValueError("RunConfig.server_momentum=0.0: aggregator='fedavgm' needs a momentum beta > 0 (Hsu et al. use 0.9)")
+    if cfg.aggregator == 'fednova' and cfg.momentum > 0 and cfg.prox_mu > 0:
+        raise ValueError("RunConfig.aggregator='fednova': the normaliser is implemented for momentum or a proximal term, not both")
 
 # %% ../../nbs/engine/05_simulation.ipynb #6fddc2f5
 def batch_plan(sizes:np.ndarray, # (C,) number of samples of each training client
@@ -227,8 +247,17 @@ def _sgd_direction(g, w, w0, buf, cfg):
     if not cfg.momentum: return g, None
     return (g.clone() if buf is None else buf.mul_(cfg.momentum).add_(g)), True
 
-def train_sequential(model:nn.Module, layout:ParamLayout, w0:torch.Tensor, x:torch.Tensor, y:torch.Tensor,
-                     idx:torch.Tensor, mask:torch.Tensor, steps:np.ndarray, lr:np.ndarray, cfg:RunConfig):
+def train_sequential(model:nn.Module, # the architecture (its weights are overwritten)
+                     layout:ParamLayout, # its parameter layout
+                     w0:torch.Tensor, # (P,) the broadcast global parameters
+                     x:torch.Tensor, # the training pool
+                     y:torch.Tensor, # its labels
+                     idx:torch.Tensor, # (C,S,B) pool indices of each client's batches
+                     mask:torch.Tensor, # (C,S,B) which batch entries are real
+                     steps:np.ndarray, # (C,) real steps of each client
+                     lr:np.ndarray, # (C,) client learning rates
+                     cfg:RunConfig, # momentum, weight_decay, prox_mu
+                     ) -> tuple[torch.Tensor, torch.Tensor]: # (C,P) new parameters, (C,S) batch losses
     "Train clients one after the other with `torch.optim.SGD` on their planned batches; returns (C,P) params, (C,S) batch losses."
     C, S = idx.shape[:2]
     new, losses = w0.repeat(C, 1), torch.zeros(C, S, device=w0.device)
@@ -247,8 +276,17 @@ def train_sequential(model:nn.Module, layout:ParamLayout, w0:torch.Tensor, x:tor
     return new, losses
 
 # %% ../../nbs/engine/05_simulation.ipynb #ca83665d
-def train_batched(model:nn.Module, layout:ParamLayout, w0:torch.Tensor, x:torch.Tensor, y:torch.Tensor,
-                  idx:torch.Tensor, mask:torch.Tensor, steps:np.ndarray, lr:np.ndarray, cfg:RunConfig):
+def train_batched(model:nn.Module, # the architecture (its weights are overwritten)
+                  layout:ParamLayout, # its parameter layout
+                  w0:torch.Tensor, # (P,) the broadcast global parameters
+                  x:torch.Tensor, # the training pool
+                  y:torch.Tensor, # its labels
+                  idx:torch.Tensor, # (C,S,B) pool indices of each client's batches
+                  mask:torch.Tensor, # (C,S,B) which batch entries are real
+                  steps:np.ndarray, # (C,) real steps of each client
+                  lr:np.ndarray, # (C,) client learning rates
+                  cfg:RunConfig, # momentum, weight_decay, prox_mu
+                  ) -> tuple[torch.Tensor, torch.Tensor]: # (C,P) new parameters, (C,S) batch losses
     "Train a block of clients at once: stacked (C, ...) parameters, `vmap(functional_call)`, padded batches masked out."
     C, S, B = idx.shape
     fwd = vmap(lambda p, xb: functional_call(model, {**p, **layout.buffers}, (xb,)), randomness='different')
@@ -276,7 +314,8 @@ BACKENDS = {'batched': train_batched, 'sequential': train_sequential}
 # %% ../../nbs/engine/05_simulation.ipynb #56b964d3
 def local_train(model:nn.Module, # the architecture (its weights are overwritten)
                 params:torch.Tensor, # flat parameters to start from (the broadcast global model)
-                x:torch.Tensor, y:torch.Tensor, # the client's data
+                x:torch.Tensor, # the client's inputs
+                y:torch.Tensor, # the client's labels
                 config:RunConfig, # local_epochs/local_steps, batch_size, lr, momentum, weight_decay, prox_mu
                 generator:np.random.Generator, # the client's random stream (batch order)
                ) -> tuple[torch.Tensor, dict]: # new flat parameters, and stats (loss per step, steps)
@@ -307,7 +346,8 @@ def aggregate(global_params:torch.Tensor, # (P,) the broadcast global model w
               weights:np.ndarray, # (C,) aggregation weights p_k summing to one
               cfg:RunConfig, # aggregator, server_lr, server_momentum, ...
               state:dict, # server state carried across rounds (FedAvgM's velocity); updated in place
-              steps:np.ndarray|None=None, lr:np.ndarray|None=None, # local steps and client lrs (FedNova)
+              steps:np.ndarray|None=None, # local steps tau_k of each client (FedNova)
+              lr:np.ndarray|None=None, # each client's learning rate (FedNova)
              ) -> torch.Tensor: # the new global parameters
     "FedAvg, FedAvgM or FedNova: w <- w + server_lr * (aggregated update)."
     p = torch.as_tensor(weights, dtype=updates.dtype, device=updates.device)
@@ -320,7 +360,7 @@ def aggregate(global_params:torch.Tensor, # (P,) the broadcast global model w
         delta = state['velocity']
     return global_params + cfg.server_lr * delta
 
-# %% ../../nbs/engine/05_simulation.ipynb #74dd8fee
+# %% ../../nbs/engine/05_simulation.ipynb #9e92df92
 @dataclass
 class SystemProfiles:
     "Simulated devices: per-client speed, bandwidth, availability, energy and dropout (system heterogeneity)."
@@ -348,82 +388,114 @@ class SystemProfiles:
         if self.dropout.max(initial=0) > 1: raise ValueError("SystemProfiles.dropout: expected probabilities in [0, 1]")
 
     @property
-    def num_clients(self): return len(self.speed)
+    def num_clients(self):
+        "How many clients the profiles describe."
+        return len(self.speed)
 
-    @classmethod
-    def sample(cls, num_clients:int, # clients to simulate
-               seed:int=0, # seed of the draw
-               speed:float=200.0, # median samples/s; speeds are log-normal around it
-               speed_sigma:float=0.5, # log-normal spread of speeds (0: identical devices)
-               bandwidth:float=1e6, # median bytes/s, log-normal with the same spread
-               availability:float=1.0, # probability each client is available in a round
-               energy_budget:float=np.inf, # energy each client may spend over the run
-               dropout:float=0.0, # mid-round dropout probability
-              ) -> SystemProfiles:
-        "Random heterogeneous devices: log-normal speeds and bandwidths, common availability, budget and dropout."
-        r = np.random.default_rng(spawn_seeds(seed, 1, 'profiles')[0]); n = check_int('num_clients', num_clients, lo=1)
-        return cls(speed=speed * r.lognormal(0, speed_sigma, n), bandwidth=bandwidth * r.lognormal(0, speed_sigma, n),
-                   availability=np.full(n, availability), energy_budget=np.full(n, energy_budget), dropout=np.full(n, dropout))
+# %% ../../nbs/engine/05_simulation.ipynb #d1197886
+@patch(cls_method=True)
+def sample(cls:SystemProfiles, num_clients:int, # clients to simulate
+           seed:int=0, # seed of the draw
+           speed:float=200.0, # median samples/s; speeds are log-normal around it
+           speed_sigma:float=0.5, # log-normal spread of speeds (0: identical devices)
+           bandwidth:float=1e6, # median bytes/s, log-normal with the same spread
+           availability:float=1.0, # probability each client is available in a round
+           energy_budget:float=np.inf, # energy each client may spend over the run
+           dropout:float=0.0, # mid-round dropout probability
+          ) -> SystemProfiles:
+    "Random heterogeneous devices: log-normal speeds and bandwidths, common availability, budget and dropout."
+    r = np.random.default_rng(spawn_seeds(seed, 1, 'profiles')[0]); n = check_int('num_clients', num_clients, lo=1)
+    return cls(speed=speed * r.lognormal(0, speed_sigma, n), bandwidth=bandwidth * r.lognormal(0, speed_sigma, n),
+               availability=np.full(n, availability), energy_budget=np.full(n, energy_budget), dropout=np.full(n, dropout))
 
-    def available(self, round:int, rng:np.random.Generator, spent:np.ndarray) -> np.ndarray:
-        "Ids available in `round`: a draw (or the trace row), minus clients that exhausted their energy budget."
-        p = self.availability[round % len(self.availability)] if self.availability.ndim == 2 else self.availability
-        return np.flatnonzero((rng.random(len(p)) < p) & (spent < self.energy_budget))
+# %% ../../nbs/engine/05_simulation.ipynb #9128da3a
+TRANSFERS_PER_ROUND = 2 # a selected client downloads the model once and uploads its update once
 
-    def round_cost(self, ids:np.ndarray, samples:np.ndarray, n_bytes:float) -> tuple[np.ndarray, np.ndarray]:
-        "Simulated seconds (compute + download + upload) and energy of clients `ids` processing `samples` samples."
-        t = samples / self.speed[ids] + 2 * n_bytes / self.bandwidth[ids]
-        return t, t * self.power[ids]
+@patch
+def available(self:SystemProfiles, t:int, # the round
+              rng:np.random.Generator, # the round's random stream
+              spent:np.ndarray, # energy each client has spent so far
+             ) -> np.ndarray:
+    "Ids available in round `t`: a draw (or the trace row), minus clients that exhausted their energy budget."
+    p = self.availability[t % len(self.availability)] if self.availability.ndim == 2 else self.availability
+    return np.flatnonzero((rng.random(len(p)) < p) & (spent < self.energy_budget))
 
-    def fingerprint(self) -> str:
-        return hashlib.sha1(b''.join(np.ascontiguousarray(getattr(self, f.name)).tobytes() for f in dataclasses.fields(self))).hexdigest()
+@patch
+def round_cost(self:SystemProfiles, ids:np.ndarray, # clients
+               samples:np.ndarray, # samples each one processes
+               n_bytes:float, # bytes of one model transfer
+              ) -> tuple[np.ndarray, np.ndarray]:
+    "Simulated seconds (compute + download + upload) and energy of clients `ids` processing `samples` samples."
+    t = samples / self.speed[ids] + TRANSFERS_PER_ROUND * n_bytes / self.bandwidth[ids]
+    return t, t * self.power[ids]
 
-# %% ../../nbs/engine/05_simulation.ipynb #bcf02844
+@patch
+def fingerprint(self:SystemProfiles) -> str:
+    "SHA-1 of every field's values (identical devices -> identical fingerprint)."
+    return hashlib.sha1(b''.join(np.ascontiguousarray(getattr(self, f.name)).tobytes() for f in dataclasses.fields(self))).hexdigest()
+
+# %% ../../nbs/engine/05_simulation.ipynb #4ff317c0
 class History:
     "The record of a run: per-round, per-client and per-group tables, the final parameters and the config."
-    def __init__(self, config:dict, meta:dict|None=None):
+    def __init__(self, config:dict, # the run's `RunConfig` as a dict
+                 meta:dict|None=None, # run facts: backend, device, key, num_clients, n_params, block_clients, selector
+                ):
         self.config, self.meta = config, dict(meta or {})
         self.round_rows, self.client_rows, self.group_rows = [], [], []
         self.final_params, self.stop_reason = None, None
 
     @property
-    def rounds(self) -> pd.DataFrame: return pd.DataFrame(self.round_rows)
+    def rounds(self) -> pd.DataFrame:
+        "One row per round."
+        return pd.DataFrame(self.round_rows)
     @property
-    def clients(self) -> pd.DataFrame: return pd.DataFrame(self.client_rows)
+    def clients(self) -> pd.DataFrame:
+        "One row per selected client per round (and per client per evaluation with `eval_clients`)."
+        return pd.DataFrame(self.client_rows)
     @property
-    def groups(self) -> pd.DataFrame: return pd.DataFrame(self.group_rows)
+    def groups(self) -> pd.DataFrame:
+        "One row per (round, class, attribute) group evaluated."
+        return pd.DataFrame(self.group_rows)
     def __len__(self): return len(self.round_rows)
     def __repr__(self):
         last = self.round_rows[-1] if self.round_rows else {}
         return (f"History({len(self)} rounds, backend={self.meta.get('backend')!r}, accuracy={last.get('accuracy', float('nan')):.4f}, "
                 f"worst_group_accuracy={last.get('worst_group_accuracy', float('nan')):.4f}, stop={self.stop_reason!r})")
 
-    def participation(self) -> np.ndarray:
-        "(rounds, clients) 0/1 matrix of who reported in each round (for `selection.participation_figure`)."
-        m = np.zeros((len(self), self.meta['num_clients']), np.int64)
-        for i, r in enumerate(self.round_rows): m[i, r['reported']] = 1
-        return m
+# %% ../../nbs/engine/05_simulation.ipynb #12381b87
+@patch
+def participation(self:History) -> np.ndarray:
+    "(rounds, clients) 0/1 matrix of who reported in each round (for `selection.participation_figure`)."
+    m = np.zeros((len(self), self.meta['num_clients']), np.int64)
+    for i, r in enumerate(self.round_rows): m[i, r['reported']] = 1
+    return m
 
-    def to_dict(self) -> dict:
-        return dict(config=self.config, meta=self.meta, rounds=self.round_rows, clients=self.client_rows, groups=self.group_rows,
-                    final_params=None if self.final_params is None else self.final_params.cpu().numpy(), stop_reason=self.stop_reason)
-    @classmethod
-    def from_dict(cls, d:dict) -> History:
-        h = cls(d['config'], d['meta'])
-        h.round_rows, h.client_rows, h.group_rows, h.stop_reason = list(d['rounds']), list(d['clients']), list(d['groups']), d['stop_reason']
-        h.final_params = None if d['final_params'] is None else torch.as_tensor(d['final_params'])
-        return h
+@patch
+def to_dict(self:History) -> dict:
+    "Plain data (lists, dicts, a numpy array) that pickles and restores with `from_dict`."
+    return dict(config=self.config, meta=self.meta, rounds=self.round_rows, clients=self.client_rows, groups=self.group_rows,
+                final_params=None if self.final_params is None else self.final_params.cpu().numpy(), stop_reason=self.stop_reason)
+@patch(cls_method=True)
+def from_dict(cls:History, d:dict, # from `to_dict`
+             ) -> History:
+    "A `History` rebuilt from `to_dict`'s plain data."
+    h = cls(d['config'], d['meta'])
+    h.round_rows, h.client_rows, h.group_rows, h.stop_reason = list(d['rounds']), list(d['clients']), list(d['groups']), d['stop_reason']
+    h.final_params = None if d['final_params'] is None else torch.as_tensor(d['final_params'])
+    return h
 
-    def figure(self, metrics:Sequence[str]=('accuracy', 'worst_group_accuracy'), # columns of `rounds` to plot
-              ):
-        "Plotly line chart of `metrics` per round."
-        import plotly.graph_objects as go
-        df = self.rounds.dropna(subset=[metrics[0]]) if len(self) else pd.DataFrame(columns=['round', *metrics])
-        fig = go.Figure([go.Scatter(x=df['round'], y=df[m], mode='lines+markers', name=m) for m in metrics])
-        fig.update_layout(xaxis_title='round', height=320, width=560, margin=dict(l=40, r=10, t=30, b=40))
-        return fig
+# %% ../../nbs/engine/05_simulation.ipynb #d555998b
+@patch
+def figure(self:History, metrics:Sequence[str]=('accuracy', 'worst_group_accuracy'), # columns of `rounds` to plot
+         ):
+    "Plotly line chart of `metrics` per round."
+    import plotly.graph_objects as go
+    df = self.rounds.dropna(subset=[metrics[0]]) if len(self) else pd.DataFrame(columns=['round', *metrics])
+    fig = go.Figure([go.Scatter(x=df['round'], y=df[m], mode='lines+markers', name=m) for m in metrics])
+    fig.update_layout(xaxis_title='round', height=320, width=560, margin=dict(l=40, r=10, t=30, b=40))
+    return fig
 
-# %% ../../nbs/engine/05_simulation.ipynb #80f3bbd8
+# %% ../../nbs/engine/05_simulation.ipynb #bebc57c7
 class RunStore:
     "Runs persisted in SQLite, keyed by a hash of everything that determines the result; checkpoints for resuming."
     def __init__(self, path:str): # SQLite file (created if missing)
@@ -431,45 +503,66 @@ class RunStore:
         with self._con() as con:
             con.execute("CREATE TABLE IF NOT EXISTS runs (key TEXT PRIMARY KEY, identity TEXT, status TEXT, round INTEGER, "
                         "updated REAL, checkpoint BLOB, history BLOB)")
-    def _con(self): return sqlite3.connect(self.path, timeout=30)
+    def _con(self):
+        return sqlite3.connect(self.path, timeout=30)
 
-    def get(self, key:str) -> tuple[str|None, Any]:
+    def get(self, key:str, # the run key
+           ) -> tuple[str|None, Any]:
         "('finished', History) | ('running', checkpoint dict) | (None, None)."
         with self._con() as con: row = con.execute("SELECT status, checkpoint, history FROM runs WHERE key=?", (key,)).fetchone()
         if row is None: return None, None
         if row[0] == 'finished': return 'finished', History.from_dict(pickle.loads(row[2]))
         return row[0], pickle.loads(row[1])
 
-    def save_checkpoint(self, key:str, identity:str, round:int, checkpoint:dict):
-        blob = pickle.dumps(checkpoint, protocol=pickle.HIGHEST_PROTOCOL)
-        with self._con() as con:
-            con.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, 'running', ?, ?, ?, NULL)", (key, identity, round, time.time(), blob))
+# %% ../../nbs/engine/05_simulation.ipynb #7f2a1f09
+@patch
+def save_checkpoint(self:RunStore, key:str, # the run key
+                    identity:str, # the run identity (JSON)
+                    t:int, # rounds done
+                    checkpoint:dict, # from `Simulation._state`
+                   ):
+    "Store (or replace) the checkpoint of the running run `key` after `t` rounds."
+    blob = pickle.dumps(checkpoint, protocol=pickle.HIGHEST_PROTOCOL)
+    with self._con() as con:
+        con.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, 'running', ?, ?, ?, NULL)", (key, identity, t, time.time(), blob))
 
-    def finish(self, key:str, identity:str, history:History):
-        blob = pickle.dumps(history.to_dict(), protocol=pickle.HIGHEST_PROTOCOL)
-        with self._con() as con:
-            con.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, 'finished', ?, ?, NULL, ?)", (key, identity, len(history), time.time(), blob))
+@patch
+def finish(self:RunStore, key:str, # the run key
+           identity:str, # the run identity (JSON)
+           history:History, # the finished run
+          ):
+    "Store the finished run's history in place of its checkpoint."
+    blob = pickle.dumps(history.to_dict(), protocol=pickle.HIGHEST_PROTOCOL)
+    with self._con() as con:
+        con.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, 'finished', ?, ?, NULL, ?)", (key, identity, len(history), time.time(), blob))
 
-    def runs(self) -> pd.DataFrame:
-        "One row per stored run: key, status, rounds done, last update, and the identity (config + data/model/selector)."
-        with self._con() as con:
-            return pd.read_sql_query("SELECT key, status, round, updated, identity FROM runs ORDER BY updated", con)
+@patch
+def runs(self:RunStore) -> pd.DataFrame:
+    "One row per stored run: key, status, rounds done, last update, and the identity (config + data/model/selector)."
+    with self._con() as con:
+        return pd.read_sql_query("SELECT key, status, round, updated, identity FROM runs ORDER BY updated", con)
 
-    def delete(self, key:str):
-        with self._con() as con: con.execute("DELETE FROM runs WHERE key=?", (key,))
+@patch
+def delete(self:RunStore, key:str, # the run key
+          ):
+    "Forget the run `key`."
+    with self._con() as con: con.execute("DELETE FROM runs WHERE key=?", (key,))
 
 # %% ../../nbs/engine/05_simulation.ipynb #a9e7036e
 def _sha(*arrays) -> str:
+    "SHA-1 of the bytes of tensors and arrays, in order."
     h = hashlib.sha1()
     for a in arrays: h.update(np.ascontiguousarray(a.detach().cpu().numpy() if torch.is_tensor(a) else a).tobytes())
     return h.hexdigest()
 
-def data_fingerprint(data) -> str:
+def data_fingerprint(data, # a `FederatedData` (or anything with a `fingerprint()` method)
+                    ) -> str:
     "A hash of a federation's tensors and client partition (identical data -> identical fingerprint)."
     if hasattr(data, 'fingerprint'): return data.fingerprint()
     return _sha(data.x, data.y, data.a, data.x_test, data.y_test, data.a_test, *data.client_idx)
 
-def selector_fingerprint(selector:Selector) -> str:
+def selector_fingerprint(selector:Selector, # the selector, before `reset`
+                        ) -> str:
     "The selector's class and constructor state (before `reset`), hashed."
     try: state = pickle.dumps(selector, protocol=4)
     except Exception as e: raise TypeError(f"selector {selector!r} cannot be pickled ({e}); a stored run needs picklable selectors") from None
@@ -502,18 +595,33 @@ def choose_backend(profile:dict, # from `model_profile`
     small_step = profile['flops'] * batch_size <= AUTO_CPU_STEP_FLOPS
     return 'batched' if small_step and profile['params'] <= AUTO_CPU_MAX_PARAMS else 'sequential'
 
-# %% ../../nbs/engine/05_simulation.ipynb #4dbfe3db
+# %% ../../nbs/engine/05_simulation.ipynb #efd09de7
 AUTO_CPU_STEP_FLOPS = 3e7 # CPU: batch clients only while one client's mini-batch forward costs at most this many FLOPs
 AUTO_CPU_MAX_PARAMS = 150_000 # ... and the model is small enough that the stacked (C, P) parameter updates stay cheap
+CPU_BLOCK_BUDGET_BYTES = 1 << 30 # memory a vmapped block may use on a CPU (1 GiB)
+GPU_FREE_MEMORY_SHARE = 0.5 # share of the GPU's free memory a vmapped block may use
+BYTES_PER_FLOAT32 = 4 # parameters and activations are float32
+PARAM_COPIES_PER_CLIENT = 4 # a client's parameters, gradients, momentum buffer and update, stacked per client
+ACTIVATION_COPIES_PER_CLIENT = 3 # forward activations, their gradients and autograd's saved tensors, per sample
 
-def block_size(profile:dict, batch_size:int, device:torch.device, budget_bytes:float|None=None) -> int:
+def block_size(profile:dict, # from `model_profile`
+               batch_size:int, # local batch size
+               device:torch.device, # where training runs
+               budget_bytes:float|None=None, # memory a block may use (None: `CPU_BLOCK_BUDGET_BYTES`, or a share of the free GPU memory)
+              ) -> int:
     "How many clients one vmapped block may hold: ~4 parameter copies plus ~3x the activations per client, within a memory budget."
     if budget_bytes is None:
-        budget_bytes = 0.5 * torch.cuda.mem_get_info(device)[0] if device.type == 'cuda' else 1 << 30
-    per_client = 4 * (4 * profile['params'] + 3 * profile['activations'] * batch_size)
+        budget_bytes = GPU_FREE_MEMORY_SHARE * torch.cuda.mem_get_info(device)[0] if device.type == 'cuda' else CPU_BLOCK_BUDGET_BYTES
+    per_client = BYTES_PER_FLOAT32 * (PARAM_COPIES_PER_CLIENT * profile['params'] + ACTIVATION_COPIES_PER_CLIENT * profile['activations'] * batch_size)
     return max(1, int(budget_bytes // per_client))
 
-# %% ../../nbs/engine/05_simulation.ipynb #70c81fdb
+# %% ../../nbs/engine/05_simulation.ipynb #94a1712d
+BYTES_PER_PARAM = 4 # float32: bytes of one model parameter on the wire (a broadcast or an upload moves P of them)
+BYTES_PER_ANSWER = 8 # float64: bytes of one scalar a client answers to a loss query
+EVAL_CHUNK = 4096 # samples per forward pass when the global model is evaluated on the clients' training pool
+RUN_KEY_CHARS = 24 # hex characters of the identity's SHA-256 kept as the run key (96 bits)
+
+# %% ../../nbs/engine/05_simulation.ipynb #88ecef2a
 class Simulation:
     "A federated run: select -> broadcast -> local training -> report -> aggregate -> evaluate, round after round."
     def __init__(self, model_fn:Callable[[], nn.Module], # builds the (randomly initialised) model; called under the run's seed
@@ -532,13 +640,8 @@ class Simulation:
         self.net = check_vmappable(check_type('model_fn()', model, nn.Module)).to(self.device)
         self.layout = ParamLayout(self.net)
         self._set_data(data)
+        self._check_inputs(profiles)
         N = self.num_clients
-        if profiles is not None and check_type('profiles', profiles, SystemProfiles).num_clients != N:
-            raise ValueError(f"profiles describe {profiles.num_clients} clients: expected {N}")
-        if cfg.client_lr is not None and len(cfg.client_lr) != N:
-            raise ValueError(f"RunConfig.client_lr has {len(cfg.client_lr)} entries: expected one per client ({N})")
-        if cfg.budget is not None and cfg.budget_on in ('energy', 'reward') and profiles is None:
-            raise ValueError(f"RunConfig.budget_on={cfg.budget_on!r} needs SystemProfiles (profiles=...)")
         self.profiles, self.devices = profiles, profiles or SystemProfiles.sample(N, cfg.seed, speed_sigma=0.0)
         self.lr = np.asarray(cfg.client_lr or [cfg.lr] * N, np.float64)
         self.profile = model_profile(self.net, self.x[0])
@@ -546,247 +649,375 @@ class Simulation:
         self.block = cfg.block_clients or block_size(self.profile, cfg.batch_size, self.device)
         self.callbacks, self.stop_when = list(callbacks), stop_when
         self.store = RunStore(store) if isinstance(store, (str, os.PathLike)) else store
-        self.identity = json.dumps(dict(config=asdict(cfg), backend=self.backend, device=self.device.type,
-            data=data_fingerprint(data), model=f"{self.net!r}:{_sha(self.layout.flatten(self.net))}",
-            selector=selector_fingerprint(selector) if self.store else repr(selector),
-            profiles=profiles.fingerprint() if profiles else None,
-            stop_when=getattr(stop_when, '__qualname__', repr(stop_when)) if stop_when else None), sort_keys=True)
-        self.key = hashlib.sha256(self.identity.encode()).hexdigest()[:24]
+        self.identity = self._run_identity(data, selector, profiles, stop_when)
+        self.key = run_key(self.identity)
         self._start()
 
-    def _set_data(self, data):
-        d = self.device
-        self.x, self.y, self.a = data.x.to(d), data.y.to(d).long(), data.a.to(d).long()
-        self.n_classes, self.n_attrs = int(data.n_classes), int(data.n_attrs)
-        self.client_idx = [torch.as_tensor(i, dtype=torch.long) for i in data.client_idx]
-        self.num_clients = len(self.client_idx)
-        self.sizes = np.array([len(i) for i in self.client_idx], np.int64)
-        self.table = np.zeros((self.num_clients, max(int(self.sizes.max(initial=1)), 1)), np.int64)  # client -> pool index
-        for k, i in enumerate(self.client_idx): self.table[k, :len(i)] = i.numpy()
-        self.owner = torch.full((len(self.x),), -1, dtype=torch.long)
-        for k, i in enumerate(self.client_idx): self.owner[i] = k
-        xt, yt, at = data.x_test.to(d), data.y_test.to(d).long(), data.a_test.to(d).long()
-        n_val = int(round(self.config.val_fraction * len(xt)))
-        perm = torch.from_numpy(rng_streams(self.config.seed, 1, 'validation')[0].permutation(len(xt))).to(d)
-        val, test = perm[:n_val], (perm[n_val:] if n_val else torch.arange(len(xt), device=d))
-        self.test = (xt[test], yt[test], at[test])
-        self.val = (xt[val], yt[val], at[val]) if n_val else None
-        if self.x.dim() == 4 and any(isinstance(m, nn.Conv2d) for m in self.net.modules()):
-            # channels-last images: oneDNN/cuDNN convolutions and pooling run ~1.6x faster on the CPU here, same results
-            cl = lambda t: t.contiguous(memory_format=torch.channels_last)
-            self.x, self.test = cl(self.x), (cl(self.test[0]), *self.test[1:])
-            if self.val: self.val = (cl(self.val[0]), *self.val[1:])
-            self.net.to(memory_format=torch.channels_last)
+# %% ../../nbs/engine/05_simulation.ipynb #147805b1
+@patch
+def _check_inputs(self:Simulation, profiles:SystemProfiles|None):
+    "Raise if the profiles, per-client learning rates or budget do not fit this federation."
+    cfg, N = self.config, self.num_clients
+    if profiles is not None and check_type('profiles', profiles, SystemProfiles).num_clients != N:
+        raise ValueError(f"profiles describe {profiles.num_clients} clients: expected {N}")
+    if cfg.client_lr is not None and len(cfg.client_lr) != N:
+        raise ValueError(f"RunConfig.client_lr has {len(cfg.client_lr)} entries: expected one per client ({N})")
+    if cfg.budget is not None and cfg.budget_on in ('energy', 'reward') and profiles is None:
+        raise ValueError(f"RunConfig.budget_on={cfg.budget_on!r} needs SystemProfiles (profiles=...)")
 
-    def _start(self):
-        "Fresh run state: initial parameters, selector, random streams, counters and an empty history."
-        cfg = self.config
-        self.round, self.stop_reason = 0, None
-        self.params, self.server_state = self.layout.flatten(self.net).clone(), {}
-        self.selector.reset(self.num_clients, cfg.seed)
-        self.rng_select = rng_streams(cfg.seed, 1, 'selection')[0]
-        self.spent = np.zeros(self.num_clients)
-        self.totals = dict(sim_time=0.0, energy=0.0, bytes=0.0, reward=0.0)
-        self.best, self.since_best, self._queries = -np.inf, 0, 0
-        self.history = History(asdict(cfg), dict(backend=self.backend, device=str(self.device), key=self.key, num_clients=self.num_clients,
-                                                 n_params=self.layout.size, block_clients=self.block, selector=self.selector.name))
+# %% ../../nbs/engine/05_simulation.ipynb #b7b15bb2
+@patch
+def _run_identity(self:Simulation, data, selector:Selector, profiles:SystemProfiles|None, stop_when:Callable|None) -> str:
+    "Everything that determines this run's result, as canonical JSON."
+    return json.dumps(dict(config=asdict(self.config), backend=self.backend, device=self.device.type,
+        data=data_fingerprint(data), model=f"{self.net!r}:{_sha(self.layout.flatten(self.net))}",
+        selector=selector_fingerprint(selector) if self.store else repr(selector),
+        profiles=profiles.fingerprint() if profiles else None,
+        stop_when=getattr(stop_when, '__qualname__', repr(stop_when)) if stop_when else None), sort_keys=True)
 
-    @property
-    def global_params(self) -> torch.Tensor: return self.params
-    @property
-    def model(self) -> nn.Module:
-        "The model (an `nn.Module`) holding the current global parameters."
-        return self.layout.load(self.net, self.params)
+def run_key(identity:str, # a run's identity (canonical JSON)
+           ) -> str:
+    "The store key of a run: the first `RUN_KEY_CHARS` hex digits of the identity's SHA-256."
+    return hashlib.sha256(identity.encode()).hexdigest()[:RUN_KEY_CHARS]
 
-    def _round_rng(self, t:int) -> np.random.Generator:
-        "The random stream of round `t` (availability, dropouts, batch order): depends only on (seed, round)."
-        return np.random.default_rng(spawn_seeds(self.config.seed, 1, f'round{t}')[0])
+# %% ../../nbs/engine/05_simulation.ipynb #e6817acd
+@patch
+def _set_data(self:Simulation, data):
+    "Place a federation on the device: training pool and client tables, validation/test split, memory layout."
+    self._place_pool(data)
+    self._split_test(data)
+    if self.x.dim() == 4 and any(isinstance(m, nn.Conv2d) for m in self.net.modules()): self._channels_last()
 
-    def client_losses(self, params:torch.Tensor, ids:np.ndarray) -> np.ndarray:
-        "Mean loss of the flat model `params` on each listed client's training data."
-        idx = [self.client_idx[k] for k in ids]
-        if not idx: return np.zeros(0)
-        pool = torch.cat(idx).to(self.device); seg = torch.repeat_interleave(torch.arange(len(ids), device=self.device), torch.as_tensor([len(i) for i in idx], device=self.device))
-        fp, out = self.layout.unflatten(params), []
-        with torch.no_grad():
-            for i in range(0, len(pool), 4096):
-                b = pool[i:i + 4096]
-                out.append(F.cross_entropy(functional_call(self.net, fp, (self.x[b],)), self.y[b], reduction='none'))
-        tot = torch.zeros(len(ids), dtype=torch.float64, device=self.device).index_add_(0, seg, torch.cat(out).double())
-        return (tot.cpu().numpy() / np.maximum(self.sizes[ids], 1))
+@patch
+def _place_pool(self:Simulation, data):
+    "The training pool on the device, the client -> pool-index table and the pool-row -> client owner vector."
+    d = self.device
+    self.x, self.y, self.a = data.x.to(d), data.y.to(d).long(), data.a.to(d).long()
+    self.n_classes, self.n_attrs = int(data.n_classes), int(data.n_attrs)
+    self.client_idx = [torch.as_tensor(i, dtype=torch.long) for i in data.client_idx]
+    self.num_clients = len(self.client_idx)
+    self.sizes = np.array([len(i) for i in self.client_idx], np.int64)
+    self.table = np.zeros((self.num_clients, max(int(self.sizes.max(initial=1)), 1)), np.int64)  # client -> pool index
+    for k, i in enumerate(self.client_idx): self.table[k, :len(i)] = i.numpy()
+    self.owner = torch.full((len(self.x),), -1, dtype=torch.long)
+    for k, i in enumerate(self.client_idx): self.owner[i] = k
 
-    def _query(self, ids:np.ndarray, what:str) -> np.ndarray:
-        "The counted channel behind `ClientView.query`: each queried client receives the model and answers a scalar."
-        check_choice('what', what, ['loss'])
-        self._queries += len(ids)
-        return self.client_losses(self.params, ids)
+# %% ../../nbs/engine/05_simulation.ipynb #bcfcbcbe
+@patch
+def _split_test(self:Simulation, data):
+    "Split the test pool, under the run's seed, into the server's validation set and the test set."
+    d = self.device
+    xt, yt, at = data.x_test.to(d), data.y_test.to(d).long(), data.a_test.to(d).long()
+    n_val = int(round(self.config.val_fraction * len(xt)))
+    perm = torch.from_numpy(rng_streams(self.config.seed, 1, 'validation')[0].permutation(len(xt))).to(d)
+    val, test = perm[:n_val], (perm[n_val:] if n_val else torch.arange(len(xt), device=d))
+    self.test = (xt[test], yt[test], at[test])
+    self.val = (xt[val], yt[val], at[val]) if n_val else None
 
-    def _server_eval(self, params:torch.Tensor) -> tuple[float, float]:
-        r = evaluate(self.net, *self.val, self.n_classes, self.n_attrs, params=params)
-        return r['accuracy'], r['loss']
+@patch
+def _channels_last(self:Simulation):
+    "Images and the model in channels-last memory layout (faster convolutions and pooling, same results)."
+    cl = lambda t: t.contiguous(memory_format=torch.channels_last)
+    self.x, self.test = cl(self.x), (cl(self.test[0]), *self.test[1:])
+    if self.val: self.val = (cl(self.val[0]), *self.val[1:])
+    self.net.to(memory_format=torch.channels_last)
 
-    def train_clients(self, ids:np.ndarray, local:np.ndarray, valid:np.ndarray, steps:np.ndarray):
-        "Run local training of clients `ids` on their planned batches with the chosen backend, in memory-bounded blocks."
-        P, C = self.layout.size, len(ids)
-        new, losses = torch.empty(C, P, device=self.device), torch.zeros(C, local.shape[1], device=self.device)
-        if C == 0: return new, losses
-        pool = torch.from_numpy(np.take_along_axis(self.table[ids], local.reshape(C, -1), 1).reshape(local.shape)).to(self.device)
-        mask = torch.from_numpy(valid).to(self.device)
-        train = partial(BACKENDS[self.backend], self.net, self.layout, self.params, self.x, self.y)
-        if self.backend == 'sequential' or C <= self.block: return train(pool, mask, steps, self.lr[ids], self.config)
-        order = np.argsort(-steps, kind='stable')  # FedJAX's blockify: similar step counts share a block
-        for i in range(0, C, self.block):
-            b = order[i:i + self.block]; S = max(int(steps[b].max()), 1)
-            bt = torch.from_numpy(b).to(self.device)
-            new[bt], losses[bt, :S] = train(pool[bt, :S], mask[bt, :S], steps[b], self.lr[ids][b], self.config)
-        return new, losses
+# %% ../../nbs/engine/05_simulation.ipynb #7b7f27e8
+@patch
+def _start(self:Simulation):
+    "Fresh run state: initial parameters, selector, random streams, counters and an empty history."
+    cfg = self.config
+    self.round, self.stop_reason = 0, None
+    self.params, self.server_state = self.layout.flatten(self.net).clone(), {}
+    self.selector.reset(self.num_clients, cfg.seed)
+    self.rng_select = rng_streams(cfg.seed, 1, 'selection')[0]
+    self.spent = np.zeros(self.num_clients)
+    self.totals = dict(sim_time=0.0, energy=0.0, bytes=0.0, reward=0.0)
+    self.best, self.since_best, self._queries = -np.inf, 0, 0
+    self.history = History(asdict(cfg), dict(backend=self.backend, device=str(self.device), key=self.key, num_clients=self.num_clients,
+                                             n_params=self.layout.size, block_clients=self.block, selector=self.selector.name))
 
-    def step(self) -> dict|None:
-        "Run one round; returns its row of `history.rounds` (None when no client is available)."
-        cfg, t, t0, P = self.config, self.round, time.perf_counter(), self.layout.size
-        rng, self._queries = self._round_rng(t), 0
-        # 1. who can take part, and whom the selector picks
-        available = self.devices.available(t, rng, self.spent)
-        available = available[self.sizes[available] > 0]
-        if not available.size: self.stop_reason = 'no client available'; return None
-        view = ClientView(t, available, self.sizes, self.profiles, self._query, self.num_clients)
-        sel = validate_selection(self.selector.select(t, view, cfg.clients_per_round, self.rng_select), view, self.selector.name)
-        ids = sel.ids
-        # 2. broadcast and local training; some clients drop out mid-round and never report
-        dropped = rng.random(len(ids)) < self.devices.dropout[ids]
-        done_frac = np.where(dropped, rng.random(len(ids)), 1.0)
-        rep = ids[~dropped]
-        local, valid, steps = batch_plan(self.sizes[rep], cfg.batch_size, rng, cfg.local_epochs, cfg.local_steps)
-        with torch.random.fork_rng(devices=[self.device] if self.device.type == 'cuda' else []):
-            torch.manual_seed(spawn_seeds(cfg.seed, 1, f'torch{t}')[0])  # dropout etc. inside models: seeded per round
-            new, losses = self.train_clients(rep, local, valid, steps)
-        updates = new - self.params
-        # 3. what clients report: losses, steps, update norms, simulated time and energy
-        work = (np.full(len(ids), cfg.local_steps * cfg.batch_size) if cfg.local_steps else self.sizes[ids] * cfg.local_epochs) * done_frac
-        sim_t, energy = self.devices.round_cost(ids, work, 4.0 * P)
-        sim_t, energy = sim_t * np.where(dropped, done_frac, 1), energy * np.where(dropped, done_frac, 1)
-        self.spent[ids] += energy
-        steps_t = torch.as_tensor(np.maximum(steps, 1), device=self.device)
-        train_loss = (losses.sum(1) / steps_t).cpu().numpy().astype(np.float64)
-        loss_before = {'full': lambda: self.client_losses(self.params, rep), 'first_batch': lambda: losses[:, 0].cpu().numpy().astype(np.float64),
-                       'off': lambda: np.full(len(rep), np.nan)}[cfg.loss_before]()
-        reports = Reports(t, rep, self.sizes[rep], train_loss, loss_before, steps, updates.norm(dim=1).cpu().numpy().astype(np.float64),
-                          sim_t[~dropped], energy[~dropped], updates, self.params, self._server_eval if self.val else None)
-        self.selector.observe(t, reports)
-        # 4. aggregation
-        weights = self._weights(sel, dropped)
-        if len(rep): self.params = aggregate(self.params, updates, weights, cfg, self.server_state, steps, self.lr[rep])
-        # 5. bookkeeping, evaluation and stopping rules
-        row = self._record(t, ids, rep, dropped, weights, reports, sim_t, energy, P)
-        self._evaluate(row)
-        row['wall_time'] = time.perf_counter() - t0
-        self.round += 1
-        self._checkpoint()
-        for cb in self.callbacks: cb(self, row)
-        return row
+@patch(as_prop=True)
+def global_params(self:Simulation) -> torch.Tensor:
+    "The current global parameters as one flat vector."
+    return self.params
 
-    def _weights(self, sel:Selection, dropped:np.ndarray) -> np.ndarray:
-        "Aggregation weights of the reporting clients: the selector's (renormalised), else by data size or equal."
-        rep = sel.ids[~dropped]
-        if not len(rep): return np.zeros(0)
-        if sel.weights is not None and sel.weights[~dropped].sum() > 0: w = sel.weights[~dropped]
-        elif self.config.weighting == 'size': w = self.sizes[rep].astype(np.float64)
-        else: w = np.ones(len(rep))
-        return w / w.sum()
+@patch(as_prop=True)
+def model(self:Simulation) -> nn.Module:
+    "The model (an `nn.Module`) holding the current global parameters."
+    return self.layout.load(self.net, self.params)
 
-    def _record(self, t, ids, rep, dropped, weights, reports, sim_t, energy, P) -> dict:
-        n_bytes = 4.0 * P * (len(ids) + len(rep) + self._queries) + 8.0 * self._queries
-        reward = float(self.devices.cost[rep].sum())
-        for k, v in dict(sim_time=float(sim_t.max(initial=0)), energy=float(energy.sum()), bytes=n_bytes, reward=reward).items():
-            self.totals[k] += v
-        row = dict(round=t, accuracy=np.nan, worst_group_accuracy=np.nan, loss=np.nan, train_loss=float(np.mean(reports.loss)) if len(rep) else np.nan,
-                   selected=ids.tolist(), reported=rep.tolist(), weights=weights.tolist(), n_selected=len(ids), n_dropped=int(dropped.sum()),
-                   sim_time=float(sim_t.max(initial=0)), bytes=n_bytes, energy=float(energy.sum()), reward=reward, queries=self._queries,
-                   **{f'total_{k}': v for k, v in self.totals.items()})
-        self.history.round_rows.append(row)
-        w = dict(zip(rep.tolist(), weights))
-        rmap = {k: i for i, k in enumerate(rep.tolist())}
-        for j, k in enumerate(ids.tolist()):
-            i = rmap.get(k)
-            self.history.client_rows.append(dict(round=t, client=k, selected=True, reported=i is not None, n_samples=int(self.sizes[k]),
-                weight=w.get(k, 0.0), time=float(sim_t[j]), energy=float(energy[j]),
-                **({} if i is None else dict(loss=reports.loss[i], loss_before=reports.loss_before[i], steps=int(reports.steps[i]),
-                                              update_norm=reports.update_norm[i]))))
-        return row
+@patch
+def _round_rng(self:Simulation, t:int) -> np.random.Generator:
+    "The random stream of round `t` (availability, dropouts, batch order): depends only on (seed, round)."
+    return np.random.default_rng(spawn_seeds(self.config.seed, 1, f'round{t}')[0])
 
-    def _evaluate(self, row:dict):
-        "Evaluate when due (every `eval_every` rounds and whenever the run stops) and apply the stopping rules."
-        cfg, t = self.config, row['round']
-        stop = 'rounds' if t + 1 >= cfg.rounds else None
-        if cfg.budget is not None and self.totals[cfg.budget_on] >= cfg.budget: stop = 'budget'
-        if stop or (t + 1) % cfg.eval_every == 0: stop = self._eval_row(row) or stop
-        if stop is None and self.stop_when is not None and self.stop_when(self.history):  # sees this round's row
-            stop = 'stop_when'
-            if np.isnan(row['accuracy']): self._eval_row(row)
-        self.stop_reason = stop
+# %% ../../nbs/engine/05_simulation.ipynb #c5b70553
+@patch
+def client_losses(self:Simulation, params:torch.Tensor, # flat model parameters
+                  ids:np.ndarray, # clients whose training data is scored
+                 ) -> np.ndarray:
+    "Mean loss of the flat model `params` on each listed client's training data."
+    idx = [self.client_idx[k] for k in ids]
+    if not idx: return np.zeros(0)
+    pool = torch.cat(idx).to(self.device)
+    seg = torch.repeat_interleave(torch.arange(len(ids), device=self.device), torch.as_tensor([len(i) for i in idx], device=self.device))
+    fp, out = self.layout.unflatten(params), []
+    with torch.no_grad():
+        for i in range(0, len(pool), EVAL_CHUNK):
+            b = pool[i:i + EVAL_CHUNK]
+            out.append(F.cross_entropy(functional_call(self.net, fp, (self.x[b],)), self.y[b], reduction='none'))
+    tot = torch.zeros(len(ids), dtype=torch.float64, device=self.device).index_add_(0, seg, torch.cat(out).double())
+    return (tot.cpu().numpy() / np.maximum(self.sizes[ids], 1))
 
-    def _eval_row(self, row:dict) -> str|None:
-        "Fill `row` with test metrics (and group/client tables); return 'target_accuracy' or 'early_stopping' if one fires."
-        cfg, t = self.config, row['round']
-        r = evaluate(self.net, *self.test, self.n_classes, self.n_attrs, params=self.params)
-        row.update(accuracy=r['accuracy'], worst_group_accuracy=r['worst_group_accuracy'], loss=r['loss'])
-        for yy in range(self.n_classes):
-            for aa in range(self.n_attrs):
-                self.history.group_rows.append(dict(round=t, y=yy, a=aa, accuracy=r['group_accuracy'][yy, aa], count=int(r['group_counts'][yy, aa])))
-        if cfg.eval_clients: self._eval_clients(t)
-        if r['accuracy'] > self.best: self.best, self.since_best = r['accuracy'], 0
-        else: self.since_best += 1
-        if cfg.target_accuracy is not None and r['accuracy'] >= cfg.target_accuracy: return 'target_accuracy'
-        if cfg.patience is not None and self.since_best >= cfg.patience: return 'early_stopping'
+@patch
+def _query(self:Simulation, ids:np.ndarray, what:str) -> np.ndarray:
+    "The counted channel behind `ClientView.query`: each queried client receives the model and answers a scalar."
+    check_choice('what', what, ['loss'])
+    self._queries += len(ids)
+    return self.client_losses(self.params, ids)
 
-    def _eval_clients(self, t:int):
-        "Accuracy and loss of the global model on every client's own training data."
-        fp, correct, loss = self.layout.unflatten(self.params), [], []
-        with torch.no_grad():
-            for i in range(0, len(self.x), 4096):
-                out = functional_call(self.net, fp, (self.x[i:i + 4096],)); yb = self.y[i:i + 4096]
-                correct.append((out.argmax(1) == yb).double()); loss.append(F.cross_entropy(out, yb, reduction='none').double())
-        own = self.owner >= 0
-        acc = torch.zeros(self.num_clients, dtype=torch.float64).index_add_(0, self.owner[own], torch.cat(correct).cpu()[own])
-        lo = torch.zeros(self.num_clients, dtype=torch.float64).index_add_(0, self.owner[own], torch.cat(loss).cpu()[own])
-        n = np.maximum(self.sizes, 1)
-        self.history.client_rows.extend(dict(round=t, client=k, own_accuracy=acc[k].item() / n[k], own_loss=lo[k].item() / n[k])
-                                        for k in range(self.num_clients))
+@patch
+def _server_eval(self:Simulation, params:torch.Tensor) -> tuple[float, float]:
+    "Accuracy and loss of the flat model `params` on the server's validation set."
+    r = evaluate(self.net, *self.val, self.n_classes, self.n_attrs, params=params)
+    return r['accuracy'], r['loss']
 
-    def _state(self) -> dict:
-        return dict(round=self.round, params=self.params.cpu(), server_state={k: v.cpu() for k, v in self.server_state.items()},
-                    selector=self.selector, rng_select=self.rng_select, spent=self.spent, totals=self.totals, best=self.best,
-                    since_best=self.since_best, stop_reason=self.stop_reason, history=self.history.to_dict())
+# %% ../../nbs/engine/05_simulation.ipynb #a2aa11f0
+@patch
+def train_clients(self:Simulation, ids:np.ndarray, # clients to train (those that report)
+                  local:np.ndarray, valid:np.ndarray, steps:np.ndarray, # their batch plan, from `batch_plan`
+                 ) -> tuple[torch.Tensor, torch.Tensor]: # (C,P) new parameters, (C,S) batch losses
+    "Run local training of clients `ids` on their planned batches with the chosen backend, in memory-bounded blocks."
+    P, C = self.layout.size, len(ids)
+    new, losses = torch.empty(C, P, device=self.device), torch.zeros(C, local.shape[1], device=self.device)
+    if C == 0: return new, losses
+    pool = torch.from_numpy(np.take_along_axis(self.table[ids], local.reshape(C, -1), 1).reshape(local.shape)).to(self.device)
+    mask = torch.from_numpy(valid).to(self.device)
+    train = partial(BACKENDS[self.backend], self.net, self.layout, self.params, self.x, self.y)
+    if self.backend == 'sequential' or C <= self.block: return train(pool, mask, steps, self.lr[ids], self.config)
+    order = np.argsort(-steps, kind='stable')  # FedJAX's blockify: similar step counts share a block
+    for i in range(0, C, self.block):
+        b = order[i:i + self.block]; S = max(int(steps[b].max()), 1)
+        bt = torch.from_numpy(b).to(self.device)
+        new[bt], losses[bt, :S] = train(pool[bt, :S], mask[bt, :S], steps[b], self.lr[ids][b], self.config)
+    return new, losses
 
-    def _checkpoint(self):
-        if self.store is not None and self.stop_reason is None: self.store.save_checkpoint(self.key, self.identity, self.round, self._state())
+# %% ../../nbs/engine/05_simulation.ipynb #d9070109
+@patch
+def step(self:Simulation) -> dict|None:
+    "Run one round; returns its row of `history.rounds` (None when no client is available)."
+    t, t0 = self.round, time.perf_counter()
+    rng, self._queries = self._round_rng(t), 0
+    sel = self._select(t, rng)                                            # 1. select
+    if sel is None: return None
+    ids = sel.ids
+    dropped, done_frac = self._dropouts(ids, rng)
+    rep = ids[~dropped]
+    new, losses, steps = self._local_training(t, rep, rng)                # 2.-3. broadcast, local training
+    updates = new - self.params
+    sim_t, energy = self._round_costs(ids, dropped, done_frac)
+    reports = self._report(t, rep, updates, losses, steps, sim_t[~dropped], energy[~dropped])   # 4. report
+    self.selector.observe(t, reports)
+    weights = self._aggregate(sel, dropped, updates, steps)               # 5. aggregate
+    row = self._record(t, ids, rep, dropped, weights, reports, sim_t, energy)
+    self._evaluate(row)                                                   # 6. evaluate, stop or go on
+    row['wall_time'] = time.perf_counter() - t0
+    self.round += 1
+    self._checkpoint()
+    for cb in self.callbacks: cb(self, row)
+    return row
 
-    def _restore(self, s:dict):
-        "Continue from a checkpoint: parameters, server momentum, selector state, random streams, counters, history."
-        self.round, self.stop_reason, self.spent, self.totals = s['round'], s['stop_reason'], s['spent'], s['totals']
-        self.params = s['params'].to(self.device)
-        self.server_state = {k: v.to(self.device) for k, v in s['server_state'].items()}
-        self.selector, self.rng_select, self.best, self.since_best = s['selector'], s['rng_select'], s['best'], s['since_best']
-        self.history = History.from_dict(s['history'])
+# %% ../../nbs/engine/05_simulation.ipynb #0a1d6821
+@patch
+def _select(self:Simulation, t:int, rng:np.random.Generator) -> Selection|None:
+    "Step 1: the selector's validated choice among the available clients that hold data (None, and stop, if there are none)."
+    available = self.devices.available(t, rng, self.spent)
+    available = available[self.sizes[available] > 0]
+    if not available.size:
+        self.stop_reason = 'no client available'
+        return None
+    view = ClientView(t, available, self.sizes, self.profiles, self._query, self.num_clients)
+    return validate_selection(self.selector.select(t, view, self.config.clients_per_round, self.rng_select), view, self.selector.name)
 
-    def run(self, progress:bool=True, # show a (notebook-aware) tqdm progress bar
-           ) -> History:
-        "Run until a stopping rule fires; returns the stored result at once if this exact run finished before, resumes if interrupted."
-        if self.store is not None:
-            status, obj = self.store.get(self.key)
-            if status == 'finished':
-                self.history, self.params = obj, obj.final_params.to(self.device)
-                return obj
-            if status == 'running': self._restore(obj)
-        from tqdm.auto import tqdm
-        with tqdm(total=self.config.rounds, initial=self.round, disable=not progress, desc=f'FL {self.selector.name}', leave=False) as bar:
-            while self.stop_reason is None:
-                row = self.step()
-                bar.update(1)
-                if row is not None and not np.isnan(row['accuracy']): bar.set_postfix(acc=f"{row['accuracy']:.3f}")
-        self.history.final_params, self.history.stop_reason = self.params.detach().cpu().clone(), self.stop_reason
-        if self.store is not None: self.store.finish(self.key, self.identity, self.history)
-        return self.history
+@patch
+def _dropouts(self:Simulation, ids:np.ndarray, rng:np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    "Which selected clients drop out mid-round, and the fraction of their work each one did (1 for those that finish)."
+    dropped = rng.random(len(ids)) < self.devices.dropout[ids]
+    return dropped, np.where(dropped, rng.random(len(ids)), 1.0)
+
+# %% ../../nbs/engine/05_simulation.ipynb #311c15ae
+@patch
+def _local_training(self:Simulation, t:int, rep:np.ndarray, rng:np.random.Generator) -> tuple[torch.Tensor, torch.Tensor, np.ndarray]:
+    "Steps 2-3: broadcast the global model to clients `rep` and train them; returns new parameters, batch losses, steps."
+    cfg = self.config
+    local, valid, steps = batch_plan(self.sizes[rep], cfg.batch_size, rng, cfg.local_epochs, cfg.local_steps)
+    with torch.random.fork_rng(devices=[self.device] if self.device.type == 'cuda' else []):
+        torch.manual_seed(spawn_seeds(cfg.seed, 1, f'torch{t}')[0])  # dropout etc. inside models: seeded per round
+        new, losses = self.train_clients(rep, local, valid, steps)
+    return new, losses, steps
+
+# %% ../../nbs/engine/05_simulation.ipynb #48016c92
+@patch
+def _report(self:Simulation, t:int, rep:np.ndarray, updates:torch.Tensor, losses:torch.Tensor, steps:np.ndarray,
+            sim_t:np.ndarray, energy:np.ndarray) -> Reports:
+    "Step 4: what the reporting clients `rep` send back after local training."
+    steps_t = torch.as_tensor(np.maximum(steps, 1), device=self.device)
+    train_loss = (losses.sum(1) / steps_t).cpu().numpy().astype(np.float64)
+    loss_before = {'full': lambda: self.client_losses(self.params, rep),
+                   'first_batch': lambda: losses[:, 0].cpu().numpy().astype(np.float64),
+                   'off': lambda: np.full(len(rep), np.nan)}[self.config.loss_before]()
+    return Reports(t, rep, self.sizes[rep], train_loss, loss_before, steps, updates.norm(dim=1).cpu().numpy().astype(np.float64),
+                   sim_t, energy, updates, self.params, self._server_eval if self.val else None)
+
+# %% ../../nbs/engine/05_simulation.ipynb #ca9e44c9
+@patch
+def _weights(self:Simulation, sel:Selection, dropped:np.ndarray) -> np.ndarray:
+    "Aggregation weights of the reporting clients: the selector's (renormalised), else by data size or equal."
+    rep = sel.ids[~dropped]
+    if not len(rep): return np.zeros(0)
+    if sel.weights is not None and sel.weights[~dropped].sum() > 0: w = sel.weights[~dropped]
+    elif self.config.weighting == 'size': w = self.sizes[rep].astype(np.float64)
+    else: w = np.ones(len(rep))
+    return w / w.sum()
+
+@patch
+def _aggregate(self:Simulation, sel:Selection, dropped:np.ndarray, updates:torch.Tensor, steps:np.ndarray) -> np.ndarray:
+    "Step 5: move the global model by the weighted updates of the reporting clients; returns the weights used."
+    weights, rep = self._weights(sel, dropped), sel.ids[~dropped]
+    if len(rep): self.params = aggregate(self.params, updates, weights, self.config, self.server_state, steps, self.lr[rep])
+    return weights
+
+# %% ../../nbs/engine/05_simulation.ipynb #2f356690
+@patch
+def _round_costs(self:Simulation, ids:np.ndarray, dropped:np.ndarray, done_frac:np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    "Simulated seconds and energy of each selected client (dropouts pay for the fraction they did); charges the energy."
+    cfg = self.config
+    work = (np.full(len(ids), cfg.local_steps * cfg.batch_size) if cfg.local_steps else self.sizes[ids] * cfg.local_epochs) * done_frac
+    sim_t, energy = self.devices.round_cost(ids, work, float(BYTES_PER_PARAM * self.layout.size))
+    sim_t, energy = sim_t * np.where(dropped, done_frac, 1), energy * np.where(dropped, done_frac, 1)
+    self.spent[ids] += energy
+    return sim_t, energy
+
+@patch
+def _bytes_moved(self:Simulation, n_selected:int, n_reported:int, n_queries:int) -> float:
+    "Bytes on the wire in a round: a broadcast per selected client, an upload per report, a broadcast and an answer per query."
+    return float(BYTES_PER_PARAM * self.layout.size * (n_selected + n_reported + n_queries) + BYTES_PER_ANSWER * n_queries)
+
+# %% ../../nbs/engine/05_simulation.ipynb #de9e3163
+@patch
+def _record(self:Simulation, t, ids, rep, dropped, weights, reports, sim_t, energy) -> dict:
+    "Add round `t`'s costs to the totals and append its round row and client rows to the history."
+    n_bytes = self._bytes_moved(len(ids), len(rep), self._queries)
+    reward = float(self.devices.cost[rep].sum())
+    for k, v in dict(sim_time=float(sim_t.max(initial=0)), energy=float(energy.sum()), bytes=n_bytes, reward=reward).items():
+        self.totals[k] += v
+    row = dict(round=t, accuracy=np.nan, worst_group_accuracy=np.nan, loss=np.nan, train_loss=float(np.mean(reports.loss)) if len(rep) else np.nan,
+               selected=ids.tolist(), reported=rep.tolist(), weights=weights.tolist(), n_selected=len(ids), n_dropped=int(dropped.sum()),
+               sim_time=float(sim_t.max(initial=0)), bytes=n_bytes, energy=float(energy.sum()), reward=reward, queries=self._queries,
+               **{f'total_{k}': v for k, v in self.totals.items()})
+    self.history.round_rows.append(row)
+    self._record_clients(t, ids, rep, weights, reports, sim_t, energy)
+    return row
+
+@patch
+def _record_clients(self:Simulation, t, ids, rep, weights, reports, sim_t, energy):
+    "One history row per selected client of round `t`: its size, weight, time and energy, and what it reported."
+    w = dict(zip(rep.tolist(), weights))
+    rmap = {k: i for i, k in enumerate(rep.tolist())}
+    for j, k in enumerate(ids.tolist()):
+        i = rmap.get(k)
+        self.history.client_rows.append(dict(round=t, client=k, selected=True, reported=i is not None, n_samples=int(self.sizes[k]),
+            weight=w.get(k, 0.0), time=float(sim_t[j]), energy=float(energy[j]),
+            **({} if i is None else dict(loss=reports.loss[i], loss_before=reports.loss_before[i], steps=int(reports.steps[i]),
+                                          update_norm=reports.update_norm[i]))))
+
+# %% ../../nbs/engine/05_simulation.ipynb #005736c7
+@patch
+def _evaluate(self:Simulation, row:dict):
+    "Evaluate when due (every `eval_every` rounds and whenever the run stops) and apply the stopping rules."
+    cfg, t = self.config, row['round']
+    stop = 'rounds' if t + 1 >= cfg.rounds else None
+    if cfg.budget is not None and self.totals[cfg.budget_on] >= cfg.budget: stop = 'budget'
+    if stop or (t + 1) % cfg.eval_every == 0: stop = self._eval_row(row) or stop
+    if stop is None and self.stop_when is not None and self.stop_when(self.history):  # sees this round's row
+        stop = 'stop_when'
+        if np.isnan(row['accuracy']): self._eval_row(row)
+    self.stop_reason = stop
+
+@patch
+def _eval_row(self:Simulation, row:dict) -> str|None:
+    "Fill `row` with test metrics (and group/client tables); return 'target_accuracy' or 'early_stopping' if one fires."
+    cfg, t = self.config, row['round']
+    r = evaluate(self.net, *self.test, self.n_classes, self.n_attrs, params=self.params)
+    row.update(accuracy=r['accuracy'], worst_group_accuracy=r['worst_group_accuracy'], loss=r['loss'])
+    for yy in range(self.n_classes):
+        for aa in range(self.n_attrs):
+            self.history.group_rows.append(dict(round=t, y=yy, a=aa, accuracy=r['group_accuracy'][yy, aa], count=int(r['group_counts'][yy, aa])))
+    if cfg.eval_clients: self._eval_clients(t)
+    if r['accuracy'] > self.best: self.best, self.since_best = r['accuracy'], 0
+    else: self.since_best += 1
+    if cfg.target_accuracy is not None and r['accuracy'] >= cfg.target_accuracy: return 'target_accuracy'
+    if cfg.patience is not None and self.since_best >= cfg.patience: return 'early_stopping'
+
+# %% ../../nbs/engine/05_simulation.ipynb #e369dbe4
+@patch
+def _eval_clients(self:Simulation, t:int):
+    "Accuracy and loss of the global model on every client's own training data."
+    fp, correct, loss = self.layout.unflatten(self.params), [], []
+    with torch.no_grad():
+        for i in range(0, len(self.x), EVAL_CHUNK):
+            out, yb = functional_call(self.net, fp, (self.x[i:i + EVAL_CHUNK],)), self.y[i:i + EVAL_CHUNK]
+            correct.append((out.argmax(1) == yb).double()); loss.append(F.cross_entropy(out, yb, reduction='none').double())
+    own = self.owner >= 0
+    acc = torch.zeros(self.num_clients, dtype=torch.float64).index_add_(0, self.owner[own], torch.cat(correct).cpu()[own])
+    lo = torch.zeros(self.num_clients, dtype=torch.float64).index_add_(0, self.owner[own], torch.cat(loss).cpu()[own])
+    n = np.maximum(self.sizes, 1)
+    self.history.client_rows.extend(dict(round=t, client=k, own_accuracy=acc[k].item() / n[k], own_loss=lo[k].item() / n[k])
+                                    for k in range(self.num_clients))
+
+# %% ../../nbs/engine/05_simulation.ipynb #701cc29f
+@patch
+def _state(self:Simulation) -> dict:
+    "Everything a resumed run needs that is not derived from (seed, round)."
+    return dict(round=self.round, params=self.params.cpu(), server_state={k: v.cpu() for k, v in self.server_state.items()},
+                selector=self.selector, rng_select=self.rng_select, spent=self.spent, totals=self.totals, best=self.best,
+                since_best=self.since_best, stop_reason=self.stop_reason, history=self.history.to_dict())
+
+@patch
+def _checkpoint(self:Simulation):
+    "Save a checkpoint to the store (if any) while the run goes on."
+    if self.store is not None and self.stop_reason is None: self.store.save_checkpoint(self.key, self.identity, self.round, self._state())
+
+@patch
+def _restore(self:Simulation, s:dict):
+    "Continue from a checkpoint: parameters, server momentum, selector state, random streams, counters, history."
+    self.round, self.stop_reason, self.spent, self.totals = s['round'], s['stop_reason'], s['spent'], s['totals']
+    self.params = s['params'].to(self.device)
+    self.server_state = {k: v.to(self.device) for k, v in s['server_state'].items()}
+    self.selector, self.rng_select, self.best, self.since_best = s['selector'], s['rng_select'], s['best'], s['since_best']
+    self.history = History.from_dict(s['history'])
+
+# %% ../../nbs/engine/05_simulation.ipynb #e27fb802
+@patch
+def run(self:Simulation, progress:bool=True, # show a (notebook-aware) tqdm progress bar
+       ) -> History:
+    "Run until a stopping rule fires; returns the stored result at once if this exact run finished before, resumes if interrupted."
+    if self.store is not None:
+        status, obj = self.store.get(self.key)
+        if status == 'finished':
+            self.history, self.params = obj, obj.final_params.to(self.device)
+            return obj
+        if status == 'running': self._restore(obj)
+    from tqdm.auto import tqdm
+    with tqdm(total=self.config.rounds, initial=self.round, disable=not progress, desc=f'FL {self.selector.name}', leave=False) as bar:
+        while self.stop_reason is None:
+            row = self.step()
+            bar.update(1)
+            if row is not None and not np.isnan(row['accuracy']): bar.set_postfix(acc=f"{row['accuracy']:.3f}")
+    self.history.final_params, self.history.stop_reason = self.params.detach().cpu().clone(), self.stop_reason
+    if self.store is not None: self.store.finish(self.key, self.identity, self.history)
+    return self.history
 
 # %% ../../nbs/engine/05_simulation.ipynb #18f7a8b8
 def run_fl(model_fn:Callable[[], nn.Module], # builds the model
@@ -831,12 +1062,13 @@ def digits_federation(num_clients:int=20, # K clients
 # %% ../../nbs/engine/05_simulation.ipynb #058514c1
 class LivePlot:
     "A callback that draws accuracy curves into a plotly `FigureWidget` while a run progresses (for notebooks)."
-    def __init__(self, metrics:Sequence[str]=('accuracy', 'worst_group_accuracy')):
+    def __init__(self, metrics:Sequence[str]=('accuracy', 'worst_group_accuracy')): # columns of `history.rounds` to draw
         import plotly.graph_objects as go
         self.metrics = list(metrics)
         self.widget = go.FigureWidget([go.Scatter(x=[], y=[], mode='lines+markers', name=m) for m in self.metrics])
         self.widget.update_layout(xaxis_title='round', yaxis_range=[0, 1], height=300, width=520, margin=dict(l=40, r=10, t=30, b=40))
     def __call__(self, sim:Simulation, row:dict):
+        "Append this round's evaluated metrics to the curves (rounds without an evaluation are skipped)."
         if np.isnan(row['accuracy']): return
         with self.widget.batch_update():
             for tr, m in zip(self.widget.data, self.metrics): tr.x, tr.y = (*tr.x, row['round']), (*tr.y, row[m])
