@@ -17,9 +17,9 @@ from ..foundation.hetero import dht, interaction_matrix, TYPES
 from .selector import triplet_error
 
 # %% auto #0
-__all__ = ['gce_loss', 'gce_figure', 'toy_client', 'toy_model', 'pretrain', 'with_head', 'split_head', 'train_biased',
-           'majority_mask', 'pivot_class', 'train_attribute_classifier', 'estimate_matrix', 'EstimationConfig',
-           'estimate_client', 'EstimationResult', 'estimate_federation', 'matrix_comparison_figure',
+__all__ = ['PREDICT_BATCH', 'gce_loss', 'gce_figure', 'toy_client', 'toy_model', 'pretrain', 'with_head', 'split_head',
+           'train_biased', 'majority_mask', 'pivot_class', 'train_attribute_classifier', 'estimate_matrix',
+           'EstimationConfig', 'estimate_client', 'EstimationResult', 'estimate_federation', 'matrix_comparison_figure',
            'triplet_scatter_figure']
 
 # %% ../../nbs/feddiverse/21_estimation.ipynb #b99b1356
@@ -88,13 +88,19 @@ def pretrain(model_fn, # () -> nn.Module, the federated model
     torch.nn.utils.vector_to_parameters(hist.final_params.to(next(model.parameters()).device), model.parameters())
     return model
 
-# %% ../../nbs/feddiverse/21_estimation.ipynb #8282d56f
-def _head_name(model):
+# %% ../../nbs/feddiverse/21_estimation.ipynb #ce96444e
+def _head_name(model:nn.Module, # a model with at least one `nn.Linear`
+              ) -> str:
+    "The qualified name of the model's last `nn.Linear`: its output layer."
     names = [n for n, m in model.named_modules() if isinstance(m, nn.Linear)]
     if not names: raise ValueError("model: expected an nn.Linear output layer (the head Algorithm 3 re-trains)")
     return names[-1]
 
-def _set_module(model, name, new):
+def _set_module(model:nn.Module, # the model to change in place
+                name:str, # qualified name of the submodule to replace
+                new:nn.Module, # its replacement
+               ):
+    "Replace the submodule `name` of `model` by `new`."
     parent, _, leaf = name.rpartition('.')
     setattr(model.get_submodule(parent) if parent else model, leaf, new)
 
@@ -102,29 +108,45 @@ def with_head(model:nn.Module, # a model whose last `nn.Linear` is the output la
               n_out:int, # outputs of the new head
              ) -> nn.Module:
     "A copy of `model` whose output layer has `n_out` outputs (kept when it already has them)."
-    m = copy.deepcopy(model); name = _head_name(m); head = m.get_submodule(name)
+    m = copy.deepcopy(model)
+    name = _head_name(m); head = m.get_submodule(name)
     if head.out_features != n_out: _set_module(m, name, nn.Linear(head.in_features, n_out).to(head.weight.device))
     return m
 
+# %% ../../nbs/feddiverse/21_estimation.ipynb #a64a1007
 def split_head(model:nn.Module, # a model whose last `nn.Linear` is the output layer
               ) -> tuple[nn.Module, nn.Linear]: # (feature extractor φ, head ψ), both copies
     "Split a model into its feature extractor (output layer replaced by identity) and a copy of its head."
-    phi = copy.deepcopy(model); name = _head_name(phi); head = phi.get_submodule(name)
+    phi = copy.deepcopy(model)
+    name = _head_name(phi); head = phi.get_submodule(name)
     _set_module(phi, name, nn.Identity())
     return phi, copy.deepcopy(head)
 
-def _sgd(model, loss_fn, x, t, steps, lr, batch_size, seed, weights=None):
+# %% ../../nbs/feddiverse/21_estimation.ipynb #fb83c082
+def _sgd(model:nn.Module, # the model to train in place
+         loss_fn, # (outputs, targets) -> scalar loss
+         x:torch.Tensor, # inputs
+         t:torch.Tensor, # targets
+         steps:int, # SGD steps
+         lr:float, # step size
+         batch_size:int, # mini-batch size (capped at the number of samples)
+         seed:int, # seed of the mini-batch draws
+         weights=None, # per-sample draw weights (None: uniform)
+        ) -> nn.Module:
     "Plain SGD for `steps` mini-batches drawn with replacement (uniformly, or ∝ `weights`)."
-    g = torch_generator(seed); opt = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=lr)
+    g = torch_generator(seed)
+    opt = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=lr)
     n = len(t); bs = min(batch_size, n)
     w = torch.ones(n) if weights is None else torch.as_tensor(weights, dtype=torch.float)
     model.train()
     for _ in range(steps):
         i = torch.multinomial(w, bs, replacement=True, generator=g).to(x.device)
-        opt.zero_grad(); loss_fn(model(x[i]), t[i]).backward(); opt.step()
+        opt.zero_grad()
+        loss_fn(model(x[i]), t[i]).backward(); opt.step()
     model.eval()
     return model
 
+# %% ../../nbs/feddiverse/21_estimation.ipynb #e58fc2fd
 def train_biased(model:nn.Module, # the pre-trained model f(θ^{T_0}) (not modified)
                  x:torch.Tensor, # the client's inputs
                  y:torch.Tensor, # the client's class labels
@@ -143,11 +165,14 @@ def train_biased(model:nn.Module, # the pre-trained model f(θ^{T_0}) (not modif
     if not ovr: return [_sgd(with_head(model, n_classes), loss, x, y, steps, lr, batch_size, seed)]
     return [_sgd(with_head(model, 2), loss, x, (y == b).long(), steps, lr, batch_size, seed + b) for b in range(n_classes)]
 
+# %% ../../nbs/feddiverse/21_estimation.ipynb #3444a4b6
+PREDICT_BATCH = 1024   # samples per forward pass when predicting a whole client (memory, not results)
+
 @torch.no_grad()
 def majority_mask(biased:list[nn.Module], # from `train_biased`
                   x:torch.Tensor, # the client's inputs
                   y:torch.Tensor, # the client's class labels
-                  batch_size:int=1024, # evaluation batch size
+                  batch_size:int=PREDICT_BATCH, # evaluation batch size
                  ) -> torch.Tensor: # (n,) bool: True = majority group G̃ (learned), False = minority g̃
     r"Which samples the biased model gets right: the majority groups $\tilde G_y$ (True) and minority $\tilde g_y$ (False)."
     out = torch.zeros(len(y), dtype=torch.bool, device=y.device)
@@ -157,7 +182,7 @@ def majority_mask(biased:list[nn.Module], # from `train_biased`
         else: out[i:i + batch_size] = torch.stack([m(xb).argmax(1) for m in biased], 1).gather(1, yb.view(-1, 1)).squeeze(1) == 1
     return out
 
-# %% ../../nbs/feddiverse/21_estimation.ipynb #fd022108
+# %% ../../nbs/feddiverse/21_estimation.ipynb #75d3258f
 def pivot_class(majority:torch.Tensor, # (n,) bool from `majority_mask`
                 y:torch.Tensor, # (n,) class labels
                 n_classes:int, # |Y|
@@ -170,6 +195,7 @@ def pivot_class(majority:torch.Tensor, # (n,) bool from `majority_mask`
     gap = np.where(ok, np.abs(G - g), np.iinfo(np.int64).max)
     return int(gap.argmin())
 
+# %% ../../nbs/feddiverse/21_estimation.ipynb #44634e91
 def train_attribute_classifier(biased:nn.Module, # the biased model whose features are used (of the pivot class)
                                x:torch.Tensor, # inputs of the pivot-class samples
                                pseudo:torch.Tensor, # their pseudo attribute labels: 0 majority, 1 minority
@@ -209,7 +235,7 @@ def estimate_matrix(majority:torch.Tensor, # (n,) bool from `majority_mask`
     N[pivot] = [int((majority & piv).sum()), int((~majority & piv).sum())]
     return N
 
-# %% ../../nbs/feddiverse/21_estimation.ipynb #094587d6
+# %% ../../nbs/feddiverse/21_estimation.ipynb #b966b6c7
 @dataclass
 class EstimationConfig:
     "Hyper-parameters of the estimation (paper: T_0=1, τ_bias=50, τ_attr=10, q=0.3; lr is ours, see above)."
@@ -229,6 +255,7 @@ class EstimationConfig:
         check_float('lr', self.lr, lo=0, lo_open=True); check_int('batch_size', self.batch_size, lo=1)
         check_choice('init', self.init, ('biased', 'fresh'))
 
+# %% ../../nbs/feddiverse/21_estimation.ipynb #4f70146f
 def estimate_client(model:nn.Module, # the pre-trained model θ^{T_0}
                     x:torch.Tensor, # the client's inputs
                     y:torch.Tensor, # the client's class labels (no attributes!)
@@ -237,20 +264,20 @@ def estimate_client(model:nn.Module, # the pre-trained model θ^{T_0}
                     seed:int=0, # seed of the client's mini-batches
                    ) -> dict: # matrix, triplet, pivot, majority mask, seconds
     r"Algorithms 2–4 on one client: the estimated matrix $\tilde N^k$ and triplet $\tilde\Delta^k$."
-    cfg = cfg or EstimationConfig(); t0 = time.perf_counter()
+    cfg, t0 = cfg or EstimationConfig(), time.perf_counter()
     biased = train_biased(model, x, y, n_classes, cfg.bias_steps, cfg.q, cfg.lr, cfg.batch_size, cfg.one_vs_rest, seed)
     maj = majority_mask(biased, x, y)
-    piv = pivot_class(maj, y, n_classes); pred = None
+    piv, pred = pivot_class(maj, y, n_classes), None
     if piv is not None:
         b = biased[piv] if len(biased) > 1 else biased[0]
         sel = y == piv
         head = train_attribute_classifier(b, x[sel], (~maj[sel]).long(), cfg.attr_steps, cfg.lr, cfg.batch_size,
                                           cfg.init, cfg.balanced, seed)
-        with torch.no_grad(): pred = torch.cat([head(x[i:i + 1024]).argmax(1) for i in range(0, len(y), 1024)])
+        with torch.no_grad(): pred = torch.cat([head(x[i:i + 1024]).argmax(1) for i in range(0, len(y), PREDICT_BATCH)])
     N = estimate_matrix(maj, y, n_classes, piv, pred)
     return dict(matrix=N, triplet=dht(N), pivot=piv, majority=maj.cpu(), seconds=time.perf_counter() - t0)
 
-# %% ../../nbs/feddiverse/21_estimation.ipynb #0c79fc04
+# %% ../../nbs/feddiverse/21_estimation.ipynb #94b046f6
 @dataclass
 class EstimationResult:
     "Estimated vs true matrices and triplets of a whole federation."
@@ -262,8 +289,11 @@ class EstimationResult:
     client_seconds: np.ndarray # (K,) compute time of Algorithms 2-4 per client
     pretrain_seconds: float # wall time of Algorithm 1
     n_params: int # |θ| of the model
-    def error(self) -> dict: "MAE per component and Euclidean errors (`feddiverse.triplet_error`)."; return triplet_error(self.est_triplets, self.true_triplets)
+    def error(self) -> dict:
+        "MAE per component and Euclidean errors (`feddiverse.triplet_error`)."
+        return triplet_error(self.est_triplets, self.true_triplets)
 
+# %% ../../nbs/feddiverse/21_estimation.ipynb #f56cb12d
 def estimate_federation(model_fn, # () -> nn.Module, the federated model
                         data, # a `data.FederatedData` (its attributes are used only to compute the true triplets)
                         cfg:EstimationConfig|None=None, # hyper-parameters
@@ -271,7 +301,8 @@ def estimate_federation(model_fn, # () -> nn.Module, the federated model
                         seed:int=0, # seed
                        ) -> EstimationResult:
     "Algorithm 1 once, then Algorithms 2–4 on every client: the triplets a FedDiverse server receives."
-    cfg = cfg or EstimationConfig(); seed_everything(seed)
+    cfg = cfg or EstimationConfig()
+    seed_everything(seed)
     t0 = time.perf_counter()
     model = pretrain(model_fn, data, run_config, cfg.pretrain_rounds, cfg.participation)
     pre_s = time.perf_counter() - t0
