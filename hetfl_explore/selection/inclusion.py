@@ -14,7 +14,7 @@ from .constraints import _SystemAware
 # %% auto #0
 __all__ = ['LTFL', 'FedDropout']
 
-# %% ../../nbs/selection/11_inclusion.ipynb #c4cd4660
+# %% ../../nbs/selection/11_inclusion.ipynb #87d605ff
 class LTFL(_SystemAware):
     "LT-FL: uniform selection over all clients; slow (loss-tolerant) clients' uploads are lost with some probability and weigh 0."
     name = 'LT-FL'
@@ -26,19 +26,22 @@ class LTFL(_SystemAware):
         super().__init__(epochs)
         self.loss_prob, self.quantile = check_float('loss_prob', loss_prob, 0, 1), check_float('quantile', quantile, 0, 1)
 
-    def groups(self, clients, ids:np.ndarray) -> np.ndarray:
+    def groups(self, clients, # this round's `ClientView`
+               ids:np.ndarray, # clients to classify
+              ) -> np.ndarray:
         "1 for loss-tolerant (slow) clients, 0 for clients that can resend."
-        t = self.estimates(clients, ids)[0]
-        return (t > np.quantile(self.estimates(clients, clients.available)[0], self.quantile)).astype(int)
+        secs = self.estimates(clients, ids)[0]
+        return (secs > np.quantile(self.estimates(clients, clients.available)[0], self.quantile)).astype(int)
 
-    def select(self, round, clients, k, rng):
+    def select(self, t, clients, k, rng):
+        "Uniform sample over all available clients (no deadline filter); a lost upload of a slow client weighs 0."
         ids = rng.choice(clients.available, size=budget(k, clients), replace=False)
         self.tolerant = self.groups(clients, ids).astype(bool)
         self.lost = self.tolerant & (rng.random(len(ids)) < self.loss_prob)
         w = np.where(self.lost, 0.0, clients.n_samples[ids].astype(np.float64))
         return Selection(ids, w if w.sum() > 0 else np.ones(len(ids)))
 
-# %% ../../nbs/selection/11_inclusion.ipynb #1dc073d4
+# %% ../../nbs/selection/11_inclusion.ipynb #24f3ff13
 class FedDropout(_SystemAware):
     "Federated Dropout (inclusion side): everyone may join; slow clients get a smaller keep rate and a proportionally smaller weight."
     name = 'FDropout'
@@ -51,13 +54,16 @@ class FedDropout(_SystemAware):
         self.deadline = None if deadline is None else check_float('deadline', deadline, 0, lo_open=True)
         self.min_capacity = check_float('min_capacity', min_capacity, 0, 1, lo_open=True)
 
-    def keep_rates(self, clients, ids:np.ndarray) -> np.ndarray:
+    def keep_rates(self, clients, # this round's `ClientView`
+                   ids:np.ndarray, # clients to size a sub-model for
+                  ) -> np.ndarray:
         "Keep rate c_k per client: the share of the model it can train within the deadline."
-        t = self.estimates(clients, ids)[0]
+        secs = self.estimates(clients, ids)[0]
         t_max = self.deadline if self.deadline is not None else float(np.median(self.estimates(clients, clients.available)[0]))
-        return np.clip(t_max / t, self.min_capacity, 1.0)
+        return np.clip(t_max / secs, self.min_capacity, 1.0)
 
-    def select(self, round, clients, k, rng):
+    def select(self, t, clients, k, rng):
+        "Uniform sample with no deadline filter; weights n_k c_k, and the keep rates stored in `capacities`."
         ids = rng.choice(clients.available, size=budget(k, clients), replace=False)
         c = self.keep_rates(clients, ids); self.capacities = dict(zip(ids.tolist(), c.tolist()))
         return Selection(ids, clients.n_samples[ids] * c)
