@@ -7,6 +7,7 @@ from __future__ import annotations
 import math, re
 from collections import OrderedDict
 from dataclasses import dataclass
+from fastcore.basics import patch
 import numpy as np
 import pandas as pd
 import torch
@@ -14,30 +15,37 @@ from torch import nn
 from ..foundation.core import check_int, check_float, check_choice
 
 # %% auto #0
-__all__ = ['SIZE_TO_U', 'HIDDEN_MULT', 'NORMS', 'METHODS', 'BASELINES', 'hidden_sizes', 'Scaler', 'make_norm', 'WidthCNN',
-           'count_params', 'ChannelSet', 'full_set', 'random_set', 'submatrix_set', 'quadrant_sets', 'param_index',
-           'extract_state', 'extract_submodel', 'aggregate_submodels', 'coverage', 'taxonomy_table', 'ChannelSchedule',
-           'coverage_heatmap', 'schedule_timeline', 'SubmodelRun', 'small_clients', 'run_submodels',
-           'client_accuracies']
+__all__ = ['SIZE_TO_U', 'HIDDEN_MULT', 'NORMS', 'ROUND_TOL', 'DEN_EPS', 'METHODS', 'BASELINES', 'hidden_sizes', 'Scaler',
+           'make_norm', 'WidthCNN', 'count_params', 'ChannelSet', 'full_set', 'random_set', 'submatrix_set',
+           'quadrant_sets', 'param_index', 'extract_state', 'extract_submodel', 'aggregate_submodels', 'coverage',
+           'taxonomy_table', 'ChannelSchedule', 'coverage_heatmap', 'schedule_timeline', 'SubmodelRun', 'small_clients',
+           'run_submodels', 'client_accuracies']
 
 # %% ../../nbs/modelhet/30_submodels.ipynb #de76e56c
 SIZE_TO_U = {'30k': 8, '100k': 16, '400k': 32, '1.6M': 64}  # thesis size label -> width u
 HIDDEN_MULT = (1, 2, 4, 8)  # hidden widths are u, 2u, 4u, 8u
 NORMS = ('static', 'tracked', 'group', 'none')
+ROUND_TOL = 1e-9  # float slack before rounding up, so that ceil(0.5 * 16) is 8, not 9
 
 def hidden_sizes(u:int, # Width of the full model (first hidden layer)
                  rate:float=1.0, # Width ratio r_k of the (sub-)model, in (0, 1]
                 ) -> list[int]: # Channels of the four hidden conv layers
     "Hidden widths ceil(rate * u * m) for m in (1, 2, 4, 8), HeteroFL's rounding."
     u, rate = check_int('u', u, lo=1), check_float('rate', rate, 0, 1, lo_open=True)
-    return [int(math.ceil(rate * u * m - 1e-9)) for m in HIDDEN_MULT]
+    return [int(math.ceil(rate * u * m - ROUND_TOL)) for m in HIDDEN_MULT]
 
 class Scaler(nn.Module):
-    "HeteroFL's scaler x / rate (Eq. 15), applied in training mode only."
-    def __init__(self, rate:float=1.0): super().__init__(); self.rate = rate
-    def forward(self, x): return x / self.rate if self.training else x
-    def extra_repr(self): return f'rate={self.rate}'
+    "HeteroFL's scaler x / rate (thesis Eq. (15)), applied in training mode only."
+    def __init__(self, rate:float=1.0, # Width ratio r_k the activations are divided by
+                ): super().__init__(); self.rate = rate
+    def forward(self, x):
+        "Divide by the rate in training mode; identity in evaluation mode."
+        return x / self.rate if self.training else x
+    def extra_repr(self):
+        "The rate, shown in the module's repr."
+        return f'rate={self.rate}'
 
+# %% ../../nbs/modelhet/30_submodels.ipynb #844da30d
 def make_norm(norm:str, # One of NORMS
               channels:int, # Number of channels
              ) -> nn.Module:
@@ -70,9 +78,12 @@ class WidthCNN(nn.Module):
             c_in = c
         self.blocks = nn.Sequential(*blocks)
         self.fc = nn.Linear(c_in, n_classes)
-    def forward(self, x): return self.fc(self.blocks(x).flatten(1))
+    def forward(self, x):
+        "Four conv blocks, then the dense layer on the pooled features."
+        return self.fc(self.blocks(x).flatten(1))
 
-def count_params(model:nn.Module) -> int:
+def count_params(model:nn.Module, # Any torch module
+                ) -> int:
     "Number of trainable parameters of `model`."
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
 
@@ -88,13 +99,15 @@ class ChannelSet:
     @property
     def key(self) -> tuple:
         "Hashable identity of the cells this set selects (equal keys = same sub-model cells)."
-        return tuple(tuple(o.tolist()) for o in self.outs) + tuple(None if i is None else tuple(i.tolist()) for i in self.ins)
+        outs = tuple(tuple(o.tolist()) for o in self.outs)
+        return outs + tuple(None if i is None else tuple(i.tolist()) for i in self.ins)
 
     @property
     def coupled(self) -> bool:
         "True if every layer's inputs are the previous layer's outputs (layer-wise coupling)."
         return self.ins[0] is None and all(torch.equal(i, o) for i, o in zip(self.ins[1:], self.outs))
 
+# %% ../../nbs/modelhet/30_submodels.ipynb #e502e4ab
 def _coupled_ins(outs): return (None,) + tuple(outs)
 
 def full_set(hidden:list[int], # Hidden widths of the server model
@@ -112,14 +125,15 @@ def random_set(hidden:list[int], # Hidden widths of the server model
               ) -> ChannelSet:
     "R policy: ceil(rate*C_l) output channels per layer drawn uniformly without replacement."
     check_choice('coupling', coupling, ('layerwise', 'independent'))
-    sizes = [int(math.ceil(rate * c - 1e-9)) for c in hidden]
+    sizes = [int(math.ceil(rate * c - ROUND_TOL)) for c in hidden]
     outs = tuple(_draw(c, k, rng) for c, k in zip(hidden, sizes))
-    ins = _coupled_ins(outs) if coupling == 'layerwise' else (None,) + tuple(_draw(c, k, rng) for c, k in zip(hidden, sizes))
-    return ChannelSet(outs, ins, rate, label)
+    if coupling == 'layerwise': return ChannelSet(outs, _coupled_ins(outs), rate, label)
+    return ChannelSet(outs, (None,) + tuple(_draw(c, k, rng) for c, k in zip(hidden, sizes)), rate, label)
 
+# %% ../../nbs/modelhet/30_submodels.ipynb #c6ad7e6a
 def _blocks_per_layer(rate):
     m = 1 / check_float('rate', rate, 0, 1, lo_open=True)
-    if abs(m - round(m)) > 1e-9: raise ValueError(f"rate={rate!r}: the sub-matrix (M) policy needs rate = 1/m for an integer m")
+    if abs(m - round(m)) > ROUND_TOL: raise ValueError(f"rate={rate!r}: the sub-matrix (M) policy needs rate = 1/m for an integer m")
     return round(m)
 
 def submatrix_set(hidden:list[int], # Hidden widths of the server model
@@ -164,6 +178,7 @@ def _grid(idx, shape, device):
     full = [torch.arange(shape[d], device=device) if ix is None else ix.to(device) for d, ix in enumerate(idx)]
     return tuple(t.view([-1 if d == e else 1 for e in range(n)]) for d, t in enumerate(full))
 
+# %% ../../nbs/modelhet/30_submodels.ipynb #62f3f0bd
 def extract_state(global_state:dict, # State dict of the server model
                   cs:ChannelSet, # Channel set of the client
                  ) -> dict:
@@ -181,6 +196,8 @@ def extract_submodel(global_model:WidthCNN, # The server model
     return sub
 
 # %% ../../nbs/modelhet/30_submodels.ipynb #8e160fe5
+DEN_EPS = 1e-30   # floor of the per-cell weight sum (cells with sum 0 keep the server value anyway)
+
 def aggregate_submodels(global_state:dict, # Current server state dict
                         client_states:list[dict], # Trained sub-model state dicts
                         sets:list[ChannelSet], # The channel set each client trained
@@ -198,9 +215,10 @@ def aggregate_submodels(global_state:dict, # Current server state dict
         for st, cs, wk in zip(client_states, sets, w):
             ix = _grid(param_index(name, cs), g.shape, g.device)
             num[ix] += wk * st[name].to(g); den[ix] += wk
-        new[name] = torch.where(den > 0, num / den.clamp_min(1e-30), g)
+        new[name] = torch.where(den > 0, num / den.clamp_min(DEN_EPS), g)
     return new
 
+# %% ../../nbs/modelhet/30_submodels.ipynb #5736ce17
 def coverage(global_state:dict, # Server state dict (only shapes are used)
              sets:list[ChannelSet], # Channel sets of the clients in one round
             ) -> dict:
@@ -235,6 +253,14 @@ def taxonomy_table() -> pd.DataFrame:
 def _rng(seed, *parts): return np.random.default_rng(np.random.SeedSequence([seed, *parts]))
 _STREAM = {m: i for i, m in enumerate(METHODS)}
 
+def _check_method(method):
+    "`method`, after rejecting the three unstudied cells with a clear message and any unknown code."
+    tax = taxonomy_table()
+    if method in tax.index and not tax.loc[method, 'studied']:
+        raise ValueError(f"method={method!r}: one of the three combinations (GSM, UFM, USM) the chapter does not study")
+    return check_choice('method', method, METHODS + BASELINES)
+
+# %% ../../nbs/modelhet/30_submodels.ipynb #836e3353
 class ChannelSchedule:
     "Which channel set each client trains in each round, for one of the nine methods."
     def __init__(self,
@@ -251,10 +277,7 @@ class ChannelSchedule:
                  ufr_assignment:str='cyclic', # UFR: 'cyclic' shift or a 'random_perm' each round
                  gfr_disjoint:bool=False, # GFR: True draws disjoint sets (random channel permutation of the quadrants)
                 ):
-        tax = taxonomy_table()
-        if method in tax.index and not tax.loc[method, 'studied']:
-            raise ValueError(f"method={method!r}: one of the three combinations (GSM, UFM, USM) the chapter does not study")
-        self.method = check_choice('method', method, METHODS + BASELINES)
+        self.method = _check_method(method)
         self.hidden, self.small = list(hidden), [int(k) for k in small]
         self.rate, self.seed = check_float('rate', rate, 0, 1, lo_open=True), check_int('seed', seed, lo=0)
         self.n_groups, self.n_unique = check_int('n_groups', n_groups, lo=1), check_int('n_unique', n_unique, lo=1)
@@ -262,85 +285,117 @@ class ChannelSchedule:
         self.rotate, self.gfr_disjoint = rotate, gfr_disjoint
         self.osm_order = check_choice('osm_order', osm_order, ('cyclic', 'random'))
         self.ufr_assignment = check_choice('ufr_assignment', ufr_assignment, ('cyclic', 'random_perm'))
-        if self.method in BASELINES: return
-        if self.method[2] == 'M' and coupling != 'layerwise':
-            raise ValueError(f"coupling={coupling!r}: the sub-matrix (M) sets are defined by the layer-wise coupling")
-        if self.method == 'UFR' and len(self.small) > n_unique:
-            raise ValueError(f"n_unique={n_unique}: UFR needs at least one unique set per small client ({len(self.small)})")
-        self._pos = {k: i for i, k in enumerate(self.small)}
-        g = _rng(seed, 99).permutation(len(self.small)) % n_groups   # balanced random groups
-        self._group = {k: int(g[i]) for i, k in enumerate(self.small)}
-        self._fixed = self._fixed_sets()
-
-    def _random(self, label, *parts):
-        return random_set(self.hidden, self.rate, _rng(self.seed, _STREAM[self.method], *parts), self.coupling, label)
-
-    def _fixed_sets(self):
-        m = self.method
-        if m in ('OFM', 'OSM', 'GFM'):
-            qs = quadrant_sets(self.hidden, self.rate)
-            if m == 'GFM' and len(qs) != self.n_groups:
-                raise ValueError(f"n_groups={self.n_groups}: GFM needs one group per sub-matrix set ({len(qs)} at rate {self.rate})")
-            return qs
-        if m == 'OFR': return [self._random('R*', 0)]
-        if m == 'GFR' and self.gfr_disjoint:
-            r = _rng(self.seed, _STREAM[m], 1)
-            perms = [torch.from_numpy(r.permutation(c)).long() for c in self.hidden]
-            return [_permuted(q, perms, f'R{i+1}') for i, q in enumerate(quadrant_sets(self.hidden, self.rate)[:self.n_groups])]
-        if m == 'GFR': return [self._random(f'R{i+1}', 0, i) for i in range(self.n_groups)]
-        if m == 'UFR': return [self._random(f'U{i+1}', 0, i) for i in range(self.n_unique)]
-        return []
-
-    def set_for(self,
-                k:int, # Client id
-                t:int, # Round index (0-based)
-               ) -> ChannelSet:
-        "The channel set client `k` trains in round `t`."
-        t = check_int('t', t, lo=0)
-        if self.method in BASELINES or int(k) not in self._pos: return full_set(self.hidden)
-        m, i, F = self.method, self._pos[int(k)], self._fixed
-        if m in ('OFM', 'OFR'): return F[0]
-        if m == 'OSM': return F[t % len(F)] if self.osm_order == 'cyclic' else F[_rng(self.seed, _STREAM[m], 1, t).integers(len(F))]
-        if m in ('GFM', 'GFR'): return F[(self._group[k] + t) % len(F) if self.rotate else self._group[k] % len(F)]
-        if m == 'UFR':
-            if self.ufr_assignment == 'cyclic': return F[(i + t) % len(F)]
-            return F[_rng(self.seed, _STREAM[m], 1, t).permutation(len(F))[i]]
-        if m == 'OSR': return self._random(f't{t}', 1, t)
-        if m == 'GSR': return self._random(f't{t}g{self._group[k]}', 1, t, self._group[k])
-        return self._random(f't{t}c{k}', 1, t, int(k))   # USR
-
-    def sets(self, t:int, clients:list[int]) -> dict:
-        "`{client: ChannelSet}` for round `t`."
-        return {int(k): self.set_for(k, t) for k in clients}
-
-    def timeline(self, rounds:int) -> pd.DataFrame:
-        "Long table (client, round, label) of the small clients' sets over `rounds` rounds."
-        return pd.DataFrame([dict(client=k, round=t, label=self.set_for(k, t).label)
-                             for k in self.small for t in range(check_int('rounds', rounds, lo=1))])
-
-    def empirical_frequency(self, rounds:int) -> float:
-        "Mean over small clients of the share of rounds in which a client trains its most frequent set."
-        if not self.small: return 1.0
-        shares = []
-        for k in self.small:
-            keys = pd.Series([hash(self.set_for(k, t).key) for t in range(rounds)])
-            shares.append(keys.value_counts().iloc[0] / rounds)
-        return float(np.mean(shares))
-
-    def nominal_frequency(self) -> float:
-        "The thesis' T: 1, 1/4, 1/10, or 1/C(C_1, r*C_1) for the resampled random methods."
-        if self.method in BASELINES or self.method in ('OFM', 'OFR'): return 1.0
-        if self.method in ('OSM', 'GFM', 'GFR'): return 1 / len(self._fixed) if (self.rotate or self.method == 'OSM') else 1.0
-        if self.method == 'UFR': return 1 / self.n_unique
-        c = self.hidden[0]; return 1 / math.comb(c, math.ceil(self.rate * c - 1e-9))
+        if self.method not in BASELINES: self._setup()
 
     def __repr__(self): return f"ChannelSchedule({self.method!r}, hidden={self.hidden}, small={self.small}, rate={self.rate})"
 
+# %% ../../nbs/modelhet/30_submodels.ipynb #bd8b6e7c
+@patch
+def _setup(self:ChannelSchedule):
+    if self.method[2] == 'M' and self.coupling != 'layerwise':
+        raise ValueError(f"coupling={self.coupling!r}: the sub-matrix (M) sets are defined by the layer-wise coupling")
+    if self.method == 'UFR' and len(self.small) > self.n_unique:
+        raise ValueError(f"n_unique={self.n_unique}: UFR needs at least one unique set per small client ({len(self.small)})")
+    self._pos = {k: i for i, k in enumerate(self.small)}
+    g = _rng(self.seed, 99).permutation(len(self.small)) % self.n_groups   # balanced random groups
+    self._group = {k: int(g[i]) for i, k in enumerate(self.small)}
+    self._fixed = self._fixed_sets()
+
+@patch
+def _random(self:ChannelSchedule, label, *parts):
+    return random_set(self.hidden, self.rate, _rng(self.seed, _STREAM[self.method], *parts), self.coupling, label)
+
+# %% ../../nbs/modelhet/30_submodels.ipynb #3533df85
 def _permuted(cs, perms, label):
     outs = tuple(p[o].sort().values for p, o in zip(perms, cs.outs))
     return ChannelSet(outs, _coupled_ins(outs), cs.rate, label)
 
+@patch
+def _fixed_sets(self:ChannelSchedule):
+    m = self.method
+    if m in ('OFM', 'OSM', 'GFM'):
+        qs = quadrant_sets(self.hidden, self.rate)
+        if m == 'GFM' and len(qs) != self.n_groups:
+            raise ValueError(f"n_groups={self.n_groups}: GFM needs one group per sub-matrix set ({len(qs)} at rate {self.rate})")
+        return qs
+    if m == 'OFR': return [self._random('R*', 0)]
+    if m == 'GFR' and self.gfr_disjoint:
+        r = _rng(self.seed, _STREAM[m], 1)
+        perms = [torch.from_numpy(r.permutation(c)).long() for c in self.hidden]
+        return [_permuted(q, perms, f'R{i+1}') for i, q in enumerate(quadrant_sets(self.hidden, self.rate)[:self.n_groups])]
+    if m == 'GFR': return [self._random(f'R{i+1}', 0, i) for i in range(self.n_groups)]
+    if m == 'UFR': return [self._random(f'U{i+1}', 0, i) for i in range(self.n_unique)]
+    return []
+
+# %% ../../nbs/modelhet/30_submodels.ipynb #0a7bb70d
+@patch
+def set_for(self:ChannelSchedule,
+            k:int, # Client id
+            t:int, # Round index (0-based)
+           ) -> ChannelSet:
+    "The channel set client `k` trains in round `t`."
+    t = check_int('t', t, lo=0)
+    if self.method in BASELINES or int(k) not in self._pos: return full_set(self.hidden)
+    m, i, F = self.method, self._pos[int(k)], self._fixed
+    if m in ('OFM', 'OFR'): return F[0]
+    if m == 'OSM': return F[t % len(F)] if self.osm_order == 'cyclic' else F[_rng(self.seed, _STREAM[m], 1, t).integers(len(F))]
+    if m in ('GFM', 'GFR'): return F[(self._group[k] + t) % len(F) if self.rotate else self._group[k] % len(F)]
+    if m == 'UFR':
+        if self.ufr_assignment == 'cyclic': return F[(i + t) % len(F)]
+        return F[_rng(self.seed, _STREAM[m], 1, t).permutation(len(F))[i]]
+    if m == 'OSR': return self._random(f't{t}', 1, t)
+    if m == 'GSR': return self._random(f't{t}g{self._group[k]}', 1, t, self._group[k])
+    return self._random(f't{t}c{k}', 1, t, int(k))   # USR
+
+@patch
+def sets(self:ChannelSchedule,
+         t:int, # Round index
+         clients:list[int], # Client ids
+        ) -> dict:
+    "`{client: ChannelSet}` for round `t`."
+    return {int(k): self.set_for(k, t) for k in clients}
+
+# %% ../../nbs/modelhet/30_submodels.ipynb #2ae3f365
+@patch
+def timeline(self:ChannelSchedule,
+             rounds:int, # Rounds to list
+            ) -> pd.DataFrame:
+    "Long table (client, round, label) of the small clients' sets over `rounds` rounds."
+    return pd.DataFrame([dict(client=k, round=t, label=self.set_for(k, t).label)
+                         for k in self.small for t in range(check_int('rounds', rounds, lo=1))])
+
+@patch
+def empirical_frequency(self:ChannelSchedule,
+                        rounds:int, # Rounds to simulate
+                       ) -> float:
+    "Mean over small clients of the share of rounds in which a client trains its most frequent set."
+    if not self.small: return 1.0
+    shares = []
+    for k in self.small:
+        keys = pd.Series([hash(self.set_for(k, t).key) for t in range(rounds)])
+        shares.append(keys.value_counts().iloc[0] / rounds)
+    return float(np.mean(shares))
+
+@patch
+def nominal_frequency(self:ChannelSchedule) -> float:
+    "The thesis' T: 1, 1/4, 1/10, or 1/C(C_1, r*C_1) for the resampled random methods."
+    if self.method in BASELINES or self.method in ('OFM', 'OFR'): return 1.0
+    if self.method in ('OSM', 'GFM', 'GFR'): return 1 / len(self._fixed) if (self.rotate or self.method == 'OSM') else 1.0
+    if self.method == 'UFR': return 1 / self.n_unique
+    c = self.hidden[0]; return 1 / math.comb(c, math.ceil(self.rate * c - ROUND_TOL))
+
 # %% ../../nbs/modelhet/30_submodels.ipynb #122e51d1
+def _layer_cells(schedule, t, layer, clients):
+    "Per cell of one layer's (out x in) matrix: the number of clients that train it and their 'k:label' names."
+    n_out = schedule.hidden[layer]; n_in = schedule.hidden[layer - 1] if layer else 3
+    count, who = np.zeros((n_out, n_in), int), [[[] for _ in range(n_in)] for _ in range(n_out)]
+    for k in clients:
+        cs = schedule.set_for(k, t)
+        ins = range(n_in) if cs.ins[layer] is None else cs.ins[layer].tolist()
+        for o in cs.outs[layer].tolist():
+            for i in ins: count[o, i] += 1; who[o][i].append(f'{k}:{cs.label}')
+    return count, [[', '.join(c) or 'none' for c in row] for row in who]
+
 def coverage_heatmap(schedule:ChannelSchedule, # The method's schedule
                      t:int=0, # Round
                      layer:int=1, # Hidden conv layer (0-3) whose (out x in) matrix is shown
@@ -349,15 +404,7 @@ def coverage_heatmap(schedule:ChannelSchedule, # The method's schedule
     "Plotly heatmap of one conv layer's (out x in) cells coloured by how many clients train them in round `t`."
     import plotly.graph_objects as go
     layer = check_int('layer', layer, 0, len(schedule.hidden) - 1)
-    clients = schedule.small if clients is None else list(clients)
-    n_out = schedule.hidden[layer]; n_in = schedule.hidden[layer - 1] if layer else 3
-    count, who = np.zeros((n_out, n_in), int), [[[] for _ in range(n_in)] for _ in range(n_out)]
-    for k in clients:
-        cs = schedule.set_for(k, t)
-        ins = range(n_in) if cs.ins[layer] is None else cs.ins[layer].tolist()
-        for o in cs.outs[layer].tolist():
-            for i in ins: count[o, i] += 1; who[o][i].append(f'{k}:{cs.label}')
-    text = [[', '.join(c) or 'none' for c in row] for row in who]
+    count, text = _layer_cells(schedule, t, layer, schedule.small if clients is None else list(clients))
     fig = go.Figure(go.Heatmap(z=count, text=text, hovertemplate='out %{y}, in %{x}<br>clients: %{text}<extra></extra>',
                                colorscale='Viridis', colorbar=dict(title='# clients')))
     fig.update_layout(title=f'{schedule.method}: layer {layer+1} cells trained in round {t}', width=420, height=380,
@@ -365,6 +412,7 @@ def coverage_heatmap(schedule:ChannelSchedule, # The method's schedule
                       margin=dict(l=40, r=10, t=40, b=40))
     return fig
 
+# %% ../../nbs/modelhet/30_submodels.ipynb #1925b0e7
 def schedule_timeline(schedule:ChannelSchedule, # The method's schedule
                       rounds:int=12, # Rounds to show
                      ):
@@ -407,6 +455,7 @@ def small_clients(sizes:np.ndarray, # Dataset size of every client
     n_large = check_int('n_large', n_large, 0, len(sizes))
     return sorted(int(k) for k in np.argsort(np.asarray(sizes), kind='stable')[:len(sizes) - n_large])
 
+# %% ../../nbs/modelhet/30_submodels.ipynb #8e6a5f7f
 def _local_update(model, state, x, y, config, rng):
     "The engine's local training on a (sub-)model given as a state dict; returns the new state dict."
     from hetfl_explore.engine.simulation import local_train
@@ -418,6 +467,27 @@ def _local_update(model, state, x, y, config, rng):
     vector_to_parameters(new, model.parameters())
     return {k: v.detach().clone() for k, v in model.state_dict().items()}, stats
 
+def _submodel_round(t, gm, subs, sched, data, config, w):
+    "Round `t`: every client trains its sub-model of the server state, then the server aggregates per cell."
+    from hetfl_explore.foundation.core import rng_streams
+    rngs = rng_streams(config.seed, data.num_clients, key=f'submodels{t}')
+    g = gm.state_dict(); states, sets = [], []
+    for k in range(data.num_clients):
+        cs = sched.set_for(k, t); x, y, _ = data.client(k)
+        st, _ = _local_update(subs[cs.rate], extract_state(g, cs), x, y, config, rngs[k])
+        states.append(st); sets.append(cs)
+    gm.load_state_dict(aggregate_submodels(g, states, sets, w))
+    return states, sets
+
+# %% ../../nbs/modelhet/30_submodels.ipynb #dae3d9bc
+def _width_and_small(method, data, n_large, u, rate):
+    "The server width and the small clients of a run (FedAvg-small shrinks the server instead)."
+    if method == 'FedAvg-small':
+        if abs(u * rate - round(u * rate)) > ROUND_TOL: raise ValueError(f"u={u}, rate={rate}: FedAvg-small needs an integer width u*rate")
+        return int(round(u * rate)), []
+    return u, ([] if method == 'FedAvg-large' else small_clients(data.client_sizes, n_large))
+
+# %% ../../nbs/modelhet/30_submodels.ipynb #6ac5ffee
 def run_submodels(method:str, # One of METHODS or BASELINES ('FedAvg-large': all full u; 'FedAvg-small': all width rate*u)
                   data, # `FederatedData` (images N x C x H x W)
                   n_large:int, # Clients that train the full model (the others are small)
@@ -430,29 +500,19 @@ def run_submodels(method:str, # One of METHODS or BASELINES ('FedAvg-large': all
                  ) -> SubmodelRun:
     "Train the chapter's heterogeneous FL: all clients every round, sub-models by `method`, per-cell aggregation."
     from hetfl_explore.engine.simulation import evaluate
-    from hetfl_explore.foundation.core import default_device, rng_streams
+    from hetfl_explore.foundation.core import default_device
     check_choice('method', method, METHODS + BASELINES)
     dev = default_device(config.device); data = data.to(dev)
-    if method == 'FedAvg-small':
-        if abs(u * rate - round(u * rate)) > 1e-9: raise ValueError(f"u={u}, rate={rate}: FedAvg-small needs an integer width u*rate")
-        u, small = int(round(u * rate)), []
-    else: small = [] if method == 'FedAvg-large' else small_clients(data.client_sizes, n_large)
+    u, small = _width_and_small(method, data, n_large, u, rate)
     arch = dict(u=u, in_channels=data.x.shape[1], n_classes=data.n_classes, norm=norm)
     sched = ChannelSchedule(method, hidden_sizes(u), small, rate, seed=config.seed, **(schedule_kw or {}))
     torch.manual_seed(config.seed)
     gm = WidthCNN(**arch).to(dev)
     subs = {r: WidthCNN(**arch, rate=r).to(dev) for r in {1.0, rate}}
-    K, sizes = data.num_clients, data.client_sizes
-    w = sizes.astype(float) if config.weighting == 'size' else np.ones(K)
+    w = data.client_sizes.astype(float) if config.weighting == 'size' else np.ones(data.num_clients)
     rows = []
     for t in range(config.rounds):
-        rngs = rng_streams(config.seed, K, key=f'submodels{t}')
-        g = gm.state_dict(); states, sets = [], []
-        for k in range(K):
-            cs = sched.set_for(k, t); x, y, _ = data.client(k)
-            st, _ = _local_update(subs[cs.rate], extract_state(g, cs), x, y, config, rngs[k])
-            states.append(st); sets.append(cs)
-        gm.load_state_dict(aggregate_submodels(g, states, sets, w))
+        states, sets = _submodel_round(t, gm, subs, sched, data, config, w)
         if (t + 1) % config.eval_every == 0 or t == config.rounds - 1:
             ev = evaluate(gm, data.x_test, data.y_test, data.a_test, data.n_classes, data.n_attrs)
             rows.append(dict(round=t, accuracy=ev['accuracy'], loss=ev['loss']))
@@ -460,6 +520,7 @@ def run_submodels(method:str, # One of METHODS or BASELINES ('FedAvg-large': all
     return SubmodelRun(method, small, sets, {k: v.cpu() for k, v in gm.state_dict().items()},
                        [{k: v.cpu() for k, v in s.items()} for s in states], pd.DataFrame(rows), arch)
 
+# %% ../../nbs/modelhet/30_submodels.ipynb #91f4b453
 def client_accuracies(run:SubmodelRun, # A finished run
                       data, # The `FederatedData` it was trained on
                      ) -> np.ndarray:
