@@ -5,6 +5,7 @@
 # %% ../../nbs/selection/12_incentives.ipynb #60373250
 from __future__ import annotations
 import numpy as np
+from fastcore.basics import patch
 from ..foundation.core import check_int, check_float, check_choice, spawn_seeds
 from ..engine.protocol import Selection, Selector
 from .taxonomy import placement
@@ -13,7 +14,7 @@ from .efficiency import shapley_values, coalition_utility
 from .constraints import _SystemAware
 
 # %% auto #0
-__all__ = ['CIMR', 'FMore', 'contract_menu', 'subjective_reputation', 'CBIM']
+__all__ = ['CIMR', 'FMore', 'contract_menu', 'subjective_reputation', 'CBIM', 'update_is_good']
 
 # %% ../../nbs/selection/12_incentives.ipynb #e994706d
 class CIMR(Selector):
@@ -28,14 +29,17 @@ class CIMR(Selector):
         self.decay, self.n_perm = check_float('decay', decay, 0, 1, lo_open=True), check_int('n_perm', n_perm, lo=1)
 
     def reset(self, num_clients, seed):
+        "Zero the contribution index and seed the Monte-Carlo stream of the Shapley estimates."
         super().reset(num_clients, seed); self.index = np.zeros(num_clients)
         self.rng = np.random.default_rng(spawn_seeds(seed, 1, 'cimr')[0])
 
-    def select(self, round, clients, k, rng):
+    def select(self, t, clients, k, rng):
+        "Every available client (or `k` uniform ones), weighted by data size."
         ids = clients.available if self.participation == 'all' else rng.choice(clients.available, size=budget(k, clients), replace=False)
         return Selection(ids, clients.n_samples[ids])
 
-    def observe(self, round, reports):
+    def observe(self, t, reports):
+        "Add this round's Shapley values of the reported updates to the (decayed) contribution index."
         phi = shapley_values(len(reports.ids), coalition_utility(reports), self.rng, self.n_perm)
         self.index *= self.decay; self.index[reports.ids] += phi
 
@@ -62,26 +66,34 @@ class FMore(_SystemAware):
         self.volatility = check_float('volatility', volatility, 0)
 
     def reset(self, num_clients, seed):
+        "Draw each client's private unit cost for this run and zero the payments."
         super().reset(num_clients, seed)
         self.unit_cost = np.random.default_rng(spawn_seeds(seed, 1, 'fmore')[0]).uniform(*self.cost_range, num_clients)
         self.paid = np.zeros(num_clients)
 
-    def bids(self, clients, ids:np.ndarray, rng:np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        "(quality score s(q), asked price p, score s(q) - p) of clients `ids` this round."
-        t = self.estimates(clients, clients.available)[0]
-        q = np.stack([clients.n_samples[ids] / clients.n_samples.max(), t.min() / self.estimates(clients, ids)[0]], 1)
-        cost = self.unit_cost[ids] * rng.lognormal(0, self.volatility, len(ids)) * q.sum(1)
-        s = q @ self.a
-        price = cost + self.markup * np.clip(s - cost, 0, None)
-        return s, price, s - price
+# %% ../../nbs/selection/12_incentives.ipynb #72052893
+@patch
+def bids(self:FMore, clients, # this round's `ClientView`
+         ids:np.ndarray, # bidding clients
+         rng:np.random.Generator, # stream for the per-round cost fluctuation
+        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    "(quality score s(q), asked price p, score s(q) - p) of clients `ids` this round."
+    secs = self.estimates(clients, clients.available)[0]
+    q = np.stack([clients.n_samples[ids] / clients.n_samples.max(), secs.min() / self.estimates(clients, ids)[0]], 1)
+    cost = self.unit_cost[ids] * rng.lognormal(0, self.volatility, len(ids)) * q.sum(1)
+    s = q @ self.a
+    price = cost + self.markup * np.clip(s - cost, 0, None)
+    return s, price, s - price
 
-    def select(self, round, clients, k, rng):
-        ids, m = clients.available, budget(k, clients)
-        _, price, score = self.bids(clients, ids, rng)
-        winners = top_by(ids, score, m, rng)
-        winners = winners[score[np.searchsorted(ids, winners)] > 0] if (score > 0).any() else winners[:1]
-        self.paid[winners] += price[np.searchsorted(ids, winners)]
-        return Selection(winners)
+@patch
+def select(self:FMore, t, clients, k, rng):
+    "An auction instead of a sample: the top-k positive scores win (at least the best bid) and are paid their price."
+    ids, m = clients.available, budget(k, clients)
+    _, price, score = self.bids(clients, ids, rng)
+    winners = top_by(ids, score, m, rng)
+    winners = winners[score[np.searchsorted(ids, winners)] > 0] if (score > 0).any() else winners[:1]
+    self.paid[winners] += price[np.searchsorted(ids, winners)]
+    return Selection(winners)
 
 # %% ../../nbs/selection/12_incentives.ipynb #c89e160e
 def contract_menu(costs:np.ndarray, # marginal cost of effort of each type
@@ -92,11 +104,16 @@ def contract_menu(costs:np.ndarray, # marginal cost of effort of each type
     reward = np.cumsum(c * np.diff(np.concatenate([[0.0], effort])))
     return effort, reward
 
-def subjective_reputation(pos:np.ndarray, neg:np.ndarray, W:float=2.0, base:float=0.5) -> np.ndarray:
+def subjective_reputation(pos:np.ndarray, # positive interactions per client
+                          neg:np.ndarray, # negative interactions per client
+                          W:float=2.0, # non-informative prior weight
+                          base:float=0.5, # base rate a: the reputation of a client never seen
+                         ) -> np.ndarray:
     "Subjective-logic reputation b + a u from positive/negative interaction counts."
     tot = pos + neg + W
     return pos / tot + base * W / tot
 
+# %% ../../nbs/selection/12_incentives.ipynb #c920c5c6
 class CBIM(_SystemAware):
     "CBIM teaching version: subjective-logic reputation above a threshold selects; contract rewards are paid from a budget."
     name = 'CBIM'
@@ -113,36 +130,52 @@ class CBIM(_SystemAware):
         self.cap = cap
 
     def reset(self, num_clients, seed):
+        "Zero the interaction counts and the rewards paid; the contract is built in the first round."
         super().reset(num_clients, seed)
         self.pos, self.neg = np.zeros(num_clients), np.zeros(num_clients)
         self.paid, self.stop_round, self.reward = 0.0, None, None
 
-    def reputation(self) -> np.ndarray: return subjective_reputation(self.pos, self.neg)
+    def reputation(self) -> np.ndarray:
+        "Current subjective-logic reputation of every client."
+        return subjective_reputation(self.pos, self.neg)
 
-    def rewards(self, clients) -> np.ndarray:
-        "Contract reward per client: its type by expected energy cost (quantile bins), paid from the menu."
-        energy = self.estimates(clients, np.arange(clients.num_clients))[1]
-        edges = np.quantile(energy, np.linspace(0, 1, self.n_types + 1)[1:-1])
-        t = self.n_types - 1 - np.searchsorted(edges, energy, side='right')    # type 0 = most expensive
-        type_cost = np.array([energy[t == i].mean() if (t == i).any() else 0 for i in range(self.n_types)])
-        _, reward = contract_menu(type_cost / max(type_cost.max(), 1e-12))
-        return reward[t]
+# %% ../../nbs/selection/12_incentives.ipynb #6bb81dbc
+@patch
+def rewards(self:CBIM, clients, # a `ClientView` (its profiles give the energy estimates)
+           ) -> np.ndarray:
+    "Contract reward per client: its type by expected energy cost (quantile bins), paid from the menu."
+    energy = self.estimates(clients, np.arange(clients.num_clients))[1]
+    edges = np.quantile(energy, np.linspace(0, 1, self.n_types + 1)[1:-1])
+    kind = self.n_types - 1 - np.searchsorted(edges, energy, side='right')    # type 0 = most expensive
+    type_cost = np.array([energy[kind == i].mean() if (kind == i).any() else 0 for i in range(self.n_types)])
+    _, reward = contract_menu(type_cost / max(type_cost.max(), 1e-12))
+    return reward[kind]
 
-    def select(self, round, clients, k, rng):
-        if self.reward is None: self.reward = self.rewards(clients)
-        ids = clients.available; rep = self.reputation()[ids]
-        ok = ids[rep >= self.threshold]
-        chosen = top_by(ok, rep[rep >= self.threshold], budget(k, clients) if self.cap else len(ok), rng) if len(ok) else top_by(ids, rep, 1, rng)
-        self.paid += float(self.reward[chosen].sum())
-        if self.paid >= self.reward_budget and self.stop_round is None: self.stop_round = round
-        return Selection(chosen)
+# %% ../../nbs/selection/12_incentives.ipynb #ed4917cb
+@patch
+def select(self:CBIM, t, clients, k, rng):
+    "A reputation threshold instead of a sample: the most reputable eligible clients, paid their contract reward."
+    if self.reward is None: self.reward = self.rewards(clients)
+    ids = clients.available; rep = self.reputation()[ids]
+    ok = ids[rep >= self.threshold]
+    m = budget(k, clients) if self.cap else len(ok)
+    chosen = top_by(ok, rep[rep >= self.threshold], m, rng) if len(ok) else top_by(ids, rep, 1, rng)
+    self.paid += float(self.reward[chosen].sum())
+    if self.paid >= self.reward_budget and self.stop_round is None: self.stop_round = t
+    return Selection(chosen)
 
-    def observe(self, round, reports):
-        super().observe(round, reports)
-        if reports.server_eval is not None:
-            base = reports.server_eval(reports.global_params)[1]
-            good = np.array([reports.server_eval(reports.global_params + u)[1] < base for u in reports.updates])
-        else:
-            U = reports.updates.double(); tot = U.sum(0)
-            good = np.array([float(u @ (tot - u)) > 0 for u in U]) if len(U) > 1 else np.ones(1, dtype=bool)
-        self.pos[reports.ids] += good; self.neg[reports.ids] += ~good
+def update_is_good(reports, # one round's `Reports`
+                  ) -> np.ndarray:
+    "Per reported update: does it lower the validation loss (or, without a validation set, agree with the others)?"
+    if reports.server_eval is not None:
+        base = reports.server_eval(reports.global_params)[1]
+        return np.array([reports.server_eval(reports.global_params + u)[1] < base for u in reports.updates])
+    U = reports.updates.double(); tot = U.sum(0)
+    return np.array([float(u @ (tot - u)) > 0 for u in U]) if len(U) > 1 else np.ones(1, dtype=bool)
+
+@patch
+def observe(self:CBIM, t, reports):
+    "Count each reported update as a positive or a negative interaction (it moves the reputation)."
+    super(CBIM, self).observe(t, reports)
+    good = update_is_good(reports)
+    self.pos[reports.ids] += good; self.neg[reports.ids] += ~good
