@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import torch
 from torch.utils.data import TensorDataset, DataLoader
+from fastcore.basics import patch
 from .core import check_int, check_float, check_choice, check_type, rng_streams, torch_generator, default_device
 from .hetero import as_counts, dht, fl_metrics, client_types, interaction_matrix, METRICS, TYPES, _numpy
 
@@ -28,26 +29,33 @@ class FederationSpec:
     class_names: tuple # row labels
     attr_names: tuple # column labels
     published: dict # values printed in the sources: 'triplets' (per client type), 'global_matrix', 'GCI', 'GAI', 'GSC', 'avg_acc', 'wga'
-    derived: dict # values the spec derived from the tables (not printed): the six metrics and type counts
+    derived: dict # values we derived from the published matrices (not printed in the sources): the six metrics and type counts
     kappa: int = 9 # clients selected per round in the paper's experiments
     source: str = '' # where the numbers come from
 
     @property
-    def multiplicities(self) -> np.ndarray: return np.array([m for m, _ in self.client_types], np.int64)
+    def multiplicities(self) -> np.ndarray:
+        "How many clients share each client type (the `m` of every `(m, N)` pair)."
+        return np.array([m for m, _ in self.client_types], np.int64)
     @property
     def matrices(self) -> np.ndarray:
         "All K client matrices (K, |Y|, |A|) int64, clients of one type consecutive."
         return np.repeat(np.array([N for _, N in self.client_types], np.int64), self.multiplicities, axis=0)
     @property
-    def num_clients(self) -> int: return int(self.multiplicities.sum())
+    def num_clients(self) -> int:
+        "Total number of clients, K."
+        return int(self.multiplicities.sum())
     @property
-    def global_matrix(self) -> np.ndarray: return self.matrices.sum(0)
+    def global_matrix(self) -> np.ndarray:
+        "The global interaction matrix, the sum of all client matrices."
+        return self.matrices.sum(0)
     def __repr__(self):
         return (f"FederationSpec({self.name!r}: {self.num_clients} clients, {len(self.class_names)} classes x "
                 f"{len(self.attr_names)} attributes, n={int(self.global_matrix.sum())})")
 
-# %% ../../nbs/foundation/02_data.ipynb #a90073ad
-_SRC = "FedDiverse [J] App. A Tables 5-6 / [T] Tables 12-13; spec feddiverse.md §3.2-3.4"
+# %% ../../nbs/foundation/02_data.ipynb #180b2d6d
+_SRC = "Németh et al. (2025), Diversity-Driven Learning, App. A, Tables 5-6 / Németh (2025), thesis §5.5.2, Tables 12-13"
+
 _DOGS2, _DOGS4, _BG = ('labrador', 'dachshund'), ('labrador', 'dachshund', 'bulldog', 'corgi'), ('beach', 'snow')
 
 def _fed(name, types, classes, attrs, published, derived, kappa=9):
@@ -57,9 +65,11 @@ def _fed(name, types, classes, attrs, published, derived, kappa=9):
 _GSC = [(2, [[90, 90], [10, 10]], [.53, 0, 0]), (2, [[10, 10], [90, 90]], [.53, 0, 0]),
         (2, [[90, 10], [90, 10]], [0, .53, 0]), (2, [[10, 90], [10, 90]], [0, .53, 0]),
         (15, [[90, 10], [10, 90]], [0, 0, .53]), (1, [[10, 90], [90, 10]], [0, 0, .53])]
+
 _GSC_DERIVED = dict(GCI=0.000, GAI=0.000, GSC=0.163, CCI=0.089, CAI=0.089, CSC=0.354, types=dict(CI=4, AI=4, SC=16))
 
-FEDERATIONS = {f.name: f for f in [
+# %% ../../nbs/foundation/02_data.ipynb #5cbe48b4
+_FEDS_SPAWRIOUS_2 = [   # the two-class Spawrious federations and CMNIST
     _fed('spawrious_gsc', _GSC, _DOGS2, _BG,
          dict(global_matrix=[[1760, 640], [640, 1760]], GCI=0, GAI=0, GSC=0.16, avg_acc=93.15, wga=87.82), _GSC_DERIVED),
     _fed('cmnist_gsc', _GSC, ('digit<5', 'digit>=5'), ('red', 'green'),
@@ -78,6 +88,10 @@ FEDERATIONS = {f.name: f for f in [
          dict(global_matrix=[[2000, 500], [2000, 100]], GCI=0.01, GAI=0.44, GSC=0.05, avg_acc=93.9, wga=89.09),
          dict(GCI=0.006, GAI=0.441, GSC=0.052, CCI=0.201, CAI=0.497, CSC=0.119,
               types={'CI': 3, 'AI': 16, 'SC': 2, 'CI=AI': 4})),
+]
+
+# %% ../../nbs/foundation/02_data.ipynb #2f4d5ed9
+FEDERATIONS = {f.name: f for f in _FEDS_SPAWRIOUS_2 + [
     _fed('waterbirds_dist',
          [(1, [[23, 23], [10, 110]], [.15, .28, .18]), (1, [[110, 23], [10, 23]], [.28, .15, .18]),
           (1, [[89, 39], [1, 29]], [.30, .01, .27]), (1, [[29, 39], [1, 89]], [.01, .30, .27]),
@@ -103,6 +117,7 @@ FEDERATIONS = {f.name: f for f in [
               CSC=0.072, types=dict(CI=68, AI=16, SC=16)), kappa=12),
 ]}
 
+# %% ../../nbs/foundation/02_data.ipynb #2f87317f
 def federation(name:str, # one of `FEDERATIONS`: 'spawrious_gsc', 'cmnist_gsc', 'spawrious_gci', ...
               ) -> FederationSpec:
     "The published FedDiverse federation called `name`."
@@ -201,7 +216,7 @@ def partition_from_matrices(y, # (n,) pool class labels
         idx.append(rngs[c].permutation(pool)[:need.sum()]); owner.append(np.repeat(np.arange(K), need))
     return _split_by_owner(np.concatenate(idx), np.concatenate(owner), K)
 
-# %% ../../nbs/foundation/02_data.ipynb #0194d220
+# %% ../../nbs/foundation/02_data.ipynb #a26e0d9b
 def partition_iid(y, # (n,) pool labels (only the length is used)
                   num_clients:int, # K
                   seed:int, # seed of the permutation
@@ -218,6 +233,7 @@ def _group_labels(y, a, over):
     if a is None: raise ValueError("over='group' needs the attribute labels `a`")
     return y * (int(a.max()) + 1 if a.size else 1) + a
 
+# %% ../../nbs/foundation/02_data.ipynb #bc2e04f7
 def partition_dirichlet(y, # (n,) pool class labels
                         num_clients:int, # K
                         alpha:float, # Dirichlet concentration (> 0): small = skewed, large = near IID
@@ -244,6 +260,7 @@ def partition_dirichlet(y, # (n,) pool class labels
     raise ValueError(f"partition_dirichlet: no draw in {max_tries} tries gave every client >= {min_size} samples "
                      f"(alpha={alpha}, num_clients={K}, n={len(g)}); raise alpha or lower min_size")
 
+# %% ../../nbs/foundation/02_data.ipynb #365f0df9
 def partition_shards(y, # (n,) pool class labels
                      num_clients:int, # K
                      seed:int, # seed of the shard assignment
@@ -300,7 +317,7 @@ def _long(name, v, device=None):
         raise TypeError(f"{name}: expected integer labels, got dtype {v.dtype}")
     return v.long().reshape(-1)
 
-# %% ../../nbs/foundation/02_data.ipynb #6185b91d
+# %% ../../nbs/foundation/02_data.ipynb #15ec1f8c
 @dataclass
 class FederatedData:
     "Training pool, disjoint client index sets and a global test set, with per-client and stacked access."
@@ -317,129 +334,176 @@ class FederatedData:
     attr_names: list = None # default ['a0', 'a1', ...]
 
     def __post_init__(self):
-        x = torch.as_tensor(self.x); dev = x.device
-        self.x = x if x.is_floating_point() else x.float()
-        self.y, self.a = _long('y', self.y, dev), _long('a', self.a, dev)
-        self.x_test = torch.as_tensor(self.x_test, device=dev)
-        if not self.x_test.is_floating_point(): self.x_test = self.x_test.float()
-        self.y_test, self.a_test = _long('y_test', self.y_test, dev), _long('a_test', self.a_test, dev)
-        self.n_classes, self.n_attrs = check_int('n_classes', self.n_classes, lo=1), check_int('n_attrs', self.n_attrs, lo=1)
-        n, m = len(self.x), len(self.x_test)
-        for name, v, ln in (('y', self.y, n), ('a', self.a, n), ('y_test', self.y_test, m), ('a_test', self.a_test, m)):
-            if len(v) != ln: raise ValueError(f"{name}: length {len(v)}, expected {ln} (the length of its inputs)")
-        if self.x_test.shape[1:] != self.x.shape[1:]:
-            raise ValueError(f"x_test: sample shape {tuple(self.x_test.shape[1:])} differs from x's {tuple(self.x.shape[1:])}")
-        for name, v, hi in (('y', self.y, self.n_classes), ('y_test', self.y_test, self.n_classes),
-                            ('a', self.a, self.n_attrs), ('a_test', self.a_test, self.n_attrs)):
-            if len(v) and (v.min() < 0 or v.max() >= hi): raise ValueError(f"{name}: labels must lie in [0, {hi}), found [{v.min()}, {v.max()}]")
-        check_type('client_idx', self.client_idx, (list, tuple))
-        self.client_idx = [_long(f'client_idx[{k}]', i, dev) for k, i in enumerate(self.client_idx)]
-        if self.client_idx:
-            cat = torch.cat(self.client_idx)
-            if len(cat) and (cat.min() < 0 or cat.max() >= n): raise ValueError(f"client_idx: indices must lie in [0, {n})")
-            if len(torch.unique(cat)) != len(cat): raise ValueError("client_idx: clients overlap (an index appears twice)")
-        self.class_names = list(self.class_names or [f'y{i}' for i in range(self.n_classes)])
-        self.attr_names = list(self.attr_names or [f'a{i}' for i in range(self.n_attrs)])
-        if len(self.class_names) != self.n_classes or len(self.attr_names) != self.n_attrs:
-            raise ValueError(f"class_names/attr_names: expected {self.n_classes} and {self.n_attrs} names")
+        _as_label_tensors(self); _check_labels(self); _check_clients_and_names(self)
 
     @property
-    def num_clients(self) -> int: return len(self.client_idx)
+    def num_clients(self) -> int:
+        "Number of clients, K."
+        return len(self.client_idx)
     @property
-    def client_sizes(self) -> np.ndarray: return np.array([len(i) for i in self.client_idx], np.int64)
+    def client_sizes(self) -> np.ndarray:
+        "Number of training samples of each client."
+        return np.array([len(i) for i in self.client_idx], np.int64)
     @property
-    def device(self) -> torch.device: return self.x.device
-
-    def group_ids(self, y, a): "Group id `y * n_attrs + a` of (class, attribute) labels."; return y * self.n_attrs + a
-
-    def interaction(self) -> np.ndarray:
-        "Client interaction tensor (K, |Y|, |A|) int64, counted from the labels."
-        K, G = self.num_clients, self.n_classes * self.n_attrs
-        if K == 0: return np.zeros((0, self.n_classes, self.n_attrs), np.int64)
-        idx = torch.cat(self.client_idx)
-        owner = torch.repeat_interleave(torch.arange(K, device=idx.device), torch.as_tensor(self.client_sizes, device=idx.device))
-        cnt = torch.bincount(owner * G + self.group_ids(self.y[idx], self.a[idx]), minlength=K * G)
-        return cnt.cpu().numpy().reshape(K, self.n_classes, self.n_attrs).astype(np.int64)
-
-    def test_interaction(self) -> np.ndarray:
-        "Interaction matrix (|Y|, |A|) of the test set."
-        return interaction_matrix(self.y_test, self.a_test, self.n_classes, self.n_attrs)
-
-    def _check_k(self, k): return check_int('k', k, lo=0, hi=self.num_clients - 1)
-    def client(self, k:int) -> tuple:
-        "Client k's data `(x, y, a)`."
-        i = self.client_idx[self._check_k(k)]; return self.x[i], self.y[i], self.a[i]
-    def client_dataset(self, k:int) -> TensorDataset:
-        "Client k's data as a `TensorDataset` of (x, y, a)."
-        return TensorDataset(*self.client(k))
-    def client_loader(self, k:int, batch_size:int=32, shuffle:bool=True, seed:int=0, drop_last:bool=False) -> DataLoader:
-        "A seeded `DataLoader` over client k's (x, y, a)."
-        return DataLoader(self.client_dataset(k), batch_size=check_int('batch_size', batch_size, lo=1), shuffle=shuffle,
-                          drop_last=drop_last, generator=torch_generator(seed) if shuffle else None)
-    def test_dataset(self) -> TensorDataset:
-        "The global test set as a `TensorDataset` of (x, y, a)."
-        return TensorDataset(self.x_test, self.y_test, self.a_test)
-
-    def to(self, device) -> FederatedData:
-        "The same federation with every tensor on `device`."
-        dev = default_device(device)
-        return dataclasses.replace(self, x=self.x.to(dev), y=self.y.to(dev), a=self.a.to(dev),
-                                   client_idx=[i.to(dev) for i in self.client_idx], x_test=self.x_test.to(dev),
-                                   y_test=self.y_test.to(dev), a_test=self.a_test.to(dev))
-
-    def stacked(self, ids, batch_size:int|None=None, shuffle:bool=False, seed:int=0) -> Stacked:
-        "Clients `ids` padded to one length (a multiple of `batch_size`, if given), with a mask; optionally shuffled per client."
-        ids = [self._check_k(int(k)) for k in np.asarray(_numpy(ids)).reshape(-1)]
-        if not ids: raise ValueError("ids: expected at least one client id")
-        sizes = torch.tensor([len(self.client_idx[k]) for k in ids], device=self.device)
-        L = max(int(sizes.max()), 1)
-        if batch_size is not None: L = -(-L // check_int('batch_size', batch_size, lo=1)) * batch_size
-        mask = torch.arange(L, device=self.device)[None] < sizes[:, None]
-        idx = torch.zeros(len(ids), L, dtype=torch.long, device=self.device)
-        idx[mask] = torch.cat([self.client_idx[k] for k in ids])
-        if shuffle:   # random order of the real samples, padding stays at the end
-            keys = torch.rand(len(ids), L, generator=torch_generator(seed)).to(self.device).masked_fill(~mask, 2.0)
-            idx = idx.gather(1, keys.argsort(1))
-        x = self.x[idx] * mask.reshape(*mask.shape, *[1] * (self.x.dim() - 1))
-        return Stacked(x, self.y[idx] * mask, self.a[idx] * mask, mask, sizes)
-
-    @classmethod
-    def from_pool(cls, x, y, a, # the pool: inputs (n, ...) and int labels (n,)
-                  clients, # a FederationSpec / its name / matrices (K, |Y|, |A|), or a function (y, a, seed) -> index arrays
-                  seed:int=0, # seed of the test split and the partition
-                  test_per_group:int=0, # held-out test samples per (class, attribute) group (balanced where possible)
-                  test:tuple|None=None, # an explicit (x_test, y_test, a_test) instead of carving one from the pool
-                  n_classes:int|None=None, n_attrs:int|None=None, # default: from the matrices, else max label + 1
-                  class_names=None, attr_names=None,
-                 ) -> FederatedData:
-        "Hold out a balanced test set, partition the rest among clients, and package everything."
-        yy, aa = _labels(y, a)
-        exact = not callable(clients)
-        if exact:
-            if isinstance(clients, str): clients = federation(clients)
-            if isinstance(clients, FederationSpec):
-                class_names, attr_names = class_names or list(clients.class_names), attr_names or list(clients.attr_names)
-            Ns = _matrices(clients); n_classes, n_attrs = n_classes or Ns.shape[1], n_attrs or Ns.shape[2]
-        n_classes = n_classes or int(yy.max()) + 1; n_attrs = n_attrs or int(aa.max()) + 1
-        if test is None:
-            train, test_i = balanced_split(yy, aa, n_classes, n_attrs, test_per_group, seed, Ns.sum(0) if exact else None)
-        else: train, test_i = np.arange(len(yy)), None
-        part = partition_from_matrices(yy[train], aa[train], Ns, seed) if exact else clients(yy[train], aa[train], seed)
-        x = torch.as_tensor(x); y, a = _long('y', y, x.device), _long('a', a, x.device)
-        if test is None: test = (x[torch.as_tensor(test_i)], y[torch.as_tensor(test_i)], a[torch.as_tensor(test_i)])
-        tr = torch.as_tensor(train, device=x.device)
-        return cls(x[tr], y[tr], a[tr], [torch.as_tensor(p) for p in part], *test, n_classes, n_attrs, class_names, attr_names)
+    def device(self) -> torch.device:
+        "The device the tensors live on."
+        return self.x.device
 
     def __repr__(self):
         return (f"FederatedData({self.num_clients} clients, pool {tuple(self.x.shape)}, test {len(self.x_test)}, "
                 f"{self.n_classes} classes x {self.n_attrs} attributes, device={self.device})")
 
+# %% ../../nbs/foundation/02_data.ipynb #66111ff5
+def _as_label_tensors(fd:FederatedData):
+    "Inputs as float tensors, labels as int64 on the pool's device, counts as checked ints."
+    x = torch.as_tensor(fd.x); dev = x.device
+    fd.x = x if x.is_floating_point() else x.float()
+    fd.y, fd.a = _long('y', fd.y, dev), _long('a', fd.a, dev)
+    fd.x_test = torch.as_tensor(fd.x_test, device=dev)
+    if not fd.x_test.is_floating_point(): fd.x_test = fd.x_test.float()
+    fd.y_test, fd.a_test = _long('y_test', fd.y_test, dev), _long('a_test', fd.a_test, dev)
+    fd.n_classes, fd.n_attrs = check_int('n_classes', fd.n_classes, lo=1), check_int('n_attrs', fd.n_attrs, lo=1)
+
+def _check_labels(fd:FederatedData):
+    "Labels as long as their inputs and inside [0, n_classes) / [0, n_attrs); test samples shaped like training ones."
+    n, m = len(fd.x), len(fd.x_test)
+    for name, v, ln in (('y', fd.y, n), ('a', fd.a, n), ('y_test', fd.y_test, m), ('a_test', fd.a_test, m)):
+        if len(v) != ln: raise ValueError(f"{name}: length {len(v)}, expected {ln} (the length of its inputs)")
+    if fd.x_test.shape[1:] != fd.x.shape[1:]:
+        raise ValueError(f"x_test: sample shape {tuple(fd.x_test.shape[1:])} differs from x's {tuple(fd.x.shape[1:])}")
+    for name, v, hi in (('y', fd.y, fd.n_classes), ('y_test', fd.y_test, fd.n_classes),
+                        ('a', fd.a, fd.n_attrs), ('a_test', fd.a_test, fd.n_attrs)):
+        if len(v) and (v.min() < 0 or v.max() >= hi): raise ValueError(f"{name}: labels must lie in [0, {hi}), found [{v.min()}, {v.max()}]")
+
+def _check_clients_and_names(fd:FederatedData):
+    "Client index sets inside the pool and disjoint; class and attribute names, one per row/column."
+    n, dev = len(fd.x), fd.x.device
+    check_type('client_idx', fd.client_idx, (list, tuple))
+    fd.client_idx = [_long(f'client_idx[{k}]', i, dev) for k, i in enumerate(fd.client_idx)]
+    if fd.client_idx:
+        cat = torch.cat(fd.client_idx)
+        if len(cat) and (cat.min() < 0 or cat.max() >= n): raise ValueError(f"client_idx: indices must lie in [0, {n})")
+        if len(torch.unique(cat)) != len(cat): raise ValueError("client_idx: clients overlap (an index appears twice)")
+    fd.class_names = list(fd.class_names or [f'y{i}' for i in range(fd.n_classes)])
+    fd.attr_names = list(fd.attr_names or [f'a{i}' for i in range(fd.n_attrs)])
+    if len(fd.class_names) != fd.n_classes or len(fd.attr_names) != fd.n_attrs:
+        raise ValueError(f"class_names/attr_names: expected {fd.n_classes} and {fd.n_attrs} names")
+
+# %% ../../nbs/foundation/02_data.ipynb #afb92f42
+@patch
+def group_ids(self:FederatedData, y, # class labels
+              a, # attribute labels
+             ):
+    "Group id `y * n_attrs + a` of (class, attribute) labels."
+    return y * self.n_attrs + a
+
+@patch
+def interaction(self:FederatedData) -> np.ndarray:
+    "Client interaction tensor (K, |Y|, |A|) int64, counted from the labels."
+    K, G = self.num_clients, self.n_classes * self.n_attrs
+    if K == 0: return np.zeros((0, self.n_classes, self.n_attrs), np.int64)
+    idx = torch.cat(self.client_idx)
+    owner = torch.repeat_interleave(torch.arange(K, device=idx.device), torch.as_tensor(self.client_sizes, device=idx.device))
+    cnt = torch.bincount(owner * G + self.group_ids(self.y[idx], self.a[idx]), minlength=K * G)
+    return cnt.cpu().numpy().reshape(K, self.n_classes, self.n_attrs).astype(np.int64)
+
+@patch
+def test_interaction(self:FederatedData) -> np.ndarray:
+    "Interaction matrix (|Y|, |A|) of the test set."
+    return interaction_matrix(self.y_test, self.a_test, self.n_classes, self.n_attrs)
+
+@patch
+def _check_k(self:FederatedData, k):
+    "`k` checked as a client id."
+    return check_int('k', k, lo=0, hi=self.num_clients - 1)
+
+@patch
+def client(self:FederatedData, k:int, # client id
+          ) -> tuple:
+    "Client k's data `(x, y, a)`."
+    i = self.client_idx[self._check_k(k)]
+    return self.x[i], self.y[i], self.a[i]
+
+# %% ../../nbs/foundation/02_data.ipynb #b30ddf8e
+@patch
+def client_dataset(self:FederatedData, k:int) -> TensorDataset:
+    "Client k's data as a `TensorDataset` of (x, y, a)."
+    return TensorDataset(*self.client(k))
+
+@patch
+def client_loader(self:FederatedData, k:int, batch_size:int=32, shuffle:bool=True, seed:int=0, drop_last:bool=False) -> DataLoader:
+    "A seeded `DataLoader` over client k's (x, y, a)."
+    return DataLoader(self.client_dataset(k), batch_size=check_int('batch_size', batch_size, lo=1), shuffle=shuffle,
+                      drop_last=drop_last, generator=torch_generator(seed) if shuffle else None)
+
+@patch
+def test_dataset(self:FederatedData) -> TensorDataset:
+    "The global test set as a `TensorDataset` of (x, y, a)."
+    return TensorDataset(self.x_test, self.y_test, self.a_test)
+
+@patch
+def to(self:FederatedData, device) -> FederatedData:
+    "The same federation with every tensor on `device`."
+    dev = default_device(device)
+    return dataclasses.replace(self, x=self.x.to(dev), y=self.y.to(dev), a=self.a.to(dev),
+                               client_idx=[i.to(dev) for i in self.client_idx], x_test=self.x_test.to(dev),
+                               y_test=self.y_test.to(dev), a_test=self.a_test.to(dev))
+
+# %% ../../nbs/foundation/02_data.ipynb #6d5259c1
+@patch
+def stacked(self:FederatedData, ids, batch_size:int|None=None, shuffle:bool=False, seed:int=0) -> Stacked:
+    "Clients `ids` padded to one length (a multiple of `batch_size`, if given), with a mask; optionally shuffled per client."
+    ids = [self._check_k(int(k)) for k in np.asarray(_numpy(ids)).reshape(-1)]
+    if not ids: raise ValueError("ids: expected at least one client id")
+    sizes = torch.tensor([len(self.client_idx[k]) for k in ids], device=self.device)
+    L = max(int(sizes.max()), 1)
+    if batch_size is not None: L = -(-L // check_int('batch_size', batch_size, lo=1)) * batch_size
+    mask = torch.arange(L, device=self.device)[None] < sizes[:, None]
+    idx = torch.zeros(len(ids), L, dtype=torch.long, device=self.device)
+    idx[mask] = torch.cat([self.client_idx[k] for k in ids])
+    if shuffle:   # random order of the real samples, padding stays at the end
+        keys = torch.rand(len(ids), L, generator=torch_generator(seed)).to(self.device).masked_fill(~mask, 2.0)
+        idx = idx.gather(1, keys.argsort(1))
+    x = self.x[idx] * mask.reshape(*mask.shape, *[1] * (self.x.dim() - 1))
+    return Stacked(x, self.y[idx] * mask, self.a[idx] * mask, mask, sizes)
+
+# %% ../../nbs/foundation/02_data.ipynb #79f713ea
+@patch(cls_method=True)
+def from_pool(cls:FederatedData, x, y, a, # the pool: inputs (n, ...) and int labels (n,)
+              clients, # a FederationSpec / its name / matrices (K, |Y|, |A|), or a function (y, a, seed) -> index arrays
+              seed:int=0, # seed of the test split and the partition
+              test_per_group:int=0, # held-out test samples per (class, attribute) group (balanced where possible)
+              test:tuple|None=None, # an explicit (x_test, y_test, a_test) instead of carving one from the pool
+              n_classes:int|None=None, n_attrs:int|None=None, # default: from the matrices, else max label + 1
+              class_names=None, attr_names=None,
+             ) -> FederatedData:
+    "Hold out a balanced test set, partition the rest among clients, and package everything."
+    yy, aa = _labels(y, a)
+    exact = not callable(clients)
+    if exact:
+        if isinstance(clients, str): clients = federation(clients)
+        if isinstance(clients, FederationSpec):
+            class_names, attr_names = class_names or list(clients.class_names), attr_names or list(clients.attr_names)
+        Ns = _matrices(clients); n_classes, n_attrs = n_classes or Ns.shape[1], n_attrs or Ns.shape[2]
+    n_classes = n_classes or int(yy.max()) + 1; n_attrs = n_attrs or int(aa.max()) + 1
+    if test is None:
+        train, test_i = balanced_split(yy, aa, n_classes, n_attrs, test_per_group, seed, Ns.sum(0) if exact else None)
+    else: train, test_i = np.arange(len(yy)), None
+    part = partition_from_matrices(yy[train], aa[train], Ns, seed) if exact else clients(yy[train], aa[train], seed)
+    x = torch.as_tensor(x); y, a = _long('y', y, x.device), _long('a', a, x.device)
+    if test is None: test = (x[torch.as_tensor(test_i)], y[torch.as_tensor(test_i)], a[torch.as_tensor(test_i)])
+    tr = torch.as_tensor(train, device=x.device)
+    return cls(x[tr], y[tr], a[tr], [torch.as_tensor(p) for p in part], *test, n_classes, n_attrs, class_names, attr_names)
+
 # %% ../../nbs/foundation/02_data.ipynb #c702e36a
 class FlwrPartitioner:
     "A `flwr_datasets`-like view of a `FederatedData`: `num_partitions`, `load_partition(i)`, `load_split('test')`."
-    def __init__(self, data:FederatedData): self.dataset = check_type('data', data, FederatedData)
+    def __init__(self, data:FederatedData): # the federation to view partition by partition
+        self.dataset = check_type('data', data, FederatedData)
     @property
-    def num_partitions(self) -> int: return self.dataset.num_clients
+    def num_partitions(self) -> int:
+        "Number of partitions (clients)."
+        return self.dataset.num_clients
     def load_partition(self, partition_id:int) -> TensorDataset:
         "Client `partition_id`'s data as a `TensorDataset` of (x, y, a)."
         return self.dataset.client_dataset(check_int('partition_id', partition_id, lo=0, hi=self.num_partitions - 1))

@@ -44,9 +44,13 @@ class Pool:
 
     def __len__(self): return len(self.x)
     @property
-    def n_classes(self) -> int: return len(self.class_names)
+    def n_classes(self) -> int:
+        "Number of classes."
+        return len(self.class_names)
     @property
-    def n_attrs(self) -> int: return len(self.attr_names)
+    def n_attrs(self) -> int:
+        "Number of attribute values."
+        return len(self.attr_names)
     def counts(self) -> np.ndarray:
         "The pool's interaction matrix, (n_classes, n_attrs) int64."
         return interaction_matrix(self.y, self.a, self.n_classes, self.n_attrs)
@@ -280,7 +284,7 @@ def render_faces(levels:dict, # trait -> (n,) float levels in [0, 1]
     mouth = torch.maximum((v - (cy + 0.15 + k / 2 - k * (off / 0.09) ** 2)).abs() - 0.018, off - 0.09)
     return img.lerp_(torch.tensor([0.55, 0.12, 0.15]).view(1, 3, 1, 1).expand_as(img), _alpha(mouth, size))
 
-# %% ../../nbs/foundation/03_datasets.ipynb #6ffb2922
+# %% ../../nbs/foundation/03_datasets.ipynb #15df246b
 def _identity_sizes(images_per_identity, n:int, rng) -> np.ndarray:
     "Images per individual: a fixed count or a uniform draw in an inclusive (lo, hi) range."
     if isinstance(images_per_identity, numbers.Integral):
@@ -290,6 +294,7 @@ def _identity_sizes(images_per_identity, n:int, rng) -> np.ndarray:
     if lo > hi: raise ValueError(f"images_per_identity={images_per_identity!r}: expected lo <= hi")
     return rng.integers(lo, hi + 1, n)
 
+# %% ../../nbs/foundation/03_datasets.ipynb #cd003a5a
 def faces(counts, # (2, 2) individuals per (target value, protected value)
           seed:int=0, # seed of every random choice
           size:int=32, # image side in pixels
@@ -344,7 +349,7 @@ FACE_SPLITS = {  # name: (split function, make_federated keyword arguments)
     'celeba_like': (celeba_like_split, dict(target='wavy_hair', protected='gender', images_per_identity=(10, 30), by='identity')),
 }
 
-# %% ../../nbs/foundation/03_datasets.ipynb #e8d0cbd6
+# %% ../../nbs/foundation/03_datasets.ipynb #204b9bdc
 def gaussian_spurious(counts, # (n_classes, n_attrs) samples per (class, attribute) group
                       seed:int=0, # seed of the noise
                       core_sep:float=1.5, # distance between neighbouring class means (the core feature's SNR)
@@ -366,6 +371,7 @@ def gaussian_spurious(counts, # (n_classes, n_attrs) samples per (class, attribu
     return _shuffled_pool(torch.from_numpy(x), y, a, [f'class {i}' for i in range(N.shape[0])],
                           [f'attribute {i}' for i in range(N.shape[1])], rng)
 
+# %% ../../nbs/foundation/03_datasets.ipynb #bf1c249f
 def feature_scatter(pool:Pool, # a pool of feature vectors, x of shape (n, d)
                     dims:tuple=(0, 2), # the two feature columns to plot (default: first core and first attribute feature)
                     max_points:int=400, # points drawn (a random subset)
@@ -386,7 +392,7 @@ def feature_scatter(pool:Pool, # a pool of feature vectors, x of shape (n, d)
                       margin=dict(l=50, r=10, t=30, b=40))
     return fig
 
-# %% ../../nbs/foundation/03_datasets.ipynb #b9ed9b70
+# %% ../../nbs/foundation/03_datasets.ipynb #a065e86d
 DATASETS = {'cmnist': colored_mnist, 'shapes': shapes, 'faces': faces, 'tabular': gaussian_spurious}
 
 def _identity_groups(pool:Pool) -> tuple[np.ndarray, np.ndarray, list]:
@@ -414,6 +420,22 @@ def _federate_identities(pool, Ns, seed, test_per_group, test_pool):
     return FederatedData(train.x, train.y, train.a, [torch.arange(i, j) for i, j in zip(bounds[:-1], bounds[1:])],
                          test.x, test.y, test.a, Y, A, list(pool.class_names), list(pool.attr_names))
 
+# %% ../../nbs/foundation/03_datasets.ipynb #759ea4bd
+def _source_pool(dataset, counts, seed, test_pool, by, gen_kwargs) -> Pool:
+    "The pool to fill the matrices from: generated (exactly `counts` per group) for a dataset name, else the given `Pool`."
+    if isinstance(dataset, str):
+        check_choice('dataset', dataset, DATASETS)
+        if test_pool is not None: raise ValueError("test_pool: only used with a Pool dataset; generated datasets carve their test set")
+        if by == 'sample' and gen_kwargs.get('images_per_identity', 1) != 1:
+            raise ValueError("images_per_identity: with several images per individual the matrices count individuals; "
+                             "pass by='identity' (otherwise one individual's images would land in train and test)")
+        pool = DATASETS[dataset](counts, seed=seed, **gen_kwargs)
+    else:
+        pool = check_type('dataset', dataset, Pool)
+        if gen_kwargs: raise TypeError(f"{sorted(gen_kwargs)}: generator arguments only apply to a dataset name, not a Pool")
+    return pool
+
+# %% ../../nbs/foundation/03_datasets.ipynb #54c4e33a
 def make_federated(dataset:str|Pool, # 'cmnist', 'shapes', 'faces', 'tabular', or a `Pool` (e.g. from a loader)
                    matrices, # client matrices (K, |Y|, |A|), a FederationSpec or its name (see `data.federation`)
                    scale:float=1.0, # multiply every cell by this (`data.scale_federation`), e.g. 0.5 for CPU-sized runs
@@ -430,16 +452,7 @@ def make_federated(dataset:str|Pool, # 'cmnist', 'shapes', 'faces', 'tabular', o
     if test_pool is not None and test_per_group is not None:
         raise ValueError("test_pool and test_per_group: give one of them (the test set is either explicit or carved)")
     t = check_int('test_per_group', 250 if test_per_group is None else test_per_group, lo=0)
-    if isinstance(dataset, str):
-        check_choice('dataset', dataset, DATASETS)
-        if test_pool is not None: raise ValueError("test_pool: only used with a Pool dataset; generated datasets carve their test set")
-        if by == 'sample' and gen_kwargs.get('images_per_identity', 1) != 1:
-            raise ValueError("images_per_identity: with several images per individual the matrices count individuals; "
-                             "pass by='identity' (otherwise one individual's images would land in train and test)")
-        pool = DATASETS[dataset](Ns.sum(0) + t, seed=seed, **gen_kwargs)
-    else:
-        pool = check_type('dataset', dataset, Pool)
-        if gen_kwargs: raise TypeError(f"{sorted(gen_kwargs)}: generator arguments only apply to a dataset name, not a Pool")
+    pool = _source_pool(dataset, Ns.sum(0) + t, seed, test_pool, by, gen_kwargs)
     if Ns.shape[1:] != (pool.n_classes, pool.n_attrs):
         raise ValueError(f"matrices: {Ns.shape[1]} classes x {Ns.shape[2]} attributes, but the pool has "
                          f"{pool.n_classes} x {pool.n_attrs} ({pool.class_names} x {pool.attr_names})")

@@ -74,7 +74,7 @@ def as_counts(N, # one (|Y|, |A|) matrix or a batch (..., |Y|, |A|): numpy, torc
         raise ValueError(f"{name}: {_where(c, lead) or 'the matrix, '}no samples at all (every cell is 0)")
     return np.moveaxis(T.reshape(Y, A, *lead), (0, 1), (-2, -1))
 
-# %% ../../nbs/foundation/01_hetero.ipynb #e453b852
+# %% ../../nbs/foundation/01_hetero.ipynb #598ba446
 def entropy(p, # probabilities or non-negative weights (normalised along `axis`)
             axis:int=-1, # axis that holds the distribution
            ) -> np.ndarray: # Shannon entropy in nats (0 log 0 = 0)
@@ -101,8 +101,11 @@ def _entropies(N):
         return np.where(v < 1e-12, 0.0, v).reshape(N.shape[:-2])
     return h(T.sum(1)), h(T.sum(0)), h(T)
 
-def _scalar(v): return v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v
+def _scalar(v):
+    "A 0-d array as its scalar; anything else unchanged."
+    return v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v
 
+# %% ../../nbs/foundation/01_hetero.ipynb #0e9e6399
 def mutual_information(N, # one (|Y|, |A|) matrix or a batch (..., |Y|, |A|) of counts
                       ) -> np.ndarray: # I(Y;A) in nats, shape (...)
     "Mutual information $I(Y;A)$ of the empirical joint distribution of interaction matrices."
@@ -121,9 +124,21 @@ def dht(N, # one (|Y|, |A|) matrix or a batch (..., |Y|, |A|) of counts (numpy, 
     "The data-heterogeneity triplet $\\Delta = [\\Delta_{CI}, \\Delta_{AI}, \\Delta_{SC}]$ of each matrix."
     return _triplet(as_counts(N))
 
-def delta_ci(N): "Class imbalance $1 - H(Y)/\\log|\\mathcal{Y}|$ of each matrix (shape `N.shape[:-2]`)."; return _scalar(dht(N)[..., 0])
-def delta_ai(N): "Attribute imbalance $1 - H(A)/\\log|\\mathcal{A}|$ of each matrix."; return _scalar(dht(N)[..., 1])
-def delta_sc(N): "Spurious correlation $2I(Y;A)/(H(Y)+H(A))$ of each matrix (0 when $H(Y)+H(A)=0$)."; return _scalar(dht(N)[..., 2])
+def delta_ci(N, # one (|Y|, |A|) matrix or a batch (..., |Y|, |A|) of counts
+            ) -> np.ndarray:
+    "Class imbalance $1 - H(Y)/\\log|\\mathcal{Y}|$ of each matrix (shape `N.shape[:-2]`)."
+    return _scalar(dht(N)[..., 0])
+
+def delta_ai(N, # one (|Y|, |A|) matrix or a batch (..., |Y|, |A|) of counts
+            ) -> np.ndarray:
+    "Attribute imbalance $1 - H(A)/\\log|\\mathcal{A}|$ of each matrix."
+    return _scalar(dht(N)[..., 1])
+
+# %% ../../nbs/foundation/01_hetero.ipynb #230df8c9
+def delta_sc(N, # one (|Y|, |A|) matrix or a batch (..., |Y|, |A|) of counts
+            ) -> np.ndarray:
+    "Spurious correlation $2I(Y;A)/(H(Y)+H(A))$ of each matrix (0 when $H(Y)+H(A)=0$)."
+    return _scalar(dht(N)[..., 2])
 
 # %% ../../nbs/foundation/01_hetero.ipynb #702bbb43
 METRICS = ('GCI', 'GAI', 'GSC', 'CCI', 'CAI', 'CSC')
@@ -191,13 +206,14 @@ def label_skew(Ns, # client matrices (K, |Y|, |A|)
     d = Ns.sum(-1) if over == 'class' else Ns.reshape(len(Ns), -1)
     return (hellinger if measure == 'hellinger' else js_divergence)(d, d.sum(0))
 
-# %% ../../nbs/foundation/01_hetero.ipynb #2d80ffe8
+# %% ../../nbs/foundation/01_hetero.ipynb #d91fab62
 def _unique_clients(Ns):
     "Distinct matrices (in first-seen order) and their multiplicities."
     u, first, inv, cnt = np.unique(Ns.reshape(len(Ns), -1), axis=0, return_index=True, return_inverse=True, return_counts=True)
     order = np.argsort(first)
     return Ns[first[order]], cnt[order], [np.flatnonzero(inv.reshape(-1) == i) for i in order]
 
+# %% ../../nbs/foundation/01_hetero.ipynb #44b66b84
 def federation_heatmaps(Ns, # client matrices (K, |Y|, |A|)
                         class_names:list[str]|None=None, # row labels (default y0, y1, ...)
                         attr_names:list[str]|None=None, # column labels (default a0, a1, ...)
@@ -230,6 +246,7 @@ def federation_heatmaps(Ns, # client matrices (K, |Y|, |A|)
                       title=f"{K} clients" + (f" ({len(mats)} distinct shown)" if unique else '') + ' — [CI, AI, SC]')
     return fig
 
+# %% ../../nbs/foundation/01_hetero.ipynb #eb9f2dfb
 def ternary_triplets(triplets, # (K, 3) triplets [CI, AI, SC]
                      labels:list[str]|None=None, # hover label per client (default 'client k')
                      sizes=None, # marker size per client (e.g. multiplicity), default constant
@@ -254,9 +271,10 @@ def ternary_triplets(triplets, # (K, 3) triplets [CI, AI, SC]
                       margin=dict(l=40, r=40, t=40, b=30), legend_title='type')
     return fig
 
+# %% ../../nbs/foundation/01_hetero.ipynb #43499898
 def metric_bars(metrics, # a dict from `fl_metrics`, or client matrices (K, |Y|, |A|) to compute it from
                 published:dict|None=None, # published values to show beside, e.g. {'GCI': 0.22, 'GAI': 0.18}
-                title:str='',
+                title:str='', # figure title
                ) -> go.Figure:
     "The six FedDiverse metrics as bars, next to published values where given."
     m = metrics if isinstance(metrics, dict) else fl_metrics(metrics)

@@ -20,7 +20,7 @@ __all__ = ['WATERBIRDS_SPLITS', 'SPAWRIOUS_LOCATIONS', 'SPAWRIOUS_BREEDS', 'CELE
            'load_celeba', 'fake_celeba', 'load_utkface', 'fake_utkface', 'load_fairface', 'fake_fairface', 'load_cifar',
            'load_femnist_leaf']
 
-# %% ../../nbs/foundation/04_loaders.ipynb #b0b7e4ec
+# %% ../../nbs/foundation/04_loaders.ipynb #d0311c45
 def require(path:Path, # the file or folder that must exist
             what:str, # what it is, in words, with the expected layout
            ) -> Path:
@@ -41,6 +41,7 @@ def find_root(root:str|Path, # the folder the user passed
         if (r / marker).exists(): return r
     raise FileNotFoundError(f"{what}: no {marker!r} in " + ', '.join(str(t) for t in tried))
 
+# %% ../../nbs/foundation/04_loaders.ipynb #c638b288
 def select_per_group(y:np.ndarray, # (n,) class labels
                      a:np.ndarray, # (n,) attribute labels
                      max_per_group:int|None, # keep at most this many samples per (y, a) group; None keeps all
@@ -68,6 +69,7 @@ def load_images(paths:list, # image files (any format PIL reads)
         with Image.open(p) as im: out[i] = np.asarray(im.convert('RGB').resize((size, size), Image.BILINEAR))
     return torch.from_numpy(out).permute(0, 3, 1, 2).float().div_(255)
 
+# %% ../../nbs/foundation/04_loaders.ipynb #2cc2bf1c
 def _pool(paths, y, a, class_names, attr_names, size, max_per_group, seed, what, identity=None) -> Pool:
     "Subset, decode and wrap labelled image files into a Pool."
     keep = select_per_group(y, a, max_per_group, seed)
@@ -121,9 +123,11 @@ def fake_waterbirds(root:str|Path, # folder to create (holds metadata.csv)
     pd.DataFrame(rows).to_csv(root / 'metadata.csv', index=False)
     return root
 
-# %% ../../nbs/foundation/04_loaders.ipynb #6e14ef5a
+# %% ../../nbs/foundation/04_loaders.ipynb #49e27295
 SPAWRIOUS_LOCATIONS = ('beach', 'desert', 'dirt', 'jungle', 'mountain', 'snow')
+
 SPAWRIOUS_BREEDS = ('bulldog', 'corgi', 'dachshund', 'labrador')
+
 _IMAGE_EXT = ('.png', '.jpg', '.jpeg')
 
 def load_spawrious(root:str|Path, # the spawrious224 folder, or its parent
@@ -148,6 +152,7 @@ def load_spawrious(root:str|Path, # the spawrious224 folder, or its parent
                 paths += files; y += [i] * len(files); a += [j] * len(files)
     return _pool(paths, np.array(y, np.int64), np.array(a, np.int64), breeds, locations, size, max_per_group, seed, 'Spawrious image')
 
+# %% ../../nbs/foundation/04_loaders.ipynb #44d60bf4
 def fake_spawrious(root:str|Path, # the spawrious224 folder to create
                    per_folder:int=2, # images per (folder, location, breed)
                    seed:int=0, # seed of the drawings
@@ -164,7 +169,7 @@ def fake_spawrious(root:str|Path, # the spawrious224 folder to create
                 _save(p.x[i], root / f / loc / SPAWRIOUS_BREEDS[int(p.y[i])] / f"{i}.png")
     return root
 
-# %% ../../nbs/foundation/04_loaders.ipynb #55612c2a
+# %% ../../nbs/foundation/04_loaders.ipynb #77738893
 def read_idx(path:Path, # an IDX file (uncompressed, or .gz)
             ) -> np.ndarray: # uint8 array of the stored shape
     "Read an unsigned-byte IDX file: magic 0x0000080D (D = number of dimensions), D big-endian sizes, then the bytes."
@@ -191,6 +196,7 @@ def load_mnist(root:str|Path, # the folder that holds MNIST/raw/ (torchvision's 
     if x.ndim != 3 or y.ndim != 1 or len(x) != len(y): raise ValueError(f"{raw}: images {x.shape} and labels {y.shape} do not match")
     return torch.from_numpy(x.copy()), torch.from_numpy(y.astype(np.int64))
 
+# %% ../../nbs/foundation/04_loaders.ipynb #b3d4f0d1
 def write_idx(path:Path, # file to write
               array:np.ndarray, # uint8 array: (n,) labels or (n, H, W) images
              ):
@@ -275,8 +281,9 @@ def fake_celeba(root:str|Path, # torchvision root to create (files go to root/ce
     (folder / 'identity_CelebA.txt').write_text(''.join(f'{n} {i + 101}\n' for n, i in zip(names, p.identity.tolist())))
     return Path(root)
 
-# %% ../../nbs/foundation/04_loaders.ipynb #8237dda0
+# %% ../../nbs/foundation/04_loaders.ipynb #9b56b770
 UTKFACE_RACES = ('White', 'Black', 'Asian', 'Indian', 'Others')
+
 _UTK_NAME = re.compile(r'^(\d+)_([01])_([0-4])_(\d+)\.jpg(\.chip\.jpg)?$', re.I)
 
 def _binary_labels(arg:str, name:str, gender:np.ndarray, race:np.ndarray, races:tuple) -> tuple[np.ndarray, list]:
@@ -286,6 +293,7 @@ def _binary_labels(arg:str, name:str, gender:np.ndarray, race:np.ndarray, races:
     if name == 'race': return (race != races.index('White')).astype(np.int64), list(FACE_TRAITS['race'])
     return race, list(races)
 
+# %% ../../nbs/foundation/04_loaders.ipynb #b4312ef3
 def load_utkface(root:str|Path, # a folder with the UTKFace images (searched recursively)
                  target:str='gender', # 'gender', 'race' (white / non-white) or 'race_all' (5 classes)
                  protected:str='race', # the attribute, same choices
@@ -307,6 +315,7 @@ def load_utkface(root:str|Path, # a folder with the UTKFace images (searched rec
     a, attr_names = _binary_labels('protected', protected, gender, race, UTKFACE_RACES)
     return _pool([p for p, _ in good], y, a, class_names, attr_names, size, max_per_group, seed, 'UTKFace image')
 
+# %% ../../nbs/foundation/04_loaders.ipynb #c6ebeae3
 def fake_utkface(root:str|Path, # folder to create
                  counts=((3, 2), (2, 3)), # faces per (male/female, white/non-white)
                  seed:int=0, # seed of the drawings
@@ -319,7 +328,7 @@ def fake_utkface(root:str|Path, # folder to create
         _save(p.x[i], Path(root) / f"{rng.integers(1, 90)}_{int(p.y[i])}_{race}_2017011617{i:07d}.jpg.chip.jpg", format='JPEG')
     return Path(root)
 
-# %% ../../nbs/foundation/04_loaders.ipynb #69ffe4dc
+# %% ../../nbs/foundation/04_loaders.ipynb #12545258
 FAIRFACE_RACES = ('White', 'Black', 'East Asian', 'Southeast Asian', 'Indian', 'Middle Eastern', 'Latino_Hispanic')
 
 def load_fairface(root:str|Path, # the folder with fairface_label_{train,val}.csv and the train/, val/ images
@@ -344,6 +353,7 @@ def load_fairface(root:str|Path, # the folder with fairface_label_{train,val}.cs
     a, attr_names = _binary_labels('protected', protected, gender, race, FAIRFACE_RACES)
     return _pool([root / f for f in df['file']], y, a, class_names, attr_names, size, max_per_group, seed, 'FairFace image')
 
+# %% ../../nbs/foundation/04_loaders.ipynb #b164edcf
 def fake_fairface(root:str|Path, # folder to create
                   counts=((3, 2), (2, 3)), # faces per (male/female, white/non-white) in each split
                   seed:int=0, # seed of the drawings
@@ -362,7 +372,7 @@ def fake_fairface(root:str|Path, # folder to create
         pd.DataFrame(rows).to_csv(root / f'fairface_label_{split}.csv', index=False)
     return root
 
-# %% ../../nbs/foundation/04_loaders.ipynb #8f662e66
+# %% ../../nbs/foundation/04_loaders.ipynb #c2ec96d5
 def _need(path:Path, what:str):
     if not path.exists(): raise FileNotFoundError(f"{path}: not found. Put the {what} there (this package never downloads data).")
     return path
@@ -387,6 +397,7 @@ def load_cifar(root:str, # Folder that contains `cifar-10-batches-py/` or `cifar
         return torch.from_numpy(x).float() / 255, torch.tensor(np.concatenate([b[key] for b in bs]), dtype=torch.long)
     return (*cat(tr), *cat(te))
 
+# %% ../../nbs/foundation/04_loaders.ipynb #66bba242
 def load_femnist_leaf(root:str, # Folder with LEAF's `train/` and `test/` json files
                       min_samples:int=0, # Drop writers with fewer samples (LEAF's preprocessing already used 300)
                      ) -> tuple: # (train writers: list of (x, y)), (x_test, y_test); x float32 n x 1 x 28 x 28
@@ -405,4 +416,3 @@ def load_femnist_leaf(root:str, # Folder with LEAF's `train/` and `test/` json f
     tr = {u: v for u, v in read('train').items() if len(v[1]) >= min_samples}
     te = list(read('test').values())
     return [tr[u] for u in sorted(tr)], (torch.cat([x for x, _ in te]), torch.cat([y for _, y in te]))
-
