@@ -18,12 +18,13 @@ from ..foundation.data import dirichlet_size_split, tiny_digits_federation
 from ..foundation.loaders import load_cifar, load_femnist_leaf
 
 # %% auto #0
-__all__ = ['TINY', 'FAITHFUL', 'appendix_tables', 'table6', 'table8', 'table7', 'table10', 'spread_table', 'frequency_spearman',
+__all__ = ['TINY', 'FAITHFUL', 'appendix_tables', 'table6', 'table7', 'table8', 'table10', 'spread_table', 'frequency_spearman',
            'taxonomy_T', 'tradeoff_scatter', 'headline_checks', 'Preset', 'attack_clients', 'run_one', 'run_preset',
            'summarize', 'real_federation', 'load_results', 'compare_to_thesis', 'size_leakage_correlation']
 
 # %% ../../nbs/modelhet/32_experiments.ipynb #da8b9eee
-_APPENDIX = """dataset,n_large,T,method,server_acc,server_acc_std,client_acc,client_acc_std,auc_tmia,auc_lira,auc_yeom,auc_avg,auc_avg_std,adv_tmia,adv_lira,adv_yeom,adv_avg,tpr_tmia,tpr_lira,tpr_yeom,tpr_avg,rebuilt
+# Németh (2025), thesis, Table 24: CIFAR-10
+_TABLE24 = """
 CIFAR-10,10,,FedAvg100k,78.48,0.23,78.47,0.18,53.62,51.77,52.62,52.67,0.42,3.94,2.49,3.03,3.16,0.16,0.08,0.15,0.13,tpr_yeom
 CIFAR-10,0,,FedAvg30k,69.04,0.24,68.82,0.21,52.17,50.83,51.81,51.60,0.14,2.11,0.69,1.66,1.49,0.09,0.09,0.09,0.09,
 CIFAR-10,2,1,OFM,77.79,1.53,69.17,0.17,53.30,51.13,52.47,52.30,0.16,3.22,1.46,3.04,2.57,0.10,0.06,0.12,0.10,
@@ -53,6 +54,11 @@ CIFAR-10,8,1/10,UFR,79.10,0.33,68.97,1.19,53.94,51.79,53.09,52.94,0.44,3.92,2.05
 CIFAR-10,8,1/10000,OSR,78.82,0.72,67.32,0.08,53.27,52.19,52.52,52.66,0.27,3.33,2.33,2.93,2.86,0.09,0.10,0.11,0.10,
 CIFAR-10,8,1/10000,GSR,78.38,0.25,67.51,0.32,53.08,51.68,52.45,52.40,0.27,3.74,1.94,2.46,2.71,0.14,0.08,0.12,0.12,
 CIFAR-10,8,1/10000,USR,78.87,0.30,67.74,0.38,53.55,51.95,52.72,52.74,0.36,3.65,2.18,2.58,2.80,0.13,0.11,0.13,0.13,
+"""
+
+# %% ../../nbs/modelhet/32_experiments.ipynb #23fe0544
+# Németh (2025), thesis, Table 25: CIFAR-100
+_TABLE25 = """
 CIFAR-100,10,,FedAvg100k,45.44,0.75,44.98,0.52,55.20,51.82,54.65,53.89,0.19,4.64,1.60,3.10,3.11,0.13,0.10,0.06,0.10,
 CIFAR-100,0,,FedAvg30k,34.01,0.43,33.88,0.67,52.78,50.91,52.68,52.12,0.03,2.89,0.35,1.10,1.45,0.09,0.09,0.05,0.08,
 CIFAR-100,2,1,OFM,44.14,2.59,32.46,0.99,54.71,51.15,54.31,53.39,0.23,4.07,0.95,3.04,2.69,0.17,0.10,0.07,0.11,client_acc
@@ -82,6 +88,11 @@ CIFAR-100,8,1/10,UFR,46.54,0.69,38.03,0.39,54.50,51.74,54.06,53.43,0.06,5.46,1.2
 CIFAR-100,8,1/10000,OSR,45.30,0.47,37.03,0.25,54.00,51.68,53.68,53.12,0.16,4.56,1.97,2.73,3.09,0.19,0.10,0.12,0.13,
 CIFAR-100,8,1/10000,GSR,45.65,0.42,36.81,0.59,54.03,51.74,53.68,53.15,0.33,3.72,0.56,1.27,1.85,0.14,0.09,0.07,0.10,
 CIFAR-100,8,1/10000,USR,45.55,0.44,37.14,0.28,53.77,51.48,53.47,52.91,0.41,4.45,1.26,2.19,2.63,0.12,0.09,0.13,0.12,tpr_lira
+"""
+
+# %% ../../nbs/modelhet/32_experiments.ipynb #d5f41cfa
+# Németh (2025), thesis, Table 26: FEMNIST
+_TABLE26 = """
 FEMNIST,10,,FedAvg100k,87.20,0.46,87.18,0.42,56.41,53.17,55.98,55.18,0.10,7.67,5.20,7.26,6.71,0.27,0.24,0.15,0.22,tpr_lira
 FEMNIST,0,,FedAvg30k,84.10,0.97,84.20,1.04,55.45,51.20,55.41,54.02,0.38,6.86,2.26,7.01,5.38,0.15,0.14,0.16,0.15,
 FEMNIST,2,1,OFM,83.19,0.83,82.59,0.26,57.24,52.62,56.74,55.53,0.29,9.21,4.02,8.50,7.24,0.24,0.16,0.13,0.18,
@@ -112,17 +123,21 @@ FEMNIST,8,1/10000,OSR,87.27,0.36,72.63,0.09,56.33,52.62,56.45,55.13,0.36,8.39,3.
 FEMNIST,8,1/10000,GSR,87.64,0.05,73.19,0.40,56.46,52.61,56.47,55.18,0.10,8.50,3.71,7.16,6.45,0.32,0.17,0.10,0.20,
 FEMNIST,8,1/10000,USR,86.99,0.05,72.76,0.59,56.40,52.63,56.50,55.18,0.05,8.07,4.63,7.70,6.80,0.30,0.15,0.12,0.19,
 """
+
+# %% ../../nbs/modelhet/32_experiments.ipynb #a1a21daf
+_APPENDIX_COLUMNS = "dataset,n_large,T,method,server_acc,server_acc_std,client_acc,client_acc_std,auc_tmia,auc_lira,auc_yeom,auc_avg,auc_avg_std,adv_tmia,adv_lira,adv_yeom,adv_avg,tpr_tmia,tpr_lira,tpr_yeom,tpr_avg,rebuilt"
 _T_VALUE = {'1': 1.0, '1/4': 0.25, '1/10': 0.1, '1/10000': 1e-4}
 
 def appendix_tables() -> pd.DataFrame:
     "Tables 24 (CIFAR-10), 25 (CIFAR-100), 26 (FEMNIST) of the thesis, one row per dataset x #large x method (values in %)."
-    df = pd.read_csv(io.StringIO(_APPENDIX), keep_default_na=False, na_values=[''])
+    df = pd.read_csv(io.StringIO('\n'.join([_APPENDIX_COLUMNS] + [t.strip() for t in (_TABLE24, _TABLE25, _TABLE26)])), keep_default_na=False, na_values=[''])
     df['label'] = df.method
     df['method'] = df.method.replace({'FedAvg100k': 'FedAvg-large', 'FedAvg30k': 'FedAvg-small'})
     df['T_value'] = df['T'].astype(str).map(_T_VALUE)
     df['rebuilt'] = df.rebuilt.fillna('')
     return df
 
+# %% ../../nbs/modelhet/32_experiments.ipynb #a9a68d37
 def table6() -> pd.DataFrame:
     "Table 6: independent vs layer-wise channel coupling (CIFAR-10, 2 large clients, Yeom advantage), mean and std in %."
     rows = [('USR', 'independent', 75.44, 1.75, 2.57, 1.62, 23.56, 0.29, 1.74, 0.44),
@@ -132,16 +147,17 @@ def table6() -> pd.DataFrame:
     return pd.DataFrame(rows, columns=['method', 'coupling', 'server_acc', 'server_acc_std', 'server_adv', 'server_adv_std',
                                        'client_acc', 'client_acc_std', 'client_adv', 'client_adv_std'])
 
-def table8() -> pd.DataFrame:
-    "Table 8: Pearson r between log10 client dataset size and Yeom advantage, homogeneous FedAvg, per model size."
-    return pd.DataFrame({'30k': [-0.62, -0.54, -0.71], '100k': [-0.65, -0.70, -0.65], '400k': [-0.57, -0.85, -0.63],
-                         '1.6M': [-0.87, -0.90, -0.75]}, index=pd.Index(['CIFAR-10', 'CIFAR-100', 'FEMNIST'], name='dataset'))
-
 def table7() -> pd.DataFrame:
     "Table 7: correlation of AUC / advantage / TPR between the three MIAs on CIFAR-10 (long format)."
     v = {('TMIA', 'LiRA'): (0.83, 0.70, 0.00), ('TMIA', 'Yeom'): (0.98, 0.78, 0.46), ('LiRA', 'Yeom'): (0.85, 0.68, 0.02)}
     return pd.DataFrame([dict(a=a, b=b, auc=x[0], adv=x[1], tpr=x[2]) for (a, b), x in v.items()])
 
+def table8() -> pd.DataFrame:
+    "Table 8: Pearson r between log10 client dataset size and Yeom advantage, homogeneous FedAvg, per model size."
+    return pd.DataFrame({'30k': [-0.62, -0.54, -0.71], '100k': [-0.65, -0.70, -0.65], '400k': [-0.57, -0.85, -0.63],
+                         '1.6M': [-0.87, -0.90, -0.75]}, index=pd.Index(['CIFAR-10', 'CIFAR-100', 'FEMNIST'], name='dataset'))
+
+# %% ../../nbs/modelhet/32_experiments.ipynb #a3d1cdb9
 def table10() -> pd.DataFrame:
     "Table 10: FEMNIST, 2 large clients, with FedProx (mu=0.01) and FedAvgM; value and change vs the plain run, in %."
     cols = ['server_acc', 'd_server_acc', 'client_acc', 'd_client_acc', 'auc_yeom', 'd_auc_yeom']
@@ -186,7 +202,8 @@ def frequency_spearman(df:pd.DataFrame, # Appendix-style table
     return df.groupby(keys).apply(lambda g: pd.Series({m: spearmanr(g.logT, g[m])[0] for m in metrics if m in g}),
                                   include_groups=False).reset_index()
 
-def taxonomy_T(method:str) -> str:
+def taxonomy_T(method:str, # One of METHODS
+              ) -> str:
     "The nominal repeat frequency T of a method as printed in the tables ('1', '1/4', '1/10', '1/10000')."
     return {'OFM': '1', 'OFR': '1', 'OSM': '1/4', 'GFM': '1/4', 'GFR': '1/4', 'UFR': '1/10'}.get(check_choice('method', method, METHODS), '1/10000')
 
@@ -225,7 +242,7 @@ def tradeoff_scatter(df:pd.DataFrame, # Appendix-style table (thesis or `summari
 def headline_checks(df:pd.DataFrame, # Appendix-style table of one dataset (n_large in 2/5/8 plus baselines)
                     auc:str='auc_avg', # Privacy column
                    ) -> pd.DataFrame:
-    "The chapter's headline results (spec 7.6) as named boolean checks with the numbers behind them."
+    "The chapter's headline results (Németh (2025), thesis §4.8) as named boolean checks with the numbers behind them."
     def row(m, n=None): 
         r = df[(df.method == m) & ((df.n_large == n) if n is not None else True)]
         return r.iloc[0]
@@ -272,7 +289,7 @@ class Preset:
                          device=self.device)
 
 TINY = Preset()
-# The chapter's hyper-parameters (4.7.3) for a GPU and real CIFAR-10/100 or FEMNIST files; SGD replaces Adam (engine).
+# The hyper-parameters of Németh (2025), thesis §4.7.3 for a GPU and real CIFAR-10/100 or FEMNIST files; SGD replaces Adam (engine).
 FAITHFUL = Preset('faithful', rounds=150, batch_size=128, lr=0.05, momentum=0.9, eval_every=10,
                   attacks=('yeom', 'lira', 'tmia'), n_shadows=16, shadow_epochs=50, distill_epochs=25)
 
@@ -290,6 +307,33 @@ def _train_fn(preset, epochs):
         vector_to_parameters(new, model.parameters()); return model
     return fn
 
+def _lira_shadows(run, data, preset, seed):
+    "One set of LiRA shadows per model width in the run, trained on random halves of the pooled client data."
+    from hetfl_explore.modelhet.submodels import WidthCNN
+    if 'lira' not in preset.attacks: return {}
+    return {r: train_shadows(lambda: WidthCNN(**run.arch, rate=r), data.x, data.y, preset.n_shadows,
+                             train_fn=_train_fn(preset, preset.shadow_epochs), seed=seed)
+            for r in {cs.rate for cs in run.sets}}
+
+# %% ../../nbs/modelhet/32_experiments.ipynb #b3ac13ca
+def _attack_target(model, kind, k, rate, sp, run, data, preset, seed, shadows):
+    "The `AttackResult`s of the preset's attacks on one target model with split `sp` of client `k`'s data."
+    from hetfl_explore.modelhet.submodels import WidthCNN
+    res = []
+    for att in preset.attacks:
+        if att == 'yeom': res.append(yeom_attack(model, sp, seed=seed))
+        elif att == 'lira' and kind == 'client':
+            pool_idx = data.client_idx[k].cpu().numpy()[sp.member_idx]
+            sh = shadows[rate]
+            in_mask = np.concatenate([sh.in_pool[:, pool_idx], np.zeros((len(sh.models), len(sp.nonmember_idx)), bool)], 1)
+            res.append(lira_offline(model, sp, sh, in_mask, global_variance=True, seed=seed))
+        elif att == 'tmia' and kind == 'client':
+            other = torch.cat([i for j, i in enumerate(data.client_idx) if j != k])
+            res.append(tmia_attack(model, sp, lambda: WidthCNN(**run.arch, rate=rate), data.x[other], data.y[other],
+                                   preset.distill_epochs, _train_fn(preset, preset.shadow_epochs), seed=seed))
+    return res
+
+# %% ../../nbs/modelhet/32_experiments.ipynb #d4130096
 def attack_clients(run, # `SubmodelRun`
                    data, # Its `FederatedData`
                    preset:Preset=TINY, # Attack settings (attacks, n_shadows, shadow_epochs, distill_epochs, mia_cap)
@@ -297,37 +341,22 @@ def attack_clients(run, # `SubmodelRun`
                    global_model:bool=True, # Also attack the global model with each client's data
                   ) -> pd.DataFrame:
     "One row per (target, client, attack): AUC, advantage, best advantage, TPR@1% of attacks on theta_k^T (and the global model)."
-    from hetfl_explore.modelhet.submodels import WidthCNN
     for a in preset.attacks: check_choice('attacks', a, ('yeom', 'lira', 'tmia'))
-    shadows = {}
-    if 'lira' in preset.attacks:
-        for r in {cs.rate for cs in run.sets}:
-            shadows[r] = train_shadows(lambda: WidthCNN(**run.arch, rate=r), data.x, data.y, preset.n_shadows,
-                                       train_fn=_train_fn(preset, preset.shadow_epochs), seed=seed)
-    rows, targets = [], [('client', k) for k in range(data.num_clients)] + ([('global', k) for k in range(data.num_clients)] if global_model else [])
+    shadows = _lira_shadows(run, data, preset, seed)
+    K = data.num_clients
+    rows, targets = [], [('client', k) for k in range(K)] + ([('global', k) for k in range(K)] if global_model else [])
     for kind, k in targets:
         model = run.client_model(k) if kind == 'client' else run.global_model()
         rate = run.sets[k].rate if kind == 'client' else 1.0
         xk, yk, _ = data.client(k)
         sp = make_split(xk, yk, data.x_test, data.y_test, cap=preset.mia_cap, seed=seed * 100 + k)
-        res = []
-        for att in preset.attacks:
-            if att == 'yeom': res.append(yeom_attack(model, sp, seed=seed))
-            elif att == 'lira' and kind == 'client':
-                pool_idx = data.client_idx[k].cpu().numpy()[sp.member_idx]
-                sh = shadows[rate]
-                in_mask = np.concatenate([sh.in_pool[:, pool_idx], np.zeros((len(sh.models), len(sp.nonmember_idx)), bool)], 1)
-                res.append(lira_offline(model, sp, sh, in_mask, global_variance=True, seed=seed))
-            elif att == 'tmia' and kind == 'client':
-                other = torch.cat([i for j, i in enumerate(data.client_idx) if j != k])
-                res.append(tmia_attack(model, sp, lambda: WidthCNN(**run.arch, rate=rate), data.x[other], data.y[other],
-                                       preset.distill_epochs, _train_fn(preset, preset.shadow_epochs), seed=seed))
-        for r in res:
+        for r in _attack_target(model, kind, k, rate, sp, run, data, preset, seed, shadows):
             m = attack_metrics(r)
             rows.append(dict(target=kind, client=k, size=int(data.client_sizes[k]), small=k in run.small, attack=r.attack,
                              auc=m['auc'], advantage=m['advantage'], best_advantage=m['best_advantage'], tpr_1pct=m['tpr@1%']))
     return pd.DataFrame(rows)
 
+# %% ../../nbs/modelhet/32_experiments.ipynb #a86bea6b
 def run_one(method:str, # Method code or baseline
             data, # `FederatedData`
             n_large:int, # Large clients (ignored by the baselines)
@@ -343,6 +372,7 @@ def run_one(method:str, # Method code or baseline
     return df.assign(method=method, n_large=n_large, seed=seed, server_acc=run.history.accuracy.iloc[-1],
                      seconds=time.perf_counter() - t0)
 
+# %% ../../nbs/modelhet/32_experiments.ipynb #733e73e8
 def run_preset(preset:Preset=TINY, # Settings
                data_fn=tiny_digits_federation, # data_fn(seed) -> FederatedData
                methods:tuple=METHODS + BASELINES, # Methods to run
@@ -360,7 +390,9 @@ def run_preset(preset:Preset=TINY, # Settings
                 if key(s, n, m): continue
                 data = data if data is not None else data_fn(s)
                 df = run_one(m, data, n, preset, s); out.append(df)
-                if path: Path(path).parent.mkdir(parents=True, exist_ok=True); df.to_csv(path, mode='a', header=not os.path.exists(path), index=False)
+                if path:
+                    Path(path).parent.mkdir(parents=True, exist_ok=True)
+                    df.to_csv(path, mode='a', header=not os.path.exists(path), index=False)
                 if progress: print(f"seed {s} {m:>12} L={n}: server {df.server_acc.iloc[0]:.3f} client {df.client_acc.mean():.3f} "
                                    f"{df.seconds.iloc[0]:.1f}s", flush=True)
     return pd.concat(out, ignore_index=True)
