@@ -6,15 +6,17 @@
 from __future__ import annotations
 import numpy as np
 import torch
+from fastcore.basics import patch
 from ..foundation.core import check_int, check_float, check_choice
 from ..engine.protocol import Selection, Selector
+from ..engine.simulation import BYTES_PER_PARAM
 from .taxonomy import placement
 from .baselines import budget, top_by, sample_by
 from .efficiency import _loss_seen, round_half_up
 
 # %% auto #0
-__all__ = ['round_estimates', 'FedCS', 'project_simplex', 'AgnosticFL', 'qffl_step', 'QFFL', 'oort_utility', 'Oort', 'FLAME',
-           'robust_low_outliers', 'DDaBA']
+__all__ = ['WEIGHT_FLOOR', 'OORT_STALENESS', 'MAD_TO_SD', 'round_estimates', 'FedCS', 'project_simplex', 'AgnosticFL',
+           'qffl_step', 'QFFL', 'oort_utility', 'Oort', 'FLAME', 'robust_low_outliers', 'DDaBA']
 
 # %% ../../nbs/selection/10_constraints.ipynb #77212eaf
 def round_estimates(clients, # this round's `ClientView`
@@ -29,10 +31,22 @@ def round_estimates(clients, # this round's `ClientView`
 
 class _SystemAware(Selector):
     "Shared state of selectors that estimate round costs: local epochs and the model size learnt from reports."
-    def __init__(self, epochs:float=1.0): self.epochs = check_float('epochs', epochs, 0, lo_open=True)
-    def reset(self, num_clients, seed): super().reset(num_clients, seed); self.model_bytes = 0.0
-    def estimates(self, clients, ids): return round_estimates(clients, ids, self.epochs, self.model_bytes)
-    def observe(self, round, reports): self.model_bytes = 4.0 * reports.global_params.numel()
+    def __init__(self, epochs:float=1.0, # local epochs of the run (for time and energy estimates)
+                ): self.epochs = check_float('epochs', epochs, 0, lo_open=True)
+
+    def reset(self, num_clients, seed):
+        "Forget the model size (0 bytes until the first report)."
+        super().reset(num_clients, seed); self.model_bytes = 0.0
+
+    def estimates(self, clients, # this round's `ClientView`
+                  ids:np.ndarray, # clients to estimate
+                 ) -> tuple[np.ndarray, np.ndarray]:
+        "Expected (seconds, energy) of clients `ids` with this run's epochs and model size."
+        return round_estimates(clients, ids, self.epochs, self.model_bytes)
+
+    def observe(self, t, reports):
+        "Learn the model size from the broadcast parameters (the base class ignores reports)."
+        self.model_bytes = float(BYTES_PER_PARAM * reports.global_params.numel())
 
 # %% ../../nbs/selection/10_constraints.ipynb #7d99c0dd
 class FedCS(_SystemAware):
@@ -47,23 +61,28 @@ class FedCS(_SystemAware):
         self.deadline = None if deadline is None else check_float('deadline', deadline, 0, lo_open=True)
         self.request = check_float('request', request, 1)
 
-    def select(self, round, clients, k, rng):
+    def select(self, t, clients, k, rng):
+        "Ask a random subset for its times, keep the fastest k that meet the deadline (possibly fewer, at least one)."
         ids, m = clients.available, budget(k, clients)
         asked = rng.choice(ids, size=min(len(ids), int(np.ceil(self.request * m))), replace=False)
-        t = self.estimates(clients, asked)[0]
+        secs = self.estimates(clients, asked)[0]
         t_max = self.deadline if self.deadline is not None else float(np.median(self.estimates(clients, ids)[0]))
-        fast = top_by(asked, -t, m, rng)
+        fast = top_by(asked, -secs, m, rng)
         ok = fast[self.estimates(clients, fast)[0] <= t_max]
         self.t_max = t_max
         return Selection(ok if len(ok) else fast[:1])
 
 # %% ../../nbs/selection/10_constraints.ipynb #d9c66bac
-def project_simplex(v:np.ndarray) -> np.ndarray:
+WEIGHT_FLOOR = 1e-12 # smallest weight or loss used where a zero would make a weight vector degenerate
+
+def project_simplex(v:np.ndarray, # the vector to project
+                   ) -> np.ndarray:
     "Euclidean projection of `v` onto the probability simplex (sort-based algorithm)."
     v = np.asarray(v, np.float64); u = np.sort(v)[::-1]; css = np.cumsum(u)
     rho = np.flatnonzero(u * np.arange(1, len(v) + 1) > css - 1)[-1]
     return np.maximum(v - (css[rho] - 1) / (rho + 1), 0)
 
+# %% ../../nbs/selection/10_constraints.ipynb #491cd592
 class AgnosticFL(Selector):
     "AFL_M (Agnostic FL, Mohri et al.): a mixture lambda over clients, pushed towards the worst losses, drives sampling."
     name = 'AFL_M'
@@ -74,16 +93,20 @@ class AgnosticFL(Selector):
         self.lr_lambda, self.mode = check_float('lr_lambda', lr_lambda, 0), check_choice('mode', mode, ('select', 'weights'))
 
     def reset(self, num_clients, seed):
-        super().reset(num_clients, seed); self.lam = np.full(num_clients, 1 / num_clients); self.loss = np.full(num_clients, np.nan)
+        "Start from the uniform mixture lambda, with no loss known."
+        super().reset(num_clients, seed)
+        self.lam, self.loss = np.full(num_clients, 1 / num_clients), np.full(num_clients, np.nan)
 
-    def select(self, round, clients, k, rng):
+    def select(self, t, clients, k, rng):
+        "Sample by lambda with equal weights ('select'), or uniformly with weights lambda ('weights')."
         ids, m = clients.available, budget(k, clients)
         if self.mode == 'select':
             chosen = sample_by(ids, self.lam[ids], m, rng); return Selection(chosen, np.ones(len(chosen)))
         chosen = rng.choice(ids, size=m, replace=False)
-        return Selection(chosen, self.lam[chosen] + 1e-12)
+        return Selection(chosen, self.lam[chosen] + WEIGHT_FLOOR)
 
-    def observe(self, round, reports):
+    def observe(self, t, reports):
+        "One projected ascent step of lambda on the latest losses (unseen clients: the mean known loss)."
         self.loss[reports.ids] = _loss_seen(reports)
         est = np.where(np.isfinite(self.loss), self.loss, np.nanmean(self.loss))
         self.lam = project_simplex(self.lam + self.lr_lambda * est)
@@ -101,6 +124,7 @@ def qffl_step(global_params:torch.Tensor, # (P,) broadcast parameters theta^t
     h = q * F.pow(q - 1) * delta.pow(2).sum(1) + L * F.pow(q) if q else L * torch.ones_like(F)
     return global_params - (F.pow(q)[:, None] * delta).sum(0) / h.sum()
 
+# %% ../../nbs/selection/10_constraints.ipynb #adca80fa
 class QFFL(Selector):
     "q-FFL: uniform selection, aggregation weights proportional to n_k * F_k^q (q = 0: FedAvg's size weights)."
     name = 'q-FFL'
@@ -108,16 +132,21 @@ class QFFL(Selector):
     def __init__(self, q:float=1.0, # fairness parameter: 0 is FedAvg, larger values favour high-loss clients
                 ): self.q = check_float('q', q, 0)
 
-    def weights(self, n_samples:np.ndarray, losses:np.ndarray) -> np.ndarray:
+    def weights(self, n_samples:np.ndarray, # data size of each selected client
+                losses:np.ndarray, # F_k of each selected client
+               ) -> np.ndarray:
         "Normalised aggregation weights n_k F_k^q / sum_j n_j F_j^q."
-        w = np.asarray(n_samples, np.float64) * np.power(np.maximum(np.asarray(losses, np.float64), 1e-12), self.q)
+        w = np.asarray(n_samples, np.float64) * np.power(np.maximum(np.asarray(losses, np.float64), WEIGHT_FLOOR), self.q)
         return w / w.sum()
 
-    def select(self, round, clients, k, rng):
+    def select(self, t, clients, k, rng):
+        "Uniform sample; asks the selected clients for their loss and weighs them by n_k F_k^q."
         ids = rng.choice(clients.available, size=budget(k, clients), replace=False)
         return Selection(ids, self.weights(clients.n_samples[ids], clients.ask(ids, 'loss')))
 
 # %% ../../nbs/selection/10_constraints.ipynb #b18e5274
+OORT_STALENESS = 0.1 # weight of the staleness bonus sqrt(0.1 ln t / t_k) in Oort's reference code
+
 def oort_utility(n_samples:np.ndarray, # |B_k| per client
                  rms_loss:np.ndarray, # sqrt(mean squared sample loss) per client
                  times:np.ndarray, # expected round time T_k per client
@@ -128,60 +157,90 @@ def oort_utility(n_samples:np.ndarray, # |B_k| per client
     times = np.asarray(times, np.float64)
     return np.asarray(n_samples) * np.asarray(rms_loss) * np.where(preferred < times, (preferred / times) ** alpha, 1.0)
 
+# %% ../../nbs/selection/10_constraints.ipynb #b2d58d34
 class Oort(_SystemAware):
     "Oort: statistical x system utility with staleness bonus, cut-off sampling, exploration of unseen clients and a pacer."
     name = 'Oort'
     taxonomy = placement('Oort', 'Other global constraints', '¬V D S R ¬T', ('theta', 'loss', 'time'), 'Utility game', 'Ranking + Exp', 'Reach accuracy', 'Limit round time')
     def __init__(self, alpha:float=2.0, # system-utility penalty exponent
-                 explore:float=0.9, explore_decay:float=0.98, explore_min:float=0.2, # exploration fraction schedule
+                 explore:float=0.9, # initial share of the slots that explore never-tried clients
+                 explore_decay:float=0.98, # factor applied to the exploration share every round
+                 explore_min:float=0.2, # floor of the exploration share
                  cutoff:float=0.95, # exploit among clients with utility >= cutoff x the k-th best
-                 pacer_window:int=5, pacer_step:float=1.2, # pacer: window (rounds) and relaxation factor of T
+                 pacer_window:int=5, # rounds of collected utility the pacer compares
+                 pacer_step:float=1.2, # factor that relaxes the preferred round time T
                  epochs:float=1.0, # local epochs of the run (for the time estimate)
                 ):
         super().__init__(epochs)
-        self.alpha = check_float('alpha', alpha, 0)
-        self.explore0, self.decay, self.explore_min = check_float('explore', explore, 0, 1), check_float('explore_decay', explore_decay, 0, 1), check_float('explore_min', explore_min, 0, 1)
-        self.cutoff = check_float('cutoff', cutoff, 0, 1)
+        self.alpha, self.cutoff = check_float('alpha', alpha, 0), check_float('cutoff', cutoff, 0, 1)
+        self.explore0, self.decay = check_float('explore', explore, 0, 1), check_float('explore_decay', explore_decay, 0, 1)
+        self.explore_min = check_float('explore_min', explore_min, 0, 1)
         self.window, self.step = check_int('pacer_window', pacer_window, lo=1), check_float('pacer_step', pacer_step, 1)
 
     def reset(self, num_clients, seed):
+        "Forget losses and participation; restart the exploration schedule and the pacer."
         super().reset(num_clients, seed)
         self.loss, self.last = np.full(num_clients, np.nan), np.zeros(num_clients)
         self.explore, self.preferred, self.collected = self.explore0, None, []
 
-    def utilities(self, clients, ids:np.ndarray, round:int) -> np.ndarray:
-        "Utility of clients `ids` (nan for never-tried ones)."
-        t = self.estimates(clients, ids)[0]
-        if self.preferred is None: self.preferred = float(np.median(self.estimates(clients, clients.available)[0]))
-        stat = clients.n_samples[ids] * self.loss[ids] + np.sqrt(0.1 * np.log(max(round, 1)) / np.maximum(self.last[ids], 1))
-        return oort_utility(1, stat, t, self.preferred, self.alpha)
+    def observe(self, t, reports):
+        "Record each reporter's training loss and the round of its participation."
+        super().observe(t, reports)
+        self.loss[reports.ids] = reports.loss; self.last[reports.ids] = t + 1
 
-    def select(self, round, clients, k, rng):
-        ids, m = clients.available, budget(k, clients)
-        util = self.utilities(clients, ids, round)
-        seen = np.isfinite(util); fresh = ids[~seen]
-        n_explore = min(len(fresh), max(round_half_up(self.explore * m), m - int(seen.sum())))
-        explored = sample_by(fresh, 1 / self.estimates(clients, fresh)[0], n_explore, rng) if n_explore else np.array([], np.int64)
-        m_exploit = m - len(explored)
-        exploited = np.array([], np.int64)
-        if m_exploit:
-            cand, u = ids[seen], util[seen]
-            kth = np.sort(u)[::-1][min(m_exploit, len(u)) - 1]
-            pool = u >= self.cutoff * kth
-            exploited = sample_by(cand[pool], u[pool], m_exploit, rng) if pool.sum() >= m_exploit else top_by(cand, u, m_exploit, rng)
-            self.collected.append(float(util[np.isin(ids, exploited)].sum()))
-            self._pace()
-        self.explore = max(self.explore_min, self.explore * self.decay)
-        return Selection(np.concatenate([exploited, explored]))
+# %% ../../nbs/selection/10_constraints.ipynb #be7f66e0
+@patch
+def utilities(self:Oort, clients, # this round's `ClientView`
+              ids:np.ndarray, # clients to score
+              t:int, # the current round (for the staleness bonus)
+             ) -> np.ndarray:
+    "Utility of clients `ids` (nan for never-tried ones)."
+    secs = self.estimates(clients, ids)[0]
+    if self.preferred is None: self.preferred = float(np.median(self.estimates(clients, clients.available)[0]))
+    stale = np.sqrt(OORT_STALENESS * np.log(max(t, 1)) / np.maximum(self.last[ids], 1))
+    return oort_utility(1, clients.n_samples[ids] * self.loss[ids] + stale, secs, self.preferred, self.alpha)
 
-    def _pace(self):
-        w = self.window
-        if len(self.collected) >= 2 * w and len(self.collected) % w == 0 and sum(self.collected[-w:]) < sum(self.collected[-2 * w:-w]):
-            self.preferred *= self.step
+@patch
+def _pace(self:Oort):
+    "Relax the preferred round time when the last window collected less utility than the one before."
+    w, c = self.window, self.collected
+    if len(c) >= 2 * w and len(c) % w == 0 and sum(c[-w:]) < sum(c[-2 * w:-w]): self.preferred *= self.step
 
-    def observe(self, round, reports):
-        super().observe(round, reports)
-        self.loss[reports.ids] = reports.loss; self.last[reports.ids] = round + 1
+# %% ../../nbs/selection/10_constraints.ipynb #f39d05ba
+@patch
+def explore_fresh(self:Oort, clients, # this round's `ClientView`
+                  fresh:np.ndarray, # never-tried available clients
+                  m:int, # slots this round
+                  n_seen:int, # tried available clients
+                  rng:np.random.Generator, # the run's selection stream
+                 ) -> np.ndarray:
+    "Never-tried clients to try now: the exploration share of `m` (more if too few were tried), by 1 / T_k."
+    n = min(len(fresh), max(round_half_up(self.explore * m), m - n_seen))
+    return sample_by(fresh, 1 / self.estimates(clients, fresh)[0], n, rng) if n else np.array([], np.int64)
+
+@patch
+def exploit(self:Oort, cand:np.ndarray, # tried available clients
+            u:np.ndarray, # their utilities
+            m:int, # slots left for exploitation
+            rng:np.random.Generator, # the run's selection stream
+           ) -> np.ndarray:
+    "Sample `m` clients by utility among those above the cut-off (the top `m` when too few pass)."
+    kth = np.sort(u)[::-1][min(m, len(u)) - 1]
+    pool = u >= self.cutoff * kth
+    return sample_by(cand[pool], u[pool], m, rng) if pool.sum() >= m else top_by(cand, u, m, rng)
+
+@patch
+def select(self:Oort, t, clients, k, rng):
+    "Explore never-tried clients and exploit high-utility ones instead of sampling uniformly; the pacer adapts T."
+    ids, m = clients.available, budget(k, clients)
+    util = self.utilities(clients, ids, t); seen = np.isfinite(util)
+    explored = self.explore_fresh(clients, ids[~seen], m, int(seen.sum()), rng)
+    exploited = np.array([], np.int64)
+    if m - len(explored):
+        exploited = self.exploit(ids[seen], util[seen], m - len(explored), rng)
+        self.collected.append(float(util[np.isin(ids, exploited)].sum())); self._pace()
+    self.explore = max(self.explore_min, self.explore * self.decay)
+    return Selection(np.concatenate([exploited, explored]))
 
 # %% ../../nbs/selection/10_constraints.ipynb #c656328c
 class FLAME(Oort):
@@ -192,9 +251,17 @@ class FLAME(Oort):
                  epochs:float=1.0, # local epochs of the run (for time and energy estimates)
                 ): super().__init__(alpha=alpha, epochs=epochs)
 
-    def reset(self, num_clients, seed): super().reset(num_clients, seed); self.spent = np.zeros(num_clients)
+    def reset(self, num_clients, seed):
+        "Oort's reset, plus zero energy spent per client."
+        super().reset(num_clients, seed); self.spent = np.zeros(num_clients)
 
-    def energy_share(self, clients, ids:np.ndarray) -> np.ndarray:
+    def observe(self, t, reports):
+        "Oort's bookkeeping, plus the energy each reporter spent."
+        super().observe(t, reports); self.spent[reports.ids] += reports.energy
+
+    def energy_share(self, clients, # this round's `ClientView`
+                     ids:np.ndarray, # clients to score
+                    ) -> np.ndarray:
         "u3 = remaining / budget per client (1 without profiles or with an unlimited budget)."
         if clients.profiles is None: return np.ones(len(ids))
         b = clients.profiles.energy_budget[ids]; finite = np.isfinite(b) & (b > 0)
@@ -202,28 +269,31 @@ class FLAME(Oort):
         share[finite] = np.clip(b[finite] - self.spent[ids][finite], 0, None) / b[finite]
         return share
 
-    def select(self, round, clients, k, rng):
-        ids, m = clients.available, budget(k, clients)
-        need = self.estimates(clients, ids)[1]
-        share = self.energy_share(clients, ids)
-        budgets = np.inf if clients.profiles is None else clients.profiles.energy_budget[ids]
-        afford = ids[(budgets - self.spent[ids]) >= need] if clients.profiles is not None else ids
-        pool = afford if len(afford) else ids
-        util = np.nan_to_num(self.utilities(clients, ids, round) * share, nan=np.inf)
-        return Selection(top_by(pool, util[np.isin(ids, pool)], m, rng))
-
-    def observe(self, round, reports):
-        super().observe(round, reports); self.spent[reports.ids] += reports.energy
+# %% ../../nbs/selection/10_constraints.ipynb #61464d5a
+@patch
+def select(self:FLAME, t, clients, k, rng):
+    "Top-k by Oort utility x remaining energy share, among clients that can afford one more round (no exploration)."
+    ids, m = clients.available, budget(k, clients)
+    need = self.estimates(clients, ids)[1]
+    share = self.energy_share(clients, ids)
+    budgets = np.inf if clients.profiles is None else clients.profiles.energy_budget[ids]
+    afford = ids[(budgets - self.spent[ids]) >= need] if clients.profiles is not None else ids
+    pool = afford if len(afford) else ids
+    util = np.nan_to_num(self.utilities(clients, ids, t) * share, nan=np.inf)
+    return Selection(top_by(pool, util[np.isin(ids, pool)], m, rng))
 
 # %% ../../nbs/selection/10_constraints.ipynb #761e9e26
+MAD_TO_SD = 1.4826 # MAD x this estimates the standard deviation of normally distributed values
+
 def robust_low_outliers(acc:np.ndarray, # accuracies of one round's client models
                         z:float=3.0, # robust z-score threshold
                         min_gap:float=0.05, # never flag clients closer than this to the median
                        ) -> np.ndarray:
     "Boolean mask of accuracies far below the median (median - z * 1.4826 * MAD, and at least `min_gap` below)."
-    acc = np.asarray(acc, np.float64); med = np.median(acc); mad = 1.4826 * np.median(np.abs(acc - med))
+    acc = np.asarray(acc, np.float64); med = np.median(acc); mad = MAD_TO_SD * np.median(np.abs(acc - med))
     return acc < med - max(z * mad, min_gap)
 
+# %% ../../nbs/selection/10_constraints.ipynb #ab41b426
 class DDaBA(Selector):
     "DDaBA: uniform selection; aggregation weights = validation accuracy of each client's model, 0 when flagged."
     name = 'DDaBA'
@@ -233,28 +303,35 @@ class DDaBA(Selector):
                 ): self.delta, self.z = check_float('delta', delta, 0), check_float('z', z, 0)
 
     def reset(self, num_clients, seed):
-        super().reset(num_clients, seed); self.acc = np.full(num_clients, np.nan); self.flagged = np.zeros(num_clients, dtype=bool)
+        "No accuracy known and nobody flagged."
+        super().reset(num_clients, seed)
+        self.acc, self.flagged = np.full(num_clients, np.nan), np.zeros(num_clients, dtype=bool)
 
-    def weights_for(self, ids:np.ndarray) -> np.ndarray:
+    def weights_for(self, ids:np.ndarray, # clients to weigh
+                   ) -> np.ndarray:
         "Aggregation weights of clients `ids` from their latest validation accuracy (0 if flagged, median if unknown)."
         w = np.where(self.flagged[ids], 0.0, self.acc[ids])
         known = np.isfinite(w) & ~self.flagged[ids]
         w = np.where(np.isfinite(w), w, np.median(w[known]) if known.any() else 1.0)
         return w if w.sum() > 0 else np.ones(len(ids))
 
-    def select(self, round, clients, k, rng):
+    def select(self, t, clients, k, rng):
+        "Uniform sample, weighted by the clients' latest validation accuracy (kept to be rewritten in `observe`)."
         ids = rng.choice(clients.available, size=budget(k, clients), replace=False)
         self.selection = Selection(ids, self.weights_for(ids))
         return self.selection
 
-    def observe(self, round, reports):
-        if reports.server_eval is None: raise ValueError("DDaBA needs a server validation set: set RunConfig.val_fraction > 0")
-        acc = np.array([reports.server_eval(reports.global_params + u)[0] for u in reports.updates])
-        prev = self.acc[reports.ids]
-        jump = np.isfinite(prev) & (np.abs(acc - prev) > self.delta)
-        self.flagged[reports.ids] = robust_low_outliers(acc, self.z) | jump
-        self.acc[reports.ids] = acc
-        sel = getattr(self, 'selection', None)
-        if sel is not None and np.isin(reports.ids, sel.ids).all():   # reweight this round's models before aggregation
-            w = self.weights_for(sel.ids)
-            if w.sum() > 0: sel.weights = w / w.sum()
+# %% ../../nbs/selection/10_constraints.ipynb #29185230
+@patch
+def observe(self:DDaBA, t, reports):
+    "Score each local model on the validation set, flag outliers and jumps, and reweight this round's models."
+    if reports.server_eval is None: raise ValueError("DDaBA needs a server validation set: set RunConfig.val_fraction > 0")
+    acc = np.array([reports.server_eval(reports.global_params + u)[0] for u in reports.updates])
+    prev = self.acc[reports.ids]
+    jump = np.isfinite(prev) & (np.abs(acc - prev) > self.delta)
+    self.flagged[reports.ids] = robust_low_outliers(acc, self.z) | jump
+    self.acc[reports.ids] = acc
+    sel = getattr(self, 'selection', None)
+    if sel is not None and np.isin(reports.ids, sel.ids).all():   # reweight this round's models before aggregation
+        w = self.weights_for(sel.ids)
+        if w.sum() > 0: sel.weights = w / w.sum()
