@@ -170,7 +170,7 @@ def client_types(triplets, # (..., 3) triplets [CI, AI, SC], e.g. `dht(Ns)`
         raise ValueError(f"triplets: {_where(c, tied.shape) or ''}tie between "
                          f"{', '.join(n for n, b in zip(TYPES, top[tuple(c)]) if b)} (values {t[tuple(c)]})")
     labels = np.array(['='.join(n for n, b in zip(TYPES, bits) if b) for bits in np.ndindex(*(2,) * 3)], dtype=object)
-    return labels[(top * np.array([4, 2, 1])).sum(-1)].astype(str)
+    return np.asarray(labels[(top * np.array([4, 2, 1])).sum(-1)]).astype(str)   # np.asarray: one triplet gives a 0-d array
 
 # %% ../../nbs/foundation/01_hetero.ipynb #b21a7f70
 def _normalise(p, axis=-1):
