@@ -78,11 +78,12 @@ WEIGHT_FLOOR = 1e-12 # smallest weight or loss used where a zero would make a we
 def project_simplex(v:np.ndarray, # the vector to project
                    ) -> np.ndarray:
     "Euclidean projection of `v` onto the probability simplex (sort-based algorithm)."
-    v = np.asarray(v, np.float64); u = np.sort(v)[::-1]; css = np.cumsum(u)
+    v = np.asarray(v, np.float64)
+    u = np.sort(v)[::-1]; css = np.cumsum(u)
     rho = np.flatnonzero(u * np.arange(1, len(v) + 1) > css - 1)[-1]
     return np.maximum(v - (css[rho] - 1) / (rho + 1), 0)
 
-# %% ../../nbs/selection/10_constraints.ipynb #491cd592
+# %% ../../nbs/selection/10_constraints.ipynb #01c27b9a
 class AgnosticFL(Selector):
     "AFL_M (Agnostic FL, Mohri et al.): a mixture lambda over clients, pushed towards the worst losses, drives sampling."
     name = 'AFL_M'
@@ -124,7 +125,7 @@ def qffl_step(global_params:torch.Tensor, # (P,) broadcast parameters theta^t
     h = q * F.pow(q - 1) * delta.pow(2).sum(1) + L * F.pow(q) if q else L * torch.ones_like(F)
     return global_params - (F.pow(q)[:, None] * delta).sum(0) / h.sum()
 
-# %% ../../nbs/selection/10_constraints.ipynb #adca80fa
+# %% ../../nbs/selection/10_constraints.ipynb #054e7bf3
 class QFFL(Selector):
     "q-FFL: uniform selection, aggregation weights proportional to n_k * F_k^q (q = 0: FedAvg's size weights)."
     name = 'q-FFL'
@@ -157,7 +158,7 @@ def oort_utility(n_samples:np.ndarray, # |B_k| per client
     times = np.asarray(times, np.float64)
     return np.asarray(n_samples) * np.asarray(rms_loss) * np.where(preferred < times, (preferred / times) ** alpha, 1.0)
 
-# %% ../../nbs/selection/10_constraints.ipynb #b2d58d34
+# %% ../../nbs/selection/10_constraints.ipynb #b72175b8
 class Oort(_SystemAware):
     "Oort: statistical x system utility with staleness bonus, cut-off sampling, exploration of unseen clients and a pacer."
     name = 'Oort'
@@ -188,7 +189,7 @@ class Oort(_SystemAware):
         super().observe(t, reports)
         self.loss[reports.ids] = reports.loss; self.last[reports.ids] = t + 1
 
-# %% ../../nbs/selection/10_constraints.ipynb #be7f66e0
+# %% ../../nbs/selection/10_constraints.ipynb #3b2e27f8
 @patch
 def utilities(self:Oort, clients, # this round's `ClientView`
               ids:np.ndarray, # clients to score
@@ -206,7 +207,7 @@ def _pace(self:Oort):
     w, c = self.window, self.collected
     if len(c) >= 2 * w and len(c) % w == 0 and sum(c[-w:]) < sum(c[-2 * w:-w]): self.preferred *= self.step
 
-# %% ../../nbs/selection/10_constraints.ipynb #f39d05ba
+# %% ../../nbs/selection/10_constraints.ipynb #d2184db1
 @patch
 def explore_fresh(self:Oort, clients, # this round's `ClientView`
                   fresh:np.ndarray, # never-tried available clients
@@ -229,6 +230,7 @@ def exploit(self:Oort, cand:np.ndarray, # tried available clients
     pool = u >= self.cutoff * kth
     return sample_by(cand[pool], u[pool], m, rng) if pool.sum() >= m else top_by(cand, u, m, rng)
 
+# %% ../../nbs/selection/10_constraints.ipynb #dd619011
 @patch
 def select(self:Oort, t, clients, k, rng):
     "Explore never-tried clients and exploit high-utility ones instead of sampling uniformly; the pacer adapts T."
@@ -269,7 +271,7 @@ class FLAME(Oort):
         share[finite] = np.clip(b[finite] - self.spent[ids][finite], 0, None) / b[finite]
         return share
 
-# %% ../../nbs/selection/10_constraints.ipynb #61464d5a
+# %% ../../nbs/selection/10_constraints.ipynb #6449e5b1
 @patch
 def select(self:FLAME, t, clients, k, rng):
     "Top-k by Oort utility x remaining energy share, among clients that can afford one more round (no exploration)."
@@ -290,10 +292,11 @@ def robust_low_outliers(acc:np.ndarray, # accuracies of one round's client model
                         min_gap:float=0.05, # never flag clients closer than this to the median
                        ) -> np.ndarray:
     "Boolean mask of accuracies far below the median (median - z * 1.4826 * MAD, and at least `min_gap` below)."
-    acc = np.asarray(acc, np.float64); med = np.median(acc); mad = MAD_TO_SD * np.median(np.abs(acc - med))
+    acc = np.asarray(acc, np.float64); med = np.median(acc)
+    mad = MAD_TO_SD * np.median(np.abs(acc - med))
     return acc < med - max(z * mad, min_gap)
 
-# %% ../../nbs/selection/10_constraints.ipynb #ab41b426
+# %% ../../nbs/selection/10_constraints.ipynb #c85f38a8
 class DDaBA(Selector):
     "DDaBA: uniform selection; aggregation weights = validation accuracy of each client's model, 0 when flagged."
     name = 'DDaBA'
@@ -321,7 +324,7 @@ class DDaBA(Selector):
         self.selection = Selection(ids, self.weights_for(ids))
         return self.selection
 
-# %% ../../nbs/selection/10_constraints.ipynb #29185230
+# %% ../../nbs/selection/10_constraints.ipynb #2f7d44b5
 @patch
 def observe(self:DDaBA, t, reports):
     "Score each local model on the validation set, flag outliers and jumps, and reweight this round's models."

@@ -43,11 +43,13 @@ class CIMR(Selector):
         phi = shapley_values(len(reports.ids), coalition_utility(reports), self.rng, self.n_perm)
         self.index *= self.decay; self.index[reports.ids] += phi
 
-    def payments(self, total:float, # the reward budget to split
-                ) -> np.ndarray:
-        "Each client's share of `total`, proportional to the positive part of its contribution index."
-        pos = np.clip(self.index, 0, None)
-        return total * pos / pos.sum() if pos.sum() > 0 else np.full(len(pos), total / len(pos))
+# %% ../../nbs/selection/12_incentives.ipynb #da3d865f
+@patch
+def payments(self:CIMR, total:float, # the reward budget to split
+            ) -> np.ndarray:
+    "Each client's share of `total`, proportional to the positive part of its contribution index."
+    pos = np.clip(self.index, 0, None)
+    return total * pos / pos.sum() if pos.sum() > 0 else np.full(len(pos), total / len(pos))
 
 # %% ../../nbs/selection/12_incentives.ipynb #09c5fd7c
 class FMore(_SystemAware):
@@ -71,7 +73,7 @@ class FMore(_SystemAware):
         self.unit_cost = np.random.default_rng(spawn_seeds(seed, 1, 'fmore')[0]).uniform(*self.cost_range, num_clients)
         self.paid = np.zeros(num_clients)
 
-# %% ../../nbs/selection/12_incentives.ipynb #72052893
+# %% ../../nbs/selection/12_incentives.ipynb #f4f0ce49
 @patch
 def bids(self:FMore, clients, # this round's `ClientView`
          ids:np.ndarray, # bidding clients
@@ -113,7 +115,7 @@ def subjective_reputation(pos:np.ndarray, # positive interactions per client
     tot = pos + neg + W
     return pos / tot + base * W / tot
 
-# %% ../../nbs/selection/12_incentives.ipynb #c920c5c6
+# %% ../../nbs/selection/12_incentives.ipynb #9778b1a4
 class CBIM(_SystemAware):
     "CBIM teaching version: subjective-logic reputation above a threshold selects; contract rewards are paid from a budget."
     name = 'CBIM'
@@ -139,7 +141,7 @@ class CBIM(_SystemAware):
         "Current subjective-logic reputation of every client."
         return subjective_reputation(self.pos, self.neg)
 
-# %% ../../nbs/selection/12_incentives.ipynb #6bb81dbc
+# %% ../../nbs/selection/12_incentives.ipynb #6ce8dfc9
 @patch
 def rewards(self:CBIM, clients, # a `ClientView` (its profiles give the energy estimates)
            ) -> np.ndarray:
@@ -151,7 +153,7 @@ def rewards(self:CBIM, clients, # a `ClientView` (its profiles give the energy e
     _, reward = contract_menu(type_cost / max(type_cost.max(), 1e-12))
     return reward[kind]
 
-# %% ../../nbs/selection/12_incentives.ipynb #ed4917cb
+# %% ../../nbs/selection/12_incentives.ipynb #481d5e4b
 @patch
 def select(self:CBIM, t, clients, k, rng):
     "A reputation threshold instead of a sample: the most reputable eligible clients, paid their contract reward."
