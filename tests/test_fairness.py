@@ -1,4 +1,4 @@
-"""Property tests of hetfl_explore.fairness.metrics: the spec's worked vector, federated exactness, and agreement with
+"""Property tests of hetfl_explore.fairness.metrics: our 150-sample worked vector, federated exactness, and agreement with
 fairlearn (a test-only oracle) wherever both are defined, plus the documented NaN-vs-0 difference."""
 import warnings
 import numpy as np
@@ -97,7 +97,7 @@ def test_documented_difference_empty_group(data):
     assert fl_val == pytest.approx(tp_zero.max() - tp_zero.min(), abs=1e-12)   # ... which is the gap with NaN -> 0
 
 
-def test_spec_fairlearn_counterexample():
+def test_documented_fairlearn_counterexample():
     y, a, yh = [1, 1, 0, 0, 0, 0], [0, 0, 0, 1, 1, 1], [1, 0, 0, 1, 0, 0]
     assert fl.equal_opportunity_difference(y, yh, sensitive_features=a) == pytest.approx(0.5)
     with pytest.warns(F.UndefinedMetricWarning):

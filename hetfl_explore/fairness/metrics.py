@@ -12,12 +12,13 @@ import torch
 from ..foundation.core import check_int, check_choice, check_type, default_device
 
 # %% auto #0
-__all__ = ['GAP_METHODS', 'discrimination_index', 'REPORTED_METRICS', 'hard_predictions', 'group_confusion', 'worked_example',
-           'UndefinedMetricWarning', 'check_confusion', 'selection_rate', 'true_positive_rate', 'false_positive_rate',
-           'accuracy_by_group', 'group_accuracy', 'predictive_value', 'gap', 'demographic_parity_diff',
-           'equal_opportunity_diff', 'predictive_equality_diff', 'equalized_odds_diff', 'accuracy_parity_diff',
-           'calibration_diff', 'accuracy', 'worst_group_accuracy', 'worst_group', 'fairness_report', 'sum_confusions',
-           'simpson_example', 'client_table', 'client_accuracy_parity', 'model_confusion', 'rates_confusion']
+__all__ = ['TINY_DEN', 'GAP_METHODS', 'discrimination_index', 'REPORTED_METRICS', 'hard_predictions', 'group_confusion',
+           'worked_example', 'UndefinedMetricWarning', 'check_confusion', 'selection_rate', 'true_positive_rate',
+           'false_positive_rate', 'accuracy_by_group', 'group_accuracy', 'predictive_value', 'gap',
+           'demographic_parity_diff', 'equal_opportunity_diff', 'predictive_equality_diff', 'equalized_odds_diff',
+           'accuracy_parity_diff', 'calibration_diff', 'accuracy', 'worst_group_accuracy', 'worst_group',
+           'fairness_report', 'sum_confusions', 'simpson_example', 'client_table', 'client_accuracy_parity',
+           'model_confusion', 'rates_confusion']
 
 # %% ../../nbs/fairness/40_metrics.ipynb #318d238a
 def _labels(name, v):
@@ -42,6 +43,15 @@ def hard_predictions(out:torch.Tensor, # (N, C) logits, or (N,) single logits/pr
     p = torch.sigmoid(out) if logits else out
     return (p > threshold).long()
 
+# %% ../../nbs/fairness/40_metrics.ipynb #e4512c75
+def _check_weight(weight, y):
+    "`weight` as a float64 tensor shaped like `y`, finite and non-negative (None stays None)."
+    if weight is None: return None
+    weight = torch.as_tensor(weight, dtype=torch.float64, device=y.device)
+    if weight.shape != y.shape: raise ValueError(f"weight: expected shape {tuple(y.shape)}, got {tuple(weight.shape)}")
+    if not torch.isfinite(weight).all() or (weight < 0).any(): raise ValueError("weight: expected finite non-negative values")
+    return weight
+
 def group_confusion(y, # (N,) true labels in [0, n_classes)
                     a, # (N,) protected-attribute groups in [0, n_groups)
                     y_hat, # (N,) predicted labels in [0, n_classes)
@@ -57,17 +67,14 @@ def group_confusion(y, # (N,) true labels in [0, n_classes)
     for name, t, hi in (('y', y, nc), ('a', a, ng), ('y_hat', y_hat, nc)):
         if len(t) and (t.min() < 0 or t.max() >= hi):
             raise ValueError(f"{name}: values must lie in [0, {hi - 1}], got range [{int(t.min())}, {int(t.max())}]")
-    if weight is not None:
-        weight = torch.as_tensor(weight, dtype=torch.float64, device=y.device)
-        if weight.shape != y.shape: raise ValueError(f"weight: expected shape {tuple(y.shape)}, got {tuple(weight.shape)}")
-        if not torch.isfinite(weight).all() or (weight < 0).any(): raise ValueError("weight: expected finite non-negative values")
+    weight = _check_weight(weight, y)
     idx = (y * ng + a.to(y.device)) * nc + y_hat.to(y.device)
     counts = torch.bincount(idx, weights=weight, minlength=nc * ng * nc)
     return counts.to(torch.float64).view(nc, ng, nc)
 
 # %% ../../nbs/fairness/40_metrics.ipynb #1385fe42
-def worked_example() -> torch.Tensor: # C[y, a, ŷ] of the spec's §2.7 test vector
-    "The 150-sample test vector of the fairness spec (§2.7), as a count tensor."
+def worked_example() -> torch.Tensor: # C[y, a, ŷ] of our 150-sample test vector
+    "Our 150-sample test vector, as a count tensor."
     return torch.tensor([[[54., 6.], [32., 8.]],   # y=0: a=0 (ŷ=0, ŷ=1), a=1 (ŷ=0, ŷ=1)
                          [[4., 36.], [4., 6.]]], dtype=torch.float64)  # y=1
 
@@ -86,17 +93,20 @@ def check_confusion(C, # A count tensor C[y, a, ŷ]
 
 def _pos(C, pos_label): return check_int('pos_label', pos_label, lo=0, hi=C.shape[0] - 1)
 
+TINY_DEN = 1e-300   # clamp of a denominator before dividing (the result is replaced by NaN where it was 0)
+
 def _ratio(num, den, what):
     "num/den with NaN (and a warning naming the empty groups) where den == 0."
-    out = torch.where(den > 0, num / den.clamp_min(1e-300), torch.full_like(num, float('nan')))
+    out = torch.where(den > 0, num / den.clamp_min(TINY_DEN), torch.full_like(num, float('nan')))
     if (den == 0).any():
-        where = '' if den.dim() == 0 else ' for index ' + ', '.join(map(str, (den == 0).nonzero().squeeze(1).tolist()
-                                                                          if den.dim() == 1 else (den == 0).nonzero().tolist()))
+        empty = (den == 0).nonzero()
+        where = '' if den.dim() == 0 else ' for index ' + ', '.join(map(str, empty.squeeze(1).tolist() if den.dim() == 1 else empty.tolist()))
         warnings.warn(f"{what} is undefined (empty denominator){where}: returned NaN", UndefinedMetricWarning, stacklevel=3)
     return out
 
 _NAN = float('nan')
 
+# %% ../../nbs/fairness/40_metrics.ipynb #4542f0a7
 def selection_rate(C, # C[y, a, ŷ]
                    pos_label:int=1, # The positive (favourable) class
                   ) -> torch.Tensor: # (|A|,) Pr(Ŷ=pos | A=a)
@@ -119,6 +129,7 @@ def false_positive_rate(C, # C[y, a, ŷ]
     neg = [y for y in range(C.shape[0]) if y != p]
     return _ratio(C[neg][:, :, p].sum(0), C[neg].sum((0, 2)), f'FPR Pr(Ŷ={p}|Y≠{p},A=a)')
 
+# %% ../../nbs/fairness/40_metrics.ipynb #3f700987
 def accuracy_by_group(C, # C[y, a, ŷ]
                      ) -> torch.Tensor: # (|A|,) Pr(Ŷ=Y | A=a)
     "Per-group accuracy (the quantity Accuracy Parity compares)."
@@ -190,6 +201,7 @@ def equal_opportunity_diff(C, # C[y, a, ŷ]
     "ΔEOp, eq. (35): gap in true-positive rates Pr(Ŷ=pos | Y=pos, A=a)."
     return gap(true_positive_rate(C, pos_label), how, ref, signed)
 
+# %% ../../nbs/fairness/40_metrics.ipynb #ac575c38
 def predictive_equality_diff(C, # C[y, a, ŷ]
                              pos_label:int=1, # The positive class
                              how:str='maxmin', # Gap over groups: 'maxmin' or 'ref'
@@ -210,6 +222,7 @@ def equalized_odds_diff(C, # C[y, a, ŷ]
     g = torch.stack([equal_opportunity_diff(C, pos_label, how, ref), predictive_equality_diff(C, pos_label, how, ref)])
     return g.max() if agg == 'worst_case' else g.mean()
 
+# %% ../../nbs/fairness/40_metrics.ipynb #ddee756c
 def accuracy_parity_diff(C, # C[y, a, ŷ]
                          how:str='maxmin', # Gap over groups: 'maxmin' or 'ref'
                          ref:int=0, # Reference group for how='ref'
@@ -228,6 +241,7 @@ def calibration_diff(C, # C[y, a, ŷ]
     g = torch.stack([gap(predictive_value(C, yh, pos_label), how, ref) for yh in range(C.shape[0])])
     return g[~torch.isnan(g)].max() if (~torch.isnan(g)).any() else torch.tensor(_NAN, dtype=torch.float64)
 
+# %% ../../nbs/fairness/40_metrics.ipynb #61279cd7
 def accuracy(C, # C[y, a, ŷ]
             ) -> torch.Tensor: # Pr(Ŷ=Y), NaN for an empty tensor
     "Overall accuracy."
@@ -278,13 +292,14 @@ def sum_confusions(confusions:Sequence, # Per-client count tensors C_k of equal 
     return torch.stack([c.cpu() for c in cs]).sum(0)
 
 def simpson_example() -> list[torch.Tensor]: # Two clients' C_k, each with ΔDemPar = 0; federated ΔDemPar = 0.491
-    "Two clients that are each fair (ΔDemPar = 0) while the federation is not (spec §2.5)."
+    "Two clients that are each fair (ΔDemPar = 0) while the federation is not (our example)."
     def client(pos0, n0, pos1, n1):   # a perfect model (ŷ = y): only the predicted-positive shares matter
         C = torch.zeros(2, 2, 2, dtype=torch.float64)
         C[1, 0, 1], C[0, 0, 0], C[1, 1, 1], C[0, 1, 0] = pos0, n0 - pos0, pos1, n1 - pos1
         return C
     return [client(80, 100, 8, 10), client(2, 10, 20, 100)]
 
+# %% ../../nbs/fairness/40_metrics.ipynb #198d37d0
 def client_table(confusions:Sequence, # Per-client count tensors C_k
                  names:Sequence|None=None, # Row names (default 'client 0', ...)
                  weights:Sequence|None=None, # Weights for the mean of client metrics (default: client test sizes)
@@ -303,6 +318,7 @@ def client_table(confusions:Sequence, # Per-client count tensors C_k
     df.loc['federation (Σ C_k)'] = fairness_report(sum_confusions(cs), **kw)
     return df
 
+# %% ../../nbs/fairness/40_metrics.ipynb #826c5838
 def client_accuracy_parity(confusions:Sequence, # Per-client count tensors C_k
                           ) -> dict: # max − min and std of the clients' accuracies (Table 20's 'Accuracy Parity')
     "Table 20's client-level Accuracy Parity: how unequal accuracy is across clients (not across groups)."
