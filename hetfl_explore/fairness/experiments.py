@@ -38,8 +38,10 @@ PRIVACY_LEVELS = {   # most private first
 EXTRA_LEVELS = {   # not in the thesis: a variant used to explain our results (see "Where the triplet is blind")
     'fedrk_weighted': dict(row='FedRK, weights realised (ours)', sent='|Y|·|A| integers: the matrix R^k', attribute='clients; the server learns the counts'),
 }
+
 ALL_LEVELS = {**PRIVACY_LEVELS, **EXTRA_LEVELS}
 
+# %% ../../nbs/fairness/41_experiments.ipynb #67cec508
 class FedRKWeightedSelector(Selector):
     "Not in the thesis: draw κ clients *with* replacement from FedRK's weights and aggregate with the draw counts, so the expected mixture is Σ ω_k R^k."
     name = 'fedrk_weighted'
@@ -49,15 +51,18 @@ class FedRKWeightedSelector(Selector):
         self.weights = fedrk_weights(np.asarray(matrices), floor)
 
     def reset(self, num_clients, seed):
+        "As the base class, and check that the selector holds one matrix per client."
         super().reset(num_clients, seed)
         if num_clients != len(self.weights):
             raise ValueError(f"num_clients={num_clients}: the selector holds matrices for {len(self.weights)} clients")
 
-    def select(self, round, clients, k, rng):
+    def select(self, t, clients, k, rng):
+        "Draw `k` available clients with replacement, with probability ∝ ω; aggregation weights are the draw shares."
         av = clients.available; p = self.weights[av] / self.weights[av].sum()
         ids, counts = np.unique(rng.choice(av, size=check_int('k', k, lo=1), replace=True, p=p), return_counts=True)
         return Selection(ids, counts / counts.sum())
 
+# %% ../../nbs/fairness/41_experiments.ipynb #e62b6bf3
 def client_metadata(level:str, # one of `ALL_LEVELS`: the four `PRIVACY_LEVELS`, or our 'fedrk_weighted'
                     matrix, # (|Y|, |A|) the client's true interaction matrix R^k
                     estimated_triplet=None, # (3,) the client's estimated triplet (level 'feddiverse_predicted')
@@ -80,6 +85,7 @@ def message_size(level:str, # one of `ALL_LEVELS`: the four `PRIVACY_LEVELS`, or
     "How many numbers a client reveals about its data at a privacy level (0, 3, 3 or |Y|·|A|)."
     return {'random': 0, 'feddiverse_predicted': 3, 'feddiverse_known': 3}.get(check_choice('level', level, ALL_LEVELS), n_classes * n_attrs)
 
+# %% ../../nbs/fairness/41_experiments.ipynb #0f3c989a
 def privacy_selector(level:str, # one of `ALL_LEVELS`: the four `PRIVACY_LEVELS`, or our 'fedrk_weighted'
                      matrices, # (K, |Y|, |A|) true client matrices (only the information the level allows is used)
                      estimated_triplets=None, # (K, 3) estimated triplets, required for 'feddiverse_predicted'
@@ -104,7 +110,7 @@ def privacy_selector(level:str, # one of `ALL_LEVELS`: the four `PRIVACY_LEVELS`
 DATASET_NAMES = {'celeba_like': 'CelebA_GSC', 'utkface_like': 'UTKFace_GSC', 'fairface_like': 'FairFace_GSC'}
 COLUMNS = {'acc': 'Acc (%)', 'wga': 'WGAcc (%)', 'd_eop': 'ΔEOp (↓)', 'd_dp': 'ΔDemPar (↓)'}
 
-_T23 = {  # dataset -> level -> (acc, sd, wga, sd, ΔEOp, sd, ΔDemPar, sd); thesis Table 23 (a)-(c), L2023-2043
+_T23 = {  # dataset -> level -> (acc, sd, wga, sd, ΔEOp, sd, ΔDemPar, sd); Németh (2025), thesis §6.6.2, Table 23 (a)-(c)
     'celeba_like': {'random': (84.41, .14, 50.72, 1.41, .14, .03, .39, .03), 'feddiverse_predicted': (83.95, .06, 55.12, 2.29, .13, .02, .37, .02),
                     'feddiverse_known': (83.83, .14, 58.54, .65, .14, .01, .37, .02), 'fedrk': (83.92, .25, 59.57, 5.59, .11, .03, .34, .02)},
     'utkface_like': {'random': (87.99, .75, 81.01, 2.95, .09, .01, .11, .01), 'feddiverse_predicted': (87.60, .45, 79.44, 1.61, .10, .03, .10, .01),
@@ -168,13 +174,14 @@ SPLIT_PRESETS = {   # dataset -> our generator choices on top of `datasets.FACE_
     'fairface_like': dict(target_visibility=0.7),
 }
 
+# %% ../../nbs/fairness/41_experiments.ipynb #df918f5e
 @dataclass
 class FairnessPreset:
     "Hyper-parameters of one fairness experiment (everything except dataset, privacy level and seed)."
     rounds:int = 100 # communication rounds (thesis: 200)
     clients_per_round:int = 9 # κ
     lr:float = 0.02 # client SGD step size
-    batch_size:int = 28 # thesis L1989
+    batch_size:int = 28 # Németh (2025), thesis §6.5.2
     local_epochs:int = 1 # local passes per round
     image_size:int = 16 # side of the face images
     hidden:int = 64 # MLP hidden width
@@ -195,6 +202,7 @@ class FairnessPreset:
         self.scale = check_float('FairnessPreset.scale', self.scale, lo=0, lo_open=True)
         if self.avg_last > self.rounds: raise ValueError(f"FairnessPreset.avg_last={self.avg_last}: at most rounds={self.rounds}")
 
+# %% ../../nbs/fairness/41_experiments.ipynb #2d28f692
 TINY = FairnessPreset(rounds=6, avg_last=3, scale=0.5, test_per_group=60, test_individuals=40, bias_steps=10, attr_steps=5)
 
 def _celeba_test_counts(n:int, rate:tuple) -> np.ndarray:
@@ -219,6 +227,7 @@ def make_split(dataset:str, # 'celeba_like', 'utkface_like' or 'fairface_like'
     test = faces(_celeba_test_counts(p.test_individuals, SPLIT_PRESETS[dataset]['test_base_rate']), seed=seed + 10_000, **gen)
     return make_federated(pool, split_fn(), scale=p.scale, seed=seed, test_pool=test, by=by)
 
+# %% ../../nbs/fairness/41_experiments.ipynb #e2ea849e
 def model_fn(preset:FairnessPreset|None=None, # image size and hidden width
             ):
     "A builder of the experiments' model: a one-hidden-layer MLP on flattened RGB faces, two logits."
@@ -246,6 +255,7 @@ def estimate_triplets(data, # a `data.FederatedData`
     res = estimate_federation(model_fn(p), data, cfg, run_config(p, seed), seed)
     return res.est_triplets, res.error()
 
+# %% ../../nbs/fairness/41_experiments.ipynb #5a019c42
 def run_level(data, # a `data.FederatedData` (e.g. from `make_split`)
               level:str, # one of `ALL_LEVELS`: the four `PRIVACY_LEVELS`, or our 'fedrk_weighted'
               seed:int=0, # the run's seed
@@ -306,6 +316,7 @@ def run_grid(datasets=tuple(SPLIT_PRESETS), # which splits
                             f"ΔEOp {row['d_eop']:.3f} ΔDemPar {row['d_dp']:.3f} ({row['seconds']:.0f}s)")
     return pd.concat([done, pd.DataFrame(rows)], ignore_index=True) if len(done) else pd.DataFrame(rows)
 
+# %% ../../nbs/fairness/41_experiments.ipynb #6463bba3
 def summarise(runs:pd.DataFrame, # rows of `run_grid`
              ) -> pd.DataFrame: # index (dataset, level) in ladder order; mean and *_std of the metrics, n seeds
     "Mean ± std over seeds per (dataset, privacy level), in the layout of `thesis_summary`."
@@ -329,6 +340,7 @@ def minority_cells(matrices, # (K, |Y|, |A|) client matrices
     tot = np.asarray(matrices, dtype=float).sum(0)
     return tot / tot.sum() < 1 / tot.size
 
+# %% ../../nbs/fairness/41_experiments.ipynb #98038826
 def minority_exposure(matrices, # (K, |Y|, |A|) client matrices
                       level:str, # privacy level (for 'feddiverse_predicted' give `estimated_triplets`)
                       rounds:int=500, # rounds to simulate (no training)
@@ -343,6 +355,7 @@ def minority_exposure(matrices, # (K, |Y|, |A|) client matrices
     share = union.reshape(rounds, *N.shape[1:])[:, m].sum(1) / union.sum(1)
     return dict(level=level, minority_share=float(share.mean()), frequency=st.frequency)
 
+# %% ../../nbs/fairness/41_experiments.ipynb #0015753b
 def pattern_table(matrices, # (K, |Y|, |A|) client matrices
                   rounds:int=500, # rounds of the selection simulations
                   k:int=9, # clients per round
@@ -424,8 +437,10 @@ def _slider_figure(panels:list, # subplot titles
                                            for j, label in enumerate(steps)])])
     return fig
 
+# %% ../../nbs/fairness/41_experiments.ipynb #c5e00b37
 SHORT_NAMES = dict(random='Random', feddiverse_predicted='FD<br>predicted', feddiverse_known='FD<br>known', fedrk='FedRK',
                    fedrk_weighted='FedRK<br>realised')
+
 LEVEL_COLOURS = dict(random='#7f7f7f', feddiverse_predicted='#ff7f0e', feddiverse_known='#1f77b4', fedrk='#2ca02c', fedrk_weighted='#9467bd')
 
 def results_figure(ours:pd.DataFrame, # from `summarise`
@@ -450,8 +465,11 @@ def results_figure(ours:pd.DataFrame, # from `summarise`
 
 # %% ../../nbs/fairness/41_experiments.ipynb #0a03f5b2
 EXPLORER = FairnessPreset(rounds=50, avg_last=10, scale=0.5, test_per_group=150)
+
 EXPLORER_LEVELS = ('random', 'feddiverse_known', 'fedrk', 'fedrk_weighted')   # the levels of the saved explorer grid
+
 EXPLORER_SEEDS = (0, 1, 2)   # seeds per grid point: the figure shows their mean ± std
+
 EXPLORER_METRICS = (*REPORTED_METRICS, 'clients_mean_d_dp', 'clients_mean_d_eop', 'federation_d_dp', 'federation_d_eop')
 
 def explore(rho:float=0.9, # correlation strength of every client's majority cells
@@ -469,6 +487,7 @@ def explore(rho:float=0.9, # correlation strength of every client's majority cel
     return dict(test=fairness_report(r['confusion']),
                 clients=client_table(r['client_confusions']), frequency=r['frequency'], matrices=data.interaction())
 
+# %% ../../nbs/fairness/41_experiments.ipynb #b1b8997b
 def explorer_grid(rhos=(0.7, 0.8, 0.9, 0.95), # correlation strengths
                   n_antis=(0, 1, 4), # reversed clients
                   levels=EXPLORER_LEVELS, # privacy levels
@@ -496,6 +515,7 @@ def explorer_grid(rhos=(0.7, 0.8, 0.9, 0.95), # correlation strengths
                         pd.DataFrame([row]).to_csv(path, mode='a', header=not Path(path).exists(), index=False)
     return pd.concat([done, pd.DataFrame(rows)], ignore_index=True) if len(done) else pd.DataFrame(rows)
 
+# %% ../../nbs/fairness/41_experiments.ipynb #48394691
 def explorer_summary(grid:pd.DataFrame, # rows of `explorer_grid`
                     ) -> pd.DataFrame: # one row per (rho, n_anti, level): mean, *_std over seeds, n seeds
     "Mean ± std over seeds of every explorer metric per grid point."

@@ -43,7 +43,7 @@ def hard_predictions(out:torch.Tensor, # (N, C) logits, or (N,) single logits/pr
     p = torch.sigmoid(out) if logits else out
     return (p > threshold).long()
 
-# %% ../../nbs/fairness/40_metrics.ipynb #e4512c75
+# %% ../../nbs/fairness/40_metrics.ipynb #fa30df70
 def _check_weight(weight, y):
     "`weight` as a float64 tensor shaped like `y`, finite and non-negative (None stays None)."
     if weight is None: return None
@@ -106,7 +106,7 @@ def _ratio(num, den, what):
 
 _NAN = float('nan')
 
-# %% ../../nbs/fairness/40_metrics.ipynb #4542f0a7
+# %% ../../nbs/fairness/40_metrics.ipynb #1bc06d7c
 def selection_rate(C, # C[y, a, ŷ]
                    pos_label:int=1, # The positive (favourable) class
                   ) -> torch.Tensor: # (|A|,) Pr(Ŷ=pos | A=a)
@@ -129,7 +129,7 @@ def false_positive_rate(C, # C[y, a, ŷ]
     neg = [y for y in range(C.shape[0]) if y != p]
     return _ratio(C[neg][:, :, p].sum(0), C[neg].sum((0, 2)), f'FPR Pr(Ŷ={p}|Y≠{p},A=a)')
 
-# %% ../../nbs/fairness/40_metrics.ipynb #3f700987
+# %% ../../nbs/fairness/40_metrics.ipynb #d3c53cda
 def accuracy_by_group(C, # C[y, a, ŷ]
                      ) -> torch.Tensor: # (|A|,) Pr(Ŷ=Y | A=a)
     "Per-group accuracy (the quantity Accuracy Parity compares)."
@@ -201,7 +201,7 @@ def equal_opportunity_diff(C, # C[y, a, ŷ]
     "ΔEOp, eq. (35): gap in true-positive rates Pr(Ŷ=pos | Y=pos, A=a)."
     return gap(true_positive_rate(C, pos_label), how, ref, signed)
 
-# %% ../../nbs/fairness/40_metrics.ipynb #ac575c38
+# %% ../../nbs/fairness/40_metrics.ipynb #2c5b7138
 def predictive_equality_diff(C, # C[y, a, ŷ]
                              pos_label:int=1, # The positive class
                              how:str='maxmin', # Gap over groups: 'maxmin' or 'ref'
@@ -222,7 +222,7 @@ def equalized_odds_diff(C, # C[y, a, ŷ]
     g = torch.stack([equal_opportunity_diff(C, pos_label, how, ref), predictive_equality_diff(C, pos_label, how, ref)])
     return g.max() if agg == 'worst_case' else g.mean()
 
-# %% ../../nbs/fairness/40_metrics.ipynb #ddee756c
+# %% ../../nbs/fairness/40_metrics.ipynb #2ac0f3df
 def accuracy_parity_diff(C, # C[y, a, ŷ]
                          how:str='maxmin', # Gap over groups: 'maxmin' or 'ref'
                          ref:int=0, # Reference group for how='ref'
@@ -241,7 +241,7 @@ def calibration_diff(C, # C[y, a, ŷ]
     g = torch.stack([gap(predictive_value(C, yh, pos_label), how, ref) for yh in range(C.shape[0])])
     return g[~torch.isnan(g)].max() if (~torch.isnan(g)).any() else torch.tensor(_NAN, dtype=torch.float64)
 
-# %% ../../nbs/fairness/40_metrics.ipynb #61279cd7
+# %% ../../nbs/fairness/40_metrics.ipynb #08d2738e
 def accuracy(C, # C[y, a, ŷ]
             ) -> torch.Tensor: # Pr(Ŷ=Y), NaN for an empty tensor
     "Overall accuracy."
@@ -299,7 +299,7 @@ def simpson_example() -> list[torch.Tensor]: # Two clients' C_k, each with ΔDem
         return C
     return [client(80, 100, 8, 10), client(2, 10, 20, 100)]
 
-# %% ../../nbs/fairness/40_metrics.ipynb #198d37d0
+# %% ../../nbs/fairness/40_metrics.ipynb #471febc8
 def client_table(confusions:Sequence, # Per-client count tensors C_k
                  names:Sequence|None=None, # Row names (default 'client 0', ...)
                  weights:Sequence|None=None, # Weights for the mean of client metrics (default: client test sizes)
@@ -318,7 +318,7 @@ def client_table(confusions:Sequence, # Per-client count tensors C_k
     df.loc['federation (Σ C_k)'] = fairness_report(sum_confusions(cs), **kw)
     return df
 
-# %% ../../nbs/fairness/40_metrics.ipynb #826c5838
+# %% ../../nbs/fairness/40_metrics.ipynb #18a82e9e
 def client_accuracy_parity(confusions:Sequence, # Per-client count tensors C_k
                           ) -> dict: # max − min and std of the clients' accuracies (Table 20's 'Accuracy Parity')
     "Table 20's client-level Accuracy Parity: how unequal accuracy is across clients (not across groups)."
