@@ -287,6 +287,7 @@ def _row(dataset, r, est_error):
                 client_confusions=json.dumps([c.flatten().tolist() for c in r['client_confusions']]),
                 triplet_error=np.nan if est_error is None else est_error['euclid_mean'])
 
+# %% ../../nbs/fairness/41_experiments.ipynb #11ee79b3
 def run_grid(datasets=tuple(SPLIT_PRESETS), # which splits
              levels=tuple(PRIVACY_LEVELS), # which privacy levels
              seeds=(0, 1, 2), # seeds (each seed also redraws the images and the partition)
