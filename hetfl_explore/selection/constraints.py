@@ -119,7 +119,7 @@ def qffl_step(global_params:torch.Tensor, # (P,) broadcast parameters theta^t
               q:float, # fairness parameter (0: FedAvg)
               L:float=1.0, # Lipschitz constant of the local gradients (1 / client learning rate in the paper)
              ) -> torch.Tensor:
-    "One q-FedAvg server step (Li et al. 2020, Algorithm 2)."
+    "One q-FedAvg server step (Li et al., 2020, Algorithm 2)."
     F = torch.as_tensor(np.asarray(losses, np.float64), dtype=updates.dtype)
     delta = -L * updates                       # L (theta - theta_k)
     h = q * F.pow(q - 1) * delta.pow(2).sum(1) + L * F.pow(q) if q else L * torch.ones_like(F)
