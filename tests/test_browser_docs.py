@@ -29,7 +29,8 @@ def test_every_page_renders_without_console_errors():
                 pytest.fail(f"{rel}: no sidebar after 20 s; the page has {page.locator('nav.hx-sidebar a').count()} sidebar links")
             if page.locator('.plotly-graph-div').count():
                 page.wait_for_selector('.plotly-graph-div .main-svg', timeout=15000)
-            if page.locator('script[type="application/vnd.jupyter.widget-state+json"]').count() and 'hx-plotly' in page.content():
+            state = page.locator('script[type="application/vnd.jupyter.widget-state+json"]')
+            if state.count() and 'hx-plotly' in state.first.text_content():          # a panel holds a plotly figure
                 page.wait_for_selector('.hx-plotly .main-svg', timeout=15000)   # a figure inside a widget panel drew
             if page.locator('script[type="application/vnd.jupyter.widget-view+json"]').count():
                 page.wait_for_selector('.jupyter-widgets', timeout=15000)
