@@ -14,7 +14,7 @@ from .core import check_int, check_choice, check_float
 # %% auto #0
 __all__ = ['METRICS', 'TYPES', 'interaction_matrix', 'marginal_vector', 'as_counts', 'entropy', 'mutual_information', 'dht',
            'delta_ci', 'delta_ai', 'delta_sc', 'fl_metrics', 'client_types', 'hellinger', 'js_divergence', 'label_skew',
-           'federation_heatmaps', 'ternary_triplets', 'metric_bars']
+           'federation_heatmaps', 'simplex_positions', 'ternary_triplets', 'metric_bars']
 
 # %% ../../nbs/foundation/01_hetero.ipynb #7bf5b705
 def _numpy(x):
@@ -246,6 +246,15 @@ def federation_heatmaps(Ns, # client matrices (K, |Y|, |A|)
                       title=f"{K} clients" + (f" ({len(mats)} distinct shown)" if unique else '') + ' — [CI, AI, SC]')
     return fig
 
+# %% ../../nbs/foundation/01_hetero.ipynb #5c25f0fc
+def simplex_positions(triplets, # (K, 3) triplets [CI, AI, SC]
+                     ) -> np.ndarray: # (K, 3) barycentric positions, each row summing to 1
+    "Where each triplet sits on the CI/AI/SC simplex: the triplet L1-normalised, the zero triplet at the centre."
+    t = np.asarray(_numpy(triplets), dtype=np.float64)
+    if t.ndim != 2 or t.shape[1] != 3: raise ValueError(f"triplets: shape {t.shape}: expected (K, 3)")
+    s = t.sum(1, keepdims=True)
+    return np.divide(t, s, out=np.full_like(t, 1 / 3), where=s > 0)
+
 # %% ../../nbs/foundation/01_hetero.ipynb #eb9f2dfb
 def ternary_triplets(triplets, # (K, 3) triplets [CI, AI, SC]
                      labels:list[str]|None=None, # hover label per client (default 'client k')
@@ -254,9 +263,7 @@ def ternary_triplets(triplets, # (K, 3) triplets [CI, AI, SC]
                     ) -> go.Figure:
     "Triplets on the CI/AI/SC simplex (each L1-normalised; the zero triplet sits at the centre), coloured by type."
     t = np.asarray(_numpy(triplets), dtype=np.float64)
-    if t.ndim != 2 or t.shape[1] != 3: raise ValueError(f"triplets: shape {t.shape}: expected (K, 3)")
-    s = t.sum(1, keepdims=True)
-    pos = np.divide(t, s, out=np.full_like(t, 1 / 3), where=s > 0)
+    pos = simplex_positions(t)
     types = client_types(t, tie=tie)
     labels = list(labels or [f'client {k}' for k in range(len(t))])
     sizes = np.full(len(t), 10.0) if sizes is None else 6 + 4 * np.sqrt(np.asarray(sizes, float))

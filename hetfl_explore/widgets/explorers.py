@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 from ..foundation.core import check_int, check_float, check_choice, rng_streams
 from fastcore.basics import patch
-from ..foundation.hetero import as_counts, dht, fl_metrics, client_types, ternary_triplets, METRICS, TYPES
+from ..foundation.hetero import as_counts, dht, fl_metrics, client_types, METRICS, TYPES, simplex_positions
 from ..foundation.data import FEDERATIONS, federation
 from ..engine.protocol import make_view
 from ..feddiverse.selector import (FedDiverseSelector, SelectionStats, oracle_triplets, SELECTION_VARIANTS, DIMS,
@@ -24,9 +24,9 @@ from IPython.display import display
 # %% auto #0
 __all__ = ['DIRICHLET_CLIENTS', 'DIRICHLET_SIZE', 'PRESETS', 'MAX_WARNINGS', 'TABLE4_TO_EXPLORER', 'MATRIX_FREE',
            'TAXONOMY_FILTERS', 'dirichlet_types', 'preset_types', 'expand_types', 'check_types', 'federation_summary',
-           'summary_html', 'triplet_bar_html', 'published_values', 'simplex_positions', 'types_ternary', 'MatrixEditor',
-           'check_selectors', 'share_table', 'selection_figures', 'SelectionExplorer', 'explain_frames', 'step_figure',
-           'stepper_figure', 'FedDiverseStepper', 'TaxonomyExplorer', 'federations_figure', 'selection_static_figure']
+           'summary_html', 'triplet_bar_html', 'published_values', 'types_ternary', 'MatrixEditor', 'check_selectors',
+           'share_table', 'selection_figures', 'SelectionExplorer', 'explain_frames', 'step_figure', 'stepper_figure',
+           'FedDiverseStepper', 'TaxonomyExplorer', 'federations_figure', 'selection_static_figure']
 
 # %% ../../nbs/widgets/50_explorers.ipynb #dce691d2
 def dirichlet_types(num_clients:int=24, # K
@@ -83,7 +83,7 @@ def check_types(types:list, # [(multiplicity, N), ...] editor rows
         out.append((m, N.astype(np.int64))); shape = N.shape
     return out
 
-# %% ../../nbs/widgets/50_explorers.ipynb #8cd71976
+# %% ../../nbs/widgets/50_explorers.ipynb #d46f2b66
 def _summary_warnings(rows, t, ty, atol):
     "Zero triplets, ties between triplet components, and empty cells of the editor rows, as messages."
     out = [f"row {i}: zero triplet (a balanced, uncorrelated client)" for i in np.flatnonzero(t.max(1) <= atol)]
@@ -159,15 +159,6 @@ TABLE4_TO_EXPLORER = {'EqRep': 'uniform', 'EqW': 'EqW', 'pow-d': 'pow-d', 'AFL_G
 _TYPE_COLOURS = {'CI': '#1f77b4', 'AI': '#ff7f0e', 'SC': '#2ca02c', 'tie': '#7f7f7f'}
 
 def _type_group(ty): return ty if ty in TYPES else 'tie'
-
-def simplex_positions(triplets:np.ndarray, # (K, 3) triplets [CI, AI, SC]
-                     ) -> np.ndarray: # (K, 3) barycentric positions (the zero triplet at the centre)
-    "Where `hetero.ternary_triplets` places each triplet on the CI/AI/SC simplex (read back from its figure)."
-    t = np.asarray(triplets, float)
-    pos = np.empty((len(t), 3))
-    for tr in ternary_triplets(t, labels=[str(k) for k in range(len(t))]).data:
-        pos[[int(s) for s in tr.text]] = np.c_[tr.a, tr.b, tr.c]
-    return pos
 
 # %% ../../nbs/widgets/50_explorers.ipynb #b7dce7d9
 def _new_types_ternary(fig):
