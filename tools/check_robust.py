@@ -18,7 +18,7 @@ a JSON file, and exits non-zero if a run failed or a check is missing from a run
     python tools/check_robust.py --seeds 3 --only 09_     # a quick look at one notebook
 """
 from __future__ import annotations
-import argparse, json, os, platform, re, statistics, subprocess, sys, tempfile, time
+import argparse, functools, json, os, platform, re, statistics, subprocess, sys, tempfile, time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +26,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 CALL = 'learned_check('                 # what marks a notebook cell as holding a learned check
 DEFINITION = 'def learned_check('      # the notebook defining the function exercises it with fixed numbers: not a check
-SKIP_FLAGS = {'slow', 'cuda'}          # nbdev's tst_flags: such cells do not run in the normal suite either
 LEARNED_MARK = '@pytest.mark.learned'
 DEFAULT_JSON = ROOT / 'benchmarks' / 'results' / 'robust.json'
 TAIL_CHARS = 2000                      # characters of a failed run's output kept in the report
@@ -74,12 +73,18 @@ def test_sources(tests:Path) -> list[Source]:
 # ---------------------------------------------------------------------------------------------------------------
 # The worker: executes one notebook prefix in this process (called in a subprocess by the driver).
 
+@functools.cache
+def skip_flags() -> frozenset:
+    "The flags settings.ini's `tst_flags` skips (`cuda`, `slow`): such cells do not run in the normal suite either."
+    from nbdev.config import get_config
+    return frozenset(get_config(path=ROOT).tst_flags.split())
+
 def _skip_cell(cell) -> bool:
     "nbdev's rule: markdown, the export cell, `#| eval: false`, and cells flagged with a skipped test flag."
     if cell.cell_type != 'code' or 'nbdev_export' + '(' in cell.source: return True
     d = getattr(cell, 'directives_', {}) or {}
     if d.get('eval:', [''])[0].lower() == 'false': return True
-    return bool(SKIP_FLAGS & d.keys())
+    return bool(skip_flags() & d.keys())
 
 def run_notebook_prefix(path:Path, upto:int) -> None:
     "Execute the cells of `path` up to index `upto` with execnb (as nbdev's test runner does); raise on the first error."
