@@ -49,6 +49,9 @@ class FederationSpec:
     def global_matrix(self) -> np.ndarray:
         "The global interaction matrix, the sum of all client matrices."
         return self.matrices.sum(0)
+    def __array__(self, dtype=None, copy=None):
+        "The client matrices (K, |Y|, |A|): every function that takes interaction matrices accepts the spec itself."
+        return self.matrices if dtype is None else self.matrices.astype(dtype)
     def __repr__(self):
         return (f"FederationSpec({self.name!r}: {self.num_clients} clients, {len(self.class_names)} classes x "
                 f"{len(self.attr_names)} attributes, n={int(self.global_matrix.sum())})")
