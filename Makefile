@@ -9,7 +9,7 @@ export PYTHONUNBUFFERED := 1
 # Idle OpenMP threads sleep instead of spinning (with 2 threads on a busy core, tiny ops ran 50x slower).
 export OMP_WAIT_POLICY ?= PASSIVE
 
-.PHONY: help install demo test test-fast docs readme lab export clean-nbs check-sync bench browsers check-apt results results-check robust clean
+.PHONY: help install demo test test-fast docs readme lab export clean-nbs check-sync bench browsers check-apt results results-check robust student clean
 
 help:
 	@echo "make demo   - install, then run the main job (FedDiverse vs random) and write reports/demo.html"
@@ -19,6 +19,7 @@ help:
 	@echo "make bench  - run the benchmarks (benchmarks/*.py; Flower needs the 'bench' extra)"
 	@echo "make results        - regenerate every committed result file in data/results (with its .meta.json record)"
 	@echo "make results-check  - regenerate the cheap result files and compare them with the committed ones"
+	@echo "make student - write the solution-free student edition of the classroom labs into nbs/labs/student"
 	@echo "make robust - re-run every learned-outcome check over seeds 0-9 and 1 and 2 threads; print the margins"
 
 # Re-installs whenever the constraints, settings or setup change; otherwise reuses the environment.
@@ -70,6 +71,10 @@ clean-nbs: install
 check-sync: install
 	$(VENV)/bin/nbdev_export && $(VENV)/bin/nbdev_clean && $(PY) tools/build_docs.py --readme >/dev/null
 	git diff --exit-code -- hetfl_explore nbs README.md
+
+# The classroom labs without their solutions (tools/student.py); tests/test_student.py checks the committed copy is current.
+student: install
+	$(PY) tools/student.py build
 
 results: install
 	$(PY) tools/results.py all
