@@ -65,7 +65,7 @@ def q3(answer):
     return first_mistake(wga, [(_f(accuracy_by_group(C).min()), 'the second part is the worst GROUP\'s accuracy; worst-group accuracy goes down to the (label, group) cells.')], TOL) \
         or 'the second part (worst-group accuracy) is off.'
 
-# %% ../../nbs/checks/94_fairness.ipynb #d3efc5ae
+# %% ../../nbs/checks/94_fairness.ipynb #fdec3131
 BUG_CASES = 20   # random federations the fixed function is tested on (beside the Simpson example)
 
 def federated_dp_cases(seed:int=0) -> list:
@@ -96,10 +96,11 @@ def q5(answer):
         with warnings.catch_warnings():
             warnings.simplefilter('ignore')
             per = np.array([_f(demographic_parity_diff(c)) for c in cs]); n = np.array([_f(c.sum()) for c in cs])
-        want = _f(demographic_parity_diff(sum_confusions(cs)))
+        want, mean, weighted = _f(demographic_parity_diff(sum_confusions(cs))), per.mean(), (per * n).sum() / n.sum()
         if abs(v - want) <= 1e-6: continue
-        if abs(v - per.mean()) <= 1e-6: return "you average the clients' ΔDemPar: a federation's metric is the metric of the summed counts (Simpson's paradox)."
-        if abs(v - (per * n).sum() / n.sum()) <= 1e-6: return "a size-weighted mean of the clients' ΔDemPar is still a mean of metrics, not the metric of the summed counts."
+        if abs(mean - weighted) <= 1e-6 and abs(v - mean) <= 1e-6: continue   # equal sizes: the next case tells the two apart
+        if abs(v - mean) <= 1e-6: return "you average the clients' ΔDemPar: a federation's metric is the metric of the summed counts (Simpson's paradox)."
+        if abs(v - weighted) <= 1e-6: return "a size-weighted mean of the clients' ΔDemPar is still a mean of metrics, not the metric of the summed counts."
         return f'on a test federation your function returns {v:.3f}, which is not its ΔDemPar.'
     return None
 

@@ -1,0 +1,113 @@
+"""Every check of `hetfl_explore.checks` against the lab's reference solution, equivalent forms of it, and at least
+two typical wrong answers, asserting that the feedback names the mistake (and never prints the expected value)."""
+import numpy as np, pytest, torch
+from hetfl_explore.checks import check, exercises, lab_report
+from hetfl_explore.checks import selection as S, modelhet as M, feddiverse as F, fairness as R
+from hetfl_explore.checks.core import Feedback, MIME
+from hetfl_explore.modelhet.mia import roc_auc, best_advantage
+from hetfl_explore.fairness.metrics import demographic_parity_diff, sum_confusions, simpson_example
+from hetfl_explore.foundation.hetero import dht, fl_metrics
+from hetfl_explore.foundation.data import federation
+
+def fixed_pick(K, k, rng): return rng.choice(K, size=k, replace=False)
+def fixed_step3(L, sel, kp, kc):
+    s = np.abs(F.step3_scores(L, kp, kc)); s[list(sel)] = -np.inf
+    return int(np.argmax(s))
+GSC = fl_metrics(federation('spawrious_gsc'))
+EXP = M.exponential_losses()
+OPEN = {lab: ' '.join(sum((list(keys[:1]) for keys in rub.values()), [])) + ' ' + ' '.join(['word'] * 40)
+        for lab, rub in (('selection.q7', S.Q7_RUBRIC), ('modelhet.q8', M.Q8_RUBRIC), ('feddiverse.q8', F.Q8_RUBRIC), ('fairness.q7', R.Q7_RUBRIC))}
+SHORT, OFFTOPIC = 'it depends', ' '.join(['the model is trained'] * 12)
+
+# exercise: (reference answers in several equivalent forms, [(wrong answer, words the feedback must contain), ...])
+CASES = {
+ 'selection.q1': ([5 / 40, 12.5, np.float64(0.125), '12.5%'], [(1 / 40, 'one particular pick'), (1 / 5, 'divided by κ'), ('a lot', 'expected one probability')]),
+ 'selection.q2': ([0.875 ** 20, 6.92], [(1 - 20 * 5 / 40, 'union bound'), (0.125 ** 20, 'selected in every round'), ((1 - 1 / 40) ** 20, 'chance of one pick')]),
+ 'selection.q3': ([(40 * 0.875 ** 20, S.never_selected()), [2.77, np.int64(S.never_selected())]],
+                  [((2.77, 40 - S.never_selected()), 'selected at least once'), ((0.0692, S.never_selected()), 'first part'), ((S.never_selected(), 2.77), 'swapped'), ((2.77,), 'pair')]),
+ 'selection.q4': ([fixed_pick, lambda K, k, rng: rng.permutation(K)[:k].tolist()],
+                  [(lambda K, k, rng: rng.integers(0, K, size=k), 'same client twice'), (lambda K, k, rng: np.arange(k), 'whatever the random generator'),
+                   (lambda K, k, rng: rng.choice(K, k - 1, replace=False), 'exactly k'), (lambda K, k, rng: rng.choice(K, k, replace=False, p=np.r_[np.full(K - 1, 0.5 / (K - 1)), 0.5]), 'not uniform'),
+                   (lambda K, k, rng: 1 / 0, 'ZeroDivisionError'), (3, 'expected a function')]),
+ 'selection.q5': ([100 / 176, 0.568, '0.568'], [(100 / 44, 'at most 1'), (100 / 132, 'never selected counts too'), (1.76, 'inverted')]),
+ 'selection.q6': ([[S.uniform_jain(20), S.uniform_jain(200)], np.array([S.uniform_jain(20), S.uniform_jain(200)])],
+                  [((1, 1), 'even only on average'), ((S.uniform_jain(200), S.uniform_jain(20)), 'swapped'), ((S.uniform_jain(20), 0.5), 'second (200 rounds)')]),
+ 'modelhet.q1': ([[3, 5, 10, 20], np.array([3., 5, 10, 20]), (3, 5, 10, 20)],
+                 [([2, 5, 10, 20], 'rounded down'), ([10, 20, 40, 80], "full model's widths"), ([2.5, 5, 10, 20], 'whole channels'), ([3, 5, 10], 'four hidden widths')]),
+ 'modelhet.q2': ([M.param_ratio(), 100 * M.param_ratio()], [(0.5, 'input AND output'), (0.25, 'approximation'), (0.0625, 'r⁴')]),
+ 'modelhet.q3': ([(1, 2), [1.0, 2.0], np.array([1, 2])], [((2, 2), 'first part (weights)'), ((1, 1), 'second part (biases)'), ((2, 1), 'swapped')]),
+ 'modelhet.q4': ([8 / 9, 88.89], [(1 / 9, 'flipped'), (2 / 3, 'accuracy at the threshold')]),
+ 'modelhet.q5': ([1 / 3, 0.333], [(2 / 3, 'subtracts the FPR'), (1.0, 'added the FPR'), (-1 / 3, 'sign')]),
+ 'modelhet.q6': ([lambda l, m: roc_auc(-np.asarray(l), m), lambda l, m: roc_auc(1 / np.asarray(l), m)],
+                 [(lambda l, m: roc_auc(l, m), 'LOWER loss'), (lambda l, m: float(((np.asarray(l) < 0.5) == m).mean()), 'not the ROC AUC'), (lambda l, m: 'high', 'one number')]),
+ 'modelhet.q7': ([(5 / 6, best_advantage(EXP.scores, EXP.labels)), (83.3, best_advantage(EXP.scores, EXP.labels) - 0.02)],
+                 [((0.5, 0.5), 'no separation'), ((1 / 6, 0.5), 'flipped'), ((5 / 6, 5 / 6), 'AUC again'), ((5 / 6, 0.2), 'best advantage')]),
+ 'feddiverse.q1': ([dht([[90, 10], [10, 90]]).tolist(), np.array([0, 0, 0.531]), (0, 0, 0.531)],
+                   [([0, 0, 0.368], 'in nats'), ([0, 0, 0.469], 'H(A|Y)'), ([0.1, 0, 0.531], 'CI or AI'), ([0.531], 'three numbers')]),
+ 'feddiverse.q2': ([(GSC['GSC'], GSC['CSC']), [round(GSC['GSC'], 3), round(GSC['CSC'], 3)]],
+                   [((GSC['CSC'], GSC['GSC']), 'swapped'), ((0, 0), 'GCI and GAI'), ((GSC['GSC'], 0.5), 'second part (CSC)')]),
+ 'feddiverse.q3': ([('A', 'less than half'), ['a', 'Less  than half']], [(('B', 'less than half'), 'first part'), (('A', 'more than half'), 'second part'), (('A', 'half'), "'less than half' or")]),
+ 'feddiverse.q4': ([fixed_step3], [(lambda L, sel, kp, kc: int(np.argmax(np.abs(F.step3_scores(L, kp, kc)))), 'already selected'),
+                                   (lambda L, sel, kp, kc: int(np.setdiff1d(np.arange(len(L)), sel)[np.argmax(F.step3_scores(L, kp, kc)[np.setdiff1d(np.arange(len(L)), sel)])]), 'signed score'),
+                                   (lambda L, sel, kp, kc: int(np.setdiff1d(np.arange(len(L)), sel)[0]), 'largest |score|'), (lambda L, sel, kp, kc: 'x', 'one client id')]),
+ 'feddiverse.q5': ([F.explorer_stats('uniform').type_shares['CI'], 100 * F.explorer_stats('uniform').type_shares['CI'], 66.7],
+                   [(100 / 3, "FedDiverse's balance"), (F.explorer_stats('uniform').type_shares['AI'], 'AI share'), (16, '16 clients')]),
+ 'feddiverse.q6': ([['feddiverse', 'fedrk', 'uniform'], ('FedDiverse', 'FedRK', 'Uniform')],
+                   [(['uniform', 'fedrk', 'feddiverse'], 'highest first'), (['fedrk', 'feddiverse', 'uniform'], 'first two are swapped'),
+                    (['feddiverse', 'uniform', 'fedrk'], 'most class-imbalanced'), (['feddiverse', 'feddiverse', 'uniform'], 'exactly once')]),
+ 'feddiverse.q7': (['towards uniform', 'Towards Uniform'], [('one third each', 'mislabel'), ('more diverse', "'towards uniform' or")]),
+ 'fairness.q1': ([0.28, 28, torch.tensor(0.28)], [(0.2, 'base rates'), (0.44, 'disparate impact'), (0.3, 'ΔEOp')]),
+ 'fairness.q2': ([0.3, 30], [(0.1, 'FPRs'), (0.28, 'ΔDemPar')]),
+ 'fairness.q3': ([(0.79, 0.5), (79, 50)], [((0.79, 0.78), "worst GROUP's accuracy"), ((0.5, 0.79), 'swapped'), ((0.7, 0.5), 'first part (overall accuracy)')]),
+ 'fairness.q4': ([float(demographic_parity_diff(sum_confusions(simpson_example()))), demographic_parity_diff(sum_confusions(simpson_example()))],
+                 [(0, 'SUM'), (0.9, 'not ΔDemPar of the summed counts')]),
+ 'fairness.q5': ([lambda cs: demographic_parity_diff(sum_confusions(cs)), lambda cs: float(demographic_parity_diff(sum(cs)))],
+                 [(lambda cs: float(np.mean([demographic_parity_diff(c) for c in cs])), 'average'),
+                  (lambda cs: float(sum(demographic_parity_diff(c) * c.sum() for c in cs) / sum(c.sum() for c in cs)), 'size-weighted'),
+                  (lambda cs: 0.0, 'not its ΔDemPar')]),
+ 'fairness.q6': ([(0.4, 0.0), (40, 0)], [((0.8, 0.8), "client's row"), ((0.4, 0.4), 'second (mix 0.5)'), ((0.4,), 'pair')]),
+}
+for eid in OPEN: CASES[eid] = ([OPEN[eid]], [(SHORT, 'too short'), (OFFTOPIC, 'not found'), (42, 'string')])
+
+def test_every_exercise_has_cases():
+    assert sorted(CASES) == sorted(exercises())
+
+@pytest.mark.parametrize('eid', sorted(CASES))
+def test_reference_and_equivalent_forms_pass(eid):
+    for ans in CASES[eid][0]:
+        fb = check(eid, ans)
+        assert fb.status in ('correct', 'submitted'), f'{eid}: {ans!r} -> {fb}'
+        if fb.status == 'submitted': assert 'not found' not in fb.message
+
+@pytest.mark.parametrize('eid', sorted(CASES))
+def test_wrong_answers_get_feedback_that_names_the_mistake(eid):
+    wrongs = CASES[eid][1]
+    assert len(wrongs) >= 2
+    for ans, words in wrongs:
+        fb = check(eid, ans)
+        assert fb.status == 'wrong' or (fb.status == 'submitted' and 'not found' in fb.message), f'{eid}: {ans!r} -> {fb}'
+        assert words in fb.message, f'{eid}: {ans!r}: expected {words!r} in {fb.message!r}'
+        assert fb.hint or fb.status == 'submitted'
+
+@pytest.mark.parametrize('eid', sorted(CASES))
+def test_placeholder_is_not_attempted(eid):
+    for ph in (..., None, '', (..., ...)):
+        fb = check(eid, ph)
+        assert fb.status == 'not attempted' and 'placeholder' in fb.message
+
+def test_module_attribute_and_check_agree():
+    assert S.q1(0.125).status == check('selection.q1', 0.125).status == 'correct'
+    assert R.q1(0.2).message == check('fairness.q1', 0.2).message
+
+def test_feedback_never_states_the_expected_number():
+    for eid, value, shown in (('selection.q1', 0.2, '0.125'), ('selection.q2', 0.5, '0.069'), ('modelhet.q4', 0.5, '0.889'),
+                              ('fairness.q1', 0.9, '0.28'), ('modelhet.q2', 0.9, '0.256')):
+        fb = check(eid, value)
+        assert fb.status == 'wrong' and shown not in repr(fb), f'{eid}: {fb}'
+
+def test_feedback_displays_and_records():
+    fb = check('selection.q1', 0.125)
+    bundle = fb._repr_mimebundle_()
+    assert bundle[MIME] == dict(exercise='selection.q1', status='correct', message=fb.message, hint=fb.hint)
+    assert 'selection.q1' in bundle['text/plain'] and 'correct' in bundle['text/html']
+    assert lab_report('selection').loc['selection.q1', 'status'] == 'correct'
