@@ -15,6 +15,8 @@ def fixed_step3(L, sel, kp, kc):
     return int(np.argmax(s))
 GSC = fl_metrics(federation('spawrious_gsc'))
 EXP = M.exponential_losses()
+ORDER = sorted(F.SELECTORS, key=lambda s: F.explorer_stats(s).union_mean()[0])   # what the explorer shows today
+DRIFT, NO_DRIFT = ('towards uniform', 'one third each')[::1 if F.explorer_stats('feddiverse', F.NOISE).type_shares['CI'] > 1 / 3 + F.DRIFT else -1]
 OPEN = {lab: ' '.join(sum((list(keys[:1]) for keys in rub.values()), [])) + ' ' + ' '.join(['word'] * 40)
         for lab, rub in (('selection.q7', S.Q7_RUBRIC), ('modelhet.q8', M.Q8_RUBRIC), ('feddiverse.q8', F.Q8_RUBRIC), ('fairness.q7', R.Q7_RUBRIC))}
 SHORT, OFFTOPIC = 'it depends', ' '.join(['the model is trained'] * 12)
@@ -52,10 +54,10 @@ CASES = {
                                    (lambda L, sel, kp, kc: int(np.setdiff1d(np.arange(len(L)), sel)[0]), 'largest |score|'), (lambda L, sel, kp, kc: 'x', 'one client id')]),
  'feddiverse.q5': ([F.explorer_stats('uniform').type_shares['CI'], 100 * F.explorer_stats('uniform').type_shares['CI'], 66.7],
                    [(100 / 3, "FedDiverse's balance"), (F.explorer_stats('uniform').type_shares['AI'], 'AI share'), (16, '16 clients')]),
- 'feddiverse.q6': ([['feddiverse', 'fedrk', 'uniform'], ('FedDiverse', 'FedRK', 'Uniform')],
-                   [(['uniform', 'fedrk', 'feddiverse'], 'highest first'), (['fedrk', 'feddiverse', 'uniform'], 'first two are swapped'),
-                    (['feddiverse', 'uniform', 'fedrk'], 'most class-imbalanced'), (['feddiverse', 'feddiverse', 'uniform'], 'exactly once')]),
- 'feddiverse.q7': (['towards uniform', 'Towards Uniform'], [('one third each', 'mislabel'), ('more diverse', "'towards uniform' or")]),
+ 'feddiverse.q6': ([ORDER, tuple(o.upper() for o in ORDER)],
+                   [(ORDER[::-1], 'highest first'), ([ORDER[1], ORDER[0], ORDER[2]], 'first two are swapped'),
+                    ([ORDER[0], ORDER[2], ORDER[1]], 'most class-imbalanced' if ORDER[-1] == 'uniform' else 'order is off'), ([ORDER[0]] * 2 + [ORDER[2]], 'exactly once')]),
+ 'feddiverse.q7': ([DRIFT, DRIFT.title()], [(NO_DRIFT, 'look again'), ('more diverse', "'towards uniform' or")]),
  'fairness.q1': ([0.28, 28, torch.tensor(0.28)], [(0.2, 'base rates'), (0.44, 'disparate impact'), (0.3, 'ΔEOp')]),
  'fairness.q2': ([0.3, 30], [(0.1, 'FPRs'), (0.28, 'ΔDemPar')]),
  'fairness.q3': ([(0.79, 0.5), (79, 50)], [((0.79, 0.78), "worst GROUP's accuracy"), ((0.5, 0.79), 'swapped'), ((0.7, 0.5), 'first part (overall accuracy)')]),

@@ -130,7 +130,7 @@ def q5(answer, # the student's answer
                              (shares['AI'], 'that is the AI share.'), (0.16, 'if you meant 16 clients: the question asks for the share of selected slots.')], SHARE_TOL / 4) \
         or f'{p:.0%} is not the CI share of the uniform row.'
 
-# %% ../../nbs/checks/93_feddiverse.ipynb #ac61db67
+# %% ../../nbs/checks/93_feddiverse.ipynb #063d2945
 @exercise('feddiverse.q6', hint="sort the explorer's `union_CI` column, lowest first.")
 def q6(answer, # the student's answer
        ):
@@ -141,7 +141,9 @@ def q6(answer, # the student's answer
     want = sorted(SELECTORS, key=lambda s: explorer_stats(s).union_mean()[0])
     if names == want: return None
     if names == want[::-1]: return 'you ordered them highest first; the question asks lowest first.'
-    return 'uniform draws mostly CI clients (16 of 24): its rounds are the most class-imbalanced.' if names[-1] != want[-1] else 'the first two are swapped.'
+    if names[-1] != want[-1]:
+        return 'uniform draws mostly CI clients (16 of 24): its rounds are the most class-imbalanced.' if want[-1] == 'uniform' else 'the order is off.'
+    return 'the first two are swapped.'
 
 @exercise('feddiverse.q7', hint='set σ = 0.3 in the explorer and compare FedDiverse\'s CI share with one third.')
 def q7(answer, # the student's answer
