@@ -66,7 +66,7 @@ CASES += [
     ('gpfl.predict_proba', lambda v: gp.predict_proba(TH, v), 'X', st.one_of(NOT_ARRAY, st.just(np.zeros((3, 5))))),
     ('gpfl.local_sgd', lambda v: gp.local_sgd(TH, X2, Y2, np.random.default_rng(0), lr=v), 'lr', st.one_of(NOT_NUMBER, st.floats(-5, 0))),
     ('gpfl.weighted_average', lambda v: gp.weighted_average([TH, TH], v), 'weights', st.sampled_from([[0, 0], [1], [-1, 2], [1, 2, 3]])),
-    ('gpfl.weighted_f1', lambda v: gp.weighted_f1(v, [0, 1], 2), 'y', st.sampled_from([[0], [0, 5], [-1, 0]])),
+    ('gpfl.weighted_f1', lambda v: gp.weighted_f1([0, 1], v, 2), 'pred', st.sampled_from([[0], [0, 5], [-1, 0]])),
     ('gpfl.scores', lambda v: gp.scores(TH, X2, v), 'y', st.sampled_from([[0, 1], [0, 5, 0, 1], [0.5, 1, 0, 1]])),
     ('gpfl.server_accuracy', lambda v: gp.server_accuracy(TH, v), 'data', NOT_STREAM),
     ('gpfl.FLRun', lambda v: gp.FLRun(v), 'name', st.sampled_from([None, 3, ['a']])),
