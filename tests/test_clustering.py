@@ -183,3 +183,25 @@ def test_loaders_bad_paths(tmp_path):
 ])
 def test_bad_input_clear_errors(call, match):
     with pytest.raises((ValueError, TypeError), match=match): call()
+
+def test_degenerate_runs_are_reported_not_crashed():
+    from hetfl_explore.clustering.data import FedStream
+    rng = np.random.default_rng(0); X = rng.normal(size=(40, 3)).astype(np.float32); y = np.tile([0, 1, 2, 0], 10)
+    same = FedStream('identical', 4, 3, 3, 3, lambda t, w, split, r: (X, y), np.zeros((4, 4), int), (X, y))   # every client has the same data
+    run = GPFL().run_all(same, 3)
+    assert all(l['degenerate'] == 'one cluster' for l in run.log) and run.recur.sum() == 0
+    ca = CAFL(k=4).run(same, 2); assert ca.log[0]['degenerate'] == 'all singletons'
+    assert CAFL(k=1).run(same, 2).log[-1]['degenerate'] == 'one cluster'
+
+def test_other_streams_run_through_the_algorithms():
+    d = digits_writers(n_writers=6, rounds=2)
+    assert len(GPFL().run_all(d, 2).labels) == 3 and len(CAFL(k=2).run(d, 2).uplink) == 3
+    assert len(CMFL(0.55).run(har_like_stream(rounds=6), 2).uplink) == 3
+
+def test_panels_compute_and_show_errors():
+    from hetfl_explore.widgets.clustering import ProfileLab, EccentricityPanel
+    lab = ProfileLab()
+    assert lab.compute()['ari'] > lab.compute(distance='naive scipy (wrong)')['ari']
+    lab.values = lambda: dict(graph='knn', k=99)
+    assert lab.refresh() is None and '99' in lab.status.value
+    ep = EccentricityPanel(); assert ep.compute(drift=1.0, mode='include', size=4)['accepted'].all()
