@@ -96,7 +96,20 @@ CASES += [
     ('contribution.training_scores', lambda v: co.training_scores(v), 'run', st.sampled_from([None, 3, gp.FLRun('x')])),
     ('contribution.contribution_study', lambda v: co.contribution_study(v), 'data', NOT_STREAM),
 ]
-COVERED = {f'hetfl_explore.clustering.{name}' for name, *_ in CASES}
+import hetfl_explore.widgets.clustering as wc
+CASES += [
+    ('widgets.clustering.Panel', lambda v: wc.Panel()._build(v), 'controls', st.sampled_from([None, 3, 'ab'])),
+    ('widgets.clustering.ProfileLab', lambda v: wc.ProfileLab(seed=v), 'seed', st.one_of(NOT_INT, st.integers(max_value=-1))),
+    ('widgets.clustering.EccentricityPanel', lambda v: wc.EccentricityPanel(seed=v), 'seed', st.one_of(NOT_INT, st.integers(max_value=-1))),
+    ('widgets.clustering.GPFLPlayer', lambda v: wc.GPFLPlayer(rounds=v), 'rounds', st.one_of(NOT_INT, st.integers(max_value=5), st.integers(31, 99))),
+    ('widgets.clustering.FedCOTradeoff', lambda v: wc.FedCOTradeoff(rounds=v), 'rounds', st.one_of(NOT_INT, st.integers(max_value=1), st.integers(51, 99))),
+    ('widgets.clustering.WhoContributes', lambda v: wc.WhoContributes(rounds=v), 'rounds', st.one_of(NOT_INT, st.integers(max_value=1), st.integers(31, 99))),
+]
+COVERED = {f'hetfl_explore.{"" if name.startswith("widgets") else "clustering."}{name}' for name, *_ in CASES} | {'hetfl_explore.widgets.clustering.family_cost'}
+
+def test_family_cost_is_a_ground_cost():
+    C = wc.family_cost(); pr.check_ground(C, len(da.ACTIVITIES))      # takes no argument: nothing malformed to draw
+    assert C[0, 1] == 0.5 and C[0, 2] == 1.0
 
 @pytest.mark.parametrize('name, call, arg, strategy', CASES, ids=[c[0] for c in CASES])
 def test_bad_input_names_the_argument(name, call, arg, strategy):
@@ -109,7 +122,7 @@ def test_bad_input_names_the_argument(name, call, arg, strategy):
 
 def test_every_public_callable_is_covered():
     import inspect
-    mods = (pr, mc, ec, da, gp, ca, co)
+    mods = (pr, mc, ec, da, gp, ca, co, wc)
     public = {f'{m.__name__}.{n}' for m in mods for n in m.__all__ if inspect.isfunction(getattr(m, n)) or inspect.isclass(getattr(m, n))}
     assert public <= COVERED, sorted(public - COVERED)
 
