@@ -1,1 +1,1 @@
-"""Clustering-based FL (Al-Saedi and Boeva, 2023): a place for the seed-004 systems; empty until that chapter lands."""
+"""Clustering-based FL (Al-Saedi and Boeva): class profiles and Wasserstein distances, Markov clustering, eccentricity, GP-FL, CFL, CA-FL, FedCO and client-contribution evaluation."""
