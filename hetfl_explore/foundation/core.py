@@ -154,7 +154,7 @@ def check_count_array(name:str, # Argument name, quoted in the error
         why = 'NaN' if np.isnan(v) else 'infinite' if np.isinf(v) else 'negative' if v < 0 else \
               'not an integer' if np.rint(v) != v else f'above MAX_COUNT={MAX_COUNT}'
         pos = where(idx) if where else (f"entry {tuple(int(i) for i in idx)}" if idx else 'value')
-        raise ValueError(f"{name}: {pos} = {v.item()!r} is {why}; counts must be finite non-negative integers")
+        raise ValueError(f"{name}: {pos} = {float(v)!r} is {why}; counts must be finite non-negative integers")
     total = float(f.astype(np.float64).sum())
     if total > MAX_COUNT: raise ValueError(f"{name}: the counts add up to {total:.4g}, above MAX_COUNT={MAX_COUNT}; "
                                            "their sums would overflow")
@@ -179,7 +179,7 @@ def check_distribution(name:str, # Argument name, quoted in the error
     zero = ~(np.isfinite(total) & (total > 0))
     if zero.any():
         raise ValueError(f"{name}: weights at {tuple(int(i) for i in np.argwhere(zero)[0])} along axis {axis} "
-                         f"sum to {total[zero].flat[0]!r}: expected a positive, finite total")
+                         f"sum to {float(total[zero].flat[0])!r}: expected a positive, finite total")
     return p / total
 
 # %% ../../nbs/foundation/00_core.ipynb #2722cc69

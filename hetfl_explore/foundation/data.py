@@ -12,11 +12,12 @@ import pandas as pd
 import torch
 from torch.utils.data import TensorDataset, DataLoader
 from fastcore.basics import patch
-from .core import check_int, check_float, check_choice, check_type, rng_streams, torch_generator, default_device
+from .core import (check_int, check_float, check_choice, check_type, rng_streams, torch_generator,
+    default_device, check_count, check_count_array, check_ids, check_rng_seed, as_array)
 from .hetero import as_counts, dht, fl_metrics, client_types, interaction_matrix, METRICS, TYPES, _numpy
 
 # %% auto #0
-__all__ = ['FEDERATIONS', 'FederationSpec', 'federation', 'check_published', 'scale_federation', 'scale_drift',
+__all__ = ['FEDERATIONS', 'MAX_TRIES', 'FederationSpec', 'federation', 'check_published', 'scale_federation', 'scale_drift',
            'partition_from_matrices', 'partition_iid', 'partition_dirichlet', 'partition_shards', 'balanced_split',
            'Stacked', 'FederatedData', 'FlwrPartitioner', 'dirichlet_size_split', 'tiny_digits_federation']
 
@@ -158,8 +159,10 @@ def scale_federation(spec_or_matrices, # a FederationSpec, its name, or client m
                     ) -> np.ndarray: # (K, |Y|, |A|) int64
     "Scale client matrices to integer counts, rounding half to even and keeping non-empty cells non-empty."
     Ns = _matrices(spec_or_matrices)
-    scale, min_nonzero = check_float('scale', scale, lo=0, lo_open=True), check_int('min_nonzero', min_nonzero, lo=0)
-    return np.where(Ns > 0, np.maximum(np.rint(Ns * scale), min_nonzero), 0).astype(np.int64)
+    scale, min_nonzero = check_float('scale', scale, lo=0, lo_open=True), check_count('min_nonzero', min_nonzero)
+    with np.errstate(over='ignore'):   # an overflowing product is caught by the count rule just below
+        S = np.where(Ns > 0, np.maximum(np.rint(Ns * scale), min_nonzero), 0)
+    return check_count_array(f"scale={scale!r}: the scaled matrices", S)
 
 def scale_drift(spec_or_matrices, # a FederationSpec, its name, or client matrices (K, |Y|, |A|)
                 scale:float, # as in `scale_federation`
@@ -181,13 +184,13 @@ def scale_drift(spec_or_matrices, # a FederationSpec, its name, or client matric
     return df
 
 # %% ../../nbs/foundation/02_data.ipynb #0ba363e4
-def _labels(y, a=None):
+def _labels(y, a=None, name='y'):
     "Pool labels as 1-d int64 numpy arrays (a is None allowed)."
-    y = _numpy(y).reshape(-1)
-    if y.size and y.dtype.kind not in 'iu': raise ValueError(f"y: expected integer labels, got dtype {y.dtype}")
-    if y.size and y.min() < 0: raise ValueError(f"y: labels must be non-negative, found {y.min()}")
+    y = as_array(name, y).reshape(-1)
+    if y.size and y.dtype.kind not in 'iu': raise ValueError(f"{name}: expected integer labels, got dtype {y.dtype}")
+    if y.size and y.min() < 0: raise ValueError(f"{name}: labels must be non-negative, found {y.min()}")
     if a is None: return y.astype(np.int64), None
-    a = _labels(a)[0]
+    a = _labels(a, name='a')[0]
     if len(a) != len(y): raise ValueError(f"y and a: lengths differ ({len(y)} vs {len(a)})")
     return y.astype(np.int64), a
 
@@ -237,6 +240,16 @@ def _group_labels(y, a, over):
     return y * (int(a.max()) + 1 if a.size else 1) + a
 
 # %% ../../nbs/foundation/02_data.ipynb #bc2e04f7
+MAX_TRIES = 100_000   # the most redraws a rejection sampler may ask for (a bound on every retry loop)
+
+def _check_min_size(min_size, K, n):
+    "`min_size` checked as a count that `K` clients can all reach from a pool of `n` samples."
+    min_size = check_count('min_size', min_size)
+    if K * min_size > n:
+        raise ValueError(f"min_size={min_size}: {K} clients x {min_size} samples need {K * min_size}, but the pool has "
+                         f"only {n}; no draw can succeed")
+    return min_size
+
 def partition_dirichlet(y, # (n,) pool class labels
                         num_clients:int, # K
                         alpha:float, # Dirichlet concentration (> 0): small = skewed, large = near IID
@@ -249,7 +262,7 @@ def partition_dirichlet(y, # (n,) pool class labels
     "Label-skewed split: each class (or group) is divided among clients by Dirichlet(alpha) proportions."
     g = _group_labels(y, a, over)
     K = check_int('num_clients', num_clients, lo=1); alpha = check_float('alpha', alpha, lo=0, lo_open=True)
-    min_size, max_tries = check_int('min_size', min_size, lo=0), check_int('max_tries', max_tries, lo=1)
+    min_size, max_tries = _check_min_size(min_size, K, len(g)), check_int('max_tries', max_tries, lo=1, hi=MAX_TRIES)
     rng = rng_streams(seed, 1, 'partition_dirichlet')[0]
     labels = np.unique(g)
     for _ in range(max_tries):
@@ -294,7 +307,7 @@ def balanced_split(y, # (n,) pool class labels
     y, a = _labels(y, a)
     t = check_int('test_per_group', test_per_group, lo=0)
     have = interaction_matrix(y, a, n_classes, n_attrs)
-    reserve = np.zeros_like(have) if reserve is None else np.asarray(_numpy(reserve), np.int64)
+    reserve = np.zeros_like(have) if reserve is None else check_count_array('reserve', reserve)
     if reserve.shape != have.shape: raise ValueError(f"reserve: shape {reserve.shape}, expected {have.shape}")
     short = np.argwhere(reserve > have)
     if len(short):
@@ -315,7 +328,7 @@ class Stacked(NamedTuple):
     sizes: torch.Tensor # (C,) number of real samples per client
 
 def _long(name, v, device=None):
-    v = torch.as_tensor(_numpy(v) if not isinstance(v, torch.Tensor) else v, device=device)
+    v = torch.as_tensor(as_array(name, v) if not isinstance(v, torch.Tensor) else v, device=device)
     if v.dtype.is_floating_point or v.dtype == torch.bool or v.dtype.is_complex:
         raise TypeError(f"{name}: expected integer labels, got dtype {v.dtype}")
     return v.long().reshape(-1)
@@ -456,7 +469,7 @@ def to(self:FederatedData, device) -> FederatedData:
 @patch
 def stacked(self:FederatedData, ids, batch_size:int|None=None, shuffle:bool=False, seed:int=0) -> Stacked:
     "Clients `ids` padded to one length (a multiple of `batch_size`, if given), with a mask; optionally shuffled per client."
-    ids = [self._check_k(int(k)) for k in np.asarray(_numpy(ids)).reshape(-1)]
+    ids = check_ids('ids', as_array('ids', ids).reshape(-1), self.num_clients).tolist()
     if not ids: raise ValueError("ids: expected at least one client id")
     sizes = torch.tensor([len(self.client_idx[k]) for k in ids], device=self.device)
     L = max(int(sizes.max()), 1)
@@ -523,9 +536,9 @@ def dirichlet_size_split(y:np.ndarray, # (n,) class labels of the pool
                          max_tries:int=200, # Give up after this many draws
                         ) -> list[np.ndarray]: # K disjoint sorted index arrays
     "Class-balanced, size-imbalanced split: one p ~ Dir(alpha 1_K) divides every class in the same proportions."
-    y = np.asarray(y); K = check_int('num_clients', num_clients, lo=1)
-    alpha = check_float('alpha', alpha, 0, lo_open=True); rng = np.random.default_rng([seed, 4207])
-    for _ in range(check_int('max_tries', max_tries, lo=1)):
+    y = _labels(y)[0]; K = check_int('num_clients', num_clients, lo=1); min_size = _check_min_size(min_size, K, len(y))
+    alpha = check_float('alpha', alpha, 0, lo_open=True); rng = np.random.default_rng([check_rng_seed('seed', seed), 4207])
+    for _ in range(check_int('max_tries', max_tries, lo=1, hi=MAX_TRIES)):
         p, owner = rng.dirichlet(np.full(K, alpha)), np.empty(len(y), np.int64)
         for c in np.unique(y):
             idx = rng.permutation(np.flatnonzero(y == c))
@@ -546,6 +559,7 @@ def tiny_digits_federation(seed:int=0, # Seed of the test split and of the clien
     "sklearn digits (8x8, 1 channel, 10 classes) as a `FederatedData` with Dirichlet client sizes."
     from sklearn.datasets import load_digits
     from hetfl_explore.foundation.data import FederatedData
+    seed, num_clients = check_rng_seed('seed', seed), check_int('num_clients', num_clients, lo=1)
     d = load_digits(); x = torch.tensor(d.images[:, None] / 16, dtype=torch.float32); y = torch.tensor(d.target)
     perm = torch.from_numpy(np.random.default_rng([seed, 77]).permutation(len(x)))
     te, tr = perm[:check_int('n_test', n_test, 1, len(x) - num_clients)], perm[n_test:]
