@@ -13,8 +13,9 @@ import torch
 # %% auto #0
 __all__ = ['SEED_MAX', 'MAX_COUNT', 'CHECK_SEED_ENV', 'CHECK_LOG_ENV', 'RESULTS_DIR', 'check_int', 'check_float', 'check_choice',
            'check_type', 'as_array', 'check_real_array', 'check_count', 'check_count_array', 'check_probability',
-           'check_distribution', 'check_ids', 'check_rng_seed', 'default_device', 'seed_everything', 'spawn_seeds',
-           'rng_streams', 'torch_generator', 'validate_fields', 'check_seed', 'learned_check', 'results_path']
+           'check_distribution', 'check_ids', 'check_rng_seed', 'check_columns', 'default_device', 'seed_everything',
+           'spawn_seeds', 'rng_streams', 'torch_generator', 'validate_fields', 'check_seed', 'learned_check',
+           'results_path']
 
 # %% ../../nbs/foundation/00_core.ipynb #ba8c93b3
 def _show(value, width:int=80) -> str:
@@ -206,6 +207,18 @@ def check_rng_seed(name:str, # Argument name, quoted in the error
                   ) -> int:
     "Return `value` as an `int` seed in [0, `SEED_MAX`], the range numpy, Python and torch all accept."
     return check_int(name, value, lo=0, hi=SEED_MAX)
+
+# %% ../../nbs/foundation/00_core.ipynb #0447d4ca
+def check_columns(name:str, # Argument name, quoted in the error
+                  value:Any, # The value to check: a pandas DataFrame
+                  columns:Iterable, # columns it must have
+                 ):
+    "Return `value` if it is a pandas `DataFrame` with every column in `columns`, else raise naming the missing ones."
+    import pandas as pd
+    check_type(name, value, pd.DataFrame)
+    missing = [c for c in columns if c not in value.columns]
+    if missing: raise ValueError(f"{name}: a table without the column(s) {missing}; it has {list(value.columns)[:12]}")
+    return value
 
 # %% ../../nbs/foundation/00_core.ipynb #77e3aa98
 def default_device(device:str|torch.device|None=None, # 'cpu', 'cuda', 'cuda:1', a `torch.device`, or None for automatic
