@@ -249,6 +249,16 @@ def make_split(dataset:str, # 'celeba_like', 'utkface_like' or 'fairface_like'
     return make_federated(pool, split_fn(), scale=p.scale, seed=seed, test_pool=test, by=by)
 
 # %% ../../nbs/fairness/41_experiments.ipynb #e2ea849e
+def _check_faces(data, preset):
+    "`data` checked as a `FederatedData` of RGB faces of the preset's image size (what `model_fn` expects)."
+    from hetfl_explore.foundation.data import FederatedData
+    check_type('data', data, FederatedData)
+    want = (3, preset.image_size, preset.image_size)
+    if tuple(data.x.shape[1:]) != want:
+        raise ValueError(f"data: samples of shape {tuple(data.x.shape[1:])}, but the model of preset (image_size={preset.image_size}) "
+                         f"takes {want}; make the data with `make_split` and the same preset")
+    return data
+
 def model_fn(preset:FairnessPreset|None=None, # image size and hidden width
             ):
     "A builder of the experiments' model: a one-hidden-layer MLP on flattened RGB faces, two logits."
@@ -272,8 +282,7 @@ def estimate_triplets(data, # a `data.FederatedData`
                      ) -> tuple[np.ndarray, dict]: # (K, 3) estimated triplets, and their error against the true ones
     "Triplets a FedDiverse server receives at the predicted-DHT level (no protected attribute used)."
     from hetfl_explore.feddiverse.estimation import EstimationConfig, estimate_federation
-    from hetfl_explore.foundation.data import FederatedData
-    p = _preset(preset); check_type('data', data, FederatedData)
+    p = _preset(preset); _check_faces(data, p)
     cfg = EstimationConfig(bias_steps=p.bias_steps, attr_steps=p.attr_steps, lr=p.estimation_lr, batch_size=p.batch_size)
     res = estimate_federation(model_fn(p), data, cfg, run_config(p, seed), seed)
     return res.est_triplets, res.error()
@@ -287,9 +296,8 @@ def run_level(data, # a `data.FederatedData` (e.g. from `make_split`)
              ) -> dict: # metrics, test counts, per-client counts, selection frequency, seconds
     "Train one federated model with the selector of a privacy level and measure its group fairness."
     from hetfl_explore.engine.simulation import Simulation
-    from hetfl_explore.foundation.data import FederatedData
     p = _preset(preset); check_choice('level', level, ALL_LEVELS); t0 = time.perf_counter()
-    check_type('data', data, FederatedData); seed = check_rng_seed('seed', seed)
+    _check_faces(data, p); seed = check_rng_seed('seed', seed)
     N = data.interaction()
     if level == 'feddiverse_predicted' and estimated_triplets is None: estimated_triplets, _ = estimate_triplets(data, seed, p)
     sel = privacy_selector(level, N, estimated_triplets)
@@ -537,8 +545,8 @@ def explorer_grid(rhos=(0.7, 0.8, 0.9, 0.95), # correlation strengths
                   path:str|Path|None=None, # CSV to append to and resume from
                  ) -> pd.DataFrame: # one row per (rho, n_anti, level, seed)
     "Precompute `explore` over a grid (test metrics, and the mean of the clients' own ΔDemPar / ΔEOp)."
-    for r in check_type('rhos', rhos, (list, tuple)):
-        for n in check_type('n_antis', n_antis, (list, tuple)): mix_matrices(r, n)
+    for r in check_type('rhos', rhos, (list, tuple)): mix_matrices(r, 0)          # each rho and each n_anti alone
+    for n in check_type('n_antis', n_antis, (list, tuple)): mix_matrices(n_anti=n)
     for l in check_type('levels', levels, (list, tuple)): check_choice('levels', l, ALL_LEVELS)
     for s in check_type('seeds', seeds, (list, tuple)): check_rng_seed('seeds', s)
     check_type('preset', preset, FairnessPreset)

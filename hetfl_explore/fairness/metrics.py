@@ -167,7 +167,7 @@ def gap(rates, # (|A|,) per-group rates, NaN where undefined
     r = rates.to(torch.float64) if isinstance(rates, torch.Tensor) else torch.as_tensor(check_real_array('rates', rates, allow_nan=True))
     if torch.isinf(r).any(): raise ValueError("rates: contains an infinite rate; expected finite rates or NaN (undefined)")
     if r.dim() != 1: raise ValueError(f"rates: expected a 1-D vector of per-group rates, got shape {tuple(r.shape)}")
-    ok = ~torch.isnan(r)
+    ref, ok = check_int('ref', ref, lo=0, hi=len(r) - 1), ~torch.isnan(r)
     nan = torch.tensor(_NAN, dtype=torch.float64)
     if how == 'maxmin':
         if signed: raise ValueError("signed=True: a max−min gap has no sign; use how='ref' with a reference group")
@@ -175,7 +175,6 @@ def gap(rates, # (|A|,) per-group rates, NaN where undefined
             warnings.warn("gap undefined: fewer than two groups have a defined rate; returned NaN", UndefinedMetricWarning, stacklevel=2)
             return nan
         return r[ok].max() - r[ok].min()
-    ref = check_int('ref', ref, lo=0, hi=len(r) - 1)
     others = ok.clone(); others[ref] = False
     if not ok[ref] or not others.any():
         warnings.warn(f"gap undefined: reference group {ref} or every other group has no defined rate; returned NaN",
@@ -277,7 +276,7 @@ def fairness_report(C, # C[y, a, ŷ] (already summed over clients for the federa
                     percent:bool=True, # Acc and WGAcc in % (as in the thesis tables)
                    ) -> dict: # acc, wga, d_eop, d_dp, d_pe, d_eod, d_ap, d_wcal, di as floats
     "All Table-21 metrics and accuracy of one count tensor, as plain floats."
-    C = check_confusion(C); s = 100.0 if percent else 1.0
+    C = check_confusion(C); s = 100.0 if check_type('percent', percent, bool) else 1.0
     return dict(acc=s * float(accuracy(C)), wga=s * float(worst_group_accuracy(C)),
                 d_eop=float(equal_opportunity_diff(C, pos_label, how, ref)),
                 d_dp=float(demographic_parity_diff(C, pos_label, how, ref)),

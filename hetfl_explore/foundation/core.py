@@ -274,6 +274,8 @@ def validate_fields(obj:Any, # A dataclass instance
                     **rules, # field name -> a function(name, value) that returns the cleaned value or raises
                    ):
     "Apply each rule to the field it names on `obj`, storing the cleaned value; errors name the field."
+    import dataclasses
+    if not dataclasses.is_dataclass(obj) or isinstance(obj, type): raise TypeError(_bad('obj', obj, 'a dataclass instance'))
     for field, rule in rules.items():
         object.__setattr__(obj, field, rule(f"{type(obj).__name__}.{field}", getattr(obj, field)))
     return obj
@@ -286,8 +288,8 @@ def check_seed(default:int=0, # the seed the notebook uses when no robustness ru
               ) -> int:
     "The seed of a learned-outcome check: `default`, or the value of `HETFL_CHECK_SEED` during a robustness run."
     value = os.environ.get(CHECK_SEED_ENV, '').strip()
-    if not value: return check_int('default', default, lo=0)
-    try: return check_int(CHECK_SEED_ENV, int(value), lo=0)
+    if not value: return check_rng_seed('default', default)
+    try: return check_rng_seed(CHECK_SEED_ENV, int(value))
     except ValueError: raise ValueError(_bad(CHECK_SEED_ENV, value, 'a non-negative integer')) from None
 
 # %% ../../nbs/foundation/00_core.ipynb #d43863f1

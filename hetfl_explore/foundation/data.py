@@ -50,6 +50,16 @@ class FederationSpec:
     def global_matrix(self) -> np.ndarray:
         "The global interaction matrix, the sum of all client matrices."
         return self.matrices.sum(0)
+    def __post_init__(self):
+        "Check the name, the (multiplicity, matrix) pairs and one name per class and attribute."
+        check_type('name', self.name, str); check_type('client_types', self.client_types, tuple)
+        if not self.client_types: raise ValueError("client_types: a federation needs at least one (m, N) pair")
+        for i, pair in enumerate(self.client_types):
+            if not isinstance(pair, (tuple, list)) or len(pair) != 2: raise TypeError(f"client_types[{i}]={pair!r:.80}: expected an (m, N) pair")
+            check_int(f'client_types[{i}] multiplicity', pair[0], lo=1)
+        N = as_counts([N for _, N in self.client_types], 'client_types')
+        if N.shape[1:] != (len(self.class_names), len(self.attr_names)):
+            raise ValueError(f"class_names/attr_names: {len(self.class_names)} x {len(self.attr_names)} names for {N.shape[1]} x {N.shape[2]} matrices")
     def __array__(self, dtype=None, copy=None):
         "The client matrices (K, |Y|, |A|): every function that takes interaction matrices accepts the spec itself."
         return self.matrices if dtype is None else self.matrices.astype(dtype)
@@ -131,6 +141,7 @@ def federation(name:str, # one of `FEDERATIONS`: 'spawrious_gsc', 'cmnist_gsc', 
 def check_published(spec:FederationSpec, # a federation from the registry
                    ) -> None:
     "Assert that `spec`'s matrices reproduce every published and derived value (raises `AssertionError`)."
+    check_type('spec', spec, FederationSpec)
     Ns = spec.matrices
     glob = spec.published.get('global_matrix', spec.derived.get('global_matrix'))
     assert (Ns.sum(0) == np.array(glob)).all(), f"{spec.name}: clients sum to {Ns.sum(0).tolist()}, published {glob}"
@@ -145,12 +156,12 @@ def check_published(spec:FederationSpec, # a federation from the registry
     assert types == spec.derived['types'], f"{spec.name}: types {types}, expected {spec.derived['types']}"
 
 # %% ../../nbs/foundation/02_data.ipynb #ce0c71d0
-def _matrices(spec_or_matrices):
-    "Client matrices (K, |Y|, |A|) of a FederationSpec, a registry name, or an array."
-    if isinstance(spec_or_matrices, str): spec_or_matrices = federation(spec_or_matrices)
+def _matrices(spec_or_matrices, name='matrices'):
+    "Client matrices (K, |Y|, |A|) of a FederationSpec, a registry name, or an array; errors say `name`."
+    if isinstance(spec_or_matrices, str): spec_or_matrices = federation(check_choice(name, spec_or_matrices, FEDERATIONS))
     if isinstance(spec_or_matrices, FederationSpec): return spec_or_matrices.matrices
-    Ns = as_counts(spec_or_matrices, 'matrices')
-    if Ns.ndim != 3: raise ValueError(f"matrices: shape {Ns.shape}: expected (K, n_classes, n_attrs)")
+    Ns = as_counts(spec_or_matrices, name)
+    if Ns.ndim != 3: raise ValueError(f"{name}: shape {Ns.shape}: expected (K, n_classes, n_attrs)")
     return Ns.astype(np.int64)
 
 def scale_federation(spec_or_matrices, # a FederationSpec, its name, or client matrices (K, |Y|, |A|)
@@ -158,7 +169,7 @@ def scale_federation(spec_or_matrices, # a FederationSpec, its name, or client m
                      min_nonzero:int=1, # a non-empty cell keeps at least this many samples
                     ) -> np.ndarray: # (K, |Y|, |A|) int64
     "Scale client matrices to integer counts, rounding half to even and keeping non-empty cells non-empty."
-    Ns = _matrices(spec_or_matrices)
+    Ns = _matrices(spec_or_matrices, 'spec_or_matrices')
     scale, min_nonzero = check_float('scale', scale, lo=0, lo_open=True), check_count('min_nonzero', min_nonzero)
     with np.errstate(over='ignore'):   # an overflowing product is caught by the count rule just below
         S = np.where(Ns > 0, np.maximum(np.rint(Ns * scale), min_nonzero), 0)
@@ -171,7 +182,7 @@ def scale_drift(spec_or_matrices, # a FederationSpec, its name, or client matric
                ) -> pd.DataFrame:
     "How much scaling moves the triplets (per distinct client matrix) or the six federation metrics."
     check_choice('level', level, ('clients', 'metrics'))
-    Ns, Ss = _matrices(spec_or_matrices), scale_federation(spec_or_matrices, scale, min_nonzero)
+    Ns, Ss = _matrices(spec_or_matrices, 'spec_or_matrices'), scale_federation(spec_or_matrices, scale, min_nonzero)
     if level == 'metrics':
         a, b = fl_metrics(Ns), fl_metrics(Ss)
         return pd.DataFrame({'original': a, 'scaled': b, 'drift': {k: abs(b[k] - a[k]) for k in METRICS}})
@@ -500,7 +511,7 @@ def from_pool(cls:FederatedData, x, y, a, # the pool: inputs (n, ...) and int la
         if isinstance(clients, str): clients = federation(clients)
         if isinstance(clients, FederationSpec):
             class_names, attr_names = class_names or list(clients.class_names), attr_names or list(clients.attr_names)
-        Ns = _matrices(clients); n_classes, n_attrs = n_classes or Ns.shape[1], n_attrs or Ns.shape[2]
+        Ns = _matrices(clients, 'clients'); n_classes, n_attrs = n_classes or Ns.shape[1], n_attrs or Ns.shape[2]
     n_classes = n_classes or int(yy.max()) + 1; n_attrs = n_attrs or int(aa.max()) + 1
     if test is None:
         train, test_i = balanced_split(yy, aa, n_classes, n_attrs, test_per_group, seed, Ns.sum(0) if exact else None)

