@@ -340,7 +340,7 @@ SPECS.update({
                                        frame=st.sampled_from([None, 3, {}, {'ids': []}])),
  'widgets.explorers.stepper_figure': spec(wx.stepper_figure, _v(explanation='@expl'), explanation=st.sampled_from([None, 3, {}, {'steps': []}])),
  'widgets.explorers.FedDiverseStepper': spec(wx.FedDiverseStepper, _v(k=3), source=BAD_SOURCE, k=bad_int(1), variant=bad_choice(), seed=bad_seed()),
- 'widgets.explorers.TaxonomyExplorer': spec(wx.TaxonomyExplorer, dict, explorer=bad_obj()),
+ 'widgets.explorers.TaxonomyExplorer': spec(wx.TaxonomyExplorer, dict, explorer=not_none(bad_obj())),
  'widgets.explorers.federations_figure': spec(wx.federations_figure, _v(names=('spawrious_gsc',)), names=st.sampled_from([(), ('nope',), 3, None])),
  'widgets.explorers.selection_static_figure': spec(wx.selection_static_figure, _v(selectors=('uniform',), rounds=3), source=BAD_SOURCE, selectors=BAD_SELECTORS,
                                                    rounds=bad_int(1, wx.MAX_ROUNDS), k=bad_int(1, 24), seed=bad_seed()),
@@ -353,7 +353,7 @@ SPECS.update({
  'widgets.outcome.run_outcome': spec(wo.run_outcome, _v(matrices=[[[2, 2], [2, 2]]] * 2, selector='uniform', cfg='@cfg'), matrices=M3, selector=bad_choice(), cfg=bad_obj()),
  'widgets.outcome.curves': spec(wo.curves, _v(histories={}), histories=st.sampled_from([None, 3, {'x': 3}])),
  'widgets.outcome.OutcomePanel': spec(wo.OutcomePanel, _v(config='@cfg'), source=BAD_SOURCE, selectors=BAD_SELECTORS, config=bad_obj(), store=st.sampled_from([3, ['x']])),
- 'widgets.outcome.outcome_figure': spec(wo.outcome_figure, _v(federations=(), cfg='@cfg'), federations=st.sampled_from([('nope',), 3, None]), selectors=BAD_SELECTORS, cfg=bad_obj()),
+ 'widgets.outcome.outcome_figure': spec(wo.outcome_figure, _v(federations=('cmnist_gsc',), selectors=('uniform',), cfg='@cfg'), federations=st.sampled_from([('nope',), 3, None]), selectors=BAD_SELECTORS, cfg=bad_obj()),
  'widgets.privacy_fairness.threshold_metrics': spec(wp.threshold_metrics, _v(res='@res', nu=0.5), res=bad_obj(), nu=st.sampled_from([NAN, 'x', None, [0.5]])),
  'widgets.privacy_fairness.MIAAnatomy': spec(wp.MIAAnatomy, _v(res='@res', steps=5), res=bad_obj(), steps=bad_int(2)),
  'widgets.privacy_fairness.SubmodelExplorer': spec(wp.SubmodelExplorer, _v(rounds=3), method=bad_choice(), n_small=bad_int(1, 10), num_clients=bad_int(1, wx.MAX_CLIENTS),
@@ -398,3 +398,162 @@ def test_argument_free_entry_points_return_clean_results(name):
     out = fn()
     if isinstance(out, pd.DataFrame): out = out.select_dtypes('number').to_numpy()
     assert no_nan(out)
+
+# ---- valid inputs: results without NaN, negative counts or out-of-range ids ----------------------------------------
+@st.composite
+def matrices(draw, clients=(1, 6), classes=(2, 3), attrs=(2, 3), top=50):
+    "Valid client matrices (K, |Y|, |A|): non-negative integer counts, no empty client."
+    K, Y, A = (draw(st.integers(*r)) for r in (clients, classes, attrs))
+    N = np.array(draw(st.lists(st.integers(0, top), min_size=K * Y * A, max_size=K * Y * A))).reshape(K, Y, A)
+    N[:, 0, 0] += N.sum((1, 2)) == 0
+    return N
+
+@PROPERTY_SETTINGS
+@given(N=matrices(), scale=st.floats(1e-3, 10))
+def test_valid_matrices_give_clean_metrics(N, scale):
+    "Triplets and metrics of valid matrices are finite and in [0, 1]; scaled federations keep non-negative integer counts."
+    t = hetero.dht(N); m = hetero.fl_metrics(N)
+    assert no_nan(t) and (t >= 0).all() and (t <= 1).all() and no_nan(m) and all(0 <= v <= 1 for v in m.values())
+    S = data.scale_federation(N, scale)
+    assert S.dtype == np.int64 and (S >= 0).all() and ((S > 0) == (N > 0)).all()
+    assert ((hetero.label_skew(N) >= 0) & (hetero.label_skew(N) <= 1)).all()
+
+@PROPERTY_SETTINGS
+@given(p=st.lists(st.floats(0, 1e6), min_size=2, max_size=6), q=st.lists(st.floats(0, 1e6), min_size=2, max_size=6))
+def test_valid_weights_give_clean_divergences(p, q):
+    "Entropy, Hellinger and Jensen-Shannon of non-negative weights with a positive total are finite and in range; all-zero weights raise."
+    n = min(len(p), len(q)); p, q = np.array(p[:n]), np.array(q[:n])
+    for w in (p, q):
+        if w.sum() == 0: test_fail_named(lambda: hetero.entropy(w), 'p'); return
+    assert np.isfinite(hetero.entropy(p)) and 0 <= hetero.entropy(p) <= math.log(n) + 1e-9
+    assert 0 <= hetero.hellinger(p, q) <= 1 and 0 <= hetero.js_divergence(p, q) <= 1
+
+def test_fail_named(fn, name):
+    "Assert that `fn()` raises a ValueError/TypeError naming `name`."
+    with pytest.raises((ValueError, TypeError), match=rf"\b{name}\b"): fn()
+
+@PROPERTY_SETTINGS
+@given(n=st.integers(4, 60), K=st.integers(1, 4), alpha=st.floats(0.05, 10), seed=st.integers(0, 2**63 - 1))
+def test_partitions_give_disjoint_ids_in_range(n, K, alpha, seed):
+    "Every partition returns disjoint ids within [0, n) (Dirichlet splits cover the pool)."
+    y = np.arange(n) % 2
+    for parts in (data.partition_iid(y, K, seed), data.partition_dirichlet(y, K, alpha, seed, min_size=0),
+                  data.partition_shards(y, K, seed, shards_per_client=1)):
+        ids = np.concatenate(parts)
+        assert len(parts) == K and len(np.unique(ids)) == len(ids) and (ids >= 0).all() and (ids < n).all()
+    assert sum(map(len, data.partition_dirichlet(y, K, alpha, seed, min_size=0))) == n
+
+@PROPERTY_SETTINGS
+@given(types=st.lists(st.tuples(st.integers(1, 5), st.lists(st.integers(0, 30), min_size=4, max_size=4)), min_size=1, max_size=4))
+def test_editor_rows_give_clean_federations(types):
+    "Valid editor rows give non-negative counts, one matrix per client, and finite metrics."
+    rows = [(m, np.array(c).reshape(2, 2) + np.array([[1, 0], [0, 0]])) for m, c in types]
+    Ns = wx.expand_types(rows)
+    assert len(Ns) == sum(m for m, _ in rows) and (Ns >= 0).all() and no_nan(wx.federation_summary(rows)['metrics'])
+
+# ---- valid forms agree ---------------------------------------------------------------------------------------------
+def _forms3():
+    "The same client matrices as a FederationSpec, a numpy array, a nested list and a torch tensor."
+    fed = data.federation('spawrious_gsc')
+    return dict(spec=fed, numpy=fed.matrices, list=fed.matrices.tolist(), torch=torch.tensor(fed.matrices))
+
+def _forms2():
+    "One client matrix as numpy, nested list and torch (a FederationSpec holds several clients, so it has no 2-D form)."
+    N = np.array([[9, 1], [1, 9]])
+    return dict(numpy=N, list=N.tolist(), torch=torch.tensor(N))
+
+def _sel():
+    from hetfl_explore.feddiverse import selector as s
+    return s
+
+FORMS3 = {   # qualified name -> call on one form of the client matrices (results compared with `same`)
+ 'foundation.hetero.marginal_vector': hetero.marginal_vector, 'foundation.hetero.as_counts': hetero.as_counts,
+ 'foundation.hetero.mutual_information': hetero.mutual_information, 'foundation.hetero.dht': hetero.dht,
+ 'foundation.hetero.delta_ci': hetero.delta_ci, 'foundation.hetero.delta_ai': hetero.delta_ai, 'foundation.hetero.delta_sc': hetero.delta_sc,
+ 'foundation.hetero.fl_metrics': hetero.fl_metrics, 'foundation.hetero.label_skew': hetero.label_skew,
+ 'foundation.hetero.federation_heatmaps': lambda m: hetero.federation_heatmaps(m, max_clients=2),
+ 'foundation.hetero.metric_bars': hetero.metric_bars,
+ 'foundation.data.scale_federation': lambda m: data.scale_federation(m, 0.5), 'foundation.data.scale_drift': lambda m: data.scale_drift(m, 0.5),
+ 'foundation.data.partition_from_matrices': lambda m: data.partition_from_matrices(*datasets.group_labels(np.asarray(m).sum(0)), m, 0),
+ 'foundation.datasets.make_federated': lambda m: datasets.make_federated('tabular', m, scale=0.05, test_per_group=1).interaction(),
+ 'fairness.experiments.FedRKWeightedSelector': lambda m: fx.FedRKWeightedSelector(m).weights,
+ 'fairness.experiments.privacy_selector': lambda m: fx.privacy_selector('fedrk', m).weights,
+ 'fairness.experiments.resampling_gain': fx.resampling_gain, 'fairness.experiments.minority_cells': fx.minority_cells,
+ 'fairness.experiments.minority_exposure': lambda m: fx.minority_exposure(m, 'fedrk', rounds=5, k=3),
+ 'fairness.experiments.pattern_table': lambda m: fx.pattern_table(m, rounds=5, k=3),
+ 'widgets.explorers.SelectionExplorer': lambda m: wx.SelectionExplorer(m, selectors=('fedrk',), rounds=5, k=3).selected(),
+ 'widgets.explorers.FedDiverseStepper': lambda m: wx.FedDiverseStepper(m, k=3).explanation['triplets'],
+ 'widgets.explorers.selection_static_figure': lambda m: wx.selection_static_figure(m, selectors=('fedrk',), rounds=3, k=3),
+ 'widgets.outcome.outcome_data': lambda m: wo.outcome_data(m, F()['cfg']).interaction(),
+ 'widgets.outcome.outcome_simulation': lambda m: wo.outcome_simulation(m, 'fedrk', F()['cfg']).key,
+ 'widgets.outcome.OutcomePanel': lambda m: wo.OutcomePanel(m, config=F()['cfg']).matrices,
+ 'widgets.privacy_fairness.shortcut_confusions': lambda m: wp.shortcut_confusions(m, 0.5),
+ 'feddiverse.selector.oracle_triplets': lambda m: _sel().oracle_triplets(m), 'feddiverse.selector.fedrk_weights': lambda m: _sel().fedrk_weights(m),
+ 'feddiverse.selector.mixture_variance': lambda m: _sel().mixture_variance(m, np.full(24, 1 / 24)),
+ 'feddiverse.selector.FedRKSelector': lambda m: _sel().FedRKSelector(m).weights,
+ 'feddiverse.selector.selection_stats': lambda m: _sel().selection_stats(m, np.eye(24, dtype=bool)[:3]).union_triplets,
+ 'feddiverse.selector.proxy_losses': lambda m: _sel().proxy_losses(m), 'feddiverse.selector.make_selector': lambda m: _sel().make_selector('fedrk', m).weights,
+ 'feddiverse.selector.simulate_selection': lambda m: _sel().simulate_selection(m, 'fedrk', 5, 3).selected,
+ 'feddiverse.selector.share_selectors': lambda m: {k: {a: v for a, v in vars(x).items() if hasattr(v, 'shape')}
+                                                   for k, x in _sel().share_selectors(m, variants=('sign-invariant',)).items()},
+}
+FORMS2 = {
+ 'foundation.datasets.check_counts': datasets.check_counts, 'foundation.datasets.group_labels': datasets.group_labels,
+ 'foundation.datasets.gaussian_spurious': lambda m: datasets.gaussian_spurious(m).x, 'foundation.datasets.shapes': lambda m: datasets.shapes(m, size=8).x,
+ 'foundation.datasets.colored_mnist': lambda m: datasets.colored_mnist(m, size=8).x, 'foundation.datasets.faces': lambda m: datasets.faces(m, size=16).x,
+ 'fairness.experiments.client_metadata': lambda m: fx.client_metadata('fedrk', m),
+ 'feddiverse.estimation.toy_client': lambda m: __import__('hetfl_explore.feddiverse.estimation', fromlist=['x']).toy_client(m)[0],
+}
+# Entry points outside foundation/fairness/widgets whose forms still disagree or fail on this branch, with the reason;
+# they are expected failures here (xfail, not skipped) so the lead sees them after merging the other helpers' branches.
+FORMS_KNOWN_FAILURES = {}
+
+def _form_params(table, forms):
+    for name in sorted(table):
+        marks = [pytest.mark.xfail(reason=FORMS_KNOWN_FAILURES[name], strict=False)] if name in FORMS_KNOWN_FAILURES else []
+        yield pytest.param(name, forms, id=name, marks=marks)
+
+@pytest.mark.parametrize('name,forms', [*_form_params(FORMS3, _forms3), *_form_params(FORMS2, _forms2)])
+def test_valid_forms_agree(name, forms):
+    "Every entry point that takes interaction matrices gives the same result for numpy, nested lists, torch and a FederationSpec."
+    call = {**FORMS3, **FORMS2}[name]
+    results = {k: call(v) for k, v in forms().items()}
+    ref = results.pop('numpy')
+    bad = [k for k, r in results.items() if not same(ref, r)]
+    assert not bad, f"{name}: the {bad} form(s) give a different result than numpy"
+
+# ---- coverage: every public function and class of the package has a property test ----------------------------------
+ROOT = Path(__file__).resolve().parents[1]
+
+def public_names() -> set:
+    "Qualified names of the functions and classes in each hetfl_explore module's `__all__` that the module defines itself."
+    names = set()
+    for info in pkgutil.walk_packages(hetfl_explore.__path__, 'hetfl_explore.'):
+        mod = importlib.import_module(info.name)
+        for n in getattr(mod, '__all__', ()):
+            obj = getattr(mod, n, None)
+            if (inspect.isfunction(obj) or inspect.isclass(obj)) and getattr(obj, '__module__', None) == mod.__name__:
+                names.add(f'{mod.__name__}.{n}')
+    return names
+
+def covered_names() -> set:
+    "The union of the `COVERED` sets of every tests/test_properties*.py (imported by path)."
+    out = set()
+    for path in sorted((ROOT / 'tests').glob('test_properties*.py')):
+        if path.resolve() == Path(__file__).resolve(): out |= COVERED; continue
+        spec_ = importlib.util.spec_from_file_location(f'_covered_{path.stem}', path)
+        mod = importlib.util.module_from_spec(spec_); spec_.loader.exec_module(mod)
+        out |= set(getattr(mod, 'COVERED', ()))
+    return out
+
+MY_PARTS = ('hetfl_explore.foundation.', 'hetfl_explore.fairness.', 'hetfl_explore.widgets.explorers.', 'hetfl_explore.widgets.outcome.',
+            'hetfl_explore.widgets.privacy_fairness.')
+
+def test_every_public_name_has_a_property_test():
+    "Every public function and class of the package is in some test_properties*.py's COVERED set (lists those that are not)."
+    missing = sorted(public_names() - covered_names())
+    assert not missing, f"{len(missing)} public names without a property test:\n" + '\n'.join(missing)
+
+def test_covered_names_exist():
+    "COVERED lists only real public names (no typos that would hide a gap)."
+    assert not COVERED - public_names(), sorted(COVERED - public_names())
