@@ -427,11 +427,11 @@ def test_valid_weights_give_clean_divergences(p, q):
     "Entropy, Hellinger and Jensen-Shannon of non-negative weights with a positive total are finite and in range; all-zero weights raise."
     n = min(len(p), len(q)); p, q = np.array(p[:n]), np.array(q[:n])
     for w in (p, q):
-        if w.sum() == 0: test_fail_named(lambda: hetero.entropy(w), 'p'); return
+        if w.sum() == 0: _fail_named(lambda: hetero.entropy(w), 'p'); return
     assert np.isfinite(hetero.entropy(p)) and 0 <= hetero.entropy(p) <= math.log(n) + 1e-9
     assert 0 <= hetero.hellinger(p, q) <= 1 and 0 <= hetero.js_divergence(p, q) <= 1
 
-def test_fail_named(fn, name):
+def _fail_named(fn, name):
     "Assert that `fn()` raises a ValueError/TypeError naming `name`."
     with pytest.raises((ValueError, TypeError), match=rf"\b{name}\b"): fn()
 
@@ -478,9 +478,6 @@ FORMS3 = {   # qualified name -> call on one form of the client matrices (result
  'foundation.hetero.metric_bars': hetero.metric_bars,
  'foundation.data.scale_federation': lambda m: data.scale_federation(m, 0.5), 'foundation.data.scale_drift': lambda m: data.scale_drift(m, 0.5),
  'foundation.data.partition_from_matrices': lambda m: data.partition_from_matrices(*datasets.group_labels(np.asarray(m).sum(0)), m, 0),
- 'foundation.datasets.utkface_like_split': spec(datasets.utkface_like_split),
- 'foundation.datasets.fairface_like_split': spec(datasets.fairface_like_split),
- 'foundation.datasets.celeba_like_split': spec(datasets.celeba_like_split),
  'foundation.datasets.make_federated': lambda m: datasets.make_federated('tabular', m, scale=0.05, test_per_group=1).interaction(),
  'fairness.experiments.FedRKWeightedSelector': lambda m: fx.FedRKWeightedSelector(m).weights,
  'fairness.experiments.privacy_selector': lambda m: fx.privacy_selector('fedrk', m).weights,
