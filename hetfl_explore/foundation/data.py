@@ -21,6 +21,19 @@ __all__ = ['FEDERATIONS', 'MAX_TRIES', 'FederationSpec', 'federation', 'check_pu
            'partition_from_matrices', 'partition_iid', 'partition_dirichlet', 'partition_shards', 'balanced_split',
            'Stacked', 'FederatedData', 'FlwrPartitioner', 'dirichlet_size_split', 'tiny_digits_federation']
 
+# %% ../../nbs/foundation/02_data.ipynb #8271dacb
+def _check_spec(spec):
+    "A FederationSpec's name, its (multiplicity, matrix) pairs and one name per class and attribute, checked."
+    check_type('name', spec.name, str); check_type('client_types', spec.client_types, tuple)
+    if not spec.client_types: raise ValueError("client_types: a federation needs at least one (m, N) pair")
+    for i, pair in enumerate(spec.client_types):
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2: raise TypeError(f"client_types[{i}]={pair!r:.80}: expected an (m, N) pair")
+        check_int(f'client_types[{i}] multiplicity', pair[0], lo=1)
+    N = as_counts([N for _, N in spec.client_types], 'client_types')
+    if N.shape[1:] != (len(spec.class_names), len(spec.attr_names)):
+        raise ValueError(f"class_names/attr_names: {len(spec.class_names)} x {len(spec.attr_names)} names for {N.shape[1]} x {N.shape[2]} matrices")
+
+
 # %% ../../nbs/foundation/02_data.ipynb #caa7c77e
 @dataclass(frozen=True)
 class FederationSpec:
@@ -50,16 +63,7 @@ class FederationSpec:
     def global_matrix(self) -> np.ndarray:
         "The global interaction matrix, the sum of all client matrices."
         return self.matrices.sum(0)
-    def __post_init__(self):
-        "Check the name, the (multiplicity, matrix) pairs and one name per class and attribute."
-        check_type('name', self.name, str); check_type('client_types', self.client_types, tuple)
-        if not self.client_types: raise ValueError("client_types: a federation needs at least one (m, N) pair")
-        for i, pair in enumerate(self.client_types):
-            if not isinstance(pair, (tuple, list)) or len(pair) != 2: raise TypeError(f"client_types[{i}]={pair!r:.80}: expected an (m, N) pair")
-            check_int(f'client_types[{i}] multiplicity', pair[0], lo=1)
-        N = as_counts([N for _, N in self.client_types], 'client_types')
-        if N.shape[1:] != (len(self.class_names), len(self.attr_names)):
-            raise ValueError(f"class_names/attr_names: {len(self.class_names)} x {len(self.attr_names)} names for {N.shape[1]} x {N.shape[2]} matrices")
+    def __post_init__(self): "Check the fields (see `_check_spec`)."; _check_spec(self)
     def __array__(self, dtype=None, copy=None):
         "The client matrices (K, |Y|, |A|): every function that takes interaction matrices accepts the spec itself."
         return self.matrices if dtype is None else self.matrices.astype(dtype)
