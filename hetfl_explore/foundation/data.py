@@ -14,7 +14,7 @@ from torch.utils.data import TensorDataset, DataLoader
 from fastcore.basics import patch
 from .core import (check_int, check_float, check_choice, check_type, rng_streams, torch_generator,
     default_device, check_count, check_count_array, check_ids, check_rng_seed, as_array)
-from .hetero import as_counts, dht, fl_metrics, client_types, interaction_matrix, METRICS, TYPES, _numpy
+from .hetero import as_counts, dht, fl_metrics, client_types, interaction_matrix, METRICS, TYPES
 
 # %% auto #0
 __all__ = ['FEDERATIONS', 'MAX_TRIES', 'FederationSpec', 'federation', 'check_published', 'scale_federation', 'scale_drift',

@@ -17,10 +17,6 @@ __all__ = ['METRICS', 'TYPES', 'interaction_matrix', 'marginal_vector', 'as_coun
            'federation_heatmaps', 'simplex_positions', 'ternary_triplets', 'metric_bars']
 
 # %% ../../nbs/foundation/01_hetero.ipynb #7bf5b705
-def _numpy(x):
-    "`x` (numpy array, torch tensor, nested list or scalar) as a numpy array."
-    return x.detach().cpu().numpy() if isinstance(x, torch.Tensor) else np.asarray(x)
-
 def interaction_matrix(y, # (n,) class labels in [0, n_classes) (numpy, torch or list)
                        a, # (n,) attribute labels in [0, n_attrs)
                        n_classes:int, # |Y|, the number of classes (rows)
