@@ -33,6 +33,8 @@ def _write_counts():
         o = old.setdefault(mod, dict.fromkeys(OUTCOMES, 0))
         for k, v in c.items(): o[k] = o.get(k, 0) + v
     with open(path, 'w') as f: json.dump(old, f, indent=1, sort_keys=True)
+    print(f"\nmalformed calls per module (all runs recorded in {path}):")
+    for mod, c in sorted(old.items()): print(f"  {mod:45s} {sum(c.values()):5d} drawn: " + ', '.join(f'{k} {v}' for k, v in c.items() if v))
 
 class Hang(Exception): "A call ran past `CALL_LIMIT_S`."
 
