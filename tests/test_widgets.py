@@ -102,3 +102,27 @@ def test_tradeoff_explorer_on_user_runs():
     assert len(pts) == 11 and pts.privacy.between(40, 70).all()
     with pytest.raises(ValueError, match='n_large=4'): panel.set(n_large=4)
     assert panel.n_large == 5
+
+# ---------------------------------------------------------------- issue 18: bad input never surprises (regression tests)
+def test_issue18_check_types_overflow():
+    "An infinite count is refused with the row named (it became -9223372036854775808)."
+    with pytest.raises(ValueError, match=r'types: row 0: entry \(0, 0\) = inf is infinite'): check_types([(1, [[np.inf, 1], [1, 1]])])
+    with pytest.raises(ValueError, match=r'types: row 0: entry \(0, 0\) = 1e\+300 is above MAX_COUNT'): check_types([(1, [[1e300, 1], [1, 1]])])
+
+@pytest.mark.parametrize('kw,name', [(dict(k=0), 'k=0'), (dict(rounds=0), 'rounds=0'), (dict(noise=-1), 'noise=-1'),
+                                     (dict(source='nope'), "source='nope'"), (dict(selectors=('nope',)), "selectors='nope'")])
+def test_issue18_selection_explorer_bad_arguments_fail_at_construction(kw, name):
+    "Bad constructor arguments raise a clear ValueError at once (an AttributeError on 'selectors' before)."
+    with pytest.raises(ValueError, match=name): SelectionExplorer(**kw)
+
+def test_issue18_selection_explorer_bad_edit_shows_message():
+    "On an edit, an invalid setting shows the message in the panel and keeps the last valid state."
+    ex = SelectionExplorer(rounds=20); k = ex.k
+    for kw in (dict(k=0), dict(rounds=0), dict(noise=-1)):
+        assert not ex.set(**kw) and next(iter(kw)) in ex.msg_w.value and ex.k == k
+    ex.k_w.max = 30; ex.k_w.value = 30                                             # from the slider: above K = 24
+    assert 'k=30' in ex.msg_w.value and ex.k == k
+
+def test_issue18_matrix_editor_empty_types():
+    "MatrixEditor(types=[]) raises at construction (it returned an editor whose .matrices raised)."
+    with pytest.raises(ValueError, match='types: the federation needs at least one client'): MatrixEditor(types=[])

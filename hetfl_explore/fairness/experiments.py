@@ -11,18 +11,20 @@ import numpy as np
 import pandas as pd
 import torch
 import plotly.graph_objects as go
-from ..foundation.core import check_int, check_float, check_choice
-from ..foundation.hetero import dht
+from hetfl_explore.foundation.core import (check_int, check_float, check_choice, check_type, check_columns, check_real_array,
+    check_rng_seed)
+from ..foundation.hetero import dht, as_counts
 from ..engine.protocol import Selector, Selection, UniformSelector
-from ..feddiverse.selector import FedDiverseSelector, FedRKSelector, fedrk_weights, oracle_triplets, simulate_selection
+from hetfl_explore.feddiverse.selector import (FedDiverseSelector, FedRKSelector, fedrk_weights, oracle_triplets, simulate_selection,
+    SELECTION_VARIANTS)
 from .metrics import model_confusion, fairness_report, client_table, REPORTED_METRICS
 
 # %% auto #0
-__all__ = ['PRIVACY_LEVELS', 'EXTRA_LEVELS', 'ALL_LEVELS', 'DATASET_NAMES', 'COLUMNS', 'LADDER', 'SPLIT_PRESETS', 'TINY',
-           'SHORT_NAMES', 'LEVEL_COLOURS', 'EXPLORER', 'EXPLORER_LEVELS', 'EXPLORER_SEEDS', 'EXPLORER_METRICS',
-           'FedRKWeightedSelector', 'client_metadata', 'message_size', 'privacy_selector', 'thesis_summary',
-           'chapter_table', 'headline_checks', 'FairnessPreset', 'make_split', 'model_fn', 'run_config',
-           'estimate_triplets', 'run_level', 'run_grid', 'summarise', 'resampling_gain', 'minority_cells',
+__all__ = ['PRIVACY_LEVELS', 'EXTRA_LEVELS', 'ALL_LEVELS', 'DATASET_NAMES', 'COLUMNS', 'MAX_DECIMALS', 'LADDER', 'SPLIT_PRESETS',
+           'TINY', 'MAX_ROUNDS', 'SHORT_NAMES', 'LEVEL_COLOURS', 'EXPLORER', 'EXPLORER_LEVELS', 'EXPLORER_SEEDS',
+           'EXPLORER_METRICS', 'FedRKWeightedSelector', 'client_metadata', 'message_size', 'privacy_selector',
+           'thesis_summary', 'chapter_table', 'headline_checks', 'FairnessPreset', 'make_split', 'model_fn',
+           'run_config', 'estimate_triplets', 'run_level', 'run_grid', 'summarise', 'resampling_gain', 'minority_cells',
            'minority_exposure', 'pattern_table', 'mix_matrices', 'exposure_table', 'run_client_table', 'results_figure',
            'explore', 'explorer_grid', 'explorer_summary', 'explorer_figure']
 
@@ -42,13 +44,19 @@ EXTRA_LEVELS = {   # not in the thesis: a variant used to explain our results (s
 ALL_LEVELS = {**PRIVACY_LEVELS, **EXTRA_LEVELS}
 
 # %% ../../nbs/fairness/41_experiments.ipynb #67cec508
+def _client_matrices(matrices, name='matrices'):
+    "Client matrices (K, |Y|, |A|) checked by `hetero.as_counts` (numpy, torch, nested lists or a `FederationSpec`), as int64."
+    N = as_counts(matrices, name)
+    if N.ndim != 3: raise ValueError(f"{name}: shape {N.shape}: expected client matrices (K, |Y|, |A|)")
+    return N.astype(np.int64)
+
 class FedRKWeightedSelector(Selector):
     "Not in the thesis: draw κ clients *with* replacement from FedRK's weights and aggregate with the draw counts, so the expected mixture is Σ ω_k R^k."
     name = 'fedrk_weighted'
     def __init__(self, matrices, # (K, |Y|, |A|) true client matrices
                  floor:float=1e-3, # ε-floor of the weights
                 ):
-        self.weights = fedrk_weights(np.asarray(matrices), floor)
+        self.weights = fedrk_weights(_client_matrices(matrices), check_float('floor', floor, lo=0, hi=1))
 
     def reset(self, num_clients, seed):
         "As the base class, and check that the selector holds one matrix per client."
@@ -69,12 +77,14 @@ def client_metadata(level:str, # one of `ALL_LEVELS`: the four `PRIVACY_LEVELS`,
                    ) -> dict: # exactly what the client sends to the server once
     "The message a client sends under a privacy level: {} | {'triplet': 3 floats} | {'matrix': counts}."
     check_choice('level', level, ALL_LEVELS)
-    R = np.asarray(matrix)
+    R = as_counts(matrix, 'matrix').astype(np.int64)
     if R.ndim != 2: raise ValueError(f"matrix: expected one (|Y|, |A|) matrix, got shape {R.shape}")
     if level == 'random': return {}
     if level == 'feddiverse_predicted':
         if estimated_triplet is None: raise ValueError("estimated_triplet: required for level 'feddiverse_predicted' (from estimation.estimate_federation)")
-        return dict(triplet=np.asarray(estimated_triplet, dtype=float).round(6).tolist())
+        t = check_real_array('estimated_triplet', estimated_triplet, lo=0, hi=1)
+        if t.shape != (3,): raise ValueError(f"estimated_triplet: shape {t.shape}: expected one triplet (3,)")
+        return dict(triplet=t.round(6).tolist())
     if level == 'feddiverse_known': return dict(triplet=np.asarray(dht(R), dtype=float).round(6).tolist())
     return dict(matrix=R.astype(np.int64).tolist())
 
@@ -83,6 +93,7 @@ def message_size(level:str, # one of `ALL_LEVELS`: the four `PRIVACY_LEVELS`, or
                  n_attrs:int=2, # |A|
                 ) -> int: # numbers each client sends once
     "How many numbers a client reveals about its data at a privacy level (0, 3, 3 or |Y|·|A|)."
+    n_classes, n_attrs = check_int('n_classes', n_classes, lo=2), check_int('n_attrs', n_attrs, lo=2)
     return {'random': 0, 'feddiverse_predicted': 3, 'feddiverse_known': 3}.get(check_choice('level', level, ALL_LEVELS), n_classes * n_attrs)
 
 # %% ../../nbs/fairness/41_experiments.ipynb #0f3c989a
@@ -93,16 +104,15 @@ def privacy_selector(level:str, # one of `ALL_LEVELS`: the four `PRIVACY_LEVELS`
                      floor:float=1e-3, # FedRK's ε-floor on the sampling weights
                     ) -> Selector:
     "The server's selector at a privacy level: uniform, FedDiverse on estimated or true triplets, or FedRK."
-    check_choice('level', level, ALL_LEVELS)
-    N = np.asarray(matrices)
-    if N.ndim != 3: raise ValueError(f"matrices: expected (K, |Y|, |A|), got shape {N.shape}")
+    check_choice('level', level, ALL_LEVELS); check_choice('variant', variant, SELECTION_VARIANTS)
+    N, floor = _client_matrices(matrices), check_float('floor', floor, lo=0, hi=1)
     if level == 'random': return UniformSelector()
     if level == 'fedrk': return FedRKSelector(N, floor=floor)
     if level == 'fedrk_weighted': return FedRKWeightedSelector(N, floor=floor)
     if level == 'feddiverse_known': return FedDiverseSelector(oracle_triplets(N), variant, name='feddiverse_known')
     if estimated_triplets is None:
         raise ValueError("estimated_triplets: required for level 'feddiverse_predicted' (from estimation.estimate_federation)")
-    t = np.asarray(estimated_triplets, dtype=float)
+    t = check_real_array('estimated_triplets', estimated_triplets, lo=0, hi=1)
     if t.shape != (len(N), 3): raise ValueError(f"estimated_triplets: expected shape ({len(N)}, 3), got {t.shape}")
     return FedDiverseSelector(t, variant, name='feddiverse_predicted')
 
@@ -125,11 +135,16 @@ def thesis_summary() -> pd.DataFrame: # index (dataset, level); columns acc, wga
             for d, levels in _T23.items() for l, v in levels.items()]
     return pd.DataFrame(rows).set_index(['dataset', 'level'])
 
+MAX_DECIMALS = 12   # the most decimals a formatted table shows
+
 def chapter_table(summary:pd.DataFrame, # from `summarise` or `thesis_summary`
                   decimals:dict|None=None, # decimals per metric (default: 2 for all, as in the thesis)
                  ) -> pd.DataFrame: # rows (dataset, privacy setup) as in Table 23; 'mean ± std' strings
     "Format a summary in the chapter's layout: datasets as blocks, the four privacy setups as rows."
-    dec = {**dict(acc=2, wga=2, d_eop=2, d_dp=2), **(decimals or {})}
+    check_columns('summary', summary, [c for m in COLUMNS for c in (m, f'{m}_std')])
+    if summary.index.nlevels != 2: raise ValueError("summary: expected an index (dataset, level), as `summarise` returns")
+    dec = {**dict(acc=2, wga=2, d_eop=2, d_dp=2), **check_type('decimals', decimals or {}, dict)}
+    for m, d in dec.items(): check_int(f'decimals[{m!r}]', d, lo=0, hi=MAX_DECIMALS)
     out = pd.DataFrame(index=summary.index)
     for m, col in COLUMNS.items():
         out[col] = [f"{v:.{dec[m]}f} ± {s:.{dec[m]}f}" for v, s in zip(summary[m], summary[f'{m}_std'])]
@@ -147,6 +162,8 @@ def headline_checks(summary:pd.DataFrame, # index (dataset, level) with columns 
                    ) -> pd.DataFrame: # one row per (claim, dataset): holds?, and the numbers behind it
     "Evaluate the chapter's three headline results on a summary table."
     ladder = [*LADDER[:-1], check_choice('rk', rk, ('fedrk', 'fedrk_weighted'))]
+    check_columns('summary', summary, REPORTED_METRICS); tol, acc_tol = check_float('tol', tol, lo=0), check_float('acc_tol', acc_tol, lo=0)
+    if summary.index.nlevels != 2: raise ValueError("summary: expected an index (dataset, level), as `summarise` returns")
     rows = []
     for d in summary.index.get_level_values(0).unique():
         s = summary.loc[d]
@@ -210,13 +227,17 @@ def _celeba_test_counts(n:int, rate:tuple) -> np.ndarray:
     half = n // 2; w = [max(1, round(half * r)) for r in rate]
     return np.array([[half - w[0], half - w[1]], [w[0], w[1]]], dtype=np.int64)
 
+def _preset(preset):
+    "`preset` checked as a `FairnessPreset` (None gives the default one)."
+    return FairnessPreset() if preset is None else check_type('preset', preset, FairnessPreset)
+
 def make_split(dataset:str, # 'celeba_like', 'utkface_like' or 'fairface_like'
                seed:int=0, # seed of the images, the test split and the partition
                preset:FairnessPreset|None=None, # size and test-set choices
               ):
     "A 24-client faces-like federation for the fairness experiments (a `data.FederatedData`)."
     from hetfl_explore.foundation.datasets import FACE_SPLITS, faces, make_federated
-    p = preset or FairnessPreset(); check_choice('dataset', dataset, SPLIT_PRESETS)
+    p = _preset(preset); check_choice('dataset', dataset, SPLIT_PRESETS); seed = check_rng_seed('seed', seed)
     split_fn, kw = FACE_SPLITS[dataset]
     kw = dict(kw, **{k: v for k, v in SPLIT_PRESETS[dataset].items() if k != 'test_base_rate'})
     if 'test_base_rate' not in SPLIT_PRESETS[dataset]:
@@ -228,11 +249,21 @@ def make_split(dataset:str, # 'celeba_like', 'utkface_like' or 'fairface_like'
     return make_federated(pool, split_fn(), scale=p.scale, seed=seed, test_pool=test, by=by)
 
 # %% ../../nbs/fairness/41_experiments.ipynb #e2ea849e
+def _check_faces(data, preset):
+    "`data` checked as a `FederatedData` of RGB faces of the preset's image size (what `model_fn` expects)."
+    from hetfl_explore.foundation.data import FederatedData
+    check_type('data', data, FederatedData)
+    want = (3, preset.image_size, preset.image_size)
+    if tuple(data.x.shape[1:]) != want:
+        raise ValueError(f"data: samples of shape {tuple(data.x.shape[1:])}, but the model of preset (image_size={preset.image_size}) "
+                         f"takes {want}; make the data with `make_split` and the same preset")
+    return data
+
 def model_fn(preset:FairnessPreset|None=None, # image size and hidden width
             ):
     "A builder of the experiments' model: a one-hidden-layer MLP on flattened RGB faces, two logits."
     from hetfl_explore.engine.simulation import mlp
-    p = preset or FairnessPreset()
+    p = _preset(preset)
     return lambda: mlp(3 * p.image_size ** 2, p.hidden, 2)
 
 def run_config(preset:FairnessPreset, # hyper-parameters
@@ -240,6 +271,7 @@ def run_config(preset:FairnessPreset, # hyper-parameters
               ):
     "The `engine.RunConfig` of a fairness run: FedAvg, equal client weights, κ of 24."
     from hetfl_explore.engine.simulation import RunConfig
+    check_type('preset', preset, FairnessPreset); seed = check_rng_seed('seed', seed)
     return RunConfig(rounds=preset.rounds, clients_per_round=preset.clients_per_round, local_epochs=preset.local_epochs,
                      batch_size=preset.batch_size, lr=preset.lr, weighting='equal', seed=seed, eval_every=preset.rounds)
 
@@ -250,7 +282,7 @@ def estimate_triplets(data, # a `data.FederatedData`
                      ) -> tuple[np.ndarray, dict]: # (K, 3) estimated triplets, and their error against the true ones
     "Triplets a FedDiverse server receives at the predicted-DHT level (no protected attribute used)."
     from hetfl_explore.feddiverse.estimation import EstimationConfig, estimate_federation
-    p = preset or FairnessPreset()
+    p = _preset(preset); _check_faces(data, p)
     cfg = EstimationConfig(bias_steps=p.bias_steps, attr_steps=p.attr_steps, lr=p.estimation_lr, batch_size=p.batch_size)
     res = estimate_federation(model_fn(p), data, cfg, run_config(p, seed), seed)
     return res.est_triplets, res.error()
@@ -264,7 +296,8 @@ def run_level(data, # a `data.FederatedData` (e.g. from `make_split`)
              ) -> dict: # metrics, test counts, per-client counts, selection frequency, seconds
     "Train one federated model with the selector of a privacy level and measure its group fairness."
     from hetfl_explore.engine.simulation import Simulation
-    p = preset or FairnessPreset(); check_choice('level', level, ALL_LEVELS); t0 = time.perf_counter()
+    p = _preset(preset); check_choice('level', level, ALL_LEVELS); t0 = time.perf_counter()
+    _check_faces(data, p); seed = check_rng_seed('seed', seed)
     N = data.interaction()
     if level == 'feddiverse_predicted' and estimated_triplets is None: estimated_triplets, _ = estimate_triplets(data, seed, p)
     sel = privacy_selector(level, N, estimated_triplets)
@@ -296,8 +329,12 @@ def run_grid(datasets=tuple(SPLIT_PRESETS), # which splits
              log=print, # progress messages (None: silent)
             ) -> pd.DataFrame: # one row per (dataset, level, seed)
     "Train every (dataset, level, seed) combination, skipping those already in `path`."
-    p = preset or FairnessPreset()
-    for l in levels: check_choice('levels', l, ALL_LEVELS)
+    p = _preset(preset)
+    for d in check_type('datasets', datasets, (list, tuple)): check_choice('datasets', d, SPLIT_PRESETS)
+    for l in check_type('levels', levels, (list, tuple)): check_choice('levels', l, ALL_LEVELS)
+    for s in check_type('seeds', seeds, (list, tuple)): check_rng_seed('seeds', s)
+    if path is not None: check_type('path', path, (str, Path))
+    if log is not None and not callable(log): raise TypeError(f"log={log!r}: expected a function of one message, or None")
     done = pd.read_csv(path) if path is not None and Path(path).exists() else pd.DataFrame(columns=['dataset', 'level', 'seed'])
     have = set(zip(done.dataset, done.level, done.seed.astype(int)))
     rows = []
@@ -321,7 +358,7 @@ def run_grid(datasets=tuple(SPLIT_PRESETS), # which splits
 def summarise(runs:pd.DataFrame, # rows of `run_grid`
              ) -> pd.DataFrame: # index (dataset, level) in ladder order; mean and *_std of the metrics, n seeds
     "Mean ± std over seeds per (dataset, privacy level), in the layout of `thesis_summary`."
-    g = runs.groupby(['dataset', 'level'])[list(REPORTED_METRICS)]
+    g = check_columns('runs', runs, ['dataset', 'level', *REPORTED_METRICS]).groupby(['dataset', 'level'])[list(REPORTED_METRICS)]
     out = g.mean().join(g.std(ddof=1).fillna(0).add_suffix('_std')).join(g.size().rename('n'))
     order = [(d, l) for d in SPLIT_PRESETS for l in ALL_LEVELS if (d, l) in out.index]
     return out.loc[order + [i for i in out.index if i not in order]]
@@ -330,18 +367,19 @@ def summarise(runs:pd.DataFrame, # rows of `run_grid`
 def resampling_gain(matrices, # (K, |Y|, |A|) client matrices R^k
                    ) -> np.ndarray: # (K, |Y|, |A|): local share − global share of each cell
     "Per client and cell, how much more of that cell the client holds than the federation (> 0 marks a useful client)."
-    N = np.asarray(matrices, dtype=float)
-    if N.ndim != 3: raise ValueError(f"matrices: expected (K, |Y|, |A|), got shape {N.shape}")
+    N = _client_matrices(matrices).astype(float)
     tot = N.sum(0)
     return N / np.maximum(N.sum((1, 2), keepdims=True), 1e-12) - tot / max(tot.sum(), 1e-12)
 
 def minority_cells(matrices, # (K, |Y|, |A|) client matrices
                   ) -> np.ndarray: # (|Y|, |A|) bool: cells below the uniform share in the federation
     "The globally under-represented (y, a) groups."
-    tot = np.asarray(matrices, dtype=float).sum(0)
+    tot = _client_matrices(matrices).astype(float).sum(0)
     return tot / tot.sum() < 1 / tot.size
 
 # %% ../../nbs/fairness/41_experiments.ipynb #98038826
+MAX_ROUNDS = 100_000   # the most rounds a selection-only simulation runs
+
 def minority_exposure(matrices, # (K, |Y|, |A|) client matrices
                       level:str, # privacy level (for 'feddiverse_predicted' give `estimated_triplets`)
                       rounds:int=500, # rounds to simulate (no training)
@@ -350,7 +388,8 @@ def minority_exposure(matrices, # (K, |Y|, |A|) client matrices
                       estimated_triplets=None, # (K, 3), for the predicted level
                      ) -> dict: # minority share of the selected data, per-client frequency
     "How much of the data the selected clients hold comes from minority groups, per round, under a level's selector."
-    N = np.asarray(matrices); m = minority_cells(N)
+    N = _client_matrices(matrices); m = minority_cells(N); check_choice('level', level, ALL_LEVELS)
+    rounds, k, seed = check_int('rounds', rounds, lo=1, hi=MAX_ROUNDS), check_int('k', k, lo=1, hi=len(N)), check_rng_seed('seed', seed)
     st = simulate_selection(N, privacy_selector(level, N, estimated_triplets), rounds, k, seed)
     union = st.selected @ N.reshape(len(N), -1)
     share = union.reshape(rounds, *N.shape[1:])[:, m].sum(1) / union.sum(1)
@@ -363,7 +402,8 @@ def pattern_table(matrices, # (K, |Y|, |A|) client matrices
                   seed:int=0, # seed
                  ) -> pd.DataFrame: # one row per distinct client pattern
     "Distinct client patterns with their triplet, their best minority gain, FedRK's weight and how often each level picks them."
-    N = np.asarray(matrices); m = minority_cells(N)
+    N = _client_matrices(matrices); m = minority_cells(N)
+    rounds, k, seed = check_int('rounds', rounds, lo=1, hi=MAX_ROUNDS), check_int('k', k, lo=1, hi=len(N)), check_rng_seed('seed', seed)
     gain = resampling_gain(N)[:, m].max(1)
     w = FedRKSelector(N).weights
     freq = {l: minority_exposure(N, l, rounds, k, seed)['frequency'] for l in ('random', 'feddiverse_known', 'fedrk')}
@@ -395,6 +435,8 @@ def exposure_table(n_antis=(0, 1, 2, 4, 6), # numbers of reversed SC clients to 
                    seed:int=0, # seed
                   ) -> pd.DataFrame: # minority share of the selected data per level, FedRK's promise, anti-client frequency
     "Minority exposure of random, FedDiverse (true triplets) and FedRK as reversed clients are added."
+    for n in check_type('n_antis', n_antis, (list, tuple)): mix_matrices(rho, n)   # every argument fails before any simulation
+    rounds, seed = check_int('rounds', rounds, lo=1, hi=MAX_ROUNDS), check_rng_seed('seed', seed)
     rows = []
     for n in n_antis:
         N = mix_matrices(rho, n); m = minority_cells(N)
@@ -412,7 +454,10 @@ def run_client_table(row:pd.Series, # one row of `run_grid`'s CSV
                      **kw, # passed to `fairness.client_table`
                     ) -> pd.DataFrame:
     "Per-client metrics of a stored run (from its saved count tensors), with their mean and the exact federated value."
-    cs = [torch.tensor(c, dtype=torch.float64).view(2, 2, 2) for c in json.loads(row['client_confusions'])]
+    if not isinstance(row, (pd.Series, dict)) or 'client_confusions' not in row:
+        raise TypeError(f"row: expected a row of `run_grid` (a Series with 'client_confusions'), got {type(row).__name__}")
+    try: cs = [torch.tensor(c, dtype=torch.float64).view(2, 2, 2) for c in json.loads(row['client_confusions'])]
+    except (ValueError, TypeError, RuntimeError) as e: raise ValueError(f"row['client_confusions']: not a JSON list of 2x2x2 count tensors ({e})") from None
     return client_table(cs, **kw)
 
 # %% ../../nbs/fairness/41_experiments.ipynb #209c8762
@@ -448,6 +493,8 @@ def results_figure(ours:pd.DataFrame, # from `summarise`
                    thesis:pd.DataFrame|None=None, # from `thesis_summary` (drawn as hollow markers), or None
                   ) -> go.Figure:
     "The four reported metrics per privacy level, one dataset per slider step, thesis values as hollow diamonds."
+    check_columns('ours', ours, [c for m in REPORTED_METRICS for c in (m, f'{m}_std')])
+    if thesis is not None: check_columns('thesis', thesis, REPORTED_METRICS)
     steps = {}
     for d in ours.index.get_level_values(0).unique():
         s = ours.loc[d]; per_panel = []
@@ -481,7 +528,8 @@ def explore(rho:float=0.9, # correlation strength of every client's majority cel
            ) -> dict: # 'test' (report), 'clients' (DataFrame), 'frequency', 'matrices'
     "Train once on a GSC-like faces split and report group fairness globally and per client."
     from hetfl_explore.foundation.datasets import make_federated
-    N = mix_matrices(rho, n_anti)
+    N = mix_matrices(rho, n_anti); check_choice('level', level, ALL_LEVELS)   # checked before any data is generated
+    preset, seed = check_type('preset', preset, FairnessPreset), check_rng_seed('seed', seed)
     data = make_federated('faces', N, scale=preset.scale, seed=seed, test_per_group=preset.test_per_group,
                           size=preset.image_size, target='gender', protected='race')
     r = run_level(data, level, seed, preset)
@@ -497,6 +545,12 @@ def explorer_grid(rhos=(0.7, 0.8, 0.9, 0.95), # correlation strengths
                   path:str|Path|None=None, # CSV to append to and resume from
                  ) -> pd.DataFrame: # one row per (rho, n_anti, level, seed)
     "Precompute `explore` over a grid (test metrics, and the mean of the clients' own ΔDemPar / ΔEOp)."
+    for r in check_type('rhos', rhos, (list, tuple)): mix_matrices(r, 0)          # each rho and each n_anti alone
+    for n in check_type('n_antis', n_antis, (list, tuple)): mix_matrices(n_anti=n)
+    for l in check_type('levels', levels, (list, tuple)): check_choice('levels', l, ALL_LEVELS)
+    for s in check_type('seeds', seeds, (list, tuple)): check_rng_seed('seeds', s)
+    check_type('preset', preset, FairnessPreset)
+    if path is not None: check_type('path', path, (str, Path))
     done = pd.read_csv(path) if path is not None and Path(path).exists() else pd.DataFrame(columns=['rho', 'n_anti', 'level', 'seed'])
     if 'seed' not in done: done = done.assign(seed=0)   # a grid saved before seeds were recorded had seed 0 only
     have = set(zip(done.rho.round(4), done.n_anti.astype(int), done.level, done.seed.astype(int)))
@@ -520,7 +574,7 @@ def explorer_grid(rhos=(0.7, 0.8, 0.9, 0.95), # correlation strengths
 def explorer_summary(grid:pd.DataFrame, # rows of `explorer_grid`
                     ) -> pd.DataFrame: # one row per (rho, n_anti, level): mean, *_std over seeds, n seeds
     "Mean ± std over seeds of every explorer metric per grid point."
-    g = grid.groupby(['rho', 'n_anti', 'level'], sort=False)[[m for m in EXPLORER_METRICS if m in grid]]
+    g = check_columns('grid', grid, ['rho', 'n_anti', 'level']).groupby(['rho', 'n_anti', 'level'], sort=False)[[m for m in EXPLORER_METRICS if m in grid]]
     return g.mean().join(g.std(ddof=1).add_suffix('_std')).join(g.size().rename('n')).reset_index()
 
 def explorer_figure(grid:pd.DataFrame, # from `explorer_grid`

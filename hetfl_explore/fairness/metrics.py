@@ -9,7 +9,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 import torch
-from ..foundation.core import check_int, check_choice, check_type, default_device
+from hetfl_explore.foundation.core import (check_int, check_choice, check_type, check_probability, check_real_array, as_array,
+    default_device)
 
 # %% auto #0
 __all__ = ['TINY_DEN', 'GAP_METHODS', 'discrimination_index', 'REPORTED_METRICS', 'hard_predictions', 'group_confusion',
@@ -23,7 +24,7 @@ __all__ = ['TINY_DEN', 'GAP_METHODS', 'discrimination_index', 'REPORTED_METRICS'
 # %% ../../nbs/fairness/40_metrics.ipynb #318d238a
 def _labels(name, v):
     "`v` as a 1-D int64 tensor, with a clear error for floats with fractions, booleans or wrong shapes."
-    t = torch.as_tensor(v)
+    t = v if isinstance(v, torch.Tensor) else torch.as_tensor(as_array(name, v))
     if t.dtype == torch.bool: raise TypeError(f"{name}: expected integer labels, got a boolean tensor; convert with .long()")
     if t.dtype.is_floating_point:
         if not torch.equal(t, t.round()): raise TypeError(f"{name}: expected integer labels, got non-integer floats")
@@ -36,7 +37,9 @@ def hard_predictions(out:torch.Tensor, # (N, C) logits, or (N,) single logits/pr
                      logits:bool=True, # For (N,) outputs: are they logits (sigmoid applied) or probabilities?
                     ) -> torch.Tensor: # (N,) int64 predicted labels
     "Arg-max over class logits, or `sigmoid(out) > threshold` for a single output per sample."
-    out = torch.as_tensor(out)
+    out = out if isinstance(out, torch.Tensor) else torch.as_tensor(as_array('out', out))
+    threshold, logits = check_probability('threshold', threshold), check_type('logits', logits, bool)
+    if out.dtype.is_floating_point and torch.isnan(out).any(): raise ValueError("out: contains NaN; expected logits or probabilities")
     if out.dim() == 2 and out.shape[1] >= 2: return out.argmax(dim=1)
     if out.dim() == 2 and out.shape[1] == 1: out = out[:, 0]
     if out.dim() != 1: raise ValueError(f"out: expected shape (N, C) or (N,), got {tuple(out.shape)}")
@@ -47,7 +50,7 @@ def hard_predictions(out:torch.Tensor, # (N, C) logits, or (N,) single logits/pr
 def _check_weight(weight, y):
     "`weight` as a float64 tensor shaped like `y`, finite and non-negative (None stays None)."
     if weight is None: return None
-    weight = torch.as_tensor(weight, dtype=torch.float64, device=y.device)
+    weight = torch.as_tensor(check_real_array('weight', weight, lo=0), dtype=torch.float64, device=y.device)
     if weight.shape != y.shape: raise ValueError(f"weight: expected shape {tuple(y.shape)}, got {tuple(weight.shape)}")
     if not torch.isfinite(weight).all() or (weight < 0).any(): raise ValueError("weight: expected finite non-negative values")
     return weight
@@ -85,10 +88,11 @@ class UndefinedMetricWarning(UserWarning):
 def check_confusion(C, # A count tensor C[y, a, ŷ]
                    ) -> torch.Tensor: # The same counts as float64
     "Validate a count tensor: shape (|Y|, |A|, |Y|) with |Y| ≥ 2, finite and non-negative."
-    C = torch.as_tensor(C, dtype=torch.float64)
+    C = (C if isinstance(C, torch.Tensor) else torch.as_tensor(check_real_array('C', C))).to(torch.float64)
     if C.dim() != 3 or C.shape[0] != C.shape[2] or C.shape[0] < 2 or C.shape[1] < 1:
         raise ValueError(f"C: expected a count tensor of shape (n_classes, n_groups, n_classes) with n_classes ≥ 2, got {tuple(C.shape)}")
     if not torch.isfinite(C).all() or (C < 0).any(): raise ValueError("C: counts must be finite and non-negative")
+    if not torch.isfinite(C.sum()): raise ValueError("C: the counts add up to infinity (overflow); rescale them")
     return C
 
 def _pos(C, pos_label): return check_int('pos_label', pos_label, lo=0, hi=C.shape[0] - 1)
@@ -160,9 +164,10 @@ def gap(rates, # (|A|,) per-group rates, NaN where undefined
        ) -> torch.Tensor: # 0-dim float64 gap (NaN if fewer than two groups are defined)
     "Disparity of a per-group rate vector, ignoring undefined groups."
     how = check_choice('how', how, GAP_METHODS); check_type('signed', signed, bool)
-    r = torch.as_tensor(rates, dtype=torch.float64)
+    r = rates.to(torch.float64) if isinstance(rates, torch.Tensor) else torch.as_tensor(check_real_array('rates', rates, allow_nan=True))
+    if torch.isinf(r).any(): raise ValueError("rates: contains an infinite rate; expected finite rates or NaN (undefined)")
     if r.dim() != 1: raise ValueError(f"rates: expected a 1-D vector of per-group rates, got shape {tuple(r.shape)}")
-    ok = ~torch.isnan(r)
+    ref, ok = check_int('ref', ref, lo=0, hi=len(r) - 1), ~torch.isnan(r)
     nan = torch.tensor(_NAN, dtype=torch.float64)
     if how == 'maxmin':
         if signed: raise ValueError("signed=True: a max−min gap has no sign; use how='ref' with a reference group")
@@ -170,7 +175,6 @@ def gap(rates, # (|A|,) per-group rates, NaN where undefined
             warnings.warn("gap undefined: fewer than two groups have a defined rate; returned NaN", UndefinedMetricWarning, stacklevel=2)
             return nan
         return r[ok].max() - r[ok].min()
-    ref = check_int('ref', ref, lo=0, hi=len(r) - 1)
     others = ok.clone(); others[ref] = False
     if not ok[ref] or not others.any():
         warnings.warn(f"gap undefined: reference group {ref} or every other group has no defined rate; returned NaN",
@@ -272,7 +276,7 @@ def fairness_report(C, # C[y, a, ŷ] (already summed over clients for the federa
                     percent:bool=True, # Acc and WGAcc in % (as in the thesis tables)
                    ) -> dict: # acc, wga, d_eop, d_dp, d_pe, d_eod, d_ap, d_wcal, di as floats
     "All Table-21 metrics and accuracy of one count tensor, as plain floats."
-    C = check_confusion(C); s = 100.0 if percent else 1.0
+    C = check_confusion(C); s = 100.0 if check_type('percent', percent, bool) else 1.0
     return dict(acc=s * float(accuracy(C)), wga=s * float(worst_group_accuracy(C)),
                 d_eop=float(equal_opportunity_diff(C, pos_label, how, ref)),
                 d_dp=float(demographic_parity_diff(C, pos_label, how, ref)),
@@ -286,7 +290,7 @@ def fairness_report(C, # C[y, a, ŷ] (already summed over clients for the federa
 def sum_confusions(confusions:Sequence, # Per-client count tensors C_k of equal shape
                   ) -> torch.Tensor: # Σ_k C_k, the federation's count tensor
     "Aggregate clients' count tensors the only exact way: add them."
-    cs = [check_confusion(c) for c in confusions]
+    cs = [check_confusion(c) for c in check_type('confusions', confusions, (list, tuple))]
     if not cs: raise ValueError("confusions: expected at least one count tensor")
     if len({tuple(c.shape) for c in cs}) > 1: raise ValueError(f"confusions: shapes differ: {sorted({tuple(c.shape) for c in cs})}")
     return torch.stack([c.cpu() for c in cs]).sum(0)
@@ -306,10 +310,11 @@ def client_table(confusions:Sequence, # Per-client count tensors C_k
                  **kw, # Passed to `fairness_report` (pos_label, how, ref, percent)
                 ) -> pd.DataFrame: # One row per client, then 'mean of clients' and 'federation (Σ C_k)'
     "Per-client metrics next to their (weighted) mean and the exact federated metrics; the last two differ in general."
-    cs = [check_confusion(c) for c in confusions]
+    cs = [check_confusion(c) for c in check_type('confusions', confusions, (list, tuple))]
+    if not cs: raise ValueError("confusions: expected at least one count tensor")
     names = list(names) if names is not None else [f'client {k}' for k in range(len(cs))]
     if len(names) != len(cs): raise ValueError(f"names: expected {len(cs)} names, got {len(names)}")
-    w = np.array([float(c.sum()) for c in cs]) if weights is None else np.asarray(weights, dtype=float)
+    w = np.array([float(c.sum()) for c in cs]) if weights is None else check_real_array('weights', weights, lo=0)
     if w.shape != (len(cs),) or (w < 0).any() or w.sum() <= 0: raise ValueError(f"weights: expected {len(cs)} non-negative weights with a positive sum")
     df = pd.DataFrame([fairness_report(c, **kw) for c in cs], index=names)
     mean = {m: np.average(df[m][df[m].notna()], weights=w[df[m].notna().to_numpy()]) if df[m].notna().any() else np.nan
@@ -322,7 +327,7 @@ def client_table(confusions:Sequence, # Per-client count tensors C_k
 def client_accuracy_parity(confusions:Sequence, # Per-client count tensors C_k
                           ) -> dict: # max − min and std of the clients' accuracies (Table 20's 'Accuracy Parity')
     "Table 20's client-level Accuracy Parity: how unequal accuracy is across clients (not across groups)."
-    acc = np.array([float(accuracy(check_confusion(c))) for c in confusions])
+    acc = np.array([float(accuracy(check_confusion(c))) for c in check_type('confusions', confusions, (list, tuple))])
     acc = acc[~np.isnan(acc)]
     if len(acc) < 2: return dict(max_min=float('nan'), std=float('nan'))
     return dict(max_min=float(acc.max() - acc.min()), std=float(acc.std()))
@@ -340,6 +345,9 @@ def model_confusion(model:torch.nn.Module, # A classifier returning (N, C) logit
                    ) -> torch.Tensor: # C[y, a, ŷ] on the CPU
     "Count a model's predictions per (label, group, prediction) cell, batch by batch."
     dev = default_device(device); batch_size = check_int('batch_size', batch_size, lo=1)
+    check_type('model', model, torch.nn.Module); n_classes, n_groups = check_int('n_classes', n_classes, lo=2), check_int('n_groups', n_groups, lo=1)
+    x = check_type('x', x, torch.Tensor)
+    if not (len(x) == len(y) == len(a)): raise ValueError(f"x, y, a: expected equal lengths, got {len(x)}, {len(y)}, {len(a)}")
     was_training = model.training; model.eval().to(dev)
     C = torch.zeros(n_classes, n_groups, n_classes, dtype=torch.float64)
     for i in range(0, len(x), batch_size):
@@ -355,7 +363,7 @@ def rates_confusion(n:Sequence, # Group sizes n_a
                     fpr:Sequence, # Pr(Ŷ=1 | Y=0, A=a) per group
                    ) -> torch.Tensor: # Expected C[y, a, ŷ] for binary Y (fractional counts)
     "The expected count tensor of a binary classifier with given per-group base rates, TPR and FPR."
-    arrs = [np.asarray(v, dtype=float) for v in (n, base_rate, tpr, fpr)]
+    arrs = [check_real_array('n', n, lo=0)] + [check_real_array(k, v, lo=0, hi=1) for k, v in (('base_rate', base_rate), ('tpr', tpr), ('fpr', fpr))]
     if len({a.shape for a in arrs}) != 1 or arrs[0].ndim != 1:
         raise ValueError(f"n, base_rate, tpr, fpr: expected 1-D sequences of equal length, got shapes {[a.shape for a in arrs]}")
     n, b, t, f = arrs

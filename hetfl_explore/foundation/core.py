@@ -11,12 +11,19 @@ import numpy as np
 import torch
 
 # %% auto #0
-__all__ = ['CHECK_SEED_ENV', 'CHECK_LOG_ENV', 'RESULTS_DIR', 'check_int', 'check_float', 'check_choice', 'check_type',
-           'default_device', 'seed_everything', 'spawn_seeds', 'rng_streams', 'torch_generator', 'validate_fields',
-           'check_seed', 'learned_check', 'results_path']
+__all__ = ['SEED_MAX', 'MAX_COUNT', 'CHECK_SEED_ENV', 'CHECK_LOG_ENV', 'RESULTS_DIR', 'check_int', 'check_float', 'check_choice',
+           'check_type', 'as_array', 'check_real_array', 'check_count', 'check_count_array', 'check_probability',
+           'check_distribution', 'check_ids', 'check_rng_seed', 'check_columns', 'default_device', 'seed_everything',
+           'spawn_seeds', 'rng_streams', 'torch_generator', 'validate_fields', 'check_seed', 'learned_check',
+           'results_path']
 
 # %% ../../nbs/foundation/00_core.ipynb #ba8c93b3
-def _bad(name, value, allowed): return f"{name}={value!r}: expected {allowed}"
+def _show(value, width:int=80) -> str:
+    "`repr(value)`, cut to `width` characters so that a huge array does not flood the message."
+    r = repr(value)
+    return r if len(r) <= width else r[:width - 3] + '...'
+
+def _bad(name, value, allowed): return f"{name}={_show(value)}: expected {allowed}"
 
 def check_int(name:str, # Argument name, quoted in the error
               value:Any, # The value to check
@@ -51,13 +58,19 @@ def check_float(name:str, # Argument name, quoted in the error
     return value
 
 # %% ../../nbs/foundation/00_core.ipynb #5dd602ea
+def _same(a, b) -> bool:
+    "a == b as one truth value; False for arrays (no single truth value) and for a bool against a number."
+    if isinstance(a, (bool, np.bool_)) != isinstance(b, (bool, np.bool_)): return False
+    try: return bool(a == b)
+    except (ValueError, TypeError): return False
+
 def check_choice(name:str, # Argument name, quoted in the error
                  value:Any, # The value to check
                  choices:Iterable, # The allowed values
                 ):
     "Return `value` if it is one of `choices`, else raise a `ValueError` listing them."
     choices = list(choices)
-    if value not in choices: raise ValueError(_bad(name, value, 'one of ' + ', '.join(map(repr, choices))))
+    if not any(_same(value, c) for c in choices): raise ValueError(_bad(name, value, 'one of ' + ', '.join(map(repr, choices))))
     return value
 
 # %% ../../nbs/foundation/00_core.ipynb #9e0a1886
@@ -69,6 +82,142 @@ def check_type(name:str, # Argument name, quoted in the error
     if not isinstance(value, types):
         ts = types if isinstance(types, tuple) else (types,)
         raise TypeError(_bad(name, value, 'an instance of ' + ' or '.join(t.__name__ for t in ts)))
+    return value
+
+# %% ../../nbs/foundation/00_core.ipynb #daab6b9c
+SEED_MAX = 2**63 - 1   # largest seed that numpy, Python's random and torch (a signed 64-bit integer) all accept
+MAX_COUNT = 2**53      # largest count (and total of counts) a float64 holds exactly
+
+def as_array(name:str, # Argument name, quoted in the error
+             value:Any, # numpy array, torch tensor, nested list or number
+             ndim:int|None=None, # the exact number of dimensions required, if any
+            ) -> np.ndarray:
+    "`value` as a numeric numpy array (torch tensors copied to the CPU); errors name `name`."
+    if isinstance(value, torch.Tensor): value = value.detach().cpu().numpy()
+    if value is None or isinstance(value, (str, bytes, dict, set)):
+        raise TypeError(f"{name}={_show(value)}: expected an array of numbers")
+    try: arr = np.asarray(value)
+    except (ValueError, TypeError) as e: raise ValueError(f"{name}: not a rectangular array of numbers ({e})") from None
+    if arr.dtype.kind not in 'biuf' and not (arr.size == 0 and arr.dtype.kind == 'O'):
+        raise TypeError(f"{name}={_show(value)}: expected an array of numbers, got dtype {arr.dtype}")
+    if ndim is not None and arr.ndim != ndim:
+        raise ValueError(f"{name}: shape {arr.shape}: expected an array with {ndim} dimension(s)")
+    return arr.astype(np.float64) if arr.dtype.kind == 'O' else arr
+
+# %% ../../nbs/foundation/00_core.ipynb #48cdbab1
+def _first_bad(name, arr, bad, what, where=None):
+    "Raise a `ValueError` naming the first entry of `arr` flagged in `bad`, if any."
+    if not bad.any(): return
+    idx = tuple(int(i) for i in np.argwhere(bad)[0]); v = arr[idx]
+    pos = where(idx) if where else (f"entry {idx if len(idx) != 1 else idx[0]}" if idx else 'value')
+    why = ('NaN' if np.isnan(v) else 'infinite' if np.isinf(v) else 'out of range') if arr.dtype.kind == 'f' else 'out of range'
+    raise ValueError(f"{name}: {pos} = {v.item()!r} is {why}; expected {what}")
+
+def check_real_array(name:str, # Argument name, quoted in the error
+                     value:Any, # numpy array, torch tensor, nested list or number
+                     lo:float|None=None, # Smallest allowed value (inclusive)
+                     hi:float|None=None, # Largest allowed value (inclusive)
+                     allow_nan:bool=False, # Let NaN through (e.g. "not measured")
+                     allow_inf:bool=False, # Let ±inf through (e.g. "never")
+                     ndim:int|None=None, # the exact number of dimensions required, if any
+                    ) -> np.ndarray: # float64 copy
+    "Return `value` as a float64 array of finite reals in [lo, hi]; errors name `name`, the entry and the rule."
+    arr = as_array(name, value, ndim).astype(np.float64)
+    bad = np.zeros(arr.shape, bool)
+    if not allow_nan: bad |= np.isnan(arr)
+    if not allow_inf: bad |= np.isinf(arr)
+    with np.errstate(invalid='ignore'):
+        if lo is not None: bad |= arr < lo
+        if hi is not None: bad |= arr > hi
+    what = f"{'' if allow_inf else 'finite '}numbers in [{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}]"
+    _first_bad(name, arr, bad, what + (' or NaN' if allow_nan else ''))
+    return arr
+
+# %% ../../nbs/foundation/00_core.ipynb #a691dd07
+def check_count(name:str, # Argument name, quoted in the error
+                value:Any, # The value to check
+                hi:int|None=None, # Largest allowed count (inclusive); None means `MAX_COUNT`
+               ) -> int:
+    "Return `value` as an `int` count in [0, hi]: a non-negative integer (never a float, NaN or bool)."
+    return check_int(name, value, lo=0, hi=MAX_COUNT if hi is None else hi)
+
+def check_count_array(name:str, # Argument name, quoted in the error
+                      value:Any, # numpy array, torch tensor or nested list of counts
+                      where=None, # optional function index -> text that names the position of a bad entry
+                     ) -> np.ndarray: # int64 copy
+    "Return counts as int64: finite non-negative integers whose total stays within `MAX_COUNT` (no overflow)."
+    arr = as_array(name, value)
+    f = arr if arr.dtype.kind in 'iub' else arr.astype(np.float64)
+    with np.errstate(invalid='ignore'):
+        bad = (f < 0) | (f > MAX_COUNT) if f.dtype.kind != 'f' else ~(np.isfinite(f) & (f >= 0) & (np.rint(f) == f) & (f <= MAX_COUNT))
+    if bad.any():
+        idx = tuple(np.argwhere(bad)[0]); v = f[idx]
+        why = 'NaN' if np.isnan(v) else 'infinite' if np.isinf(v) else 'negative' if v < 0 else \
+              'not an integer' if np.rint(v) != v else f'above MAX_COUNT={MAX_COUNT}'
+        pos = where(idx) if where else (f"entry {tuple(int(i) for i in idx)}" if idx else 'value')
+        raise ValueError(f"{name}: {pos} = {float(v)!r} is {why}; counts must be finite non-negative integers")
+    total = float(f.astype(np.float64).sum())
+    if total > MAX_COUNT: raise ValueError(f"{name}: the counts add up to {total:.4g}, above MAX_COUNT={MAX_COUNT}; "
+                                           "their sums would overflow")
+    return f.astype(np.int64)
+
+# %% ../../nbs/foundation/00_core.ipynb #383820c1
+def check_probability(name:str, # Argument name, quoted in the error
+                      value:Any, # The value to check
+                     ) -> float:
+    "Return `value` as a `float` probability in [0, 1]."
+    return check_float(name, value, lo=0, hi=1)
+
+def check_distribution(name:str, # Argument name, quoted in the error
+                       value:Any, # probabilities or non-negative weights (numpy, torch, nested list)
+                       axis:int=-1, # axis that holds each distribution
+                      ) -> np.ndarray: # float64 probabilities summing to 1 along `axis`
+    "Normalise finite non-negative weights along `axis`; every distribution needs a positive, finite total."
+    p = check_real_array(name, value, lo=0)
+    if p.ndim == 0: raise ValueError(f"{name}: a single number: expected a vector of weights")
+    check_int('axis', axis, lo=-p.ndim, hi=p.ndim - 1)
+    total = p.sum(axis, keepdims=True)
+    zero = ~(np.isfinite(total) & (total > 0))
+    if zero.any():
+        raise ValueError(f"{name}: weights at {tuple(int(i) for i in np.argwhere(zero)[0])} along axis {axis} "
+                         f"sum to {float(total[zero].flat[0])!r}: expected a positive, finite total")
+    return p / total
+
+# %% ../../nbs/foundation/00_core.ipynb #2722cc69
+def check_ids(name:str, # Argument name, quoted in the error
+              value:Any, # client ids: a list, numpy array or torch tensor of integers
+              n:int, # the population size: ids are in [0, n)
+              unique:bool=False, # also reject repeated ids
+             ) -> np.ndarray: # 1-D int64 ids
+    "Return ids as a 1-D int64 array of integers in [0, n); errors name `name`, the id and the population."
+    n = check_count('n', n)
+    arr = as_array(name, value)
+    if arr.ndim != 1: raise ValueError(f"{name}: shape {arr.shape}: expected a 1-D list of ids")
+    if arr.size and arr.dtype.kind not in 'iu' and not (arr.dtype.kind == 'f' and np.all(np.rint(arr) == arr)):
+        raise TypeError(f"{name}={_show(value)}: expected integer ids in [0, {n})")
+    bad = ~((arr >= 0) & (arr < n)) if arr.size else np.zeros(0, bool)
+    _first_bad(name, arr, bad, f"ids in [0, {n})")
+    arr = arr.astype(np.int64)
+    if unique and len(np.unique(arr)) < len(arr):
+        raise ValueError(f"{name}: id {int(arr[np.argmax(np.bincount(arr))])} appears more than once; ids must be distinct")
+    return arr
+
+def check_rng_seed(name:str, # Argument name, quoted in the error
+                   value:Any, # The seed to check
+                  ) -> int:
+    "Return `value` as an `int` seed in [0, `SEED_MAX`], the range numpy, Python and torch all accept."
+    return check_int(name, value, lo=0, hi=SEED_MAX)
+
+# %% ../../nbs/foundation/00_core.ipynb #0447d4ca
+def check_columns(name:str, # Argument name, quoted in the error
+                  value:Any, # The value to check: a pandas DataFrame
+                  columns:Iterable, # columns it must have
+                 ):
+    "Return `value` if it is a pandas `DataFrame` with every column in `columns`, else raise naming the missing ones."
+    import pandas as pd
+    check_type(name, value, pd.DataFrame)
+    missing = [c for c in columns if c not in value.columns]
+    if missing: raise ValueError(f"{name}: a table without the column(s) {missing}; it has {list(value.columns)[:12]}")
     return value
 
 # %% ../../nbs/foundation/00_core.ipynb #77e3aa98
@@ -88,7 +237,7 @@ def default_device(device:str|torch.device|None=None, # 'cpu', 'cuda', 'cuda:1',
 def seed_everything(seed:int, # The experiment seed
                    ) -> int:
     "Seed Python's `random`, numpy's and torch's global generators with `seed`; returns `seed`."
-    seed = check_int('seed', seed, lo=0)
+    seed = check_rng_seed('seed', seed)
     random.seed(seed); np.random.seed(seed % 2**32); torch.manual_seed(seed)
     return seed
 
@@ -98,7 +247,7 @@ def spawn_seeds(seed:int, # The experiment seed
                 key:int|str=0, # A label of the consumer (e.g. 'clients', 'selection'), so different consumers get different streams
                ) -> list[int]: # `n` reproducible 63-bit seeds
     "Derive `n` independent integer seeds from `seed` for the consumer named `key`."
-    seed, n = check_int('seed', seed, lo=0), check_int('n', n, lo=0)
+    seed, n = check_rng_seed('seed', seed), check_int('n', n, lo=0)
     if isinstance(key, str): key = int.from_bytes(key.encode()[:16].ljust(16, b'\0'), 'little')
     ss = np.random.SeedSequence([seed, check_int('key', key, lo=0)])
     return [int(c.generate_state(2, np.uint32).astype(np.uint64) @ np.array([1, 2**31], np.uint64)) for c in ss.spawn(n)]
@@ -117,7 +266,7 @@ def torch_generator(seed:int, # Seed of the generator
                    ) -> torch.Generator:
     "A seeded `torch.Generator` on `device`."
     g = torch.Generator(device=default_device(device))
-    g.manual_seed(check_int('seed', seed, lo=0))
+    g.manual_seed(check_rng_seed('seed', seed))
     return g
 
 # %% ../../nbs/foundation/00_core.ipynb #30257348
@@ -125,6 +274,8 @@ def validate_fields(obj:Any, # A dataclass instance
                     **rules, # field name -> a function(name, value) that returns the cleaned value or raises
                    ):
     "Apply each rule to the field it names on `obj`, storing the cleaned value; errors name the field."
+    import dataclasses
+    if not dataclasses.is_dataclass(obj) or isinstance(obj, type): raise TypeError(_bad('obj', obj, 'a dataclass instance'))
     for field, rule in rules.items():
         object.__setattr__(obj, field, rule(f"{type(obj).__name__}.{field}", getattr(obj, field)))
     return obj
@@ -137,8 +288,8 @@ def check_seed(default:int=0, # the seed the notebook uses when no robustness ru
               ) -> int:
     "The seed of a learned-outcome check: `default`, or the value of `HETFL_CHECK_SEED` during a robustness run."
     value = os.environ.get(CHECK_SEED_ENV, '').strip()
-    if not value: return check_int('default', default, lo=0)
-    try: return check_int(CHECK_SEED_ENV, int(value), lo=0)
+    if not value: return check_rng_seed('default', default)
+    try: return check_rng_seed(CHECK_SEED_ENV, int(value))
     except ValueError: raise ValueError(_bad(CHECK_SEED_ENV, value, 'a non-negative integer')) from None
 
 # %% ../../nbs/foundation/00_core.ipynb #d43863f1

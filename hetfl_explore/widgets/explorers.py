@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
-from ..foundation.core import check_int, check_float, check_choice, rng_streams
+from ..foundation.core import (check_int, check_float, check_choice, check_type, check_count, check_count_array,
+    check_real_array, check_rng_seed, rng_streams, MAX_COUNT)
 from fastcore.basics import patch
 from ..foundation.hetero import as_counts, dht, fl_metrics, client_types, METRICS, TYPES, simplex_positions
 from ..foundation.data import FEDERATIONS, federation
@@ -22,13 +23,17 @@ import ipywidgets as W
 from IPython.display import display
 
 # %% auto #0
-__all__ = ['DIRICHLET_CLIENTS', 'DIRICHLET_SIZE', 'PRESETS', 'MAX_WARNINGS', 'TABLE4_TO_EXPLORER', 'MATRIX_FREE',
-           'TAXONOMY_FILTERS', 'dirichlet_types', 'preset_types', 'expand_types', 'check_types', 'federation_summary',
-           'summary_html', 'triplet_bar_html', 'published_values', 'types_ternary', 'MatrixEditor', 'check_selectors',
-           'share_table', 'selection_figures', 'SelectionExplorer', 'explain_frames', 'step_figure', 'stepper_figure',
-           'FedDiverseStepper', 'TaxonomyExplorer', 'federations_figure', 'selection_static_figure']
+__all__ = ['MAX_CLIENTS', 'MAX_SIDE', 'DIRICHLET_CLIENTS', 'DIRICHLET_SIZE', 'PRESETS', 'SUMMARY_KEYS', 'MAX_WARNINGS', 'MAX_BAR',
+           'TABLE4_TO_EXPLORER', 'MATRIX_FREE', 'MAX_ROUNDS', 'TAXONOMY_FILTERS', 'dirichlet_types', 'preset_types',
+           'expand_types', 'check_types', 'federation_summary', 'summary_html', 'triplet_bar_html', 'published_values',
+           'types_ternary', 'MatrixEditor', 'check_selectors', 'share_table', 'selection_figures', 'SelectionExplorer',
+           'explain_frames', 'step_figure', 'stepper_figure', 'FedDiverseStepper', 'TaxonomyExplorer',
+           'federations_figure', 'selection_static_figure']
 
 # %% ../../nbs/widgets/50_explorers.ipynb #dce691d2
+MAX_CLIENTS = 10_000   # the most clients an editor federation holds (every client is a row of the simulation)
+MAX_SIDE = 16          # the most classes or attributes of an editor matrix
+
 def dirichlet_types(num_clients:int=24, # K
                     n_classes:int=2, # |Y| (2 or 4 in the editor)
                     n_attrs:int=2, # |A|
@@ -37,7 +42,7 @@ def dirichlet_types(num_clients:int=24, # K
                     seed:int=0, # seed of the draw
                    ) -> list[tuple[int, np.ndarray]]: # [(1, N^k), ...] one type per client
     "Client matrices whose (class, attribute) proportions are drawn from a symmetric Dirichlet, as editor rows."
-    K, Y, A = check_int('num_clients', num_clients, lo=1), check_int('n_classes', n_classes, lo=2), check_int('n_attrs', n_attrs, lo=2)
+    K, Y, A = check_int('num_clients', num_clients, lo=1, hi=MAX_CLIENTS), check_int('n_classes', n_classes, lo=2, hi=MAX_SIDE), check_int('n_attrs', n_attrs, lo=2, hi=MAX_SIDE)
     alpha, size = check_float('alpha', alpha, lo=0, lo_open=True), check_int('size', size, lo=1)
     rng = rng_streams(seed, 1, 'dirichlet_types')[0]
     return [(1, rng.multinomial(size, rng.dirichlet(np.full(Y * A, alpha))).reshape(Y, A)) for _ in range(K)]
@@ -64,23 +69,28 @@ def preset_types(name:str, # a key of `PRESETS`
 def expand_types(types:list, # [(multiplicity, N), ...]
                 ) -> np.ndarray: # (K, |Y|, |A|) int64, clients of one type consecutive
     "All client matrices of a list of (multiplicity, matrix) rows."
+    types = check_types(types)
     return np.repeat(np.array([N for _, N in types], np.int64), [m for m, _ in types], axis=0)
 
 def check_types(types:list, # [(multiplicity, N), ...] editor rows
                ) -> list[tuple[int, np.ndarray]]:
     "Validate editor rows: at least one row, equal shapes, integer counts >= 0, multiplicity >= 1, no empty client."
+    check_type('types', types, (list, tuple))
     if not len(types): raise ValueError("types: the federation needs at least one client")
     out, shape = [], None
-    for i, (m, N) in enumerate(types):
-        m = check_int(f'multiplicity of row {i}', m, lo=1)
-        N = np.asarray(N)
-        if N.ndim != 2 or min(N.shape) < 2: raise ValueError(f"row {i}: shape {N.shape}: expected (|Y| >= 2, |A| >= 2)")
-        if shape is not None and N.shape != shape: raise ValueError(f"row {i}: shape {N.shape} differs from row 0's {shape}")
-        if not np.issubdtype(N.dtype, np.integer) and not np.all(N == np.round(N)):
-            raise ValueError(f"row {i}: counts must be integers, got {N.tolist()}")
-        if (N < 0).any(): raise ValueError(f"row {i}: negative count {int(N.min())}: counts must be >= 0")
-        if N.sum() == 0: raise ValueError(f"row {i}: empty client (every count is 0): a client needs at least one sample")
-        out.append((m, N.astype(np.int64))); shape = N.shape
+    for i, row in enumerate(types):
+        if not isinstance(row, (list, tuple)) or len(row) != 2:
+            raise TypeError(f"types: row {i} = {row!r}: expected a (multiplicity, matrix) pair")
+        m = check_int(f'types: multiplicity of row {i}', row[0], lo=1, hi=MAX_CLIENTS)
+        N = check_count_array(f'types: row {i}', row[1])
+        if N.ndim != 2 or min(N.shape) < 2 or max(N.shape) > MAX_SIDE:
+            raise ValueError(f"types: row {i}: shape {N.shape}: expected (|Y|, |A|) with 2 <= |Y|, |A| <= {MAX_SIDE}")
+        if shape is not None and N.shape != shape: raise ValueError(f"types: row {i}: shape {N.shape} differs from row 0's {shape}")
+        if N.sum() == 0: raise ValueError(f"types: row {i}: empty client (every count is 0): a client needs at least one sample")
+        out.append((m, N)); shape = N.shape
+    clients, total = sum(m for m, _ in out), sum(m * int(N.sum()) for m, N in out)
+    if clients > MAX_CLIENTS: raise ValueError(f"types: {clients} clients in all; the editor holds at most {MAX_CLIENTS}")
+    if total > MAX_COUNT: raise ValueError(f"types: {total} samples in all, above MAX_COUNT={MAX_COUNT}; their sums would overflow")
     return out
 
 # %% ../../nbs/widgets/50_explorers.ipynb #d46f2b66
@@ -91,11 +101,19 @@ def _summary_warnings(rows, t, ty, atol):
     out += [f"row {i}: empty cells {[tuple(map(int, c)) for c in np.argwhere(N == 0)]}" for i, N in enumerate(rows) if (N == 0).any()]
     return out
 
+SUMMARY_KEYS = ('metrics', 'triplets', 'types', 'multiplicities', 'type_counts', 'global_matrix', 'num_clients', 'n_samples', 'warnings')
+
+def _check_summary(summary):
+    "`summary` checked as the dict `federation_summary` returns."
+    missing = [k for k in SUMMARY_KEYS if k not in check_type('summary', summary, dict)]
+    if missing: raise ValueError(f"summary: missing {missing}: expected the dict of `federation_summary`")
+    return summary
+
 def federation_summary(types:list, # [(multiplicity, N), ...] editor rows (validated with `check_types`)
                        atol:float=1e-9, # triplet components within `atol` of the maximum are a tie
                       ) -> dict:
     "Everything the editor shows: six metrics, per-row triplets and types, type counts, global matrix, warnings."
-    types = check_types(types)
+    types, atol = check_types(types), check_float('atol', atol, lo=0)
     mult = np.array([m for m, _ in types]); rows = np.stack([N for _, N in types])
     Ns = np.repeat(rows, mult, axis=0)
     t = dht(rows); ty = client_types(t, tie='join', atol=atol)
@@ -122,6 +140,8 @@ def summary_html(summary:dict, # from `federation_summary`
                  published:dict|None=None, # published values to show beside (a FederationSpec's `published` + `derived`)
                 ) -> str:
     "The editor's live readout: metrics table beside the published values, type counts, global matrix, warnings."
+    _check_summary(summary)
+    if published is not None: check_type('published', published, dict)
     glob = ' | '.join(' '.join(str(int(v)) for v in r) for r in summary['global_matrix'])
     counts = ', '.join(f'{k}: {v}' for k, v in sorted(summary['type_counts'].items()))
     warn = ''.join(f'<li>{html.escape(w)}</li>' for w in summary['warnings'][:MAX_WARNINGS])
@@ -133,10 +153,14 @@ def summary_html(summary:dict, # from `federation_summary`
             + (f'<ul style="color:#8a6d3b;margin:2px 0">{warn}</ul>' if warn else ''))
 
 # %% ../../nbs/widgets/50_explorers.ipynb #8cd6eed0
+MAX_BAR = 2000   # the widest bar, in pixels
+
 def triplet_bar_html(t:np.ndarray, # one triplet [CI, AI, SC]
                      width:int=90, # pixels of a full bar
                     ) -> str:
     "A client's triplet as three small inline bars (cheap to redraw)."
+    t, width = check_real_array('t', t, lo=0, hi=1), check_int('width', width, lo=1, hi=MAX_BAR)
+    if t.shape != (3,): raise ValueError(f"t: shape {t.shape}: expected one triplet (3,)")
     colours = ('#1f77b4', '#ff7f0e', '#2ca02c')
     return ''.join(f'<div title="{n} {v:.3f}" style="display:flex;align-items:center;height:11px;font:9px monospace">'
                    f'<span style="width:16px">{n}</span><span style="display:inline-block;height:8px;'
@@ -147,7 +171,7 @@ def triplet_bar_html(t:np.ndarray, # one triplet [CI, AI, SC]
 def published_values(name:str, # a federation name (other presets have none)
                     ) -> dict:
     "Published metrics of a registry federation (printed ones first, derived ones filling the gaps); {} for other presets."
-    if name not in FEDERATIONS: return {}
+    if check_type('name', name, str) not in FEDERATIONS: return {}
     fs = federation(name)
     return {k: fs.published.get(k, fs.derived.get(k)) for k in METRICS}
 
@@ -173,7 +197,7 @@ def types_ternary(summary:dict, # from `federation_summary`
                   fig:go.Figure|None=None, # a figure (or FigureWidget) made by this function, updated in place
                  ) -> go.Figure:
     "Editor rows on the CI/AI/SC simplex, one trace per type (CI, AI, SC, tie), marker size from the multiplicity."
-    t, ty, m = summary['triplets'], summary['types'], summary['multiplicities']
+    t, ty, m = (_check_summary(summary)[k] for k in ('triplets', 'types', 'multiplicities'))
     pos, groups = simplex_positions(t), np.array([_type_group(x) for x in ty])
     if fig is None: fig = go.Figure()
     if not fig.data: _new_types_ternary(fig)
@@ -193,9 +217,11 @@ class MatrixEditor:
                 ):
         self.max_rows, self._listeners, self._syncing, self.message = check_int('max_rows', max_rows, lo=1), [], False, ''
         self.published = {}
+        if types is not None: types = check_types(types)   # bad arguments fail here, not on first use
+        else: check_choice('preset', preset, PRESETS)
         self._build_widgets()
         if types is not None: self.set_types(types)
-        else: self.load_preset(check_choice('preset', preset, PRESETS))
+        else: self.load_preset(preset)
 
     def _build_widgets(self):
         "The preset menu, the add button, the message line, the readout and the simplex, wired to the edit methods."
@@ -285,7 +311,7 @@ def add_client(self:MatrixEditor,
                m:int=1, # its multiplicity
               ) -> bool:
     "Append a row."
-    N = self._types[-1][1].copy() if N is None else np.asarray(N)
+    N = self._types[-1][1].copy() if N is None else N   # `check_types` in `_commit` validates it
     return self._commit(self._types + [(m, N)], rebuild=True)
 
 @patch
@@ -381,20 +407,30 @@ MATRIX_FREE = ('uniform', 'round_robin')   # selectors whose choices never read 
 def check_selectors(selectors, # names of `feddiverse.SELECTORS`
                    ) -> tuple:
     "The selector names as a tuple; ValueError if there are none or one is unknown."
-    sel = tuple(selectors)
+    sel = (selectors,) if isinstance(selectors, str) else tuple(check_type('selectors', selectors, (list, tuple)))
     if not sel: raise ValueError("selectors: choose at least one selector")
-    for s in sel: check_choice('selector', s, SELECTORS)
+    for s in sel: check_choice('selectors', s, SELECTORS)
     return sel
 
 def _source_matrices(source):
     "The client matrices of a panel's source: a `MatrixEditor` (live), a federation name, or the matrices themselves."
     if isinstance(source, MatrixEditor): return source.matrices
-    if isinstance(source, str): return federation(source).matrices
-    return as_counts(source, 'source')
+    if isinstance(source, str): return federation(check_choice('source', source, FEDERATIONS)).matrices
+    N = as_counts(source, 'source')
+    if N.ndim != 3: raise ValueError(f"source: shape {N.shape}: expected client matrices (K, |Y|, |A|)")
+    return N
+
+def _check_stats(stats):
+    "`stats` checked as a non-empty dict from selector name to `SelectionStats`."
+    check_type('stats', stats, dict)
+    if not stats: raise ValueError("stats: no selector results (an empty dict)")
+    for v in stats.values(): check_type('stats', v, SelectionStats)
+    return stats
 
 def share_table(stats:dict, # selector name -> `SelectionStats`
                ) -> pd.DataFrame:
     "Type shares (%) and mean union triplet of each selector, one row each."
+    _check_stats(stats)
     return pd.DataFrame({n: {**{d: 100 * s.type_shares[d] for d in DIMS}, **{f'union_{d}': v for d, v in zip(DIMS, s.union_mean())}}
                          for n, s in stats.items()}).T
 
@@ -422,6 +458,8 @@ def selection_figures(stats:dict, # selector name -> `SelectionStats`
                       figs:dict|None=None, # figures made by this function, updated in place
                      ) -> dict: # 'shares', 'heatmap', 'frequency', 'exposure' -> go.Figure
     "The explorer's four views: type shares per selector, client × round heatmap, frequencies, and the union SC per round."
+    _check_stats(stats)
+    if figs is not None: check_type('figs', figs, dict)
     show = show if show in stats else next(iter(stats))
     st, names = stats[show], list(stats)
     figs = _new_selection_figures() if figs is None else figs
@@ -442,6 +480,13 @@ def selection_figures(stats:dict, # selector name -> `SelectionStats`
     return figs
 
 # %% ../../nbs/widgets/50_explorers.ipynb #fd29ebd5
+MAX_ROUNDS = 10_000   # the most rounds an explorer simulates per selector (keeps every edit interactive)
+
+def _check_settings(matrices, selectors, k, rounds, noise) -> tuple:
+    "An explorer's (selectors, k, rounds, noise) checked against its federation `matrices`; errors name the setting."
+    return (check_selectors(selectors), check_int('k', k, lo=1, hi=len(matrices)),
+            check_int('rounds', rounds, lo=1, hi=MAX_ROUNDS), check_float('noise', noise, lo=0))
+
 class SelectionExplorer:
     "Run selectors on a federation (no training) and see whom they pick, type shares, frequencies and exposure."
     def __init__(self, source='spawrious_gsc', # a `MatrixEditor` (observed live), a federation name, or matrices (K, |Y|, |A|)
@@ -452,9 +497,10 @@ class SelectionExplorer:
                  noise:float=0.0, # σ of the noise on the triplets FedDiverse sees
                 ):
         self.source, self._cache, self._busy = source, {}, False
+        self.seed = check_rng_seed('seed', seed)   # every argument is checked here: a bad one fails now, not on first use
+        self.selectors, self.k, self.rounds, self.noise = _check_settings(self.matrices, selectors, k, rounds, noise)
         self._build_widgets()
-        self.seed = check_int('seed', seed, lo=0)
-        self.set(selectors=selectors, k=k, rounds=rounds, noise=noise)
+        self.refresh()
         if isinstance(source, MatrixEditor): source.on_change(lambda _: self.refresh())
 
     def _ipython_display_(self): display(self.box)
@@ -490,12 +536,10 @@ def set(self:SelectionExplorer,
         noise:float|None=None, # σ of the triplet noise (None: keep)
        ) -> bool:
     "Change any setting and recompute; invalid settings show a message and keep the last valid state."
-    try:
-        sel = check_selectors(self.selectors if selectors is None else selectors)
-        k = check_int('k', self.k if k is None else k, lo=1, hi=len(self.matrices))
-        rounds = check_int('rounds', self.rounds if rounds is None else rounds, lo=1)
-        noise = check_float('noise', self.noise if noise is None else noise, lo=0)
-    except (TypeError, ValueError, AttributeError) as e:
+    keep = lambda new, old: old if new is None else new
+    try: sel, k, rounds, noise = _check_settings(self.matrices, keep(selectors, self.selectors), keep(k, self.k),
+                                                 keep(rounds, self.rounds), keep(noise, self.noise))
+    except (TypeError, ValueError) as e:
         self.msg_w.value = f'<span style="color:#c00">⚠ {html.escape(str(e))}</span>'
         self._sync(); return False
     self.selectors, self.k, self.rounds, self.noise = sel, k, rounds, noise
@@ -556,6 +600,8 @@ _STEP_TEXT = dict(p="probabilistic step: sample k_p with p ∝ the {dim} compone
 def explain_frames(explanation:dict, # `FedDiverseSelector.explain()` after a selection
                   ) -> list[dict]: # one frame per step: kind, text, ids, values, chosen, before (ids already selected)
     "Flatten FedDiverse's trace of one round into the frames of the step-through view."
+    if not isinstance(explanation, dict) or not isinstance(explanation.get('steps'), list):
+        raise TypeError(f"explanation: expected the dict of `FedDiverseSelector.explain()` (with a 'steps' list), got {type(explanation).__name__}")
     frames, before = [], []
     for s in explanation['steps']:
         for kind, ids, vals, who in (('p', s['candidates'], s['p'], 'k_p'), ('c', s.get('dot_ids'), s.get('dots'), 'k_c'),
@@ -589,6 +635,8 @@ def step_figure(triplets:np.ndarray, # (K, 3) triplets the selector used
                ) -> go.Figure:
     "One step of a FedDiverse selection: clients on the simplex (selected, candidates, the pick) and the step's values as bars."
     pos = simplex_positions(triplets); K = len(pos)
+    missing = [k for k in ('ids', 'chosen', 'before', 'values', 'text') if k not in check_type('frame', frame, dict)]
+    if missing: raise ValueError(f"frame: missing {missing}: expected one of `explain_frames`")
     fig = _new_step_figure() if fig is None else fig
     ids, chosen, before = frame['ids'], frame['chosen'], frame['before']
     groups = dict(other=np.setdiff1d(np.arange(K), np.concatenate([ids, before]).astype(int)),
@@ -605,7 +653,8 @@ def step_figure(triplets:np.ndarray, # (K, 3) triplets the selector used
 def stepper_figure(explanation:dict, # `FedDiverseSelector.explain()` after a selection
                   ) -> go.Figure:
     "Kernel-free step-through: a plotly slider over the frames of one FedDiverse round."
-    frames = explain_frames(explanation); t = explanation['triplets']
+    frames = explain_frames(explanation); t = explanation.get('triplets')
+    if not frames: raise ValueError("explanation: no steps to show (select a round first)")
     fig = step_figure(t, frames[0])
     fig.frames = [go.Frame(data=step_figure(t, f).data, name=str(i), layout=dict(title=f['text'])) for i, f in enumerate(frames)]
     fig.update_layout(sliders=[dict(active=0, currentvalue=dict(prefix='step '), pad=dict(t=40),
@@ -622,7 +671,8 @@ class FedDiverseStepper:
                  variant:str='sign-invariant', # FedDiverse variant (`feddiverse.SELECTION_VARIANTS`)
                  seed:int=0, # seed of the first round
                 ):
-        self.source, self.k, self.seed, self.frame = source, check_int('k', k, lo=1), check_int('seed', seed, lo=0), 0
+        self.source, self.k, self.seed, self.frame = source, check_int('k', k, lo=1), check_rng_seed('seed', seed), 0
+        _source_matrices(source)   # a bad source fails here, before any widget is built
         self.variant_w = W.Dropdown(options=list(SELECTION_VARIANTS), value=check_choice('variant', variant, SELECTION_VARIANTS), description='variant')
         self.prev_w, self.next_w, self.new_w = W.Button(icon='step-backward'), W.Button(icon='step-forward'), W.Button(description='new round')
         self.info_w = W.HTML()
@@ -653,7 +703,7 @@ def go(self:FedDiverseStepper,
        i:int, # frame index (clipped to the valid range)
       ) -> dict:
     "Show frame `i` (clipped to the valid range) and return it."
-    self.frame = int(np.clip(i, 0, len(self.frames) - 1)); f = self.frames[self.frame]
+    self.frame = int(np.clip(check_int('i', i), 0, len(self.frames) - 1)); f = self.frames[self.frame]
     step_figure(self.explanation['triplets'], f, self.fig)
     self.info_w.value = (f'<b>step {self.frame + 1}/{len(self.frames)}</b> ({f["kind"]}) — {html.escape(f["text"])}; '
                          f'picked client {f["chosen"]}; selected so far {f["before"]}')
@@ -683,7 +733,7 @@ class TaxonomyExplorer:
     "Filter Table 4 by taxonomy dimension, read a method's card, and send runnable methods to a `SelectionExplorer`."
     def __init__(self, explorer:SelectionExplorer|None=None, # where 'run in explorer' adds the method's selector
                 ):
-        self.explorer, self.criteria, self._busy = explorer, {}, False
+        self.explorer, self.criteria, self._busy = check_type('explorer', explorer, (SelectionExplorer, type(None))), {}, False
         self.filter_w = {c: W.Dropdown(options=_filter_options(c), description=c.replace('_', ' '), style=dict(description_width='120px'),
                                        layout=W.Layout(width='330px' if c not in CHARACTERISTICS else '230px'))
                          for c in TAXONOMY_FILTERS}
@@ -759,6 +809,8 @@ def _add_federation_traces(fig, name, visible):
 def federations_figure(names=tuple(FEDERATIONS), # federations in the dropdown
                       ) -> go.Figure:
     "Kernel-free explorer of the presets: a dropdown over federations showing their rows on the simplex and the six metrics."
+    names = tuple(check_choice('names', n, FEDERATIONS) for n in check_type('names', names, (list, tuple)))
+    if not names: raise ValueError("names: choose at least one federation")
     fig = make_subplots(1, 2, specs=[[{'type': 'ternary'}, {'type': 'xy'}]], column_widths=[0.45, 0.55],
                         subplot_titles=('client types on the simplex', 'six metrics: edited rows vs published'))
     per = [_add_federation_traces(fig, name, j == 0) for j, name in enumerate(names)]
@@ -777,7 +829,8 @@ def selection_static_figure(source='spawrious_gsc', # a federation name or matri
                             seed:int=0, # seed
                            ) -> go.Figure:
     "Kernel-free selection explorer: a dropdown over selectors switches the client × round heatmap; bars compare type shares."
-    N = _source_matrices(source)
+    N, seed = _source_matrices(source), check_rng_seed('seed', seed)
+    selectors, k, rounds, _ = _check_settings(N, selectors, k, rounds, 0.0)
     stats = {s: simulate_selection(N, s, rounds, k, seed) for s in selectors}
     fig = make_subplots(1, 2, column_widths=[0.55, 0.45], subplot_titles=('who is picked (rounds down)', 'share of slots by type (%)'))
     for j, (s, st) in enumerate(stats.items()):

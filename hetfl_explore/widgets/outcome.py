@@ -13,9 +13,9 @@ import pandas as pd
 import plotly.graph_objects as go
 import ipywidgets as W
 from IPython.display import display
-from ..foundation.core import check_int, check_float, check_choice
+from ..foundation.core import check_int, check_float, check_choice, check_type, check_rng_seed
 from ..foundation.hetero import as_counts
-from ..foundation.data import federation
+from ..foundation.data import federation, FederatedData, FEDERATIONS
 from ..foundation.datasets import make_federated
 from ..engine.simulation import Simulation, RunConfig, RunStore, History, mlp
 from ..feddiverse.selector import SELECTORS, make_selector
@@ -48,7 +48,8 @@ class OutcomeConfig:
         check_choice('dataset', self.dataset, ('cmnist', 'shapes')); check_choice('aggregator', self.aggregator, AGGREGATORS)
         for f in ('scale', 'lr'): check_float(f, getattr(self, f), lo=0, lo_open=True)
         for f, lo in (('size', 4), ('test_per_group', 1), ('hidden', 1), ('rounds', 1), ('k', 1), ('local_epochs', 1),
-                      ('batch_size', 1), ('seed', 0)): check_int(f, getattr(self, f), lo=lo)
+                      ('batch_size', 1)): check_int(f, getattr(self, f), lo=lo)
+        check_rng_seed('seed', self.seed)
 
     def run_config(self) -> RunConfig:
         "The engine's `RunConfig` for this outcome configuration."
@@ -64,7 +65,8 @@ def outcome_data(matrices, # (K, |Y|, |A|) client matrices (e.g. `MatrixEditor.m
                  cfg:OutcomeConfig=TEACHING_PRESET, # what to generate
                 ):
     "Generate (once per kernel, then cached) a `FederatedData` whose clients follow `matrices`."
-    N = as_counts(matrices, 'matrices').astype(np.int64)
+    N, cfg = as_counts(matrices, 'matrices').astype(np.int64), check_type('cfg', cfg, OutcomeConfig)
+    if N.ndim != 3: raise ValueError(f"matrices: shape {N.shape}: expected client matrices (K, |Y|, |A|)")
     key = (hashlib.sha1(N.tobytes() + str(N.shape).encode()).hexdigest(), cfg.dataset, cfg.scale, cfg.size, cfg.test_per_group, cfg.seed)
     if key not in _DATA:
         if cfg.dataset == 'cmnist' and N.shape[1] != 2:
@@ -76,6 +78,7 @@ def outcome_model(data, # the `FederatedData` to train on (gives the input size 
                   cfg:OutcomeConfig=TEACHING_PRESET, # gives the hidden width
                  ) -> Callable:
     "The model builder of the outcome panel: an MLP on the flattened images."
+    check_type('data', data, FederatedData); check_type('cfg', cfg, OutcomeConfig)
     return lambda: mlp(int(np.prod(data.x.shape[1:])), cfg.hidden, data.n_classes)
 
 # %% ../../nbs/widgets/51_outcome.ipynb #97e04c02
@@ -89,6 +92,7 @@ def outcome_simulation(matrices, # (K, |Y|, |A|) client matrices
                        stop_when:Callable|None=None, # engine stop rule `stop_when(history) -> bool`
                       ) -> Simulation:
     "The engine `Simulation` of one outcome run (its `.key` identifies the configuration)."
+    check_choice('selector', selector, SELECTORS)
     data = outcome_data(matrices, cfg)
     sel = make_selector(selector, data.interaction(), seed=cfg.seed)
     return Simulation(outcome_model(data, cfg), data, sel, cfg.run_config(), store=store, callbacks=callbacks, stop_when=stop_when)
@@ -130,6 +134,7 @@ def curves(histories:dict, # selector name -> History (or a list of round rows w
         fig = go.Figure()
         fig.update_layout(xaxis_title='round', yaxis_title='test accuracy', yaxis_range=[0, 1.02], height=320, width=620,
                           margin=dict(l=40, r=10, t=30, b=40), legend=dict(font_size=10))
+    for v in check_type('histories', histories, dict).values(): check_type('histories', v, (History, list))
     traces = _curve_traces(histories)
     with fig.batch_update():
         if [t.name for t in fig.data] != [t['name'] for t in traces]:
@@ -147,7 +152,8 @@ class OutcomePanel:
                  config:OutcomeConfig=TEACHING_PRESET, # data, model and training settings
                  store:RunStore|str|None=None, # optional persistent run store (results survive the kernel)
                 ):
-        self.source, self.store, self.results, self.live = source, store, {}, {}
+        _source_matrices(source); check_selectors(selectors); check_type('config', config, OutcomeConfig)   # fail now, not on first use
+        self.source, self.store, self.results, self.live = source, check_type('store', store, (RunStore, str, type(None))), {}, {}
         self._stop, self._thread, self.status, self.first_point_s = threading.Event(), None, 'idle', None
         self._round_listeners = []
         self._build_widgets()
@@ -188,8 +194,8 @@ def set(self:OutcomePanel,
     "Change selectors, the whole config, or single config fields (e.g. `rounds=10`); invalid input shows a message."
     try:
         sel = check_selectors(self.selectors if selectors is None else selectors)
-        cfg = replace(config or self.config, **fields)
-    except (TypeError, ValueError, AttributeError) as e: self._say(f'⚠ {e}', error=True); return False
+        cfg = replace(self.config if config is None else check_type('config', config, OutcomeConfig), **fields)
+    except (TypeError, ValueError) as e: self._say(f'⚠ {e}', error=True); return False
     self.selectors, self.config = sel, cfg
     self._sync(); self._say('ready')
     return True
@@ -283,6 +289,9 @@ def outcome_figure(federations=('cmnist_gsc', 'spawrious_gci'), # 2-class federa
                    cfg:OutcomeConfig=TEACHING_PRESET, # training configuration
                   ) -> go.Figure:
     "Kernel-free outcome panel: a dropdown over federations switching precomputed accuracy curves of several selectors."
+    federations = tuple(check_choice('federations', n, FEDERATIONS) for n in check_type('federations', federations, (list, tuple)))
+    if not federations: raise ValueError("federations: choose at least one federation")
+    selectors, cfg = check_selectors(selectors), check_type('cfg', cfg, OutcomeConfig)
     fig, spans = go.Figure(), []
     for j, name in enumerate(federations):
         n0 = len(fig.data)

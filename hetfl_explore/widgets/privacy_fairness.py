@@ -12,7 +12,9 @@ import torch
 import plotly.graph_objects as go
 import ipywidgets as W
 from IPython.display import display
-from ..foundation.core import check_int, check_float, check_choice, check_type
+from ..foundation.core import check_int, check_float, check_choice, check_type, check_real_array
+from ..foundation.hetero import as_counts
+from .explorers import MAX_CLIENTS, MAX_ROUNDS
 from ..modelhet.mia import AttackResult, roc_auc, mia_anatomy
 from ..modelhet.submodels import ChannelSchedule, METHODS, hidden_sizes, coverage_heatmap, schedule_timeline
 from ..modelhet.experiments import appendix_tables, tradeoff_scatter
@@ -21,16 +23,18 @@ from ..fairness.experiments import PRIVACY_LEVELS
 from ..feddiverse.selector import simulate_selection
 
 # %% auto #0
-__all__ = ['PRIVACY_COLUMNS', 'EXPLORER_LEVELS', 'threshold_metrics', 'MIAAnatomy', 'SubmodelExplorer', 'TradeoffExplorer',
-           'fairness_matrices', 'shortcut_confusions', 'FairnessExplorer', 'fairness_static_figure',
-           'tradeoff_static_figure']
+__all__ = ['PRIVACY_COLUMNS', 'TABLE_COLUMNS', 'EXPLORER_LEVELS', 'MAX_CLIENT_SIZE', 'MAX_STEPS', 'threshold_metrics',
+           'MIAAnatomy', 'SubmodelExplorer', 'TradeoffExplorer', 'fairness_matrices', 'shortcut_confusions',
+           'FairnessExplorer', 'fairness_static_figure', 'tradeoff_static_figure']
 
 # %% ../../nbs/widgets/52_privacy_fairness.ipynb #50accead
 def threshold_metrics(res:AttackResult, # an attack result with per-query losses in `info['loss']` (else -scores)
                       nu:float, # loss threshold: member iff loss < nu
                      ) -> dict: # tpr, fpr, advantage at nu, and the threshold-free AUC
     "TPR, FPR and advantage of the loss-threshold decision at `nu`, with the ROC AUC."
-    loss = np.asarray(res.info.get('loss', -res.scores), float); pred = loss < float(nu)
+    check_type('res', res, AttackResult); nu = float(check_real_array('nu', nu, allow_inf=True, ndim=0))
+    if len(np.unique(res.labels)) < 2: raise ValueError("res: the attack result needs both members (label 1) and non-members (label 0)")
+    loss = np.asarray(res.info.get('loss', -res.scores), float); pred = loss < nu
     tpr, fpr = pred[res.labels == 1].mean(), pred[res.labels == 0].mean()
     return dict(tpr=float(tpr), fpr=float(fpr), advantage=float(tpr - fpr), auc=float(roc_auc(-loss, res.labels)))
 
@@ -53,7 +57,7 @@ class MIAAnatomy:
     def set_threshold(self, nu:float, # the loss threshold ν
                      ) -> dict:
         "Move the threshold; returns `threshold_metrics` at it."
-        self.nu = check_float('nu', nu); self.metrics = threshold_metrics(self.res, self.nu)
+        self.nu = float(check_real_array('nu', nu, allow_inf=True, ndim=0)); self.metrics = threshold_metrics(self.res, self.nu)
         m = self.metrics
         self.text_w.value = f'ν = {self.nu:.3g}: TPR {m["tpr"]:.3f}, FPR {m["fpr"]:.3f}, advantage {m["advantage"]:+.3f} (AUC {m["auc"]:.3f})'
         new = mia_anatomy(self.res, self.nu)
@@ -73,7 +77,9 @@ class SubmodelExplorer:
                  u:int=16, # width unit of the model (`submodels.hidden_sizes`)
                  rounds:int=12, # rounds on the timeline (and the range of the round slider)
                 ):
-        self.num_clients, self.hidden, self.rounds = check_int('num_clients', num_clients, lo=1), hidden_sizes(check_int('u', u, lo=1)), rounds
+        self.num_clients, self.hidden = check_int('num_clients', num_clients, lo=1, hi=MAX_CLIENTS), hidden_sizes(check_int('u', u, lo=1))
+        self.rounds, self.method = check_int('rounds', rounds, lo=1, hi=MAX_ROUNDS), check_choice('method', method, METHODS)
+        check_int('n_small', n_small, 1, self.num_clients)   # every argument fails here, before a widget is built
         self.method_w = W.Dropdown(options=list(METHODS), description='method')
         self.small_w = W.IntSlider(min=1, max=self.num_clients, description='small clients')
         self.round_w = W.IntSlider(min=0, max=rounds - 1, description='round')
@@ -94,7 +100,7 @@ def set(self:SubmodelExplorer,
         t:int|None=None, # the round whose coverage is shown (None: keep)
        ) -> ChannelSchedule:
     "Change settings and redraw; returns the schedule shown."
-    self.method = check_choice('method', method or self.method, METHODS)
+    self.method = check_choice('method', self.method if method is None else method, METHODS)
     self.n_small = check_int('n_small', self.n_small if n_small is None else n_small, 1, self.num_clients)
     self.round = check_int('t', self.round if t is None else t, 0, self.rounds - 1)
     self.schedule = ChannelSchedule(self.method, self.hidden, list(range(self.n_small)))
@@ -110,6 +116,17 @@ def set(self:SubmodelExplorer,
 PRIVACY_COLUMNS = {'mean AUC of the three attacks': 'auc_avg', 'Yeom AUC': 'auc_yeom', 'LiRA AUC': 'auc_lira',
                    'trajectory AUC': 'auc_tmia', 'mean advantage': 'adv_avg', 'Yeom advantage': 'adv_yeom'}
 
+TABLE_COLUMNS = ('method', 'n_large', 'client_acc')   # columns an appendix-style table needs (besides a privacy column)
+
+def _check_table(table):
+    "An appendix-style table (default: the thesis' Tables 24-26) checked for the columns and rows the explorer needs."
+    table = appendix_tables() if table is None else check_type('table', table, pd.DataFrame)
+    missing = [c for c in TABLE_COLUMNS if c not in table] + ([] if any(v in table for v in PRIVACY_COLUMNS.values()) else ['a privacy column'])
+    if missing: raise ValueError(f"table: missing columns {missing}: expected rows like `modelhet.experiments.appendix_tables()`")
+    if not any(0 < n < table.n_large.max() for n in table.n_large.unique()):
+        raise ValueError("table: no rows with a mixed federation (0 < n_large < the largest n_large)")
+    return table
+
 class TradeoffExplorer:
     "Client accuracy against client leakage per sub-model method, for a dataset and a number of large clients."
     def __init__(self, table:pd.DataFrame|None=None, # appendix-style rows (default: the thesis' Tables 24-26)
@@ -117,10 +134,11 @@ class TradeoffExplorer:
                  n_large:int=2, # number of large clients
                  privacy:str='auc_avg', # privacy column on the x-axis (a value of `PRIVACY_COLUMNS`)
                 ):
-        self.table = appendix_tables() if table is None else check_type('table', table, pd.DataFrame)
+        self.table = _check_table(table)
         datasets = sorted(self.table.dataset.unique()) if 'dataset' in self.table else [None]
         larges = sorted(int(n) for n in self.table.n_large.unique() if 0 < n < self.table.n_large.max())
         cols = {k: v for k, v in PRIVACY_COLUMNS.items() if v in self.table}
+        check_choice('privacy', privacy, list(cols.values())); check_type('dataset', dataset, str); check_int('n_large', n_large, lo=0)
         self.dataset_w = W.Dropdown(options=datasets, description='dataset')
         self.large_w = W.SelectionSlider(options=larges, description='large clients')
         self.privacy_w = W.Dropdown(options=cols, description='privacy', layout=W.Layout(width='330px'))
@@ -172,6 +190,8 @@ def _from_widgets(self:TradeoffExplorer):
 EXPLORER_LEVELS = {'random': ('uniform', 0.0), 'feddiverse_predicted': ('feddiverse', 0.1),
                    'feddiverse_known': ('feddiverse', 0.0), 'fedrk': ('fedrk', 0.0)}
 
+MAX_CLIENT_SIZE = 10**9   # the most samples per client in the explorer's matrices
+
 def fairness_matrices(strength:float=0.8, # s in [0, 1]: class-attribute correlation within a client
                       mix:float=0.75, # share of clients with the majority (positive) correlation
                       num_clients:int=24, # K
@@ -179,7 +199,7 @@ def fairness_matrices(strength:float=0.8, # s in [0, 1]: class-attribute correla
                      ) -> np.ndarray: # (K, 2, 2) int64
     "Client matrices of the fairness explorer: `mix` of the clients correlated one way with strength s, the rest reversed."
     s, mix = check_float('strength', strength, 0, 1), check_float('mix', mix, 0, 1)
-    K, n = check_int('num_clients', num_clients, lo=1), check_int('n', n, lo=4)
+    K, n = check_int('num_clients', num_clients, lo=1, hi=MAX_CLIENTS), check_int('n', n, lo=4, hi=MAX_CLIENT_SIZE)
     base = np.rint(n / 4 * np.array([[1 + s, 1 - s], [1 - s, 1 + s]])).astype(np.int64)
     k = int(round(mix * K))
     return np.stack([base] * k + [base[:, ::-1]] * (K - k))
@@ -189,7 +209,8 @@ def shortcut_confusions(matrices:np.ndarray, # (K, |Y|, |A|) client matrices
                         reliance:float, # λ: probability that the model predicts the shortcut class of the attribute
                        ) -> list[torch.Tensor]: # per-client expected C_k[y, a, ŷ]
     "Expected count tensors of a model that predicts argmax_y P(y | a) of the pooled data with probability λ, else the truth."
-    N = np.asarray(matrices, float); lam = check_float('reliance', reliance, 0, 1)
+    N = as_counts(matrices, 'matrices'); lam = check_float('reliance', reliance, 0, 1)
+    if N.ndim != 3: raise ValueError(f"matrices: shape {N.shape}: expected client matrices (K, |Y|, |A|)")
     Y, A = N.shape[1:]; short = N.sum(0).argmax(0)                    # shortcut class of each attribute value
     onehot_true = np.eye(Y)[:, None, :] * np.ones((1, A, 1))         # [y, a, ŷ] = 1[ŷ = y]
     onehot_short = np.eye(Y)[short][None, :, :] * np.ones((Y, 1, 1)) # [y, a, ŷ] = 1[ŷ = s(a)]
@@ -205,7 +226,8 @@ class FairnessExplorer:
                  k:int=9, # clients per round in the privacy-level selections
                  rounds:int=100, # rounds of those selections
                 ):
-        self.k, self.rounds = check_int('k', k, lo=1), check_int('rounds', rounds, lo=1)
+        self.k, self.rounds = check_int('k', k, lo=1), check_int('rounds', rounds, lo=1, hi=MAX_ROUNDS)
+        fairness_matrices(strength, mix); check_float('reliance', reliance, 0, 1)   # bad arguments fail here, not in the panel
         self.w = dict(strength=W.FloatSlider(min=0, max=1, step=0.05, description='strength s'),
                       mix=W.FloatSlider(min=0, max=1, step=1 / 24, description='mix'),
                       reliance=W.FloatSlider(min=0, max=1, step=0.05, description='reliance λ'))
@@ -256,12 +278,14 @@ def privacy_levels(self:FairnessExplorer) -> pd.DataFrame:
     return pd.DataFrame(rows).T
 
 # %% ../../nbs/widgets/52_privacy_fairness.ipynb #5bab6cd3
+MAX_STEPS = 1000   # the most values of λ a static figure draws
+
 def fairness_static_figure(strength:float=0.8, # s: class-attribute correlation within a client
                            mix:float=0.75, # share of clients with the majority correlation
                            steps:int=11, # values of λ between 0 and 1
                           ) -> go.Figure:
     "Kernel-free fairness explorer: federation vs mean-of-clients gaps over the shortcut reliance λ (plotly figure)."
-    lams = np.linspace(0, 1, steps); N = fairness_matrices(strength, mix)
+    lams = np.linspace(0, 1, check_int('steps', steps, lo=2, hi=MAX_STEPS)); N = fairness_matrices(strength, mix)
     tabs = [client_table(shortcut_confusions(N, l)) for l in lams]
     fig = go.Figure()
     for row, dash in (('federation (Σ C_k)', 'solid'), ('mean of clients', 'dot')):
@@ -277,7 +301,8 @@ def tradeoff_static_figure(table:pd.DataFrame|None=None, # appendix-style rows (
                            privacy:str='auc_avg', # privacy column on the x-axis
                           ) -> go.Figure:
     "Kernel-free trade-off explorer: `tradeoff_scatter` for each number of large clients, switched by buttons."
-    table = appendix_tables() if table is None else check_type('table', table, pd.DataFrame)
+    table = _check_table(table); check_type('dataset', dataset, str)
+    check_choice('privacy', privacy, [v for v in PRIVACY_COLUMNS.values() if v in table])
     larges = sorted(int(n) for n in table.n_large.unique() if 0 < n < table.n_large.max())
     figs = [tradeoff_scatter(table, n, dataset, privacy) for n in larges]
     fig = go.Figure(figs[0])
