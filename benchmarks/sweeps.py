@@ -10,7 +10,7 @@ from an empty sweep directory. Reported:
   CPU-seconds per task that Ray's slots spend outside the task (scheduling, serialisation, worker start, idle tail);
 * overhead per task against sequential = (num_cpus x Ray wall time - sequential wall time) / configurations.
 
-    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/sweeps.py            # 16 configurations, 5 rounds
+    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/sweeps.py            # 16 configurations, 20 rounds
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/sweeps.py --quick    # 4 configurations, 2 rounds (a smoke test)
 """
 from __future__ import annotations
@@ -36,7 +36,7 @@ def timed_sweep(grid, backend, num_cpus) -> dict:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--configs', type=int, default=16); ap.add_argument('--rounds', type=int, default=5)
+    ap.add_argument('--configs', type=int, default=16); ap.add_argument('--rounds', type=int, default=20)
     ap.add_argument('--num-cpus', type=int, default=2); ap.add_argument('--quick', action='store_true')
     ap.add_argument('--out', default=str(HERE / 'results' / 'sweeps.json'))
     a = ap.parse_args()
