@@ -74,3 +74,19 @@ def test_kill_and_resume_loses_and_reruns_nothing(tmp_path):
     assert {k: after[k] for k in saved} == saved                              # nothing finished was rewritten (re-run)
     assert set(df.key[df.from_store] + '.json') == set(saved)                 # ... and the resume says so
     assert len(after) == len(grid) and df.accuracy.notna().all()             # nothing lost, everything done
+
+OPTIONAL_ABSENT = textwrap.dedent('''
+    import sys, tempfile
+    sys.modules['flwr'] = None; sys.modules['ray'] = None          # as if the extras were not installed
+    import hetfl_explore, hetfl_explore.scale
+    from hetfl_explore.scale.sweeps import sweep_grid, run_sweep
+    df = run_sweep(sweep_grid(['digits'], ['uniform'], [0], rounds=[1]), tempfile.mkdtemp(), backend='sequential', progress=False)
+    assert len(df) == 1
+    for imp, extra in (('import hetfl_explore.scale.flower', 'hetfl_explore[flower]'),
+                       ('run_sweep(sweep_grid(["digits"], ["uniform"], [1], rounds=[1]), tempfile.mkdtemp(), progress=False)', 'hetfl_explore[ray]')):
+        try: exec(imp); raise SystemExit('no ImportError for ' + imp)
+        except ImportError as e: assert extra in str(e), e
+''')
+
+def test_default_paths_work_without_the_extras():
+    subprocess.run([sys.executable, '-c', OPTIONAL_ABSENT], check=True, env=dict(os.environ, OMP_NUM_THREADS='1'))
