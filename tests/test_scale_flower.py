@@ -69,3 +69,12 @@ def test_flower_simulation_matches_engine():
     flower, log = run_flower(MODEL, two, UniformSelector(), cfg, runtime='simulation', num_cpus=2)
     same_run(flower, run_fl(MODEL, two, UniformSelector(), cfg))
     assert log.summary().set_index(['type', 'direction']).loc[('train', 'received'), 'messages'] == cfg.rounds
+
+def test_attributes_travel_as_query_messages(data):
+    from hetfl_explore.feddiverse.selector import oracle_triplets
+    from hetfl_explore.scale.sweeps import interaction_matrices
+    trip = oracle_triplets(interaction_matrices(data))
+    h, _ = run_flower(MODEL, data, UniformSelector(), CFG, attributes=lambda k: {'triplet': [float(v) for v in trip[k]]})
+    got = h.meta['client_attributes']
+    assert [got[k]['n_samples'] for k in range(data.num_clients)] == [len(i) for i in data.client_idx]
+    assert all(abs(a - b) < 1e-12 for k in range(data.num_clients) for a, b in zip(got[k]['triplet'], trip[k]))
