@@ -1,0 +1,82 @@
+"""Bad input never surprises (scale part, issue 23): malformed arguments of the Flower adapter and the sweeps raise a
+ValueError/TypeError naming the argument, quickly, and never another exception."""
+import functools, tempfile
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings, strategies as st, HealthCheck
+pytest.importorskip('flwr')
+import hetfl_explore.scale.flower as fl
+import hetfl_explore.scale.sweeps as sw
+from hetfl_explore.engine.protocol import UniformSelector
+from hetfl_explore.engine.simulation import RunConfig, Simulation, ParamLayout, mlp, digits_federation
+
+SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+NOT_INT = st.one_of(st.floats(allow_nan=True), st.text(max_size=3), st.none(), st.booleans(), st.integers(max_value=0))
+NOT_CALLABLE = st.sampled_from([None, 3, 'f', [1], {'a': 1}])
+NOT_DATA = st.sampled_from([None, 3, 'digits', np.zeros((3, 2)), {'x': 1}])
+NOT_LIST = st.sampled_from([None, 3, 'abc', {'a': 1}, (), []])
+NOT_STR = st.sampled_from([None, 3, 1.5, ['x'], b'x'])
+MODEL = lambda: mlp(64, 8, 10)
+CFG = RunConfig(rounds=1, clients_per_round=1, batch_size=16, backend='sequential')
+
+@functools.cache
+def D(): return digits_federation(num_clients=3, seed=0)
+def clients(): return fl.FlowerClients(MODEL, D(), CFG)
+def layout(): return ParamLayout(MODEL())
+GRID = [dict(dataset='digits', selector='uniform', seed=0, rounds=1)]
+SWEEP_DIR = tempfile.mkdtemp(prefix='hetfl_props_sweep_')
+
+# (fully qualified name, call with the bad value, argument name the error must quote, strategy of bad values)
+CASES = [
+    ('flower.check_hostable', lambda v: fl.check_hostable(v), 'selector', st.sampled_from([None, 'uniform', 3, UniformSelector])),
+    ('flower.message_bytes', lambda v: fl.message_bytes(v), 'msg', st.sampled_from([None, 3, 'msg', {'a': 1}])),
+    ('flower.MessageLog', lambda v: fl.MessageLog().add(0, [], v), 'direction', st.text(max_size=5).filter(lambda s: s not in ('sent', 'received'))),
+    ('flower.FlowerClients', lambda v: fl.FlowerClients(v, D(), CFG), 'model_fn', NOT_CALLABLE),
+    ('flower.FlowerClients', lambda v: fl.FlowerClients(MODEL, v, CFG), 'data', NOT_DATA),
+    ('flower.FlowerClients', lambda v: fl.FlowerClients(MODEL, D(), v), 'config', st.sampled_from([None, {}, 'cfg', 3])),
+    ('flower.flat_params', lambda v: fl.flat_params(v), 'record', st.sampled_from([None, [np.zeros(3)], 'r', torch.zeros(3)])),
+    ('flower.params_record', lambda v: fl.params_record(v, torch.zeros(3)), 'layout', st.sampled_from([None, 3, 'layout'])),
+    ('flower.params_record', lambda v: fl.params_record(layout(), v), 'flat', st.sampled_from([None, torch.zeros(3), np.zeros(3), 'x'])),
+    ('flower.SelectorStrategy', lambda v: fl.SelectorStrategy(v), 'sim', st.sampled_from([None, 3, 'sim', UniformSelector()])),
+    ('flower.SelectorStrategy', lambda v: fl.SelectorStrategy(Simulation(MODEL, D(), UniformSelector(), CFG), timeout=v), 'timeout',
+     st.one_of(st.floats(max_value=0), st.just(float('nan')), st.text(max_size=2), st.none())),
+    ('flower.StubGrid', lambda v: fl.StubGrid(v), 'clients', st.sampled_from([None, 3, 'clients', D()])),
+    ('flower.run_flower', lambda v: fl.run_flower(MODEL, D(), UniformSelector(), CFG, runtime=v), 'runtime', st.text(max_size=5).filter(lambda s: s not in fl.RUNTIMES)),
+    ('flower.run_flower', lambda v: fl.run_flower(MODEL, D(), UniformSelector(), CFG, num_cpus=v), 'num_cpus', NOT_INT),
+    ('flower.run_flower', lambda v: fl.run_flower(MODEL, D(), v, CFG), 'selector', st.sampled_from(['uniform', 3, UniformSelector])),
+    ('flower.run_flower', lambda v: fl.run_flower(v, D()), 'model_fn', NOT_CALLABLE),
+    ('flower.run_flower', lambda v: fl.run_flower(MODEL, v), 'data', NOT_DATA),
+    ('sweeps.sweep_grid', lambda v: sw.sweep_grid(v, ['uniform'], [0]), 'datasets', st.one_of(NOT_LIST, st.just(['nope']))),
+    ('sweeps.sweep_grid', lambda v: sw.sweep_grid(['digits'], v, [0]), 'selectors', st.one_of(NOT_LIST, st.just(['nope']))),
+    ('sweeps.sweep_grid', lambda v: sw.sweep_grid(['digits'], ['uniform'], v), 'seeds', st.one_of(NOT_LIST, st.just([-1]), st.just([0.5]))),
+    ('sweeps.sweep_grid', lambda v: sw.sweep_grid(['digits'], ['uniform'], [0], lr=v), 'lr', NOT_LIST),
+    ('sweeps.interaction_matrices', lambda v: sw.interaction_matrices(v), 'data', NOT_DATA),
+    ('sweeps.fl_task', lambda v: sw.fl_task(v), 'config', st.sampled_from([None, 3, 'c', {}, dict(GRID[0], colour=1), {'dataset': 'digits'}])),
+    ('sweeps.task_name', lambda v: sw.task_name(v), 'task', NOT_CALLABLE),
+    ('sweeps.config_key', lambda v: sw.config_key(v), 'config', st.sampled_from([None, 3, 'c', [1], {'seed': np.int64(1)}, {'f': object()}])),
+    ('sweeps.config_key', lambda v: sw.config_key(GRID[0], v), 'task', NOT_CALLABLE),
+    ('sweeps.SweepStore', lambda v: sw.SweepStore(v, GRID), 'path', NOT_STR),
+    ('sweeps.SweepStore', lambda v: sw.SweepStore(SWEEP_DIR, v), 'configs', st.sampled_from([None, [], 'c', [1], GRID * 2])),
+    ('sweeps.check_address', lambda v: sw.check_address(v), 'address', st.sampled_from([None, 3, 'localhost', 'ray://x', ':80', 'h:p'])),
+    ('sweeps.run_sweep', lambda v: sw.run_sweep(GRID, SWEEP_DIR, backend=v), 'backend', st.text(max_size=5).filter(lambda s: s not in sw.BACKENDS)),
+    ('sweeps.run_sweep', lambda v: sw.run_sweep(GRID, SWEEP_DIR, num_cpus=v), 'num_cpus', NOT_INT),
+    ('sweeps.run_sweep', lambda v: sw.run_sweep(GRID, SWEEP_DIR, progress=v), 'progress', st.sampled_from([None, 'yes', 1, 0.5])),
+    ('sweeps.run_sweep', lambda v: sw.run_sweep(GRID, SWEEP_DIR, backend='sequential', address=v), 'address',
+     st.sampled_from(['127.0.0.1:1', 'h:1'])),
+]
+COVERED = {f'hetfl_explore.scale.{name}' for name, *_ in CASES}
+
+@pytest.mark.parametrize('name,call,arg,bad', CASES, ids=[f'{c[0]}-{c[2]}' for c in CASES])
+@SETTINGS
+@given(data=st.data())
+def test_malformed_input_gets_a_clear_error(name, call, arg, bad, data):
+    v = data.draw(bad, label=arg)
+    with pytest.raises((ValueError, TypeError)) as e: call(v)
+    assert arg in str(e.value), f"{name}: the error for {arg}={v!r} does not name it: {e.value}"
+
+def test_every_public_function_and_class_is_covered():
+    import inspect
+    names = {f'hetfl_explore.scale.{m.__name__.rsplit(".", 1)[1]}.{n}' for m in (fl, sw) for n in m.__all__
+             if inspect.isfunction(getattr(m, n)) or inspect.isclass(getattr(m, n))}
+    assert names == COVERED, sorted(names ^ COVERED)
