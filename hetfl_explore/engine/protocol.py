@@ -16,6 +16,13 @@ __all__ = ['FAKE_LOSS', 'FAKE_LOSS_DROP', 'FAKE_UPDATE_SD', 'FAKE_BATCH', 'FAKE_
            'RoundRobinSelector', 'make_view', 'synthetic_reports', 'selection_trace', 'participation_figure']
 
 # %% ../../nbs/engine/06_protocol.ipynb #3a781352
+def _aligned(name, v, ids, ok, allowed):
+    "`v` as a float64 array with one finite entry per id that passes `ok`; errors name `Selection.<name>`."
+    v = np.asarray(v, dtype=np.float64)
+    if v.shape != ids.shape: raise ValueError(f"Selection.{name} has shape {v.shape}: expected one value per id, shape {ids.shape}")
+    if not (np.all(np.isfinite(v)) and ok(v)): raise ValueError(f"Selection.{name}={v!r}: expected values {allowed}")
+    return v
+
 def _as_ids(name, ids):
     "`ids` as a 1-d int64 array of client ids (integral floats accepted); errors name `name`."
     ids = np.asarray(ids)
@@ -28,17 +35,15 @@ def _as_ids(name, ids):
 class Selection:
     "The clients chosen for a round, with optional aggregation weights (normalised to sum to one)."
     ids: np.ndarray # int64 ids of the chosen clients (distinct)
-    weights: np.ndarray|None = None # aggregation weights aligned with `ids`; None: the aggregator's default
+    weights: np.ndarray|None = None # aggregation weights aligned with `ids`; None: the aggregator's default; all 0: keep the model
+    keep: np.ndarray|None = None # share of hidden units each client trains (Federated Dropout), in (0, 1]; None: the full model
     def __post_init__(self):
         self.ids = _as_ids('Selection.ids', self.ids)
         if len(np.unique(self.ids)) != len(self.ids): raise ValueError(f"Selection.ids={self.ids!r}: ids must be distinct")
+        if self.keep is not None: self.keep = _aligned('keep', self.keep, self.ids, lambda v: np.all((v > 0) & (v <= 1)), 'in (0, 1]')
         if self.weights is None: return
-        w = np.asarray(self.weights, dtype=np.float64)
-        if w.shape != self.ids.shape:
-            raise ValueError(f"Selection.weights has shape {w.shape}: expected one weight per id, shape {self.ids.shape}")
-        if not np.all(np.isfinite(w)) or np.any(w < 0) or (w.size and w.sum() <= 0):
-            raise ValueError(f"Selection.weights={w!r}: expected finite non-negative weights with a positive sum")
-        self.weights = w / w.sum() if w.size else w
+        w = _aligned('weights', self.weights, self.ids, lambda v: np.all(v >= 0), 'finite and non-negative')
+        self.weights = w / w.sum() if w.sum() > 0 else w
 
 def as_selection(x:Selection|np.ndarray|list, # what a selector returned: a `Selection` or a bare array of ids
                 ) -> Selection:
@@ -53,8 +58,10 @@ class ClientView:
     available: np.ndarray # ids of the clients available this round
     n_samples: np.ndarray # data size of every client, indexed by id
     profiles: Any = None # `engine.SystemProfiles` when system heterogeneity is simulated, else None
-    query: Callable[[np.ndarray, str], np.ndarray]|None = None # ask clients `ids` for a fresh scalar ('loss')
+    query: Callable[[np.ndarray, str], np.ndarray]|None = None # ask clients `ids` for a fresh scalar ('loss' or 'time')
     num_clients: int = 0 # total number of clients in the federation (defaults to len(n_samples))
+    global_params: torch.Tensor|None = None # the current global model (flat, read-only): what is broadcast this round
+    system: str|None = None # where `ask(ids, 'time')` answers come from: 'profiles' (given), 'drawn' (engine default), None
     def __post_init__(self):
         self.available = _as_ids('ClientView.available', self.available)
         self.n_samples = np.asarray(self.n_samples, dtype=np.int64)
@@ -91,6 +98,7 @@ class Selector:
     "Base class of client-selection strategies: `reset` once, then `select` and `observe` every round."
     name: str = 'selector'
     taxonomy: dict|None = None # the method's declared Table-4 placement (filled in by the taxonomy chapter)
+    aggregation: Callable|None = None # an aggregation rule the method needs (see `engine.simulation.AggregationInput`); None: the config's
 
     def reset(self, num_clients:int, # number of clients in the federation
               seed:int, # the run's seed, for any randomness in the selector's own state
@@ -110,6 +118,16 @@ class Selector:
                 reports:Reports, # what the selected clients shared
                ) -> None:
         "Receive the selected clients' reports; the default ignores them."
+
+    def reweight(self, selected:Selection, # this round's selection
+                 updates:Reports, # what the reporting clients sent (their `updates` among it), after `observe`
+                ) -> np.ndarray|None:
+        "New aggregation weights for the reporting clients (aligned with `updates.ids`), or None to keep the selection's."
+        return None
+
+    def round_info(self) -> dict:
+        "Facts about the last round the method wants in the round record (e.g. where its times came from); default none."
+        return {}
 
     def __repr__(self):
         return f"{type(self).__name__}(name={self.name!r})"
@@ -137,19 +155,18 @@ class UniformSelector(Selector):
 
 # %% ../../nbs/engine/06_protocol.ipynb #560142e4
 class RoundRobinSelector(Selector):
-    "Take the next `k` available clients in cyclic id order, continuing where the previous round stopped."
+    "The count rule: the `k` available clients selected least often so far, ties broken by the seeded `rng`."
     name = 'round_robin'
     def reset(self, num_clients, seed):
-        "As `Selector.reset`, and put the cursor back on client 0."
+        "As `Selector.reset`, and every selection count R_k back to zero."
         super().reset(num_clients, seed)
-        self.cursor = 0
+        self.counts = np.zeros(num_clients, np.int64)
 
     def select(self, t, clients, k, rng):
-        "Take the next `k` available ids after the cursor, in cyclic order, and move the cursor past them (deterministic: `rng` unused)."
-        k = min(check_int('k', k, lo=1), len(clients.available))
-        order = (self.cursor + np.arange(clients.num_clients)) % clients.num_clients
-        chosen = order[np.isin(order, clients.available)][:k]
-        self.cursor = int(chosen[-1] + 1) % clients.num_clients
+        "The `k` available clients with the smallest counts R_k (random order among equal counts); their counts go up by one."
+        k, av = min(check_int('k', k, lo=1), len(clients.available)), clients.available
+        chosen = np.sort(av[np.lexsort((rng.random(len(av)), self.counts[av]))[:k]])
+        self.counts[chosen] += 1
         return Selection(chosen)
 
 # %% ../../nbs/engine/06_protocol.ipynb #a9f59a5d
