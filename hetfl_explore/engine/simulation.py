@@ -811,7 +811,7 @@ def _resolve_rule(self:Simulation, aggregation:Callable|None) -> Callable|None:
         raise ValueError(f"aggregation={_rule_name(aggregation)}: selector {self.selector.name!r} brings its own rule "
                          f"{_rule_name(own)}; a run has one aggregation rule")
     rule = aggregation if aggregation is not None else own
-    if rule is not None and self.config.aggregator == 'fednova':
+    if rule is not None and rule is not fednova_rule and self.config.aggregator == 'fednova':
         raise ValueError(f"RunConfig.aggregator='fednova' and the rule {_rule_name(rule)} both define the aggregation: keep one")
     return rule
 

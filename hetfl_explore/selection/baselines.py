@@ -7,8 +7,9 @@ from __future__ import annotations
 import numpy as np
 import torch
 from fastcore.basics import patch
-from ..foundation.core import check_int, check_float, check_type, spawn_seeds
+from ..foundation.core import check_int, check_float, check_type, check_choice, spawn_seeds
 from ..engine.protocol import Selection, ClientView, Selector, RoundRobinSelector
+from ..engine.simulation import fednova_rule
 from .taxonomy import placement
 
 # %% auto #0
@@ -56,14 +57,25 @@ def softmax(v:np.ndarray, # values (may contain -inf)
     return e / e.sum()
 
 # %% ../../nbs/selection/08_baselines.ipynb #1bcd2984
+def _check_allocation(capacity, weight):
+    "Capacities as non-negative integers and weights as finite non-negative numbers of the same length (zeroed where empty)."
+    capacity, weight = np.asarray(capacity), np.asarray(weight, dtype=np.float64)
+    if capacity.ndim != 1 or not np.all(np.equal(np.mod(capacity, 1), 0)) or (capacity < 0).any():
+        raise ValueError(f"capacity={capacity.tolist()!r}: expected a 1-d list of non-negative integers")
+    if weight.shape != capacity.shape or not (np.isfinite(weight).all() and (weight >= 0).all()):
+        raise ValueError(f"weight={weight.tolist()!r}: expected {len(capacity)} finite non-negative numbers, one per group")
+    capacity = capacity.astype(np.int64)
+    return capacity, np.where(capacity > 0, weight, 0)
+
 def allocate(capacity:np.ndarray, # how many clients each group can give
              weight:np.ndarray, # relative share of the budget each group deserves
              m:int, # total budget
             ) -> np.ndarray:
     "Integer split of `m` over groups, proportional to `weight`, largest remainders first, capped by `capacity`."
-    capacity = np.asarray(capacity, dtype=np.int64); weight = np.where(capacity > 0, np.asarray(weight, dtype=np.float64), 0)
-    m = min(m, int(capacity.sum())); out = np.zeros(len(capacity), dtype=np.int64)
-    while out.sum() < m:
+    capacity, weight = _check_allocation(capacity, weight)
+    m = min(check_int('m', m, lo=0), int(capacity.sum())); out = np.zeros(len(capacity), dtype=np.int64)
+    for _ in range(m + 1):               # every pass adds at least one client, so m passes suffice
+        if out.sum() >= m: return out
         open_ = out < capacity
         w = np.where(open_, weight, 0)
         if w.sum() <= 0: w = open_.astype(float)
@@ -71,7 +83,7 @@ def allocate(capacity:np.ndarray, # how many clients each group can give
         add = np.minimum(np.floor(share).astype(np.int64), capacity - out)
         if add.sum() == 0: add[np.argmax(np.where(open_, share - np.floor(share) + w * 1e-12, -1))] = 1
         out += add
-    return out
+    raise RuntimeError(f"allocate did not place {m} clients in {m + 1} passes (capacity={capacity.tolist()}, weight={weight.tolist()})")
 
 def stratified_pick(groups:np.ndarray, # group label of every client (indexed by id)
                     available:np.ndarray, # ids that may be picked
@@ -118,11 +130,19 @@ class RoundRobin(RoundRobinSelector):
     taxonomy = placement('RoundRobin', 'Baseline', '¬V D S R T', 'theta', '-', 'Ranking', '-', 'Selection fairness')
 
 # %% ../../nbs/selection/08_baselines.ipynb #f288aaa3
-class FedNova(EqRep):
-    "FedNova (Ch. 5 baseline): uniform selection, aggregated with normalised averaging (engine aggregator 'fednova')."
+class FedNova(Selector):
+    "FedNova (Ch. 5 baseline): every available client (or k uniform ones), normalised averaging with weights n_k / n."
     name = 'FedNova'
     taxonomy = placement('FedNova', 'Baseline', 'V D ¬S R T', ('theta', 'data_size'), '-', 'Weights', '-')
-    config_overrides = {'aggregator': 'fednova'}
+    aggregation = staticmethod(fednova_rule)   # tau_eff sum_k p_k Delta_k / ||a_k||_1, under any server (FedAvg or FedAvgM)
+    config_overrides = {}                      # no config change needed: the rule travels with the selector
+    def __init__(self, participation:str='all', # 'all' available clients (the thesis' sum over K) or 'k' uniform ones (Wang et al.)
+                ): self.participation = check_choice('participation', participation, ('all', 'k'))
+
+    def select(self, t, clients, k, rng):
+        "Every available client ('all') or `budget(k)` uniform ones ('k'), weighted by data size n_k / n."
+        ids = clients.available if self.participation == 'all' else rng.choice(clients.available, size=budget(k, clients), replace=False)
+        return Selection(ids, clients.n_samples[ids])
 
 # %% ../../nbs/selection/08_baselines.ipynb #680dc045
 def flag_opposing(updates:torch.Tensor, # (n, P) client updates of one round

@@ -216,59 +216,75 @@ class LAG(Selector):
     "LAG (server-side trigger, LAG-PS): contact a client only when its gradient may have changed enough."
     name = 'LAG'
     taxonomy = placement('LAG', 'Efficiency', 'V D S R T', ('theta', 'lipschitz'), 'Loss-based', 'Threshold', ('Fixed rounds', 'Early stopping'))
-    def __init__(self, xi:float=1.0, # total weight of the recent parameter moves in the trigger
-                 D:int=5, # how many recent rounds of parameter moves count
-                 cap:bool=True, # select at most k triggered clients per round
+    def __init__(self, xi:float=1.0, # xi: total weight of the recent parameter moves, xi_d = xi / D (paper: 1)
+                 D:int=10, # how many recent rounds of parameter moves count (paper's experiments: 10)
+                 smoothness:np.ndarray|None=None, # known alpha * L_m per client (LAG-PS); None: secant estimates from updates
+                 cap:bool=False, # library option: contact at most k triggered clients (the paper's count is dynamic)
                 ):
         self.xi, self.D, self.cap = check_float('xi', xi, 0, lo_open=True), check_int('D', D, lo=1), check_type('cap', cap, bool)
+        self.smoothness = None if smoothness is None else np.array([check_float(f'smoothness[{i}]', v, 0) for i, v in enumerate(smoothness)])
 
     def reset(self, num_clients, seed):
         "No client contacted yet, no smoothness estimates, no parameter history, no stop."
         super().reset(num_clients, seed)
-        self.theta_hat, self.last_update = {}, {}            # client -> params at last contact / its update there
-        self.L, self.thetas = np.full(num_clients, np.nan), []   # secant smoothness estimates, recent global parameters
-        self.stop_round, self.ratio = None, None
+        if self.smoothness is not None and len(self.smoothness) != num_clients:
+            raise ValueError(f"LAG: smoothness has {len(self.smoothness)} entries, the federation has {num_clients} clients")
+        self.theta_hat, self.last_update, self.n = {}, {}, {}   # client -> params at last contact, its update there, its size
+        self.L = np.full(num_clients, np.nan) if self.smoothness is None else self.smoothness.astype(np.float64)
+        self.thetas, self.stop_round, self.ratio, self.info = [], None, None, {}
 
 # %% ../../nbs/selection/09_efficiency.ipynb #d7499b58
 @patch
 def trigger_ratio(self:LAG, ids:np.ndarray, # candidate clients
                  ) -> np.ndarray:
-    "Left side over right side of the LAG-PS condition per client (>= 1: contact it; inf: never seen)."
-    if not self.thetas: return np.full(len(ids), np.inf)
-    theta = self.thetas[-1]
-    moves = [float((a - b).pow(2).sum()) for a, b in zip(self.thetas[-self.D:], self.thetas[-self.D - 1:-1])]
-    Lbar = np.nanmean(self.L) if np.isfinite(self.L).any() else 1.0
-    rhs = (self.xi / self.D) * Lbar ** 2 * sum(moves) / self.num_clients ** 2
+    "Left side over right side of the LAG-PS condition at the latest model (> 1: contact; inf: never seen or no estimate yet)."
+    h = self.thetas[-(self.D + 1):]; theta = h[-1]
+    moves = [float((b - a).pow(2).sum()) for a, b in zip(h[:-1], h[1:])]   # the last D moves of the global model
+    rhs = (self.xi / self.D) * sum(moves) / self.num_clients ** 2
     out = np.full(len(ids), np.inf)
     for i, c in enumerate(ids):
-        if c in self.theta_hat:
-            Lc = self.L[c] if np.isfinite(self.L[c]) else Lbar
-            lhs = Lc ** 2 * float((self.theta_hat[c] - theta).pow(2).sum())
+        if c in self.theta_hat and np.isfinite(self.L[c]):
+            lhs = self.L[c] ** 2 * float((self.theta_hat[c] - theta).pow(2).sum())
             out[i] = lhs / rhs if rhs > 0 else (np.inf if lhs > 0 else 0.0)
     return out
 
 # %% ../../nbs/selection/09_efficiency.ipynb #9173583b
 @patch
 def select(self:LAG, t, clients, k, rng):
-    "The triggered clients, largest ratio first (at most `k` with `cap`); none triggered: record `stop_round`, pick one."
+    "The clients whose trigger fires at the current global model (at most `k` with `cap`); none: record `stop_round`, pick one."
+    if clients.global_params is None: raise ValueError("LAG needs the current global model at selection time (ClientView.global_params)")
+    theta = clients.global_params.detach().double().cpu()
+    if not self.thetas or not torch.equal(theta, self.thetas[-1]): self.thetas = (self.thetas + [theta])[-(self.D + 1):]
     ids = clients.available; self.ratio = self.trigger_ratio(ids)
-    fired = ids[self.ratio >= 1]
+    fired = ids[self.ratio > 1]
     if not len(fired):
         if self.stop_round is None: self.stop_round = t
-        return Selection(top_by(ids, self.ratio, 1, rng))
-    m = budget(k, clients) if self.cap else len(fired)
-    return Selection(top_by(fired, self.ratio[self.ratio >= 1], m, rng))
+        fired = top_by(ids, self.ratio, 1, rng)
+    chosen = top_by(fired, self.ratio[np.isin(ids, fired)], budget(k, clients) if self.cap else len(fired), rng)
+    self.info = dict(triggered=int((self.ratio > 1).sum()), lazy=len(set(self.last_update) - set(chosen.tolist())))
+    return Selection(chosen)
 
 @patch
 def observe(self:LAG, t, reports):
-    "Keep the last D+1 global parameters; per reporting client, update its secant estimate L_m and its last contact."
+    "Per reporting client: its secant estimate of alpha L_m (unless given), the model it saw, its update and size."
     theta = reports.global_params.detach().double().cpu()
-    if not self.thetas or not torch.equal(theta, self.thetas[-1]): self.thetas = (self.thetas + [theta])[-(self.D + 1):]
-    for c, u in zip(reports.ids.tolist(), reports.updates.detach().double().cpu()):
-        if c in self.theta_hat:
+    for c, u, n in zip(reports.ids.tolist(), reports.updates.detach().double().cpu(), reports.n_samples.tolist()):
+        if c in self.theta_hat and self.smoothness is None:
             dtheta = float((theta - self.theta_hat[c]).norm())
             if dtheta > 0: self.L[c] = float((u - self.last_update[c]).norm()) / dtheta
-        self.theta_hat[c], self.last_update[c] = theta, u
+        self.theta_hat[c], self.last_update[c], self.n[c] = theta, u, n
+
+@patch
+def aggregation(self:LAG, inp) -> torch.Tensor:
+    "The lazy sum: every client's latest update, fresh (this round) or stale, weighted by n_m / n (the paper's update (4))."
+    ids = sorted(self.last_update)
+    p = torch.tensor([self.n[c] for c in ids], dtype=torch.float64); p /= p.sum()
+    return (p @ torch.stack([self.last_update[c] for c in ids])).to(inp.updates)
+
+@patch
+def round_info(self:LAG) -> dict:
+    "How many clients triggered and how many stale updates the last aggregation reused."
+    return dict(self.info)
 
 # %% ../../nbs/selection/09_efficiency.ipynb #fd4878e9
 def pooled_balance(class_counts:np.ndarray, # (K, C) class histograms
