@@ -51,6 +51,8 @@ def history_metrics(h:History, # the run's history
                 sim_time_to_target=float(hit['total_sim_time'].iloc[0]) if len(hit) else np.nan,
                 sim_time=float(r['total_sim_time'].iloc[-1]), energy=float(r['total_energy'].iloc[-1]),
                 bytes=float(r['total_bytes'].iloc[-1]), mean_selected=float(r['n_selected'].mean()),
+                **{c: float(r[c].sum()) for c in r.columns if c.startswith(('msg_', 'bytes_'))},   # messages and bytes by type
+                rounds_kept=int(r['kept_previous'].sum()) if 'kept_previous' in r else 0,
                 clients_never_selected=int((counts == 0).sum()), jain_index=jain_index(counts),
                 participation=counts.tolist())
 
