@@ -11,9 +11,10 @@ import torch
 from ..foundation.core import check_int, rng_streams
 
 # %% auto #0
-__all__ = ['FAKE_LOSS', 'FAKE_LOSS_DROP', 'FAKE_UPDATE_SD', 'FAKE_BATCH', 'FAKE_TIME', 'FAKE_ENERGY', 'DEFAULT_SAMPLES',
-           'Selection', 'as_selection', 'ClientView', 'Reports', 'Selector', 'validate_selection', 'UniformSelector',
-           'RoundRobinSelector', 'make_view', 'synthetic_reports', 'selection_trace', 'participation_figure']
+__all__ = ['FAKE_LOSS', 'FAKE_LOSS_DROP', 'FAKE_UPDATE_SD', 'FAKE_BATCH', 'FAKE_TIME', 'FAKE_ENERGY', 'FAKE_PARAMS',
+           'DEFAULT_SAMPLES', 'Selection', 'as_selection', 'ClientView', 'Reports', 'Selector', 'validate_selection',
+           'UniformSelector', 'RoundRobinSelector', 'make_view', 'synthetic_reports', 'selection_trace',
+           'participation_figure']
 
 # %% ../../nbs/engine/06_protocol.ipynb #3a781352
 def _aligned(name, v, ids, ok, allowed):
@@ -176,13 +177,14 @@ def make_view(num_clients:int, # clients in the federation
               n_samples:np.ndarray|None=None, # data sizes (default: 100 each)
               profiles:Any=None, # optional `engine.SystemProfiles`
               loss_fn:Callable[[np.ndarray], np.ndarray]|None=None, # answers `query(ids, 'loss')` (default: no query channel)
+              global_params:torch.Tensor|None=None, # the current global model, for selectors that read it (LAG)
              ) -> ClientView:
     "A `ClientView` for experimenting with selectors outside the engine."
     num_clients = check_int('num_clients', num_clients, lo=1)
     query = None if loss_fn is None else (lambda ids, what: loss_fn(ids))
     return ClientView(round=t, available=np.arange(num_clients) if available is None else available,
                       n_samples=np.full(num_clients, 100) if n_samples is None else n_samples,
-                      profiles=profiles, query=query, num_clients=num_clients)
+                      profiles=profiles, query=query, num_clients=num_clients, global_params=global_params)
 
 # %% ../../nbs/engine/06_protocol.ipynb #f67921d7
 # ranges of the fake values of `synthetic_reports`
@@ -192,12 +194,13 @@ FAKE_UPDATE_SD = 0.1 # standard deviation of the fake update entries
 FAKE_BATCH = 10 # batch size that turns data sizes into steps
 FAKE_TIME = (1.0, 5.0) # simulated seconds, uniform
 FAKE_ENERGY = (0.5, 2.0) # simulated energy, uniform
+FAKE_PARAMS = 8 # length of the fake parameter and update vectors
 
 def synthetic_reports(t:int, # the round
                       ids:np.ndarray, # clients that report
                       n_samples:np.ndarray, # data size of every client
                       rng:np.random.Generator, # random stream for the fake values
-                      n_params:int=8, # length of the fake update vectors
+                      n_params:int=FAKE_PARAMS, # length of the fake update vectors
                      ) -> Reports:
     "Random but well-formed `Reports` for `ids`, to exercise a selector's `observe` without training."
     m = len(ids); loss = rng.uniform(*FAKE_LOSS, m)
@@ -228,7 +231,8 @@ def selection_trace(selector:Selector, # the strategy to exercise
     for t in range(rounds):
         avail = np.flatnonzero(av_rng.random(num_clients) < p)
         if not avail.size: continue
-        view = make_view(num_clients, t, avail, n_samples, loss_fn=lambda ids: rep_rng.uniform(*FAKE_LOSS, len(ids)))
+        view = make_view(num_clients, t, avail, n_samples, loss_fn=lambda ids: rep_rng.uniform(*FAKE_LOSS, len(ids)),
+                         global_params=torch.zeros(FAKE_PARAMS))   # the fake model of `synthetic_reports`
         sel = validate_selection(selector.select(t, view, k, sel_rng), view, selector.name)
         trace[t, sel.ids] = 1
         selector.observe(t, synthetic_reports(t, sel.ids, n_samples, rep_rng))
