@@ -8,15 +8,25 @@ from dataclasses import dataclass
 from typing import Callable, Any
 import numpy as np
 import torch
-from ..foundation.core import check_int, rng_streams
+from ..foundation.core import check_int, check_type, rng_streams
 
 # %% auto #0
 __all__ = ['FAKE_LOSS', 'FAKE_LOSS_DROP', 'FAKE_UPDATE_SD', 'FAKE_BATCH', 'FAKE_TIME', 'FAKE_ENERGY', 'FAKE_PARAMS',
-           'DEFAULT_SAMPLES', 'Selection', 'as_selection', 'ClientView', 'Reports', 'Selector', 'validate_selection',
-           'UniformSelector', 'RoundRobinSelector', 'make_view', 'synthetic_reports', 'selection_trace',
-           'participation_figure']
+           'DEFAULT_SAMPLES', 'check_array', 'Selection', 'as_selection', 'ClientView', 'Reports', 'Selector',
+           'validate_selection', 'UniformSelector', 'RoundRobinSelector', 'make_view', 'synthetic_reports',
+           'selection_trace', 'participation_figure']
 
 # %% ../../nbs/engine/06_protocol.ipynb #3a781352
+def check_array(name:str, # the argument's name, quoted in errors
+                v, # the value: anything numpy can turn into numbers
+                ndim:int|None=None, # required number of dimensions (None: any)
+               ) -> np.ndarray:
+    "`v` as a float64 array; a value that is not numeric, or has the wrong number of dimensions, raises an error naming `name`."
+    try: a = np.asarray(v.detach().cpu() if torch.is_tensor(v) else v, dtype=np.float64)
+    except (TypeError, ValueError): raise TypeError(f"{name}={v!r}: expected numbers (an array, list or tensor)") from None
+    if ndim is not None and a.ndim != ndim: raise ValueError(f"{name} has shape {a.shape}: expected a {ndim}-d array")
+    return a
+
 def _aligned(name, v, ids, ok, allowed):
     "`v` as a float64 array with one finite entry per id that passes `ok`; errors name `Selection.<name>`."
     v = np.asarray(v, dtype=np.float64)
@@ -26,7 +36,8 @@ def _aligned(name, v, ids, ok, allowed):
 
 def _as_ids(name, ids):
     "`ids` as a 1-d int64 array of client ids (integral floats accepted); errors name `name`."
-    ids = np.asarray(ids)
+    ids = np.asarray(check_array(name, ids, 1) if ids is None or isinstance(ids, (str, bytes)) else ids)
+    if ids.dtype == object: check_array(name, ids)
     if ids.ndim != 1: raise ValueError(f"{name}: expected a 1-d array of client ids, got shape {ids.shape}")
     if ids.size and not np.issubdtype(ids.dtype, np.integer):
         if not np.all(np.equal(np.mod(ids, 1), 0)): raise TypeError(f"{name}={ids!r}: expected integer client ids")
@@ -93,6 +104,10 @@ class Reports:
     updates: torch.Tensor # (len(ids), P) flattened deltas, local minus global
     global_params: torch.Tensor # (P,) flattened global parameters that were broadcast
     server_eval: Callable[[torch.Tensor], tuple[float, float]]|None = None # flat params -> (accuracy, loss) on a server validation set
+    def __post_init__(self):
+        self.ids = _as_ids('Reports.ids', self.ids)
+        if not torch.is_tensor(self.updates) or self.updates.dim() != 2 or len(self.updates) != len(self.ids):
+            raise ValueError(f"Reports.updates: expected a ({len(self.ids)}, P) tensor, one update per id")
 
 # %% ../../nbs/engine/06_protocol.ipynb #21d5d269
 class Selector:
@@ -139,6 +154,7 @@ def validate_selection(sel:Selection|np.ndarray|list, # a selector's output
                        who:str='selector', # name used in the error message
                       ) -> Selection:
     "Normalise `sel` and check it picks at least one client and only available ones."
+    check_type('clients', clients, ClientView)
     sel = as_selection(sel)
     if not len(sel.ids): raise ValueError(f"{who} selected no client in round {clients.round}")
     bad = np.setdiff1d(sel.ids, clients.available)
@@ -203,6 +219,7 @@ def synthetic_reports(t:int, # the round
                       n_params:int=FAKE_PARAMS, # length of the fake update vectors
                      ) -> Reports:
     "Random but well-formed `Reports` for `ids`, to exercise a selector's `observe` without training."
+    n_params = check_int('n_params', n_params, lo=1)
     m = len(ids); loss = rng.uniform(*FAKE_LOSS, m)
     upd = torch.from_numpy(rng.normal(0, FAKE_UPDATE_SD, (m, n_params))).float()
     return Reports(round=t, ids=np.asarray(ids, np.int64), n_samples=np.asarray(n_samples)[ids], loss=loss,
@@ -243,6 +260,7 @@ def participation_figure(trace:np.ndarray, # (rounds, clients) 0/1 matrix from `
                          title:str='Who was selected when', # figure title
                         ):
     "A plotly heatmap of participation: rounds down, clients across."
+    trace = check_array('trace', trace, 2)
     import plotly.graph_objects as go
     fig = go.Figure(go.Heatmap(z=trace, colorscale=[[0, '#f4f4f4'], [1, '#1f77b4']], showscale=False,
                                hovertemplate='round %{y}, client %{x}<extra></extra>'))

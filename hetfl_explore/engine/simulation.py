@@ -17,7 +17,7 @@ from torch.func import functional_call, vmap
 from fastcore.basics import patch
 from ..foundation.core import (check_int, check_float, check_choice, check_type, default_device, validate_fields,
                                 rng_streams, spawn_seeds)
-from .protocol import (Selection, ClientView, Reports, Selector, validate_selection,
+from .protocol import (Selection, ClientView, Reports, Selector, validate_selection, check_array,
                                      UniformSelector)
 
 # %% auto #0
@@ -36,7 +36,7 @@ class Flatten1(nn.Module):
     "Flatten all but the batch dimension (a named module so `repr` shows the architecture)."
     def forward(self, x):
         "The input with every dimension after the batch one flattened."
-        return x.flatten(1)
+        return check_type('x', x, torch.Tensor).flatten(1)
 
 def mlp(in_features:int, # input features (images are flattened)
         hidden:int|Sequence[int]=64, # width of each hidden layer (an int for one layer)
@@ -100,7 +100,7 @@ def mobilenet_v2_gn(n_classes:int=10, # output classes
 def check_vmappable(model:nn.Module, # the model to check
                    ) -> nn.Module:
     "Raise if `model` has BatchNorm layers (their in-place running statistics cannot be vmapped or averaged cleanly)."
-    bn = [n for n, m in model.named_modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
+    bn = [n for n, m in check_type('model', model, nn.Module).named_modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
     if bn: raise ValueError(f"model has BatchNorm layers {bn[:3]}: their running statistics are updated in place, which "
                             "torch.func.vmap cannot batch; use GroupNorm (cnn(norm='group'), mobilenet_v2_gn) or no normalisation")
     return model
@@ -109,7 +109,7 @@ def check_vmappable(model:nn.Module, # the model to check
 class ParamLayout:
     "How a model's parameters map to one flat vector (and to a `(clients, P)` matrix of stacked client models)."
     def __init__(self, model:nn.Module): # the model whose parameters are laid out
-        self.names, self.shapes = zip(*[(n, p.shape) for n, p in model.named_parameters()])
+        self.names, self.shapes = zip(*[(n, p.shape) for n, p in check_type('model', model, nn.Module).named_parameters()])
         self.numels = [math.prod(s) for s in self.shapes]
         self.size = sum(self.numels)
         self.buffers = dict(model.named_buffers())
@@ -138,6 +138,7 @@ def evaluate(model:nn.Module, # the model (its current weights are used unless `
              params:torch.Tensor|None=None, # optional flat parameter vector to evaluate instead of the model's own
             ) -> dict:
     "Accuracy, worst-group accuracy, per-group (class x attribute) accuracy and counts, and mean loss of a model."
+    batch_size = check_int('batch_size', batch_size, lo=1)
     g = (y * n_attrs + a).long()
     correct = torch.zeros(n_classes * n_attrs, dtype=torch.float64, device=x.device)
     count, loss = torch.zeros_like(correct), 0.0
@@ -229,6 +230,7 @@ def batch_plan(sizes:np.ndarray, # (C,) number of samples of each training clien
                steps:int|None=None, # fixed number of local steps instead
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]: # local indices (C,S,B), validity mask (C,S,B), steps (C,)
     "Which local samples each client uses at each step: shuffled epochs, last batch of an epoch partial, padded to a box."
+    batch_size = check_int('batch_size', batch_size, lo=1)
     sizes = np.asarray(sizes, np.int64); C, B, nmax = len(sizes), batch_size, max(int(sizes.max(initial=1)), 1)
     if steps is not None:  # a stream of fresh permutations, cut into `steps` full batches
         E = -(-steps * B // max(int(sizes.min(initial=1)), 1))
@@ -270,6 +272,7 @@ def train_sequential(model:nn.Module, # the architecture (its weights are overwr
                      cfg:RunConfig, # momentum, weight_decay, prox_mu
                      ) -> tuple[torch.Tensor, torch.Tensor]: # (C,P) new parameters, (C,S) batch losses
     "Train clients one after the other with `torch.optim.SGD` on their planned batches; returns (C,P) params, (C,S) batch losses."
+    check_type('layout', layout, ParamLayout)
     C, S = idx.shape[:2]
     start = _per_client(w0, C)
     new, losses = start.clone(), torch.zeros(C, S, device=w0.device)
@@ -299,6 +302,7 @@ def train_batched(model:nn.Module, # the architecture (its weights are overwritt
                   cfg:RunConfig, # momentum, weight_decay, prox_mu
                   ) -> tuple[torch.Tensor, torch.Tensor]: # (C,P) new parameters, (C,S) batch losses
     "Train a block of clients at once: stacked (C, ...) parameters, `vmap(functional_call)`, padded batches masked out."
+    check_type('layout', layout, ParamLayout)
     C, S, B = idx.shape
     fwd = vmap(lambda p, xb: functional_call(model, {**p, **layout.buffers}, (xb,)), randomness='different')
     W = [t.contiguous().requires_grad_(True) for t in layout.unflatten(_per_client(w0, C).clone()).values()]  # one leaf per tensor
@@ -331,6 +335,7 @@ def local_train(model:nn.Module, # the architecture (its weights are overwritten
                 generator:np.random.Generator, # the client's random stream (batch order)
                ) -> tuple[torch.Tensor, dict]: # new flat parameters, and stats (loss per step, steps)
     "Train one client with local SGD (the sequential backend's update, usable on its own)."
+    check_type('config', config, RunConfig)
     layout = ParamLayout(model)
     local, valid, steps = batch_plan(np.array([len(x)]), config.batch_size, generator, config.local_epochs, config.local_steps)
     new, losses = train_sequential(model, layout, params, x, y, torch.from_numpy(local).to(x.device), torch.from_numpy(valid).to(x.device),
@@ -344,6 +349,7 @@ def fednova_norm(steps:np.ndarray, # local steps tau_k of each client
                  prox_mu:float=0.0, # FedProx mu
                 ) -> np.ndarray:
     "FedNova's a_k = ||a_k||_1: the total weight local SGD puts on the client's gradients (tau_k for plain SGD)."
+    momentum, prox_mu = check_float('momentum', momentum, 0, 1, hi_open=True), check_float('prox_mu', prox_mu, lo=0)
     tau = np.asarray(steps, np.float64)
     if momentum: return (tau - momentum * (1 - momentum ** tau) / (1 - momentum)) / (1 - momentum)
     if prox_mu:
@@ -363,10 +369,14 @@ class AggregationInput:
     config: Any = None # the run's `RunConfig` (client momentum and FedProx mu, for FedNova's normaliser)
     reports: Reports|None = None # the round's reports (ids, losses before training: q-FedAvg)
     masks: torch.Tensor|None = None # (C,P) 0/1 sub-model masks (Federated Dropout); None: full models
+    def __post_init__(self):
+        if not (torch.is_tensor(self.updates) and self.updates.dim() == 2):
+            raise TypeError(f"AggregationInput.updates={self.updates!r}: expected a (C, P) tensor of client updates")
 
 def fedavg_rule(inp:AggregationInput, # the round's updates and weights
                ) -> torch.Tensor:
     "FedAvg's aggregated update sum_k p_k Delta_k."
+    check_type('inp', inp, AggregationInput)
     return torch.as_tensor(inp.weights, dtype=inp.updates.dtype, device=inp.updates.device) @ inp.updates
 
 # %% ../../nbs/engine/05_simulation.ipynb #75f200f1
@@ -375,6 +385,7 @@ NOVA_FLOOR = 1e-12 # smallest normaliser a_k (a client that took no step) and sm
 def fednova_rule(inp:AggregationInput, # needs `steps`, `lr` and `config` (client momentum, FedProx mu)
                 ) -> torch.Tensor:
     "FedNova's update tau_eff sum_k p_k Delta_k / a_k, with a_k = ||a_k||_1 of the client's local optimiser (Wang et al., 2020)."
+    check_type('inp', inp, AggregationInput)
     if inp.steps is None or inp.lr is None:
         raise ValueError("fednova_rule needs the local steps tau_k and learning rates of the clients (AggregationInput.steps, .lr)")
     cfg = inp.config if inp.config is not None else RunConfig()
@@ -388,6 +399,7 @@ def fednova_rule(inp:AggregationInput, # needs `steps`, `lr` and `config` (clien
 def masked_average(inp:AggregationInput, # `masks` says which parameters each client trained
                   ) -> torch.Tensor:
     "Each parameter averaged over the clients whose sub-model holds it (Federated Dropout, HeteroFL); 0 where none does."
+    check_type('inp', inp, AggregationInput)
     if inp.masks is None: return fedavg_rule(inp)
     pm = torch.as_tensor(inp.weights, dtype=inp.updates.dtype, device=inp.updates.device)[:, None] * inp.masks
     cover = pm.sum(0)
@@ -408,6 +420,7 @@ def aggregate(global_params:torch.Tensor, # (P,) the broadcast global model w
               masks:torch.Tensor|None=None, # (C,P) sub-model masks, for rules that read them
              ) -> torch.Tensor: # the new global parameters
     "w <- w + server_lr * (aggregated update from `rule`), with FedAvgM's server momentum on top when configured."
+    check_type('cfg', cfg, RunConfig)
     if rule is None: rule = masked_average if masks is not None and cfg.aggregator != 'fednova' else AGGREGATORS[cfg.aggregator]
     delta = rule(AggregationInput(global_params, updates, np.asarray(weights, np.float64), steps, lr, cfg, reports, masks))
     if not (torch.is_tensor(delta) and delta.shape == global_params.shape and bool(torch.isfinite(delta).all())):
@@ -547,7 +560,7 @@ class History:
     def __init__(self, config:dict, # the run's `RunConfig` as a dict
                  meta:dict|None=None, # run facts: backend, device, key, num_clients, n_params, block_clients, selector
                 ):
-        self.config, self.meta = config, dict(meta or {})
+        self.config, self.meta = check_type('config', config, dict), dict(meta or {})
         self.round_rows, self.client_rows, self.group_rows = [], [], []
         self.final_params, self.stop_reason = None, None
 
@@ -606,7 +619,7 @@ def figure(self:History, metrics:Sequence[str]=('accuracy', 'worst_group_accurac
 class RunStore:
     "Runs persisted in SQLite, keyed by a hash of everything that determines the result; checkpoints for resuming."
     def __init__(self, path:str): # SQLite file (created if missing)
-        self.path = str(path)
+        self.path = str(check_type('path', path, (str, os.PathLike)))
         with self._con() as con:
             con.execute("CREATE TABLE IF NOT EXISTS runs (key TEXT PRIMARY KEY, identity TEXT, status TEXT, round INTEGER, "
                         "updated REAL, checkpoint BLOB, history BLOB)")
@@ -666,11 +679,13 @@ def data_fingerprint(data, # a `FederatedData` (or anything with a `fingerprint(
                     ) -> str:
     "A hash of a federation's tensors and client partition (identical data -> identical fingerprint)."
     if hasattr(data, 'fingerprint'): return data.fingerprint()
+    _check_data(data)
     return _sha(data.x, data.y, data.a, data.x_test, data.y_test, data.a_test, *data.client_idx)
 
 def selector_fingerprint(selector:Selector, # the selector, before `reset`
                         ) -> str:
     "The selector's class and constructor state (before `reset`), hashed."
+    check_type('selector', selector, Selector)
     try: state = pickle.dumps(selector, protocol=4)
     except Exception as e: raise TypeError(f"selector {selector!r} cannot be pickled ({e}); a stored run needs picklable selectors") from None
     return f"{type(selector).__module__}.{type(selector).__qualname__}:" + hashlib.sha1(state).hexdigest()
@@ -680,6 +695,7 @@ def model_profile(model:nn.Module, # the model
                   sample:torch.Tensor, # one input sample (no batch dimension)
                  ) -> dict: # forward FLOPs and activation floats per sample, parameter count
     "Forward FLOPs (2 x multiply-adds of conv and linear layers) and activation size per sample, from one forward pass."
+    check_type('model', model, nn.Module)
     flops, acts = [0], [0]
     def hook(m, inp, out):
         if isinstance(out, torch.Tensor): acts[0] += out.numel()
@@ -698,6 +714,7 @@ def choose_backend(profile:dict, # from `model_profile`
                    device:torch.device, # where training runs
                   ) -> str:
     "The faster backend for a workload: batched on GPUs, and on CPUs only when one client step is too small to keep the cores busy."
+    batch_size = check_int('batch_size', batch_size, lo=1)
     if device.type == 'cuda': return 'batched'
     small_step = profile['flops'] * batch_size <= AUTO_CPU_STEP_FLOPS
     return 'batched' if small_step and profile['params'] <= AUTO_CPU_MAX_PARAMS else 'sequential'
@@ -717,6 +734,7 @@ def block_size(profile:dict, # from `model_profile`
                budget_bytes:float|None=None, # memory a block may use (None: `CPU_BLOCK_BUDGET_BYTES`, or a share of the free GPU memory)
               ) -> int:
     "How many clients one vmapped block may hold: ~4 parameter copies plus ~3x the activations per client, within a memory budget."
+    batch_size = check_int('batch_size', batch_size, lo=1)
     if budget_bytes is None:
         budget_bytes = GPU_FREE_MEMORY_SHARE * torch.cuda.mem_get_info(device)[0] if device.type == 'cuda' else CPU_BLOCK_BUDGET_BYTES
     per_client = BYTES_PER_FLOAT32 * (PARAM_COPIES_PER_CLIENT * profile['params'] + ACTIVATION_COPIES_PER_CLIENT * profile['activations'] * batch_size)
@@ -828,6 +846,7 @@ def _run_identity(self:Simulation, data, selector:Selector, profiles:SystemProfi
 def run_key(identity:str, # a run's identity (canonical JSON)
            ) -> str:
     "The store key of a run: the first `RUN_KEY_CHARS` hex digits of the identity's SHA-256."
+    check_type('identity', identity, str)
     return hashlib.sha256(identity.encode()).hexdigest()[:RUN_KEY_CHARS]
 
 # %% ../../nbs/engine/05_simulation.ipynb #e6817acd
@@ -1260,6 +1279,8 @@ class LivePlot:
     "A callback that draws accuracy curves into a plotly `FigureWidget` while a run progresses (for notebooks)."
     def __init__(self, metrics:Sequence[str]=('accuracy', 'worst_group_accuracy')): # columns of `history.rounds` to draw
         import plotly.graph_objects as go
+        if isinstance(metrics, str) or not hasattr(metrics, '__iter__') or not metrics or not all(isinstance(m, str) for m in metrics):
+            raise TypeError(f"metrics={metrics!r}: expected a non-empty sequence of column names of History.rounds")
         self.metrics = list(metrics)
         self.widget = go.FigureWidget([go.Scatter(x=[], y=[], mode='lines+markers', name=m) for m in self.metrics])
         self.widget.update_layout(xaxis_title='round', yaxis_range=[0, 1], height=300, width=520, margin=dict(l=40, r=10, t=30, b=40))

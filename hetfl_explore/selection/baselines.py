@@ -8,7 +8,7 @@ import numpy as np
 import torch
 from fastcore.basics import patch
 from ..foundation.core import check_int, check_float, check_type, check_choice, spawn_seeds
-from ..engine.protocol import Selection, ClientView, Selector, RoundRobinSelector
+from ..engine.protocol import Selection, ClientView, Selector, RoundRobinSelector, check_array
 from ..engine.simulation import fednova_rule
 from .taxonomy import placement
 
@@ -21,7 +21,7 @@ def budget(k:int, # requested number of clients
            clients:ClientView, # this round's view
           ) -> int:
     "How many clients to pick: `k`, capped at the number of available clients."
-    return min(check_int('k', k, lo=1), len(clients.available))
+    return min(check_int('k', k, lo=1), len(check_type('clients', clients, ClientView).available))
 
 def top_by(ids:np.ndarray, # candidate client ids
            values:np.ndarray, # one value per candidate; higher is better
@@ -29,7 +29,7 @@ def top_by(ids:np.ndarray, # candidate client ids
            rng:np.random.Generator, # breaks ties at random
           ) -> np.ndarray:
     "The `m` ids with the highest `values` (ties broken at random), best first."
-    ids, values = np.asarray(ids), np.asarray(values, dtype=np.float64)
+    ids, values, m = np.asarray(ids), check_array('values', values, 1), check_int('m', m, lo=0)
     order = np.lexsort((rng.random(len(ids)), -values))
     return ids[order[:m]]
 
@@ -40,8 +40,8 @@ def sample_by(ids:np.ndarray, # candidate client ids
               rng:np.random.Generator, # random stream
              ) -> np.ndarray:
     "Draw `m` distinct ids with probability proportional to `p`; zero-weight ids fill up only when too few are positive."
-    ids, p = np.asarray(ids), np.clip(np.nan_to_num(np.asarray(p, dtype=np.float64)), 0, None)
-    m = min(m, len(ids))
+    ids, p = np.asarray(ids), np.clip(np.nan_to_num(check_array('p', p, 1)), 0, None)
+    m = min(check_int('m', m, lo=0), len(ids))
     pos = p > 0
     if pos.sum() >= m: return rng.choice(ids, size=m, replace=False, p=p / p.sum())
     rest = rng.choice(ids[~pos], size=m - int(pos.sum()), replace=False)
@@ -51,7 +51,7 @@ def softmax(v:np.ndarray, # values (may contain -inf)
             beta:float=1.0, # inverse temperature
            ) -> np.ndarray:
     "exp(beta v) normalised, numerically stable; all -inf gives all zeros."
-    v = beta * np.asarray(v, dtype=np.float64)
+    v = check_float('beta', beta) * check_array('v', v)
     if not np.isfinite(v).any(): return np.zeros_like(v)
     e = np.exp(v - v[np.isfinite(v)].max()); e[~np.isfinite(v)] = 0
     return e / e.sum()
@@ -59,7 +59,7 @@ def softmax(v:np.ndarray, # values (may contain -inf)
 # %% ../../nbs/selection/08_baselines.ipynb #1bcd2984
 def _check_allocation(capacity, weight):
     "Capacities as non-negative integers and weights as finite non-negative numbers of the same length (zeroed where empty)."
-    capacity, weight = np.asarray(capacity), np.asarray(weight, dtype=np.float64)
+    capacity, weight = check_array('capacity', capacity), check_array('weight', weight)
     if capacity.ndim != 1 or not np.all(np.equal(np.mod(capacity, 1), 0)) or (capacity < 0).any():
         raise ValueError(f"capacity={capacity.tolist()!r}: expected a 1-d list of non-negative integers")
     if weight.shape != capacity.shape or not (np.isfinite(weight).all() and (weight >= 0).all()):
@@ -92,6 +92,7 @@ def stratified_pick(groups:np.ndarray, # group label of every client (indexed by
                     weight:dict|None=None, # optional extra weight per group label (default 1)
                    ) -> np.ndarray:
     "Pick `m` available clients spread over `groups` (see `allocate`), uniformly within each group."
+    m = check_int('m', m, lo=0)
     available = np.asarray(available); labels = np.unique(groups[available])
     members = [available[groups[available] == g] for g in labels]
     w = np.array([(weight or {}).get(g, 1.0) * len(mem) for g, mem in zip(labels, members)])
@@ -105,7 +106,8 @@ class EqRep(Selector):
     taxonomy = placement('EqRep', 'Baseline', 'V ¬D ¬S R T', 'theta', '-', 'Probability', '-', 'Selection fairness')
     def select(self, t, clients, k, rng):
         "Draw `budget(k)` distinct available clients uniformly (no state, so `observe` and `reset` are the base's)."
-        return Selection(rng.choice(clients.available, size=budget(k, clients), replace=False))
+        m = budget(k, clients)
+        return Selection(rng.choice(clients.available, size=m, replace=False))
 
 # %% ../../nbs/selection/08_baselines.ipynb #21aa6018
 class EqW(Selector):
@@ -148,6 +150,7 @@ class FedNova(Selector):
 def flag_opposing(updates:torch.Tensor, # (n, P) client updates of one round
                  ) -> np.ndarray:
     "Boolean per client: its update has negative inner product with the mean update of the other clients."
+    if not (torch.is_tensor(updates) and updates.dim() == 2): raise TypeError(f"updates={updates!r}: expected an (n, P) tensor")
     n = len(updates)
     if n < 2: return np.zeros(n, dtype=bool)
     gram = (updates.double() @ updates.double().T).numpy()
@@ -184,6 +187,7 @@ def sketch(updates:torch.Tensor, # (n, P) updates
            seed:int, # seed of the projection (the same for every round of a run)
           ) -> np.ndarray:
     "Seeded Gaussian random projection of `updates` to `dim` dimensions (Johnson-Lindenstrauss sketch)."
+    dim = check_int('dim', dim, lo=1)
     g = torch.Generator().manual_seed(seed)
     proj = torch.randn(updates.shape[1], dim, generator=g, dtype=torch.float64) / np.sqrt(dim)
     return (updates.double().cpu() @ proj).numpy()
@@ -192,7 +196,7 @@ def ward_clusters(z:np.ndarray, # (n, d) sketches, one row per client
                   n:int, # clusters wanted
                  ) -> np.ndarray:
     "Ward-linkage hierarchical cluster labels of the rows of `z` (at most `n` and at most one per row)."
-    n = min(n, len(z))
+    n = min(check_int('n', n, lo=1), len(check_array('z', z, 2)))
     if n < 2: return np.zeros(len(z), dtype=int)
     from sklearn.cluster import AgglomerativeClustering
     return AgglomerativeClustering(n_clusters=n, linkage='ward').fit_predict(z)

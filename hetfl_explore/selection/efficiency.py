@@ -10,7 +10,7 @@ import torch
 from fastcore.basics import patch
 from torch import nn
 from ..foundation.core import check_int, check_float, check_type, spawn_seeds
-from ..engine.protocol import Selection, Selector
+from ..engine.protocol import Selection, Selector, Reports, check_array
 from .taxonomy import placement
 from .baselines import budget, top_by, sample_by, softmax, stratified_pick, sketch
 from ..foundation.hetero import entropy
@@ -28,7 +28,7 @@ def _loss_seen(reports) -> np.ndarray:
 def round_half_up(x:float, # the number to round
                  ) -> int:
     "Round to the nearest integer, halves up (Python's `round` rounds halves to even)."
-    return int(math.floor(x + 0.5))
+    return int(math.floor(check_float('x', x) + 0.5))
 
 # %% ../../nbs/selection/09_efficiency.ipynb #bb2fdad0
 class ActiveFL(Selector):
@@ -115,6 +115,7 @@ def coalition_utility(reports, # a round's `Reports` (needs `server_eval`)
                       metric:int=0, # 0: validation accuracy, 1: minus validation loss
                      ):
     "u(C) = validation score of the global model plus the mean update of coalition C (C as indices into reports.ids)."
+    check_type('reports', reports, Reports)
     if reports.server_eval is None:
         raise ValueError("this selector needs a server validation set: set RunConfig.val_fraction > 0")
     def u(coalition):
@@ -161,6 +162,7 @@ def toy_reports(t:int, # the round
                ):
     "`Reports` whose `server_eval` scores parameters by closeness to `target` (accuracy = exp(-distance)); for demos and tests."
     from hetfl_explore.engine.protocol import Reports
+    if not (torch.is_tensor(updates) and updates.dim() == 2): raise TypeError(f"updates={updates!r}: expected an (n, P) tensor")
     m = len(ids); g = torch.zeros_like(target) if global_params is None else global_params
     ev = lambda p: (float(torch.exp(-(p - target).norm())), float((p - target).norm()))
     loss = np.array([ev(g + u)[1] for u in updates])
@@ -291,7 +293,7 @@ def pooled_balance(class_counts:np.ndarray, # (K, C) class histograms
                    ids:np.ndarray, # the clients pooled
                   ) -> float:
     "1 - class imbalance (Delta_CI) of the pooled class histogram of clients `ids`: 1 = perfectly balanced."
-    pooled = np.asarray(class_counts, np.float64)[ids].sum(0)
+    pooled = check_array('class_counts', class_counts, 2)[ids].sum(0)
     return float(entropy(pooled) / np.log(len(pooled)))
 
 # %% ../../nbs/selection/09_efficiency.ipynb #0fec36df
@@ -300,7 +302,7 @@ class FLCIR(Selector):
     name = 'FL-CIR'
     taxonomy = placement('FL-CIR', 'Efficiency', 'V D S R T', ('theta', 'loss'), 'Bandit-based', 'Ranking', 'Fixed rounds')
     def __init__(self, class_counts:np.ndarray, # (K, C) per-client class histograms (known or estimated)
-                ): self.class_counts = np.asarray(class_counts, np.float64)
+                ): self.class_counts = check_array('class_counts', class_counts, 2)
 
     def reset(self, num_clients, seed):
         "Every arm unplayed, no reward yet; the class histograms must cover the federation."
@@ -360,6 +362,7 @@ def q_net(n_in:int, # input features
           g:torch.Generator, # seeded generator of the initial weights
          ) -> nn.Module:
     "A one-hidden-layer MLP in float64 with seeded initial weights (FAVOR's Q network)."
+    n_in, hidden = check_int('n_in', n_in, lo=1), check_int('hidden', hidden, lo=1)
     m = nn.Sequential(nn.Linear(n_in, hidden), nn.ReLU(), nn.Linear(hidden, 1)).double()
     with torch.no_grad():
         for p in m.parameters(): p.copy_(torch.randn(p.shape, generator=g, dtype=torch.float64) * INIT_SCALE)

@@ -103,6 +103,8 @@ def parse_characteristics(text:str, # e.g. 'V ¬D ¬S R T' ('¬' or '!' negates 
 def characteristics_text(flags:dict[str, bool], # {letter: assumed?} for V, D, S, R, T
                         ) -> str:
     "Inverse of `parse_characteristics`: {'V': False, ...} -> '¬V D ...'."
+    if not isinstance(flags, dict) or not set(CHARACTERISTICS) <= set(flags):
+        raise TypeError(f"flags={flags!r}: expected a dict with a True/False entry for each of {list(CHARACTERISTICS)}")
     return ' '.join(c if flags[c] else '¬' + c for c in CHARACTERISTICS)
 
 # %% ../../nbs/selection/07_taxonomy.ipynb #cd8b186a
@@ -168,11 +170,12 @@ def methods_where(table:pd.DataFrame|None=None, # a placement table (default: `T
                   **criteria, # column=value; characteristics take True/False; tuple cells match by containment
                  ) -> pd.DataFrame:
     "The rows of `table` that satisfy every criterion (e.g. `V=False, message='loss'`)."
-    table = TABLE4 if table is None else table
+    table = TABLE4 if table is None else check_type('table', table, pd.DataFrame)
     mask = pd.Series(True, index=table.index)
     for col, want in criteria.items():
         check_choice('criterion', col, table.columns)
         if want is None: continue
+        if col in CHARACTERISTICS: check_type(col, want, bool)
         cells = table[col]
         mask &= cells.map(lambda c: want in c) if col in _TUPLE_COLS else (cells == want)
     return table[mask]
@@ -190,7 +193,8 @@ def taxonomy_figure(table:pd.DataFrame|None=None, # a placement table (default: 
                     dims:tuple=('policy', 'V', 'T', 'value_generation', 'value_interpretation', 'termination'), # columns to show
                    ) -> go.Figure:
     "Parallel categories of the methods across taxonomy dimensions, coloured by policy group."
-    table = TABLE4 if table is None else table
+    table = TABLE4 if table is None else check_type('table', table, pd.DataFrame)
+    for d in check_type('dims', dims, (tuple, list)): check_choice('dims', d, list(table.columns))
     groups = list(_GROUP_COLOURS)
     def values(col):
         if col in CHARACTERISTICS: return [col if v else '¬' + col for v in table[col]]
@@ -207,7 +211,7 @@ def taxonomy_figure(table:pd.DataFrame|None=None, # a placement table (default: 
 def taxonomy_sunburst(table:pd.DataFrame|None=None, # a placement table (default: `TABLE4`)
                      ) -> go.Figure:
     "Sunburst: policy group -> value interpretation -> method."
-    table = (TABLE4 if table is None else table).reset_index()
+    table = (TABLE4 if table is None else check_type('table', table, pd.DataFrame)).reset_index()
     ids, labels, parents = [], [], []
     for g, sub in table.groupby('policy', sort=False):
         ids.append(g); labels.append(g); parents.append('')
@@ -222,7 +226,7 @@ def taxonomy_sunburst(table:pd.DataFrame|None=None, # a placement table (default
 class MethodCard:
     "A method's taxonomy placement, displayable as HTML (notebooks) or Markdown (`str`)."
     def __init__(self, row:dict, # a placement (as from `placement`) plus optional extra fields
-                ): self.row = row
+                ): self.row = check_type('row', row, dict)
 
     def fields(self) -> list[tuple[str, str]]:
         "The (dimension, value) pairs shown on the card."
@@ -280,8 +284,11 @@ def placement_table(selectors, # selector classes or instances with a `taxonomy`
                    ) -> pd.DataFrame:
     "Placements declared by `selectors`, one row each, with the implementing class and whether it is a Table 4 row."
     rows = []
+    if isinstance(selectors, (str, bytes)) or not hasattr(selectors, '__iter__'): raise TypeError(f"selectors={selectors!r}: expected selector classes or instances")
     for s in selectors:
+        if not (isinstance(s, type) or hasattr(s, 'select')): raise TypeError(f"selectors[i]={s!r}: expected a selector class or instance")
         cls = s if isinstance(s, type) else type(s)
         if not getattr(cls, 'taxonomy', None): continue
         rows.append(dict(cls.taxonomy, implementation=cls.__name__, in_table4=cls.taxonomy['method'] in TABLE4.index))
+    if not rows: raise ValueError("selectors: none of them declares a taxonomy placement")
     return pd.DataFrame(rows).set_index('method')
