@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 from ..foundation.core import check_choice, check_type
 
 # %% auto #0
-__all__ = ['DIMENSIONS', 'CHARACTERISTICS', 'MESSAGES', 'MESSAGE_SYMBOLS', 'TABLE4', 'parse_characteristics',
+__all__ = ['DIMENSIONS', 'POLICY_FAMILIES', 'CHARACTERISTICS', 'MESSAGES', 'MESSAGE_SYMBOLS', 'TABLE4', 'parse_characteristics',
            'characteristics_text', 'placement', 'methods_where', 'taxonomy_figure', 'taxonomy_sunburst', 'MethodCard',
            'method_card', 'placement_mismatches', 'placement_table']
 
@@ -35,6 +35,11 @@ DIMENSIONS['client'] = dict(side='client', section='§3.2.2', definition=(
         'S': "Statefulness: clients take part in many rounds, so the server can use their history.",
         'R': "Reliability: every selected client reports back.",
         'T': "Trustworthiness: clients share truthful information (else some may be malicious)."})
+
+# %% ../../nbs/selection/07_taxonomy.ipynb #e93c191c
+POLICY_FAMILIES = {  # Appendix A.1 group (the `policy` column) -> the thesis' policy family (§3.2.1)
+    'Baseline': 'Global constraints', 'Efficiency': 'Global constraints', 'Other global constraints': 'Global constraints',
+    'Client inclusion': 'Client inclusion policies', 'Client incentives': 'Client incentives'}
 
 # %% ../../nbs/selection/07_taxonomy.ipynb #f52a2bc2
 DIMENSIONS['message'] = dict(side='client', section='§3.2.3', definition=(
@@ -121,7 +126,8 @@ def placement(method:str, # the method's name as used in this library (Table 4 s
     dims = DIMENSIONS
     interp, _, exp = interpretation.partition(' + ')
     if exp not in ('', 'Exp'): raise ValueError(f"interpretation={interpretation!r}: the only modifier is ' + Exp'")
-    return dict(method=check_type('method', method, str), policy=check_choice('policy', policy, dims['policy']['categories']),
+    policy = check_choice('policy', policy, dims['policy']['categories'])
+    return dict(method=check_type('method', method, str), policy=policy, policy_family=POLICY_FAMILIES[policy],
                 policy_label=label, **parse_characteristics(client),
                 message=_tuple('message', message, MESSAGES),
                 value_generation=_tuple('generation', generation, dims['value_generation']['categories']),
