@@ -43,6 +43,7 @@ def _as_ids(name, ids):
         if not np.all(np.equal(np.mod(ids, 1), 0)): raise TypeError(f"{name}={ids!r}: expected integer client ids")
     return ids.astype(np.int64)
 
+# %% ../../nbs/engine/06_protocol.ipynb #fee503b7
 @dataclass
 class Selection:
     "The clients chosen for a round, with optional aggregation weights (normalised to sum to one)."

@@ -471,6 +471,7 @@ def _floats(name, v):
     try: return np.asarray(v, np.float64)
     except (TypeError, ValueError): raise TypeError(f"SystemProfiles.{name}={v!r}: expected numbers") from None
 
+# %% ../../nbs/engine/05_simulation.ipynb #3d76c9ab
 @dataclass
 class SystemProfiles:
     "Simulated devices: per-client speed, bandwidth, availability, energy and dropout (system heterogeneity)."

@@ -85,6 +85,7 @@ def allocate(capacity:np.ndarray, # how many clients each group can give
         out += add
     raise RuntimeError(f"allocate did not place {m} clients in {m + 1} passes (capacity={capacity.tolist()}, weight={weight.tolist()})")
 
+# %% ../../nbs/selection/08_baselines.ipynb #c268a00a
 def stratified_pick(groups:np.ndarray, # group label of every client (indexed by id)
                     available:np.ndarray, # ids that may be picked
                     m:int, # how many to pick
