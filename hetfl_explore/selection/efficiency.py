@@ -76,13 +76,15 @@ class PowD(Selector):
     "pow-d: d candidates drawn by data size, the k with the highest current loss are selected."
     name = 'pow-d'
     taxonomy = placement('pow-d', 'Efficiency', '¬V D ¬S R T', ('theta', 'data_size', 'loss'), 'Loss-based', 'Ranking', 'Reach accuracy', 'Efficiency')
-    def __init__(self, d:int|None=None, # candidate-set size kappa_br (None: 2k), capped at the available clients
-                ): self.d = None if d is None else check_int('d', d, lo=1)
+    def __init__(self, d:int|None=None, # candidate-set size kappa_br (None: d_per_k x k), capped at the available clients
+                 d_per_k:float=2.0, # candidate-set size per selected client when d is None (library choice: no paper value)
+                ):
+        self.d, self.d_per_k = None if d is None else check_int('d', d, lo=1), check_float('d_per_k', d_per_k, 1)
 
     def select(self, t, clients, k, rng):
         "Ask `d` candidates drawn by data size for their loss (`ClientView.ask`) and keep the `k` highest."
         ids, m = clients.available, budget(k, clients)
-        d = min(len(ids), max(m, self.d or 2 * m))
+        d = min(len(ids), max(m, self.d or int(np.ceil(self.d_per_k * m))))
         self.candidates = sample_by(ids, clients.n_samples[ids], d, rng)
         self.losses = clients.ask(self.candidates, 'loss')
         return Selection(top_by(self.candidates, self.losses, m, rng))
@@ -302,7 +304,8 @@ class FLCIR(Selector):
     name = 'FL-CIR'
     taxonomy = placement('FL-CIR', 'Efficiency', 'V D S R T', ('theta', 'loss'), 'Bandit-based', 'Ranking', 'Fixed rounds')
     def __init__(self, class_counts:np.ndarray, # (K, C) per-client class histograms (known or estimated)
-                ): self.class_counts = check_array('class_counts', class_counts, 2)
+                 c:float=1.5, # CUCB exploration constant in sqrt(c ln t / n_k) (Chen, Wang & Yuan 2013: 3/2)
+                ): self.class_counts, self.c = check_array('class_counts', class_counts, 2), check_float('c', c, lo=0)
 
     def reset(self, num_clients, seed):
         "Every arm unplayed, no reward yet; the class histograms must cover the federation."
@@ -316,7 +319,7 @@ class FLCIR(Selector):
         "CUCB index of clients `ids` (inf for never-played arms)."
         n = self.plays[ids]
         with np.errstate(divide='ignore', invalid='ignore'):
-            return np.where(n > 0, self.reward_sum[ids] / n + np.sqrt(1.5 * np.log(max(self.t, 1)) / n), np.inf)
+            return np.where(n > 0, self.reward_sum[ids] / n + np.sqrt(self.c * np.log(max(self.t, 1)) / n), np.inf)
 
     def select(self, t, clients, k, rng):
         "The `k` available clients with the highest CUCB index (unplayed arms first)."
