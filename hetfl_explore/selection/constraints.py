@@ -360,7 +360,8 @@ class DDaBA(Selector):
     taxonomy = placement('DDaBA', 'Other global constraints', '¬V ¬D ¬S R ¬T', 'theta', 'Validation set', 'Weights', 'Fixed rounds', 'Defense against attacks')
     def __init__(self, delta:float=0.3, # accuracy change between reports that flags a client
                  z:float=3.0, # robust z-score of a low-accuracy outlier
-                ): self.delta, self.z = check_float('delta', delta, 0), check_float('z', z, 0)
+                 min_gap:float=0.05, # never flag a client closer than this to the round's median accuracy
+                ): self.delta, self.z, self.min_gap = check_float('delta', delta, 0), check_float('z', z, 0), check_float('min_gap', min_gap, 0)
 
     def reset(self, num_clients, seed):
         "No accuracy known and nobody flagged."
@@ -387,7 +388,7 @@ def observe(self:DDaBA, t, reports):
     acc = np.array([reports.server_eval(reports.global_params + u)[0] for u in reports.updates])
     prev = self.acc[reports.ids]
     jump = np.isfinite(prev) & (np.abs(acc - prev) > self.delta)
-    self.flagged[reports.ids] = robust_low_outliers(acc, self.z) | jump
+    self.flagged[reports.ids] = robust_low_outliers(acc, self.z, self.min_gap) | jump
     self.acc[reports.ids] = acc
 
 @patch
