@@ -15,16 +15,17 @@ def fed(): return digits_federation(8, alpha=0.5, seed=0)
 MODEL = lambda: mlp(64, 16, 10)
 CFG = RunConfig(rounds=2, clients_per_round=3, lr=0.2, batch_size=16)
 
-def lag_reference(a, c, alpha, D, xi, rounds):
-    "LAG-PS by hand (Chen et al., 2018, eq. (12b)): who is contacted in each round of lazy gradient descent on quadratics."
-    M = len(a); theta = np.zeros(2); hist, hat, grad, out = [theta.copy()], {}, {}, []
+def lag_reference(a, c, eta, D, xi, rounds):
+    """LAG-PS as published (Chen et al., 2018, eq. (12b) and update (4)) on workers f_m = a_m/(2M)||theta - c_m||^2:
+    L_m = a_m / M, step alpha = eta; worker m is contacted when L_m^2 ||hat_m - theta||^2 > sum_d xi_d ||move_d||^2 / (alpha^2 M^2)."""
+    M = len(a); L, alpha = a / M, eta; theta = np.zeros(2); hist, hat, grad, out = [theta.copy()], {}, {}, []
     for t in range(rounds):
         moves = sum(np.sum((hist[i + 1] - hist[i]) ** 2) for i in range(max(0, len(hist) - 1 - D), len(hist) - 1))
-        rhs = xi / D * moves / M ** 2
-        up = [m for m in range(M) if m not in hat or (alpha * a[m]) ** 2 * np.sum((hat[m] - theta) ** 2) > rhs]
+        rhs = (xi / D) * moves / (alpha ** 2 * M ** 2)
+        up = [m for m in range(M) if m not in hat or L[m] ** 2 * np.sum((hat[m] - theta) ** 2) > rhs]
         if not up: break
-        for m in up: hat[m], grad[m] = theta.copy(), -alpha * a[m] * (theta - c[m])
-        out.append(sorted(up)); theta = theta + np.mean([grad[m] for m in range(M)], 0); hist.append(theta.copy())
+        for m in up: hat[m], grad[m] = theta.copy(), a[m] * (theta - c[m]) / M
+        out.append(sorted(up)); theta = theta - alpha * np.sum([grad[m] for m in range(M)], 0); hist.append(theta.copy())
     return out
 
 def test_lag_skip_pattern_matches_the_published_trigger():

@@ -222,7 +222,7 @@ class LAG(Selector):
     taxonomy = placement('LAG', 'Efficiency', 'V D S R T', ('theta', 'lipschitz'), 'Loss-based', 'Threshold', ('Fixed rounds', 'Early stopping'))
     def __init__(self, xi:float=1.0, # xi: total weight of the recent parameter moves, xi_d = xi / D (paper: 1)
                  D:int=10, # how many recent rounds of parameter moves count (paper's experiments: 10)
-                 smoothness:np.ndarray|None=None, # known alpha * L_m per client (LAG-PS); None: secant estimates from updates
+                 smoothness:np.ndarray|None=None, # known eta * L_m of each client's own loss (LAG-PS); None: secant estimates
                  cap:bool=False, # library option: contact at most k triggered clients (the paper's count is dynamic)
                 ):
         self.xi, self.D, self.cap = check_float('xi', xi, 0, lo_open=True), check_int('D', D, lo=1), check_type('cap', cap, bool)
@@ -244,11 +244,12 @@ def trigger_ratio(self:LAG, ids:np.ndarray, # candidate clients
     "Left side over right side of the LAG-PS condition at the latest model (> 1: contact; inf: never seen or no estimate yet)."
     h = self.thetas[-(self.D + 1):]; theta = h[-1]
     moves = [float((b - a).pow(2).sum()) for a, b in zip(h[:-1], h[1:])]   # the last D moves of the global model
-    rhs = (self.xi / self.D) * sum(moves) / self.num_clients ** 2
+    rhs, n_seen = (self.xi / self.D) * sum(moves), sum(self.n.values())
     out = np.full(len(ids), np.inf)
     for i, c in enumerate(ids):
         if c in self.theta_hat and np.isfinite(self.L[c]):
-            lhs = self.L[c] ** 2 * float((self.theta_hat[c] - theta).pow(2).sum())
+            scale = self.num_clients * self.n[c] / n_seen           # M p_m: the client's share of the server's step
+            lhs = (scale * self.L[c]) ** 2 * float((self.theta_hat[c] - theta).pow(2).sum())
             out[i] = lhs / rhs if rhs > 0 else (np.inf if lhs > 0 else 0.0)
     return out
 
@@ -270,7 +271,7 @@ def select(self:LAG, t, clients, k, rng):
 
 @patch
 def observe(self:LAG, t, reports):
-    "Per reporting client: its secant estimate of alpha L_m (unless given), the model it saw, its update and size."
+    "Per reporting client: its secant estimate of eta L_m (unless given), the model it saw, its update and size."
     theta = reports.global_params.detach().double().cpu()
     for c, u, n in zip(reports.ids.tolist(), reports.updates.detach().double().cpu(), reports.n_samples.tolist()):
         if c in self.theta_hat and self.smoothness is None:
