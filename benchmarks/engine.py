@@ -53,10 +53,10 @@ class Recorder(Simulation):
     "The engine, recording each round's training clients and batch plan so other runners can replay them exactly."
     def __init__(self, *a, **k):
         super().__init__(*a, **k); self.plan = []
-    def train_clients(self, ids, local, valid, steps):
+    def train_clients(self, ids, local, valid, steps, start=None):
         self.plan.append([[self.client_idx[c][local[i, s][valid[i, s]]].numpy() for s in range(int(steps[i]))] + [int(c)]
                           for i, c in enumerate(ids)])
-        return super().train_clients(ids, local, valid, steps)
+        return super().train_clients(ids, local, valid, steps, start)
 
 def record_plan(w) -> list:
     "Per round, per training client: [batch index arrays..., client id]."

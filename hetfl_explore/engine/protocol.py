@@ -8,37 +8,55 @@ from dataclasses import dataclass
 from typing import Callable, Any
 import numpy as np
 import torch
-from ..foundation.core import check_int, rng_streams
+from ..foundation.core import check_int, check_type, rng_streams
 
 # %% auto #0
-__all__ = ['FAKE_LOSS', 'FAKE_LOSS_DROP', 'FAKE_UPDATE_SD', 'FAKE_BATCH', 'FAKE_TIME', 'FAKE_ENERGY', 'DEFAULT_SAMPLES',
-           'Selection', 'as_selection', 'ClientView', 'Reports', 'Selector', 'validate_selection', 'UniformSelector',
-           'RoundRobinSelector', 'make_view', 'synthetic_reports', 'selection_trace', 'participation_figure']
+__all__ = ['FAKE_LOSS', 'FAKE_LOSS_DROP', 'FAKE_UPDATE_SD', 'FAKE_BATCH', 'FAKE_TIME', 'FAKE_ENERGY', 'FAKE_PARAMS',
+           'DEFAULT_SAMPLES', 'check_array', 'Selection', 'as_selection', 'ClientView', 'Reports', 'Selector',
+           'validate_selection', 'UniformSelector', 'RoundRobinSelector', 'make_view', 'synthetic_reports',
+           'selection_trace', 'participation_figure']
 
 # %% ../../nbs/engine/06_protocol.ipynb #3a781352
+def check_array(name:str, # the argument's name, quoted in errors
+                v, # the value: anything numpy can turn into numbers
+                ndim:int|None=None, # required number of dimensions (None: any)
+               ) -> np.ndarray:
+    "`v` as a float64 array; a value that is not numeric, or has the wrong number of dimensions, raises an error naming `name`."
+    try: a = np.asarray(v.detach().cpu() if torch.is_tensor(v) else v, dtype=np.float64)
+    except (TypeError, ValueError): raise TypeError(f"{name}={v!r}: expected numbers (an array, list or tensor)") from None
+    if ndim is not None and a.ndim != ndim: raise ValueError(f"{name} has shape {a.shape}: expected a {ndim}-d array")
+    return a
+
+def _aligned(name, v, ids, ok, allowed):
+    "`v` as a float64 array with one finite entry per id that passes `ok`; errors name `Selection.<name>`."
+    v = np.asarray(v, dtype=np.float64)
+    if v.shape != ids.shape: raise ValueError(f"Selection.{name} has shape {v.shape}: expected one value per id, shape {ids.shape}")
+    if not (np.all(np.isfinite(v)) and ok(v)): raise ValueError(f"Selection.{name}={v!r}: expected values {allowed}")
+    return v
+
 def _as_ids(name, ids):
     "`ids` as a 1-d int64 array of client ids (integral floats accepted); errors name `name`."
-    ids = np.asarray(ids)
+    ids = np.asarray(check_array(name, ids, 1) if ids is None or isinstance(ids, (str, bytes)) else ids)
+    if ids.dtype == object: check_array(name, ids)
     if ids.ndim != 1: raise ValueError(f"{name}: expected a 1-d array of client ids, got shape {ids.shape}")
     if ids.size and not np.issubdtype(ids.dtype, np.integer):
         if not np.all(np.equal(np.mod(ids, 1), 0)): raise TypeError(f"{name}={ids!r}: expected integer client ids")
     return ids.astype(np.int64)
 
+# %% ../../nbs/engine/06_protocol.ipynb #fee503b7
 @dataclass
 class Selection:
     "The clients chosen for a round, with optional aggregation weights (normalised to sum to one)."
     ids: np.ndarray # int64 ids of the chosen clients (distinct)
-    weights: np.ndarray|None = None # aggregation weights aligned with `ids`; None: the aggregator's default
+    weights: np.ndarray|None = None # aggregation weights aligned with `ids`; None: the aggregator's default; all 0: keep the model
+    keep: np.ndarray|None = None # share of hidden units each client trains (Federated Dropout), in (0, 1]; None: the full model
     def __post_init__(self):
         self.ids = _as_ids('Selection.ids', self.ids)
         if len(np.unique(self.ids)) != len(self.ids): raise ValueError(f"Selection.ids={self.ids!r}: ids must be distinct")
+        if self.keep is not None: self.keep = _aligned('keep', self.keep, self.ids, lambda v: np.all((v > 0) & (v <= 1)), 'in (0, 1]')
         if self.weights is None: return
-        w = np.asarray(self.weights, dtype=np.float64)
-        if w.shape != self.ids.shape:
-            raise ValueError(f"Selection.weights has shape {w.shape}: expected one weight per id, shape {self.ids.shape}")
-        if not np.all(np.isfinite(w)) or np.any(w < 0) or (w.size and w.sum() <= 0):
-            raise ValueError(f"Selection.weights={w!r}: expected finite non-negative weights with a positive sum")
-        self.weights = w / w.sum() if w.size else w
+        w = _aligned('weights', self.weights, self.ids, lambda v: np.all(v >= 0), 'finite and non-negative')
+        self.weights = w / w.sum() if w.sum() > 0 else w
 
 def as_selection(x:Selection|np.ndarray|list, # what a selector returned: a `Selection` or a bare array of ids
                 ) -> Selection:
@@ -53,8 +71,10 @@ class ClientView:
     available: np.ndarray # ids of the clients available this round
     n_samples: np.ndarray # data size of every client, indexed by id
     profiles: Any = None # `engine.SystemProfiles` when system heterogeneity is simulated, else None
-    query: Callable[[np.ndarray, str], np.ndarray]|None = None # ask clients `ids` for a fresh scalar ('loss')
+    query: Callable[[np.ndarray, str], np.ndarray]|None = None # ask clients `ids` for a fresh scalar ('loss' or 'time')
     num_clients: int = 0 # total number of clients in the federation (defaults to len(n_samples))
+    global_params: torch.Tensor|None = None # the current global model (flat, read-only): what is broadcast this round
+    system: str|None = None # where `ask(ids, 'time')` answers come from: 'profiles' (given), 'drawn' (engine default), None
     def __post_init__(self):
         self.available = _as_ids('ClientView.available', self.available)
         self.n_samples = np.asarray(self.n_samples, dtype=np.int64)
@@ -85,12 +105,17 @@ class Reports:
     updates: torch.Tensor # (len(ids), P) flattened deltas, local minus global
     global_params: torch.Tensor # (P,) flattened global parameters that were broadcast
     server_eval: Callable[[torch.Tensor], tuple[float, float]]|None = None # flat params -> (accuracy, loss) on a server validation set
+    def __post_init__(self):
+        self.ids = _as_ids('Reports.ids', self.ids)
+        if not torch.is_tensor(self.updates) or self.updates.dim() != 2 or len(self.updates) != len(self.ids):
+            raise ValueError(f"Reports.updates: expected a ({len(self.ids)}, P) tensor, one update per id")
 
 # %% ../../nbs/engine/06_protocol.ipynb #21d5d269
 class Selector:
     "Base class of client-selection strategies: `reset` once, then `select` and `observe` every round."
     name: str = 'selector'
     taxonomy: dict|None = None # the method's declared Table-4 placement (filled in by the taxonomy chapter)
+    aggregation: Callable|None = None # an aggregation rule the method needs (see `engine.simulation.AggregationInput`); None: the config's
 
     def reset(self, num_clients:int, # number of clients in the federation
               seed:int, # the run's seed, for any randomness in the selector's own state
@@ -111,6 +136,16 @@ class Selector:
                ) -> None:
         "Receive the selected clients' reports; the default ignores them."
 
+    def reweight(self, selected:Selection, # this round's selection
+                 updates:Reports, # what the reporting clients sent (their `updates` among it), after `observe`
+                ) -> np.ndarray|None:
+        "New aggregation weights for the reporting clients (aligned with `updates.ids`), or None to keep the selection's."
+        return None
+
+    def round_info(self) -> dict:
+        "Facts about the last round the method wants in the round record (e.g. where its times came from); default none."
+        return {}
+
     def __repr__(self):
         return f"{type(self).__name__}(name={self.name!r})"
 
@@ -120,6 +155,7 @@ def validate_selection(sel:Selection|np.ndarray|list, # a selector's output
                        who:str='selector', # name used in the error message
                       ) -> Selection:
     "Normalise `sel` and check it picks at least one client and only available ones."
+    check_type('clients', clients, ClientView)
     sel = as_selection(sel)
     if not len(sel.ids): raise ValueError(f"{who} selected no client in round {clients.round}")
     bad = np.setdiff1d(sel.ids, clients.available)
@@ -137,19 +173,18 @@ class UniformSelector(Selector):
 
 # %% ../../nbs/engine/06_protocol.ipynb #560142e4
 class RoundRobinSelector(Selector):
-    "Take the next `k` available clients in cyclic id order, continuing where the previous round stopped."
+    "The count rule: the `k` available clients selected least often so far, ties broken by the seeded `rng`."
     name = 'round_robin'
     def reset(self, num_clients, seed):
-        "As `Selector.reset`, and put the cursor back on client 0."
+        "As `Selector.reset`, and every selection count R_k back to zero."
         super().reset(num_clients, seed)
-        self.cursor = 0
+        self.counts = np.zeros(num_clients, np.int64)
 
     def select(self, t, clients, k, rng):
-        "Take the next `k` available ids after the cursor, in cyclic order, and move the cursor past them (deterministic: `rng` unused)."
-        k = min(check_int('k', k, lo=1), len(clients.available))
-        order = (self.cursor + np.arange(clients.num_clients)) % clients.num_clients
-        chosen = order[np.isin(order, clients.available)][:k]
-        self.cursor = int(chosen[-1] + 1) % clients.num_clients
+        "The `k` available clients with the smallest counts R_k (random order among equal counts); their counts go up by one."
+        k, av = min(check_int('k', k, lo=1), len(clients.available)), clients.available
+        chosen = np.sort(av[np.lexsort((rng.random(len(av)), self.counts[av]))[:k]])
+        self.counts[chosen] += 1
         return Selection(chosen)
 
 # %% ../../nbs/engine/06_protocol.ipynb #a9f59a5d
@@ -159,13 +194,14 @@ def make_view(num_clients:int, # clients in the federation
               n_samples:np.ndarray|None=None, # data sizes (default: 100 each)
               profiles:Any=None, # optional `engine.SystemProfiles`
               loss_fn:Callable[[np.ndarray], np.ndarray]|None=None, # answers `query(ids, 'loss')` (default: no query channel)
+              global_params:torch.Tensor|None=None, # the current global model, for selectors that read it (LAG)
              ) -> ClientView:
     "A `ClientView` for experimenting with selectors outside the engine."
     num_clients = check_int('num_clients', num_clients, lo=1)
     query = None if loss_fn is None else (lambda ids, what: loss_fn(ids))
     return ClientView(round=t, available=np.arange(num_clients) if available is None else available,
                       n_samples=np.full(num_clients, 100) if n_samples is None else n_samples,
-                      profiles=profiles, query=query, num_clients=num_clients)
+                      profiles=profiles, query=query, num_clients=num_clients, global_params=global_params)
 
 # %% ../../nbs/engine/06_protocol.ipynb #f67921d7
 # ranges of the fake values of `synthetic_reports`
@@ -175,14 +211,16 @@ FAKE_UPDATE_SD = 0.1 # standard deviation of the fake update entries
 FAKE_BATCH = 10 # batch size that turns data sizes into steps
 FAKE_TIME = (1.0, 5.0) # simulated seconds, uniform
 FAKE_ENERGY = (0.5, 2.0) # simulated energy, uniform
+FAKE_PARAMS = 8 # length of the fake parameter and update vectors
 
 def synthetic_reports(t:int, # the round
                       ids:np.ndarray, # clients that report
                       n_samples:np.ndarray, # data size of every client
                       rng:np.random.Generator, # random stream for the fake values
-                      n_params:int=8, # length of the fake update vectors
+                      n_params:int=FAKE_PARAMS, # length of the fake update vectors
                      ) -> Reports:
     "Random but well-formed `Reports` for `ids`, to exercise a selector's `observe` without training."
+    n_params = check_int('n_params', n_params, lo=1)
     m = len(ids); loss = rng.uniform(*FAKE_LOSS, m)
     upd = torch.from_numpy(rng.normal(0, FAKE_UPDATE_SD, (m, n_params))).float()
     return Reports(round=t, ids=np.asarray(ids, np.int64), n_samples=np.asarray(n_samples)[ids], loss=loss,
@@ -211,7 +249,8 @@ def selection_trace(selector:Selector, # the strategy to exercise
     for t in range(rounds):
         avail = np.flatnonzero(av_rng.random(num_clients) < p)
         if not avail.size: continue
-        view = make_view(num_clients, t, avail, n_samples, loss_fn=lambda ids: rep_rng.uniform(*FAKE_LOSS, len(ids)))
+        view = make_view(num_clients, t, avail, n_samples, loss_fn=lambda ids: rep_rng.uniform(*FAKE_LOSS, len(ids)),
+                         global_params=torch.zeros(FAKE_PARAMS))   # the fake model of `synthetic_reports`
         sel = validate_selection(selector.select(t, view, k, sel_rng), view, selector.name)
         trace[t, sel.ids] = 1
         selector.observe(t, synthetic_reports(t, sel.ids, n_samples, rep_rng))
@@ -222,6 +261,7 @@ def participation_figure(trace:np.ndarray, # (rounds, clients) 0/1 matrix from `
                          title:str='Who was selected when', # figure title
                         ):
     "A plotly heatmap of participation: rounds down, clients across."
+    trace = check_array('trace', trace, 2)
     import plotly.graph_objects as go
     fig = go.Figure(go.Heatmap(z=trace, colorscale=[[0, '#f4f4f4'], [1, '#1f77b4']], showscale=False,
                                hovertemplate='round %{y}, client %{x}<extra></extra>'))

@@ -17,15 +17,17 @@ from torch.func import functional_call, vmap
 from fastcore.basics import patch
 from ..foundation.core import (check_int, check_float, check_choice, check_type, default_device, validate_fields,
                                 rng_streams, spawn_seeds)
-from .protocol import (Selection, ClientView, Reports, Selector, validate_selection,
+from .protocol import (Selection, ClientView, Reports, Selector, validate_selection, check_array,
                                      UniformSelector)
 
 # %% auto #0
-__all__ = ['GN_GROUPS', 'BACKENDS', 'TRANSFERS_PER_ROUND', 'AUTO_CPU_STEP_FLOPS', 'AUTO_CPU_MAX_PARAMS', 'CPU_BLOCK_BUDGET_BYTES',
-           'GPU_FREE_MEMORY_SHARE', 'BYTES_PER_FLOAT32', 'PARAM_COPIES_PER_CLIENT', 'ACTIVATION_COPIES_PER_CLIENT',
-           'BYTES_PER_PARAM', 'BYTES_PER_ANSWER', 'EVAL_CHUNK', 'RUN_KEY_CHARS', 'Flatten1', 'mlp', 'cnn',
-           'mobilenet_v2_gn', 'check_vmappable', 'ParamLayout', 'evaluate', 'RunConfig', 'batch_plan',
-           'train_sequential', 'train_batched', 'local_train', 'fednova_norm', 'aggregate', 'SystemProfiles', 'History',
+__all__ = ['GN_GROUPS', 'MAX_SEED', 'BACKENDS', 'NOVA_FLOOR', 'AGGREGATORS', 'KEEP_TOL', 'TRANSFERS_PER_ROUND',
+           'AUTO_CPU_STEP_FLOPS', 'AUTO_CPU_MAX_PARAMS', 'CPU_BLOCK_BUDGET_BYTES', 'GPU_FREE_MEMORY_SHARE',
+           'BYTES_PER_FLOAT32', 'PARAM_COPIES_PER_CLIENT', 'ACTIVATION_COPIES_PER_CLIENT', 'BYTES_PER_PARAM',
+           'BYTES_PER_ANSWER', 'EVAL_CHUNK', 'RUN_KEY_CHARS', 'FEDERATED_FIELDS', 'QUERY_KINDS', 'MESSAGE_TYPES',
+           'Flatten1', 'mlp', 'cnn', 'mobilenet_v2_gn', 'check_vmappable', 'ParamLayout', 'evaluate', 'RunConfig',
+           'batch_plan', 'train_sequential', 'train_batched', 'local_train', 'fednova_norm', 'AggregationInput',
+           'fedavg_rule', 'fednova_rule', 'masked_average', 'aggregate', 'unit_masks', 'SystemProfiles', 'History',
            'RunStore', 'data_fingerprint', 'selector_fingerprint', 'model_profile', 'choose_backend', 'block_size',
            'Simulation', 'run_key', 'run_fl', 'digits_federation', 'LivePlot']
 
@@ -34,7 +36,7 @@ class Flatten1(nn.Module):
     "Flatten all but the batch dimension (a named module so `repr` shows the architecture)."
     def forward(self, x):
         "The input with every dimension after the batch one flattened."
-        return x.flatten(1)
+        return check_type('x', x, torch.Tensor).flatten(1)
 
 def mlp(in_features:int, # input features (images are flattened)
         hidden:int|Sequence[int]=64, # width of each hidden layer (an int for one layer)
@@ -98,7 +100,7 @@ def mobilenet_v2_gn(n_classes:int=10, # output classes
 def check_vmappable(model:nn.Module, # the model to check
                    ) -> nn.Module:
     "Raise if `model` has BatchNorm layers (their in-place running statistics cannot be vmapped or averaged cleanly)."
-    bn = [n for n, m in model.named_modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
+    bn = [n for n, m in check_type('model', model, nn.Module).named_modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
     if bn: raise ValueError(f"model has BatchNorm layers {bn[:3]}: their running statistics are updated in place, which "
                             "torch.func.vmap cannot batch; use GroupNorm (cnn(norm='group'), mobilenet_v2_gn) or no normalisation")
     return model
@@ -107,7 +109,7 @@ def check_vmappable(model:nn.Module, # the model to check
 class ParamLayout:
     "How a model's parameters map to one flat vector (and to a `(clients, P)` matrix of stacked client models)."
     def __init__(self, model:nn.Module): # the model whose parameters are laid out
-        self.names, self.shapes = zip(*[(n, p.shape) for n, p in model.named_parameters()])
+        self.names, self.shapes = zip(*[(n, p.shape) for n, p in check_type('model', model, nn.Module).named_parameters()])
         self.numels = [math.prod(s) for s in self.shapes]
         self.size = sum(self.numels)
         self.buffers = dict(model.named_buffers())
@@ -136,6 +138,7 @@ def evaluate(model:nn.Module, # the model (its current weights are used unless `
              params:torch.Tensor|None=None, # optional flat parameter vector to evaluate instead of the model's own
             ) -> dict:
     "Accuracy, worst-group accuracy, per-group (class x attribute) accuracy and counts, and mean loss of a model."
+    batch_size = check_int('batch_size', batch_size, lo=1)
     g = (y * n_attrs + a).long()
     correct = torch.zeros(n_classes * n_attrs, dtype=torch.float64, device=x.device)
     count, loss = torch.zeros_like(correct), 0.0
@@ -191,6 +194,8 @@ class RunConfig:
         return json.dumps(asdict(self), sort_keys=True)
 
 # %% ../../nbs/engine/05_simulation.ipynb #d7bd718e
+MAX_SEED = 2**63 - 1 # the largest seed torch.manual_seed accepts (seeds are 0..2**63-1)
+
 def _check_run_config(cfg:RunConfig):
     "Validate every field of `cfg` and the combinations that make no sense; errors name the field."
     pos, opt = partial(check_int, lo=1), lambda rule: (lambda n, v: None if v is None else rule(n, v))
@@ -199,13 +204,16 @@ def _check_run_config(cfg:RunConfig):
         lr=partial(check_float, lo=0, lo_open=True), momentum=partial(check_float, lo=0, hi=1, hi_open=True),
         weight_decay=nonneg, prox_mu=nonneg, aggregator=partial(check_choice, choices=['fedavg', 'fedavgm', 'fednova']),
         weighting=partial(check_choice, choices=['size', 'equal']), server_lr=partial(check_float, lo=0, lo_open=True),
-        server_momentum=partial(check_float, lo=0, hi=1, hi_open=True), seed=partial(check_int, lo=0),
+        server_momentum=partial(check_float, lo=0, hi=1, hi_open=True), seed=partial(check_int, lo=0, hi=MAX_SEED),
         backend=partial(check_choice, choices=['auto', 'batched', 'sequential']), device=opt(partial(check_type, types=str)),
         eval_every=pos, target_accuracy=opt(partial(check_float, lo=0, hi=1)), patience=opt(pos),
         eval_clients=partial(check_type, types=bool), val_fraction=partial(check_float, lo=0, hi=1, hi_open=True),
         loss_before=partial(check_choice, choices=['full', 'first_batch', 'off']), budget=opt(partial(check_float, lo=0, lo_open=True)),
         budget_on=partial(check_choice, choices=['sim_time', 'energy', 'bytes', 'reward']), block_clients=opt(pos))
     if cfg.client_lr is not None:
+        if isinstance(cfg.client_lr, (str, bytes)) or not hasattr(cfg.client_lr, '__iter__'):
+            raise TypeError(f"RunConfig.client_lr={cfg.client_lr!r}: expected None or a sequence of per-client learning rates "
+                            "(one per client); one rate for every client is RunConfig.lr")
         cfg.client_lr = tuple(check_float(f'RunConfig.client_lr[{i}]', v, lo=0, lo_open=True) for i, v in enumerate(cfg.client_lr))
     if cfg.server_momentum > 0 and cfg.aggregator != 'fedavgm':
         raise ValueError(f"RunConfig.server_momentum={cfg.server_momentum}: server momentum is FedAvgM; set aggregator='fedavgm'")
@@ -222,6 +230,7 @@ def batch_plan(sizes:np.ndarray, # (C,) number of samples of each training clien
                steps:int|None=None, # fixed number of local steps instead
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]: # local indices (C,S,B), validity mask (C,S,B), steps (C,)
     "Which local samples each client uses at each step: shuffled epochs, last batch of an epoch partial, padded to a box."
+    batch_size = check_int('batch_size', batch_size, lo=1)
     sizes = np.asarray(sizes, np.int64); C, B, nmax = len(sizes), batch_size, max(int(sizes.max(initial=1)), 1)
     if steps is not None:  # a stream of fresh permutations, cut into `steps` full batches
         E = -(-steps * B // max(int(sizes.min(initial=1)), 1))
@@ -247,9 +256,13 @@ def _sgd_direction(g, w, w0, buf, cfg):
     if not cfg.momentum: return g, None
     return (g.clone() if buf is None else buf.mul_(cfg.momentum).add_(g)), True
 
+def _per_client(w0, C):
+    "(C,P) starting parameters: `w0` itself when it already has one row per client, else C views of the broadcast (P,) vector."
+    return w0 if w0.dim() == 2 else w0.expand(C, -1)
+
 def train_sequential(model:nn.Module, # the architecture (its weights are overwritten)
                      layout:ParamLayout, # its parameter layout
-                     w0:torch.Tensor, # (P,) the broadcast global parameters
+                     w0:torch.Tensor, # (P,) the broadcast global parameters, or (C,P): one start per client (sub-models)
                      x:torch.Tensor, # the training pool
                      y:torch.Tensor, # its labels
                      idx:torch.Tensor, # (C,S,B) pool indices of each client's batches
@@ -259,11 +272,12 @@ def train_sequential(model:nn.Module, # the architecture (its weights are overwr
                      cfg:RunConfig, # momentum, weight_decay, prox_mu
                      ) -> tuple[torch.Tensor, torch.Tensor]: # (C,P) new parameters, (C,S) batch losses
     "Train clients one after the other with `torch.optim.SGD` on their planned batches; returns (C,P) params, (C,S) batch losses."
+    check_type('layout', layout, ParamLayout)
     C, S = idx.shape[:2]
-    new, losses = w0.repeat(C, 1), torch.zeros(C, S, device=w0.device)
-    w0_views = layout.unflatten(w0)
+    start = _per_client(w0, C)
+    new, losses = start.clone(), torch.zeros(C, S, device=w0.device)
     for c in range(C):
-        layout.load(model, w0)
+        layout.load(model, start[c]); w0_views = layout.unflatten(start[c])
         opt = torch.optim.SGD(model.parameters(), lr=float(lr[c]), momentum=cfg.momentum, weight_decay=cfg.weight_decay)
         for s in range(int(steps[c])):
             b = idx[c, s][mask[c, s]]
@@ -278,7 +292,7 @@ def train_sequential(model:nn.Module, # the architecture (its weights are overwr
 # %% ../../nbs/engine/05_simulation.ipynb #ca83665d
 def train_batched(model:nn.Module, # the architecture (its weights are overwritten)
                   layout:ParamLayout, # its parameter layout
-                  w0:torch.Tensor, # (P,) the broadcast global parameters
+                  w0:torch.Tensor, # (P,) the broadcast global parameters, or (C,P): one start per client (sub-models)
                   x:torch.Tensor, # the training pool
                   y:torch.Tensor, # its labels
                   idx:torch.Tensor, # (C,S,B) pool indices of each client's batches
@@ -288,9 +302,10 @@ def train_batched(model:nn.Module, # the architecture (its weights are overwritt
                   cfg:RunConfig, # momentum, weight_decay, prox_mu
                   ) -> tuple[torch.Tensor, torch.Tensor]: # (C,P) new parameters, (C,S) batch losses
     "Train a block of clients at once: stacked (C, ...) parameters, `vmap(functional_call)`, padded batches masked out."
+    check_type('layout', layout, ParamLayout)
     C, S, B = idx.shape
     fwd = vmap(lambda p, xb: functional_call(model, {**p, **layout.buffers}, (xb,)), randomness='different')
-    W = [t.contiguous().requires_grad_(True) for t in layout.unflatten(w0.repeat(C, 1)).values()]  # one leaf per tensor
+    W = [t.contiguous().requires_grad_(True) for t in layout.unflatten(_per_client(w0, C).clone()).values()]  # one leaf per tensor
     W0, bufs = list(layout.unflatten(w0).values()), [None] * len(W)
     maskf, lr_t = mask.to(x.dtype), torch.as_tensor(lr, dtype=w0.dtype, device=w0.device)
     steps_t, losses = torch.as_tensor(steps, device=w0.device), torch.zeros(C, S, device=w0.device)
@@ -320,6 +335,7 @@ def local_train(model:nn.Module, # the architecture (its weights are overwritten
                 generator:np.random.Generator, # the client's random stream (batch order)
                ) -> tuple[torch.Tensor, dict]: # new flat parameters, and stats (loss per step, steps)
     "Train one client with local SGD (the sequential backend's update, usable on its own)."
+    check_type('config', config, RunConfig)
     layout = ParamLayout(model)
     local, valid, steps = batch_plan(np.array([len(x)]), config.batch_size, generator, config.local_epochs, config.local_steps)
     new, losses = train_sequential(model, layout, params, x, y, torch.from_numpy(local).to(x.device), torch.from_numpy(valid).to(x.device),
@@ -333,6 +349,7 @@ def fednova_norm(steps:np.ndarray, # local steps tau_k of each client
                  prox_mu:float=0.0, # FedProx mu
                 ) -> np.ndarray:
     "FedNova's a_k = ||a_k||_1: the total weight local SGD puts on the client's gradients (tau_k for plain SGD)."
+    momentum, prox_mu = check_float('momentum', momentum, 0, 1, hi_open=True), check_float('prox_mu', prox_mu, lo=0)
     tau = np.asarray(steps, np.float64)
     if momentum: return (tau - momentum * (1 - momentum ** tau) / (1 - momentum)) / (1 - momentum)
     if prox_mu:
@@ -341,6 +358,56 @@ def fednova_norm(steps:np.ndarray, # local steps tau_k of each client
     return tau
 
 # %% ../../nbs/engine/05_simulation.ipynb #949579c9
+@dataclass
+class AggregationInput:
+    "What an aggregation rule sees in a round: the reporting clients' updates and what is needed to combine them."
+    global_params: torch.Tensor # (P,) the broadcast global model w
+    updates: torch.Tensor # (C,P) client deltas w_k - w (zero outside a client's sub-model)
+    weights: np.ndarray # (C,) aggregation weights p_k summing to one
+    steps: np.ndarray|None = None # (C,) local steps tau_k
+    lr: np.ndarray|None = None # (C,) client learning rates eta_k
+    config: Any = None # the run's `RunConfig` (client momentum and FedProx mu, for FedNova's normaliser)
+    reports: Reports|None = None # the round's reports (ids, losses before training: q-FedAvg)
+    masks: torch.Tensor|None = None # (C,P) 0/1 sub-model masks (Federated Dropout); None: full models
+    def __post_init__(self):
+        if not (torch.is_tensor(self.updates) and self.updates.dim() == 2):
+            raise TypeError(f"AggregationInput.updates={self.updates!r}: expected a (C, P) tensor of client updates")
+
+def fedavg_rule(inp:AggregationInput, # the round's updates and weights
+               ) -> torch.Tensor:
+    "FedAvg's aggregated update sum_k p_k Delta_k."
+    check_type('inp', inp, AggregationInput)
+    return torch.as_tensor(inp.weights, dtype=inp.updates.dtype, device=inp.updates.device) @ inp.updates
+
+# %% ../../nbs/engine/05_simulation.ipynb #75f200f1
+NOVA_FLOOR = 1e-12 # smallest normaliser a_k (a client that took no step) and smallest coverage of a parameter
+
+def fednova_rule(inp:AggregationInput, # needs `steps`, `lr` and `config` (client momentum, FedProx mu)
+                ) -> torch.Tensor:
+    "FedNova's update tau_eff sum_k p_k Delta_k / a_k, with a_k = ||a_k||_1 of the client's local optimiser (Wang et al., 2020)."
+    check_type('inp', inp, AggregationInput)
+    if inp.steps is None or inp.lr is None:
+        raise ValueError("fednova_rule needs the local steps tau_k and learning rates of the clients (AggregationInput.steps, .lr)")
+    cfg = inp.config if inp.config is not None else RunConfig()
+    if cfg.momentum > 0 and cfg.prox_mu > 0:
+        raise ValueError("FedNova: the normaliser a_k is implemented for client momentum or a proximal term, not both "
+                         f"(RunConfig.momentum={cfg.momentum}, prox_mu={cfg.prox_mu})")
+    p = torch.as_tensor(inp.weights, dtype=inp.updates.dtype, device=inp.updates.device)
+    a = torch.as_tensor(fednova_norm(inp.steps, inp.lr, cfg.momentum, cfg.prox_mu), dtype=p.dtype, device=p.device).clamp_min(NOVA_FLOOR)
+    return (p * a).sum() * (p / a) @ inp.updates
+
+def masked_average(inp:AggregationInput, # `masks` says which parameters each client trained
+                  ) -> torch.Tensor:
+    "Each parameter averaged over the clients whose sub-model holds it (Federated Dropout, HeteroFL); 0 where none does."
+    check_type('inp', inp, AggregationInput)
+    if inp.masks is None: return fedavg_rule(inp)
+    pm = torch.as_tensor(inp.weights, dtype=inp.updates.dtype, device=inp.updates.device)[:, None] * inp.masks
+    cover = pm.sum(0)
+    return torch.where(cover > 0, (pm * inp.updates).sum(0) / cover.clamp_min(NOVA_FLOOR), torch.zeros_like(cover))
+
+# %% ../../nbs/engine/05_simulation.ipynb #c7da380a
+AGGREGATORS = {'fedavg': fedavg_rule, 'fedavgm': fedavg_rule, 'fednova': fednova_rule} # RunConfig.aggregator -> rule
+
 def aggregate(global_params:torch.Tensor, # (P,) the broadcast global model w
               updates:torch.Tensor, # (C,P) client deltas w_k - w
               weights:np.ndarray, # (C,) aggregation weights p_k summing to one
@@ -348,19 +415,63 @@ def aggregate(global_params:torch.Tensor, # (P,) the broadcast global model w
               state:dict, # server state carried across rounds (FedAvgM's velocity); updated in place
               steps:np.ndarray|None=None, # local steps tau_k of each client (FedNova)
               lr:np.ndarray|None=None, # each client's learning rate (FedNova)
+              rule:Callable|None=None, # `rule(AggregationInput) -> (P,) update`; None: the config's aggregator (masked average for sub-models)
+              reports:Reports|None=None, # the round's reports, for rules that read them
+              masks:torch.Tensor|None=None, # (C,P) sub-model masks, for rules that read them
              ) -> torch.Tensor: # the new global parameters
-    "FedAvg, FedAvgM or FedNova: w <- w + server_lr * (aggregated update)."
-    p = torch.as_tensor(weights, dtype=updates.dtype, device=updates.device)
-    if cfg.aggregator == 'fednova':
-        a = torch.as_tensor(fednova_norm(steps, lr, cfg.momentum, cfg.prox_mu), dtype=updates.dtype, device=updates.device).clamp_min(1e-12)
-        delta = (p * a).sum() * (p / a) @ updates
-    else: delta = p @ updates
+    "w <- w + server_lr * (aggregated update from `rule`), with FedAvgM's server momentum on top when configured."
+    check_type('cfg', cfg, RunConfig)
+    if rule is None: rule = masked_average if masks is not None and cfg.aggregator != 'fednova' else AGGREGATORS[cfg.aggregator]
+    delta = rule(AggregationInput(global_params, updates, np.asarray(weights, np.float64), steps, lr, cfg, reports, masks))
+    if not (torch.is_tensor(delta) and delta.shape == global_params.shape and bool(torch.isfinite(delta).all())):
+        raise ValueError(f"aggregation rule {getattr(rule, '__name__', rule)!r} returned {type(delta).__name__} "
+                         f"{tuple(getattr(delta, 'shape', ()))}: expected a finite tensor of shape {tuple(global_params.shape)}")
+    delta = delta.to(global_params)
     if cfg.aggregator == 'fedavgm':
         state['velocity'] = delta if 'velocity' not in state else cfg.server_momentum * state['velocity'] + delta
         delta = state['velocity']
     return global_params + cfg.server_lr * delta
 
+# %% ../../nbs/engine/05_simulation.ipynb #3b469c3f
+KEEP_TOL = 1e-9 # float slack before rounding up, so that ceil(0.5 * 6) is 3, not 4
+
+def _units(m): return m.out_features if isinstance(m, nn.Linear) else m.out_channels
+def _inputs(m): return m.in_features if isinstance(m, nn.Linear) else m.in_channels
+
+def _masked_layers(model):
+    "The Linear/Conv2d layers of `model`, in order; any other module with parameters (a norm layer) raises."
+    other = [n for n, m in model.named_modules() if not list(m.children()) and list(m.parameters(recurse=False))
+             and not isinstance(m, (nn.Linear, nn.Conv2d))]
+    if other: raise ValueError(f"unit_masks: {other[:3]} hold parameters but are not Linear/Conv2d layers; a sub-model of a model "
+                               "with normalisation layers is not the masked full model (use mlp or cnn(norm=None))")
+    return [(n, m) for n, m in model.named_modules() if isinstance(m, (nn.Linear, nn.Conv2d))]
+
+# %% ../../nbs/engine/05_simulation.ipynb #775ac145
+def unit_masks(model:nn.Module, # a chain of Linear / Conv2d layers without normalisation layers
+               keep:float, # share c_k of every hidden layer's units the sub-model keeps, in (0, 1]
+               rng:np.random.Generator, # which units are kept (Federated Dropout redraws them every round)
+              ) -> torch.Tensor: # (P,) 0/1 mask over the flat parameters (`ParamLayout` order)
+    "Federated Dropout's sub-model as a mask: ceil(keep * N_l) random units per hidden layer, with their in- and outgoing weights."
+    keep = check_float('keep', keep, 0, 1, lo_open=True)
+    layers, masks = _masked_layers(model), {n: torch.ones_like(p) for n, p in model.named_parameters()}
+    for (name, m), (nxt_name, nxt) in zip(layers[:-1], layers[1:]):
+        n = _units(m); u = torch.zeros(n)
+        u[torch.from_numpy(rng.choice(n, max(1, math.ceil(keep * n - KEEP_TOL)), replace=False))] = 1
+        masks[f'{name}.weight'] *= u.view(-1, *[1] * (m.weight.dim() - 1))
+        if m.bias is not None: masks[f'{name}.bias'] *= u
+        reps, rest = divmod(_inputs(nxt), n)
+        if rest: raise ValueError(f"unit_masks: {nxt_name} takes {_inputs(nxt)} inputs, not a multiple of {name}'s {n} units")
+        masks[f'{nxt_name}.weight'] *= u.repeat_interleave(reps).view(1, -1, *[1] * (nxt.weight.dim() - 2))
+    dev = next(model.parameters()).device
+    return torch.cat([masks[n].reshape(-1) for n in ParamLayout(model).names]).to(dev)
+
 # %% ../../nbs/engine/05_simulation.ipynb #9e92df92
+def _floats(name, v):
+    "`v` as a float64 array; a value that is not numeric raises an error naming `SystemProfiles.<name>`."
+    try: return np.asarray(v, np.float64)
+    except (TypeError, ValueError): raise TypeError(f"SystemProfiles.{name}={v!r}: expected numbers") from None
+
+# %% ../../nbs/engine/05_simulation.ipynb #3d76c9ab
 @dataclass
 class SystemProfiles:
     "Simulated devices: per-client speed, bandwidth, availability, energy and dropout (system heterogeneity)."
@@ -373,9 +484,14 @@ class SystemProfiles:
     cost: np.ndarray|None = None # reward paid to a client per completed round (default 1), for reward budgets
 
     def __post_init__(self):
-        self.speed = np.asarray(self.speed, np.float64); n = len(self.speed)
+        self.speed = _floats('speed', self.speed)
+        if self.speed.ndim != 1 or not len(self.speed) or not (np.isfinite(self.speed) & (self.speed > 0)).all():
+            raise ValueError(f"SystemProfiles.speed={self.speed!r}: expected a 1-d array of finite speeds > 0, one per client")
+        n = len(self.speed)
         def arr(name, v, default=1.0, shape=None):
-            v = np.broadcast_to(np.asarray(default if v is None else v, np.float64), shape or (n,)).copy()
+            v = _floats(name, default if v is None else v)
+            try: v = np.broadcast_to(v, shape or (n,)).copy()
+            except ValueError: raise ValueError(f"SystemProfiles.{name} has shape {v.shape}: expected one value per client ({n},)") from None
             if not np.all(v >= 0) or np.isnan(v).any(): raise ValueError(f"SystemProfiles.{name}: expected non-negative values")
             return v
         av = np.asarray(self.availability, np.float64)
@@ -384,7 +500,7 @@ class SystemProfiles:
             raise ValueError(f"SystemProfiles.availability: expected probabilities in [0,1] of shape ({n},) or (T, {n})")
         self.bandwidth, self.energy_budget = arr('bandwidth', self.bandwidth), arr('energy_budget', self.energy_budget)
         self.dropout, self.power, self.cost = arr('dropout', self.dropout), arr('power', self.power), arr('cost', self.cost)
-        if (self.speed <= 0).any() or (self.bandwidth <= 0).any(): raise ValueError("SystemProfiles: speed and bandwidth must be > 0")
+        if not (self.bandwidth > 0).all(): raise ValueError("SystemProfiles.bandwidth: expected values > 0")
         if self.dropout.max(initial=0) > 1: raise ValueError("SystemProfiles.dropout: expected probabilities in [0, 1]")
 
     @property
@@ -404,7 +520,12 @@ def sample(cls:SystemProfiles, num_clients:int, # clients to simulate
            dropout:float=0.0, # mid-round dropout probability
           ) -> SystemProfiles:
     "Random heterogeneous devices: log-normal speeds and bandwidths, common availability, budget and dropout."
-    r = np.random.default_rng(spawn_seeds(seed, 1, 'profiles')[0]); n = check_int('num_clients', num_clients, lo=1)
+    n, seed = check_int('num_clients', num_clients, lo=1), check_int('seed', seed, lo=0, hi=MAX_SEED)
+    speed, bandwidth = check_float('speed', speed, lo=0, lo_open=True), check_float('bandwidth', bandwidth, lo=0, lo_open=True)
+    speed_sigma, dropout = check_float('speed_sigma', speed_sigma, lo=0), check_float('dropout', dropout, 0, 1)
+    availability = check_float('availability', availability, 0, 1)
+    if not (isinstance(energy_budget, (int, float)) and energy_budget == np.inf): check_float('energy_budget', energy_budget, lo=0)
+    r = np.random.default_rng(spawn_seeds(seed, 1, 'profiles')[0])
     return cls(speed=speed * r.lognormal(0, speed_sigma, n), bandwidth=bandwidth * r.lognormal(0, speed_sigma, n),
                availability=np.full(n, availability), energy_budget=np.full(n, energy_budget), dropout=np.full(n, dropout))
 
@@ -440,7 +561,7 @@ class History:
     def __init__(self, config:dict, # the run's `RunConfig` as a dict
                  meta:dict|None=None, # run facts: backend, device, key, num_clients, n_params, block_clients, selector
                 ):
-        self.config, self.meta = config, dict(meta or {})
+        self.config, self.meta = check_type('config', config, dict), dict(meta or {})
         self.round_rows, self.client_rows, self.group_rows = [], [], []
         self.final_params, self.stop_reason = None, None
 
@@ -499,7 +620,7 @@ def figure(self:History, metrics:Sequence[str]=('accuracy', 'worst_group_accurac
 class RunStore:
     "Runs persisted in SQLite, keyed by a hash of everything that determines the result; checkpoints for resuming."
     def __init__(self, path:str): # SQLite file (created if missing)
-        self.path = str(path)
+        self.path = str(check_type('path', path, (str, os.PathLike)))
         with self._con() as con:
             con.execute("CREATE TABLE IF NOT EXISTS runs (key TEXT PRIMARY KEY, identity TEXT, status TEXT, round INTEGER, "
                         "updated REAL, checkpoint BLOB, history BLOB)")
@@ -559,11 +680,13 @@ def data_fingerprint(data, # a `FederatedData` (or anything with a `fingerprint(
                     ) -> str:
     "A hash of a federation's tensors and client partition (identical data -> identical fingerprint)."
     if hasattr(data, 'fingerprint'): return data.fingerprint()
+    _check_data(data)
     return _sha(data.x, data.y, data.a, data.x_test, data.y_test, data.a_test, *data.client_idx)
 
 def selector_fingerprint(selector:Selector, # the selector, before `reset`
                         ) -> str:
     "The selector's class and constructor state (before `reset`), hashed."
+    check_type('selector', selector, Selector)
     try: state = pickle.dumps(selector, protocol=4)
     except Exception as e: raise TypeError(f"selector {selector!r} cannot be pickled ({e}); a stored run needs picklable selectors") from None
     return f"{type(selector).__module__}.{type(selector).__qualname__}:" + hashlib.sha1(state).hexdigest()
@@ -573,6 +696,7 @@ def model_profile(model:nn.Module, # the model
                   sample:torch.Tensor, # one input sample (no batch dimension)
                  ) -> dict: # forward FLOPs and activation floats per sample, parameter count
     "Forward FLOPs (2 x multiply-adds of conv and linear layers) and activation size per sample, from one forward pass."
+    check_type('model', model, nn.Module)
     flops, acts = [0], [0]
     def hook(m, inp, out):
         if isinstance(out, torch.Tensor): acts[0] += out.numel()
@@ -591,6 +715,7 @@ def choose_backend(profile:dict, # from `model_profile`
                    device:torch.device, # where training runs
                   ) -> str:
     "The faster backend for a workload: batched on GPUs, and on CPUs only when one client step is too small to keep the cores busy."
+    batch_size = check_int('batch_size', batch_size, lo=1)
     if device.type == 'cuda': return 'batched'
     small_step = profile['flops'] * batch_size <= AUTO_CPU_STEP_FLOPS
     return 'batched' if small_step and profile['params'] <= AUTO_CPU_MAX_PARAMS else 'sequential'
@@ -610,6 +735,7 @@ def block_size(profile:dict, # from `model_profile`
                budget_bytes:float|None=None, # memory a block may use (None: `CPU_BLOCK_BUDGET_BYTES`, or a share of the free GPU memory)
               ) -> int:
     "How many clients one vmapped block may hold: ~4 parameter copies plus ~3x the activations per client, within a memory budget."
+    batch_size = check_int('batch_size', batch_size, lo=1)
     if budget_bytes is None:
         budget_bytes = GPU_FREE_MEMORY_SHARE * torch.cuda.mem_get_info(device)[0] if device.type == 'cuda' else CPU_BLOCK_BUDGET_BYTES
     per_client = BYTES_PER_FLOAT32 * (PARAM_COPIES_PER_CLIENT * profile['params'] + ACTIVATION_COPIES_PER_CLIENT * profile['activations'] * batch_size)
@@ -632,14 +758,17 @@ class Simulation:
                  store:RunStore|str|None=None, # a `RunStore` (or SQLite path) to persist, reuse and resume the run
                  callbacks:Sequence[Callable]=(), # functions `cb(sim, row)` called after every round (e.g. `LivePlot`)
                  stop_when:Callable|None=None, # optional `stop_when(history) -> bool`, e.g. a reward budget of your own
+                 aggregation:Callable|None=None, # an aggregation rule `rule(AggregationInput) -> update` (e.g. a robust median)
                 ):
         self.config, self.selector = check_type('config', config, RunConfig), check_type('selector', selector, Selector)
         self.device, cfg = default_device(config.device), config
+        self.rule = self._resolve_rule(aggregation)
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(cfg.seed); model = model_fn()
         self.net = check_vmappable(check_type('model_fn()', model, nn.Module)).to(self.device)
         self.layout = ParamLayout(self.net)
-        self._set_data(data)
+        self._set_data(_check_data(data))
+        self._check_model_fits()
         self._check_inputs(profiles)
         N = self.num_clients
         self.profiles, self.devices = profiles, profiles or SystemProfiles.sample(N, cfg.seed, speed_sigma=0.0)
@@ -654,6 +783,27 @@ class Simulation:
         self._start()
 
 # %% ../../nbs/engine/05_simulation.ipynb #147805b1
+FEDERATED_FIELDS = ('x', 'y', 'a', 'client_idx', 'x_test', 'y_test', 'a_test', 'n_classes', 'n_attrs') # what a run reads from `data`
+
+def _check_data(data):
+    "`data` itself, after checking it has every field of a `FederatedData` (an error names the missing ones)."
+    missing = [f for f in FEDERATED_FIELDS if not hasattr(data, f)]
+    if missing: raise TypeError(f"data={type(data).__name__}: expected a FederatedData; missing {missing}")
+    return data
+
+@patch
+def _check_model_fits(self:Simulation):
+    "Raise a clear error when the model cannot take the data's inputs, predicts another number of classes, or labels exceed it."
+    try:
+        with torch.no_grad(): out = self.net(self.x[:1])
+    except (RuntimeError, IndexError, ValueError) as e:
+        raise ValueError(f"model_fn() does not take this data's inputs: one sample has shape {tuple(self.x.shape[1:])} "
+                         f"({self.x[0].numel()} values); build the model for that input ({str(e).splitlines()[0]})") from None
+    if out.dim() != 2 or out.shape[1] != self.n_classes:
+        raise ValueError(f"model_fn() outputs shape {tuple(out.shape[1:])} per sample: the data has n_classes={self.n_classes}")
+    if len(self.y) and int(self.y.max()) >= self.n_classes:
+        raise ValueError(f"data: label {int(self.y.max())} but n_classes={self.n_classes}")
+
 @patch
 def _check_inputs(self:Simulation, profiles:SystemProfiles|None):
     "Raise if the profiles, per-client learning rates or budget do not fit this federation."
@@ -665,6 +815,25 @@ def _check_inputs(self:Simulation, profiles:SystemProfiles|None):
     if cfg.budget is not None and cfg.budget_on in ('energy', 'reward') and profiles is None:
         raise ValueError(f"RunConfig.budget_on={cfg.budget_on!r} needs SystemProfiles (profiles=...)")
 
+# %% ../../nbs/engine/05_simulation.ipynb #7d6e53b9
+def _rule_name(rule):
+    "A readable, stable name of an aggregation rule (for the run identity and the history)."
+    return None if rule is None else f"{getattr(rule, '__module__', '')}.{getattr(rule, '__qualname__', repr(rule))}"
+
+@patch
+def _resolve_rule(self:Simulation, aggregation:Callable|None) -> Callable|None:
+    "The run's aggregation rule: `aggregation`, else the selector's `aggregation`, else None (the config's aggregator)."
+    own = getattr(self.selector, 'aggregation', None)
+    for name, r in (('aggregation', aggregation), (f'{self.selector.name}.aggregation', own)):
+        if r is not None and not callable(r): raise TypeError(f"{name}={r!r}: expected a callable rule(AggregationInput) -> update")
+    if aggregation is not None and own is not None:
+        raise ValueError(f"aggregation={_rule_name(aggregation)}: selector {self.selector.name!r} brings its own rule "
+                         f"{_rule_name(own)}; a run has one aggregation rule")
+    rule = aggregation if aggregation is not None else own
+    if rule is not None and rule is not fednova_rule and self.config.aggregator == 'fednova':
+        raise ValueError(f"RunConfig.aggregator='fednova' and the rule {_rule_name(rule)} both define the aggregation: keep one")
+    return rule
+
 # %% ../../nbs/engine/05_simulation.ipynb #b7b15bb2
 @patch
 def _run_identity(self:Simulation, data, selector:Selector, profiles:SystemProfiles|None, stop_when:Callable|None) -> str:
@@ -673,11 +842,12 @@ def _run_identity(self:Simulation, data, selector:Selector, profiles:SystemProfi
         data=data_fingerprint(data), model=f"{self.net!r}:{_sha(self.layout.flatten(self.net))}",
         selector=selector_fingerprint(selector) if self.store else repr(selector),
         profiles=profiles.fingerprint() if profiles else None,
-        stop_when=getattr(stop_when, '__qualname__', repr(stop_when)) if stop_when else None), sort_keys=True)
+        stop_when=getattr(stop_when, '__qualname__', repr(stop_when)) if stop_when else None, aggregation=_rule_name(self.rule)), sort_keys=True)
 
 def run_key(identity:str, # a run's identity (canonical JSON)
            ) -> str:
     "The store key of a run: the first `RUN_KEY_CHARS` hex digits of the identity's SHA-256."
+    check_type('identity', identity, str)
     return hashlib.sha256(identity.encode()).hexdigest()[:RUN_KEY_CHARS]
 
 # %% ../../nbs/engine/05_simulation.ipynb #e6817acd
@@ -733,9 +903,11 @@ def _start(self:Simulation):
     self.rng_select = rng_streams(cfg.seed, 1, 'selection')[0]
     self.spent = np.zeros(self.num_clients)
     self.totals = dict(sim_time=0.0, energy=0.0, bytes=0.0, reward=0.0)
-    self.best, self.since_best, self._queries = -np.inf, 0, 0
+    self.best, self.since_best, self._queries = -np.inf, 0, {}
     self.history = History(asdict(cfg), dict(backend=self.backend, device=str(self.device), key=self.key, num_clients=self.num_clients,
-                                             n_params=self.layout.size, block_clients=self.block, selector=self.selector.name))
+                                             n_params=self.layout.size, block_clients=self.block, selector=self.selector.name,
+                                             aggregation=_rule_name(self.rule) or cfg.aggregator,
+                                             system='profiles' if self.profiles is not None else 'drawn'))
 
 @patch(as_prop=True)
 def global_params(self:Simulation) -> torch.Tensor:
@@ -770,12 +942,15 @@ def client_losses(self:Simulation, params:torch.Tensor, # flat model parameters
     tot = torch.zeros(len(ids), dtype=torch.float64, device=self.device).index_add_(0, seg, torch.cat(out).double())
     return (tot.cpu().numpy() / np.maximum(self.sizes[ids], 1))
 
+QUERY_KINDS = ('loss', 'time') # what `ClientView.ask` may ask: the global model's loss, or the expected round seconds
+
 @patch
 def _query(self:Simulation, ids:np.ndarray, what:str) -> np.ndarray:
-    "The counted channel behind `ClientView.query`: each queried client receives the model and answers a scalar."
-    check_choice('what', what, ['loss'])
-    self._queries += len(ids)
-    return self.client_losses(self.params, ids)
+    "The counted channel behind `ClientView.query`: 'loss' sends the model and gets its loss back, 'time' the expected round seconds."
+    check_choice('what', what, QUERY_KINDS)
+    self._queries[what] = self._queries.get(what, 0) + len(ids)
+    if what == 'loss': return self.client_losses(self.params, ids)
+    return self.devices.round_cost(ids, self._planned_work(ids), float(BYTES_PER_PARAM * self.layout.size))[0]
 
 @patch
 def _server_eval(self:Simulation, params:torch.Tensor) -> tuple[float, float]:
@@ -787,20 +962,21 @@ def _server_eval(self:Simulation, params:torch.Tensor) -> tuple[float, float]:
 @patch
 def train_clients(self:Simulation, ids:np.ndarray, # clients to train (those that report)
                   local:np.ndarray, valid:np.ndarray, steps:np.ndarray, # their batch plan, from `batch_plan`
+                  start:torch.Tensor|None=None, # (C,P) per-client starting parameters (sub-models); None: the global model
                  ) -> tuple[torch.Tensor, torch.Tensor]: # (C,P) new parameters, (C,S) batch losses
     "Run local training of clients `ids` on their planned batches with the chosen backend, in memory-bounded blocks."
     P, C = self.layout.size, len(ids)
     new, losses = torch.empty(C, P, device=self.device), torch.zeros(C, local.shape[1], device=self.device)
     if C == 0: return new, losses
     pool = torch.from_numpy(np.take_along_axis(self.table[ids], local.reshape(C, -1), 1).reshape(local.shape)).to(self.device)
-    mask = torch.from_numpy(valid).to(self.device)
-    train = partial(BACKENDS[self.backend], self.net, self.layout, self.params, self.x, self.y)
-    if self.backend == 'sequential' or C <= self.block: return train(pool, mask, steps, self.lr[ids], self.config)
+    mask, w0 = torch.from_numpy(valid).to(self.device), self.params if start is None else start
+    train = partial(BACKENDS[self.backend], self.net, self.layout)
+    if self.backend == 'sequential' or C <= self.block: return train(w0, self.x, self.y, pool, mask, steps, self.lr[ids], self.config)
     order = np.argsort(-steps, kind='stable')  # FedJAX's blockify: similar step counts share a block
     for i in range(0, C, self.block):
         b = order[i:i + self.block]; S = max(int(steps[b].max()), 1)
         bt = torch.from_numpy(b).to(self.device)
-        new[bt], losses[bt, :S] = train(pool[bt, :S], mask[bt, :S], steps[b], self.lr[ids][b], self.config)
+        new[bt], losses[bt, :S] = train(w0 if w0.dim() == 1 else w0[bt], self.x, self.y, pool[bt, :S], mask[bt, :S], steps[b], self.lr[ids][b], self.config)
     return new, losses
 
 # %% ../../nbs/engine/05_simulation.ipynb #d9070109
@@ -808,19 +984,20 @@ def train_clients(self:Simulation, ids:np.ndarray, # clients to train (those tha
 def step(self:Simulation) -> dict|None:
     "Run one round; returns its row of `history.rounds` (None when no client is available)."
     t, t0 = self.round, time.perf_counter()
-    rng, self._queries = self._round_rng(t), 0
+    rng, self._queries = self._round_rng(t), {}
     sel = self._select(t, rng)                                            # 1. select
     if sel is None: return None
     ids = sel.ids
     dropped, done_frac = self._dropouts(ids, rng)
-    rep = ids[~dropped]
-    new, losses, steps = self._local_training(t, rep, rng)                # 2.-3. broadcast, local training
-    updates = new - self.params
-    sim_t, energy = self._round_costs(ids, dropped, done_frac)
+    rep, masks = ids[~dropped], self._submodel_masks(t, sel)
+    rep_masks = None if masks is None else masks[torch.from_numpy(~dropped).to(masks.device)]
+    new, losses, steps = self._local_training(t, rep, rng, rep_masks)     # 2.-3. broadcast, local training
+    updates = new - self.params if rep_masks is None else (new - self.params) * rep_masks
+    sim_t, energy = self._round_costs(ids, dropped, done_frac, masks)
     reports = self._report(t, rep, updates, losses, steps, sim_t[~dropped], energy[~dropped])   # 4. report
     self.selector.observe(t, reports)
-    weights = self._aggregate(sel, dropped, updates, steps)               # 5. aggregate
-    row = self._record(t, ids, rep, dropped, weights, reports, sim_t, energy)
+    weights, kept = self._aggregate(sel, dropped, updates, steps, reports, rep_masks)   # 5. aggregate (or keep)
+    row = self._record(t, ids, rep, dropped, weights, reports, sim_t, energy, masks, kept)
     self._evaluate(row)                                                   # 6. evaluate, stop or go on
     row['wall_time'] = time.perf_counter() - t0
     self.round += 1
@@ -837,7 +1014,7 @@ def _select(self:Simulation, t:int, rng:np.random.Generator) -> Selection|None:
     if not available.size:
         self.stop_reason = 'no client available'
         return None
-    view = ClientView(t, available, self.sizes, self.profiles, self._query, self.num_clients)
+    view = ClientView(t, available, self.sizes, self.profiles, self._query, self.num_clients, self.params, self.history.meta['system'])
     return validate_selection(self.selector.select(t, view, self.config.clients_per_round, self.rng_select), view, self.selector.name)
 
 @patch
@@ -846,15 +1023,23 @@ def _dropouts(self:Simulation, ids:np.ndarray, rng:np.random.Generator) -> tuple
     dropped = rng.random(len(ids)) < self.devices.dropout[ids]
     return dropped, np.where(dropped, rng.random(len(ids)), 1.0)
 
+@patch
+def _submodel_masks(self:Simulation, t:int, sel:Selection) -> torch.Tensor|None:
+    "(len(sel.ids), P) Federated Dropout masks for the keep rates the selector returned (None: full models), redrawn every round."
+    if sel.keep is None: return None
+    r = np.random.default_rng(spawn_seeds(self.config.seed, 1, f'submodel{t}')[0])
+    return torch.stack([unit_masks(self.net, c, r) for c in sel.keep]).to(self.device)
+
 # %% ../../nbs/engine/05_simulation.ipynb #311c15ae
 @patch
-def _local_training(self:Simulation, t:int, rep:np.ndarray, rng:np.random.Generator) -> tuple[torch.Tensor, torch.Tensor, np.ndarray]:
-    "Steps 2-3: broadcast the global model to clients `rep` and train them; returns new parameters, batch losses, steps."
+def _local_training(self:Simulation, t:int, rep:np.ndarray, rng:np.random.Generator,
+                    masks:torch.Tensor|None=None) -> tuple[torch.Tensor, torch.Tensor, np.ndarray]:
+    "Steps 2-3: broadcast the global model (or each client's sub-model) to clients `rep` and train them; new parameters, losses, steps."
     cfg = self.config
     local, valid, steps = batch_plan(self.sizes[rep], cfg.batch_size, rng, cfg.local_epochs, cfg.local_steps)
     with torch.random.fork_rng(devices=[self.device] if self.device.type == 'cuda' else []):
         torch.manual_seed(spawn_seeds(cfg.seed, 1, f'torch{t}')[0])  # dropout etc. inside models: seeded per round
-        new, losses = self.train_clients(rep, local, valid, steps)
+        new, losses = self.train_clients(rep, local, valid, steps, None if masks is None else self.params * masks)
     return new, losses, steps
 
 # %% ../../nbs/engine/05_simulation.ipynb #48016c92
@@ -871,51 +1056,82 @@ def _report(self:Simulation, t:int, rep:np.ndarray, updates:torch.Tensor, losses
                    sim_t, energy, updates, self.params, self._server_eval if self.val else None)
 
 # %% ../../nbs/engine/05_simulation.ipynb #ca9e44c9
-@patch
-def _weights(self:Simulation, sel:Selection, dropped:np.ndarray) -> np.ndarray:
-    "Aggregation weights of the reporting clients: the selector's (renormalised), else by data size or equal."
-    rep = sel.ids[~dropped]
-    if not len(rep): return np.zeros(0)
-    if sel.weights is not None and sel.weights[~dropped].sum() > 0: w = sel.weights[~dropped]
-    elif self.config.weighting == 'size': w = self.sizes[rep].astype(np.float64)
-    else: w = np.ones(len(rep))
-    return w / w.sum()
+def _normalised(w):
+    "Non-negative weights scaled to sum to one (all zeros stay zeros: no update is trusted)."
+    return w / w.sum() if w.sum() > 0 else w
 
 @patch
-def _aggregate(self:Simulation, sel:Selection, dropped:np.ndarray, updates:torch.Tensor, steps:np.ndarray) -> np.ndarray:
-    "Step 5: move the global model by the weighted updates of the reporting clients; returns the weights used."
-    weights, rep = self._weights(sel, dropped), sel.ids[~dropped]
-    if len(rep): self.params = aggregate(self.params, updates, weights, self.config, self.server_state, steps, self.lr[rep])
-    return weights
+def _weights(self:Simulation, sel:Selection, dropped:np.ndarray) -> np.ndarray:
+    "Aggregation weights of the reporting clients: the selector's (renormalised; all zero stays zero), else by data size or equal."
+    rep = sel.ids[~dropped]
+    if not len(rep): return np.zeros(0)
+    if sel.weights is not None: return _normalised(sel.weights[~dropped])
+    return _normalised(self.sizes[rep].astype(np.float64) if self.config.weighting == 'size' else np.ones(len(rep)))
+
+@patch
+def _reweighted(self:Simulation, sel:Selection, reports:Reports, weights:np.ndarray) -> np.ndarray:
+    "The selector's `reweight` of this round's updates, checked (one finite non-negative weight per report), else `weights`."
+    w = self.selector.reweight(sel, reports)
+    if w is None: return weights
+    w = np.asarray(w, np.float64)
+    if w.shape != reports.ids.shape or not (np.isfinite(w).all() and (w >= 0).all()):
+        raise ValueError(f"{self.selector.name}.reweight returned {w!r}: expected {len(reports.ids)} finite non-negative weights")
+    return _normalised(w)
+
+# %% ../../nbs/engine/05_simulation.ipynb #0b112022
+@patch
+def _aggregate(self:Simulation, sel:Selection, dropped:np.ndarray, updates:torch.Tensor, steps:np.ndarray,
+               reports:Reports, masks:torch.Tensor|None=None) -> tuple[np.ndarray, bool]:
+    "Step 5: move the global model by the weighted updates; returns the weights and whether the previous model was kept."
+    rep = sel.ids[~dropped]
+    weights = self._reweighted(sel, reports, self._weights(sel, dropped))
+    if not len(rep) or weights.sum() <= 0: return weights, True
+    self.params = aggregate(self.params, updates, weights, self.config, self.server_state, steps, self.lr[rep], self.rule, reports, masks)
+    return weights, False
 
 # %% ../../nbs/engine/05_simulation.ipynb #2f356690
 @patch
-def _round_costs(self:Simulation, ids:np.ndarray, dropped:np.ndarray, done_frac:np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    "Simulated seconds and energy of each selected client (dropouts pay for the fraction they did); charges the energy."
+def _planned_work(self:Simulation, ids:np.ndarray) -> np.ndarray:
+    "Samples each client in `ids` processes in a full round (local steps x batch size, or epochs x data size)."
     cfg = self.config
-    work = (np.full(len(ids), cfg.local_steps * cfg.batch_size) if cfg.local_steps else self.sizes[ids] * cfg.local_epochs) * done_frac
-    sim_t, energy = self.devices.round_cost(ids, work, float(BYTES_PER_PARAM * self.layout.size))
+    return np.full(len(ids), cfg.local_steps * cfg.batch_size) if cfg.local_steps else self.sizes[ids] * cfg.local_epochs
+
+@patch
+def _round_costs(self:Simulation, ids:np.ndarray, dropped:np.ndarray, done_frac:np.ndarray,
+                 masks:torch.Tensor|None=None) -> tuple[np.ndarray, np.ndarray]:
+    "Simulated seconds and energy of each selected client (dropouts pay for the fraction they did; sub-models their share)."
+    share = np.ones(len(ids)) if masks is None else masks.sum(1).cpu().numpy() / self.layout.size
+    work = self._planned_work(ids) * done_frac * share
+    sim_t, energy = self.devices.round_cost(ids, work, float(BYTES_PER_PARAM * self.layout.size) * share)
     sim_t, energy = sim_t * np.where(dropped, done_frac, 1), energy * np.where(dropped, done_frac, 1)
     self.spent[ids] += energy
     return sim_t, energy
 
+MESSAGE_TYPES = ('query_loss', 'query_time', 'download', 'upload', 'skipped') # message kinds counted per round
+
 @patch
-def _bytes_moved(self:Simulation, n_selected:int, n_reported:int, n_queries:int) -> float:
-    "Bytes on the wire in a round: a broadcast per selected client, an upload per report, a broadcast and an answer per query."
-    return float(BYTES_PER_PARAM * self.layout.size * (n_selected + n_reported + n_queries) + BYTES_PER_ANSWER * n_queries)
+def _messages(self:Simulation, ids:np.ndarray, dropped:np.ndarray, masks:torch.Tensor|None=None) -> dict:
+    "Messages and bytes of the round by type (`MESSAGE_TYPES`): queries, (sub-)model downloads, uploads, skipped uploads."
+    P, q = self.layout.size, self._queries
+    n_params = np.full(len(ids), P) if masks is None else masks.sum(1).cpu().numpy()
+    n = dict(query_loss=q.get('loss', 0), query_time=q.get('time', 0), download=len(ids), upload=int((~dropped).sum()), skipped=int(dropped.sum()))
+    b = dict(query_loss=n['query_loss'] * (BYTES_PER_PARAM * P + BYTES_PER_ANSWER), query_time=n['query_time'] * BYTES_PER_ANSWER,
+             download=BYTES_PER_PARAM * float(n_params.sum()), upload=BYTES_PER_PARAM * float(n_params[~dropped].sum()), skipped=0.0)
+    return {**{f'msg_{k}': n[k] for k in MESSAGE_TYPES}, **{f'bytes_{k}': float(b[k]) for k in MESSAGE_TYPES}}
 
 # %% ../../nbs/engine/05_simulation.ipynb #de9e3163
 @patch
-def _record(self:Simulation, t, ids, rep, dropped, weights, reports, sim_t, energy) -> dict:
-    "Add round `t`'s costs to the totals and append its round row and client rows to the history."
-    n_bytes = self._bytes_moved(len(ids), len(rep), self._queries)
+def _record(self:Simulation, t, ids, rep, dropped, weights, reports, sim_t, energy, masks=None, kept=False) -> dict:
+    "Add round `t`'s costs to the totals and append its round row (messages by type, whether the model was kept) and client rows."
+    msgs = self._messages(ids, dropped, masks)
+    n_bytes = sum(msgs[f'bytes_{k}'] for k in MESSAGE_TYPES)
     reward = float(self.devices.cost[rep].sum())
     for k, v in dict(sim_time=float(sim_t.max(initial=0)), energy=float(energy.sum()), bytes=n_bytes, reward=reward).items():
         self.totals[k] += v
     row = dict(round=t, accuracy=np.nan, worst_group_accuracy=np.nan, loss=np.nan, train_loss=float(np.mean(reports.loss)) if len(rep) else np.nan,
                selected=ids.tolist(), reported=rep.tolist(), weights=weights.tolist(), n_selected=len(ids), n_dropped=int(dropped.sum()),
-               sim_time=float(sim_t.max(initial=0)), bytes=n_bytes, energy=float(energy.sum()), reward=reward, queries=self._queries,
-               **{f'total_{k}': v for k, v in self.totals.items()})
+               sim_time=float(sim_t.max(initial=0)), bytes=n_bytes, energy=float(energy.sum()), reward=reward, queries=sum(self._queries.values()),
+               kept_previous=kept, info=self.selector.round_info(), **msgs, **{f'total_{k}': v for k, v in self.totals.items()})
     self.history.round_rows.append(row)
     self._record_clients(t, ids, rep, weights, reports, sim_t, energy)
     return row
@@ -1064,6 +1280,8 @@ class LivePlot:
     "A callback that draws accuracy curves into a plotly `FigureWidget` while a run progresses (for notebooks)."
     def __init__(self, metrics:Sequence[str]=('accuracy', 'worst_group_accuracy')): # columns of `history.rounds` to draw
         import plotly.graph_objects as go
+        if isinstance(metrics, str) or not hasattr(metrics, '__iter__') or not metrics or not all(isinstance(m, str) for m in metrics):
+            raise TypeError(f"metrics={metrics!r}: expected a non-empty sequence of column names of History.rounds")
         self.metrics = list(metrics)
         self.widget = go.FigureWidget([go.Scatter(x=[], y=[], mode='lines+markers', name=m) for m in self.metrics])
         self.widget.update_layout(xaxis_title='round', yaxis_range=[0, 1], height=300, width=520, margin=dict(l=40, r=10, t=30, b=40))

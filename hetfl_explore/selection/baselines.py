@@ -7,8 +7,9 @@ from __future__ import annotations
 import numpy as np
 import torch
 from fastcore.basics import patch
-from ..foundation.core import check_int, check_float, check_type, spawn_seeds
-from ..engine.protocol import Selection, ClientView, Selector, RoundRobinSelector
+from ..foundation.core import check_int, check_float, check_type, check_choice, spawn_seeds
+from ..engine.protocol import Selection, ClientView, Selector, RoundRobinSelector, check_array
+from ..engine.simulation import fednova_rule
 from .taxonomy import placement
 
 # %% auto #0
@@ -20,7 +21,7 @@ def budget(k:int, # requested number of clients
            clients:ClientView, # this round's view
           ) -> int:
     "How many clients to pick: `k`, capped at the number of available clients."
-    return min(check_int('k', k, lo=1), len(clients.available))
+    return min(check_int('k', k, lo=1), len(check_type('clients', clients, ClientView).available))
 
 def top_by(ids:np.ndarray, # candidate client ids
            values:np.ndarray, # one value per candidate; higher is better
@@ -28,7 +29,7 @@ def top_by(ids:np.ndarray, # candidate client ids
            rng:np.random.Generator, # breaks ties at random
           ) -> np.ndarray:
     "The `m` ids with the highest `values` (ties broken at random), best first."
-    ids, values = np.asarray(ids), np.asarray(values, dtype=np.float64)
+    ids, values, m = np.asarray(ids), check_array('values', values, 1), check_int('m', m, lo=0)
     order = np.lexsort((rng.random(len(ids)), -values))
     return ids[order[:m]]
 
@@ -39,8 +40,8 @@ def sample_by(ids:np.ndarray, # candidate client ids
               rng:np.random.Generator, # random stream
              ) -> np.ndarray:
     "Draw `m` distinct ids with probability proportional to `p`; zero-weight ids fill up only when too few are positive."
-    ids, p = np.asarray(ids), np.clip(np.nan_to_num(np.asarray(p, dtype=np.float64)), 0, None)
-    m = min(m, len(ids))
+    ids, p = np.asarray(ids), np.clip(np.nan_to_num(check_array('p', p, 1)), 0, None)
+    m = min(check_int('m', m, lo=0), len(ids))
     pos = p > 0
     if pos.sum() >= m: return rng.choice(ids, size=m, replace=False, p=p / p.sum())
     rest = rng.choice(ids[~pos], size=m - int(pos.sum()), replace=False)
@@ -50,20 +51,31 @@ def softmax(v:np.ndarray, # values (may contain -inf)
             beta:float=1.0, # inverse temperature
            ) -> np.ndarray:
     "exp(beta v) normalised, numerically stable; all -inf gives all zeros."
-    v = beta * np.asarray(v, dtype=np.float64)
+    v = check_float('beta', beta) * check_array('v', v)
     if not np.isfinite(v).any(): return np.zeros_like(v)
     e = np.exp(v - v[np.isfinite(v)].max()); e[~np.isfinite(v)] = 0
     return e / e.sum()
 
 # %% ../../nbs/selection/08_baselines.ipynb #1bcd2984
+def _check_allocation(capacity, weight):
+    "Capacities as non-negative integers and weights as finite non-negative numbers of the same length (zeroed where empty)."
+    capacity, weight = check_array('capacity', capacity), check_array('weight', weight)
+    if capacity.ndim != 1 or not np.all(np.equal(np.mod(capacity, 1), 0)) or (capacity < 0).any():
+        raise ValueError(f"capacity={capacity.tolist()!r}: expected a 1-d list of non-negative integers")
+    if weight.shape != capacity.shape or not (np.isfinite(weight).all() and (weight >= 0).all()):
+        raise ValueError(f"weight={weight.tolist()!r}: expected {len(capacity)} finite non-negative numbers, one per group")
+    capacity = capacity.astype(np.int64)
+    return capacity, np.where(capacity > 0, weight, 0)
+
 def allocate(capacity:np.ndarray, # how many clients each group can give
              weight:np.ndarray, # relative share of the budget each group deserves
              m:int, # total budget
             ) -> np.ndarray:
     "Integer split of `m` over groups, proportional to `weight`, largest remainders first, capped by `capacity`."
-    capacity = np.asarray(capacity, dtype=np.int64); weight = np.where(capacity > 0, np.asarray(weight, dtype=np.float64), 0)
-    m = min(m, int(capacity.sum())); out = np.zeros(len(capacity), dtype=np.int64)
-    while out.sum() < m:
+    capacity, weight = _check_allocation(capacity, weight)
+    m = min(check_int('m', m, lo=0), int(capacity.sum())); out = np.zeros(len(capacity), dtype=np.int64)
+    for _ in range(m + 1):               # every pass adds at least one client, so m passes suffice
+        if out.sum() >= m: return out
         open_ = out < capacity
         w = np.where(open_, weight, 0)
         if w.sum() <= 0: w = open_.astype(float)
@@ -71,8 +83,9 @@ def allocate(capacity:np.ndarray, # how many clients each group can give
         add = np.minimum(np.floor(share).astype(np.int64), capacity - out)
         if add.sum() == 0: add[np.argmax(np.where(open_, share - np.floor(share) + w * 1e-12, -1))] = 1
         out += add
-    return out
+    raise RuntimeError(f"allocate did not place {m} clients in {m + 1} passes (capacity={capacity.tolist()}, weight={weight.tolist()})")
 
+# %% ../../nbs/selection/08_baselines.ipynb #c268a00a
 def stratified_pick(groups:np.ndarray, # group label of every client (indexed by id)
                     available:np.ndarray, # ids that may be picked
                     m:int, # how many to pick
@@ -80,6 +93,7 @@ def stratified_pick(groups:np.ndarray, # group label of every client (indexed by
                     weight:dict|None=None, # optional extra weight per group label (default 1)
                    ) -> np.ndarray:
     "Pick `m` available clients spread over `groups` (see `allocate`), uniformly within each group."
+    m = check_int('m', m, lo=0)
     available = np.asarray(available); labels = np.unique(groups[available])
     members = [available[groups[available] == g] for g in labels]
     w = np.array([(weight or {}).get(g, 1.0) * len(mem) for g, mem in zip(labels, members)])
@@ -93,7 +107,8 @@ class EqRep(Selector):
     taxonomy = placement('EqRep', 'Baseline', 'V ¬D ¬S R T', 'theta', '-', 'Probability', '-', 'Selection fairness')
     def select(self, t, clients, k, rng):
         "Draw `budget(k)` distinct available clients uniformly (no state, so `observe` and `reset` are the base's)."
-        return Selection(rng.choice(clients.available, size=budget(k, clients), replace=False))
+        m = budget(k, clients)
+        return Selection(rng.choice(clients.available, size=m, replace=False))
 
 # %% ../../nbs/selection/08_baselines.ipynb #21aa6018
 class EqW(Selector):
@@ -118,16 +133,25 @@ class RoundRobin(RoundRobinSelector):
     taxonomy = placement('RoundRobin', 'Baseline', '¬V D S R T', 'theta', '-', 'Ranking', '-', 'Selection fairness')
 
 # %% ../../nbs/selection/08_baselines.ipynb #f288aaa3
-class FedNova(EqRep):
-    "FedNova (Ch. 5 baseline): uniform selection, aggregated with normalised averaging (engine aggregator 'fednova')."
+class FedNova(Selector):
+    "FedNova (Ch. 5 baseline): every available client (or k uniform ones), normalised averaging with weights n_k / n."
     name = 'FedNova'
     taxonomy = placement('FedNova', 'Baseline', 'V D ¬S R T', ('theta', 'data_size'), '-', 'Weights', '-')
-    config_overrides = {'aggregator': 'fednova'}
+    aggregation = staticmethod(fednova_rule)   # tau_eff sum_k p_k Delta_k / ||a_k||_1, under any server (FedAvg or FedAvgM)
+    config_overrides = {}                      # no config change needed: the rule travels with the selector
+    def __init__(self, participation:str='all', # 'all' available clients (the thesis' sum over K) or 'k' uniform ones (Wang et al.)
+                ): self.participation = check_choice('participation', participation, ('all', 'k'))
+
+    def select(self, t, clients, k, rng):
+        "Every available client ('all') or `budget(k)` uniform ones ('k'), weighted by data size n_k / n."
+        ids = clients.available if self.participation == 'all' else rng.choice(clients.available, size=budget(k, clients), replace=False)
+        return Selection(ids, clients.n_samples[ids])
 
 # %% ../../nbs/selection/08_baselines.ipynb #680dc045
 def flag_opposing(updates:torch.Tensor, # (n, P) client updates of one round
                  ) -> np.ndarray:
     "Boolean per client: its update has negative inner product with the mean update of the other clients."
+    if not (torch.is_tensor(updates) and updates.dim() == 2): raise TypeError(f"updates={updates!r}: expected an (n, P) tensor")
     n = len(updates)
     if n < 2: return np.zeros(n, dtype=bool)
     gram = (updates.double() @ updates.double().T).numpy()
@@ -164,6 +188,7 @@ def sketch(updates:torch.Tensor, # (n, P) updates
            seed:int, # seed of the projection (the same for every round of a run)
           ) -> np.ndarray:
     "Seeded Gaussian random projection of `updates` to `dim` dimensions (Johnson-Lindenstrauss sketch)."
+    dim = check_int('dim', dim, lo=1)
     g = torch.Generator().manual_seed(seed)
     proj = torch.randn(updates.shape[1], dim, generator=g, dtype=torch.float64) / np.sqrt(dim)
     return (updates.double().cpu() @ proj).numpy()
@@ -172,7 +197,7 @@ def ward_clusters(z:np.ndarray, # (n, d) sketches, one row per client
                   n:int, # clusters wanted
                  ) -> np.ndarray:
     "Ward-linkage hierarchical cluster labels of the rows of `z` (at most `n` and at most one per row)."
-    n = min(n, len(z))
+    n = min(check_int('n', n, lo=1), len(check_array('z', z, 2)))
     if n < 2: return np.zeros(len(z), dtype=int)
     from sklearn.cluster import AgglomerativeClustering
     return AgglomerativeClustering(n_clusters=n, linkage='ward').fit_predict(z)

@@ -10,7 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 from ..foundation.core import check_type, check_float, check_int, check_choice
-from ..engine.protocol import Selector
+from ..engine.protocol import Selector, check_array
 from ..engine.simulation import RunConfig, Simulation, SystemProfiles, History, evaluate
 
 # %% auto #0
@@ -21,13 +21,14 @@ __all__ = ['jain_index', 'client_accuracies', 'history_metrics', 'run_one', 'com
 def jain_index(counts:np.ndarray, # participation count of every client
               ) -> float:
     "Jain's fairness index (sum x)^2 / (K sum x^2); 1 = perfectly even, 1/K = one client only (nan if all zero)."
-    x = np.asarray(counts, np.float64)
+    x = check_array('counts', counts, 1)
     return float(x.sum() ** 2 / (len(x) * (x ** 2).sum())) if (x ** 2).sum() > 0 else float('nan')
 
 # %% ../../nbs/selection/13_compare.ipynb #e5d90643
 def client_accuracies(sim:Simulation, # a finished simulation
                      ) -> np.ndarray:
     "Accuracy of the simulation's current global model on each client's own training data."
+    check_type('sim', sim, Simulation)
     model = sim.model
     accs = []
     for idx in sim.client_idx:
@@ -40,6 +41,7 @@ def history_metrics(h:History, # the run's history
                     target:float|None=None, # target accuracy for rounds / simulated time to target
                    ) -> dict:
     "Scalar metrics of one run: accuracies, time to target, participation and communication."
+    check_type('h', h, History)
     r = h.rounds; ev = r.dropna(subset=['accuracy'])
     counts = h.participation().sum(0)
     hit = ev[ev['accuracy'] >= target] if target is not None else ev.iloc[:0]
@@ -51,6 +53,8 @@ def history_metrics(h:History, # the run's history
                 sim_time_to_target=float(hit['total_sim_time'].iloc[0]) if len(hit) else np.nan,
                 sim_time=float(r['total_sim_time'].iloc[-1]), energy=float(r['total_energy'].iloc[-1]),
                 bytes=float(r['total_bytes'].iloc[-1]), mean_selected=float(r['n_selected'].mean()),
+                **{c: float(r[c].sum()) for c in r.columns if c.startswith(('msg_', 'bytes_'))},   # messages and bytes by type
+                rounds_kept=int(r['kept_previous'].sum()) if 'kept_previous' in r else 0,
                 clients_never_selected=int((counts == 0).sum()), jain_index=jain_index(counts),
                 participation=counts.tolist())
 
@@ -63,6 +67,7 @@ def _needs_validation(selector):
 def _check_selectors(selectors, config):
     "Raise if selector names repeat or a selector needs a validation set that `config` does not hold out."
     check_type('config', config, RunConfig)
+    if isinstance(selectors, (str, bytes)) or not hasattr(selectors, '__iter__'): raise TypeError(f"selectors={selectors!r}: expected a list of Selectors")
     names = [check_type('selectors[i]', s, Selector).name for s in selectors]
     if len(set(names)) != len(names): raise ValueError(f"selectors: names must differ, got {names}")
     need = [s.name for s in selectors if _needs_validation(s)]
@@ -119,6 +124,7 @@ def summary(result:pd.DataFrame, # from `compare_selectors`
             columns:tuple=_SUMMARY, # metrics to summarise
            ) -> pd.DataFrame:
     "Mean and standard deviation over seeds of each metric, one row per method (in the order of `result`)."
+    check_type('result', result, pd.DataFrame)
     g = result.groupby('method', sort=False)[list(columns)]
     out = g.mean().join(g.std(ddof=0), rsuffix='_std')
     return out[[c for col in columns for c in (col, col + '_std')]]
@@ -130,6 +136,7 @@ def curves_figure(result:pd.DataFrame, # from `compare_selectors`
                   title:str|None=None, # figure title
                  ) -> go.Figure:
     "One line per method: `metric` averaged over seeds, against rounds or cumulative simulated time."
+    check_type('result', result, pd.DataFrame)
     check_choice('x', x, ('round', 'sim_time'))
     fig = go.Figure()
     for method in result['method'].unique():
@@ -149,6 +156,7 @@ def selection_heatmaps(result:pd.DataFrame, # from `compare_selectors`
                        cols:int=4, # panels per row
                       ) -> go.Figure:
     "Client x round participation heatmap per method (dark = selected and reported)."
+    check_type('result', result, pd.DataFrame)
     seed = result['seed'].iloc[0] if seed is None else seed
     items = [(m, h) for (m, s), h in result.attrs['histories'].items() if s == seed]
     rows = -(-len(items) // cols)
@@ -166,6 +174,7 @@ def poison_labels(data, # a `FederatedData`
                   clients:list, # ids of the malicious clients
                  ):
     "A copy of `data` whose listed clients have every training label shifted to the next class."
+    if not (hasattr(data, 'client_idx') and hasattr(data, 'y')): raise TypeError(f"data={data!r}: expected a FederatedData")
     clients = [check_int('clients[i]', c, lo=0, hi=data.num_clients - 1) for c in clients]
     y = data.y.clone()
     for c in clients:

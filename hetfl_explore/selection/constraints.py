@@ -8,7 +8,7 @@ import numpy as np
 import torch
 from fastcore.basics import patch
 from ..foundation.core import check_int, check_float, check_choice
-from ..engine.protocol import Selection, Selector
+from ..engine.protocol import Selection, Selector, check_array
 from ..engine.simulation import BYTES_PER_PARAM
 from .taxonomy import placement
 from .baselines import budget, top_by, sample_by
@@ -16,7 +16,8 @@ from .efficiency import _loss_seen, round_half_up
 
 # %% auto #0
 __all__ = ['WEIGHT_FLOOR', 'OORT_STALENESS', 'MAD_TO_SD', 'round_estimates', 'FedCS', 'project_simplex', 'AgnosticFL',
-           'qffl_step', 'QFFL', 'oort_utility', 'Oort', 'FLAME', 'robust_low_outliers', 'DDaBA']
+           'qffl_step', 'QFFL', 'normalised_utility', 'oort_utility', 'Oort', 'FLAME', 'robust_low_outliers', 'DDaBA',
+           'PolicyStack']
 
 # %% ../../nbs/selection/10_constraints.ipynb #77212eaf
 def round_estimates(clients, # this round's `ClientView`
@@ -25,7 +26,7 @@ def round_estimates(clients, # this round's `ClientView`
                     model_bytes:float=0.0, # bytes of one model transfer
                    ) -> tuple[np.ndarray, np.ndarray]:
     "Expected (seconds, energy) of one round for clients `ids`; without profiles: n_k seconds and n_k energy."
-    work = epochs * clients.n_samples[ids].astype(np.float64)
+    work = check_float('epochs', epochs, 0, lo_open=True) * clients.n_samples[ids].astype(np.float64)
     if clients.profiles is None: return work, work.copy()
     return clients.profiles.round_cost(np.asarray(ids), work, model_bytes)
 
@@ -53,24 +54,49 @@ class FedCS(_SystemAware):
     "FedCS: among randomly requested clients, the fastest ones whose expected round time meets the deadline."
     name = 'FedCS'
     taxonomy = placement('FedCS', 'Other global constraints', '¬V D ¬S R T', ('theta', 'time'), 'Time-based', 'Ranking', ('Fixed rounds', 'Reach accuracy'), 'Limit round time')
-    def __init__(self, deadline:float|None=None, # T_max in simulated seconds (None: median expected time of the available clients)
+    def __init__(self, deadline:float|None=None, # T_max in simulated seconds (None: median expected time of the requested clients)
                  request:float=2.0, # clients asked for their resources, as a multiple of k
-                 epochs:float=1.0, # local epochs of the run (for the time estimate)
+                 epochs:float=1.0, # local epochs of the run (for the time estimate from profiles)
+                 time_source:str='profiles', # 'profiles': the engine's system model or the view's profiles; 'data_size': n_k seconds
                 ):
         super().__init__(epochs)
         self.deadline = None if deadline is None else check_float('deadline', deadline, 0, lo_open=True)
-        self.request = check_float('request', request, 1)
+        self.request, self.time_source = check_float('request', request, 1), check_choice('time_source', time_source, ('profiles', 'data_size'))
 
-    def select(self, t, clients, k, rng):
-        "Ask a random subset for its times, keep the fastest k that meet the deadline (possibly fewer, at least one)."
-        ids, m = clients.available, budget(k, clients)
-        asked = rng.choice(ids, size=min(len(ids), int(np.ceil(self.request * m))), replace=False)
-        secs = self.estimates(clients, asked)[0]
-        t_max = self.deadline if self.deadline is not None else float(np.median(self.estimates(clients, ids)[0]))
-        fast = top_by(asked, -secs, m, rng)
-        ok = fast[self.estimates(clients, fast)[0] <= t_max]
-        self.t_max = t_max
-        return Selection(ok if len(ok) else fast[:1])
+    def expected_times(self, clients, # this round's `ClientView`
+                       ids:np.ndarray, # clients asked
+                      ) -> tuple[np.ndarray, str]:
+        "Expected round seconds of clients `ids` and their source: 'data_size', the engine ('profiles'/'drawn'), or the view's profiles."
+        if self.time_source == 'data_size': return self.epochs * clients.n_samples[ids].astype(np.float64), 'data_size'
+        if clients.system is not None: return clients.ask(ids, 'time'), clients.system
+        if clients.profiles is not None: return self.estimates(clients, ids)[0], 'profiles'
+        raise ValueError("FedCS needs each client's expected round time: give SystemProfiles (to the run or the view) "
+                         "or use FedCS(time_source='data_size')")
+
+# %% ../../nbs/selection/10_constraints.ipynb #10c7995a
+@patch
+def eligible(self:FedCS, clients, # this round's `ClientView`
+             rng:np.random.Generator, # the run's selection stream
+             m:int, # the round's budget (request x m clients are asked)
+            ) -> np.ndarray:
+    "The requested clients whose expected round time meets the deadline, fastest first (the filter of a composed policy)."
+    ids = clients.available
+    self.asked = rng.choice(ids, size=min(len(ids), int(np.ceil(self.request * m))), replace=False)
+    self.secs, self.source = self.expected_times(clients, self.asked)
+    self.t_max = self.deadline if self.deadline is not None else float(np.median(self.secs))
+    ok = self.secs <= self.t_max
+    return top_by(self.asked[ok], -self.secs[ok], int(ok.sum()), rng)
+
+@patch
+def select(self:FedCS, t, clients, k, rng):
+    "The fastest k requested clients that meet the deadline (possibly fewer; the fastest requested one if none does)."
+    m = budget(k, clients); ok = self.eligible(clients, rng, m)
+    return Selection(ok[:m] if len(ok) else top_by(self.asked, -self.secs, 1, rng))
+
+@patch
+def round_info(self:FedCS) -> dict:
+    "Where the expected times came from and the deadline used."
+    return dict(time_source=self.source, t_max=self.t_max)
 
 # %% ../../nbs/selection/10_constraints.ipynb #d9c66bac
 WEIGHT_FLOOR = 1e-12 # smallest weight or loss used where a zero would make a weight vector degenerate
@@ -78,7 +104,8 @@ WEIGHT_FLOOR = 1e-12 # smallest weight or loss used where a zero would make a we
 def project_simplex(v:np.ndarray, # the vector to project
                    ) -> np.ndarray:
     "Euclidean projection of `v` onto the probability simplex (sort-based algorithm)."
-    v = np.asarray(v, np.float64)
+    v = check_array('v', v, 1)
+    if not (len(v) and np.isfinite(v).all()): raise ValueError(f"v={v!r}: expected a non-empty vector of finite numbers")
     u = np.sort(v)[::-1]; css = np.cumsum(u)
     rho = np.flatnonzero(u * np.arange(1, len(v) + 1) > css - 1)[-1]
     return np.maximum(v - (css[rho] - 1) / (rho + 1), 0)
@@ -120,18 +147,35 @@ def qffl_step(global_params:torch.Tensor, # (P,) broadcast parameters theta^t
               L:float=1.0, # Lipschitz constant of the local gradients (1 / client learning rate in the paper)
              ) -> torch.Tensor:
     "One q-FedAvg server step (Li et al., 2020, Algorithm 2)."
-    F = torch.as_tensor(np.asarray(losses, np.float64), dtype=updates.dtype)
+    q, L = check_float('q', q, lo=0), check_float('L', L, 0, lo_open=True)
+    F = torch.as_tensor(check_array('losses', losses, 1), dtype=updates.dtype)
     delta = -L * updates                       # L (theta - theta_k)
     h = q * F.pow(q - 1) * delta.pow(2).sum(1) + L * F.pow(q) if q else L * torch.ones_like(F)
     return global_params - (F.pow(q)[:, None] * delta).sum(0) / h.sum()
 
 # %% ../../nbs/selection/10_constraints.ipynb #054e7bf3
 class QFFL(Selector):
-    "q-FFL: uniform selection, aggregation weights proportional to n_k * F_k^q (q = 0: FedAvg's size weights)."
+    "q-FFL: uniform selection and the q-FedAvg step (default), or the labelled 'reweight' variant (weights n_k F_k^q, FedAvg's step)."
     name = 'q-FFL'
     taxonomy = placement('q-FFL', 'Other global constraints', '¬V ¬D ¬S ¬R T', ('theta', 'lipschitz'), 'Loss-based', 'Weights', 'Fixed rounds', 'Uniform accuracy')
     def __init__(self, q:float=1.0, # fairness parameter: 0 is FedAvg, larger values favour high-loss clients
-                ): self.q = check_float('q', q, 0)
+                 step:str='q-fedavg', # 'q-fedavg' (Li et al., 2020, Algorithm 2) or 'reweight' (library variant)
+                 L:float|None=None, # Lipschitz constant of the step (None: 1 / client learning rate, as in the paper)
+                ):
+        self.q, self.step = check_float('q', q, 0), check_choice('step', step, ('q-fedavg', 'reweight'))
+        self.L = None if L is None else check_float('L', L, 0, lo_open=True)
+
+    @property
+    def aggregation(self):
+        "The q-FedAvg step as the run's aggregation rule (None with step='reweight': the config's FedAvg)."
+        return self._qfedavg if self.step == 'q-fedavg' else None
+
+    def _qfedavg(self, inp) -> torch.Tensor:
+        "q-FedAvg's update: `qffl_step` with F_k = loss before training and L = 1 / lr unless given."
+        F = np.asarray(inp.reports.loss_before, np.float64)
+        if not np.isfinite(F).all(): raise ValueError("QFFL(step='q-fedavg') needs Reports.loss_before: set RunConfig.loss_before to 'full' or 'first_batch'")
+        L = self.L if self.L is not None else 1.0 / float(np.mean(inp.lr))
+        return qffl_step(inp.global_params, inp.updates, F, self.q, L) - inp.global_params
 
     def weights(self, n_samples:np.ndarray, # data size of each selected client
                 losses:np.ndarray, # F_k of each selected client
@@ -141,12 +185,22 @@ class QFFL(Selector):
         return w / w.sum()
 
     def select(self, t, clients, k, rng):
-        "Uniform sample; asks the selected clients for their loss and weighs them by n_k F_k^q."
+        "Uniform sample; with step='reweight' also asks the selected clients for their loss and weighs them by n_k F_k^q."
         ids = rng.choice(clients.available, size=budget(k, clients), replace=False)
+        if self.step == 'q-fedavg': return Selection(ids)
         return Selection(ids, self.weights(clients.n_samples[ids], clients.ask(ids, 'loss')))
 
 # %% ../../nbs/selection/10_constraints.ipynb #b18e5274
 OORT_STALENESS = 0.1 # weight of the staleness bonus sqrt(0.1 ln t / t_k) in Oort's reference code
+
+def normalised_utility(u:np.ndarray, # statistical utilities (nan: never tried)
+                       clip:float=0.95, # quantile of the tried utilities that caps the top
+                      ) -> np.ndarray:
+    "Min-max normalisation to [0, 1] of the tried clients' utilities, capped at their `clip` quantile (Oort's reference code)."
+    u, clip = check_array('u', u), check_float('clip', clip, 0, 1, lo_open=True); ok = np.isfinite(u)
+    if not ok.any(): return u
+    lo, hi = u[ok].min(), np.quantile(u[ok], clip)
+    return np.where(ok, (np.minimum(u, hi) - lo) / max(hi - lo, WEIGHT_FLOOR), np.nan)
 
 def oort_utility(n_samples:np.ndarray, # |B_k| per client
                  rms_loss:np.ndarray, # sqrt(mean squared sample loss) per client
@@ -155,7 +209,7 @@ def oort_utility(n_samples:np.ndarray, # |B_k| per client
                  alpha:float=2.0, # penalty exponent for clients slower than T
                 ) -> np.ndarray:
     "Oort's utility |B_k| * rms_loss_k * (T / T_k)^(alpha * [T < T_k])."
-    times = np.asarray(times, np.float64)
+    times, preferred = check_array('times', times), check_float('preferred', preferred, 0, lo_open=True)
     return np.asarray(n_samples) * np.asarray(rms_loss) * np.where(preferred < times, (preferred / times) ** alpha, 1.0)
 
 # %% ../../nbs/selection/10_constraints.ipynb #b72175b8
@@ -171,8 +225,11 @@ class Oort(_SystemAware):
                  pacer_window:int=5, # rounds of collected utility the pacer compares
                  pacer_step:float=1.2, # factor that relaxes the preferred round time T
                  epochs:float=1.0, # local epochs of the run (for the time estimate)
+                 staleness:float=OORT_STALENESS, # weight c of the staleness bonus sqrt(c ln t / t_k) (reference code: 0.1)
+                 clip:float=0.95, # quantile that caps the statistical utility before min-max normalisation (reference code)
                 ):
         super().__init__(epochs)
+        self.staleness, self.clip = check_float('staleness', staleness, 0), check_float('clip', clip, 0, 1, lo_open=True)
         self.alpha, self.cutoff = check_float('alpha', alpha, 0), check_float('cutoff', cutoff, 0, 1)
         self.explore0, self.decay = check_float('explore', explore, 0, 1), check_float('explore_decay', explore_decay, 0, 1)
         self.explore_min = check_float('explore_min', explore_min, 0, 1)
@@ -198,8 +255,8 @@ def utilities(self:Oort, clients, # this round's `ClientView`
     "Utility of clients `ids` (nan for never-tried ones)."
     secs = self.estimates(clients, ids)[0]
     if self.preferred is None: self.preferred = float(np.median(self.estimates(clients, clients.available)[0]))
-    stale = np.sqrt(OORT_STALENESS * np.log(max(t, 1)) / np.maximum(self.last[ids], 1))
-    return oort_utility(1, clients.n_samples[ids] * self.loss[ids] + stale, secs, self.preferred, self.alpha)
+    stale = np.sqrt(self.staleness * np.log(max(t, 1)) / np.maximum(self.last[ids], 1))
+    return oort_utility(1, normalised_utility(clients.n_samples[ids] * self.loss[ids], self.clip) + stale, secs, self.preferred, self.alpha)
 
 @patch
 def _pace(self:Oort):
@@ -292,7 +349,7 @@ def robust_low_outliers(acc:np.ndarray, # accuracies of one round's client model
                         min_gap:float=0.05, # never flag clients closer than this to the median
                        ) -> np.ndarray:
     "Boolean mask of accuracies far below the median (median - z * 1.4826 * MAD, and at least `min_gap` below)."
-    acc = np.asarray(acc, np.float64); med = np.median(acc)
+    acc, z = check_array('acc', acc, 1), check_float('z', z, lo=0); med = np.median(acc)
     mad = MAD_TO_SD * np.median(np.abs(acc - med))
     return acc < med - max(z * mad, min_gap)
 
@@ -303,7 +360,8 @@ class DDaBA(Selector):
     taxonomy = placement('DDaBA', 'Other global constraints', '¬V ¬D ¬S R ¬T', 'theta', 'Validation set', 'Weights', 'Fixed rounds', 'Defense against attacks')
     def __init__(self, delta:float=0.3, # accuracy change between reports that flags a client
                  z:float=3.0, # robust z-score of a low-accuracy outlier
-                ): self.delta, self.z = check_float('delta', delta, 0), check_float('z', z, 0)
+                 min_gap:float=0.05, # never flag a client closer than this to the round's median accuracy
+                ): self.delta, self.z, self.min_gap = check_float('delta', delta, 0), check_float('z', z, 0), check_float('min_gap', min_gap, 0)
 
     def reset(self, num_clients, seed):
         "No accuracy known and nobody flagged."
@@ -315,14 +373,12 @@ class DDaBA(Selector):
         "Aggregation weights of clients `ids` from their latest validation accuracy (0 if flagged, median if unknown)."
         w = np.where(self.flagged[ids], 0.0, self.acc[ids])
         known = np.isfinite(w) & ~self.flagged[ids]
-        w = np.where(np.isfinite(w), w, np.median(w[known]) if known.any() else 1.0)
-        return w if w.sum() > 0 else np.ones(len(ids))
+        return np.where(np.isfinite(w), w, np.median(w[known]) if known.any() else 1.0)   # all flagged: all zero, the model is kept
 
     def select(self, t, clients, k, rng):
-        "Uniform sample, weighted by the clients' latest validation accuracy (kept to be rewritten in `observe`)."
+        "Uniform sample, weighted by the clients' latest validation accuracy (rewritten by `reweight` once the updates are in)."
         ids = rng.choice(clients.available, size=budget(k, clients), replace=False)
-        self.selection = Selection(ids, self.weights_for(ids))
-        return self.selection
+        return Selection(ids, self.weights_for(ids))
 
 # %% ../../nbs/selection/10_constraints.ipynb #2f7d44b5
 @patch
@@ -332,9 +388,43 @@ def observe(self:DDaBA, t, reports):
     acc = np.array([reports.server_eval(reports.global_params + u)[0] for u in reports.updates])
     prev = self.acc[reports.ids]
     jump = np.isfinite(prev) & (np.abs(acc - prev) > self.delta)
-    self.flagged[reports.ids] = robust_low_outliers(acc, self.z) | jump
+    self.flagged[reports.ids] = robust_low_outliers(acc, self.z, self.min_gap) | jump
     self.acc[reports.ids] = acc
-    sel = getattr(self, 'selection', None)
-    if sel is not None and np.isin(reports.ids, sel.ids).all():   # reweight this round's models before aggregation
-        w = self.weights_for(sel.ids)
-        if w.sum() > 0: sel.weights = w / w.sum()
+
+@patch
+def reweight(self:DDaBA, selected, updates):
+    "This round's weights from the fresh validation accuracies (0 for flagged updates; all flagged: all 0, keep the model)."
+    return self.weights_for(updates.ids)
+
+@patch
+def round_info(self:DDaBA) -> dict:
+    "How many clients are flagged so far."
+    return dict(flagged=int(self.flagged.sum()))
+
+# %% ../../nbs/selection/10_constraints.ipynb #4cb221d0
+class PolicyStack(Selector):
+    "A composed policy: an eligibility filter, then a scorer, then a sampler (e.g. FedCS's deadline, then Oort's utility, top-k)."
+    def __init__(self, filter:FedCS, # anything with `eligible(clients, rng, m) -> ids`, e.g. FedCS
+                 scorer:Oort, # anything with `utilities(clients, ids, t) -> values`, e.g. Oort or FLAME
+                 sampler:str='ranking', # 'ranking' (top-k by value) or 'probability' (k drawn proportionally to value)
+                ):
+        for name, part, method in (('filter', filter, 'eligible'), ('scorer', scorer, 'utilities')):
+            if not (isinstance(part, Selector) and hasattr(part, method)): raise TypeError(f"{name}={part!r}: expected a Selector with `{method}`")
+        self.filter, self.scorer, self.sampler = filter, scorer, check_choice('sampler', sampler, ('ranking', 'probability'))
+        self.name = f'{filter.name}>{scorer.name}'
+
+    def reset(self, num_clients, seed):
+        "Reset both parts."
+        super().reset(num_clients, seed); self.filter.reset(num_clients, seed); self.scorer.reset(num_clients, seed)
+
+    def observe(self, t, reports):
+        "Both parts see the reports."
+        self.filter.observe(t, reports); self.scorer.observe(t, reports)
+
+    def select(self, t, clients, k, rng):
+        "Filter, score (never-scored clients first), then take the top k or draw k by value."
+        m = budget(k, clients); ok = self.filter.eligible(clients, rng, m)
+        if not len(ok): ok = top_by(self.filter.asked, -self.filter.secs, 1, rng)
+        u = np.nan_to_num(self.scorer.utilities(clients, ok, t), nan=np.inf)
+        if self.sampler == 'ranking' or np.isinf(u).any(): return Selection(top_by(ok, u, m, rng))
+        return Selection(sample_by(ok, u, m, rng))

@@ -10,7 +10,7 @@ import torch
 from fastcore.basics import patch
 from torch import nn
 from ..foundation.core import check_int, check_float, check_type, spawn_seeds
-from ..engine.protocol import Selection, Selector
+from ..engine.protocol import Selection, Selector, Reports, check_array
 from .taxonomy import placement
 from .baselines import budget, top_by, sample_by, softmax, stratified_pick, sketch
 from ..foundation.hetero import entropy
@@ -28,7 +28,7 @@ def _loss_seen(reports) -> np.ndarray:
 def round_half_up(x:float, # the number to round
                  ) -> int:
     "Round to the nearest integer, halves up (Python's `round` rounds halves to even)."
-    return int(math.floor(x + 0.5))
+    return int(math.floor(check_float('x', x) + 0.5))
 
 # %% ../../nbs/selection/09_efficiency.ipynb #bb2fdad0
 class ActiveFL(Selector):
@@ -76,13 +76,15 @@ class PowD(Selector):
     "pow-d: d candidates drawn by data size, the k with the highest current loss are selected."
     name = 'pow-d'
     taxonomy = placement('pow-d', 'Efficiency', '¬V D ¬S R T', ('theta', 'data_size', 'loss'), 'Loss-based', 'Ranking', 'Reach accuracy', 'Efficiency')
-    def __init__(self, d:int|None=None, # candidate-set size kappa_br (None: 2k), capped at the available clients
-                ): self.d = None if d is None else check_int('d', d, lo=1)
+    def __init__(self, d:int|None=None, # candidate-set size kappa_br (None: d_per_k x k), capped at the available clients
+                 d_per_k:float=2.0, # candidate-set size per selected client when d is None (library choice: no paper value)
+                ):
+        self.d, self.d_per_k = None if d is None else check_int('d', d, lo=1), check_float('d_per_k', d_per_k, 1)
 
     def select(self, t, clients, k, rng):
         "Ask `d` candidates drawn by data size for their loss (`ClientView.ask`) and keep the `k` highest."
         ids, m = clients.available, budget(k, clients)
-        d = min(len(ids), max(m, self.d or 2 * m))
+        d = min(len(ids), max(m, self.d or int(np.ceil(self.d_per_k * m))))
         self.candidates = sample_by(ids, clients.n_samples[ids], d, rng)
         self.losses = clients.ask(self.candidates, 'loss')
         return Selection(top_by(self.candidates, self.losses, m, rng))
@@ -115,6 +117,7 @@ def coalition_utility(reports, # a round's `Reports` (needs `server_eval`)
                       metric:int=0, # 0: validation accuracy, 1: minus validation loss
                      ):
     "u(C) = validation score of the global model plus the mean update of coalition C (C as indices into reports.ids)."
+    check_type('reports', reports, Reports)
     if reports.server_eval is None:
         raise ValueError("this selector needs a server validation set: set RunConfig.val_fraction > 0")
     def u(coalition):
@@ -161,6 +164,7 @@ def toy_reports(t:int, # the round
                ):
     "`Reports` whose `server_eval` scores parameters by closeness to `target` (accuracy = exp(-distance)); for demos and tests."
     from hetfl_explore.engine.protocol import Reports
+    if not (torch.is_tensor(updates) and updates.dim() == 2): raise TypeError(f"updates={updates!r}: expected an (n, P) tensor")
     m = len(ids); g = torch.zeros_like(target) if global_params is None else global_params
     ev = lambda p: (float(torch.exp(-(p - target).norm())), float((p - target).norm()))
     loss = np.array([ev(g + u)[1] for u in updates])
@@ -216,66 +220,83 @@ class LAG(Selector):
     "LAG (server-side trigger, LAG-PS): contact a client only when its gradient may have changed enough."
     name = 'LAG'
     taxonomy = placement('LAG', 'Efficiency', 'V D S R T', ('theta', 'lipschitz'), 'Loss-based', 'Threshold', ('Fixed rounds', 'Early stopping'))
-    def __init__(self, xi:float=1.0, # total weight of the recent parameter moves in the trigger
-                 D:int=5, # how many recent rounds of parameter moves count
-                 cap:bool=True, # select at most k triggered clients per round
+    def __init__(self, xi:float=1.0, # xi: total weight of the recent parameter moves, xi_d = xi / D (paper: 1)
+                 D:int=10, # how many recent rounds of parameter moves count (paper's experiments: 10)
+                 smoothness:np.ndarray|None=None, # known eta * L_m of each client's own loss (LAG-PS); None: secant estimates
+                 cap:bool=False, # library option: contact at most k triggered clients (the paper's count is dynamic)
                 ):
         self.xi, self.D, self.cap = check_float('xi', xi, 0, lo_open=True), check_int('D', D, lo=1), check_type('cap', cap, bool)
+        self.smoothness = None if smoothness is None else np.array([check_float(f'smoothness[{i}]', v, 0) for i, v in enumerate(smoothness)])
 
     def reset(self, num_clients, seed):
         "No client contacted yet, no smoothness estimates, no parameter history, no stop."
         super().reset(num_clients, seed)
-        self.theta_hat, self.last_update = {}, {}            # client -> params at last contact / its update there
-        self.L, self.thetas = np.full(num_clients, np.nan), []   # secant smoothness estimates, recent global parameters
-        self.stop_round, self.ratio = None, None
+        if self.smoothness is not None and len(self.smoothness) != num_clients:
+            raise ValueError(f"LAG: smoothness has {len(self.smoothness)} entries, the federation has {num_clients} clients")
+        self.theta_hat, self.last_update, self.n = {}, {}, {}   # client -> params at last contact, its update there, its size
+        self.L = np.full(num_clients, np.nan) if self.smoothness is None else self.smoothness.astype(np.float64)
+        self.thetas, self.stop_round, self.ratio, self.info = [], None, None, {}
 
 # %% ../../nbs/selection/09_efficiency.ipynb #d7499b58
 @patch
 def trigger_ratio(self:LAG, ids:np.ndarray, # candidate clients
                  ) -> np.ndarray:
-    "Left side over right side of the LAG-PS condition per client (>= 1: contact it; inf: never seen)."
-    if not self.thetas: return np.full(len(ids), np.inf)
-    theta = self.thetas[-1]
-    moves = [float((a - b).pow(2).sum()) for a, b in zip(self.thetas[-self.D:], self.thetas[-self.D - 1:-1])]
-    Lbar = np.nanmean(self.L) if np.isfinite(self.L).any() else 1.0
-    rhs = (self.xi / self.D) * Lbar ** 2 * sum(moves) / self.num_clients ** 2
+    "Left side over right side of the LAG-PS condition at the latest model (> 1: contact; inf: never seen or no estimate yet)."
+    h = self.thetas[-(self.D + 1):]; theta = h[-1]
+    moves = [float((b - a).pow(2).sum()) for a, b in zip(h[:-1], h[1:])]   # the last D moves of the global model
+    rhs, n_seen = (self.xi / self.D) * sum(moves), sum(self.n.values())
     out = np.full(len(ids), np.inf)
     for i, c in enumerate(ids):
-        if c in self.theta_hat:
-            Lc = self.L[c] if np.isfinite(self.L[c]) else Lbar
-            lhs = Lc ** 2 * float((self.theta_hat[c] - theta).pow(2).sum())
+        if c in self.theta_hat and np.isfinite(self.L[c]):
+            scale = self.num_clients * self.n[c] / n_seen           # M p_m: the client's share of the server's step
+            lhs = (scale * self.L[c]) ** 2 * float((self.theta_hat[c] - theta).pow(2).sum())
             out[i] = lhs / rhs if rhs > 0 else (np.inf if lhs > 0 else 0.0)
     return out
 
 # %% ../../nbs/selection/09_efficiency.ipynb #9173583b
 @patch
 def select(self:LAG, t, clients, k, rng):
-    "The triggered clients, largest ratio first (at most `k` with `cap`); none triggered: record `stop_round`, pick one."
+    "The clients whose trigger fires at the current global model (at most `k` with `cap`); none: record `stop_round`, pick one."
+    if clients.global_params is None: raise ValueError("LAG needs the current global model at selection time (ClientView.global_params)")
+    theta = clients.global_params.detach().double().cpu()
+    if not self.thetas or not torch.equal(theta, self.thetas[-1]): self.thetas = (self.thetas + [theta])[-(self.D + 1):]
     ids = clients.available; self.ratio = self.trigger_ratio(ids)
-    fired = ids[self.ratio >= 1]
+    fired = ids[self.ratio > 1]
     if not len(fired):
         if self.stop_round is None: self.stop_round = t
-        return Selection(top_by(ids, self.ratio, 1, rng))
-    m = budget(k, clients) if self.cap else len(fired)
-    return Selection(top_by(fired, self.ratio[self.ratio >= 1], m, rng))
+        fired = top_by(ids, self.ratio, 1, rng)
+    chosen = top_by(fired, self.ratio[np.isin(ids, fired)], budget(k, clients) if self.cap else len(fired), rng)
+    self.info = dict(triggered=int((self.ratio > 1).sum()), lazy=len(set(self.last_update) - set(chosen.tolist())))
+    return Selection(chosen)
 
 @patch
 def observe(self:LAG, t, reports):
-    "Keep the last D+1 global parameters; per reporting client, update its secant estimate L_m and its last contact."
+    "Per reporting client: its secant estimate of eta L_m (unless given), the model it saw, its update and size."
     theta = reports.global_params.detach().double().cpu()
-    if not self.thetas or not torch.equal(theta, self.thetas[-1]): self.thetas = (self.thetas + [theta])[-(self.D + 1):]
-    for c, u in zip(reports.ids.tolist(), reports.updates.detach().double().cpu()):
-        if c in self.theta_hat:
+    for c, u, n in zip(reports.ids.tolist(), reports.updates.detach().double().cpu(), reports.n_samples.tolist()):
+        if c in self.theta_hat and self.smoothness is None:
             dtheta = float((theta - self.theta_hat[c]).norm())
             if dtheta > 0: self.L[c] = float((u - self.last_update[c]).norm()) / dtheta
-        self.theta_hat[c], self.last_update[c] = theta, u
+        self.theta_hat[c], self.last_update[c], self.n[c] = theta, u, n
+
+@patch
+def aggregation(self:LAG, inp) -> torch.Tensor:
+    "The lazy sum: every client's latest update, fresh (this round) or stale, weighted by n_m / n (the paper's update (4))."
+    ids = sorted(self.last_update)
+    p = torch.tensor([self.n[c] for c in ids], dtype=torch.float64); p /= p.sum()
+    return (p @ torch.stack([self.last_update[c] for c in ids])).to(inp.updates)
+
+@patch
+def round_info(self:LAG) -> dict:
+    "How many clients triggered and how many stale updates the last aggregation reused."
+    return dict(self.info)
 
 # %% ../../nbs/selection/09_efficiency.ipynb #fd4878e9
 def pooled_balance(class_counts:np.ndarray, # (K, C) class histograms
                    ids:np.ndarray, # the clients pooled
                   ) -> float:
     "1 - class imbalance (Delta_CI) of the pooled class histogram of clients `ids`: 1 = perfectly balanced."
-    pooled = np.asarray(class_counts, np.float64)[ids].sum(0)
+    pooled = check_array('class_counts', class_counts, 2)[ids].sum(0)
     return float(entropy(pooled) / np.log(len(pooled)))
 
 # %% ../../nbs/selection/09_efficiency.ipynb #0fec36df
@@ -284,7 +305,8 @@ class FLCIR(Selector):
     name = 'FL-CIR'
     taxonomy = placement('FL-CIR', 'Efficiency', 'V D S R T', ('theta', 'loss'), 'Bandit-based', 'Ranking', 'Fixed rounds')
     def __init__(self, class_counts:np.ndarray, # (K, C) per-client class histograms (known or estimated)
-                ): self.class_counts = np.asarray(class_counts, np.float64)
+                 c:float=1.5, # CUCB exploration constant in sqrt(c ln t / n_k) (Chen, Wang & Yuan 2013: 3/2)
+                ): self.class_counts, self.c = check_array('class_counts', class_counts, 2), check_float('c', c, lo=0)
 
     def reset(self, num_clients, seed):
         "Every arm unplayed, no reward yet; the class histograms must cover the federation."
@@ -298,7 +320,7 @@ class FLCIR(Selector):
         "CUCB index of clients `ids` (inf for never-played arms)."
         n = self.plays[ids]
         with np.errstate(divide='ignore', invalid='ignore'):
-            return np.where(n > 0, self.reward_sum[ids] / n + np.sqrt(1.5 * np.log(max(self.t, 1)) / n), np.inf)
+            return np.where(n > 0, self.reward_sum[ids] / n + np.sqrt(self.c * np.log(max(self.t, 1)) / n), np.inf)
 
     def select(self, t, clients, k, rng):
         "The `k` available clients with the highest CUCB index (unplayed arms first)."
@@ -344,6 +366,7 @@ def q_net(n_in:int, # input features
           g:torch.Generator, # seeded generator of the initial weights
          ) -> nn.Module:
     "A one-hidden-layer MLP in float64 with seeded initial weights (FAVOR's Q network)."
+    n_in, hidden = check_int('n_in', n_in, lo=1), check_int('hidden', hidden, lo=1)
     m = nn.Sequential(nn.Linear(n_in, hidden), nn.ReLU(), nn.Linear(hidden, 1)).double()
     with torch.no_grad():
         for p in m.parameters(): p.copy_(torch.randn(p.shape, generator=g, dtype=torch.float64) * INIT_SCALE)

@@ -6,8 +6,8 @@
 from __future__ import annotations
 import numpy as np
 from fastcore.basics import patch
-from ..foundation.core import check_int, check_float, check_choice, spawn_seeds
-from ..engine.protocol import Selection, Selector
+from ..foundation.core import check_int, check_float, check_choice, check_type, spawn_seeds
+from ..engine.protocol import Selection, Selector, Reports, check_array
 from .taxonomy import placement
 from .baselines import budget, top_by
 from .efficiency import shapley_values, coalition_utility
@@ -101,7 +101,7 @@ def select(self:FMore, t, clients, k, rng):
 def contract_menu(costs:np.ndarray, # marginal cost of effort of each type
                  ) -> tuple[np.ndarray, np.ndarray]:
     "Self-revealing contract menu: (effort, reward) per type, types ordered from most to least expensive."
-    c = np.sort(np.asarray(costs, np.float64))[::-1]; n = len(c)
+    c = np.sort(check_array('costs', costs, 1))[::-1]; n = len(c)
     effort = np.arange(1, n + 1) / n
     reward = np.cumsum(c * np.diff(np.concatenate([[0.0], effort])))
     return effort, reward
@@ -112,6 +112,7 @@ def subjective_reputation(pos:np.ndarray, # positive interactions per client
                           base:float=0.5, # base rate a: the reputation of a client never seen
                          ) -> np.ndarray:
     "Subjective-logic reputation b + a u from positive/negative interaction counts."
+    pos, neg, W = check_array('pos', pos), check_array('neg', neg), check_float('W', W, 0, lo_open=True)
     tot = pos + neg + W
     return pos / tot + base * W / tot
 
@@ -169,6 +170,7 @@ def select(self:CBIM, t, clients, k, rng):
 def update_is_good(reports, # one round's `Reports`
                   ) -> np.ndarray:
     "Per reported update: does it lower the validation loss (or, without a validation set, agree with the others)?"
+    check_type('reports', reports, Reports)
     if reports.server_eval is not None:
         base = reports.server_eval(reports.global_params)[1]
         return np.array([reports.server_eval(reports.global_params + u)[1] < base for u in reports.updates])

@@ -38,12 +38,15 @@ class LTFL(_SystemAware):
         ids = rng.choice(clients.available, size=budget(k, clients), replace=False)
         self.tolerant = self.groups(clients, ids).astype(bool)
         self.lost = self.tolerant & (rng.random(len(ids)) < self.loss_prob)
-        w = np.where(self.lost, 0.0, clients.n_samples[ids].astype(np.float64))
-        return Selection(ids, w if w.sum() > 0 else np.ones(len(ids)))
+        return Selection(ids, np.where(self.lost, 0.0, clients.n_samples[ids].astype(np.float64)))   # all lost: all 0, model kept
+
+    def round_info(self) -> dict:
+        "How many uploads of the last round were lost (weight 0)."
+        return dict(lost=int(self.lost.sum()))
 
 # %% ../../nbs/selection/11_inclusion.ipynb #24f3ff13
 class FedDropout(_SystemAware):
-    "Federated Dropout (inclusion side): everyone may join; slow clients get a smaller keep rate and a proportionally smaller weight."
+    "Federated Dropout: everyone may join; each client trains the random sub-model its keep rate allows, averaged where held."
     name = 'FDropout'
     taxonomy = placement('FDropout', 'Client inclusion', '¬V D ¬S R T', 'theta', 'Model compression', 'Weights', 'Fixed rounds', 'Client inclusion')
     def __init__(self, deadline:float|None=None, # round deadline T_max in simulated seconds (None: median expected time)
@@ -63,7 +66,7 @@ class FedDropout(_SystemAware):
         return np.clip(t_max / secs, self.min_capacity, 1.0)
 
     def select(self, t, clients, k, rng):
-        "Uniform sample with no deadline filter; weights n_k c_k, and the keep rates stored in `capacities`."
+        "Uniform sample with no deadline filter; weights n_k and the keep rates c_k, which the engine turns into sub-models."
         ids = rng.choice(clients.available, size=budget(k, clients), replace=False)
         c = self.keep_rates(clients, ids); self.capacities = dict(zip(ids.tolist(), c.tolist()))
-        return Selection(ids, clients.n_samples[ids] * c)
+        return Selection(ids, clients.n_samples[ids], keep=c)

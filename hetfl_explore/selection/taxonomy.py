@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 from ..foundation.core import check_choice, check_type
 
 # %% auto #0
-__all__ = ['DIMENSIONS', 'CHARACTERISTICS', 'MESSAGES', 'MESSAGE_SYMBOLS', 'TABLE4', 'parse_characteristics',
+__all__ = ['DIMENSIONS', 'POLICY_FAMILIES', 'CHARACTERISTICS', 'MESSAGES', 'MESSAGE_SYMBOLS', 'TABLE4', 'parse_characteristics',
            'characteristics_text', 'placement', 'methods_where', 'taxonomy_figure', 'taxonomy_sunburst', 'MethodCard',
            'method_card', 'placement_mismatches', 'placement_table']
 
@@ -35,6 +35,11 @@ DIMENSIONS['client'] = dict(side='client', section='§3.2.2', definition=(
         'S': "Statefulness: clients take part in many rounds, so the server can use their history.",
         'R': "Reliability: every selected client reports back.",
         'T': "Trustworthiness: clients share truthful information (else some may be malicious)."})
+
+# %% ../../nbs/selection/07_taxonomy.ipynb #e93c191c
+POLICY_FAMILIES = {  # Appendix A.1 group (the `policy` column) -> the thesis' policy family (§3.2.1)
+    'Baseline': 'Global constraints', 'Efficiency': 'Global constraints', 'Other global constraints': 'Global constraints',
+    'Client inclusion': 'Client inclusion policies', 'Client incentives': 'Client incentives'}
 
 # %% ../../nbs/selection/07_taxonomy.ipynb #f52a2bc2
 DIMENSIONS['message'] = dict(side='client', section='§3.2.3', definition=(
@@ -103,6 +108,8 @@ def parse_characteristics(text:str, # e.g. 'V ¬D ¬S R T' ('¬' or '!' negates 
 def characteristics_text(flags:dict[str, bool], # {letter: assumed?} for V, D, S, R, T
                         ) -> str:
     "Inverse of `parse_characteristics`: {'V': False, ...} -> '¬V D ...'."
+    if not isinstance(flags, dict) or not set(CHARACTERISTICS) <= set(flags):
+        raise TypeError(f"flags={flags!r}: expected a dict with a True/False entry for each of {list(CHARACTERISTICS)}")
     return ' '.join(c if flags[c] else '¬' + c for c in CHARACTERISTICS)
 
 # %% ../../nbs/selection/07_taxonomy.ipynb #cd8b186a
@@ -119,7 +126,8 @@ def placement(method:str, # the method's name as used in this library (Table 4 s
     dims = DIMENSIONS
     interp, _, exp = interpretation.partition(' + ')
     if exp not in ('', 'Exp'): raise ValueError(f"interpretation={interpretation!r}: the only modifier is ' + Exp'")
-    return dict(method=check_type('method', method, str), policy=check_choice('policy', policy, dims['policy']['categories']),
+    policy = check_choice('policy', policy, dims['policy']['categories'])
+    return dict(method=check_type('method', method, str), policy=policy, policy_family=POLICY_FAMILIES[policy],
                 policy_label=label, **parse_characteristics(client),
                 message=_tuple('message', message, MESSAGES),
                 value_generation=_tuple('generation', generation, dims['value_generation']['categories']),
@@ -168,11 +176,12 @@ def methods_where(table:pd.DataFrame|None=None, # a placement table (default: `T
                   **criteria, # column=value; characteristics take True/False; tuple cells match by containment
                  ) -> pd.DataFrame:
     "The rows of `table` that satisfy every criterion (e.g. `V=False, message='loss'`)."
-    table = TABLE4 if table is None else table
+    table = TABLE4 if table is None else check_type('table', table, pd.DataFrame)
     mask = pd.Series(True, index=table.index)
     for col, want in criteria.items():
         check_choice('criterion', col, table.columns)
         if want is None: continue
+        if col in CHARACTERISTICS: check_type(col, want, bool)
         cells = table[col]
         mask &= cells.map(lambda c: want in c) if col in _TUPLE_COLS else (cells == want)
     return table[mask]
@@ -190,7 +199,8 @@ def taxonomy_figure(table:pd.DataFrame|None=None, # a placement table (default: 
                     dims:tuple=('policy', 'V', 'T', 'value_generation', 'value_interpretation', 'termination'), # columns to show
                    ) -> go.Figure:
     "Parallel categories of the methods across taxonomy dimensions, coloured by policy group."
-    table = TABLE4 if table is None else table
+    table = TABLE4 if table is None else check_type('table', table, pd.DataFrame)
+    for d in check_type('dims', dims, (tuple, list)): check_choice('dims', d, list(table.columns))
     groups = list(_GROUP_COLOURS)
     def values(col):
         if col in CHARACTERISTICS: return [col if v else '¬' + col for v in table[col]]
@@ -207,7 +217,7 @@ def taxonomy_figure(table:pd.DataFrame|None=None, # a placement table (default: 
 def taxonomy_sunburst(table:pd.DataFrame|None=None, # a placement table (default: `TABLE4`)
                      ) -> go.Figure:
     "Sunburst: policy group -> value interpretation -> method."
-    table = (TABLE4 if table is None else table).reset_index()
+    table = (TABLE4 if table is None else check_type('table', table, pd.DataFrame)).reset_index()
     ids, labels, parents = [], [], []
     for g, sub in table.groupby('policy', sort=False):
         ids.append(g); labels.append(g); parents.append('')
@@ -222,7 +232,7 @@ def taxonomy_sunburst(table:pd.DataFrame|None=None, # a placement table (default
 class MethodCard:
     "A method's taxonomy placement, displayable as HTML (notebooks) or Markdown (`str`)."
     def __init__(self, row:dict, # a placement (as from `placement`) plus optional extra fields
-                ): self.row = row
+                ): self.row = check_type('row', row, dict)
 
     def fields(self) -> list[tuple[str, str]]:
         "The (dimension, value) pairs shown on the card."
@@ -280,8 +290,11 @@ def placement_table(selectors, # selector classes or instances with a `taxonomy`
                    ) -> pd.DataFrame:
     "Placements declared by `selectors`, one row each, with the implementing class and whether it is a Table 4 row."
     rows = []
+    if isinstance(selectors, (str, bytes)) or not hasattr(selectors, '__iter__'): raise TypeError(f"selectors={selectors!r}: expected selector classes or instances")
     for s in selectors:
+        if not (isinstance(s, type) or hasattr(s, 'select')): raise TypeError(f"selectors[i]={s!r}: expected a selector class or instance")
         cls = s if isinstance(s, type) else type(s)
         if not getattr(cls, 'taxonomy', None): continue
         rows.append(dict(cls.taxonomy, implementation=cls.__name__, in_table4=cls.taxonomy['method'] in TABLE4.index))
+    if not rows: raise ValueError("selectors: none of them declares a taxonomy placement")
     return pd.DataFrame(rows).set_index('method')

@@ -1,0 +1,171 @@
+"""Bad input never surprises (engine and selection parts): malformed arguments raise ValueError/TypeError naming the
+argument, never another exception or a hang."""
+import importlib, inspect
+import numpy as np, pytest, torch
+from hypothesis import given, settings, strategies as st, HealthCheck
+import hetfl_explore.engine.protocol as pt
+import hetfl_explore.engine.simulation as sm
+import hetfl_explore.selection.taxonomy as tx
+import hetfl_explore.selection.baselines as bl
+import hetfl_explore.selection.efficiency as ef
+import hetfl_explore.selection.constraints as cs
+import hetfl_explore.selection.inclusion as inc
+import hetfl_explore.selection.incentives as icv
+import hetfl_explore.selection.compare as cmp
+
+SETTINGS = settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+NOT_INT = st.one_of(st.sampled_from([None, 'x', 1.5, float('nan'), object()]), st.integers(max_value=0))
+NOT_POS = st.sampled_from([None, 'x', float('nan'), float('inf'), -1.0, object()])
+NOT_UNIT = st.one_of(st.sampled_from([None, 'x', float('nan'), object()]), st.floats(1.01, 9), st.floats(-9, -0.01))
+NOT_ARRAY = st.sampled_from([None, 'abc', object(), [[1, 'x']]])
+NOT_CHOICE = st.sampled_from(['nope', None, 3, ''])
+NOT_BOOL = st.sampled_from([None, 'yes', 2])
+NOT_RNG = st.sampled_from([None, 'rng', 3.5])
+NOT_MODEL = st.sampled_from([None, 'model', 3])
+NOT_DF = st.sampled_from([None, 'df', 3, [1, 2]])
+RNG = lambda: np.random.default_rng(0)
+VIEW = lambda: pt.make_view(4)
+REP = lambda: pt.synthetic_reports(0, np.array([0, 1]), np.full(4, 10), RNG())
+NET = lambda: sm.mlp(4, 3, 2)
+
+def _sel(cls, *a, **k): return lambda v: cls(*a, **k).select(0, v, 2, RNG())   # a selector's select with a bad view
+BAD_VIEW = st.sampled_from([None, 'view', 3])
+
+# (qualified name, call with the bad value, argument named in the error, strategy of bad values)
+CASES = [
+    ('engine.protocol.Selection', lambda v: pt.Selection(v), 'Selection.ids', NOT_ARRAY),
+    ('engine.protocol.as_selection', lambda v: pt.as_selection(v), 'ids', NOT_ARRAY),
+    ('engine.protocol.ClientView', lambda v: pt.ClientView(0, v, np.full(4, 1)), 'ClientView.available', NOT_ARRAY),
+    ('engine.protocol.Reports', lambda v: pt.Reports(0, v, [1], [1.], [1.], [1], [1.], [1.], [1.], torch.zeros(1, 2), torch.zeros(2)), 'Reports.ids', NOT_ARRAY),
+    ('engine.protocol.Selector', lambda v: pt.Selector().reset(v, 0), 'num_clients', NOT_INT),
+    ('engine.protocol.validate_selection', lambda v: pt.validate_selection([0], v), 'clients', BAD_VIEW),
+    ('engine.protocol.UniformSelector', lambda v: pt.UniformSelector().select(0, VIEW(), v, RNG()), 'k', NOT_INT),
+    ('engine.protocol.RoundRobinSelector', lambda v: pt.RoundRobinSelector().select(0, VIEW(), v, RNG()), 'k', NOT_INT),
+    ('engine.protocol.make_view', lambda v: pt.make_view(v), 'num_clients', NOT_INT),
+    ('engine.protocol.synthetic_reports', lambda v: pt.synthetic_reports(0, [0], np.full(2, 5), RNG(), n_params=v), 'n_params', NOT_INT),
+    ('engine.protocol.selection_trace', lambda v: pt.selection_trace(pt.UniformSelector(), 4, 2, v), 'rounds', NOT_INT),
+    ('engine.protocol.participation_figure', lambda v: pt.participation_figure(v), 'trace', NOT_ARRAY),
+    ('engine.protocol.check_array', lambda v: pt.check_array('thing', v, 1), 'thing', NOT_ARRAY),
+    ('engine.simulation.Flatten1', lambda v: sm.Flatten1()(v), 'x', NOT_ARRAY),
+    ('engine.simulation.mlp', lambda v: sm.mlp(v), 'in_features', NOT_INT),
+    ('engine.simulation.cnn', lambda v: sm.cnn(width=v), 'width', NOT_INT),
+    ('engine.simulation.mobilenet_v2_gn', lambda v: sm.mobilenet_v2_gn(groups=v), 'groups', NOT_INT),
+    ('engine.simulation.check_vmappable', lambda v: sm.check_vmappable(v), 'model', NOT_MODEL),
+    ('engine.simulation.ParamLayout', lambda v: sm.ParamLayout(v), 'model', NOT_MODEL),
+    ('engine.simulation.evaluate', lambda v: sm.evaluate(NET(), torch.zeros(2, 4), torch.zeros(2).long(), torch.zeros(2).long(), 2, 1, batch_size=v), 'batch_size', NOT_INT),
+    ('engine.simulation.RunConfig', lambda v: sm.RunConfig(rounds=v), 'RunConfig.rounds', NOT_INT),
+    ('engine.simulation.batch_plan', lambda v: sm.batch_plan([3, 4], v, RNG()), 'batch_size', NOT_INT),
+    ('engine.simulation.train_sequential', lambda v: sm.train_sequential(NET(), v, torch.zeros(23), None, None, None, None, None, None, None), 'layout', NOT_MODEL),
+    ('engine.simulation.train_batched', lambda v: sm.train_batched(NET(), v, torch.zeros(23), None, None, None, None, None, None, None), 'layout', NOT_MODEL),
+    ('engine.simulation.local_train', lambda v: sm.local_train(NET(), torch.zeros(23), torch.zeros(3, 4), torch.zeros(3).long(), v, RNG()), 'config', NOT_MODEL),
+    ('engine.simulation.fednova_norm', lambda v: sm.fednova_norm([1, 2], [1., 1.], momentum=v), 'momentum', NOT_UNIT),
+    ('engine.simulation.AggregationInput', lambda v: sm.AggregationInput(torch.zeros(2), v, np.ones(1)), 'AggregationInput.updates', NOT_ARRAY),
+    ('engine.simulation.fedavg_rule', lambda v: sm.fedavg_rule(v), 'inp', NOT_MODEL),
+    ('engine.simulation.fednova_rule', lambda v: sm.fednova_rule(v), 'inp', NOT_MODEL),
+    ('engine.simulation.masked_average', lambda v: sm.masked_average(v), 'inp', NOT_MODEL),
+    ('engine.simulation.aggregate', lambda v: sm.aggregate(torch.zeros(2), torch.zeros(1, 2), np.ones(1), v, {}), 'cfg', NOT_MODEL),
+    ('engine.simulation.unit_masks', lambda v: sm.unit_masks(NET(), v, RNG()), 'keep', NOT_UNIT),
+    ('engine.simulation.SystemProfiles', lambda v: sm.SystemProfiles(v, 1, 1, 1, 0), 'SystemProfiles.speed', NOT_ARRAY),
+    ('engine.simulation.History', lambda v: sm.History(v), 'config', NOT_DF),
+    ('engine.simulation.RunStore', lambda v: sm.RunStore(v), 'path', st.sampled_from([None, 3, object()])),
+    ('engine.simulation.data_fingerprint', lambda v: sm.data_fingerprint(v), 'data', st.sampled_from([None, 3, 'x'])),
+    ('engine.simulation.selector_fingerprint', lambda v: sm.selector_fingerprint(v), 'selector', st.sampled_from([None, 3, 'x'])),
+    ('engine.simulation.model_profile', lambda v: sm.model_profile(v, torch.zeros(4)), 'model', NOT_MODEL),
+    ('engine.simulation.choose_backend', lambda v: sm.choose_backend({'flops': 1, 'params': 1}, v, torch.device('cpu')), 'batch_size', NOT_INT),
+    ('engine.simulation.block_size', lambda v: sm.block_size({'params': 1, 'activations': 1}, v, torch.device('cpu')), 'batch_size', NOT_INT),
+    ('engine.simulation.Simulation', lambda v: sm.Simulation(NET, v, pt.UniformSelector(), sm.RunConfig()), 'data', st.sampled_from([None, 3, 'x'])),
+    ('engine.simulation.run_key', lambda v: sm.run_key(v), 'identity', st.sampled_from([None, 3, b'x'])),
+    ('engine.simulation.run_fl', lambda v: sm.run_fl(NET, v), 'data', st.sampled_from([None, 3, 'x'])),
+    ('engine.simulation.digits_federation', lambda v: sm.digits_federation(v), 'num_clients', NOT_INT),
+    ('engine.simulation.LivePlot', lambda v: sm.LivePlot(v), 'metrics', st.sampled_from([None, 3, [], [1]])),
+]
+CASES += [
+    ('selection.taxonomy.parse_characteristics', lambda v: tx.parse_characteristics(v), 'client', st.sampled_from([None, 3, 'V D Q', ''])),
+    ('selection.taxonomy.characteristics_text', lambda v: tx.characteristics_text(v), 'flags', st.sampled_from([None, 3, {'Q': True}])),
+    ('selection.taxonomy.placement', lambda v: tx.placement('X', v, 'V D S R T', 'theta', '-', 'Ranking', '-'), 'policy', NOT_CHOICE),
+    ('selection.taxonomy.methods_where', lambda v: tx.methods_where(V=v), 'V', st.sampled_from(['maybe', 3])),
+    ('selection.taxonomy.taxonomy_figure', lambda v: tx.taxonomy_figure(dims=v), 'dims', st.sampled_from([('nope',), None, 3])),
+    ('selection.taxonomy.taxonomy_sunburst', lambda v: tx.taxonomy_sunburst(v), 'table', st.sampled_from(['df', 3, [1, 2]])),
+    ('selection.taxonomy.MethodCard', lambda v: tx.MethodCard(v), 'row', NOT_DF),
+    ('selection.taxonomy.method_card', lambda v: tx.method_card(v), 'method', st.sampled_from(['nope', None, 3])),
+    ('selection.taxonomy.placement_mismatches', lambda v: tx.placement_mismatches(v), 'declared', NOT_DF),
+    ('selection.taxonomy.placement_table', lambda v: tx.placement_table(v), 'selectors', st.sampled_from([None, 3, [3]])),
+    ('selection.baselines.budget', lambda v: bl.budget(v, VIEW()), 'k', NOT_INT),
+    ('selection.baselines.top_by', lambda v: bl.top_by([0, 1], [1., 2.], v, RNG()), 'm', NOT_INT),
+    ('selection.baselines.sample_by', lambda v: bl.sample_by([0, 1], [1., 2.], v, RNG()), 'm', NOT_INT),
+    ('selection.baselines.softmax', lambda v: bl.softmax([1., 2.], v), 'beta', st.sampled_from([None, 'x', float('nan'), float('inf')])),
+    ('selection.baselines.allocate', lambda v: bl.allocate([2, 2], v, 3), 'weight', st.sampled_from([[np.inf, 1], [-1, 1], [1], None, 'ab'])),
+    ('selection.baselines.stratified_pick', lambda v: bl.stratified_pick(np.zeros(4, int), np.arange(4), v, RNG()), 'm', NOT_INT),
+    ('selection.baselines.EqRep', _sel(bl.EqRep), 'clients', BAD_VIEW),  # budget() checks the view
+    ('selection.baselines.EqW', lambda v: bl.EqW(replace=v), 'replace', NOT_BOOL),
+    ('selection.baselines.RoundRobin', lambda v: bl.RoundRobin().select(0, VIEW(), v, RNG()), 'k', NOT_INT),
+    ('selection.baselines.FedNova', lambda v: bl.FedNova(participation=v), 'participation', NOT_CHOICE),
+    ('selection.baselines.flag_opposing', lambda v: bl.flag_opposing(v), 'updates', NOT_ARRAY),
+    ('selection.baselines.FedPNS', lambda v: bl.FedPNS(beta=v), 'beta', NOT_UNIT),
+    ('selection.baselines.sketch', lambda v: bl.sketch(torch.zeros(2, 3), v, 0), 'dim', NOT_INT),
+    ('selection.baselines.ward_clusters', lambda v: bl.ward_clusters(np.zeros((3, 2)), v), 'n', NOT_INT),
+    ('selection.baselines.HCSFed', lambda v: bl.HCSFed(n_clusters=v), 'n_clusters', NOT_INT),
+    ('selection.efficiency.round_half_up', lambda v: ef.round_half_up(v), 'x', st.sampled_from([None, 'x', float('nan'), float('inf')])),
+    ('selection.efficiency.ActiveFL', lambda v: ef.ActiveFL(alpha1=v), 'alpha1', NOT_UNIT),
+    ('selection.efficiency.PowD', lambda v: ef.PowD(d=v), 'd', st.sampled_from(['x', 1.5, 0, -2])),
+    ('selection.efficiency.shapley_values', lambda v: ef.shapley_values(v, lambda c: 0.0, RNG()), 'n', NOT_INT),
+    ('selection.efficiency.coalition_utility', lambda v: ef.coalition_utility(v), 'reports', st.sampled_from([None, 3, 'x'])),
+    ('selection.efficiency.SFedAvg', lambda v: ef.SFedAvg(n_perm=v), 'n_perm', NOT_INT),
+    ('selection.efficiency.toy_reports', lambda v: ef.toy_reports(0, [0], v, torch.ones(2)), 'updates', NOT_ARRAY),
+    ('selection.efficiency.local_centroids', lambda v: ef.local_centroids([np.zeros((4, 2))], k_local=v), 'k_local', NOT_INT),
+    ('selection.efficiency.KFed', lambda v: ef.KFed(v), 'centroids', st.sampled_from([None, 3, 'x'])),
+    ('selection.efficiency.LAG', lambda v: ef.LAG(D=v), 'D', NOT_INT),
+    ('selection.efficiency.pooled_balance', lambda v: ef.pooled_balance(v, [0]), 'class_counts', NOT_ARRAY),
+    ('selection.efficiency.FLCIR', lambda v: ef.FLCIR(v), 'class_counts', NOT_ARRAY),
+    ('selection.efficiency.FAVOR', lambda v: ef.FAVOR(dim=v), 'dim', NOT_INT),
+    ('selection.efficiency.q_net', lambda v: ef.q_net(v, 4, torch.Generator()), 'n_in', NOT_INT),
+    ('selection.constraints.round_estimates', lambda v: cs.round_estimates(VIEW(), [0], epochs=v), 'epochs', NOT_POS),
+    ('selection.constraints.FedCS', lambda v: cs.FedCS(time_source=v), 'time_source', NOT_CHOICE),
+    ('selection.constraints.project_simplex', lambda v: cs.project_simplex(v), 'v', NOT_ARRAY),
+    ('selection.constraints.AgnosticFL', lambda v: cs.AgnosticFL(mode=v), 'mode', NOT_CHOICE),
+    ('selection.constraints.qffl_step', lambda v: cs.qffl_step(torch.zeros(2), torch.zeros(1, 2), [1.], v), 'q', NOT_POS),
+    ('selection.constraints.QFFL', lambda v: cs.QFFL(step=v), 'step', NOT_CHOICE),
+    ('selection.constraints.normalised_utility', lambda v: cs.normalised_utility([1., 2.], v), 'clip', NOT_UNIT),
+    ('selection.constraints.oort_utility', lambda v: cs.oort_utility([1], [1.], [1.], v), 'preferred', NOT_POS),
+    ('selection.constraints.Oort', lambda v: cs.Oort(staleness=v), 'staleness', NOT_POS),
+    ('selection.constraints.FLAME', lambda v: cs.FLAME(alpha=v), 'alpha', NOT_POS),
+    ('selection.constraints.robust_low_outliers', lambda v: cs.robust_low_outliers([.5, .6], z=v), 'z', NOT_POS),
+    ('selection.constraints.DDaBA', lambda v: cs.DDaBA(delta=v), 'delta', NOT_POS),
+    ('selection.constraints.PolicyStack', lambda v: cs.PolicyStack(v, cs.Oort()), 'filter', st.sampled_from([None, 3, 'x'])),
+    ('selection.inclusion.LTFL', lambda v: inc.LTFL(loss_prob=v), 'loss_prob', NOT_UNIT),
+    ('selection.inclusion.FedDropout', lambda v: inc.FedDropout(min_capacity=v), 'min_capacity', NOT_UNIT),
+    ('selection.incentives.CIMR', lambda v: icv.CIMR(participation=v), 'participation', NOT_CHOICE),
+    ('selection.incentives.FMore', lambda v: icv.FMore(markup=v), 'markup', NOT_POS),
+    ('selection.incentives.contract_menu', lambda v: icv.contract_menu(v), 'costs', NOT_ARRAY),
+    ('selection.incentives.subjective_reputation', lambda v: icv.subjective_reputation([1.], [1.], W=v), 'W', NOT_POS),
+    ('selection.incentives.CBIM', lambda v: icv.CBIM(n_types=v), 'n_types', NOT_INT),
+    ('selection.incentives.update_is_good', lambda v: icv.update_is_good(v), 'reports', st.sampled_from([None, 3, 'x'])),
+    ('selection.compare.jain_index', lambda v: cmp.jain_index(v), 'counts', NOT_ARRAY),
+    ('selection.compare.client_accuracies', lambda v: cmp.client_accuracies(v), 'sim', st.sampled_from([None, 3, 'x'])),
+    ('selection.compare.history_metrics', lambda v: cmp.history_metrics(v), 'h', st.sampled_from([None, 3, 'x'])),
+    ('selection.compare.run_one', lambda v: cmp.run_one(pt.UniformSelector(), None, NET, sm.RunConfig(), v), 'seed', NOT_INT),
+    ('selection.compare.compare_selectors', lambda v: cmp.compare_selectors(v, None, NET, sm.RunConfig()), 'selectors', st.sampled_from([None, 3, [3]])),
+    ('selection.compare.summary', lambda v: cmp.summary(v), 'result', NOT_DF),
+    ('selection.compare.curves_figure', lambda v: cmp.curves_figure(v), 'result', NOT_DF),
+    ('selection.compare.selection_heatmaps', lambda v: cmp.selection_heatmaps(v), 'result', NOT_DF),
+    ('selection.compare.poison_labels', lambda v: cmp.poison_labels(v, [0]), 'data', st.sampled_from([None, 3, 'x'])),
+]
+COVERED = {f'hetfl_explore.{name}' for name, *_ in CASES}
+
+@pytest.mark.parametrize('name,call,arg,bad', CASES, ids=[c[0] for c in CASES])
+def test_malformed_input_names_the_argument(name, call, arg, bad):
+    @SETTINGS
+    @given(v=bad)
+    def check(v):
+        with pytest.raises((ValueError, TypeError)) as e: call(v)
+        assert arg in str(e.value), f"{name}({v!r}): {type(e.value).__name__}: {e.value}"
+    check()
+
+def test_covered_is_every_public_function_and_class():
+    "COVERED lists exactly the public functions and classes of hetfl_explore.engine.* and hetfl_explore.selection.*."
+    public = set()
+    for m in (pt, sm, tx, bl, ef, cs, inc, icv, cmp):
+        for n in m.__all__:
+            o = getattr(m, n)
+            if (inspect.isfunction(o) or inspect.isclass(o)) and o.__module__ == m.__name__: public.add(f'{m.__name__}.{n}')
+    assert public == COVERED, (sorted(public - COVERED), sorted(COVERED - public))

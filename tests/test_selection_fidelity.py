@@ -1,0 +1,159 @@
+"Each selection method does what its name says: hand-computed cases of the published rules (issues 16 and 18)."
+import dataclasses, signal
+import numpy as np, pytest, torch
+from hetfl_explore.engine.protocol import ClientView, Selection, Selector, UniformSelector, make_view, selection_trace, synthetic_reports
+from hetfl_explore.engine.simulation import (AggregationInput, RunConfig, Simulation, SystemProfiles, digits_federation, mlp, run_fl,
+                                             fednova_rule, unit_masks)
+from hetfl_explore.selection.baselines import FedNova, RoundRobin, allocate
+from hetfl_explore.selection.efficiency import LAG
+from hetfl_explore.selection.constraints import FedCS, QFFL, Oort, DDaBA, PolicyStack, qffl_step
+from hetfl_explore.selection.inclusion import LTFL, FedDropout
+from hetfl_explore.selection.compare import compare_selectors
+
+@pytest.fixture(scope='module')
+def fed(): return digits_federation(8, alpha=0.5, seed=0)
+MODEL = lambda: mlp(64, 16, 10)
+CFG = RunConfig(rounds=2, clients_per_round=3, lr=0.2, batch_size=16)
+
+def lag_reference(a, c, eta, D, xi, rounds):
+    """LAG-PS as published (Chen et al., 2018, eq. (12b) and update (4)) on workers f_m = a_m/(2M)||theta - c_m||^2:
+    L_m = a_m / M, step alpha = eta; worker m is contacted when L_m^2 ||hat_m - theta||^2 > sum_d xi_d ||move_d||^2 / (alpha^2 M^2)."""
+    M = len(a); L, alpha = a / M, eta; theta = np.zeros(2); hist, hat, grad, out = [theta.copy()], {}, {}, []
+    for t in range(rounds):
+        moves = sum(np.sum((hist[i + 1] - hist[i]) ** 2) for i in range(max(0, len(hist) - 1 - D), len(hist) - 1))
+        rhs = (xi / D) * moves / (alpha ** 2 * M ** 2)
+        up = [m for m in range(M) if m not in hat or L[m] ** 2 * np.sum((hat[m] - theta) ** 2) > rhs]
+        if not up: break
+        for m in up: hat[m], grad[m] = theta.copy(), a[m] * (theta - c[m]) / M
+        out.append(sorted(up)); theta = theta - alpha * np.sum([grad[m] for m in range(M)], 0); hist.append(theta.copy())
+    return out
+
+def test_lag_skip_pattern_matches_the_published_trigger():
+    a, c, alpha = np.array([1., 1., 2., 4., 8.]), np.array([[1., 0], [0, 1], [-1, 0], [0, -1], [1, 1]]), 0.1
+    s = LAG(smoothness=alpha * a); s.reset(5, 0); rng = np.random.default_rng(0); theta = torch.zeros(2, dtype=torch.float64); got = []
+    want = lag_reference(a, c, alpha, 10, 1.0, 12)
+    for t in range(len(want)):
+        ids = s.select(t, ClientView(t, np.arange(5), np.full(5, 100), global_params=theta), 5, rng).ids; got.append(sorted(ids.tolist()))
+        upd = -alpha * torch.as_tensor(a[ids])[:, None] * (theta - torch.as_tensor(c[ids]))
+        r = synthetic_reports(t, ids, np.full(5, 100), rng); r.updates, r.global_params = upd, theta.clone()
+        s.observe(t, r); theta = theta + s.aggregation(AggregationInput(theta, upd, np.ones(len(ids)) / len(ids)))
+    assert got == want and any(len(g) < 5 for g in got[1:]) and any(len(g) > 1 for g in got[2:])
+
+def test_fednova_formula_on_heterogeneous_steps():
+    eta, tau, g, p = 0.1, np.array([1, 3, 6]), torch.eye(3), np.array([.2, .3, .5])
+    U = -eta * torch.as_tensor(tau, dtype=torch.float32)[:, None] * g
+    want = -eta * float((p * tau).sum()) * torch.as_tensor(p, dtype=torch.float32)     # -eta tau_eff sum p_k g_k
+    torch.testing.assert_close(fednova_rule(AggregationInput(torch.zeros(3), U, p, tau, np.full(3, eta))), want)
+
+def test_fednova_under_run_fl_uses_normalised_averaging(fed):
+    cfg = dataclasses.replace(CFG, rounds=1)
+    h = run_fl(MODEL, fed, FedNova(), cfg); ref = run_fl(MODEL, fed, FedNova(), dataclasses.replace(cfg, aggregator='fednova'))
+    assert h.meta['aggregation'].endswith('fednova_rule') and len(h.rounds.selected[0]) == fed.num_clients   # all clients
+    torch.testing.assert_close(h.final_params, ref.final_params)
+
+def test_fednova_with_fedavgm_in_compare(fed):
+    res = compare_selectors([FedNova()], fed, MODEL, dataclasses.replace(CFG, aggregator='fedavgm', server_momentum=0.95))
+    assert res.attrs['histories'][('FedNova', 0)].meta['aggregation'].endswith('fednova_rule')
+    with pytest.raises(ValueError, match='not both'):
+        run_fl(MODEL, fed, FedNova(), dataclasses.replace(CFG, momentum=0.5, prox_mu=0.1))
+
+def test_round_robin_is_the_count_rule_under_random_availability():
+    tr = selection_trace(RoundRobin(), 12, 3, 300, seed=2, availability=0.4)
+    av = selection_trace(UniformSelector(), 12, 12, 300, seed=2, availability=0.4)
+    before = np.cumsum(tr, 0) - tr
+    for t in range(300):
+        picked, waiting = tr[t] == 1, (av[t] == 1) & (tr[t] == 0)
+        if picked.any() and waiting.any(): assert before[t, picked].max() <= before[t, waiting].min()
+    assert np.ptp(tr.sum(0)) <= 3
+    first = [tuple(np.flatnonzero(r)) for r in selection_trace(RoundRobin(), 12, 3, 4, seed=0)]
+    assert first != [(0, 1, 2), (3, 4, 5), (6, 7, 8), (9, 10, 11)]                 # seeded tie-break, not id order
+
+def test_federated_dropout_trains_sub_models(fed):
+    prof = SystemProfiles.sample(fed.num_clients, seed=0, speed_sigma=1.0)
+    h = run_fl(MODEL, fed, FedDropout(), dataclasses.replace(CFG, rounds=1, clients_per_round=8), profiles=prof)
+    r = h.rounds.iloc[0]; P = h.meta['n_params']
+    assert r.bytes_download < 4 * P * r.msg_download                              # some clients got a smaller model
+    m = unit_masks(MODEL(), 0.5, np.random.default_rng(0)); assert int(m.sum()) == 8 * 64 + 8 + 8 * 10 + 10
+
+class _AllFlagged(DDaBA):
+    def reweight(self, selected, updates): return np.zeros(len(updates.ids))
+
+def test_all_flagged_round_keeps_the_previous_model(fed):
+    sim = Simulation(MODEL, fed, _AllFlagged(), dataclasses.replace(CFG, rounds=1, val_fraction=0.2))
+    before = sim.params.clone(); row = sim.step()
+    assert row['kept_previous'] and torch.equal(sim.params, before)
+    view = make_view(4, available=[1, 2, 3], n_samples=np.array([1, 2, 8, 9])); s = LTFL(loss_prob=1.0, quantile=0.0); s.reset(4, 0)
+    sel = s.select(0, view, 2, np.random.default_rng(0))      # this seed picks 2 and 3, both slower than the fastest available (1)
+    assert sorted(sel.ids) == [2, 3] and sel.weights.sum() == 0 and s.round_info() == {'lost': 2}   # all lost: all weights 0
+
+def test_qffl_default_is_the_qfedavg_step():
+    s = QFFL(q=1.0); g0 = torch.zeros(2); U = torch.tensor([[1., 0], [0, 2]]); F = np.array([0.5, 2.0])
+    rep = synthetic_reports(0, np.array([0, 1]), np.array([10, 10]), np.random.default_rng(0)); rep.loss_before = F
+    got = s.aggregation(AggregationInput(g0, U, np.array([.5, .5]), lr=np.full(2, 0.5), reports=rep))
+    L = 2.0; d = -L * U; h = 1.0 * (d ** 2).sum(1) + L * torch.as_tensor(F, dtype=torch.float32)      # q F^(q-1)||d||^2 + L F^q
+    torch.testing.assert_close(got, -(torch.as_tensor(F, dtype=torch.float32)[:, None] * d).sum(0) / h.sum())
+    torch.testing.assert_close(got, qffl_step(g0, U, F, 1.0, L))
+    assert QFFL(step='reweight').aggregation is None
+
+def test_oort_long_unselected_client_reenters():
+    s = Oort(alpha=0, staleness=1.0, explore=0, explore_min=0, cutoff=1.0); s.reset(3, 0)
+    s.loss[:] = [1.0, 1.2, 2.0]; s.last[:] = 1; view = make_view(3)
+    u = s.utilities(view, np.arange(3), 1); np.testing.assert_allclose(u, [0, 20 / 92, 1.0])   # (min(u, q95) - min) / (q95 - min), q95 = 192; ln 1 = 0: no bonus
+    rng, picks = np.random.default_rng(0), []
+    for t in range(1, 200):
+        ids = s.select(t, view, 1, rng).ids; picks.append(int(ids[0])); s.last[ids] = t + 1
+        if ids[0] == 0: break
+    assert picks[-1] == 0 and picks[0] == 2                                   # re-entry by the staleness bonus
+
+def test_fedcs_needs_profiles_or_says_where_times_came_from(fed):
+    with pytest.raises(ValueError, match='time_source'): FedCS().select(0, make_view(4), 2, np.random.default_rng(0))
+    h = run_fl(MODEL, fed, FedCS(), dataclasses.replace(CFG, rounds=1))
+    assert h.rounds['info'][0]['time_source'] == 'drawn' and h.rounds.msg_query_time[0] > 0
+
+def test_messages_counted_by_type(fed):
+    from hetfl_explore.selection.efficiency import PowD
+    h = run_fl(MODEL, fed, PowD(d=5), dataclasses.replace(CFG, rounds=1)); r = h.rounds.iloc[0]; P = h.meta['n_params']
+    assert (r.msg_query_loss, r.msg_download, r.msg_upload) == (5, 3, 3)
+    assert r.bytes == r.bytes_query_loss + r.bytes_download + r.bytes_upload == 4 * P * 11 + 8 * 5
+
+def test_composed_policy_end_to_end(fed):
+    prof = SystemProfiles.sample(fed.num_clients, seed=0, speed_sigma=1.0)
+    h = run_fl(MODEL, fed, PolicyStack(FedCS(), Oort()), dataclasses.replace(CFG, rounds=3), profiles=prof)
+    t = prof.round_cost(np.arange(fed.num_clients), np.asarray(fed.client_sizes, float), 4.0 * h.meta['n_params'])[0]
+    for r in h.rounds.itertuples(): assert max(t[r.selected]) <= r.info.get('t_max', np.inf) + 1e-9 or len(r.selected) == 1
+
+def test_reweight_hook_and_aggregation_plugin(fed):
+    med = lambda inp: inp.updates.median(0).values
+    h = run_fl(MODEL, fed, UniformSelector(), CFG, aggregation=med); assert h.meta['aggregation'].endswith('<lambda>')
+    with pytest.raises(ValueError, match='one aggregation rule'): Simulation(MODEL, fed, FedNova(), CFG, aggregation=med)
+
+# ---- issue 18: bad input in the engine and selection folders
+def _alarm(seconds):
+    def raise_(*_): raise TimeoutError('hang')
+    signal.signal(signal.SIGALRM, raise_); signal.alarm(seconds)
+
+def test_issue18_allocate_infinite_weight_does_not_hang():
+    _alarm(5)
+    try:
+        with pytest.raises(ValueError, match='weight'): allocate([2, 2], [np.inf, 1], 3)
+    finally: signal.alarm(0)
+
+def test_issue18_system_profiles_nan():
+    with pytest.raises(ValueError, match='SystemProfiles.speed'):
+        SystemProfiles(speed=[np.nan, 1, 1], bandwidth=1, availability=1, energy_budget=np.inf, dropout=0)
+    with pytest.raises(ValueError, match='speed=nan'): SystemProfiles.sample(3, speed=np.nan)
+
+def test_issue18_runconfig_client_lr_scalar():
+    with pytest.raises(TypeError, match='RunConfig.client_lr=0.1'): RunConfig(client_lr=0.1)
+
+def test_issue18_run_fl_model_does_not_fit(fed):
+    with pytest.raises(ValueError, match='64 values'): run_fl(lambda: mlp(32, 16, 10), fed)
+    with pytest.raises(ValueError, match='n_classes=10'): run_fl(lambda: mlp(64, 16, 3), fed)
+
+def test_issue18_run_fl_no_data():
+    with pytest.raises(TypeError, match='data=NoneType'): run_fl(MODEL, None)
+
+def test_issue18_seed_range():
+    with pytest.raises(ValueError, match='RunConfig.seed'): RunConfig(seed=2 ** 64)
+    with pytest.raises(ValueError, match='seed'): SystemProfiles.sample(3, seed=2 ** 64)
+    RunConfig(seed=2 ** 63 - 1)
