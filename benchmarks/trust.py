@@ -4,7 +4,7 @@ Run:  OMP_NUM_THREADS=2 .venv/bin/python benchmarks/trust.py [--updates 1000] [-
 Prints a table and writes benchmarks/results/trust.json. Targets (issue 20): signing + verifying 1,000 updates of a
 100k-parameter model (the update is (mu, var), 800 KB as float32) in at most 2 s on 2 cores; the Bayesian
 aggregation of 100 clients x 1M parameters (float32, mean-field) in at most 0.5 s. Times are the median of `repeats`
-runs after one warm-up.
+runs after one warm-up; the JSON records the machine's load average, since other processes share the cores.
 """
 import argparse, json, os, platform, time
 from datetime import datetime, timezone
@@ -48,7 +48,7 @@ def main():
     p.add_argument('--repeats', type=int, default=3)
     p.add_argument('--out', default=str(Path(__file__).parent / 'results' / 'trust.json'))
     a = p.parse_args()
-    rows = []
+    load_before, rows = os.getloadavg(), []
     for name, fn in signing_cases(a.updates, a.params) + aggregation_cases(a.clients, a.big):
         med, best = timeit(fn, a.repeats); rows.append(dict(case=name, median_s=round(med, 4), best_s=round(best, 4)))
     sv = rows[0]['median_s'] + rows[1]['median_s']
@@ -61,6 +61,7 @@ def main():
     for t in targets: print(f"{t['target']}: {t['measured_s']:.3f} s -> {'met' if t['met'] else 'NOT met'}")
     meta = dict(python=platform.python_version(), torch=torch.__version__, cryptography=cryptography.__version__, machine=platform.machine(),
                 cpus=os.cpu_count(), omp_num_threads=os.environ.get('OMP_NUM_THREADS'), torch_threads=torch.get_num_threads(),
+                load_average_before=[round(x, 2) for x in load_before], load_average_after=[round(x, 2) for x in os.getloadavg()],
                 repeats=a.repeats, command='OMP_NUM_THREADS=2 .venv/bin/python benchmarks/trust.py')
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     Path(a.out).write_text(json.dumps(dict(meta=meta, rows=rows, targets=targets), indent=1))
