@@ -1,0 +1,109 @@
+"""Authenticated aggregation (Tahir, 2025, ch. 7): the ABAC policy engine (Table 7.1), the PKI with `cryptography`,
+and the server's checks; every attack is rejected for the right reason, and honest updates never are."""
+from datetime import datetime, timedelta, timezone
+import numpy as np
+import pytest
+import torch
+from hetfl_explore.crowd.abac import parse_policy, PolicySyntaxError, Request, EXAMPLE_POLICY
+from hetfl_explore.crowd.pki import (CertificateAuthority, new_key, make_csr, sign_update, verify_update, check_certificate, SignedUpdate,
+                                     REASONS, session_key, seal, unseal, serialise, attributes_of)
+from hetfl_explore.crowd.authenticated import AuthenticatedServer, run_authenticated, deserialise
+
+T0 = datetime(2026, 3, 1, tzinfo=timezone.utc)
+GOOD = dict(ram_gb=6, disk_gb=20, full_disk_encryption=True, protocols=['TLS'], encryption=['AES-256'], trust=0.9, os_patch_age_days=[0])
+
+@pytest.mark.parametrize('text,line,col', [
+    ('rule a: permit register\n    ram_gb > 4', 2, 12), ('rule a: allow register\n  x = 1', 1, 9), ('  x = 1', 1, 1),
+    ('rule a: permit register\n  x subset {a, b', 2, 12), ('rule a: permit register\n  host.ram >= 1', 2, 3),
+    ('rule a: permit register\n  x = 1\nrule a: deny register\n  y = 2', 3, 6), ('rule a: permit register', 1, 1),
+    ('rule a: permit register\n  forall v in s: w = 1', 2, 18), ('rule a: permit register\n  x = 1 2', 2, 9)])
+def test_parse_errors_give_line_and_column(text, line, col):
+    with pytest.raises(PolicySyntaxError) as e: parse_policy(text)
+    assert (e.value.line, e.value.column) == (line, col) and f'line {line}, column {col}' in str(e.value)
+
+def test_decisions_follow_table_7_1_and_the_combining_rules():
+    pol = parse_policy(EXAMPLE_POLICY)
+    assert pol.decide(Request(GOOD, 'register')).decided_by == 'hardware'
+    for bad in (dict(ram_gb=3), dict(protocols=['FTP']), dict(encryption=['DES']), dict(full_disk_encryption=False)):
+        d = pol.decide(Request({**GOOD, **bad}, 'register'))
+        assert not d.permit and d.decided_by == 'default deny'
+    task = dict(min_trust=0.8)
+    assert pol.decide(Request(GOOD, 'participate', task, dict(maintenance=False))).permit
+    assert not pol.decide(Request({**GOOD, 'encryption': ['AES-256', 'DES']}, 'participate', task, dict(maintenance=False))).permit  # subset
+    assert not pol.decide(Request({**GOOD, 'os_patch_age_days': [0, 3]}, 'participate', task, dict(maintenance=False))).permit       # forall
+    d = pol.decide(Request(GOOD, 'participate', task, dict(maintenance=True)))
+    assert not d.permit and d.decided_by == 'maintenance' and '✓ env.maintenance = true' in d.explain()
+    assert parse_policy(EXAMPLE_POLICY.replace('deny-overrides', 'permit-overrides')).decide(Request(GOOD, 'participate', task, dict(maintenance=True))).permit
+    missing = pol.decide(Request(GOOD, 'participate'))                        # no resource attributes: deny, reason in the trace
+    assert not missing.permit and "attribute 'resource.min_trust' missing" in missing.explain()
+
+@pytest.fixture(scope='module')
+def world():
+    pol = parse_policy(EXAMPLE_POLICY); ca = CertificateAuthority(policy=pol, now=T0); ids = {}
+    for name, attrs in [('alice', GOOD), ('bob', GOOD), ('carol', {**GOOD, 'trust': 0.5})]:
+        k = new_key(); ids[name] = (k, ca.enrol(make_csr(k, name, attrs), now=T0)[0])
+    return pol, ca, ids
+
+def server(world): pol, ca, _ = world; return AuthenticatedServer(ca, 'task42', pol, dict(min_trust=0.8))
+UPDATE = (torch.linspace(0, 1, 50), torch.full((50,), 0.1))
+
+def test_register_denied_gets_no_certificate(world):
+    _, ca, _ = world
+    cert, d = ca.enrol(make_csr(new_key(), 'weak', {**GOOD, 'ram_gb': 1}), now=T0)
+    assert cert is None and not d.permit
+
+def test_each_attack_is_rejected_with_its_reason(world):
+    pol, ca, ids = world; srv = server(world)
+    old = sign_update(*ids['alice'], 'task42', 1, UPDATE); assert srv.receive([old], 1, T0) == [old]
+    good = sign_update(*ids['bob'], 'task42', 2, UPDATE)
+    one_byte = bytes([good.payload[0] ^ 0xFF]) + good.payload[1:]
+    rogue_ca = CertificateAuthority('hetfl-ca', now=T0); mk = new_key()
+    attacks = {
+        'signature': sign_update(new_key(), ids['alice'][1], 'task42', 2, UPDATE),                 # forged: wrong key for the certificate
+        'signature ': SignedUpdate(**{**good.__dict__, 'payload': one_byte}),                       # one byte tampered
+        'round': old,                                                                              # replay from round 1
+        'task': sign_update(*ids['bob'], 'task7', 2, UPDATE),                                      # another task's update
+        'policy': sign_update(*ids['carol'], 'task42', 2, UPDATE),                                 # wrong attributes (trust 0.5)
+        'not_ca': sign_update(mk, rogue_ca.enrol(make_csr(mk, 'alice', GOOD), now=T0)[0], 'task42', 2, UPDATE),
+        'identity': SignedUpdate(**{**sign_update(*ids['bob'], 'task42', 2, UPDATE).__dict__, 'client_id': 'alice'}),
+    }
+    assert srv.receive(list(attacks.values()), 2, T0 + timedelta(minutes=2)) == []
+    assert [r['reason'] for r in srv.rejections] == [REASONS[k.strip()] for k in attacks]
+    assert srv.receive([good], 2, T0) == [good] and srv.receive([good], 2, T0) == []               # same nonce twice
+    assert srv.rejections[-1]['reason'] == REASONS['nonce']
+
+def test_expired_and_revoked_certificates_are_rejected(world):
+    pol, _, _ = world; ca = CertificateAuthority(policy=pol, now=T0); k = new_key()
+    cert = ca.enrol(make_csr(k, 'dave', GOOD), now=T0)[0]
+    srv = AuthenticatedServer(ca, 'task42', pol, dict(min_trust=0.8))
+    assert srv.receive([sign_update(k, cert, 'task42', 1, UPDATE)], 1, T0 + ca.validity + timedelta(seconds=1)) == []
+    assert srv.rejections[-1]['reason'] == REASONS['expired']
+    ca.revoke(cert, T0)
+    assert srv.receive([sign_update(k, cert, 'task42', 2, UPDATE)], 2, T0) == [] and srv.rejections[-1]['reason'] == REASONS['revoked']
+    assert check_certificate(cert, ca.cert, ca.crl(T0), T0) == REASONS['revoked']
+
+def test_signature_covers_every_field(world):
+    _, _, ids = world; u = sign_update(*ids['alice'], 'task42', 3, UPDATE)
+    assert verify_update(u)
+    for field, value in dict(task_id='task43', round=4, client_id='bob', nonce=b'x' * 16, payload=u.payload[:-1] + b'\0').items():
+        assert not verify_update(SignedUpdate(**{**u.__dict__, field: value})), field
+    assert torch.equal(deserialise(u.payload)[0], UPDATE[0]) and len(serialise(UPDATE)) == 400
+
+def test_channel_agrees_on_a_key_and_detects_tampering():
+    a, b = new_key(), new_key()
+    k1, k2 = session_key(a, b.public_key()), session_key(b, a.public_key())
+    assert k1 == k2 and session_key(a, b.public_key(), b'other') != k1
+    box = seal(k1, b'weights', b'round 1')
+    assert unseal(k2, box, b'round 1') == b'weights'
+    for bad in (box[:-1] + bytes([box[-1] ^ 1]), box[:12] + bytes([box[12] ^ 1]) + box[13:]):
+        with pytest.raises(ValueError, match='authentication failed'): unseal(k2, bad, b'round 1')
+    with pytest.raises(ValueError, match='authentication failed'): unseal(session_key(a, new_key().public_key()), box, b'round 1')
+
+def test_no_false_rejections_over_a_20_round_honest_run():
+    from hetfl_explore.foundation.data import tiny_digits_federation
+    fd = tiny_digits_federation(0); pol = parse_policy(EXAMPLE_POLICY); ca = CertificateAuthority(policy=pol, now=T0); ids = {}
+    for c in range(fd.num_clients):
+        k = new_key(); ids[c] = (k, ca.enrol(make_csr(k, f'c{c}', GOOD), now=T0)[0])
+    srv = AuthenticatedServer(ca, 'digits', pol, dict(min_trust=0.8))
+    res = run_authenticated(fd, srv, ids, start=T0, rounds=20, clients_per_round=3, hidden=4, seed=0)
+    assert srv.rejections == [] and res['accepted'] == [3] * 20 and len(srv.seen) == 60
