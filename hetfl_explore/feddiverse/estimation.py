@@ -13,7 +13,7 @@ import torch.nn.functional as F
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 from ..foundation.core import check_int, check_float, check_choice, torch_generator, seed_everything
-from ..foundation.hetero import dht, interaction_matrix, TYPES
+from ..foundation.hetero import dht, interaction_matrix, TYPES, as_counts
 from .selector import triplet_error
 
 # %% auto #0
@@ -53,7 +53,8 @@ def toy_client(counts, # (|Y|, |A|) interaction matrix of the client
                noise_dims:int=6, # extra pure-noise features
               ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]: # x (n, 2 + noise_dims), y, a
     "Gaussian features in which the attribute is easier to read than the class, with the given (y, a) counts."
-    N = np.asarray(counts, dtype=np.int64); g = torch_generator(seed)
+    N = as_counts(counts, 'counts').astype(np.int64); g = torch_generator(seed)
+    if N.ndim != 2: raise ValueError(f"counts: shape {N.shape}: expected one (|Y|, |A|) matrix")
     y = torch.as_tensor(np.repeat(np.arange(N.shape[0]), N.sum(1)))
     a = torch.as_tensor(np.concatenate([np.repeat(np.arange(N.shape[1]), row) for row in N]))
     x = torch.randn(len(y), 2 + noise_dims, generator=g)
@@ -202,7 +203,7 @@ def train_attribute_classifier(biased:nn.Module, # the biased model whose featur
                                steps:int=10, # τ_attr
                                lr:float=0.05, # SGD step size
                                batch_size:int=28, # mini-batch size
-                               init:str='biased', # head initialisation: 'biased' (Alg. 3) or 'fresh' (the code)
+                               init:str='biased', # head initialisation: 'biased' (Alg. 3; needs a 2-logit biased head, else fresh) or 'fresh' (the code)
                                balanced:bool=True, # sample both pseudo-labels equally often
                                seed:int=0, # seed
                               ) -> nn.Module: # f̂ = ψ̂ ∘ φ, predicting the attribute of any sample
@@ -247,7 +248,7 @@ class EstimationConfig:
     lr:float = 0.05 # SGD step size of the biased model and attribute head
     batch_size:int = 28 # mini-batch size
     one_vs_rest:bool|None = None # None: one-vs-rest when |Y| > 2 (App. G)
-    init:str = 'biased' # attribute head initialisation ('biased' | 'fresh')
+    init:str = 'biased' # attribute head initialisation ('biased' | 'fresh'); a softmax biased model with |Y| > 2 always gets a fresh head
     balanced:bool = True # balance the pseudo-labels when training the attribute head
     def __post_init__(self):
         check_int('pretrain_rounds', self.pretrain_rounds, lo=0); check_int('bias_steps', self.bias_steps, lo=0)

@@ -11,7 +11,7 @@ import pandas as pd
 import torch
 from fastcore.basics import patch
 import plotly.graph_objects as go
-from ..foundation.core import check_int, check_choice, results_path
+from ..foundation.core import check_int, check_choice, check_type, results_path
 from ..foundation.hetero import dht, client_types, TYPES
 from ..foundation.data import federation
 from ..foundation.datasets import make_federated
@@ -24,11 +24,11 @@ from .estimation import EstimationConfig, estimate_federation, EstimationResult
 
 # %% auto #0
 __all__ = ['CNN_HIDDEN_PER_WIDTH', 'WIDTH_PERCENT', 'PRESETS', 'DATASETS', 'FL_METHODS', 'TABLE1_METHODS', 'ORACLE_METHODS',
-           'PUBLISHED_TABLE1', 'CMNIST_MAX_SCALE', 'CMNIST_MAX_SIZE', 'GRID_KEY', 'METHOD_COLOURS', 'RESULTS_TOOL',
-           'TIMED_ROUNDS', 'MS_PER_S', 'REPORT_CSS', 'DOCS_URL', 'DEMO_CAPTIONS', 'Preset', 'build_data', 'run_config',
-           'make_selector', 'selected_type_shares', 'run_one', 'run_grid', 'paper_grid', 'estimation_errors', 'table1',
-           'table3', 'gain_table', 'wga_curve_figure', 'share_figure', 'regenerate_results', 'measure_overhead',
-           'demo_report', 'demo', 'main']
+           'METHOD_LABELS', 'PUBLISHED_TABLE1', 'CMNIST_MAX_SCALE', 'CMNIST_MAX_SIZE', 'GRID_KEY', 'METHOD_COLOURS',
+           'RESULTS_TOOL', 'TIMED_ROUNDS', 'MS_PER_S', 'REPORT_CSS', 'DOCS_URL', 'DEMO_CAPTIONS', 'Preset',
+           'method_label', 'build_data', 'run_config', 'make_selector', 'selected_type_shares', 'run_one', 'run_grid',
+           'paper_grid', 'estimation_errors', 'table1', 'table3', 'gain_table', 'wga_curve_figure', 'share_figure',
+           'regenerate_results', 'measure_overhead', 'demo_report', 'demo', 'main']
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #dea7e0cf
 @dataclass
@@ -92,6 +92,12 @@ DATASETS = {'Spawrious_GSC': ('shapes', 'spawrious_gsc'), 'Spawrious_GCI': ('sha
 FL_METHODS = ('FedAvg', 'FedAvgM', 'FedProx', 'FedAvgM+FedProx')
 TABLE1_METHODS = ('FedDiverse', 'Uniform', 'Round robin', 'FedNova', 'pow-d', 'FedPNS', 'HCSFed')
 ORACLE_METHODS = ('FedDiverse (known DHT)', 'FedRK')
+METHOD_LABELS = {'FedDiverse': 'FedDiverse [sign-invariant]', 'FedDiverse (known DHT)': 'FedDiverse [sign-invariant, known DHT]'}
+
+def method_label(method:str, # a method name as stored in the result rows
+                ) -> str:
+    "The display name of a method: FedDiverse rows carry their selection variant (the default, sign-invariant)."
+    return METHOD_LABELS.get(check_type('method', method, str), method)
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #791e918d
 PUBLISHED_TABLE1 = {  # WGA %, FedAvgM, mean and std of 3 runs (Németh et al. (2025), Diversity-Driven Learning, Table 1 = thesis Table 15; Spawrious_GCI-100 omitted)
@@ -145,7 +151,8 @@ def make_selector(method:str, # one of `TABLE1_METHODS` or `ORACLE_METHODS`
     if method == 'FedDiverse':
         if estimated is None: raise ValueError("method='FedDiverse' needs the estimated triplets (estimated=...)")
         return FedDiverseSelector(estimated), {}
-    if method == 'FedDiverse (known DHT)': return FedDiverseSelector(oracle_triplets(data.interaction()), name='feddiverse[known]'), {}
+    if method == 'FedDiverse (known DHT)':
+        return FedDiverseSelector(oracle_triplets(data.interaction()), name='feddiverse[sign-invariant, known DHT]'), {}
     if method == 'FedRK': return FedRKSelector(data.interaction()), {}
     if method == 'FedNova': return FedNova(), dict(FedNova.config_overrides)
     if method == 'pow-d': return PowD(d=data.num_clients), {}
@@ -269,7 +276,7 @@ def table1(runs:pd.DataFrame, # rows from `run_grid`
     r = runs[runs.fl == fl]
     t = r.groupby(['method', 'dataset']).wga.apply(lambda v: _cell(v.values)).unstack()
     order = [m for m in TABLE1_METHODS + ORACLE_METHODS if m in t.index]
-    return t.loc[order, [d for d in DATASETS if d in t.columns]]
+    return t.loc[order, [d for d in DATASETS if d in t.columns]].rename(index=method_label)
 
 def table3(runs:pd.DataFrame, # rows from `run_grid`
           ) -> pd.DataFrame:
@@ -277,14 +284,14 @@ def table3(runs:pd.DataFrame, # rows from `run_grid`
     r = runs[runs.method.isin(['Uniform', 'FedDiverse'])]
     t = r.groupby(['fl', 'dataset', 'method']).wga.apply(lambda v: _cell(v.values)).unstack(['dataset', 'method'])
     cols = [(d, m) for d in DATASETS for m in ('Uniform', 'FedDiverse') if (d, m) in t.columns]
-    return t.loc[[f for f in FL_METHODS if f in t.index], cols]
+    return t.loc[[f for f in FL_METHODS if f in t.index], cols].rename(columns=method_label, level=1)
 
 def gain_table(runs:pd.DataFrame, # rows from `run_grid`
                fl:str='FedAvgM', # FL method
               ) -> pd.DataFrame:
     "FedDiverse minus uniform random WGA (points, mean over seeds), measured and published."
     m = runs[runs.fl == fl].groupby(['dataset', 'method']).wga.mean().unstack()
-    out = pd.DataFrame({'measured': m['FedDiverse'] - m['Uniform']})
+    out = pd.DataFrame({'measured': m['FedDiverse'] - m['Uniform']})   # FedDiverse = the sign-invariant variant
     out['published'] = [PUBLISHED_TABLE1['FedDiverse'][d][0] - PUBLISHED_TABLE1['Uniform'][d][0] for d in out.index]
     return out.loc[[d for d in DATASETS if d in out.index]].round(2)
 
@@ -306,7 +313,7 @@ def wga_curve_figure(runs:pd.DataFrame, # rows from `run_grid` / `run_one` (with
         col = METHOD_COLOURS[i % len(METHOD_COLOURS)]
         fig.add_scatter(x=np.r_[x, x[::-1]], y=np.r_[c.max(0), c.min(0)[::-1]], fill='toself', line=dict(width=0),
                         fillcolor=col, opacity=0.15, showlegend=False, hoverinfo='skip')
-        fig.add_scatter(x=x, y=c.mean(0), name=m, line=dict(color=col))
+        fig.add_scatter(x=x, y=c.mean(0), name=method_label(m), line=dict(color=col))
     fig.update_layout(title=f"Worst-group accuracy per round{' — ' + dataset if dataset else ''}", xaxis_title='round',
                       yaxis_title='WGA (%)', height=340, width=620, margin=dict(l=40, r=10, t=40, b=40))
     return fig
@@ -318,7 +325,8 @@ def share_figure(runs:pd.DataFrame, # rows with share_CI / share_AI / share_SC
     "Share of CI / AI / SC clients among the selected slots, per selection method (mean over runs)."
     r = runs if dataset is None else runs[runs.dataset == dataset]
     s = r.groupby('method', sort=False)[[f'share_{d}' for d in TYPES]].mean() * 100
-    fig = go.Figure([go.Bar(name=d, x=s.index, y=s[f'share_{d}'], text=s[f'share_{d}'].round(1)) for d in TYPES])
+    x = [method_label(m) for m in s.index]
+    fig = go.Figure([go.Bar(name=d, x=x, y=s[f'share_{d}'], text=s[f'share_{d}'].round(1)) for d in TYPES])
     fig.add_hline(y=100 / 3, line_dash='dot', line_color='grey')
     fig.update_layout(barmode='group', title='Selected clients by type', yaxis_title='% of selected slots', height=320, width=560,
                       margin=dict(l=40, r=10, t=40, b=40))

@@ -20,12 +20,13 @@ from ..selection.efficiency import PowD, ActiveFL, FLCIR
 from ..selection.constraints import Oort, QFFL
 
 # %% auto #0
-__all__ = ['DIMS', 'SELECTION_VARIANTS', 'ZERO', 'SELECTORS', 'PUBLISHED_UNIFORM_SHARES', 'SHARE_FEDERATIONS',
-           'selection_options', 'normalise_triplets', 'check_triplets', 'diversity_rounds', 'diversity_round',
-           'selector_name', 'FedDiverseSelector', 'oracle_triplets', 'perturb_triplets', 'triplet_error',
-           'noise_for_error', 'fedrk_weights', 'mixture_variance', 'FedRKSelector', 'SelectionStats', 'selection_stats',
-           'proxy_losses', 'make_selector', 'simulate_selection', 'share_selectors', 'selection_share_table',
-           'type_share_figure', 'frequency_figure']
+__all__ = ['DIMS', 'SELECTION_VARIANTS', 'ZERO', 'ROUNDOFF', 'AS_PRINTED', 'DEFAULT_ALIAS', 'SELECTORS',
+           'PUBLISHED_UNIFORM_SHARES', 'SHARE_FEDERATIONS', 'selection_options', 'normalise_triplets', 'check_triplets',
+           'check_available', 'diversity_rounds', 'diversity_round', 'selector_name', 'FedDiverseSelector',
+           'algorithm5_round', 'LiteralFedDiverseSelector', 'oracle_triplets', 'perturb_triplets', 'triplet_error',
+           'noise_for_error', 'nonnegative_matrices', 'fedrk_weights', 'mixture_variance', 'FedRKSelector',
+           'SelectionStats', 'selection_stats', 'proxy_losses', 'make_selector', 'simulate_selection',
+           'share_selectors', 'selection_share_table', 'type_share_figure', 'frequency_figure']
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #2f16acf7
 DIMS = TYPES  # ('CI', 'AI', 'SC'): the order of the components of a triplet
@@ -66,14 +67,35 @@ def normalise_triplets(triplets:np.ndarray, # (..., K, 3) non-negative triplets 
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #dab97e93
 ZERO = 1e-12   # a sum of weights or a norm below this counts as zero (uniform fallback, zero cross product)
+ROUNDOFF = 1e-12   # a component in [-ROUNDOFF, 0) is float round-off of a 0 (e.g. 1 - H/log 2 = -2.2e-16) and is clipped
 
-def check_triplets(triplets:np.ndarray, # (K, 3) triplets [CI, AI, SC]
-                  ) -> np.ndarray: # the same as float64
-    "Validate a (K, 3) array of finite non-negative triplets."
-    t = np.asarray(triplets, dtype=np.float64)
+def _float_array(x, name):
+    "`x` (numpy, torch, nested list) as a float64 array, or a ValueError naming `name`."
+    if hasattr(x, 'detach'): x = x.detach().cpu().numpy()
+    try: return np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as e: raise ValueError(f"{name}: not a numeric array ({e})") from None
+
+def check_triplets(triplets, # (K, 3) triplets [CI, AI, SC]: numpy, torch or nested list; or a `FederationSpec` (its true triplets)
+                  ) -> np.ndarray: # the same as float64, round-off negatives clipped to 0
+    "Validate a (K, 3) array of finite non-negative triplets; |x| <= ROUNDOFF negatives become 0, real negatives are errors."
+    if hasattr(triplets, 'matrices'): return oracle_triplets(triplets)
+    t = _float_array(triplets, 'triplets')
     if t.ndim != 2 or t.shape[1] != 3: raise ValueError(f"triplets: shape {t.shape}: expected (K, 3)")
-    if not np.all(np.isfinite(t)) or (t < 0).any(): raise ValueError("triplets: expected finite non-negative values")
-    return t
+    if not np.all(np.isfinite(t)): raise ValueError("triplets: expected finite non-negative values (got NaN or inf)")
+    if (t < -ROUNDOFF).any():
+        k, d = np.argwhere(t < -ROUNDOFF)[0]
+        raise ValueError(f"triplets: client {k} {DIMS[d]} = {t[k, d]!r}: expected finite non-negative values")
+    return np.maximum(t, 0.0)
+
+def check_available(available, # ids that may be chosen, or None (all)
+                    K:int, # clients in the federation
+                   ) -> np.ndarray: # sorted distinct ids
+    "Validate client ids: integers in [0, K)."
+    if available is None: return np.arange(K)
+    a = _float_array(available, 'available').ravel()
+    if not np.all(np.isfinite(a)) or (a != np.round(a)).any() or (a < 0).any() or (a >= K).any():
+        raise ValueError(f"available={np.asarray(available).tolist()!r}: expected client ids, integers in [0, {K})")
+    return np.unique(a.astype(np.int64))
 
 def _draw(w, u):
     "Inverse-CDF draws, one per row of `w` (≥ 0): the first index whose cumulative share exceeds `u`."
@@ -94,7 +116,7 @@ class _Rounds:
     def __init__(self, t, k, R, rng, t0, available, tol, o):
         K, self.o, self.tol, self.rows = len(t), o, tol, np.arange(R)
         self.left = np.zeros((R, K), bool)
-        self.left[:, np.arange(K) if available is None else np.unique(np.asarray(available, np.int64))] = True
+        self.left[:, check_available(available, K)] = True
         target = k if o['remainder'] == 'truncate' else -(-k // 3) * 3
         self.n, self.rand = min(target, int(self.left[0].sum())), o['lead'] == 'random'
         self.U = rng.random((R, 3 * self.rand + self.n))   # a round's uniforms: the dimension order, then one per pick
@@ -204,14 +226,17 @@ def diversity_round(triplets:np.ndarray, # (K, 3) triplets [CI, AI, SC] of every
     return ids, dict(round=t, options=st.o, order=[DIMS[i] for i in st.order[0]], steps=[_trace(st, s) for s in st.steps])
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #1396653c
-def selector_name(variant:str='sign-invariant', # a key of `SELECTION_VARIANTS`
+AS_PRINTED = 'paper-as-printed'   # Algorithm 5 exactly as printed (step 3 may re-pick): `LiteralFedDiverseSelector`
+DEFAULT_ALIAS = 'feddiverse'   # the unlabelled name older callers use; it means the default, sign-invariant variant
+
+def selector_name(variant:str='sign-invariant', # a key of `SELECTION_VARIANTS`, or 'paper-as-printed'
                  ) -> str:
-    "The one naming rule of FedDiverse selectors: 'feddiverse' for the default variant, 'feddiverse[<variant>]' otherwise."
-    return 'feddiverse' if check_choice('variant', variant, SELECTION_VARIANTS) == 'sign-invariant' else f'feddiverse[{variant}]'
+    "The one naming rule of FedDiverse selectors: 'feddiverse[<variant>]' for every variant, the default included."
+    return f"feddiverse[{check_choice('variant', variant, (*SELECTION_VARIANTS, AS_PRINTED))}]"
 
 class FedDiverseSelector(Selector):
     "FedDiverse's diversity-driven selection from per-client triplets (a `selection.Selector`)."
-    name = 'feddiverse'
+    name = selector_name()
     def __init__(self, triplets:np.ndarray, # (K, 3) triplets [CI, AI, SC], indexed by client id
                  variant:str='sign-invariant', # a named variant of `SELECTION_VARIANTS`
                  name:str|None=None, # display name (default `selector_name(variant)`; 'feddiverse[<variant>]' with overrides)
@@ -251,11 +276,68 @@ def explain(self:FedDiverseSelector) -> dict:
     if self._last is None: raise RuntimeError("explain(): no selection has been made since the last reset")
     return dict(self._last, triplets=self.triplets)
 
+# %% ../../nbs/feddiverse/20_selector.ipynb #66b827d0
+def algorithm5_round(triplets, # (K, 3) triplets [CI, AI, SC]
+                     k:int, # clients to select (κ)
+                     rng:np.random.Generator, # the selection stream (one uniform per pick)
+                     t:int=0, # the round: step 1 leads with dimension SC, CI, AI for t mod 3 = 0, 1, 2
+                     available=None, # ids that may be chosen (default: all)
+                     tol:float=1e-9, # scores within `tol` of the best are ties (broken at random)
+                    ) -> tuple[np.ndarray, dict]: # (distinct ids in order of selection, {'picks', 'duplicates'})
+    "Algorithms 5-6 of Németh et al. (2025) exactly as printed: step 3 ranges over all clients but k_p and k_c."
+    T, k = check_triplets(triplets), check_int('k', k, lo=1)
+    L, av = normalise_triplets(T), check_available(available, len(T))
+    col = [DIMS.index(d) for d in ('SC', 'CI', 'AI')][check_int('t', t, lo=0) % 3]
+    left = np.isin(np.arange(len(T)), av); chosen, picks = [], []
+    def take(i):
+        picks.append(int(i)); left[i] = False
+        if i not in chosen: chosen.append(int(i))
+        return len(chosen) >= k
+    one = lambda s, mask, best: int(_pick(s[None], mask[None], best, rng.random(1), 'random', tol)[0])
+    while len(chosen) < k and left.any():
+        w = np.where(left, T[:, col], 0.0)
+        kp = int(_draw(w[None] if w.sum() > ZERO else left[None].astype(float), rng.random(1))[0])
+        if take(kp) or not left.any(): break
+        kc = one(L @ L[kp], left, 'min')
+        if take(kc): break
+        rest = np.isin(np.arange(len(T)), av); rest[[kp, kc]] = False
+        if rest.any() and take(one(L @ np.cross(L[kp], L[kc]), rest, 'max')): break
+    return np.array(chosen, np.int64), dict(picks=picks, duplicates=len(picks) - len(chosen))
+
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #01deddad
+class LiteralFedDiverseSelector(Selector):
+    "FedDiverse with Algorithm 5 exactly as printed; the number of re-picked clients of every round is kept."
+    name = selector_name(AS_PRINTED)
+    def __init__(self, triplets, # (K, 3) triplets [CI, AI, SC], indexed by client id
+                 tol:float=1e-9, # tie tolerance of the argmin/argmax steps
+                ):
+        self.triplets, self.tol, self.duplicates = check_triplets(triplets), check_float('tol', tol, lo=0), []
+
+    def reset(self, num_clients:int, # clients in the federation
+              seed:int, # the run's seed
+             ):
+        "Forget the duplicate counts, and check that there is one triplet per client."
+        super().reset(num_clients, seed); self.duplicates = []
+        if num_clients != len(self.triplets):
+            raise ValueError(f"num_clients={num_clients}: the selector holds triplets for {len(self.triplets)} clients")
+
+    def select(self, t:int, # the round
+               clients:ClientView, # who is available
+               k:int, # clients to select (κ)
+               rng:np.random.Generator, # the selection stream
+              ) -> Selection:
+        "One `algorithm5_round`; its number of re-picks is appended to `duplicates`."
+        ids, tr = algorithm5_round(self.triplets, k, rng, t, clients.available, self.tol)
+        self.duplicates.append(tr['duplicates'])
+        return Selection(ids)
+
+
 # %% ../../nbs/feddiverse/20_selector.ipynb #31b7c9e8
-def oracle_triplets(matrices:np.ndarray, # (K, |Y|, |A|) true client interaction matrices
-                   ) -> np.ndarray: # (K, 3) true triplets
+def oracle_triplets(matrices, # (K, |Y|, |A|) true client interaction matrices (numpy, torch, nested list or `FederationSpec`)
+                   ) -> np.ndarray: # (K, 3) true triplets, round-off negatives clipped to 0
     "The true DHT of every client (the server-knows-$N^k$ oracle)."
-    return np.asarray(dht(np.asarray(matrices)), dtype=np.float64)
+    return np.maximum(np.asarray(dht(as_counts(matrices, 'matrices')), dtype=np.float64), 0.0)
 
 def perturb_triplets(triplets:np.ndarray, # (K, 3) true triplets
                      sigma:float, # standard deviation of the Gaussian noise added to each component
@@ -263,7 +345,7 @@ def perturb_triplets(triplets:np.ndarray, # (K, 3) true triplets
                     ) -> np.ndarray: # (K, 3) noisy triplets, clipped to [0, 1]
     r"Triplets with i.i.d. $\mathcal N(0, \sigma^2)$ noise, clipped to $[0,1]$ (simulated estimation error)."
     sigma = check_float('sigma', sigma, lo=0)
-    t = np.asarray(triplets, dtype=np.float64)
+    t = check_triplets(triplets)
     return np.clip(t + rng_streams(seed, 1, 'triplet-noise')[0].normal(0, sigma, t.shape), 0, 1)
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #8fd87a56
@@ -271,7 +353,9 @@ def triplet_error(estimated:np.ndarray, # (K, 3) estimated triplets
                   true:np.ndarray, # (K, 3) true triplets
                  ) -> dict: # MAE per component, mean and sup Euclidean error
     "Estimation error of triplets: mean absolute error of CI, AI and SC, and the mean / max Euclidean error."
-    e = np.asarray(estimated, float) - np.asarray(true, float); d = np.linalg.norm(e, axis=1)
+    est, tru = check_triplets(estimated), check_triplets(true)
+    if est.shape != tru.shape: raise ValueError(f"estimated: shape {est.shape} differs from true's {tru.shape}")
+    e = est - tru; d = np.linalg.norm(e, axis=1)
     return dict(**{f'MAE_{n}': float(v) for n, v in zip(DIMS, np.abs(e).mean(0))}, euclid_mean=float(d.mean()), euclid_sup=float(d.max()))
 
 def noise_for_error(triplets:np.ndarray, # (K, 3) true triplets
@@ -279,7 +363,7 @@ def noise_for_error(triplets:np.ndarray, # (K, 3) true triplets
                     seed:int=0, # seed of the noise
                    ) -> float: # σ giving that mean error (bisection)
     "The σ of `perturb_triplets` whose mean Euclidean error on `triplets` is `target`."
-    target = check_float('target', target, lo=0, lo_open=True)
+    target, triplets = check_float('target', target, lo=0, lo_open=True), check_triplets(triplets)
     err = lambda s: triplet_error(perturb_triplets(triplets, s, seed), triplets)['euclid_mean']
     lo, hi = 0.0, 1.0
     while err(hi) < target:
@@ -290,12 +374,21 @@ def noise_for_error(triplets:np.ndarray, # (K, 3) true triplets
     return (lo + hi) / 2
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #57f35819
+def nonnegative_matrices(matrices, # (K, |Y|, |A|): numpy, torch, nested list or `FederationSpec`
+                         name:str='matrices', # argument name for the errors
+                        ) -> np.ndarray: # float64 (K, |Y|, |A|)
+    "Validate client matrices of finite non-negative weights (an all-zero client is allowed, unlike `as_counts`)."
+    if isinstance(matrices, str): raise ValueError(f"{name}={matrices!r}: expected (K, |Y|, |A|) matrices, not a string")
+    A = _float_array(matrices, name)
+    if A.ndim != 3 or not len(A): raise ValueError(f"{name}: shape {A.shape}: expected (K, |Y|, |A|) with K >= 1")
+    if not np.isfinite(A).all() or (A < 0).any(): raise ValueError(f"{name}: expected finite non-negative entries")
+    return A
+
 def fedrk_weights(matrices:np.ndarray, # (K, |Y|, |A|) client interaction matrices
                   floor:float=0.0, # ε: mix with the uniform distribution, ω ← (1-ε)ω + ε/K
                  ) -> np.ndarray: # (K,) weights, ≥ 0, summing to 1
     "FedRK's variance-minimising mixture weights of the client matrices (convex QP on the simplex, SLSQP)."
-    A = np.asarray(matrices, dtype=np.float64)
-    if A.ndim != 3 or not len(A): raise ValueError(f"matrices: shape {A.shape}: expected (K, |Y|, |A|) with K >= 1")
+    A = nonnegative_matrices(matrices)
     floor = check_float('floor', floor, lo=0, hi=1)
     K = len(A); flat = A.reshape(K, -1)
     D = (flat - flat.mean(1, keepdims=True)).T
@@ -310,7 +403,10 @@ def mixture_variance(matrices:np.ndarray, # (K, |Y|, |A|) client matrices
                      weights:np.ndarray, # (K,) mixture weights
                     ) -> float:
     r"Var(S) of the mixed matrix $S = \sum_k \omega_k N^k$ over its cells."
-    return float(np.tensordot(np.asarray(weights, float), np.asarray(matrices, float), 1).var())
+    N = nonnegative_matrices(matrices); w = _float_array(weights, 'weights')
+    if w.shape != N.shape[:1] or not np.isfinite(w).all():
+        raise ValueError(f"weights: shape {w.shape}: expected {N.shape[:1]} finite weights, one per client")
+    return float(np.tensordot(w, N, 1).var())
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #05892a03
 class FedRKSelector(Selector):
@@ -319,7 +415,7 @@ class FedRKSelector(Selector):
     def __init__(self, matrices:np.ndarray, # (K, |Y|, |A|) true client interaction matrices
                  floor:float=1e-3, # ε-floor of the weights, so that κ clients can always be drawn
                 ):
-        self.matrices = np.asarray(matrices)
+        self.matrices = nonnegative_matrices(matrices)
         self.weights = fedrk_weights(self.matrices, floor)
 
     def reset(self, num_clients:int, # clients in the federation
@@ -350,6 +446,7 @@ class SelectionStats:
     selected: np.ndarray # (rounds, K) 0/1 participation
     union_triplets: np.ndarray # (rounds, 3) DHT of the union of the selected clients' data per round
     types: np.ndarray # (K,) type of each client
+    duplicates: np.ndarray|None = None # (rounds,) re-picked clients per round (Algorithm 5 as printed), else None
     def union_mean(self) -> np.ndarray: "Mean union triplet over rounds."; return self.union_triplets.mean(0)
 
 def selection_stats(matrices:np.ndarray, # (K, |Y|, |A|) client matrices
@@ -366,7 +463,7 @@ def selection_stats(matrices:np.ndarray, # (K, |Y|, |A|) client matrices
 def proxy_losses(matrices:np.ndarray, # (K, |Y|, |A|) client matrices
                 ) -> np.ndarray: # (K,) mean cross-entropy (nats) of the shortcut classifier on each client
     "Loss proxy without training: each client's loss under the attribute-only classifier $P(y\\mid a)$ of the pooled data."
-    N = np.asarray(matrices, np.float64)
+    N = as_counts(matrices, 'matrices')
     G = N.sum(0); p = (G + 1) / (G.sum(0, keepdims=True) + G.shape[0])   # Laplace-smoothed global P(y | a)
     return -(N * np.log(p)).sum((1, 2)) / np.maximum(N.sum((1, 2)), 1)
 
@@ -378,7 +475,9 @@ SELECTORS: dict[str, Callable] = {   # name -> factory(matrices, triplets) of a 
     'EqW': lambda N, t: EqW(), 'pow-d': lambda N, t: PowD(), 'AFL_G': lambda N, t: ActiveFL(), 'Oort': lambda N, t: Oort(),
     'q-FFL': lambda N, t: QFFL(), 'FedPNS': lambda N, t: FedPNS(), 'FL-CIR': lambda N, t: FLCIR(N.sum(-1)),
     **{selector_name(v): _feddiverse(v) for v in SELECTION_VARIANTS},
+    selector_name(AS_PRINTED): lambda N, t: LiteralFedDiverseSelector(t),
     'fedrk': lambda N, t: FedRKSelector(N),
+    DEFAULT_ALIAS: _feddiverse('sign-invariant'),   # = 'feddiverse[sign-invariant]', kept for older callers
 }
 
 def make_selector(name:str, # a key of `SELECTORS`
@@ -388,8 +487,8 @@ def make_selector(name:str, # a key of `SELECTORS`
                  ) -> Selector:
     "A fresh selector by name, built from a federation's matrices (FedDiverse gets true or noisy triplets)."
     check_choice('name', name, SELECTORS); noise = check_float('noise', noise, lo=0)
-    t = oracle_triplets(matrices)
-    return SELECTORS[name](np.asarray(matrices), perturb_triplets(t, noise, seed) if noise > 0 else t)
+    N = as_counts(matrices, 'matrices'); t = oracle_triplets(N)
+    return SELECTORS[name](N, perturb_triplets(t, noise, seed) if noise > 0 else t)
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #b436431b
 def _matrices(fed):
@@ -434,7 +533,8 @@ def simulate_selection(fed, # a federation name, a `FederationSpec`, or (K, |Y|,
         ids = diversity_rounds(sel.triplets, k, rounds, streams[0], 0, available, sel.tol, **sel.options)
         chosen = np.zeros((rounds, K), np.int64); chosen[np.arange(rounds)[:, None], ids] = 1
     else: chosen = _run_selector(sel, N, rounds, k, seed, available, loss_noise, streams)
-    return selection_stats(N, chosen)
+    dup = np.array(sel.duplicates, np.int64) if isinstance(sel, LiteralFedDiverseSelector) else None
+    return replace(selection_stats(N, chosen), duplicates=dup)
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #bcedd45b
 PUBLISHED_UNIFORM_SHARES = {   # Németh et al. (2025), Diversity-Driven Learning, App. F, captions of Figs. 5-9 (= thesis Figure 17), % (CI, AI, SC)
@@ -447,7 +547,8 @@ def share_selectors(matrices:np.ndarray, # (K, |Y|, |A|) a federation's true mat
     "The strategies compared in the share table: uniform, round robin, the FedDiverse variants (true triplets) and FedRK."
     t = oracle_triplets(matrices)
     return {'uniform': UniformSelector(), 'round_robin': RoundRobinSelector(),
-            **{selector_name(v): FedDiverseSelector(t, v) for v in variants}, 'fedrk': FedRKSelector(matrices)}
+            **{selector_name(v): FedDiverseSelector(t, v) for v in variants},
+            selector_name(AS_PRINTED): LiteralFedDiverseSelector(t), 'fedrk': FedRKSelector(matrices)}
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #5f8c430c
 SHARE_FEDERATIONS = ('spawrious_gsc', 'cmnist_gsc', 'spawrious_gci', 'spawrious_gai', 'waterbirds_dist', 'spawrious_4',
@@ -465,12 +566,14 @@ def selection_share_table(federations=SHARE_FEDERATIONS, # federation names
         N, k = spec.matrices, int(getattr(spec, 'kappa', 9) or 9)
         for method, sel in share_selectors(N).items():
             st = simulate_selection(N, sel, rounds, k, seed)
+            dup = st.duplicates if st.duplicates is not None else np.full(1, np.nan)
             rows.append(dict(federation=name, kappa=k, method=method, **{d: 100 * st.type_shares[d] for d in DIMS},
-                             **{f'union_{d}': v for d, v in zip(DIMS, st.union_mean())}))
+                             **{f'union_{d}': v for d, v in zip(DIMS, st.union_mean())},
+                             repick_rounds=100 * np.mean(dup > 0) if st.duplicates is not None else np.nan, repicks=dup.mean()))
         if name in PUBLISHED_UNIFORM_SHARES:
             rows.append(dict(federation=name, kappa=k, method='published uniform',
                              **dict(zip(DIMS, PUBLISHED_UNIFORM_SHARES[name]))))
-    return pd.DataFrame(rows).round({**{d: 1 for d in DIMS}, **{f'union_{d}': 3 for d in DIMS}})
+    return pd.DataFrame(rows).round({**{d: 1 for d in DIMS}, **{f'union_{d}': 3 for d in DIMS}, 'repick_rounds': 1, 'repicks': 2})
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #7777501d
 def type_share_figure(table:pd.DataFrame, # rows of `selection_share_table` (or one federation's rows)
