@@ -22,10 +22,10 @@ from ..selection.constraints import Oort, QFFL
 # %% auto #0
 __all__ = ['DIMS', 'SELECTION_VARIANTS', 'ZERO', 'ROUNDOFF', 'AS_PRINTED', 'DEFAULT_ALIAS', 'SELECTORS',
            'PUBLISHED_UNIFORM_SHARES', 'SHARE_FEDERATIONS', 'selection_options', 'normalise_triplets', 'check_triplets',
-           'check_available', 'diversity_rounds', 'diversity_round', 'selector_name', 'FedDiverseSelector',
-           'algorithm5_round', 'LiteralFedDiverseSelector', 'oracle_triplets', 'perturb_triplets', 'triplet_error',
-           'noise_for_error', 'nonnegative_matrices', 'fedrk_weights', 'mixture_variance', 'FedRKSelector',
-           'SelectionStats', 'selection_stats', 'proxy_losses', 'make_selector', 'simulate_selection',
+           'check_rng', 'check_available', 'diversity_rounds', 'diversity_round', 'selector_name', 'FedDiverseSelector',
+           'algorithm5_round', 'LiteralFedDiverseSelector', 'client_matrices', 'oracle_triplets', 'perturb_triplets',
+           'triplet_error', 'noise_for_error', 'nonnegative_matrices', 'fedrk_weights', 'mixture_variance',
+           'FedRKSelector', 'SelectionStats', 'selection_stats', 'proxy_losses', 'make_selector', 'simulate_selection',
            'share_selectors', 'selection_share_table', 'type_share_figure', 'frequency_figure']
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #2f16acf7
@@ -56,7 +56,7 @@ def normalise_triplets(triplets:np.ndarray, # (..., K, 3) non-negative triplets 
                        rows:np.ndarray|None=None, # clients in the per-dimension sums: ids, or a (..., K) mask (default all); others become 0
                       ) -> np.ndarray: # (..., K, 3) normalised triplets
     "Normalise triplets for the complementary and orthogonal steps; zero triplets stay zero."
-    t = np.asarray(triplets, dtype=np.float64)
+    t = check_triplets(triplets, batch=True)
     if norm == 'l1': return t / np.maximum(t.sum(-1, keepdims=True), 1e-12)
     check_choice('norm', norm, ('l1', 'cosine'))
     if rows is not None:
@@ -76,21 +76,26 @@ def _float_array(x, name):
     except (TypeError, ValueError) as e: raise ValueError(f"{name}: not a numeric array ({e})") from None
 
 def check_triplets(triplets, # (K, 3) triplets [CI, AI, SC]: numpy, torch or nested list; or a `FederationSpec` (its true triplets)
+                   name:str='triplets', # argument name for the errors
+                   batch:bool=False, # accept (..., K, 3) stacks of triplets too
                   ) -> np.ndarray: # the same as float64, round-off negatives clipped to 0
     "Validate a (K, 3) array of finite non-negative triplets; |x| <= ROUNDOFF negatives become 0, real negatives are errors."
     if hasattr(triplets, 'matrices'): return oracle_triplets(triplets)
-    t = _float_array(triplets, 'triplets')
-    if t.ndim != 2 or t.shape[1] != 3: raise ValueError(f"triplets: shape {t.shape}: expected (K, 3)")
-    if not np.all(np.isfinite(t)): raise ValueError("triplets: expected finite non-negative values (got NaN or inf)")
+    t = _float_array(triplets, name)
+    if (t.ndim < 2 if batch else t.ndim != 2) or t.shape[-1] != 3: raise ValueError(f"{name}: shape {t.shape}: expected (K, 3)")
+    if not np.all(np.isfinite(t)): raise ValueError(f"{name}: expected finite non-negative values (got NaN or inf)")
     if (t < -ROUNDOFF).any():
-        k, d = np.argwhere(t < -ROUNDOFF)[0]
-        raise ValueError(f"triplets: client {k} {DIMS[d]} = {t[k, d]!r}: expected finite non-negative values")
+        *_, k, d = np.argwhere(t < -ROUNDOFF)[0]
+        raise ValueError(f"{name}: client {k} {DIMS[d]} = {t[tuple(np.argwhere(t < -ROUNDOFF)[0])]!r}: expected finite non-negative values")
     return np.maximum(t, 0.0)
+
+def check_rng(rng): "`rng` if it is a numpy Generator, else a TypeError."; return check_type('rng', rng, np.random.Generator)
 
 def check_available(available, # ids that may be chosen, or None (all)
                     K:int, # clients in the federation
                    ) -> np.ndarray: # sorted distinct ids
     "Validate client ids: integers in [0, K)."
+    K = check_int('K', K, lo=1)
     if available is None: return np.arange(K)
     a = _float_array(available, 'available').ravel()
     if not np.all(np.isfinite(a)) or (a != np.round(a)).any() or (a < 0).any() or (a >= K).any():
@@ -177,7 +182,7 @@ def orthogonal(self:_Rounds):
 # %% ../../nbs/feddiverse/20_selector.ipynb #b3acfaff
 def _run_rounds(triplets, k, rounds, rng, t0, available, tol, options):
     "Run `rounds` rounds side by side; the finished `_Rounds`."
-    st = _Rounds(check_triplets(triplets), check_int('k', k, lo=1), check_int('rounds', rounds, lo=1), rng, t0, available,
+    st = _Rounds(check_triplets(triplets), check_int('k', k, lo=1), check_int('rounds', rounds, lo=1), check_rng(rng), t0, available,
                  check_float('tol', tol, lo=0), selection_options('sign-invariant', **options))
     r = 0
     while len(st.picks) < st.n:
@@ -285,7 +290,7 @@ def algorithm5_round(triplets, # (K, 3) triplets [CI, AI, SC]
                      tol:float=1e-9, # scores within `tol` of the best are ties (broken at random)
                     ) -> tuple[np.ndarray, dict]: # (distinct ids in order of selection, {'picks', 'duplicates'})
     "Algorithms 5-6 of Németh et al. (2025) exactly as printed: step 3 ranges over all clients but k_p and k_c."
-    T, k = check_triplets(triplets), check_int('k', k, lo=1)
+    T, k, rng, tol = check_triplets(triplets), check_int('k', k, lo=1), check_rng(rng), check_float('tol', tol, lo=0)
     L, av = normalise_triplets(T), check_available(available, len(T))
     col = [DIMS.index(d) for d in ('SC', 'CI', 'AI')][check_int('t', t, lo=0) % 3]
     left = np.isin(np.arange(len(T)), av); chosen, picks = [], []
@@ -334,10 +339,19 @@ class LiteralFedDiverseSelector(Selector):
 
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #31b7c9e8
+def client_matrices(matrices, # (K, |Y|, |A|) counts: numpy, torch, nested list or `FederationSpec`
+                    name:str='matrices', # argument name for the errors
+                   ) -> np.ndarray: # float64 (K, |Y|, |A|)
+    "Validate a stack of client interaction matrices (`as_counts`, and one matrix per client)."
+    if isinstance(matrices, str): raise ValueError(f"{name}={matrices!r}: expected (K, |Y|, |A|) matrices, not a string")
+    N = as_counts(matrices, name)
+    if N.ndim != 3: raise ValueError(f"{name}: shape {N.shape}: expected (K, |Y|, |A|), one matrix per client")
+    return N
+
 def oracle_triplets(matrices, # (K, |Y|, |A|) true client interaction matrices (numpy, torch, nested list or `FederationSpec`)
                    ) -> np.ndarray: # (K, 3) true triplets, round-off negatives clipped to 0
     "The true DHT of every client (the server-knows-$N^k$ oracle)."
-    return np.maximum(np.asarray(dht(as_counts(matrices, 'matrices')), dtype=np.float64), 0.0)
+    return np.maximum(np.asarray(dht(client_matrices(matrices)), dtype=np.float64), 0.0)
 
 def perturb_triplets(triplets:np.ndarray, # (K, 3) true triplets
                      sigma:float, # standard deviation of the Gaussian noise added to each component
@@ -353,7 +367,7 @@ def triplet_error(estimated:np.ndarray, # (K, 3) estimated triplets
                   true:np.ndarray, # (K, 3) true triplets
                  ) -> dict: # MAE per component, mean and sup Euclidean error
     "Estimation error of triplets: mean absolute error of CI, AI and SC, and the mean / max Euclidean error."
-    est, tru = check_triplets(estimated), check_triplets(true)
+    est, tru = check_triplets(estimated, 'estimated'), check_triplets(true, 'true')
     if est.shape != tru.shape: raise ValueError(f"estimated: shape {est.shape} differs from true's {tru.shape}")
     e = est - tru; d = np.linalg.norm(e, axis=1)
     return dict(**{f'MAE_{n}': float(v) for n, v in zip(DIMS, np.abs(e).mean(0))}, euclid_mean=float(d.mean()), euclid_sup=float(d.max()))
@@ -453,7 +467,10 @@ def selection_stats(matrices:np.ndarray, # (K, |Y|, |A|) client matrices
                     chosen:np.ndarray, # (rounds, K) 0/1 participation
                    ) -> SelectionStats:
     "Type shares, frequencies and the triplet of the union of each round's selected data (vectorised over rounds)."
-    N = as_counts(matrices, 'matrices'); K = len(N)
+    N = client_matrices(matrices); K = len(N)
+    chosen = _float_array(chosen, 'chosen')
+    if chosen.ndim != 2 or chosen.shape[1] != K or not np.isin(chosen, (0, 1)).all():
+        raise ValueError(f"chosen: shape {chosen.shape}: expected a (rounds, {K}) array of 0/1 participation")
     types = client_types(dht(N), tie='first')
     union = dht((chosen @ N.reshape(K, -1)).reshape(-1, *N.shape[1:]))
     slots = chosen.sum(0)
@@ -463,7 +480,7 @@ def selection_stats(matrices:np.ndarray, # (K, |Y|, |A|) client matrices
 def proxy_losses(matrices:np.ndarray, # (K, |Y|, |A|) client matrices
                 ) -> np.ndarray: # (K,) mean cross-entropy (nats) of the shortcut classifier on each client
     "Loss proxy without training: each client's loss under the attribute-only classifier $P(y\\mid a)$ of the pooled data."
-    N = as_counts(matrices, 'matrices')
+    N = client_matrices(matrices)
     G = N.sum(0); p = (G + 1) / (G.sum(0, keepdims=True) + G.shape[0])   # Laplace-smoothed global P(y | a)
     return -(N * np.log(p)).sum((1, 2)) / np.maximum(N.sum((1, 2)), 1)
 
@@ -487,16 +504,16 @@ def make_selector(name:str, # a key of `SELECTORS`
                  ) -> Selector:
     "A fresh selector by name, built from a federation's matrices (FedDiverse gets true or noisy triplets)."
     check_choice('name', name, SELECTORS); noise = check_float('noise', noise, lo=0)
-    N = as_counts(matrices, 'matrices'); t = oracle_triplets(N)
+    N = client_matrices(matrices); t = oracle_triplets(N)
     return SELECTORS[name](N, perturb_triplets(t, noise, seed) if noise > 0 else t)
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #b436431b
 def _matrices(fed):
     "The (K, |Y|, |A|) matrices of a federation name, a `FederationSpec` or an array."
     if isinstance(fed, str):
-        from hetfl_explore.foundation.data import federation
-        return federation(fed).matrices
-    return as_counts(getattr(fed, 'matrices', fed), 'fed')
+        from hetfl_explore.foundation.data import federation, FEDERATIONS
+        return federation(check_choice('fed', fed, FEDERATIONS)).matrices
+    return client_matrices(getattr(fed, 'matrices', fed), 'fed')
 
 def _run_selector(sel, N, rounds, k, seed, available, loss_noise, streams):
     "Call `sel.select` round by round; loss queries get `proxy_losses` + noise, `observe` gets synthetic reports."
@@ -526,7 +543,8 @@ def simulate_selection(fed, # a federation name, a `FederationSpec`, or (K, |Y|,
     "Run a selector for `rounds` rounds on a federation's matrices (no training) and summarise whom it picked."
     N = _matrices(fed); K = len(N)
     rounds, k = check_int('rounds', rounds, lo=1), check_int('k', k, lo=1)
-    sel = make_selector(selector, N, noise, seed) if isinstance(selector, str) else check_type('selector', selector, Selector)
+    sel = (make_selector(check_choice('selector', selector, SELECTORS), N, noise, seed) if isinstance(selector, str)
+           else check_type('selector', selector, Selector))
     streams = rng_streams(seed, 3, 'simulate_selection')   # selection, loss noise, synthetic reports
     sel.reset(K, seed)
     if isinstance(sel, FedDiverseSelector):   # the fast path: the same draws as `sel.select` round by round
@@ -546,6 +564,7 @@ def share_selectors(matrices:np.ndarray, # (K, |Y|, |A|) a federation's true mat
                    ) -> dict:
     "The strategies compared in the share table: uniform, round robin, the FedDiverse variants (true triplets) and FedRK."
     t = oracle_triplets(matrices)
+    variants = [check_choice('variants', v, SELECTION_VARIANTS) for v in check_type('variants', variants, (tuple, list))]
     return {'uniform': UniformSelector(), 'round_robin': RoundRobinSelector(),
             **{selector_name(v): FedDiverseSelector(t, v) for v in variants},
             selector_name(AS_PRINTED): LiteralFedDiverseSelector(t), 'fedrk': FedRKSelector(matrices)}
@@ -559,7 +578,8 @@ def selection_share_table(federations=SHARE_FEDERATIONS, # federation names
                           seed:int=0, # seed
                          ) -> pd.DataFrame:
     "Type shares (%) and mean union triplet of each strategy on each federation, beside the published uniform shares."
-    from hetfl_explore.foundation.data import federation as get
+    from hetfl_explore.foundation.data import federation as get, FEDERATIONS
+    federations = [check_choice('federations', f, FEDERATIONS) for f in check_type('federations', federations, (tuple, list))]
     rows = []
     for name in federations:
         spec = get(name)
@@ -580,7 +600,10 @@ def type_share_figure(table:pd.DataFrame, # rows of `selection_share_table` (or 
                       federation:str, # which federation to draw
                      ) -> go.Figure:
     "Stacked bars of the CI/AI/SC shares of selected slots per strategy on one federation."
-    t = table[table.federation == federation]
+    check_type('table', table, pd.DataFrame)
+    missing = {'federation', 'method', *DIMS} - set(table.columns)
+    if missing: raise ValueError(f"table: missing columns {sorted(missing)} (rows of `selection_share_table` expected)")
+    t = table[table.federation == check_choice('federation', federation, table.federation.unique())]
     fig = go.Figure([go.Bar(name=d, x=t.method, y=t[d], text=t[d].round(1)) for d in DIMS])
     fig.add_hline(y=100 / 3, line_dash='dot', line_color='grey')
     fig.update_layout(barmode='group', title=f'Share of selected clients by type — {federation}', yaxis_title='% of slots',
@@ -592,6 +615,7 @@ def frequency_figure(stats:SelectionStats, # from `simulate_selection`
                      title:str='How often each client is selected', # figure title
                     ) -> go.Figure:
     "Bars of each client's selection frequency, coloured by client type."
+    check_type('stats', stats, SelectionStats); check_type('title', title, str)
     colours = dict(CI='#1f77b4', AI='#ff7f0e', SC='#2ca02c')
     fig = go.Figure([go.Bar(x=np.flatnonzero(stats.types == d), y=stats.frequency[stats.types == d], name=d,
                             marker_color=colours[d]) for d in DIMS])

@@ -14,14 +14,14 @@ from torch import nn
 import torch.nn.functional as F
 from scipy.stats import norm as _normal
 from sklearn.metrics import roc_auc_score, roc_curve as _sk_roc
-from ..foundation.core import check_int, check_float, torch_generator
+from ..foundation.core import check_int, check_float, check_type, torch_generator
 
 # %% auto #0
 __all__ = ['FPR_TOL', 'CEIL_TOL', 'METRICS', 'KNOWN_FRACTION', 'MIN_KNOWN', 'MIA_CAP', 'SHADOW_EPOCHS', 'MIN_SD', 'LOG_EPS',
-           'AttackResult', 'roc_auc', 'roc_curve', 'min_nonmembers', 'tpr_at_fpr', 'advantage', 'best_advantage',
-           'bootstrap_ci', 'attack_metrics', 'model_outputs', 'MIASplit', 'n_known_members', 'make_split',
-           'fit_classifier', 'yeom_attack', 'Shadows', 'train_shadows', 'lira_offline', 'disjoint_pool',
-           'lira_population', 'distill_trajectory', 'tmia_attack', 'metrics_table', 'mia_anatomy']
+           'AttackResult', 'check_scores', 'check_labels', 'roc_auc', 'roc_curve', 'min_nonmembers', 'tpr_at_fpr',
+           'advantage', 'best_advantage', 'bootstrap_ci', 'attack_metrics', 'model_outputs', 'MIASplit',
+           'n_known_members', 'make_split', 'fit_classifier', 'yeom_attack', 'Shadows', 'train_shadows', 'lira_offline',
+           'disjoint_pool', 'lira_population', 'distill_trajectory', 'tmia_attack', 'metrics_table', 'mia_anatomy']
 
 # %% ../../nbs/modelhet/31_mia.ipynb #6acc3624
 @dataclass
@@ -34,14 +34,31 @@ class AttackResult:
     info: dict = field(default_factory=dict)  # attack-specific extras (threshold, known members, ...)
 
     def __post_init__(self):
-        self.scores = np.asarray(self.scores, float)
-        self.labels, self.preds = np.asarray(self.labels, int), np.asarray(self.preds, int)
-        if not (self.scores.shape == self.labels.shape == self.preds.shape) or self.scores.ndim != 1:
-            raise ValueError(f"scores, labels and preds must be 1-D of equal length, got {self.scores.shape}, "
-                             f"{self.labels.shape}, {self.preds.shape}")
-        if not set(np.unique(self.labels)) <= {0, 1}: raise ValueError("labels must be 0 (non-member) or 1 (member)")
+        self.scores, self.labels = check_scores(self.scores), check_labels(self.labels, 'labels', len(self.scores))
+        self.preds = check_labels(self.preds, 'preds', len(self.scores))
 
 # %% ../../nbs/modelhet/31_mia.ipynb #70962645
+def check_scores(scores, # membership scores
+                 name:str='scores', # argument name for the errors
+                ) -> np.ndarray: # 1-D float64
+    "Validate a 1-D array of finite scores."
+    try: s = np.asarray(scores, dtype=np.float64)
+    except (TypeError, ValueError) as e: raise ValueError(f"{name}: not a numeric array ({e})") from None
+    if s.ndim != 1 or not len(s) or not np.isfinite(s).all(): raise ValueError(f"{name}: expected a non-empty 1-D array of finite numbers")
+    return s
+
+def check_labels(labels, # 0/1 values
+                 name:str='labels', # argument name for the errors
+                 n:int|None=None, # required length
+                 ref:str='scores', # what `n` is the length of (named in the error)
+                ) -> np.ndarray: # 1-D int64
+    "Validate a 1-D array of 0/1 values (of length `n`)."
+    try: a = np.asarray(labels, dtype=np.float64)
+    except (TypeError, ValueError) as e: raise ValueError(f"{name}: not a 0/1 array ({e})") from None
+    if a.ndim != 1 or not np.isin(a, (0, 1)).all(): raise ValueError(f"{name}: expected a 1-D array of 0/1 values")
+    if n is not None and len(a) != n: raise ValueError(f"{name}: length {len(a)} differs from the length {n} of {ref}")
+    return a.astype(np.int64)
+
 def _check_both(labels):
     if labels.min() == labels.max(): raise ValueError("labels must contain both members (1) and non-members (0)")
 
@@ -49,14 +66,14 @@ def roc_auc(scores:np.ndarray, # Membership scores
             labels:np.ndarray, # 1 = member, 0 = non-member
            ) -> float:
     "Area under the ROC curve of `scores` for separating members from non-members."
-    labels = np.asarray(labels); _check_both(labels)
+    scores = check_scores(scores); labels = check_labels(labels, n=len(scores)); _check_both(labels)
     return float(roc_auc_score(labels, scores))
 
 def roc_curve(scores:np.ndarray, # Membership scores
               labels:np.ndarray, # 1 = member, 0 = non-member
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     "(fpr, tpr, thresholds) with the convention member iff score >= threshold (all points kept)."
-    labels = np.asarray(labels); _check_both(labels)
+    scores = check_scores(scores); labels = check_labels(labels, n=len(scores)); _check_both(labels)
     return _sk_roc(labels, scores, drop_intermediate=False)
 
 # %% ../../nbs/modelhet/31_mia.ipynb #e485d15a
@@ -74,8 +91,8 @@ def tpr_at_fpr(scores:np.ndarray, # Membership scores
                strict_resolution:bool=True, # NaN when there are fewer than `min_nonmembers(fpr)` non-members
               ) -> float:
     "TPR of the ROC point with the largest FPR <= `fpr`."
-    fpr = check_float('fpr', fpr, 0, 1, lo_open=True)
-    n_neg = int((np.asarray(labels) == 0).sum())
+    fpr, scores = check_float('fpr', fpr, 0, 1, lo_open=True), check_scores(scores)
+    n_neg = int((check_labels(labels, n=len(scores)) == 0).sum())
     if strict_resolution and n_neg < min_nonmembers(fpr): return float('nan')
     f, t, _ = roc_curve(scores, labels)
     return float(t[np.where(f <= fpr + FPR_TOL)[0][-1]])
@@ -85,7 +102,7 @@ def advantage(preds:np.ndarray, # The attack's 0/1 decisions
               labels:np.ndarray, # 1 = member, 0 = non-member
              ) -> float:
     "TPR - FPR of the decisions (= 2 (accuracy - 1/2) on a balanced set)."
-    preds, labels = np.asarray(preds), np.asarray(labels); _check_both(labels)
+    preds = check_labels(preds, 'preds'); labels = check_labels(labels, n=len(preds), ref='preds'); _check_both(labels)
     return float(preds[labels == 1].mean() - preds[labels == 0].mean())
 
 def best_advantage(scores:np.ndarray, # Membership scores
@@ -397,7 +414,8 @@ def metrics_table(results:list[AttackResult], # Results to summarise
                   n_boot:int=0, # Bootstrap resamples for intervals (0 = none)
                  ) -> pd.DataFrame:
     "One row of `attack_metrics` per result, indexed by attack name."
-    return pd.DataFrame([attack_metrics(r, n_boot) for r in results], index=[r.attack for r in results])
+    results = [check_type('results[i]', r, AttackResult) for r in check_type('results', results, (list, tuple))]
+    return pd.DataFrame([attack_metrics(r, check_int('n_boot', n_boot, lo=0)) for r in results], index=[r.attack for r in results])
 
 # %% ../../nbs/modelhet/31_mia.ipynb #cdd6a488
 def mia_anatomy(res:AttackResult, # A result whose `info['loss']` holds per-query losses (Yeom), else scores are used
