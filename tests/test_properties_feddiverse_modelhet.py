@@ -234,7 +234,7 @@ SPECS = {
                                x=TENS, y=TENS, labels=['x', [2, 0]]),
  'modelhet.mia.n_known_members': spec(mm.n_known_members, _v(n_members=10), n_members=POS),
  'modelhet.mia.make_split': spec(mm.make_split, lambda: dict(x_members=V()['x'][:20], y_members=V()['y'][:20], x_pool=V()['x'][20:], y_pool=V()['y'][20:]),
-                                 x_members=TENS, y_members=TENS, x_pool=TENS, y_pool=TENS, cap=POS, n_known=INT + [99], seed=INT),
+                                 x_members=TENS, y_members=TENS, x_pool=TENS, y_pool=TENS, cap=POS, n_known=INT[1:] + [99], seed=INT),
  'modelhet.mia.fit_classifier': spec(mm.fit_classifier, lambda: dict(model=ms.WidthCNN(4, 1, 10), x=V()['x'], y=V()['y'], epochs=1),
                                      model=OBJ, x=TENS, y=TENS, epochs=INT, lr=FLOAT + [0.0], batch_size=POS, seed=INT),
  'modelhet.mia.yeom_attack': spec(mm.yeom_attack, _v(model='@cnn', split='@split'), model=OBJ, split=OBJ, batch_size=POS, seed=INT),
