@@ -11,7 +11,7 @@ import pandas as pd
 import torch
 from fastcore.basics import patch
 import plotly.graph_objects as go
-from ..foundation.core import check_int, check_choice, check_type, results_path
+from ..foundation.core import check_int, check_float, check_choice, check_type, validate_fields, results_path
 from ..foundation.hetero import dht, client_types, TYPES
 from ..foundation.data import federation
 from ..foundation.datasets import make_federated
@@ -52,6 +52,11 @@ class Preset:
     test_per_group:int = 250 # balanced test samples per (class, attribute) group
     weights_path:str|None = None # local ImageNet weights for MobileNetV2 (faithful preset), else random init
     per_kind:dict = field(default_factory=dict) # field overrides per stand-in kind, e.g. {'shapes': {'model': 'cnn'}}
+    def __post_init__(self):
+        pos = lambda n, v: check_int(n, v, lo=1); pos_f = lambda n, v: check_float(n, v, lo=0, lo_open=True)
+        validate_fields(self, rounds=pos, kappa=pos, scale=pos_f, img_size=pos, width=pos, lr=pos_f, batch_size=pos,
+                        local_epochs=pos, server_lr=pos_f, server_momentum=lambda n, v: check_float(n, v, 0, 1, hi_open=True),
+                        prox_mu=lambda n, v: check_float(n, v, lo=0), test_per_group=pos)
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #29e6be67
 CNN_HIDDEN_PER_WIDTH = 4   # hidden units of the CNN's dense layer per unit of its width

@@ -21,12 +21,12 @@ from ..selection.constraints import Oort, QFFL
 
 # %% auto #0
 __all__ = ['DIMS', 'SELECTION_VARIANTS', 'ZERO', 'ROUNDOFF', 'AS_PRINTED', 'DEFAULT_ALIAS', 'SELECTORS',
-           'PUBLISHED_UNIFORM_SHARES', 'SHARE_FEDERATIONS', 'selection_options', 'normalise_triplets', 'check_triplets',
-           'check_rng', 'check_available', 'diversity_rounds', 'diversity_round', 'selector_name', 'FedDiverseSelector',
-           'algorithm5_round', 'LiteralFedDiverseSelector', 'client_matrices', 'oracle_triplets', 'perturb_triplets',
-           'triplet_error', 'noise_for_error', 'nonnegative_matrices', 'fedrk_weights', 'mixture_variance',
-           'FedRKSelector', 'SelectionStats', 'selection_stats', 'proxy_losses', 'make_selector', 'simulate_selection',
-           'share_selectors', 'selection_share_table', 'type_share_figure', 'frequency_figure']
+           'PUBLISHED_UNIFORM_SHARES', 'SHARE_FEDERATIONS', 'selection_options', 'check_triplets', 'check_rng',
+           'check_available', 'normalise_triplets', 'diversity_rounds', 'diversity_round', 'selector_name',
+           'FedDiverseSelector', 'algorithm5_round', 'LiteralFedDiverseSelector', 'client_matrices', 'oracle_triplets',
+           'perturb_triplets', 'triplet_error', 'noise_for_error', 'nonnegative_matrices', 'fedrk_weights',
+           'mixture_variance', 'FedRKSelector', 'SelectionStats', 'selection_stats', 'proxy_losses', 'make_selector',
+           'simulate_selection', 'share_selectors', 'selection_share_table', 'type_share_figure', 'frequency_figure']
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #2f16acf7
 DIMS = TYPES  # ('CI', 'AI', 'SC'): the order of the components of a triplet
@@ -49,21 +49,6 @@ def selection_options(variant:str='sign-invariant', # one of `SELECTION_VARIANTS
         check_choice('option', k, _OPTION_CHOICES)
         opts[k] = check_choice(k, v, _OPTION_CHOICES[k])
     return opts
-
-# %% ../../nbs/feddiverse/20_selector.ipynb #a1502fde
-def normalise_triplets(triplets:np.ndarray, # (..., K, 3) non-negative triplets (one set, or one per round)
-                       norm:str='l1', # 'l1': per client; 'cosine': per dimension over `rows`, then per-client L2
-                       rows:np.ndarray|None=None, # clients in the per-dimension sums: ids, or a (..., K) mask (default all); others become 0
-                      ) -> np.ndarray: # (..., K, 3) normalised triplets
-    "Normalise triplets for the complementary and orthogonal steps; zero triplets stay zero."
-    t = check_triplets(triplets, batch=True)
-    if norm == 'l1': return t / np.maximum(t.sum(-1, keepdims=True), 1e-12)
-    check_choice('norm', norm, ('l1', 'cosine'))
-    if rows is not None:
-        m = np.asarray(rows)
-        t = np.where((m if m.dtype == bool else np.isin(np.arange(t.shape[-2]), m))[..., None], t, 0.0)
-    x = t / np.maximum(t.sum(-2, keepdims=True), 1e-12)
-    return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-12)
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #dab97e93
 ZERO = 1e-12   # a sum of weights or a norm below this counts as zero (uniform fallback, zero cross product)
@@ -114,6 +99,21 @@ def _pick(scores, left, best, u, ties, tol):
     cand = left & (np.abs(scores - b) <= tol)
     if ties == 'first': return cand.argmax(-1)
     return (np.cumsum(cand, -1) > np.floor(u * cand.sum(-1))[:, None]).argmax(-1)
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #a1502fde
+def normalise_triplets(triplets:np.ndarray, # (..., K, 3) non-negative triplets (one set, or one per round)
+                       norm:str='l1', # 'l1': per client; 'cosine': per dimension over `rows`, then per-client L2
+                       rows:np.ndarray|None=None, # clients in the per-dimension sums: ids, or a (..., K) mask (default all); others become 0
+                      ) -> np.ndarray: # (..., K, 3) normalised triplets
+    "Normalise triplets for the complementary and orthogonal steps; zero triplets stay zero."
+    t = check_triplets(triplets, batch=True)
+    if norm == 'l1': return t / np.maximum(t.sum(-1, keepdims=True), 1e-12)
+    check_choice('norm', norm, ('l1', 'cosine'))
+    if rows is not None:
+        m = np.asarray(rows)
+        t = np.where((m if m.dtype == bool else np.isin(np.arange(t.shape[-2]), m))[..., None], t, 0.0)
+    x = t / np.maximum(t.sum(-2, keepdims=True), 1e-12)
+    return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-12)
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #f37f3fad
 class _Rounds:

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import torch
 from scipy.stats import spearmanr, pearsonr
-from ..foundation.core import check_int, check_float, check_choice, results_path
+from ..foundation.core import check_int, check_float, check_choice, check_type, validate_fields, results_path
 from .submodels import METHODS, BASELINES, run_submodels, client_accuracies
 from .mia import (make_split, yeom_attack, lira_population, disjoint_pool, lira_offline, train_shadows,
                                        tmia_attack, attack_metrics)
@@ -282,6 +282,14 @@ class Preset:
     attacks: tuple = ('yeom',)  # any of ATTACKS
     n_shadows: int = 4; shadow_epochs: int = 20; distill_epochs: int = 5; mia_cap: int = 5000
     device: str | None = None
+
+    def __post_init__(self):
+        pos = lambda n, v: check_int(n, v, lo=1)
+        validate_fields(self, rounds=pos, local_epochs=pos, batch_size=pos, lr=lambda n, v: check_float(n, v, lo=0, lo_open=True),
+                        momentum=lambda n, v: check_float(n, v, 0, 1, hi_open=True), u=pos, eval_every=pos, n_shadows=pos,
+                        rate=lambda n, v: check_float(n, v, 0, 1, lo_open=True), weighting=lambda n, v: check_choice(n, v, ('size', 'equal')),
+                        shadow_epochs=lambda n, v: check_int(n, v, lo=0), distill_epochs=lambda n, v: check_int(n, v, lo=0),
+                        attacks=lambda n, v: tuple(check_choice(n, a, ATTACKS) for a in check_type(n, v, (tuple, list))))
 
     def config(self, seed:int):
         "The engine `RunConfig` of one run."

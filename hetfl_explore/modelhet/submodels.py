@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import torch
 from torch import nn
-from ..foundation.core import check_int, check_float, check_choice
+from ..foundation.core import check_int, check_float, check_choice, check_type, validate_fields
 
 # %% auto #0
 __all__ = ['SIZE_TO_U', 'HIDDEN_MULT', 'NORMS', 'ROUND_TOL', 'DEN_EPS', 'METHODS', 'BASELINES', 'hidden_sizes', 'Scaler',
@@ -37,7 +37,7 @@ def hidden_sizes(u:int, # Width of the full model (first hidden layer)
 class Scaler(nn.Module):
     "HeteroFL's scaler x / rate (thesis Eq. (15)), applied in training mode only."
     def __init__(self, rate:float=1.0, # Width ratio r_k the activations are divided by
-                ): super().__init__(); self.rate = rate
+                ): super().__init__(); self.rate = check_float('rate', rate, 0, 1, lo_open=True)
     def forward(self, x):
         "Divide by the rate in training mode; identity in evaluation mode."
         return x / self.rate if self.training else x
@@ -95,6 +95,12 @@ class ChannelSet:
     ins: tuple   # inputs of conv 1..L then of the dense layer: int64 tensor, or None for all channels
     rate: float = 1.0  # width ratio of the sub-model
     label: str = 'full'  # short name for plots ('full', 'O', 'R*', 'U3', ...)
+    def __post_init__(self):
+        for f in ('outs', 'ins'):
+            v = getattr(self, f)
+            if not isinstance(v, tuple) or not all(i is None or isinstance(i, torch.Tensor) for i in v):
+                raise TypeError(f"{f}={v!r:.60}: expected a tuple of int64 tensors (None for all channels in `ins`)")
+        validate_fields(self, rate=lambda n, v: check_float(n, v, 0, 1, lo_open=True), label=lambda n, v: check_type(n, v, str))
 
     @property
     def key(self) -> tuple:
@@ -204,10 +210,13 @@ def aggregate_submodels(global_state:dict, # Current server state dict
                         weights:list[float]|np.ndarray, # Aggregation weight w_k of each client (e.g. |D_k|)
                        ) -> dict:
     "Per-cell weighted mean over the clients whose sub-model contains the cell; uncovered cells keep their value."
+    check_type('global_state', global_state, dict)
+    for n, v in (('client_states', client_states), ('sets', sets), ('weights', weights)): check_type(n, v, (list, tuple, np.ndarray))
+    for i, s in enumerate(sets): check_type(f'sets[{i}]', s, ChannelSet)
     if not (len(client_states) == len(sets) == len(weights)) or not sets:
         raise ValueError(f"client_states, sets and weights must be non-empty and of equal length, got "
                          f"{len(client_states)}, {len(sets)}, {len(weights)}")
-    w = [check_float('weights[i]', float(x), 0, lo_open=True) for x in weights]
+    w = [check_float(f'weights[{i}]', x, 0, lo_open=True) for i, x in enumerate(weights)]
     new = {}
     for name, g in global_state.items():
         if not g.is_floating_point(): new[name] = max((s[name] for s in client_states), key=int).clone(); continue
@@ -278,7 +287,8 @@ class ChannelSchedule:
                  gfr_disjoint:bool=False, # GFR: True draws disjoint sets (random channel permutation of the quadrants)
                 ):
         self.method = _check_method(method)
-        self.hidden, self.small = list(hidden), [int(k) for k in small]
+        self.hidden = [check_int(f'hidden[{i}]', c, lo=1) for i, c in enumerate(check_type('hidden', hidden, (list, tuple)))]
+        self.small = [check_int(f'small[{i}]', k, lo=0) for i, k in enumerate(check_type('small', small, (list, tuple, range, np.ndarray)))]
         self.rate, self.seed = check_float('rate', rate, 0, 1, lo_open=True), check_int('seed', seed, lo=0)
         self.n_groups, self.n_unique = check_int('n_groups', n_groups, lo=1), check_int('n_unique', n_unique, lo=1)
         self.coupling = check_choice('coupling', coupling, ('layerwise', 'independent'))
@@ -525,6 +535,7 @@ def client_accuracies(run:SubmodelRun, # A finished run
                       data, # The `FederatedData` it was trained on
                      ) -> np.ndarray:
     "Test accuracy of each client's last local model theta_k^T (the chapter's client accuracy, averaged later)."
+    check_type('run', run, SubmodelRun)
     from hetfl_explore.engine.simulation import evaluate
     return np.array([evaluate(run.client_model(k).to(data.x_test.device), data.x_test, data.y_test, data.a_test,
                               data.n_classes, data.n_attrs)['accuracy'] for k in range(len(run.sets))])
