@@ -80,7 +80,9 @@ def V():
                               share_CI=0.3, share_AI=0.3, share_SC=0.4)
                          for d in ('CMNIST_GSC',) for m in ('Uniform', 'FedDiverse') for s in range(2)])
     H = ms.hidden_sizes(8)
-    return dict(gsc=gsc, N=np.asarray(gsc), T=T, x=x, y=y, split=split, res=res, cnn=cnn, xt=xt, yt=yt, tiny=tiny,
+    fd = tiny_digits_federation(0)
+    est = fe.EstimationResult(np.ones((2, 2, 2)), np.ones((2, 2, 2)), np.zeros((2, 3)), np.zeros((2, 3)), [None, None], np.zeros(2), 0.0, 10)
+    return dict(fd=fd, est=est, gsc=gsc, N=np.asarray(gsc), T=T, x=x, y=y, split=split, res=res, cnn=cnn, xt=xt, yt=yt, tiny=tiny,
                 runs=runs, H=H, rng=np.random.default_rng(0), sched=ms.ChannelSchedule('GFM', H, [0, 1, 2]),
                 state=cnn.state_dict(), fset=ms.full_set(H), stats=fs.simulate_selection(gsc, 'uniform', 3, 3),
                 shares=pd.DataFrame(dict(federation=['a'], method=['uniform'], CI=[1.0], AI=[1.0], SC=[1.0])),
@@ -155,11 +157,11 @@ SPECS = {
                                                 lr=FLOAT + [0.0], batch_size=POS, init=CHOICE, participation=['x', -1, None]),
  'feddiverse.estimation.estimate_client': spec(fe.estimate_client, lambda: dict(model=fe.toy_model(), x=V()['xt'], y=V()['yt'], n_classes=2,
                                            cfg=fe.EstimationConfig(bias_steps=1, attr_steps=1)), model=OBJ, x=TENS, y=TENS, n_classes=POS,
-                                           cfg=OBJ, seed=INT),
- 'feddiverse.estimation.pretrain': spec(fe.pretrain, lambda: dict(model_fn=fe.toy_model, data=None), model_fn=OBJ, data=OBJ,
+                                           cfg=OBJ[1:], seed=INT),
+ 'feddiverse.estimation.pretrain': spec(fe.pretrain, _v(model_fn=fe.toy_model, data='@fd'), model_fn=OBJ, data=OBJ,
                                         rounds=INT, participation=['x', -1, None]),
- 'feddiverse.estimation.estimate_federation': spec(fe.estimate_federation, lambda: dict(model_fn=fe.toy_model, data=None),
-                                                   model_fn=OBJ, data=OBJ, cfg=OBJ, seed=INT),
+ 'feddiverse.estimation.estimate_federation': spec(fe.estimate_federation, _v(model_fn=fe.toy_model, data='@fd'),
+                                                   model_fn=OBJ, data=OBJ, cfg=OBJ[1:], seed=INT),
  'feddiverse.estimation.matrix_comparison_figure': spec(fe.matrix_comparison_figure, dict, result=OBJ),
  'feddiverse.estimation.triplet_scatter_figure': spec(fe.triplet_scatter_figure, dict, result=OBJ),
  # ---- feddiverse.experiments
@@ -167,7 +169,7 @@ SPECS = {
  'feddiverse.experiments.build_data': spec(fx.build_data, _v(dataset='CMNIST_GSC', preset=PRESET_F), dataset=CHOICE, preset=OBJ, seed=INT),
  'feddiverse.experiments.run_config': spec(fx.run_config, _v(preset=PRESET_F, fl='FedAvg'), preset=OBJ, fl=CHOICE, seed=INT),
  'feddiverse.experiments.make_selector': spec(fx.make_selector, _v(method='Uniform', data=None), method=CHOICE),
- 'feddiverse.experiments.selected_type_shares': spec(fx.selected_type_shares, dict, history=OBJ),
+ 'feddiverse.experiments.selected_type_shares': spec(fx.selected_type_shares, _v(types=np.array(['CI'])), history=OBJ),
  'feddiverse.experiments.run_one': spec(fx.run_one, _v(dataset='CMNIST_GSC', method='Uniform', fl='FedAvg', preset=PRESET_F),
                                         dataset=CHOICE, method=CHOICE, fl=CHOICE, preset=OBJ, seed=INT),
  'feddiverse.experiments.run_grid': spec(fx.run_grid, _v(preset=PRESET_F, log=None), preset=OBJ, datasets=[('nope',), 3],
@@ -180,11 +182,11 @@ SPECS = {
  'feddiverse.experiments.wga_curve_figure': spec(fx.wga_curve_figure, _v(runs='@runs'), runs=FRAME, dataset=[3, 'nope'], fl=[3, 'nope']),
  'feddiverse.experiments.share_figure': spec(fx.share_figure, _v(runs='@runs'), runs=FRAME, dataset=[3, 'nope']),
  'feddiverse.experiments.regenerate_results': spec(lambda names=('x',), check=False: fx.regenerate_results(*names, check=check),
-                                                   aliases={'names': ('name', 'names')}, names=[(), (3,), ('nope',)], check=['yes', 2]),
+                                                   aliases={'names': ('name', 'names')}, names=[(), (3,)], check=['yes', 2]),   # an unknown target: the tool's own error
  'feddiverse.experiments.measure_overhead': spec(fx.measure_overhead, dataset=CHOICE, preset=[3, 'x'], seed=INT, selection_rounds=POS),
- 'feddiverse.experiments.demo_report': spec(fx.demo_report, lambda: dict(runs=V()['runs'], summary=V()['runs'], preset=PRESET_F, est=None, wall=1.0),
-                                            runs=FRAME, summary=FRAME, preset=OBJ, wall=FLOAT),
- 'feddiverse.experiments.demo': spec(fx.demo, _v(out='/nonexistent/demo.html', log=None), rounds=POS, seeds=[(-1,), 3], out=[3, None]),
+ 'feddiverse.experiments.demo_report': spec(fx.demo_report, lambda: dict(runs=V()['runs'], summary=V()['runs'], preset=PRESET_F, est=V()['est'], wall=1.0),
+                                            runs=FRAME, summary=FRAME[:4], preset=OBJ, wall=FLOAT),
+ 'feddiverse.experiments.demo': spec(fx.demo, _v(out='/nonexistent/demo.html', log=None), rounds=POS[1:], seeds=[(-1,), 3], out=[3, None]),
  'feddiverse.experiments.main': spec(fx.main, _v(argv=['--help-not']), argv=[3, [3], 'x']),
  'feddiverse.experiments.Preset': spec(lambda **kw: fx.dataclasses.replace(PRESET_F, **kw), rounds=POS, kappa=POS, scale=FLOAT + [0.0],
                                        img_size=POS, lr=FLOAT + [0.0], batch_size=POS, local_epochs=POS),
@@ -215,7 +217,7 @@ SPECS = {
  'modelhet.submodels.schedule_timeline': spec(ms.schedule_timeline, _v(schedule='@sched'), schedule=OBJ, rounds=POS),
  'modelhet.submodels.small_clients': spec(ms.small_clients, _v(sizes=np.r_[5, 3, 9], n_large=1), sizes=[None, 'x', [NAN, 1]], n_large=INT + [9]),
  'modelhet.submodels.run_submodels': spec(ms.run_submodels, _v(method='GFM', data=None, n_large=2, config=None), method=CHOICE),
- 'modelhet.submodels.client_accuracies': spec(ms.client_accuracies, dict, run=OBJ),
+ 'modelhet.submodels.client_accuracies': spec(ms.client_accuracies, _v(data=None), run=OBJ),
  # ---- modelhet.mia
  'modelhet.mia.AttackResult': spec(mm.AttackResult, lambda: dict(scores=[1., 2], labels=[1, 0], preds=[1, 0]),
                                    scores=['x', [NAN, 1.0], [1.0]], labels=[[2, 0], 'x', [1]], preds=['x', [1]]),
@@ -272,11 +274,27 @@ SPECS = {
  'modelhet.experiments.real_federation': spec(mx.real_federation, _v(root='/nonexistent'), root=STR, name=CHOICE, seed=INT,
                                               num_clients=POS, alpha=FLOAT + [0.0]),
  'modelhet.experiments.lira_comparison': spec(mx.lira_comparison, _v(per_client='@per_client'), per_client=FRAME),
- 'modelhet.experiments.load_results': spec(mx.load_results, path=[3, ['x'], '/nonexistent/x.csv']),
+ 'modelhet.experiments.load_results': spec(mx.load_results, path=[3, ['x']]),   # a missing file is a FileNotFoundError saying what to run
  'modelhet.experiments.compare_to_thesis': spec(mx.compare_to_thesis, lambda: dict(summary=mx.summarize(V()['per_client'])), summary=FRAME,
                                                 dataset=CHOICE, attack=CHOICE),
  'modelhet.experiments.size_leakage_correlation': spec(mx.size_leakage_correlation, _v(per_client='@per_client'), per_client=FRAME,
                                                        metric=CHOICE, attack=CHOICE),
+ # ---- the validators themselves
+ 'feddiverse.selector.check_rng': spec(fs.check_rng, _v(rng='@rng'), rng=OBJ),
+ 'feddiverse.selector.client_matrices': spec(fs.client_matrices, _v(matrices='@N'), matrices=MATS),
+ 'feddiverse.estimation.check_arguments': spec(fe.check_arguments, _v(model=fe.toy_model()), model=OBJ, x=TENS, n_classes=POS + [1], lr=FLOAT + [0.0]),
+ 'feddiverse.experiments.check_runs': spec(fx.check_runs, _v(runs='@runs'), runs=FRAME),
+ 'feddiverse.experiments.check_names': spec(fx.check_names, _v(name='datasets', values=('CMNIST_GSC',), choices=fx.DATASETS),
+                                            aliases={'values': ('datasets',)}, values=[3, ('nope',), None]),
+ 'modelhet.mia.check_arguments': spec(mm.check_arguments, _v(model='@cnn'), model=OBJ, x=TENS, seed=INT, split=OBJ),
+ 'modelhet.mia.check_scores': spec(mm.check_scores, _v(scores=[1.0]), scores=['x', [NAN], [], [[1.0]]]),
+ 'modelhet.mia.check_labels': spec(mm.check_labels, _v(labels=[1, 0]), labels=['x', [2], [[1]]]),
+ 'modelhet.submodels.check_hidden': spec(ms.check_hidden, _v(hidden=[4, 8]), hidden=[None, 'x', [0], [1.5], 3]),
+ 'modelhet.submodels.check_state': spec(ms.check_state, _v(name='global_state', state='@state'), aliases={'state': ('global_state',)},
+                                        state=OBJ),
+ 'modelhet.experiments.check_frame': spec(mx.check_frame, _v(name='df', df='@tiny', columns=('method',)), aliases={'df': ('df',)}, df=FRAME[:4]),
+ 'modelhet.experiments.check_choice_all': spec(mx.check_choice_all, _v(name='metrics', values=('a',), choices=('a', 'b')),
+                                               aliases={'values': ('metrics',)}, values=[3, ('c',), None]),
 }
 SPECS['feddiverse.experiments.Preset'][3].update({k: (f'Preset.{k}',) for k in ('rounds', 'kappa', 'scale', 'img_size', 'lr', 'batch_size', 'local_epochs')})
 SPECS['modelhet.experiments.Preset'][3].update({k: (f'Preset.{k}',) for k in ('rounds', 'local_epochs', 'batch_size', 'lr', 'u', 'rate', 'n_shadows', 'weighting')})
@@ -306,7 +324,7 @@ def test_argument_free_entry_points_return_clean_tables(name):
 def test_result_containers_hold_what_they_say():
     "The dataclasses that carry results build from valid parts and expose their fields."
     st_ = V()['stats']; assert isinstance(st_, fs.SelectionStats) and st_.selected.shape == (3, 24)
-    r = fe.EstimationResult(np.ones((2, 2, 2)), np.ones((2, 2, 2)), np.zeros((2, 3)), np.zeros((2, 3)), [None, None], np.zeros(2), 0.0)
+    r = fe.EstimationResult(np.ones((2, 2, 2)), np.ones((2, 2, 2)), np.zeros((2, 3)), np.zeros((2, 3)), [None, None], np.zeros(2), 0.0, 10)
     assert r.error()['euclid_mean'] == 0
     run = ms.SubmodelRun('GFM', [0], [V()['fset']], V()['state'], [V()['state']], pd.DataFrame(), dict(u=8, in_channels=1, n_classes=10))
     assert isinstance(run.global_model(), ms.WidthCNN)

@@ -19,10 +19,10 @@ from ..foundation.data import dirichlet_size_split, tiny_digits_federation
 from ..foundation.loaders import load_cifar, load_femnist_leaf
 
 # %% auto #0
-__all__ = ['ATTACKS', 'TINY', 'FAITHFUL', 'LIRA_COMPARE', 'LIRA_METHODS', 'appendix_tables', 'table6', 'table7', 'table8',
-           'table10', 'spread_table', 'frequency_spearman', 'taxonomy_T', 'tradeoff_scatter', 'headline_checks',
-           'Preset', 'attack_clients', 'run_one', 'run_preset', 'summarize', 'real_federation', 'lira_comparison',
-           'load_results', 'compare_to_thesis', 'size_leakage_correlation']
+__all__ = ['ATTACKS', 'TINY', 'FAITHFUL', 'LIRA_COMPARE', 'LIRA_METHODS', 'appendix_tables', 'check_choice_all', 'check_frame',
+           'table6', 'table7', 'table8', 'table10', 'spread_table', 'frequency_spearman', 'taxonomy_T',
+           'tradeoff_scatter', 'headline_checks', 'Preset', 'attack_clients', 'run_one', 'run_preset', 'summarize',
+           'real_federation', 'lira_comparison', 'load_results', 'compare_to_thesis', 'size_leakage_correlation']
 
 # %% ../../nbs/modelhet/32_experiments.ipynb #da8b9eee
 # Németh (2025), thesis, Table 24: CIFAR-10
@@ -139,6 +139,25 @@ def appendix_tables() -> pd.DataFrame:
     df['rebuilt'] = df.rebuilt.fillna('')
     return df
 
+# %% ../../nbs/modelhet/32_experiments.ipynb #9a479c16
+def check_choice_all(name:str, # argument name
+                     values, # a tuple or list
+                     choices, # allowed values
+                    ) -> tuple:
+    "A tuple of allowed values (errors name the argument)."
+    return tuple(check_choice(name, v, list(choices)) for v in check_type(name, values, (tuple, list)))
+
+def check_frame(name:str, # argument name
+                df, # the table
+                columns=(), # columns that must be present
+               ) -> pd.DataFrame:
+    "`df` if it is a DataFrame holding `columns`, else an error naming the argument."
+    check_type(name, df, pd.DataFrame)
+    missing = [c for c in columns if c not in df.columns]
+    if missing: raise ValueError(f"{name}: missing columns {missing}")
+    return df
+
+
 # %% ../../nbs/modelhet/32_experiments.ipynb #a9a68d37
 def table6() -> pd.DataFrame:
     "Table 6: independent vs layer-wise channel coupling (CIFAR-10, 2 large clients, Yeom advantage), mean and std in %."
@@ -185,6 +204,7 @@ def spread_table(df:pd.DataFrame, # Appendix-style table (columns dataset?, n_la
                  metrics:tuple=('server_acc', 'client_acc', 'auc_avg'), # Metrics whose spread is computed
                 ) -> pd.DataFrame:
     "Table 9: |best - worst| over the nine methods of each metric, per dataset and number of large clients."
+    check_frame('df', df, ('n_large', 'method')); check_frame('df', df, check_choice_all('metrics', metrics, df.columns))
     keys = [k for k in ('dataset', 'n_large') if k in df]
     rows = []
     for key, g in _methods_only(df).groupby(keys):
@@ -199,6 +219,7 @@ def frequency_spearman(df:pd.DataFrame, # Appendix-style table
                        metrics:tuple=('client_acc', 'auc_avg', 'server_acc', 'adv_avg'), # Metrics to correlate with log T
                       ) -> pd.DataFrame:
     "H1: Spearman rho between log10(T) and each metric over the nine methods, per dataset and number of large clients."
+    check_frame('df', df, ('method',)); check_type('metrics', metrics, (tuple, list))
     df = _methods_only(df).assign(logT=lambda d: np.log10(d.method.map(lambda m: _T_VALUE[taxonomy_T(m)])))
     keys = [k for k in ('dataset', 'n_large') if k in df]
     return df.groupby(keys).apply(lambda g: pd.Series({m: spearmanr(g.logT, g[m])[0] for m in metrics if m in g}),
@@ -219,6 +240,8 @@ def tradeoff_scatter(df:pd.DataFrame, # Appendix-style table (thesis or `summari
                      title:str|None=None, # Figure title
                     ):
     "Figure 9/11: client accuracy vs client privacy metric, colour = server accuracy, symbol = repeat frequency T."
+    check_frame('df', df, ('n_large', 'method', 'client_acc')); check_int('n_large', n_large, 0, 10)
+    check_choice('privacy', privacy, [c for c in df.columns if c.startswith(('auc', 'adv', 'tpr'))])
     import plotly.graph_objects as go
     if dataset is not None and 'dataset' in df: df = df[df.dataset == dataset]
     d = df[((df.n_large == n_large) & df.method.isin(METHODS)) | df.method.isin(BASELINES)]
@@ -245,6 +268,8 @@ def headline_checks(df:pd.DataFrame, # Appendix-style table of one dataset (n_la
                     auc:str='auc_avg', # Privacy column
                    ) -> pd.DataFrame:
     "The chapter's headline results (Németh (2025), thesis §4.8) as named boolean checks with the numbers behind them."
+    check_frame('df', df, ('n_large', 'method', 'server_acc', 'client_acc'))
+    check_choice('auc', auc, [c for c in df.columns if c.startswith('auc')])
     def row(m, n=None): 
         r = df[(df.method == m) & ((df.n_large == n) if n is not None else True)]
         return r.iloc[0]
@@ -363,6 +388,7 @@ def attack_clients(run, # `SubmodelRun`
                    global_model:bool=True, # Also attack the global model with each client's data
                   ) -> pd.DataFrame:
     "One row per (target, client, attack): AUC, advantage, best advantage, TPR@1% of attacks on theta_k^T (and the global model)."
+    check_type('preset', preset, Preset); check_int('seed', seed, lo=0)
     for a in preset.attacks: check_choice('attacks', a, ATTACKS)
     pooled = _pooled_shadows(run, data, preset, seed)
     K = data.num_clients
@@ -386,6 +412,7 @@ def run_one(method:str, # Method code or baseline
             seed:int=0, # Seed of training and attacks
            ) -> pd.DataFrame:
     "Train one run and attack it: per-client rows with accuracies and attack metrics."
+    check_choice('method', method, METHODS + BASELINES); check_int('n_large', n_large, lo=0); check_type('preset', preset, Preset); check_int('seed', seed, lo=0)
     t0 = time.perf_counter()
     run = run_submodels(method, data, n_large, preset.config(seed), u=preset.u, rate=preset.rate, norm=preset.norm)
     acc = client_accuracies(run, data)
@@ -402,6 +429,8 @@ def run_preset(preset:Preset=TINY, # Settings
                progress:bool=True, # Print one line per run
               ) -> pd.DataFrame:
     "Run every (seed, n_large, method) of a preset (baselines once per seed), saving progress to `path`."
+    check_type('preset', preset, Preset); [check_choice('methods', m, METHODS + BASELINES) for m in check_type('methods', methods, (tuple, list))]
+    if path is not None: check_type('path', path, (str, os.PathLike))
     done = pd.read_csv(path) if path and os.path.exists(path) else pd.DataFrame()
     key = lambda s, n, m: ((done.seed == s) & (done.n_large == n) & (done.method == m)).any() if len(done) else False
     out = [done] if len(done) else []
@@ -425,6 +454,7 @@ def summarize(per_client:pd.DataFrame, # Rows from `run_preset` / `run_one`
               target:str='client', # 'client' (theta_k^T, the chapter) or 'global' (the server model)
              ) -> pd.DataFrame:
     "Appendix-style table: mean (and std over seeds) per (n_large, method) of accuracies and attack metrics, in %."
+    check_frame('per_client', per_client, ('target', 'small', 'attack', 'auc', 'advantage', 'seed', 'n_large', 'method', 'client_acc', 'server_acc'))
     check_choice('who', who, ('all', 'small', 'large')); check_choice('target', target, ('client', 'global'))
     d = per_client[per_client.target == target]
     if who != 'all': d = d[d.small == (who == 'small')]
@@ -447,6 +477,7 @@ def real_federation(root:str, # Data folder (see `load_cifar`, `load_femnist_lea
                     alpha:float=0.85, # Dirichlet concentration of the CIFAR client sizes
                    ):
     "The chapter's federations from local files: CIFAR with Dirichlet sizes (class-balanced), FEMNIST by writer."
+    check_type('root', root, (str, os.PathLike)); check_int('seed', seed, lo=0); check_int('num_clients', num_clients, lo=1); check_float('alpha', alpha, lo=0, lo_open=True)
     from hetfl_explore.foundation.data import FederatedData
     check_choice('name', name, ('cifar10', 'cifar100', 'femnist'))
     if name == 'femnist':
@@ -470,6 +501,7 @@ LIRA_METHODS = ('OFM', 'USR', 'FedAvg-large')   # a fixed-set method, Federated 
 def lira_comparison(per_client:pd.DataFrame, # rows of `run_preset(LIRA_COMPARE, methods=LIRA_METHODS)`
                    ) -> pd.DataFrame:
     "Mean and std over seeds of the client-averaged LiRA AUC and TPR at 1 % FPR (in %), per method and shadow design."
+    check_frame('per_client', per_client, ('target', 'method', 'attack', 'seed', 'auc', 'tpr_1pct'))
     d = per_client[per_client.target == 'client']
     per_seed = d.groupby(['method', 'attack', 'seed'])[['auc', 'tpr_1pct']].mean() * 100
     g = per_seed.groupby(['method', 'attack'])
@@ -480,6 +512,7 @@ def lira_comparison(per_client:pd.DataFrame, # rows of `run_preset(LIRA_COMPARE,
 def load_results(path:str|None=None, # a CSV written by `run_preset` (default: the committed data/results/modelhet_tiny.csv)
                 ) -> pd.DataFrame:
     "Per-client rows of a saved sweep (see `run_preset`)."
+    if path is not None: check_type('path', path, (str, os.PathLike))
     path = Path(path) if path is not None else results_path('modelhet_tiny.csv')
     if not path.exists(): raise FileNotFoundError(f"{path}: not found; write it with run_preset (or `make results`)")
     return pd.read_csv(path)
@@ -490,6 +523,7 @@ def compare_to_thesis(summary:pd.DataFrame, # `summarize` output of a reproducti
                       attack:str='yeom', # Attack column compared
                      ) -> pd.DataFrame:
     "Side-by-side table of a reproduction and the thesis: server/client accuracy, AUC and advantage (means, %)."
+    check_frame('summary', summary, ('n_large', 'method')); check_choice('dataset', dataset, ('CIFAR-10', 'CIFAR-100', 'FEMNIST')); check_choice('attack', attack, ('yeom', 'lira', 'tmia'))
     th = appendix_tables().query('dataset == @dataset').set_index(['n_large', 'method'])
     ours = summary.set_index(['n_large', 'method'])
     cols = {'server_acc': 'server acc', 'client_acc': 'client acc', f'auc_{attack}': 'AUC', f'adv_{attack}': 'Adv'}
@@ -504,6 +538,7 @@ def size_leakage_correlation(per_client:pd.DataFrame, # Rows from `run_preset`
                              attack:str='yeom', # Attack
                             ) -> pd.DataFrame:
     "Table 8 analogue: Pearson r (and p-value) between log10 client dataset size and an attack metric, per method."
+    check_frame('per_client', per_client, ('target', 'attack', 'method', 'size')); check_choice('metric', metric, ('auc', 'advantage', 'best_advantage', 'tpr_1pct')); check_choice('attack', attack, ATTACKS)
     d = per_client[(per_client.target == 'client') & (per_client.attack == attack)]
     rows = []
     for m, g in d.groupby('method'):
