@@ -74,7 +74,10 @@ def check_triplets(triplets, # (K, 3) triplets [CI, AI, SC]: numpy, torch or nes
         raise ValueError(f"{name}: client {k} {DIMS[d]} = {t[tuple(np.argwhere(t < -ROUNDOFF)[0])]!r}: expected finite non-negative values")
     return np.maximum(t, 0.0)
 
-def check_rng(rng): "`rng` if it is a numpy Generator, else a TypeError."; return check_type('rng', rng, np.random.Generator)
+def check_rng(rng, # the selection random stream
+             ) -> np.random.Generator:
+    "`rng` if it is a numpy Generator, else a TypeError."
+    return check_type('rng', rng, np.random.Generator)
 
 def check_available(available, # ids that may be chosen, or None (all)
                     K:int, # clients in the federation
@@ -87,6 +90,8 @@ def check_available(available, # ids that may be chosen, or None (all)
         raise ValueError(f"available={np.asarray(available).tolist()!r}: expected client ids, integers in [0, {K})")
     return np.unique(a.astype(np.int64))
 
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #d2a7f9c1
 def _draw(w, u):
     "Inverse-CDF draws, one per row of `w` (≥ 0): the first index whose cumulative share exceeds `u`."
     cdf = np.cumsum(w / w.sum(-1, keepdims=True), -1); cdf /= cdf[..., -1:]
