@@ -70,8 +70,8 @@ def check_triplets(triplets, # (K, 3) triplets [CI, AI, SC]: numpy, torch or nes
     if (t.ndim < 2 if batch else t.ndim != 2) or t.shape[-1] != 3: raise ValueError(f"{name}: shape {t.shape}: expected (K, 3)")
     if not np.all(np.isfinite(t)): raise ValueError(f"{name}: expected finite non-negative values (got NaN or inf)")
     if (t < -ROUNDOFF).any():
-        *_, k, d = np.argwhere(t < -ROUNDOFF)[0]
-        raise ValueError(f"{name}: client {k} {DIMS[d]} = {t[tuple(np.argwhere(t < -ROUNDOFF)[0])]!r}: expected finite non-negative values")
+        bad = np.argwhere(t < -ROUNDOFF)[0]; *_, k, d = bad
+        raise ValueError(f"{name}: client {k} {DIMS[d]} = {t[tuple(bad)]!r}: expected finite non-negative values")
     return np.maximum(t, 0.0)
 
 def check_rng(rng, # the selection random stream
