@@ -129,3 +129,101 @@ def test_demo_report_has_its_sections(tmp_path):
         assert part in html, part
     assert html.count('<figcaption>') == 3 and all(c in html for c in DEMO_CAPTIONS)
     assert 'src="http' not in html and 'plotly.js v' in html     # plotly.js inlined, no network
+
+
+# ------------------------------------------------------------------ issue 17 / 18: labels, literal Alg. 5, bad input
+from hetfl_explore.feddiverse.selector import (selector_name, algorithm5_round, LiteralFedDiverseSelector, check_triplets,
+                                               mixture_variance, proxy_losses, make_selector, selection_stats,
+                                               share_selectors, DEFAULT_ALIAS)
+from hetfl_explore.feddiverse.estimation import toy_client
+from hetfl_explore.feddiverse.experiments import method_label
+
+GSC = federation('spawrious_gsc')
+
+
+def test_issue18_diversity_round_available_out_of_range():
+    T = np.random.default_rng(0).random((6, 3))
+    for bad in ([-1], [6], [1.5], [np.nan]):
+        with pytest.raises(ValueError, match='available'): diversity_round(T, 3, np.random.default_rng(0), available=bad)
+        with pytest.raises(ValueError, match='available'): diversity_rounds(T, 3, 2, np.random.default_rng(0), available=bad)
+
+
+def test_issue18_fedrk_weights_nan():
+    with pytest.raises(ValueError, match='matrices'): fedrk_weights(np.full((3, 2, 2), np.nan))
+
+
+def test_issue18_fedrk_selector_negative_matrices():
+    with pytest.raises(ValueError, match='matrices'): FedRKSelector(-np.ones((3, 2, 2)))
+
+
+def test_issue18_simulate_selection_none_selector():
+    with pytest.raises(TypeError, match='selector'): simulate_selection(GSC, None)
+
+
+def test_issue18_diversity_rounds_nan_triplets():
+    T = np.full((6, 3), np.nan)
+    with pytest.raises(ValueError, match='triplets'): diversity_rounds(T, 3, 4, np.random.default_rng(0))
+
+
+def test_triplet_roundoff_is_clipped_real_negatives_rejected():
+    T = oracle_triplets(GSC.matrices); T[0, 1] = -2.2e-16
+    sel = FedDiverseSelector(T)
+    assert sel.triplets.min() == 0.0
+    T[0, 1] = -1e-3
+    with pytest.raises(ValueError, match='triplets'): FedDiverseSelector(T)
+    assert (oracle_triplets(GSC) >= 0).all()
+
+
+def test_every_variant_is_labelled():
+    assert selector_name() == 'feddiverse[sign-invariant]' == FedDiverseSelector(oracle_triplets(GSC)).name
+    fd_keys = [k for k in SELECTORS if k.startswith('feddiverse')]
+    assert all(k.startswith('feddiverse[') for k in fd_keys if k != DEFAULT_ALIAS)
+    assert {selector_name(v) for v in SELECTION_VARIANTS} | {'feddiverse[paper-as-printed]'} <= set(SELECTORS)
+    assert set(share_selectors(GSC.matrices)) >= {'feddiverse[sign-invariant]', 'feddiverse[paper-as-printed]'}
+    assert method_label('FedDiverse') == 'FedDiverse [sign-invariant]'
+
+
+def test_algorithm5_as_printed_repicks_and_counts():
+    toy = np.array([[0, 0, 1.], [1, 0, 0], [0, 1, 0], [0.5, 0.5, 0], [0.9, 0.1, 0], [0.1, 0.9, 0]])
+    ids, tr = algorithm5_round(toy, 6, np.random.default_rng(0))
+    assert tr['picks'] == [0, 2, 5, 1, 3, 0, 4] and tr['duplicates'] == 1 and sorted(ids.tolist()) == list(range(6))
+    st_ = simulate_selection(GSC, LiteralFedDiverseSelector(oracle_triplets(GSC)), 100, 9)
+    assert st_.duplicates.shape == (100,) and (st_.duplicates > 0).mean() > 0.4
+    assert (st_.selected.sum(1) <= 9).all()
+
+
+@settings(max_examples=40, deadline=None)
+@given(T=triplets, k=st.integers(1, 35), seed=st.integers(0, 2**31), t=st.integers(0, 5))
+def test_algorithm5_as_printed_never_crashes(T, k, seed, t):
+    ids, tr = algorithm5_round(np.array(T), k, np.random.default_rng(seed), t)
+    assert len(set(ids.tolist())) == len(ids) <= k and len(tr['picks']) == len(ids) + tr['duplicates']
+
+
+def _forms(spec):
+    "The same federation as a FederationSpec, a numpy array, a nested list and a torch tensor."
+    N = np.asarray(spec)
+    return [spec, N, N.tolist(), torch.as_tensor(N)]
+
+
+def test_matrix_functions_accept_every_form():
+    small = federation('waterbirds_dist')
+    for f in (oracle_triplets, fedrk_weights, proxy_losses):
+        outs = [f(x) for x in _forms(small)]
+        for o in outs[1:]: np.testing.assert_allclose(o, outs[0])
+    w = fedrk_weights(small)
+    for x in _forms(small): assert mixture_variance(x, w) == pytest.approx(mixture_variance(small, w))
+    for x in _forms(small):
+        assert FedRKSelector(x).weights == pytest.approx(FedRKSelector(small).weights)
+        assert simulate_selection(x, 'uniform', 5, 3).selected.tolist() == simulate_selection(small, 'uniform', 5, 3).selected.tolist()
+        assert type(make_selector('feddiverse[sign-invariant]', x)) is FedDiverseSelector
+    T = oracle_triplets(small)
+    np.testing.assert_allclose(FedDiverseSelector(small).triplets, T)   # a spec where triplets are expected: its true triplets
+    for x in (T, T.tolist(), torch.as_tensor(T)):
+        np.testing.assert_allclose(FedDiverseSelector(x).triplets, T); np.testing.assert_allclose(LiteralFedDiverseSelector(x).triplets, T)
+    ch = np.zeros((5, small.num_clients), int); ch[:, :3] = 1
+    for x in _forms(small): assert selection_stats(x, ch).type_shares == selection_stats(small, ch).type_shares
+    N0 = np.asarray(small)[0]
+    for x in (N0, N0.tolist(), torch.as_tensor(N0)): assert torch.equal(toy_client(x)[1], toy_client(N0)[1])
+    for bad in ('x', {'a': 1}, object()):
+        with pytest.raises(ValueError, match='matrices'): fedrk_weights(bad)
+        with pytest.raises(ValueError, match='triplets'): FedDiverseSelector(bad)

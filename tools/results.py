@@ -137,6 +137,16 @@ def _modelhet_tiny(path):
     if tuple(TINY.seeds) != SEEDS: raise ValueError(f"modelhet.TINY.seeds={TINY.seeds}: the target records seeds {SEEDS}")
     run_preset(TINY, path=str(path), progress=False)
 
+def _modelhet_lira(path):
+    "LiRA on the tiny digits federation with pooled (biased, old) and population (new) shadows, 3 methods."
+    from hetfl_explore.modelhet.experiments import run_preset, LIRA_COMPARE, LIRA_METHODS
+    run_preset(LIRA_COMPARE, methods=LIRA_METHODS, path=str(path), progress=False)
+
+def _lira_view(df):
+    "Mean and std over seeds of the client-averaged LiRA AUC and TPR@1% per (method, shadow design)."
+    from hetfl_explore.modelhet.experiments import lira_comparison
+    return lira_comparison(df)
+
 def _fairness_grid(path):
     "Chapter 6's grid: 3 faces-like splits x 5 privacy levels."
     from hetfl_explore.fairness.experiments import run_grid, ALL_LEVELS, FairnessPreset
@@ -172,6 +182,9 @@ TARGETS = {t.name: t for t in [
     Target('modelhet_tiny', _modelhet_tiny, SEEDS, 365, False, modelhet_view,
            {'n_seeds': Abs(0), **{c: Spread() for c in _MH}}, timing=('seconds',),
            note='summarize() per (n_large, method), % , mean over 3 seeds'),
+    Target('modelhet_lira', _modelhet_lira, SEEDS, 420, False, _lira_view,
+           {c: Spread() for c in ('auc', 'tpr_1pct')}, timing=('seconds',),
+           note='lira_comparison() per (method, attack), %, mean over 3 seeds'),
     Target('feddiverse_teaching', _feddiverse_teaching, SEEDS, 950, False, seed_view(('dataset', 'method', 'fl'), _TEACH + ('rounds',)),
            {'rounds': Abs(0), **{c: Spread() for c in _TEACH}}, timing=('seconds',),
            note='per (dataset, method, FL method), mean over 3 seeds; WGA curves not compared'),

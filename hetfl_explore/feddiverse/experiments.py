@@ -11,7 +11,7 @@ import pandas as pd
 import torch
 from fastcore.basics import patch
 import plotly.graph_objects as go
-from ..foundation.core import check_int, check_choice, results_path
+from ..foundation.core import check_int, check_float, check_choice, check_type, validate_fields, results_path
 from ..foundation.hetero import dht, client_types, TYPES
 from ..foundation.data import federation
 from ..foundation.datasets import make_federated
@@ -24,11 +24,12 @@ from .estimation import EstimationConfig, estimate_federation, EstimationResult
 
 # %% auto #0
 __all__ = ['CNN_HIDDEN_PER_WIDTH', 'WIDTH_PERCENT', 'PRESETS', 'DATASETS', 'FL_METHODS', 'TABLE1_METHODS', 'ORACLE_METHODS',
-           'PUBLISHED_TABLE1', 'CMNIST_MAX_SCALE', 'CMNIST_MAX_SIZE', 'GRID_KEY', 'METHOD_COLOURS', 'RESULTS_TOOL',
-           'TIMED_ROUNDS', 'MS_PER_S', 'REPORT_CSS', 'DOCS_URL', 'DEMO_CAPTIONS', 'Preset', 'build_data', 'run_config',
-           'make_selector', 'selected_type_shares', 'run_one', 'run_grid', 'paper_grid', 'estimation_errors', 'table1',
-           'table3', 'gain_table', 'wga_curve_figure', 'share_figure', 'regenerate_results', 'measure_overhead',
-           'demo_report', 'demo', 'main']
+           'METHOD_LABELS', 'PUBLISHED_TABLE1', 'CMNIST_MAX_SCALE', 'CMNIST_MAX_SIZE', 'GRID_KEY', 'METHOD_COLOURS',
+           'RESULTS_TOOL', 'TIMED_ROUNDS', 'MS_PER_S', 'REPORT_CSS', 'DOCS_URL', 'DEMO_CAPTIONS', 'Preset',
+           'check_runs', 'check_names', 'method_label', 'build_data', 'run_config', 'make_selector',
+           'selected_type_shares', 'run_one', 'run_grid', 'paper_grid', 'estimation_errors', 'table1', 'table3',
+           'gain_table', 'wga_curve_figure', 'share_figure', 'regenerate_results', 'measure_overhead', 'demo_report',
+           'demo', 'main']
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #dea7e0cf
 @dataclass
@@ -52,6 +53,11 @@ class Preset:
     test_per_group:int = 250 # balanced test samples per (class, attribute) group
     weights_path:str|None = None # local ImageNet weights for MobileNetV2 (faithful preset), else random init
     per_kind:dict = field(default_factory=dict) # field overrides per stand-in kind, e.g. {'shapes': {'model': 'cnn'}}
+    def __post_init__(self):
+        pos = lambda n, v: check_int(n, v, lo=1); pos_f = lambda n, v: check_float(n, v, lo=0, lo_open=True)
+        validate_fields(self, rounds=pos, kappa=pos, scale=pos_f, img_size=pos, width=pos, lr=pos_f, batch_size=pos,
+                        local_epochs=pos, server_lr=pos_f, server_momentum=lambda n, v: check_float(n, v, 0, 1, hi_open=True),
+                        prox_mu=lambda n, v: check_float(n, v, lo=0), test_per_group=pos)
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #29e6be67
 CNN_HIDDEN_PER_WIDTH = 4   # hidden units of the CNN's dense layer per unit of its width
@@ -92,6 +98,29 @@ DATASETS = {'Spawrious_GSC': ('shapes', 'spawrious_gsc'), 'Spawrious_GCI': ('sha
 FL_METHODS = ('FedAvg', 'FedAvgM', 'FedProx', 'FedAvgM+FedProx')
 TABLE1_METHODS = ('FedDiverse', 'Uniform', 'Round robin', 'FedNova', 'pow-d', 'FedPNS', 'HCSFed')
 ORACLE_METHODS = ('FedDiverse (known DHT)', 'FedRK')
+METHOD_LABELS = {'FedDiverse': 'FedDiverse [sign-invariant]', 'FedDiverse (known DHT)': 'FedDiverse [sign-invariant, known DHT]'}
+
+def check_runs(runs, # rows of `run_grid` / `run_one`
+               columns=('dataset', 'method', 'fl', 'wga'), # columns that must be present
+              ) -> pd.DataFrame:
+    "`runs` if it is a DataFrame with `columns`, else an error naming `runs`."
+    check_type('runs', runs, pd.DataFrame)
+    missing = sorted(set(columns) - set(runs.columns))
+    if missing: raise ValueError(f"runs: missing columns {missing} (rows of `run_grid` expected)")
+    return runs
+
+def check_names(name:str, # argument name
+                values, # a tuple or list
+                choices, # allowed values, or None for seeds (non-negative integers)
+               ) -> tuple:
+    "A tuple or list of allowed names (or seeds), as a tuple; errors name the argument."
+    check_type(name, values, (tuple, list))
+    return tuple(check_int(name, v, lo=0) if choices is None else check_choice(name, v, choices) for v in values)
+
+def method_label(method:str, # a method name as stored in the result rows
+                ) -> str:
+    "The display name of a method: FedDiverse rows carry their selection variant (the default, sign-invariant)."
+    return METHOD_LABELS.get(check_type('method', method, str), method)
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #791e918d
 PUBLISHED_TABLE1 = {  # WGA %, FedAvgM, mean and std of 3 runs (Németh et al. (2025), Diversity-Driven Learning, Table 1 = thesis Table 15; Spawrious_GCI-100 omitted)
@@ -114,7 +143,7 @@ def build_data(dataset:str, # a key of `DATASETS`
               ):
     "The embedded stand-in of a Table-1 dataset at the preset's scale (a `data.FederatedData`)."
     kind, fed = DATASETS[check_choice('dataset', dataset, DATASETS)]
-    preset = preset.for_dataset(dataset)
+    preset = check_type('preset', preset, Preset).for_dataset(dataset)
     scale = min(preset.scale, CMNIST_MAX_SCALE) if kind == 'cmnist' else preset.scale
     return make_federated(kind, federation(fed), scale=scale, seed=seed, test_per_group=preset.test_per_group,
                           size=min(preset.img_size, CMNIST_MAX_SIZE) if kind == 'cmnist' else preset.img_size)
@@ -126,7 +155,7 @@ def run_config(preset:Preset, # the scale
                **overrides, # RunConfig fields to replace (e.g. the selector's config overrides)
               ) -> RunConfig:
     "The engine configuration of one FL method at a preset's scale (equal client weights)."
-    check_choice('fl', fl, FL_METHODS)
+    check_choice('fl', fl, FL_METHODS); check_type('preset', preset, Preset)
     kw = dict(rounds=preset.rounds, clients_per_round=preset.kappa, local_epochs=preset.local_epochs, batch_size=preset.batch_size,
               lr=preset.lr, weighting='equal', seed=seed, loss_before='off')
     if 'FedAvgM' in fl: kw.update(aggregator='fedavgm', server_lr=preset.server_lr, server_momentum=preset.server_momentum)
@@ -145,7 +174,8 @@ def make_selector(method:str, # one of `TABLE1_METHODS` or `ORACLE_METHODS`
     if method == 'FedDiverse':
         if estimated is None: raise ValueError("method='FedDiverse' needs the estimated triplets (estimated=...)")
         return FedDiverseSelector(estimated), {}
-    if method == 'FedDiverse (known DHT)': return FedDiverseSelector(oracle_triplets(data.interaction()), name='feddiverse[known]'), {}
+    if method == 'FedDiverse (known DHT)':
+        return FedDiverseSelector(oracle_triplets(data.interaction()), name='feddiverse[sign-invariant, known DHT]'), {}
     if method == 'FedRK': return FedRKSelector(data.interaction()), {}
     if method == 'FedNova': return FedNova(), dict(FedNova.config_overrides)
     if method == 'pow-d': return PowD(d=data.num_clients), {}
@@ -156,6 +186,8 @@ def selected_type_shares(history, # an engine `History`
                          types:np.ndarray, # (K,) client types
                         ) -> dict:
     "Share of CI / AI / SC clients among all selected slots of a run."
+    from hetfl_explore.engine.simulation import History
+    check_type('history', history, History)
     ids = np.concatenate([np.asarray(s, dtype=np.int64) for s in history.rounds['selected']])
     return {d: float(np.mean(types[ids] == d)) for d in TYPES}
 
@@ -176,6 +208,8 @@ def run_one(dataset:str, # a key of `DATASETS`
             estimation:EstimationResult|None=None, # the estimated triplets (computed when needed and None)
            ) -> dict:
     "Train one cell of the comparison and summarise it."
+    check_choice('dataset', dataset, DATASETS); check_choice('method', method, TABLE1_METHODS + ORACLE_METHODS)
+    check_choice('fl', fl, FL_METHODS); check_type('preset', preset, Preset); check_int('seed', seed, lo=0)
     data = build_data(dataset, preset, seed) if data is None else data
     preset = preset.for_dataset(dataset)
     if method == 'FedDiverse' and estimation is None:
@@ -191,13 +225,13 @@ def run_one(dataset:str, # a key of `DATASETS`
                 **{f'share_{d}': v for d, v in selected_type_shares(h, types).items()})
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #07b5c1b5
-GRID_KEY = ['dataset', 'method', 'fl', 'seed']   # the columns that identify one cell of the grid
+GRID_KEY = ('dataset', 'method', 'fl', 'seed')   # the columns that identify one cell of the grid
 
 def _load_done(out:str|None, # CSV of finished cells (may not exist yet)
               ) -> tuple[pd.DataFrame, set]: # (finished rows, their keys)
     "The rows an interrupted grid already finished, and their (dataset, method, fl, seed) keys."
     done = pd.read_csv(out) if out and os.path.exists(out) else pd.DataFrame()
-    have = set(map(tuple, done[GRID_KEY].values.tolist())) if len(done) else set()
+    have = set(map(tuple, done[list(GRID_KEY)].values.tolist())) if len(done) else set()
     return done, have
 
 def _append_row(out:str, # CSV to append to
@@ -217,7 +251,9 @@ def run_grid(preset:Preset, # the scale
              log=print, # progress printer (None: silent)
             ) -> pd.DataFrame:
     "Run every (dataset, method, FL method, seed) cell, skipping those already in `out`."
-    seeds = preset.seeds if seeds is None else tuple(seeds)
+    seeds = check_type('preset', preset, Preset).seeds if seeds is None else check_names('seeds', seeds, None)
+    datasets, fls = check_names('datasets', datasets, DATASETS), check_names('fls', fls, FL_METHODS)
+    methods = check_names('methods', methods, TABLE1_METHODS + ORACLE_METHODS)
     done, have = _load_done(out)
     rows = []
     for ds in datasets:
@@ -238,6 +274,7 @@ def paper_grid(preset:Preset, # the scale
                log=print, # progress printer (None: silent)
               ) -> pd.DataFrame:
     "Table 1 (every selection method and both oracles, FedAvgM) then Table 3 (uniform vs FedDiverse, every FL method)."
+    check_type('preset', preset, Preset); check_type('out', out, str)
     run_grid(preset, methods=TABLE1_METHODS + ORACLE_METHODS, fls=('FedAvgM',), out=out, log=log)
     return run_grid(preset, methods=('Uniform', 'FedDiverse'), fls=FL_METHODS, out=out, log=log)
 
@@ -248,6 +285,7 @@ def estimation_errors(preset:Preset, # the scale
                       out:str|None=None, # CSV to write
                      ) -> pd.DataFrame:
     "Estimation error of the triplets per dataset and seed (MAE per component, Euclidean mean / sup, fallbacks, time)."
+    check_type('preset', preset, Preset); datasets, seeds = check_names('datasets', datasets, DATASETS), check_names('seeds', seeds, None)
     rows = []
     for ds in datasets:
         for seed in seeds:
@@ -266,25 +304,27 @@ def table1(runs:pd.DataFrame, # rows from `run_grid`
            fl:str='FedAvgM', # which FL method
           ) -> pd.DataFrame:
     "WGA (%) mean ± std over seeds: selection methods × datasets (Table 1 layout)."
-    r = runs[runs.fl == fl]
+    r = check_runs(runs); r = r[r.fl == check_choice('fl', fl, FL_METHODS)]
     t = r.groupby(['method', 'dataset']).wga.apply(lambda v: _cell(v.values)).unstack()
     order = [m for m in TABLE1_METHODS + ORACLE_METHODS if m in t.index]
-    return t.loc[order, [d for d in DATASETS if d in t.columns]]
+    return t.loc[order, [d for d in DATASETS if d in t.columns]].rename(index=method_label)
 
 def table3(runs:pd.DataFrame, # rows from `run_grid`
           ) -> pd.DataFrame:
     "WGA (%) of uniform random vs FedDiverse for each FL method and dataset (Table 3 layout)."
-    r = runs[runs.method.isin(['Uniform', 'FedDiverse'])]
+    r = check_runs(runs); r = r[r.method.isin(['Uniform', 'FedDiverse'])]
     t = r.groupby(['fl', 'dataset', 'method']).wga.apply(lambda v: _cell(v.values)).unstack(['dataset', 'method'])
     cols = [(d, m) for d in DATASETS for m in ('Uniform', 'FedDiverse') if (d, m) in t.columns]
-    return t.loc[[f for f in FL_METHODS if f in t.index], cols]
+    return t.loc[[f for f in FL_METHODS if f in t.index], cols].rename(columns=method_label, level=1)
 
 def gain_table(runs:pd.DataFrame, # rows from `run_grid`
                fl:str='FedAvgM', # FL method
               ) -> pd.DataFrame:
     "FedDiverse minus uniform random WGA (points, mean over seeds), measured and published."
-    m = runs[runs.fl == fl].groupby(['dataset', 'method']).wga.mean().unstack()
-    out = pd.DataFrame({'measured': m['FedDiverse'] - m['Uniform']})
+    runs = check_runs(runs)
+    m = runs[runs.fl == check_choice('fl', fl, FL_METHODS)].groupby(['dataset', 'method']).wga.mean().unstack()
+    if not {'FedDiverse', 'Uniform'} <= set(m.columns): raise ValueError("runs: need FedDiverse and Uniform rows for the gain")
+    out = pd.DataFrame({'measured': m['FedDiverse'] - m['Uniform']})   # FedDiverse = the sign-invariant variant
     out['published'] = [PUBLISHED_TABLE1['FedDiverse'][d][0] - PUBLISHED_TABLE1['Uniform'][d][0] for d in out.index]
     return out.loc[[d for d in DATASETS if d in out.index]].round(2)
 
@@ -296,8 +336,9 @@ def wga_curve_figure(runs:pd.DataFrame, # rows from `run_grid` / `run_one` (with
                      fl:str|None=None, # restrict to one FL method
                     ) -> go.Figure:
     "Mean worst-group accuracy per round (band: min–max over seeds) of each selection method."
-    r = runs if dataset is None else runs[runs.dataset == dataset]
-    r = r if fl is None else r[r.fl == fl]
+    runs = check_runs(runs, ('dataset', 'method', 'fl', 'wga_curve'))
+    r = runs if dataset is None else runs[runs.dataset == check_choice('dataset', dataset, runs.dataset.unique())]
+    r = r if fl is None else r[r.fl == check_choice('fl', fl, runs.fl.unique())]
     fig = go.Figure()
     for i, (m, g) in enumerate(r.groupby('method', sort=False)):
         curves = [np.array(c.split(), dtype=float) * 100 for c in g.wga_curve]
@@ -306,7 +347,7 @@ def wga_curve_figure(runs:pd.DataFrame, # rows from `run_grid` / `run_one` (with
         col = METHOD_COLOURS[i % len(METHOD_COLOURS)]
         fig.add_scatter(x=np.r_[x, x[::-1]], y=np.r_[c.max(0), c.min(0)[::-1]], fill='toself', line=dict(width=0),
                         fillcolor=col, opacity=0.15, showlegend=False, hoverinfo='skip')
-        fig.add_scatter(x=x, y=c.mean(0), name=m, line=dict(color=col))
+        fig.add_scatter(x=x, y=c.mean(0), name=method_label(m), line=dict(color=col))
     fig.update_layout(title=f"Worst-group accuracy per round{' — ' + dataset if dataset else ''}", xaxis_title='round',
                       yaxis_title='WGA (%)', height=340, width=620, margin=dict(l=40, r=10, t=40, b=40))
     return fig
@@ -316,9 +357,11 @@ def share_figure(runs:pd.DataFrame, # rows with share_CI / share_AI / share_SC
                  dataset:str|None=None, # restrict to one dataset
                 ) -> go.Figure:
     "Share of CI / AI / SC clients among the selected slots, per selection method (mean over runs)."
-    r = runs if dataset is None else runs[runs.dataset == dataset]
+    runs = check_runs(runs, ('dataset', 'method', *[f'share_{d}' for d in TYPES]))
+    r = runs if dataset is None else runs[runs.dataset == check_choice('dataset', dataset, runs.dataset.unique())]
     s = r.groupby('method', sort=False)[[f'share_{d}' for d in TYPES]].mean() * 100
-    fig = go.Figure([go.Bar(name=d, x=s.index, y=s[f'share_{d}'], text=s[f'share_{d}'].round(1)) for d in TYPES])
+    x = [method_label(m) for m in s.index]
+    fig = go.Figure([go.Bar(name=d, x=x, y=s[f'share_{d}'], text=s[f'share_{d}'].round(1)) for d in TYPES])
     fig.add_hline(y=100 / 3, line_dash='dot', line_color='grey')
     fig.update_layout(barmode='group', title='Selected clients by type', yaxis_title='% of selected slots', height=320, width=560,
                       margin=dict(l=40, r=10, t=40, b=40))
@@ -332,7 +375,9 @@ def regenerate_results(*names:str, # targets of `python tools/results.py --list`
                       ) -> str: # the tool's report
     "Run `tools/results.py` (one thread, writes the `.meta.json` sidecar): the one way to make the saved results."
     import subprocess, sys
-    if not names: raise ValueError("regenerate_results: name at least one target (see `python tools/results.py --list`)")
+    if not names: raise ValueError("names: name at least one target (see `python tools/results.py --list`)")
+    for n in names: check_type('names', n, str)
+    check_type('check', check, bool)
     tool = next((os.path.join(b, RESULTS_TOOL) for b in ('.', '..', '../..') if os.path.exists(os.path.join(b, RESULTS_TOOL))), None)
     if tool is None: raise FileNotFoundError(f"{RESULTS_TOOL}: not found from {os.getcwd()} (run from the repository or its nbs/ folder)")
     r = subprocess.run([sys.executable, tool, *(['--check'] if check else []), *names], capture_output=True, text=True)
@@ -348,6 +393,8 @@ def measure_overhead(dataset:str='CMNIST_GSC', # a key of `DATASETS`
                      selection_rounds:int=200, # rounds to time the server-side selection over
                     ) -> pd.DataFrame:
     "Measured one-off client cost, upload size and per-round server cost of FedDiverse vs one FL round."
+    check_choice('dataset', dataset, DATASETS); check_int('seed', seed, lo=0); check_int('selection_rounds', selection_rounds, lo=1)
+    if preset is not None: check_type('preset', preset, Preset)
     data = build_data(dataset, preset or PRESETS['teaching'], seed)
     preset = (preset or PRESETS['teaching']).for_dataset(dataset)
     est = _estimate(preset, data, seed)
@@ -449,6 +496,8 @@ def demo_report(runs:pd.DataFrame, # the runs of `demo`
                 wall:float, # wall time, seconds
                ) -> str: # a complete HTML page
     "The `make demo` report: what was run, the table, three captioned figures and where to go next."
+    check_runs(runs); check_type('summary', summary, pd.DataFrame); check_type('preset', preset, Preset)
+    check_type('est', est, EstimationResult); check_float('wall', wall, lo=0)
     from hetfl_explore.feddiverse.estimation import triplet_scatter_figure
     figs = [wga_curve_figure(runs, 'CMNIST_GSC'), share_figure(runs), triplet_scatter_figure(est)]
     body = (_demo_intro(preset, len(est.true_triplets), wall) + "<h2>Results</h2>"
@@ -482,8 +531,9 @@ def demo(rounds:int|None=None, # FL rounds (default: the teaching preset's 40)
          log=print, # progress printer
         ) -> pd.DataFrame:
     "FedDiverse vs uniform random on CMNIST_GSC (teaching preset): print the table and write the HTML report."
-    base = PRESETS['teaching']
-    preset = dataclasses.replace(base, rounds=base.rounds if rounds is None else check_int('rounds', rounds, lo=1), seeds=tuple(seeds))
+    base = PRESETS['teaching']; check_type('out', out, str)
+    preset = dataclasses.replace(base, rounds=base.rounds if rounds is None else check_int('rounds', rounds, lo=1),
+                                 seeds=check_names('seeds', seeds, None))
     t0 = time.perf_counter()
     runs, est = _demo_runs(preset, log)
     summary = runs.groupby('method', sort=False).agg(WGA=('wga', lambda v: _cell(v.values)), accuracy=('accuracy', lambda v: _cell(v.values)),
@@ -499,6 +549,8 @@ def demo(rounds:int|None=None, # FL rounds (default: the teaching preset's 40)
 def main(argv=None # command-line arguments (default: sys.argv[1:])
         ):
     "Command line: the demo (default) or a whole results grid (`--grid teaching|faithful`)."
+    if argv is not None and not (isinstance(argv, (list, tuple)) and all(isinstance(a, str) for a in argv)):
+        raise TypeError(f"argv={argv!r:.60}: expected a list of strings (or None for sys.argv)")
     p = argparse.ArgumentParser(prog='python -m hetfl_explore.feddiverse.experiments', description=__doc__)
     p.add_argument('--out', default='reports/demo.html', help='HTML report of the demo')
     p.add_argument('--rounds', type=int, default=None); p.add_argument('--seeds', type=int, nargs='+', default=[0, 1, 2])

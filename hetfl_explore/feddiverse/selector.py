@@ -20,12 +20,13 @@ from ..selection.efficiency import PowD, ActiveFL, FLCIR
 from ..selection.constraints import Oort, QFFL
 
 # %% auto #0
-__all__ = ['DIMS', 'SELECTION_VARIANTS', 'ZERO', 'SELECTORS', 'PUBLISHED_UNIFORM_SHARES', 'SHARE_FEDERATIONS',
-           'selection_options', 'normalise_triplets', 'check_triplets', 'diversity_rounds', 'diversity_round',
-           'selector_name', 'FedDiverseSelector', 'oracle_triplets', 'perturb_triplets', 'triplet_error',
-           'noise_for_error', 'fedrk_weights', 'mixture_variance', 'FedRKSelector', 'SelectionStats', 'selection_stats',
-           'proxy_losses', 'make_selector', 'simulate_selection', 'share_selectors', 'selection_share_table',
-           'type_share_figure', 'frequency_figure']
+__all__ = ['DIMS', 'SELECTION_VARIANTS', 'ZERO', 'ROUNDOFF', 'AS_PRINTED', 'DEFAULT_ALIAS', 'SELECTORS',
+           'PUBLISHED_UNIFORM_SHARES', 'SHARE_FEDERATIONS', 'selection_options', 'check_triplets', 'check_rng',
+           'check_available', 'normalise_triplets', 'diversity_rounds', 'diversity_round', 'selector_name',
+           'FedDiverseSelector', 'algorithm5_round', 'LiteralFedDiverseSelector', 'client_matrices', 'oracle_triplets',
+           'perturb_triplets', 'triplet_error', 'noise_for_error', 'nonnegative_matrices', 'fedrk_weights',
+           'mixture_variance', 'FedRKSelector', 'SelectionStats', 'selection_stats', 'proxy_losses', 'make_selector',
+           'simulate_selection', 'share_selectors', 'selection_share_table', 'type_share_figure', 'frequency_figure']
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #2f16acf7
 DIMS = TYPES  # ('CI', 'AI', 'SC'): the order of the components of a triplet
@@ -49,32 +50,48 @@ def selection_options(variant:str='sign-invariant', # one of `SELECTION_VARIANTS
         opts[k] = check_choice(k, v, _OPTION_CHOICES[k])
     return opts
 
-# %% ../../nbs/feddiverse/20_selector.ipynb #a1502fde
-def normalise_triplets(triplets:np.ndarray, # (..., K, 3) non-negative triplets (one set, or one per round)
-                       norm:str='l1', # 'l1': per client; 'cosine': per dimension over `rows`, then per-client L2
-                       rows:np.ndarray|None=None, # clients in the per-dimension sums: ids, or a (..., K) mask (default all); others become 0
-                      ) -> np.ndarray: # (..., K, 3) normalised triplets
-    "Normalise triplets for the complementary and orthogonal steps; zero triplets stay zero."
-    t = np.asarray(triplets, dtype=np.float64)
-    if norm == 'l1': return t / np.maximum(t.sum(-1, keepdims=True), 1e-12)
-    check_choice('norm', norm, ('l1', 'cosine'))
-    if rows is not None:
-        m = np.asarray(rows)
-        t = np.where((m if m.dtype == bool else np.isin(np.arange(t.shape[-2]), m))[..., None], t, 0.0)
-    x = t / np.maximum(t.sum(-2, keepdims=True), 1e-12)
-    return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-12)
-
 # %% ../../nbs/feddiverse/20_selector.ipynb #dab97e93
 ZERO = 1e-12   # a sum of weights or a norm below this counts as zero (uniform fallback, zero cross product)
+ROUNDOFF = 1e-12   # a component in [-ROUNDOFF, 0) is float round-off of a 0 (e.g. 1 - H/log 2 = -2.2e-16) and is clipped
 
-def check_triplets(triplets:np.ndarray, # (K, 3) triplets [CI, AI, SC]
-                  ) -> np.ndarray: # the same as float64
-    "Validate a (K, 3) array of finite non-negative triplets."
-    t = np.asarray(triplets, dtype=np.float64)
-    if t.ndim != 2 or t.shape[1] != 3: raise ValueError(f"triplets: shape {t.shape}: expected (K, 3)")
-    if not np.all(np.isfinite(t)) or (t < 0).any(): raise ValueError("triplets: expected finite non-negative values")
-    return t
+def _float_array(x, name):
+    "`x` (numpy, torch, nested list) as a float64 array, or a ValueError naming `name`."
+    if hasattr(x, 'detach'): x = x.detach().cpu().numpy()
+    try: return np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as e: raise ValueError(f"{name}: not a numeric array ({e})") from None
 
+def check_triplets(triplets, # (K, 3) triplets [CI, AI, SC]: numpy, torch or nested list; or a `FederationSpec` (its true triplets)
+                   name:str='triplets', # argument name for the errors
+                   batch:bool=False, # accept (..., K, 3) stacks of triplets too
+                  ) -> np.ndarray: # the same as float64, round-off negatives clipped to 0
+    "Validate a (K, 3) array of finite non-negative triplets; |x| <= ROUNDOFF negatives become 0, real negatives are errors."
+    if hasattr(triplets, 'matrices'): return oracle_triplets(triplets)
+    t = _float_array(triplets, name)
+    if (t.ndim < 2 if batch else t.ndim != 2) or t.shape[-1] != 3: raise ValueError(f"{name}: shape {t.shape}: expected (K, 3)")
+    if not np.all(np.isfinite(t)): raise ValueError(f"{name}: expected finite non-negative values (got NaN or inf)")
+    if (t < -ROUNDOFF).any():
+        bad = np.argwhere(t < -ROUNDOFF)[0]; *_, k, d = bad
+        raise ValueError(f"{name}: client {k} {DIMS[d]} = {t[tuple(bad)]!r}: expected finite non-negative values")
+    return np.maximum(t, 0.0)
+
+def check_rng(rng, # the selection random stream
+             ) -> np.random.Generator:
+    "`rng` if it is a numpy Generator, else a TypeError."
+    return check_type('rng', rng, np.random.Generator)
+
+def check_available(available, # ids that may be chosen, or None (all)
+                    K:int, # clients in the federation
+                   ) -> np.ndarray: # sorted distinct ids
+    "Validate client ids: integers in [0, K)."
+    K = check_int('K', K, lo=1)
+    if available is None: return np.arange(K)
+    a = _float_array(available, 'available').ravel()
+    if not np.all(np.isfinite(a)) or (a != np.round(a)).any() or (a < 0).any() or (a >= K).any():
+        raise ValueError(f"available={np.asarray(available).tolist()!r}: expected client ids, integers in [0, {K})")
+    return np.unique(a.astype(np.int64))
+
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #d2a7f9c1
 def _draw(w, u):
     "Inverse-CDF draws, one per row of `w` (≥ 0): the first index whose cumulative share exceeds `u`."
     cdf = np.cumsum(w / w.sum(-1, keepdims=True), -1); cdf /= cdf[..., -1:]
@@ -88,13 +105,28 @@ def _pick(scores, left, best, u, ties, tol):
     if ties == 'first': return cand.argmax(-1)
     return (np.cumsum(cand, -1) > np.floor(u * cand.sum(-1))[:, None]).argmax(-1)
 
+# %% ../../nbs/feddiverse/20_selector.ipynb #a1502fde
+def normalise_triplets(triplets:np.ndarray, # (..., K, 3) non-negative triplets (one set, or one per round)
+                       norm:str='l1', # 'l1': per client; 'cosine': per dimension over `rows`, then per-client L2
+                       rows:np.ndarray|None=None, # clients in the per-dimension sums: ids, or a (..., K) mask (default all); others become 0
+                      ) -> np.ndarray: # (..., K, 3) normalised triplets
+    "Normalise triplets for the complementary and orthogonal steps; zero triplets stay zero."
+    t = check_triplets(triplets, batch=True)
+    if norm == 'l1': return t / np.maximum(t.sum(-1, keepdims=True), 1e-12)
+    check_choice('norm', norm, ('l1', 'cosine'))
+    if rows is not None:
+        m = np.asarray(rows)
+        t = np.where((m if m.dtype == bool else np.isin(np.arange(t.shape[-2]), m))[..., None], t, 0.0)
+    x = t / np.maximum(t.sum(-2, keepdims=True), 1e-12)
+    return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-12)
+
 # %% ../../nbs/feddiverse/20_selector.ipynb #f37f3fad
 class _Rounds:
     "`R` FedDiverse rounds selected side by side: who is left, the coordinates the steps work in, the uniforms."
     def __init__(self, t, k, R, rng, t0, available, tol, o):
         K, self.o, self.tol, self.rows = len(t), o, tol, np.arange(R)
         self.left = np.zeros((R, K), bool)
-        self.left[:, np.arange(K) if available is None else np.unique(np.asarray(available, np.int64))] = True
+        self.left[:, check_available(available, K)] = True
         target = k if o['remainder'] == 'truncate' else -(-k // 3) * 3
         self.n, self.rand = min(target, int(self.left[0].sum())), o['lead'] == 'random'
         self.U = rng.random((R, 3 * self.rand + self.n))   # a round's uniforms: the dimension order, then one per pick
@@ -155,7 +187,7 @@ def orthogonal(self:_Rounds):
 # %% ../../nbs/feddiverse/20_selector.ipynb #b3acfaff
 def _run_rounds(triplets, k, rounds, rng, t0, available, tol, options):
     "Run `rounds` rounds side by side; the finished `_Rounds`."
-    st = _Rounds(check_triplets(triplets), check_int('k', k, lo=1), check_int('rounds', rounds, lo=1), rng, t0, available,
+    st = _Rounds(check_triplets(triplets), check_int('k', k, lo=1), check_int('rounds', rounds, lo=1), check_rng(rng), t0, available,
                  check_float('tol', tol, lo=0), selection_options('sign-invariant', **options))
     r = 0
     while len(st.picks) < st.n:
@@ -204,14 +236,17 @@ def diversity_round(triplets:np.ndarray, # (K, 3) triplets [CI, AI, SC] of every
     return ids, dict(round=t, options=st.o, order=[DIMS[i] for i in st.order[0]], steps=[_trace(st, s) for s in st.steps])
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #1396653c
-def selector_name(variant:str='sign-invariant', # a key of `SELECTION_VARIANTS`
+AS_PRINTED = 'paper-as-printed'   # Algorithm 5 exactly as printed (step 3 may re-pick): `LiteralFedDiverseSelector`
+DEFAULT_ALIAS = 'feddiverse'   # the unlabelled name older callers use; it means the default, sign-invariant variant
+
+def selector_name(variant:str='sign-invariant', # a key of `SELECTION_VARIANTS`, or 'paper-as-printed'
                  ) -> str:
-    "The one naming rule of FedDiverse selectors: 'feddiverse' for the default variant, 'feddiverse[<variant>]' otherwise."
-    return 'feddiverse' if check_choice('variant', variant, SELECTION_VARIANTS) == 'sign-invariant' else f'feddiverse[{variant}]'
+    "The one naming rule of FedDiverse selectors: 'feddiverse[<variant>]' for every variant, the default included."
+    return f"feddiverse[{check_choice('variant', variant, (*SELECTION_VARIANTS, AS_PRINTED))}]"
 
 class FedDiverseSelector(Selector):
     "FedDiverse's diversity-driven selection from per-client triplets (a `selection.Selector`)."
-    name = 'feddiverse'
+    name = selector_name()
     def __init__(self, triplets:np.ndarray, # (K, 3) triplets [CI, AI, SC], indexed by client id
                  variant:str='sign-invariant', # a named variant of `SELECTION_VARIANTS`
                  name:str|None=None, # display name (default `selector_name(variant)`; 'feddiverse[<variant>]' with overrides)
@@ -251,11 +286,77 @@ def explain(self:FedDiverseSelector) -> dict:
     if self._last is None: raise RuntimeError("explain(): no selection has been made since the last reset")
     return dict(self._last, triplets=self.triplets)
 
+# %% ../../nbs/feddiverse/20_selector.ipynb #66b827d0
+def algorithm5_round(triplets, # (K, 3) triplets [CI, AI, SC]
+                     k:int, # clients to select (κ)
+                     rng:np.random.Generator, # the selection stream (one uniform per pick)
+                     t:int=0, # the round: step 1 leads with dimension SC, CI, AI for t mod 3 = 0, 1, 2
+                     available=None, # ids that may be chosen (default: all)
+                     tol:float=1e-9, # scores within `tol` of the best are ties (broken at random)
+                    ) -> tuple[np.ndarray, dict]: # (distinct ids in order of selection, {'picks', 'duplicates'})
+    "Algorithms 5-6 of Németh et al. (2025) exactly as printed: step 3 ranges over all clients but k_p and k_c."
+    T, k, rng, tol = check_triplets(triplets), check_int('k', k, lo=1), check_rng(rng), check_float('tol', tol, lo=0)
+    L, av = normalise_triplets(T), check_available(available, len(T))
+    col = [DIMS.index(d) for d in ('SC', 'CI', 'AI')][check_int('t', t, lo=0) % 3]
+    left = np.isin(np.arange(len(T)), av); chosen, picks = [], []
+    def take(i):
+        picks.append(int(i)); left[i] = False
+        if i not in chosen: chosen.append(int(i))
+        return len(chosen) >= k
+    one = lambda s, mask, best: int(_pick(s[None], mask[None], best, rng.random(1), 'random', tol)[0])
+    while len(chosen) < k and left.any():
+        w = np.where(left, T[:, col], 0.0)
+        kp = int(_draw(w[None] if w.sum() > ZERO else left[None].astype(float), rng.random(1))[0])
+        if take(kp) or not left.any(): break
+        kc = one(L @ L[kp], left, 'min')
+        if take(kc): break
+        rest = np.isin(np.arange(len(T)), av); rest[[kp, kc]] = False
+        if rest.any() and take(one(L @ np.cross(L[kp], L[kc]), rest, 'max')): break
+    return np.array(chosen, np.int64), dict(picks=picks, duplicates=len(picks) - len(chosen))
+
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #01deddad
+class LiteralFedDiverseSelector(Selector):
+    "FedDiverse with Algorithm 5 exactly as printed; the number of re-picked clients of every round is kept."
+    name = selector_name(AS_PRINTED)
+    def __init__(self, triplets, # (K, 3) triplets [CI, AI, SC], indexed by client id
+                 tol:float=1e-9, # tie tolerance of the argmin/argmax steps
+                ):
+        self.triplets, self.tol, self.duplicates = check_triplets(triplets), check_float('tol', tol, lo=0), []
+
+    def reset(self, num_clients:int, # clients in the federation
+              seed:int, # the run's seed
+             ):
+        "Forget the duplicate counts, and check that there is one triplet per client."
+        super().reset(num_clients, seed); self.duplicates = []
+        if num_clients != len(self.triplets):
+            raise ValueError(f"num_clients={num_clients}: the selector holds triplets for {len(self.triplets)} clients")
+
+    def select(self, t:int, # the round
+               clients:ClientView, # who is available
+               k:int, # clients to select (κ)
+               rng:np.random.Generator, # the selection stream
+              ) -> Selection:
+        "One `algorithm5_round`; its number of re-picks is appended to `duplicates`."
+        ids, tr = algorithm5_round(self.triplets, k, rng, t, clients.available, self.tol)
+        self.duplicates.append(tr['duplicates'])
+        return Selection(ids)
+
+
 # %% ../../nbs/feddiverse/20_selector.ipynb #31b7c9e8
-def oracle_triplets(matrices:np.ndarray, # (K, |Y|, |A|) true client interaction matrices
-                   ) -> np.ndarray: # (K, 3) true triplets
+def client_matrices(matrices, # (K, |Y|, |A|) counts: numpy, torch, nested list or `FederationSpec`
+                    name:str='matrices', # argument name for the errors
+                   ) -> np.ndarray: # float64 (K, |Y|, |A|)
+    "Validate a stack of client interaction matrices (`as_counts`, and one matrix per client)."
+    if isinstance(matrices, str): raise ValueError(f"{name}={matrices!r}: expected (K, |Y|, |A|) matrices, not a string")
+    N = as_counts(matrices, name)
+    if N.ndim != 3: raise ValueError(f"{name}: shape {N.shape}: expected (K, |Y|, |A|), one matrix per client")
+    return N
+
+def oracle_triplets(matrices, # (K, |Y|, |A|) true client interaction matrices (numpy, torch, nested list or `FederationSpec`)
+                   ) -> np.ndarray: # (K, 3) true triplets, round-off negatives clipped to 0
     "The true DHT of every client (the server-knows-$N^k$ oracle)."
-    return np.asarray(dht(np.asarray(matrices)), dtype=np.float64)
+    return np.maximum(np.asarray(dht(client_matrices(matrices)), dtype=np.float64), 0.0)
 
 def perturb_triplets(triplets:np.ndarray, # (K, 3) true triplets
                      sigma:float, # standard deviation of the Gaussian noise added to each component
@@ -263,7 +364,7 @@ def perturb_triplets(triplets:np.ndarray, # (K, 3) true triplets
                     ) -> np.ndarray: # (K, 3) noisy triplets, clipped to [0, 1]
     r"Triplets with i.i.d. $\mathcal N(0, \sigma^2)$ noise, clipped to $[0,1]$ (simulated estimation error)."
     sigma = check_float('sigma', sigma, lo=0)
-    t = np.asarray(triplets, dtype=np.float64)
+    t = check_triplets(triplets)
     return np.clip(t + rng_streams(seed, 1, 'triplet-noise')[0].normal(0, sigma, t.shape), 0, 1)
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #8fd87a56
@@ -271,7 +372,9 @@ def triplet_error(estimated:np.ndarray, # (K, 3) estimated triplets
                   true:np.ndarray, # (K, 3) true triplets
                  ) -> dict: # MAE per component, mean and sup Euclidean error
     "Estimation error of triplets: mean absolute error of CI, AI and SC, and the mean / max Euclidean error."
-    e = np.asarray(estimated, float) - np.asarray(true, float); d = np.linalg.norm(e, axis=1)
+    est, tru = check_triplets(estimated, 'estimated'), check_triplets(true, 'true')
+    if est.shape != tru.shape: raise ValueError(f"estimated: shape {est.shape} differs from true's {tru.shape}")
+    e = est - tru; d = np.linalg.norm(e, axis=1)
     return dict(**{f'MAE_{n}': float(v) for n, v in zip(DIMS, np.abs(e).mean(0))}, euclid_mean=float(d.mean()), euclid_sup=float(d.max()))
 
 def noise_for_error(triplets:np.ndarray, # (K, 3) true triplets
@@ -279,7 +382,7 @@ def noise_for_error(triplets:np.ndarray, # (K, 3) true triplets
                     seed:int=0, # seed of the noise
                    ) -> float: # σ giving that mean error (bisection)
     "The σ of `perturb_triplets` whose mean Euclidean error on `triplets` is `target`."
-    target = check_float('target', target, lo=0, lo_open=True)
+    target, triplets = check_float('target', target, lo=0, lo_open=True), check_triplets(triplets)
     err = lambda s: triplet_error(perturb_triplets(triplets, s, seed), triplets)['euclid_mean']
     lo, hi = 0.0, 1.0
     while err(hi) < target:
@@ -290,12 +393,21 @@ def noise_for_error(triplets:np.ndarray, # (K, 3) true triplets
     return (lo + hi) / 2
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #57f35819
+def nonnegative_matrices(matrices, # (K, |Y|, |A|): numpy, torch, nested list or `FederationSpec`
+                         name:str='matrices', # argument name for the errors
+                        ) -> np.ndarray: # float64 (K, |Y|, |A|)
+    "Validate client matrices of finite non-negative weights (an all-zero client is allowed, unlike `as_counts`)."
+    if isinstance(matrices, str): raise ValueError(f"{name}={matrices!r}: expected (K, |Y|, |A|) matrices, not a string")
+    A = _float_array(matrices, name)
+    if A.ndim != 3 or not len(A): raise ValueError(f"{name}: shape {A.shape}: expected (K, |Y|, |A|) with K >= 1")
+    if not np.isfinite(A).all() or (A < 0).any(): raise ValueError(f"{name}: expected finite non-negative entries")
+    return A
+
 def fedrk_weights(matrices:np.ndarray, # (K, |Y|, |A|) client interaction matrices
                   floor:float=0.0, # ε: mix with the uniform distribution, ω ← (1-ε)ω + ε/K
                  ) -> np.ndarray: # (K,) weights, ≥ 0, summing to 1
     "FedRK's variance-minimising mixture weights of the client matrices (convex QP on the simplex, SLSQP)."
-    A = np.asarray(matrices, dtype=np.float64)
-    if A.ndim != 3 or not len(A): raise ValueError(f"matrices: shape {A.shape}: expected (K, |Y|, |A|) with K >= 1")
+    A = nonnegative_matrices(matrices)
     floor = check_float('floor', floor, lo=0, hi=1)
     K = len(A); flat = A.reshape(K, -1)
     D = (flat - flat.mean(1, keepdims=True)).T
@@ -310,7 +422,10 @@ def mixture_variance(matrices:np.ndarray, # (K, |Y|, |A|) client matrices
                      weights:np.ndarray, # (K,) mixture weights
                     ) -> float:
     r"Var(S) of the mixed matrix $S = \sum_k \omega_k N^k$ over its cells."
-    return float(np.tensordot(np.asarray(weights, float), np.asarray(matrices, float), 1).var())
+    N = nonnegative_matrices(matrices); w = _float_array(weights, 'weights')
+    if w.shape != N.shape[:1] or not np.isfinite(w).all():
+        raise ValueError(f"weights: shape {w.shape}: expected {N.shape[:1]} finite weights, one per client")
+    return float(np.tensordot(w, N, 1).var())
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #05892a03
 class FedRKSelector(Selector):
@@ -319,7 +434,7 @@ class FedRKSelector(Selector):
     def __init__(self, matrices:np.ndarray, # (K, |Y|, |A|) true client interaction matrices
                  floor:float=1e-3, # ε-floor of the weights, so that κ clients can always be drawn
                 ):
-        self.matrices = np.asarray(matrices)
+        self.matrices = nonnegative_matrices(matrices)
         self.weights = fedrk_weights(self.matrices, floor)
 
     def reset(self, num_clients:int, # clients in the federation
@@ -350,13 +465,17 @@ class SelectionStats:
     selected: np.ndarray # (rounds, K) 0/1 participation
     union_triplets: np.ndarray # (rounds, 3) DHT of the union of the selected clients' data per round
     types: np.ndarray # (K,) type of each client
+    duplicates: np.ndarray|None = None # (rounds,) re-picked clients per round (Algorithm 5 as printed), else None
     def union_mean(self) -> np.ndarray: "Mean union triplet over rounds."; return self.union_triplets.mean(0)
 
 def selection_stats(matrices:np.ndarray, # (K, |Y|, |A|) client matrices
                     chosen:np.ndarray, # (rounds, K) 0/1 participation
                    ) -> SelectionStats:
     "Type shares, frequencies and the triplet of the union of each round's selected data (vectorised over rounds)."
-    N = as_counts(matrices, 'matrices'); K = len(N)
+    N = client_matrices(matrices); K = len(N)
+    chosen = _float_array(chosen, 'chosen')
+    if chosen.ndim != 2 or chosen.shape[1] != K or not np.isin(chosen, (0, 1)).all():
+        raise ValueError(f"chosen: shape {chosen.shape}: expected a (rounds, {K}) array of 0/1 participation")
     types = client_types(dht(N), tie='first')
     union = dht((chosen @ N.reshape(K, -1)).reshape(-1, *N.shape[1:]))
     slots = chosen.sum(0)
@@ -366,7 +485,7 @@ def selection_stats(matrices:np.ndarray, # (K, |Y|, |A|) client matrices
 def proxy_losses(matrices:np.ndarray, # (K, |Y|, |A|) client matrices
                 ) -> np.ndarray: # (K,) mean cross-entropy (nats) of the shortcut classifier on each client
     "Loss proxy without training: each client's loss under the attribute-only classifier $P(y\\mid a)$ of the pooled data."
-    N = np.asarray(matrices, np.float64)
+    N = client_matrices(matrices)
     G = N.sum(0); p = (G + 1) / (G.sum(0, keepdims=True) + G.shape[0])   # Laplace-smoothed global P(y | a)
     return -(N * np.log(p)).sum((1, 2)) / np.maximum(N.sum((1, 2)), 1)
 
@@ -378,7 +497,9 @@ SELECTORS: dict[str, Callable] = {   # name -> factory(matrices, triplets) of a 
     'EqW': lambda N, t: EqW(), 'pow-d': lambda N, t: PowD(), 'AFL_G': lambda N, t: ActiveFL(), 'Oort': lambda N, t: Oort(),
     'q-FFL': lambda N, t: QFFL(), 'FedPNS': lambda N, t: FedPNS(), 'FL-CIR': lambda N, t: FLCIR(N.sum(-1)),
     **{selector_name(v): _feddiverse(v) for v in SELECTION_VARIANTS},
+    selector_name(AS_PRINTED): lambda N, t: LiteralFedDiverseSelector(t),
     'fedrk': lambda N, t: FedRKSelector(N),
+    DEFAULT_ALIAS: _feddiverse('sign-invariant'),   # = 'feddiverse[sign-invariant]', kept for older callers
 }
 
 def make_selector(name:str, # a key of `SELECTORS`
@@ -388,16 +509,16 @@ def make_selector(name:str, # a key of `SELECTORS`
                  ) -> Selector:
     "A fresh selector by name, built from a federation's matrices (FedDiverse gets true or noisy triplets)."
     check_choice('name', name, SELECTORS); noise = check_float('noise', noise, lo=0)
-    t = oracle_triplets(matrices)
-    return SELECTORS[name](np.asarray(matrices), perturb_triplets(t, noise, seed) if noise > 0 else t)
+    N = client_matrices(matrices); t = oracle_triplets(N)
+    return SELECTORS[name](N, perturb_triplets(t, noise, seed) if noise > 0 else t)
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #b436431b
 def _matrices(fed):
     "The (K, |Y|, |A|) matrices of a federation name, a `FederationSpec` or an array."
     if isinstance(fed, str):
-        from hetfl_explore.foundation.data import federation
-        return federation(fed).matrices
-    return as_counts(getattr(fed, 'matrices', fed), 'fed')
+        from hetfl_explore.foundation.data import federation, FEDERATIONS
+        return federation(check_choice('fed', fed, FEDERATIONS)).matrices
+    return client_matrices(getattr(fed, 'matrices', fed), 'fed')
 
 def _run_selector(sel, N, rounds, k, seed, available, loss_noise, streams):
     "Call `sel.select` round by round; loss queries get `proxy_losses` + noise, `observe` gets synthetic reports."
@@ -427,14 +548,16 @@ def simulate_selection(fed, # a federation name, a `FederationSpec`, or (K, |Y|,
     "Run a selector for `rounds` rounds on a federation's matrices (no training) and summarise whom it picked."
     N = _matrices(fed); K = len(N)
     rounds, k = check_int('rounds', rounds, lo=1), check_int('k', k, lo=1)
-    sel = make_selector(selector, N, noise, seed) if isinstance(selector, str) else check_type('selector', selector, Selector)
+    sel = (make_selector(check_choice('selector', selector, SELECTORS), N, noise, seed) if isinstance(selector, str)
+           else check_type('selector', selector, Selector))
     streams = rng_streams(seed, 3, 'simulate_selection')   # selection, loss noise, synthetic reports
     sel.reset(K, seed)
     if isinstance(sel, FedDiverseSelector):   # the fast path: the same draws as `sel.select` round by round
         ids = diversity_rounds(sel.triplets, k, rounds, streams[0], 0, available, sel.tol, **sel.options)
         chosen = np.zeros((rounds, K), np.int64); chosen[np.arange(rounds)[:, None], ids] = 1
     else: chosen = _run_selector(sel, N, rounds, k, seed, available, loss_noise, streams)
-    return selection_stats(N, chosen)
+    dup = np.array(sel.duplicates, np.int64) if isinstance(sel, LiteralFedDiverseSelector) else None
+    return replace(selection_stats(N, chosen), duplicates=dup)
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #bcedd45b
 PUBLISHED_UNIFORM_SHARES = {   # Németh et al. (2025), Diversity-Driven Learning, App. F, captions of Figs. 5-9 (= thesis Figure 17), % (CI, AI, SC)
@@ -446,8 +569,10 @@ def share_selectors(matrices:np.ndarray, # (K, |Y|, |A|) a federation's true mat
                    ) -> dict:
     "The strategies compared in the share table: uniform, round robin, the FedDiverse variants (true triplets) and FedRK."
     t = oracle_triplets(matrices)
+    variants = [check_choice('variants', v, SELECTION_VARIANTS) for v in check_type('variants', variants, (tuple, list))]
     return {'uniform': UniformSelector(), 'round_robin': RoundRobinSelector(),
-            **{selector_name(v): FedDiverseSelector(t, v) for v in variants}, 'fedrk': FedRKSelector(matrices)}
+            **{selector_name(v): FedDiverseSelector(t, v) for v in variants},
+            selector_name(AS_PRINTED): LiteralFedDiverseSelector(t), 'fedrk': FedRKSelector(matrices)}
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #5f8c430c
 SHARE_FEDERATIONS = ('spawrious_gsc', 'cmnist_gsc', 'spawrious_gci', 'spawrious_gai', 'waterbirds_dist', 'spawrious_4',
@@ -458,26 +583,32 @@ def selection_share_table(federations=SHARE_FEDERATIONS, # federation names
                           seed:int=0, # seed
                          ) -> pd.DataFrame:
     "Type shares (%) and mean union triplet of each strategy on each federation, beside the published uniform shares."
-    from hetfl_explore.foundation.data import federation as get
+    from hetfl_explore.foundation.data import federation as get, FEDERATIONS
+    federations = [check_choice('federations', f, FEDERATIONS) for f in check_type('federations', federations, (tuple, list))]
     rows = []
     for name in federations:
         spec = get(name)
         N, k = spec.matrices, int(getattr(spec, 'kappa', 9) or 9)
         for method, sel in share_selectors(N).items():
             st = simulate_selection(N, sel, rounds, k, seed)
+            dup = st.duplicates if st.duplicates is not None else np.full(1, np.nan)
             rows.append(dict(federation=name, kappa=k, method=method, **{d: 100 * st.type_shares[d] for d in DIMS},
-                             **{f'union_{d}': v for d, v in zip(DIMS, st.union_mean())}))
+                             **{f'union_{d}': v for d, v in zip(DIMS, st.union_mean())},
+                             repick_rounds=100 * np.mean(dup > 0) if st.duplicates is not None else np.nan, repicks=dup.mean()))
         if name in PUBLISHED_UNIFORM_SHARES:
             rows.append(dict(federation=name, kappa=k, method='published uniform',
                              **dict(zip(DIMS, PUBLISHED_UNIFORM_SHARES[name]))))
-    return pd.DataFrame(rows).round({**{d: 1 for d in DIMS}, **{f'union_{d}': 3 for d in DIMS}})
+    return pd.DataFrame(rows).round({**{d: 1 for d in DIMS}, **{f'union_{d}': 3 for d in DIMS}, 'repick_rounds': 1, 'repicks': 2})
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #7777501d
 def type_share_figure(table:pd.DataFrame, # rows of `selection_share_table` (or one federation's rows)
                       federation:str, # which federation to draw
                      ) -> go.Figure:
     "Stacked bars of the CI/AI/SC shares of selected slots per strategy on one federation."
-    t = table[table.federation == federation]
+    check_type('table', table, pd.DataFrame)
+    missing = {'federation', 'method', *DIMS} - set(table.columns)
+    if missing: raise ValueError(f"table: missing columns {sorted(missing)} (rows of `selection_share_table` expected)")
+    t = table[table.federation == check_choice('federation', federation, table.federation.unique())]
     fig = go.Figure([go.Bar(name=d, x=t.method, y=t[d], text=t[d].round(1)) for d in DIMS])
     fig.add_hline(y=100 / 3, line_dash='dot', line_color='grey')
     fig.update_layout(barmode='group', title=f'Share of selected clients by type — {federation}', yaxis_title='% of slots',
@@ -489,6 +620,7 @@ def frequency_figure(stats:SelectionStats, # from `simulate_selection`
                      title:str='How often each client is selected', # figure title
                     ) -> go.Figure:
     "Bars of each client's selection frequency, coloured by client type."
+    check_type('stats', stats, SelectionStats); check_type('title', title, str)
     colours = dict(CI='#1f77b4', AI='#ff7f0e', SC='#2ca02c')
     fig = go.Figure([go.Bar(x=np.flatnonzero(stats.types == d), y=stats.frequency[stats.types == d], name=d,
                             marker_color=colours[d]) for d in DIMS])

@@ -12,20 +12,34 @@ import numpy as np
 import pandas as pd
 import torch
 from torch import nn
-from ..foundation.core import check_int, check_float, check_choice
+from ..foundation.core import check_int, check_float, check_choice, check_type, validate_fields
 
 # %% auto #0
-__all__ = ['SIZE_TO_U', 'HIDDEN_MULT', 'NORMS', 'ROUND_TOL', 'DEN_EPS', 'METHODS', 'BASELINES', 'hidden_sizes', 'Scaler',
-           'make_norm', 'WidthCNN', 'count_params', 'ChannelSet', 'full_set', 'random_set', 'submatrix_set',
-           'quadrant_sets', 'param_index', 'extract_state', 'extract_submodel', 'aggregate_submodels', 'coverage',
-           'taxonomy_table', 'ChannelSchedule', 'coverage_heatmap', 'schedule_timeline', 'SubmodelRun', 'small_clients',
-           'run_submodels', 'client_accuracies']
+__all__ = ['SIZE_TO_U', 'HIDDEN_MULT', 'NORMS', 'ROUND_TOL', 'DEN_EPS', 'METHODS', 'BASELINES', 'check_hidden', 'check_state',
+           'hidden_sizes', 'Scaler', 'make_norm', 'WidthCNN', 'count_params', 'ChannelSet', 'full_set', 'random_set',
+           'submatrix_set', 'quadrant_sets', 'param_index', 'extract_state', 'extract_submodel', 'aggregate_submodels',
+           'coverage', 'taxonomy_table', 'ChannelSchedule', 'coverage_heatmap', 'schedule_timeline', 'SubmodelRun',
+           'small_clients', 'run_submodels', 'client_accuracies']
 
 # %% ../../nbs/modelhet/30_submodels.ipynb #de76e56c
 SIZE_TO_U = {'30k': 8, '100k': 16, '400k': 32, '1.6M': 64}  # thesis size label -> width u
 HIDDEN_MULT = (1, 2, 4, 8)  # hidden widths are u, 2u, 4u, 8u
 NORMS = ('static', 'tracked', 'group', 'none')
 ROUND_TOL = 1e-9  # float slack before rounding up, so that ceil(0.5 * 16) is 8, not 9
+
+def check_hidden(hidden, # hidden widths of the conv layers
+                ) -> list[int]:
+    "`hidden` as a list of positive ints (errors name `hidden`)."
+    return [check_int(f'hidden[{i}]', c, lo=1) for i, c in enumerate(check_type('hidden', hidden, (list, tuple)))]
+
+def check_state(name:str, # argument name
+                state, # a state dict
+               ) -> dict:
+    "`state` if it maps parameter names to tensors, else an error naming the argument."
+    check_type(name, state, dict)
+    bad = [k for k, v in state.items() if not isinstance(v, torch.Tensor)]
+    if bad: raise TypeError(f"{name}: entries {bad[:3]} are not tensors (a model's state_dict expected)")
+    return state
 
 def hidden_sizes(u:int, # Width of the full model (first hidden layer)
                  rate:float=1.0, # Width ratio r_k of the (sub-)model, in (0, 1]
@@ -37,7 +51,7 @@ def hidden_sizes(u:int, # Width of the full model (first hidden layer)
 class Scaler(nn.Module):
     "HeteroFL's scaler x / rate (thesis Eq. (15)), applied in training mode only."
     def __init__(self, rate:float=1.0, # Width ratio r_k the activations are divided by
-                ): super().__init__(); self.rate = rate
+                ): super().__init__(); self.rate = check_float('rate', rate, 0, 1, lo_open=True)
     def forward(self, x):
         "Divide by the rate in training mode; identity in evaluation mode."
         return x / self.rate if self.training else x
@@ -50,6 +64,7 @@ def make_norm(norm:str, # One of NORMS
               channels:int, # Number of channels
              ) -> nn.Module:
     "The normalisation layer for `channels` channels: static/tracked BatchNorm, GroupNorm or identity."
+    channels = check_int('channels', channels, lo=1)
     check_choice('norm', norm, NORMS)
     if norm == 'static': return nn.BatchNorm2d(channels, momentum=None, track_running_stats=False)
     if norm == 'tracked': return nn.BatchNorm2d(channels)
@@ -85,6 +100,7 @@ class WidthCNN(nn.Module):
 def count_params(model:nn.Module, # Any torch module
                 ) -> int:
     "Number of trainable parameters of `model`."
+    check_type('model', model, nn.Module)
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
 
 # %% ../../nbs/modelhet/30_submodels.ipynb #8984edea
@@ -95,6 +111,12 @@ class ChannelSet:
     ins: tuple   # inputs of conv 1..L then of the dense layer: int64 tensor, or None for all channels
     rate: float = 1.0  # width ratio of the sub-model
     label: str = 'full'  # short name for plots ('full', 'O', 'R*', 'U3', ...)
+    def __post_init__(self):
+        for f in ('outs', 'ins'):
+            v = getattr(self, f)
+            if not isinstance(v, tuple) or not all(i is None or isinstance(i, torch.Tensor) for i in v):
+                raise TypeError(f"{f}={v!r:.60}: expected a tuple of int64 tensors (None for all channels in `ins`)")
+        validate_fields(self, rate=lambda n, v: check_float(n, v, 0, 1, lo_open=True), label=lambda n, v: check_type(n, v, str))
 
     @property
     def key(self) -> tuple:
@@ -113,6 +135,7 @@ def _coupled_ins(outs): return (None,) + tuple(outs)
 def full_set(hidden:list[int], # Hidden widths of the server model
             ) -> ChannelSet:
     "The set of all channels (the full model, used by large clients)."
+    hidden = check_hidden(hidden)
     return ChannelSet(tuple(torch.arange(c) for c in hidden), _coupled_ins(torch.arange(c) for c in hidden), 1.0, 'full')
 
 def _draw(c, k, rng): return torch.from_numpy(np.sort(rng.choice(c, k, replace=False))).long()
@@ -124,6 +147,7 @@ def random_set(hidden:list[int], # Hidden widths of the server model
                label:str='rand', # Name for plots
               ) -> ChannelSet:
     "R policy: ceil(rate*C_l) output channels per layer drawn uniformly without replacement."
+    hidden, rate = check_hidden(hidden), check_float('rate', rate, 0, 1, lo_open=True); check_type('rng', rng, np.random.Generator)
     check_choice('coupling', coupling, ('layerwise', 'independent'))
     sizes = [int(math.ceil(rate * c - ROUND_TOL)) for c in hidden]
     outs = tuple(_draw(c, k, rng) for c, k in zip(hidden, sizes))
@@ -142,6 +166,8 @@ def submatrix_set(hidden:list[int], # Hidden widths of the server model
                   label:str|None=None, # Name for plots
                  ) -> ChannelSet:
     "M policy: contiguous channel blocks, block a in odd layers and block b in even layers (Eq. 12), coupled."
+    hidden = check_hidden(hidden)
+    if not isinstance(block, (tuple, list)) or len(block) != 2 or not all(isinstance(b, (int, np.integer)) for b in block): raise TypeError(f"block={block!r}: expected a pair of ints")
     m = _blocks_per_layer(rate)
     if any(not 0 <= x < m for x in block): raise ValueError(f"block={block!r}: expected two block indices in [0, {m})")
     if any(c % m for c in hidden): raise ValueError(f"hidden={hidden!r}: every width must be divisible by {m}")
@@ -152,6 +178,7 @@ def quadrant_sets(hidden:list[int], # Hidden widths of the server model
                   rate:float=0.5, # Width ratio r = 1/m (m*m sets)
                  ) -> list[ChannelSet]:
     "All m*m sub-matrix sets; for r=1/2 these are A_O, A_P, A_Q, A_R of the thesis."
+    hidden = check_hidden(hidden)
     m = _blocks_per_layer(rate)
     names = 'OPQR' if m == 2 else [f'M{a}{b}' for a in range(m) for b in range(m)]
     return [submatrix_set(hidden, (a, b), rate, names[a*m + b]) for a in range(m) for b in range(m)]
@@ -163,6 +190,7 @@ def param_index(name:str, # A state-dict key of `WidthCNN`
                 cs:ChannelSet, # The sub-model's channel set
                ) -> tuple: # One index tensor (or None = all) per leading dimension that is sliced
     "Which indices of the server tensor `name` belong to the sub-model `cs`."
+    check_type('name', name, str); check_type('cs', cs, ChannelSet)
     m = _CONV_RE.match(name)
     if m:
         l, kind, p = int(m[1]), m[2], m[3]
@@ -183,6 +211,7 @@ def extract_state(global_state:dict, # State dict of the server model
                   cs:ChannelSet, # Channel set of the client
                  ) -> dict:
     "The sub-model's state dict: every server tensor sliced by `cs` (copies)."
+    check_state('global_state', global_state); check_type('cs', cs, ChannelSet)
     return {k: (v[_grid(param_index(k, cs), v.shape, v.device)] if param_index(k, cs) else v).clone()
             for k, v in global_state.items()}
 
@@ -190,6 +219,7 @@ def extract_submodel(global_model:WidthCNN, # The server model
                      cs:ChannelSet, # Channel set of the client
                     ) -> WidthCNN:
     "A `WidthCNN` of width ratio `cs.rate` holding the server's weights at the cells of `cs`."
+    check_type('global_model', global_model, WidthCNN); check_type('cs', cs, ChannelSet)
     g = global_model
     sub = WidthCNN(g.u, g.in_channels, g.n_classes, rate=cs.rate, norm=g.norm).to(next(g.parameters()).device)
     sub.load_state_dict(extract_state(g.state_dict(), cs))
@@ -204,10 +234,13 @@ def aggregate_submodels(global_state:dict, # Current server state dict
                         weights:list[float]|np.ndarray, # Aggregation weight w_k of each client (e.g. |D_k|)
                        ) -> dict:
     "Per-cell weighted mean over the clients whose sub-model contains the cell; uncovered cells keep their value."
+    check_state('global_state', global_state)
+    for n, v in (('client_states', client_states), ('sets', sets), ('weights', weights)): check_type(n, v, (list, tuple, np.ndarray))
+    for i, s in enumerate(sets): check_type(f'sets[{i}]', s, ChannelSet)
     if not (len(client_states) == len(sets) == len(weights)) or not sets:
         raise ValueError(f"client_states, sets and weights must be non-empty and of equal length, got "
                          f"{len(client_states)}, {len(sets)}, {len(weights)}")
-    w = [check_float('weights[i]', float(x), 0, lo_open=True) for x in weights]
+    w = [check_float(f'weights[{i}]', x, 0, lo_open=True) for i, x in enumerate(weights)]
     new = {}
     for name, g in global_state.items():
         if not g.is_floating_point(): new[name] = max((s[name] for s in client_states), key=int).clone(); continue
@@ -223,6 +256,8 @@ def coverage(global_state:dict, # Server state dict (only shapes are used)
              sets:list[ChannelSet], # Channel sets of the clients in one round
             ) -> dict:
     "Per tensor, how many of `sets` contain each cell (int64 count maps)."
+    check_state('global_state', global_state)
+    for i, s in enumerate(check_type('sets', sets, (list, tuple))): check_type(f'sets[{i}]', s, ChannelSet)
     out = {}
     for name, g in global_state.items():
         if not g.is_floating_point(): continue
@@ -278,7 +313,8 @@ class ChannelSchedule:
                  gfr_disjoint:bool=False, # GFR: True draws disjoint sets (random channel permutation of the quadrants)
                 ):
         self.method = _check_method(method)
-        self.hidden, self.small = list(hidden), [int(k) for k in small]
+        self.hidden = check_hidden(hidden)
+        self.small = [check_int(f'small[{i}]', k, lo=0) for i, k in enumerate(check_type('small', small, (list, tuple, range, np.ndarray)))]
         self.rate, self.seed = check_float('rate', rate, 0, 1, lo_open=True), check_int('seed', seed, lo=0)
         self.n_groups, self.n_unique = check_int('n_groups', n_groups, lo=1), check_int('n_unique', n_unique, lo=1)
         self.coupling = check_choice('coupling', coupling, ('layerwise', 'independent'))
@@ -402,6 +438,7 @@ def coverage_heatmap(schedule:ChannelSchedule, # The method's schedule
                      clients:list[int]|None=None, # Clients to include (default: the small clients)
                     ):
     "Plotly heatmap of one conv layer's (out x in) cells coloured by how many clients train them in round `t`."
+    check_type('schedule', schedule, ChannelSchedule)
     import plotly.graph_objects as go
     layer = check_int('layer', layer, 0, len(schedule.hidden) - 1)
     count, text = _layer_cells(schedule, t, layer, schedule.small if clients is None else list(clients))
@@ -417,6 +454,7 @@ def schedule_timeline(schedule:ChannelSchedule, # The method's schedule
                       rounds:int=12, # Rounds to show
                      ):
     "Plotly grid of small clients x rounds coloured by channel-set label, with empirical and nominal T."
+    check_type('schedule', schedule, ChannelSchedule)
     import plotly.graph_objects as go
     tl = schedule.timeline(rounds)
     labels = list(dict.fromkeys(tl.label)); code = {l: i for i, l in enumerate(labels)}
@@ -452,6 +490,8 @@ def small_clients(sizes:np.ndarray, # Dataset size of every client
                   n_large:int, # Number of clients that train the full model
                  ) -> list[int]:
     "Ids of the K - n_large clients with the smallest datasets (they get the small models)."
+    sizes = np.asarray(check_type('sizes', sizes, (list, tuple, np.ndarray)), dtype=float)
+    if sizes.ndim != 1 or not np.isfinite(sizes).all(): raise ValueError(f"sizes: expected a 1-D array of finite client sizes")
     n_large = check_int('n_large', n_large, 0, len(sizes))
     return sorted(int(k) for k in np.argsort(np.asarray(sizes), kind='stable')[:len(sizes) - n_large])
 
@@ -525,6 +565,7 @@ def client_accuracies(run:SubmodelRun, # A finished run
                       data, # The `FederatedData` it was trained on
                      ) -> np.ndarray:
     "Test accuracy of each client's last local model theta_k^T (the chapter's client accuracy, averaged later)."
+    check_type('run', run, SubmodelRun)
     from hetfl_explore.engine.simulation import evaluate
     return np.array([evaluate(run.client_model(k).to(data.x_test.device), data.x_test, data.y_test, data.a_test,
                               data.n_classes, data.n_attrs)['accuracy'] for k in range(len(run.sets))])
