@@ -215,6 +215,7 @@ class PrometheeSelector(Selector):
                  quality_sign:str='low_loss_good', # 'low_loss_good' | 'high_loss_good': which losses make g_Q high
                  requirements:TaskRequirements|None=None, # the task's requirements behind g_H and g_N
                  trust:np.ndarray|None=None, # trust score of each device in [0, 1] (None: 1 for all)
+                 prior_loss:np.ndarray|None=None, # loss of each client known before round 0, e.g. from preliminary training (NaN: unknown)
                 ):
         self.pool = check_type('pool', pool, DevicePool)
         self.weights = check_weights({c: 1 / len(CRITERIA) for c in CRITERIA} if weights is None else weights)
@@ -225,6 +226,7 @@ class PrometheeSelector(Selector):
         self.quality_sign = check_choice('quality_sign', quality_sign, QUALITY_SIGNS)
         self.requirements = requirements or TaskRequirements()
         self.trust = np.ones(pool.num_devices) if trust is None else _trust(trust, pool.num_devices)
+        self.prior_loss = np.full(pool.num_devices, np.nan) if prior_loss is None else _prior(prior_loss, pool.num_devices)
 
 def _trust(v, n):
     "Trust scores as (n,) values in [0, 1]; errors name `trust`."
@@ -232,14 +234,20 @@ def _trust(v, n):
     if a.shape != (n,) or not np.all((a >= 0) & (a <= 1)): raise ValueError(f"trust: expected {n} scores in [0, 1], got shape {a.shape}")
     return a
 
+def _prior(v, n):
+    "Prior losses as (n,) non-negative values or NaN; errors name `prior_loss`."
+    a = np.asarray(v, np.float64)
+    if a.shape != (n,) or (a[np.isfinite(a)] < 0).any() or np.isinf(a).any(): raise ValueError(f"prior_loss: expected {n} non-negative losses or NaN, got shape {a.shape}")
+    return a
+
 # %% ../../nbs/crowd/61_promethee.ipynb #f53b7946
 @patch
 def reset(self:PrometheeSelector, num_clients, seed):
-    "No loss is known yet; the pool must describe exactly the federation's clients."
+    "Start from the prior losses (NaN: unknown); the pool must describe exactly the federation's clients."
     super(PrometheeSelector, self).reset(num_clients, seed)
     if num_clients != self.pool.num_devices:
         raise ValueError(f"num_clients={num_clients}: the pool has {self.pool.num_devices} devices, expected one device per client")
-    self.loss = np.full(num_clients, np.nan)
+    self.loss = self.prior_loss.copy()
 
 @patch
 def criteria(self:PrometheeSelector, t:int, # the round
