@@ -7,16 +7,16 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from fastcore.basics import patch
-from ..foundation.core import check_int, check_float, check_type
+from ..foundation.core import check_int, check_float, check_type, check_choice
 from ..engine.protocol import Selection, Selector
 from ..engine.simulation import Simulation, RunConfig, model_profile, BYTES_PER_PARAM
 from ..selection.compare import jain_index
-from .devices import DevicePool, TaskRequirements
+from .devices import DevicePool, TaskRequirements, check_array
 from .promethee import budget_greedy
 
 # %% auto #0
-__all__ = ['TRAIN_FLOPS_PER_FORWARD', 'CrowdRanked', 'CrowdRandom', 'GreedyPerCost', 'PriceFirst', 'ResourceAware', 'Budgeted',
-           'RaceClock', 'selection_race', 'race_table', 'race_figure']
+__all__ = ['TRAIN_FLOPS_PER_FORWARD', 'RACE_COLUMNS', 'CrowdRanked', 'CrowdRandom', 'GreedyPerCost', 'PriceFirst',
+           'ResourceAware', 'Budgeted', 'RaceClock', 'selection_race', 'race_table', 'race_figure']
 
 # %% ../../nbs/crowd/63_baselines.ipynb #157ef072
 class CrowdRanked(Selector):
@@ -105,7 +105,8 @@ class RaceClock:
                  n_bytes:float, # bytes of one model transfer
                  mode:str='max', # 'max' (synchronous) or 'sum' (the thesis' aggregate)
                 ):
-        self.pool, self.fps, self.n_bytes, self.mode, self.rows = pool, flops_per_sample, n_bytes, mode, []
+        self.pool, self.fps = check_type('pool', pool, DevicePool), check_float('flops_per_sample', flops_per_sample, lo=0, lo_open=True)
+        self.n_bytes, self.mode, self.rows = check_float('n_bytes', n_bytes, lo=0), check_choice('mode', mode, ['max', 'sum']), []
     def __call__(self, sim:Simulation, row:dict):
         cfg, rep = sim.config, np.asarray(row['reported'], np.int64)
         work = np.full(len(rep), cfg.local_steps * cfg.batch_size) if cfg.local_steps else sim.sizes[rep] * cfg.local_epochs
@@ -138,12 +139,21 @@ def selection_race(selectors:list, # `Selector` instances with distinct names
     return pd.concat(out, ignore_index=True)
 
 # %% ../../nbs/crowd/63_baselines.ipynb #6cb4489f
+RACE_COLUMNS = ('method', 'round', 'accuracy', 'time', 'money', 'selected', 'total_time', 'total_money') # what `selection_race` returns
+
+def _check_race(race):
+    "Raise unless `race` is a non-empty `selection_race` frame; errors name `race`."
+    check_type('race', race, pd.DataFrame)
+    missing = [c for c in RACE_COLUMNS if c not in race.columns]
+    if missing or race.empty: raise ValueError(f"race: expected a non-empty frame from selection_race, missing columns {missing}")
+
 def race_table(race:pd.DataFrame, # from `selection_race`
                n_samples:np.ndarray, # data size of every client
                target:float, # accuracy of ToA@target
               ) -> pd.DataFrame:
     "One row per method: final accuracy, ToA@target, total time, clients/round, unique clients and samples, Jain's index, money."
-    n_samples, target = np.asarray(n_samples), check_float('target', target, lo=0, hi=1)
+    n_samples, target = check_array('n_samples', n_samples, 1, lo=0).astype(np.int64), check_float('target', target, lo=0, hi=1)
+    _check_race(race)
     rows = []
     for m, d in race.groupby('method', sort=False):
         counts = np.bincount(np.concatenate([np.asarray(s, np.int64) for s in d['selected']]), minlength=len(n_samples))
@@ -159,6 +169,8 @@ def race_figure(race:pd.DataFrame, # from `selection_race`
                ):
     "Plotly accuracy against cumulative simulated time, one line per method (log time axis)."
     import plotly.express as px
+    _check_race(race)
+    if target is not None: check_float('target', target, lo=0, hi=1)
     fig = px.line(race, x='total_time', y='accuracy', color='method', markers=True, log_x=True,
                   labels=dict(total_time='simulated time (s)'))
     if target is not None: fig.add_hline(y=target, line_dash='dot')

@@ -13,8 +13,8 @@ from ..engine.simulation import SystemProfiles
 
 # %% auto #0
 __all__ = ['HARDWARE_TIERS', 'NETWORK_TIERS', 'STATIC', 'DYNAMIC', 'FLOPS_PER_CYCLE', 'GPU_SPEEDUP', 'BITS_PER_BYTE', 'MS_PER_S',
-           'MBIT', 'GIGA', 'COST_MIN', 'COST_MAX', 'TRANSFERS_PER_ROUND', 'processing_capacity', 'memory_impact',
-           'DevicePool', 'tier_cost', 'TaskRequirements', 'pool_figure']
+           'MBIT', 'GIGA', 'COST_MIN', 'COST_MAX', 'TRANSFERS_PER_ROUND', 'check_array', 'processing_capacity',
+           'memory_impact', 'DevicePool', 'tier_cost', 'TaskRequirements', 'pool_figure']
 
 # %% ../../nbs/crowd/60_devices.ipynb #96c508ac
 HARDWARE_TIERS = pd.DataFrame({  # Tahir (2025), Table 5.1; ranges are (low, high)
@@ -40,20 +40,37 @@ MS_PER_S = 1000.0
 MBIT = 1e6 # bits in a megabit
 GIGA = 1e9
 
+def check_array(name:str, # argument name, quoted in the error
+                value, # the value to check
+                ndim:int|None=1, # required number of dimensions (None: any)
+                lo:float|None=None, # smallest allowed entry
+                nonempty:bool=True, # reject an empty array
+               ) -> np.ndarray:
+    "`value` as a finite float64 array with the given dimensions and lower bound, else an error naming `name`."
+    try: a = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError): raise TypeError(f"{name}={value!r:.80}: expected an array of numbers") from None
+    if ndim is not None and a.ndim != ndim: raise ValueError(f"{name}: expected a {ndim}-d array, got shape {a.shape}")
+    if nonempty and a.size == 0: raise ValueError(f"{name}: expected a non-empty array")
+    if not np.all(np.isfinite(a)): raise ValueError(f"{name}: expected finite values")
+    if lo is not None and (a < lo).any(): raise ValueError(f"{name}: expected values >= {lo}")
+    return a
+
 def processing_capacity(cores:np.ndarray, # cores of each device
                         ghz:np.ndarray, # clock in GHz
                         util:np.ndarray, # CPU utilisation in [0, 1] by other work
                         gpu:np.ndarray, # whether the device has a GPU
                        ) -> np.ndarray:
     "Spare FLOPs per second of each device: cores x clock x FLOPs/cycle x (1 - utilisation), x `GPU_SPEEDUP` with a GPU."
-    cap = np.asarray(cores) * np.asarray(ghz) * GIGA * FLOPS_PER_CYCLE * np.clip(1 - np.asarray(util), 0, 1)
-    return cap * np.where(np.asarray(gpu, bool), GPU_SPEEDUP, 1.0)
+    cores, ghz, util = (check_array(n, v, None, lo=0) for n, v in (('cores', cores), ('ghz', ghz), ('util', util)))
+    cap = cores * ghz * GIGA * FLOPS_PER_CYCLE * np.clip(1 - util, 0, 1)
+    return cap * np.where(check_array('gpu', gpu, None, lo=0) > 0, GPU_SPEEDUP, 1.0)
 
 def memory_impact(required_gb:float, # memory the task needs on the device
                   free_gb:np.ndarray, # free memory of each device
                  ) -> np.ndarray:
     "MemoryImpactFactor of (5.13): 1 when the task fits in free memory, else required / free (swapping slows it down)."
-    return np.maximum(1.0, required_gb / np.maximum(np.asarray(free_gb, np.float64), 1e-9))
+    req = check_float('required_gb', required_gb, lo=0)
+    return np.maximum(1.0, req / np.maximum(check_array('free_gb', free_gb, None, lo=0), 1e-9))
 
 # %% ../../nbs/crowd/60_devices.ipynb #370cfb4b
 @dataclass
@@ -84,24 +101,25 @@ class DevicePool:
 # %% ../../nbs/crowd/60_devices.ipynb #a9a2b149
 def _tiers(name, v, n_tiers):
     "`v` as a non-empty 1-d int array of tier indices in [0, n_tiers); errors name `name`."
-    a = np.asarray(v)
+    try: a = np.asarray(v)
+    except (TypeError, ValueError): raise TypeError(f"{name}={v!r:.80}: expected an array of integer tier indices") from None
     if a.ndim != 1 or a.size == 0: raise ValueError(f"{name}: expected a non-empty 1-d array of tier indices, got shape {a.shape}")
-    if not np.issubdtype(a.dtype, np.integer): raise TypeError(f"{name}={v!r}: expected integer tier indices")
-    if a.min() < 0 or a.max() >= n_tiers: raise ValueError(f"{name}={v!r}: expected tier indices in [0, {n_tiers - 1}]")
+    if not np.issubdtype(a.dtype, np.integer): raise TypeError(f"{name}={v!r:.80}: expected integer tier indices")
+    if a.min() < 0 or a.max() >= n_tiers: raise ValueError(f"{name}={v!r:.80}: expected tier indices in [0, {n_tiers - 1}]")
     return a.astype(np.int64)
 
 def _probs(name, v, n):
     "`v` broadcast to (n,) probabilities in [0, 1]; errors name `name`."
-    a = np.broadcast_to(np.asarray(v, np.float64), (n,)).copy() if np.ndim(v) == 0 or len(v) == n else None
-    if a is None: raise ValueError(f"{name}: expected a scalar or {n} probabilities, got {np.shape(v)}")
-    if not np.all((a >= 0) & (a <= 1)): raise ValueError(f"{name}={v!r}: expected probabilities in [0, 1]")
-    return a
+    a = check_array(name, v, None, lo=0)
+    if a.shape not in ((), (n,)): raise ValueError(f"{name}: expected a scalar or {n} probabilities, got shape {a.shape}")
+    if (a > 1).any(): raise ValueError(f"{name}: expected probabilities in [0, 1]")
+    return np.broadcast_to(a, (n,)).copy()
 
 def _positive(name, v, n):
     "`v` broadcast to (n,) finite positive numbers; errors name `name`."
-    a = np.asarray(v, np.float64)
+    a = check_array(name, v, None)
     if a.shape not in ((), (n,)): raise ValueError(f"{name}: expected a scalar or {n} values, got shape {a.shape}")
-    if not np.all(np.isfinite(a) & (a > 0)): raise ValueError(f"{name}={v!r}: expected finite positive values")
+    if (a <= 0).any(): raise ValueError(f"{name}: expected positive values")
     return np.broadcast_to(a, (n,)).copy()
 
 # %% ../../nbs/crowd/60_devices.ipynb #58b0143c
@@ -112,6 +130,8 @@ def tier_cost(hw_tier:np.ndarray, # hardware tier index of each device
              ) -> np.ndarray:
     "Price of a round: `COST_MIN` plus an equal step per hardware and network tier, up to `COST_MAX` (the package's model)."
     steps = len(HARDWARE_TIERS) - 1 + len(NETWORK_TIERS) - 1
+    hw_tier, net_tier = _tiers('hw_tier', hw_tier, len(HARDWARE_TIERS)), _tiers('net_tier', net_tier, len(NETWORK_TIERS))
+    if hw_tier.shape != net_tier.shape: raise ValueError(f"net_tier has shape {net_tier.shape}: expected the shape of hw_tier {hw_tier.shape}")
     return COST_MIN + (COST_MAX - COST_MIN) * (np.asarray(hw_tier) + np.asarray(net_tier)) / steps
 
 # %% ../../nbs/crowd/60_devices.ipynb #e01e01b6
@@ -161,8 +181,8 @@ def sample(cls:DevicePool, n:int, # devices in the pool
 def _tier_probs(name, p, k):
     "Tier probabilities: uniform for None, else `k` non-negative numbers summing to one; errors name `name`."
     if p is None: return np.full(k, 1 / k)
-    a = np.asarray(p, np.float64)
-    if a.shape != (k,) or not np.all(a >= 0) or not np.isclose(a.sum(), 1):
+    a = check_array(name, p, None, lo=0)
+    if a.shape != (k,) or not np.isclose(a.sum(), 1):
         raise ValueError(f"{name}={p!r}: expected {k} non-negative probabilities summing to one")
     return a / a.sum()
 
@@ -178,6 +198,13 @@ def available(self:DevicePool, t:int, # the round
 TRANSFERS_PER_ROUND = 2 # a selected client downloads the model once and uploads its update once
 
 @patch
+def _ids(self:DevicePool, ids) -> np.ndarray:
+    "`ids` as int64 device ids of this pool; errors name `ids`."
+    a = check_array('ids', ids, 1, lo=0, nonempty=False)
+    if (a % 1).any() or (a >= self.num_devices).any(): raise ValueError(f"ids: expected integer device ids in [0, {self.num_devices - 1}]")
+    return a.astype(np.int64)
+
+@patch
 def client_times(self:DevicePool, t:int, # the round
                  ids:np.ndarray, # devices that train
                  flops:np.ndarray|float, # total training FLOPs of each device (comp of 5.13)
@@ -185,9 +212,10 @@ def client_times(self:DevicePool, t:int, # the round
                  memory_gb:float=0.5, # memory the task needs on the device (MemoryImpactFactor)
                 ) -> pd.DataFrame:
     "Per-device seconds in round `t`: training (5.13), network (5.12, download + upload) and their sum."
-    ids, s = np.asarray(ids, np.int64), self.state(t)
+    ids, s = self._ids(ids), self.state(t)
     st = s.iloc[ids]
-    flops = np.broadcast_to(np.asarray(flops, np.float64), ids.shape)
+    flops = check_array('flops', flops, None, lo=0)
+    if flops.shape not in ((), ids.shape): raise ValueError(f"flops has shape {flops.shape}: expected a scalar or one per device {ids.shape}")
     train = flops / st['capacity_flops'].to_numpy() * memory_impact(check_float('memory_gb', memory_gb, lo=0), st['free_ram_gb'].to_numpy())
     net = TRANSFERS_PER_ROUND * (check_float('n_bytes', n_bytes, lo=0) * BITS_PER_BYTE / (st['bandwidth_mbps'].to_numpy() * MBIT)
                                  + st['latency_ms'].to_numpy() / MS_PER_S)
@@ -203,7 +231,7 @@ def round_time(self:DevicePool, t:int, # the round
               ) -> float:
     "Simulated seconds of round `t` with devices `ids`: the slowest client's time (default) or the sum of all."
     check_choice('mode', mode, ['max', 'sum'])
-    if len(ids) == 0: return 0.0
+    if len(self._ids(ids)) == 0: return 0.0
     tot = self.client_times(t, ids, flops, n_bytes, memory_gb)['total_s']
     return float(tot.max() if mode == 'max' else tot.sum())
 
@@ -258,6 +286,7 @@ def pool_figure(pool:DevicePool, # the crowd
                ):
     "Plotly scatter of spare GFLOP/s against bandwidth (log scales) in round `t`, coloured by hardware tier."
     import plotly.express as px
+    check_int('t', t, lo=0)
     s = check_type('pool', pool, DevicePool).state(t).assign(gflops=lambda d: d['capacity_flops'] / GIGA)
     fig = px.scatter(s, x='gflops', y='bandwidth_mbps', color='hw_tier', symbol='net_tier', log_x=True, log_y=True,
                      hover_data=['cores', 'util', 'free_ram_gb', 'latency_ms', 'cost'])

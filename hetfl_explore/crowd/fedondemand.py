@@ -12,7 +12,7 @@ import torch
 from ..foundation.core import check_int, check_float, check_type, check_choice, rng_streams
 from ..engine.protocol import Selector, Selection
 from ..engine.simulation import RunConfig, local_train, evaluate, ParamLayout
-from .devices import DevicePool, TaskRequirements
+from .devices import DevicePool, TaskRequirements, check_array
 from .shapley import fl_utility, shapley_exact, shapley_mc, MAX_EXACT_PLAYERS
 
 # %% auto #0
@@ -26,6 +26,7 @@ def register(pool:DevicePool, # the volunteers' devices
     "The platform's registry: one row per device with its tiers, price, availability and declared data type."
     n = check_type('pool', pool, DevicePool).num_devices
     dt = np.full(n, 'image', dtype=object) if data_types is None else np.asarray(data_types, dtype=object)
+    if dt.ndim != 1: raise ValueError(f"data_types: expected a 1-d array of names, got shape {dt.shape}")
     if dt.shape != (n,): raise ValueError(f"data_types has shape {dt.shape}: expected one per device ({n},)")
     s = pool.state(0)
     return pd.DataFrame(dict(device=np.arange(n), hw_tier=s['hw_tier'], net_tier=s['net_tier'], cost=pool.cost,
@@ -63,8 +64,11 @@ def preliminary_training(model_fn, # builds the task's model (called under `conf
                          fraction:float=0.25, # share of each client's data used in the preliminary round
                         ) -> pd.DataFrame:
     "Each client trains w0 on a subset of its data; returns its data size and the loss on the requester's test set."
-    frac, ids = check_float('fraction', fraction, lo=0, hi=1, lo_open=True), np.asarray(ids, np.int64)
+    frac, ids = check_float('fraction', fraction, lo=0, hi=1, lo_open=True), check_array('ids', ids, 1, lo=0, nonempty=False)
     if ids.size == 0: raise ValueError("ids: an empty population, expected at least one eligible client")
+    if (ids % 1).any() or (ids >= len(data.client_idx)).any(): raise ValueError(f"ids: expected client ids in [0, {len(data.client_idx) - 1}]")
+    ids, config = ids.astype(np.int64), check_type('config', config, RunConfig)
+    if not callable(model_fn): raise TypeError(f"model_fn={model_fn!r:.80}: expected a callable that builds the model")
     torch.manual_seed(config.seed); model = model_fn()
     w0, rngs = ParamLayout(model).flatten(model).clone(), rng_streams(config.seed, len(ids), 'preliminary')
     rows = []
@@ -83,9 +87,8 @@ def cohort_size_heuristic(kl:np.ndarray, # KL(q_k || p) of each client's posteri
                           delta:float, # confidence 1 - delta
                          ) -> int:
     "HEURISTIC from Tahir (2025, App. A.1, intermediate step), not a bound: [sum(KL + var) + log(K / delta) / 2] / epsilon."
-    kl, var = np.asarray(kl, np.float64), np.asarray(loss_var, np.float64)
-    if kl.ndim != 1 or kl.size == 0 or kl.shape != var.shape: raise ValueError(f"kl and loss_var: expected two non-empty 1-d arrays of equal length, got {kl.shape} and {var.shape}")
-    if (kl < 0).any() or (var < 0).any(): raise ValueError("kl and loss_var: expected non-negative values")
+    kl, var = check_array('kl', kl, 1, lo=0), check_array('loss_var', loss_var, 1, lo=0)
+    if kl.shape != var.shape: raise ValueError(f"loss_var has shape {var.shape}: expected the shape of kl {kl.shape}")
     eps, d = check_float('epsilon', epsilon, lo=0, lo_open=True), check_float('delta', delta, lo=0, hi=1, lo_open=True, hi_open=True)
     return math.ceil(((kl + var).sum() + 0.5 * math.log(len(kl) / d)) / eps)
 
@@ -121,9 +124,12 @@ def cohort_for_samples(order:np.ndarray, # client ids, best first
                        n_required:int, # samples the task needs
                       ) -> np.ndarray:
     "The shortest prefix of `order` whose clients hold at least `n_required` samples (all of them if they never do)."
-    order, need = np.asarray(order, np.int64), check_int('n_required', n_required, lo=1)
+    order, need = check_array('order', order, 1, lo=0, nonempty=False), check_int('n_required', n_required, lo=1)
+    n_samples = check_array('n_samples', n_samples, 1, lo=0)
     if order.size == 0: raise ValueError("order: an empty population, expected at least one client")
-    covered = np.cumsum(np.asarray(n_samples)[order])
+    if (order % 1).any() or (order >= len(n_samples)).any(): raise ValueError(f"order: expected client ids in [0, {len(n_samples) - 1}]")
+    order = order.astype(np.int64)
+    covered = np.cumsum(n_samples[order])
     return order[:int(np.searchsorted(covered, need, 'left')) + 1]
 
 # %% ../../nbs/crowd/64_fedondemand.ipynb #851ebf8c

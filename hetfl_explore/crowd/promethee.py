@@ -10,7 +10,7 @@ import pandas as pd
 from fastcore.basics import patch
 from ..foundation.core import check_int, check_float, check_choice, check_type
 from ..engine.protocol import Selection, Selector
-from .devices import DevicePool, TaskRequirements
+from .devices import DevicePool, TaskRequirements, check_array
 
 # %% auto #0
 __all__ = ['CRITERIA', 'WEIGHT_TOL', 'REFERENCE_CONFIG', 'PAIRWISE_BLOCK', 'FLOW_METHODS', 'QUALITY_SIGNS', 'check_weights',
@@ -44,6 +44,7 @@ def check_thresholds(q:float|dict|list, # indifference threshold(s) q_j
                     ) -> tuple[np.ndarray, np.ndarray]:
     "Per-criterion (q, p) arrays with 0 <= q_j <= p_j; a scalar applies to every criterion."
     def arr(name, v):
+        if v is None or isinstance(v, (bool, np.bool_, str)): raise TypeError(f"{name}={v!r}: expected a number or one per criterion {list(criteria)}")
         if isinstance(v, dict):
             bad = [c for c in v if c not in criteria]
             if bad: raise ValueError(f"{name}: unknown criteria {bad}: expected keys among {list(criteria)}")
@@ -62,14 +63,15 @@ def preference(d:np.ndarray|float, # difference g_j(c_i) - g_j(c_k)
                p:float, # strict-preference threshold (p >= q)
               ) -> np.ndarray:
     "Linear preference with indifference (Brans-Vincke type V, Tahir's eq. 5.4); a step at q when p == q."
-    d = np.asarray(d, np.float64)
+    d = check_array('d', d, None, nonempty=False)
+    q, p = (float(v[0]) for v in check_thresholds(q, p, ('d',)))
     if p == q: return (d > q).astype(np.float64)
     return np.clip((d - q) / (p - q), 0.0, 1.0)
 
 def minmax(X:np.ndarray, # (n, m) raw criteria scores
           ) -> np.ndarray:
     "Each column scaled to [0, 1] by its min and max (a constant column becomes zeros)."
-    X = np.asarray(X, np.float64)
+    X = check_array('X', X, 2)
     lo, span = X.min(0), np.ptp(X, 0)
     return np.where(span > 0, (X - lo) / np.where(span > 0, span, 1), 0.0)
 
@@ -78,9 +80,7 @@ PAIRWISE_BLOCK = 1024 # rows of the n x n preference matrix computed at once
 
 def _matrix(X, weights, q, p):
     "Validated (n, m) criteria matrix with at least one client, weights and thresholds."
-    X = np.asarray(X, np.float64)
-    if X.ndim != 2 or X.shape[0] == 0: raise ValueError(f"X: expected a non-empty (clients, criteria) matrix, got shape {X.shape}")
-    if not np.all(np.isfinite(X)): raise ValueError("X: expected finite criteria scores")
+    X = check_array('X', X, 2)
     crit = CRITERIA if X.shape[1] == len(CRITERIA) else tuple(f'c{j}' for j in range(X.shape[1]))
     return X, check_weights(weights, crit), *check_thresholds(q, p, crit)
 
@@ -107,7 +107,8 @@ def uni_flows_sorted(g:np.ndarray, # (n,) one criterion's scores
                      p:float, # strict-preference threshold
                     ) -> tuple[np.ndarray, np.ndarray]:
     "Exact single-criterion (phi+, phi-) by sorting, binary search and prefix sums: O(n log n)."
-    g = np.asarray(g, np.float64); n = len(g)
+    g, n = check_array('g', g, 1), len(g)
+    q, p = (float(v[0]) for v in check_thresholds(q, p, ('g',)))
     if n == 1: return np.zeros(1), np.zeros(1)
     def plus(v):
         s = np.sort(v); cs = np.concatenate([[0.0], np.cumsum(s)])
@@ -135,8 +136,9 @@ def compute_flows_as_printed(g:np.ndarray, # (n,) one criterion's scores
                              p:float, # strict-preference threshold (> q)
                             ) -> np.ndarray:
     "Tahir (2025) Algorithm 2 (COMPUTEFLOWS) as printed, on the sorted scores: omits clients with full preference."
+    q, p = (float(v[0]) for v in check_thresholds(q, p, ('g',)))
     if p <= q: raise ValueError(f"p={p!r}, q={q!r}: the printed Algorithm 2 divides by p - q, expected p > q")
-    g = np.asarray(g, np.float64); n, order = len(g), np.argsort(g, kind='stable')
+    g = check_array('g', g, 1); n, order = len(g), np.argsort(g, kind='stable')
     s, phi = g[order], np.zeros(len(g))
     total, start, end = 0.0, 0, 0
     for i in range(n):
@@ -188,7 +190,7 @@ def budget_greedy(order:np.ndarray, # client ids, best first
                   k:int|None=None, # optional cap on how many clients are taken
                  ) -> np.ndarray:
     "Algorithm 1's pass: take clients in rank order while their cost fits the remaining budget, skipping those that do not."
-    order, cost = np.asarray(order, np.int64), np.asarray(cost, np.float64)
+    order, cost = check_array('order', order, 1, lo=0, nonempty=False).astype(np.int64), check_array('cost', cost, 1, lo=0, nonempty=False)
     if order.size == 0: raise ValueError("order: an empty population, expected at least one client to choose from")
     if cost.shape != order.shape: raise ValueError(f"cost has shape {cost.shape}: expected one cost per client, shape {order.shape}")
     budget = check_float('budget', budget, lo=0, lo_open=True)

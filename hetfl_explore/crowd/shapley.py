@@ -9,6 +9,7 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 from ..foundation.core import check_int, check_float, check_choice, check_type
+from .devices import check_array
 
 # %% auto #0
 __all__ = ['MAX_EXACT_PLAYERS', 'TRUNCATIONS', 'GZ_PATIENCE', 'NEGATIVE_POLICIES', 'FREE_RIDER_KINDS', 'QuadraticGame',
@@ -50,15 +51,16 @@ class CountingUtility:
 # %% ../../nbs/crowd/62_shapley.ipynb #57a9351e
 MAX_EXACT_PLAYERS = 16 # exact Shapley enumerates 2^n coalitions: 65,536 utility evaluations at 16 players
 
-def _players(n):
-    "`n` as a player count in [1, inf); errors name `n_players`."
+def _players(n, utility=None):
+    "`n` as a player count in [1, inf) (errors name `n_players`), and `utility` callable (errors name `utility`)."
+    if utility is not None and not callable(utility): raise TypeError(f"utility={utility!r:.80}: expected a callable v(coalition) -> float")
     return check_int('n_players', n, lo=1)
 
 def shapley_exact(utility:Callable[[tuple], float], # v: sorted tuple of player indices -> value
                   n_players:int, # players 0 .. n-1
                  ) -> np.ndarray:
     "Exact Shapley values (8.1) from all 2^n coalition values; each coalition is evaluated once."
-    n = _players(n_players)
+    n = _players(n_players, utility)
     if n > MAX_EXACT_PLAYERS: raise ValueError(f"n_players={n}: exact Shapley needs 2^{n} utility evaluations; expected at most "
                                                f"{MAX_EXACT_PLAYERS} players (use shapley_mc for more)")
     masks = np.arange(1 << n)
@@ -86,7 +88,7 @@ def shapley_mc(utility:Callable[[tuple], float], # v: sorted tuple of player ind
                patience:int=GZ_PATIENCE, # consecutive within-tolerance players before truncating ('tolerance')
               ) -> np.ndarray:
     "Monte-Carlo Shapley estimate (8.9) from `n_perm` random orders, with the chosen truncation rule."
-    n, M = _players(n_players), check_int('n_perm', n_perm, lo=1)
+    n, M = _players(n_players, utility), check_int('n_perm', n_perm, lo=1)
     check_type('rng', rng, np.random.Generator); check_choice('truncation', truncation, TRUNCATIONS)
     if truncation == 'prefix' and L is None: raise ValueError("L=None: truncation='prefix' needs the prefix length L >= 1")
     stop = n if truncation != 'prefix' else min(check_int('L', L, lo=1), n)
@@ -114,7 +116,9 @@ def estimator_error(utility:Callable[[tuple], float], # the game
                     tol:float=0.05, # tolerance of Ghorbani-Zou TMC
                    ) -> pd.DataFrame:
     "Utility evaluations and RMSE against `exact` of permutation MC, prefix-TMC and tolerance-TMC for each M."
-    n, rows = _players(n_players), []
+    n, rows = _players(n_players, utility), []
+    exact = check_array('exact', exact, 1)
+    if exact.shape != (n,): raise ValueError(f"exact has shape {exact.shape}: expected one value per player ({n},)")
     L = L or -(-n // 2)
     for M in n_perms:
         for trunc in TRUNCATIONS:
@@ -135,13 +139,12 @@ def round_shapley(participants:Sequence[int], # ids of this round's players (S_t
                   **mc, # n_perm, rng, L, tol, patience for the Monte-Carlo methods
                  ) -> np.ndarray:
     "One round's Shapley values placed at the participants' ids, 0 for every absent client."
-    ids, N = np.asarray(participants, np.int64), check_int('n_clients', n_clients, lo=1)
-    if ids.ndim != 1 or ids.size == 0: raise ValueError(f"participants={participants!r}: expected a non-empty list of client ids")
-    if len(np.unique(ids)) != ids.size or ids.min() < 0 or ids.max() >= N:
+    ids, N = check_array('participants', list(participants) if isinstance(participants, range) else participants, 1), check_int('n_clients', n_clients, lo=1)
+    if len(np.unique(ids)) != ids.size or (ids % 1).any() or ids.min() < 0 or ids.max() >= N:
         raise ValueError(f"participants={participants!r}: expected distinct ids in [0, {N - 1}]")
     check_choice('method', method, ('exact',) + TRUNCATIONS)
     local = shapley_exact(utility, len(ids)) if method == 'exact' else shapley_mc(utility, len(ids), truncation=method, **mc)
-    out = np.zeros(N); out[ids] = local
+    out = np.zeros(N); out[ids.astype(np.int64)] = local
     return out
 
 # %% ../../nbs/crowd/62_shapley.ipynb #bd0b94a0
@@ -154,14 +157,13 @@ def payouts(phi:np.ndarray, # cumulative Shapley value of each client
             negative:str='clip', # 'clip' | 'shift' | 'error': what to do with negative values before normalising
            ) -> pd.DataFrame:
     "Algorithm 5's rewards r_i = R phi_i / sum phi and profits r_i - beta x_i^2, with a policy for negative values."
-    phi = np.asarray(phi, np.float64)
-    if phi.ndim != 1 or phi.size == 0 or not np.all(np.isfinite(phi)): raise ValueError(f"phi: expected a non-empty 1-d array of finite values")
+    phi = check_array('phi', phi, 1)
     R, beta = check_float('reward_pool', reward_pool, lo=0), check_float('beta', beta, lo=0)
     check_choice('negative', negative, NEGATIVE_POLICIES)
     if negative == 'error' and (phi < 0).any(): raise ValueError(f"phi has negative values {phi[phi < 0]}: use negative='clip' or 'shift'")
     base = np.maximum(phi, 0) if negative == 'clip' else phi - min(phi.min(), 0.0)
     share = base / base.sum() if base.sum() > 0 else np.zeros_like(base)
-    x = np.zeros_like(phi) if x is None else np.asarray(x, np.float64)
+    x = np.zeros_like(phi) if x is None else check_array('x', x, None)
     if x.shape != phi.shape: raise ValueError(f"x has shape {x.shape}: expected one contribution per client, shape {phi.shape}")
     return pd.DataFrame(dict(phi=phi, share=share, reward=R * share, cost=beta * x ** 2, profit=R * share - beta * x ** 2))
 
@@ -172,7 +174,8 @@ def fl_utility(global_params:np.ndarray, # (P,) the broadcast global model
                score:Callable[[np.ndarray], float], # params -> score to maximise (e.g. minus validation loss)
               ) -> Callable[[tuple], float]:
     "v(S) = score(global + weighted mean update of S) - score(global): the re-aggregation utility of a round."
-    g, U, w = np.asarray(global_params, np.float64), np.asarray(updates, np.float64), np.asarray(weights, np.float64)
+    g, U, w = check_array('global_params', global_params, 1), check_array('updates', updates, 2), check_array('weights', weights, 1)
+    if not callable(score): raise TypeError(f"score={score!r:.80}: expected a callable params -> float")
     if U.ndim != 2 or U.shape[1] != g.shape[0]: raise ValueError(f"updates has shape {U.shape}: expected (clients, {g.shape[0]})")
     if w.shape != (len(U),) or (w <= 0).any(): raise ValueError(f"weights: expected {len(U)} positive weights, got {w!r}")
     base = float(score(g))
@@ -181,6 +184,7 @@ def fl_utility(global_params:np.ndarray, # (P,) the broadcast global model
         return 0.0 if not S else float(score(g + w[S] @ U[S] / w[S].sum())) - base
     return v
 
+# %% ../../nbs/crowd/62_shapley.ipynb #5bafe883
 FREE_RIDER_KINDS = ('zero', 'noise', 'stale_global', 'scaled_replay')
 
 def free_rider_update(kind:str, # 'zero' | 'noise' | 'stale_global' | 'scaled_replay'
@@ -192,22 +196,24 @@ def free_rider_update(kind:str, # 'zero' | 'noise' | 'stale_global' | 'scaled_re
                       scale:float=0.5, # factor of the replayed update
                      ) -> np.ndarray:
     "The update a free rider reports instead of training: zero, small noise, the previous global model, or a scaled replay."
-    check_choice('kind', kind, FREE_RIDER_KINDS); g = np.asarray(global_now, np.float64)
+    check_choice('kind', kind, FREE_RIDER_KINDS); g = check_array('global_now', global_now, 1)
     if kind == 'zero': return np.zeros_like(g)
     if kind == 'noise': return check_type('rng', rng, np.random.Generator).normal(0, check_float('noise_sd', noise_sd, lo=0), g.shape)
     need = global_prev if kind == 'stale_global' else replay
     if need is None: raise ValueError(f"kind={kind!r} needs {'global_prev' if kind == 'stale_global' else 'replay'}")
-    return np.asarray(global_prev, np.float64) - g if kind == 'stale_global' else check_float('scale', scale) * np.asarray(replay, np.float64)
+    need = check_array('global_prev' if kind == 'stale_global' else 'replay', need, 1)
+    if need.shape != g.shape: raise ValueError(f"{'global_prev' if kind == 'stale_global' else 'replay'} has shape {need.shape}: expected {g.shape}")
+    return need - g if kind == 'stale_global' else check_float('scale', scale) * need
 
+# %% ../../nbs/crowd/62_shapley.ipynb #d3693dc3
 def flag_free_riders(phi:np.ndarray, # cumulative Shapley value of each client
                      kappa:float=0.1, # flag values below kappa times the median value
                     ) -> np.ndarray:
     "Clients whose cumulative value is below kappa x median (the package's rule; the thesis gives none)."
-    phi = np.asarray(phi, np.float64)
-    if phi.ndim != 1 or phi.size == 0: raise ValueError("phi: expected a non-empty 1-d array of values")
+    phi = check_array('phi', phi, 1)
     return phi < check_float('kappa', kappa, lo=0) * np.median(phi)
 
-# %% ../../nbs/crowd/62_shapley.ipynb #cac36ed9
+# %% ../../nbs/crowd/62_shapley.ipynb #deee4a91
 def free_rider_run(n_benign:int=6, # honest clients
                    kinds:Sequence[str]=FREE_RIDER_KINDS, # one free rider of each listed kind
                    rounds:int=12, # federated rounds (every client plays every round)
