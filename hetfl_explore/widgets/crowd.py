@@ -86,6 +86,7 @@ def set(self:PrometheePanel, **values) -> bool:
     self._draw()
     return True
 
+# %% ../../nbs/widgets/53_crowd.ipynb #7f249047
 @patch
 def _draw(self:PrometheePanel):
     "Refresh the ranking table and the H-Q scatter."
@@ -107,7 +108,7 @@ def selected(self:PrometheePanel) -> np.ndarray:
     "Ids of the clients selected under the current settings."
     return self.table.loc[self.table['chosen'], 'client'].to_numpy()
 
-# %% ../../nbs/widgets/53_crowd.ipynb #f4492348
+# %% ../../nbs/widgets/53_crowd.ipynb #e398fb13
 RACERS = {'Random': lambda pool, b: CrowdRandom(pool, b), 'Active': lambda pool, b: Budgeted(ActiveFL(), pool, b),
           'Power of Choice': lambda pool, b: Budgeted(PowD(), pool, b), 'Greedy': lambda pool, b: GreedyPerCost(pool, b),
           'Resource-aware': lambda pool, b: ResourceAware(pool, b), 'Price-first': lambda pool, b: PriceFirst(pool, b),
@@ -135,7 +136,7 @@ class RacePanel:
         self.race = self.table = None
     def _ipython_display_(self): display(self.box)
 
-# %% ../../nbs/widgets/53_crowd.ipynb #e398fb13
+# %% ../../nbs/widgets/53_crowd.ipynb #afa7c28b
 @patch
 def set(self:RacePanel, **values) -> bool:
     "Run the race with these settings (devices, rounds, budget, mode, racers); bad values show the library's message."
@@ -154,7 +155,7 @@ def set(self:RacePanel, **values) -> bool:
     with self.fig_w: race_figure(race, 0.6).show()
     return True
 
-# %% ../../nbs/widgets/53_crowd.ipynb #2f92464c
+# %% ../../nbs/widgets/53_crowd.ipynb #9f1fdef1
 class ShapleyPanel:
     "Free riders injected into a federation: per-round Shapley values (exact or estimated), payouts, profits and flags."
     def __init__(self, n_benign:int=5, # honest clients
@@ -180,7 +181,7 @@ class ShapleyPanel:
         if not self.set(): raise ValueError(self.msg_w.value)
     def _ipython_display_(self): display(self.box)
 
-# %% ../../nbs/widgets/53_crowd.ipynb #9f1fdef1
+# %% ../../nbs/widgets/53_crowd.ipynb #b1de7361
 @patch
 def set(self:ShapleyPanel, **values) -> bool:
     "Change any control and recompute values, payouts and flags; bad values show the library's message."
