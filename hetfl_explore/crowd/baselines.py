@@ -46,7 +46,7 @@ class CrowdRandom(CrowdRanked):
         return rng.permutation(clients.available)
 
 class GreedyPerCost(CrowdRanked):
-    "Greedy (Tahir, 2025, §5.8.1): most training samples per unit cost first."
+    "Greedy (Tahir, 2025, §5.8.2): most training samples per unit cost first."
     name = 'Greedy'
     def order(self, t, clients, rng):
         "Available clients by n_k / cost_k, highest first (ties by id)."
@@ -54,7 +54,7 @@ class GreedyPerCost(CrowdRanked):
         return a[np.argsort(-clients.n_samples[a] / self.pool.cost[a], kind='stable')]
 
 class PriceFirst(CrowdRanked):
-    "Price-first (Tahir, 2025, §5.8.1): cheapest clients first."
+    "Price-first (Tahir, 2025, §5.8.2): cheapest clients first."
     name = 'Price-first'
     def order(self, t, clients, rng):
         "Available clients by price, cheapest first (ties by id)."
