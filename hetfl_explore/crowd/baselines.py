@@ -6,7 +6,6 @@
 from __future__ import annotations
 import numpy as np
 import pandas as pd
-from fastcore.basics import patch
 from ..foundation.core import check_int, check_float, check_type, check_choice
 from ..engine.protocol import Selection, Selector
 from ..engine.simulation import Simulation, RunConfig, model_profile, BYTES_PER_PARAM

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/crowd/60_devices.ipynb #07c74d0b
 from __future__ import annotations
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from fastcore.basics import patch
@@ -155,8 +155,8 @@ def state(self:DevicePool, t:int, # the round (with `redraw=False` every round s
     t = check_int('t', t, lo=0) if self.redraw else 0
     rng = np.random.default_rng(spawn_seeds(self.seed, 1, f'devices-round{t}')[0])
     df = pd.DataFrame(self.static)
-    df['util'] = _uniform(rng, HARDWARE_TIERS, self.hw_tier, 'util')
-    df['free_ram_gb'] = np.minimum(_uniform(rng, HARDWARE_TIERS, self.hw_tier, 'free_ram_gb'), df['ram_gb'])
+    for c in DYNAMIC: df[c] = _uniform(rng, HARDWARE_TIERS, self.hw_tier, c)
+    df['free_ram_gb'] = np.minimum(df['free_ram_gb'], df['ram_gb'])
     for c in NETWORK_TIERS.columns: df[c] = _uniform(rng, NETWORK_TIERS, self.net_tier, c)
     df['hw_tier'], df['net_tier'] = HARDWARE_TIERS.index[self.hw_tier], NETWORK_TIERS.index[self.net_tier]
     df['capacity_flops'] = processing_capacity(df['cores'], df['ghz'], df['util'], df['gpu'])

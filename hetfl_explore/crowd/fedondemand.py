@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 import torch
-from ..foundation.core import check_int, check_float, check_type, check_choice, rng_streams
-from ..engine.protocol import Selector, Selection
+from ..foundation.core import check_int, check_float, check_type, rng_streams
+from ..engine.protocol import Selector
 from ..engine.simulation import RunConfig, local_train, evaluate, ParamLayout
 from .devices import DevicePool, TaskRequirements, check_array
 from .shapley import fl_utility, shapley_exact, shapley_mc, MAX_EXACT_PLAYERS
