@@ -218,6 +218,7 @@ class PrometheeSelector(Selector):
                  requirements:TaskRequirements|None=None, # the task's requirements behind g_H and g_N
                  trust:np.ndarray|None=None, # trust score of each device in [0, 1] (None: 1 for all)
                  prior_loss:np.ndarray|None=None, # loss of each client known before round 0, e.g. from preliminary training (NaN: unknown)
+                 normalise:bool=True, # min-max scale each criterion over the candidates first (Algorithm 1; the public code does)
                 ):
         self.pool = check_type('pool', pool, DevicePool)
         self.weights = check_weights({c: 1 / len(CRITERIA) for c in CRITERIA} if weights is None else weights)
@@ -229,7 +230,9 @@ class PrometheeSelector(Selector):
         self.requirements = requirements or TaskRequirements()
         self.trust = np.ones(pool.num_devices) if trust is None else _trust(trust, pool.num_devices)
         self.prior_loss = np.full(pool.num_devices, np.nan) if prior_loss is None else _prior(prior_loss, pool.num_devices)
+        self.normalise = check_type('normalise', normalise, bool)
 
+# %% ../../nbs/crowd/61_promethee.ipynb #f53b7946
 def _trust(v, n):
     "Trust scores as (n,) values in [0, 1]; errors name `trust`."
     a = np.asarray(v, np.float64)
@@ -242,7 +245,7 @@ def _prior(v, n):
     if a.shape != (n,) or (a[np.isfinite(a)] < 0).any() or np.isinf(a).any(): raise ValueError(f"prior_loss: expected {n} non-negative losses or NaN, got shape {a.shape}")
     return a
 
-# %% ../../nbs/crowd/61_promethee.ipynb #f53b7946
+# %% ../../nbs/crowd/61_promethee.ipynb #d09fa6e5
 @patch
 def reset(self:PrometheeSelector, num_clients, seed):
     "Start from the prior losses (NaN: unknown); the pool must describe exactly the federation's clients."
@@ -265,13 +268,13 @@ def criteria(self:PrometheeSelector, t:int, # the round
     q = 0.5 * minmax(np.log1p(np.asarray(n_samples, np.float64)[ids])[:, None])[:, 0] + 0.5 * (ls if self.quality_sign == 'high_loss_good' else 1 - ls)
     return hn.assign(Q=q, T=self.trust[ids])
 
-# %% ../../nbs/crowd/61_promethee.ipynb #d09fa6e5
+# %% ../../nbs/crowd/61_promethee.ipynb #960fff3a
 @patch
 def select(self:PrometheeSelector, t, clients, k, rng):
     "Rank the available clients by net flow; top `k` (after an optional top-fraction shuffle), or greedy under the budget."
     ids = clients.available
     crit = self.criteria(t, ids, clients.n_samples)
-    tab = promethee(crit, self.weights, self.q, self.p, self.method, normalise=False)
+    tab = promethee(crit, self.weights, self.q, self.p, self.method, normalise=self.normalise)
     order = ids[np.argsort(-tab['phi'].to_numpy(), kind='stable')]
     if self.top_frac is not None: order = rng.permutation(order[:max(1, math.ceil(self.top_frac * len(order)))])
     chosen = (budget_greedy(order, self.pool.cost[order], self.budget) if self.budget is not None
