@@ -1,1 +1,1 @@
-"""Crowdsourced FL (Tahir, 2025): a place for the seed-003 systems; empty until that chapter lands."""
+"""Crowdsourced FL (Tahir, 2025): a device and network simulator, PROMETHEE II selection, selection baselines and a race, Shapley incentives, and the FedOnDemand workflow."""

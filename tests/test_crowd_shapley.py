@@ -1,0 +1,89 @@
+"""Shapley incentives for crowdsourced FL (Tahir, 2025, ch. 8): exact values against shapiq and the closed form of the
+quadratic game (8.5), the three Monte-Carlo estimators, payouts (Algorithm 5), free riders and bad input."""
+import numpy as np, pytest
+import shapiq
+from hetfl_explore.crowd import shapley as S
+
+def shapiq_values(game, n):
+    "shapiq's exact Shapley values of `game` (a coalition-tuple utility) over n players."
+    def f(C):
+        C = np.atleast_2d(np.asarray(C, bool))
+        return np.array([game(tuple(np.flatnonzero(row).tolist())) for row in C])
+    r = shapiq.ExactComputer(f, n_players=n)('SV')
+    return np.array([r[(i,)] for i in range(n)])
+
+@pytest.mark.parametrize('seed', [0, 1, 2])
+def test_exact_matches_shapiq_and_closed_form(seed):
+    r = np.random.default_rng(seed); x = r.uniform(0, 3, 7); g = S.QuadraticGame(x, alpha=r.uniform(0, 1))
+    mine = S.shapley_exact(g, 7)
+    np.testing.assert_allclose(mine, g.closed_form(), atol=1e-10)
+    np.testing.assert_allclose(mine, shapiq_values(g, 7), atol=1e-10)
+
+def test_exact_on_fl_utility_matches_shapiq_and_is_efficient():
+    r = np.random.default_rng(4); U = r.normal(size=(6, 5))
+    v = S.fl_utility(np.zeros(5), U, r.uniform(1, 3, 6), lambda w: -float(((w - 0.5) ** 2).sum()))
+    mine = S.shapley_exact(v, 6)
+    np.testing.assert_allclose(mine, shapiq_values(v, 6), atol=1e-10)
+    assert abs(mine.sum() - (v(tuple(range(6))) - v(()))) < 1e-10
+
+def test_thesis_worked_numbers_and_counts():
+    g = S.QuadraticGame([1, 3, 2, 0.5, 0.01], 0.5)
+    np.testing.assert_allclose(S.shapley_exact(g, 5), [2.3775, 5.6325, 4.255, 1.25125, 0.02625], atol=1e-12)
+    cu = S.CountingUtility(g); S.shapley_exact(cu, 5); assert cu.calls == 32
+    cu = S.CountingUtility(g); S.shapley_mc(cu, 5, 3, np.random.default_rng(0), 'prefix', L=2); assert cu.calls == 1 + 3 * 2
+
+def test_permutation_mc_unbiased_and_prefix_L1_gives_x_over_n():
+    g = S.QuadraticGame([1.0, 2.0, 0.5, 3.0], 0.4)
+    np.testing.assert_allclose(S.shapley_mc(g, 4, 6000, np.random.default_rng(0)), g.closed_form(), atol=0.08)
+    np.testing.assert_allclose(S.shapley_mc(g, 4, 6000, np.random.default_rng(1), 'prefix', L=1), g.x / 4, atol=0.08)
+    a = S.shapley_mc(g, 4, 25, np.random.default_rng(5), 'prefix', L=4); b = S.shapley_mc(g, 4, 25, np.random.default_rng(5))
+    np.testing.assert_allclose(a, b, atol=1e-12)
+
+def test_tolerance_truncation_saves_evaluations_on_saturating_game():
+    v = lambda C: min(len(C), 3) / 3.0             # saturates after 3 players: later marginals are 0
+    cu = S.CountingUtility(v); est = S.shapley_mc(cu, 12, 20, np.random.default_rng(0), 'tolerance', tol=0.0, patience=1)
+    assert cu.calls < 2 + 20 * 12 and abs(est.sum() - 1.0) < 1e-12
+
+def test_round_values_and_payouts():
+    x = np.array([1.0, 3.0, 2.0, 0.5, 0.01])
+    tot = sum(S.round_shapley(P, S.QuadraticGame(x[P], 0.5), 5) for P in ([0, 1, 2], [1, 3, 4]))
+    assert tot[0] > 0 and tot[3] > 0 and tot[1] == pytest.approx(S.QuadraticGame(x[[0, 1, 2]], .5).closed_form()[1] + S.QuadraticGame(x[[1, 3, 4]], .5).closed_form()[0])
+    p = S.payouts(tot, 100.0, x=x, beta=0.5)
+    assert p['reward'].sum() == pytest.approx(100.0) and np.allclose(p['profit'], p['reward'] - 0.5 * x ** 2)
+    np.testing.assert_allclose(S.payouts(np.array([2.0, -1.0, 1.0]), 30.0)['reward'], [20, 0, 10])
+    np.testing.assert_allclose(S.payouts(np.array([2.0, -1.0, 1.0]), 30.0, negative='shift')['reward'], [18, 0, 12])
+    np.testing.assert_allclose(S.payouts(np.array([-2.0, -1.0]), 30.0)['reward'], [0, 0])
+
+def test_free_rider_generators_and_flagging():
+    r, g, prev, old = np.random.default_rng(0), np.ones(4), np.zeros(4), np.full(4, 2.0)
+    assert not S.free_rider_update('zero', g, r).any()
+    assert np.abs(S.free_rider_update('noise', g, r, noise_sd=1e-3)).max() < 0.01
+    np.testing.assert_allclose(S.free_rider_update('stale_global', g, r, global_prev=prev), -np.ones(4))
+    np.testing.assert_allclose(S.free_rider_update('scaled_replay', g, r, replay=old, scale=0.5), np.ones(4))
+    assert S.flag_free_riders(np.array([1.0, 1.2, 0.9, 0.01, -0.5]), 0.1).tolist() == [False, False, False, True, True]
+
+@pytest.mark.learned
+def test_free_riders_detected():
+    from hetfl_explore.foundation.core import learned_check, check_seed
+    s = check_seed(0)
+    c = S.free_rider_run(seed=s, rounds=8).groupby(['client', 'kind'])['phi'].sum().reset_index()
+    f, fr = S.flag_free_riders(c['phi'].to_numpy(), 0.3), (c['kind'] != 'benign').to_numpy()
+    learned_check('crowd: free riders flagged (unit)', f[fr].mean(), 0.6)
+    learned_check('crowd: benign not flagged (unit)', -f[~fr].mean(), -0.2)
+
+@pytest.mark.parametrize('call,match', [
+    (lambda: S.shapley_exact(S.QuadraticGame(np.ones(17)), 17), 'n_players=17: exact Shapley'),
+    (lambda: S.shapley_exact(S.QuadraticGame([1.0]), 0), 'n_players=0'),
+    (lambda: S.shapley_mc(S.QuadraticGame([1.0, 2]), 2, 5, np.random.default_rng(0), 'prefix'), 'L=None'),
+    (lambda: S.shapley_mc(S.QuadraticGame([1.0, 2]), 2, 5, np.random.default_rng(0), 'cut'), 'truncation'),
+    (lambda: S.shapley_mc(S.QuadraticGame([1.0, 2]), 2, 0, np.random.default_rng(0)), 'n_perm=0'),
+    (lambda: S.QuadraticGame([]), 'x='),
+    (lambda: S.payouts(np.array([1.0, -1.0]), 10.0, negative='error'), 'negative'),
+    (lambda: S.payouts(np.array([1.0]), -1.0), 'reward_pool=-1.0'),
+    (lambda: S.round_shapley([0, 0], S.QuadraticGame([1.0, 1.0]), 3), 'participants'),
+    (lambda: S.free_rider_update('sleepy', np.ones(2), np.random.default_rng(0)), 'kind'),
+    (lambda: S.free_rider_update('stale_global', np.ones(2), np.random.default_rng(0)), 'global_prev'),
+    (lambda: S.flag_free_riders(np.ones(3), kappa=-1), 'kappa=-1'),
+])
+def test_bad_input_names_the_argument(call, match):
+    with pytest.raises((ValueError, TypeError), match=match): call()
