@@ -161,7 +161,6 @@ def run_config(preset:Preset, # the scale
     if 'FedAvgM' in fl: kw.update(aggregator='fedavgm', server_lr=preset.server_lr, server_momentum=preset.server_momentum)
     if 'FedProx' in fl: kw.update(prox_mu=preset.prox_mu)
     kw.update(overrides)
-    if kw.get('aggregator') == 'fednova': kw.update(server_momentum=0.0, server_lr=1.0)
     return RunConfig(**kw)
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #f16ff887
@@ -177,7 +176,7 @@ def make_selector(method:str, # one of `TABLE1_METHODS` or `ORACLE_METHODS`
     if method == 'FedDiverse (known DHT)':
         return FedDiverseSelector(oracle_triplets(data.interaction()), name='feddiverse[sign-invariant, known DHT]'), {}
     if method == 'FedRK': return FedRKSelector(data.interaction()), {}
-    if method == 'FedNova': return FedNova(), dict(FedNova.config_overrides)
+    if method == 'FedNova': return FedNova(participation='k'), {}   # kappa clients a round, as every method of Table 1
     if method == 'pow-d': return PowD(d=data.num_clients), {}
     return {'Uniform': UniformSelector, 'Round robin': RoundRobin, 'FedPNS': FedPNS, 'HCSFed': HCSFed}[method](), {}
 
