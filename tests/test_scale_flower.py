@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 torch = pytest.importorskip('torch')
 pytest.importorskip('flwr')
-from hetfl_explore.engine.protocol import UniformSelector, RoundRobinSelector, Selector
+from hetfl_explore.engine.protocol import UniformSelector, RoundRobinSelector, Selector, Selection
 from hetfl_explore.engine.simulation import RunConfig, Simulation, mlp, digits_federation, run_fl
 from hetfl_explore.selection.efficiency import PowD
 from hetfl_explore.selection.inclusion import FedDropout
 from hetfl_explore.scale.flower import (FlowerClients, SelectorStrategy, StubGrid, MessageLog, check_hostable, run_flower,
-                                        message_bytes, STUB_NODE_BASE)
+                                        message_bytes, STUB_NODE_BASE, MEASURED)
 
 MODEL = lambda: mlp(64, 16, 10)
 CFG = RunConfig(rounds=3, clients_per_round=2, batch_size=16, lr=0.05, seed=3, backend='sequential')
@@ -20,10 +20,13 @@ CFG = RunConfig(rounds=3, clients_per_round=2, batch_size=16, lr=0.05, seed=3, b
 @pytest.fixture(scope='module')
 def data(): return digits_federation(num_clients=5, alpha=0.5, seed=1)
 
+MEASURED_COLS = {'bytes', 'total_bytes', *(f'{m}_{k}' for k in MEASURED for m in ('msg', 'bytes'))}
+
 def same_run(a, b):
-    "Same selections, same per-round records (wall time aside) and the same final weights to 1e-6."
+    "Same selections, same per-round records (wall time and the bytes Flower measures aside) and the same final weights to 1e-6."
     assert a.rounds.selected.tolist() == b.rounds.selected.tolist()
-    cols = [c for c in a.rounds.columns if c != 'wall_time']
+    cols = [c for c in a.rounds.columns if c != 'wall_time' and c not in MEASURED_COLS]
+    assert list(a.rounds.columns) == list(b.rounds.columns)
     assert a.rounds[cols].fillna(-1).equals(b.rounds[cols].fillna(-1))
     assert (a.final_params - b.final_params).abs().max().item() <= 1e-6
 
@@ -40,6 +43,27 @@ def test_messages_are_counted_by_type(data):
     assert s.loc[('query.loss', 'sent'), 'messages'] == CFG.rounds * 4      # d candidates asked every round
     P = sum(p.numel() for p in MODEL().parameters())
     assert s.loc[('train', 'received'), 'bytes'] >= 4 * P * CFG.rounds * CFG.clients_per_round   # float32 models come back
+
+def test_round_rows_show_the_measured_messages(data):
+    "Loss queries, downloads and uploads in the round rows are the MessageLog's; time queries and skipped uploads the engine's."
+    flower, log = run_flower(MODEL, data, PowD(d=4), CFG)
+    engine = run_fl(MODEL, data, PowD(d=4), CFG)
+    df, P = log.frame(), sum(p.numel() for p in MODEL().parameters())
+    for t, row in flower.rounds.iterrows():
+        d = df[df['round'] == t]
+        assert row.msg_query_loss == ((d.type == 'query.loss') & (d.direction == 'sent')).sum() == 4
+        assert row.bytes_query_loss == d.bytes[d.type == 'query.loss'].sum()
+        assert row.msg_download == ((d.type == 'train') & (d.direction == 'sent')).sum() == CFG.clients_per_round
+        assert row.bytes_download == d.bytes[(d.type == 'train') & (d.direction == 'sent')].sum()
+        assert row.msg_upload == ((d.type == 'train') & (d.direction == 'received')).sum() == CFG.clients_per_round
+        assert row.bytes_upload == d.bytes[(d.type == 'train') & (d.direction == 'received')].sum()
+        assert row.bytes == sum(row[f'bytes_{k}'] for k in ('query_loss', 'query_time', 'download', 'upload', 'skipped'))
+    for k in MEASURED:   # same counts as the engine's formula (no dropouts here), more bytes (names, shapes, plan, configs)
+        assert flower.rounds[f'msg_{k}'].tolist() == engine.rounds[f'msg_{k}'].tolist()
+        assert (flower.rounds[f'bytes_{k}'] > engine.rounds[f'bytes_{k}']).all()
+    assert flower.rounds.bytes_upload.min() >= 4 * P * CFG.clients_per_round
+    assert np.allclose(flower.rounds.total_bytes, flower.rounds.bytes.cumsum())
+    assert flower.rounds[['msg_query_time', 'msg_skipped']].equals(engine.rounds[['msg_query_time', 'msg_skipped']])
 
 def test_stub_grid_routes_by_node_id(data):
     clients = FlowerClients(MODEL, data, CFG)
@@ -58,8 +82,15 @@ def test_wrong_sizes_are_refused(data):
     with pytest.raises(ValueError, match='data sizes'):
         SelectorStrategy(sim).configure_train(1, None, None, StubGrid(FlowerClients(MODEL, other, CFG)))
 
+class KeepHalf(UniformSelector):
+    "A uniform selector that asks for half sub-models without declaring it in its taxonomy."
+    def select(self, t, clients, k, rng):
+        ids = super().select(t, clients, k, rng).ids
+        return Selection(ids, keep=np.full(len(ids), 0.5))
+
 def test_unhostable_selector_is_refused(data):
     with pytest.raises(ValueError, match='cannot run as a Flower strategy'): check_hostable(FedDropout())
+    with pytest.raises(ValueError, match='sub-model'): run_flower(MODEL, data, KeepHalf(), CFG)
     with pytest.raises(ValueError, match='cannot run as a Flower strategy'): run_flower(MODEL, data, FedDropout(), CFG)
     with pytest.raises(TypeError, match='selector'): run_flower(MODEL, data, 'uniform', CFG)
 

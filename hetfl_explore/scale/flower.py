@@ -23,8 +23,9 @@ except ImportError as e:
     raise ImportError("hetfl_explore.scale.flower needs Flower's message API: pip install hetfl_explore[flower]") from e
 
 # %% auto #0
-__all__ = ['UNHOSTABLE', 'NODE_WAIT_S', 'REPLY_TIMEOUT_S', 'STUB_NODE_BASE', 'RUNTIMES', 'check_hostable', 'message_bytes',
-           'MessageLog', 'FlowerClients', 'flat_params', 'params_record', 'SelectorStrategy', 'StubGrid', 'run_flower']
+__all__ = ['UNHOSTABLE', 'MEASURED', 'NODE_WAIT_S', 'REPLY_TIMEOUT_S', 'STUB_NODE_BASE', 'RUNTIMES', 'check_hostable',
+           'message_bytes', 'MessageLog', 'FlowerClients', 'flat_params', 'params_record', 'SelectorStrategy',
+           'StubGrid', 'run_flower']
 
 # %% ../../nbs/scale/80_flower.ipynb #9f1fc3ed
 UNHOSTABLE = {  # value generation -> why the adapter's ClientApp cannot serve it
@@ -77,10 +78,33 @@ class MessageLog:
             self.rows.append(dict(round=t, type=md.message_type, direction=direction, bytes=message_bytes(m),
                                   node=md.dst_node_id if direction == 'sent' else md.src_node_id))
         return messages
+    def frame(self) -> pd.DataFrame:
+        "Every logged message, one row each: round, type, direction, bytes, node."
+        return pd.DataFrame(self.rows, columns=['round', 'type', 'direction', 'bytes', 'node'])
     def summary(self) -> pd.DataFrame:
         "Messages and bytes by type and direction."
-        df = pd.DataFrame(self.rows, columns=['round', 'type', 'direction', 'bytes', 'node'])
-        return df.groupby(['type', 'direction'])['bytes'].agg(messages='size', bytes='sum').reset_index()
+        return self.frame().groupby(['type', 'direction'])['bytes'].agg(messages='size', bytes='sum').reset_index()
+
+# %% ../../nbs/scale/80_flower.ipynb #f1ow0002
+MEASURED = {  # engine message type -> (Flower message type, direction whose messages are counted, directions whose bytes are summed)
+    'query_loss': ('query.loss', 'sent', ('sent', 'received')),
+    'download': ('train', 'sent', ('sent',)),
+    'upload': ('train', 'received', ('received',)),
+}
+
+@patch
+def round_messages(self:MessageLog, t:int, # the engine round (0-based)
+                  ) -> dict:
+    "Round `t`'s messages and bytes in the engine's columns (`msg_*`, `bytes_*`) for the message types Flower carries (`MEASURED`)."
+    df = self.frame()
+    df = df[df['round'] == check_int('t', t, lo=-1)]
+    out = {}
+    for k, (kind, counted, summed) in MEASURED.items():
+        d = df[df['type'] == kind]
+        out[f'msg_{k}'] = int((d['direction'] == counted).sum())
+        out[f'bytes_{k}'] = float(d['bytes'][d['direction'].isin(summed)].sum())
+    return out
+
 
 # %% ../../nbs/scale/80_flower.ipynb #f29a2a94
 class FlowerClients:
@@ -261,9 +285,10 @@ def configure_train(self:SelectorStrategy, server_round:int, # Flower's round (1
     sim, cfg, self._grid, self._answers = self.sim, self.sim.config, grid, {}
     if sim.stop_reason is not None: return []
     t = sim.round
-    rng, sim._queries, t0 = sim._round_rng(t), 0, time.perf_counter()
+    rng, sim._queries, t0 = sim._round_rng(t), {}, time.perf_counter()
     sel = sim._select(t, rng)
     if sel is None: return []
+    if sel.keep is not None: raise ValueError(f"{sim.selector.name} returned keep rates (sub-models): {UNHOSTABLE['Model compression']}")
     dropped, done_frac = sim._dropouts(sel.ids, rng)
     rep = sel.ids[~dropped]
     local, valid, steps = batch_plan(sim.sizes[rep], cfg.batch_size, rng, cfg.local_epochs, cfg.local_steps)
@@ -293,7 +318,7 @@ def _collect(self:SelectorStrategy, replies:list, p:dict) -> tuple[torch.Tensor,
 def aggregate_train(self:SelectorStrategy, server_round:int, # Flower's round (1-based)
                     replies:list, # the clients' train replies
                    ) -> tuple[ArrayRecord|None, MetricRecord|None]:
-    "The engine's reports, `observe`, aggregation, costs and evaluation of the pending round; the new global model."
+    "The engine's reports, `observe`, aggregation, costs, measured messages and evaluation of the pending round; the new global model."
     p, sim = self._pending, self.sim
     if p is None: return None, None
     replies = self._check_replies(p['rep'], self.log.add(p['t'], list(replies), 'received'))
@@ -303,12 +328,25 @@ def aggregate_train(self:SelectorStrategy, server_round:int, # Flower's round (1
     sim_t, energy = sim._round_costs(sel.ids, dropped, p['done_frac'])
     reports = sim._report(t, rep, updates, losses, steps, sim_t[~dropped], energy[~dropped])
     sim.selector.observe(t, reports)
-    weights = sim._aggregate(sel, dropped, updates, steps)
-    row = sim._record(t, sel.ids, rep, dropped, weights, reports, sim_t, energy)
+    weights, kept = sim._aggregate(sel, dropped, updates, steps, reports)
+    row = self._measured(sim._record(t, sel.ids, rep, dropped, weights, reports, sim_t, energy, None, kept))
     sim._evaluate(row)
     row['wall_time'] = time.perf_counter() - p['t0']
     sim.round, self._pending = sim.round + 1, None
+    sim._checkpoint()
+    for cb in sim.callbacks: cb(sim, row)
     return params_record(sim.layout, sim.params), MetricRecord({k: float(row[k]) for k in ('train_loss', 'accuracy') if np.isfinite(row[k])})
+
+# %% ../../nbs/scale/80_flower.ipynb #f1ow0005
+@patch
+def _measured(self:SelectorStrategy, row:dict) -> dict:
+    "The engine's round row with the messages Flower carried (`MEASURED`) replaced by the `MessageLog`'s counts and bytes; totals follow."
+    m, sim = self.log.round_messages(row['round']), self.sim
+    extra = sum(m[f'bytes_{k}'] - row[f'bytes_{k}'] for k in MEASURED)
+    sim.totals['bytes'] += extra
+    row.update(m, bytes=row['bytes'] + extra, total_bytes=sim.totals['bytes'])
+    return row
+
 
 # %% ../../nbs/scale/80_flower.ipynb #130fc4e5
 STUB_NODE_BASE = 1000 # node id of client 0 on the stub grid (ids are arbitrary in Flower; the offset shows they are not client ids)
