@@ -39,3 +39,15 @@ def test_bad_options_are_refused(capsys):
     for argv in (['--seeds', '0'], ['--jobs', '0'], ['--threads', '0']):
         with pytest.raises(SystemExit): cr.main(argv)
         assert argv[0] in capsys.readouterr().err
+
+def _record(sources, wall=1.0, seeds=(0,), threads=(1,)):
+    rows = [dict(name=f'{s}-check', source=s) for s in sources]
+    return dict(command=f'run {sources}', seeds=list(seeds), threads=list(threads), jobs=1, wall_s=wall, machine={},
+                checks=rows, sources={s: {} for s in sources}, records=[dict(source=s, name='x') for s in sources],
+                failures=[])
+
+def test_update_replaces_only_the_sources_run_again():
+    merged = cr.merge_records(_record(['a', 'b']), _record(['b', 'c'], wall=2.0))
+    assert [r['source'] for r in merged['checks']] == ['a', 'b', 'c'] and set(merged['sources']) == {'a', 'b', 'c'}
+    assert [c['command'] for c in merged['commands']] == ["run ['a', 'b']", "run ['b', 'c']"] and merged['wall_s'] == 3.0
+    with pytest.raises(SystemExit, match='same --seeds'): cr.merge_records(_record(['a']), _record(['a'], seeds=(0, 1)))

@@ -177,15 +177,31 @@ def print_table(rows:list[dict], runs:list[Run]) -> None:
     for r in runs:
         if not r.ok: print(f"\nFAILED {r.source} seed={r.seed} threads={r.threads}:\n{r.error}")
 
+def merge_records(old:dict, new:dict) -> dict:
+    "The old record with the sources of `new` replaced by their new runs (seeds and threads must match); commands kept in order."
+    if (old['seeds'], old['threads']) != (new['seeds'], new['threads']):
+        raise SystemExit(f"--update: the existing record ran seeds {old['seeds']} x threads {old['threads']}, this run "
+                         f"{new['seeds']} x {new['threads']}: use the same --seeds and --threads")
+    ran = set(new['sources'])
+    keep = lambda rows: [r for r in rows if r['source'] not in ran]
+    commands = old.get('commands', [dict(command=old['command'], wall_s=old['wall_s'], machine=old['machine'])])
+    return dict(command=new['command'], commands=commands + [dict(command=new['command'], wall_s=new['wall_s'], machine=new['machine'])],
+                seeds=new['seeds'], threads=new['threads'], jobs=new['jobs'], wall_s=round(old['wall_s'] + new['wall_s'], 1),
+                machine=new['machine'], checks=keep(old['checks']) + new['checks'],
+                sources={**{k: v for k, v in old['sources'].items() if k not in ran}, **new['sources']},
+                records=keep(old['records']) + new['records'], failures=keep(old['failures']) + new['failures'])
+
 def main(argv=None) -> int:
     "Run every source over the seeds and thread counts, print the table, write the JSON; 1 if a run or check failed."
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--seeds', type=int, default=10, help='seeds 0..N-1 (default 10)')
     ap.add_argument('--threads', type=int, nargs='+', default=[1, 2], help='OMP_NUM_THREADS values (default 1 2)')
     ap.add_argument('--jobs', type=int, default=1, help='subprocesses in parallel (default 1)')
-    ap.add_argument('--only', default=None, help='keep only sources whose path contains this substring')
+    ap.add_argument('--only', nargs='+', default=None, help='keep only sources whose path contains one of these substrings')
     ap.add_argument('--json', default=str(DEFAULT_JSON), help=f'result file (default {DEFAULT_JSON.relative_to(ROOT)})')
     ap.add_argument('--timeout', type=float, default=900, help='seconds per subprocess (default 900)')
+    ap.add_argument('--update', action='store_true', help='keep the other sources of the existing --json file and '
+                    'replace only the ones run now (same seeds and threads required)')
     ap.add_argument('--worker', nargs=2, metavar=('NOTEBOOK', 'UPTO'), help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.worker: return _worker(a.worker[0], int(a.worker[1]))
@@ -193,7 +209,7 @@ def main(argv=None) -> int:
     if a.jobs < 1: ap.error(f'--jobs={a.jobs}: expected at least 1')
     if any(t < 1 for t in a.threads): ap.error(f'--threads={a.threads}: expected positive integers')
     sources = notebook_sources(ROOT / 'nbs') + test_sources(ROOT / 'tests')
-    if a.only: sources = [s for s in sources if a.only in s.label()]
+    if a.only: sources = [s for s in sources if any(o in s.label() for o in a.only)]
     if not sources: print('no learned checks found' + (f' matching {a.only!r}' if a.only else ''), file=sys.stderr); return 2
     tasks = [(s, seed, t) for s in sources for seed in range(a.seeds) for t in a.threads]
     print(f"{len(sources)} sources x {a.seeds} seeds x threads {a.threads}: {len(tasks)} runs, {a.jobs} at a time", flush=True)
@@ -212,12 +228,12 @@ def main(argv=None) -> int:
     out = Path(a.json); out.parent.mkdir(parents=True, exist_ok=True)
     per_source = {s.label(): dict(kind=s.kind, runs=[dict(seed=r.seed, threads=r.threads, ok=r.ok, wall_s=round(r.wall_s, 2), checks=len(r.records))
                                                       for r in runs if r.source == s.label()]) for s in sources}
-    out.write_text(json.dumps(dict(command=' '.join(['tools/check_robust.py'] + (argv if argv is not None else sys.argv[1:])),
-                               seeds=list(range(a.seeds)), threads=a.threads, jobs=a.jobs, wall_s=round(wall, 1), machine=machine(),
-                               checks=rows, sources=per_source,
-                               records=[dict(source=r.source, **x) for r in runs for x in r.records],
-                               failures=[dict(source=r.source, seed=r.seed, threads=r.threads, error=r.error) for r in bad_runs]),
-                          indent=1, default=str) + '\n', encoding='utf-8')
+    command = ' '.join(['tools/check_robust.py'] + (argv if argv is not None else sys.argv[1:]))
+    record = dict(command=command, seeds=list(range(a.seeds)), threads=a.threads, jobs=a.jobs, wall_s=round(wall, 1), machine=machine(),
+                  checks=rows, sources=per_source, records=[dict(source=r.source, **x) for r in runs for x in r.records],
+                  failures=[dict(source=r.source, seed=r.seed, threads=r.threads, error=r.error) for r in bad_runs])
+    if a.update and out.exists(): record = merge_records(json.loads(out.read_text(encoding='utf-8')), record)
+    out.write_text(json.dumps(record, indent=1, default=str) + '\n', encoding='utf-8')
     print(f"wrote {out}")
     return 1 if bad_runs or bad_rows else 0
 
