@@ -586,6 +586,7 @@ def _sync(self:SelectionExplorer):
         self.selectors_w.value, self.k_w.value, self.k_w.max = self.selectors, self.k, len(self.matrices)
         self.rounds_w.value, self.noise_w.value = self.rounds, self.noise
         self.show_w.options = self.selectors
+        if self.show_w.value not in self.selectors: self.show_w.value = self.selectors[0]   # ipywidgets 8 keeps None
     finally: self._busy = False
 
 @patch

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/widgets/52_privacy_fairness.ipynb #2abb8bdb
 from __future__ import annotations
-import html
+import html, warnings
 from fastcore.basics import patch
 import numpy as np
 import pandas as pd
@@ -18,7 +18,7 @@ from .explorers import MAX_CLIENTS, MAX_ROUNDS
 from ..modelhet.mia import AttackResult, roc_auc, mia_anatomy
 from ..modelhet.submodels import ChannelSchedule, METHODS, hidden_sizes, coverage_heatmap, schedule_timeline
 from ..modelhet.experiments import appendix_tables, tradeoff_scatter
-from ..fairness.metrics import client_table
+from ..fairness.metrics import client_table, UndefinedMetricWarning
 from ..fairness.experiments import PRIVACY_LEVELS
 from ..feddiverse.selector import simulate_selection
 
@@ -50,7 +50,8 @@ class MIAAnatomy:
         self.slider = W.SelectionSlider(options=[(f'{v:.3g}', float(v)) for v in self.grid], description='ν')
         self.text_w = W.HTML(); self.text_w.add_class('hx-mia')
         self.fig = go.FigureWidget(mia_anatomy(res, float(np.median(loss))))
-        self.slider.observe(lambda ch: self.set_threshold(ch.new), 'value')
+        self._busy = False
+        self.slider.observe(lambda ch: None if self._busy else self.set_threshold(ch.new), 'value')
         self.box = W.VBox([self.slider, self.text_w, self.fig])
         self.set_threshold(float(self.grid[len(self.grid) // 2]))
 
@@ -58,7 +59,10 @@ class MIAAnatomy:
                      ) -> dict:
         "Move the threshold; returns `threshold_metrics` at it."
         self.nu = float(check_real_array('nu', nu, allow_inf=True, ndim=0)); self.metrics = threshold_metrics(self.res, self.nu)
-        m = self.metrics
+        m, near = self.metrics, float(self.grid[np.abs(self.grid - self.nu).argmin()])   # the slider shows the nearest grid ν
+        self._busy = True
+        try: self.slider.value = near
+        finally: self._busy = False
         self.text_w.value = f'ν = {self.nu:.3g}: TPR {m["tpr"]:.3f}, FPR {m["fpr"]:.3f}, advantage {m["advantage"]:+.3f} (AUC {m["auc"]:.3f})'
         new = mia_anatomy(self.res, self.nu)
         with self.fig.batch_update():
@@ -286,7 +290,9 @@ def fairness_static_figure(strength:float=0.8, # s: class-attribute correlation 
                           ) -> go.Figure:
     "Kernel-free fairness explorer: federation vs mean-of-clients gaps over the shortcut reliance λ (plotly figure)."
     lams = np.linspace(0, 1, check_int('steps', steps, lo=2, hi=MAX_STEPS)); N = fairness_matrices(strength, mix)
-    tabs = [client_table(shortcut_confusions(N, l)) for l in lams]
+    with warnings.catch_warnings():   # at λ = 0 and 1 a group receives no prediction of one class: its predictive
+        warnings.simplefilter('ignore', UndefinedMetricWarning)   # value is NaN by design, and the gaps drawn do not use it
+        tabs = [client_table(shortcut_confusions(N, l)) for l in lams]
     fig = go.Figure()
     for row, dash in (('federation (Σ C_k)', 'solid'), ('mean of clients', 'dot')):
         for m, col in (('d_dp', '#d62728'), ('d_eop', '#1f77b4')):
