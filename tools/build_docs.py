@@ -17,7 +17,7 @@ project's machines, see `shared/environment.md`) a Quarto-free fallback renders 
 Usage: `python tools/build_docs.py [--fallback] [--jobs N] [--only GLOB]`; `--readme` regenerates README.md only.
 """
 from __future__ import annotations
-import argparse, base64, concurrent.futures as cf, fnmatch, glob, html, json, os, re, shutil, subprocess, sys, time
+import argparse, base64, concurrent.futures as cf, copy, fnmatch, glob, html, json, os, re, shutil, subprocess, sys, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,7 +25,13 @@ NBS, OUT, EXEC, PROC = ROOT/'nbs', ROOT/'_docs', ROOT/'_docs_exec', ROOT/'_proc'
 JS_CACHE = ROOT/'.cache'/'docs-js'
 JS_PACKAGES = {'@jupyter-widgets/html-manager': '1.0.15', 'requirejs': '2.3.8', 'katex': '0.16.47'}
 SKIP_TAG, HIDE_INPUT, DOCS_ONLY, FOLD, FOLD_OPEN = 'skip-execution', 'hx-hide-input', 'hx-docs-only', 'hx-fold', 'hx-fold-open'
-WIDGET_STATE = 'application/vnd.jupyter.widget-state+json'
+WIDGET_STATE, WIDGET_VIEW = 'application/vnd.jupyter.widget-state+json', 'application/vnd.jupyter.widget-view+json'
+STATIC_BANNER = ('<div class="hx-static-banner">static snapshot: run this page in JupyterLab (or <code>make lab</code>) '
+                 'to interact</div>')
+# what no page may hold: a stderr output block (a warning or log line leaked from a cell), or an absolute path of the
+# machine that built it (a traceback or warning location)
+STDERR_OUTPUT = 'data-mime-type="application/vnd.jupyter.stderr"'
+ABSOLUTE_PATH = re.compile(r'(?<![\w.:/~-])/(?:home|work|tmp|root|Users|usr|opt|var|srv|mnt|private)/[\w.+-]+(?:/[\w.+-]+)+')
 # Plotly FigureWidgets update their front end with delta messages, so the widget state nbclient saves holds the figure
 # as first displayed; this last cell re-sends every live figure whole (as plotly does on display) before saving.
 SYNC_FIGURES = '''import sys
@@ -71,11 +77,48 @@ def add_show_doc_cells(path: Path) -> None:
     if getattr(nb, 'has_docs_', None): nb.cells.insert(0, mk_cell('#| hide\nfrom nbdev.showdoc import show_doc'))
     write_nb(nb, path)
 
+def widget_closure(state: dict, roots) -> set[str]:
+    "The model ids reachable from `roots` in a widget state: children, layouts, styles and widgets shown in Output widgets."
+    seen, todo = set(), list(roots)
+    while todo:
+        mid = todo.pop()
+        if mid in seen or mid not in state: continue
+        seen.add(mid); text = json.dumps(state[mid], default=str)
+        todo += re.findall(r'IPY_MODEL_([0-9a-f]+)', text) + re.findall(r'"model_id": "([0-9a-f]+)"', text)
+    return seen
+
+def snapshot_client():
+    "`NotebookClient` that saves each displayed panel as it stood right after the cell that displayed it."
+    from nbclient import NotebookClient
+    import nbformat
+
+    class SnapshotClient(NotebookClient):
+        """Test cells below a panel change it (they set sliders, run the panel), and the widget state saved at the end
+        would show those changes under the code that built the panel. After each cell that displays widgets this
+        client re-sends every live plotly figure whole (`SYNC_FIGURES`) and copies the state of the displayed widgets
+        and everything they hold; the copies replace the final state when it is saved (a later display of the same
+        widget wins, as it shows the later state)."""
+        async def async_execute_cell(self, cell, cell_index, execution_count=None, store_history=True):
+            cell = await super().async_execute_cell(cell, cell_index, execution_count, store_history)
+            roots = [o['data'][WIDGET_VIEW]['model_id'] for o in cell.get('outputs', []) if WIDGET_VIEW in o.get('data', {})]
+            if roots and self.store_widget_state:
+                await super().async_execute_cell(nbformat.v4.new_code_cell(SYNC_FIGURES), cell_index, store_history=False)
+                self.snapshots = getattr(self, 'snapshots', []) + [{m: copy.deepcopy((self.widget_state[m], self.widget_buffers.get(m)))
+                                                                     for m in widget_closure(self.widget_state, roots)}]
+            return cell
+
+        def set_widgets_metadata(self):
+            for snap in getattr(self, 'snapshots', []):
+                for mid, (state, buffers) in snap.items():
+                    self.widget_state[mid] = state
+                    if buffers is not None: self.widget_buffers[mid] = buffers
+            super().set_widgets_metadata()
+    return SnapshotClient
+
 def execute(path: Path) -> tuple[str, float, str | None]:
     "Execute one notebook in place with nbclient, storing widget state; returns (name, seconds, error)."
     import nbformat, tempfile
     from jupyter_client.manager import KernelManager
-    from nbclient import NotebookClient
     t0, flags = time.time(), tst_flags()
     add_show_doc_cells(path)
     nb = read_processed(path)
@@ -89,7 +132,7 @@ def execute(path: Path) -> tuple[str, float, str | None]:
     # same ports and hang
     sockets = tempfile.mkdtemp(prefix='hetfl-kernel-')
     km = KernelManager(kernel_name='python3', transport='ipc', ip=os.path.join(sockets, 'kernel'))
-    client = NotebookClient(nb, km=km, timeout=900, store_widget_state=True,
+    client = snapshot_client()(nb, km=km, timeout=900, store_widget_state=True,
                             skip_cells_with_tag=SKIP_TAG, resources={'metadata': {'path': str(path.parent)}})
     try: client.execute()
     except Exception as e:
@@ -286,6 +329,8 @@ body { margin: 0; }
 .hx-header h1 { margin-bottom: .2rem; } .hx-header .description { font-style: italic; opacity: .75; font-size: 1.2rem; }
 .jp-Notebook { padding: 0 !important; } .jp-Cell { padding: 4px 0 !important; }
 .jp-InputPrompt, .jp-OutputPrompt { display: none !important; }
+.hx-static-banner { margin: 4px 0; padding: 4px 10px; border-left: 4px solid #e0a800; background: #fff8e1; color: #5a4500;
+  font: 13px system-ui, sans-serif; }
 """
 
 SITE_JS = """
@@ -328,6 +373,7 @@ def render_page(src: Path, rel: Path, metas: dict[Path, dict], exporter) -> None
     header = f'<header class="hx-header"><h1>{html.escape(title)}</h1>' + (f'<p class="description">{html.escape(desc)}</p>' if desc else '') + '</header>'
     body = re.sub(r'(<body[^>]*>)', lambda m: m.group(1) + sidebar_html(rel, metas) + '<main class="hx-main">' + header, body, count=1)
     body = body.replace('</body>', '</main></body>', 1)
+    body = body.replace(f'<script type="{WIDGET_VIEW}">', STATIC_BANNER + f'<script type="{WIDGET_VIEW}">')
     dst = OUT/metas[rel]['path']
     dst.parent.mkdir(parents=True, exist_ok=True)
     dst.write_text(body)
@@ -380,6 +426,23 @@ def render_all() -> int:
     (OUT/'.nojekyll').touch()
     return len(pages)
 
+def site_problems(out: Path = OUT) -> list[str]:
+    "Every stderr output block and absolute build-machine path in the pages under `out`, as 'page: problem' lines."
+    problems = []
+    for page in sorted(out.rglob('*.html')):
+        rel, text = page.relative_to(out), page.read_text(errors='replace')
+        if {'assets', '@jupyter-widgets'} & set(rel.parts): continue
+        if (n := text.count(STDERR_OUTPUT)): problems.append(f'{rel}: {n} stderr output block(s)')
+        found = set(ABSOLUTE_PATH.findall(text))
+        if str(ROOT) in text and not any(f.startswith(str(ROOT)) for f in found): found.add(str(ROOT))   # a root outside the pattern
+        problems += [f'{rel}: absolute path {p}' for p in sorted(found)]
+    return problems
+
+def check_site(out: Path = OUT) -> None:
+    "Fail the build when a page shows stderr output or an absolute path of the build machine."
+    if problems := site_problems(out):
+        raise SystemExit('docs: pages leak build output (capture warnings at the source):\n  ' + '\n  '.join(problems))
+
 def build_readme() -> None:
     "Regenerate `README.md` from `nbs/index.ipynb` (executed and processed like a docs page, exported as Markdown)."
     from nbconvert import MarkdownExporter
@@ -412,6 +475,7 @@ def main(argv=None):
         execute_all(args.only, args.jobs)
         process_all()
         n = render_all()
+        check_site()
         print(f'docs: {n} pages rendered into {OUT.relative_to(ROOT)}/')
     print(f'docs: built in {time.time() - t0:.1f} s')
 
