@@ -4,7 +4,7 @@
 
 # %% ../../nbs/widgets/52_privacy_fairness.ipynb #2abb8bdb
 from __future__ import annotations
-import html, warnings
+import html, json, warnings
 from fastcore.basics import patch
 import numpy as np
 import pandas as pd
@@ -24,8 +24,8 @@ from ..feddiverse.selector import simulate_selection
 
 # %% auto #0
 __all__ = ['PRIVACY_COLUMNS', 'TABLE_COLUMNS', 'EXPLORER_LEVELS', 'MAX_CLIENT_SIZE', 'MAX_STEPS', 'threshold_metrics',
-           'MIAAnatomy', 'SubmodelExplorer', 'TradeoffExplorer', 'fairness_matrices', 'shortcut_confusions',
-           'FairnessExplorer', 'fairness_static_figure', 'tradeoff_static_figure']
+           'MIAAnatomy', 'redraw_in_place', 'SubmodelExplorer', 'TradeoffExplorer', 'fairness_matrices',
+           'shortcut_confusions', 'FairnessExplorer', 'fairness_static_figure', 'tradeoff_static_figure']
 
 # %% ../../nbs/widgets/52_privacy_fairness.ipynb #50accead
 def threshold_metrics(res:AttackResult, # an attack result with per-query losses in `info['loss']` (else -scores)
@@ -73,6 +73,25 @@ class MIAAnatomy:
     def _ipython_display_(self): display(self.box)
 
 # %% ../../nbs/widgets/52_privacy_fairness.ipynb #543e57a0
+def _json_equal(a, b) -> bool: return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
+
+def _changes(old:dict, new:dict) -> dict:
+    "Top-level properties to set so that plotly JSON `old` becomes `new` (None removes one; the template is left alone)."
+    return {k: new.get(k) for k in old.keys() | new.keys() if k != 'template' and not _json_equal(old.get(k), new.get(k))}
+
+def redraw_in_place(fw:go.FigureWidget, # the figure widget on screen
+                    fig:go.Figure, # the figure it should show
+                   ) -> go.FigureWidget:
+    "Make `fw` show `fig` by sending only what changed (traces are replaced only when their number or types change)."
+    check_type('fw', fw, go.FigureWidget); check_type('fig', fig, go.Figure)
+    if len(fw.data) != len(fig.data) or any(a.type != b.type for a, b in zip(fw.data, fig.data)):
+        fw.data = (); fw.add_traces(list(fig.data))
+    with fw.batch_update():
+        for a, b in zip(fw.data, fig.data):
+            if (c := _changes(a.to_plotly_json(), b.to_plotly_json())): a.update(c)
+        if (c := _changes(fw.layout.to_plotly_json(), fig.layout.to_plotly_json())): fw.layout.update(c)
+    return fw
+
 class SubmodelExplorer:
     "Pick a sub-model method, the number of small clients and a round; see layer coverage and the channel-set timeline."
     def __init__(self, method:str='OFM', # a sub-model method (a key of `submodels.METHODS`)
@@ -87,9 +106,9 @@ class SubmodelExplorer:
         self.method_w = W.Dropdown(options=list(METHODS), description='method')
         self.small_w = W.IntSlider(min=1, max=self.num_clients, description='small clients')
         self.round_w = W.IntSlider(min=0, max=rounds - 1, description='round')
-        self.out = W.Output()
+        self.fig_ws = (go.FigureWidget(), go.FigureWidget())   # built once; `set` redraws them in place
         for w_ in (self.method_w, self.small_w, self.round_w): w_.observe(lambda ch: self._from_widgets(), 'value')
-        self.box = W.VBox([W.HBox([self.method_w, self.small_w, self.round_w]), self.out])
+        self.box = W.VBox([W.HBox([self.method_w, self.small_w, self.round_w]), W.HBox(list(self.fig_ws))])
         self._busy = False; self.set(method=method, n_small=n_small, t=0)
 
     def _from_widgets(self):
@@ -112,8 +131,7 @@ def set(self:SubmodelExplorer,
     self.method_w.value, self.small_w.value, self.round_w.value = self.method, self.n_small, self.round
     self._busy = False
     self.figures = (coverage_heatmap(self.schedule, self.round), schedule_timeline(self.schedule, self.rounds))
-    self.out.clear_output(wait=True)
-    with self.out: display(W.HBox([go.FigureWidget(f) for f in self.figures]))
+    for fw, fig in zip(self.fig_ws, self.figures): redraw_in_place(fw, fig)
     return self.schedule
 
 # %% ../../nbs/widgets/52_privacy_fairness.ipynb #e5fb9b8a
@@ -146,9 +164,9 @@ class TradeoffExplorer:
         self.dataset_w = W.Dropdown(options=datasets, description='dataset')
         self.large_w = W.SelectionSlider(options=larges, description='large clients')
         self.privacy_w = W.Dropdown(options=cols, description='privacy', layout=W.Layout(width='330px'))
-        self.msg_w, self.out = W.HTML(), W.Output()
+        self.msg_w, self.fig_w = W.HTML(), go.FigureWidget()   # the figure widget is built once; `set` redraws it in place
         for w_ in (self.dataset_w, self.large_w, self.privacy_w): w_.observe(lambda ch: self._from_widgets(), 'value')
-        self.box = W.VBox([W.HBox([self.dataset_w, self.large_w, self.privacy_w]), self.msg_w, self.out])
+        self.box = W.VBox([W.HBox([self.dataset_w, self.large_w, self.privacy_w]), self.msg_w, self.fig_w])
         self._busy, self.dataset, self.n_large, self.privacy = False, datasets[0], larges[0], privacy
         self.set(dataset=dataset if dataset in datasets else datasets[0], n_large=n_large if n_large in larges else larges[0],
                  privacy=privacy)
@@ -171,8 +189,7 @@ def set(self:TradeoffExplorer,
     self._busy = True
     self.dataset_w.value, self.large_w.value, self.privacy_w.value = ds, nl, pr
     self._busy = False
-    self.out.clear_output(wait=True)
-    with self.out: display(go.FigureWidget(self.figure))
+    redraw_in_place(self.fig_w, self.figure)
     return self.figure
 
 # %% ../../nbs/widgets/52_privacy_fairness.ipynb #c05b127c
