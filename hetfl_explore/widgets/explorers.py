@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
-from ..foundation.core import (check_int, check_float, check_choice, check_type, check_count, check_count_array,
+from ..foundation.core import (TRIPLET_COLORS, check_int, check_float, check_choice, check_type, check_count, check_count_array,
     check_real_array, check_rng_seed, rng_streams, MAX_COUNT)
 from fastcore.basics import patch
 from ..foundation.hetero import as_counts, dht, fl_metrics, client_types, METRICS, TYPES, simplex_positions
@@ -161,7 +161,7 @@ def triplet_bar_html(t:np.ndarray, # one triplet [CI, AI, SC]
     "A client's triplet as three small inline bars (cheap to redraw)."
     t, width = check_real_array('t', t, lo=0, hi=1), check_int('width', width, lo=1, hi=MAX_BAR)
     if t.shape != (3,): raise ValueError(f"t: shape {t.shape}: expected one triplet (3,)")
-    colours = ('#1f77b4', '#ff7f0e', '#2ca02c')
+    colours = tuple(TRIPLET_COLORS[d] for d in DIMS)
     return ''.join(f'<div title="{n} {v:.3f}" style="display:flex;align-items:center;height:11px;font:9px monospace">'
                    f'<span style="width:16px">{n}</span><span style="display:inline-block;height:8px;'
                    f'width:{int(round(width * v))}px;background:{c}"></span><span>&nbsp;{v:.2f}</span></div>'
@@ -180,7 +180,7 @@ TABLE4_TO_EXPLORER = {'EqRep': 'uniform', 'EqW': 'EqW', 'pow-d': 'pow-d', 'AFL_G
                       'q-FFL': 'q-FFL', 'FL-CIR': 'FL-CIR'}   # Table 4 rows that run without training -> `SELECTORS` key
 
 # %% ../../nbs/widgets/50_explorers.ipynb #d3197fc1
-_TYPE_COLOURS = {'CI': '#1f77b4', 'AI': '#ff7f0e', 'SC': '#2ca02c', 'tie': '#7f7f7f'}
+_TYPE_COLOURS = {**TRIPLET_COLORS, 'tie': '#7f7f7f'}   # the library's one CI/AI/SC colour map
 
 def _type_group(ty): return ty if ty in TYPES else 'tie'
 
