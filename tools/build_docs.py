@@ -305,9 +305,11 @@ def static_figures(nb):
     return nb
 
 def sidebar_html(current: Path, metas: dict[Path, dict]) -> str:
-    "The navigation sidebar, with links relative to the page `current` (a notebook path relative to `nbs/`)."
+    "The navigation sidebar, with a search box and links relative to the page `current` (a notebook path relative to `nbs/`)."
     up = '../' * (len(current.parts) - 1)
-    parts = ['<nav class="hx-sidebar"><a class="hx-brand" href="%sindex.html">hetfl_explore</a><ul>' % up]
+    parts = ['<nav class="hx-sidebar"><a class="hx-brand" href="%sindex.html">hetfl_explore</a>' % up,
+             f'<input class="hx-search" type="search" placeholder="Search" aria-label="Search the docs" data-root="{up}">'
+             '<ul class="hx-results"></ul><ul>']
     for section, pages in sidebar_entries():
         if section: parts.append(f'<li class="hx-section">{html.escape(section)}</li>')
         for p in (p for p in pages if p in metas):
@@ -315,6 +317,33 @@ def sidebar_html(current: Path, metas: dict[Path, dict]) -> str:
             parts.append(f'<li><a{cls} href="{up}{metas[p]["path"].as_posix()}">{html.escape(metas[p]["title"])}</a></li>')
     parts.append('</ul></nav>')
     return ''.join(parts)
+
+def page_order(metas: dict[Path, dict]) -> list[Path]:
+    "Pages in sidebar order (each once), then any page the sidebar does not list."
+    order = [p for _, pages in sidebar_entries() for p in pages if p in metas]
+    order = list(dict.fromkeys(order))
+    return order + sorted(p for p in metas if p not in order)
+
+def pager_html(current: Path, metas: dict[Path, dict]) -> str:
+    "Previous / next links to the neighbours of `current` in sidebar order."
+    order, up = page_order(metas), '../' * (len(current.parts) - 1)
+    if current not in order: return ''
+    i = order.index(current)
+    def link(j, cls, arrow):
+        if not 0 <= j < len(order): return '<span></span>'
+        m = metas[order[j]]
+        return f'<a class="{cls}" href="{up}{m["path"].as_posix()}">{arrow} {html.escape(m["title"])}</a>'
+    return f'<nav class="hx-pager">{link(i - 1, "hx-prev", "←")}{link(i + 1, "hx-next", "→")}</nav>'
+
+def search_entry(nb, meta: dict) -> dict:
+    "One page of the search index: title, path, description, headings and the text of its markdown cells."
+    text = '\n'.join(c.source for c in nb.cells if c.cell_type == 'markdown')
+    heads = re.findall(r'^#{2,3}\s+(.+)$', text, flags=re.M)
+    text = re.sub(r'[#*_`>\[\]()|$\\{}]+', ' ', re.sub(r'\(([^()\s]+)\)', ' ', text))
+    return dict(title=meta['title'], path=meta['path'].as_posix(), description=meta['description'], headings=heads,
+                text=re.sub(r'\s+', ' ', text)[:SEARCH_TEXT_CHARS])
+
+SEARCH_TEXT_CHARS = 20000   # characters of each page's prose kept in the search index
 
 SITE_CSS = """
 body { margin: 0; }
@@ -326,12 +355,20 @@ body { margin: 0; }
 .hx-section { margin-top: 1rem; font-weight: 600; text-transform: uppercase; font-size: 12px; color: #666; }
 .hx-brand { display: block; font-weight: 700; font-size: 18px; margin-bottom: .5rem; color: #0b3d91; text-decoration: none; }
 .hx-main { margin-left: 290px; max-width: 1050px; padding: 1rem 2rem 4rem; }
+body, .jupyter-widgets, .widget-label, .widget-html-content, .jp-RenderedHTMLCommon table { font-family: %(font)s; }
+.hx-search { width: 100%%; box-sizing: border-box; margin: .3rem 0 .5rem; padding: 4px 6px; border: 1px solid #ccc; border-radius: 4px; }
+.hx-results li a { font-size: 13px; } .hx-results li small { display: block; color: #777; padding: 0 6px 4px; }
+.hx-toc { position: fixed; top: 1rem; right: 1rem; width: 200px; max-height: 85vh; overflow-y: auto; font: 13px %(font)s; }
+.hx-toc a { display: block; color: #555; text-decoration: none; padding: 1px 0; } .hx-toc a.h3 { padding-left: 12px; }
+@media (max-width: 1600px) { .hx-toc { display: none; } }
+.hx-pager { display: flex; justify-content: space-between; margin-top: 3rem; padding-top: 1rem; border-top: 1px solid #ddd; }
+.hx-pager a { text-decoration: none; color: #0b3d91; }
 .hx-header h1 { margin-bottom: .2rem; } .hx-header .description { font-style: italic; opacity: .75; font-size: 1.2rem; }
 .jp-Notebook { padding: 0 !important; } .jp-Cell { padding: 4px 0 !important; }
 .jp-InputPrompt, .jp-OutputPrompt { display: none !important; }
 .hx-static-banner { margin: 4px 0; padding: 4px 10px; border-left: 4px solid #e0a800; background: #fff8e1; color: #5a4500;
   font: 13px system-ui, sans-serif; }
-"""
+""" % dict(font=__import__('hetfl_explore.foundation.core', fromlist=['FONT_FAMILY']).FONT_FAMILY)
 
 SITE_JS = """
 document.addEventListener("DOMContentLoaded", () => {
@@ -346,6 +383,25 @@ document.addEventListener("DOMContentLoaded", () => {
     el.dataset.drawn = "1"; const f = JSON.parse(el.dataset.figure);
     Plotly.newPlot(el, f.data, f.layout, {responsive: true}); });
   new MutationObserver(draw).observe(document.body, {childList: true, subtree: true}); draw();
+  const heads = document.querySelectorAll(".hx-main h2[id], .hx-main h3[id]");   // on-page table of contents
+  if (heads.length > 1) {
+    const toc = document.createElement("nav"); toc.className = "hx-toc"; toc.innerHTML = "<strong>On this page</strong>";
+    heads.forEach(h => { const a = document.createElement("a"); a.href = "#" + h.id; a.className = h.tagName.toLowerCase();
+      a.textContent = h.textContent.replace(/¶$/, ""); toc.appendChild(a); });
+    document.body.appendChild(toc); }
+  const box = document.querySelector(".hx-search"), res = document.querySelector(".hx-results");   // client-side search
+  let index = null;
+  box && box.addEventListener("input", async () => {
+    const terms = box.value.toLowerCase().split(/\\s+/).filter(t => t.length > 1);
+    res.innerHTML = ""; if (!terms.length) return;
+    index = index || await (await fetch(box.dataset.root + "search.json")).json();
+    const score = p => terms.every(t => (p.title + " " + p.headings.join(" ") + " " + p.text).toLowerCase().includes(t))
+      ? terms.reduce((s, t) => s + (p.title.toLowerCase().includes(t) ? 10 : 0) + (p.headings.join(" ").toLowerCase().includes(t) ? 3 : 0) + 1, 0) : 0;
+    index.map(p => [score(p), p]).filter(x => x[0] > 0).sort((a, b) => b[0] - a[0]).slice(0, 10).forEach(([_, p]) => {
+      const li = document.createElement("li"), a = document.createElement("a"), d = document.createElement("small");
+      a.href = box.dataset.root + p.path; a.textContent = p.title; d.textContent = p.description; li.append(a, d); res.appendChild(li); });
+    if (!res.children.length) res.innerHTML = "<li><small>no page matches</small></li>";
+  });
 });
 """
 
@@ -372,7 +428,7 @@ def render_page(src: Path, rel: Path, metas: dict[Path, dict], exporter) -> None
     body = re.sub(r'<title>.*?</title>', f'<title>{html.escape(title)} – hetfl_explore</title>', body, count=1, flags=re.S)
     header = f'<header class="hx-header"><h1>{html.escape(title)}</h1>' + (f'<p class="description">{html.escape(desc)}</p>' if desc else '') + '</header>'
     body = re.sub(r'(<body[^>]*>)', lambda m: m.group(1) + sidebar_html(rel, metas) + '<main class="hx-main">' + header, body, count=1)
-    body = body.replace('</body>', '</main></body>', 1)
+    body = body.replace('</body>', pager_html(rel, metas) + '</main></body>', 1)
     body = body.replace(f'<script type="{WIDGET_VIEW}">', STATIC_BANNER + f'<script type="{WIDGET_VIEW}">')
     dst = OUT/metas[rel]['path']
     dst.parent.mkdir(parents=True, exist_ok=True)
@@ -423,6 +479,7 @@ def render_all() -> int:
         for where in (folder/'@jupyter-widgets', folder/'@jupyter-widgets'/'html-manager'/'dist'):
             where.mkdir(parents=True, exist_ok=True)
             for f in fonts: shutil.copy(f, where/f.name)
+    (OUT/'search.json').write_text(json.dumps([search_entry(read_processed(pages[rel]), metas[rel]) for rel in page_order(metas)]))
     (OUT/'.nojekyll').touch()
     return len(pages)
 

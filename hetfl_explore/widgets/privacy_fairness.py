@@ -14,7 +14,7 @@ import ipywidgets as W
 from IPython.display import display
 from ..foundation.core import check_int, check_float, check_choice, check_type, check_real_array
 from ..foundation.hetero import as_counts
-from .explorers import MAX_CLIENTS, MAX_ROUNDS
+from .explorers import MAX_CLIENTS, MAX_ROUNDS, _controls_above
 from ..modelhet.mia import AttackResult, roc_auc, mia_anatomy
 from ..modelhet.submodels import ChannelSchedule, METHODS, hidden_sizes, coverage_heatmap, schedule_timeline
 from ..modelhet.experiments import appendix_tables, tradeoff_scatter
@@ -23,9 +23,10 @@ from ..fairness.experiments import PRIVACY_LEVELS
 from ..feddiverse.selector import simulate_selection
 
 # %% auto #0
-__all__ = ['PRIVACY_COLUMNS', 'TABLE_COLUMNS', 'EXPLORER_LEVELS', 'MAX_CLIENT_SIZE', 'MAX_STEPS', 'threshold_metrics',
-           'MIAAnatomy', 'redraw_in_place', 'SubmodelExplorer', 'TradeoffExplorer', 'fairness_matrices',
-           'shortcut_confusions', 'FairnessExplorer', 'fairness_static_figure', 'tradeoff_static_figure']
+__all__ = ['PRIVACY_COLUMNS', 'TABLE_COLUMNS', 'LABEL_PAD_PX', 'TITLE_BAND_EXTRA_PX', 'EXPLORER_LEVELS', 'MAX_CLIENT_SIZE',
+           'MAX_STEPS', 'threshold_metrics', 'MIAAnatomy', 'redraw_in_place', 'SubmodelExplorer', 'TradeoffExplorer',
+           'fairness_matrices', 'shortcut_confusions', 'FairnessExplorer', 'fairness_static_figure',
+           'tradeoff_static_figure']
 
 # %% ../../nbs/widgets/52_privacy_fairness.ipynb #50accead
 def threshold_metrics(res:AttackResult, # an attack result with per-query losses in `info['loss']` (else -scores)
@@ -149,6 +150,14 @@ def _check_table(table):
         raise ValueError("table: no rows with a mixed federation (0 < n_large < the largest n_large)")
     return table
 
+LABEL_PAD_PX, TITLE_BAND_EXTRA_PX = 60, 60   # room for point labels at the plot edges; height added for the buttons
+
+def _unclipped(fig:go.Figure) -> go.Figure:
+    "Point labels drawn beyond the axes (FedAvg-small/large sit at the edges), the legend below with room for it."
+    fig.update_traces(cliponaxis=False)
+    return fig.update_layout(margin=dict(l=LABEL_PAD_PX, r=LABEL_PAD_PX, b=LABEL_PAD_PX + 40), legend=dict(y=-0.3, yanchor='top'),
+                             xaxis_automargin=True, yaxis_automargin=True)
+
 class TradeoffExplorer:
     "Client accuracy against client leakage per sub-model method, for a dataset and a number of large clients."
     def __init__(self, table:pd.DataFrame|None=None, # appendix-style rows (default: the thesis' Tables 24-26)
@@ -184,7 +193,7 @@ def set(self:TradeoffExplorer,
     ds = self.dataset if dataset is None else check_choice('dataset', dataset, self.dataset_w.options)
     nl = self.n_large if n_large is None else check_choice('n_large', n_large, self.large_w.options)
     pr = self.privacy if privacy is None else check_choice('privacy', privacy, list(self.privacy_w.options.values()))
-    self.figure = tradeoff_scatter(self.table, nl, ds, pr)   # raises on an empty selection before anything changes
+    self.figure = _unclipped(tradeoff_scatter(self.table, nl, ds, pr))   # raises on an empty selection before anything changes
     self.dataset, self.n_large, self.privacy = ds, nl, pr
     self._busy = True
     self.dataset_w.value, self.large_w.value, self.privacy_w.value = ds, nl, pr
@@ -327,13 +336,13 @@ def tradeoff_static_figure(table:pd.DataFrame|None=None, # appendix-style rows (
     table = _check_table(table); check_type('dataset', dataset, str)
     check_choice('privacy', privacy, [v for v in PRIVACY_COLUMNS.values() if v in table])
     larges = sorted(int(n) for n in table.n_large.unique() if 0 < n < table.n_large.max())
-    figs = [tradeoff_scatter(table, n, dataset, privacy) for n in larges]
+    figs = [_unclipped(tradeoff_scatter(table, n, dataset, privacy)) for n in larges]
     fig = go.Figure(figs[0])
     for f in figs[1:]: fig.add_traces(f.data)
     sizes = [len(f.data) for f in figs]; starts = np.cumsum([0] + sizes)
     def visible(i): return [starts[i] <= j < starts[i + 1] for j in range(starts[-1])]
     for j, tr in enumerate(fig.data): tr.visible = visible(0)[j]
-    fig.update_layout(updatemenus=[dict(type='buttons', direction='right', x=0, y=1.18, xanchor='left', buttons=[
+    fig.update_layout(updatemenus=[dict(type='buttons', direction='right', buttons=[
         dict(label=f'{n} large', method='update', args=[{'visible': visible(i)}, {'title': figs[i].layout.title.text}])
-        for i, n in enumerate(larges)])], margin=dict(t=80))
-    return fig
+        for i, n in enumerate(larges)])], height=fig.layout.height + TITLE_BAND_EXTRA_PX)
+    return _controls_above(fig)
