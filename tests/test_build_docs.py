@@ -30,13 +30,17 @@ def test_site_check_flags_stderr_and_absolute_paths(tmp_path):
     bd.check_site(tmp_path)                                             # a clean site passes
 
 def saved_panels(cells: list[str], tmp_path: Path) -> dict:
-    "Execute `cells` like the docs build does; returns the saved widget state."
+    "Execute `cells` like the docs build does; returns the saved widget state (after checking the cells are intact)."
     path = tmp_path/'nb.ipynb'
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     nbformat.write(nb, path)
     name, _, err = bd.execute(path)
     assert err is None, err
-    return json.loads(path.read_text())['metadata']['widgets'][bd.WIDGET_STATE]['state']
+    out = json.loads(path.read_text())
+    ran = [c for c in out['cells'] if bd.DOCS_ONLY not in c['metadata'].get('tags', [])]
+    assert [''.join(c['source']) for c in ran] == cells                  # every cell kept its source (and place)
+    assert not [o for c in out['cells'] for o in c.get('outputs', []) if o.get('name') == 'stderr']   # no warnings, also not hidden
+    return out['metadata']['widgets'][bd.WIDGET_STATE]['state']
 
 def test_saved_state_is_the_state_when_displayed(tmp_path):
     state = saved_panels(['import ipywidgets as W, plotly.graph_objects as go',

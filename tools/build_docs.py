@@ -34,11 +34,15 @@ STDERR_OUTPUT = 'data-mime-type="application/vnd.jupyter.stderr"'
 ABSOLUTE_PATH = re.compile(r'(?<![\w.:/~-])/(?:home|work|tmp|root|Users|usr|opt|var|srv|mnt|private)/[\w.+-]+(?:/[\w.+-]+)+')
 # Plotly FigureWidgets update their front end with delta messages, so the widget state nbclient saves holds the figure
 # as first displayed; this last cell re-sends every live figure whole (as plotly does on display) before saving.
-SYNC_FIGURES = '''import sys
+SYNC_FIGURES = '''import sys, warnings
 if 'plotly.graph_objects' in sys.modules:
     import gc, copy, plotly.graph_objects as _go
-    for _w in [o for o in gc.get_objects() if isinstance(o, _go.FigureWidget)]:
-        _w._widget_layout, _w._widget_data = copy.deepcopy(_w._layout_obj._props), copy.deepcopy(_w._data)'''
+    with warnings.catch_warnings():   # isinstance on every live object touches deprecated lazy module attributes (torch)
+        warnings.simplefilter('ignore')
+        _ws = [o for o in gc.get_objects() if isinstance(o, _go.FigureWidget)]
+    for _w in _ws:
+        _w._widget_layout, _w._widget_data = copy.deepcopy(_w._layout_obj._props), copy.deepcopy(_w._data)
+    del _ws'''
 
 def tst_flags() -> set[str]:
     "The notebook test flags from `settings.ini` (cells carrying one are not executed)."
@@ -103,6 +107,7 @@ def snapshot_client():
             roots = [o['data'][WIDGET_VIEW]['model_id'] for o in cell.get('outputs', []) if WIDGET_VIEW in o.get('data', {})]
             if roots and self.store_widget_state:
                 await super().async_execute_cell(nbformat.v4.new_code_cell(SYNC_FIGURES), cell_index, store_history=False)
+                self.nb.cells[cell_index] = cell   # nbclient stores the cell it ran at `cell_index`: put the real one back
                 self.snapshots = getattr(self, 'snapshots', []) + [{m: copy.deepcopy((self.widget_state[m], self.widget_buffers.get(m)))
                                                                      for m in widget_closure(self.widget_state, roots)}]
             return cell
