@@ -93,6 +93,7 @@ def redraw_in_place(fw:go.FigureWidget, # the figure widget on screen
         if (c := _changes(fw.layout.to_plotly_json(), fig.layout.to_plotly_json())): fw.layout.update(c)
     return fw
 
+# %% ../../nbs/widgets/52_privacy_fairness.ipynb #fb2c240b
 class SubmodelExplorer:
     "Pick a sub-model method, the number of small clients and a round; see layer coverage and the channel-set timeline."
     def __init__(self, method:str='OFM', # a sub-model method (a key of `submodels.METHODS`)
@@ -158,6 +159,7 @@ def _unclipped(fig:go.Figure) -> go.Figure:
     return fig.update_layout(margin=dict(l=LABEL_PAD_PX, r=LABEL_PAD_PX, b=LABEL_PAD_PX + 40), legend=dict(y=-0.3, yanchor='top'),
                              xaxis_automargin=True, yaxis_automargin=True)
 
+# %% ../../nbs/widgets/52_privacy_fairness.ipynb #e1c8b1e0
 class TradeoffExplorer:
     "Client accuracy against client leakage per sub-model method, for a dataset and a number of large clients."
     def __init__(self, table:pd.DataFrame|None=None, # appendix-style rows (default: the thesis' Tables 24-26)
