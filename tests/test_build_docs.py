@@ -22,11 +22,12 @@ def test_site_check_flags_stderr_and_absolute_paths(tmp_path):
     write(tmp_path, 'a/warn.html', STDERR_BLOCK.format('/tmp/ipykernel_3174/1899731932.py:2: PerformanceWarning: ...'))
     write(tmp_path, 'b/path.html', f'<pre>{ROOT}/hetfl_explore/fairness/metrics.py</pre>')
     write(tmp_path, 'assets/lib.html', STDERR_BLOCK.format('vendored, not a page'))
+    write(tmp_path, 'c/quarto.html', '<div class="cell-output cell-output-stderr"><pre><code>UserWarning: x</code></pre></div>')
     problems = bd.site_problems(tmp_path)
     assert sorted(problems) == ['a/warn.html: 1 stderr output block(s)', 'a/warn.html: absolute path /tmp/ipykernel_3174/1899731932.py',
-                                f'b/path.html: absolute path {ROOT}/hetfl_explore/fairness/metrics.py']
+                                f'b/path.html: absolute path {ROOT}/hetfl_explore/fairness/metrics.py', 'c/quarto.html: 1 stderr output block(s)']
     with pytest.raises(SystemExit, match='stderr output'): bd.check_site(tmp_path)
-    (tmp_path/'a'/'warn.html').unlink(); (tmp_path/'b'/'path.html').unlink()
+    for bad in ('a/warn.html', 'b/path.html', 'c/quarto.html'): (tmp_path/bad).unlink()
     bd.check_site(tmp_path)                                             # a clean site passes
 
 def saved_panels(cells: list[str], tmp_path: Path) -> dict:
