@@ -10,6 +10,9 @@ Prints a table and writes benchmarks/results/widgets.json.
 2. Outcome panel: the teaching preset (cmnist_gsc, 24 clients, 20 rounds, one selector) trained from scratch (generated
    data cached, run cache bypassed): time to the first curve point and to the end. Target ≤ 0.5 s / ≤ 3 s on 2 cores.
    Torch uses `--threads` threads (default 2). Wall times depend on machine load, which is recorded.
+3. Panel handlers (issue 25): each control of `SubmodelExplorer` and `TradeoffExplorer` moved as a browser would (the widget's
+   value set, its observer redraws the figure widgets in place). Target: p95 ≤ 50 ms per handler.
+`--only edit,panels,outcome` runs a subset.
 """
 import argparse, json, os, platform, time
 from dataclasses import replace
@@ -40,6 +43,26 @@ def bench_edit(repeats):
         rows.append(dict(case=f'explore_selection {name}, 100 rounds, K=100', cpu_ms=pct(cpu), wall_ms=pct(wall)))
     return rows
 
+def _timed(fn, repeats):
+    "CPU (thread) and wall time percentiles of `fn(i)` over `repeats` calls, after 3 warm-up calls."
+    cpu, wall = [], []
+    for i in range(repeats + 3):
+        c0, w0 = time.thread_time(), time.perf_counter(); fn(i)
+        if i >= 3: cpu.append(time.thread_time() - c0); wall.append(time.perf_counter() - w0)
+    return dict(cpu_ms=pct(cpu), wall_ms=pct(wall))
+
+def bench_panels(repeats):
+    from hetfl_explore.widgets.privacy_fairness import SubmodelExplorer, TradeoffExplorer
+    from hetfl_explore.modelhet.submodels import METHODS
+    sub, trade = SubmodelExplorer(), TradeoffExplorer()
+    methods, larges, cols = list(METHODS), list(trade.large_w.options), list(trade.privacy_w.options.values())
+    cases = {'SubmodelExplorer method': lambda i: setattr(sub.method_w, 'value', methods[i % len(methods)]),
+             'SubmodelExplorer small clients': lambda i: setattr(sub.small_w, 'value', 1 + i % sub.num_clients),
+             'SubmodelExplorer round': lambda i: setattr(sub.round_w, 'value', i % sub.rounds),
+             'TradeoffExplorer large clients': lambda i: setattr(trade.large_w, 'value', larges[i % len(larges)]),
+             'TradeoffExplorer privacy': lambda i: setattr(trade.privacy_w, 'value', cols[i % len(cols)])}
+    return [dict(case=f'{name} handler (in-place redraw)', **_timed(fn, repeats)) for name, fn in cases.items()]
+
 def bench_outcome(repeats):
     from hetfl_explore.foundation.data import federation
     from hetfl_explore.widgets.outcome import TEACHING_PRESET, outcome_data, outcome_simulation
@@ -64,11 +87,14 @@ def main():
     p.add_argument('--repeats', type=int, default=60)
     p.add_argument('--outcome-repeats', type=int, default=3)
     p.add_argument('--threads', type=int, default=2)
+    p.add_argument('--only', default='edit,panels,outcome', help='comma-separated parts to run')
     p.add_argument('--out', default=str(Path(__file__).parent / 'results' / 'widgets.json'))
     a = p.parse_args()
     torch.set_num_threads(a.threads)
     load0 = os.getloadavg()
-    edit, outcome = bench_edit(a.repeats), bench_outcome(a.outcome_repeats)
+    parts = set(a.only.split(','))
+    edit = (bench_edit(a.repeats) if 'edit' in parts else []) + (bench_panels(a.repeats) if 'panels' in parts else [])
+    outcome = bench_outcome(a.outcome_repeats) if 'outcome' in parts else []
     meta = dict(platform=platform.platform(), cpus=os.cpu_count(), torch_threads=a.threads, loadavg_before=load0, loadavg_after=os.getloadavg())
     print(f"load average before/after: {load0[0]:.1f} / {meta['loadavg_after'][0]:.1f} on {os.cpu_count()} cores")
     print(f"{'case':78s} {'CPU p50':>8s} {'CPU p95':>8s} {'wall p50':>9s} {'wall p95':>9s}  (ms)")
@@ -77,6 +103,7 @@ def main():
     print(f"{'case':78s} {'first p50':>9s} {'total p50':>9s} {'total p95':>9s} {'CPU p50':>8s}  (ms; CPU = process, all threads)")
     for r in outcome:
         print(f"{r['case']:78s} {r['first_point_s']['p50']:9.0f} {r['total_s']['p50']:9.0f} {r['total_s']['p95']:9.0f} {r['process_cpu_s']['p50']:8.0f}")
+    if parts != {'edit', 'panels', 'outcome'}: print(f"(partial run: {a.only})")
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     Path(a.out).write_text(json.dumps(dict(meta=meta, edit=edit, outcome=outcome), indent=1))
 

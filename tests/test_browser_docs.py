@@ -50,3 +50,29 @@ def test_sidebar_links_resolve():
             for href in re.findall(r'href="([^"]+)"', nav.group(1)):
                 url = f'{base}/{(Path(rel).parent/href).as_posix()}'
                 with urllib.request.urlopen(url) as r: assert r.status == 200, f'{rel}: {href} -> {r.status}'
+
+def test_static_panels_say_so_and_navigation_works():
+    "Issue 25: a banner above every panel, a screenshot of every page, no figure wider than its column, search, TOC, pager."
+    require_browser()
+    ARTIFACTS.mkdir(exist_ok=True)
+    with serve(DOCS) as base, browser() as b:
+        for rel in pages():
+            page = b.new_page(viewport={'width': 1280, 'height': 900})
+            page.goto(f'{base}/{rel}', wait_until='networkidle')
+            views = page.locator('script[type="application/vnd.jupyter.widget-view+json"]').count()
+            assert page.locator('.hx-static-banner').count() == views, f'{rel}: {views} panels but not as many static-snapshot banners'
+            if views: page.wait_for_selector('.jupyter-widgets', timeout=15000)
+            if page.locator('.plotly-graph-div').count(): page.wait_for_selector('.plotly-graph-div .main-svg', timeout=15000)
+            wide = page.evaluate("""() => [...document.querySelectorAll('.hx-main .plotly-graph-div, .hx-main .jupyter-widgets')]
+                .filter(e => e.getBoundingClientRect().right > document.querySelector('.hx-main').getBoundingClientRect().right + 4)
+                .map(e => e.className.slice(0, 40))""")
+            assert not wide, f'{rel}: {len(wide)} figures or panels overflow the page column: {wide[:3]}'
+            assert page.locator('nav.hx-pager a').count() >= (1 if len(pages()) > 1 else 0), f'{rel}: no previous/next links'
+            page.screenshot(path=str(ARTIFACTS/f"docs-{str(rel).replace('/', '-')[:-5]}.png"), full_page=True)
+            page.close()
+        page = b.new_page(viewport={'width': 1280, 'height': 900})
+        page.goto(f'{base}/{pages()[0]}', wait_until='networkidle')
+        page.fill('.hx-search', 'FedDiverse')
+        page.wait_for_selector('.hx-results li a', timeout=10000)
+        assert page.locator('.hx-results li a').count() >= 1
+        page.close()

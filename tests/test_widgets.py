@@ -126,3 +126,35 @@ def test_issue18_selection_explorer_bad_edit_shows_message():
 def test_issue18_matrix_editor_empty_types():
     "MatrixEditor(types=[]) raises at construction (it returned an editor whose .matrices raised)."
     with pytest.raises(ValueError, match='types: the federation needs at least one client'): MatrixEditor(types=[])
+
+def test_submodel_and_tradeoff_explorers_redraw_their_figures_in_place():
+    "Issue 25: the figure widgets are built once and show exactly the figure of the current settings after every change."
+    import json
+    from hetfl_explore.widgets.privacy_fairness import SubmodelExplorer, TradeoffExplorer, redraw_in_place
+    from hetfl_explore.modelhet.submodels import coverage_heatmap, schedule_timeline
+    same = lambda fw, fig: json.dumps(fw.to_dict(), sort_keys=True, default=str) == json.dumps(fig.to_dict(), sort_keys=True, default=str)
+    sub = SubmodelExplorer('GFR', n_small=4); ws = sub.fig_ws
+    for kw in (dict(method='OFM'), dict(method='USR', n_small=6), dict(t=5)):
+        sub.set(**kw)
+        assert sub.fig_ws is ws and same(ws[0], coverage_heatmap(sub.schedule, sub.round)) and same(ws[1], schedule_timeline(sub.schedule, sub.rounds))
+    trade = TradeoffExplorer(); w = trade.fig_w
+    for kw in (dict(n_large=8), dict(privacy='auc_lira'), dict(n_large=2, privacy='auc_avg')):
+        fig = trade.set(**kw); assert trade.fig_w is w and same(w, fig)
+    import plotly.graph_objects as go
+    fw = redraw_in_place(go.FigureWidget(go.Figure(go.Bar(x=[1], y=[2]), layout=dict(title='a'))), go.Figure(go.Scatter(x=[3], y=[4])))
+    assert [t.type for t in fw.data] == ['scatter'] and list(fw.data[0].x) == [3] and fw.layout.title.text is None   # replaced; title removed
+
+def test_mia_slider_follows_the_threshold_and_heatmap_choice_is_set():
+    "Issue 25: the ν slider shows the threshold set in code (the nearest grid value), and the heatmap dropdown starts on a selector."
+    from hetfl_explore.widgets.privacy_fairness import MIAAnatomy
+    from hetfl_explore.modelhet.mia import AttackResult
+    r = np.random.default_rng(0)
+    res = AttackResult(scores=-r.lognormal(-1, 1, 200), labels=np.r_[np.ones(100), np.zeros(100)].astype(int), preds=np.zeros(200, int), attack='t')
+    res.info['loss'] = -res.scores
+    p = MIAAnatomy(res)
+    assert p.slider.value == p.nu
+    p.set_threshold(p.grid[7]); assert p.slider.value == p.grid[7]
+    p.set_threshold(p.grid[3] + 1e-9); assert p.slider.value == p.grid[3] and p.nu == p.grid[3] + 1e-9
+    p.slider.value = p.grid[10]; assert p.nu == p.grid[10]
+    ex = SelectionExplorer(MatrixEditor(preset='spawrious_gsc'), selectors=('uniform', 'feddiverse'), k=9, rounds=20)
+    assert ex.show_w.value == 'uniform'

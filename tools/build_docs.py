@@ -17,7 +17,7 @@ project's machines, see `shared/environment.md`) a Quarto-free fallback renders 
 Usage: `python tools/build_docs.py [--fallback] [--jobs N] [--only GLOB]`; `--readme` regenerates README.md only.
 """
 from __future__ import annotations
-import argparse, base64, concurrent.futures as cf, fnmatch, glob, html, json, os, re, shutil, subprocess, sys, time
+import argparse, base64, concurrent.futures as cf, copy, fnmatch, glob, html, json, os, re, shutil, subprocess, sys, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,14 +25,24 @@ NBS, OUT, EXEC, PROC = ROOT/'nbs', ROOT/'_docs', ROOT/'_docs_exec', ROOT/'_proc'
 JS_CACHE = ROOT/'.cache'/'docs-js'
 JS_PACKAGES = {'@jupyter-widgets/html-manager': '1.0.15', 'requirejs': '2.3.8', 'katex': '0.16.47'}
 SKIP_TAG, HIDE_INPUT, DOCS_ONLY, FOLD, FOLD_OPEN = 'skip-execution', 'hx-hide-input', 'hx-docs-only', 'hx-fold', 'hx-fold-open'
-WIDGET_STATE = 'application/vnd.jupyter.widget-state+json'
+WIDGET_STATE, WIDGET_VIEW = 'application/vnd.jupyter.widget-state+json', 'application/vnd.jupyter.widget-view+json'
+STATIC_BANNER = ('<div class="hx-static-banner">static snapshot: run this page in JupyterLab (or <code>make lab</code>) '
+                 'to interact</div>')
+# what no page may hold: a stderr output block (a warning or log line leaked from a cell), or an absolute path of the
+# machine that built it (a traceback or warning location)
+STDERR_OUTPUTS = ('data-mime-type="application/vnd.jupyter.stderr"', 'class="cell-output cell-output-stderr"')   # nbconvert, Quarto
+ABSOLUTE_PATH = re.compile(r'(?<![\w.:/~-])/(?:home|work|tmp|root|Users|usr|opt|var|srv|mnt|private)/[\w.+-]+(?:/[\w.+-]+)+')
 # Plotly FigureWidgets update their front end with delta messages, so the widget state nbclient saves holds the figure
 # as first displayed; this last cell re-sends every live figure whole (as plotly does on display) before saving.
-SYNC_FIGURES = '''import sys
+SYNC_FIGURES = '''import sys, warnings
 if 'plotly.graph_objects' in sys.modules:
     import gc, copy, plotly.graph_objects as _go
-    for _w in [o for o in gc.get_objects() if isinstance(o, _go.FigureWidget)]:
-        _w._widget_layout, _w._widget_data = copy.deepcopy(_w._layout_obj._props), copy.deepcopy(_w._data)'''
+    with warnings.catch_warnings():   # isinstance on every live object touches deprecated lazy module attributes (torch)
+        warnings.simplefilter('ignore')
+        _ws = [o for o in gc.get_objects() if isinstance(o, _go.FigureWidget)]
+    for _w in _ws:
+        _w._widget_layout, _w._widget_data = copy.deepcopy(_w._layout_obj._props), copy.deepcopy(_w._data)
+    del _ws'''
 
 def tst_flags() -> set[str]:
     "The notebook test flags from `settings.ini` (cells carrying one are not executed)."
@@ -71,11 +81,49 @@ def add_show_doc_cells(path: Path) -> None:
     if getattr(nb, 'has_docs_', None): nb.cells.insert(0, mk_cell('#| hide\nfrom nbdev.showdoc import show_doc'))
     write_nb(nb, path)
 
+def widget_closure(state: dict, roots) -> set[str]:
+    "The model ids reachable from `roots` in a widget state: children, layouts, styles and widgets shown in Output widgets."
+    seen, todo = set(), list(roots)
+    while todo:
+        mid = todo.pop()
+        if mid in seen or mid not in state: continue
+        seen.add(mid); text = json.dumps(state[mid], default=str)
+        todo += re.findall(r'IPY_MODEL_([0-9a-f]+)', text) + re.findall(r'"model_id": "([0-9a-f]+)"', text)
+    return seen
+
+def snapshot_client():
+    "`NotebookClient` that saves each displayed panel as it stood right after the cell that displayed it."
+    from nbclient import NotebookClient
+    import nbformat
+
+    class SnapshotClient(NotebookClient):
+        """Test cells below a panel change it (they set sliders, run the panel), and the widget state saved at the end
+        would show those changes under the code that built the panel. After each cell that displays widgets this
+        client re-sends every live plotly figure whole (`SYNC_FIGURES`) and copies the state of the displayed widgets
+        and everything they hold; the copies replace the final state when it is saved (a later display of the same
+        widget wins, as it shows the later state)."""
+        async def async_execute_cell(self, cell, cell_index, execution_count=None, store_history=True):
+            cell = await super().async_execute_cell(cell, cell_index, execution_count, store_history)
+            roots = [o['data'][WIDGET_VIEW]['model_id'] for o in cell.get('outputs', []) if WIDGET_VIEW in o.get('data', {})]
+            if roots and self.store_widget_state:
+                await super().async_execute_cell(nbformat.v4.new_code_cell(SYNC_FIGURES), cell_index, store_history=False)
+                self.nb.cells[cell_index] = cell   # nbclient stores the cell it ran at `cell_index`: put the real one back
+                self.snapshots = getattr(self, 'snapshots', []) + [{m: copy.deepcopy((self.widget_state[m], self.widget_buffers.get(m)))
+                                                                     for m in widget_closure(self.widget_state, roots)}]
+            return cell
+
+        def set_widgets_metadata(self):
+            for snap in getattr(self, 'snapshots', []):
+                for mid, (state, buffers) in snap.items():
+                    self.widget_state[mid] = state
+                    if buffers is not None: self.widget_buffers[mid] = buffers
+            super().set_widgets_metadata()
+    return SnapshotClient
+
 def execute(path: Path) -> tuple[str, float, str | None]:
     "Execute one notebook in place with nbclient, storing widget state; returns (name, seconds, error)."
     import nbformat, tempfile
     from jupyter_client.manager import KernelManager
-    from nbclient import NotebookClient
     t0, flags = time.time(), tst_flags()
     add_show_doc_cells(path)
     nb = read_processed(path)
@@ -89,7 +137,7 @@ def execute(path: Path) -> tuple[str, float, str | None]:
     # same ports and hang
     sockets = tempfile.mkdtemp(prefix='hetfl-kernel-')
     km = KernelManager(kernel_name='python3', transport='ipc', ip=os.path.join(sockets, 'kernel'))
-    client = NotebookClient(nb, km=km, timeout=900, store_widget_state=True,
+    client = snapshot_client()(nb, km=km, timeout=900, store_widget_state=True,
                             skip_cells_with_tag=SKIP_TAG, resources={'metadata': {'path': str(path.parent)}})
     try: client.execute()
     except Exception as e:
@@ -262,9 +310,11 @@ def static_figures(nb):
     return nb
 
 def sidebar_html(current: Path, metas: dict[Path, dict]) -> str:
-    "The navigation sidebar, with links relative to the page `current` (a notebook path relative to `nbs/`)."
+    "The navigation sidebar, with a search box and links relative to the page `current` (a notebook path relative to `nbs/`)."
     up = '../' * (len(current.parts) - 1)
-    parts = ['<nav class="hx-sidebar"><a class="hx-brand" href="%sindex.html">hetfl_explore</a><ul>' % up]
+    parts = ['<nav class="hx-sidebar"><a class="hx-brand" href="%sindex.html">hetfl_explore</a>' % up,
+             f'<input class="hx-search" type="search" placeholder="Search" aria-label="Search the docs" data-root="{up}">'
+             '<ul class="hx-results"></ul><ul>']
     for section, pages in sidebar_entries():
         if section: parts.append(f'<li class="hx-section">{html.escape(section)}</li>')
         for p in (p for p in pages if p in metas):
@@ -272,6 +322,33 @@ def sidebar_html(current: Path, metas: dict[Path, dict]) -> str:
             parts.append(f'<li><a{cls} href="{up}{metas[p]["path"].as_posix()}">{html.escape(metas[p]["title"])}</a></li>')
     parts.append('</ul></nav>')
     return ''.join(parts)
+
+def page_order(metas: dict[Path, dict]) -> list[Path]:
+    "Pages in sidebar order (each once), then any page the sidebar does not list."
+    order = [p for _, pages in sidebar_entries() for p in pages if p in metas]
+    order = list(dict.fromkeys(order))
+    return order + sorted(p for p in metas if p not in order)
+
+def pager_html(current: Path, metas: dict[Path, dict]) -> str:
+    "Previous / next links to the neighbours of `current` in sidebar order."
+    order, up = page_order(metas), '../' * (len(current.parts) - 1)
+    if current not in order: return ''
+    i = order.index(current)
+    def link(j, cls, arrow):
+        if not 0 <= j < len(order): return '<span></span>'
+        m = metas[order[j]]
+        return f'<a class="{cls}" href="{up}{m["path"].as_posix()}">{arrow} {html.escape(m["title"])}</a>'
+    return f'<nav class="hx-pager">{link(i - 1, "hx-prev", "←")}{link(i + 1, "hx-next", "→")}</nav>'
+
+def search_entry(nb, meta: dict) -> dict:
+    "One page of the search index: title, path, description, headings and the text of its markdown cells."
+    text = '\n'.join(c.source for c in nb.cells if c.cell_type == 'markdown')
+    heads = re.findall(r'^#{2,3}\s+(.+)$', text, flags=re.M)
+    text = re.sub(r'[#*_`>\[\]()|$\\{}]+', ' ', re.sub(r'\(([^()\s]+)\)', ' ', text))
+    return dict(title=meta['title'], path=meta['path'].as_posix(), description=meta['description'], headings=heads,
+                text=re.sub(r'\s+', ' ', text)[:SEARCH_TEXT_CHARS])
+
+SEARCH_TEXT_CHARS = 20000   # characters of each page's prose kept in the search index
 
 SITE_CSS = """
 body { margin: 0; }
@@ -283,10 +360,20 @@ body { margin: 0; }
 .hx-section { margin-top: 1rem; font-weight: 600; text-transform: uppercase; font-size: 12px; color: #666; }
 .hx-brand { display: block; font-weight: 700; font-size: 18px; margin-bottom: .5rem; color: #0b3d91; text-decoration: none; }
 .hx-main { margin-left: 290px; max-width: 1050px; padding: 1rem 2rem 4rem; }
+body, .jupyter-widgets, .widget-label, .widget-html-content, .jp-RenderedHTMLCommon table { font-family: %(font)s; }
+.hx-search { width: 100%%; box-sizing: border-box; margin: .3rem 0 .5rem; padding: 4px 6px; border: 1px solid #ccc; border-radius: 4px; }
+.hx-results li a { font-size: 13px; } .hx-results li small { display: block; color: #777; padding: 0 6px 4px; }
+.hx-toc { position: fixed; top: 1rem; right: 1rem; width: 200px; max-height: 85vh; overflow-y: auto; font: 13px %(font)s; }
+.hx-toc a { display: block; color: #555; text-decoration: none; padding: 1px 0; } .hx-toc a.h3 { padding-left: 12px; }
+@media (max-width: 1600px) { .hx-toc { display: none; } }
+.hx-pager { display: flex; justify-content: space-between; margin-top: 3rem; padding-top: 1rem; border-top: 1px solid #ddd; }
+.hx-pager a { text-decoration: none; color: #0b3d91; }
 .hx-header h1 { margin-bottom: .2rem; } .hx-header .description { font-style: italic; opacity: .75; font-size: 1.2rem; }
 .jp-Notebook { padding: 0 !important; } .jp-Cell { padding: 4px 0 !important; }
 .jp-InputPrompt, .jp-OutputPrompt { display: none !important; }
-"""
+.hx-static-banner { margin: 4px 0; padding: 4px 10px; border-left: 4px solid #e0a800; background: #fff8e1; color: #5a4500;
+  font: 13px system-ui, sans-serif; }
+""" % dict(font=__import__('hetfl_explore.foundation.core', fromlist=['FONT_FAMILY']).FONT_FAMILY)
 
 SITE_JS = """
 document.addEventListener("DOMContentLoaded", () => {
@@ -301,6 +388,25 @@ document.addEventListener("DOMContentLoaded", () => {
     el.dataset.drawn = "1"; const f = JSON.parse(el.dataset.figure);
     Plotly.newPlot(el, f.data, f.layout, {responsive: true}); });
   new MutationObserver(draw).observe(document.body, {childList: true, subtree: true}); draw();
+  const heads = document.querySelectorAll(".hx-main h2[id], .hx-main h3[id]");   // on-page table of contents
+  if (heads.length > 1) {
+    const toc = document.createElement("nav"); toc.className = "hx-toc"; toc.innerHTML = "<strong>On this page</strong>";
+    heads.forEach(h => { const a = document.createElement("a"); a.href = "#" + h.id; a.className = h.tagName.toLowerCase();
+      a.textContent = h.textContent.replace(/¶$/, ""); toc.appendChild(a); });
+    document.body.appendChild(toc); }
+  const box = document.querySelector(".hx-search"), res = document.querySelector(".hx-results");   // client-side search
+  let index = null;
+  box && box.addEventListener("input", async () => {
+    const terms = box.value.toLowerCase().split(/\\s+/).filter(t => t.length > 1);
+    res.innerHTML = ""; if (!terms.length) return;
+    index = index || await (await fetch(box.dataset.root + "search.json")).json();
+    const score = p => terms.every(t => (p.title + " " + p.headings.join(" ") + " " + p.text).toLowerCase().includes(t))
+      ? terms.reduce((s, t) => s + (p.title.toLowerCase().includes(t) ? 10 : 0) + (p.headings.join(" ").toLowerCase().includes(t) ? 3 : 0) + 1, 0) : 0;
+    index.map(p => [score(p), p]).filter(x => x[0] > 0).sort((a, b) => b[0] - a[0]).slice(0, 10).forEach(([_, p]) => {
+      const li = document.createElement("li"), a = document.createElement("a"), d = document.createElement("small");
+      a.href = box.dataset.root + p.path; a.textContent = p.title; d.textContent = p.description; li.append(a, d); res.appendChild(li); });
+    if (!res.children.length) res.innerHTML = "<li><small>no page matches</small></li>";
+  });
 });
 """
 
@@ -327,7 +433,8 @@ def render_page(src: Path, rel: Path, metas: dict[Path, dict], exporter) -> None
     body = re.sub(r'<title>.*?</title>', f'<title>{html.escape(title)} – hetfl_explore</title>', body, count=1, flags=re.S)
     header = f'<header class="hx-header"><h1>{html.escape(title)}</h1>' + (f'<p class="description">{html.escape(desc)}</p>' if desc else '') + '</header>'
     body = re.sub(r'(<body[^>]*>)', lambda m: m.group(1) + sidebar_html(rel, metas) + '<main class="hx-main">' + header, body, count=1)
-    body = body.replace('</body>', '</main></body>', 1)
+    body = body.replace('</body>', pager_html(rel, metas) + '</main></body>', 1)
+    body = body.replace(f'<script type="{WIDGET_VIEW}">', STATIC_BANNER + f'<script type="{WIDGET_VIEW}">')
     dst = OUT/metas[rel]['path']
     dst.parent.mkdir(parents=True, exist_ok=True)
     dst.write_text(body)
@@ -377,8 +484,26 @@ def render_all() -> int:
         for where in (folder/'@jupyter-widgets', folder/'@jupyter-widgets'/'html-manager'/'dist'):
             where.mkdir(parents=True, exist_ok=True)
             for f in fonts: shutil.copy(f, where/f.name)
+    (OUT/'search.json').write_text(json.dumps([search_entry(read_processed(pages[rel]), metas[rel]) for rel in page_order(metas)]))
     (OUT/'.nojekyll').touch()
     return len(pages)
+
+def site_problems(out: Path = OUT) -> list[str]:
+    "Every stderr output block and absolute build-machine path in the pages under `out`, as 'page: problem' lines."
+    problems = []
+    for page in sorted(out.rglob('*.html')):
+        rel, text = page.relative_to(out), page.read_text(errors='replace')
+        if {'assets', '@jupyter-widgets'} & set(rel.parts): continue
+        if (n := sum(text.count(m) for m in STDERR_OUTPUTS)): problems.append(f'{rel}: {n} stderr output block(s)')
+        found = set(ABSOLUTE_PATH.findall(text))
+        if str(ROOT) in text and not any(f.startswith(str(ROOT)) for f in found): found.add(str(ROOT))   # a root outside the pattern
+        problems += [f'{rel}: absolute path {p}' for p in sorted(found)]
+    return problems
+
+def check_site(out: Path = OUT) -> None:
+    "Fail the build when a page shows stderr output or an absolute path of the build machine."
+    if problems := site_problems(out):
+        raise SystemExit('docs: pages leak build output (capture warnings at the source):\n  ' + '\n  '.join(problems))
 
 def build_readme() -> None:
     "Regenerate `README.md` from `nbs/index.ipynb` (executed and processed like a docs page, exported as Markdown)."
@@ -407,11 +532,13 @@ def main(argv=None):
     if args.readme: return build_readme()
     if shutil.which('quarto') and not args.fallback:
         subprocess.run([str(Path(sys.executable).parent/'nbdev_docs')], check=True, cwd=ROOT)
+        check_site()
     else:
         print('docs: Quarto not found, using the Quarto-free renderer' if not args.fallback else 'docs: Quarto-free renderer')
         execute_all(args.only, args.jobs)
         process_all()
         n = render_all()
+        check_site()
         print(f'docs: {n} pages rendered into {OUT.relative_to(ROOT)}/')
     print(f'docs: built in {time.time() - t0:.1f} s')
 

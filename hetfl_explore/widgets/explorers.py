@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
-from ..foundation.core import (check_int, check_float, check_choice, check_type, check_count, check_count_array,
+from ..foundation.core import (TRIPLET_COLORS, check_int, check_float, check_choice, check_type, check_count, check_count_array,
     check_real_array, check_rng_seed, rng_streams, MAX_COUNT)
 from fastcore.basics import patch
 from ..foundation.hetero import as_counts, dht, fl_metrics, client_types, METRICS, TYPES, simplex_positions
@@ -24,11 +24,11 @@ from IPython.display import display
 
 # %% auto #0
 __all__ = ['MAX_CLIENTS', 'MAX_SIDE', 'DIRICHLET_CLIENTS', 'DIRICHLET_SIZE', 'PRESETS', 'SUMMARY_KEYS', 'MAX_WARNINGS', 'MAX_BAR',
-           'TABLE4_TO_EXPLORER', 'MATRIX_FREE', 'MAX_ROUNDS', 'TAXONOMY_FILTERS', 'dirichlet_types', 'preset_types',
-           'expand_types', 'check_types', 'federation_summary', 'summary_html', 'triplet_bar_html', 'published_values',
-           'types_ternary', 'MatrixEditor', 'check_selectors', 'share_table', 'selection_figures', 'SelectionExplorer',
-           'explain_frames', 'step_figure', 'stepper_figure', 'FedDiverseStepper', 'TaxonomyExplorer',
-           'federations_figure', 'selection_static_figure']
+           'TABLE4_TO_EXPLORER', 'MATRIX_FREE', 'MAX_ROUNDS', 'TAXONOMY_FILTERS', 'TITLE_BAND_PX', 'CONTROL_BAND_PX',
+           'SUBTITLE_BAND_PX', 'dirichlet_types', 'preset_types', 'expand_types', 'check_types', 'federation_summary',
+           'summary_html', 'triplet_bar_html', 'published_values', 'types_ternary', 'MatrixEditor', 'check_selectors',
+           'share_table', 'selection_figures', 'SelectionExplorer', 'explain_frames', 'step_figure', 'stepper_figure',
+           'FedDiverseStepper', 'TaxonomyExplorer', 'federations_figure', 'selection_static_figure']
 
 # %% ../../nbs/widgets/50_explorers.ipynb #dce691d2
 MAX_CLIENTS = 10_000   # the most clients an editor federation holds (every client is a row of the simulation)
@@ -161,7 +161,7 @@ def triplet_bar_html(t:np.ndarray, # one triplet [CI, AI, SC]
     "A client's triplet as three small inline bars (cheap to redraw)."
     t, width = check_real_array('t', t, lo=0, hi=1), check_int('width', width, lo=1, hi=MAX_BAR)
     if t.shape != (3,): raise ValueError(f"t: shape {t.shape}: expected one triplet (3,)")
-    colours = ('#1f77b4', '#ff7f0e', '#2ca02c')
+    colours = tuple(TRIPLET_COLORS[d] for d in DIMS)
     return ''.join(f'<div title="{n} {v:.3f}" style="display:flex;align-items:center;height:11px;font:9px monospace">'
                    f'<span style="width:16px">{n}</span><span style="display:inline-block;height:8px;'
                    f'width:{int(round(width * v))}px;background:{c}"></span><span>&nbsp;{v:.2f}</span></div>'
@@ -180,7 +180,7 @@ TABLE4_TO_EXPLORER = {'EqRep': 'uniform', 'EqW': 'EqW', 'pow-d': 'pow-d', 'AFL_G
                       'q-FFL': 'q-FFL', 'FL-CIR': 'FL-CIR'}   # Table 4 rows that run without training -> `SELECTORS` key
 
 # %% ../../nbs/widgets/50_explorers.ipynb #d3197fc1
-_TYPE_COLOURS = {'CI': '#1f77b4', 'AI': '#ff7f0e', 'SC': '#2ca02c', 'tie': '#7f7f7f'}
+_TYPE_COLOURS = {**TRIPLET_COLORS, 'tie': '#7f7f7f'}   # the library's one CI/AI/SC colour map
 
 def _type_group(ty): return ty if ty in TYPES else 'tie'
 
@@ -435,7 +435,7 @@ def share_table(stats:dict, # selector name -> `SelectionStats`
                          for n, s in stats.items()}).T
 
 # %% ../../nbs/widgets/50_explorers.ipynb #5034436d
-_SMALL = dict(height=240, width=480, margin=dict(l=40, r=10, t=40, b=40))   # layout of the explorer's small figures
+_SMALL = dict(height=240, width=450, margin=dict(l=40, r=10, t=40, b=40))   # the explorer's small figures: two fit a 960 px row
 
 def _new_selection_figures() -> dict:
     "The explorer's four empty figures: type shares, client × round heatmap, frequencies, exposure per round."
@@ -448,8 +448,9 @@ def _new_selection_figures() -> dict:
                                  height=280, margin=dict(b=60))
     figs['heatmap'].update_layout(_SMALL, xaxis_title='client', yaxis_title='round', height=280, yaxis_autorange='reversed')
     figs['frequency'].update_layout(_SMALL, xaxis_title='client', yaxis_title='fraction of rounds', barmode='overlay')
-    figs['exposure'].update_layout(_SMALL, xaxis_title='round', yaxis_title='SC of the selected data',
-                                   title='what the model sees each round')
+    figs['exposure'].update_layout(_SMALL, xaxis_title='round', yaxis_title='SC of the selected data', height=300,
+                                   title='what the model sees each round', margin=dict(b=90),   # legend below: long names fit
+                                   legend=dict(orientation='h', x=0, y=-0.3, yanchor='top'))
     return figs
 
 # %% ../../nbs/widgets/50_explorers.ipynb #eb9d9754
@@ -586,6 +587,7 @@ def _sync(self:SelectionExplorer):
         self.selectors_w.value, self.k_w.value, self.k_w.max = self.selectors, self.k, len(self.matrices)
         self.rounds_w.value, self.noise_w.value = self.rounds, self.noise
         self.show_w.options = self.selectors
+        if self.show_w.value not in self.selectors: self.show_w.value = self.selectors[0]   # ipywidgets 8 keeps None
     finally: self._busy = False
 
 @patch
@@ -806,6 +808,18 @@ def _add_federation_traces(fig, name, visible):
         fig.add_trace(go.Bar(x=list(METRICS), y=vals, name=label, marker_color=colour, visible=visible, showlegend=visible), 1, 2)
     return range(n0, len(fig.data))
 
+TITLE_BAND_PX, CONTROL_BAND_PX, SUBTITLE_BAND_PX = 34, 40, 26   # figure bands above the plot: title, controls, subplot titles
+
+def _controls_above(fig:go.Figure, # a figure with `height`, `margin.b` and updatemenus set
+                    subplot_titles:bool=False, # leave a band for subplot titles under the controls
+                   ) -> go.Figure:
+    "Stack, top to bottom, the title, the updatemenus and the plot (with its subplot titles), so that none covers another."
+    top = TITLE_BAND_PX + CONTROL_BAND_PX + (SUBTITLE_BAND_PX if subplot_titles else 8)
+    plot = fig.layout.height - top - (fig.layout.margin.b or 0)
+    fig.update_layout(margin_t=top, title=dict(y=1 - 6 / fig.layout.height, yanchor='top', x=0, xref='paper', xanchor='left'))
+    for menu in fig.layout.updatemenus: menu.update(y=1 + (top - TITLE_BAND_PX) / plot, yanchor='top', x=0, xanchor='left')
+    return fig
+
 def federations_figure(names=tuple(FEDERATIONS), # federations in the dropdown
                       ) -> go.Figure:
     "Kernel-free explorer of the presets: a dropdown over federations showing their rows on the simplex and the six metrics."
@@ -816,10 +830,10 @@ def federations_figure(names=tuple(FEDERATIONS), # federations in the dropdown
     per = [_add_federation_traces(fig, name, j == 0) for j, name in enumerate(names)]
     buttons = [dict(label=n, method='update', args=[{'visible': [i in r for i in range(len(fig.data))]}, {'title': _type_title(n)}])
                for n, r in zip(names, per)]
-    fig.update_layout(updatemenus=[dict(buttons=buttons, x=0, y=1.25, xanchor='left')], barmode='group', height=400, width=860,
-                      ternary=dict(aaxis_title='CI', baxis_title='AI', caxis_title='SC'), yaxis_range=[0, 1],
-                      margin=dict(l=30, r=10, t=100, b=30), title=buttons[0]['args'][1]['title'])
-    return fig
+    fig.update_layout(updatemenus=[dict(buttons=buttons)], barmode='group', height=440, width=860, yaxis_range=[0, 1],
+                      ternary=dict(aaxis_title='CI', baxis_title='AI', caxis_title='SC', domain_y=[0, 0.86]),   # CI below the subplot title
+                      margin=dict(l=30, r=10, b=30), title=buttons[0]['args'][1]['title'])
+    return _controls_above(fig, subplot_titles=True)
 
 # %% ../../nbs/widgets/50_explorers.ipynb #79f81a60
 def selection_static_figure(source='spawrious_gsc', # a federation name or matrices
@@ -840,6 +854,7 @@ def selection_static_figure(source='spawrious_gsc', # a federation name or matri
         fig.add_trace(go.Bar(x=list(stats), y=[100 * st.type_shares[d] for st in stats.values()], name=d, marker_color=_TYPE_COLOURS[d]), 1, 2)
     n = len(stats)
     buttons = [dict(label=s, method='restyle', args=[{'visible': [i == j for i in range(n)] + [True] * 3}]) for j, s in enumerate(stats)]
-    fig.update_layout(updatemenus=[dict(buttons=buttons, x=0, y=1.22, xanchor='left')], height=380, width=860, barmode='group',
-                      margin=dict(l=40, r=10, t=90, b=60), yaxis_autorange='reversed')
+    fig.update_layout(updatemenus=[dict(buttons=buttons)], height=420, width=860, barmode='group',
+                      margin=dict(l=40, r=10, b=60), yaxis_autorange='reversed')
+    _controls_above(fig, subplot_titles=True)
     return fig

@@ -19,7 +19,7 @@ from ..foundation.data import federation, FederatedData, FEDERATIONS
 from ..foundation.datasets import make_federated
 from ..engine.simulation import Simulation, RunConfig, RunStore, History, mlp
 from ..feddiverse.selector import SELECTORS, make_selector
-from .explorers import MatrixEditor, check_selectors, _source_matrices
+from .explorers import MatrixEditor, check_selectors, _source_matrices, _controls_above
 
 # %% auto #0
 __all__ = ['AGGREGATORS', 'TEACHING_PRESET', 'OutcomeConfig', 'outcome_data', 'outcome_model', 'outcome_simulation',
@@ -298,8 +298,9 @@ def outcome_figure(federations=('cmnist_gsc', 'spawrious_gci'), # 2-class federa
         for tr in curves({s: run_outcome(federation(name).matrices, s, cfg) for s in selectors}).data:
             fig.add_trace(tr.update(visible=j == 0))
         spans.append(range(n0, len(fig.data)))
-    fig.update_layout(updatemenus=[dict(x=0, y=1.2, xanchor='left', buttons=[dict(label=n, method='update',
+    fig.update_layout(updatemenus=[dict(buttons=[dict(label=n, method='update',
                           args=[{'visible': [i in s for i in range(len(fig.data))]}, {'title': n}]) for n, s in zip(federations, spans)])],
                       title=federations[0], xaxis_title='round', yaxis_title='test accuracy', yaxis_range=[0, 1.02],
-                      height=360, width=640, margin=dict(l=40, r=10, t=80, b=40))
+                      height=380, width=640, margin=dict(l=40, r=10, b=40))
+    _controls_above(fig)
     return fig

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/widgets/52_privacy_fairness.ipynb #2abb8bdb
 from __future__ import annotations
-import html
+import html, json, warnings
 from fastcore.basics import patch
 import numpy as np
 import pandas as pd
@@ -14,18 +14,19 @@ import ipywidgets as W
 from IPython.display import display
 from ..foundation.core import check_int, check_float, check_choice, check_type, check_real_array
 from ..foundation.hetero import as_counts
-from .explorers import MAX_CLIENTS, MAX_ROUNDS
+from .explorers import MAX_CLIENTS, MAX_ROUNDS, _controls_above
 from ..modelhet.mia import AttackResult, roc_auc, mia_anatomy
 from ..modelhet.submodels import ChannelSchedule, METHODS, hidden_sizes, coverage_heatmap, schedule_timeline
 from ..modelhet.experiments import appendix_tables, tradeoff_scatter
-from ..fairness.metrics import client_table
+from ..fairness.metrics import client_table, UndefinedMetricWarning
 from ..fairness.experiments import PRIVACY_LEVELS
 from ..feddiverse.selector import simulate_selection
 
 # %% auto #0
-__all__ = ['PRIVACY_COLUMNS', 'TABLE_COLUMNS', 'EXPLORER_LEVELS', 'MAX_CLIENT_SIZE', 'MAX_STEPS', 'threshold_metrics',
-           'MIAAnatomy', 'SubmodelExplorer', 'TradeoffExplorer', 'fairness_matrices', 'shortcut_confusions',
-           'FairnessExplorer', 'fairness_static_figure', 'tradeoff_static_figure']
+__all__ = ['PRIVACY_COLUMNS', 'TABLE_COLUMNS', 'LABEL_PAD_PX', 'TITLE_BAND_EXTRA_PX', 'EXPLORER_LEVELS', 'MAX_CLIENT_SIZE',
+           'MAX_STEPS', 'threshold_metrics', 'MIAAnatomy', 'redraw_in_place', 'SubmodelExplorer', 'TradeoffExplorer',
+           'fairness_matrices', 'shortcut_confusions', 'FairnessExplorer', 'fairness_static_figure',
+           'tradeoff_static_figure']
 
 # %% ../../nbs/widgets/52_privacy_fairness.ipynb #50accead
 def threshold_metrics(res:AttackResult, # an attack result with per-query losses in `info['loss']` (else -scores)
@@ -50,7 +51,8 @@ class MIAAnatomy:
         self.slider = W.SelectionSlider(options=[(f'{v:.3g}', float(v)) for v in self.grid], description='ν')
         self.text_w = W.HTML(); self.text_w.add_class('hx-mia')
         self.fig = go.FigureWidget(mia_anatomy(res, float(np.median(loss))))
-        self.slider.observe(lambda ch: self.set_threshold(ch.new), 'value')
+        self._busy = False
+        self.slider.observe(lambda ch: None if self._busy else self.set_threshold(ch.new), 'value')
         self.box = W.VBox([self.slider, self.text_w, self.fig])
         self.set_threshold(float(self.grid[len(self.grid) // 2]))
 
@@ -58,7 +60,10 @@ class MIAAnatomy:
                      ) -> dict:
         "Move the threshold; returns `threshold_metrics` at it."
         self.nu = float(check_real_array('nu', nu, allow_inf=True, ndim=0)); self.metrics = threshold_metrics(self.res, self.nu)
-        m = self.metrics
+        m, near = self.metrics, float(self.grid[np.abs(self.grid - self.nu).argmin()])   # the slider shows the nearest grid ν
+        self._busy = True
+        try: self.slider.value = near
+        finally: self._busy = False
         self.text_w.value = f'ν = {self.nu:.3g}: TPR {m["tpr"]:.3f}, FPR {m["fpr"]:.3f}, advantage {m["advantage"]:+.3f} (AUC {m["auc"]:.3f})'
         new = mia_anatomy(self.res, self.nu)
         with self.fig.batch_update():
@@ -69,6 +74,26 @@ class MIAAnatomy:
     def _ipython_display_(self): display(self.box)
 
 # %% ../../nbs/widgets/52_privacy_fairness.ipynb #543e57a0
+def _json_equal(a, b) -> bool: return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
+
+def _changes(old:dict, new:dict) -> dict:
+    "Top-level properties to set so that plotly JSON `old` becomes `new` (None removes one; the template is left alone)."
+    return {k: new.get(k) for k in old.keys() | new.keys() if k != 'template' and not _json_equal(old.get(k), new.get(k))}
+
+def redraw_in_place(fw:go.FigureWidget, # the figure widget on screen
+                    fig:go.Figure, # the figure it should show
+                   ) -> go.FigureWidget:
+    "Make `fw` show `fig` by sending only what changed (traces are replaced only when their number or types change)."
+    check_type('fw', fw, go.FigureWidget); check_type('fig', fig, go.Figure)
+    if len(fw.data) != len(fig.data) or any(a.type != b.type for a, b in zip(fw.data, fig.data)):
+        fw.data = (); fw.add_traces(list(fig.data))
+    with fw.batch_update():
+        for a, b in zip(fw.data, fig.data):
+            if (c := _changes(a.to_plotly_json(), b.to_plotly_json())): a.update(c)
+        if (c := _changes(fw.layout.to_plotly_json(), fig.layout.to_plotly_json())): fw.layout.update(c)
+    return fw
+
+# %% ../../nbs/widgets/52_privacy_fairness.ipynb #fb2c240b
 class SubmodelExplorer:
     "Pick a sub-model method, the number of small clients and a round; see layer coverage and the channel-set timeline."
     def __init__(self, method:str='OFM', # a sub-model method (a key of `submodels.METHODS`)
@@ -83,9 +108,9 @@ class SubmodelExplorer:
         self.method_w = W.Dropdown(options=list(METHODS), description='method')
         self.small_w = W.IntSlider(min=1, max=self.num_clients, description='small clients')
         self.round_w = W.IntSlider(min=0, max=rounds - 1, description='round')
-        self.out = W.Output()
+        self.fig_ws = (go.FigureWidget(), go.FigureWidget())   # built once; `set` redraws them in place
         for w_ in (self.method_w, self.small_w, self.round_w): w_.observe(lambda ch: self._from_widgets(), 'value')
-        self.box = W.VBox([W.HBox([self.method_w, self.small_w, self.round_w]), self.out])
+        self.box = W.VBox([W.HBox([self.method_w, self.small_w, self.round_w]), W.HBox(list(self.fig_ws))])
         self._busy = False; self.set(method=method, n_small=n_small, t=0)
 
     def _from_widgets(self):
@@ -108,8 +133,7 @@ def set(self:SubmodelExplorer,
     self.method_w.value, self.small_w.value, self.round_w.value = self.method, self.n_small, self.round
     self._busy = False
     self.figures = (coverage_heatmap(self.schedule, self.round), schedule_timeline(self.schedule, self.rounds))
-    self.out.clear_output(wait=True)
-    with self.out: display(W.HBox([go.FigureWidget(f) for f in self.figures]))
+    for fw, fig in zip(self.fig_ws, self.figures): redraw_in_place(fw, fig)
     return self.schedule
 
 # %% ../../nbs/widgets/52_privacy_fairness.ipynb #e5fb9b8a
@@ -127,6 +151,15 @@ def _check_table(table):
         raise ValueError("table: no rows with a mixed federation (0 < n_large < the largest n_large)")
     return table
 
+LABEL_PAD_PX, TITLE_BAND_EXTRA_PX = 60, 60   # room for point labels at the plot edges; height added for the buttons
+
+def _unclipped(fig:go.Figure) -> go.Figure:
+    "Point labels drawn beyond the axes (FedAvg-small/large sit at the edges), the legend below with room for it."
+    fig.update_traces(cliponaxis=False)
+    return fig.update_layout(margin=dict(l=LABEL_PAD_PX, r=LABEL_PAD_PX, b=LABEL_PAD_PX + 40), legend=dict(y=-0.3, yanchor='top'),
+                             xaxis_automargin=True, yaxis_automargin=True)
+
+# %% ../../nbs/widgets/52_privacy_fairness.ipynb #e1c8b1e0
 class TradeoffExplorer:
     "Client accuracy against client leakage per sub-model method, for a dataset and a number of large clients."
     def __init__(self, table:pd.DataFrame|None=None, # appendix-style rows (default: the thesis' Tables 24-26)
@@ -142,9 +175,9 @@ class TradeoffExplorer:
         self.dataset_w = W.Dropdown(options=datasets, description='dataset')
         self.large_w = W.SelectionSlider(options=larges, description='large clients')
         self.privacy_w = W.Dropdown(options=cols, description='privacy', layout=W.Layout(width='330px'))
-        self.msg_w, self.out = W.HTML(), W.Output()
+        self.msg_w, self.fig_w = W.HTML(), go.FigureWidget()   # the figure widget is built once; `set` redraws it in place
         for w_ in (self.dataset_w, self.large_w, self.privacy_w): w_.observe(lambda ch: self._from_widgets(), 'value')
-        self.box = W.VBox([W.HBox([self.dataset_w, self.large_w, self.privacy_w]), self.msg_w, self.out])
+        self.box = W.VBox([W.HBox([self.dataset_w, self.large_w, self.privacy_w]), self.msg_w, self.fig_w])
         self._busy, self.dataset, self.n_large, self.privacy = False, datasets[0], larges[0], privacy
         self.set(dataset=dataset if dataset in datasets else datasets[0], n_large=n_large if n_large in larges else larges[0],
                  privacy=privacy)
@@ -162,13 +195,12 @@ def set(self:TradeoffExplorer,
     ds = self.dataset if dataset is None else check_choice('dataset', dataset, self.dataset_w.options)
     nl = self.n_large if n_large is None else check_choice('n_large', n_large, self.large_w.options)
     pr = self.privacy if privacy is None else check_choice('privacy', privacy, list(self.privacy_w.options.values()))
-    self.figure = tradeoff_scatter(self.table, nl, ds, pr)   # raises on an empty selection before anything changes
+    self.figure = _unclipped(tradeoff_scatter(self.table, nl, ds, pr))   # raises on an empty selection before anything changes
     self.dataset, self.n_large, self.privacy = ds, nl, pr
     self._busy = True
     self.dataset_w.value, self.large_w.value, self.privacy_w.value = ds, nl, pr
     self._busy = False
-    self.out.clear_output(wait=True)
-    with self.out: display(go.FigureWidget(self.figure))
+    redraw_in_place(self.fig_w, self.figure)
     return self.figure
 
 # %% ../../nbs/widgets/52_privacy_fairness.ipynb #c05b127c
@@ -286,7 +318,9 @@ def fairness_static_figure(strength:float=0.8, # s: class-attribute correlation 
                           ) -> go.Figure:
     "Kernel-free fairness explorer: federation vs mean-of-clients gaps over the shortcut reliance λ (plotly figure)."
     lams = np.linspace(0, 1, check_int('steps', steps, lo=2, hi=MAX_STEPS)); N = fairness_matrices(strength, mix)
-    tabs = [client_table(shortcut_confusions(N, l)) for l in lams]
+    with warnings.catch_warnings():   # at λ = 0 and 1 a group receives no prediction of one class: its predictive
+        warnings.simplefilter('ignore', UndefinedMetricWarning)   # value is NaN by design, and the gaps drawn do not use it
+        tabs = [client_table(shortcut_confusions(N, l)) for l in lams]
     fig = go.Figure()
     for row, dash in (('federation (Σ C_k)', 'solid'), ('mean of clients', 'dot')):
         for m, col in (('d_dp', '#d62728'), ('d_eop', '#1f77b4')):
@@ -304,13 +338,13 @@ def tradeoff_static_figure(table:pd.DataFrame|None=None, # appendix-style rows (
     table = _check_table(table); check_type('dataset', dataset, str)
     check_choice('privacy', privacy, [v for v in PRIVACY_COLUMNS.values() if v in table])
     larges = sorted(int(n) for n in table.n_large.unique() if 0 < n < table.n_large.max())
-    figs = [tradeoff_scatter(table, n, dataset, privacy) for n in larges]
+    figs = [_unclipped(tradeoff_scatter(table, n, dataset, privacy)) for n in larges]
     fig = go.Figure(figs[0])
     for f in figs[1:]: fig.add_traces(f.data)
     sizes = [len(f.data) for f in figs]; starts = np.cumsum([0] + sizes)
     def visible(i): return [starts[i] <= j < starts[i + 1] for j in range(starts[-1])]
     for j, tr in enumerate(fig.data): tr.visible = visible(0)[j]
-    fig.update_layout(updatemenus=[dict(type='buttons', direction='right', x=0, y=1.18, xanchor='left', buttons=[
+    fig.update_layout(updatemenus=[dict(type='buttons', direction='right', buttons=[
         dict(label=f'{n} large', method='update', args=[{'visible': visible(i)}, {'title': figs[i].layout.title.text}])
-        for i, n in enumerate(larges)])], margin=dict(t=80))
-    return fig
+        for i, n in enumerate(larges)])], height=fig.layout.height + TITLE_BAND_EXTRA_PX)
+    return _controls_above(fig)

@@ -1,0 +1,101 @@
+"""The docs build's own guarantees, on tiny pages and notebooks: no leaked stderr or build paths, and saved panels that
+show what the code above them built (not what later test cells changed)."""
+import json, sys
+from pathlib import Path
+import nbformat
+import pytest
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT/'tools'))
+import build_docs as bd
+
+PAGE = '<html><body><main>{}</main></body></html>'
+STDERR_BLOCK = '<div class="jp-RenderedText jp-OutputArea-output" data-mime-type="application/vnd.jupyter.stderr"><pre>{}</pre></div>'
+# the lab template's own CSS names the stderr mime type: that is not an output block
+LAB_CSS = "<style>.jp-RenderedText[data-mime-type='application/vnd.jupyter.stderr'] { background: #fdd; }</style>"
+
+def write(root: Path, rel: str, body: str) -> None:
+    (root/rel).parent.mkdir(parents=True, exist_ok=True); (root/rel).write_text(PAGE.format(body))
+
+def test_site_check_flags_stderr_and_absolute_paths(tmp_path):
+    write(tmp_path, 'clean.html', LAB_CSS + '<p>see https://example.org/tmp/file.txt and <code>data/results/x.json</code></p>')
+    write(tmp_path, 'a/warn.html', STDERR_BLOCK.format('/tmp/ipykernel_3174/1899731932.py:2: PerformanceWarning: ...'))
+    write(tmp_path, 'b/path.html', f'<pre>{ROOT}/hetfl_explore/fairness/metrics.py</pre>')
+    write(tmp_path, 'assets/lib.html', STDERR_BLOCK.format('vendored, not a page'))
+    write(tmp_path, 'c/quarto.html', '<div class="cell-output cell-output-stderr"><pre><code>UserWarning: x</code></pre></div>')
+    problems = bd.site_problems(tmp_path)
+    assert sorted(problems) == ['a/warn.html: 1 stderr output block(s)', 'a/warn.html: absolute path /tmp/ipykernel_3174/1899731932.py',
+                                f'b/path.html: absolute path {ROOT}/hetfl_explore/fairness/metrics.py', 'c/quarto.html: 1 stderr output block(s)']
+    with pytest.raises(SystemExit, match='stderr output'): bd.check_site(tmp_path)
+    for bad in ('a/warn.html', 'b/path.html', 'c/quarto.html'): (tmp_path/bad).unlink()
+    bd.check_site(tmp_path)                                             # a clean site passes
+
+def saved_panels(cells: list[str], tmp_path: Path) -> dict:
+    "Execute `cells` like the docs build does; returns the saved widget state (after checking the cells are intact)."
+    path = tmp_path/'nb.ipynb'
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    nbformat.write(nb, path)
+    name, _, err = bd.execute(path)
+    assert err is None, err
+    out = json.loads(path.read_text())
+    ran = [c for c in out['cells'] if bd.DOCS_ONLY not in c['metadata'].get('tags', [])]
+    assert [''.join(c['source']) for c in ran] == cells                  # every cell kept its source (and place)
+    assert not [o for c in out['cells'] for o in c.get('outputs', []) if o.get('name') == 'stderr']   # no warnings, also not hidden
+    return out['metadata']['widgets'][bd.WIDGET_STATE]['state']
+
+def test_saved_state_is_the_state_when_displayed(tmp_path):
+    state = saved_panels(['import ipywidgets as W, plotly.graph_objects as go',
+                          "s = W.IntSlider(value=3); f = go.FigureWidget(layout=dict(title='shown')); f.layout.title = 'shown too'\n"
+                          "W.VBox([s, f])",
+                          "s.value = 7; f.layout.title = 'changed by a later cell'"], tmp_path)
+    sliders = [m['state'] for m in state.values() if m['model_name'] == 'IntSliderModel']
+    figs = [m['state'] for m in state.values() if '_widget_layout' in m['state']]
+    assert [s['value'] for s in sliders] == [3]
+    assert figs[0]['_widget_layout']['title']['text'] == 'shown too'    # changes before the display are kept
+
+def controls(state: dict, mid: str) -> list:
+    "(model name, value or index, description) of every widget reachable from `mid`, depth first (Output contents skipped)."
+    s = state[mid]['state']; refs = [r[len('IPY_MODEL_'):] for r in s.get('children', [])]
+    own = [(s['_model_name'], s.get('value', s.get('index')), s.get('description'))] if 'value' in s or 'index' in s else []
+    return own + [c for r in refs if r in state for c in controls(state, r)]
+
+def fresh_controls(w) -> list:
+    "The same list for a widget built in this process."
+    s = w.get_state()
+    own = [(s['_model_name'], s.get('value', s.get('index')), s.get('description'))] if 'value' in s or 'index' in s else []
+    return own + [c for ch in getattr(w, 'children', ()) for c in fresh_controls(ch)]
+
+# (notebook, the cell that builds and displays the panel, the panel's name in it)
+PANELS = [('52_privacy_fairness', 'mia_panel = MIAAnatomy(toy)', 'mia_panel'), ('52_privacy_fairness', "sub = SubmodelExplorer(", 'sub'),
+          ('52_privacy_fairness', 'trade = TradeoffExplorer()', 'trade'), ('52_privacy_fairness', 'fair = FairnessExplorer(', 'fair')]
+
+def test_saved_panels_equal_a_fresh_construction_from_their_cell(tmp_path):
+    "The docs build saves each panel as its cell built it, although the test cells below change it."
+    src = json.loads((ROOT/'nbs'/'widgets'/'52_privacy_fairness.ipynb').read_text())['cells']
+    code = [''.join(c['source']) for c in src if c['cell_type'] == 'code' and 'nbdev_export()' not in ''.join(c['source'])]
+    code = [bd.strip_directives(c) for c in code]
+    last_test = max(i for i, c in enumerate(code) if any(key in c for _, key, _ in PANELS)) + 1
+    code = code[:last_test + 1]                                           # the panels and their test cells, no figures after
+    state = saved_panels(code, tmp_path)
+    ns = {}
+    exec('import numpy as np\nfrom hetfl_explore.widgets.privacy_fairness import *\nfrom hetfl_explore.modelhet.mia import AttackResult', ns)
+    boxes = [m for m, v in state.items() if v['model_name'] == 'VBoxModel']
+    for _, key, name in PANELS:
+        cell = next(c for c in code if key in c)
+        body, last = cell.rstrip().rsplit('\n', 1); assert last.strip() == name   # the cell ends by displaying the panel
+        exec(body, ns)
+        want = fresh_controls(ns[name].box)
+        assert want and any(controls(state, b) == want for b in boxes), (name, want)
+
+def test_pager_follows_the_sidebar_and_search_entry_holds_the_prose():
+    metas = {Path(p): dict(title=t, description='', path=Path(p).with_suffix('.html'))
+             for p, t in (('index.ipynb', 'Home'), ('widgets/50_explorers.ipynb', 'Explorers'), ('widgets/51_outcome.ipynb', 'Outcome'))}
+    order = bd.page_order(metas)
+    assert order.index(Path('widgets/50_explorers.ipynb')) + 1 == order.index(Path('widgets/51_outcome.ipynb'))
+    pager = bd.pager_html(Path('widgets/51_outcome.ipynb'), metas)
+    assert 'href="../widgets/50_explorers.html">← Explorers' in pager                    # links relative to the page's folder
+    assert bd.pager_html(order[-1], metas).endswith('<span></span></nav>')               # the last page has no next
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell('## Why *select*\nFedDiverse picks [a link](x.ipynb) $k$'),
+                                         nbformat.v4.new_code_cell('secret_code = 1')])
+    e = bd.search_entry(nb, dict(title='T', description='d', path=Path('a/b.html')))
+    assert e['headings'] == ['Why *select*'] and 'FedDiverse picks' in e['text'] and 'secret_code' not in e['text'] and e['path'] == 'a/b.html'
