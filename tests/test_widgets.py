@@ -51,10 +51,10 @@ def test_fast_feddiverse_rounds_are_distinct_and_balanced():
     assert ids.shape == (200, 12) and all(len(set(r)) == 12 for r in ids)
 
 def test_explorer_follows_editor_and_rejects_bad_settings():
-    ed = MatrixEditor(preset='spawrious_gsc'); ex = SelectionExplorer(ed, selectors=('uniform', 'feddiverse'), k=6, rounds=50)
+    ed = MatrixEditor(preset='spawrious_gsc'); ex = SelectionExplorer(ed, selectors=('uniform', 'feddiverse[sign-invariant]'), k=6, rounds=50)
     old = ex.type_shares().copy()
     ed.load_preset('spawrious_gci'); assert not ex.type_shares().equals(old) and ex.selected().shape == (50, 24)
-    assert not ex.set(selectors=('nope',)) and ex.selectors == ('uniform', 'feddiverse')
+    assert not ex.set(selectors=('nope',)) and ex.selectors == ('uniform', 'feddiverse[sign-invariant]')
     assert not ex.set(k=25) and ex.k == 6
     assert ex.set(selectors=('pow-d', 'fedrk'), rounds=30) and list(ex.type_shares().index) == ['pow-d', 'fedrk']
 
@@ -156,5 +156,5 @@ def test_mia_slider_follows_the_threshold_and_heatmap_choice_is_set():
     p.set_threshold(p.grid[7]); assert p.slider.value == p.grid[7]
     p.set_threshold(p.grid[3] + 1e-9); assert p.slider.value == p.grid[3] and p.nu == p.grid[3] + 1e-9
     p.slider.value = p.grid[10]; assert p.nu == p.grid[10]
-    ex = SelectionExplorer(MatrixEditor(preset='spawrious_gsc'), selectors=('uniform', 'feddiverse'), k=9, rounds=20)
+    ex = SelectionExplorer(MatrixEditor(preset='spawrious_gsc'), selectors=('uniform', 'feddiverse[sign-invariant]'), k=9, rounds=20)
     assert ex.show_w.value == 'uniform'

@@ -106,7 +106,7 @@ def q4(answer, # the student's answer
 
 # %% ../../nbs/checks/93_feddiverse.ipynb #689b4c1d
 EXPLORER = dict(fed='spawrious_gci', rounds=200, k=9, seed=0)   # what the lab's explorer runs
-SELECTORS = ('uniform', 'feddiverse', 'fedrk')
+SELECTORS = ('uniform', 'feddiverse[sign-invariant]', 'fedrk')
 SHARE_TOL, NOISE = 0.04, 0.3    # q5: tolerance of a share read off the panel; q7: the triplet noise σ
 DRIFT = 0.03                    # q7: a CI share above 1/3 + DRIFT counts as drifting towards uniform
 
@@ -151,7 +151,7 @@ def q7(answer, # the student's answer
     "Check whether FedDiverse's type shares move towards uniform's with noisy triplets."
     a = as_text(answer)
     if a not in ('towards uniform', 'one third each'): return "answer 'towards uniform' or 'one third each'."
-    drifts = explorer_stats('feddiverse', NOISE).type_shares['CI'] > 1 / 3 + DRIFT
+    drifts = explorer_stats('feddiverse[sign-invariant]', NOISE).type_shares['CI'] > 1 / 3 + DRIFT
     if a == ('towards uniform' if drifts else 'one third each'): return None
     return 'look again: with σ = 0.3 the estimated triplets often mislabel a client\'s type.' if drifts else 'look again at the CI share with noise.'
 

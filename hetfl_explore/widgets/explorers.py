@@ -491,7 +491,7 @@ def _check_settings(matrices, selectors, k, rounds, noise) -> tuple:
 class SelectionExplorer:
     "Run selectors on a federation (no training) and see whom they pick, type shares, frequencies and exposure."
     def __init__(self, source='spawrious_gsc', # a `MatrixEditor` (observed live), a federation name, or matrices (K, |Y|, |A|)
-                 selectors=('uniform', 'feddiverse'), # keys of `SELECTORS`
+                 selectors=('uniform', 'feddiverse[sign-invariant]'), # keys of `SELECTORS`
                  k:int=9, # clients per round (κ)
                  rounds:int=100, # rounds simulated
                  seed:int=0, # selection seed
@@ -837,7 +837,7 @@ def federations_figure(names=tuple(FEDERATIONS), # federations in the dropdown
 
 # %% ../../nbs/widgets/50_explorers.ipynb #79f81a60
 def selection_static_figure(source='spawrious_gsc', # a federation name or matrices
-                            selectors=('uniform', 'round_robin', 'feddiverse', 'feddiverse[paper-literal]', 'fedrk'), # explorer names
+                            selectors=('uniform', 'round_robin', 'feddiverse[sign-invariant]', 'feddiverse[paper-literal]', 'fedrk'), # explorer names
                             rounds:int=60, # rounds simulated
                             k:int=9, # clients per round
                             seed:int=0, # seed

@@ -148,7 +148,7 @@ def curves(histories:dict, # selector name -> History (or a list of round rows w
 class OutcomePanel:
     "Train on data generated from the edited matrices with chosen selectors; live accuracy curves, cache, stop button."
     def __init__(self, source='cmnist_gsc', # a `MatrixEditor` (its current matrices are used at each run), a federation name, or matrices
-                 selectors=('uniform', 'feddiverse'), # keys of `feddiverse.SELECTORS`
+                 selectors=('uniform', 'feddiverse[sign-invariant]'), # keys of `feddiverse.SELECTORS`
                  config:OutcomeConfig=TEACHING_PRESET, # data, model and training settings
                  store:RunStore|str|None=None, # optional persistent run store (results survive the kernel)
                 ):
@@ -285,7 +285,7 @@ def _sync(self:OutcomePanel):
 
 # %% ../../nbs/widgets/51_outcome.ipynb #ff452176
 def outcome_figure(federations=('cmnist_gsc', 'spawrious_gci'), # 2-class federations to precompute
-                   selectors=('uniform', 'feddiverse', 'fedrk'), # explorer selector names
+                   selectors=('uniform', 'feddiverse[sign-invariant]', 'fedrk'), # explorer selector names
                    cfg:OutcomeConfig=TEACHING_PRESET, # training configuration
                   ) -> go.Figure:
     "Kernel-free outcome panel: a dropdown over federations switching precomputed accuracy curves of several selectors."

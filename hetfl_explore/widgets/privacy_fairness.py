@@ -219,8 +219,8 @@ def _from_widgets(self:TradeoffExplorer):
 # %% ../../nbs/widgets/52_privacy_fairness.ipynb #3871eef8
 # how the explorer stands in, without training, for each of `fairness_experiments.PRIVACY_LEVELS`: the
 # `feddiverse.SELECTORS` name, and the σ of triplet noise that stands in for the estimation error
-EXPLORER_LEVELS = {'random': ('uniform', 0.0), 'feddiverse_predicted': ('feddiverse', 0.1),
-                   'feddiverse_known': ('feddiverse', 0.0), 'fedrk': ('fedrk', 0.0)}
+EXPLORER_LEVELS = {'random': ('uniform', 0.0), 'feddiverse_predicted': ('feddiverse[sign-invariant]', 0.1),
+                   'feddiverse_known': ('feddiverse[sign-invariant]', 0.0), 'fedrk': ('fedrk', 0.0)}
 
 MAX_CLIENT_SIZE = 10**9   # the most samples per client in the explorer's matrices
 
