@@ -157,3 +157,10 @@ def test_issue18_seed_range():
     with pytest.raises(ValueError, match='RunConfig.seed'): RunConfig(seed=2 ** 64)
     with pytest.raises(ValueError, match='seed'): SystemProfiles.sample(3, seed=2 ** 64)
     RunConfig(seed=2 ** 63 - 1)
+
+def test_issue18_softmax_refuses_plus_inf_and_nan():
+    "softmax([inf, 1]) returned [0, 1] (the infinite value got no weight); now +inf and NaN are refused by name."
+    from hetfl_explore.selection.baselines import softmax
+    for bad in ([np.inf, 1.0], [np.nan, 1.0]):
+        with pytest.raises(ValueError, match='v='): softmax(np.array(bad))
+    np.testing.assert_allclose(softmax(np.array([-np.inf, 0.0, 0.0])), [0, 0.5, 0.5])

@@ -242,3 +242,9 @@ def test_weighting_values_documented_are_accepted():
     nb = json.load(open('nbs/modelhet/30_submodels.ipynb'))
     src = ''.join(''.join(c['source']) for c in nb['cells'])
     assert "weighting='samples'" not in src and "weighting='uniform'" not in src and "weighting='size'" in src
+
+def test_issue18_channel_schedule_tiny_rate_fails_fast():
+    "ChannelSchedule(..., rate=1e-300) listed 1e600 set names and died of MemoryError; now the first set refuses the rate."
+    from hetfl_explore.modelhet.submodels import ChannelSchedule
+    for method in ('OSM', 'OFM', 'GFM'):
+        with pytest.raises(ValueError, match='rate=1e-300'): ChannelSchedule(method, [64, 32], [0, 1], rate=1e-300)

@@ -170,7 +170,7 @@ def submatrix_set(hidden:list[int], # Hidden widths of the server model
     if not isinstance(block, (tuple, list)) or len(block) != 2 or not all(isinstance(b, (int, np.integer)) for b in block): raise TypeError(f"block={block!r}: expected a pair of ints")
     m = _blocks_per_layer(rate)
     if any(not 0 <= x < m for x in block): raise ValueError(f"block={block!r}: expected two block indices in [0, {m})")
-    if any(c % m for c in hidden): raise ValueError(f"hidden={hidden!r}: every width must be divisible by {m}")
+    if any(c % m for c in hidden): raise ValueError(f"hidden={hidden!r}, rate={rate!r}: every width must be divisible by 1/rate = {m}")
     outs = tuple(torch.arange(block[l % 2] * c // m, (block[l % 2] + 1) * c // m) for l, c in enumerate(hidden))
     return ChannelSet(outs, _coupled_ins(outs), rate, label or str(block))
 
@@ -180,8 +180,8 @@ def quadrant_sets(hidden:list[int], # Hidden widths of the server model
     "All m*m sub-matrix sets; for r=1/2 these are A_O, A_P, A_Q, A_R of the thesis."
     hidden = check_hidden(hidden)
     m = _blocks_per_layer(rate)
-    names = 'OPQR' if m == 2 else [f'M{a}{b}' for a in range(m) for b in range(m)]
-    return [submatrix_set(hidden, (a, b), rate, names[a*m + b]) for a in range(m) for b in range(m)]
+    label = lambda a, b: 'OPQR'[a*m + b] if m == 2 else f'M{a}{b}'   # built per set: a bad rate fails on the first one
+    return [submatrix_set(hidden, (a, b), rate, label(a, b)) for a in range(m) for b in range(m)]
 
 # %% ../../nbs/modelhet/30_submodels.ipynb #42c75623
 _CONV_RE = re.compile(r'blocks\.(\d+)\.(conv|norm)\.(\w+)$')

@@ -52,6 +52,8 @@ def softmax(v:np.ndarray, # values (may contain -inf)
            ) -> np.ndarray:
     "exp(beta v) normalised, numerically stable; all -inf gives all zeros."
     v = check_float('beta', beta) * check_array('v', v)
+    if np.isnan(v).any() or np.isposinf(v).any():   # +inf (or 0 * inf) has no weight to normalise: refuse, never guess
+        raise ValueError(f"v={v!r} (times beta={beta}): expected finite values or -inf, got +inf or NaN")
     if not np.isfinite(v).any(): return np.zeros_like(v)
     e = np.exp(v - v[np.isfinite(v)].max()); e[~np.isfinite(v)] = 0
     return e / e.sum()
