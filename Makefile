@@ -16,7 +16,7 @@ help:
 	@echo "make test   - install, then run every notebook, the tests, the docs build and the browser tests"
 	@echo "make lab    - JupyterLab on the notebooks"
 	@echo "make docs   - render the docs site into _docs/"
-	@echo "make bench  - run the benchmarks (benchmarks/*.py; Flower needs the 'bench' extra)"
+	@echo "make bench  - run the benchmarks; each writes benchmarks/results/<name>.json with the machine and flags figures >25% worse than the record"
 	@echo "make results        - regenerate every committed result file in data/results (with its .meta.json record)"
 	@echo "make results-check  - regenerate the cheap result files and compare them with the committed ones"
 	@echo "make student - write the solution-free student edition of the classroom labs into nbs/labs/student"
@@ -86,8 +86,10 @@ robust: install
 	$(PY) tools/check_robust.py --jobs 2
 
 bench: install
-	$(PY) benchmarks/hetero.py
-	$(PY) benchmarks/engine.py
+	OMP_NUM_THREADS=1 $(PY) benchmarks/hetero.py
+	OMP_NUM_THREADS=1 $(PY) benchmarks/selection_sim.py
+	OMP_NUM_THREADS=1 $(PY) benchmarks/widgets.py
+	$(PY) benchmarks/engine.py --threads 2
 
 clean:
 	rm -rf _docs _docs_exec _proc test-artifacts .pytest_cache

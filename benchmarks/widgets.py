@@ -11,11 +11,13 @@ Prints a table and writes benchmarks/results/widgets.json.
    data cached, run cache bypassed): time to the first curve point and to the end. Target ≤ 0.5 s / ≤ 3 s on 2 cores.
    Torch uses `--threads` threads (default 2). Wall times depend on machine load, which is recorded.
 """
-import argparse, json, os, platform, time
+import argparse, os, sys, time
 from dataclasses import replace
 from pathlib import Path
 import numpy as np
 import torch
+sys.path.insert(0, str(Path(__file__).parent))
+from record import Bench, fig  # noqa: E402
 
 def pct(ts):
     a = 1e3 * np.asarray(ts); return dict(p50=float(np.percentile(a, 50)), p95=float(np.percentile(a, 95)), n=len(a))
@@ -64,12 +66,12 @@ def main():
     p.add_argument('--repeats', type=int, default=60)
     p.add_argument('--outcome-repeats', type=int, default=3)
     p.add_argument('--threads', type=int, default=2)
-    p.add_argument('--out', default=str(Path(__file__).parent / 'results' / 'widgets.json'))
+    p.add_argument('--out', default=None)
     a = p.parse_args()
     torch.set_num_threads(a.threads)
-    load0 = os.getloadavg()
+    bench = Bench('widgets'); load0 = bench.load_before
     edit, outcome = bench_edit(a.repeats), bench_outcome(a.outcome_repeats)
-    meta = dict(platform=platform.platform(), cpus=os.cpu_count(), torch_threads=a.threads, loadavg_before=load0, loadavg_after=os.getloadavg())
+    meta = dict(torch_threads=a.threads, loadavg_before=load0, loadavg_after=os.getloadavg())
     print(f"load average before/after: {load0[0]:.1f} / {meta['loadavg_after'][0]:.1f} on {os.cpu_count()} cores")
     print(f"{'case':78s} {'CPU p50':>8s} {'CPU p95':>8s} {'wall p50':>9s} {'wall p95':>9s}  (ms)")
     for r in edit:
@@ -77,7 +79,8 @@ def main():
     print(f"{'case':78s} {'first p50':>9s} {'total p50':>9s} {'total p95':>9s} {'CPU p50':>8s}  (ms; CPU = process, all threads)")
     for r in outcome:
         print(f"{r['case']:78s} {r['first_point_s']['p50']:9.0f} {r['total_s']['p50']:9.0f} {r['total_s']['p95']:9.0f} {r['process_cpu_s']['p50']:8.0f}")
-    Path(a.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(a.out).write_text(json.dumps(dict(meta=meta, edit=edit, outcome=outcome), indent=1))
+    figs = {f"{r['case']} cpu p95": fig(r['cpu_ms']['p95'], 'ms') for r in edit}
+    figs.update({f"{r['case']} total p50": fig(r['total_s']['p50'], 's') for r in outcome})
+    bench.write(dict(meta=meta, edit=edit, outcome=outcome), figs, a.out)
 
 if __name__ == '__main__': main()
