@@ -61,13 +61,13 @@ def machine(load_before) -> dict:
     return m
 
 def committed(name: str) -> dict | None:
-    "The committed record `benchmarks/results/<name>.json` (HEAD's version; the file on disk outside git)."
+    "The committed record `benchmarks/results/<name>.json`: HEAD's version (None if never committed; the file on disk outside git)."
     rel = f'benchmarks/results/{name}.json'
-    try:
-        txt = subprocess.run(['git', 'show', f'HEAD:{rel}'], cwd=HERE.parent, capture_output=True, text=True, check=True).stdout
-    except (OSError, subprocess.CalledProcessError):
-        p = RESULTS / f'{name}.json'
-        txt = p.read_text() if p.exists() else None
+    try: r = subprocess.run(['git', 'show', f'HEAD:{rel}'], cwd=HERE.parent, capture_output=True, text=True)
+    except OSError: r = None
+    if r is not None and r.returncode == 0: txt = r.stdout
+    elif r is not None and 'not a git repository' not in r.stderr: txt = None   # in git, never committed: no record yet
+    else: txt = (RESULTS / f'{name}.json').read_text() if (RESULTS / f'{name}.json').exists() else None
     try: return json.loads(txt) if txt else None
     except json.JSONDecodeError: return None
 
