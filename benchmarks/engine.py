@@ -241,18 +241,26 @@ def flower_available():
     except Exception as e: return f"{type(e).__name__}: {e}"
 
 SCALING = (1000, 3000, 10_000, 30_000)  # clients per round of the digits scaling (every client trains every round)
-SCALING_ROUNDS = 4  # rounds per size (steady state: median of the rounds after the first)
+SCALING_ROUNDS = 5  # rounds per size (steady state: median of the rounds after the first)
 
 def scaling_one(clients, rounds=SCALING_ROUNDS, device='cpu') -> dict:
     "One size of the scaling: `clients` digits clients all training every round (batched engine); s/round and peak RSS."
-    import resource
     d = digits_federation(num_clients=clients, samples_per_client=(15, 25), seed=0)
     cfg = RunConfig(rounds=rounds, clients_per_round=clients, batch_size=10, lr=0.05, local_epochs=1, weighting='size',
                     aggregator='fedavg', loss_before='first_batch', seed=0, backend='batched', device=device)
     t0 = time.perf_counter(); h = Simulation(lambda: mlp(64, 32, 10), d, UniformSelector(), cfg).run(progress=False)
     per_round = h.rounds.wall_time.tolist()
     return dict(clients=clients, total_s=time.perf_counter() - t0, per_round=per_round, steady_s_per_round=float(np.median(per_round[1:])),
-                peak_rss_gib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 2 ** 30)
+                peak_rss_gib=peak_rss_bytes() / 2 ** 30)
+
+def peak_rss_bytes() -> float:
+    "This process's peak resident memory: VmHWM of /proc/self/status (ru_maxrss survives exec, so a child would report its parent's)."
+    import resource
+    try:
+        for line in pathlib.Path('/proc/self/status').read_text().splitlines():
+            if line.startswith('VmHWM:'): return float(line.split()[1]) * 1024
+    except OSError: pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024.0
 
 def scaling(sizes, threads, device='cpu') -> dict:
     "Each size in a fresh process (its own peak RSS); the fitted line s/round = a + b x clients and the log-log exponent."

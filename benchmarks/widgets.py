@@ -80,7 +80,7 @@ def main():
     for r in outcome:
         print(f"{r['case']:78s} {r['first_point_s']['p50']:9.0f} {r['total_s']['p50']:9.0f} {r['total_s']['p95']:9.0f} {r['process_cpu_s']['p50']:8.0f}")
     figs = {f"{r['case']} cpu p95": fig(r['cpu_ms']['p95'], 'ms') for r in edit}
-    figs.update({f"{r['case']} total p50": fig(r['total_s']['p50'], 's') for r in outcome})
+    figs.update({f"{r['case']} total p50": fig(r['total_s']['p50'], 'ms') for r in outcome})
     bench.write(dict(meta=meta, edit=edit, outcome=outcome), figs, a.out)
 
 if __name__ == '__main__': main()
