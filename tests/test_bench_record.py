@@ -37,7 +37,7 @@ def test_record_machine_has_cpu_cores_threads_load_and_versions():
 
 def test_ceiling_slower_than_a_runner_is_invalid():
     eng = _load('engine')
-    rows = {'engine-batched': dict(steady_s_per_round=0.5), 'plain': dict(steady_s_per_round=2.0)}
+    rows = {'engine-batched': dict(best_s_per_round=0.5), 'plain': dict(best_s_per_round=2.0)}
     assert eng.ceiling_check(0.4, rows) == dict(valid=True, runners_faster_than_ceiling={})
     bad = eng.ceiling_check(0.6, rows)
     assert not bad['valid'] and bad['runners_faster_than_ceiling'] == {'engine-batched': 0.5}
