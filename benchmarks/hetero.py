@@ -4,10 +4,12 @@ Run:  OMP_NUM_THREADS=1 .venv/bin/python benchmarks/hetero.py [--clients 10000] 
 Prints a table and writes benchmarks/results/hetero.json. Times are per call, in milliseconds (median and best of
 `repeats` calls after one warm-up), on the CPU. Inputs are random integer matrices with every client non-empty.
 """
-import argparse, json, os, platform, time
+import argparse, os, sys, time
 from pathlib import Path
 import numpy as np
 import torch
+sys.path.insert(0, str(Path(__file__).parent))
+from record import Bench, fig
 from hetfl_explore.foundation.hetero import dht, fl_metrics, client_types, label_skew, as_counts
 
 def timeit(fn, repeats):
@@ -23,6 +25,7 @@ def main():
     p.add_argument('--repeats', type=int, default=50)
     p.add_argument('--out', default=str(Path(__file__).parent / 'results' / 'hetero.json'))
     args = p.parse_args()
+    bench = Bench('hetero')
     rng = np.random.default_rng(0)
     K = args.clients
     cases = []
@@ -45,11 +48,7 @@ def main():
     w = max(len(r['case']) for r in rows)
     print(f"{'case':<{w}}  {'clients':>8}  {'median ms':>10}  {'best ms':>8}")
     for r in rows: print(f"{r['case']:<{w}}  {r['clients']:>8}  {r['median_ms']:>10.3f}  {r['best_ms']:>8.3f}")
-    meta = dict(python=platform.python_version(), numpy=np.__version__, torch=torch.__version__,
-                machine=platform.machine(), cpus=os.cpu_count(), omp_num_threads=os.environ.get('OMP_NUM_THREADS'),
-                repeats=args.repeats, command='OMP_NUM_THREADS=1 .venv/bin/python benchmarks/hetero.py')
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(dict(meta=meta, results=rows), indent=1) + '\n')
-    print(f"wrote {args.out}")
+    meta = dict(repeats=args.repeats, omp_num_threads=os.environ.get('OMP_NUM_THREADS'))
+    bench.write(dict(meta=meta, results=rows), {f"{r['case']} median": fig(r['median_ms'], 'ms') for r in rows}, args.out)
 
 if __name__ == '__main__': main()

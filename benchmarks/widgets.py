@@ -14,11 +14,13 @@ Prints a table and writes benchmarks/results/widgets.json.
    value set, its observer redraws the figure widgets in place). Target: p95 ≤ 50 ms per handler.
 `--only edit,panels,outcome` runs a subset.
 """
-import argparse, json, os, platform, time
+import argparse, os, sys, time
 from dataclasses import replace
 from pathlib import Path
 import numpy as np
 import torch
+sys.path.insert(0, str(Path(__file__).parent))
+from record import Bench, fig  # noqa: E402
 
 def pct(ts):
     a = 1e3 * np.asarray(ts); return dict(p50=float(np.percentile(a, 50)), p95=float(np.percentile(a, 95)), n=len(a))
@@ -88,14 +90,14 @@ def main():
     p.add_argument('--outcome-repeats', type=int, default=3)
     p.add_argument('--threads', type=int, default=2)
     p.add_argument('--only', default='edit,panels,outcome', help='comma-separated parts to run')
-    p.add_argument('--out', default=str(Path(__file__).parent / 'results' / 'widgets.json'))
+    p.add_argument('--out', default=None)
     a = p.parse_args()
     torch.set_num_threads(a.threads)
-    load0 = os.getloadavg()
+    bench = Bench('widgets'); load0 = bench.load_before
     parts = set(a.only.split(','))
     edit = (bench_edit(a.repeats) if 'edit' in parts else []) + (bench_panels(a.repeats) if 'panels' in parts else [])
     outcome = bench_outcome(a.outcome_repeats) if 'outcome' in parts else []
-    meta = dict(platform=platform.platform(), cpus=os.cpu_count(), torch_threads=a.threads, loadavg_before=load0, loadavg_after=os.getloadavg())
+    meta = dict(torch_threads=a.threads, loadavg_before=load0, loadavg_after=os.getloadavg())
     print(f"load average before/after: {load0[0]:.1f} / {meta['loadavg_after'][0]:.1f} on {os.cpu_count()} cores")
     print(f"{'case':78s} {'CPU p50':>8s} {'CPU p95':>8s} {'wall p50':>9s} {'wall p95':>9s}  (ms)")
     for r in edit:
@@ -104,7 +106,8 @@ def main():
     for r in outcome:
         print(f"{r['case']:78s} {r['first_point_s']['p50']:9.0f} {r['total_s']['p50']:9.0f} {r['total_s']['p95']:9.0f} {r['process_cpu_s']['p50']:8.0f}")
     if parts != {'edit', 'panels', 'outcome'}: print(f"(partial run: {a.only})")
-    Path(a.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(a.out).write_text(json.dumps(dict(meta=meta, edit=edit, outcome=outcome), indent=1))
+    figs = {f"{r['case']} cpu p95": fig(r['cpu_ms']['p95'], 'ms') for r in edit}
+    figs.update({f"{r['case']} total p50": fig(r['total_s']['p50'], 'ms') for r in outcome})
+    bench.write(dict(meta=meta, edit=edit, outcome=outcome), figs, a.out)
 
 if __name__ == '__main__': main()

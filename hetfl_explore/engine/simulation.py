@@ -321,7 +321,7 @@ def train_batched(model:nn.Module, # the architecture (its weights are overwritt
             for i, (w, g) in enumerate(zip(W, grads)):
                 d, has_buf = _sgd_direction(g, w, W0[i], bufs[i], cfg)
                 if has_buf: bufs[i] = d
-                w.sub_(scale.view(C, *[1] * (w.dim() - 1)) * d)
+                w.addcmul_(scale.view(C, *[1] * (w.dim() - 1)), d, value=-1)  # in place: no (C, ...) temporary
     return torch.cat([w.detach().reshape(C, -1) for w in W], 1), losses.detach()
 
 BACKENDS = {'batched': train_batched, 'sequential': train_sequential}
@@ -723,7 +723,7 @@ def choose_backend(profile:dict, # from `model_profile`
 # %% ../../nbs/engine/05_simulation.ipynb #efd09de7
 AUTO_CPU_STEP_FLOPS = 3e7 # CPU: batch clients only while one client's mini-batch forward costs at most this many FLOPs
 AUTO_CPU_MAX_PARAMS = 150_000 # ... and the model is small enough that the stacked (C, P) parameter updates stay cheap
-CPU_BLOCK_BUDGET_BYTES = 1 << 30 # memory a vmapped block may use on a CPU (1 GiB)
+CPU_BLOCK_BUDGET_BYTES = 1 << 26 # memory a vmapped block may use on a CPU (64 MiB: stays in cache, so cost grows linearly)
 GPU_FREE_MEMORY_SHARE = 0.5 # share of the GPU's free memory a vmapped block may use
 BYTES_PER_FLOAT32 = 4 # parameters and activations are float32
 PARAM_COPIES_PER_CLIENT = 4 # a client's parameters, gradients, momentum buffer and update, stacked per client
@@ -992,7 +992,7 @@ def step(self:Simulation) -> dict|None:
     rep, masks = ids[~dropped], self._submodel_masks(t, sel)
     rep_masks = None if masks is None else masks[torch.from_numpy(~dropped).to(masks.device)]
     new, losses, steps = self._local_training(t, rep, rng, rep_masks)     # 2.-3. broadcast, local training
-    updates = new - self.params if rep_masks is None else (new - self.params) * rep_masks
+    updates = new.sub_(self.params) if rep_masks is None else new.sub_(self.params).mul_(rep_masks)   # in place: no (C, P) copy
     sim_t, energy = self._round_costs(ids, dropped, done_frac, masks)
     reports = self._report(t, rep, updates, losses, steps, sim_t[~dropped], energy[~dropped])   # 4. report
     self.selector.observe(t, reports)
@@ -1263,7 +1263,7 @@ def digits_federation(num_clients:int=20, # K clients
     for c in range(10): a[y == c] = (ink[y == c] > ink[y == c].median()).long()
     r = rng_streams(seed, 1, 'digits_federation')[0]
     perm = torch.from_numpy(r.permutation(len(X)))
-    te, tr = perm[:check_int('test_size', test_size, lo=1, hi=len(X) - K)], perm[test_size:]
+    te, tr = perm[:check_int('test_size', test_size, lo=1, hi=len(X) - (K if samples_per_client is None else 1))], perm[test_size:]
     if samples_per_client is None:
         parts = partition_iid(y[tr], K, seed) if alpha is None else partition_dirichlet(y[tr].numpy(), K, check_float('alpha', alpha, lo=0, lo_open=True), seed)
         rows, client_idx = tr, [torch.as_tensor(p, dtype=torch.long) for p in parts]

@@ -1,0 +1,56 @@
+"""Selection simulation at scale (issue 24): `simulate_selection` for FedDiverse and every explorer selector.
+
+Run:  OMP_NUM_THREADS=1 .venv/bin/python benchmarks/selection_sim.py [--clients 1000] [--rounds 3000] [--k 9,100] [--repeats 3]
+The federation is spawrious_gci_100's matrices tiled to `--clients` clients; each selector of
+`hetfl_explore.feddiverse.selector.SELECTORS` runs `--rounds` rounds choosing each `--k` clients a round (no training;
+9 is `simulate_selection`'s default κ, 100 is 10% of the clients).
+Reported: wall and thread-CPU seconds per run (median of `--repeats`), milliseconds per round, and the target (< 1 s a run).
+The CPU time of the Python thread (`time.thread_time`) is insensitive to other users' load; the wall time is not.
+Prints a table (and the record comparison) and writes benchmarks/results/selection_sim.json.
+"""
+import argparse, itertools, sys, time
+from pathlib import Path
+import numpy as np
+sys.path.insert(0, str(Path(__file__).parent))
+from record import Bench, fig
+
+TARGET_S = 1.0  # the issue's target: 3,000 rounds over 1,000 clients in under a second per selector
+
+def matrices(clients: int) -> np.ndarray:
+    "spawrious_gci_100's (K, |Y|, |A|) matrices tiled to `clients` clients."
+    from hetfl_explore.foundation.data import federation
+    N = np.asarray(federation('spawrious_gci_100').matrices)
+    return np.concatenate([N] * (-(-clients // len(N))))[:clients]
+
+def time_selector(N, name, rounds, k, repeats) -> dict:
+    "Median wall and thread-CPU seconds of `repeats` runs of `simulate_selection` (each a fresh selector, seed = repeat)."
+    from hetfl_explore.feddiverse.selector import simulate_selection
+    wall, cpu = [], []
+    for i in range(repeats):
+        c0, w0 = time.thread_time(), time.perf_counter()
+        simulate_selection(N, name, rounds, k, seed=i)
+        wall.append(time.perf_counter() - w0); cpu.append(time.thread_time() - c0)
+    return dict(selector=name, k=k, wall_s=float(np.median(wall)), cpu_s=float(np.median(cpu)), walls=wall,
+                ms_per_round=1e3 * float(np.median(wall)) / rounds)
+
+def main():
+    from hetfl_explore.feddiverse.selector import SELECTORS
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument('--clients', type=int, default=1000)
+    p.add_argument('--rounds', type=int, default=3000)
+    p.add_argument('--k', default='9,100', help='clients a round (comma-separated list)')
+    p.add_argument('--repeats', type=int, default=3)
+    p.add_argument('--selectors', default=','.join(SELECTORS))
+    p.add_argument('--out', default=None)
+    args = p.parse_args()
+    bench = Bench('selection_sim')
+    N = matrices(args.clients)
+    rows = []
+    print(f"{'selector':<26} {'k':>4} {'wall s':>8} {'cpu s':>8} {'ms/round':>9}  target: cpu < {TARGET_S} s")
+    for k, name in itertools.product(map(int, args.k.split(',')), args.selectors.split(',')):
+        r = time_selector(N, name, args.rounds, k, args.repeats); rows.append(r)
+        print(f"{name:<26} {k:4d} {r['wall_s']:8.3f} {r['cpu_s']:8.3f} {r['ms_per_round']:9.3f}  {'ok' if r['cpu_s'] < TARGET_S else 'MISSED'}", flush=True)
+    bench.write(dict(clients=args.clients, rounds=args.rounds, ks=args.k, repeats=args.repeats, target_s=TARGET_S, results=rows),
+                {f"{r['selector']} k={r['k']} cpu": fig(r['cpu_s']) for r in rows}, args.out)
+
+if __name__ == '__main__': main()

@@ -1,0 +1,58 @@
+"Issue 24: the benchmark record's comparison rule, the bare-SGD ceiling's sanity rule, and the engine at many clients (no timing)."
+import importlib.util, pathlib, sys
+import numpy as np
+import torch
+from hetfl_explore.engine.simulation import (CPU_BLOCK_BUDGET_BYTES, RunConfig, Simulation, block_size, digits_federation, mlp,
+                                             model_profile)
+from hetfl_explore.engine.protocol import UniformSelector
+
+BENCH = pathlib.Path(__file__).parents[1] / 'benchmarks'
+
+def _load(name):
+    sys.path.insert(0, str(BENCH))
+    spec = importlib.util.spec_from_file_location(name, BENCH / f'{name}.py')
+    mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)
+    return mod
+
+def _old(kind, **values):
+    return dict(machine=dict(machine_kind=kind), figures={k: dict(value=v) for k, v in values.items()})
+
+def test_record_flags_only_more_than_25_percent_worse_on_the_same_machine_kind():
+    rec = _load('record')
+    figs = dict(t=rec.fig(1.30), u=rec.fig(1.20), r=rec.fig(0.70, 'ratio', 'higher'), q=rec.fig(0.85, 'ratio', 'higher'), new=rec.fig(1.0))
+    old = _old('cpu|2', t=1.0, u=1.0, r=1.0, q=1.0)
+    c = rec.compare(figs, old, 'cpu|2')['figures']
+    assert c['t']['worse'] and not c['u']['worse']          # time: 30% slower flagged, 20% not
+    assert c['r']['worse'] and not c['q']['worse']          # ratio (higher is better): 1/0.70 - 1 = 43% worse flagged, 1/0.85 - 1 = 18% not
+    assert abs(c['t']['ratio'] - 1.3) < 1e-12 and c['new']['ratio'] is None
+    other = rec.compare(figs, old, 'another cpu|16')
+    assert not other['same_machine_kind'] and not any(v['worse'] for v in other['figures'].values())  # other kind: shown, never flagged
+    assert not any(v['worse'] for v in rec.compare(figs, None, 'cpu|2')['figures'].values())       # no record yet
+
+def test_record_machine_has_cpu_cores_threads_load_and_versions():
+    m = _load('record').machine((1.0, 2.0, 3.0))
+    for k in ('cpu_model', 'cores', 'logical_cpus', 'torch_threads', 'loadavg_before', 'loadavg_after', 'packages', 'machine_kind'):
+        assert k in m
+    assert m['loadavg_before'] == [1.0, 2.0, 3.0] and 'torch' in m['packages'] and 'numpy' in m['packages']
+
+def test_ceiling_slower_than_a_runner_is_invalid():
+    eng = _load('engine')
+    rows = {'engine-batched': dict(best_s_per_round=0.5), 'plain': dict(best_s_per_round=2.0)}
+    assert eng.ceiling_check(0.4, rows) == dict(valid=True, runners_faster_than_ceiling={})
+    bad = eng.ceiling_check(0.6, rows)
+    assert not bad['valid'] and bad['runners_faster_than_ceiling'] == {'engine-batched': 0.5}
+
+def test_digits_federation_holds_more_clients_than_digits():
+    d = digits_federation(num_clients=2500, samples_per_client=(15, 25), seed=0)   # 2,500 clients > 1,797 digits
+    assert d.num_clients == 2500 and all(15 <= len(i) <= 25 for i in d.client_idx)
+
+def test_cpu_blocks_are_cache_sized_and_give_the_same_run():
+    prof = model_profile(mlp(64, 32, 10), torch.zeros(64))
+    assert 100 <= block_size(prof, 10, torch.device('cpu')) <= 4096     # the MLP: ~1,200 clients a block, not ~20,000
+    assert CPU_BLOCK_BUDGET_BYTES <= 1 << 27
+    d = digits_federation(num_clients=60, samples_per_client=(15, 25), seed=0)
+    cfg = RunConfig(rounds=2, clients_per_round=60, batch_size=10, lr=0.05, backend='batched', device='cpu', seed=0)
+    one = Simulation(lambda: mlp(64, 32, 10), d, UniformSelector(), cfg).run(progress=False)
+    blocks = Simulation(lambda: mlp(64, 32, 10), d, UniformSelector(), RunConfig(**{**cfg.__dict__, 'block_clients': 7})).run(progress=False)
+    assert torch.allclose(one.final_params, blocks.final_params, atol=1e-6)
+    assert np.allclose(one.rounds.train_loss, blocks.rounds.train_loss, atol=1e-6)
