@@ -126,7 +126,7 @@ def summary(result:pd.DataFrame, # from `compare_selectors`
     "Mean and standard deviation over seeds of each metric, one row per method (in the order of `result`)."
     check_type('result', result, pd.DataFrame)
     g = result.groupby('method', sort=False)[list(columns)]
-    out = g.mean().join(g.std(ddof=0), rsuffix='_std')
+    out = g.mean().join(g.std(ddof=0).add_suffix('_std'))
     return out[[c for col in columns for c in (col, col + '_std')]]
 
 # %% ../../nbs/selection/13_compare.ipynb #3f04e680
