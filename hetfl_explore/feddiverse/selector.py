@@ -11,7 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from scipy.optimize import minimize
 from fastcore.basics import patch
-from ..foundation.core import check_int, check_float, check_choice, check_type, rng_streams
+from ..foundation.core import check_int, check_float, check_choice, check_type, rng_streams, TRIPLET_COLORS
 from ..foundation.hetero import as_counts, dht, client_types, TYPES
 from ..engine.protocol import (Selector, Selection, ClientView, UniformSelector, RoundRobinSelector, make_view,
                                            synthetic_reports, as_selection)
@@ -621,9 +621,8 @@ def frequency_figure(stats:SelectionStats, # from `simulate_selection`
                     ) -> go.Figure:
     "Bars of each client's selection frequency, coloured by client type."
     check_type('stats', stats, SelectionStats); check_type('title', title, str)
-    colours = dict(CI='#1f77b4', AI='#ff7f0e', SC='#2ca02c')
     fig = go.Figure([go.Bar(x=np.flatnonzero(stats.types == d), y=stats.frequency[stats.types == d], name=d,
-                            marker_color=colours[d]) for d in DIMS])
+                            marker_color=TRIPLET_COLORS[d]) for d in DIMS])   # the package's one CI/AI/SC colour map
     fig.update_layout(title=title, xaxis_title='client', yaxis_title='fraction of rounds', height=280, width=620,
                       margin=dict(l=40, r=10, t=40, b=40))
     return fig
