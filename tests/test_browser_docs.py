@@ -31,7 +31,7 @@ def test_every_page_renders_without_console_errors():
                 page.wait_for_selector('.plotly-graph-div .main-svg', timeout=15000)
             state = page.locator('script[type="application/vnd.jupyter.widget-state+json"]')
             if state.count() and 'hx-plotly' in state.first.text_content():          # a panel holds a plotly figure
-                page.wait_for_selector('.hx-plotly .main-svg', timeout=15000)   # a figure inside a widget panel drew
+                page.wait_for_selector('.hx-plotly .main-svg', state='attached', timeout=15000)   # a figure inside a panel drew (it may sit in a closed tab)
             if page.locator('script[type="application/vnd.jupyter.widget-view+json"]').count():
                 page.wait_for_selector('.jupyter-widgets', timeout=15000)
             assert not errors, f'{rel}: console errors: {errors[:5]}'

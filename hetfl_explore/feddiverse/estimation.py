@@ -378,7 +378,7 @@ def matrix_comparison_figure(result:EstimationResult, # from `estimate_federatio
         for i, M in enumerate((result.true_matrices[k], result.est_matrices[k])):
             fig.add_trace(go.Heatmap(z=M, text=np.round(M).astype(int), texttemplate='%{text}', coloraxis='coloraxis'), i + 1, j + 1)
     fig.update_yaxes(autorange='reversed'); fig.update_annotations(font_size=9)
-    fig.update_layout(coloraxis=dict(colorscale='Blues', showscale=False), height=360, width=min(1000, 170 * c + 60),
+    fig.update_layout(coloraxis=dict(colorscale='Blues', showscale=False), height=360, width=min(760, 120 * c + 60),
                       margin=dict(l=30, r=10, t=50, b=20), title='Interaction matrices: true (top) vs estimated (bottom)')
     return fig
 

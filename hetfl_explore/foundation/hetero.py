@@ -231,7 +231,7 @@ def federation_heatmaps(Ns, # client matrices (K, |Y|, |A|)
     fig.update_yaxes(autorange='reversed')
     fig.update_annotations(font_size=10)
     fig.update_layout(coloraxis=dict(colorscale='Blues', showscale=False), height=170 * rows + 60,
-                      width=min(1100, 180 * c + 80), margin=dict(l=40, r=20, t=50, b=20),
+                      width=min(860, 150 * c + 80), margin=dict(l=40, r=20, t=50, b=20),
                       title=f"{K} clients" + (f" ({len(mats)} distinct shown)" if unique else '') + ' — [CI, AI, SC]')
     return fig
 
