@@ -31,7 +31,8 @@ def test_every_page_renders_without_console_errors():
                 page.wait_for_selector('.plotly-graph-div .main-svg', timeout=15000)
             state = page.locator('script[type="application/vnd.jupyter.widget-state+json"]')
             if state.count() and 'hx-plotly' in state.first.text_content():          # a panel holds a plotly figure
-                page.wait_for_selector('.hx-plotly .main-svg', state='attached', timeout=15000)   # a figure inside a panel drew (it may sit in a closed tab)
+                page.wait_for_function("[...document.querySelectorAll('.hx-plotly')].filter(e => e.offsetParent !== null)"
+                                       ".every(e => e.querySelector('.main-svg'))", timeout=15000)   # every shown panel figure drew (plotly skips closed tabs)
             if page.locator('script[type="application/vnd.jupyter.widget-view+json"]').count():
                 page.wait_for_selector('.jupyter-widgets', timeout=15000)
             assert not errors, f'{rel}: console errors: {errors[:5]}'
