@@ -30,6 +30,13 @@ def test_site_check_flags_stderr_and_absolute_paths(tmp_path):
     for bad in ('a/warn.html', 'b/path.html', 'c/quarto.html'): (tmp_path/bad).unlink()
     bd.check_site(tmp_path)                                             # a clean site passes
 
+@pytest.mark.parametrize('root', ['/check/work/main', '/srv/ci/hetfl', '/work/main'])
+def test_site_check_names_the_whole_path_under_any_root(tmp_path, monkeypatch, root):
+    "A checkout outside the usual prefixes (a CI runner's /check/...) is still reported with its full path."
+    monkeypatch.setattr(bd, 'ROOT', Path(root))
+    write(tmp_path, 'p.html', f'<pre>{root}/hetfl_explore/fairness/metrics.py:3: UserWarning</pre>')
+    assert bd.site_problems(tmp_path) == [f'p.html: absolute path {root}/hetfl_explore/fairness/metrics.py']
+
 def saved_panels(cells: list[str], tmp_path: Path) -> dict:
     "Execute `cells` like the docs build does; returns the saved widget state (after checking the cells are intact)."
     path = tmp_path/'nb.ipynb'

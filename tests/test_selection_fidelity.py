@@ -164,3 +164,11 @@ def test_issue18_softmax_refuses_plus_inf_and_nan():
     for bad in ([np.inf, 1.0], [np.nan, 1.0]):
         with pytest.raises(ValueError, match='v='): softmax(np.array(bad))
     np.testing.assert_allclose(softmax(np.array([-np.inf, 0.0, 0.0])), [0, 0.5, 0.5])
+
+def test_selection_heatmaps_fit_the_page_column(fed):
+    "Six panels per row still fit the docs column (a 1280 px browser): the figure is capped at PAGE_FIGURE_WIDTH."
+    from hetfl_explore.foundation.core import PAGE_FIGURE_WIDTH
+    from hetfl_explore.selection.compare import selection_heatmaps
+    res = compare_selectors([UniformSelector(), RoundRobin()], fed, MODEL, dataclasses.replace(CFG, rounds=1))
+    assert selection_heatmaps(res, cols=6).layout.width == PAGE_FIGURE_WIDTH
+    assert selection_heatmaps(res, cols=2).layout.width == 2 * 220 + 40

@@ -31,6 +31,7 @@ STATIC_BANNER = ('<div class="hx-static-banner">static snapshot: run this page i
 # what no page may hold: a stderr output block (a warning or log line leaked from a cell), or an absolute path of the
 # machine that built it (a traceback or warning location)
 STDERR_OUTPUTS = ('data-mime-type="application/vnd.jupyter.stderr"', 'class="cell-output cell-output-stderr"')   # nbconvert, Quarto
+PATH_TAIL = r'(?:/[\w.+-]+)*'
 ABSOLUTE_PATH = re.compile(r'(?<![\w.:/~-])/(?:home|work|tmp|root|Users|usr|opt|var|srv|mnt|private)/[\w.+-]+(?:/[\w.+-]+)+')
 # Plotly FigureWidgets update their front end with delta messages, so the widget state nbclient saves holds the figure
 # as first displayed; this last cell re-sends every live figure whole (as plotly does on display) before saving.
@@ -495,8 +496,7 @@ def site_problems(out: Path = OUT) -> list[str]:
         rel, text = page.relative_to(out), page.read_text(errors='replace')
         if {'assets', '@jupyter-widgets'} & set(rel.parts): continue
         if (n := sum(text.count(m) for m in STDERR_OUTPUTS)): problems.append(f'{rel}: {n} stderr output block(s)')
-        found = set(ABSOLUTE_PATH.findall(text))
-        if str(ROOT) in text and not any(f.startswith(str(ROOT)) for f in found): found.add(str(ROOT))   # a root outside the pattern
+        found = set(ABSOLUTE_PATH.findall(text)) | set(re.findall(re.escape(str(ROOT)) + PATH_TAIL, text))   # a root outside the pattern too
         problems += [f'{rel}: absolute path {p}' for p in sorted(found)]
     return problems
 

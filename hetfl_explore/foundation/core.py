@@ -12,10 +12,10 @@ import torch
 
 # %% auto #0
 __all__ = ['SEED_MAX', 'MAX_COUNT', 'CHECK_SEED_ENV', 'CHECK_LOG_ENV', 'RESULTS_DIR', 'TRIPLET_COLORS', 'FONT_FAMILY',
-           'check_int', 'check_float', 'check_choice', 'check_type', 'as_array', 'check_real_array', 'check_count',
-           'check_count_array', 'check_probability', 'check_distribution', 'check_ids', 'check_rng_seed',
-           'check_columns', 'default_device', 'seed_everything', 'spawn_seeds', 'rng_streams', 'torch_generator',
-           'validate_fields', 'check_seed', 'learned_check', 'results_path']
+           'PAGE_FIGURE_WIDTH', 'check_int', 'check_float', 'check_choice', 'check_type', 'as_array',
+           'check_real_array', 'check_count', 'check_count_array', 'check_probability', 'check_distribution',
+           'check_ids', 'check_rng_seed', 'check_columns', 'default_device', 'seed_everything', 'spawn_seeds',
+           'rng_streams', 'torch_generator', 'validate_fields', 'check_seed', 'learned_check', 'results_path']
 
 # %% ../../nbs/foundation/00_core.ipynb #ba8c93b3
 def _show(value, width:int=80) -> str:
@@ -322,3 +322,4 @@ def results_path(name:str, # a file name under data/results, e.g. 'modelhet_tiny
 # %% ../../nbs/foundation/00_core.ipynb #a25c0l1r
 TRIPLET_COLORS = {'CI': '#1f77b4', 'AI': '#ff7f0e', 'SC': '#2ca02c'}   # class imbalance, attribute imbalance, spurious correlation
 FONT_FAMILY = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif'   # panels, tables and the site
+PAGE_FIGURE_WIDTH = 860   # px: the widest figure the docs column (and JupyterLab at 1280 px) shows without a scrollbar

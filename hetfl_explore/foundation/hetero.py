@@ -9,7 +9,7 @@ import torch
 from scipy.special import xlogy
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
-from .core import check_int, check_choice, check_float, check_type, check_count_array, check_distribution, check_real_array, as_array
+from .core import check_int, check_choice, check_float, check_type, check_count_array, check_distribution, check_real_array, as_array, PAGE_FIGURE_WIDTH
 
 # %% auto #0
 __all__ = ['METRICS', 'TYPES', 'interaction_matrix', 'marginal_vector', 'as_counts', 'entropy', 'mutual_information', 'dht',
@@ -231,7 +231,7 @@ def federation_heatmaps(Ns, # client matrices (K, |Y|, |A|)
     fig.update_yaxes(autorange='reversed')
     fig.update_annotations(font_size=10)
     fig.update_layout(coloraxis=dict(colorscale='Blues', showscale=False), height=170 * rows + 60,
-                      width=min(860, 150 * c + 80), margin=dict(l=40, r=20, t=50, b=20),
+                      width=min(PAGE_FIGURE_WIDTH, 150 * c + 80), margin=dict(l=40, r=20, t=50, b=20),
                       title=f"{K} clients" + (f" ({len(mats)} distinct shown)" if unique else '') + ' — [CI, AI, SC]')
     return fig
 

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
-from ..foundation.core import check_type, check_float, check_int, check_choice
+from ..foundation.core import check_type, check_float, check_int, check_choice, PAGE_FIGURE_WIDTH
 from ..engine.protocol import Selector, check_array
 from ..engine.simulation import RunConfig, Simulation, SystemProfiles, History, evaluate
 
@@ -164,7 +164,7 @@ def selection_heatmaps(result:pd.DataFrame, # from `compare_selectors`
     for i, (m, h) in enumerate(items):
         fig.add_trace(go.Heatmap(z=h.participation().T, colorscale=[[0, '#f4f4f4'], [1, '#1f77b4']], showscale=False,
                                  hovertemplate='round %{x}, client %{y}<extra>' + m + '</extra>'), i // cols + 1, i % cols + 1)
-    fig.update_layout(height=200 * rows + 60, width=220 * cols + 40, margin=dict(l=30, r=10, t=50, b=20),
+    fig.update_layout(height=200 * rows + 60, width=min(PAGE_FIGURE_WIDTH, 220 * cols + 40), margin=dict(l=30, r=10, t=50, b=20),
                       title=f'Who was selected when (clients ↓, rounds →), seed {seed}')
     fig.update_yaxes(autorange='reversed')
     return fig
