@@ -12,9 +12,9 @@ import pandas as pd
 from ..foundation.core import check_choice, check_float, check_int, check_type
 
 # %% auto #0
-__all__ = ['STATUSES', 'MIME', 'LABS', 'SYMBOLS', 'COLOURS', 'EXERCISES', 'RESULTS', 'RIGHT', 'PACKAGE', 'Feedback', 'as_number',
-           'as_fraction', 'as_numbers', 'as_text', 'as_parts', 'is_placeholder', 'first_mistake', 'try_call',
-           'exercise', 'load_labs', 'exercises', 'check', 'rubric_feedback', 'lab_report', 'assert_solved']
+__all__ = ['STATUSES', 'MIME', 'LABS', 'SYMBOLS', 'COLOURS', 'EXERCISES', 'RESULTS', 'RIGHT', 'PACKAGE', 'MIN_WORDS', 'Feedback',
+           'as_number', 'as_fraction', 'as_numbers', 'as_text', 'as_parts', 'is_placeholder', 'first_mistake',
+           'try_call', 'exercise', 'load_labs', 'exercises', 'check', 'rubric_feedback', 'lab_report', 'assert_solved']
 
 # %% ../../nbs/checks/90_checks.ipynb #0c3883c5
 STATUSES = ('correct', 'wrong', 'not attempted', 'submitted')   # 'submitted': an open question, graded by a person
@@ -167,10 +167,12 @@ def check(exercise:str, # the exercise id, e.g. 'selection.q3'
     return registry[exercise](answer)
 
 # %% ../../nbs/checks/90_checks.ipynb #82b064b2
+MIN_WORDS = 40   # an open answer shorter than this many words is sent back
+
 def rubric_feedback(eid:str, # the exercise id
                     text, # the student's answer, a string
                     rubric:dict, # point name -> words any of which shows the point is addressed
-                    min_words:int, # shorter answers are sent back
+                    min_words:int=MIN_WORDS, # shorter answers are sent back
                    ) -> Feedback | str:
     "A 'submitted' Feedback naming the rubric points a text addresses and those it does not; a message if unusable."
     check_type('eid', eid, str); check_type('rubric', rubric, dict); min_words = check_int('min_words', min_words, lo=1)

@@ -15,8 +15,8 @@ from ..fairness.metrics import (rates_confusion, demographic_parity_diff, equal_
 from ..widgets.privacy_fairness import fairness_matrices, shortcut_confusions
 
 # %% auto #0
-__all__ = ['GROUP_SIZES', 'BASE_RATES', 'TPRS', 'FPRS', 'TOL', 'BUG_CASES', 'STRENGTH', 'Q6_MIXES', 'Q7_RUBRIC', 'MIN_WORDS',
-           'lab_confusion', 'q1', 'q2', 'q3', 'federated_dp_cases', 'q4', 'q5', 'explorer_dp', 'q6', 'q7']
+__all__ = ['GROUP_SIZES', 'BASE_RATES', 'TPRS', 'FPRS', 'TOL', 'BUG_CASES', 'STRENGTH', 'Q6_MIXES', 'Q7_RUBRIC', 'lab_confusion',
+           'q1', 'q2', 'q3', 'federated_dp_cases', 'q4', 'q5', 'explorer_dp', 'q6', 'q7']
 
 # %% ../../nbs/checks/94_fairness.ipynb #d596c003
 GROUP_SIZES, BASE_RATES, TPRS, FPRS = (100, 100), (0.5, 0.3), (0.8, 0.5), (0.2, 0.1)   # the lab's classifier
@@ -145,10 +145,9 @@ Q7_RUBRIC = {'aggregation': ('sum', 'pool', 'aggregat', 'count'),
              'privacy': ('privacy', 'secure', 'leak', 'differential', 'reveal'),
              'choice of metric': ('demographic', 'opportunity', 'worst', 'parity', 'metric'),
              'groups': ('group', 'attribute', 'sensitive')}
-MIN_WORDS = 40   # an open answer shorter than this is sent back
 
 @exercise('fairness.q7', hint='the rubric lists the five points a good answer argues.')
 def q7(answer, # the student's answer
        ):
     "Check that the open answer is an argued paragraph and name the rubric points it addresses."
-    return rubric_feedback('fairness.q7', answer, Q7_RUBRIC, MIN_WORDS)
+    return rubric_feedback('fairness.q7', answer, Q7_RUBRIC)

@@ -14,8 +14,8 @@ from ..feddiverse.selector import simulate_selection
 
 # %% auto #0
 __all__ = ['CLIENT_A', 'CLIENT_B', 'Q2_FEDERATION', 'TOL', 'STEP3_CASES', 'STEP3_K', 'STEP3_SELECTED', 'EXPLORER', 'SELECTORS',
-           'SHARE_TOL', 'NOISE', 'DRIFT', 'Q8_RUBRIC', 'MIN_WORDS', 'q1', 'q2', 'q3', 'step3_cases', 'step3_scores',
-           'q4', 'explorer_stats', 'q5', 'q6', 'q7', 'q8']
+           'SHARE_TOL', 'NOISE', 'DRIFT', 'Q8_RUBRIC', 'q1', 'q2', 'q3', 'step3_cases', 'step3_scores', 'q4',
+           'explorer_stats', 'q5', 'q6', 'q7', 'q8']
 
 # %% ../../nbs/checks/93_feddiverse.ipynb #f57f59b9
 CLIENT_A, CLIENT_B = ((90, 10), (10, 90)), ((60, 40), (40, 60))   # q1 and q3
@@ -161,10 +161,9 @@ Q8_RUBRIC = {'estimation error': ('noise', 'error', 'estimat', 'sigma', 'σ'),
              'outcome': ('accuracy', 'worst', 'group', 'shortcut', 'spurious'),
              'cost or privacy': ('privacy', 'cost', 'leak', 'communicat', 'attribute label'),
              'evidence': ('seed', 'experiment', 'measure', 'simulat', 'repeat')}
-MIN_WORDS = 40   # an open answer shorter than this is sent back
 
 @exercise('feddiverse.q8', hint='the rubric lists the five points a good answer argues.')
 def q8(answer, # the student's answer
        ):
     "Check that the open answer is an argued paragraph and name the rubric points it addresses."
-    return rubric_feedback('feddiverse.q8', answer, Q8_RUBRIC, MIN_WORDS)
+    return rubric_feedback('feddiverse.q8', answer, Q8_RUBRIC)

@@ -13,9 +13,8 @@ from ..modelhet.mia import AttackResult, roc_auc, best_advantage
 
 # %% auto #0
 __all__ = ['Q1_U', 'Q1_RATE', 'Q2_U', 'Q2_RATE', 'TOL', 'Q3_LAYER', 'MEMBER_SCORES', 'NONMEMBER_SCORES', 'THRESHOLD',
-           'MEMBER_MEAN', 'NONMEMBER_MEAN', 'Q7_AUC_TOL', 'Q7_ADV_TOL', 'Q8_RUBRIC', 'MIN_WORDS', 'q1', 'param_ratio',
-           'q2', 'layer_coverage', 'q3', 'small_attack', 'q4', 'q5', 'exponential_losses', 'q6', 'predicted_auc', 'q7',
-           'q8']
+           'MEMBER_MEAN', 'NONMEMBER_MEAN', 'Q7_AUC_TOL', 'Q7_ADV_TOL', 'Q8_RUBRIC', 'q1', 'param_ratio', 'q2',
+           'layer_coverage', 'q3', 'small_attack', 'q4', 'q5', 'exponential_losses', 'q6', 'predicted_auc', 'q7', 'q8']
 
 # %% ../../nbs/checks/92_modelhet.ipynb #970032c7
 Q1_U, Q1_RATE = 10, 0.25     # q1: base width u and width ratio r
@@ -165,10 +164,9 @@ Q8_RUBRIC = {'comparison': ('compare', 'baseline', 'full model', 'versus', 'larg
              'uncertainty': ('seed', 'confidence', 'bootstrap', 'repeat', 'interval', 'variance'),
              'confounder': ('overfit', 'generali', 'data size', 'dataset size', 'accuracy', 'gap', 'fewer samples'),
              'attacker': ('attacker', 'threat', 'shadow', 'lira', 'loss attack', 'knowledge')}
-MIN_WORDS = 40   # an open answer shorter than this is sent back
 
 @exercise('modelhet.q8', hint='the rubric lists the five points a good answer argues.')
 def q8(answer, # the student's answer
        ):
     "Check that the open answer is an argued paragraph and name the rubric points it addresses."
-    return rubric_feedback('modelhet.q8', answer, Q8_RUBRIC, MIN_WORDS)
+    return rubric_feedback('modelhet.q8', answer, Q8_RUBRIC)

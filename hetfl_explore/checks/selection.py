@@ -13,8 +13,8 @@ from ..selection.compare import jain_index
 
 # %% auto #0
 __all__ = ['K', 'KAPPA', 'T', 'TOL', 'SEED', 'BUG_K', 'BUG_KAPPA', 'BUG_TRIALS', 'UNIFORM_TOL', 'Q5_COUNTS', 'Q6_ROUNDS',
-           'Q6_TOL', 'Q7_RUBRIC', 'MIN_WORDS', 'q1', 'q2', 'never_selected', 'q3', 'sampler_problem', 'q4',
-           'uniform_jain', 'q5', 'q6', 'q7']
+           'Q6_TOL', 'Q7_RUBRIC', 'q1', 'q2', 'never_selected', 'q3', 'sampler_problem', 'q4', 'uniform_jain', 'q5',
+           'q6', 'q7']
 
 # %% ../../nbs/checks/91_selection.ipynb #0d5b1347
 K, KAPPA, T = 40, 5, 20   # the lab's federation: clients, clients per round, rounds
@@ -145,10 +145,9 @@ Q7_RUBRIC = {'availability': ('availab', 'online', 'offline', 'connect', 'night'
              'participation fairness': ('fair', 'jain', 'never selected', 'starv', 'participat'),
              'efficiency': ('time', 'straggl', 'energy', 'latency', 'wait', 'cost', 'efficien'),
              'evidence': ('measure', 'metric', 'experiment', 'simulat', 'compare', 'seed')}
-MIN_WORDS = 40   # an open answer shorter than this is sent back
 
 @exercise('selection.q7', hint='the rubric lists the five points a good answer argues.')
 def q7(answer, # the student's answer
        ):
     "Check that the open answer is an argued paragraph and name the rubric points it addresses."
-    return rubric_feedback('selection.q7', answer, Q7_RUBRIC, MIN_WORDS)
+    return rubric_feedback('selection.q7', answer, Q7_RUBRIC)
