@@ -106,3 +106,18 @@ def test_pager_follows_the_sidebar_and_search_entry_holds_the_prose():
                                          nbformat.v4.new_code_cell('secret_code = 1')])
     e = bd.search_entry(nb, dict(title='T', description='d', path=Path('a/b.html')))
     assert e['headings'] == ['Why *select*'] and 'FedDiverse picks' in e['text'] and 'secret_code' not in e['text'] and e['path'] == 'a/b.html'
+
+def test_executed_record_matches_only_the_exact_notebook_code_and_flags(tmp_path, monkeypatch):
+    "tests/test_notebooks.py skips a notebook only when the docs build ran exactly this notebook on exactly this package."
+    nbs = tmp_path/'nbs'; (nbs/'part').mkdir(parents=True); nb = nbs/'part'/'a.ipynb'
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell('assert 1 + 1 == 2')]), nb)
+    monkeypatch.setattr(bd, 'NBS', nbs); monkeypatch.setattr(bd, 'EXECUTED', tmp_path/'executed.json')
+    assert not bd.executed_ok(nb)                                       # no docs build yet
+    bd.EXECUTED.write_text(json.dumps({'part/a.ipynb': bd.fingerprint(nb)}))
+    assert bd.executed_ok(nb)
+    nb.write_text(nb.read_text().replace('1 + 1 == 2', '1 + 1 == 3'))
+    assert not bd.executed_ok(nb)                                       # the notebook changed
+    bd.EXECUTED.write_text(json.dumps({'part/a.ipynb': bd.fingerprint(nb)}))
+    monkeypatch.setattr(bd, 'tst_flags', lambda: {'slow'})
+    assert not bd.executed_ok(nb)                                       # other flags skip other cells
+    assert bd.fingerprint(nb) != bd.fingerprint(nb, 'another package')  # the package is part of it

@@ -22,6 +22,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 NBS, OUT, EXEC, PROC = ROOT/'nbs', ROOT/'_docs', ROOT/'_docs_exec', ROOT/'_proc'
+# which notebooks this build executed without error, with the fingerprint of what they ran: `make test` builds the docs
+# first, and tests/test_notebooks.py then passes a notebook whose fingerprint is recorded instead of running it again
+EXECUTED = EXEC/'executed.json'
+FINGERPRINTED = ('hetfl_explore', 'data', 'settings.ini')   # what a notebook's run depends on besides its own text
 JS_CACHE = ROOT/'.cache'/'docs-js'
 JS_PACKAGES = {'@jupyter-widgets/html-manager': '1.0.15', 'requirejs': '2.3.8', 'katex': '0.16.47'}
 SKIP_TAG, HIDE_INPUT, DOCS_ONLY, FOLD, FOLD_OPEN = 'skip-execution', 'hx-hide-input', 'hx-docs-only', 'hx-fold', 'hx-fold-open'
@@ -151,6 +155,27 @@ def execute(path: Path) -> tuple[str, float, str | None]:
     path.write_text(json.dumps(nb, indent=1))
     return path.name, time.time() - t0, None
 
+def tree_fingerprint() -> str:
+    "SHA-256 of what every notebook's run depends on besides its own text: the package, the data and the test flags."
+    import hashlib
+    h = hashlib.sha256(' '.join(sorted(tst_flags())).encode())
+    files = [ROOT/f for f in FINGERPRINTED if (ROOT/f).is_file()] + [q for f in FINGERPRINTED for q in sorted((ROOT/f).rglob('*'))
+             if q.is_file() and '__pycache__' not in q.parts]
+    for q in files: h.update(str(q.relative_to(ROOT)).encode()); h.update(q.read_bytes())
+    return h.hexdigest()
+
+def fingerprint(nb: Path, # a notebook under nbs/
+                tree: str | None = None, # `tree_fingerprint()`, when already computed
+               ) -> str:
+    "SHA-256 of a notebook and `tree_fingerprint()`: equal fingerprints run the same cells on the same code and data."
+    import hashlib
+    return hashlib.sha256(nb.read_bytes() + (tree or tree_fingerprint()).encode()).hexdigest()
+
+def executed_ok(nb: Path) -> bool:
+    "Whether the last docs build executed this notebook of nbs/ without error, on exactly the current code, data and flags."
+    if not EXECUTED.exists(): return False
+    return json.loads(EXECUTED.read_text()).get(str(nb.resolve().relative_to(NBS))) == fingerprint(nb)
+
 def execute_all(only: list[str] | None, jobs: int) -> None:
     "Copy `nbs/` to `_docs_exec/` and execute the notebooks there in parallel."
     if EXEC.exists(): shutil.rmtree(EXEC)
@@ -158,7 +183,8 @@ def execute_all(only: list[str] | None, jobs: int) -> None:
     keep = set(notebooks(EXEC, only))
     for p in notebooks(EXEC):
         if p not in keep: p.unlink()
-    failed, threads = [], os.environ.get('OMP_NUM_THREADS')
+    failed, threads, tree = [], os.environ.get('OMP_NUM_THREADS'), tree_fingerprint()
+    prints = {str(rel): fingerprint(NBS/rel, tree) for rel in (p.relative_to(EXEC) for p in notebooks(EXEC, only))}   # before running
     os.environ['OMP_NUM_THREADS'] = '1'   # kernels run side by side: one thread each
     try:
         with cf.ProcessPoolExecutor(jobs) as ex:
@@ -171,6 +197,7 @@ def execute_all(only: list[str] | None, jobs: int) -> None:
     if failed:
         for name, err in failed: print(f"\n--- {name}\n{err}", file=sys.stderr)
         raise SystemExit(f"docs: {len(failed)} notebook(s) failed to execute: {', '.join(n for n, _ in failed)}")
+    EXECUTED.write_text(json.dumps(prints, indent=1))
 
 # ---------------------------------------------------------------- 2. nbdev processors
 def process_all() -> None:

@@ -25,12 +25,18 @@ class CrowdRanked(Selector):
                 ):
         self.pool = check_type('pool', pool, DevicePool)
         self.budget = None if budget is None else check_float('budget', budget, lo=0, lo_open=True)
+    def key(self, t:int, # the round
+            clients, # the `ClientView`
+           ) -> np.ndarray:
+        "A score for every client id, lowest ranked first (each scoring baseline defines it)."
+        raise NotImplementedError(f"{type(self).__name__} must implement key(t, clients) or order(t, clients, rng)")
     def order(self, t:int, # the round
               clients, # the `ClientView`
               rng:np.random.Generator, # the selection stream
              ) -> np.ndarray:
-        "Available client ids, best first (each baseline defines it)."
-        raise NotImplementedError(f"{type(self).__name__} must implement order(t, clients, rng)")
+        "Available client ids by `key`, lowest first (ties by id)."
+        a = clients.available
+        return a[np.argsort(self.key(t, clients)[a], kind='stable')]
     def select(self, t, clients, k, rng):
         "The first `k` of `order`, or Algorithm 1's greedy budget pass over it."
         o = self.order(t, clients, rng)
@@ -47,18 +53,16 @@ class CrowdRandom(CrowdRanked):
 class GreedyPerCost(CrowdRanked):
     "Greedy (Tahir, 2025, §5.8.2): most training samples per unit cost first."
     name = 'Greedy'
-    def order(self, t, clients, rng):
-        "Available clients by n_k / cost_k, highest first (ties by id)."
-        a = clients.available
-        return a[np.argsort(-clients.n_samples[a] / self.pool.cost[a], kind='stable')]
+    def key(self, t, clients):
+        "Minus n_k / cost_k: most samples per unit cost first."
+        return -clients.n_samples / self.pool.cost
 
 class PriceFirst(CrowdRanked):
     "Price-first (Tahir, 2025, §5.8.2): cheapest clients first."
     name = 'Price-first'
-    def order(self, t, clients, rng):
-        "Available clients by price, cheapest first (ties by id)."
-        a = clients.available
-        return a[np.argsort(self.pool.cost[a], kind='stable')]
+    def key(self, t, clients):
+        "The price: cheapest first."
+        return self.pool.cost
 
 class ResourceAware(CrowdRanked):
     "Resource-aware (after FedCS, Nishio & Yonetani, 2019, as Tahir's baseline): best g_H + g_N this round first."
@@ -68,10 +72,10 @@ class ResourceAware(CrowdRanked):
                  requirements:TaskRequirements|None=None, # the task's requirements behind g_H and g_N
                 ):
         super().__init__(pool, budget); self.requirements = requirements or TaskRequirements()
-    def order(self, t, clients, rng):
-        "Available clients by this round's g_H + g_N, highest first."
-        a, s = clients.available, self.pool.scores(t, self.requirements)
-        return a[np.argsort(-(s['H'].to_numpy() + s['N'].to_numpy())[a], kind='stable')]
+    def key(self, t, clients):
+        "Minus this round's g_H + g_N: best first."
+        s = self.pool.scores(t, self.requirements)
+        return -(s['H'].to_numpy() + s['N'].to_numpy())
 
 # %% ../../nbs/crowd/63_baselines.ipynb #eeb13d99
 class Budgeted(Selector):
