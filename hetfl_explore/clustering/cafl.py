@@ -11,7 +11,7 @@ from ..foundation.core import check_int, check_float, check_choice, check_type
 from .mcl import kmedoids, silhouette_samples, clustering_report, _check_labels
 from .profiles import check_distance_matrix
 from .data import FedStream
-from .gpfl import (FLRun, FedAvg, TrainConfig, lr_init, train_round, weighted_average,
+from .gpfl import (FLRun, run_rounds, FedAvg, TrainConfig, lr_init, train_round, weighted_average,
                                            evaluate_models, scores, server_accuracy)
 
 # %% auto #0
@@ -101,7 +101,7 @@ def run(self, data:FedStream, # the federation
         seed:int=0, # seed of k-medoids and the shuffles
        ) -> FLRun:
     "Run the algorithm and return its record (representative counts in `freq`)."
-    check_type('data', data, FedStream); T = check_int('rounds', rounds if rounds is not None else data.rounds, 1, data.rounds)
+    T = run_rounds(data, rounds)
     W = data.n_clients
     if self.k > W: raise ValueError(f"k={self.k}: fewer clients ({W}) than clusters")
     new, n, _ = train_round(data, 0, {w: lr_init(data.n_features, data.n_classes) for w in range(W)}, self.train, seed)
@@ -202,7 +202,7 @@ class CMFL:
             seed:int=0, # seed of the shuffles
            ) -> FLRun:
         "Run CMFL and return its record (uploads per round in `uplink`)."
-        check_type('data', data, FedStream); T = check_int('rounds', rounds if rounds is not None else data.rounds, 1, data.rounds)
+        T = run_rounds(data, rounds)
         W, g, u_bar, run = data.n_clients, lr_init(data.n_features, data.n_classes), None, FLRun(self.name)
         for t in range(T + 1):
             new, n, _ = train_round(data, t, {w: g for w in range(W)}, self.train, seed)

@@ -17,7 +17,7 @@ from fastcore.basics import patch_to
 
 # %% auto #0
 __all__ = ['LR', 'EPOCHS', 'BATCH', 'lr_init', 'predict_proba', 'local_sgd', 'weighted_average', 'weighted_f1', 'scores',
-           'server_accuracy', 'FLRun', 'TrainConfig', 'train_round', 'evaluate_models', 'FedAvg', 'GPFL',
+           'server_accuracy', 'FLRun', 'TrainConfig', 'run_rounds', 'train_round', 'evaluate_models', 'FedAvg', 'GPFL',
            'cfl_bipartition', 'CFL']
 
 # %% ../../nbs/clustering/74_gpfl.ipynb #988f1bbe
@@ -141,6 +141,13 @@ class TrainConfig:
         check_float('lr', self.lr, lo=0, lo_open=True); check_int('epochs', self.epochs, lo=1)
         check_int('batch_size', self.batch_size, lo=1); check_float('prox_mu', self.prox_mu, lo=0)
 
+def run_rounds(data:FedStream, # the federation a run trains on
+               rounds:int|None=None, # rounds after the initial one (None = all the stream offers)
+              ) -> int:
+    "Check a run's federation and number of rounds; returns the number of rounds (every algorithm's `run` starts here)."
+    check_type('data', data, FedStream)
+    return check_int('rounds', data.rounds if rounds is None else rounds, 1, data.rounds)
+
 def train_round(data:FedStream, # the federation
                 t:int, # the round (its batches are used)
                 start:dict, # worker -> the parameters it starts from
@@ -183,7 +190,7 @@ class FedAvg:
             seed:int=0, # seed of selection and shuffles
            ) -> FLRun:
         "Run FedAvg and return its record."
-        check_type('data', data, FedStream); T = check_int('rounds', rounds if rounds is not None else data.rounds, 1, data.rounds)
+        T = run_rounds(data, rounds)
         rng, W = np.random.default_rng(check_int('seed', seed, lo=0)), data.n_clients
         g, run = lr_init(data.n_features, data.n_classes), FLRun(self.name)
         for t in range(T + 1):
@@ -313,7 +320,7 @@ def run(self, data:FedStream, # the federation
         seed:int=0, # seed of the shuffles
        ) -> FLRun:
     "Run CFL and return its record (labels per round, norms in `log`)."
-    check_type('data', data, FedStream); T = check_int('rounds', rounds if rounds is not None else data.rounds, 1, data.rounds)
+    T = run_rounds(data, rounds)
     W, run = data.n_clients, FLRun(self.name)
     clusters, models = [np.arange(W)], [lr_init(data.n_features, data.n_classes)]
     for t in range(T + 1):
