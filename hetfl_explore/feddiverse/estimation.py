@@ -12,7 +12,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
-from ..foundation.core import check_int, check_float, check_choice, check_type, torch_generator, seed_everything
+from ..foundation.core import check_int, check_float, check_choice, check_type, check_callable, check_by_name, torch_generator, seed_everything
 from ..foundation.hetero import dht, interaction_matrix, TYPES, as_counts
 from ..foundation.data import FederatedData
 from .selector import triplet_error
@@ -29,13 +29,10 @@ def _modules(n, v):
     "One module, or a non-empty list of modules (the one-vs-rest biased models)."
     if isinstance(v, (list, tuple)) and v: return [check_type(f'{n}[{i}]', m, nn.Module) for i, m in enumerate(v)]
     return check_type(n, v, nn.Module)
-def _fn(n, v):
-    if not callable(v): raise TypeError(f"{n}={v!r:.60}: expected a callable")
-    return v
 
 _KIND_RULES = {'module': lambda n, v: check_type(n, v, nn.Module), 'module_or_list': _modules,
                'tensor': lambda n, v: check_type(n, v, torch.Tensor), 'count0': _count(0), 'count1': _count(1), 'count2': _count(2),
-               'positive': lambda n, v: check_float(n, v, lo=0, lo_open=True), 'fn': _fn,
+               'positive': lambda n, v: check_float(n, v, lo=0, lo_open=True), 'fn': check_callable,
                'config': lambda n, v: v if v is None else check_type(n, v, EstimationConfig),
                'result': lambda n, v: check_type(n, v, EstimationResult), 'data': lambda n, v: check_type(n, v, FederatedData)}
 ESTIMATION_ARGUMENTS = dict(model='module', biased='module_or_list', x='tensor', y='tensor', logits='tensor', target='tensor',
@@ -46,7 +43,7 @@ ESTIMATION_ARGUMENTS = dict(model='module', biased='module_or_list', x='tensor',
 def check_arguments(**arguments, # argument name -> value; the name decides the rule (`ESTIMATION_ARGUMENTS`)
                    ):
     "Validate the common arguments of the estimation steps by name: models, tensors, counts, step sizes, configs."
-    for name, value in arguments.items(): _KIND_RULES[ESTIMATION_ARGUMENTS[name]](name, value)
+    check_by_name(_KIND_RULES, ESTIMATION_ARGUMENTS, **arguments)
 
 
 # %% ../../nbs/feddiverse/21_estimation.ipynb #b99b1356

@@ -14,8 +14,9 @@ import torch
 __all__ = ['SEED_MAX', 'MAX_COUNT', 'CHECK_SEED_ENV', 'CHECK_LOG_ENV', 'RESULTS_DIR', 'TRIPLET_COLORS', 'FONT_FAMILY',
            'PAGE_FIGURE_WIDTH', 'check_int', 'check_float', 'check_choice', 'check_type', 'as_array',
            'check_real_array', 'check_count', 'check_count_array', 'check_probability', 'check_distribution',
-           'check_ids', 'check_rng_seed', 'check_columns', 'default_device', 'seed_everything', 'spawn_seeds',
-           'rng_streams', 'torch_generator', 'validate_fields', 'check_seed', 'learned_check', 'results_path']
+           'check_ids', 'check_rng_seed', 'check_columns', 'check_callable', 'check_by_name', 'default_device',
+           'seed_everything', 'spawn_seeds', 'rng_streams', 'torch_generator', 'validate_fields', 'check_seed',
+           'learned_check', 'results_path']
 
 # %% ../../nbs/foundation/00_core.ipynb #ba8c93b3
 def _show(value, width:int=80) -> str:
@@ -219,6 +220,25 @@ def check_columns(name:str, # Argument name, quoted in the error
     missing = [c for c in columns if c not in value.columns]
     if missing: raise ValueError(f"{name}: a table without the column(s) {missing}; it has {list(value.columns)[:12]}")
     return value
+
+# %% ../../nbs/foundation/00_core.ipynb #8a17652a
+def check_callable(name:str, # Argument name, quoted in the error
+                   value:Any, # The value to check
+                   optional:bool=False, # whether None is allowed
+                  ):
+    "Return `value` if it is callable (or None when `optional`), else raise a `TypeError` naming the argument."
+    if (value is None and optional) or callable(value): return value
+    raise TypeError(_bad(name, value, 'a callable' + (' or None' if optional else '')))
+
+def check_by_name(rules:dict, # kind -> rule(name, value) that raises on a bad value
+                  kinds:dict, # argument name -> its kind
+                  **arguments, # argument name -> value
+                 ) -> None:
+    "Validate keyword arguments by their names: each name's kind picks the rule that checks it."
+    check_type('rules', rules, dict); check_type('kinds', kinds, dict)
+    for name, value in arguments.items():
+        if name not in kinds: raise ValueError(f"{name}: no validation rule for this argument; known: {sorted(kinds)}")
+        rules[kinds[name]](name, value)
 
 # %% ../../nbs/foundation/00_core.ipynb #77e3aa98
 def default_device(device:str|torch.device|None=None, # 'cpu', 'cuda', 'cuda:1', a `torch.device`, or None for automatic

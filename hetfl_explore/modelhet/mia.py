@@ -14,7 +14,7 @@ from torch import nn
 import torch.nn.functional as F
 from scipy.stats import norm as _normal
 from sklearn.metrics import roc_auc_score, roc_curve as _sk_roc
-from ..foundation.core import check_int, check_float, check_type, torch_generator
+from ..foundation.core import check_int, check_float, check_type, check_callable, check_by_name, torch_generator
 
 # %% auto #0
 __all__ = ['ARGUMENT_KINDS', 'FPR_TOL', 'CEIL_TOL', 'METRICS', 'KNOWN_FRACTION', 'MIN_KNOWN', 'MIA_CAP', 'SHADOW_EPOCHS',
@@ -78,14 +78,9 @@ def roc_curve(scores:np.ndarray, # Membership scores
     return _sk_roc(labels, scores, drop_intermediate=False)
 
 # %% ../../nbs/modelhet/31_mia.ipynb #b9fb59b4
-def _fn_or_none(name, v): return v if v is None else _callable(name, v)
-def _callable(name, v):
-    if not callable(v): raise TypeError(f"{name}={v!r:.60}: expected a callable")
-    return v
-
 _ARGUMENT_RULES = {   # kind of argument -> rule(name, value)
     'module': lambda n, v: check_type(n, v, nn.Module), 'tensor': lambda n, v: check_type(n, v, torch.Tensor),
-    'fn': _callable, 'fn_or_none': _fn_or_none, 'seed': lambda n, v: check_int(n, v, lo=0),
+    'fn': check_callable, 'fn_or_none': lambda n, v: check_callable(n, v, optional=True), 'seed': lambda n, v: check_int(n, v, lo=0),
     'split': lambda n, v: check_type(n, v, MIASplit), 'shadows': lambda n, v: check_type(n, v, Shadows),
     'result': lambda n, v: check_type(n, v, AttackResult)}
 ARGUMENT_KINDS = dict(model='module', teacher='module', x='tensor', y='tensor', x_dl='tensor', x_pool='tensor', y_pool='tensor',
@@ -95,7 +90,7 @@ ARGUMENT_KINDS = dict(model='module', teacher='module', x='tensor', y='tensor', 
 def check_arguments(**arguments, # argument name -> value; the name decides the rule (`ARGUMENT_KINDS`)
                    ):
     "Validate the common arguments of the attacks by name: models, tensors, callables, seeds, splits, shadows, results."
-    for name, value in arguments.items(): _ARGUMENT_RULES[ARGUMENT_KINDS[name]](name, value)
+    check_by_name(_ARGUMENT_RULES, ARGUMENT_KINDS, **arguments)
 
 
 # %% ../../nbs/modelhet/31_mia.ipynb #e485d15a
