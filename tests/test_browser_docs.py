@@ -56,21 +56,23 @@ def test_static_panels_say_so_and_navigation_works():
     "Issue 25: a banner above every panel, a screenshot of every page, no figure wider than its column, search, TOC, pager."
     require_browser()
     ARTIFACTS.mkdir(exist_ok=True)
+    problems = []                                                       # every page is checked; all problems are listed
     with serve(DOCS) as base, browser() as b:
         for rel in pages():
             page = b.new_page(viewport={'width': 1280, 'height': 900})
             page.goto(f'{base}/{rel}', wait_until='networkidle')
             views = page.locator('script[type="application/vnd.jupyter.widget-view+json"]').count()
-            assert views == 0 or page.locator('.hx-static-banner').count() > 0, f'{rel}: {views} widget views but no static-snapshot banner'
+            if views and not page.locator('.hx-static-banner').count(): problems.append(f'{rel}: {views} widget views but no static-snapshot banner')
             if views: page.wait_for_selector('.jupyter-widgets', timeout=15000)
             if page.locator('.plotly-graph-div').count(): page.wait_for_selector('.plotly-graph-div .main-svg', timeout=15000)
             wide = page.evaluate("""() => [...document.querySelectorAll('.hx-main .plotly-graph-div, .hx-main .jupyter-widgets')]
                 .filter(e => e.getBoundingClientRect().right > document.querySelector('.hx-main').getBoundingClientRect().right + 4)
-                .map(e => e.className.slice(0, 40))""")
-            assert not wide, f'{rel}: {len(wide)} figures or panels overflow the page column: {wide[:3]}'
-            assert page.locator('nav.hx-pager a').count() >= (1 if len(pages()) > 1 else 0), f'{rel}: no previous/next links'
+                .map(e => e.className.slice(0, 40) + ' ' + Math.round(e.getBoundingClientRect().width) + 'px')""")
+            if wide: problems.append(f'{rel}: {len(wide)} figures or panels overflow the page column: {wide[:3]}')
+            if page.locator('nav.hx-pager a').count() < (1 if len(pages()) > 1 else 0): problems.append(f'{rel}: no previous/next links')
             page.screenshot(path=str(ARTIFACTS/f"docs-{str(rel).replace('/', '-')[:-5]}.png"), full_page=True)
             page.close()
+        assert not problems, f'{len(problems)} problem(s):\n' + '\n'.join(problems)
         page = b.new_page(viewport={'width': 1280, 'height': 900})
         page.goto(f'{base}/{pages()[0]}', wait_until='networkidle')
         page.fill('.hx-search', 'FedDiverse')
