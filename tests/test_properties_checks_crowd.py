@@ -1,0 +1,77 @@
+"""Bad input never surprises `hetfl_explore.checks.crowd`: any student answer gets a `Feedback` (never an exception),
+a student's function that misbehaves is reported, not raised, and the data helpers reject malformed arguments with a
+ValueError/TypeError naming the argument."""
+import re, sys
+from pathlib import Path
+import numpy as np, pandas as pd, pytest, torch
+from hypothesis import given, settings, strategies as st, HealthCheck
+sys.path.insert(0, str(Path(__file__).parent))
+from properties_support import reject, bad_int, bad_float, bad_choice, MAX_EXAMPLES, NAN, INF
+from hetfl_explore.checks import crowd as X
+from hetfl_explore.checks.core import Feedback, STATUSES
+
+SETTINGS = settings(max_examples=MAX_EXAMPLES, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+QS = [n for n in X.__all__ if re.fullmatch(r'q[0-9]+', n)]
+HELPERS = ('q1_flows', 'panel_ranking', 'bug_cases', 'flows_problem', 'q4_game', 'shapley_panel_table', 'playground_ratios',
+           'abac_requests', 'signed_updates', 'verifier_problem')
+COVERED = {f'hetfl_explore.checks.crowd.{n}' for n in (*QS, *HELPERS)}
+MOD = 'hetfl_explore.checks.crowd'
+
+def test_covered_is_every_public_callable():
+    assert COVERED == {f'{MOD}.{n}' for n in X.__all__ if callable(getattr(X, n))}
+
+ANSWERS = st.one_of(st.none(), st.just(...), st.booleans(), st.integers(-10**6, 10**6), st.floats(allow_nan=True, allow_infinity=True),
+                    st.text(max_size=30), st.lists(st.one_of(st.integers(-5, 50), st.floats(), st.text(max_size=5), st.booleans()), max_size=6),
+                    st.tuples(st.text(max_size=12), st.floats()), st.sets(st.text(max_size=8), max_size=3),
+                    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2), st.builds(lambda n: np.full(n, np.nan), st.integers(0, 4)),
+                    st.builds(lambda x: torch.tensor(x), st.floats(-2, 2)), st.just(lambda *a: None), st.just(lambda *a: [0, 0, 0, 0]),
+                    st.just(lambda g, q, p: g), st.just(lambda *a: True), st.just(lambda *a: a[3].add(None)), st.just(print), st.just(object()))
+
+@pytest.mark.parametrize('name', QS)
+@SETTINGS
+@given(answer=ANSWERS)
+def test_any_answer_gets_feedback_never_an_exception(name, answer):
+    fb = getattr(X, name)(answer)
+    assert isinstance(fb, Feedback) and fb.status in STATUSES and fb.message
+    if fb.status == 'wrong': assert fb.hint
+
+@SETTINGS
+@given(f=ANSWERS)
+def test_problem_finders_report_never_raise(f):
+    for finder in (X.flows_problem, X.verifier_problem):
+        out = finder(f)
+        assert out is None or (isinstance(out, str) and out)
+
+BAD_Q = st.sampled_from([None, 'x', -0.1, NAN, INF, True, {'a': 1}, object(), [0.1, 0.2, 0.3]])
+
+@SETTINGS
+@given(bad=BAD_Q)
+def test_q1_flows_rejects_bad_thresholds(bad):
+    reject(MOD, lambda: X.q1_flows(bad), 'q', bad)
+    reject(MOD, lambda: X.q1_flows(0.0, bad), 'p', bad)
+    reject(MOD, lambda: X.q1_flows(0.6, 0.5), 'q', (0.6, 0.5))          # q above p
+
+@SETTINGS
+@given(bad=bad_float(lo=0.5, hi=100))
+def test_panel_ranking_rejects_bad_budgets(bad):
+    reject(MOD, lambda: X.panel_ranking(bad), 'budget', bad)
+
+@SETTINGS
+@given(bad=bad_int(lo=0))
+def test_bug_cases_rejects_bad_seeds(bad):
+    reject(MOD, lambda: X.bug_cases(bad), 'seed', bad)
+
+@SETTINGS
+@given(bad=bad_choice())
+def test_playground_ratios_rejects_bad_settings(bad):
+    reject(MOD, lambda: X.playground_ratios(bad), 'mode', bad)
+    reject(MOD, lambda: X.playground_ratios('poe', bad), 'prior', bad)
+
+def test_argument_free_helpers_are_deterministic_and_copies():
+    for f in (X.q4_game, X.shapley_panel_table, X.abac_requests, X.signed_updates, X.panel_ranking):
+        a, b = f(), f()
+        assert type(a) is type(b)
+    t = X.shapley_panel_table(); t.loc[:, 'flagged'] = True
+    assert not X.shapley_panel_table()['flagged'].all()                  # the cached table is not changed by a caller
+    assert X.signed_updates()['fresh'] == X.signed_updates()['fresh']    # one device, one set of signed updates per session
+    np.testing.assert_array_equal(X.bug_cases(3)[0][0], X.bug_cases(3)[0][0])
