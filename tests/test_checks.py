@@ -72,7 +72,7 @@ CASES = {
 for eid in OPEN: CASES[eid] = ([OPEN[eid]], [(SHORT, 'too short'), (OFFTOPIC, 'not found'), (42, 'string')])
 
 def test_every_exercise_has_cases():
-    here = ('selection', 'modelhet', 'feddiverse', 'fairness')   # the crowd lab's checks are in tests/test_checks_crowd.py
+    here = ('selection', 'modelhet', 'feddiverse', 'fairness')   # later labs: tests/test_checks_<lab>.py
     assert sorted(CASES) == sorted(e for lab in here for e in exercises(lab))
 
 @pytest.mark.parametrize('eid', sorted(CASES))

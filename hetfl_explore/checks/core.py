@@ -19,7 +19,7 @@ __all__ = ['STATUSES', 'MIME', 'LABS', 'SYMBOLS', 'COLOURS', 'EXERCISES', 'RESUL
 # %% ../../nbs/checks/90_checks.ipynb #0c3883c5
 STATUSES = ('correct', 'wrong', 'not attempted', 'submitted')   # 'submitted': an open question, graded by a person
 MIME = 'application/vnd.hetfl-check+json'
-LABS = ('selection', 'modelhet', 'feddiverse', 'fairness', 'crowd')       # the labs that have checks, in course order
+LABS = ('selection', 'modelhet', 'feddiverse', 'fairness', 'crowd', 'clustering')     # the labs that have checks, in course order
 SYMBOLS = {'correct': '✔', 'wrong': '✘', 'not attempted': '…', 'submitted': '✎'}
 COLOURS = {'correct': '#1a7f37', 'wrong': '#b00020', 'not attempted': '#666', 'submitted': '#0b3d91'}
 
