@@ -20,9 +20,9 @@ from ..selection.efficiency import PowD, ActiveFL, FLCIR
 from ..selection.constraints import Oort, QFFL
 
 # %% auto #0
-__all__ = ['DIMS', 'SELECTION_VARIANTS', 'ZERO', 'ROUNDOFF', 'AS_PRINTED', 'DEFAULT_ALIAS', 'SELECTORS',
-           'PUBLISHED_UNIFORM_SHARES', 'SHARE_FEDERATIONS', 'selection_options', 'check_triplets', 'check_rng',
-           'check_available', 'normalise_triplets', 'diversity_rounds', 'diversity_round', 'selector_name',
+__all__ = ['DIMS', 'SELECTION_VARIANTS', 'ZERO', 'ROUNDOFF', 'COMPILED_MIN_WORK', 'BLOCK', 'STACK', 'AS_PRINTED', 'DEFAULT_ALIAS',
+           'SELECTORS', 'PUBLISHED_UNIFORM_SHARES', 'SHARE_FEDERATIONS', 'selection_options', 'check_triplets',
+           'check_rng', 'check_available', 'normalise_triplets', 'diversity_rounds', 'diversity_round', 'selector_name',
            'FedDiverseSelector', 'algorithm5_round', 'LiteralFedDiverseSelector', 'client_matrices', 'oracle_triplets',
            'perturb_triplets', 'triplet_error', 'noise_for_error', 'nonnegative_matrices', 'fedrk_weights',
            'mixture_variance', 'FedRKSelector', 'SelectionStats', 'selection_stats', 'proxy_losses', 'make_selector',
@@ -121,18 +121,22 @@ def normalise_triplets(triplets:np.ndarray, # (..., K, 3) non-negative triplets 
     return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-12)
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #f37f3fad
+def _round_draws(K, k, R, rng, available, o):
+    "What every round starts from: the available mask, the picks n, the uniforms (R, 3·rand + n), the dimension order (R, 3)."
+    avail = np.zeros(K, bool); avail[check_available(available, K)] = True
+    target = k if o['remainder'] == 'truncate' else -(-k // 3) * 3
+    n, rand = min(target, int(avail.sum())), o['lead'] == 'random'
+    U = rng.random((R, 3 * rand + n))   # a round's uniforms: the dimension order, then one per pick
+    s = 0 if rand else DIMS.index(o['lead'])
+    return avail, n, U, np.argsort(U[:, :3], 1) if rand else np.tile([s, (s + 1) % 3, (s + 2) % 3], (R, 1))
+
 class _Rounds:
     "`R` FedDiverse rounds selected side by side: who is left, the coordinates the steps work in, the uniforms."
     def __init__(self, t, k, R, rng, t0, available, tol, o):
-        K, self.o, self.tol, self.rows = len(t), o, tol, np.arange(R)
-        self.left = np.zeros((R, K), bool)
-        self.left[:, check_available(available, K)] = True
-        target = k if o['remainder'] == 'truncate' else -(-k // 3) * 3
-        self.n, self.rand = min(target, int(self.left[0].sum())), o['lead'] == 'random'
-        self.U = rng.random((R, 3 * self.rand + self.n))   # a round's uniforms: the dimension order, then one per pick
-        s = 0 if self.rand else DIMS.index(o['lead'])
-        self.order = np.argsort(self.U[:, :3], 1) if self.rand else np.tile([s, (s + 1) % 3, (s + 2) % 3], (R, 1))
-        self.M = t[:, self.order].transpose(1, 0, 2) if self.rand else np.broadcast_to(t, (R, K, 3))
+        self.o, self.tol, self.rows, self.rand = o, tol, np.arange(R), o['lead'] == 'random'
+        avail, self.n, self.U, self.order = _round_draws(len(t), k, R, rng, available, o)
+        self.left = np.tile(avail, (R, 1))
+        self.M = t[:, self.order].transpose(1, 0, 2) if self.rand else np.broadcast_to(t, (R, len(t), 3))
         self.offset = {'per_triplet': None, 'per_round': t0 + self.rows, 'none': 0}[o['rotate']]
         self.picks, self.steps = [], []
 
@@ -195,6 +199,8 @@ def _run_rounds(triplets, k, rounds, rng, t0, available, tol, options):
         r += 1
     return st
 
+COMPILED_MIN_WORK = 2_000_000   # rounds × clients × κ from which `diversity_rounds` compiles: below it numpy is faster than loading numba
+
 def diversity_rounds(triplets:np.ndarray, # (K, 3) triplets [CI, AI, SC] of every client, indexed by id
                      k:int, # clients to select per round (κ)
                      rounds:int, # number of rounds
@@ -202,11 +208,164 @@ def diversity_rounds(triplets:np.ndarray, # (K, 3) triplets [CI, AI, SC] of ever
                      t0:int=0, # index of the first round (used by `rotate='per_round'`)
                      available:np.ndarray|None=None, # ids that may be chosen in every round (default: all)
                      tol:float=1e-9, # scores within `tol` of the best are ties
+                     compiled:bool|None=None, # run the rounds in the compiled kernel (the same picks); None: from `COMPILED_MIN_WORK`
                      **options, # the selection options (`selection_options`); missing ones come from 'sign-invariant'
                     ) -> np.ndarray: # (rounds, picks) chosen ids in selection order
-    "FedDiverse's probabilistic / complementary / orthogonal selection for many rounds at once, vectorised over rounds."
+    "FedDiverse's probabilistic / complementary / orthogonal selection for many rounds at once (vectorised, or compiled)."
+    if compiled is None: compiled = check_int('rounds', rounds, lo=1) * len(check_triplets(triplets)) * check_int('k', k, lo=1) >= COMPILED_MIN_WORK
+    if check_type('compiled', compiled, bool):
+        t, o = check_triplets(triplets), selection_options('sign-invariant', **options)
+        avail, n, U, order = _round_draws(len(t), check_int('k', k, lo=1), check_int('rounds', rounds, lo=1), check_rng(rng), available, o)
+        return _compiled('_rounds_kernel')(t, avail, U, order, *_kernel_options(o, n, check_int('t0', t0), check_float('tol', tol, lo=0)))
     st = _run_rounds(triplets, k, rounds, rng, t0, available, tol, options)
     return np.stack(st.picks, 1) if st.picks else np.zeros((len(st.rows), 0), np.int64)
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #1a19b9ab
+BLOCK = 128   # numpy's pairwise summation adds blocks of up to 128 values with eight partial sums (PW_BLOCKSIZE)
+STACK = 64    # depth of the explicit stack of `_pairwise` (halving 2**63 values needs fewer levels)
+
+def _block(a, lo, n):
+    "numpy's sum of `a[lo:lo+n]`, n <= BLOCK: one by one below 8 values, else eight interleaved partial sums."
+    if n < 8:
+        r = 0.0
+        for i in range(lo, lo + n): r += a[i]
+        return r
+    r0, r1, r2, r3, r4, r5, r6, r7 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3], a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
+    i = 8
+    while i < n - n % 8:
+        j = lo + i
+        r0 += a[j]; r1 += a[j + 1]; r2 += a[j + 2]; r3 += a[j + 3]; r4 += a[j + 4]; r5 += a[j + 5]; r6 += a[j + 6]; r7 += a[j + 7]
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res += a[lo + i]; i += 1
+    return res
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #b75eaa14
+def _pairwise(a):
+    "numpy's pairwise sum of a contiguous row, `a.sum()` to the last bit: halves at multiples of 8 down to blocks."
+    if len(a) <= BLOCK: return _block(a, 0, len(a))
+    lo, size, state = np.empty(STACK, np.int64), np.empty(STACK, np.int64), np.zeros(STACK, np.int8)
+    vals, top, nv = np.empty(STACK), 0, 0   # an explicit stack: numba's on-disk cache cannot hold recursive functions
+    lo[0], size[0] = 0, len(a)
+    while top >= 0:
+        n = size[top]
+        if n <= BLOCK:
+            vals[nv] = _block(a, lo[top], n); nv += 1; top -= 1
+        elif state[top] == 2:
+            vals[nv - 2] += vals[nv - 1]; nv -= 1; top -= 1
+        else:
+            h = n // 2; h -= h % 8
+            first = state[top] == 0; state[top] += 1; top += 1
+            lo[top], size[top], state[top] = (lo[top - 1], h, 0) if first else (lo[top - 1] + h, n - h, 0)
+    return vals[0]
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #c77ebc4b
+def _draw1(w, left, u):
+    "`_draw` of one round, in place on its weights `w`: the uniform fallback of step 1, the cumulative shares, the first above `u`."
+    s = _pairwise(w)
+    if s <= ZERO:
+        for i in range(len(w)): w[i] = 1.0 if left[i] else 0.0
+        s = _pairwise(w)
+    c = 0.0
+    for i in range(len(w)):
+        c += w[i] / s; w[i] = c
+    for i in range(len(w)):
+        if not w[i] / c <= u: return i
+    return len(w) - 1   # not reached: the last share is c / c = 1 > u
+
+def _pick1(scores, left, best_min, u, first, tol, buf):
+    "`_pick` of one round: a client left within `tol` of the best score, the first or the ⌊u·n⌋-th of the n tied."
+    b = np.inf if best_min else -np.inf
+    for i in range(len(scores)):
+        if left[i] and (scores[i] < b if best_min else scores[i] > b): b = scores[i]
+    n = 0
+    for i in range(len(scores)):
+        if left[i] and abs(scores[i] - b) <= tol:
+            if first: return i
+            buf[n] = i; n += 1
+    return buf[int(np.floor(u * n))]
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #e1eb2e90
+def _normalise1(M, inplay, cosine, L):
+    "`normalise_triplets` of one round's (K, 3) coordinates `M` into `L`: 'l1' per client, or 'cosine' over the clients in play."
+    K = M.shape[0]
+    if not cosine:
+        for i in range(K):
+            s = max((M[i, 0] + M[i, 1]) + M[i, 2], 1e-12)
+            for d in range(3): L[i, d] = M[i, d] / s
+        return
+    c0 = c1 = c2 = 0.0   # numpy sums over the clients axis one client after the other
+    for i in range(K):
+        if inplay[i]: c0 += M[i, 0]; c1 += M[i, 1]; c2 += M[i, 2]
+    c0, c1, c2 = max(c0, 1e-12), max(c1, 1e-12), max(c2, 1e-12)
+    for i in range(K):
+        x0, x1, x2 = (M[i, 0] / c0, M[i, 1] / c1, M[i, 2] / c2) if inplay[i] else (0.0, 0.0, 0.0)
+        nr = max(np.sqrt((x0 * x0 + x1 * x1) + x2 * x2), 1e-12)
+        L[i, 0], L[i, 1], L[i, 2] = x0 / nr, x1 / nr, x2 / nr
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #71ef08e5
+def _triplet1(M, L, left, inplay, w, sc, buf, pick, u, p, col, opts):
+    "Steps 1-3 of one triplet of one round, writing each pick into `pick` from position `p`; the picks made after it."
+    cosine, cumulative, signed, first, n, tol, fixed = opts
+    for i in range(len(w)): w[i] = M[i, col] if left[i] else 0.0
+    kp = _draw1(w, left, u[p]); left[kp] = False; pick[p] = kp
+    if p + 1 == n: return n
+    if not fixed:
+        inplay[:] = left; inplay[kp] = True
+        _normalise1(M, inplay, cosine, L)
+    a0, a1, a2 = L[kp, 0], L[kp, 1], L[kp, 2]
+    for i in range(len(w)): sc[i] = (L[i, 0] * a0 + L[i, 1] * a1) + L[i, 2] * a2
+    kc = _pick1(sc, left, True, u[p + 1], first, tol, buf); left[kc] = False; pick[p + 1] = kc
+    if p + 2 == n: return n
+    b0, b1, b2 = L[kc, 0], L[kc, 1], L[kc, 2]
+    v0, v1, v2 = a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0   # np.cross, product by product
+    nv = np.sqrt((v0 * v0 + v1 * v1) + v2 * v2)
+    if cosine and nv > 0: v0, v1, v2 = v0 / nv, v1 / nv, v2 / nv
+    for i in range(len(w)):
+        s = (L[i, 0] * v0 + L[i, 1] * v1) + L[i, 2] * v2
+        sc[i] = s if signed else abs(s)
+    kr = _pick1(sc, left, False, u[p + 2], first, tol, buf); left[kr] = False; pick[p + 2] = kr
+    if cumulative: M[:] = L
+    return p + 3
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #7fb5a15e
+def _rounds_kernel(T, avail, U, order, rand, rotate, cosine, cumulative, signed, first, n, t0, tol):
+    "Every round of `diversity_rounds`, one after the other: `_Rounds`' arithmetic in the same order, so the same picks."
+    R, K = U.shape[0], T.shape[0]
+    picks = np.empty((R, n), np.int64)
+    w, sc, buf, inplay = np.empty(K), np.empty(K), np.empty(K, np.int64), np.empty(K, np.bool_)
+    M, L = np.empty((K, 3)), np.empty((K, 3))
+    fixed = not cosine and not cumulative   # 'l1' of fixed coordinates: one normalisation a round
+    opts = (cosine, cumulative, signed, first, n, tol, fixed)
+    for r in range(R):
+        o, left = order[r], avail.copy()
+        for d in range(3): M[:, d] = T[:, o[d]] if rand else T[:, d]
+        if fixed: _normalise1(M, left, False, L)
+        p, trip, u = 0, 0, U[r, 3 if rand else 0:]
+        while p < n:
+            off = trip if rotate == 0 else (t0 + r if rotate == 1 else 0)   # per triplet, per round, none
+            p = _triplet1(M, L, left, inplay, w, sc, buf, picks[r], u, p, (-off) % 3 if rand else o[off % 3], opts)
+            trip += 1
+    return picks
+
+def _kernel_options(o, n, t0, tol):
+    "The arguments of `_rounds_kernel` after the arrays, from an option dict."
+    return (o['lead'] == 'random', ('per_triplet', 'per_round', 'none').index(o['rotate']), o['norm'] == 'cosine',
+            o['cumulative'], o['signed'], o['ties'] == 'first', n, t0, tol)
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #4c6db901
+_KERNELS = ('_block', '_pairwise', '_draw1', '_pick1', '_normalise1', '_triplet1', '_rounds_kernel')   # callees first
+
+def _compiled(name:str, # one of `_KERNELS`
+             ):
+    "A kernel compiled by numba (imported, and every kernel compiled or loaded from its disk cache, on first use only)."
+    g = globals()
+    if not hasattr(g[name], 'py_func'):
+        import numba
+        for f in _KERNELS:   # a jitted function calls the *compiled* functions its globals name
+            if not hasattr(g[f], 'py_func'): g[f] = numba.njit(cache=True)(g[f])
+    return g[name]
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #b22afced
 def _trace(st:_Rounds, s:dict) -> dict:
