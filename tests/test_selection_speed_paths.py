@@ -1,0 +1,74 @@
+"""The fast paths of the selection simulation pick exactly what the reference paths pick (same draws, same order).
+
+The FedDiverse teaching results and the tutorial numbers depend on the exact random streams, so every fast path is
+compared, pick by pick, with the reference on several seeds, κ values, variants and option overrides.
+"""
+import numpy as np, pytest
+from hetfl_explore.foundation.data import federation
+from hetfl_explore.feddiverse.selector import (SELECTION_VARIANTS, COMPILED_MIN_WORK, diversity_rounds, diversity_round,
+                                               oracle_triplets, simulate_selection, FedDiverseSelector, _compiled)
+
+GCI = oracle_triplets(federation('spawrious_gci_100').matrices)
+TILED = np.concatenate([oracle_triplets(federation('spawrious_gsc').matrices)] * 5)   # 120 clients, exact ties
+RANDOM = np.random.default_rng(11).random((90, 3)) * np.random.default_rng(12).integers(0, 2, (90, 3))   # zeros in places
+OVERRIDES = [dict(), dict(ties='first'), dict(rotate='none'), dict(rotate='per_round'), dict(lead='CI'), dict(lead='random', norm='l1'),
+             dict(cumulative=True), dict(norm='cosine', cumulative=False), dict(signed=True, remainder='overselect')]
+
+def both(T, k, rounds, seed, t0=0, available=None, **opts):
+    "The compiled and the vectorised picks from the same seed."
+    run = lambda c: diversity_rounds(T, k, rounds, np.random.default_rng(seed), t0, available, compiled=c, **opts)
+    return run(True), run(False)
+
+@pytest.mark.parametrize('variant', list(SELECTION_VARIANTS))
+@pytest.mark.parametrize('T', [GCI, TILED, RANDOM], ids=['gci100', 'tiled', 'random'])
+@pytest.mark.parametrize('k', [1, 2, 7, 9, 31])
+def test_compiled_rounds_equal_vectorised_rounds(variant, T, k):
+    "Every named variant, three federations (one full of exact ties), κ not a multiple of 3, three seeds."
+    for seed in (0, 1, 2):
+        fast, ref = both(T, k, 25, seed, t0=seed, **SELECTION_VARIANTS[variant])
+        np.testing.assert_array_equal(fast, ref)
+
+@pytest.mark.parametrize('opts', OVERRIDES, ids=[str(o) for o in OVERRIDES])
+def test_compiled_rounds_equal_vectorised_rounds_under_overrides(opts):
+    "Each option moved away from the variant's value (ties, rotation, lead, norm, cumulative, sign, remainder)."
+    for variant in SELECTION_VARIANTS:
+        for seed, k in ((3, 9), (4, 20)):
+            fast, ref = both(TILED, k, 20, seed, t0=1, **{**SELECTION_VARIANTS[variant], **opts})
+            np.testing.assert_array_equal(fast, ref)
+
+def test_compiled_rounds_with_available_subsets_and_degenerate_triplets():
+    "Availability subsets, fewer available clients than κ, all-zero triplets (uniform fallback) and one non-zero client."
+    one = np.zeros((15, 3)); one[4] = (0.1, 0.2, 0.3)
+    for T, available, k in ((TILED, np.arange(0, 120, 3), 9), (TILED, [5, 17, 40], 9), (np.zeros((12, 3)), None, 9),
+                            (one, None, 6), (RANDOM, np.arange(30), 30)):
+        for variant in SELECTION_VARIANTS:
+            fast, ref = both(T, k, 15, 5, available=available, **SELECTION_VARIANTS[variant])
+            np.testing.assert_array_equal(fast, ref)
+
+def test_compiled_rounds_equal_diversity_round_round_by_round():
+    "The compiled path also equals the traced single rounds `FedDiverseSelector.select` makes (same stream)."
+    for variant, opts in SELECTION_VARIANTS.items():
+        rng = np.random.default_rng(8)
+        one = np.stack([diversity_round(GCI, 9, rng, 4 + i, **opts)[0] for i in range(12)])
+        np.testing.assert_array_equal(diversity_rounds(GCI, 9, 12, np.random.default_rng(8), 4, compiled=True, **opts), one)
+
+def test_pairwise_sum_is_numpys_sum_to_the_last_bit():
+    "`_pairwise` replays numpy's pairwise summation (blocks, eight partial sums, halving) exactly."
+    rng, pairwise = np.random.default_rng(0), _compiled('_pairwise')
+    for n in [*range(1, 300), 511, 512, 513, 1000, 1001, 4099, 10007]:
+        x = rng.random(n) * rng.integers(0, 2, n) * 10.0 ** rng.uniform(-3, 3, n)
+        assert pairwise(x) == x.sum(), n
+
+def test_simulate_selection_takes_the_compiled_path_above_the_threshold_with_the_same_stats():
+    "Large enough, `simulate_selection` runs the compiled kernel; its participation equals the vectorised path's."
+    K = len(GCI); rounds = COMPILED_MIN_WORK // (K * 9) + 1
+    st = simulate_selection(federation('spawrious_gci_100'), 'feddiverse', rounds, 9, seed=3)
+    sel = FedDiverseSelector(GCI)
+    from hetfl_explore.foundation.core import rng_streams
+    ref = diversity_rounds(GCI, 9, rounds, rng_streams(3, 3, 'simulate_selection')[0], compiled=False, **sel.options)
+    chosen = np.zeros((rounds, K), np.int64); chosen[np.arange(rounds)[:, None], ref] = 1
+    np.testing.assert_array_equal(st.selected, chosen)
+
+def test_compiled_flag_is_validated():
+    "`compiled` must be a bool or None."
+    with pytest.raises(TypeError, match='compiled'): diversity_rounds(GCI, 3, 2, np.random.default_rng(0), compiled='yes')
