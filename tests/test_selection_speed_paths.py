@@ -6,7 +6,7 @@ compared, pick by pick, with the reference on several seeds, κ values, variants
 import numpy as np, pytest
 from hetfl_explore.foundation.data import federation
 from hetfl_explore.feddiverse.selector import (SELECTION_VARIANTS, COMPILED_MIN_WORK, diversity_rounds, diversity_round,
-                                               oracle_triplets, simulate_selection, FedDiverseSelector, _compiled)
+                                               oracle_triplets, simulate_selection, FedDiverseSelector, _pairwise)
 
 GCI = oracle_triplets(federation('spawrious_gci_100').matrices)
 TILED = np.concatenate([oracle_triplets(federation('spawrious_gsc').matrices)] * 5)   # 120 clients, exact ties
@@ -54,7 +54,7 @@ def test_compiled_rounds_equal_diversity_round_round_by_round():
 
 def test_pairwise_sum_is_numpys_sum_to_the_last_bit():
     "`_pairwise` replays numpy's pairwise summation (blocks, eight partial sums, halving) exactly."
-    rng, pairwise = np.random.default_rng(0), _compiled('_pairwise')
+    rng, pairwise = np.random.default_rng(0), _pairwise
     for n in [*range(1, 300), 511, 512, 513, 1000, 1001, 4099, 10007]:
         x = rng.random(n) * rng.integers(0, 2, n) * 10.0 ** rng.uniform(-3, 3, n)
         assert pairwise(x) == x.sum(), n

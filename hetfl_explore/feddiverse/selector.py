@@ -11,6 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from scipy.optimize import minimize
 from fastcore.basics import patch
+from numba import njit
 from ..foundation.core import check_int, check_float, check_choice, check_type, rng_streams, TRIPLET_COLORS
 from ..foundation.hetero import as_counts, dht, client_types, TYPES
 from ..engine.protocol import (Selector, Selection, ClientView, UniformSelector, RoundRobinSelector, make_view,
@@ -216,7 +217,7 @@ def diversity_rounds(triplets:np.ndarray, # (K, 3) triplets [CI, AI, SC] of ever
     if check_type('compiled', compiled, bool):
         t, o = check_triplets(triplets), selection_options('sign-invariant', **options)
         avail, n, U, order = _round_draws(len(t), check_int('k', k, lo=1), check_int('rounds', rounds, lo=1), check_rng(rng), available, o)
-        return _compiled('_rounds_kernel')(t, avail, U, order, *_kernel_options(o, n, check_int('t0', t0), check_float('tol', tol, lo=0)))
+        return _rounds_kernel(t, avail, U, order, *_kernel_options(o, n, check_int('t0', t0), check_float('tol', tol, lo=0)))
     st = _run_rounds(triplets, k, rounds, rng, t0, available, tol, options)
     return np.stack(st.picks, 1) if st.picks else np.zeros((len(st.rows), 0), np.int64)
 
@@ -224,6 +225,7 @@ def diversity_rounds(triplets:np.ndarray, # (K, 3) triplets [CI, AI, SC] of ever
 BLOCK = 128   # numpy's pairwise summation adds blocks of up to 128 values with eight partial sums (PW_BLOCKSIZE)
 STACK = 64    # depth of the explicit stack of `_pairwise` (halving 2**63 values needs fewer levels)
 
+@njit(cache=True)
 def _block(a, lo, n):
     "numpy's sum of `a[lo:lo+n]`, n <= BLOCK: one by one below 8 values, else eight interleaved partial sums."
     if n < 8:
@@ -242,6 +244,7 @@ def _block(a, lo, n):
     return res
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #b75eaa14
+@njit(cache=True)
 def _pairwise(a):
     "numpy's pairwise sum of a contiguous row, `a.sum()` to the last bit: halves at multiples of 8 down to blocks."
     if len(a) <= BLOCK: return _block(a, 0, len(a))
@@ -261,6 +264,7 @@ def _pairwise(a):
     return vals[0]
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #c77ebc4b
+@njit(cache=True)
 def _draw1(w, left, u):
     "`_draw` of one round, in place on its weights `w`: the uniform fallback of step 1, the cumulative shares, the first above `u`."
     s = _pairwise(w)
@@ -274,6 +278,7 @@ def _draw1(w, left, u):
         if not w[i] / c <= u: return i
     return len(w) - 1   # not reached: the last share is c / c = 1 > u
 
+@njit(cache=True)
 def _pick1(scores, left, best_min, u, first, tol, buf):
     "`_pick` of one round: a client left within `tol` of the best score, the first or the ⌊u·n⌋-th of the n tied."
     b = np.inf if best_min else -np.inf
@@ -287,6 +292,7 @@ def _pick1(scores, left, best_min, u, first, tol, buf):
     return buf[int(np.floor(u * n))]
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #e1eb2e90
+@njit(cache=True)
 def _normalise1(M, inplay, cosine, L):
     "`normalise_triplets` of one round's (K, 3) coordinates `M` into `L`: 'l1' per client, or 'cosine' over the clients in play."
     K = M.shape[0]
@@ -305,6 +311,7 @@ def _normalise1(M, inplay, cosine, L):
         L[i, 0], L[i, 1], L[i, 2] = x0 / nr, x1 / nr, x2 / nr
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #71ef08e5
+@njit(cache=True)
 def _triplet1(M, L, left, inplay, w, sc, buf, pick, u, p, col, opts):
     "Steps 1-3 of one triplet of one round, writing each pick into `pick` from position `p`; the picks made after it."
     cosine, cumulative, signed, first, n, tol, fixed = opts
@@ -330,6 +337,7 @@ def _triplet1(M, L, left, inplay, w, sc, buf, pick, u, p, col, opts):
     return p + 3
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #7fb5a15e
+@njit(cache=True)
 def _rounds_kernel(T, avail, U, order, rand, rotate, cosine, cumulative, signed, first, n, t0, tol):
     "Every round of `diversity_rounds`, one after the other: `_Rounds`' arithmetic in the same order, so the same picks."
     R, K = U.shape[0], T.shape[0]
@@ -353,19 +361,6 @@ def _kernel_options(o, n, t0, tol):
     "The arguments of `_rounds_kernel` after the arrays, from an option dict."
     return (o['lead'] == 'random', ('per_triplet', 'per_round', 'none').index(o['rotate']), o['norm'] == 'cosine',
             o['cumulative'], o['signed'], o['ties'] == 'first', n, t0, tol)
-
-# %% ../../nbs/feddiverse/20_selector.ipynb #4c6db901
-_KERNELS = ('_block', '_pairwise', '_draw1', '_pick1', '_normalise1', '_triplet1', '_rounds_kernel')   # callees first
-
-def _compiled(name:str, # one of `_KERNELS`
-             ):
-    "A kernel compiled by numba (imported, and every kernel compiled or loaded from its disk cache, on first use only)."
-    g = globals()
-    if not hasattr(g[name], 'py_func'):
-        import numba
-        for f in _KERNELS:   # a jitted function calls the *compiled* functions its globals name
-            if not hasattr(g[f], 'py_func'): g[f] = numba.njit(cache=True)(g[f])
-    return g[name]
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #b22afced
 def _trace(st:_Rounds, s:dict) -> dict:
