@@ -6,7 +6,10 @@ compared, pick by pick, with the reference on several seeds, κ values, variants
 import numpy as np, pytest
 from hetfl_explore.foundation.data import federation
 from hetfl_explore.feddiverse.selector import (SELECTION_VARIANTS, COMPILED_MIN_WORK, diversity_rounds, diversity_round,
-                                               oracle_triplets, simulate_selection, FedDiverseSelector, _pairwise)
+                                               oracle_triplets, simulate_selection, FedDiverseSelector, LiteralFedDiverseSelector,
+                                               _pairwise, _algorithm5_rounds)
+from hetfl_explore.foundation.core import rng_streams
+from hetfl_explore.engine.protocol import make_view
 
 GCI = oracle_triplets(federation('spawrious_gci_100').matrices)
 TILED = np.concatenate([oracle_triplets(federation('spawrious_gsc').matrices)] * 5)   # 120 clients, exact ties
@@ -64,7 +67,6 @@ def test_simulate_selection_takes_the_compiled_path_above_the_threshold_with_the
     K = len(GCI); rounds = COMPILED_MIN_WORK // (K * 9) + 1
     st = simulate_selection(federation('spawrious_gci_100'), 'feddiverse', rounds, 9, seed=3)
     sel = FedDiverseSelector(GCI)
-    from hetfl_explore.foundation.core import rng_streams
     ref = diversity_rounds(GCI, 9, rounds, rng_streams(3, 3, 'simulate_selection')[0], compiled=False, **sel.options)
     chosen = np.zeros((rounds, K), np.int64); chosen[np.arange(rounds)[:, None], ref] = 1
     np.testing.assert_array_equal(st.selected, chosen)
@@ -72,3 +74,23 @@ def test_simulate_selection_takes_the_compiled_path_above_the_threshold_with_the
 def test_compiled_flag_is_validated():
     "`compiled` must be a bool or None."
     with pytest.raises(TypeError, match='compiled'): diversity_rounds(GCI, 3, 2, np.random.default_rng(0), compiled='yes')
+
+@pytest.mark.parametrize('T', [GCI, TILED, RANDOM, np.zeros((12, 3))], ids=['gci100', 'tiled', 'random', 'zeros'])
+@pytest.mark.parametrize('k', [1, 5, 9, 30])
+def test_compiled_literal_rounds_equal_the_selector_round_by_round(T, k):
+    "`_algorithm5_rounds` returns the clients (in order) and re-pick counts of `LiteralFedDiverseSelector.select`, per round."
+    K = len(T)
+    for seed, t0, available in ((0, 0, None), (1, 2, np.arange(0, K, 2)), (2, 1, np.arange(min(K, 7)))):
+        lit = LiteralFedDiverseSelector(T); lit.reset(K, 0); rng = np.random.default_rng(seed)
+        one = [lit.select(t0 + t, make_view(K, t0 + t, available), k, rng).ids for t in range(30)]
+        many, dups = _algorithm5_rounds(T, k, 30, np.random.default_rng(seed), t0, available)
+        np.testing.assert_array_equal(many, np.stack(one)); np.testing.assert_array_equal(dups, lit.duplicates)
+
+def test_simulate_selection_literal_compiled_path_equals_round_by_round():
+    "Above the threshold `simulate_selection` runs the literal rounds compiled: same participation, same re-picks."
+    K = len(GCI); rounds = COMPILED_MIN_WORK // (K * 9) + 1
+    st = simulate_selection(federation('spawrious_gci_100'), 'feddiverse[paper-as-printed]', rounds, 9, seed=5)
+    lit = LiteralFedDiverseSelector(GCI); lit.reset(K, 5); rng = rng_streams(5, 3, 'simulate_selection')[0]
+    chosen = np.zeros((rounds, K), np.int64)
+    for t in range(rounds): chosen[t, lit.select(t, make_view(K, t), 9, rng).ids] = 1
+    np.testing.assert_array_equal(st.selected, chosen); np.testing.assert_array_equal(st.duplicates, lit.duplicates)

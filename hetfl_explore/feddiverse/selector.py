@@ -11,7 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from scipy.optimize import minimize
 from fastcore.basics import patch
-from numba import njit
+from numba import njit, objmode
 from ..foundation.core import check_int, check_float, check_choice, check_type, rng_streams, TRIPLET_COLORS
 from ..foundation.hetero import as_counts, dht, client_types, TYPES
 from ..engine.protocol import (Selector, Selection, ClientView, UniformSelector, RoundRobinSelector, make_view,
@@ -497,6 +497,64 @@ class LiteralFedDiverseSelector(Selector):
         return Selection(ids)
 
 
+# %% ../../nbs/feddiverse/20_selector.ipynb #d5f8a1a3
+@njit(cache=True)
+def _matvec(L, x):
+    "`L @ x` computed by numpy itself (its BLAS orders and fuses the multiply-adds), called from compiled code."
+    with objmode(y='float64[:]'): y = L @ x
+    return y
+
+@njit(cache=True)
+def _take1(i, left, chosen, row, n):
+    "Algorithm 6's set union for one pick: `i` leaves `left` and joins `row` unless already chosen; the round's size."
+    left[i] = False
+    if chosen[i]: return n
+    chosen[i] = True; row[n] = i
+    return n + 1
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #ec26db25
+@njit(cache=True)
+def _literal_rounds(T, L, avail, cols, k, U, pos, r, out, dups, tol):
+    "`algorithm5_round` for rounds r, r+1, … while `U[pos:]` holds a worst-case round's uniforms; (next round, next uniform)."
+    K = len(T); w, buf, m = np.empty(K), np.empty(K, np.int64), avail.sum()
+    while r < len(out) and pos + 3 * m <= len(U):
+        left, chosen, n, picks = avail.copy(), np.zeros(K, np.bool_), 0, 0
+        while n < k and left.any():
+            for i in range(K): w[i] = T[i, cols[r]] if left[i] else 0.0
+            kp = _draw1(w, left, U[pos]); n = _take1(kp, left, chosen, out[r], n); pos += 1; picks += 1
+            if n >= k or not left.any(): break
+            kc = _pick1(_matvec(L, L[kp]), left, True, U[pos], False, tol, buf)
+            n = _take1(kc, left, chosen, out[r], n); pos += 1; picks += 1
+            if n >= k: break
+            rest = avail.copy(); rest[kp] = rest[kc] = False
+            if rest.any():
+                a, b = L[kp], L[kc]
+                x = np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
+                kr = _pick1(_matvec(L, x), rest, False, U[pos], False, tol, buf)
+                n = _take1(kr, left, chosen, out[r], n); pos += 1; picks += 1
+        dups[r] = picks - n; r += 1
+    return r, pos
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #b6930e37
+def _algorithm5_rounds(triplets, # (K, 3) triplets [CI, AI, SC]
+                       k:int, # clients to select per round (κ)
+                       rounds:int, # number of consecutive rounds
+                       rng:np.random.Generator, # the selection stream, read as `algorithm5_round` reads it round after round
+                       t0:int=0, # index of the first round (the leading dimension cycles with it)
+                       available=None, # ids that may be chosen in every round (default: all)
+                       tol:float=1e-9, # scores within `tol` of the best are ties (broken at random)
+                      ) -> tuple[np.ndarray, np.ndarray]: # ((rounds, min(κ, available)) ids in order of selection, (rounds,) re-picks)
+    "`algorithm5_round` for many consecutive rounds in one compiled loop: the same clients and re-pick counts."
+    T, k, rounds, rng, tol = check_triplets(triplets), check_int('k', k, lo=1), check_int('rounds', rounds, lo=1), check_rng(rng), check_float('tol', tol, lo=0)
+    av = check_available(available, len(T)); avail = np.isin(np.arange(len(T)), av)
+    cols = np.array([DIMS.index(d) for d in ('SC', 'CI', 'AI')])[(check_int('t0', t0, lo=0) + np.arange(rounds)) % 3]
+    out, dups = np.zeros((rounds, min(k, len(av))), np.int64), np.zeros(rounds, np.int64)
+    U, pos, r = rng.random(rounds * k + 3 * len(av)), 0, 0   # uniforms for one pick per slot; re-picks ask for more
+    while True:
+        r, pos = _literal_rounds(T, normalise_triplets(T), avail, cols, k, U, pos, r, out, dups, tol)
+        if r == rounds: return out, dups
+        U, pos = np.concatenate([U[pos:], rng.random((rounds - r) * k + 3 * len(av))]), 0
+
 # %% ../../nbs/feddiverse/20_selector.ipynb #31b7c9e8
 def client_matrices(matrices, # (K, |Y|, |A|) counts: numpy, torch, nested list or `FederationSpec`
                     name:str='matrices', # argument name for the errors
@@ -706,8 +764,11 @@ def simulate_selection(fed, # a federation name, a `FederationSpec`, or (K, |Y|,
            else check_type('selector', selector, Selector))
     streams = rng_streams(seed, 3, 'simulate_selection')   # selection, loss noise, synthetic reports
     sel.reset(K, seed)
-    if isinstance(sel, FedDiverseSelector):   # the fast path: the same draws as `sel.select` round by round
-        ids = diversity_rounds(sel.triplets, k, rounds, streams[0], 0, available, sel.tol, **sel.options)
+    literal = isinstance(sel, LiteralFedDiverseSelector) and rounds * K * k >= COMPILED_MIN_WORK
+    if isinstance(sel, FedDiverseSelector) or literal:   # the fast paths: the same draws as `sel.select` round by round
+        if literal:
+            ids, dup = _algorithm5_rounds(sel.triplets, k, rounds, streams[0], 0, available, sel.tol); sel.duplicates.extend(dup.tolist())
+        else: ids = diversity_rounds(sel.triplets, k, rounds, streams[0], 0, available, sel.tol, **sel.options)
         chosen = np.zeros((rounds, K), np.int64); chosen[np.arange(rounds)[:, None], ids] = 1
     else: chosen = _run_selector(sel, N, rounds, k, seed, available, loss_noise, streams)
     dup = np.array(sel.duplicates, np.int64) if isinstance(sel, LiteralFedDiverseSelector) else None
