@@ -94,3 +94,28 @@ def test_simulate_selection_literal_compiled_path_equals_round_by_round():
     chosen = np.zeros((rounds, K), np.int64)
     for t in range(rounds): chosen[t, lit.select(t, make_view(K, t), 9, rng).ids] = 1
     np.testing.assert_array_equal(st.selected, chosen); np.testing.assert_array_equal(st.duplicates, lit.duplicates)
+
+def reference_run(N, name, rounds, k, seed, loss_noise=0.05):
+    "The per-round loop `simulate_selection` ran before its speed-up: a fresh `make_view` every round (the oracle)."
+    from dataclasses import replace
+    from hetfl_explore.engine.protocol import synthetic_reports, Selector
+    from hetfl_explore.feddiverse.selector import make_selector, proxy_losses
+    sel = make_selector(name, N, 0.0, seed); K = len(N); sel.reset(K, seed)
+    rng, lrng, rrng = rng_streams(seed, 3, 'simulate_selection')
+    sizes, base = N.reshape(K, -1).sum(1), proxy_losses(N)
+    loss = lambda ids: base[ids] + lrng.normal(0, loss_noise, len(ids))
+    chosen = np.zeros((rounds, K), np.int64)
+    for t in range(rounds):
+        ids = sel.select(t, make_view(K, t, None, n_samples=sizes, loss_fn=loss), k, rng).ids
+        chosen[t, ids] = 1
+        if type(sel).observe is not Selector.observe:
+            rep = synthetic_reports(t, ids, sizes, rrng); l = loss(ids)
+            sel.observe(t, replace(rep, loss=l, loss_before=l + np.abs(rrng.normal(0, loss_noise, len(ids)))))
+    return chosen
+
+@pytest.mark.parametrize('name', ['uniform', 'round_robin', 'EqW', 'pow-d', 'AFL_G', 'Oort', 'q-FFL', 'FedPNS', 'FL-CIR', 'fedrk'])
+def test_explorer_selectors_pick_what_the_fresh_view_loop_picks(name):
+    "Reusing one validated `ClientView` (a copy per round) changes no pick of any explorer selector."
+    N = federation('spawrious_gci_100').matrices
+    for seed, k in ((0, 9), (1, 20)):
+        np.testing.assert_array_equal(simulate_selection(N, name, 25, k, seed).selected, reference_run(np.asarray(N, float), name, 25, k, seed))

@@ -4,6 +4,7 @@
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #cf4f0675
 from __future__ import annotations
+from copy import copy
 from dataclasses import dataclass, replace
 from typing import Callable
 import numpy as np
@@ -738,9 +739,10 @@ def _run_selector(sel, N, rounds, k, seed, available, loss_noise, streams):
     sizes, base = N.reshape(K, -1).sum(1), proxy_losses(N)
     loss = lambda ids: base[ids] + lrng.normal(0, loss_noise, len(ids))
     observes = type(sel).observe is not Selector.observe      # skip building reports nobody reads
-    chosen = np.zeros((rounds, K), np.int64)
+    chosen, view = np.zeros((rounds, K), np.int64), make_view(K, 0, available, n_samples=sizes, loss_fn=loss)
     for t in range(rounds):
-        ids = as_selection(sel.select(t, make_view(K, t, available, n_samples=sizes, loss_fn=loss), k, rng)).ids
+        v = copy(view); v.round = t   # the view is validated once; each round gets its own copy
+        ids = as_selection(sel.select(t, v, k, rng)).ids
         chosen[t, ids] = 1
         if observes:
             rep = synthetic_reports(t, ids, sizes, rrng); l = loss(ids)
