@@ -275,9 +275,12 @@ def _draw1(w, left, u):
     c = 0.0
     for i in range(len(w)):
         c += w[i] / s; w[i] = c
-    for i in range(len(w)):
-        if not w[i] / c <= u: return i
-    return len(w) - 1   # not reached: the last share is c / c = 1 > u
+    lo, hi = 0, len(w) - 1   # the shares w / c never decrease and the last is c / c = 1 > u: bisect for the first above u
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if w[mid] / c <= u: lo = mid + 1
+        else: hi = mid
+    return lo
 
 @njit(cache=True)
 def _pick1(scores, left, best_min, u, first, tol, buf):
@@ -295,43 +298,46 @@ def _pick1(scores, left, best_min, u, first, tol, buf):
 # %% ../../nbs/feddiverse/20_selector.ipynb #e1eb2e90
 @njit(cache=True)
 def _normalise1(M, inplay, cosine, L):
-    "`normalise_triplets` of one round's (K, 3) coordinates `M` into `L`: 'l1' per client, or 'cosine' over the clients in play."
-    K = M.shape[0]
+    "`normalise_triplets` of one round's (3, K) coordinates `M` into `L`: 'l1' per client, or 'cosine' over the clients in play."
+    K = M.shape[1]
     if not cosine:
         for i in range(K):
-            s = max((M[i, 0] + M[i, 1]) + M[i, 2], 1e-12)
-            for d in range(3): L[i, d] = M[i, d] / s
+            s = max((M[0, i] + M[1, i]) + M[2, i], 1e-12)
+            L[0, i], L[1, i], L[2, i] = M[0, i] / s, M[1, i] / s, M[2, i] / s
         return
     c0 = c1 = c2 = 0.0   # numpy sums over the clients axis one client after the other
     for i in range(K):
-        if inplay[i]: c0 += M[i, 0]; c1 += M[i, 1]; c2 += M[i, 2]
+        g = 1.0 if inplay[i] else 0.0   # times 0 or 1 is exact: the branch-free loops vectorise
+        c0 += M[0, i] * g; c1 += M[1, i] * g; c2 += M[2, i] * g
     c0, c1, c2 = max(c0, 1e-12), max(c1, 1e-12), max(c2, 1e-12)
     for i in range(K):
-        x0, x1, x2 = (M[i, 0] / c0, M[i, 1] / c1, M[i, 2] / c2) if inplay[i] else (0.0, 0.0, 0.0)
+        g = 1.0 if inplay[i] else 0.0
+        x0, x1, x2 = M[0, i] * g / c0, M[1, i] * g / c1, M[2, i] * g / c2
         nr = max(np.sqrt((x0 * x0 + x1 * x1) + x2 * x2), 1e-12)
-        L[i, 0], L[i, 1], L[i, 2] = x0 / nr, x1 / nr, x2 / nr
+        L[0, i], L[1, i], L[2, i] = x0 / nr, x1 / nr, x2 / nr
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #71ef08e5
 @njit(cache=True)
 def _triplet1(M, L, left, inplay, w, sc, buf, pick, u, p, col, opts):
     "Steps 1-3 of one triplet of one round, writing each pick into `pick` from position `p`; the picks made after it."
     cosine, cumulative, signed, first, n, tol, fixed = opts
-    for i in range(len(w)): w[i] = M[i, col] if left[i] else 0.0
+    K = len(w)
+    for i in range(K): w[i] = M[col, i] if left[i] else 0.0
     kp = _draw1(w, left, u[p]); left[kp] = False; pick[p] = kp
     if p + 1 == n: return n
     if not fixed:
         inplay[:] = left; inplay[kp] = True
         _normalise1(M, inplay, cosine, L)
-    a0, a1, a2 = L[kp, 0], L[kp, 1], L[kp, 2]
-    for i in range(len(w)): sc[i] = (L[i, 0] * a0 + L[i, 1] * a1) + L[i, 2] * a2
+    a0, a1, a2 = L[0, kp], L[1, kp], L[2, kp]
+    for i in range(K): sc[i] = (L[0, i] * a0 + L[1, i] * a1) + L[2, i] * a2
     kc = _pick1(sc, left, True, u[p + 1], first, tol, buf); left[kc] = False; pick[p + 1] = kc
     if p + 2 == n: return n
-    b0, b1, b2 = L[kc, 0], L[kc, 1], L[kc, 2]
+    b0, b1, b2 = L[0, kc], L[1, kc], L[2, kc]
     v0, v1, v2 = a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0   # np.cross, product by product
     nv = np.sqrt((v0 * v0 + v1 * v1) + v2 * v2)
     if cosine and nv > 0: v0, v1, v2 = v0 / nv, v1 / nv, v2 / nv
-    for i in range(len(w)):
-        s = (L[i, 0] * v0 + L[i, 1] * v1) + L[i, 2] * v2
+    for i in range(K):
+        s = (L[0, i] * v0 + L[1, i] * v1) + L[2, i] * v2
         sc[i] = s if signed else abs(s)
     kr = _pick1(sc, left, False, u[p + 2], first, tol, buf); left[kr] = False; pick[p + 2] = kr
     if cumulative: M[:] = L
@@ -344,12 +350,12 @@ def _rounds_kernel(T, avail, U, order, rand, rotate, cosine, cumulative, signed,
     R, K = U.shape[0], T.shape[0]
     picks = np.empty((R, n), np.int64)
     w, sc, buf, inplay = np.empty(K), np.empty(K), np.empty(K, np.int64), np.empty(K, np.bool_)
-    M, L = np.empty((K, 3)), np.empty((K, 3))
+    M, L = np.empty((3, K)), np.empty((3, K))   # one row per dimension: the loops over clients vectorise
     fixed = not cosine and not cumulative   # 'l1' of fixed coordinates: one normalisation a round
     opts = (cosine, cumulative, signed, first, n, tol, fixed)
     for r in range(R):
         o, left = order[r], avail.copy()
-        for d in range(3): M[:, d] = T[:, o[d]] if rand else T[:, d]
+        for d in range(3): M[d] = T[:, o[d]] if rand else T[:, d]
         if fixed: _normalise1(M, left, False, L)
         p, trip, u = 0, 0, U[r, 3 if rand else 0:]
         while p < n:
