@@ -119,3 +119,23 @@ def test_explorer_selectors_pick_what_the_fresh_view_loop_picks(name):
     N = federation('spawrious_gci_100').matrices
     for seed, k in ((0, 9), (1, 20)):
         np.testing.assert_array_equal(simulate_selection(N, name, 25, k, seed).selected, reference_run(np.asarray(N, float), name, 25, k, seed))
+
+def test_active_fl_mask_equals_the_set_difference_it_replaced():
+    "AFL_G's exploration pool (a mask now, `np.setdiff1d` before) gives the same clients on sorted and unsorted availability."
+    from hetfl_explore.selection.efficiency import ActiveFL, round_half_up
+    from hetfl_explore.selection.baselines import budget, sample_by
+    from hetfl_explore.engine.protocol import synthetic_reports
+    def old_select(sel, clients, k, rng):
+        ids, m = clients.available, budget(k, clients)
+        p = sel.probabilities(ids)
+        n_exploit = min(m - int(round_half_up(sel.alpha3 * m)), int((p > 0).sum()))
+        exploit = sample_by(ids, p, n_exploit, rng) if n_exploit > 0 else np.array([], np.int64)
+        return np.concatenate([exploit, rng.choice(np.setdiff1d(ids, exploit), size=m - len(exploit), replace=False)])
+    for available in (None, np.arange(3, 60, 2), np.random.default_rng(0).permutation(60)[:40]):
+        new, old = ActiveFL(), ActiveFL(); new.reset(60, 0); old.reset(60, 0)
+        r1, r2, rr = np.random.default_rng(1), np.random.default_rng(1), np.random.default_rng(2)
+        for t in range(15):
+            view = make_view(60, t, available)
+            a, b = new.select(t, view, 9, r1).ids, old_select(old, view, 9, r2)
+            np.testing.assert_array_equal(a, b)
+            rep = synthetic_reports(t, a, np.full(60, 100), rr); new.observe(t, rep); old.observe(t, rep)
