@@ -4,6 +4,7 @@ The FedDiverse teaching results and the tutorial numbers depend on the exact ran
 compared, pick by pick, with the reference on several seeds, κ values, variants and option overrides.
 """
 import numpy as np, pytest
+import hetfl_explore.feddiverse.selector as fs
 from hetfl_explore.foundation.data import federation
 from hetfl_explore.feddiverse.selector import (SELECTION_VARIANTS, COMPILED_MIN_WORK, diversity_rounds, diversity_round,
                                                oracle_triplets, simulate_selection, FedDiverseSelector, LiteralFedDiverseSelector,
@@ -77,9 +78,11 @@ def test_compiled_flag_is_validated():
 
 @pytest.mark.parametrize('T', [GCI, TILED, RANDOM, np.zeros((12, 3))], ids=['gci100', 'tiled', 'random', 'zeros'])
 @pytest.mark.parametrize('k', [1, 5, 9, 30])
-def test_compiled_literal_rounds_equal_the_selector_round_by_round(T, k):
+@pytest.mark.parametrize('table', [True, False])
+def test_compiled_literal_rounds_equal_the_selector_round_by_round(T, k, table, monkeypatch):
     "`_algorithm5_rounds` returns the clients (in order) and re-pick counts of `LiteralFedDiverseSelector.select`, per round."
     K = len(T)
+    if not table: monkeypatch.setattr(fs, 'LITERAL_TABLE_MAX', 0)   # step 2's dot products asked from numpy every time
     for seed, t0, available in ((0, 0, None), (1, 2, np.arange(0, K, 2)), (2, 1, np.arange(min(K, 7)))):
         lit = LiteralFedDiverseSelector(T); lit.reset(K, 0); rng = np.random.default_rng(seed)
         one = [lit.select(t0 + t, make_view(K, t0 + t, available), k, rng).ids for t in range(30)]

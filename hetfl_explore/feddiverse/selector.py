@@ -23,12 +23,13 @@ from ..selection.constraints import Oort, QFFL
 
 # %% auto #0
 __all__ = ['DIMS', 'SELECTION_VARIANTS', 'ZERO', 'ROUNDOFF', 'COMPILED_MIN_WORK', 'BLOCK', 'STACK', 'AS_PRINTED', 'DEFAULT_ALIAS',
-           'SELECTORS', 'PUBLISHED_UNIFORM_SHARES', 'SHARE_FEDERATIONS', 'selection_options', 'check_triplets',
-           'check_rng', 'check_available', 'normalise_triplets', 'diversity_rounds', 'diversity_round', 'selector_name',
-           'FedDiverseSelector', 'algorithm5_round', 'LiteralFedDiverseSelector', 'client_matrices', 'oracle_triplets',
-           'perturb_triplets', 'triplet_error', 'noise_for_error', 'nonnegative_matrices', 'fedrk_weights',
-           'mixture_variance', 'FedRKSelector', 'SelectionStats', 'selection_stats', 'proxy_losses', 'make_selector',
-           'simulate_selection', 'share_selectors', 'selection_share_table', 'type_share_figure', 'frequency_figure']
+           'LITERAL_TABLE_MAX', 'SELECTORS', 'PUBLISHED_UNIFORM_SHARES', 'SHARE_FEDERATIONS', 'selection_options',
+           'check_triplets', 'check_rng', 'check_available', 'normalise_triplets', 'diversity_rounds',
+           'diversity_round', 'selector_name', 'FedDiverseSelector', 'algorithm5_round', 'LiteralFedDiverseSelector',
+           'client_matrices', 'oracle_triplets', 'perturb_triplets', 'triplet_error', 'noise_for_error',
+           'nonnegative_matrices', 'fedrk_weights', 'mixture_variance', 'FedRKSelector', 'SelectionStats',
+           'selection_stats', 'proxy_losses', 'make_selector', 'simulate_selection', 'share_selectors',
+           'selection_share_table', 'type_share_figure', 'frequency_figure']
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #2f16acf7
 DIMS = TYPES  # ('CI', 'AI', 'SC'): the order of the components of a triplet
@@ -320,7 +321,7 @@ def _normalise1(M, inplay, cosine, L):
 @njit(cache=True)
 def _triplet1(M, L, left, inplay, w, sc, buf, pick, u, p, col, opts):
     "Steps 1-3 of one triplet of one round, writing each pick into `pick` from position `p`; the picks made after it."
-    cosine, cumulative, signed, first, n, tol, fixed = opts
+    cosine, signed, first, n, tol, fixed = opts
     K = len(w)
     for i in range(K): w[i] = M[col, i] if left[i] else 0.0
     kp = _draw1(w, left, u[p]); left[kp] = False; pick[p] = kp
@@ -340,7 +341,6 @@ def _triplet1(M, L, left, inplay, w, sc, buf, pick, u, p, col, opts):
         s = (L[0, i] * v0 + L[1, i] * v1) + L[2, i] * v2
         sc[i] = s if signed else abs(s)
     kr = _pick1(sc, left, False, u[p + 2], first, tol, buf); left[kr] = False; pick[p + 2] = kr
-    if cumulative: M[:] = L
     return p + 3
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #7fb5a15e
@@ -352,7 +352,7 @@ def _rounds_kernel(T, avail, U, order, rand, rotate, cosine, cumulative, signed,
     w, sc, buf, inplay = np.empty(K), np.empty(K), np.empty(K, np.int64), np.empty(K, np.bool_)
     M, L = np.empty((3, K)), np.empty((3, K))   # one row per dimension: the loops over clients vectorise
     fixed = not cosine and not cumulative   # 'l1' of fixed coordinates: one normalisation a round
-    opts = (cosine, cumulative, signed, first, n, tol, fixed)
+    opts = (cosine, signed, first, n, tol, fixed)
     for r in range(R):
         o, left = order[r], avail.copy()
         for d in range(3): M[d] = T[:, o[d]] if rand else T[:, d]
@@ -361,6 +361,7 @@ def _rounds_kernel(T, avail, U, order, rand, rotate, cosine, cumulative, signed,
         while p < n:
             off = trip if rotate == 0 else (t0 + r if rotate == 1 else 0)   # per triplet, per round, none
             p = _triplet1(M, L, left, inplay, w, sc, buf, picks[r], u, p, (-off) % 3 if rand else o[off % 3], opts)
+            if cumulative: M, L = L, M   # the normalisation becomes the coordinates (L is recomputed from them)
             trip += 1
     return picks
 
@@ -521,8 +522,9 @@ def _take1(i, left, chosen, row, n):
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #ec26db25
 @njit(cache=True)
-def _literal_rounds(T, L, avail, cols, k, U, pos, r, out, dups, tol):
+def _literal_rounds(T, L, avail, cols, k, U, pos, r, out, dups, tol, D, have):
     "`algorithm5_round` for rounds r, r+1, … while `U[pos:]` holds a worst-case round's uniforms; (next round, next uniform)."
+    table = len(D) > 0   # rows `L @ L[j]` of step 2, computed once each (when the K × K table fits)
     K = len(T); w, buf, m = np.empty(K), np.empty(K, np.int64), avail.sum()
     while r < len(out) and pos + 3 * m <= len(U):
         left, chosen, n, picks = avail.copy(), np.zeros(K, np.bool_), 0, 0
@@ -530,7 +532,8 @@ def _literal_rounds(T, L, avail, cols, k, U, pos, r, out, dups, tol):
             for i in range(K): w[i] = T[i, cols[r]] if left[i] else 0.0
             kp = _draw1(w, left, U[pos]); n = _take1(kp, left, chosen, out[r], n); pos += 1; picks += 1
             if n >= k or not left.any(): break
-            kc = _pick1(_matvec(L, L[kp]), left, True, U[pos], False, tol, buf)
+            if table and not have[kp]: D[kp], have[kp] = _matvec(L, L[kp]), True
+            kc = _pick1(D[kp] if table else _matvec(L, L[kp]), left, True, U[pos], False, tol, buf)
             n = _take1(kc, left, chosen, out[r], n); pos += 1; picks += 1
             if n >= k: break
             rest = avail.copy(); rest[kp] = rest[kc] = False
@@ -543,6 +546,8 @@ def _literal_rounds(T, L, avail, cols, k, U, pos, r, out, dups, tol):
     return r, pos
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #b6930e37
+LITERAL_TABLE_MAX = 2048   # clients up to which the compiled literal rounds keep step 2's K × K dot products (32 MiB)
+
 def _algorithm5_rounds(triplets, # (K, 3) triplets [CI, AI, SC]
                        k:int, # clients to select per round (κ)
                        rounds:int, # number of consecutive rounds
@@ -557,8 +562,9 @@ def _algorithm5_rounds(triplets, # (K, 3) triplets [CI, AI, SC]
     cols = np.array([DIMS.index(d) for d in ('SC', 'CI', 'AI')])[(check_int('t0', t0, lo=0) + np.arange(rounds)) % 3]
     out, dups = np.zeros((rounds, min(k, len(av))), np.int64), np.zeros(rounds, np.int64)
     U, pos, r = rng.random(rounds * k + 3 * len(av)), 0, 0   # uniforms for one pick per slot; re-picks ask for more
+    D = np.empty((len(T), len(T)) if len(T) <= LITERAL_TABLE_MAX else (0, 0)); have = np.zeros(len(D), bool)
     while True:
-        r, pos = _literal_rounds(T, normalise_triplets(T), avail, cols, k, U, pos, r, out, dups, tol)
+        r, pos = _literal_rounds(T, normalise_triplets(T), avail, cols, k, U, pos, r, out, dups, tol, D, have)
         if r == rounds: return out, dups
         U, pos = np.concatenate([U[pos:], rng.random((rounds - r) * k + 3 * len(av))]), 0
 
