@@ -6,6 +6,9 @@ The federation is spawrious_gci_100's matrices tiled to `--clients` clients; eac
 9 is `simulate_selection`'s default κ, 100 is 10% of the clients).
 Reported: wall and thread-CPU seconds per run (median of `--repeats`), milliseconds per round, and the target (< 1 s a run).
 The CPU time of the Python thread (`time.thread_time`) is insensitive to other users' load; the wall time is not.
+The FedDiverse variants and the literal selector run compiled (numba) at this scale: the first call in a process loads
+numba's on-disk cache (about 1 s; compiling on a fresh machine takes longer), so the median of `--repeats` is the
+steady state and `walls` in the JSON keeps every repeat.
 Prints a table (and the record comparison) and writes benchmarks/results/selection_sim.json.
 """
 import argparse, itertools, sys, time

@@ -757,8 +757,9 @@ def _run_selector(sel, N, rounds, k, seed, available, loss_noise, streams):
         ids = as_selection(sel.select(t, v, k, rng)).ids
         chosen[t, ids] = 1
         if observes:
-            rep = synthetic_reports(t, ids, sizes, rrng); l = loss(ids)
-            sel.observe(t, replace(rep, loss=l, loss_before=l + np.abs(rrng.normal(0, loss_noise, len(ids)))))
+            rep = synthetic_reports(t, ids, sizes, rrng); rep.loss = loss(ids)   # a fresh object: set in place, validated once
+            rep.loss_before = rep.loss + np.abs(rrng.normal(0, loss_noise, len(ids)))
+            sel.observe(t, rep)
     return chosen
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #945fbe8c
