@@ -142,3 +142,15 @@ def test_active_fl_mask_equals_the_set_difference_it_replaced():
             a, b = new.select(t, view, 9, r1).ids, old_select(old, view, 9, r2)
             np.testing.assert_array_equal(a, b)
             rep = synthetic_reports(t, a, np.full(60, 100), rr); new.observe(t, rep); old.observe(t, rep)
+
+def test_fedrk_weights_are_solved_once_per_federation_and_equal_a_fresh_solve():
+    "A second FedRK selector on the same matrices reuses the solved weights: equal to a fresh `fedrk_weights`, never shared."
+    from hetfl_explore.feddiverse.selector import FedRKSelector, fedrk_weights
+    N = np.asarray(federation('spawrious_gsc').matrices, float)
+    a, b = FedRKSelector(N), FedRKSelector(N)
+    np.testing.assert_array_equal(a.weights, fedrk_weights(N, 1e-3)); np.testing.assert_array_equal(b.weights, a.weights)
+    a.weights[:] = 0                                             # a selector's copy is its own
+    np.testing.assert_array_equal(FedRKSelector(N).weights, fedrk_weights(N, 1e-3))
+    np.testing.assert_array_equal(FedRKSelector(N, floor=0.05).weights, fedrk_weights(N, 0.05))   # the floor is part of the key
+    M = N.copy(); M[0, 0, 0] += 1
+    np.testing.assert_array_equal(FedRKSelector(M).weights, fedrk_weights(M, 1e-3))             # other matrices, other weights

@@ -4,6 +4,7 @@
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #cf4f0675
 from __future__ import annotations
+import hashlib
 from copy import copy
 from dataclasses import dataclass, replace
 from typing import Callable
@@ -23,13 +24,13 @@ from ..selection.constraints import Oort, QFFL
 
 # %% auto #0
 __all__ = ['DIMS', 'SELECTION_VARIANTS', 'ZERO', 'ROUNDOFF', 'COMPILED_MIN_WORK', 'BLOCK', 'STACK', 'AS_PRINTED', 'DEFAULT_ALIAS',
-           'LITERAL_TABLE_MAX', 'SELECTORS', 'PUBLISHED_UNIFORM_SHARES', 'SHARE_FEDERATIONS', 'selection_options',
-           'check_triplets', 'check_rng', 'check_available', 'normalise_triplets', 'diversity_rounds',
-           'diversity_round', 'selector_name', 'FedDiverseSelector', 'algorithm5_round', 'LiteralFedDiverseSelector',
-           'client_matrices', 'oracle_triplets', 'perturb_triplets', 'triplet_error', 'noise_for_error',
-           'nonnegative_matrices', 'fedrk_weights', 'mixture_variance', 'FedRKSelector', 'SelectionStats',
-           'selection_stats', 'proxy_losses', 'make_selector', 'simulate_selection', 'share_selectors',
-           'selection_share_table', 'type_share_figure', 'frequency_figure']
+           'LITERAL_TABLE_MAX', 'FEDRK_CACHE_SIZE', 'SELECTORS', 'PUBLISHED_UNIFORM_SHARES', 'SHARE_FEDERATIONS',
+           'selection_options', 'check_triplets', 'check_rng', 'check_available', 'normalise_triplets',
+           'diversity_rounds', 'diversity_round', 'selector_name', 'FedDiverseSelector', 'algorithm5_round',
+           'LiteralFedDiverseSelector', 'client_matrices', 'oracle_triplets', 'perturb_triplets', 'triplet_error',
+           'noise_for_error', 'nonnegative_matrices', 'fedrk_weights', 'mixture_variance', 'FedRKSelector',
+           'SelectionStats', 'selection_stats', 'proxy_losses', 'make_selector', 'simulate_selection',
+           'share_selectors', 'selection_share_table', 'type_share_figure', 'frequency_figure']
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #2f16acf7
 DIMS = TYPES  # ('CI', 'AI', 'SC'): the order of the components of a triplet
@@ -652,6 +653,21 @@ def mixture_variance(matrices:np.ndarray, # (K, |Y|, |A|) client matrices
         raise ValueError(f"weights: shape {w.shape}: expected {N.shape[:1]} finite weights, one per client")
     return float(np.tensordot(w, N, 1).var())
 
+# %% ../../nbs/feddiverse/20_selector.ipynb #f30fa39e
+FEDRK_CACHE_SIZE = 8   # distinct (matrices, floor) whose FedRK weights are kept
+_fedrk_solved: dict = {}
+
+def _solved_weights(A:np.ndarray, # (K, |Y|, |A|) validated non-negative matrices
+                    floor:float, # ε-floor of the weights
+                   ) -> np.ndarray: # a copy of `fedrk_weights(A, floor)`
+    "`fedrk_weights`, solved once per distinct (matrices, floor) among the last `FEDRK_CACHE_SIZE`."
+    key = (A.shape, hashlib.sha256(np.ascontiguousarray(A).tobytes()).hexdigest(), floor)
+    if key not in _fedrk_solved:
+        w = fedrk_weights(A, floor)
+        if len(_fedrk_solved) >= FEDRK_CACHE_SIZE: _fedrk_solved.pop(next(iter(_fedrk_solved)))   # the oldest
+        _fedrk_solved[key] = w
+    return _fedrk_solved[key].copy()
+
 # %% ../../nbs/feddiverse/20_selector.ipynb #05892a03
 class FedRKSelector(Selector):
     "FedRK: sample κ clients without replacement with the variance-minimising weights of their full matrices."
@@ -660,7 +676,7 @@ class FedRKSelector(Selector):
                  floor:float=1e-3, # ε-floor of the weights, so that κ clients can always be drawn
                 ):
         self.matrices = nonnegative_matrices(matrices)
-        self.weights = fedrk_weights(self.matrices, floor)
+        self.weights = _solved_weights(self.matrices, floor)
 
     def reset(self, num_clients:int, # clients in the federation
               seed:int, # the run's seed
