@@ -105,7 +105,7 @@ SPECS = {
  'feddiverse.selector.check_triplets': spec(fs.check_triplets, _v(triplets='@T'), triplets=TRIPS),
  'feddiverse.selector.check_available': spec(fs.check_available, _v(available=[0], K=4), available=[[-1], [4], [1.5], 'x'], K=POS),
  'feddiverse.selector.diversity_rounds': spec(fs.diversity_rounds, _v(triplets='@T', k=3, rounds=2, rng='@rng'), triplets=TRIPS,
-                                               k=POS, rounds=POS, rng=OBJ, available=[[-1], [99]], tol=FLOAT + [-1.0]),
+                                               k=POS, rounds=POS, rng=OBJ, available=[[-1], [99]], tol=FLOAT + [-1.0], compiled=['yes', 1]),
  'feddiverse.selector.diversity_round': spec(fs.diversity_round, _v(triplets='@T', k=3, rng='@rng'), triplets=TRIPS, k=POS,
                                               rng=OBJ, available=[[-1], [99]], tol=FLOAT + [-1.0]),
  'feddiverse.selector.selector_name': spec(fs.selector_name, variant=CHOICE),

@@ -4,6 +4,8 @@
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #cf4f0675
 from __future__ import annotations
+import hashlib
+from copy import copy
 from dataclasses import dataclass, replace
 from typing import Callable
 import numpy as np
@@ -11,6 +13,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from scipy.optimize import minimize
 from fastcore.basics import patch
+from numba import njit, objmode
 from ..foundation.core import check_int, check_float, check_choice, check_type, rng_streams, TRIPLET_COLORS
 from ..foundation.hetero import as_counts, dht, client_types, TYPES
 from ..engine.protocol import (Selector, Selection, ClientView, UniformSelector, RoundRobinSelector, make_view,
@@ -20,13 +23,14 @@ from ..selection.efficiency import PowD, ActiveFL, FLCIR
 from ..selection.constraints import Oort, QFFL
 
 # %% auto #0
-__all__ = ['DIMS', 'SELECTION_VARIANTS', 'ZERO', 'ROUNDOFF', 'AS_PRINTED', 'DEFAULT_ALIAS', 'SELECTORS',
-           'PUBLISHED_UNIFORM_SHARES', 'SHARE_FEDERATIONS', 'selection_options', 'check_triplets', 'check_rng',
-           'check_available', 'normalise_triplets', 'diversity_rounds', 'diversity_round', 'selector_name',
-           'FedDiverseSelector', 'algorithm5_round', 'LiteralFedDiverseSelector', 'client_matrices', 'oracle_triplets',
-           'perturb_triplets', 'triplet_error', 'noise_for_error', 'nonnegative_matrices', 'fedrk_weights',
-           'mixture_variance', 'FedRKSelector', 'SelectionStats', 'selection_stats', 'proxy_losses', 'make_selector',
-           'simulate_selection', 'share_selectors', 'selection_share_table', 'type_share_figure', 'frequency_figure']
+__all__ = ['DIMS', 'SELECTION_VARIANTS', 'ZERO', 'ROUNDOFF', 'COMPILED_MIN_WORK', 'BLOCK', 'STACK', 'AS_PRINTED', 'DEFAULT_ALIAS',
+           'LITERAL_TABLE_MAX', 'FEDRK_CACHE_SIZE', 'SELECTORS', 'PUBLISHED_UNIFORM_SHARES', 'SHARE_FEDERATIONS',
+           'selection_options', 'check_triplets', 'check_rng', 'check_available', 'normalise_triplets',
+           'diversity_rounds', 'diversity_round', 'selector_name', 'FedDiverseSelector', 'algorithm5_round',
+           'LiteralFedDiverseSelector', 'client_matrices', 'oracle_triplets', 'perturb_triplets', 'triplet_error',
+           'noise_for_error', 'nonnegative_matrices', 'fedrk_weights', 'mixture_variance', 'FedRKSelector',
+           'SelectionStats', 'selection_stats', 'proxy_losses', 'make_selector', 'simulate_selection',
+           'share_selectors', 'selection_share_table', 'type_share_figure', 'frequency_figure']
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #2f16acf7
 DIMS = TYPES  # ('CI', 'AI', 'SC'): the order of the components of a triplet
@@ -121,18 +125,22 @@ def normalise_triplets(triplets:np.ndarray, # (..., K, 3) non-negative triplets 
     return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-12)
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #f37f3fad
+def _round_draws(K, k, R, rng, available, o):
+    "What every round starts from: the available mask, the picks n, the uniforms (R, 3·rand + n), the dimension order (R, 3)."
+    avail = np.zeros(K, bool); avail[check_available(available, K)] = True
+    target = k if o['remainder'] == 'truncate' else -(-k // 3) * 3
+    n, rand = min(target, int(avail.sum())), o['lead'] == 'random'
+    U = rng.random((R, 3 * rand + n))   # a round's uniforms: the dimension order, then one per pick
+    s = 0 if rand else DIMS.index(o['lead'])
+    return avail, n, U, np.argsort(U[:, :3], 1) if rand else np.tile([s, (s + 1) % 3, (s + 2) % 3], (R, 1))
+
 class _Rounds:
     "`R` FedDiverse rounds selected side by side: who is left, the coordinates the steps work in, the uniforms."
     def __init__(self, t, k, R, rng, t0, available, tol, o):
-        K, self.o, self.tol, self.rows = len(t), o, tol, np.arange(R)
-        self.left = np.zeros((R, K), bool)
-        self.left[:, check_available(available, K)] = True
-        target = k if o['remainder'] == 'truncate' else -(-k // 3) * 3
-        self.n, self.rand = min(target, int(self.left[0].sum())), o['lead'] == 'random'
-        self.U = rng.random((R, 3 * self.rand + self.n))   # a round's uniforms: the dimension order, then one per pick
-        s = 0 if self.rand else DIMS.index(o['lead'])
-        self.order = np.argsort(self.U[:, :3], 1) if self.rand else np.tile([s, (s + 1) % 3, (s + 2) % 3], (R, 1))
-        self.M = t[:, self.order].transpose(1, 0, 2) if self.rand else np.broadcast_to(t, (R, K, 3))
+        self.o, self.tol, self.rows, self.rand = o, tol, np.arange(R), o['lead'] == 'random'
+        avail, self.n, self.U, self.order = _round_draws(len(t), k, R, rng, available, o)
+        self.left = np.tile(avail, (R, 1))
+        self.M = t[:, self.order].transpose(1, 0, 2) if self.rand else np.broadcast_to(t, (R, len(t), 3))
         self.offset = {'per_triplet': None, 'per_round': t0 + self.rows, 'none': 0}[o['rotate']]
         self.picks, self.steps = [], []
 
@@ -195,6 +203,8 @@ def _run_rounds(triplets, k, rounds, rng, t0, available, tol, options):
         r += 1
     return st
 
+COMPILED_MIN_WORK = 2_000_000   # rounds × clients × κ from which `diversity_rounds` compiles: below it numpy is faster than loading numba
+
 def diversity_rounds(triplets:np.ndarray, # (K, 3) triplets [CI, AI, SC] of every client, indexed by id
                      k:int, # clients to select per round (κ)
                      rounds:int, # number of rounds
@@ -202,11 +212,164 @@ def diversity_rounds(triplets:np.ndarray, # (K, 3) triplets [CI, AI, SC] of ever
                      t0:int=0, # index of the first round (used by `rotate='per_round'`)
                      available:np.ndarray|None=None, # ids that may be chosen in every round (default: all)
                      tol:float=1e-9, # scores within `tol` of the best are ties
+                     compiled:bool|None=None, # run the rounds in the compiled kernel (the same picks); None: from `COMPILED_MIN_WORK`
                      **options, # the selection options (`selection_options`); missing ones come from 'sign-invariant'
                     ) -> np.ndarray: # (rounds, picks) chosen ids in selection order
-    "FedDiverse's probabilistic / complementary / orthogonal selection for many rounds at once, vectorised over rounds."
+    "FedDiverse's probabilistic / complementary / orthogonal selection for many rounds at once (vectorised, or compiled)."
+    if compiled is None: compiled = check_int('rounds', rounds, lo=1) * len(check_triplets(triplets)) * check_int('k', k, lo=1) >= COMPILED_MIN_WORK
+    if check_type('compiled', compiled, bool):
+        t, o = check_triplets(triplets), selection_options('sign-invariant', **options)
+        avail, n, U, order = _round_draws(len(t), check_int('k', k, lo=1), check_int('rounds', rounds, lo=1), check_rng(rng), available, o)
+        return _rounds_kernel(t, avail, U, order, *_kernel_options(o, n, check_int('t0', t0), check_float('tol', tol, lo=0)))
     st = _run_rounds(triplets, k, rounds, rng, t0, available, tol, options)
     return np.stack(st.picks, 1) if st.picks else np.zeros((len(st.rows), 0), np.int64)
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #1a19b9ab
+BLOCK = 128   # numpy's pairwise summation adds blocks of up to 128 values with eight partial sums (PW_BLOCKSIZE)
+STACK = 64    # depth of the explicit stack of `_pairwise` (halving 2**63 values needs fewer levels)
+
+@njit(cache=True)
+def _block(a, lo, n):
+    "numpy's sum of `a[lo:lo+n]`, n <= BLOCK: one by one below 8 values, else eight interleaved partial sums."
+    if n < 8:
+        r = 0.0
+        for i in range(lo, lo + n): r += a[i]
+        return r
+    r0, r1, r2, r3, r4, r5, r6, r7 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3], a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
+    i = 8
+    while i < n - n % 8:
+        j = lo + i
+        r0 += a[j]; r1 += a[j + 1]; r2 += a[j + 2]; r3 += a[j + 3]; r4 += a[j + 4]; r5 += a[j + 5]; r6 += a[j + 6]; r7 += a[j + 7]
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res += a[lo + i]; i += 1
+    return res
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #b75eaa14
+@njit(cache=True)
+def _pairwise(a):
+    "numpy's pairwise sum of a contiguous row, `a.sum()` to the last bit: halves at multiples of 8 down to blocks."
+    if len(a) <= BLOCK: return _block(a, 0, len(a))
+    lo, size, state = np.empty(STACK, np.int64), np.empty(STACK, np.int64), np.zeros(STACK, np.int8)
+    vals, top, nv = np.empty(STACK), 0, 0   # an explicit stack: numba's on-disk cache cannot hold recursive functions
+    lo[0], size[0] = 0, len(a)
+    while top >= 0:
+        n = size[top]
+        if n <= BLOCK:
+            vals[nv] = _block(a, lo[top], n); nv += 1; top -= 1
+        elif state[top] == 2:
+            vals[nv - 2] += vals[nv - 1]; nv -= 1; top -= 1
+        else:
+            h = n // 2; h -= h % 8
+            first = state[top] == 0; state[top] += 1; top += 1
+            lo[top], size[top], state[top] = (lo[top - 1], h, 0) if first else (lo[top - 1] + h, n - h, 0)
+    return vals[0]
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #c77ebc4b
+@njit(cache=True)
+def _draw1(w, left, u):
+    "`_draw` of one round, in place on its weights `w`: the uniform fallback of step 1, the cumulative shares, the first above `u`."
+    s = _pairwise(w)
+    if s <= ZERO:
+        for i in range(len(w)): w[i] = 1.0 if left[i] else 0.0
+        s = _pairwise(w)
+    c = 0.0
+    for i in range(len(w)):
+        c += w[i] / s; w[i] = c
+    lo, hi = 0, len(w) - 1   # the shares w / c never decrease and the last is c / c = 1 > u: bisect for the first above u
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if w[mid] / c <= u: lo = mid + 1
+        else: hi = mid
+    return lo
+
+@njit(cache=True)
+def _pick1(scores, left, best_min, u, first, tol, buf):
+    "`_pick` of one round: a client left within `tol` of the best score, the first or the ⌊u·n⌋-th of the n tied."
+    b = np.inf if best_min else -np.inf
+    for i in range(len(scores)):
+        if left[i] and (scores[i] < b if best_min else scores[i] > b): b = scores[i]
+    n = 0
+    for i in range(len(scores)):
+        if left[i] and abs(scores[i] - b) <= tol:
+            if first: return i
+            buf[n] = i; n += 1
+    return buf[int(np.floor(u * n))]
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #e1eb2e90
+@njit(cache=True)
+def _normalise1(M, inplay, cosine, L):
+    "`normalise_triplets` of one round's (3, K) coordinates `M` into `L`: 'l1' per client, or 'cosine' over the clients in play."
+    K = M.shape[1]
+    if not cosine:
+        for i in range(K):
+            s = max((M[0, i] + M[1, i]) + M[2, i], 1e-12)
+            L[0, i], L[1, i], L[2, i] = M[0, i] / s, M[1, i] / s, M[2, i] / s
+        return
+    c0 = c1 = c2 = 0.0   # numpy sums over the clients axis one client after the other
+    for i in range(K):
+        g = 1.0 if inplay[i] else 0.0   # times 0 or 1 is exact: the branch-free loops vectorise
+        c0 += M[0, i] * g; c1 += M[1, i] * g; c2 += M[2, i] * g
+    c0, c1, c2 = max(c0, 1e-12), max(c1, 1e-12), max(c2, 1e-12)
+    for i in range(K):
+        g = 1.0 if inplay[i] else 0.0
+        x0, x1, x2 = M[0, i] * g / c0, M[1, i] * g / c1, M[2, i] * g / c2
+        nr = max(np.sqrt((x0 * x0 + x1 * x1) + x2 * x2), 1e-12)
+        L[0, i], L[1, i], L[2, i] = x0 / nr, x1 / nr, x2 / nr
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #71ef08e5
+@njit(cache=True)
+def _triplet1(M, L, left, inplay, w, sc, buf, pick, u, p, col, opts):
+    "Steps 1-3 of one triplet of one round, writing each pick into `pick` from position `p`; the picks made after it."
+    cosine, signed, first, n, tol, fixed = opts
+    K = len(w)
+    for i in range(K): w[i] = M[col, i] if left[i] else 0.0
+    kp = _draw1(w, left, u[p]); left[kp] = False; pick[p] = kp
+    if p + 1 == n: return n
+    if not fixed:
+        inplay[:] = left; inplay[kp] = True
+        _normalise1(M, inplay, cosine, L)
+    a0, a1, a2 = L[0, kp], L[1, kp], L[2, kp]
+    for i in range(K): sc[i] = (L[0, i] * a0 + L[1, i] * a1) + L[2, i] * a2
+    kc = _pick1(sc, left, True, u[p + 1], first, tol, buf); left[kc] = False; pick[p + 1] = kc
+    if p + 2 == n: return n
+    b0, b1, b2 = L[0, kc], L[1, kc], L[2, kc]
+    v0, v1, v2 = a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0   # np.cross, product by product
+    nv = np.sqrt((v0 * v0 + v1 * v1) + v2 * v2)
+    if cosine and nv > 0: v0, v1, v2 = v0 / nv, v1 / nv, v2 / nv
+    for i in range(K):
+        s = (L[0, i] * v0 + L[1, i] * v1) + L[2, i] * v2
+        sc[i] = s if signed else abs(s)
+    kr = _pick1(sc, left, False, u[p + 2], first, tol, buf); left[kr] = False; pick[p + 2] = kr
+    return p + 3
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #7fb5a15e
+@njit(cache=True)
+def _rounds_kernel(T, avail, U, order, rand, rotate, cosine, cumulative, signed, first, n, t0, tol):
+    "Every round of `diversity_rounds`, one after the other: `_Rounds`' arithmetic in the same order, so the same picks."
+    R, K = U.shape[0], T.shape[0]
+    picks = np.empty((R, n), np.int64)
+    w, sc, buf, inplay = np.empty(K), np.empty(K), np.empty(K, np.int64), np.empty(K, np.bool_)
+    M, L = np.empty((3, K)), np.empty((3, K))   # one row per dimension: the loops over clients vectorise
+    fixed = not cosine and not cumulative   # 'l1' of fixed coordinates: one normalisation a round
+    opts = (cosine, signed, first, n, tol, fixed)
+    for r in range(R):
+        o, left = order[r], avail.copy()
+        for d in range(3): M[d] = T[:, o[d]] if rand else T[:, d]
+        if fixed: _normalise1(M, left, False, L)
+        p, trip, u = 0, 0, U[r, 3 if rand else 0:]
+        while p < n:
+            off = trip if rotate == 0 else (t0 + r if rotate == 1 else 0)   # per triplet, per round, none
+            p = _triplet1(M, L, left, inplay, w, sc, buf, picks[r], u, p, (-off) % 3 if rand else o[off % 3], opts)
+            if cumulative: M, L = L, M   # the normalisation becomes the coordinates (L is recomputed from them)
+            trip += 1
+    return picks
+
+def _kernel_options(o, n, t0, tol):
+    "The arguments of `_rounds_kernel` after the arrays, from an option dict."
+    return (o['lead'] == 'random', ('per_triplet', 'per_round', 'none').index(o['rotate']), o['norm'] == 'cosine',
+            o['cumulative'], o['signed'], o['ties'] == 'first', n, t0, tol)
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #b22afced
 def _trace(st:_Rounds, s:dict) -> dict:
@@ -343,6 +506,69 @@ class LiteralFedDiverseSelector(Selector):
         return Selection(ids)
 
 
+# %% ../../nbs/feddiverse/20_selector.ipynb #d5f8a1a3
+@njit(cache=True)
+def _matvec(L, x):
+    "`L @ x` computed by numpy itself (its BLAS orders and fuses the multiply-adds), called from compiled code."
+    with objmode(y='float64[:]'): y = L @ x
+    return y
+
+@njit(cache=True)
+def _take1(i, left, chosen, row, n):
+    "Algorithm 6's set union for one pick: `i` leaves `left` and joins `row` unless already chosen; the round's size."
+    left[i] = False
+    if chosen[i]: return n
+    chosen[i] = True; row[n] = i
+    return n + 1
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #ec26db25
+@njit(cache=True)
+def _literal_rounds(T, L, avail, cols, k, U, pos, r, out, dups, tol, D, have):
+    "`algorithm5_round` for rounds r, r+1, … while `U[pos:]` holds a worst-case round's uniforms; (next round, next uniform)."
+    table = len(D) > 0   # rows `L @ L[j]` of step 2, computed once each (when the K × K table fits)
+    K = len(T); w, buf, m = np.empty(K), np.empty(K, np.int64), avail.sum()
+    while r < len(out) and pos + 3 * m <= len(U):
+        left, chosen, n, picks = avail.copy(), np.zeros(K, np.bool_), 0, 0
+        while n < k and left.any():
+            for i in range(K): w[i] = T[i, cols[r]] if left[i] else 0.0
+            kp = _draw1(w, left, U[pos]); n = _take1(kp, left, chosen, out[r], n); pos += 1; picks += 1
+            if n >= k or not left.any(): break
+            if table and not have[kp]: D[kp], have[kp] = _matvec(L, L[kp]), True
+            kc = _pick1(D[kp] if table else _matvec(L, L[kp]), left, True, U[pos], False, tol, buf)
+            n = _take1(kc, left, chosen, out[r], n); pos += 1; picks += 1
+            if n >= k: break
+            rest = avail.copy(); rest[kp] = rest[kc] = False
+            if rest.any():
+                a, b = L[kp], L[kc]
+                x = np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
+                kr = _pick1(_matvec(L, x), rest, False, U[pos], False, tol, buf)
+                n = _take1(kr, left, chosen, out[r], n); pos += 1; picks += 1
+        dups[r] = picks - n; r += 1
+    return r, pos
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #b6930e37
+LITERAL_TABLE_MAX = 2048   # clients up to which the compiled literal rounds keep step 2's K × K dot products (32 MiB)
+
+def _algorithm5_rounds(triplets, # (K, 3) triplets [CI, AI, SC]
+                       k:int, # clients to select per round (κ)
+                       rounds:int, # number of consecutive rounds
+                       rng:np.random.Generator, # the selection stream, read as `algorithm5_round` reads it round after round
+                       t0:int=0, # index of the first round (the leading dimension cycles with it)
+                       available=None, # ids that may be chosen in every round (default: all)
+                       tol:float=1e-9, # scores within `tol` of the best are ties (broken at random)
+                      ) -> tuple[np.ndarray, np.ndarray]: # ((rounds, min(κ, available)) ids in order of selection, (rounds,) re-picks)
+    "`algorithm5_round` for many consecutive rounds in one compiled loop: the same clients and re-pick counts."
+    T, k, rounds, rng, tol = check_triplets(triplets), check_int('k', k, lo=1), check_int('rounds', rounds, lo=1), check_rng(rng), check_float('tol', tol, lo=0)
+    av = check_available(available, len(T)); avail = np.isin(np.arange(len(T)), av)
+    cols = np.array([DIMS.index(d) for d in ('SC', 'CI', 'AI')])[(check_int('t0', t0, lo=0) + np.arange(rounds)) % 3]
+    out, dups = np.zeros((rounds, min(k, len(av))), np.int64), np.zeros(rounds, np.int64)
+    U, pos, r = rng.random(rounds * k + 3 * len(av)), 0, 0   # uniforms for one pick per slot; re-picks ask for more
+    D = np.empty((len(T), len(T)) if len(T) <= LITERAL_TABLE_MAX else (0, 0)); have = np.zeros(len(D), bool)
+    while True:
+        r, pos = _literal_rounds(T, normalise_triplets(T), avail, cols, k, U, pos, r, out, dups, tol, D, have)
+        if r == rounds: return out, dups
+        U, pos = np.concatenate([U[pos:], rng.random((rounds - r) * k + 3 * len(av))]), 0
+
 # %% ../../nbs/feddiverse/20_selector.ipynb #31b7c9e8
 def client_matrices(matrices, # (K, |Y|, |A|) counts: numpy, torch, nested list or `FederationSpec`
                     name:str='matrices', # argument name for the errors
@@ -427,6 +653,21 @@ def mixture_variance(matrices:np.ndarray, # (K, |Y|, |A|) client matrices
         raise ValueError(f"weights: shape {w.shape}: expected {N.shape[:1]} finite weights, one per client")
     return float(np.tensordot(w, N, 1).var())
 
+# %% ../../nbs/feddiverse/20_selector.ipynb #f30fa39e
+FEDRK_CACHE_SIZE = 8   # distinct (matrices, floor) whose FedRK weights are kept
+_fedrk_solved: dict = {}
+
+def _solved_weights(A:np.ndarray, # (K, |Y|, |A|) validated non-negative matrices
+                    floor:float, # ε-floor of the weights
+                   ) -> np.ndarray: # a copy of `fedrk_weights(A, floor)`
+    "`fedrk_weights`, solved once per distinct (matrices, floor) among the last `FEDRK_CACHE_SIZE`."
+    key = (A.shape, hashlib.sha256(np.ascontiguousarray(A).tobytes()).hexdigest(), floor)
+    if key not in _fedrk_solved:
+        w = fedrk_weights(A, floor)
+        if len(_fedrk_solved) >= FEDRK_CACHE_SIZE: _fedrk_solved.pop(next(iter(_fedrk_solved)))   # the oldest
+        _fedrk_solved[key] = w
+    return _fedrk_solved[key].copy()
+
 # %% ../../nbs/feddiverse/20_selector.ipynb #05892a03
 class FedRKSelector(Selector):
     "FedRK: sample κ clients without replacement with the variance-minimising weights of their full matrices."
@@ -435,7 +676,7 @@ class FedRKSelector(Selector):
                  floor:float=1e-3, # ε-floor of the weights, so that κ clients can always be drawn
                 ):
         self.matrices = nonnegative_matrices(matrices)
-        self.weights = fedrk_weights(self.matrices, floor)
+        self.weights = _solved_weights(self.matrices, floor)
 
     def reset(self, num_clients:int, # clients in the federation
               seed:int, # the run's seed
@@ -526,13 +767,15 @@ def _run_selector(sel, N, rounds, k, seed, available, loss_noise, streams):
     sizes, base = N.reshape(K, -1).sum(1), proxy_losses(N)
     loss = lambda ids: base[ids] + lrng.normal(0, loss_noise, len(ids))
     observes = type(sel).observe is not Selector.observe      # skip building reports nobody reads
-    chosen = np.zeros((rounds, K), np.int64)
+    chosen, view = np.zeros((rounds, K), np.int64), make_view(K, 0, available, n_samples=sizes, loss_fn=loss)
     for t in range(rounds):
-        ids = as_selection(sel.select(t, make_view(K, t, available, n_samples=sizes, loss_fn=loss), k, rng)).ids
+        v = copy(view); v.round = t   # the view is validated once; each round gets its own copy
+        ids = as_selection(sel.select(t, v, k, rng)).ids
         chosen[t, ids] = 1
         if observes:
-            rep = synthetic_reports(t, ids, sizes, rrng); l = loss(ids)
-            sel.observe(t, replace(rep, loss=l, loss_before=l + np.abs(rrng.normal(0, loss_noise, len(ids)))))
+            rep = synthetic_reports(t, ids, sizes, rrng); rep.loss = loss(ids)   # a fresh object: set in place, validated once
+            rep.loss_before = rep.loss + np.abs(rrng.normal(0, loss_noise, len(ids)))
+            sel.observe(t, rep)
     return chosen
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #945fbe8c
@@ -552,8 +795,11 @@ def simulate_selection(fed, # a federation name, a `FederationSpec`, or (K, |Y|,
            else check_type('selector', selector, Selector))
     streams = rng_streams(seed, 3, 'simulate_selection')   # selection, loss noise, synthetic reports
     sel.reset(K, seed)
-    if isinstance(sel, FedDiverseSelector):   # the fast path: the same draws as `sel.select` round by round
-        ids = diversity_rounds(sel.triplets, k, rounds, streams[0], 0, available, sel.tol, **sel.options)
+    literal = isinstance(sel, LiteralFedDiverseSelector) and rounds * K * k >= COMPILED_MIN_WORK
+    if isinstance(sel, FedDiverseSelector) or literal:   # the fast paths: the same draws as `sel.select` round by round
+        if literal:
+            ids, dup = _algorithm5_rounds(sel.triplets, k, rounds, streams[0], 0, available, sel.tol); sel.duplicates.extend(dup.tolist())
+        else: ids = diversity_rounds(sel.triplets, k, rounds, streams[0], 0, available, sel.tol, **sel.options)
         chosen = np.zeros((rounds, K), np.int64); chosen[np.arange(rounds)[:, None], ids] = 1
     else: chosen = _run_selector(sel, N, rounds, k, seed, available, loss_noise, streams)
     dup = np.array(sel.duplicates, np.int64) if isinstance(sel, LiteralFedDiverseSelector) else None

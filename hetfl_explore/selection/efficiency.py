@@ -63,7 +63,9 @@ def select(self:ActiveFL, t, clients, k, rng):
     p = self.probabilities(ids)
     n_exploit = min(m - int(round_half_up(self.alpha3 * m)), int((p > 0).sum()))
     exploit = sample_by(ids, p, n_exploit, rng) if n_exploit > 0 else np.array([], np.int64)
-    self.explored = rng.choice(np.setdiff1d(ids, exploit), size=m - len(exploit), replace=False)
+    pool = ids if (ids[1:] > ids[:-1]).all() else np.unique(ids)   # sorted distinct, as np.setdiff1d returns them
+    rest = np.ones(clients.num_clients, bool); rest[exploit] = False      # ids not exploited: a mask instead of a set difference
+    self.explored = rng.choice(pool[rest[pool]], size=m - len(exploit), replace=False)
     return Selection(np.concatenate([exploit, self.explored]))
 
 @patch
