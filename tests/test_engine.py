@@ -192,3 +192,22 @@ def test_a_bad_filter_answer_is_named(fed, bad, msg):
 def test_hooks_must_be_callable(fed):
     for kw in ('accept', 'client_loss'):
         with pytest.raises(TypeError, match=kw): Simulation(MLP, fed, UniformSelector(), RunConfig(rounds=1), **{kw: 3})
+
+def test_client_rows_match_the_reports_and_an_independent_evaluation(fed):
+    "The columnar client bookkeeping: reported rows carry the round's reports; eval_clients rows equal a direct evaluation."
+    prof = SystemProfiles.sample(12, seed=1, dropout=0.3)
+    sim = Simulation(MLP, fed, UniformSelector(), RunConfig(rounds=2, clients_per_round=6, batch_size=10, lr=0.1, eval_clients=True), profiles=prof)
+    h = sim.run(progress=False); c = h.clients
+    sel = c[c.selected.eq(True)]
+    for _, r in h.rounds.iterrows():
+        rows = sel[sel['round'] == r['round']]
+        assert rows.client.tolist() == r.selected and rows[rows.reported.astype(bool)].client.tolist() == r.reported
+        assert np.allclose(rows[rows.reported.astype(bool)].weight, r.weights) and (rows[~rows.reported.astype(bool)].weight == 0).all()
+        assert rows.n_samples.tolist() == [len(fed.client_idx[k]) for k in r.selected]
+    own = c[c.own_accuracy.notna() & (c['round'] == 1)]
+    model = sim.model
+    with torch.no_grad():
+        for k in range(12):
+            i = fed.client_idx[k]; out = model(fed.x[i])
+            assert own.own_accuracy.iloc[k] == pytest.approx(float((out.argmax(1) == fed.y[i]).double().mean()), abs=1e-12)
+            assert own.own_loss.iloc[k] == pytest.approx(float(torch.nn.functional.cross_entropy(out, fed.y[i])), rel=1e-5)

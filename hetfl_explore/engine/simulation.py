@@ -1182,15 +1182,14 @@ def _record(self:Simulation, t, ids, rep, dropped, weights, reports, sim_t, ener
 @patch
 def _record_clients(self:Simulation, t, ids, rep, weights, reports, sim_t, energy, rejected={}):
     "One history row per selected client of round `t`: its size, weight, time and energy, and what it reported."
-    w = dict(zip(rep.tolist(), weights))
-    rmap = {k: i for i, k in enumerate(rep.tolist())}
-    for j, k in enumerate(ids.tolist()):
-        i = rmap.get(k)
-        self.history.client_rows.append(dict(round=t, client=k, selected=True, reported=i is not None, n_samples=int(self.sizes[k]),
-            weight=w.get(k, 0.0), time=float(sim_t[j]), energy=float(energy[j]),
-            **({} if i is None else dict(loss=reports.loss[i], loss_before=reports.loss_before[i], steps=int(reports.steps[i]),
-                                          update_norm=reports.update_norm[i])),
-            **({} if k not in rejected else dict(rejection=rejected[k]))))
+    pos = {k: i for i, k in enumerate(rep.tolist())}                      # columns first, then one dict per client:
+    w, n, tm, en = list(weights), self.sizes[ids].tolist(), sim_t.tolist(), energy.tolist()   # no numpy scalar per client
+    got = list(zip(reports.loss, reports.loss_before, reports.steps.tolist(), reports.update_norm))
+    keys = ('loss', 'loss_before', 'steps', 'update_norm')
+    self.history.client_rows.extend(
+        dict(round=t, client=k, selected=True, reported=i is not None, n_samples=n[j], weight=0.0 if i is None else w[i], time=tm[j],
+             energy=en[j], **({} if i is None else dict(zip(keys, got[i]))), **({} if k not in rejected else dict(rejection=rejected[k])))
+        for j, k in enumerate(ids.tolist()) for i in (pos.get(k),))
 
 # %% ../../nbs/engine/05_simulation.ipynb #005736c7
 @patch
@@ -1233,8 +1232,8 @@ def _eval_clients(self:Simulation, t:int):
     acc = torch.zeros(self.num_clients, dtype=torch.float64).index_add_(0, self.owner[own], torch.cat(correct).cpu()[own])
     lo = torch.zeros(self.num_clients, dtype=torch.float64).index_add_(0, self.owner[own], torch.cat(loss).cpu()[own])
     n = np.maximum(self.sizes, 1)
-    self.history.client_rows.extend(dict(round=t, client=k, own_accuracy=acc[k].item() / n[k], own_loss=lo[k].item() / n[k])
-                                    for k in range(self.num_clients))
+    own_acc, own_loss = (acc.numpy() / n).tolist(), (lo.numpy() / n).tolist()             # one division per column, not per client
+    self.history.client_rows.extend(dict(round=t, client=k, own_accuracy=own_acc[k], own_loss=own_loss[k]) for k in range(self.num_clients))
 
 # %% ../../nbs/engine/05_simulation.ipynb #701cc29f
 @patch
