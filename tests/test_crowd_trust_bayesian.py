@@ -124,3 +124,15 @@ def test_elbo_loss_is_the_per_sample_elbo_and_trains_in_both_backends():
     a, b = (run_bayesfl_engine(fd, rounds=2, clients_per_round=3, hidden=8, seed=1) for _ in range(2))
     assert torch.equal(a['mu'], b['mu']) and a['accuracy'] == b['accuracy']
     assert a['history'].meta['aggregation'].endswith('posterior_rule.<locals>.rule')
+
+def test_aggregation_runs_on_one_thread_and_restores_the_thread_count():
+    "The memory-bound rule gives the same bits whatever the caller's thread count, which it leaves as it was."
+    g = torch.Generator().manual_seed(0)
+    mus, vs = torch.randn(7, 1001, generator=g), torch.rand(7, 1001, generator=g) + 0.01
+    before = torch.get_num_threads(); out = {}
+    for n in (1, 2):
+        torch.set_num_threads(n); out[n] = aggregate_posteriors(mus, vs, 0., 1., 'poe'); assert torch.get_num_threads() == n
+    torch.set_num_threads(before)
+    assert all(torch.equal(a, b) for a, b in zip(out[1], out[2]))
+    with pytest.raises(ValueError): aggregate_posteriors(mus, -vs)
+    assert torch.get_num_threads() == before                                    # restored after an error too

@@ -206,6 +206,14 @@ def train_client(model:nn.Module, # a Bayesian model (its posterior is overwritt
 # %% ../../nbs/crowd/65_bayesian.ipynb #3696ef41
 MODES = ('as_printed', 'poe', 'precision_mean', 'variance_weighted')
 
+@contextmanager
+def _one_thread(device):
+    "Run a block with one intra-op thread on a CPU (restored afterwards): for memory-bound passes that extra threads only slow down."
+    n = torch.get_num_threads()
+    if device.type == 'cpu': torch.set_num_threads(1)
+    try: yield
+    finally: torch.set_num_threads(n)
+
 def _check_posteriors(mus, vars, mu0, var0):
     "Tensors of matching shapes, with errors naming the argument."
     mus = _as_tensor('mus', mus, ndim=2, finite=False); N, P = mus.shape          # finiteness is checked on the sums (one pass less)
@@ -228,6 +236,10 @@ def aggregate_posteriors(mus, # (N, P) client posterior means
     "Combine Gaussian client posteriors into a global one with the rule `mode` (see the table above)."
     check_choice('mode', mode, MODES)
     mus, vars, mu0, var0, full = _check_posteriors(mus, vars, mu0, var0)
+    with _one_thread(mus.device): return _combine(mus, vars, mu0, var0, full, mode)
+
+def _combine(mus, vars, mu0, var0, full, mode):
+    "`aggregate_posteriors` on checked tensors."
     inv = torch.linalg.inv if full else torch.reciprocal
     mv = (lambda A, m: (A @ m.unsqueeze(-1)).squeeze(-1)) if full else torch.mul
     lam0, N = inv(var0), len(mus)
