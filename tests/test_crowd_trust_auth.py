@@ -107,3 +107,58 @@ def test_no_false_rejections_over_a_20_round_honest_run():
     srv = AuthenticatedServer(ca, 'digits', pol, dict(min_trust=0.8))
     res = run_authenticated(fd, srv, ids, start=T0, rounds=20, clients_per_round=3, hidden=4, seed=0)
     assert srv.rejections == [] and res['accepted'] == [3] * 20 and len(srv.seen) == 60
+
+def _digits_world(n_static=0):
+    from hetfl_explore.foundation.data import tiny_digits_federation
+    fd = tiny_digits_federation(0); pol = parse_policy(EXAMPLE_POLICY); ca = CertificateAuthority(policy=pol, now=T0); ids = {}
+    for c in range(fd.num_clients):
+        k = new_key(); ids[c] = (k, ca.enrol(make_csr(k, f'client-{c}', GOOD), now=T0)[0])
+    return fd, pol, ca, ids
+
+def test_engine_run_with_the_filter_has_no_false_rejections():
+    from hetfl_explore.crowd.authenticated import authenticated_filter
+    from hetfl_explore.crowd.bayesian import run_bayesfl_engine
+    fd, pol, ca, ids = _digits_world()
+    srv = AuthenticatedServer(ca, 'digits', pol, dict(min_trust=0.8))
+    res = run_bayesfl_engine(fd, rounds=20, clients_per_round=3, hidden=4, seed=0, accept=authenticated_filter(srv, ids, start=T0))
+    h = res['history']
+    assert srv.rejections == [] and h.rounds.n_rejected.tolist() == [0] * 20 and len(srv.seen) == 60
+    assert h.rounds.reported.map(len).tolist() == [3] * 20
+
+def test_engine_records_each_attack_with_its_reason():
+    "Expired, revoked and wrong-attribute clients, and a tampered, forged, replayed and re-tasked update, each in the history."
+    from hetfl_explore.crowd.authenticated import authenticated_filter
+    from hetfl_explore.engine.simulation import run_fl, mlp, RunConfig
+    from hetfl_explore.engine.protocol import RoundRobinSelector
+    fd, pol, ca, ids = _digits_world()
+    k7, k8, k9, mallory = new_key(), new_key(), new_key(), new_key()
+    ids[7] = (k7, ca.enrol(make_csr(k7, 'client-7', GOOD), now=T0 - timedelta(hours=1))[0])
+    ids[8] = (k8, ca.enrol(make_csr(k8, 'client-8', GOOD), now=T0)[0]); ca.revoke(ids[8][1], T0)
+    ids[9] = (k9, ca.enrol(make_csr(k9, 'client-9', {**GOOD, 'trust': 0.5}), now=T0)[0])
+    kept = {}
+    def mitm(t, ups):
+        u = ups[0]; kept.setdefault('old', u)
+        fake = {1: lambda: SignedUpdate(**{**u.__dict__, 'payload': bytes([u.payload[0] ^ 1]) + u.payload[1:]}),
+                2: lambda: sign_update(mallory, u.certificate, u.task_id, t, u.payload), 3: lambda: kept['old'],
+                4: lambda: sign_update(*ids[int(u.client_id.split('-')[1])], 'task7', t, u.payload)}
+        return [fake[t]()] + ups[1:] if t in fake else ups
+    srv = AuthenticatedServer(ca, 'digits', pol, dict(min_trust=0.8))
+    cfg = RunConfig(rounds=6, clients_per_round=5, batch_size=16, lr=0.1)      # round robin: clients 0-4, 5-9, 0-4, ...
+    h = run_fl(lambda: mlp(64, 8, 10), fd, RoundRobinSelector(), cfg, accept=authenticated_filter(srv, ids, mitm, T0))
+    static = {7: REASONS['expired'], 8: REASONS['revoked'], 9: REASONS['policy']}
+    attack = {1: REASONS['signature'], 2: REASONS['signature'], 3: REASONS['round'], 4: REASONS['task']}
+    for t, r in h.rounds.iterrows():
+        want = {k: static[k] for k in r.selected if k in static}
+        if t in attack: want.setdefault(r.selected[0], attack[t])
+        assert r.rejected == want, (t, r.rejected, want)
+        assert sorted(r.reported) == sorted(k for k in r.selected if k not in want)
+    assert set(h.clients.rejection.dropna()) == set(static.values()) | set(attack.values())
+
+def test_filter_refuses_a_validly_signed_substitute():
+    from hetfl_explore.crowd.authenticated import authenticated_filter
+    fd, pol, ca, ids = _digits_world()
+    srv = AuthenticatedServer(ca, 'digits', pol, dict(min_trust=0.8))
+    swap = lambda t, ups: [sign_update(*ids[0], 'digits', t, b'\x00' * len(ups[0].payload))] + ups[1:]
+    acc = authenticated_filter(srv, ids, swap, T0)
+    with pytest.raises(ValueError, match='other than the trained one'): acc(0, np.array([0, 1]), torch.ones(2, 3), torch.zeros(3))
+    with pytest.raises(ValueError, match='identities'): authenticated_filter(srv, ids, start=T0)(0, np.array([99]), torch.ones(1, 3), torch.zeros(3))

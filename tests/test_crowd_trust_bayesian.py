@@ -3,6 +3,7 @@ linear-regression oracle (product of experts of exact client posteriors = the ce
 import numpy as np
 import pytest
 import torch
+import torch.nn.functional as F
 from hetfl_explore.crowd.bayesian import (gaussian_kl, MeanFieldLinear, bayes_mlp, get_posterior, set_posterior, set_prior, neg_elbo,
                                           train_client, aggregate_posteriors, linear_posterior, conjugate_rounds, forward,
                                           run_bayesfl, predictive, expected_calibration_error, MODES)
@@ -96,3 +97,42 @@ def test_run_bayesfl_is_deterministic_and_predictive_is_a_distribution():
     seen = []
     run_bayesfl(fd, rounds=1, clients_per_round=2, hidden=4, exchange=lambda t, ids, posts, mu: seen.append(len(posts)) or [])
     assert seen == [2]                                                   # the hook sees both; accepting none keeps the global
+
+def test_posterior_rule_aggregates_the_clients_mu_and_softplus_rho():
+    "The engine rule reads (mu, rho) from the stacked updates, aggregates with the mode, restarts rho, on a hand-made case."
+    from hetfl_explore.crowd.bayesian import posterior_rule, _posterior_index, RHO_INIT
+    from hetfl_explore.engine.simulation import AggregationInput, ParamLayout
+    torch.manual_seed(0); net = bayes_mlp(3, 2, hidden=2, prior_var=0.5); lay = ParamLayout(net); g = lay.flatten(net)
+    mu_i, rho_i = _posterior_index(net)
+    assert torch.equal(g[mu_i], get_posterior(net)[0]) and torch.allclose(F.softplus(g[rho_i]) ** 2, get_posterior(net)[1])
+    W = g + 0.1 * torch.randn(3, len(g))
+    for mode in MODES:
+        rule = posterior_rule(net, mode, prior_var=0.5)
+        new = g + rule(AggregationInput(g, W - g, np.full(3, 1 / 3)))
+        mu, var = aggregate_posteriors(W[:, mu_i], F.softplus(W[:, rho_i]) ** 2, 0., 0.5, mode)
+        torch.testing.assert_close(new[mu_i], mu.float()); torch.testing.assert_close(rule.posterior[1], var)
+        assert torch.all(new[rho_i] == RHO_INIT)
+
+def test_elbo_loss_is_the_per_sample_elbo_and_trains_in_both_backends():
+    from hetfl_explore.crowd.bayesian import elbo_loss, run_bayesfl_engine
+    from hetfl_explore.foundation.data import tiny_digits_federation
+    torch.manual_seed(1); net = bayes_mlp(4, 3, hidden=5); x, y = torch.randn(6, 4), torch.tensor([0, 1, 2, 0, 1, 2])
+    per = elbo_loss(net)(forward(net, x, sample=False), y, dict(net.named_parameters()), 40)
+    torch.testing.assert_close(per.mean(), F.cross_entropy(forward(net, x, sample=False), y) + (net[1].kl() + net[3].kl()) / 40)
+    with torch.no_grad(): torch.testing.assert_close(net(x), forward(net, x, sample=False))   # no gradients: the means
+    fd = tiny_digits_federation(0)
+    a, b = (run_bayesfl_engine(fd, rounds=2, clients_per_round=3, hidden=8, seed=1) for _ in range(2))
+    assert torch.equal(a['mu'], b['mu']) and a['accuracy'] == b['accuracy']
+    assert a['history'].meta['aggregation'].endswith('posterior_rule.<locals>.rule')
+
+def test_aggregation_runs_on_one_thread_and_restores_the_thread_count():
+    "The memory-bound rule gives the same bits whatever the caller's thread count, which it leaves as it was."
+    g = torch.Generator().manual_seed(0)
+    mus, vs = torch.randn(7, 1001, generator=g), torch.rand(7, 1001, generator=g) + 0.01
+    before = torch.get_num_threads(); out = {}
+    for n in (1, 2):
+        torch.set_num_threads(n); out[n] = aggregate_posteriors(mus, vs, 0., 1., 'poe'); assert torch.get_num_threads() == n
+    torch.set_num_threads(before)
+    assert all(torch.equal(a, b) for a, b in zip(out[1], out[2]))
+    with pytest.raises(ValueError): aggregate_posteriors(mus, -vs)
+    assert torch.get_num_threads() == before                                    # restored after an error too

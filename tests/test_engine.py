@@ -153,3 +153,61 @@ def test_stop_when_sees_the_current_round_and_evaluates_it(fed):
                stop_when=lambda hist: hist.round_rows[-1]['total_reward'] >= 10)
     assert h.stop_reason == 'stop_when' and len(h) == 4 and not np.isnan(h.rounds.accuracy.iloc[-1])
     assert h.rounds.accuracy.iloc[:3].isna().all()   # eval_every=5: rounds 0-2 were not evaluated
+
+ACCEPT_ALL = lambda t, ids, updates, g: (np.ones(len(ids), bool), [None] * len(ids))
+CE = lambda out, y, params, n_data: torch.nn.functional.cross_entropy(out, y, reduction='none')
+
+@pytest.mark.parametrize('backend', ['batched', 'sequential'])
+@pytest.mark.parametrize('seed', [0, 1, 2])
+def test_hooks_that_change_nothing_give_the_same_run(fed, backend, seed):
+    "An accept-all filter and the cross-entropy written as a client loss reproduce the default run bit for bit."
+    prof = SystemProfiles.sample(12, seed=seed, speed_sigma=0.5, availability=0.8, dropout=0.2)
+    cfg = RunConfig(rounds=3, clients_per_round=5, batch_size=10, lr=0.1, seed=seed, backend=backend, momentum=0.5)
+    ref = run_fl(MLP, fed, UniformSelector(), cfg, profiles=prof)
+    for kw in (dict(accept=ACCEPT_ALL), dict(client_loss=CE)):
+        h = run_fl(MLP, fed, UniformSelector(), cfg, profiles=prof, **kw)
+        assert torch.equal(h.final_params, ref.final_params)
+        assert h.rounds[['accuracy', 'selected', 'reported', 'weights']].equals(ref.rounds[['accuracy', 'selected', 'reported', 'weights']])
+    assert 'rejected' not in ref.rounds and 'rejection' not in ref.clients   # default histories keep their columns
+
+def test_rejected_updates_are_left_out_and_recorded(fed):
+    cfg = RunConfig(rounds=4, clients_per_round=6, batch_size=10, lr=0.1)
+    odd = lambda t, ids, u, g: (ids % 2 == 0, ['odd' if k % 2 else None for k in ids])
+    h = run_fl(MLP, fed, UniformSelector(), cfg, accept=odd)
+    for _, r in h.rounds.iterrows():
+        assert r.reported == [k for k in r.selected if k % 2 == 0] and r.rejected == {k: 'odd' for k in r.selected if k % 2}
+        assert r.msg_upload == len(r.selected)                            # rejected updates were still uploaded
+    refused = h.clients[h.clients.rejection.notna()]
+    assert (refused.client % 2 == 1).all() and (refused.weight == 0).all() and not refused.reported.any()
+    refuse_all = lambda t, ids, u, g: (np.zeros(len(ids), bool), ['no'] * len(ids))
+    none = run_fl(MLP, fed, UniformSelector(), cfg, accept=refuse_all)          # nothing accepted: the initial model stays
+    assert none.rounds.kept_previous.all() and torch.equal(none.final_params, Simulation(MLP, fed, UniformSelector(), cfg).params)
+
+@pytest.mark.parametrize('bad, msg', [(lambda t, ids, u, g: (np.ones(len(ids)), [None] * len(ids)), 'boolean mask'),
+                                      (lambda t, ids, u, g: (np.zeros(len(ids), bool), [None] * len(ids)), 'without a reason'),
+                                      (lambda t, ids, u, g: (np.ones(len(ids) + 1, bool), [None] * len(ids)), 'boolean mask')])
+def test_a_bad_filter_answer_is_named(fed, bad, msg):
+    with pytest.raises(ValueError, match=msg): run_fl(MLP, fed, UniformSelector(), RunConfig(rounds=1, clients_per_round=3), accept=bad)
+
+def test_hooks_must_be_callable(fed):
+    for kw in ('accept', 'client_loss'):
+        with pytest.raises(TypeError, match=kw): Simulation(MLP, fed, UniformSelector(), RunConfig(rounds=1), **{kw: 3})
+
+def test_client_rows_match_the_reports_and_an_independent_evaluation(fed):
+    "The columnar client bookkeeping: reported rows carry the round's reports; eval_clients rows equal a direct evaluation."
+    prof = SystemProfiles.sample(12, seed=1, dropout=0.3)
+    sim = Simulation(MLP, fed, UniformSelector(), RunConfig(rounds=2, clients_per_round=6, batch_size=10, lr=0.1, eval_clients=True), profiles=prof)
+    h = sim.run(progress=False); c = h.clients
+    sel = c[c.selected.eq(True)]
+    for _, r in h.rounds.iterrows():
+        rows = sel[sel['round'] == r['round']]
+        assert rows.client.tolist() == r.selected and rows[rows.reported.astype(bool)].client.tolist() == r.reported
+        assert np.allclose(rows[rows.reported.astype(bool)].weight, r.weights) and (rows[~rows.reported.astype(bool)].weight == 0).all()
+        assert rows.n_samples.tolist() == [len(fed.client_idx[k]) for k in r.selected]
+    own = c[c.own_accuracy.notna() & (c['round'] == 1)]
+    model = sim.model
+    with torch.no_grad():
+        for k in range(12):
+            i = fed.client_idx[k]; out = model(fed.x[i])
+            assert own.own_accuracy.iloc[k] == pytest.approx(float((out.argmax(1) == fed.y[i]).double().mean()), abs=1e-12)
+            assert own.own_loss.iloc[k] == pytest.approx(float(torch.nn.functional.cross_entropy(out, fed.y[i])), rel=1e-5)

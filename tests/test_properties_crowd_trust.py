@@ -15,11 +15,12 @@ import hetfl_explore.widgets.trust as WT
 
 COVERED = {f'hetfl_explore.crowd.bayesian.{n}' for n in ('gaussian_kl', 'MeanFieldLinear', 'bayes_mlp', 'get_posterior', 'set_posterior',
            'set_prior', 'neg_elbo', 'train_client', 'aggregate_posteriors', 'linear_posterior', 'conjugate_rounds', 'forward',
-           'run_bayesfl', 'predictive', 'expected_calibration_error')} | \
+           'run_bayesfl', 'predictive', 'expected_calibration_error',
+           'elbo_loss', 'posterior_rule', 'run_bayesfl_engine')} | \
           {f'hetfl_explore.crowd.abac.{n}' for n in ('PolicySyntaxError', 'Condition', 'Ref', 'Rule', 'PolicySet', 'parse_policy', 'Request', 'Decision')} | \
           {f'hetfl_explore.crowd.pki.{n}' for n in ('new_key', 'make_csr', 'attributes_of', 'client_id_of', 'CertificateAuthority',
            'check_certificate', 'serialise', 'SignedUpdate', 'sign_update', 'verify_update', 'session_key', 'seal', 'unseal')} | \
-          {f'hetfl_explore.crowd.authenticated.{n}' for n in ('AuthenticatedServer', 'deserialise', 'run_authenticated')} | \
+          {f'hetfl_explore.crowd.authenticated.{n}' for n in ('AuthenticatedServer', 'deserialise', 'run_authenticated', 'authenticated_filter')} | \
           {f'hetfl_explore.crowd.robust.{n}' for n in ('krum_scores', 'robust_aggregate', 'flip_labels', 'attack_exchange', 'attack_table')} | \
           {f'hetfl_explore.widgets.trust.{n}' for n in ('playground_figure', 'AggregationPlayground', 'walkthrough', 'TrustWalkthrough')}
 
@@ -83,6 +84,14 @@ def test_bayesian_models_and_runs():
     rejects(lambda: B.run_bayesfl(fd, clients_per_round=99), 'clients_per_round')
     rejects(lambda: B.run_bayesfl(fd, rounds=0), 'rounds')
     rejects(lambda: R.flip_labels(fd, [99]), 'clients')
+    rejects(lambda: B.run_bayesfl_engine(fd, clients_per_round=99), 'clients_per_round')
+    rejects(lambda: B.run_bayesfl_engine(fd, rounds=0), 'rounds')
+    rejects(lambda: B.run_bayesfl_engine(fd, mode='mean'), 'mode')
+    rejects(lambda: B.elbo_loss(torch.nn.Linear(2, 2)), 'model')
+    rejects(lambda: B.elbo_loss(B.bayes_mlp(2, 2), likelihood='poisson'), 'likelihood')
+    rejects(lambda: B.posterior_rule(B.bayes_mlp(2, 2), mode='mean'), 'mode')
+    rejects(lambda: B.posterior_rule(B.bayes_mlp(2, 2), prior_var=0), 'prior_var')
+    rejects(lambda: B.posterior_rule('net'), 'model')
     rejects(lambda: R.attack_exchange('sybil', [0]), 'attack')
     rejects(lambda: R.attack_table(fd, attacks=('sybil',)), 'attacks')
     rejects(lambda: R.attack_table(fd, fraction=0.9), 'fraction')
@@ -130,6 +139,10 @@ def test_pki_types(pki, bad):
     rejects(lambda: AU.AuthenticatedServer(ca, bad), 'task_id')
     rejects(lambda: AU.AuthenticatedServer(bad, 't'), 'ca')
     rejects(lambda: AU.AuthenticatedServer(ca, 't').receive([bad], 0, T0), 'updates')
+    rejects(lambda: AU.AuthenticatedServer(ca, 't').screen([bad], 0, T0), 'updates')
+    rejects(lambda: AU.authenticated_filter(bad, {}), 'server')
+    rejects(lambda: AU.authenticated_filter(AU.AuthenticatedServer(ca, 't'), bad), 'identities')
+    rejects(lambda: AU.authenticated_filter(AU.AuthenticatedServer(ca, 't'), {}, round_interval=bad), 'round_interval')
     rejects(lambda: WT.walkthrough(bad, {}), 'text')
 
 def test_pki_values(pki):

@@ -16,7 +16,7 @@ from .pki import (CertificateAuthority, SignedUpdate, REASONS, check_certificate
                                      attributes_of, verify_update, sign_update, _now)
 
 # %% auto #0
-__all__ = ['AuthenticatedServer', 'deserialise', 'run_authenticated']
+__all__ = ['AuthenticatedServer', 'deserialise', 'run_authenticated', 'authenticated_filter']
 
 # %% ../../nbs/crowd/68_authenticated.ipynb #5781fa5d
 class AuthenticatedServer:
@@ -53,21 +53,30 @@ def reason(self:AuthenticatedServer, u:SignedUpdate, # a received update
         return REASONS['policy']
     return None
 
+# %% ../../nbs/crowd/68_authenticated.ipynb #c3d4e5f6
+@patch
+def screen(self:AuthenticatedServer, updates:list, # the `SignedUpdate`s that arrived this round
+           round:int, # the current round
+           now:datetime|None=None, # the current time
+          ) -> list: # the rejection reason of each update (None: accepted)
+    "Check every update; remember the accepted ones' nonces and record each rejection."
+    round, now = check_int('round', round, lo=0), _now(now)
+    if not isinstance(updates, (list, tuple)) or not all(isinstance(u, SignedUpdate) for u in updates):
+        raise TypeError("updates: expected a list of SignedUpdate")
+    crl, out = self.ca.crl(now), []
+    for u in updates:
+        r = self.reason(u, round, crl, now); out.append(r)
+        if r is None: self.seen.add(u.nonce)
+        else: self.rejections.append(dict(round=round, client_id=u.client_id, reason=r))
+    return out
+
 @patch
 def receive(self:AuthenticatedServer, updates:list, # the `SignedUpdate`s that arrived this round
             round:int, # the current round
             now:datetime|None=None, # the current time
            ) -> list: # the accepted updates
-    "Check every update; keep the valid ones, remember their nonces, and record each rejection."
-    round, now = check_int('round', round, lo=0), _now(now)
-    if not isinstance(updates, (list, tuple)) or not all(isinstance(u, SignedUpdate) for u in updates):
-        raise TypeError("updates: expected a list of SignedUpdate")
-    crl, ok = self.ca.crl(now), []
-    for u in updates:
-        r = self.reason(u, round, crl, now)
-        if r is None: ok.append(u); self.seen.add(u.nonce)
-        else: self.rejections.append(dict(round=round, client_id=u.client_id, reason=r))
-    return ok
+    "The updates that pass `screen` (which records the rejections)."
+    return [u for u, r in zip(updates, self.screen(updates, round, now)) if r is None]
 
 # %% ../../nbs/crowd/68_authenticated.ipynb #1996132b
 def deserialise(payload:bytes, # the bytes from `pki.serialise` of a (mu, var) pair
@@ -77,6 +86,12 @@ def deserialise(payload:bytes, # the bytes from `pki.serialise` of a (mu, var) p
     if len(payload) % 8: raise ValueError(f"payload has {len(payload)} bytes: expected two float32 vectors of equal length")
     a = np.frombuffer(payload, '<f4')
     return tuple(torch.from_numpy(a.copy()).split(len(a) // 2))
+
+def _signed(identities, task_id, t, ids, updates):
+    "What the selected clients send: each update signed with its own client's key and certificate."
+    missing = [int(c) for c in ids if int(c) not in identities]
+    if missing: raise ValueError(f"identities: clients {missing[:5]} have no (key, certificate)")
+    return [sign_update(*identities[int(c)], task_id, t, u) for c, u in zip(ids, updates)]
 
 def run_authenticated(fd, # a `FederatedData`
                       server:AuthenticatedServer, # the task's enforcement point (it keeps the rejection log)
@@ -91,8 +106,30 @@ def run_authenticated(fd, # a `FederatedData`
     if missing: raise ValueError(f"identities: clients {missing[:5]} have no (key, certificate)")
     start, accepted = _now(start), []
     def exchange(t, ids, posts, mu):
-        ups = [sign_update(*identities[int(c)], server.task_id, t, p) for c, p in zip(ids, posts)]
+        ups = _signed(identities, server.task_id, t, ids, posts)
         ok = server.receive(intercept(t, ups) if intercept else ups, t, start + t * round_interval)
         accepted.append(len(ok))
         return [deserialise(u.payload) for u in ok]
     return {**run_bayesfl(fd, exchange=exchange, **kwargs), 'accepted': accepted}
+
+# %% ../../nbs/crowd/68_authenticated.ipynb #a8b9c0d1
+def authenticated_filter(server:AuthenticatedServer, # the task's enforcement point (it keeps the rejection log)
+                         identities:dict, # client index -> (private key, certificate)
+                         intercept:Callable|None=None, # optional (t, [SignedUpdate]) -> [SignedUpdate], one per client, in transit
+                         start:datetime|None=None, # the time of round 0
+                         round_interval:timedelta=timedelta(minutes=1), # time between rounds
+                        ) -> Callable: # an `accept(t, ids, updates, global_params)` filter for the engine
+    "The engine's `accept` filter for authenticated aggregation: clients sign their updates, the server screens what arrives."
+    check_type('server', server, AuthenticatedServer); check_type('identities', identities, dict)
+    start, round_interval = _now(start), check_type('round_interval', round_interval, timedelta)
+    def accept(t, ids, updates, global_params):
+        "Sign each trained update, pass it through `intercept`, and let the server decide; returns (mask, reasons)."
+        sent = _signed(identities, server.task_id, t, ids, updates)
+        got = intercept(t, list(sent)) if intercept else sent
+        if len(got) != len(sent): raise ValueError(f"intercept returned {len(got)} updates for {len(sent)} clients: expected one per client")
+        reasons = server.screen(got, t, start + t * round_interval)
+        swapped = [int(c) for c, u, s, r in zip(ids, got, sent, reasons) if r is None and u.payload != s.payload]
+        if swapped: raise ValueError(f"clients {swapped}: a validly signed update other than the trained one was accepted; the engine "
+                                     "aggregates the trained updates, so model a lying client with run_authenticated or crowd.robust")
+        return np.array([r is None for r in reasons]), reasons
+    return accept

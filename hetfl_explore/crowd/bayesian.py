@@ -13,11 +13,14 @@ import torch.nn as nn
 import torch.nn.functional as F
 from fastcore.basics import patch
 from ..foundation.core import check_int, check_float, check_choice, check_type
+from ..engine.simulation import ParamLayout, RunConfig, Simulation, AggregationInput
+from ..engine.protocol import UniformSelector
 
 # %% auto #0
 __all__ = ['RHO_INIT', 'MIN_VAR', 'LIKELIHOODS', 'MODES', 'PRIORS', 'ECE_BINS', 'gaussian_kl', 'MeanFieldLinear', 'bayes_mlp',
            'get_posterior', 'set_posterior', 'set_prior', 'neg_elbo', 'train_client', 'aggregate_posteriors',
-           'linear_posterior', 'conjugate_rounds', 'forward', 'run_bayesfl', 'predictive', 'expected_calibration_error']
+           'linear_posterior', 'conjugate_rounds', 'forward', 'run_bayesfl', 'predictive', 'expected_calibration_error',
+           'elbo_loss', 'posterior_rule', 'run_bayesfl_engine']
 
 # %% ../../nbs/crowd/65_bayesian.ipynb #2d1a50dd
 RHO_INIT = -5.0   # initial rho, so sigma = softplus(-5) ~ 0.0067: a near-deterministic start (Blundell et al., 2015)
@@ -33,6 +36,10 @@ def _as_tensor(name, v, ndim=None, finite=True):
     if finite and not torch.isfinite(t).all(): raise ValueError(f"{name}: expected finite values")
     return t
 
+def _kl_sum(mu_q, var_q, mu_p, var_p):
+    "The summed closed-form KL(N(mu_q, var_q) || N(mu_p, var_p)) (no checks: the one formula every caller uses)."
+    return 0.5 * (torch.log(var_p / var_q) + (var_q + (mu_q - mu_p) ** 2) / var_p - 1).sum()
+
 def gaussian_kl(mu_q, # means of q
                 var_q, # variances of q (positive)
                 mu_p, # means of the prior p (broadcast against mu_q)
@@ -42,7 +49,7 @@ def gaussian_kl(mu_q, # means of q
     mu_q, var_q, mu_p, var_p = (_as_tensor(n, v) for n, v in (('mu_q', mu_q), ('var_q', var_q), ('mu_p', mu_p), ('var_p', var_p)))
     for n, v in (('var_q', var_q), ('var_p', var_p)):
         if (v <= 0).any(): raise ValueError(f"{n}: expected positive variances")
-    return 0.5 * (torch.log(var_p / var_q) + (var_q + (mu_q - mu_p) ** 2) / var_p - 1).sum()
+    return _kl_sum(mu_q, var_q, mu_p, var_p)
 
 # %% ../../nbs/crowd/65_bayesian.ipynb #d5de777c
 class MeanFieldLinear(nn.Module):
@@ -64,10 +71,11 @@ class MeanFieldLinear(nn.Module):
         self.register_buffer('prior_mu', torch.zeros(n)); self.register_buffer('prior_var', torch.full((n,), prior_var))
 
     def forward(self, x:torch.Tensor, # (batch, in_features)
-                sample:bool=True, # draw weights (True) or use the posterior means (False)
+                sample:bool|None=None, # draw weights (True), use the posterior means (False); None: draw while gradients are recorded (training)
                ) -> torch.Tensor:
         "The layer's output with one reparameterised weight sample, or with the means."
         w, b = self.weight_mu, self.bias_mu
+        if sample is None: sample = torch.is_grad_enabled()
         if sample:
             w = w + F.softplus(self.weight_rho) * torch.randn_like(w)
             b = b + F.softplus(self.bias_rho) * torch.randn_like(b)
@@ -85,7 +93,7 @@ def posterior(self:MeanFieldLinear) -> tuple[torch.Tensor, torch.Tensor]:
 def kl(self:MeanFieldLinear) -> torch.Tensor:
     "KL of the layer's posterior to its prior."
     mu, var = self.posterior()
-    return 0.5 * (torch.log(self.prior_var / var) + (var + (mu - self.prior_mu) ** 2) / self.prior_var - 1).sum()
+    return _kl_sum(mu, var, self.prior_mu, self.prior_var)
 
 # %% ../../nbs/crowd/65_bayesian.ipynb #613c2979
 def bayes_mlp(in_features:int, # input features (images are flattened)
@@ -152,6 +160,12 @@ def _seeded(seed, device):
     with torch.random.fork_rng(devices=cuda):
         torch.manual_seed(seed); yield
 
+def _nll(out, y, likelihood, noise_var, reduction='mean'):
+    "Negative log-likelihood of a batch: its mean, or per sample with reduction='none'."
+    if likelihood == 'categorical': return F.cross_entropy(out, y, reduction=reduction)
+    per = 0.5 * (((out.squeeze(-1) - y) ** 2) / noise_var + math.log(2 * math.pi * noise_var))
+    return per.mean() if reduction == 'mean' else per
+
 def neg_elbo(model:nn.Module, # a model with MeanFieldLinear layers
              x:torch.Tensor, # a mini-batch of inputs
              y:torch.Tensor, # its labels (class ids) or targets (floats)
@@ -162,10 +176,7 @@ def neg_elbo(model:nn.Module, # a model with MeanFieldLinear layers
     "The per-sample negative ELBO of a mini-batch: expected negative log-likelihood plus KL / n_i."
     check_choice('likelihood', likelihood, LIKELIHOODS)
     n_data, noise_var = check_int('n_data', n_data, lo=1), check_float('noise_var', noise_var, lo=0, lo_open=True)
-    out = model(x)
-    if likelihood == 'categorical': nll = F.cross_entropy(out, y)
-    else: nll = 0.5 * (((out.squeeze(-1) - y) ** 2) / noise_var + math.log(2 * math.pi * noise_var)).mean()
-    return nll + sum(l.kl() for l in _layers(model)) / n_data
+    return _nll(model(x), y, likelihood, noise_var) + sum(l.kl() for l in _layers(model)) / n_data
 
 # %% ../../nbs/crowd/65_bayesian.ipynb #e0be1dae
 def train_client(model:nn.Module, # a Bayesian model (its posterior is overwritten)
@@ -195,6 +206,14 @@ def train_client(model:nn.Module, # a Bayesian model (its posterior is overwritt
 # %% ../../nbs/crowd/65_bayesian.ipynb #3696ef41
 MODES = ('as_printed', 'poe', 'precision_mean', 'variance_weighted')
 
+@contextmanager
+def _one_thread(device):
+    "Run a block with one intra-op thread on a CPU (restored afterwards): for memory-bound passes that extra threads only slow down."
+    n = torch.get_num_threads()
+    if device.type == 'cpu': torch.set_num_threads(1)
+    try: yield
+    finally: torch.set_num_threads(n)
+
 def _check_posteriors(mus, vars, mu0, var0):
     "Tensors of matching shapes, with errors naming the argument."
     mus = _as_tensor('mus', mus, ndim=2, finite=False); N, P = mus.shape          # finiteness is checked on the sums (one pass less)
@@ -217,6 +236,10 @@ def aggregate_posteriors(mus, # (N, P) client posterior means
     "Combine Gaussian client posteriors into a global one with the rule `mode` (see the table above)."
     check_choice('mode', mode, MODES)
     mus, vars, mu0, var0, full = _check_posteriors(mus, vars, mu0, var0)
+    with _one_thread(mus.device): return _combine(mus, vars, mu0, var0, full, mode)
+
+def _combine(mus, vars, mu0, var0, full, mode):
+    "`aggregate_posteriors` on checked tensors."
     inv = torch.linalg.inv if full else torch.reciprocal
     mv = (lambda A, m: (A @ m.unsqueeze(-1)).squeeze(-1)) if full else torch.mul
     lam0, N = inv(var0), len(mus)
@@ -351,3 +374,74 @@ def expected_calibration_error(probs, # (n, classes) predicted probabilities
     b = torch.clamp((conf * bins).long(), max=bins - 1)
     err = torch.zeros(bins, dtype=torch.float64).index_add_(0, b, (pred.eq(y).double() - conf.double()))
     return float(err.abs().sum() / len(y))
+
+# %% ../../nbs/crowd/65_bayesian.ipynb #f2a3b4c5
+def _mean_field_layers(model):
+    "(name, layer) of every MeanFieldLinear of `model` (the name prefixes its parameters)."
+    _layers(model)
+    return [(n, m) for n, m in model.named_modules() if isinstance(m, MeanFieldLinear)]
+
+def elbo_loss(model:nn.Module, # the Bayesian model the engine trains (its layers' priors are the KL targets)
+              likelihood:str='categorical', # 'categorical' or 'gaussian' (see `neg_elbo`)
+              noise_var:float=1.0, # the Gaussian likelihood's noise variance
+             ) -> Callable:
+    "The negative ELBO as the engine's per-sample `client_loss`: -log p(y | x, w) + KL(q || prior) / n_i for each sample."
+    check_choice('likelihood', likelihood, LIKELIHOODS); noise_var = check_float('noise_var', noise_var, lo=0, lo_open=True)
+    layers = _mean_field_layers(model)
+    def client_loss(out, y, params, n_data):
+        "Per-sample negative ELBO of one client's batch, from its parameters by name (vmapped over clients by the engine)."
+        kl = sum(_kl_sum(torch.cat([params[f'{n}.weight_mu'].reshape(-1), params[f'{n}.bias_mu']]),
+                         F.softplus(torch.cat([params[f'{n}.weight_rho'].reshape(-1), params[f'{n}.bias_rho']])) ** 2,
+                         l.prior_mu, l.prior_var) for n, l in layers)
+        return _nll(out, y, likelihood, noise_var, 'none') + kl / n_data
+    return client_loss
+
+# %% ../../nbs/crowd/65_bayesian.ipynb #f3a4b5c6
+def _posterior_index(model):
+    "Positions of the posterior means and of the rhos in the engine's flat vector, in `get_posterior`'s order."
+    lay = ParamLayout(model); off = np.cumsum([0, *lay.numels]); pos = {n: (off[i], off[i + 1]) for i, n in enumerate(lay.names)}
+    idx = {k: torch.cat([torch.arange(*pos[f'{n}.{p}_{k}']) for n, _ in _mean_field_layers(model) for p in ('weight', 'bias')]) for k in ('mu', 'rho')}
+    return idx['mu'], idx['rho']
+
+def posterior_rule(model:nn.Module, # the Bayesian model the engine trains (for the layout)
+                   mode:str='poe', # server rule, one of `MODES`
+                   prior_var:float=1.0, # prior variance of every weight
+                   rho_init:float=RHO_INIT, # the broadcast restarts the scales at softplus(rho_init), as `run_bayesfl`
+                  ) -> Callable:
+    "The engine's aggregation rule for a Bayesian model: the clients' (mu, softplus(rho)^2) combined by `aggregate_posteriors`."
+    check_choice('mode', mode, MODES); prior_var, rho_init = check_float('prior_var', prior_var, lo=0, lo_open=True), check_float('rho_init', rho_init)
+    mu_i, rho_i = _posterior_index(model)
+    def rule(inp:AggregationInput) -> torch.Tensor:
+        "The update that moves the global means to the aggregated posterior's (its variances are kept in `rule.posterior`)."
+        i, r = mu_i.to(inp.updates.device), rho_i.to(inp.updates.device)
+        w = inp.updates + inp.global_params                                    # (C, P) the clients' new parameters
+        rule.posterior = aggregate_posteriors(w[:, i], F.softplus(w[:, r]) ** 2, 0., prior_var, mode)
+        new = inp.global_params.clone(); new[i], new[r] = rule.posterior[0].to(new), rho_init
+        return new - inp.global_params
+    return rule
+
+# %% ../../nbs/crowd/65_bayesian.ipynb #f4a5b6c7
+def run_bayesfl_engine(fd, # a `FederatedData`
+                       rounds:int=10, # communication rounds
+                       clients_per_round:int=5, # clients sampled per round (uniformly, by the engine's selector)
+                       mode:str='poe', # server rule, one of `MODES`
+                       hidden:int=32, # hidden units of the Bayesian MLP
+                       prior_var:float=1.0, # prior variance of every weight
+                       epochs:int=1, # local epochs
+                       lr:float=0.3, # client SGD learning rate
+                       batch_size:int=32, # local mini-batch size
+                       seed:int=0, # seed of the run
+                       accept:Callable|None=None, # optional engine `accept` filter (authenticated aggregation)
+                      ) -> dict: # 'history', 'model' (global posterior loaded), 'mu', 'var', 'accuracy' per round
+    "BayFL-SVI inside the engine: `elbo_loss` as the client loss, `posterior_rule` as the aggregation, optional `accept` filter."
+    check_choice('mode', mode, MODES); rounds, seed = check_int('rounds', rounds, lo=1), check_int('seed', seed, lo=0)
+    k = check_int('clients_per_round', clients_per_round, lo=1, hi=fd.num_clients)
+    make = lambda: bayes_mlp(int(np.prod(fd.x.shape[1:])), fd.n_classes, hidden, prior_var)
+    with torch.random.fork_rng(devices=[]): layout_model = make()          # for names and priors only
+    rule = posterior_rule(layout_model, mode, prior_var)
+    cfg = RunConfig(rounds=rounds, clients_per_round=k, local_epochs=epochs, batch_size=batch_size, lr=lr, seed=seed, loss_before='off')
+    sim = Simulation(make, fd, UniformSelector(), cfg, aggregation=rule, accept=accept, client_loss=elbo_loss(layout_model))
+    h = sim.run(progress=False)
+    mu, var = getattr(rule, 'posterior', get_posterior(sim.model))
+    model = set_posterior(sim.model.cpu(), mu.float().cpu(), var.float().cpu())
+    return dict(history=h, model=model, mu=mu, var=var, accuracy=h.rounds.accuracy.tolist())

@@ -260,6 +260,7 @@ def _per_client(w0, C):
     "(C,P) starting parameters: `w0` itself when it already has one row per client, else C views of the broadcast (P,) vector."
     return w0 if w0.dim() == 2 else w0.expand(C, -1)
 
+# %% ../../nbs/engine/05_simulation.ipynb #a1e5c0d2
 def train_sequential(model:nn.Module, # the architecture (its weights are overwritten)
                      layout:ParamLayout, # its parameter layout
                      w0:torch.Tensor, # (P,) the broadcast global parameters, or (C,P): one start per client (sub-models)
@@ -270,6 +271,8 @@ def train_sequential(model:nn.Module, # the architecture (its weights are overwr
                      steps:np.ndarray, # (C,) real steps of each client
                      lr:np.ndarray, # (C,) client learning rates
                      cfg:RunConfig, # momentum, weight_decay, prox_mu
+                     client_loss:Callable|None=None, # per-sample loss(out, y, params, n_data) -> (B,); None: cross-entropy
+                     n_data:np.ndarray|None=None, # (C,) each client's number of samples (passed to `client_loss`)
                      ) -> tuple[torch.Tensor, torch.Tensor]: # (C,P) new parameters, (C,S) batch losses
     "Train clients one after the other with `torch.optim.SGD` on their planned batches; returns (C,P) params, (C,S) batch losses."
     check_type('layout', layout, ParamLayout)
@@ -281,7 +284,8 @@ def train_sequential(model:nn.Module, # the architecture (its weights are overwr
         opt = torch.optim.SGD(model.parameters(), lr=float(lr[c]), momentum=cfg.momentum, weight_decay=cfg.weight_decay)
         for s in range(int(steps[c])):
             b = idx[c, s][mask[c, s]]
-            loss = F.cross_entropy(model(x[b]), y[b])
+            if client_loss is None: loss = F.cross_entropy(model(x[b]), y[b])
+            else: loss = client_loss(model(x[b]), y[b], dict(model.named_parameters()), int(n_data[c])).mean()
             losses[c, s] = loss.detach()
             if cfg.prox_mu:
                 loss = loss + cfg.prox_mu / 2 * sum((p - w0_views[n]).pow(2).sum() for n, p in model.named_parameters())
@@ -300,6 +304,8 @@ def train_batched(model:nn.Module, # the architecture (its weights are overwritt
                   steps:np.ndarray, # (C,) real steps of each client
                   lr:np.ndarray, # (C,) client learning rates
                   cfg:RunConfig, # momentum, weight_decay, prox_mu
+                  client_loss:Callable|None=None, # per-sample loss(out, y, params, n_data) -> (B,); None: cross-entropy
+                  n_data:np.ndarray|None=None, # (C,) each client's number of samples (passed to `client_loss`)
                   ) -> tuple[torch.Tensor, torch.Tensor]: # (C,P) new parameters, (C,S) batch losses
     "Train a block of clients at once: stacked (C, ...) parameters, `vmap(functional_call)`, padded batches masked out."
     check_type('layout', layout, ParamLayout)
@@ -309,10 +315,12 @@ def train_batched(model:nn.Module, # the architecture (its weights are overwritt
     W0, bufs = list(layout.unflatten(w0).values()), [None] * len(W)
     maskf, lr_t = mask.to(x.dtype), torch.as_tensor(lr, dtype=w0.dtype, device=w0.device)
     steps_t, losses = torch.as_tensor(steps, device=w0.device), torch.zeros(C, S, device=w0.device)
+    n_t = None if n_data is None else torch.as_tensor(n_data, dtype=w0.dtype, device=w0.device)
     for s in range(S):
         m = maskf[:, s]
         out = fwd(dict(zip(layout.names, W)), x[idx[:, s]])
-        ce = F.cross_entropy(out.flatten(0, 1), y[idx[:, s]].flatten(), reduction='none').view(C, B)
+        if client_loss is None: ce = F.cross_entropy(out.flatten(0, 1), y[idx[:, s]].flatten(), reduction='none').view(C, B)
+        else: ce = vmap(client_loss, randomness='different')(out, y[idx[:, s]], dict(zip(layout.names, W)), n_t)
         lc = (ce * m).sum(1) / m.sum(1).clamp_min(1)
         grads = torch.autograd.grad(lc.sum(), W)
         with torch.no_grad():
@@ -759,6 +767,8 @@ class Simulation:
                  callbacks:Sequence[Callable]=(), # functions `cb(sim, row)` called after every round (e.g. `LivePlot`)
                  stop_when:Callable|None=None, # optional `stop_when(history) -> bool`, e.g. a reward budget of your own
                  aggregation:Callable|None=None, # an aggregation rule `rule(AggregationInput) -> update` (e.g. a robust median)
+                 accept:Callable|None=None, # per-update filter `accept(t, ids, updates, global_params) -> (mask, reasons)`
+                 client_loss:Callable|None=None, # per-sample client loss `client_loss(out, y, params, n_data) -> (B,)`; None: cross-entropy
                 ):
         self.config, self.selector = check_type('config', config, RunConfig), check_type('selector', selector, Selector)
         self.device, cfg = default_device(config.device), config
@@ -777,6 +787,7 @@ class Simulation:
         self.backend = choose_backend(self.profile, cfg.batch_size, self.device) if cfg.backend == 'auto' else cfg.backend
         self.block = cfg.block_clients or block_size(self.profile, cfg.batch_size, self.device)
         self.callbacks, self.stop_when = list(callbacks), stop_when
+        self.accept, self.client_loss = _optional_callable('accept', accept), _optional_callable('client_loss', client_loss)
         self.store = RunStore(store) if isinstance(store, (str, os.PathLike)) else store
         self.identity = self._run_identity(data, selector, profiles, stop_when)
         self.key = run_key(self.identity)
@@ -790,6 +801,11 @@ def _check_data(data):
     missing = [f for f in FEDERATED_FIELDS if not hasattr(data, f)]
     if missing: raise TypeError(f"data={type(data).__name__}: expected a FederatedData; missing {missing}")
     return data
+
+def _optional_callable(name, f):
+    "`f` itself if it is None or callable, else a TypeError naming `name`."
+    if f is not None and not callable(f): raise TypeError(f"{name}={f!r}: expected None or a callable")
+    return f
 
 @patch
 def _check_model_fits(self:Simulation):
@@ -842,7 +858,8 @@ def _run_identity(self:Simulation, data, selector:Selector, profiles:SystemProfi
         data=data_fingerprint(data), model=f"{self.net!r}:{_sha(self.layout.flatten(self.net))}",
         selector=selector_fingerprint(selector) if self.store else repr(selector),
         profiles=profiles.fingerprint() if profiles else None,
-        stop_when=getattr(stop_when, '__qualname__', repr(stop_when)) if stop_when else None, aggregation=_rule_name(self.rule)), sort_keys=True)
+        stop_when=getattr(stop_when, '__qualname__', repr(stop_when)) if stop_when else None, aggregation=_rule_name(self.rule),
+        **{n: _rule_name(h) for n, h in (('accept', self.accept), ('client_loss', self.client_loss)) if h is not None}), sort_keys=True)
 
 def run_key(identity:str, # a run's identity (canonical JSON)
            ) -> str:
@@ -971,11 +988,13 @@ def train_clients(self:Simulation, ids:np.ndarray, # clients to train (those tha
     pool = torch.from_numpy(np.take_along_axis(self.table[ids], local.reshape(C, -1), 1).reshape(local.shape)).to(self.device)
     mask, w0 = torch.from_numpy(valid).to(self.device), self.params if start is None else start
     train = partial(BACKENDS[self.backend], self.net, self.layout)
+    if self.client_loss is not None: train = partial(train, client_loss=self.client_loss, n_data=self.sizes[ids])
     if self.backend == 'sequential' or C <= self.block: return train(w0, self.x, self.y, pool, mask, steps, self.lr[ids], self.config)
     order = np.argsort(-steps, kind='stable')  # FedJAX's blockify: similar step counts share a block
     for i in range(0, C, self.block):
         b = order[i:i + self.block]; S = max(int(steps[b].max()), 1)
         bt = torch.from_numpy(b).to(self.device)
+        if self.client_loss is not None: train = partial(train, n_data=self.sizes[ids][b])
         new[bt], losses[bt, :S] = train(w0 if w0.dim() == 1 else w0[bt], self.x, self.y, pool[bt, :S], mask[bt, :S], steps[b], self.lr[ids][b], self.config)
     return new, losses
 
@@ -993,11 +1012,14 @@ def step(self:Simulation) -> dict|None:
     rep_masks = None if masks is None else masks[torch.from_numpy(~dropped).to(masks.device)]
     new, losses, steps = self._local_training(t, rep, rng, rep_masks)     # 2.-3. broadcast, local training
     updates = new.sub_(self.params) if rep_masks is None else new.sub_(self.params).mul_(rep_masks)   # in place: no (C, P) copy
+    ok, rejected = self._screen(t, rep, updates)                          # the accept filter (if any)
+    if not ok.all(): rep, updates, losses, steps, rep_masks = self._keep(ok, rep, updates, losses, steps, rep_masks)
+    gone = dropped.copy(); gone[~dropped] = ~ok                           # rejected updates leave the round, like dropouts
     sim_t, energy = self._round_costs(ids, dropped, done_frac, masks)
-    reports = self._report(t, rep, updates, losses, steps, sim_t[~dropped], energy[~dropped])   # 4. report
+    reports = self._report(t, rep, updates, losses, steps, sim_t[~gone], energy[~gone])   # 4. report
     self.selector.observe(t, reports)
-    weights, kept = self._aggregate(sel, dropped, updates, steps, reports, rep_masks)   # 5. aggregate (or keep)
-    row = self._record(t, ids, rep, dropped, weights, reports, sim_t, energy, masks, kept)
+    weights, kept = self._aggregate(sel, gone, updates, steps, reports, rep_masks)   # 5. aggregate (or keep)
+    row = self._record(t, ids, rep, dropped, weights, reports, sim_t, energy, masks, kept, rejected)
     self._evaluate(row)                                                   # 6. evaluate, stop or go on
     row['wall_time'] = time.perf_counter() - t0
     self.round += 1
@@ -1041,6 +1063,26 @@ def _local_training(self:Simulation, t:int, rep:np.ndarray, rng:np.random.Genera
         torch.manual_seed(spawn_seeds(cfg.seed, 1, f'torch{t}')[0])  # dropout etc. inside models: seeded per round
         new, losses = self.train_clients(rep, local, valid, steps, None if masks is None else self.params * masks)
     return new, losses, steps
+
+# %% ../../nbs/engine/05_simulation.ipynb #c3a7e4f5
+@patch
+def _screen(self:Simulation, t:int, rep:np.ndarray, updates:torch.Tensor) -> tuple[np.ndarray, dict]:
+    "The `accept` filter's verdict: a (C,) mask of accepted updates and {client: reason} for each rejected one."
+    if self.accept is None: return np.ones(len(rep), bool), {}
+    mask, reasons = self.accept(t, rep.copy(), updates, self.params)
+    mask, reasons = np.asarray(mask), list(reasons)
+    if mask.dtype != bool or mask.shape != rep.shape or len(reasons) != len(rep):
+        raise ValueError(f"accept returned a mask of shape {mask.shape} ({mask.dtype}) and {len(reasons)} reasons: "
+                         f"expected a boolean mask and a reason per update ({len(rep)})")
+    bad = [int(k) for k, m, r in zip(rep, mask, reasons) if not m and not (isinstance(r, str) and r)]
+    if bad: raise ValueError(f"accept rejected clients {bad[:5]} without a reason: expected a non-empty string per rejection")
+    return mask, {int(k): r for k, m, r in zip(rep, mask, reasons) if not m}
+
+@patch
+def _keep(self:Simulation, ok:np.ndarray, rep, updates, losses, steps, masks):
+    "The round's per-client arrays restricted to the accepted updates `ok`."
+    okt = torch.from_numpy(ok).to(self.device)
+    return rep[ok], updates[okt], losses[okt], steps[ok], None if masks is None else masks[okt]
 
 # %% ../../nbs/engine/05_simulation.ipynb #48016c92
 @patch
@@ -1121,7 +1163,7 @@ def _messages(self:Simulation, ids:np.ndarray, dropped:np.ndarray, masks:torch.T
 
 # %% ../../nbs/engine/05_simulation.ipynb #de9e3163
 @patch
-def _record(self:Simulation, t, ids, rep, dropped, weights, reports, sim_t, energy, masks=None, kept=False) -> dict:
+def _record(self:Simulation, t, ids, rep, dropped, weights, reports, sim_t, energy, masks=None, kept=False, rejected=None) -> dict:
     "Add round `t`'s costs to the totals and append its round row (messages by type, whether the model was kept) and client rows."
     msgs = self._messages(ids, dropped, masks)
     n_bytes = sum(msgs[f'bytes_{k}'] for k in MESSAGE_TYPES)
@@ -1131,22 +1173,23 @@ def _record(self:Simulation, t, ids, rep, dropped, weights, reports, sim_t, ener
     row = dict(round=t, accuracy=np.nan, worst_group_accuracy=np.nan, loss=np.nan, train_loss=float(np.mean(reports.loss)) if len(rep) else np.nan,
                selected=ids.tolist(), reported=rep.tolist(), weights=weights.tolist(), n_selected=len(ids), n_dropped=int(dropped.sum()),
                sim_time=float(sim_t.max(initial=0)), bytes=n_bytes, energy=float(energy.sum()), reward=reward, queries=sum(self._queries.values()),
-               kept_previous=kept, info=self.selector.round_info(), **msgs, **{f'total_{k}': v for k, v in self.totals.items()})
+               kept_previous=kept, info=self.selector.round_info(), **msgs, **{f'total_{k}': v for k, v in self.totals.items()},
+               **({} if self.accept is None else dict(n_rejected=len(rejected), rejected=rejected)))
     self.history.round_rows.append(row)
-    self._record_clients(t, ids, rep, weights, reports, sim_t, energy)
+    self._record_clients(t, ids, rep, weights, reports, sim_t, energy, rejected or {})
     return row
 
 @patch
-def _record_clients(self:Simulation, t, ids, rep, weights, reports, sim_t, energy):
+def _record_clients(self:Simulation, t, ids, rep, weights, reports, sim_t, energy, rejected={}):
     "One history row per selected client of round `t`: its size, weight, time and energy, and what it reported."
-    w = dict(zip(rep.tolist(), weights))
-    rmap = {k: i for i, k in enumerate(rep.tolist())}
-    for j, k in enumerate(ids.tolist()):
-        i = rmap.get(k)
-        self.history.client_rows.append(dict(round=t, client=k, selected=True, reported=i is not None, n_samples=int(self.sizes[k]),
-            weight=w.get(k, 0.0), time=float(sim_t[j]), energy=float(energy[j]),
-            **({} if i is None else dict(loss=reports.loss[i], loss_before=reports.loss_before[i], steps=int(reports.steps[i]),
-                                          update_norm=reports.update_norm[i]))))
+    pos = {k: i for i, k in enumerate(rep.tolist())}                      # columns first, then one dict per client:
+    w, n, tm, en = list(weights), self.sizes[ids].tolist(), sim_t.tolist(), energy.tolist()   # no numpy scalar per client
+    got = list(zip(reports.loss, reports.loss_before, reports.steps.tolist(), reports.update_norm))
+    keys = ('loss', 'loss_before', 'steps', 'update_norm')
+    self.history.client_rows.extend(
+        dict(round=t, client=k, selected=True, reported=i is not None, n_samples=n[j], weight=0.0 if i is None else w[i], time=tm[j],
+             energy=en[j], **({} if i is None else dict(zip(keys, got[i]))), **({} if k not in rejected else dict(rejection=rejected[k])))
+        for j, k in enumerate(ids.tolist()) for i in (pos.get(k),))
 
 # %% ../../nbs/engine/05_simulation.ipynb #005736c7
 @patch
@@ -1189,8 +1232,8 @@ def _eval_clients(self:Simulation, t:int):
     acc = torch.zeros(self.num_clients, dtype=torch.float64).index_add_(0, self.owner[own], torch.cat(correct).cpu()[own])
     lo = torch.zeros(self.num_clients, dtype=torch.float64).index_add_(0, self.owner[own], torch.cat(loss).cpu()[own])
     n = np.maximum(self.sizes, 1)
-    self.history.client_rows.extend(dict(round=t, client=k, own_accuracy=acc[k].item() / n[k], own_loss=lo[k].item() / n[k])
-                                    for k in range(self.num_clients))
+    own_acc, own_loss = (acc.numpy() / n).tolist(), (lo.numpy() / n).tolist()             # one division per column, not per client
+    self.history.client_rows.extend(dict(round=t, client=k, own_accuracy=own_acc[k], own_loss=own_loss[k]) for k in range(self.num_clients))
 
 # %% ../../nbs/engine/05_simulation.ipynb #701cc29f
 @patch
@@ -1241,7 +1284,7 @@ def run_fl(model_fn:Callable[[], nn.Module], # builds the model
            selector:Selector|None=None, # client selection (default: uniform)
            config:RunConfig|None=None, # hyper-parameters (default: `RunConfig()`)
            progress:bool=False, # show a progress bar
-           **kwargs, # passed to `Simulation` (profiles, store, callbacks, stop_when)
+           **kwargs, # passed to `Simulation` (profiles, store, callbacks, stop_when, aggregation, accept, client_loss)
           ) -> History:
     "Build a `Simulation` and run it to the end."
     return Simulation(model_fn, data, selector or UniformSelector(), config or RunConfig(), **kwargs).run(progress)
