@@ -24,7 +24,9 @@ from IPython.display import display
 
 # %% auto #0
 __all__ = ['MAX_CLIENTS', 'MAX_SIDE', 'DIRICHLET_CLIENTS', 'DIRICHLET_SIZE', 'PRESETS', 'SUMMARY_KEYS', 'MAX_WARNINGS', 'MAX_BAR',
-           'TABLE4_TO_EXPLORER', 'MATRIX_FREE', 'MAX_ROUNDS', 'TAXONOMY_FILTERS', 'TITLE_BAND_PX', 'CONTROL_BAND_PX',
+           'TABLE4_TO_EXPLORER', 'TYPE_LABELS', 'TERNARY_PX', 'LAB_SCREEN_PX', 'LAB_SIDEBAR_PX', 'LAB_OUTPUT_CHROME_PX',
+           'EDITOR_WIDTH_BUDGET', 'EDITOR_COLUMN_PX', 'EDITOR_GAP_PX', 'MESSAGE_PX', 'CELL_MARGIN_PX', 'BAR_PX',
+           'COMMIT_HINT', 'MATRIX_FREE', 'MAX_ROUNDS', 'TAXONOMY_FILTERS', 'TITLE_BAND_PX', 'CONTROL_BAND_PX',
            'SUBTITLE_BAND_PX', 'dirichlet_types', 'preset_types', 'expand_types', 'check_types', 'federation_summary',
            'summary_html', 'triplet_bar_html', 'published_values', 'types_ternary', 'MatrixEditor', 'check_selectors',
            'share_table', 'selection_figures', 'SelectionExplorer', 'explain_frames', 'step_figure', 'stepper_figure',
@@ -128,18 +130,17 @@ MAX_WARNINGS = 6   # warnings listed in the readout; the rest are counted
 def _fmt(v): return '–' if v is None else f'{float(v):.3f}'
 
 def _metrics_table(m, pub):
-    "The six metrics as an HTML table: the edited federation, and the published values below when given."
-    head = ''.join(f'<th style="padding:0 6px">{k}</th>' for k in METRICS)
-    row = lambda name, vals: f'<tr><th style="text-align:left">{name}</th>' + ''.join(
-        f'<td style="padding:0 6px">{_fmt(vals.get(k))}</td>' for k in METRICS) + '</tr>'
-    table = f'<table style="font-family:monospace"><tr><th></th>{head}</tr>{row("edited", m)}'
-    if pub: table += row('published', {k: pub.get(k) for k in METRICS})
-    return table + '</table>'
+    "The six metrics as a narrow HTML table, one line per metric: the edited federation, and the published value when given."
+    vals = {'edited': m, **({'published': pub} if pub else {})}
+    head = ''.join(f'<th style="padding:0 6px">{c}</th>' for c in vals)
+    body = ''.join(f'<tr><th style="text-align:left">{k}</th>' + ''.join(
+        f'<td style="padding:0 6px">{_fmt(v.get(k))}</td>' for v in vals.values()) + '</tr>' for k in METRICS)
+    return f'<table style="font-family:monospace"><tr><th style="text-align:left">metric</th>{head}</tr>{body}</table>'
 
 def summary_html(summary:dict, # from `federation_summary`
                  published:dict|None=None, # published values to show beside (a FederationSpec's `published` + `derived`)
                 ) -> str:
-    "The editor's live readout: metrics table beside the published values, type counts, global matrix, warnings."
+    "The editor's live readout: metrics table (published values beside), type counts, global matrix, warnings."
     _check_summary(summary)
     if published is not None: check_type('published', published, dict)
     glob = ' | '.join(' '.join(str(int(v)) for v in r) for r in summary['global_matrix'])
@@ -181,17 +182,23 @@ TABLE4_TO_EXPLORER = {'EqRep': 'uniform', 'EqW': 'EqW', 'pow-d': 'pow-d', 'AFL_G
 
 # %% ../../nbs/widgets/50_explorers.ipynb #d3197fc1
 _TYPE_COLOURS = {**TRIPLET_COLORS, 'tie': '#7f7f7f'}   # the library's one CI/AI/SC colour map
+TYPE_LABELS = {'CI': 'CI: class imbalance', 'AI': 'AI: attribute imbalance', 'SC': 'SC: spurious correlation',
+               'tie': 'tie: equal top components'}   # the simplex legend: one entry per type trace
 
 def _type_group(ty): return ty if ty in TYPES else 'tie'
 
 # %% ../../nbs/widgets/50_explorers.ipynb #b7dce7d9
+TERNARY_PX = 340   # width of the editor's simplex and of the readout above it
+
 def _new_types_ternary(fig):
-    "Add the four (empty) type traces and the layout to a new figure."
-    fig.add_traces([go.Scatterternary(name=g, mode='markers+text', marker=dict(color=c, opacity=0.8), textposition='top center',
-                                      textfont_size=9, hovertemplate='%{text}<extra>%{fullData.name}</extra>')
+    "Add the four (empty) type traces, named by `TYPE_LABELS`, and the layout (legend below the simplex) to a new figure."
+    fig.add_traces([go.Scatterternary(name=TYPE_LABELS[g], meta=g, mode='markers+text', marker=dict(color=c, opacity=0.8),
+                                      textposition='top center', textfont_size=9,
+                                      hovertemplate='%{text}<extra>%{fullData.name}</extra>')
                     for g, c in _TYPE_COLOURS.items()])
-    fig.update_layout(ternary=dict(aaxis_title='CI', baxis_title='AI', caxis_title='SC'), height=330, width=400,
-                      margin=dict(l=30, r=30, t=30, b=20), legend_title='type', title='rows on the simplex')
+    fig.update_layout(ternary=dict(aaxis_title='CI', baxis_title='AI', caxis_title='SC'), height=400, width=TERNARY_PX,
+                      margin=dict(l=40, r=40, t=50, b=10), title='rows on the simplex',
+                      legend=dict(orientation='h', x=0, y=-0.08, yanchor='top', title_text='type', font_size=11))
 
 def types_ternary(summary:dict, # from `federation_summary`
                   fig:go.Figure|None=None, # a figure (or FigureWidget) made by this function, updated in place
@@ -203,10 +210,31 @@ def types_ternary(summary:dict, # from `federation_summary`
     if not fig.data: _new_types_ternary(fig)
     with fig.batch_update():
         for tr in fig.data:
-            i = np.flatnonzero(groups == tr.name)
+            i = np.flatnonzero(groups == tr.meta)
             tr.update(a=pos[i, 0], b=pos[i, 1], c=pos[i, 2], text=[f'r{j}' for j in i],
                       marker_size=6 + 4 * np.sqrt(m[i]))
     return fig
+
+# %% ../../nbs/widgets/50_explorers.ipynb #b2f6d7e2
+LAB_SCREEN_PX = 1280          # the screen width the editor is laid out for
+LAB_SIDEBAR_PX = 33 + 300     # JupyterLab's activity bar and an open file browser
+LAB_OUTPUT_CHROME_PX = 64 + 2 * 15 + 16   # an output's prompt column, notebook and cell padding, a scrollbar
+EDITOR_WIDTH_BUDGET = LAB_SCREEN_PX - LAB_SIDEBAR_PX - LAB_OUTPUT_CHROME_PX   # px for the whole panel (837)
+EDITOR_COLUMN_PX = dict(label=40, mult=52, cell=64, triplet=150, type=58, remove=36)   # an editor row's parts ('cell': each attribute)
+EDITOR_GAP_PX = 12            # between the rows and the readout
+MESSAGE_PX = 36               # fixed height of the message line: a refused edit never moves the rows
+CELL_MARGIN_PX = 2            # around each count box, inside its cell column
+BAR_PX = 90                   # a full triplet bar inside the 'triplet' column
+COMMIT_HINT = ('Type a count, then press Enter or Tab to apply it. A refused value is explained just below and '
+               'the last valid federation is kept.')
+
+def _px(w, **kw):
+    "A layout `w` pixels wide with no margin unless given (so that the parts of a line add up to its width)."
+    return W.Layout(width=f'{w}px', **{'margin': '0', **kw})
+
+def _row_px(n_attrs):
+    "Pixels of one editor row with `n_attrs` attribute columns."
+    return sum(EDITOR_COLUMN_PX.values()) + (n_attrs - 1) * EDITOR_COLUMN_PX['cell']
 
 # %% ../../nbs/widgets/50_explorers.ipynb #20afc005
 class MatrixEditor:
@@ -224,17 +252,21 @@ class MatrixEditor:
         else: self.load_preset(preset)
 
     def _build_widgets(self):
-        "The preset menu, the add button, the message line, the readout and the simplex, wired to the edit methods."
-        self.preset_w = W.Dropdown(options=[(v, k) for k, v in PRESETS.items()], description='preset', layout=W.Layout(width='380px'))
-        self.add_w = W.Button(description='add client', icon='plus', layout=W.Layout(width='120px'))
-        self.msg_w = W.HTML(); self.msg_w.add_class('hx-message')
-        self.readout_w = W.HTML(); self.readout_w.add_class('hx-metrics')
+        "The preset menu, the add button, the commit hint, the fixed-height message line, the rows, the readout and the simplex."
+        self.preset_w = W.Dropdown(options=[(v, k) for k, v in PRESETS.items()], description='preset', layout=_px(380))
+        self.add_w = W.Button(description='add client', icon='plus', layout=_px(120))
+        self.hint_w = W.HTML(f'<small>{COMMIT_HINT}</small>', layout=_px(EDITOR_WIDTH_BUDGET)); self.hint_w.add_class('hx-hint')
+        self.msg_w = W.HTML(layout=_px(EDITOR_WIDTH_BUDGET, height=f'{MESSAGE_PX}px', overflow='hidden')); self.msg_w.add_class('hx-message')
+        self.readout_w = W.HTML(layout=_px(TERNARY_PX)); self.readout_w.add_class('hx-metrics')
         self.rows_w = W.VBox()
         self.fig = go.FigureWidget()
         self.preset_w.observe(lambda ch: self._from_widget(ch, self.load_preset), 'value')
         self.add_w.on_click(lambda _: self.add_client())
-        self.box = W.VBox([W.HBox([self.preset_w, self.add_w]), self.msg_w,
-                           W.HBox([self.rows_w, W.VBox([self.readout_w, self.fig])])])
+        side = W.VBox([self.readout_w, self.fig], layout=_px(TERNARY_PX, margin=f'0 0 0 {EDITOR_GAP_PX}px'))
+        self.box = W.VBox([W.HBox([self.preset_w, self.add_w]), self.hint_w, self.msg_w,
+                           W.HBox([self.rows_w, side], layout=W.Layout(flex_flow='row wrap'))],
+                          layout=W.Layout(max_width=f'{EDITOR_WIDTH_BUDGET}px'))
+        self.box.add_class('hx-editor')
 
     def _ipython_display_(self): display(self.box)
 
@@ -326,8 +358,8 @@ def remove_client(self:MatrixEditor,
 # %% ../../nbs/widgets/50_explorers.ipynb #f8e82c1b
 @patch
 def _reject(self:MatrixEditor, err) -> bool:
-    self.message = str(err)
-    self.msg_w.value = f'<span style="color:#c00">⚠ {html.escape(self.message)} — kept the last valid federation</span>'
+    self.message = str(err); msg = html.escape(self.message)   # the line is clipped to MESSAGE_PX; its tooltip holds all of it
+    self.msg_w.value = f'<span style="color:#c00" title="{msg}">⚠ {msg} — kept the last valid federation</span>'
     self._sync_cells()
     return False
 
@@ -349,38 +381,54 @@ def _commit(self:MatrixEditor, types, rebuild=False, published=None) -> bool:
 @patch
 def _row_widgets(self:MatrixEditor, i, m, N):
     "The widgets of editor row `i`: multiplicity, cells, triplet bars, type label, remove button."
-    Y, A = N.shape
-    cells = [[W.IntText(value=int(N[y, a]), layout=W.Layout(width='62px')) for a in range(A)] for y in range(Y)]
+    (Y, A), c = N.shape, EDITOR_COLUMN_PX
+    cells = [[W.IntText(value=int(N[y, a]), layout=_px(c['cell'] - 2 * CELL_MARGIN_PX, margin=f'{CELL_MARGIN_PX}px')) for a in range(A)] for y in range(Y)]
     for y in range(Y):
         for a in range(A):
             cells[y][a].add_class('hx-cell')
             cells[y][a].observe(lambda ch, i=i, y=y, a=a: self._from_widget(ch, self.set_cell, i, y, a), 'value')
-    mult = W.IntText(value=int(m), layout=W.Layout(width='48px'), tooltip='multiplicity'); mult.add_class('hx-mult')
+    mult = W.IntText(value=int(m), layout=_px(c['mult']), tooltip='clients sharing this row'); mult.add_class('hx-mult')
     mult.observe(lambda ch, i=i: self._from_widget(ch, self.set_multiplicity, i), 'value')
-    rm = W.Button(icon='trash', layout=W.Layout(width='34px'), tooltip=f'remove row {i}')
+    rm = W.Button(icon='trash', layout=_px(c['remove']), tooltip=f'remove row {i}')
     rm.on_click(lambda _, i=i: self.remove_client(i))
-    grid = W.GridBox([c for r in cells for c in r], layout=W.Layout(grid_template_columns=f'repeat({A}, 64px)'))
-    bar, label = W.HTML(), W.HTML()
+    grid = W.GridBox([x for r in cells for x in r], layout=_px(A * c['cell'], grid_template_columns=f'repeat({A}, {c["cell"]}px)'))
+    bar, label = W.HTML(layout=_px(c['triplet'])), W.HTML(layout=_px(c['type']))
     for store, w_ in zip((self._cells, self._mults, self._bars, self._labels), (cells, mult, bar, label)): store.append(w_)
-    return W.HBox([W.HTML(f'<b>r{i}</b>&nbsp;×', layout=W.Layout(width='42px')), mult, grid, bar, label, rm],
-                  layout=W.Layout(align_items='center', border_bottom='1px solid #eee'))
+    return W.HBox([W.HTML(f'<b>r{i}</b>&nbsp;×', layout=_px(c['label'])), mult, grid, bar, label, rm],
+                  layout=_px(_row_px(A), align_items='center', border_bottom='1px solid #eee'))
+
+# %% ../../nbs/widgets/50_explorers.ipynb #d4b8f9a4
+@patch
+def _header(self:MatrixEditor):
+    "Column names above the rows (row, clients, each attribute, triplet, type) and which classes a grid's lines are."
+    classes, attrs = self._names(); c, A = EDITOR_COLUMN_PX, len(attrs)
+    col = lambda text, w, tip: W.HTML(f'<small title="{html.escape(tip)}"><b>{html.escape(text)}</b></small>',
+                                      layout=_px(w, overflow='hidden'))
+    names = W.HBox([col('row', c['label'], 'editor row'), col('clients', c['mult'], 'clients sharing the row (×)'),
+                    *[col(a, c['cell'], f'attribute {a}') for a in attrs], col('CI · AI · SC', c['triplet'], 'the row\'s triplet'),
+                    col('type', c['type'], 'its largest component'), col('', c['remove'], '')], layout=_px(_row_px(A)))
+    names.add_class('hx-columns')
+    lines = W.HTML(f'<small>cell lines = classes ({", ".join(map(html.escape, classes))}); columns = attributes</small>')
+    return [lines, names]
 
 @patch
 def _build_rows(self:MatrixEditor):
     self._cells, self._mults, self._bars, self._labels = [], [], [], []
     rows = [self._row_widgets(i, m, N) for i, (m, N) in enumerate(self._types[:self.max_rows])]
     hidden = len(self._types) - self.max_rows
-    head = W.HTML(f'<small>cells: rows = classes {list(self._class_names())}, columns = attributes; '
-                  f'× = clients sharing the row</small>' + (f'<br><small>{hidden} more rows (API only)</small>' if hidden > 0 else ''))
-    self.rows_w.children = [head] + rows
+    more = [W.HTML(f'<small>{hidden} more rows (API only)</small>')] if hidden > 0 else []
+    self.rows_w.layout.width = f'{_row_px(self._types[0][1].shape[1])}px'
+    self.rows_w.children = self._header() + rows + more
     self._sync_cells()
 
 # %% ../../nbs/widgets/50_explorers.ipynb #c029f364
 @patch
-def _class_names(self:MatrixEditor):
+def _names(self:MatrixEditor):
+    "Class and attribute names: the preset federation's when its shape matches, else y0, y1, … and a0, a1, …"
     fs = FEDERATIONS.get(getattr(self, 'preset', ''))
-    Y = self._types[0][1].shape[0]
-    return fs.class_names if fs is not None and len(fs.class_names) == Y else [f'y{i}' for i in range(Y)]
+    Y, A = self._types[0][1].shape
+    if fs is not None and (len(fs.class_names), len(fs.attr_names)) == (Y, A): return list(fs.class_names), list(fs.attr_names)
+    return [f'y{i}' for i in range(Y)], [f'a{i}' for i in range(A)]
 
 @patch
 def _sync_cells(self:MatrixEditor):
@@ -393,8 +441,8 @@ def _sync_cells(self:MatrixEditor):
             self._mults[i].value = int(m)
             for y, r in enumerate(self._cells[i]):
                 for a, c in enumerate(r): c.value = int(N[y, a])
-            self._bars[i].value = triplet_bar_html(t[i])
-            self._labels[i].value = f'<span style="color:{_TYPE_COLOURS[_type_group(ty[i])]}">{ty[i]}</span>'
+            self._bars[i].value = triplet_bar_html(t[i], BAR_PX)
+            self._labels[i].value = f'<span style="color:{_TYPE_COLOURS[_type_group(ty[i])]};font-size:11px">{ty[i]}</span>'
     finally: self._syncing = False
 
 @patch
