@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
-from ..foundation.core import (TRIPLET_COLORS, check_int, check_float, check_choice, check_type, check_count, check_count_array,
+from ..foundation.core import (TRIPLET_COLORS, PAGE_FIGURE_WIDTH, check_int, check_float, check_choice, check_type, check_count, check_count_array,
     check_real_array, check_rng_seed, rng_streams, MAX_COUNT)
 from fastcore.basics import patch
 from ..foundation.hetero import as_counts, dht, fl_metrics, client_types, METRICS, TYPES, simplex_positions
@@ -26,11 +26,13 @@ from IPython.display import display
 __all__ = ['MAX_CLIENTS', 'MAX_SIDE', 'DIRICHLET_CLIENTS', 'DIRICHLET_SIZE', 'PRESETS', 'SUMMARY_KEYS', 'MAX_WARNINGS', 'MAX_BAR',
            'TABLE4_TO_EXPLORER', 'TYPE_LABELS', 'TERNARY_PX', 'LAB_SCREEN_PX', 'LAB_SIDEBAR_PX', 'LAB_OUTPUT_CHROME_PX',
            'EDITOR_WIDTH_BUDGET', 'EDITOR_COLUMN_PX', 'EDITOR_GAP_PX', 'MESSAGE_PX', 'CELL_MARGIN_PX', 'BAR_PX',
-           'COMMIT_HINT', 'MATRIX_FREE', 'MAX_ROUNDS', 'TAXONOMY_FILTERS', 'TITLE_BAND_PX', 'CONTROL_BAND_PX',
-           'SUBTITLE_BAND_PX', 'dirichlet_types', 'preset_types', 'expand_types', 'check_types', 'federation_summary',
-           'summary_html', 'triplet_bar_html', 'published_values', 'types_ternary', 'MatrixEditor', 'check_selectors',
-           'share_table', 'selection_figures', 'SelectionExplorer', 'explain_frames', 'step_figure', 'stepper_figure',
-           'FedDiverseStepper', 'TaxonomyExplorer', 'federations_figure', 'selection_static_figure']
+           'COMMIT_HINT', 'DIRICHLET_ALPHAS', 'TERNARY_TOP', 'MATRIX_FREE', 'MAX_ROUNDS', 'SELECTION_KS',
+           'TAXONOMY_FILTERS', 'TITLE_BAND_PX', 'CONTROL_BAND_PX', 'SUBTITLE_BAND_PX', 'dirichlet_types',
+           'preset_types', 'expand_types', 'check_types', 'federation_summary', 'summary_html', 'triplet_bar_html',
+           'published_values', 'types_ternary', 'MatrixEditor', 'dirichlet_metrics_figure', 'check_selectors',
+           'share_table', 'selection_figures', 'SelectionExplorer', 'selection_k_figure', 'explain_frames',
+           'step_figure', 'stepper_figure', 'FedDiverseStepper', 'TaxonomyExplorer', 'federations_figure',
+           'selection_static_figure']
 
 # %% ../../nbs/widgets/50_explorers.ipynb #dce691d2
 MAX_CLIENTS = 10_000   # the most clients an editor federation holds (every client is a row of the simulation)
@@ -449,6 +451,45 @@ def _sync_cells(self:MatrixEditor):
 def _from_widget(self:MatrixEditor, change, setter, *args):
     if not self._syncing: setter(*args, change.new)
 
+# %% ../../nbs/widgets/50_explorers.ipynb #b8e2f3c2
+DIRICHLET_ALPHAS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 100.0)   # the α grid of the kernel-free Dirichlet explorer
+TERNARY_TOP = 0.85   # top of the simplex's domain: its CI label stays below the subplot title
+
+def _frame_slider(names, labels, prefix):
+    "A plotly slider that jumps to the frame of each name (no animation), labelled by `labels`."
+    return dict(active=0, currentvalue=dict(prefix=prefix), pad=dict(t=40),
+                steps=[dict(label=lab, method='animate', args=[[n], dict(mode='immediate', frame=dict(duration=0, redraw=True))])
+                       for n, lab in zip(names, labels)])
+
+def _dirichlet_traces(summary):
+    "The six metrics as bars and the rows on the simplex coloured by type: the two traces of one α."
+    pos = simplex_positions(summary['triplets'])
+    return [go.Bar(x=list(METRICS), y=[summary['metrics'][m] for m in METRICS], marker_color='#4c72b0', showlegend=False),
+            go.Scatterternary(a=pos[:, 0], b=pos[:, 1], c=pos[:, 2], mode='markers', text=list(summary['types']),
+                              marker=dict(size=8, color=[_TYPE_COLOURS[_type_group(t)] for t in summary['types']]),
+                              hovertemplate='type %{text}<extra></extra>', showlegend=False, subplot='ternary')]
+
+# %% ../../nbs/widgets/50_explorers.ipynb #c9f3a4d3
+def dirichlet_metrics_figure(alphas=DIRICHLET_ALPHAS, # Dirichlet concentrations, one slider position each
+                             num_clients:int=DIRICHLET_CLIENTS, # K
+                             n_classes:int=2, # |Y| (2 or 4, as the editor's presets; |A| = 2)
+                             seed:int=0, # seed of every draw (the same stream at each α)
+                            ) -> go.Figure:
+    "Kernel-free explorer: the six metrics and the clients' simplex of a Dirichlet federation, with a slider over α."
+    alphas = [check_float('alphas', a, lo=0, lo_open=True) for a in check_type('alphas', alphas, (list, tuple, np.ndarray))]
+    if not alphas: raise ValueError("alphas: empty; expected at least one Dirichlet concentration > 0")
+    size = DIRICHLET_SIZE[check_choice('n_classes', n_classes, tuple(DIRICHLET_SIZE))]
+    traces = [_dirichlet_traces(federation_summary(dirichlet_types(num_clients, n_classes, 2, a, size, seed))) for a in alphas]
+    fig = make_subplots(rows=1, cols=2, specs=[[{'type': 'xy'}, {'type': 'ternary'}]],
+                        subplot_titles=('the six metrics', 'clients: CI blue · AI orange · SC green'))
+    fig.add_traces(traces[0], rows=[1, 1], cols=[1, 2])
+    names = [f'α={a:g}' for a in alphas]
+    fig.frames = [go.Frame(data=t, name=n, traces=[0, 1]) for t, n in zip(traces, names)]
+    fig.update_layout(sliders=[_frame_slider(names, names, 'Dirichlet ')], yaxis_range=[0, 1], height=460,
+                      width=PAGE_FIGURE_WIDTH, margin=dict(t=90, b=40), ternary=dict(aaxis_title='CI', baxis_title='AI', caxis_title='SC', domain_y=[0, TERNARY_TOP]),
+                      title=f'{num_clients} clients of {size} samples, {n_classes} classes × 2 attributes: move α')
+    return fig
+
 # %% ../../nbs/widgets/50_explorers.ipynb #05d7eaff
 MATRIX_FREE = ('uniform', 'round_robin')   # selectors whose choices never read the matrices: reused across edits
 
@@ -642,6 +683,31 @@ def _sync(self:SelectionExplorer):
 def _from_widget(self:SelectionExplorer, name, value):
     if not self._busy: self.set(**{name: value})
 
+# %% ../../nbs/widgets/50_explorers.ipynb #f2c6d7a6
+SELECTION_KS = (3, 6, 9, 12)   # the κ grid of the kernel-free selection explorer
+
+def selection_k_figure(source='spawrious_gsc', # a `MatrixEditor`, a federation name, or matrices (K, |Y|, |A|)
+                       selectors=('uniform', 'feddiverse'), # names of `feddiverse.SELECTORS`
+                       ks=SELECTION_KS, # clients per round, one slider position each
+                       rounds:int=100, # rounds simulated per selector and κ
+                       seed:int=0, # seed of every selection
+                      ) -> go.Figure:
+    "Kernel-free explorer: each selector's type shares (%) of the selected clients, with a slider over κ."
+    N = _source_matrices(source)
+    ks = [int(_check_settings(N, selectors, k, rounds, 0.0)[1]) for k in check_type('ks', ks, (list, tuple, np.ndarray))]
+    if not ks: raise ValueError("ks: empty; expected at least one number of clients per round")
+    sel = check_selectors(selectors)
+    tables = [share_table({n: simulate_selection(N, n, rounds, k, seed) for n in sel}) for k in ks]
+    bars = lambda tab: [go.Bar(name=n, x=list(DIMS), y=tab.loc[n, list(DIMS)].astype(float).values) for n in sel]
+    fig = go.Figure(bars(tables[0]))
+    names = [f'κ={k}' for k in ks]
+    fig.frames = [go.Frame(data=bars(t), name=n) for t, n in zip(tables, names)]
+    fig.update_layout(sliders=[_frame_slider(names, names, 'clients per round ')], barmode='group', height=420,
+                      width=PAGE_FIGURE_WIDTH, yaxis=dict(title='share of selected clients (%)', range=[0, 100]),
+                      xaxis_title='client type', legend=dict(orientation='h', y=1.02, yanchor='bottom', x=0),
+                      title=dict(text=f'type shares over {rounds} rounds: move κ', y=0.97), margin=dict(t=110))
+    return fig
+
 # %% ../../nbs/widgets/50_explorers.ipynb #a3b23e57
 _STEP_TEXT = dict(p="probabilistic step: sample k_p with p ∝ the {dim} component",
                   c="complementary step: k_c minimises the dot product with k_p",
@@ -707,10 +773,8 @@ def stepper_figure(explanation:dict, # `FedDiverseSelector.explain()` after a se
     if not frames: raise ValueError("explanation: no steps to show (select a round first)")
     fig = step_figure(t, frames[0])
     fig.frames = [go.Frame(data=step_figure(t, f).data, name=str(i), layout=dict(title=f['text'])) for i, f in enumerate(frames)]
-    fig.update_layout(sliders=[dict(active=0, currentvalue=dict(prefix='step '), pad=dict(t=40),
-                                    steps=[dict(label=f"{i}:{f['kind']}", method='animate',
-                                                args=[[str(i)], dict(mode='immediate', frame=dict(duration=0, redraw=True))])
-                                           for i, f in enumerate(frames)])], height=420)
+    labels = [f"{i}:{f['kind']}" for i, f in enumerate(frames)]
+    fig.update_layout(sliders=[_frame_slider([str(i) for i in range(len(frames))], labels, 'step ')], height=420)
     return fig
 
 # %% ../../nbs/widgets/50_explorers.ipynb #399d277a
