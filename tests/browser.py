@@ -77,6 +77,8 @@ def jupyter_lab(notebooks: dict):
     # the server runs from this environment, so its native `python3` kernel is this environment's Python
     root = tmp/'work'; root.mkdir()
     for name, cells in notebooks.items(): write_notebook(root, cells, name)
+    tracker = tmp/'jupyter_config_dir'/'lab'/'user-settings'/'@jupyterlab'/'notebook-extension'/'tracker.jupyterlab-settings'
+    tracker.parent.mkdir(parents=True); tracker.write_text(json.dumps({'windowingMode': 'none'}))   # render every cell
     subprocess.run([sys.executable, '-m', 'jupyter', 'labextension', 'disable',
                     '@jupyterlab/apputils-extension:announcements'], env=env, capture_output=True)
     token, port = secrets.token_hex(16), free_port()

@@ -2,6 +2,7 @@
 in real Chromium at 1280 px with the file browser open, check that nothing of the panel overflows, that its columns and
 legend are named, edit a cell of the heterogeneity matrix and assert that the readout and the simplex change, and that a
 refused value shows its message without moving the rows. Screenshots go to `test-artifacts/`."""
+import json
 import pytest
 from conftest import ROOT
 from browser import (browser, require_browser, jupyter_lab, run_notebook, wait_for_editor, timed_edit, EDIT_TIMER_JS,
@@ -10,10 +11,10 @@ from browser import (browser, require_browser, jupyter_lab, run_notebook, wait_f
 LAB_VIEWPORT = {'width': 1280, 'height': 900}   # a laptop screen (issue 25), with JupyterLab's file browser open
 MIN_SIDEBAR_PX = 200                            # the file browser counts as open when its panel is at least this wide
 
-# Elements of the panel whose right edge passes the output area's (or the window's), texts of a figure outside it, and a
+# Elements of a panel whose right edge passes its output area's (or the window's), texts of a figure outside it, and a
 # readout wider than its box. Inside a figure only the texts count (plotly's grid paths extend past their clip path).
-OVERFLOW_JS = '''(sel) => {
-  const panel = document.querySelector(sel), out = panel.closest('.jp-OutputArea-output').getBoundingClientRect();
+OVERFLOW_JS = '''(panel) => {
+  const out = (panel.closest('.jp-OutputArea-output') || panel).getBoundingClientRect();
   const limit = Math.min(out.right, window.innerWidth) + 1, bad = [];
   const past = (e, right, what) => { const r = e.getBoundingClientRect();
     if (r.width > 0 && r.height > 0 && r.right > right) bad.push(`${e.tagName}.${e.getAttribute('class') || ''} ${e.textContent.slice(0, 30)} right=${r.right.toFixed(0)} > ${what} ${right.toFixed(0)}`); };
@@ -27,11 +28,28 @@ OVERFLOW_JS = '''(sel) => {
   return bad.slice(0, 10);
 }'''
 
+# Every panel of the widget chapters, built as its notebook builds it (one cell each; the last line displays it).
+PANEL_CELLS = [
+    "import numpy as np\nfrom hetfl_explore.widgets.explorers import MatrixEditor, SelectionExplorer, FedDiverseStepper, TaxonomyExplorer\n"
+    "explorer = SelectionExplorer(MatrixEditor(preset='spawrious_gsc'), selectors=('uniform', 'feddiverse[sign-invariant]', 'fedrk'), k=9, rounds=100)\nexplorer",
+    "FedDiverseStepper('waterbirds_dist', k=9)",
+    "TaxonomyExplorer(explorer)",
+    "from hetfl_explore.widgets.outcome import OutcomePanel\nOutcomePanel(MatrixEditor('cmnist_gsc'), selectors=('uniform', 'feddiverse[sign-invariant]'))",
+    "from hetfl_explore.widgets.privacy_fairness import MIAAnatomy, SubmodelExplorer, TradeoffExplorer, FairnessExplorer, AttackResult\n"
+    "r = np.random.default_rng(0)\ntoy = AttackResult(scores=np.r_[-r.lognormal(-2, 1, 300), -r.lognormal(-1, 1, 300)], "
+    "labels=np.r_[np.ones(300), np.zeros(300)].astype(int), preds=np.zeros(600, int), attack='toy')\ntoy.info['loss'] = -toy.scores\nMIAAnatomy(toy)",
+    "SubmodelExplorer('GFR', n_small=4)", "TradeoffExplorer()", "FairnessExplorer(strength=0.8, mix=0.75, reliance=0.5)",
+    "from hetfl_explore.widgets.crowd import PrometheePanel, RacePanel, ShapleyPanel\nPrometheePanel()",
+    "RacePanel(devices=20, rounds=3, racers=('Random', 'FedPROM'))", "ShapleyPanel()",
+    "from hetfl_explore.widgets.trust import AggregationPlayground, TrustWalkthrough\nAggregationPlayground()", "TrustWalkthrough()",
+    "from hetfl_explore.widgets.clustering import ProfileLab, EccentricityPanel, GPFLPlayer, FedCOTradeoff, WhoContributes\nProfileLab()",
+    "EccentricityPanel()", "GPFLPlayer(rounds=8)", "FedCOTradeoff(rounds=6)", "WhoContributes(rounds=3)"]
+
 @pytest.fixture
 def lab():
-    "A JupyterLab server whose root holds `panel.ipynb` (the matrix editor); yields (url, token, root)."
+    "A JupyterLab server whose root holds `panel.ipynb` (the matrix editor) and `panels.ipynb` (every panel); yields (url, token, root)."
     require_browser()
-    with jupyter_lab({'panel.ipynb': [EDITOR_CELL]}) as server: yield server
+    with jupyter_lab({'panel.ipynb': [EDITOR_CELL], 'panels.ipynb': PANEL_CELLS}) as server: yield server
 
 def test_matrix_editor_in_jupyterlab_at_1280(lab):
     url, token, root = lab
@@ -44,7 +62,7 @@ def test_matrix_editor_in_jupyterlab_at_1280(lab):
         page.locator('.hx-editor').first.scroll_into_view_if_needed()
         page.screenshot(path=str(ROOT/'test-artifacts'/'lab-matrix-editor-1280.png'))
         page.locator('.hx-editor').first.screenshot(path=str(ROOT/'test-artifacts'/'lab-matrix-editor-panel.png'))
-        assert page.evaluate(OVERFLOW_JS, '.hx-editor') == []
+        assert page.locator('.hx-editor').first.evaluate(OVERFLOW_JS) == []
         columns = page.locator('.hx-editor .hx-columns').first.inner_text()
         assert 'beach' in columns and 'snow' in columns and 'clients' in columns
         legend = ' '.join(page.locator('.hx-editor .legendtext').all_text_contents())
@@ -61,4 +79,29 @@ def test_matrix_editor_in_jupyterlab_at_1280(lab):
         page.wait_for_function('() => document.querySelector(".hx-editor .hx-message").innerText.includes("negative")', timeout=30000)
         assert cell.bounding_box()['y'] == top and cell.input_value() == '0'   # message in place, last valid value back
         page.screenshot(path=str(ROOT/'test-artifacts'/'lab-matrix-editor-1280-refused.png'))
-        assert page.evaluate(OVERFLOW_JS, '.hx-editor') == []
+        assert page.locator('.hx-editor').first.evaluate(OVERFLOW_JS) == []
+
+PANEL_RUN_MS = 300_000   # every panel cell has run (under a loaded 2-core machine)
+
+def test_every_panel_fits_1280_in_jupyterlab(lab):
+    "Each panel of the widget chapters, run in JupyterLab at 1280 px with the file browser open: a screenshot, no overflow."
+    url, token, root = lab
+    (ROOT/'test-artifacts').mkdir(exist_ok=True)
+    with browser() as b:
+        page = b.new_page(viewport=LAB_VIEWPORT)
+        run_notebook(page, url, token, 'panels.ipynb')
+        page.wait_for_function('''(n) => [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')]
+            .filter(e => /\\[\\d+\\]/.test(e.innerText)).length >= n''', arg=len(PANEL_CELLS), timeout=PANEL_RUN_MS)
+        errors = page.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"], .jp-OutputArea-output .ansi-red-fg')
+        assert errors.count() == 0, errors.first.inner_text()[:2000]
+        page.evaluate('window.jupyterapp.shell.activateById("filebrowser")'); page.wait_for_timeout(500)
+        outputs = page.locator('.jp-OutputArea-output:has(.jupyter-widgets)')
+        assert outputs.count() == len(PANEL_CELLS)
+        problems = {}
+        for i, cell in enumerate(PANEL_CELLS):
+            out, name = outputs.nth(i), cell.splitlines()[-1].split('(')[0]
+            out.scroll_into_view_if_needed(); page.wait_for_timeout(300)
+            out.screenshot(path=str(ROOT/'test-artifacts'/f'lab-panel-{i:02d}-{name}.png'))
+            if bad := out.evaluate(OVERFLOW_JS): problems[name] = bad
+        (ROOT/'test-artifacts'/'lab-panel-overflow.json').write_text(json.dumps(problems, indent=1, ensure_ascii=False))
+        assert problems == {}, json.dumps(problems, indent=1, ensure_ascii=False)

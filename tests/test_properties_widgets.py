@@ -52,3 +52,10 @@ def test_kernel_free_figures_agree_across_matrix_forms():
     ys = [[list(tr.y) for fr in wx.selection_k_figure(src, ks=(3,), rounds=5).frames for tr in fr.data]
           for src in (fs.matrices, fs.matrices.tolist(), torch.as_tensor(fs.matrices), fs)]
     assert all(y == ys[0] for y in ys)
+
+COVERED |= {'hetfl_explore.widgets.explorers.figure_row'}
+
+@SMALL
+@given(bad=st.sampled_from([None, 'fig', 3, go.Figure(), [go.FigureWidget()]]))
+def test_figure_row_rejects_a_non_widget(bad):
+    with pytest.raises(TypeError, match='widgets'): wx.figure_row(go.FigureWidget(), bad)

@@ -25,14 +25,14 @@ from IPython.display import display
 # %% auto #0
 __all__ = ['MAX_CLIENTS', 'MAX_SIDE', 'DIRICHLET_CLIENTS', 'DIRICHLET_SIZE', 'PRESETS', 'SUMMARY_KEYS', 'MAX_WARNINGS', 'MAX_BAR',
            'TABLE4_TO_EXPLORER', 'TYPE_LABELS', 'TERNARY_PX', 'LAB_SCREEN_PX', 'LAB_SIDEBAR_PX', 'LAB_OUTPUT_CHROME_PX',
-           'EDITOR_WIDTH_BUDGET', 'EDITOR_COLUMN_PX', 'EDITOR_GAP_PX', 'MESSAGE_PX', 'CELL_MARGIN_PX', 'BAR_PX',
-           'COMMIT_HINT', 'DIRICHLET_ALPHAS', 'TERNARY_TOP', 'MATRIX_FREE', 'MAX_ROUNDS', 'SELECTION_KS',
+           'LAB_OUTPUT_PX', 'PANEL_FIGURE_PX', 'EDITOR_COLUMN_PX', 'EDITOR_GAP_PX', 'MESSAGE_PX', 'CELL_MARGIN_PX',
+           'BAR_PX', 'COMMIT_HINT', 'DIRICHLET_ALPHAS', 'TERNARY_TOP', 'MATRIX_FREE', 'MAX_ROUNDS', 'SELECTION_KS',
            'TAXONOMY_FILTERS', 'TITLE_BAND_PX', 'CONTROL_BAND_PX', 'SUBTITLE_BAND_PX', 'dirichlet_types',
            'preset_types', 'expand_types', 'check_types', 'federation_summary', 'summary_html', 'triplet_bar_html',
-           'published_values', 'types_ternary', 'MatrixEditor', 'dirichlet_metrics_figure', 'check_selectors',
-           'share_table', 'selection_figures', 'SelectionExplorer', 'selection_k_figure', 'explain_frames',
-           'step_figure', 'stepper_figure', 'FedDiverseStepper', 'TaxonomyExplorer', 'federations_figure',
-           'selection_static_figure']
+           'published_values', 'types_ternary', 'figure_row', 'MatrixEditor', 'dirichlet_metrics_figure',
+           'check_selectors', 'share_table', 'selection_figures', 'SelectionExplorer', 'selection_k_figure',
+           'explain_frames', 'step_figure', 'stepper_figure', 'FedDiverseStepper', 'TaxonomyExplorer',
+           'federations_figure', 'selection_static_figure']
 
 # %% ../../nbs/widgets/50_explorers.ipynb #dce691d2
 MAX_CLIENTS = 10_000   # the most clients an editor federation holds (every client is a row of the simulation)
@@ -221,7 +221,8 @@ def types_ternary(summary:dict, # from `federation_summary`
 LAB_SCREEN_PX = 1280          # the screen width the editor is laid out for
 LAB_SIDEBAR_PX = 33 + 300     # JupyterLab's activity bar and an open file browser
 LAB_OUTPUT_CHROME_PX = 64 + 2 * 15 + 16   # an output's prompt column, notebook and cell padding, a scrollbar
-EDITOR_WIDTH_BUDGET = LAB_SCREEN_PX - LAB_SIDEBAR_PX - LAB_OUTPUT_CHROME_PX   # px for the whole panel (837)
+LAB_OUTPUT_PX = LAB_SCREEN_PX - LAB_SIDEBAR_PX - LAB_OUTPUT_CHROME_PX   # a notebook output's width: every panel fits it (837)
+PANEL_FIGURE_PX = LAB_OUTPUT_PX - 8   # the widest figure of a panel (its widget margins and a little slack)
 EDITOR_COLUMN_PX = dict(label=40, mult=52, cell=64, triplet=150, type=58, remove=36)   # an editor row's parts ('cell': each attribute)
 EDITOR_GAP_PX = 12            # between the rows and the readout
 MESSAGE_PX = 36               # fixed height of the message line: a refused edit never moves the rows
@@ -237,6 +238,13 @@ def _px(w, **kw):
 def _row_px(n_attrs):
     "Pixels of one editor row with `n_attrs` attribute columns."
     return sum(EDITOR_COLUMN_PX.values()) + (n_attrs - 1) * EDITOR_COLUMN_PX['cell']
+
+# %% ../../nbs/widgets/50_explorers.ipynb #b3a1f0e9
+def figure_row(*widgets:W.Widget, # figures (or tables) to show side by side
+              ) -> W.HBox:
+    "A row of widgets that wraps onto the next line where the output is too narrow to hold them all."
+    for i, w in enumerate(widgets): check_type(f'widgets[{i}]', w, W.Widget)
+    return W.HBox(list(widgets), layout=W.Layout(flex_flow='row wrap'))
 
 # %% ../../nbs/widgets/50_explorers.ipynb #20afc005
 class MatrixEditor:
@@ -257,8 +265,8 @@ class MatrixEditor:
         "The preset menu, the add button, the commit hint, the fixed-height message line, the rows, the readout and the simplex."
         self.preset_w = W.Dropdown(options=[(v, k) for k, v in PRESETS.items()], description='preset', layout=_px(380))
         self.add_w = W.Button(description='add client', icon='plus', layout=_px(120))
-        self.hint_w = W.HTML(f'<small>{COMMIT_HINT}</small>', layout=_px(EDITOR_WIDTH_BUDGET)); self.hint_w.add_class('hx-hint')
-        self.msg_w = W.HTML(layout=_px(EDITOR_WIDTH_BUDGET, height=f'{MESSAGE_PX}px', overflow='hidden')); self.msg_w.add_class('hx-message')
+        self.hint_w = W.HTML(f'<small>{COMMIT_HINT}</small>', layout=_px(LAB_OUTPUT_PX)); self.hint_w.add_class('hx-hint')
+        self.msg_w = W.HTML(layout=_px(LAB_OUTPUT_PX, height=f'{MESSAGE_PX}px', overflow='hidden')); self.msg_w.add_class('hx-message')
         self.readout_w = W.HTML(layout=_px(TERNARY_PX)); self.readout_w.add_class('hx-metrics')
         self.rows_w = W.VBox()
         self.fig = go.FigureWidget()
@@ -267,7 +275,7 @@ class MatrixEditor:
         side = W.VBox([self.readout_w, self.fig], layout=_px(TERNARY_PX, margin=f'0 0 0 {EDITOR_GAP_PX}px'))
         self.box = W.VBox([W.HBox([self.preset_w, self.add_w]), self.hint_w, self.msg_w,
                            W.HBox([self.rows_w, side], layout=W.Layout(flex_flow='row wrap'))],
-                          layout=W.Layout(max_width=f'{EDITOR_WIDTH_BUDGET}px'))
+                          layout=W.Layout(max_width=f'{LAB_OUTPUT_PX}px'))
         self.box.add_class('hx-editor')
 
     def _ipython_display_(self): display(self.box)
@@ -524,7 +532,7 @@ def share_table(stats:dict, # selector name -> `SelectionStats`
                          for n, s in stats.items()}).T
 
 # %% ../../nbs/widgets/50_explorers.ipynb #5034436d
-_SMALL = dict(height=240, width=450, margin=dict(l=40, r=10, t=40, b=40))   # the explorer's small figures: two fit a 960 px row
+_SMALL = dict(height=240, width=LAB_OUTPUT_PX // 2 - 8, margin=dict(l=40, r=10, t=40, b=40))   # the explorer's small figures: two fit an output
 
 def _new_selection_figures() -> dict:
     "The explorer's four empty figures: type shares, client × round heatmap, frequencies, exposure per round."
@@ -611,8 +619,8 @@ def _build_widgets(self:SelectionExplorer):
         w_.observe(lambda ch, name=name: self._from_widget(name, ch.new), 'value')
     self.show_w.observe(lambda ch: None if self._busy else self._draw(), 'value')
     self.box = W.VBox([W.HBox([self.selectors_w, W.VBox([self.k_w, self.rounds_w, self.noise_w, self.show_w])]), self.msg_w,
-                       self.table_w, W.HBox([self.figs['shares'], self.figs['heatmap']]),
-                       W.HBox([self.figs['frequency'], self.figs['exposure']])])
+                       self.table_w, figure_row(self.figs['shares'], self.figs['heatmap']),
+                       figure_row(self.figs['frequency'], self.figs['exposure'])])
 
 # %% ../../nbs/widgets/50_explorers.ipynb #f661636e
 @patch(as_prop=True)
