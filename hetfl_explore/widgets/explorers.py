@@ -194,9 +194,8 @@ TERNARY_PX = 340   # width of the editor's simplex and of the readout above it
 
 def _new_types_ternary(fig):
     "Add the four (empty) type traces, named by `TYPE_LABELS`, and the layout (legend below the simplex) to a new figure."
-    fig.add_traces([go.Scatterternary(name=TYPE_LABELS[g], meta=g, mode='markers+text', marker=dict(color=c, opacity=0.8),
-                                      textposition='top center', textfont_size=9,
-                                      hovertemplate='%{text}<extra>%{fullData.name}</extra>')
+    fig.add_traces([go.Scatterternary(name=TYPE_LABELS[g], meta=g, mode='markers', marker=dict(color=c, opacity=0.8),
+                                      hovertemplate='%{text}<extra>%{fullData.name}</extra>')   # row ids on hover
                     for g, c in _TYPE_COLOURS.items()])
     fig.update_layout(ternary=dict(aaxis_title='CI', baxis_title='AI', caxis_title='SC'), height=400, width=TERNARY_PX,
                       margin=dict(l=40, r=40, t=50, b=10), title='rows on the simplex',
