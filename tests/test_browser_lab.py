@@ -65,7 +65,7 @@ def test_matrix_editor_in_jupyterlab_at_1280(lab):
         assert page.locator('.hx-editor').first.evaluate(OVERFLOW_JS) == []
         columns = page.locator('.hx-editor .hx-columns').first.inner_text()
         assert 'beach' in columns and 'snow' in columns and 'clients' in columns
-        legend = ' '.join(page.locator('.hx-editor .legendtext').all_text_contents())
+        legend = page.locator('.hx-editor .hx-legend').first.inner_text()
         assert all(name in legend for name in ('class imbalance', 'attribute imbalance', 'spurious correlation'))
         assert 'Enter or Tab' in page.locator('.hx-editor .hx-hint').first.inner_text()
         metrics = page.locator('.hx-editor .hx-metrics').first

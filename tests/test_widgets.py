@@ -177,7 +177,8 @@ def test_matrix_editor_fits_1280_names_columns_and_keeps_rows_in_place():
         assert [a in h.value for h, a in zip(header.children[2:4], attrs)] == [True, True], preset
     assert _px(ed.box.layout.max_width) == wx.LAB_OUTPUT_PX and ed.fig.layout.width == wx.TERNARY_PX
     assert _px(ed.readout_w.layout.width) == wx.TERNARY_PX and ed.readout_w.value.count('<tr>') == 1 + len(wx.METRICS)
-    assert ed.fig.layout.legend.orientation == 'h' and [t.name for t in ed.fig.data] == list(wx.TYPE_LABELS.values())
+    assert [t.name for t in ed.fig.data] == list(wx.TYPE_LABELS.values()) and ed.fig.layout.showlegend is False
+    assert all(t in ed.legend_w.value for t in wx.TYPE_LABELS.values()) and _px(ed.legend_w.layout.width) == wx.TERNARY_PX
     assert all(t.name.startswith(f'{k}:') for k, t in zip(wx.TYPES, ed.fig.data))   # "CI: class imbalance", ...
     assert 'Enter or Tab' in ed.hint_w.value and 'hx-message' in ed.msg_w._dom_classes
     children, rows = list(ed.box.children), list(ed.rows_w.children)

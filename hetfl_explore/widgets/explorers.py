@@ -201,6 +201,12 @@ def _new_types_ternary(fig):
                       margin=dict(l=40, r=40, t=50, b=10), title='rows on the simplex',
                       legend=dict(orientation='h', x=0, y=-0.08, yanchor='top', title_text='type', font_size=11))
 
+def _types_legend_html():
+    "The simplex legend as static HTML (the editor's figure draws none: plotly redraws its legend on every edit)."
+    return '<div style="font-size:11px">type: ' + ' '.join(
+        f'<span style="white-space:nowrap;margin-right:8px"><span style="color:{_TYPE_COLOURS[g]}">●</span> {html.escape(t)}</span>'
+        for g, t in TYPE_LABELS.items()) + '</div>'
+
 def types_ternary(summary:dict, # from `federation_summary`
                   fig:go.Figure|None=None, # a figure (or FigureWidget) made by this function, updated in place
                  ) -> go.Figure:
@@ -268,10 +274,12 @@ class MatrixEditor:
         self.msg_w = W.HTML(layout=_px(LAB_OUTPUT_PX, height=f'{MESSAGE_PX}px', overflow='hidden')); self.msg_w.add_class('hx-message')
         self.readout_w = W.HTML(layout=_px(TERNARY_PX)); self.readout_w.add_class('hx-metrics')
         self.rows_w = W.VBox()
-        self.fig = go.FigureWidget()
+        self.fig = go.FigureWidget(); _new_types_ternary(self.fig)
+        self.fig.update_layout(showlegend=False, height=TERNARY_PX, margin_b=20)   # the legend is static HTML below
+        self.legend_w = W.HTML(_types_legend_html(), layout=_px(TERNARY_PX)); self.legend_w.add_class('hx-legend')
         self.preset_w.observe(lambda ch: self._from_widget(ch, self.load_preset), 'value')
         self.add_w.on_click(lambda _: self.add_client())
-        side = W.VBox([self.readout_w, self.fig], layout=_px(TERNARY_PX, margin=f'0 0 0 {EDITOR_GAP_PX}px'))
+        side = W.VBox([self.readout_w, self.fig, self.legend_w], layout=_px(TERNARY_PX, margin=f'0 0 0 {EDITOR_GAP_PX}px'))
         self.box = W.VBox([W.HBox([self.preset_w, self.add_w]), self.hint_w, self.msg_w,
                            W.HBox([self.rows_w, side], layout=W.Layout(flex_flow='row wrap'))],
                           layout=W.Layout(max_width=f'{LAB_OUTPUT_PX}px'))
