@@ -12,7 +12,12 @@ Prints a table and writes benchmarks/results/widgets.json.
    Torch uses `--threads` threads (default 2). Wall times depend on machine load, which is recorded.
 3. Panel handlers (issue 25): each control of `SubmodelExplorer` and `TradeoffExplorer` moved as a browser would (the widget's
    value set, its observer redraws the figure widgets in place). Target: p95 ≤ 50 ms per handler.
-`--only edit,panels,outcome` runs a subset.
+4. Browser (issue 25): JupyterLab in headless Chromium (Playwright, 1280 × 900 px) runs a notebook showing the matrix
+   editor; `--edits` values are committed into its first cell with Enter, alternating so that every edit changes the
+   metrics and row 0's point. The page timestamps the Enter keydown, the first change of the readout and of the simplex
+   (MutationObserver) and the animation frame after both (`tests/browser.py`). Reported: p50, p95 and the first edit of
+   commit -> both redrawn. Target: p95 <= 100 ms. Skipped with a message when Chromium or Playwright is missing.
+`--only edit,panels,outcome,browser` runs a subset.
 """
 import argparse, os, sys, time
 from dataclasses import replace
@@ -84,12 +89,34 @@ def bench_outcome(repeats):
                          total_s=pct(total), process_cpu_s=pct(cpu)))
     return rows
 
+EDIT_VALUES = (60, 120)   # counts committed in turn into the editor's first cell (spawrious_gsc holds 90 there)
+BROWSER_VIEWPORT = {'width': 1280, 'height': 900}
+SETTLE_MS = 1000          # after the panel has drawn, before the first timed edit
+
+def bench_browser(edits):
+    "Commit `edits` cell values in the matrix editor in JupyterLab; per-edit page timings (ms) and their percentiles."
+    sys.path.insert(0, str(Path(__file__).parents[1]/'tests'))
+    import browser as B
+    try: import playwright.sync_api  # noqa: F401
+    except ImportError: return dict(skipped='the playwright package is not installed')
+    if not B.chromium_path(): return dict(skipped='Chromium is not installed')
+    with B.jupyter_lab({'panel.ipynb': [B.EDITOR_CELL]}) as (url, token, _), B.browser() as b:
+        page = b.new_page(viewport=BROWSER_VIEWPORT)
+        B.run_notebook(page, url, token, 'panel.ipynb'); B.wait_for_editor(page); page.wait_for_timeout(SETTLE_MS)
+        page.evaluate(B.EDIT_TIMER_JS)
+        t = [B.timed_edit(page, EDIT_VALUES[i % len(EDIT_VALUES)], i) for i in range(edits)]
+    col = lambda k: [e[k] / 1e3 for e in t]          # `pct` takes seconds
+    return dict(case=f'browser: commit a matrix cell -> readout + simplex redrawn (JupyterLab, {edits} edits)',
+                redrawn_ms=pct(col('frame')), readout_ms=pct(col('readout')), simplex_ms=pct(col('simplex')),
+                first_edit_ms=t[0]['frame'], edits=t)
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument('--repeats', type=int, default=60)
     p.add_argument('--outcome-repeats', type=int, default=3)
     p.add_argument('--threads', type=int, default=2)
-    p.add_argument('--only', default='edit,panels,outcome', help='comma-separated parts to run')
+    p.add_argument('--edits', type=int, default=40, help='timed browser edits')
+    p.add_argument('--only', default='edit,panels,outcome,browser', help='comma-separated parts to run')
     p.add_argument('--out', default=None)
     a = p.parse_args()
     torch.set_num_threads(a.threads)
@@ -97,6 +124,7 @@ def main():
     parts = set(a.only.split(','))
     edit = (bench_edit(a.repeats) if 'edit' in parts else []) + (bench_panels(a.repeats) if 'panels' in parts else [])
     outcome = bench_outcome(a.outcome_repeats) if 'outcome' in parts else []
+    web = bench_browser(a.edits) if 'browser' in parts else dict(skipped='not run (--only)')
     meta = dict(torch_threads=a.threads, loadavg_before=load0, loadavg_after=os.getloadavg())
     print(f"load average before/after: {load0[0]:.1f} / {meta['loadavg_after'][0]:.1f} on {os.cpu_count()} cores")
     print(f"{'case':78s} {'CPU p50':>8s} {'CPU p95':>8s} {'wall p50':>9s} {'wall p95':>9s}  (ms)")
@@ -105,9 +133,18 @@ def main():
     print(f"{'case':78s} {'first p50':>9s} {'total p50':>9s} {'total p95':>9s} {'CPU p50':>8s}  (ms; CPU = process, all threads)")
     for r in outcome:
         print(f"{r['case']:78s} {r['first_point_s']['p50']:9.0f} {r['total_s']['p50']:9.0f} {r['total_s']['p95']:9.0f} {r['process_cpu_s']['p50']:8.0f}")
-    if parts != {'edit', 'panels', 'outcome'}: print(f"(partial run: {a.only})")
+    if 'skipped' in web: print(f"browser: skipped ({web['skipped']})")
+    else:
+        r, f = web['redrawn_ms'], web['first_edit_ms']
+        print(f"{web['case']:78s} p50 {r['p50']:.1f}  p95 {r['p95']:.1f}  first edit {f:.1f}  (ms; readout p95 "
+              f"{web['readout_ms']['p95']:.1f}, simplex p95 {web['simplex_ms']['p95']:.1f})")
+    if parts != {'edit', 'panels', 'outcome', 'browser'}: print(f"(partial run: {a.only})")
     figs = {f"{r['case']} cpu p95": fig(r['cpu_ms']['p95'], 'ms') for r in edit}
     figs.update({f"{r['case']} total p50": fig(r['total_s']['p50'], 'ms') for r in outcome})
-    bench.write(dict(meta=meta, edit=edit, outcome=outcome), figs, a.out)
+    if 'skipped' not in web:
+        figs.update({'browser edit -> redrawn p50': fig(web['redrawn_ms']['p50'], 'ms'),
+                     'browser edit -> redrawn p95': fig(web['redrawn_ms']['p95'], 'ms'),
+                     'browser first edit -> redrawn': fig(web['first_edit_ms'], 'ms')})
+    bench.write(dict(meta=meta, edit=edit, outcome=outcome, browser=web), figs, a.out)
 
 if __name__ == '__main__': main()

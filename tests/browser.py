@@ -1,5 +1,7 @@
-"""Helpers for the browser tests: find Chromium, launch it headless for this closed network, serve a folder."""
-import contextlib, functools, http.server, os, shutil, socket, threading
+"""Helpers for the browser tests and the browser benchmark: find Chromium, launch it headless for this closed network,
+serve a folder, start JupyterLab on a notebook, and time a matrix-editor edit in the page."""
+import contextlib, functools, http.server, json, os, secrets, shutil, socket, subprocess, sys, tempfile, threading, time
+import urllib.request
 from pathlib import Path
 import pytest
 from conftest import browser_required
@@ -46,3 +48,93 @@ def serve(folder: Path):
     t = threading.Thread(target=srv.serve_forever, daemon=True); t.start()
     try: yield f'http://127.0.0.1:{srv.server_address[1]}'
     finally: srv.shutdown(); srv.server_close()
+
+EDITOR_CELL = '''from hetfl_explore.widgets.explorers import MatrixEditor
+panel = MatrixEditor(preset='spawrious_gsc')
+panel'''
+
+def write_notebook(folder: Path, cells: list, name: str = 'panel.ipynb') -> Path:
+    "A notebook of code `cells` (sources) in `folder`."
+    nb = {'cells': [{'cell_type': 'code', 'execution_count': None, 'id': f'c{i}', 'metadata': {}, 'outputs': [], 'source': s}
+                    for i, s in enumerate(cells)],
+          'metadata': {'kernelspec': {'display_name': 'Python 3', 'language': 'python', 'name': 'python3'}},
+          'nbformat': 4, 'nbformat_minor': 5}
+    path = folder/name; path.write_text(json.dumps(nb)); return path
+
+def shared_jupyter_folders() -> list:
+    "The share/jupyter folders of every environment on `sys.path` (a venv layered on another finds its lab extensions)."
+    found = {Path(p).resolve().parents[2]/'share'/'jupyter' for p in sys.path if p.endswith('site-packages')}
+    return sorted(str(f) for f in found if f.is_dir())
+
+@contextlib.contextmanager
+def jupyter_lab(notebooks: dict):
+    """A JupyterLab server on 127.0.0.1 with a token, in a temporary root holding `notebooks` (name -> list of cell
+    sources) and with every Jupyter/IPython folder isolated; yields (url, token, root)."""
+    tmp = Path(tempfile.mkdtemp(prefix='hetfl-lab-'))
+    env = dict(os.environ, **{k: str(tmp/k.lower()) for k in ('JUPYTER_CONFIG_DIR', 'JUPYTER_DATA_DIR',
+               'JUPYTER_RUNTIME_DIR', 'IPYTHONDIR', 'XDG_CONFIG_HOME', 'XDG_CACHE_HOME')}, OMP_NUM_THREADS='1',
+               JUPYTER_PATH=os.pathsep.join(shared_jupyter_folders() + [os.environ.get('JUPYTER_PATH', '')]))
+    # the server runs from this environment, so its native `python3` kernel is this environment's Python
+    root = tmp/'work'; root.mkdir()
+    for name, cells in notebooks.items(): write_notebook(root, cells, name)
+    tracker = tmp/'jupyter_config_dir'/'lab'/'user-settings'/'@jupyterlab'/'notebook-extension'/'tracker.jupyterlab-settings'
+    tracker.parent.mkdir(parents=True); tracker.write_text(json.dumps({'windowingMode': 'none'}))   # render every cell
+    subprocess.run([sys.executable, '-m', 'jupyter', 'labextension', 'disable',
+                    '@jupyterlab/apputils-extension:announcements'], env=env, capture_output=True)
+    token, port = secrets.token_hex(16), free_port()
+    log = open(tmp/'lab.log', 'w')
+    proc = subprocess.Popen([sys.executable, '-m', 'jupyter', 'lab', '--no-browser', f'--port={port}', '--ip=127.0.0.1',
+                             f'--IdentityProvider.token={token}', f'--ServerApp.root_dir={root}',
+                             '--LabApp.expose_app_in_browser=True'] + (['--allow-root'] if os.geteuid() == 0 else []),
+                            env=env, stdout=log, stderr=subprocess.STDOUT, cwd=root)
+    url = f'http://127.0.0.1:{port}'
+    try:
+        for _ in range(120):
+            try:
+                urllib.request.urlopen(f'{url}/api/status?token={token}', timeout=1); break
+            except Exception: time.sleep(0.5)
+        else: raise RuntimeError('JupyterLab did not start within 60 s:\n' + (tmp/'lab.log').read_text()[-3000:])
+        yield url, token, root
+    finally:
+        proc.terminate()
+        try: proc.wait(10)
+        except subprocess.TimeoutExpired: proc.kill()
+        log.close(); shutil.rmtree(tmp, ignore_errors=True)
+
+def run_notebook(page, url: str, token: str, name: str, timeout_ms: int = 60000):
+    "Open notebook `name` in JupyterLab, wait for its kernel and run all its cells."
+    page.goto(f'{url}/lab/tree/{name}?token={token}', wait_until='domcontentloaded')
+    page.wait_for_function('window.jupyterapp && document.querySelector(".jp-Notebook")', timeout=timeout_ms)
+    page.wait_for_function('''() => { const w = window.jupyterapp.shell.currentWidget;
+        return w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel &&
+               w.sessionContext.session.kernel.status === "idle"; }''', timeout=timeout_ms)
+    page.evaluate('window.jupyterapp.commands.execute("notebook:run-all-cells")')
+
+def wait_for_editor(page, timeout_ms: int = 60000):
+    "Wait until the matrix editor's readout and simplex (a plotly point) have drawn."
+    page.locator('.hx-editor .hx-metrics').first.wait_for(timeout=timeout_ms)
+    page.wait_for_selector('.hx-editor .js-plotly-plot path.point', timeout=timeout_ms)
+
+# Timestamps in the page: the Enter keydown that commits a matrix cell (t0), the first mutation of the readout and of
+# the simplex after it, and the animation frame after both (the redraw is on screen). `window.__hxEdits` collects them.
+EDIT_TIMER_JS = '''() => {
+  const ed = document.querySelector('.hx-editor'), readout = ed.querySelector('.hx-metrics'),
+        plot = ed.querySelector('.js-plotly-plot'), s = window.__hxEdit = {t0: null, readout: null, simplex: null};
+  window.__hxEdits = [];
+  const done = () => { if (s.readout === null || s.simplex === null || s.t0 === null) return;
+    const t0 = s.t0; s.t0 = null;
+    requestAnimationFrame(() => window.__hxEdits.push({readout: s.readout - t0, simplex: s.simplex - t0,
+                                                       frame: performance.now() - t0})); };
+  document.addEventListener('keydown', e => { if (e.key === 'Enter' && e.target.closest('.hx-cell')) {
+    s.t0 = performance.now(); s.readout = s.simplex = null; } }, true);
+  const watch = (el, key) => new MutationObserver(() => { if (s.t0 !== null && s[key] === null) { s[key] = performance.now(); done(); } })
+    .observe(el, {subtree: true, childList: true, characterData: true, attributes: true});
+  watch(readout, 'readout'); watch(plot, 'simplex');
+}'''
+
+def timed_edit(page, value: int, n_before: int, timeout_ms: int = 30000) -> dict:
+    "Commit `value` into the editor's first cell with Enter and return the page's timings (ms) of that edit."
+    cell = page.locator('.hx-editor .hx-cell input').first
+    cell.fill(str(value)); cell.press('Enter')
+    page.wait_for_function('(n) => window.__hxEdits.length > n', arg=n_before, timeout=timeout_ms)
+    return page.evaluate('(n) => window.__hxEdits[n]', n_before)

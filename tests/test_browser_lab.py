@@ -1,73 +1,107 @@
-"""Start JupyterLab on 127.0.0.1 with a token and isolated config folders, open a notebook with a widget panel,
-run it in real Chromium, edit a cell of the heterogeneity matrix, and assert that the displayed metrics change."""
-import json, os, secrets, shutil, subprocess, sys, tempfile, time, urllib.request
-from pathlib import Path
+"""Start JupyterLab on 127.0.0.1 with a token and isolated config folders, open a notebook with the matrix editor, run it
+in real Chromium at 1280 px with the file browser open, check that nothing of the panel overflows, that its columns and
+legend are named, edit a cell of the heterogeneity matrix and assert that the readout and the simplex change, and that a
+refused value shows its message without moving the rows. Screenshots go to `test-artifacts/`."""
+import json
 import pytest
 from conftest import ROOT
-from browser import browser, free_port, require_browser
+from browser import (browser, require_browser, jupyter_lab, run_notebook, wait_for_editor, timed_edit, EDIT_TIMER_JS,
+                     EDITOR_CELL)
 
-PANEL_CELL = '''from hetfl_explore.widgets.explorers import MatrixEditor
-panel = MatrixEditor(preset='spawrious_gsc')
-panel'''
+LAB_VIEWPORT = {'width': 1280, 'height': 900}   # a laptop screen (issue 25), with JupyterLab's file browser open
+MIN_SIDEBAR_PX = 200                            # the file browser counts as open when its panel is at least this wide
 
-def write_notebook(folder: Path) -> Path:
-    "A one-cell notebook showing the matrix editor panel."
-    nb = {'cells': [{'cell_type': 'code', 'execution_count': None, 'id': 'panel', 'metadata': {}, 'outputs': [],
-                     'source': PANEL_CELL}],
-          'metadata': {'kernelspec': {'display_name': 'Python 3', 'language': 'python', 'name': 'python3'}},
-          'nbformat': 4, 'nbformat_minor': 5}
-    path = folder/'panel.ipynb'; path.write_text(json.dumps(nb)); return path
+# Elements of a panel whose right edge passes its output area's (or the window's), texts of a figure outside it, and a
+# readout wider than its box. Inside a figure only the texts count (plotly's grid paths extend past their clip path).
+OVERFLOW_JS = '''(panel) => {
+  const out = (panel.closest('.jp-OutputArea-output') || panel).getBoundingClientRect();
+  const limit = Math.min(out.right, window.innerWidth) + 1, bad = [];
+  const past = (e, right, what) => { const r = e.getBoundingClientRect();
+    if (r.width > 0 && r.height > 0 && r.right > right) bad.push(`${e.tagName}.${e.getAttribute('class') || ''} ${e.textContent.slice(0, 30)} right=${r.right.toFixed(0)} > ${what} ${right.toFixed(0)}`); };
+  for (const e of [panel, ...panel.querySelectorAll('*')]) {
+    const svg = e.ownerSVGElement;
+    if (!svg) past(e, limit, 'output');
+    else if (e.tagName === 'text') past(e, svg.closest('.js-plotly-plot').getBoundingClientRect().right + 1, 'figure');
+  }
+  for (const e of panel.querySelectorAll('.hx-metrics'))
+    if (e.scrollWidth > e.clientWidth + 1) bad.push(`readout scrollWidth ${e.scrollWidth} > ${e.clientWidth}`);
+  return bad.slice(0, 10);
+}'''
+
+# Every panel of the widget chapters, built as its notebook builds it (one cell each; the last line displays it).
+PANEL_CELLS = [
+    "import numpy as np\nfrom hetfl_explore.widgets.explorers import MatrixEditor, SelectionExplorer, FedDiverseStepper, TaxonomyExplorer\n"
+    "explorer = SelectionExplorer(MatrixEditor(preset='spawrious_gsc'), selectors=('uniform', 'feddiverse[sign-invariant]', 'fedrk'), k=9, rounds=100)\nexplorer",
+    "FedDiverseStepper('waterbirds_dist', k=9)",
+    "TaxonomyExplorer(explorer)",
+    "from hetfl_explore.widgets.outcome import OutcomePanel\nOutcomePanel(MatrixEditor('cmnist_gsc'), selectors=('uniform', 'feddiverse[sign-invariant]'))",
+    "from hetfl_explore.widgets.privacy_fairness import MIAAnatomy, SubmodelExplorer, TradeoffExplorer, FairnessExplorer, AttackResult\n"
+    "r = np.random.default_rng(0)\ntoy = AttackResult(scores=np.r_[-r.lognormal(-2, 1, 300), -r.lognormal(-1, 1, 300)], "
+    "labels=np.r_[np.ones(300), np.zeros(300)].astype(int), preds=np.zeros(600, int), attack='toy')\ntoy.info['loss'] = -toy.scores\nMIAAnatomy(toy)",
+    "SubmodelExplorer('GFR', n_small=4)", "TradeoffExplorer()", "FairnessExplorer(strength=0.8, mix=0.75, reliance=0.5)",
+    "from hetfl_explore.widgets.crowd import PrometheePanel, RacePanel, ShapleyPanel\nPrometheePanel()",
+    "RacePanel(devices=20, rounds=3, racers=('Random', 'FedPROM'))", "ShapleyPanel()",
+    "from hetfl_explore.widgets.trust import AggregationPlayground, TrustWalkthrough\nAggregationPlayground()", "TrustWalkthrough()",
+    "from hetfl_explore.widgets.clustering import ProfileLab, EccentricityPanel, GPFLPlayer, FedCOTradeoff, WhoContributes\nProfileLab()",
+    "EccentricityPanel()", "GPFLPlayer(rounds=8)", "FedCOTradeoff(rounds=6)", "WhoContributes(rounds=3)"]
 
 @pytest.fixture
 def lab():
-    "A JupyterLab server in a temporary root with every Jupyter/IPython folder isolated; yields (url, token, root)."
+    "A JupyterLab server whose root holds `panel.ipynb` (the matrix editor) and `panels.ipynb` (every panel); yields (url, token, root)."
     require_browser()
-    tmp = Path(tempfile.mkdtemp(prefix='hetfl-lab-'))
-    env = dict(os.environ, **{k: str(tmp/k.lower()) for k in ('JUPYTER_CONFIG_DIR', 'JUPYTER_DATA_DIR',
-               'JUPYTER_RUNTIME_DIR', 'IPYTHONDIR', 'XDG_CONFIG_HOME', 'XDG_CACHE_HOME')}, OMP_NUM_THREADS='1')
-    # the server runs from this environment, so its native `python3` kernel is this environment's Python
-    root = tmp/'work'; root.mkdir(); write_notebook(root)
-    subprocess.run([sys.executable, '-m', 'jupyter', 'labextension', 'disable',
-                    '@jupyterlab/apputils-extension:announcements'], env=env, capture_output=True)
-    token, port = secrets.token_hex(16), free_port()
-    log = open(tmp/'lab.log', 'w')
-    proc = subprocess.Popen([sys.executable, '-m', 'jupyter', 'lab', '--no-browser', f'--port={port}', '--ip=127.0.0.1',
-                             f'--IdentityProvider.token={token}', f'--ServerApp.root_dir={root}',
-                             '--LabApp.expose_app_in_browser=True'] + (['--allow-root'] if os.geteuid() == 0 else []),
-                            env=env, stdout=log, stderr=subprocess.STDOUT, cwd=root)
-    url = f'http://127.0.0.1:{port}'
-    try:
-        for _ in range(120):
-            try:
-                urllib.request.urlopen(f'{url}/api/status?token={token}', timeout=1); break
-            except Exception: time.sleep(0.5)
-        else: pytest.fail('JupyterLab did not start within 60 s:\n' + (tmp/'lab.log').read_text()[-3000:])
-        yield url, token, root
-    finally:
-        proc.terminate()
-        try: proc.wait(10)
-        except subprocess.TimeoutExpired: proc.kill()
-        log.close(); shutil.rmtree(tmp, ignore_errors=True)
+    with jupyter_lab({'panel.ipynb': [EDITOR_CELL], 'panels.ipynb': PANEL_CELLS}) as server: yield server
 
-def test_matrix_editor_updates_metrics_in_jupyterlab(lab):
+def test_matrix_editor_in_jupyterlab_at_1280(lab):
     url, token, root = lab
+    (ROOT/'test-artifacts').mkdir(exist_ok=True)
     with browser() as b:
-        page = b.new_page(viewport={'width': 1400, 'height': 1000})
-        page.goto(f'{url}/lab/tree/panel.ipynb?token={token}', wait_until='domcontentloaded')
-        page.wait_for_function('window.jupyterapp && document.querySelector(".jp-Notebook")', timeout=60000)
-        page.wait_for_function('''() => { const w = window.jupyterapp.shell.currentWidget;
-            return w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel &&
-                   w.sessionContext.session.kernel.status === "idle"; }''', timeout=60000)
-        page.evaluate('window.jupyterapp.commands.execute("notebook:run-all-cells")')
-        metrics = page.locator('.hx-metrics').first
-        metrics.wait_for(timeout=60000)
-        page.wait_for_selector('.js-plotly-plot path.point', timeout=30000)   # the simplex of client types drew
+        page = b.new_page(viewport=LAB_VIEWPORT)
+        run_notebook(page, url, token, 'panel.ipynb'); wait_for_editor(page)
+        page.evaluate('window.jupyterapp.shell.activateById("filebrowser")'); page.wait_for_timeout(500)
+        assert page.evaluate('document.querySelector("#jp-left-stack").getBoundingClientRect().width') >= MIN_SIDEBAR_PX
+        page.locator('.hx-editor').first.scroll_into_view_if_needed()
+        page.screenshot(path=str(ROOT/'test-artifacts'/'lab-matrix-editor-1280.png'))
+        page.locator('.hx-editor').first.screenshot(path=str(ROOT/'test-artifacts'/'lab-matrix-editor-panel.png'))
+        assert page.locator('.hx-editor').first.evaluate(OVERFLOW_JS) == []
+        columns = page.locator('.hx-editor .hx-columns').first.inner_text()
+        assert 'beach' in columns and 'snow' in columns and 'clients' in columns
+        legend = page.locator('.hx-editor .hx-legend').first.inner_text()
+        assert all(name in legend for name in ('class imbalance', 'attribute imbalance', 'spurious correlation'))
+        assert 'Enter or Tab' in page.locator('.hx-editor .hx-hint').first.inner_text()
+        metrics = page.locator('.hx-editor .hx-metrics').first
         before = metrics.inner_text()
-        cell = page.locator('.hx-cell input').first
-        cell.click(); cell.fill('0'); cell.press('Enter')
-        page.wait_for_function('(b) => { const m = document.querySelector(".hx-metrics"); return m && m.innerText !== b; }',
-                               arg=before, timeout=30000)
-        after = metrics.inner_text()
-        (ROOT/'test-artifacts').mkdir(exist_ok=True)
-        page.screenshot(path=str(ROOT/'test-artifacts'/'lab-panel.png'))
-        assert after != before
+        page.evaluate(EDIT_TIMER_JS)
+        edit = timed_edit(page, 0, 0)                 # returns once both the readout and the simplex have changed
+        assert metrics.inner_text() != before and min(edit.values()) >= 0
+        cell = page.locator('.hx-editor .hx-cell input').first
+        top = cell.bounding_box()['y']
+        cell.fill('-1'); cell.press('Enter')
+        page.wait_for_function('() => document.querySelector(".hx-editor .hx-message").innerText.includes("negative")', timeout=30000)
+        assert cell.bounding_box()['y'] == top and cell.input_value() == '0'   # message in place, last valid value back
+        page.screenshot(path=str(ROOT/'test-artifacts'/'lab-matrix-editor-1280-refused.png'))
+        assert page.locator('.hx-editor').first.evaluate(OVERFLOW_JS) == []
+
+PANEL_RUN_MS = 300_000   # every panel cell has run (under a loaded 2-core machine)
+
+def test_every_panel_fits_1280_in_jupyterlab(lab):
+    "Each panel of the widget chapters, run in JupyterLab at 1280 px with the file browser open: a screenshot, no overflow."
+    url, token, root = lab
+    (ROOT/'test-artifacts').mkdir(exist_ok=True)
+    with browser() as b:
+        page = b.new_page(viewport=LAB_VIEWPORT)
+        run_notebook(page, url, token, 'panels.ipynb')
+        page.wait_for_function('''(n) => [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')]
+            .filter(e => /\\[\\d+\\]/.test(e.innerText)).length >= n''', arg=len(PANEL_CELLS), timeout=PANEL_RUN_MS)
+        errors = page.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"], .jp-OutputArea-output .ansi-red-fg')
+        assert errors.count() == 0, errors.first.inner_text()[:2000]
+        page.evaluate('window.jupyterapp.shell.activateById("filebrowser")'); page.wait_for_timeout(500)
+        outputs = page.locator('.jp-OutputArea-output:has(.jupyter-widgets)')
+        assert outputs.count() == len(PANEL_CELLS)
+        problems = {}
+        for i, cell in enumerate(PANEL_CELLS):
+            out, name = outputs.nth(i), cell.splitlines()[-1].split('(')[0]
+            out.scroll_into_view_if_needed(); page.wait_for_timeout(300)
+            out.screenshot(path=str(ROOT/'test-artifacts'/f'lab-panel-{i:02d}-{name}.png'))
+            if bad := out.evaluate(OVERFLOW_JS): problems[name] = bad
+        (ROOT/'test-artifacts'/'lab-panel-overflow.json').write_text(json.dumps(problems, indent=1, ensure_ascii=False))
+        assert problems == {}, json.dumps(problems, indent=1, ensure_ascii=False)

@@ -19,3 +19,43 @@ def test_redraw_in_place_rejects_a_non_widget(bad):
 @given(bad=NOT_FIGURE)
 def test_redraw_in_place_rejects_a_non_figure(bad):
     with pytest.raises((TypeError, ValueError), match='fig'): wp.redraw_in_place(go.FigureWidget(), bad)
+
+import numpy as np
+import hetfl_explore.widgets.explorers as wx
+COVERED |= {'hetfl_explore.widgets.explorers.dirichlet_metrics_figure', 'hetfl_explore.widgets.explorers.selection_k_figure'}
+SMALL = settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+
+DIRICHLET_BAD = {'alphas': [None, 'x', 3, [], [0.5, -1.0], [float('nan')]], 'num_clients': [None, 'x', -1, 0, 1.5],
+                 'n_classes': [None, 'x', 0, 3, 1.5], 'seed': [None, 'x', -1, 1.5]}
+
+@SMALL
+@given(case=st.sampled_from([(a, b) for a, bads in DIRICHLET_BAD.items() for b in bads]))
+def test_dirichlet_metrics_figure_rejects_bad_arguments(case):
+    arg, bad = case
+    with pytest.raises((TypeError, ValueError), match=arg): wx.dirichlet_metrics_figure(**{arg: bad})
+
+SELECTION_BAD = {'source': [None, 'nope', -1, np.zeros((2, 2))], 'selectors': [None, 'nope', (), 3], 'ks': [None, (), (3, 0), (3, 999), 1.5],
+                 'rounds': [None, 0, -1, 1.5], 'seed': [None, 'x', -1]}
+
+@SMALL
+@given(case=st.sampled_from([(a, b) for a, bads in SELECTION_BAD.items() for b in bads]))
+def test_selection_k_figure_rejects_bad_arguments(case):
+    arg, bad = case
+    with pytest.raises((TypeError, ValueError), match='k' if arg == 'ks' else arg):
+        wx.selection_k_figure(**{'rounds': 3, arg: bad})
+
+def test_kernel_free_figures_agree_across_matrix_forms():
+    "numpy, nested-list and FederationSpec sources give the same frames."
+    import torch
+    from hetfl_explore.foundation.data import federation
+    fs = federation('spawrious_gsc')
+    ys = [[list(tr.y) for fr in wx.selection_k_figure(src, ks=(3,), rounds=5).frames for tr in fr.data]
+          for src in (fs.matrices, fs.matrices.tolist(), torch.as_tensor(fs.matrices), fs)]
+    assert all(y == ys[0] for y in ys)
+
+COVERED |= {'hetfl_explore.widgets.explorers.figure_row'}
+
+@SMALL
+@given(bad=st.sampled_from([None, 'fig', 3, go.Figure(), [go.FigureWidget()]]))
+def test_figure_row_rejects_a_non_widget(bad):
+    with pytest.raises(TypeError, match='widgets'): wx.figure_row(go.FigureWidget(), bad)

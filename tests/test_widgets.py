@@ -158,3 +158,43 @@ def test_mia_slider_follows_the_threshold_and_heatmap_choice_is_set():
     p.slider.value = p.grid[10]; assert p.nu == p.grid[10]
     ex = SelectionExplorer(MatrixEditor(preset='spawrious_gsc'), selectors=('uniform', 'feddiverse[sign-invariant]'), k=9, rounds=20)
     assert ex.show_w.value == 'uniform'
+
+def _px(layout_width): return int(layout_width.removesuffix('px'))
+
+def test_matrix_editor_fits_1280_names_columns_and_keeps_rows_in_place():
+    """Issue 25: the editor fits 1280 px with the file browser open, names its attribute columns and legend entries,
+    says how an edit is committed, and shows a refused value in a fixed-height line (the rows do not move)."""
+    import hetfl_explore.widgets.explorers as wx
+    assert wx.LAB_OUTPUT_PX <= wx.LAB_SCREEN_PX - wx.LAB_SIDEBAR_PX - wx.LAB_OUTPUT_CHROME_PX
+    ed = MatrixEditor(preset='spawrious_gsc')
+    for preset in wx.PRESETS:
+        ed.load_preset(preset)
+        header, row = ed.rows_w.children[1], ed.rows_w.children[2]
+        for line in (header, row):                        # every part has a fixed width and they add up to the line
+            assert sum(_px(w.layout.width) for w in line.children) == _px(line.layout.width) == _px(ed.rows_w.layout.width)
+        assert _px(ed.rows_w.layout.width) + wx.EDITOR_GAP_PX + wx.TERNARY_PX <= wx.LAB_OUTPUT_PX, preset
+        attrs = list(federation(preset).attr_names) if preset in wx.FEDERATIONS else ['a0', 'a1']
+        assert [a in h.value for h, a in zip(header.children[2:4], attrs)] == [True, True], preset
+    assert _px(ed.box.layout.max_width) == wx.LAB_OUTPUT_PX and ed.fig.layout.width == wx.TERNARY_PX
+    assert _px(ed.readout_w.layout.width) == wx.TERNARY_PX and ed.readout_w.value.count('<tr>') == 1 + len(wx.METRICS)
+    assert [t.name for t in ed.fig.data] == list(wx.TYPE_LABELS.values()) and ed.fig.layout.showlegend is False
+    assert all(t in ed.legend_w.value for t in wx.TYPE_LABELS.values()) and _px(ed.legend_w.layout.width) == wx.TERNARY_PX
+    assert all(t.name.startswith(f'{k}:') for k, t in zip(wx.TYPES, ed.fig.data))   # "CI: class imbalance", ...
+    assert 'Enter or Tab' in ed.hint_w.value and 'hx-message' in ed.msg_w._dom_classes
+    children, rows = list(ed.box.children), list(ed.rows_w.children)
+    assert not ed.set_cell(0, 0, 0, -1) and 'negative' in ed.msg_w.value and ed.msg_w.layout.height == f'{wx.MESSAGE_PX}px'
+    assert ed.msg_w.layout.overflow == 'hidden' and list(ed.box.children) == children and list(ed.rows_w.children) == rows
+
+def _figures(w):
+    "Every FigureWidget inside a widget tree."
+    import plotly.graph_objects as go
+    return [w] if isinstance(w, go.FigureWidget) else [f for c in getattr(w, 'children', ()) for f in _figures(c)]
+
+def test_panel_figures_fit_a_lab_output_at_1280():
+    "Issue 25: figures side by side fit JupyterLab's output at 1280 px with the file browser open, and their rows wrap."
+    import hetfl_explore.widgets.explorers as wx
+    from hetfl_explore.widgets.clustering import GPFLPlayer
+    ex = SelectionExplorer('spawrious_gsc', selectors=('uniform',), k=6, rounds=10)
+    rows = [b for b in ex.box.children if _figures(b) and b.layout.flex_flow == 'row wrap']
+    assert len(rows) == 2 and all(sum(f.layout.width + 4 for f in _figures(r)) <= wx.LAB_OUTPUT_PX for r in rows)
+    assert all(f.layout.width <= wx.PANEL_FIGURE_PX for f in _figures(GPFLPlayer(rounds=6).box))

@@ -20,6 +20,7 @@ from ..clustering.data import har_like_stream, leaf_synthetic, ACTIVITIES, FAMIL
 from ..clustering.gpfl import GPFL, FedAvg, CFL
 from ..clustering.cafl import FedCO
 from ..clustering.contribution import contribution_study, rank_correlation_matrix
+from .explorers import PANEL_FIGURE_PX
 
 # %% auto #0
 __all__ = ['DISTANCES', 'Panel', 'family_cost', 'ProfileLab', 'EccentricityPanel', 'GPFLPlayer', 'FedCOTradeoff',
@@ -180,7 +181,7 @@ def compute(self, t:int=0, # the round to show
     fig.add_trace(go.Heatmap(z=L, x=list(range(t + 1)), y=[f'w{i + 1}' for i in range(len(L))], colorscale='Turbo', showscale=False), 1, 1)
     for r in (self.avg, self.cfl(eps1, eps2, warmup), self.gp): fig.add_trace(go.Scatter(y=r.curve('group_f1')[:t + 1], name=r.name), 1, 2)
     for w in np.flatnonzero(L[:, -1] == L[0, -1]): fig.add_trace(go.Bar(x=list(ACTIVITIES), y=self.P[t][w], name=f'w{w + 1}', showlegend=False), 1, 3)
-    fig.update_layout(height=380, width=860)
+    fig.update_layout(height=380, width=PANEL_FIGURE_PX)
     moved = self.gp.log[t]['changed']
     return dict(labels=L, figure=fig, text=f"round {t}: {len(set(L[:, -1]))} clusters · moved: {[w + 1 for w in moved] or 'nobody'}")
 

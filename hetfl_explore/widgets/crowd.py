@@ -19,6 +19,7 @@ from ..crowd.devices import DevicePool
 from ..crowd.promethee import PrometheeSelector, CRITERIA, FLOW_METHODS, REFERENCE_CONFIG
 from ..crowd.baselines import CrowdRandom, GreedyPerCost, PriceFirst, ResourceAware, Budgeted, selection_race, race_table, race_figure
 from ..crowd.shapley import free_rider_run, payouts, flag_free_riders, FREE_RIDER_KINDS, TRUNCATIONS
+from .explorers import figure_row
 
 # %% auto #0
 __all__ = ['RACERS', 'error_html', 'PrometheePanel', 'RacePanel', 'ShapleyPanel']
@@ -51,7 +52,7 @@ class PrometheePanel:
         self.msg_w, self.table_w, self.fig = W.HTML(), W.HTML(), go.FigureWidget()
         for name, w_ in self.w.items(): w_.observe(lambda ch, name=name: self.set(**{name: ch.new}), 'value')
         self.box = W.VBox([W.HBox([W.VBox([self.w[c] for c in CRITERIA]), W.VBox([self.w[k] for k in ('q', 'p', 'budget', 'method', 'round', 'normalise')])]),
-                           self.msg_w, W.HBox([self.table_w, self.fig])])
+                           self.msg_w, figure_row(self.table_w, self.fig)])
         self.values = {k: w_.value for k, w_ in self.w.items()}
         if not self.set(): raise ValueError(self.msg_w.value)
     def _ipython_display_(self): display(self.box)
@@ -176,7 +177,7 @@ class ShapleyPanel:
                       negative=W.ToggleButtons(options=['clip', 'shift', 'error'], value='clip', description='φ < 0'))
         self.msg_w, self.table_w, self.fig = W.HTML(), W.HTML(), go.FigureWidget()
         for name, w_ in self.w.items(): w_.observe(lambda ch, name=name: self.set(**{name: ch.new}), 'value')
-        self.box = W.VBox([W.HBox([W.VBox(list(self.w.values())[:6]), W.VBox(list(self.w.values())[6:])]), self.msg_w, W.HBox([self.table_w, self.fig])])
+        self.box = W.VBox([W.HBox([W.VBox(list(self.w.values())[:6]), W.VBox(list(self.w.values())[6:])]), self.msg_w, figure_row(self.table_w, self.fig)])
         self.values = {k: w_.value for k, w_ in self.w.items()}
         if not self.set(): raise ValueError(self.msg_w.value)
     def _ipython_display_(self): display(self.box)

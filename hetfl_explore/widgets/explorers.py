@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
-from ..foundation.core import (TRIPLET_COLORS, check_int, check_float, check_choice, check_type, check_count, check_count_array,
+from ..foundation.core import (TRIPLET_COLORS, PAGE_FIGURE_WIDTH, check_int, check_float, check_choice, check_type, check_count, check_count_array,
     check_real_array, check_rng_seed, rng_streams, MAX_COUNT)
 from fastcore.basics import patch
 from ..foundation.hetero import as_counts, dht, fl_metrics, client_types, METRICS, TYPES, simplex_positions
@@ -24,11 +24,15 @@ from IPython.display import display
 
 # %% auto #0
 __all__ = ['MAX_CLIENTS', 'MAX_SIDE', 'DIRICHLET_CLIENTS', 'DIRICHLET_SIZE', 'PRESETS', 'SUMMARY_KEYS', 'MAX_WARNINGS', 'MAX_BAR',
-           'TABLE4_TO_EXPLORER', 'MATRIX_FREE', 'MAX_ROUNDS', 'TAXONOMY_FILTERS', 'TITLE_BAND_PX', 'CONTROL_BAND_PX',
-           'SUBTITLE_BAND_PX', 'dirichlet_types', 'preset_types', 'expand_types', 'check_types', 'federation_summary',
-           'summary_html', 'triplet_bar_html', 'published_values', 'types_ternary', 'MatrixEditor', 'check_selectors',
-           'share_table', 'selection_figures', 'SelectionExplorer', 'explain_frames', 'step_figure', 'stepper_figure',
-           'FedDiverseStepper', 'TaxonomyExplorer', 'federations_figure', 'selection_static_figure']
+           'TABLE4_TO_EXPLORER', 'TYPE_LABELS', 'TERNARY_PX', 'LAB_SCREEN_PX', 'LAB_SIDEBAR_PX', 'LAB_OUTPUT_CHROME_PX',
+           'LAB_OUTPUT_PX', 'PANEL_FIGURE_PX', 'EDITOR_COLUMN_PX', 'EDITOR_GAP_PX', 'MESSAGE_PX', 'CELL_MARGIN_PX',
+           'BAR_PX', 'COMMIT_HINT', 'DIRICHLET_ALPHAS', 'TERNARY_TOP', 'MATRIX_FREE', 'MAX_ROUNDS', 'SELECTION_KS',
+           'TAXONOMY_FILTERS', 'TITLE_BAND_PX', 'CONTROL_BAND_PX', 'SUBTITLE_BAND_PX', 'dirichlet_types',
+           'preset_types', 'expand_types', 'check_types', 'federation_summary', 'summary_html', 'triplet_bar_html',
+           'published_values', 'types_ternary', 'figure_row', 'MatrixEditor', 'dirichlet_metrics_figure',
+           'check_selectors', 'share_table', 'selection_figures', 'SelectionExplorer', 'selection_k_figure',
+           'explain_frames', 'step_figure', 'stepper_figure', 'FedDiverseStepper', 'TaxonomyExplorer',
+           'federations_figure', 'selection_static_figure']
 
 # %% ../../nbs/widgets/50_explorers.ipynb #dce691d2
 MAX_CLIENTS = 10_000   # the most clients an editor federation holds (every client is a row of the simulation)
@@ -128,18 +132,17 @@ MAX_WARNINGS = 6   # warnings listed in the readout; the rest are counted
 def _fmt(v): return '–' if v is None else f'{float(v):.3f}'
 
 def _metrics_table(m, pub):
-    "The six metrics as an HTML table: the edited federation, and the published values below when given."
-    head = ''.join(f'<th style="padding:0 6px">{k}</th>' for k in METRICS)
-    row = lambda name, vals: f'<tr><th style="text-align:left">{name}</th>' + ''.join(
-        f'<td style="padding:0 6px">{_fmt(vals.get(k))}</td>' for k in METRICS) + '</tr>'
-    table = f'<table style="font-family:monospace"><tr><th></th>{head}</tr>{row("edited", m)}'
-    if pub: table += row('published', {k: pub.get(k) for k in METRICS})
-    return table + '</table>'
+    "The six metrics as a narrow HTML table, one line per metric: the edited federation, and the published value when given."
+    vals = {'edited': m, **({'published': pub} if pub else {})}
+    head = ''.join(f'<th style="padding:0 6px">{c}</th>' for c in vals)
+    body = ''.join(f'<tr><th style="text-align:left">{k}</th>' + ''.join(
+        f'<td style="padding:0 6px">{_fmt(v.get(k))}</td>' for v in vals.values()) + '</tr>' for k in METRICS)
+    return f'<table style="font-family:monospace"><tr><th style="text-align:left">metric</th>{head}</tr>{body}</table>'
 
 def summary_html(summary:dict, # from `federation_summary`
                  published:dict|None=None, # published values to show beside (a FederationSpec's `published` + `derived`)
                 ) -> str:
-    "The editor's live readout: metrics table beside the published values, type counts, global matrix, warnings."
+    "The editor's live readout: metrics table (published values beside), type counts, global matrix, warnings."
     _check_summary(summary)
     if published is not None: check_type('published', published, dict)
     glob = ' | '.join(' '.join(str(int(v)) for v in r) for r in summary['global_matrix'])
@@ -181,17 +184,28 @@ TABLE4_TO_EXPLORER = {'EqRep': 'uniform', 'EqW': 'EqW', 'pow-d': 'pow-d', 'AFL_G
 
 # %% ../../nbs/widgets/50_explorers.ipynb #d3197fc1
 _TYPE_COLOURS = {**TRIPLET_COLORS, 'tie': '#7f7f7f'}   # the library's one CI/AI/SC colour map
+TYPE_LABELS = {'CI': 'CI: class imbalance', 'AI': 'AI: attribute imbalance', 'SC': 'SC: spurious correlation',
+               'tie': 'tie: equal top components'}   # the simplex legend: one entry per type trace
 
 def _type_group(ty): return ty if ty in TYPES else 'tie'
 
 # %% ../../nbs/widgets/50_explorers.ipynb #b7dce7d9
+TERNARY_PX = 340   # width of the editor's simplex and of the readout above it
+
 def _new_types_ternary(fig):
-    "Add the four (empty) type traces and the layout to a new figure."
-    fig.add_traces([go.Scatterternary(name=g, mode='markers+text', marker=dict(color=c, opacity=0.8), textposition='top center',
-                                      textfont_size=9, hovertemplate='%{text}<extra>%{fullData.name}</extra>')
+    "Add the four (empty) type traces, named by `TYPE_LABELS`, and the layout (legend below the simplex) to a new figure."
+    fig.add_traces([go.Scatterternary(name=TYPE_LABELS[g], meta=g, mode='markers', marker=dict(color=c, opacity=0.8),
+                                      hovertemplate='%{text}<extra>%{fullData.name}</extra>')   # row ids on hover
                     for g, c in _TYPE_COLOURS.items()])
-    fig.update_layout(ternary=dict(aaxis_title='CI', baxis_title='AI', caxis_title='SC'), height=330, width=400,
-                      margin=dict(l=30, r=30, t=30, b=20), legend_title='type', title='rows on the simplex')
+    fig.update_layout(ternary=dict(aaxis_title='CI', baxis_title='AI', caxis_title='SC'), height=400, width=TERNARY_PX,
+                      margin=dict(l=40, r=40, t=50, b=10), title='rows on the simplex',
+                      legend=dict(orientation='h', x=0, y=-0.08, yanchor='top', title_text='type', font_size=11))
+
+def _types_legend_html():
+    "The simplex legend as static HTML (the editor's figure draws none: plotly redraws its legend on every edit)."
+    return '<div style="font-size:11px">type: ' + ' '.join(
+        f'<span style="white-space:nowrap;margin-right:8px"><span style="color:{_TYPE_COLOURS[g]}">●</span> {html.escape(t)}</span>'
+        for g, t in TYPE_LABELS.items()) + '</div>'
 
 def types_ternary(summary:dict, # from `federation_summary`
                   fig:go.Figure|None=None, # a figure (or FigureWidget) made by this function, updated in place
@@ -203,10 +217,39 @@ def types_ternary(summary:dict, # from `federation_summary`
     if not fig.data: _new_types_ternary(fig)
     with fig.batch_update():
         for tr in fig.data:
-            i = np.flatnonzero(groups == tr.name)
+            i = np.flatnonzero(groups == tr.meta)
             tr.update(a=pos[i, 0], b=pos[i, 1], c=pos[i, 2], text=[f'r{j}' for j in i],
                       marker_size=6 + 4 * np.sqrt(m[i]))
     return fig
+
+# %% ../../nbs/widgets/50_explorers.ipynb #b2f6d7e2
+LAB_SCREEN_PX = 1280          # the screen width the editor is laid out for
+LAB_SIDEBAR_PX = 33 + 300     # JupyterLab's activity bar and an open file browser
+LAB_OUTPUT_CHROME_PX = 64 + 2 * 15 + 16   # an output's prompt column, notebook and cell padding, a scrollbar
+LAB_OUTPUT_PX = LAB_SCREEN_PX - LAB_SIDEBAR_PX - LAB_OUTPUT_CHROME_PX   # a notebook output's width: every panel fits it (837)
+PANEL_FIGURE_PX = LAB_OUTPUT_PX - 8   # the widest figure of a panel (its widget margins and a little slack)
+EDITOR_COLUMN_PX = dict(label=40, mult=52, cell=64, triplet=150, type=58, remove=36)   # an editor row's parts ('cell': each attribute)
+EDITOR_GAP_PX = 12            # between the rows and the readout
+MESSAGE_PX = 36               # fixed height of the message line: a refused edit never moves the rows
+CELL_MARGIN_PX = 2            # around each count box, inside its cell column
+BAR_PX = 90                   # a full triplet bar inside the 'triplet' column
+COMMIT_HINT = ('Type a count, then press Enter or Tab to apply it. A refused value is explained just below and '
+               'the last valid federation is kept.')
+
+def _px(w, **kw):
+    "A layout `w` pixels wide with no margin unless given (so that the parts of a line add up to its width)."
+    return W.Layout(width=f'{w}px', **{'margin': '0', **kw})
+
+def _row_px(n_attrs):
+    "Pixels of one editor row with `n_attrs` attribute columns."
+    return sum(EDITOR_COLUMN_PX.values()) + (n_attrs - 1) * EDITOR_COLUMN_PX['cell']
+
+# %% ../../nbs/widgets/50_explorers.ipynb #b3a1f0e9
+def figure_row(*widgets:W.Widget, # figures (or tables) to show side by side
+              ) -> W.HBox:
+    "A row of widgets that wraps onto the next line where the output is too narrow to hold them all."
+    for i, w in enumerate(widgets): check_type(f'widgets[{i}]', w, W.Widget)
+    return W.HBox(list(widgets), layout=W.Layout(flex_flow='row wrap'))
 
 # %% ../../nbs/widgets/50_explorers.ipynb #20afc005
 class MatrixEditor:
@@ -224,17 +267,23 @@ class MatrixEditor:
         else: self.load_preset(preset)
 
     def _build_widgets(self):
-        "The preset menu, the add button, the message line, the readout and the simplex, wired to the edit methods."
-        self.preset_w = W.Dropdown(options=[(v, k) for k, v in PRESETS.items()], description='preset', layout=W.Layout(width='380px'))
-        self.add_w = W.Button(description='add client', icon='plus', layout=W.Layout(width='120px'))
-        self.msg_w = W.HTML(); self.msg_w.add_class('hx-message')
-        self.readout_w = W.HTML(); self.readout_w.add_class('hx-metrics')
+        "The preset menu, the add button, the commit hint, the fixed-height message line, the rows, the readout and the simplex."
+        self.preset_w = W.Dropdown(options=[(v, k) for k, v in PRESETS.items()], description='preset', layout=_px(380))
+        self.add_w = W.Button(description='add client', icon='plus', layout=_px(120))
+        self.hint_w = W.HTML(f'<small>{COMMIT_HINT}</small>', layout=_px(LAB_OUTPUT_PX)); self.hint_w.add_class('hx-hint')
+        self.msg_w = W.HTML(layout=_px(LAB_OUTPUT_PX, height=f'{MESSAGE_PX}px', overflow='hidden')); self.msg_w.add_class('hx-message')
+        self.readout_w = W.HTML(layout=_px(TERNARY_PX)); self.readout_w.add_class('hx-metrics')
         self.rows_w = W.VBox()
-        self.fig = go.FigureWidget()
+        self.fig = go.FigureWidget(); _new_types_ternary(self.fig)
+        self.fig.update_layout(showlegend=False, height=TERNARY_PX, margin_b=20)   # the legend is static HTML below
+        self.legend_w = W.HTML(_types_legend_html(), layout=_px(TERNARY_PX)); self.legend_w.add_class('hx-legend')
         self.preset_w.observe(lambda ch: self._from_widget(ch, self.load_preset), 'value')
         self.add_w.on_click(lambda _: self.add_client())
-        self.box = W.VBox([W.HBox([self.preset_w, self.add_w]), self.msg_w,
-                           W.HBox([self.rows_w, W.VBox([self.readout_w, self.fig])])])
+        side = W.VBox([self.readout_w, self.fig, self.legend_w], layout=_px(TERNARY_PX, margin=f'0 0 0 {EDITOR_GAP_PX}px'))
+        self.box = W.VBox([W.HBox([self.preset_w, self.add_w]), self.hint_w, self.msg_w,
+                           W.HBox([self.rows_w, side], layout=W.Layout(flex_flow='row wrap'))],
+                          layout=W.Layout(max_width=f'{LAB_OUTPUT_PX}px'))
+        self.box.add_class('hx-editor')
 
     def _ipython_display_(self): display(self.box)
 
@@ -326,8 +375,8 @@ def remove_client(self:MatrixEditor,
 # %% ../../nbs/widgets/50_explorers.ipynb #f8e82c1b
 @patch
 def _reject(self:MatrixEditor, err) -> bool:
-    self.message = str(err)
-    self.msg_w.value = f'<span style="color:#c00">⚠ {html.escape(self.message)} — kept the last valid federation</span>'
+    self.message = str(err); msg = html.escape(self.message)   # the line is clipped to MESSAGE_PX; its tooltip holds all of it
+    self.msg_w.value = f'<span style="color:#c00" title="{msg}">⚠ {msg} — kept the last valid federation</span>'
     self._sync_cells()
     return False
 
@@ -349,38 +398,54 @@ def _commit(self:MatrixEditor, types, rebuild=False, published=None) -> bool:
 @patch
 def _row_widgets(self:MatrixEditor, i, m, N):
     "The widgets of editor row `i`: multiplicity, cells, triplet bars, type label, remove button."
-    Y, A = N.shape
-    cells = [[W.IntText(value=int(N[y, a]), layout=W.Layout(width='62px')) for a in range(A)] for y in range(Y)]
+    (Y, A), c = N.shape, EDITOR_COLUMN_PX
+    cells = [[W.IntText(value=int(N[y, a]), layout=_px(c['cell'] - 2 * CELL_MARGIN_PX, margin=f'{CELL_MARGIN_PX}px')) for a in range(A)] for y in range(Y)]
     for y in range(Y):
         for a in range(A):
             cells[y][a].add_class('hx-cell')
             cells[y][a].observe(lambda ch, i=i, y=y, a=a: self._from_widget(ch, self.set_cell, i, y, a), 'value')
-    mult = W.IntText(value=int(m), layout=W.Layout(width='48px'), tooltip='multiplicity'); mult.add_class('hx-mult')
+    mult = W.IntText(value=int(m), layout=_px(c['mult']), tooltip='clients sharing this row'); mult.add_class('hx-mult')
     mult.observe(lambda ch, i=i: self._from_widget(ch, self.set_multiplicity, i), 'value')
-    rm = W.Button(icon='trash', layout=W.Layout(width='34px'), tooltip=f'remove row {i}')
+    rm = W.Button(icon='trash', layout=_px(c['remove']), tooltip=f'remove row {i}')
     rm.on_click(lambda _, i=i: self.remove_client(i))
-    grid = W.GridBox([c for r in cells for c in r], layout=W.Layout(grid_template_columns=f'repeat({A}, 64px)'))
-    bar, label = W.HTML(), W.HTML()
+    grid = W.GridBox([x for r in cells for x in r], layout=_px(A * c['cell'], grid_template_columns=f'repeat({A}, {c["cell"]}px)'))
+    bar, label = W.HTML(layout=_px(c['triplet'])), W.HTML(layout=_px(c['type']))
     for store, w_ in zip((self._cells, self._mults, self._bars, self._labels), (cells, mult, bar, label)): store.append(w_)
-    return W.HBox([W.HTML(f'<b>r{i}</b>&nbsp;×', layout=W.Layout(width='42px')), mult, grid, bar, label, rm],
-                  layout=W.Layout(align_items='center', border_bottom='1px solid #eee'))
+    return W.HBox([W.HTML(f'<b>r{i}</b>&nbsp;×', layout=_px(c['label'])), mult, grid, bar, label, rm],
+                  layout=_px(_row_px(A), align_items='center', border_bottom='1px solid #eee'))
+
+# %% ../../nbs/widgets/50_explorers.ipynb #d4b8f9a4
+@patch
+def _header(self:MatrixEditor):
+    "Column names above the rows (row, clients, each attribute, triplet, type) and which classes a grid's lines are."
+    classes, attrs = self._names(); c, A = EDITOR_COLUMN_PX, len(attrs)
+    col = lambda text, w, tip: W.HTML(f'<small title="{html.escape(tip)}"><b>{html.escape(text)}</b></small>',
+                                      layout=_px(w, overflow='hidden'))
+    names = W.HBox([col('row', c['label'], 'editor row'), col('clients', c['mult'], 'clients sharing the row (×)'),
+                    *[col(a, c['cell'], f'attribute {a}') for a in attrs], col('CI · AI · SC', c['triplet'], 'the row\'s triplet'),
+                    col('type', c['type'], 'its largest component'), col('', c['remove'], '')], layout=_px(_row_px(A)))
+    names.add_class('hx-columns')
+    lines = W.HTML(f'<small>cell lines = classes ({", ".join(map(html.escape, classes))}); columns = attributes</small>')
+    return [lines, names]
 
 @patch
 def _build_rows(self:MatrixEditor):
     self._cells, self._mults, self._bars, self._labels = [], [], [], []
     rows = [self._row_widgets(i, m, N) for i, (m, N) in enumerate(self._types[:self.max_rows])]
     hidden = len(self._types) - self.max_rows
-    head = W.HTML(f'<small>cells: rows = classes {list(self._class_names())}, columns = attributes; '
-                  f'× = clients sharing the row</small>' + (f'<br><small>{hidden} more rows (API only)</small>' if hidden > 0 else ''))
-    self.rows_w.children = [head] + rows
+    more = [W.HTML(f'<small>{hidden} more rows (API only)</small>')] if hidden > 0 else []
+    self.rows_w.layout.width = f'{_row_px(self._types[0][1].shape[1])}px'
+    self.rows_w.children = self._header() + rows + more
     self._sync_cells()
 
 # %% ../../nbs/widgets/50_explorers.ipynb #c029f364
 @patch
-def _class_names(self:MatrixEditor):
+def _names(self:MatrixEditor):
+    "Class and attribute names: the preset federation's when its shape matches, else y0, y1, … and a0, a1, …"
     fs = FEDERATIONS.get(getattr(self, 'preset', ''))
-    Y = self._types[0][1].shape[0]
-    return fs.class_names if fs is not None and len(fs.class_names) == Y else [f'y{i}' for i in range(Y)]
+    Y, A = self._types[0][1].shape
+    if fs is not None and (len(fs.class_names), len(fs.attr_names)) == (Y, A): return list(fs.class_names), list(fs.attr_names)
+    return [f'y{i}' for i in range(Y)], [f'a{i}' for i in range(A)]
 
 @patch
 def _sync_cells(self:MatrixEditor):
@@ -393,13 +458,52 @@ def _sync_cells(self:MatrixEditor):
             self._mults[i].value = int(m)
             for y, r in enumerate(self._cells[i]):
                 for a, c in enumerate(r): c.value = int(N[y, a])
-            self._bars[i].value = triplet_bar_html(t[i])
-            self._labels[i].value = f'<span style="color:{_TYPE_COLOURS[_type_group(ty[i])]}">{ty[i]}</span>'
+            self._bars[i].value = triplet_bar_html(t[i], BAR_PX)
+            self._labels[i].value = f'<span style="color:{_TYPE_COLOURS[_type_group(ty[i])]};font-size:11px">{ty[i]}</span>'
     finally: self._syncing = False
 
 @patch
 def _from_widget(self:MatrixEditor, change, setter, *args):
     if not self._syncing: setter(*args, change.new)
+
+# %% ../../nbs/widgets/50_explorers.ipynb #b8e2f3c2
+DIRICHLET_ALPHAS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 100.0)   # the α grid of the kernel-free Dirichlet explorer
+TERNARY_TOP = 0.85   # top of the simplex's domain: its CI label stays below the subplot title
+
+def _frame_slider(names, labels, prefix):
+    "A plotly slider that jumps to the frame of each name (no animation), labelled by `labels`."
+    return dict(active=0, currentvalue=dict(prefix=prefix), pad=dict(t=40),
+                steps=[dict(label=lab, method='animate', args=[[n], dict(mode='immediate', frame=dict(duration=0, redraw=True))])
+                       for n, lab in zip(names, labels)])
+
+def _dirichlet_traces(summary):
+    "The six metrics as bars and the rows on the simplex coloured by type: the two traces of one α."
+    pos = simplex_positions(summary['triplets'])
+    return [go.Bar(x=list(METRICS), y=[summary['metrics'][m] for m in METRICS], marker_color='#4c72b0', showlegend=False),
+            go.Scatterternary(a=pos[:, 0], b=pos[:, 1], c=pos[:, 2], mode='markers', text=list(summary['types']),
+                              marker=dict(size=8, color=[_TYPE_COLOURS[_type_group(t)] for t in summary['types']]),
+                              hovertemplate='type %{text}<extra></extra>', showlegend=False, subplot='ternary')]
+
+# %% ../../nbs/widgets/50_explorers.ipynb #c9f3a4d3
+def dirichlet_metrics_figure(alphas=DIRICHLET_ALPHAS, # Dirichlet concentrations, one slider position each
+                             num_clients:int=DIRICHLET_CLIENTS, # K
+                             n_classes:int=2, # |Y| (2 or 4, as the editor's presets; |A| = 2)
+                             seed:int=0, # seed of every draw (the same stream at each α)
+                            ) -> go.Figure:
+    "Kernel-free explorer: the six metrics and the clients' simplex of a Dirichlet federation, with a slider over α."
+    alphas = [check_float('alphas', a, lo=0, lo_open=True) for a in check_type('alphas', alphas, (list, tuple, np.ndarray))]
+    if not alphas: raise ValueError("alphas: empty; expected at least one Dirichlet concentration > 0")
+    size = DIRICHLET_SIZE[check_choice('n_classes', n_classes, tuple(DIRICHLET_SIZE))]
+    traces = [_dirichlet_traces(federation_summary(dirichlet_types(num_clients, n_classes, 2, a, size, seed))) for a in alphas]
+    fig = make_subplots(rows=1, cols=2, specs=[[{'type': 'xy'}, {'type': 'ternary'}]],
+                        subplot_titles=('the six metrics', 'clients: CI blue · AI orange · SC green'))
+    fig.add_traces(traces[0], rows=[1, 1], cols=[1, 2])
+    names = [f'α={a:g}' for a in alphas]
+    fig.frames = [go.Frame(data=t, name=n, traces=[0, 1]) for t, n in zip(traces, names)]
+    fig.update_layout(sliders=[_frame_slider(names, names, 'Dirichlet ')], yaxis_range=[0, 1], height=460,
+                      width=PAGE_FIGURE_WIDTH, margin=dict(t=90, b=40), ternary=dict(aaxis_title='CI', baxis_title='AI', caxis_title='SC', domain_y=[0, TERNARY_TOP]),
+                      title=f'{num_clients} clients of {size} samples, {n_classes} classes × 2 attributes: move α')
+    return fig
 
 # %% ../../nbs/widgets/50_explorers.ipynb #05d7eaff
 MATRIX_FREE = ('uniform', 'round_robin')   # selectors whose choices never read the matrices: reused across edits
@@ -435,7 +539,7 @@ def share_table(stats:dict, # selector name -> `SelectionStats`
                          for n, s in stats.items()}).T
 
 # %% ../../nbs/widgets/50_explorers.ipynb #5034436d
-_SMALL = dict(height=240, width=450, margin=dict(l=40, r=10, t=40, b=40))   # the explorer's small figures: two fit a 960 px row
+_SMALL = dict(height=240, width=LAB_OUTPUT_PX // 2 - 8, margin=dict(l=40, r=10, t=40, b=40))   # the explorer's small figures: two fit an output
 
 def _new_selection_figures() -> dict:
     "The explorer's four empty figures: type shares, client × round heatmap, frequencies, exposure per round."
@@ -522,8 +626,8 @@ def _build_widgets(self:SelectionExplorer):
         w_.observe(lambda ch, name=name: self._from_widget(name, ch.new), 'value')
     self.show_w.observe(lambda ch: None if self._busy else self._draw(), 'value')
     self.box = W.VBox([W.HBox([self.selectors_w, W.VBox([self.k_w, self.rounds_w, self.noise_w, self.show_w])]), self.msg_w,
-                       self.table_w, W.HBox([self.figs['shares'], self.figs['heatmap']]),
-                       W.HBox([self.figs['frequency'], self.figs['exposure']])])
+                       self.table_w, figure_row(self.figs['shares'], self.figs['heatmap']),
+                       figure_row(self.figs['frequency'], self.figs['exposure'])])
 
 # %% ../../nbs/widgets/50_explorers.ipynb #f661636e
 @patch(as_prop=True)
@@ -594,6 +698,31 @@ def _sync(self:SelectionExplorer):
 def _from_widget(self:SelectionExplorer, name, value):
     if not self._busy: self.set(**{name: value})
 
+# %% ../../nbs/widgets/50_explorers.ipynb #f2c6d7a6
+SELECTION_KS = (3, 6, 9, 12)   # the κ grid of the kernel-free selection explorer
+
+def selection_k_figure(source='spawrious_gsc', # a `MatrixEditor`, a federation name, or matrices (K, |Y|, |A|)
+                       selectors=('uniform', 'feddiverse'), # names of `feddiverse.SELECTORS`
+                       ks=SELECTION_KS, # clients per round, one slider position each
+                       rounds:int=100, # rounds simulated per selector and κ
+                       seed:int=0, # seed of every selection
+                      ) -> go.Figure:
+    "Kernel-free explorer: each selector's type shares (%) of the selected clients, with a slider over κ."
+    N = _source_matrices(source)
+    ks = [int(_check_settings(N, selectors, k, rounds, 0.0)[1]) for k in check_type('ks', ks, (list, tuple, np.ndarray))]
+    if not ks: raise ValueError("ks: empty; expected at least one number of clients per round")
+    sel = check_selectors(selectors)
+    tables = [share_table({n: simulate_selection(N, n, rounds, k, seed) for n in sel}) for k in ks]
+    bars = lambda tab: [go.Bar(name=n, x=list(DIMS), y=tab.loc[n, list(DIMS)].astype(float).values) for n in sel]
+    fig = go.Figure(bars(tables[0]))
+    names = [f'κ={k}' for k in ks]
+    fig.frames = [go.Frame(data=bars(t), name=n) for t, n in zip(tables, names)]
+    fig.update_layout(sliders=[_frame_slider(names, names, 'clients per round ')], barmode='group', height=420,
+                      width=PAGE_FIGURE_WIDTH, yaxis=dict(title='share of selected clients (%)', range=[0, 100]),
+                      xaxis_title='client type', legend=dict(orientation='h', y=1.02, yanchor='bottom', x=0),
+                      title=dict(text=f'type shares over {rounds} rounds: move κ', y=0.97), margin=dict(t=110))
+    return fig
+
 # %% ../../nbs/widgets/50_explorers.ipynb #a3b23e57
 _STEP_TEXT = dict(p="probabilistic step: sample k_p with p ∝ the {dim} component",
                   c="complementary step: k_c minimises the dot product with k_p",
@@ -659,10 +788,8 @@ def stepper_figure(explanation:dict, # `FedDiverseSelector.explain()` after a se
     if not frames: raise ValueError("explanation: no steps to show (select a round first)")
     fig = step_figure(t, frames[0])
     fig.frames = [go.Frame(data=step_figure(t, f).data, name=str(i), layout=dict(title=f['text'])) for i, f in enumerate(frames)]
-    fig.update_layout(sliders=[dict(active=0, currentvalue=dict(prefix='step '), pad=dict(t=40),
-                                    steps=[dict(label=f"{i}:{f['kind']}", method='animate',
-                                                args=[[str(i)], dict(mode='immediate', frame=dict(duration=0, redraw=True))])
-                                           for i, f in enumerate(frames)])], height=420)
+    labels = [f"{i}:{f['kind']}" for i, f in enumerate(frames)]
+    fig.update_layout(sliders=[_frame_slider([str(i) for i in range(len(frames))], labels, 'step ')], height=420)
     return fig
 
 # %% ../../nbs/widgets/50_explorers.ipynb #399d277a

@@ -14,7 +14,7 @@ import ipywidgets as W
 from IPython.display import display
 from ..foundation.core import check_int, check_float, check_choice, check_type, check_real_array
 from ..foundation.hetero import as_counts
-from .explorers import MAX_CLIENTS, MAX_ROUNDS, _controls_above
+from .explorers import MAX_CLIENTS, MAX_ROUNDS, _controls_above, figure_row
 from ..modelhet.mia import AttackResult, roc_auc, mia_anatomy
 from ..modelhet.submodels import ChannelSchedule, METHODS, hidden_sizes, coverage_heatmap, schedule_timeline
 from ..modelhet.experiments import appendix_tables, tradeoff_scatter
@@ -110,7 +110,7 @@ class SubmodelExplorer:
         self.round_w = W.IntSlider(min=0, max=rounds - 1, description='round')
         self.fig_ws = (go.FigureWidget(), go.FigureWidget())   # built once; `set` redraws them in place
         for w_ in (self.method_w, self.small_w, self.round_w): w_.observe(lambda ch: self._from_widgets(), 'value')
-        self.box = W.VBox([W.HBox([self.method_w, self.small_w, self.round_w]), W.HBox(list(self.fig_ws))])
+        self.box = W.VBox([W.HBox([self.method_w, self.small_w, self.round_w]), figure_row(*self.fig_ws)])
         self._busy = False; self.set(method=method, n_small=n_small, t=0)
 
     def _from_widgets(self):
