@@ -1,7 +1,8 @@
 """Resumable sweeps (issue 23): the store, the grid, both backends, and kill-and-resume of a Ray sweep.
 
-The kill-and-resume test starts a sweep on Ray (local, 2 CPUs) in a subprocess, waits by polling the store until some
-configurations are saved, interrupts the driver (Ctrl-C), resumes, and checks that nothing finished was re-run or lost.
+The kill-and-resume test starts a sweep on Ray (local, 2 CPUs) in a subprocess whose task holds part of the grid at a
+gate, waits by polling the store until some configurations are saved, interrupts the driver (Ctrl-C), opens the gate,
+resumes, and checks that nothing finished was re-run or lost.
 """
 import json, os, signal, subprocess, sys, textwrap, time
 from pathlib import Path
@@ -48,29 +49,49 @@ def test_unreachable_address_is_a_clear_error(tmp_path):
     with pytest.raises(ConnectionError, match='127.0.0.1:1'): run_sweep(GRID[:1], tmp_path, address='127.0.0.1:1')
     with pytest.raises(ValueError, match="backend='ray'"): run_sweep(GRID[:1], tmp_path, backend='sequential', address='127.0.0.1:1')
 
+# The sweep's task runs the configurations with seed < OPEN_SEEDS and holds the others at a gate (a file) until the test
+# opens it, so the interruption always finds finished and unfinished work: no race between the sweep and the signal.
+OPEN_SEEDS = 2
+GATED_TASK = textwrap.dedent(f'''
+    import os, time
+    from pathlib import Path
+    from hetfl_explore.scale.sweeps import fl_task
+    def gated_task(config):
+        "fl_task, but configurations with seed >= {OPEN_SEEDS} wait until the gate file exists."
+        while config['seed'] >= {OPEN_SEEDS} and not Path(os.environ['HETFL_TEST_GATE']).exists(): time.sleep(0.05)
+        return fl_task(config)
+''')
 SCRIPT = textwrap.dedent('''
-    import sys
+    import sys, gated_task
+    from ray import cloudpickle
     from hetfl_explore.scale.sweeps import sweep_grid, run_sweep
+    cloudpickle.register_pickle_by_value(gated_task)                 # Ray workers need not import the test's module
     grid = sweep_grid(['digits'], ['uniform', 'round_robin'], list(range(6)), rounds=[3], clients_per_round=[3])
-    run_sweep(grid, sys.argv[1], backend='ray', num_cpus=2, progress=False)
+    run_sweep(grid, sys.argv[1], task=gated_task.gated_task, backend='ray', num_cpus=2, progress=False)
 ''')
 
-def test_kill_and_resume_loses_and_reruns_nothing(tmp_path):
+def test_kill_and_resume_loses_and_reruns_nothing(tmp_path, monkeypatch):
     pytest.importorskip('ray')
     grid = sweep_grid(['digits'], ['uniform', 'round_robin'], list(range(6)), rounds=[3], clients_per_round=[3])
-    env = dict(os.environ, OMP_NUM_THREADS='1')
-    p = subprocess.Popen([sys.executable, '-c', SCRIPT, str(tmp_path)], env=env)
+    code, store, gate = tmp_path/'code', tmp_path/'store', tmp_path/'gate'
+    code.mkdir(); (code/'gated_task.py').write_text(GATED_TASK)
+    env = dict(os.environ, OMP_NUM_THREADS='1', HETFL_TEST_GATE=str(gate), PYTHONPATH=os.pathsep.join([str(code), os.environ.get('PYTHONPATH', '')]))
+    p = subprocess.Popen([sys.executable, '-c', SCRIPT, str(store)], env=env)
     t0 = time.monotonic()
-    while len(snapshot(tmp_path)) < 2:                                       # wait for saved results, not for a time
-        assert p.poll() is None, 'the sweep ended before it could be interrupted'
+    while len(snapshot(store)) < 2:                                          # wait for saved results, not for a time
+        assert p.poll() is None, f'the sweep ended (exit code {p.returncode}) before it could be interrupted'
         assert time.monotonic() - t0 < WAIT_S, 'no configuration finished in time'
         time.sleep(POLL_S)
     p.send_signal(signal.SIGINT)                                             # Ctrl-C
-    p.wait(timeout=120)
-    saved = snapshot(tmp_path)
-    assert 2 <= len(saved) < len(grid), 'the interruption should leave work to resume'
-    df = run_sweep(grid, tmp_path, backend='sequential', progress=False)
-    after = snapshot(tmp_path)
+    try: p.wait(timeout=120)
+    except subprocess.TimeoutExpired: p.kill(); p.wait()                     # a driver stuck in shutdown: kill it
+    saved = snapshot(store)
+    open_configs = sum(c['seed'] < OPEN_SEEDS for c in grid)
+    assert 2 <= len(saved) <= open_configs < len(grid), 'only open configurations can have finished'
+    monkeypatch.setenv('HETFL_TEST_GATE', str(gate)); monkeypatch.syspath_prepend(str(code)); gate.touch()
+    import gated_task
+    df = run_sweep(grid, store, task=gated_task.gated_task, backend='sequential', progress=False)
+    after = snapshot(store)
     assert {k: after[k] for k in saved} == saved                              # nothing finished was rewritten (re-run)
     assert set(df.key[df.from_store] + '.json') == set(saved)                 # ... and the resume says so
     assert len(after) == len(grid) and df.accuracy.notna().all()             # nothing lost, everything done

@@ -386,12 +386,18 @@ def _start(strategy:SelectorStrategy, grid:Grid):
 
 def _simulate(strategy:SelectorStrategy, clients:FlowerClients, num_cpus:int):
     "Run `strategy` through Flower's simulation runtime with one supernode per client."
+    import os, sys, ray
     from flwr.simulation import run_simulation
+    from .sweeps import start_ray
     server = ServerApp()
     @server.main()
     def main(grid, context): _start(strategy, grid)
-    run_simulation(server_app=server, client_app=clients.client_app(), num_supernodes=strategy.sim.num_clients,
-                   backend_config={'client_resources': {'num_cpus': 1, 'num_gpus': 0}, 'init_args': {'num_cpus': num_cpus}})
+    if not ray.is_initialized():   # Flower uses a running Ray as it is: start it here, retrying a timed-out start-up
+        path = os.pathsep.join([*sys.path, *filter(None, [os.environ.get('PYTHONPATH')])])   # what Flower gives its workers
+        start_ray(num_cpus, runtime_env={'env_vars': {'PYTHONPATH': path}})
+    try: run_simulation(server_app=server, client_app=clients.client_app(), num_supernodes=strategy.sim.num_clients,
+                        backend_config={'client_resources': {'num_cpus': 1, 'num_gpus': 0}, 'init_args': {'num_cpus': num_cpus}})
+    finally: ray.shutdown()   # Flower shuts Ray down when it ends normally; also when it fails
     if strategy.sim.round == 0: raise RuntimeError("Flower's simulation runtime ended before the first round (see its log above)")
 
 # %% ../../nbs/scale/80_flower.ipynb #ea780cb2

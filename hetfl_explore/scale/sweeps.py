@@ -18,7 +18,7 @@ from ..feddiverse.selector import SELECTORS, make_selector
 # %% auto #0
 __all__ = ['DATASETS', 'DATA_DEFAULTS', 'RUN_FIELDS', 'TASK_HIDDEN', 'SWEEP_FILE', 'RUNS_DIR', 'BACKENDS', 'CONNECT_TIMEOUT_S',
            'RAY_START_TRIES', 'sweep_grid', 'interaction_matrices', 'fl_task', 'task_name', 'config_key', 'SweepStore',
-           'check_address', 'run_sweep']
+           'check_address', 'start_ray', 'run_sweep']
 
 # %% ../../nbs/scale/81_sweeps.ipynb #f6c8bfde
 DATASETS = {'digits': digits_federation} # dataset name -> builder(num_clients, alpha, seed=...) of a `FederatedData`
@@ -176,12 +176,16 @@ def _run_sequential(store:SweepStore, todo:list[int], bar):
 
 RAY_START_TRIES = 2 # attempts to start a local Ray: on a loaded machine Ray's own start-up wait can time out once
 
-def _start_ray(ray, num_cpus:int, address:str|None):
-    "Start (or connect to) Ray, retrying a local start that timed out; a cluster address is tried once."
+def start_ray(num_cpus:int=2, # local Ray: CPUs
+              address:str|None=None, # a Ray cluster to connect to instead (tried once)
+              **init_args, # further `ray.init` arguments (e.g. `runtime_env`)
+             ):
+    "Start a local Ray, retrying a start-up that timed out, or connect to a cluster; returns Ray's context."
+    ray, num_cpus = _ray(), check_int('num_cpus', num_cpus, lo=1)
     kw = dict(address=check_address(address)) if address else dict(num_cpus=num_cpus)
     tries = 1 if address else RAY_START_TRIES
     for attempt in range(tries):
-        try: return ray.init(include_dashboard=False, log_to_driver=False, **kw)
+        try: return ray.init(include_dashboard=False, log_to_driver=False, **kw, **init_args)
         except Exception:
             ray.shutdown()
             if attempt == tries - 1: raise
@@ -190,7 +194,7 @@ def _run_ray(store:SweepStore, todo:list[int], bar, num_cpus:int, address:str|No
     "Run the pending configurations as Ray tasks, saving each as soon as it returns; cancel the rest on interruption."
     ray = _ray()
     started = not ray.is_initialized()
-    if started: _start_ray(ray, num_cpus, address)
+    if started: start_ray(num_cpus, address)
     remote = ray.remote(num_cpus=1)(store.task)
     pending = {remote.remote(store.configs[i]): i for i in todo}
     try:
