@@ -14,32 +14,53 @@ def pages():
         pytest.skip('_docs/ is not built (run `make docs`)')
     return sorted(p.relative_to(DOCS) for p in DOCS.rglob('*.html') if not {'assets', '@jupyter-widgets'} & set(p.parts))
 
-def test_every_page_renders_without_console_errors():
+def check_page(page, base: str, rel: str) -> list[str]:
+    "Everything one docs page must get right in Chromium at 1280 px; returns the problems found (empty when clean)."
+    errors, problems = [], []
+    page.on('console', lambda m: errors.append(m.text) if m.type == 'error' else None)
+    page.on('pageerror', lambda e: errors.append(str(e)))
+    page.goto(f'{base}/{rel}', wait_until='networkidle')
+    try: page.wait_for_function("document.querySelectorAll('nav.hx-sidebar a').length >= 2", timeout=20000)
+    except Exception:                                     # keep what the browser saw, for the failure message
+        page.screenshot(path=str(ARTIFACTS / f'no-sidebar-{Path(rel).stem}.png'))
+        return [f"{rel}: no sidebar after 20 s; the page has {page.locator('nav.hx-sidebar a').count()} sidebar links"]
+    if page.locator('.plotly-graph-div').count(): page.wait_for_selector('.plotly-graph-div .main-svg', timeout=15000)
+    state = page.locator('script[type="application/vnd.jupyter.widget-state+json"]')
+    if state.count() and 'hx-plotly' in state.first.text_content():              # a panel holds a plotly figure
+        page.wait_for_function("[...document.querySelectorAll('.hx-plotly')].filter(e => e.offsetParent !== null)"
+                               ".every(e => e.querySelector('.main-svg'))", timeout=15000)   # every shown panel figure drew (plotly skips closed tabs)
+    views = page.locator('script[type="application/vnd.jupyter.widget-view+json"]').count()
+    if views: page.wait_for_selector('.jupyter-widgets', timeout=15000)
+    if views and not page.locator('.hx-static-banner').count(): problems.append(f'{rel}: {views} widget views but no static-snapshot banner')
+    if errors: problems.append(f'{rel}: console errors: {errors[:5]}')
+    math_errors = page.locator('.katex-error')              # KaTeX shows a formula it cannot parse as red source text
+    if math_errors.count(): problems.append(f'{rel}: math errors: {[math_errors.nth(i).get_attribute("title") for i in range(min(3, math_errors.count()))]}')
+    wide = page.evaluate("""() => [...document.querySelectorAll('.hx-main .plotly-graph-div, .hx-main .jupyter-widgets')]
+        .filter(e => e.getBoundingClientRect().right > document.querySelector('.hx-main').getBoundingClientRect().right + 4)
+        .map(e => e.className.slice(0, 40) + ' ' + Math.round(e.getBoundingClientRect().width) + 'px')""")
+    if wide: problems.append(f'{rel}: {len(wide)} figures or panels overflow the page column: {wide[:3]}')
+    return problems
+
+def test_every_page_renders_cleanly_and_fits():
+    """Issue 25, one visit per page: no console or math errors, every figure drawn, a banner above static panels, no figure
+    wider than its column, previous/next links, a screenshot of every page; then search."""
     require_browser()
     ARTIFACTS.mkdir(exist_ok=True)
+    problems, listed = [], pages()                                        # every page is checked; all problems are listed
     with serve(DOCS) as base, browser() as b:
-        for rel in pages():
-            page, errors = b.new_page(viewport={'width': 1280, 'height': 900}), []
-            page.on('console', lambda m: errors.append(m.text) if m.type == 'error' else None)
-            page.on('pageerror', lambda e: errors.append(str(e)))
-            page.goto(f'{base}/{rel}', wait_until='networkidle')
-            try: page.wait_for_function("document.querySelectorAll('nav.hx-sidebar a').length >= 2", timeout=20000)
-            except Exception:                                 # keep what the browser saw, for the failure message
-                page.screenshot(path=str(ARTIFACTS / f'no-sidebar-{Path(rel).stem}.png'))
-                pytest.fail(f"{rel}: no sidebar after 20 s; the page has {page.locator('nav.hx-sidebar a').count()} sidebar links")
-            if page.locator('.plotly-graph-div').count():
-                page.wait_for_selector('.plotly-graph-div .main-svg', timeout=15000)
-            state = page.locator('script[type="application/vnd.jupyter.widget-state+json"]')
-            if state.count() and 'hx-plotly' in state.first.text_content():          # a panel holds a plotly figure
-                page.wait_for_function("[...document.querySelectorAll('.hx-plotly')].filter(e => e.offsetParent !== null)"
-                                       ".every(e => e.querySelector('.main-svg'))", timeout=15000)   # every shown panel figure drew (plotly skips closed tabs)
-            if page.locator('script[type="application/vnd.jupyter.widget-view+json"]').count():
-                page.wait_for_selector('.jupyter-widgets', timeout=15000)
-            assert not errors, f'{rel}: console errors: {errors[:5]}'
-            math_errors = page.locator('.katex-error')          # KaTeX shows a formula it cannot parse as red source text
-            assert math_errors.count() == 0, f'{rel}: math errors: {[math_errors.nth(i).get_attribute("title") for i in range(min(3, math_errors.count()))]}'
-            if str(rel) == 'index.html': page.screenshot(path=str(ARTIFACTS/'docs-home.png'))
+        for rel in listed:
+            page = b.new_page(viewport={'width': 1280, 'height': 900})
+            problems += check_page(page, base, str(rel))
+            if page.locator('nav.hx-pager a').count() < (1 if len(listed) > 1 else 0): problems.append(f'{rel}: no previous/next links')
+            page.screenshot(path=str(ARTIFACTS/f"docs-{str(rel).replace('/', '-')[:-5]}.png"), full_page=True)
             page.close()
+        assert not problems, f'{len(problems)} problem(s):\n' + '\n'.join(problems)
+        page = b.new_page(viewport={'width': 1280, 'height': 900})
+        page.goto(f'{base}/{listed[0]}', wait_until='networkidle')
+        page.fill('.hx-search', 'FedDiverse')
+        page.wait_for_selector('.hx-results li a', timeout=10000)
+        assert page.locator('.hx-results li a').count() >= 1
+        page.close()
 
 def test_sidebar_links_resolve():
     listed = pages()
@@ -52,30 +73,3 @@ def test_sidebar_links_resolve():
                 url = f'{base}/{(Path(rel).parent/href).as_posix()}'
                 with urllib.request.urlopen(url) as r: assert r.status == 200, f'{rel}: {href} -> {r.status}'
 
-def test_static_panels_say_so_and_navigation_works():
-    "Issue 25: a banner above every panel, a screenshot of every page, no figure wider than its column, search, TOC, pager."
-    require_browser()
-    ARTIFACTS.mkdir(exist_ok=True)
-    problems = []                                                       # every page is checked; all problems are listed
-    with serve(DOCS) as base, browser() as b:
-        for rel in pages():
-            page = b.new_page(viewport={'width': 1280, 'height': 900})
-            page.goto(f'{base}/{rel}', wait_until='networkidle')
-            views = page.locator('script[type="application/vnd.jupyter.widget-view+json"]').count()
-            if views and not page.locator('.hx-static-banner').count(): problems.append(f'{rel}: {views} widget views but no static-snapshot banner')
-            if views: page.wait_for_selector('.jupyter-widgets', timeout=15000)
-            if page.locator('.plotly-graph-div').count(): page.wait_for_selector('.plotly-graph-div .main-svg', timeout=15000)
-            wide = page.evaluate("""() => [...document.querySelectorAll('.hx-main .plotly-graph-div, .hx-main .jupyter-widgets')]
-                .filter(e => e.getBoundingClientRect().right > document.querySelector('.hx-main').getBoundingClientRect().right + 4)
-                .map(e => e.className.slice(0, 40) + ' ' + Math.round(e.getBoundingClientRect().width) + 'px')""")
-            if wide: problems.append(f'{rel}: {len(wide)} figures or panels overflow the page column: {wide[:3]}')
-            if page.locator('nav.hx-pager a').count() < (1 if len(pages()) > 1 else 0): problems.append(f'{rel}: no previous/next links')
-            page.screenshot(path=str(ARTIFACTS/f"docs-{str(rel).replace('/', '-')[:-5]}.png"), full_page=True)
-            page.close()
-        assert not problems, f'{len(problems)} problem(s):\n' + '\n'.join(problems)
-        page = b.new_page(viewport={'width': 1280, 'height': 900})
-        page.goto(f'{base}/{pages()[0]}', wait_until='networkidle')
-        page.fill('.hx-search', 'FedDiverse')
-        page.wait_for_selector('.hx-results li a', timeout=10000)
-        assert page.locator('.hx-results li a').count() >= 1
-        page.close()

@@ -83,7 +83,7 @@ def test_kill_and_resume_loses_and_reruns_nothing(tmp_path, monkeypatch):
         assert time.monotonic() - t0 < WAIT_S, 'no configuration finished in time'
         time.sleep(POLL_S)
     p.send_signal(signal.SIGINT)                                             # Ctrl-C
-    try: p.wait(timeout=120)
+    try: p.wait(timeout=60)
     except subprocess.TimeoutExpired: p.kill(); p.wait()                     # a driver stuck in shutdown: kill it
     saved = snapshot(store)
     open_configs = sum(c['seed'] < OPEN_SEEDS for c in grid)
