@@ -4,7 +4,7 @@ Two kinds of input: a student's *answer*, which may be anything (a check must ne
 `Feedback` that says what it expected), and the *arguments* of the entry points and data helpers (an unknown
 exercise id, a negative seed...), which raise `ValueError`/`TypeError` naming the argument (and, for ids, listing
 the known ones)."""
-import re
+import importlib, re
 import numpy as np, pytest, torch
 from hypothesis import given, settings, strategies as st, HealthCheck
 import hetfl_explore.checks as C
@@ -12,8 +12,9 @@ from hetfl_explore.checks import core, selection, modelhet, feddiverse, fairness
 from hetfl_explore.checks.core import Feedback, STATUSES
 
 SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
-LAB_MODULES = (selection, modelhet, feddiverse, fairness)
-QS = [(m, n) for m in LAB_MODULES for n in m.__all__ if re.fullmatch(r'q[0-9]+', n)]
+LAB_MODULES = (selection, modelhet, feddiverse, fairness)   # the labs whose helpers this file covers (later labs: their own file)
+QS = [(m, n) for m in (importlib.import_module(f'{core.PACKAGE}.{lab}') for lab in core.LABS)   # every lab's checks
+      for n in m.__all__ if re.fullmatch(r'q[0-9]+', n)]
 
 COVERED = {f'hetfl_explore.checks.core.{n}' for n in (
     'Feedback', 'as_number', 'as_fraction', 'as_numbers', 'as_text', 'as_parts', 'is_placeholder', 'first_mistake',
@@ -35,10 +36,11 @@ def test_covered_names_exist_and_every_public_callable_is_covered():
     assert COVERED == public
 
 ANSWERS = st.one_of(st.none(), st.just(...), st.booleans(), st.integers(-10**6, 10**6), st.floats(allow_nan=True, allow_infinity=True),
-                    st.text(max_size=30), st.lists(st.one_of(st.integers(-5, 50), st.floats(), st.text(max_size=5)), max_size=5),
-                    st.tuples(st.floats(), st.text(max_size=5)), st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
-                    st.builds(lambda n: np.full(n, np.nan), st.integers(0, 4)), st.builds(lambda x: torch.tensor(x), st.floats(-2, 2)),
-                    st.just(lambda *a: None), st.just(lambda *a: [0, 0, 0, 0]), st.just(print), st.just(object()))
+                    st.text(max_size=30), st.lists(st.one_of(st.integers(-5, 50), st.floats(), st.text(max_size=5), st.booleans()), max_size=6),
+                    st.tuples(st.text(max_size=12), st.floats()), st.sets(st.text(max_size=8), max_size=3),
+                    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2), st.builds(lambda n: np.full(n, np.nan), st.integers(0, 4)),
+                    st.builds(lambda x: torch.tensor(x), st.floats(-2, 2)), st.just(lambda *a: None), st.just(lambda *a: [0, 0, 0, 0]),
+                    st.just(lambda g, q, p: g), st.just(lambda *a: True), st.just(lambda *a: a[3].add(None)), st.just(print), st.just(object()))
 
 @pytest.mark.parametrize('mod,name', QS, ids=[f'{m.__name__.split(".")[-1]}.{n}' for m, n in QS])
 @SETTINGS
