@@ -5,6 +5,7 @@ from hypothesis import given, settings, strategies as st
 from hetfl_explore.engine.simulation import (RunConfig, Simulation, SystemProfiles, RunStore, batch_plan, cnn, mlp, run_fl,
                                   digits_federation, check_vmappable, BACKENDS, ParamLayout)
 from hetfl_explore.engine.protocol import Selector, Selection, UniformSelector, RoundRobinSelector
+from hetfl_explore.engine.simulation import MESSAGE_TYPES
 from hetfl_explore.foundation.data import FederatedData
 
 torch.set_num_threads(1)
@@ -211,3 +212,48 @@ def test_client_rows_match_the_reports_and_an_independent_evaluation(fed):
             i = fed.client_idx[k]; out = model(fed.x[i])
             assert own.own_accuracy.iloc[k] == pytest.approx(float((out.argmax(1) == fed.y[i]).double().mean()), abs=1e-12)
             assert own.own_loss.iloc[k] == pytest.approx(float(torch.nn.functional.cross_entropy(out, fed.y[i])), rel=1e-5)
+
+def _history_equal(a, b):
+    "Same final weights and the same round rows (wall time aside)."
+    assert torch.equal(a.final_params, b.final_params)
+    cols = [c for c in a.rounds.columns if c != 'wall_time']
+    assert a.rounds[cols].fillna(-1).equals(b.rounds[cols].fillna(-1))
+
+@pytest.mark.parametrize('backend', ['batched', 'sequential'])
+def test_the_public_split_round_is_step(fed, backend):
+    "begin_round, train_round and finish_round in a row give `step`'s run bit for bit (dropouts, masks of a selector, an accept filter)."
+    from hetfl_explore.selection.inclusion import FedDropout
+    prof = SystemProfiles.sample(12, seed=2, dropout=0.3)
+    cfg = RunConfig(rounds=3, clients_per_round=5, batch_size=10, lr=0.1, seed=2, backend=backend)
+    odd = lambda t, ids, u, g: (ids % 2 == 0, ['odd' if k % 2 else None for k in ids])
+    for sel, kw in ((UniformSelector, dict(accept=odd)), (lambda: FedDropout(min_capacity=0.3), {})):
+        ref = Simulation(MLP, fed, sel(), cfg, profiles=prof, **kw).run(progress=False)
+        sim, masked = Simulation(MLP, fed, sel(), cfg, profiles=prof, **kw), set()
+        while sim.stop_reason is None:
+            plan = sim.begin_round()
+            assert plan.t == sim.round and len(plan.rep) == len(plan.steps) == plan.local.shape[0]
+            masked.add(plan.masks is not None)
+            sim.finish_round(plan, *sim.train_round(plan))
+        assert masked == {not kw}                         # FedDropout's rounds carry sub-model masks, the others none
+        sim.history.final_params = sim.params.detach().cpu().clone()
+        _history_equal(sim.history, ref)
+
+def test_finish_round_refuses_what_does_not_fit_the_plan(fed):
+    sim = Simulation(MLP, fed, UniformSelector(), RunConfig(rounds=3, clients_per_round=4, batch_size=10))
+    plan = sim.begin_round(); new, losses = sim.train_round(plan)
+    with pytest.raises(ValueError, match='new: expected a tensor of shape'): sim.finish_round(plan, new[:-1], losses)
+    with pytest.raises(ValueError, match='losses: expected a tensor of shape'): sim.finish_round(plan, new, losses[:, :0])
+    with pytest.raises(TypeError, match='plan'): sim.finish_round('plan', new, losses)
+    with pytest.raises(ValueError, match='measured'): sim.finish_round(plan, new.clone(), losses, measured=lambda: {'msg_nope': 1})
+    sim = Simulation(MLP, fed, UniformSelector(), RunConfig(rounds=3, clients_per_round=4, batch_size=10))
+    plan = sim.begin_round(); sim.finish_round(plan, *sim.train_round(plan))
+    with pytest.raises(ValueError, match='plan is for round 0: this run is at round 1'): sim.finish_round(plan, new, losses)
+
+def test_measured_messages_replace_the_formula_and_move_the_totals(fed):
+    sim = Simulation(MLP, fed, UniformSelector(), RunConfig(rounds=2, clients_per_round=4, batch_size=10))
+    plan = sim.begin_round()
+    row = sim.finish_round(plan, *sim.train_round(plan), measured=lambda: {'msg_upload': 7, 'bytes_upload': 123.0})
+    assert row['msg_upload'] == 7 and row['bytes_upload'] == 123.0
+    assert row['bytes'] == row['total_bytes'] == sum(row[f'bytes_{k}'] for k in MESSAGE_TYPES)
+    with pytest.raises(ValueError, match='finite and non-negative'):
+        plan = sim.begin_round(); sim.finish_round(plan, *sim.train_round(plan), measured=lambda: {'bytes_upload': -1.0})

@@ -73,7 +73,7 @@ def test_stub_grid_routes_by_node_id(data):
     strategy = SelectorStrategy(sim)
     msgs = strategy.configure_train(1, None, None, grid)
     assert strategy.nodes == {k: STUB_NODE_BASE + k for k in range(data.num_clients)}
-    assert [m.metadata.dst_node_id - STUB_NODE_BASE for m in msgs] == strategy._pending['rep'].tolist()
+    assert [m.metadata.dst_node_id - STUB_NODE_BASE for m in msgs] == strategy._pending.rep.tolist()
     assert all(message_bytes(m) > 0 for m in msgs)
 
 def test_wrong_sizes_are_refused(data):
@@ -109,3 +109,23 @@ def test_attributes_travel_as_query_messages(data):
     got = h.meta['client_attributes']
     assert [got[k]['n_samples'] for k in range(data.num_clients)] == [len(i) for i in data.client_idx]
     assert all(abs(a - b) < 1e-12 for k in range(data.num_clients) for a, b in zip(got[k]['triplet'], trip[k]))
+
+ODD = lambda t, ids, u, g: (ids % 2 == 0, ['odd' if k % 2 else None for k in ids])
+CE2 = lambda out, y, params, n_data: 2 * torch.nn.functional.cross_entropy(out, y, reduction='none')   # a different objective
+
+@pytest.mark.parametrize('kw', [dict(accept=ODD), dict(client_loss=CE2)], ids=['accept', 'client_loss'])
+def test_engine_hooks_run_through_flower(data, kw):
+    "The engine's accept filter (server side) and a client loss (client side) act through Flower exactly as in the engine."
+    flower, _ = run_flower(MODEL, data, UniformSelector(), CFG, **kw)
+    engine = run_fl(MODEL, data, UniformSelector(), CFG, **kw)
+    same_run(flower, engine)
+    plain = run_fl(MODEL, data, UniformSelector(), CFG)
+    assert (flower.final_params - plain.final_params).abs().max().item() > 1e-3   # the hook changed the run
+    if 'accept' in kw: assert all(r == {k: 'odd' for k in s if k % 2} for r, s in zip(flower.rounds.rejected, flower.rounds.selected))
+
+def test_the_adapter_uses_only_the_engines_public_round():
+    "The strategy drives the engine through `begin_round` / `finish_round`, never its private step methods."
+    import inspect, re
+    import hetfl_explore.scale.flower as fl
+    private = set(re.findall(r'sim\._([a-z]\w*)\(', inspect.getsource(fl)))
+    assert not private, f"the adapter calls private engine methods: {sorted(private)}"

@@ -29,7 +29,7 @@ __all__ = ['GN_GROUPS', 'MAX_SEED', 'BACKENDS', 'NOVA_FLOOR', 'AGGREGATORS', 'KE
            'batch_plan', 'train_sequential', 'train_batched', 'local_train', 'fednova_norm', 'AggregationInput',
            'fedavg_rule', 'fednova_rule', 'masked_average', 'aggregate', 'unit_masks', 'SystemProfiles', 'History',
            'RunStore', 'data_fingerprint', 'selector_fingerprint', 'model_profile', 'choose_backend', 'block_size',
-           'Simulation', 'run_key', 'run_fl', 'digits_federation', 'LivePlot']
+           'Simulation', 'run_key', 'RoundPlan', 'run_fl', 'digits_federation', 'LivePlot']
 
 # %% ../../nbs/engine/05_simulation.ipynb #bedf9e45
 class Flatten1(nn.Module):
@@ -999,33 +999,92 @@ def train_clients(self:Simulation, ids:np.ndarray, # clients to train (those tha
     return new, losses
 
 # %% ../../nbs/engine/05_simulation.ipynb #d9070109
+@dataclass
+class RoundPlan:
+    "Round `t` as the server planned it before any client trains: the selection, dropouts, sub-model masks and batch plan."
+    t: int # the round
+    sel: Selection # the selector's validated choice
+    dropped: np.ndarray # (len(sel.ids),) which selected clients drop out mid-round
+    done_frac: np.ndarray # (len(sel.ids),) the fraction of its work each selected client did (1 for those that finish)
+    masks: torch.Tensor|None # (len(sel.ids), P) Federated Dropout masks; None: full models
+    local: np.ndarray # (C, S, B) the reporting clients' batch plan: local row indices (`batch_plan`)
+    valid: np.ndarray # (C, S, B) which entries of `local` are real samples
+    steps: np.ndarray # (C,) local steps of each reporting client
+    t0: float # `time.perf_counter()` when the round began (for `wall_time`)
+    @property
+    def rep(self) -> np.ndarray:
+        "The clients that will report: selected and not dropped, in selection order."
+        return self.sel.ids[~self.dropped]
+    @property
+    def rep_masks(self) -> torch.Tensor|None:
+        "The reporting clients' sub-model masks (None: full models)."
+        return None if self.masks is None else self.masks[torch.from_numpy(~self.dropped).to(self.masks.device)]
+
+# %% ../../nbs/engine/05_simulation.ipynb #r0und5tep
 @patch
 def step(self:Simulation) -> dict|None:
     "Run one round; returns its row of `history.rounds` (None when no client is available)."
-    t, t0 = self.round, time.perf_counter()
+    plan = self.begin_round()                                 # 1.-2. select, plan the broadcast
+    if plan is None: return None
+    return self.finish_round(plan, *self.train_round(plan))   # 3. local training; 4.-6. report, aggregate, evaluate
+
+# %% ../../nbs/engine/05_simulation.ipynb #beg1nr0und
+@patch
+def begin_round(self:Simulation) -> RoundPlan|None:
+    "Round `self.round` up to the broadcast: the selection, dropouts, sub-model masks and batch plan (None, and stop, when no client is available)."
+    t, t0, cfg = self.round, time.perf_counter(), self.config
     rng, self._queries = self._round_rng(t), {}
     sel = self._select(t, rng)                                            # 1. select
     if sel is None: return None
-    ids = sel.ids
-    dropped, done_frac = self._dropouts(ids, rng)
-    rep, masks = ids[~dropped], self._submodel_masks(t, sel)
-    rep_masks = None if masks is None else masks[torch.from_numpy(~dropped).to(masks.device)]
-    new, losses, steps = self._local_training(t, rep, rng, rep_masks)     # 2.-3. broadcast, local training
+    dropped, done_frac = self._dropouts(sel.ids, rng)
+    local, valid, steps = batch_plan(self.sizes[sel.ids[~dropped]], cfg.batch_size, rng, cfg.local_epochs, cfg.local_steps)
+    return RoundPlan(t, sel, dropped, done_frac, self._submodel_masks(t, sel), local, valid, steps, t0)
+
+@patch
+def train_round(self:Simulation, plan:RoundPlan, # from `begin_round`
+               ) -> tuple[torch.Tensor, torch.Tensor]:
+    "Steps 2-3 in this process: the plan's reporting clients train from the global model (or their sub-models); new parameters (C, P), batch losses (C, S)."
+    self._check_plan(plan)
+    with torch.random.fork_rng(devices=[self.device] if self.device.type == 'cuda' else []):
+        torch.manual_seed(spawn_seeds(self.config.seed, 1, f'torch{plan.t}')[0])  # dropout etc. inside models: seeded per round
+        return self.train_clients(plan.rep, plan.local, plan.valid, plan.steps, None if plan.masks is None else self.params * plan.rep_masks)
+
+# %% ../../nbs/engine/05_simulation.ipynb #f1n1shr0und
+@patch
+def finish_round(self:Simulation, plan:RoundPlan, # from `begin_round`, for the current round
+                 new:torch.Tensor, # (C, P) the reporting clients' new parameters (overwritten by their updates)
+                 losses:torch.Tensor, # (C, S) their batch losses (0 past each client's last step)
+                 measured:Callable|None=None, # `measured() -> {msg_<type>: n, bytes_<type>: b}` counted on the wire; None: the engine's formula
+                ) -> dict:
+    "Steps 4-6 of the planned round from the clients' results: screen, report, observe, aggregate (or keep), record, evaluate; the round row."
+    self._check_plan(plan, new, losses)
+    t, ids, dropped, rep, rep_masks, steps = plan.t, plan.sel.ids, plan.dropped, plan.rep, plan.rep_masks, plan.steps
     updates = new.sub_(self.params) if rep_masks is None else new.sub_(self.params).mul_(rep_masks)   # in place: no (C, P) copy
     ok, rejected = self._screen(t, rep, updates)                          # the accept filter (if any)
     if not ok.all(): rep, updates, losses, steps, rep_masks = self._keep(ok, rep, updates, losses, steps, rep_masks)
     gone = dropped.copy(); gone[~dropped] = ~ok                           # rejected updates leave the round, like dropouts
-    sim_t, energy = self._round_costs(ids, dropped, done_frac, masks)
+    sim_t, energy = self._round_costs(ids, dropped, plan.done_frac, plan.masks)
     reports = self._report(t, rep, updates, losses, steps, sim_t[~gone], energy[~gone])   # 4. report
     self.selector.observe(t, reports)
-    weights, kept = self._aggregate(sel, gone, updates, steps, reports, rep_masks)   # 5. aggregate (or keep)
-    row = self._record(t, ids, rep, dropped, weights, reports, sim_t, energy, masks, kept, rejected)
+    weights, kept = self._aggregate(plan.sel, gone, updates, steps, reports, rep_masks)   # 5. aggregate (or keep)
+    row = self._record(t, ids, rep, dropped, weights, reports, sim_t, energy, plan.masks, kept, rejected, measured)
     self._evaluate(row)                                                   # 6. evaluate, stop or go on
-    row['wall_time'] = time.perf_counter() - t0
+    row['wall_time'] = time.perf_counter() - plan.t0
     self.round += 1
     self._checkpoint()
     for cb in self.callbacks: cb(self, row)
     return row
+
+# %% ../../nbs/engine/05_simulation.ipynb #chkp1an
+@patch
+def _check_plan(self:Simulation, plan, new=None, losses=None):
+    "A `ValueError` unless `plan` is this run's plan for the current round and `new`/`losses` (if given) have one row per reporting client."
+    check_type('plan', plan, RoundPlan)
+    if plan.t != self.round: raise ValueError(f"plan is for round {plan.t}: this run is at round {self.round} (call begin_round again)")
+    C, S = len(plan.rep), plan.local.shape[1]
+    for name, v, shape in (('new', new, (C, self.layout.size)), ('losses', losses, (C, S))):
+        if v is not None and (not torch.is_tensor(v) or tuple(v.shape) != shape):
+            raise ValueError(f"{name}: expected a tensor of shape {shape} (one row per reporting client), got {getattr(v, 'shape', type(v).__name__)}")
 
 # %% ../../nbs/engine/05_simulation.ipynb #0a1d6821
 @patch
@@ -1051,18 +1110,6 @@ def _submodel_masks(self:Simulation, t:int, sel:Selection) -> torch.Tensor|None:
     if sel.keep is None: return None
     r = np.random.default_rng(spawn_seeds(self.config.seed, 1, f'submodel{t}')[0])
     return torch.stack([unit_masks(self.net, c, r) for c in sel.keep]).to(self.device)
-
-# %% ../../nbs/engine/05_simulation.ipynb #311c15ae
-@patch
-def _local_training(self:Simulation, t:int, rep:np.ndarray, rng:np.random.Generator,
-                    masks:torch.Tensor|None=None) -> tuple[torch.Tensor, torch.Tensor, np.ndarray]:
-    "Steps 2-3: broadcast the global model (or each client's sub-model) to clients `rep` and train them; new parameters, losses, steps."
-    cfg = self.config
-    local, valid, steps = batch_plan(self.sizes[rep], cfg.batch_size, rng, cfg.local_epochs, cfg.local_steps)
-    with torch.random.fork_rng(devices=[self.device] if self.device.type == 'cuda' else []):
-        torch.manual_seed(spawn_seeds(cfg.seed, 1, f'torch{t}')[0])  # dropout etc. inside models: seeded per round
-        new, losses = self.train_clients(rep, local, valid, steps, None if masks is None else self.params * masks)
-    return new, losses, steps
 
 # %% ../../nbs/engine/05_simulation.ipynb #c3a7e4f5
 @patch
@@ -1161,11 +1208,22 @@ def _messages(self:Simulation, ids:np.ndarray, dropped:np.ndarray, masks:torch.T
              download=BYTES_PER_PARAM * float(n_params.sum()), upload=BYTES_PER_PARAM * float(n_params[~dropped].sum()), skipped=0.0)
     return {**{f'msg_{k}': n[k] for k in MESSAGE_TYPES}, **{f'bytes_{k}': float(b[k]) for k in MESSAGE_TYPES}}
 
+def _checked_messages(got, # what a runtime's `measured()` returned
+                      engine:dict, # the engine's own counts of the round (`_messages`)
+                     ) -> dict:
+    "`got` as measured message columns: a dict of non-negative finite numbers whose keys are `msg_<type>`/`bytes_<type>` of `MESSAGE_TYPES`."
+    if not isinstance(got, dict) or not set(got) <= set(engine):
+        raise ValueError(f"measured() returned {got!r:.80}: expected a dict with keys among msg_/bytes_ + {MESSAGE_TYPES}")
+    bad = {k: v for k, v in got.items() if not (isinstance(v, (int, float, np.integer, np.floating)) and np.isfinite(v) and v >= 0)}
+    if bad: raise ValueError(f"measured() returned {bad!r:.80}: message counts and bytes must be finite and non-negative")
+    return {k: type(engine[k])(v) for k, v in got.items()}
+
 # %% ../../nbs/engine/05_simulation.ipynb #de9e3163
 @patch
-def _record(self:Simulation, t, ids, rep, dropped, weights, reports, sim_t, energy, masks=None, kept=False, rejected=None) -> dict:
+def _record(self:Simulation, t, ids, rep, dropped, weights, reports, sim_t, energy, masks=None, kept=False, rejected=None, measured=None) -> dict:
     "Add round `t`'s costs to the totals and append its round row (messages by type, whether the model was kept) and client rows."
     msgs = self._messages(ids, dropped, masks)
+    if measured is not None: msgs.update(_checked_messages(measured(), msgs))
     n_bytes = sum(msgs[f'bytes_{k}'] for k in MESSAGE_TYPES)
     reward = float(self.devices.cost[rep].sum())
     for k, v in dict(sim_time=float(sim_t.max(initial=0)), energy=float(energy.sum()), bytes=n_bytes, reward=reward).items():

@@ -13,7 +13,7 @@ from fastcore.basics import patch
 from torch.func import functional_call
 from ..foundation.core import check_int, check_float, check_type, check_choice
 from ..engine.protocol import Selector
-from ..engine.simulation import Simulation, RunConfig, ParamLayout, History, batch_plan, train_sequential
+from ..engine.simulation import Simulation, RunConfig, RoundPlan, ParamLayout, History, train_sequential
 try:
     from flwr.app import ArrayRecord, ConfigRecord, Message, MetricRecord, RecordDict
     from flwr.clientapp import ClientApp
@@ -113,9 +113,11 @@ class FlowerClients:
                  data, # a `FederatedData`; client k only ever touches its own rows
                  config:RunConfig, # the run's hyper-parameters (local training, loss_before)
                  attributes=None, # optional `attributes(k) -> dict` of extra scalars or float lists a client shares
+                 client_loss=None, # optional per-sample training loss `client_loss(out, y, params, n_data) -> (B,)`, as in `Simulation`
                 ):
         self.config, self.data = check_type('config', config, RunConfig), _check_data('data', data)
         self.attributes = None if attributes is None else _check_callable('attributes', attributes)
+        self.client_loss = None if client_loss is None else _check_callable('client_loss', client_loss)
         _check_callable('model_fn', model_fn)
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(config.seed); self.net = model_fn()
@@ -161,8 +163,9 @@ def train(self:FlowerClients, k:int, # client id
          ) -> tuple[torch.Tensor, np.ndarray]:
     "Local SGD of client `k` from `flat` on its planned batches (the engine's sequential backend); new params, batch losses."
     x, y = self.rows(k)
+    own = {} if self.client_loss is None else dict(client_loss=self.client_loss, n_data=np.array([len(y)]))
     new, losses = train_sequential(self.net, self.layout, flat, x, y, torch.from_numpy(local)[None], torch.from_numpy(valid)[None],
-                                   np.array([steps]), self.lr[[k]], self.config)
+                                   np.array([steps]), self.lr[[k]], self.config, **own)
     return new[0], losses[0, :steps].numpy()
 
 # %% ../../nbs/scale/80_flower.ipynb #75321c04
@@ -280,32 +283,28 @@ def configure_train(self:SelectorStrategy, server_round:int, # Flower's round (1
                     config:ConfigRecord, # Flower's train config (unused: the engine's `RunConfig` rules)
                     grid:Grid, # the grid to the supernodes
                    ) -> list[Message]:
-    "The engine's selection, dropout draw and batch plan for the next round, as one `train` message per reporting client."
+    "The engine's `begin_round` (selection, dropout draw, batch plan) for the next round, as one `train` message per reporting client."
     if self.nodes is None: self._connect(grid)
-    sim, cfg, self._grid, self._answers = self.sim, self.sim.config, grid, {}
+    sim, self._grid, self._answers = self.sim, grid, {}
     if sim.stop_reason is not None: return []
-    t = sim.round
-    rng, sim._queries, t0 = sim._round_rng(t), {}, time.perf_counter()
-    sel = sim._select(t, rng)
-    if sel is None: return []
-    if sel.keep is not None: raise ValueError(f"{sim.selector.name} returned keep rates (sub-models): {UNHOSTABLE['Model compression']}")
-    dropped, done_frac = sim._dropouts(sel.ids, rng)
-    rep = sel.ids[~dropped]
-    local, valid, steps = batch_plan(sim.sizes[rep], cfg.batch_size, rng, cfg.local_epochs, cfg.local_steps)
-    self._pending = dict(t=t, sel=sel, dropped=dropped, done_frac=done_frac, rep=rep, steps=steps, S=local.shape[1], t0=t0)
-    arrays = params_record(sim.layout, sim.params)
-    msgs = [self._message(k, 'train', {'arrays': arrays, 'plan': ArrayRecord([local[i], valid[i].astype(np.int8)]),
-                                       'config': ConfigRecord({'steps': int(steps[i]), 'server-round': server_round})})
-            for i, k in enumerate(rep)]
-    return self.log.add(t, msgs, 'sent')
+    plan = sim.begin_round()
+    if plan is None: return []
+    if plan.masks is not None: raise ValueError(f"{sim.selector.name} returned keep rates (sub-models): {UNHOSTABLE['Model compression']}")
+    self._pending, arrays = plan, params_record(sim.layout, sim.params)
+    msgs = [self._message(k, 'train', {'arrays': arrays, 'plan': ArrayRecord([plan.local[i], plan.valid[i].astype(np.int8)]),
+                                       'config': ConfigRecord({'steps': int(plan.steps[i]), 'server-round': server_round})})
+            for i, k in enumerate(plan.rep)]
+    return self.log.add(plan.t, msgs, 'sent')
 
 # %% ../../nbs/scale/80_flower.ipynb #cdabffb5
 @patch
-def _collect(self:SelectorStrategy, replies:list, p:dict) -> tuple[torch.Tensor, torch.Tensor]:
-    "The reporting clients' new parameters (C, P) and batch losses (C, S), in the engine's order, from their train replies."
-    sim, rep = self.sim, p['rep']
+def _collect(self:SelectorStrategy, replies:list, # the checked train replies
+             plan:RoundPlan, # the pending round
+            ) -> tuple[torch.Tensor, torch.Tensor]:
+    "The reporting clients' new parameters (C, P) and batch losses (C, S), in the plan's order, from their train replies."
+    sim, rep = self.sim, plan.rep
     by = {int(m.content['metrics']['client']): m.content for m in replies}
-    new, losses = sim.params.repeat(len(rep), 1), torch.zeros(len(rep), p['S'], device=sim.device)
+    new, losses = sim.params.repeat(len(rep), 1), torch.zeros(len(rep), plan.local.shape[1], device=sim.device)
     for i, k in enumerate(rep.tolist()):
         new[i] = flat_params(by[k]['arrays']).to(sim.device)
         bl = by[k]['metrics']['batch-losses']
@@ -318,35 +317,14 @@ def _collect(self:SelectorStrategy, replies:list, p:dict) -> tuple[torch.Tensor,
 def aggregate_train(self:SelectorStrategy, server_round:int, # Flower's round (1-based)
                     replies:list, # the clients' train replies
                    ) -> tuple[ArrayRecord|None, MetricRecord|None]:
-    "The engine's reports, `observe`, aggregation, costs, measured messages and evaluation of the pending round; the new global model."
-    p, sim = self._pending, self.sim
-    if p is None: return None, None
-    replies = self._check_replies(p['rep'], self.log.add(p['t'], list(replies), 'received'))
-    new, losses = self._collect(replies, p)
-    t, sel, dropped, rep, steps = p['t'], p['sel'], p['dropped'], p['rep'], p['steps']
-    updates = new - sim.params
-    sim_t, energy = sim._round_costs(sel.ids, dropped, p['done_frac'])
-    reports = sim._report(t, rep, updates, losses, steps, sim_t[~dropped], energy[~dropped])
-    sim.selector.observe(t, reports)
-    weights, kept = sim._aggregate(sel, dropped, updates, steps, reports)
-    row = self._measured(sim._record(t, sel.ids, rep, dropped, weights, reports, sim_t, energy, None, kept))
-    sim._evaluate(row)
-    row['wall_time'] = time.perf_counter() - p['t0']
-    sim.round, self._pending = sim.round + 1, None
-    sim._checkpoint()
-    for cb in sim.callbacks: cb(sim, row)
+    "The engine's `finish_round` of the pending round on the clients' replies, with the measured messages; the new global model."
+    plan, sim = self._pending, self.sim
+    if plan is None: return None, None
+    replies = self._check_replies(plan.rep, self.log.add(plan.t, list(replies), 'received'))
+    new, losses = self._collect(replies, plan)
+    self._pending = None
+    row = sim.finish_round(plan, new, losses, measured=lambda: self.log.round_messages(plan.t))
     return params_record(sim.layout, sim.params), MetricRecord({k: float(row[k]) for k in ('train_loss', 'accuracy') if np.isfinite(row[k])})
-
-# %% ../../nbs/scale/80_flower.ipynb #f1ow0005
-@patch
-def _measured(self:SelectorStrategy, row:dict) -> dict:
-    "The engine's round row with the messages Flower carried (`MEASURED`) replaced by the `MessageLog`'s counts and bytes; totals follow."
-    m, sim = self.log.round_messages(row['round']), self.sim
-    extra = sum(m[f'bytes_{k}'] - row[f'bytes_{k}'] for k in MEASURED)
-    sim.totals['bytes'] += extra
-    row.update(m, bytes=row['bytes'] + extra, total_bytes=sim.totals['bytes'])
-    return row
-
 
 # %% ../../nbs/scale/80_flower.ipynb #130fc4e5
 STUB_NODE_BASE = 1000 # node id of client 0 on the stub grid (ids are arbitrary in Flower; the offset shows they are not client ids)
@@ -409,14 +387,16 @@ def run_flower(model_fn, # builds the model (called under the run's seed, as in 
                num_cpus:int=2, # CPUs Flower's simulation runtime may use (one client app per CPU)
                profiles=None, # optional `SystemProfiles`, as in `Simulation`
                attributes=None, # optional `attributes(k) -> dict` the clients add to their attribute answers
+               accept=None, # optional server-side filter of each round's updates, as in `Simulation`
+               client_loss=None, # optional per-sample training loss the clients use, as in `Simulation`
               ) -> tuple[History, MessageLog]:
     "Run a federation with `selector` as a Flower strategy; the engine's `History` of the run and the log of its messages."
     from hetfl_explore.engine.protocol import UniformSelector
     runtime, num_cpus = check_choice('runtime', runtime, RUNTIMES), check_int('num_cpus', num_cpus, lo=1)
     _check_callable('model_fn', model_fn); _check_data('data', data)
     config = check_type('config', config or RunConfig(), RunConfig)
-    sim = Simulation(model_fn, data, check_hostable(selector or UniformSelector()), config, profiles=profiles)
-    strategy, clients = SelectorStrategy(sim), FlowerClients(model_fn, data, config, attributes)
+    sim = Simulation(model_fn, data, check_hostable(selector or UniformSelector()), config, profiles=profiles, accept=accept, client_loss=client_loss)
+    strategy, clients = SelectorStrategy(sim), FlowerClients(model_fn, data, config, attributes, client_loss)
     if runtime == 'stub': _start(strategy, StubGrid(clients))
     else: _simulate(strategy, clients, num_cpus)
     sim.history.final_params, sim.history.stop_reason = sim.params.detach().cpu().clone(), sim.stop_reason or 'rounds'

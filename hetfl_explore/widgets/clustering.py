@@ -182,8 +182,8 @@ def compute(self, t:int=0, # the round to show
     for r in (self.avg, self.cfl(eps1, eps2, warmup), self.gp): fig.add_trace(go.Scatter(y=r.curve('group_f1')[:t + 1], name=r.name), 1, 2)
     for w in np.flatnonzero(L[:, -1] == L[0, -1]): fig.add_trace(go.Bar(x=list(ACTIVITIES), y=self.P[t][w], name=f'w{w + 1}', showlegend=False), 1, 3)
     fig.update_layout(height=380, width=PANEL_FIGURE_PX)
-    moved = self.gp.log[t]['changed']
-    return dict(labels=L, figure=fig, text=f"round {t}: {len(set(L[:, -1]))} clusters · moved: {[w + 1 for w in moved] or 'nobody'}")
+    moved, n_cfl = self.gp.log[t]['changed'], len(set(self.cfl(eps1, eps2, warmup).labels[t]))
+    return dict(labels=L, figure=fig, text=f"round {t}: {len(set(L[:, -1]))} clusters · moved: {[w + 1 for w in moved] or 'nobody'} · CFL: {n_cfl} cluster(s)")
 
 # %% ../../nbs/widgets/55_clustering.ipynb #2cd0452d
 class FedCOTradeoff(Panel):
