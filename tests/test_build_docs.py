@@ -30,6 +30,20 @@ def test_site_check_flags_stderr_and_absolute_paths(tmp_path):
     for bad in ('a/warn.html', 'b/path.html', 'c/quarto.html'): (tmp_path/bad).unlink()
     bd.check_site(tmp_path)                                             # a clean site passes
 
+def test_callouts_render_as_boxes_and_raw_markup_is_flagged(tmp_path):
+    "Quarto callouts become HTML boxes (title from a heading, markdown inside kept); a page still showing ':::' or two <h1> fails the check."
+    md = 'Before.\n- item\n::: {.callout-note}\n## Deviation\nThe *rule* differs.\n:::\n\n::: {.callout-warning}\nCareful.\n:::\nAfter.'
+    out = bd.callouts(md)
+    assert ':::' not in out and out.count('<div class="callout') == 2 and '<p class="callout-title">Deviation</p>' in out
+    from nbconvert.filters.markdown_mistune import markdown2html_mistune
+    page = markdown2html_mistune(out)
+    assert '<em>rule</em>' in page and '<p class="callout-title">Warning</p>' in page and page.rstrip().endswith('<p>After.</p>')
+    write(tmp_path, 'ok.html', LAB_CSS + '<h1>T</h1>' + page)
+    write(tmp_path, 'fence.html', '<h1>T</h1><p>::: {.callout-note}</p>')
+    write(tmp_path, 'heads.html', '<h1>T</h1><h1 id="x"># Title</h1>')
+    assert sorted(bd.site_problems(tmp_path)) == ['fence.html: 1 Quarto fence(s) shown as text',
+                                                  'heads.html: 2 top-level headings (a commented-out markdown cell?)']
+
 @pytest.mark.parametrize('root', ['/check/work/main', '/srv/ci/hetfl', '/work/main'])
 def test_site_check_names_the_whole_path_under_any_root(tmp_path, monkeypatch, root):
     "A checkout outside the usual prefixes (a CI runner's /check/...) is still reported with its full path."

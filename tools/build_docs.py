@@ -37,6 +37,8 @@ STATIC_BANNER = ('<div class="hx-static-banner">static snapshot: run this page i
 STDERR_OUTPUTS = ('data-mime-type="application/vnd.jupyter.stderr"', 'class="cell-output cell-output-stderr"')   # nbconvert, Quarto
 PATH_TAIL = r'(?:/[\w.+-]+)*'
 ABSOLUTE_PATH = re.compile(r'(?<![\w.:/~-])/(?:home|work|tmp|root|Users|usr|opt|var|srv|mnt|private)/[\w.+-]+(?:/[\w.+-]+)+')
+CALLOUT = re.compile(r'^:::\s*\{\.callout-(note|warning|tip|important|caution)[^}]*\}[ \t]*\n(.*?)^:::[ \t]*$', re.M | re.S)   # Quarto's callout block
+RAW_FENCE = re.compile(r'(?:^|>):::', re.M)   # a Quarto fenced div left as text on a rendered page
 # Plotly FigureWidgets update their front end with delta messages, so the widget state nbclient saves holds the figure
 # as first displayed; this last cell re-sends every live figure whole (as plotly does on display) before saving.
 SYNC_FIGURES = '''import sys, warnings
@@ -286,10 +288,20 @@ def clean_cells(nb, link=lambda target: target[:-len('.ipynb')] + '.html'):
             if not cell.source.strip() and not cell.get('outputs'): continue
             if not cell.source.strip(): cell.metadata.setdefault('tags', []).append(HIDE_INPUT)
         if cell.cell_type == 'markdown':
+            src = callouts(src)
             cell.source = re.sub(r'\(([^()\s:]+?\.ipynb)(#[^)]*)?\)', lambda m: f'({link(m.group(1))}{m.group(2) or ""})', src)
         cells.append(cell)
     nb.cells = cells
     return nb
+
+def callouts(md: str) -> str:
+    "Quarto callout blocks (`::: {.callout-note}` ... `:::`, an optional heading as title) as HTML boxes around their markdown."
+    def box(m):
+        kind, inner = m.group(1), m.group(2).strip('\n')
+        title, head = kind.capitalize(), re.match(r'#+[ \t]+(.*)\n', inner)
+        if head: title, inner = head.group(1).strip(), inner[head.end():]
+        return f'\n\n<div class="callout callout-{kind}"><p class="callout-title">{html.escape(title)}</p>\n\n{inner}\n\n</div>\n'
+    return CALLOUT.sub(box, md)
 
 def _set_path(obj, path, value):
     "Put a decoded binary buffer back at its place in a widget's state (skipping places that no longer exist)."
@@ -380,6 +392,9 @@ SEARCH_TEXT_CHARS = 20000   # characters of each page's prose kept in the search
 
 SITE_CSS = """
 body { margin: 0; }
+.callout { border-left: 4px solid #0d6efd; background: #f3f7ff; padding: .4rem 1rem; margin: 1rem 0; border-radius: 4px; }
+.callout-warning, .callout-caution { border-left-color: #e8a33d; background: #fff8ec; }
+.callout-title { font-weight: 600; margin: .2rem 0; }
 .hx-sidebar { position: fixed; top: 0; left: 0; bottom: 0; width: 250px; overflow-y: auto; padding: 1rem;
   background: #f7f7f9; border-right: 1px solid #ddd; font-family: system-ui, sans-serif; font-size: 14px; }
 .hx-sidebar ul { list-style: none; padding: 0; margin: 0; }
@@ -517,7 +532,7 @@ def render_all() -> int:
     return len(pages)
 
 def site_problems(out: Path = OUT) -> list[str]:
-    "Every stderr output block and absolute build-machine path in the pages under `out`, as 'page: problem' lines."
+    "Every stderr output block, absolute build-machine path, unrendered Quarto fence and extra top-level heading in the pages under `out`."
     problems = []
     for page in sorted(out.rglob('*.html')):
         rel, text = page.relative_to(out), page.read_text(errors='replace')
@@ -525,12 +540,14 @@ def site_problems(out: Path = OUT) -> list[str]:
         if (n := sum(text.count(m) for m in STDERR_OUTPUTS)): problems.append(f'{rel}: {n} stderr output block(s)')
         found = set(ABSOLUTE_PATH.findall(text)) | set(re.findall(re.escape(str(ROOT)) + PATH_TAIL, text))   # a root outside the pattern too
         problems += [f'{rel}: absolute path {p}' for p in sorted(found)]
+        if (n := len(RAW_FENCE.findall(text))): problems.append(f'{rel}: {n} Quarto fence(s) shown as text')
+        if (n := text.count('<h1')) > 1: problems.append(f'{rel}: {n} top-level headings (a commented-out markdown cell?)')
     return problems
 
 def check_site(out: Path = OUT) -> None:
-    "Fail the build when a page shows stderr output or an absolute path of the build machine."
+    "Fail the build when a page shows stderr output, an absolute path of the build machine or markup that did not render."
     if problems := site_problems(out):
-        raise SystemExit('docs: pages leak build output (capture warnings at the source):\n  ' + '\n  '.join(problems))
+        raise SystemExit('docs: pages leak build output or unrendered markup (capture warnings at the source; check the markdown):\n  ' + '\n  '.join(problems))
 
 def build_readme() -> None:
     "Regenerate `README.md` from `nbs/index.ipynb` (executed and processed like a docs page, exported as Markdown)."
