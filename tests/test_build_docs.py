@@ -34,6 +34,7 @@ def test_callouts_render_as_boxes_and_raw_markup_is_flagged(tmp_path):
     "Quarto callouts become HTML boxes (title from a heading, markdown inside kept); a page still showing ':::' or two <h1> fails the check."
     md = 'Before.\n- item\n::: {.callout-note}\n## Deviation\nThe *rule* differs.\n:::\n\n::: {.callout-warning}\nCareful.\n:::\nAfter.'
     out = bd.callouts(md)
+    assert bd.inline_code('the `FederatedData` <container>') == 'the <code>FederatedData</code> &lt;container&gt;'
     assert ':::' not in out and out.count('<div class="callout') == 2 and '<p class="callout-title">Deviation</p>' in out
     from nbconvert.filters.markdown_mistune import markdown2html_mistune
     page = markdown2html_mistune(out)

@@ -294,6 +294,10 @@ def clean_cells(nb, link=lambda target: target[:-len('.ipynb')] + '.html'):
     nb.cells = cells
     return nb
 
+def inline_code(text: str) -> str:
+    "Plain text as HTML with its `backticked` spans as code (page descriptions are one line of markdown)."
+    return re.sub(r'`([^`]+)`', r'<code>\1</code>', html.escape(text))
+
 def callouts(md: str) -> str:
     "Quarto callout blocks (`::: {.callout-note}` ... `:::`, an optional heading as title) as HTML boxes around their markdown."
     def box(m):
@@ -474,7 +478,7 @@ def render_page(src: Path, rel: Path, metas: dict[Path, dict], exporter) -> None
     # plotly.js and KaTeX must load before require.js, or they register as AMD modules instead of globals
     body = body.replace('<script src="%srequire.js"></script>' % assets, head_js + '<script src="%srequire.js"></script>' % assets, 1)
     body = re.sub(r'<title>.*?</title>', f'<title>{html.escape(title)} – hetfl_explore</title>', body, count=1, flags=re.S)
-    header = f'<header class="hx-header"><h1>{html.escape(title)}</h1>' + (f'<p class="description">{html.escape(desc)}</p>' if desc else '') + '</header>'
+    header = f'<header class="hx-header"><h1>{html.escape(title)}</h1>' + (f'<p class="description">{inline_code(desc)}</p>' if desc else '') + '</header>'
     body = re.sub(r'(<body[^>]*>)', lambda m: m.group(1) + sidebar_html(rel, metas) + '<main class="hx-main">' + header, body, count=1)
     body = body.replace('</body>', pager_html(rel, metas) + '</main></body>', 1)
     body = body.replace(f'<script type="{WIDGET_VIEW}">', STATIC_BANNER + f'<script type="{WIDGET_VIEW}">')
