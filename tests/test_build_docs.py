@@ -136,3 +136,10 @@ def test_executed_record_matches_only_the_exact_notebook_code_and_flags(tmp_path
     monkeypatch.setattr(bd, 'tst_flags', lambda: {'slow'})
     assert not bd.executed_ok(nb)                                       # other flags skip other cells
     assert bd.fingerprint(nb) != bd.fingerprint(nb, 'another package')  # the package is part of it
+
+def test_sidebar_lists_every_notebook_and_both_configs_agree():
+    "Every notebook has a place in the sidebar (and so in the pager), and `_quarto.yml` at the root is the copy of `nbs/_quarto.yml`."
+    assert (ROOT/'_quarto.yml').read_text() == (ROOT/'nbs'/'_quarto.yml').read_text(), 'copy nbs/_quarto.yml to the root'
+    listed = [str(p) for _, ps in bd.sidebar_entries() for p in ps]
+    on_disk = {str(p.relative_to(bd.NBS)) for p in bd.notebooks(bd.NBS)}
+    assert sorted(on_disk - set(listed)) == [] and sorted(set(listed) - on_disk) == [] and len(listed) == len(set(listed))
