@@ -41,12 +41,11 @@ CALLOUT = re.compile(r'^:::\s*\{\.callout-(note|warning|tip|important|caution)[^
 RAW_FENCE = re.compile(r'(?:^|>):::', re.M)   # a Quarto fenced div left as text on a rendered page
 # Plotly FigureWidgets update their front end with delta messages, so the widget state nbclient saves holds the figure
 # as first displayed; this last cell re-sends every live figure whole (as plotly does on display) before saving.
-SYNC_FIGURES = '''import sys, warnings
+SYNC_FIGURES = '''import sys
 if 'plotly.graph_objects' in sys.modules:
-    import gc, copy, plotly.graph_objects as _go
-    with warnings.catch_warnings():   # isinstance on every live object touches deprecated lazy module attributes (torch)
-        warnings.simplefilter('ignore')
-        _ws = [o for o in gc.get_objects() if isinstance(o, _go.FigureWidget)]
+    import copy, plotly.graph_objects as _go
+    from ipywidgets.widgets import widget as _widget   # the registry of live widgets (a gc scan of every object took 5-15 s)
+    _ws = [o for o in list(_widget._instances.values()) if isinstance(o, _go.FigureWidget)]
     for _w in _ws:
         _w._widget_layout, _w._widget_data = copy.deepcopy(_w._layout_obj._props), copy.deepcopy(_w._data)
     del _ws'''
