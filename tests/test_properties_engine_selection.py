@@ -74,6 +74,8 @@ CASES = [
     ('engine.simulation.choose_backend', lambda v: sm.choose_backend({'flops': 1, 'params': 1}, v, torch.device('cpu')), 'batch_size', NOT_INT),
     ('engine.simulation.block_size', lambda v: sm.block_size({'params': 1, 'activations': 1}, v, torch.device('cpu')), 'batch_size', NOT_INT),
     ('engine.simulation.Simulation', lambda v: sm.Simulation(NET, v, pt.UniformSelector(), sm.RunConfig()), 'data', st.sampled_from([None, 3, 'x'])),
+    ('engine.simulation.RoundPlan', lambda v: sm.RoundPlan(0, pt.Selection([1, 2]), v, np.ones(2), None, np.zeros((2, 1, 1)), np.ones((2, 1, 1), bool), np.ones(2), 0.0),
+     'RoundPlan.dropped', st.sampled_from([None, 'x', [False, False], np.zeros(3, bool), np.zeros(2)])),
     ('engine.simulation.run_key', lambda v: sm.run_key(v), 'identity', st.sampled_from([None, 3, b'x'])),
     ('engine.simulation.run_fl', lambda v: sm.run_fl(NET, v), 'data', st.sampled_from([None, 3, 'x'])),
     ('engine.simulation.digits_federation', lambda v: sm.digits_federation(v), 'num_clients', NOT_INT),

@@ -1011,6 +1011,15 @@ class RoundPlan:
     valid: np.ndarray # (C, S, B) which entries of `local` are real samples
     steps: np.ndarray # (C,) local steps of each reporting client
     t0: float # `time.perf_counter()` when the round began (for `wall_time`)
+    def __post_init__(self):
+        check_int('RoundPlan.t', self.t, lo=0); check_type('RoundPlan.sel', self.sel, Selection)
+        n = len(self.sel.ids)
+        if not (isinstance(self.dropped, np.ndarray) and self.dropped.dtype == bool and self.dropped.shape == (n,)):
+            raise ValueError(f"RoundPlan.dropped: expected a boolean array of shape ({n},), got {self.dropped!r:.60}")
+        C = int((~self.dropped).sum())
+        for name, v, rows in (('dropped', self.dropped, n), ('done_frac', self.done_frac, n), ('local', self.local, C), ('valid', self.valid, C), ('steps', self.steps, C)):
+            if not isinstance(v, np.ndarray) or len(v) != rows:
+                raise ValueError(f"RoundPlan.{name}: expected an array with {rows} rows (one per {'selected' if rows == n else 'reporting'} client), got {v!r:.60}")
     @property
     def rep(self) -> np.ndarray:
         "The clients that will report: selected and not dropped, in selection order."
