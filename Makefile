@@ -93,6 +93,10 @@ bench: install
 	OMP_NUM_THREADS=1 $(PY) benchmarks/selection_sim.py
 	OMP_NUM_THREADS=$(BENCH_THREADS) $(PY) benchmarks/widgets.py --threads $(BENCH_THREADS)
 	OMP_NUM_THREADS=$(BENCH_THREADS) $(PY) benchmarks/engine.py --threads $(BENCH_THREADS)
+	OMP_NUM_THREADS=1 $(PY) benchmarks/crowd.py
+	OMP_NUM_THREADS=$(BENCH_THREADS) $(PY) benchmarks/trust.py
+	OMP_NUM_THREADS=$(BENCH_THREADS) $(PY) benchmarks/clustering.py
+	OMP_NUM_THREADS=1 $(PY) benchmarks/sweeps.py
 
 clean:
 	rm -rf _docs _docs_exec _proc test-artifacts .pytest_cache

@@ -7,8 +7,10 @@ MCL input: 1,000 Laplace-smoothed class profiles (8 classes, 20 planted groups),
 Gaussian similarities, symmetrised 5-NN graph as a scipy.sparse matrix. GP-FL: one `step()` (local SGD of every
 worker on its new batch, profile update, eccentricity re-grouping, group aggregation and evaluation).
 """
-import argparse, json, os, platform, time
+import argparse, os, sys, time
 from pathlib import Path
+sys.path.insert(0, str(Path(__file__).parent))
+from record import Bench, fig
 import numpy as np
 from sklearn.metrics import adjusted_rand_score
 from hetfl_explore.clustering.profiles import laplace_smooth, class_distance_matrix, distance_to_similarity, sparsify
@@ -40,7 +42,7 @@ def main():
     p.add_argument('--repeats', type=int, default=5)
     p.add_argument('--out', default=str(Path(__file__).parent / 'results' / 'clustering.json'))
     args = p.parse_args()
-    rng = np.random.default_rng(0)
+    bench, rng = Bench('clustering'), np.random.default_rng(0)
     A, groups = mcl_case(args.clients, rng)
     labels = mcl(A, inflation=1.7)
     med, best = timeit(lambda: mcl(A, inflation=1.7), args.repeats)
@@ -58,11 +60,7 @@ def main():
     w = max(len(r['case']) for r in rows)
     print(f"{'case':<{w}}  {'size':>5}  {'median s':>9}  {'best s':>8}  {'target s':>8}  {'clusters':>8}")
     for r in rows: print(f"{r['case']:<{w}}  {r['size']:>5}  {r['median_s']:>9.4f}  {r['best_s']:>8.4f}  {r['target_s']:>8.1f}  {r['clusters']:>8}")
-    meta = dict(python=platform.python_version(), numpy=np.__version__, machine=platform.machine(), cpus=os.cpu_count(),
-                omp_num_threads=os.environ.get('OMP_NUM_THREADS'), repeats=args.repeats,
-                command='OMP_NUM_THREADS=2 .venv/bin/python benchmarks/clustering.py')
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(dict(meta=meta, results=rows), indent=1) + '\n')
-    print(f"wrote {args.out}")
+    meta = dict(repeats=args.repeats, omp_num_threads=os.environ.get('OMP_NUM_THREADS'))
+    bench.write(dict(meta=meta, results=rows), {f"{r['case']} median": fig(r['median_s']) for r in rows}, args.out)
 
 if __name__ == '__main__': main()

@@ -5,8 +5,10 @@ Prints a table and writes benchmarks/results/crowd.json. Targets (CPU): PROMETHE
 criteria <= 50 ms; exact Shapley of the 12-player quadratic game <= 1 s; a 20-round race with 100 devices <= 120 s.
 Times are wall-clock on this machine (median and best of `repeats` calls after one warm-up; the race runs once).
 """
-import argparse, json, os, platform, time
+import argparse, os, sys, time
 from pathlib import Path
+sys.path.insert(0, str(Path(__file__).parent))
+from record import Bench, fig
 import numpy as np
 import torch
 from hetfl_explore.crowd.promethee import flows_sorted, flows_pairwise, PrometheeSelector, REFERENCE_CONFIG
@@ -54,7 +56,7 @@ def main():
     ap.add_argument('--quick', action='store_true', help='small sizes only (a smoke run)')
     ap.add_argument('--out', default=str(Path(__file__).parent / 'results' / 'crowd.json'))
     args = ap.parse_args()
-    rows = []
+    bench, rows = Bench('crowd'), []
     for name, fn in promethee_cases(args.quick):
         reps = 1 if 'pairwise n=10000' in name else args.repeats
         med, best = timeit(fn, reps); rows.append(dict(case=name, median_ms=round(med, 3), best_ms=round(best, 3)))
@@ -71,10 +73,8 @@ def main():
     print(f"{'case':<{w}}  {'median ms':>11}  {'best ms':>11}  target")
     for r in rows: print(f"{r['case']:<{w}}  {r['median_ms']:>11.3f}  {r['best_ms']:>11.3f}  {r.get('target_ms', '')} {'' if 'meets_target' not in r else ('ok' if r['meets_target'] else 'MISSED')}")
     if table is not None: print(table.round(3).to_string())
-    meta = dict(python=platform.python_version(), numpy=np.__version__, torch=torch.__version__, machine=platform.machine(), cpus=os.cpu_count(),
-                omp_num_threads=os.environ.get('OMP_NUM_THREADS'), repeats=args.repeats, command='OMP_NUM_THREADS=1 .venv/bin/python benchmarks/crowd.py')
+    meta = dict(repeats=args.repeats, omp_num_threads=os.environ.get('OMP_NUM_THREADS'))
     out = dict(meta=meta, results=rows, race_table=None if table is None else table.round(4).reset_index().to_dict('records'))
-    if not args.quick:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True); Path(args.out).write_text(json.dumps(out, indent=1) + '\n'); print(f"wrote {args.out}")
+    if not args.quick: bench.write(out, {f"{r['case']} median": fig(r['median_ms'], 'ms') for r in rows}, args.out)
 
 if __name__ == '__main__': main()

@@ -74,7 +74,9 @@ def committed(name: str) -> dict | None:
 def compare(figures: dict, old: dict | None, kind: str) -> dict:
     "Per figure: the record's value, ratio new/record, and whether it is > `WORSE_TOLERANCE` worse on the same machine kind."
     old_figs = (old or {}).get('figures', {})
-    same = bool(old) and old.get('machine', {}).get('machine_kind') == kind
+    old_machine = (old or {}).get('machine')
+    old_kind = old_machine.get('machine_kind') if isinstance(old_machine, dict) else None   # records before this helper: no kind
+    same = bool(old) and old_kind == kind
     out = {}
     for k, f in figures.items():
         o = old_figs.get(k, {}).get('value')
@@ -83,7 +85,7 @@ def compare(figures: dict, old: dict | None, kind: str) -> dict:
         ratio = f['value'] / o
         worse_by = ratio - 1 if f.get('better', 'lower') == 'lower' else 1 / ratio - 1 if ratio else float('inf')
         out[k] = dict(record=o, ratio=ratio, worse=bool(same and worse_by > WORSE_TOLERANCE))
-    return dict(same_machine_kind=same, record_machine_kind=(old or {}).get('machine', {}).get('machine_kind'), figures=out)
+    return dict(same_machine_kind=same, record_machine_kind=old_kind, figures=out)
 
 def report(figures: dict, cmp: dict) -> str:
     "A table: figure, value, unit, the record's value, ratio new/record and the WORSE flag."

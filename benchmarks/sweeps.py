@@ -14,7 +14,9 @@ from an empty sweep directory. Reported:
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/sweeps.py --quick    # 4 configurations, 2 rounds (a smoke test)
 """
 from __future__ import annotations
-import argparse, json, os, pathlib, platform, tempfile, time
+import argparse, os, pathlib, sys, tempfile, time
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+from record import Bench, fig
 from hetfl_explore.scale.sweeps import sweep_grid, run_sweep
 
 HERE = pathlib.Path(__file__).parent
@@ -39,7 +41,7 @@ def main():
     ap.add_argument('--configs', type=int, default=16); ap.add_argument('--rounds', type=int, default=20)
     ap.add_argument('--num-cpus', type=int, default=2); ap.add_argument('--quick', action='store_true')
     ap.add_argument('--out', default=str(HERE / 'results' / 'sweeps.json'))
-    a = ap.parse_args()
+    a, bench = ap.parse_args(), Bench('sweeps')
     n, rounds = (4, 2) if a.quick else (a.configs, a.rounds)
     grid = sweep_grid(['digits'], ['uniform', 'round_robin'], list(range(n // 2)), rounds=[rounds], clients_per_round=[3])
     seq, ray_ = timed_sweep(grid, 'sequential', a.num_cpus), timed_sweep(grid, 'ray', a.num_cpus)
@@ -52,12 +54,11 @@ def main():
               f"{r['configs_per_min_with_startup']:13.1f} {r['overhead_per_task_s']:15.3f}")
     print(f"Ray overhead per task against sequential ({a.num_cpus} CPUs x Ray wall - sequential wall, per task): "
           f"{ray_['overhead_vs_sequential_per_task_s']:.3f} s")
-    import ray, torch
     out = dict(grid=dict(configs=len(grid), rounds=rounds, clients=10, clients_per_round=3, selectors=['uniform', 'round_robin']),
-               num_cpus=a.num_cpus, sequential=seq, ray=ray_, load_average=os.getloadavg(), cpu_count=os.cpu_count(),
-               omp_num_threads=os.environ.get('OMP_NUM_THREADS'), python=platform.python_version(), ray_version=ray.__version__,
-               torch=torch.__version__, machine=platform.machine(), when=time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()))
-    pathlib.Path(a.out).write_text(json.dumps(out, indent=1))
-    print('wrote', a.out)
+               num_cpus=a.num_cpus, sequential=seq, ray=ray_, load_average=os.getloadavg(), cpu_count=os.cpu_count())
+    figures = {'sequential configurations/min': fig(seq['configs_per_min'], '1/min', 'higher'),
+               'ray configurations/min': fig(ray_['configs_per_min'], '1/min', 'higher'),
+               'ray overhead per task vs sequential': fig(ray_['overhead_vs_sequential_per_task_s'])}
+    bench.write(out, figures, a.out)
 
 if __name__ == '__main__': main()

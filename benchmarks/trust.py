@@ -10,9 +10,11 @@ The aggregation is one streaming pass per client (two in-place `addcdiv_` into t
 temporary): it is memory-bound, so it is timed with each intra-op thread count of `--threads`, side by side; on a
 loaded machine (load average above the core count) a second thread mostly waits at the parallel regions' barriers.
 """
-import argparse, json, os, platform, time
+import argparse, os, sys, time
 from datetime import datetime, timezone
 from pathlib import Path
+sys.path.insert(0, str(Path(__file__).parent))
+from record import Bench, fig
 import numpy as np
 import torch
 import cryptography
@@ -60,7 +62,7 @@ def main():
     p.add_argument('--threads', default='1,2', help='intra-op thread counts for the aggregation, comma-separated')
     p.add_argument('--out', default=str(Path(__file__).parent / 'results' / 'trust.json'))
     a = p.parse_args()
-    load_before, rows = os.getloadavg(), []
+    bench, rows = Bench('trust'), []
     threads = [int(t) for t in a.threads.split(',')]
     for name, fn in signing_cases(a.updates, a.params) + [c for th in threads for c in aggregation_cases(a.clients, a.big, th)]:
         med, best = timeit(fn, a.repeats); rows.append(dict(case=name, median_s=round(med, 4), best_s=round(best, 4)))
@@ -74,11 +76,7 @@ def main():
     print(f"{'case':<{w}}  {'median s':>9}  {'best s':>8}")
     for r in rows: print(f"{r['case']:<{w}}  {r['median_s']:>9.4f}  {r['best_s']:>8.4f}")
     for t in targets: print(f"{t['target']}: {t['measured_s']:.3f} s -> {'met' if t['met'] else 'NOT met'}")
-    meta = dict(python=platform.python_version(), torch=torch.__version__, cryptography=cryptography.__version__, machine=platform.machine(),
-                cpus=os.cpu_count(), omp_num_threads=os.environ.get('OMP_NUM_THREADS'), torch_threads=torch.get_num_threads(),
-                load_average_before=[round(x, 2) for x in load_before], load_average_after=[round(x, 2) for x in os.getloadavg()],
-                repeats=a.repeats, threads=threads, command=f'OMP_NUM_THREADS=2 .venv/bin/python benchmarks/trust.py --repeats {a.repeats} --threads {a.threads}')
-    Path(a.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(a.out).write_text(json.dumps(dict(meta=meta, rows=rows, targets=targets), indent=1))
+    meta = dict(cryptography=cryptography.__version__, repeats=a.repeats, threads=threads, omp_num_threads=os.environ.get('OMP_NUM_THREADS'))
+    bench.write(dict(meta=meta, rows=rows, targets=targets), {f"{r['case']} median": fig(r['median_s']) for r in rows}, a.out)
 
 if __name__ == '__main__': main()

@@ -56,3 +56,16 @@ def test_cpu_blocks_are_cache_sized_and_give_the_same_run():
     blocks = Simulation(lambda: mlp(64, 32, 10), d, UniformSelector(), RunConfig(**{**cfg.__dict__, 'block_clients': 7})).run(progress=False)
     assert torch.allclose(one.final_params, blocks.final_params, atol=1e-6)
     assert np.allclose(one.rounds.train_loss, blocks.rounds.train_loss, atol=1e-6)
+
+def test_every_benchmark_writes_the_record_and_runs_in_make_bench():
+    "Each script in benchmarks/ saves through `Bench` (machine, load, comparison with the committed record) and `make bench` runs it."
+    ROOT = BENCH.parent
+    scripts = sorted(p for p in (ROOT/"benchmarks").glob('*.py') if p.name != 'record.py')
+    make = (ROOT/'Makefile').read_text().split('\nbench:', 1)[1].split('\n\n', 1)[0]
+    assert [p.name for p in scripts if 'Bench(' not in p.read_text()] == []
+    assert [p.name for p in scripts if f'benchmarks/{p.name}' not in make] == []
+
+def test_a_record_from_before_the_helper_is_compared_without_a_machine_kind():
+    rec = _load('record')
+    cmp = rec.compare({'x': rec.fig(2.0)}, {'machine': 'x86_64', 'figures': {}}, 'AMD|2 cpus|1 threads')
+    assert cmp['same_machine_kind'] is False and cmp['record_machine_kind'] is None and cmp['figures']['x']['ratio'] is None
