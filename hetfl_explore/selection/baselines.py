@@ -51,14 +51,9 @@ def _choice_kernel(p, size, rng):
         for i in range(n):                            # np.cumsum: one addition after the other
             c += q[i]; cdf[i] = c
         for i in range(n): cdf[i] /= c                # cdf /= cdf[-1]
-        for u in x:
-            lo, hi = 0, n                             # searchsorted(side='right'): the first share above u
-            while lo < hi:
-                mid = (lo + hi) // 2
-                if cdf[mid] <= u: lo = mid + 1
-                else: hi = mid
-            if not taken[lo]:                         # np.unique's first occurrences, kept in draw order
-                taken[lo] = True; found[n_uniq] = lo; n_uniq += 1
+        for i in np.searchsorted(cdf, x, side='right'):   # the first share above each uniform
+            if not taken[i]:                          # np.unique's first occurrences, kept in draw order
+                taken[i] = True; found[n_uniq] = i; n_uniq += 1
     return found
 
 # %% ../../nbs/selection/08_baselines.ipynb #f32d1afa
