@@ -6,9 +6,10 @@ The federation is spawrious_gci_100's matrices tiled to `--clients` clients; eac
 9 is `simulate_selection`'s default κ, 100 is 10% of the clients).
 Reported: wall and thread-CPU seconds per run (median of `--repeats`), the first run's CPU, milliseconds per round, and the target (< 1 s a run).
 The CPU time of the Python thread (`time.thread_time`) is insensitive to other users' load; the wall time is not.
-The FedDiverse variants and the literal selector run compiled (numba) at this scale: the first call in a process loads
-numba's on-disk cache (about 1 s; compiling on a fresh machine takes longer), so the median of `--repeats` is the
-steady state and `walls` / `cpus` in the JSON keep every repeat. FedRK solves its QP (over a second at 1,000 clients)
+The FedDiverse variants, the literal selector and the weighted draws without replacement of the explorer selectors
+(`sample_by`'s replay of numpy's `Generator.choice`: EqW, pow-d, AFL_G, Oort, FedPNS, FedRK) run compiled (numba) at
+this scale: the first call in a process loads numba's on-disk cache (about 1 s; compiling on a fresh machine takes
+longer), so the median of `--repeats` is the steady state and `walls` / `cpus` in the JSON keep every repeat. FedRK solves its QP (over a second at 1,000 clients)
 once per federation and reuses it: each selector's first repeat starts cold (`first_cpu_s`, the '1st cpu' column).
 Prints a table (and the record comparison) and writes benchmarks/results/selection_sim.json.
 """

@@ -154,3 +154,169 @@ def test_fedrk_weights_are_solved_once_per_federation_and_equal_a_fresh_solve():
     np.testing.assert_array_equal(FedRKSelector(N, floor=0.05).weights, fedrk_weights(N, 0.05))   # the floor is part of the key
     M = N.copy(); M[0, 0, 0] += 1
     np.testing.assert_array_equal(FedRKSelector(M).weights, fedrk_weights(M, 1e-3))             # other matrices, other weights
+
+# ---- the explorer selectors at scale: numpy's choice replayed compiled, partial sorts, lighter reports (issue 24) ------
+import torch
+import hetfl_explore.selection.baselines as sb, hetfl_explore.selection.efficiency as se, hetfl_explore.selection.constraints as sc
+import hetfl_explore.engine.protocol as pr
+from hetfl_explore.engine.protocol import Selection, check_array, Reports, FAKE_LOSS, FAKE_LOSS_DROP, FAKE_UPDATE_SD, FAKE_BATCH, FAKE_TIME, FAKE_ENERGY
+from hetfl_explore.foundation.core import check_int
+
+def choice_cases(n_cases, seed=123):
+    "Random weights (plain, with zeros, with ties, peaked, one dominant), a population, a size from 0 to the positive count, a seed."
+    g = np.random.default_rng(seed)
+    for i in range(n_cases):
+        n = int(g.integers(1, 1500)); p = g.random(n)
+        kind = i % 5
+        if kind == 1: p[g.random(n) < 0.7] = 0
+        if kind == 2: p = np.round(3 * p)                                  # ties and zeros
+        if kind == 3: p = np.exp(g.normal(0, 8, n))                       # a few clients carry almost all the weight
+        if kind == 4: p = np.full(n, 1e-3); p[int(g.integers(n))] = 1e3   # one dominant client, the rest tied
+        if not (p > 0).any(): p[0] = 1
+        yield g.permutation(2 * n)[:n], p / p.sum(), int(g.integers(0, np.count_nonzero(p) + 1)), int(g.integers(2**31))
+
+def test_compiled_choice_is_generator_choice_draw_for_draw():
+    "`_choice_kernel` returns `Generator.choice(replace=False, p=p)`'s indices and leaves the stream where numpy leaves it (400 cases)."
+    for ids, p, m, s in choice_cases(400):
+        r1, r2 = np.random.default_rng(s), np.random.default_rng(s)
+        np.testing.assert_array_equal(ids.take(sb._choice_kernel(p, m, r1)), r2.choice(ids, m, replace=False, p=p))
+        assert r1.random() == r2.random()
+
+@pytest.mark.parametrize('bitgen', [np.random.PCG64, np.random.PCG64DXSM, np.random.MT19937, np.random.Philox, np.random.SFC64])
+def test_compiled_choice_with_every_bit_generator(bitgen):
+    "The same draws whatever bit generator the stream uses (`_choice_no_replace` above its threshold)."
+    for ids, p, m, s in choice_cases(40, seed=5):
+        r1, r2 = np.random.Generator(bitgen(s)), np.random.Generator(bitgen(s))
+        np.testing.assert_array_equal(sb._choice_no_replace(ids, p, m, r1), r2.choice(ids, m, replace=False, p=p))
+        assert r1.random() == r2.random()
+
+@pytest.mark.parametrize('p,m', [([0.5, np.nan, 0.5], 1), ([0.5, -0.1, 0.6], 1), ([0.2, 0.2, 0.2], 1), ([1.0, 0, 0], 2),
+                                 ([0.5, 0.5], 3), ([0.5, 0.5, 0.0], 1)])
+def test_choice_no_replace_gives_numpys_errors_on_bad_input(p, m, monkeypatch):
+    "Weights numpy refuses (NaN, negative, not summing to 1, too few positive, shape) get numpy's own error; the compiled path is never reached."
+    monkeypatch.setattr(sb, 'CHOICE_COMPILED_MIN', 0)
+    ids, p = np.arange(3), np.array(p)
+    try: want = np.random.default_rng(0).choice(ids, m, replace=False, p=p)
+    except ValueError as e: want = e
+    if isinstance(want, ValueError):
+        with pytest.raises(ValueError, match=str(want).split('.')[0]): sb._choice_no_replace(ids, p, m, np.random.default_rng(0))
+    else: np.testing.assert_array_equal(sb._choice_no_replace(ids, p, m, np.random.default_rng(0)), want)
+
+def old_sample_by(ids, p, m, rng):
+    "`sample_by` before issue 24: np.nan_to_num, np.clip and numpy's `Generator.choice` (the oracle)."
+    ids, p = np.asarray(ids), np.clip(np.nan_to_num(check_array('p', p, 1)), 0, None)
+    m = min(check_int('m', m, lo=0), len(ids))
+    pos = p > 0
+    if pos.sum() >= m: return rng.choice(ids, size=m, replace=False, p=p / p.sum())
+    rest = rng.choice(ids[~pos], size=m - int(pos.sum()), replace=False)
+    return np.concatenate([ids[pos], rest])
+
+def test_sample_by_equals_the_old_sample_by():
+    "NaN, ±inf, negative and zero weights, more draws than positive weights, small and large populations: the same ids, the same stream."
+    g, refused = np.random.default_rng(9), 0
+    for case in range(300):
+        n = int(g.integers(1, 700)); p = g.normal(1, 1, n) * (g.random(n) < 0.8)
+        p[g.random(n) < 0.02] = np.nan; p[g.random(n) < 0.01] = -np.inf
+        if case % 7 == 0: p[int(g.integers(n))] = np.inf
+        m, s = int(g.integers(0, n + 1)), int(g.integers(2**31))
+        if m == 0: m = 1
+        r1, r2 = np.random.default_rng(s), np.random.default_rng(s)
+        try: want = old_sample_by(np.arange(n) * 3, p, m, r2)
+        except ValueError as e:                                         # an infinite weight: numpy refuses the overflowing sum
+            with pytest.raises(ValueError, match=str(e)[:30]): sb.sample_by(np.arange(n) * 3, p, m, r1)
+            refused += 1; continue
+        np.testing.assert_array_equal(sb.sample_by(np.arange(n) * 3, p, m, r1), want)
+        assert r1.random() == r2.random()
+    assert refused < 60                                                 # most cases draw
+
+def test_linear_quantile_is_numpys_quantile_to_the_last_bit():
+    "`_linear_quantile` (a partial sort) equals np.quantile's default 'linear' method on sizes 1-2000, ties, spreads and q at the ends."
+    g = np.random.default_rng(4)
+    for n in [1, 2, 3, 4, 5, 10, 19, 20, 21, 99, 100, 101, 1000, 2000]:
+        for x in (g.random(n), np.round(3 * g.random(n)), g.lognormal(0, 4, n), -g.random(n) * 1e-300, np.full(n, 0.7)):
+            for q in (0.0, 1e-9, 0.25, 0.5, 0.95, 0.999999, 1.0, *g.random(5)):
+                got, want = sc._linear_quantile(x.copy(), float(q)), np.quantile(x, float(q))
+                assert got == want, (n, q, got, want)
+
+def test_lowest_is_the_stable_argsort_prefix():
+    "`_lowest(x, n)` is the set of the first n of a stable argsort: with ties at the cut, all tied, n from 0 to len(x)."
+    g = np.random.default_rng(2)
+    for n in [0, 1, 2, 3, 8, 64, 999]:
+        for x in (g.random(n), np.round(5 * g.random(n)), np.zeros(n), -np.arange(n, dtype=float)):
+            for m in sorted({0, 1, n // 4, n // 2, int(0.75 * n), n - 1, n}):
+                if not 0 <= m <= n: continue
+                got = se._lowest(x, m)
+                assert len(got) == m and set(got.tolist()) == set(np.argsort(x, kind='stable')[:m].tolist()), (n, m)
+
+def old_synthetic_reports(t, ids, n_samples, rng, n_params=pr.FAKE_PARAMS):
+    "`synthetic_reports` before issue 24 (Tensor.float() and Tensor.norm): the oracle."
+    m = len(ids); loss = rng.uniform(*FAKE_LOSS, m)
+    upd = torch.from_numpy(rng.normal(0, FAKE_UPDATE_SD, (m, n_params))).float()
+    return Reports(round=t, ids=np.asarray(ids, np.int64), n_samples=np.asarray(n_samples)[ids], loss=loss,
+                   loss_before=loss + rng.uniform(*FAKE_LOSS_DROP, m), steps=np.ceil(np.asarray(n_samples)[ids] / FAKE_BATCH).astype(np.int64),
+                   update_norm=upd.norm(dim=1).numpy().astype(np.float64), time=rng.uniform(*FAKE_TIME, m),
+                   energy=rng.uniform(*FAKE_ENERGY, m), updates=upd, global_params=torch.zeros(n_params))
+
+def test_synthetic_reports_equal_the_old_reports_field_by_field():
+    "Every field (dtype and bits), and the stream left behind, on several seeds, report sizes and parameter lengths."
+    sizes = np.random.default_rng(0).integers(1, 500, 300)
+    for seed, m, P in [(0, 0, 8), (1, 1, 8), (2, 9, 8), (3, 100, 8), (4, 37, 1), (5, 12, 33), (6, 300, 8)]:
+        ids = np.random.default_rng(seed).permutation(300)[:m]
+        r1, r2 = np.random.default_rng(seed), np.random.default_rng(seed)
+        a, b = pr.synthetic_reports(seed, ids, sizes, r1, P), old_synthetic_reports(seed, ids, sizes, r2, P)
+        for f in ('ids', 'n_samples', 'loss', 'loss_before', 'steps', 'update_norm', 'time', 'energy'):
+            x, y = getattr(a, f), getattr(b, f)
+            assert x.dtype == y.dtype and np.array_equal(x, y), f
+        for f in ('updates', 'global_params'):
+            x, y = getattr(a, f), getattr(b, f)
+            assert x.dtype == y.dtype and torch.equal(x, y), f
+        assert r1.random() == r2.random()
+
+def old_exploit(self, cand, u, m, rng):
+    "Oort.exploit before issue 24 (a full sort for the k-th utility)."
+    kth = np.sort(u)[::-1][min(m, len(u)) - 1]
+    pool = u >= self.cutoff * kth
+    return sc.sample_by(cand[pool], u[pool], m, rng) if pool.sum() >= m else sc.top_by(cand, u, m, rng)
+
+def old_oort_select(self, t, clients, k, rng):
+    "Oort.select before issue 24 (np.isin for the collected utility)."
+    ids, m = clients.available, sc.budget(k, clients)
+    util = self.utilities(clients, ids, t); seen = np.isfinite(util)
+    explored = self.explore_fresh(clients, ids[~seen], m, int(seen.sum()), rng)
+    exploited = np.array([], np.int64)
+    if m - len(explored):
+        exploited = self.exploit(ids[seen], util[seen], m - len(explored), rng)
+        self.collected.append(float(util[np.isin(ids, exploited)].sum())); self._pace()
+    self.explore = max(self.explore_min, self.explore * self.decay)
+    return Selection(np.concatenate([exploited, explored]))
+
+@pytest.fixture
+def old_paths(monkeypatch):
+    "Switch the simulation back to the paths before issue 24: numpy's choice, np.quantile, argsort, np.sort, np.isin, torch casts."
+    def use():
+        for mod in (sb, se, sc): monkeypatch.setattr(mod, 'sample_by', old_sample_by)
+        monkeypatch.setattr(fs, '_choice_no_replace', lambda a, p, size, rng: rng.choice(a, size=size, replace=False, p=p))
+        monkeypatch.setattr(sc, '_linear_quantile', lambda x, q: np.quantile(x, q))
+        monkeypatch.setattr(se, '_lowest', lambda x, n: np.argsort(x, kind='stable')[:max(n, 0)])
+        monkeypatch.setattr(sc.Oort, 'exploit', old_exploit); monkeypatch.setattr(sc.Oort, 'select', old_oort_select)
+        for mod in (pr, fs): monkeypatch.setattr(mod, 'synthetic_reports', old_synthetic_reports)
+    return use
+
+TILED_1000 = np.concatenate([np.asarray(federation('spawrious_gci_100').matrices, float)] * 10)   # the benchmark's federation
+
+@pytest.mark.parametrize('name', ['AFL_G', 'Oort', 'fedrk', 'EqW', 'pow-d', 'FedPNS'])
+def test_explorer_selectors_at_scale_pick_what_the_old_paths_pick(name, old_paths):
+    "1,000 clients, κ in {1, 2, 9, 100}, two seeds, all or every third client available: the same picks round by round, the same state."
+    from hetfl_explore.feddiverse.selector import make_selector
+    runs = [(k, seed, av) for k in (1, 2, 9, 100) for seed in (0, 1) for av in (None, np.arange(1, 1000, 3))]
+    def run_all():
+        out = []
+        for k, seed, av in runs:
+            sel = make_selector(name, TILED_1000, 0.0, seed)
+            out.append((simulate_selection(TILED_1000, sel, 30, k, seed, available=av).selected, sel))
+        return out
+    fast = run_all(); old_paths(); ref = run_all()
+    for (a, s1), (b, s2), run in zip(fast, ref, runs):
+        np.testing.assert_array_equal(a, b, err_msg=str(run))
+        if name == 'Oort': assert s1.collected == s2.collected and s1.preferred == s2.preferred and s1.explore == s2.explore
+        if name == 'AFL_G': np.testing.assert_array_equal(s1.value, s2.value)

@@ -221,11 +221,11 @@ def synthetic_reports(t:int, # the round
                      ) -> Reports:
     "Random but well-formed `Reports` for `ids`, to exercise a selector's `observe` without training."
     n_params = check_int('n_params', n_params, lo=1)
-    m = len(ids); loss = rng.uniform(*FAKE_LOSS, m)
-    upd = torch.from_numpy(rng.normal(0, FAKE_UPDATE_SD, (m, n_params))).float()
-    return Reports(round=t, ids=np.asarray(ids, np.int64), n_samples=np.asarray(n_samples)[ids], loss=loss,
-                   loss_before=loss + rng.uniform(*FAKE_LOSS_DROP, m), steps=np.ceil(np.asarray(n_samples)[ids] / FAKE_BATCH).astype(np.int64),
-                   update_norm=upd.norm(dim=1).numpy().astype(np.float64), time=rng.uniform(*FAKE_TIME, m),
+    m, ns = len(ids), np.asarray(n_samples)[ids]; loss = rng.uniform(*FAKE_LOSS, m)
+    upd = torch.from_numpy(rng.normal(0, FAKE_UPDATE_SD, (m, n_params)).astype(np.float32))   # float32 rounding as Tensor.float()
+    return Reports(round=t, ids=np.asarray(ids, np.int64), n_samples=ns, loss=loss,
+                   loss_before=loss + rng.uniform(*FAKE_LOSS_DROP, m), steps=np.ceil(ns / FAKE_BATCH).astype(np.int64),
+                   update_norm=torch.linalg.vector_norm(upd, dim=1).numpy().astype(np.float64), time=rng.uniform(*FAKE_TIME, m),
                    energy=rng.uniform(*FAKE_ENERGY, m), updates=upd, global_params=torch.zeros(n_params))
 
 # %% ../../nbs/engine/06_protocol.ipynb #50c3de3c

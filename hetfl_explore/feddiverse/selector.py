@@ -18,7 +18,7 @@ from ..foundation.core import check_int, check_float, check_choice, check_type, 
 from ..foundation.hetero import as_counts, dht, client_types, TYPES
 from ..engine.protocol import (Selector, Selection, ClientView, UniformSelector, RoundRobinSelector, make_view,
                                            synthetic_reports, as_selection)
-from ..selection.baselines import EqW, FedPNS
+from ..selection.baselines import EqW, FedPNS, _choice_no_replace
 from ..selection.efficiency import PowD, ActiveFL, FLCIR
 from ..selection.constraints import Oort, QFFL
 
@@ -695,7 +695,7 @@ class FedRKSelector(Selector):
         av = clients.available; p = self.weights[av]
         k = min(check_int('k', k, lo=1), len(av))
         if (p > 0).sum() < k: p = np.full(len(av), 1 / len(av))      # floor 0 and too few non-zero weights
-        return Selection(np.sort(rng.choice(av, size=k, replace=False, p=p / p.sum())))
+        return Selection(np.sort(_choice_no_replace(av, p / p.sum(), k, rng)))   # `rng.choice`, compiled at scale (the same draws)
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #08ba53f1
 @dataclass

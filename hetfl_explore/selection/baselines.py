@@ -6,6 +6,7 @@
 from __future__ import annotations
 import numpy as np
 import torch
+from numba import njit
 from fastcore.basics import patch
 from ..foundation.core import check_int, check_float, check_type, check_choice, spawn_seeds
 from ..engine.protocol import Selection, ClientView, Selector, RoundRobinSelector, check_array
@@ -13,8 +14,9 @@ from ..engine.simulation import fednova_rule
 from .taxonomy import placement
 
 # %% auto #0
-__all__ = ['TINY', 'budget', 'top_by', 'sample_by', 'softmax', 'allocate', 'stratified_pick', 'EqRep', 'EqW', 'RoundRobin',
-           'FedNova', 'flag_opposing', 'FedPNS', 'sketch', 'ward_clusters', 'HCSFed']
+__all__ = ['CHOICE_COMPILED_MIN', 'SUM_TOL', 'MAX_WEIGHT', 'TINY', 'budget', 'top_by', 'sample_by', 'softmax', 'allocate',
+           'stratified_pick', 'EqRep', 'EqW', 'RoundRobin', 'FedNova', 'flag_opposing', 'FedPNS', 'sketch',
+           'ward_clusters', 'HCSFed']
 
 # %% ../../nbs/selection/08_baselines.ipynb #d4e9907d
 def budget(k:int, # requested number of clients
@@ -33,18 +35,55 @@ def top_by(ids:np.ndarray, # candidate client ids
     order = np.lexsort((rng.random(len(ids)), -values))
     return ids[order[:m]]
 
+# %% ../../nbs/selection/08_baselines.ipynb #2422075d
+CHOICE_COMPILED_MIN = 256 # candidates × draws from which `sample_by` draws compiled (same draws): below it numpy's loop is cheaper than loading the kernel
+SUM_TOL = 1e-9 # |sum(p) - 1| accepted by the compiled draw: well inside numpy's sqrt(eps) check, so numpy would accept the same p
+
+@njit(cache=True)
+def _choice_kernel(p, size, rng):
+    "The indices `Generator.choice(len(p), size, replace=False, p=p)` returns, from the same uniforms in the same order."
+    n = len(p); q, cdf = p.copy(), np.empty(n)
+    found, taken, n_uniq = np.empty(size, np.int64), np.zeros(n, np.bool_), 0
+    while n_uniq < size:
+        x = rng.random(size - n_uniq)                 # one uniform per missing client
+        for j in range(n_uniq): q[found[j]] = 0.0     # the clients found so far weigh nothing
+        c = 0.0
+        for i in range(n):                            # np.cumsum: one addition after the other
+            c += q[i]; cdf[i] = c
+        for i in range(n): cdf[i] /= c                # cdf /= cdf[-1]
+        for i in np.searchsorted(cdf, x, side='right'):   # the first share above each uniform
+            if not taken[i]:                          # np.unique's first occurrences, kept in draw order
+                taken[i] = True; found[n_uniq] = i; n_uniq += 1
+    return found
+
+# %% ../../nbs/selection/08_baselines.ipynb #f32d1afa
+def _choice_no_replace(a:np.ndarray, # 1-d population
+                       p:np.ndarray, # probabilities, one per entry of `a`
+                       size:int, # how many distinct entries to draw
+                       rng:np.random.Generator, # random stream
+                      ) -> np.ndarray:
+    "`rng.choice(a, size, replace=False, p=p)`, compiled from `CHOICE_COMPILED_MIN` candidates × draws (the same draws)."
+    q = np.asarray(p, dtype=np.float64)
+    if (not isinstance(rng, np.random.Generator) or len(a) * size < CHOICE_COMPILED_MIN or q.shape != (len(a),)
+            or not np.isfinite(q).all() or (q < 0).any() or abs(q.sum() - 1) > SUM_TOL or np.count_nonzero(q) < size):
+        return rng.choice(a, size=size, replace=False, p=p)   # small draws, and numpy's own errors for bad input
+    return a.take(_choice_kernel(np.ascontiguousarray(q), size, rng))
+
 # %% ../../nbs/selection/08_baselines.ipynb #676d8404
+MAX_WEIGHT = float(np.finfo(np.float64).max) # what an infinite sampling weight counts as (np.nan_to_num's value)
+
 def sample_by(ids:np.ndarray, # candidate client ids
               p:np.ndarray, # non-negative sampling weights, one per candidate
               m:int, # how many distinct ids to draw
               rng:np.random.Generator, # random stream
              ) -> np.ndarray:
     "Draw `m` distinct ids with probability proportional to `p`; zero-weight ids fill up only when too few are positive."
-    ids, p = np.asarray(ids), np.clip(np.nan_to_num(check_array('p', p, 1)), 0, None)
+    ids, p = np.asarray(ids), check_array('p', p, 1)
+    p = np.where(p > 0, np.minimum(p, MAX_WEIGHT), 0.0)   # NaN and negative weights count as 0, +inf as the largest float
     m = min(check_int('m', m, lo=0), len(ids))
-    pos = p > 0
-    if pos.sum() >= m: return rng.choice(ids, size=m, replace=False, p=p / p.sum())
-    rest = rng.choice(ids[~pos], size=m - int(pos.sum()), replace=False)
+    pos = p > 0; n_pos = int(np.count_nonzero(pos))
+    if n_pos >= m: return _choice_no_replace(ids, p / p.sum(), m, rng)
+    rest = rng.choice(ids[~pos], size=m - n_pos, replace=False)
     return np.concatenate([ids[pos], rest])
 
 def softmax(v:np.ndarray, # values (may contain -inf)
@@ -52,7 +91,7 @@ def softmax(v:np.ndarray, # values (may contain -inf)
            ) -> np.ndarray:
     "exp(beta v) normalised, numerically stable; all -inf gives all zeros."
     v = check_float('beta', beta) * check_array('v', v)
-    if np.isnan(v).any() or np.isposinf(v).any():   # +inf (or 0 * inf) has no weight to normalise: refuse, never guess
+    if np.isnan(v).any() or (v == np.inf).any():   # +inf (or 0 * inf) has no weight to normalise: refuse, never guess
         raise ValueError(f"v={v!r} (times beta={beta}): expected finite values or -inf, got +inf or NaN")
     if not np.isfinite(v).any(): return np.zeros_like(v)
     e = np.exp(v - v[np.isfinite(v)].max()); e[~np.isfinite(v)] = 0

@@ -4,6 +4,7 @@
 
 # %% ../../nbs/selection/10_constraints.ipynb #6991ad2a
 from __future__ import annotations
+import math
 import numpy as np
 import torch
 from fastcore.basics import patch
@@ -190,6 +191,17 @@ class QFFL(Selector):
         if self.step == 'q-fedavg': return Selection(ids)
         return Selection(ids, self.weights(clients.n_samples[ids], clients.ask(ids, 'loss')))
 
+# %% ../../nbs/selection/10_constraints.ipynb #43e83b08
+def _linear_quantile(x:np.ndarray, # non-empty 1-d array of finite values
+                     q:float, # the quantile, in [0, 1]
+                    ) -> float:
+    "`np.quantile(x, q)` (method 'linear'): the same two order statistics from a partial sort, the same interpolation."
+    h = (len(x) - 1) * q; i = math.floor(h)
+    if h >= len(x) - 1: return x.max()
+    a, b = np.partition(x, (i, i + 1))[i:i + 2]
+    g, d = h - i, b - a
+    return b - d * (1 - g) if g >= 0.5 else a + d * g
+
 # %% ../../nbs/selection/10_constraints.ipynb #b18e5274
 OORT_STALENESS = 0.1 # weight of the staleness bonus sqrt(0.1 ln t / t_k) in Oort's reference code
 
@@ -199,7 +211,7 @@ def normalised_utility(u:np.ndarray, # statistical utilities (nan: never tried)
     "Min-max normalisation to [0, 1] of the tried clients' utilities, capped at their `clip` quantile (Oort's reference code)."
     u, clip = check_array('u', u), check_float('clip', clip, 0, 1, lo_open=True); ok = np.isfinite(u)
     if not ok.any(): return u
-    lo, hi = u[ok].min(), np.quantile(u[ok], clip)
+    lo, hi = u[ok].min(), _linear_quantile(u[ok], clip)
     return np.where(ok, (np.minimum(u, hi) - lo) / max(hi - lo, WEIGHT_FLOOR), np.nan)
 
 def oort_utility(n_samples:np.ndarray, # |B_k| per client
@@ -283,7 +295,7 @@ def exploit(self:Oort, cand:np.ndarray, # tried available clients
             rng:np.random.Generator, # the run's selection stream
            ) -> np.ndarray:
     "Sample `m` clients by utility among those above the cut-off (the top `m` when too few pass)."
-    kth = np.sort(u)[::-1][min(m, len(u)) - 1]
+    j = len(u) - min(m, len(u)); kth = np.partition(u, j)[j]   # the min(m, len(u))-th largest utility
     pool = u >= self.cutoff * kth
     return sample_by(cand[pool], u[pool], m, rng) if pool.sum() >= m else top_by(cand, u, m, rng)
 
@@ -297,7 +309,8 @@ def select(self:Oort, t, clients, k, rng):
     exploited = np.array([], np.int64)
     if m - len(explored):
         exploited = self.exploit(ids[seen], util[seen], m - len(explored), rng)
-        self.collected.append(float(util[np.isin(ids, exploited)].sum())); self._pace()
+        mine = np.zeros(clients.num_clients, bool); mine[exploited] = True      # membership of `ids` in `exploited`
+        self.collected.append(float(util[mine[ids]].sum())); self._pace()
     self.explore = max(self.explore_min, self.explore * self.decay)
     return Selection(np.concatenate([exploited, explored]))
 

@@ -25,6 +25,16 @@ def _loss_seen(reports) -> np.ndarray:
     lb = np.asarray(reports.loss_before, dtype=np.float64)
     return np.where(np.isfinite(lb), lb, np.asarray(reports.loss, dtype=np.float64))
 
+def _lowest(x:np.ndarray, # 1-d values without NaN
+            n:int, # how many to return
+           ) -> np.ndarray:
+    "Positions of the `n` smallest values, ties to the lower position: the first `n` of a stable argsort, as a set (a partial sort)."
+    if n <= 0: return np.array([], np.int64)
+    if n >= len(x): return np.arange(len(x))
+    t = np.partition(x, n - 1)[n - 1]                     # the n-th smallest value
+    below = np.flatnonzero(x < t)                         # fewer than n: all of them, then the first ties
+    return np.concatenate([below, np.flatnonzero(x == t)[:n - len(below)]])
+
 def round_half_up(x:float, # the number to round
                  ) -> int:
     "Round to the nearest integer, halves up (Python's `round` rounds halves to even)."
@@ -51,7 +61,7 @@ class ActiveFL(Selector):
                      ) -> np.ndarray:
         "Sampling probabilities over `ids`: the lowest `alpha1` fraction of finite valuations dropped, softmax on the rest."
         v = self.value[ids].copy(); fin = np.flatnonzero(np.isfinite(v))
-        drop = fin[np.argsort(v[fin], kind='stable')[:int(self.alpha1 * len(fin))]]
+        drop = fin[_lowest(v[fin], int(self.alpha1 * len(fin)))]
         v[drop] = -np.inf
         return softmax(v, self.alpha2)
 
