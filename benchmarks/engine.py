@@ -41,8 +41,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from hetfl_explore.engine.simulation import (RunConfig, Simulation, ParamLayout, cnn, mlp, digits_federation, model_profile, evaluate,
-                                  choose_backend)
+from hetfl_explore.engine.simulation import (RunConfig, Simulation, ParamLayout, Flatten1, cnn, mlp, digits_federation, model_profile, evaluate,
+                                  choose_backend, pool_before_relu)
 from hetfl_explore.engine.protocol import UniformSelector
 
 HERE = pathlib.Path(__file__).parent
@@ -150,30 +150,125 @@ def train_flops(w, plan) -> float:
     samples = np.mean([sum(len(b) for *bs, _ in rnd for b in bs) for rnd in plan])
     return 3 * prof['flops'] * samples + prof['flops'] * len(w['data'].x_test)
 
-def bare_sgd_round(w, plan, device='cpu') -> list:
+def bare_sgd_round(w, plan, device='cpu', channels_last=True, reorder=True, inplace_relu=False, compiled=False, eval_chunk=None) -> dict:
     """The bare-SGD ceiling: each round of the replay plan as bare `torch.optim.SGD` steps on one model over pre-gathered
     batches (the runners' exact steps: same batches, same thread count), plus the same test-set forward; nothing of FL
-    around it (no broadcast, no per-client copies, no aggregation, no bookkeeping). One untimed warm-up round; returns the
-    seconds of every round (the caller takes the median over rounds after the first, as for the runners)."""
+    around it (no broadcast, no per-client copies, no aggregation, no bookkeeping). The defaults are the engine's own
+    arithmetic at its fastest: channels-last images and `pool_before_relu` (the engine's training twin, used here for the
+    test forward too). The other options are the experiments of `--tricks`. One untimed warm-up round (its seconds are
+    `warmup_s`: the compile time with `compiled`); returns the seconds of every round (the caller takes the median over
+    rounds after the first, as for the runners) and the parameters after the warm-up round."""
     d, cfg = w['data'].to(device), w['config']
     model = init_model(w['model_fn'], cfg.seed).to(device)
-    image = d.x.dim() == 4 and any(isinstance(m, torch.nn.Conv2d) for m in model.modules())
+    image = channels_last and d.x.dim() == 4 and any(isinstance(m, torch.nn.Conv2d) for m in model.modules())
     cl = (lambda t: t.contiguous(memory_format=torch.channels_last)) if image else (lambda t: t)
     if image: model.to(memory_format=torch.channels_last)  # the engine's layout for images, so this bounds its runs
+    net = pool_before_relu(model) if reorder else model
+    if inplace_relu: net = relu_in_place(net)
+    fwd = torch.compile(net) if compiled else net
     rounds = [[(cl(d.x[torch.as_tensor(b, device=device)]), d.y[torch.as_tensor(b, device=device)]) for *bs, _ in rnd for b in bs] for rnd in plan]
-    x_test = cl(d.x_test)
+    x_test = cl(d.x_test); chunk = eval_chunk or len(x_test)
     opt = torch.optim.SGD(model.parameters(), lr=cfg.lr)
     sync = torch.cuda.synchronize if str(device).startswith('cuda') else (lambda: None)
-    def one(batches):
+    def one(batches):  # -> (seconds of the training steps, of the test forward)
+        t = time.perf_counter()
         for xb, yb in batches:
-            loss = F.cross_entropy(model(xb), yb); opt.zero_grad(); loss.backward(); opt.step()
+            loss = F.cross_entropy(fwd(xb), yb); opt.zero_grad(); loss.backward(); opt.step()
+        sync(); t1 = time.perf_counter()
+        with torch.no_grad():
+            for i in range(0, len(x_test), chunk): fwd(x_test[i:i + chunk]).argmax(1)
+        sync(); return t1 - t, time.perf_counter() - t1
+    warmup = sum(one(rounds[0]))
+    params = ParamLayout(model).flatten(model).cpu()
+    split = np.array([one(batches) for batches in rounds])
+    return dict(rounds=split.sum(1).tolist(), train=split[:, 0].tolist(), test=split[:, 1].tolist(), warmup_s=warmup, params=params)
+
+def relu_in_place(net):
+    "A copy of the Sequential `net` (shared parameters) whose ReLUs work in place."
+    return torch.nn.Sequential(*[torch.nn.ReLU(inplace=True) if type(m) is torch.nn.ReLU else m for m in net])
+
+def grouped_round(w, plan, device='cpu') -> dict:
+    """Grouped training of a round's clients: all of them step together, their images stacked along channels
+    (B, G x C, H, W, channels-last), every convolution one `groups=G` convolution with the G clients' stacked kernels,
+    the linear layers batched matmuls (vmap's rewrite of a conv, written out by hand). For a Sequential of Conv2d,
+    Identity, ReLU, MaxPool2d, Flatten and Linear layers (the benchmark's CNN); clients whose s-th batches differ in size
+    step in separate groups. Same test forward as the ceiling; one warm-up round; seconds of every round."""
+    d, cfg = w['data'].to(device), w['config']
+    model = pool_before_relu(init_model(w['model_fn'], cfg.seed).to(device).to(memory_format=torch.channels_last))
+    base = {n: p.detach() for n, p in model.named_parameters()}
+    x_test = d.x_test.contiguous(memory_format=torch.channels_last)
+    def forward(W, h, G):
+        for name, m in model.named_children():
+            if isinstance(m, torch.nn.Conv2d):
+                h = F.conv2d(h, W[f'{name}.weight'].flatten(0, 1), W[f'{name}.bias'].flatten(), m.stride, m.padding, m.dilation, groups=G)
+            elif isinstance(m, torch.nn.Linear): h = torch.baddbmm(W[f'{name}.bias'][:, None], h, W[f'{name}.weight'].transpose(1, 2))
+            elif isinstance(m, (torch.nn.Flatten, Flatten1)): h = h.reshape(len(h), G, -1).transpose(0, 1)  # (G, B, features)
+            else: h = m(h)  # ReLU, MaxPool2d, Identity act per channel, so per client
+        return h
+    def one(rnd):
+        W = {n: p.expand(len(rnd), *p.shape).clone() for n, p in base.items()}
+        for s in range(max(len(bs) for *bs, _ in rnd)):
+            by_size = {}
+            for g, (*bs, _) in enumerate(rnd):
+                if s < len(bs): by_size.setdefault(len(bs[s]), []).append(g)
+            for members in by_size.values():
+                sub = torch.as_tensor(members, device=device)
+                idx = torch.stack([torch.as_tensor(rnd[g][s], device=device) for g in members])      # (G, B)
+                xg = d.x[idx].transpose(0, 1).flatten(1, 2).contiguous(memory_format=torch.channels_last)
+                Wg = {n: t[sub].requires_grad_(True) for n, t in W.items()}
+                loss = F.cross_entropy(forward(Wg, xg, len(members)).flatten(0, 1), d.y[idx].flatten(), reduction='none')
+                grads = torch.autograd.grad(loss.view(len(members), -1).mean(1).sum(), list(Wg.values()))
+                with torch.no_grad():
+                    for (n, t), g in zip(Wg.items(), grads): W[n][sub] = t - cfg.lr * g
         with torch.no_grad(): model(x_test).argmax(1)
-        sync()
-    one(rounds[0])  # warm-up
+    one(plan[0])
     out = []
-    for batches in rounds:
-        t = time.perf_counter(); one(batches); out.append(time.perf_counter() - t)
-    return out
+    for rnd in plan:
+        t = time.perf_counter(); one(rnd); out.append(time.perf_counter() - t)
+    return dict(rounds=out)
+
+TRICKS = {  # --tricks: variant -> options of `bare_sgd_round` ('grouped': `grouped_round`); all beside each other
+    'NCHW (contiguous)': dict(channels_last=False, reorder=False),
+    'channels-last (the previous ceiling)': dict(reorder=False),
+    'channels-last + pool before ReLU (ceiling)': dict(),
+    '  + in-place ReLU': dict(inplace_relu=True),
+    '  with oneDNN switched off': dict(onednn=False),
+    '  + torch.compile (inductor)': dict(compiled=True),
+    '  + test forward in chunks of 128': dict(eval_chunk=128),
+    'grouped conv, a round\'s clients at once': 'grouped',
+}
+CEILING_TRICK, OLD_CEILING_TRICK = 'channels-last + pool before ReLU (ceiling)', 'channels-last (the previous ceiling)'
+
+def compiler_missing():
+    "Why torch.compile cannot run here (inductor's CPU backend needs a C++ compiler), or None."
+    import shutil
+    return None if any(shutil.which(c) for c in (os.environ.get('CXX', 'c++'), 'g++', 'clang++')) else 'no C++ compiler on this machine'
+
+def tricks(w, plan, reps, device='cpu') -> dict:
+    "Every `TRICKS` variant of the ceiling's round, interleaved repetition by repetition; medians, compile time, |dw| vs the ceiling."
+    runs, skipped = {k: [] for k in TRICKS}, {}
+    import tempfile; os.environ['TORCHINDUCTOR_CACHE_DIR'] = tempfile.mkdtemp()  # a cold compile: warm-up_s is the real compile time
+    if compiler_missing(): skipped['  + torch.compile (inductor)'] = compiler_missing()
+    for _ in range(reps):
+        for name, opt in TRICKS.items():
+            if name in skipped: continue
+            try:
+                if opt == 'grouped': runs[name].append(grouped_round(w, plan, device)); continue
+                opt = dict(opt); onednn = opt.pop('onednn', True)
+                with torch.backends.mkldnn.flags(enabled=onednn): runs[name].append(bare_sgd_round(w, plan, device, **opt))
+            except Exception as e: skipped[name] = f'{type(e).__name__}: {str(e).splitlines()[0][:120]}'
+    ref = runs[CEILING_TRICK][0]['params']
+    rows = {}
+    for name, rr in runs.items():
+        if name in skipped or not rr: continue
+        steady = [float(np.median(r['rounds'][1:])) for r in rr]
+        part = lambda k: float(np.median([np.median(r[k][1:]) for r in rr])) if k in rr[0] else None  # training steps / test forward
+        rows[name] = dict(steady_s_per_round=float(np.median(steady)), steadies=steady, warmup_s=rr[0].get('warmup_s'),
+                          train_s_per_round=part('train'), test_s_per_round=part('test'),
+                          max_weight_diff_vs_ceiling=float((rr[0]['params'] - ref).abs().max()) if 'params' in rr[0] else None)
+    old = rows[OLD_CEILING_TRICK]['steady_s_per_round']
+    for row in rows.values(): row['speedup_vs_previous_ceiling'] = old / row['steady_s_per_round']
+    return dict(rows=rows, skipped=skipped)
 
 def ceiling_check(bare_s, rows) -> dict:
     """The sanity rule of the ceiling: bare SGD doing a round's steps can never be slower than a runner doing the same
@@ -224,14 +319,14 @@ def scaling(sizes, threads, device='cpu') -> dict:
     return dict(rows=rows, slope_s_per_client=float(slope), intercept_s=float(intercept),
                 loglog_exponent=float(np.polyfit(np.log(c), np.log(t), 1)[0]) if len(c) > 1 else None)
 
-def run_workload(name, w, runners, reps, device, flower_missing) -> dict:
+def run_workload(name, w, runners, reps, device, flower_missing, with_tricks=False) -> dict:
     "Every runner and the bare-SGD ceiling on one workload, interleaved repetition by repetition (so they share the load)."
     plan = record_plan(w); flops = train_flops(w, plan)
     skip = {**SKIP.get(name, {}), **({'flower': flower_missing} if flower_missing else {})}
     todo = [r for r in runners if r not in skip]
     runs = {r: [] for r in todo}; bare = []
     for _ in range(reps):
-        bare.append(float(np.median(bare_sgd_round(w, plan, device)[1:])))
+        bare.append(float(np.median(bare_sgd_round(w, plan, device)['rounds'][1:])))
         for r in todo:
             if r.startswith('engine-'): runs[r].append(run_engine(w, r.split('-')[1], device))
             elif r == 'plain': runs[r].append(run_plain(w, plan, device))
@@ -255,9 +350,13 @@ def run_workload(name, w, runners, reps, device, flower_missing) -> dict:
             if anchor in rows: row[f'steady_speedup_vs_{anchor}'] = rows[anchor]['steady_s_per_round'] / row['steady_s_per_round']
         if 'flower' in rows: row['total_speedup_vs_flower'] = rows['flower']['total_s'] / row['total_s']
     auto = choose_backend(model_profile(w['model_fn'](), w['data'].x[0]), w['config'].batch_size, torch.device(device))
-    return dict(config=dataclasses.asdict(w['config']), train_flops_per_round=flops, auto_backend=auto, num_clients=w['data'].num_clients,
-                bare_sgd=dict(steady_s_per_round=float(np.median(bare)), best_s_per_round=bare_s, steadies=bare, flops_per_s=flops / bare_s, **check),
-                skipped=skip, runners=rows)
+    out = dict(config=dataclasses.asdict(w['config']), train_flops_per_round=flops, auto_backend=auto, num_clients=w['data'].num_clients,
+               bare_sgd=dict(steady_s_per_round=float(np.median(bare)), best_s_per_round=bare_s, steadies=bare, flops_per_s=flops / bare_s, **check),
+               skipped=skip, runners=rows)
+    if with_tricks:
+        out['tricks'] = tricks(w, plan, reps, device)
+        for row in out['tricks']['rows'].values(): row['flops_per_s'] = flops / row['steady_s_per_round']
+    return out
 
 def figures(out) -> dict:
     "The record's headline figures: ratios to the anchors measured in the same run, the scaling slope and memory, s/round."
@@ -287,6 +386,8 @@ def main():
     ap.add_argument('--runners', default='engine-batched,engine-sequential,plain,flower')
     ap.add_argument('--scaling', default=','.join(map(str, SCALING)), help="clients per round of the digits scaling ('' to skip)")
     ap.add_argument('--scaling-one', type=int, default=None, help=argparse.SUPPRESS)
+    ap.add_argument('--tricks', action='store_true', help='also time the ceiling variants of TRICKS side by side (channels-last, pool before ReLU, '
+                    'in-place ReLU, oneDNN off, torch.compile, chunked test forward, grouped convolution)')
     ap.add_argument('--device', default='cpu', help="'cpu' or 'cuda' for the in-process runners (Flower always runs on CPU)")
     ap.add_argument('--out', default=None, help='default benchmarks/results/engine.json')
     args = ap.parse_args()
@@ -303,15 +404,29 @@ def main():
                gpu='none lent to this run' if not torch.cuda.is_available() else torch.cuda.get_device_name(),
                matmul_peak_flops_start=peak, workloads={})
     for name in args.workloads.split(','):
-        out['workloads'][name] = run_workload(name, ws[name](), runners, reps, args.device, flower_missing)
+        out['workloads'][name] = run_workload(name, ws[name](), runners, reps, args.device, flower_missing, args.tricks)
     if args.scaling: out['scaling'] = scaling([int(k) for k in args.scaling.split(',')], args.threads, args.device)
     out['matmul_peak_flops_end'] = matmul_peak(args.device)
     out['matmul_peak_flops'] = peak = max(peak, out['matmul_peak_flops_end'])  # best of the two: the limit
     for w in out['workloads'].values():
         w['bare_sgd']['fraction_of_peak'] = w['bare_sgd']['flops_per_s'] / peak
         for row in w['runners'].values(): row['fraction_of_matmul_peak'] = row['train_flops_per_s'] / peak
+        for row in w.get('tricks', {}).get('rows', {}).values(): row['fraction_of_matmul_peak'] = row['flops_per_s'] / peak
     print(table(out))
     bench.write(out, figures(out), args.out)
+
+def tricks_table(name, tr) -> list:
+    "The --tricks rows: s/round, speed-up over the previous ceiling, FLOP/s and share of the matmul peak, warm-up, |dw|."
+    lines = ['', f"{name}: ceiling variants, side by side (median of repetitions)",
+             f"{'variant':44s} {'s/round':>8s} {'train s':>8s} {'test s':>7s} {'x prev':>7s} {'GFLOP/s':>8s} {'% peak':>7s} {'warm-up s':>9s} {'|dw| vs ceil':>12s}"]
+    for v, r in tr['rows'].items():
+        dw = '-' if r['max_weight_diff_vs_ceiling'] is None else f"{r['max_weight_diff_vs_ceiling']:.2e}"
+        warm = '-' if r['warmup_s'] is None else f"{r['warmup_s']:.2f}"
+        sp = lambda k, width: f"{r[k]:{width}.4f}" if r[k] is not None else f"{'-':>{width}s}"
+        lines.append(f"{v:44s} {r['steady_s_per_round']:8.4f} {sp('train_s_per_round', 8)} {sp('test_s_per_round', 7)} {r['speedup_vs_previous_ceiling']:7.2f} {r['flops_per_s'] / 1e9:8.2f} "
+                     f"{100 * r['fraction_of_matmul_peak']:6.1f}% {warm:>9s} {dw:>12s}")
+    lines += [f"{v:44s} skipped: {why}" for v, why in tr['skipped'].items()]
+    return lines
 
 def table(out) -> str:
     "The workloads table (runners, the bare-SGD ceiling and both ratios) and the scaling table."
@@ -328,6 +443,10 @@ def table(out) -> str:
                          f"{f(row, 'steady_speedup_vs_flower', '9.2f'):>9s} {row['train_flops_per_s'] / 1e9:8.2f} {100 * row['fraction_of_matmul_peak']:6.1f}% "
                          f"{f(row, 'fraction_of_ceiling', '6.1f%', 100):>7s} {row['max_weight_diff_vs_engine_sequential']:9.2e}")
         for r, why in w['skipped'].items(): lines.append(f"{name:11s} {r:18s} skipped: {why}")
+        if w['bare_sgd']['valid']:
+            lines.append(f"{name:11s} ratios: " + ', '.join(f"{r} / ceiling {row['fraction_of_ceiling']:.3f}" for r, row in w['runners'].items())
+                         + f"; ceiling / matmul {w['bare_sgd']['fraction_of_peak']:.3f}")
+        if 'tricks' in w: lines += tricks_table(name, w['tricks'])
     if 'scaling' in out:
         sc = out['scaling']
         lines += ['', f"{'clients/round':>13s} {'s/round':>8s} {'us/client':>10s} {'peak RSS GiB':>13s}"]
