@@ -21,10 +21,23 @@ against the measured dense fp32 matmul peak (best of a measurement before and af
 final weights from the engine's sequential run.
 
 The bare-SGD ceiling (`bare_sgd_round`) replays each round's exact steps (pre-gathered batches, one model, the runners'
-threads, one warm-up round) plus the test forward, with nothing of FL around them; it is measured in every repetition right
+threads, one warm-up round) plus the test forward, with nothing of FL around them, in the engine's arithmetic at its
+fastest (channels-last images, `pool_before_relu`, also for the test forward); it is measured in every repetition right
 beside the runners. Sanity rule (`ceiling_check`): a runner doing the same steps can never beat it; if one does, the
 ceiling is reported INVALID and no ratio to it is given (on digits the vmapped engine beats one-model steps: there the
 ceiling of one model's steps is not a ceiling).
+
+Runner `engine-<backend>-fast-eval` (`FastEval`): the engine with its test evaluation on `Simulation.fast_net` as well (the
+same outputs, so the same run; a measured proposal, since the engine evaluates on `self.net`).
+
+Ceiling variants (`--tricks`, issue 24's compute-bound part): every `TRICKS` variant of the ceiling's round side by side,
+interleaved repetition by repetition: NCHW vs channels-last, max-pooling before ReLU, in-place ReLU, oneDNN switched
+off, `torch.compile` (cold compile time reported as the warm-up; skipped without a C++ compiler), the test forward in
+chunks of 128 or on oneDNN's opaque tensors, and grouped convolution of a round's clients (`grouped_round`); seconds of
+the training steps and of the test forward apart, FLOP/s, share of the matmul peak, and |dw| from the ceiling.
+
+    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/engine.py --workloads cmnist24 --threads 1 --scaling '' --tricks \
+        --runners engine-batched,engine-sequential,engine-sequential-fast-eval,plain
 
 Scaling (`scaling`): 1k, 3k, 10k and 30k digits clients, all training every round (batched engine), each size in a fresh
 process; s/round, peak resident memory, the fitted line s/round = a + b x clients and the log-log exponent (1 = linear).
@@ -36,7 +49,7 @@ every headline figure beside the committed record, flagging one > 25% worse on t
     .venv/bin/python benchmarks/engine.py --quick --scaling ''  # 1 repetition, 5 rounds each, no scaling (a smoke test)
 """
 from __future__ import annotations
-import argparse, dataclasses, json, os, pathlib, platform, sys, time
+import argparse, copy, dataclasses, json, os, pathlib, platform, sys, time
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -91,9 +104,16 @@ def record_plan(w) -> list:
     return sim.plan
 
 # ---------------------------------------------------------------------------------------------- runners
-def run_engine(w, backend, device='cpu'):
+class FastEval(Simulation):
+    "The engine with its test-set evaluation on `fast_net` too (a proposal, measured here: the same outputs, so the same run)."
+    def _eval_row(self, row):
+        net, self.net = self.net, self.fast_net
+        try: return super()._eval_row(row)
+        finally: self.net = net
+
+def run_engine(w, backend, device='cpu', sim_class=Simulation):
     t0 = time.perf_counter()
-    sim = Simulation(w['model_fn'], w['data'], UniformSelector(), dataclasses.replace(w['config'], backend=backend, device=device))
+    sim = sim_class(w['model_fn'], w['data'], UniformSelector(), dataclasses.replace(w['config'], backend=backend, device=device))
     h = sim.run(progress=False)
     return dict(total=time.perf_counter() - t0, per_round=h.rounds.wall_time.tolist(), params=h.final_params.cpu(),
                 accuracy=h.rounds.accuracy.iloc[-1], backend=sim.backend)
@@ -150,14 +170,14 @@ def train_flops(w, plan) -> float:
     samples = np.mean([sum(len(b) for *bs, _ in rnd for b in bs) for rnd in plan])
     return 3 * prof['flops'] * samples + prof['flops'] * len(w['data'].x_test)
 
-def bare_sgd_round(w, plan, device='cpu', channels_last=True, reorder=True, inplace_relu=False, compiled=False, eval_chunk=None) -> dict:
+def bare_sgd(w, plan, device='cpu', channels_last=True, reorder=True, inplace_relu=False, compiled=False, eval_chunk=None,
+             opaque_test=False):
     """The bare-SGD ceiling: each round of the replay plan as bare `torch.optim.SGD` steps on one model over pre-gathered
     batches (the runners' exact steps: same batches, same thread count), plus the same test-set forward; nothing of FL
     around it (no broadcast, no per-client copies, no aggregation, no bookkeeping). The defaults are the engine's own
     arithmetic at its fastest: channels-last images and `pool_before_relu` (the engine's training twin, used here for the
-    test forward too). The other options are the experiments of `--tricks`. One untimed warm-up round (its seconds are
-    `warmup_s`: the compile time with `compiled`); returns the seconds of every round (the caller takes the median over
-    rounds after the first, as for the runners) and the parameters after the warm-up round."""
+    test forward too). The other options are the experiments of `--tricks`. Returns `one(i)`, which runs round i and
+    returns (seconds of its training steps, of its test forward), and `params()`, the model's current flat parameters."""
     d, cfg = w['data'].to(device), w['config']
     model = init_model(w['model_fn'], cfg.seed).to(device)
     image = channels_last and d.x.dim() == 4 and any(isinstance(m, torch.nn.Conv2d) for m in model.modules())
@@ -170,29 +190,44 @@ def bare_sgd_round(w, plan, device='cpu', channels_last=True, reorder=True, inpl
     x_test = cl(d.x_test); chunk = eval_chunk or len(x_test)
     opt = torch.optim.SGD(model.parameters(), lr=cfg.lr)
     sync = torch.cuda.synchronize if str(device).startswith('cuda') else (lambda: None)
-    def one(batches):  # -> (seconds of the training steps, of the test forward)
+    def one(i):
         t = time.perf_counter()
-        for xb, yb in batches:
+        for xb, yb in rounds[i]:
             loss = F.cross_entropy(fwd(xb), yb); opt.zero_grad(); loss.backward(); opt.step()
         sync(); t1 = time.perf_counter()
         with torch.no_grad():
-            for i in range(0, len(x_test), chunk): fwd(x_test[i:i + chunk]).argmax(1)
+            test_fwd = opaque_forward(net) if opaque_test else fwd  # the weights change every round: converted every round
+            for i in range(0, len(x_test), chunk): test_fwd(x_test[i:i + chunk]).argmax(1)
         sync(); return t1 - t, time.perf_counter() - t1
-    warmup = sum(one(rounds[0]))
-    params = ParamLayout(model).flatten(model).cpu()
-    split = np.array([one(batches) for batches in rounds])
-    return dict(rounds=split.sum(1).tolist(), train=split[:, 0].tolist(), test=split[:, 1].tolist(), warmup_s=warmup, params=params)
+    return one, lambda: ParamLayout(model).flatten(model).cpu()
+
+def bare_sgd_round(w, plan, device='cpu') -> list:
+    "The ceiling's seconds of every round of the plan after one untimed warm-up round (the caller takes the median over rounds after the first)."
+    one, _ = bare_sgd(w, plan, device); one(0)
+    return [sum(one(i)) for i in range(len(plan))]
+
+def opaque_forward(net):
+    "The Sequential `net` as an inference function on oneDNN's opaque tensors (`torch.utils.mkldnn`: Conv2d, Linear; back to dense at a Flatten)."
+    from torch.utils import mkldnn
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore'); mods = list(mkldnn.to_mkldnn(copy.deepcopy(net)))  # converts in place: a copy
+    def forward(x):
+        h = x.to_mkldnn()
+        for m in mods: h = m(h.to_dense()) if isinstance(m, (torch.nn.Flatten, Flatten1)) else m(h)
+        return h
+    return forward
 
 def relu_in_place(net):
     "A copy of the Sequential `net` (shared parameters) whose ReLUs work in place."
     return torch.nn.Sequential(*[torch.nn.ReLU(inplace=True) if type(m) is torch.nn.ReLU else m for m in net])
 
-def grouped_round(w, plan, device='cpu') -> dict:
+def grouped_sgd(w, plan, device='cpu'):
     """Grouped training of a round's clients: all of them step together, their images stacked along channels
     (B, G x C, H, W, channels-last), every convolution one `groups=G` convolution with the G clients' stacked kernels,
     the linear layers batched matmuls (vmap's rewrite of a conv, written out by hand). For a Sequential of Conv2d,
     Identity, ReLU, MaxPool2d, Flatten and Linear layers (the benchmark's CNN); clients whose s-th batches differ in size
-    step in separate groups. Same test forward as the ceiling; one warm-up round; seconds of every round."""
+    step in separate groups. Same test forward as the ceiling; returns `one(i)` as `bare_sgd` does, and None (no parameters)."""
     d, cfg = w['data'].to(device), w['config']
     model = pool_before_relu(init_model(w['model_fn'], cfg.seed).to(device).to(memory_format=torch.channels_last))
     base = {n: p.detach() for n, p in model.named_parameters()}
@@ -205,7 +240,8 @@ def grouped_round(w, plan, device='cpu') -> dict:
             elif isinstance(m, (torch.nn.Flatten, Flatten1)): h = h.reshape(len(h), G, -1).transpose(0, 1)  # (G, B, features)
             else: h = m(h)  # ReLU, MaxPool2d, Identity act per channel, so per client
         return h
-    def one(rnd):
+    def one(i):
+        t, rnd = time.perf_counter(), plan[i]
         W = {n: p.expand(len(rnd), *p.shape).clone() for n, p in base.items()}
         for s in range(max(len(bs) for *bs, _ in rnd)):
             by_size = {}
@@ -219,13 +255,11 @@ def grouped_round(w, plan, device='cpu') -> dict:
                 loss = F.cross_entropy(forward(Wg, xg, len(members)).flatten(0, 1), d.y[idx].flatten(), reduction='none')
                 grads = torch.autograd.grad(loss.view(len(members), -1).mean(1).sum(), list(Wg.values()))
                 with torch.no_grad():
-                    for (n, t), g in zip(Wg.items(), grads): W[n][sub] = t - cfg.lr * g
+                    for (n, wg), g in zip(Wg.items(), grads): W[n][sub] = wg - cfg.lr * g
+        t1 = time.perf_counter()
         with torch.no_grad(): model(x_test).argmax(1)
-    one(plan[0])
-    out = []
-    for rnd in plan:
-        t = time.perf_counter(); one(rnd); out.append(time.perf_counter() - t)
-    return dict(rounds=out)
+        return t1 - t, time.perf_counter() - t1
+    return one, None
 
 TRICKS = {  # --tricks: variant -> options of `bare_sgd_round` ('grouped': `grouped_round`); all beside each other
     'NCHW (contiguous)': dict(channels_last=False, reorder=False),
@@ -235,6 +269,7 @@ TRICKS = {  # --tricks: variant -> options of `bare_sgd_round` ('grouped': `grou
     '  with oneDNN switched off': dict(onednn=False),
     '  + torch.compile (inductor)': dict(compiled=True),
     '  + test forward in chunks of 128': dict(eval_chunk=128),
+    '  + test forward on opaque oneDNN tensors': dict(opaque_test=True),
     'grouped conv, a round\'s clients at once': 'grouped',
 }
 CEILING_TRICK, OLD_CEILING_TRICK = 'channels-last + pool before ReLU (ceiling)', 'channels-last (the previous ceiling)'
@@ -245,30 +280,58 @@ def compiler_missing():
     return None if any(shutil.which(c) for c in (os.environ.get('CXX', 'c++'), 'g++', 'clang++')) else 'no C++ compiler on this machine'
 
 def tricks(w, plan, reps, device='cpu') -> dict:
-    "Every `TRICKS` variant of the ceiling's round, interleaved repetition by repetition; medians, compile time, |dw| vs the ceiling."
-    runs, skipped = {k: [] for k in TRICKS}, {}
-    import tempfile; os.environ['TORCHINDUCTOR_CACHE_DIR'] = tempfile.mkdtemp()  # a cold compile: warm-up_s is the real compile time
+    """Every `TRICKS` variant of the ceiling's round, interleaved round by round (the order rotating, so that each variant
+    sees the same load): medians over repetitions x rounds, paired speed-up over the previous ceiling (median of per-round
+    ratios), warm-up (the cold compile time for torch.compile), |dw| from the ceiling after the warm-up round."""
+    import tempfile
+    os.environ['TORCHINDUCTOR_CACHE_DIR'] = tempfile.mkdtemp()  # a cold compile: warm-up_s is the real compile time
+    ones, skipped, warm, params = {}, {}, {}, {}
     if compiler_missing(): skipped['  + torch.compile (inductor)'] = compiler_missing()
-    for _ in range(reps):
-        for name, opt in TRICKS.items():
-            if name in skipped: continue
-            try:
-                if opt == 'grouped': runs[name].append(grouped_round(w, plan, device)); continue
-                opt = dict(opt); onednn = opt.pop('onednn', True)
-                with torch.backends.mkldnn.flags(enabled=onednn): runs[name].append(bare_sgd_round(w, plan, device, **opt))
-            except Exception as e: skipped[name] = f'{type(e).__name__}: {str(e).splitlines()[0][:120]}'
-    ref = runs[CEILING_TRICK][0]['params']
+    def guard(name, f):
+        try: return f()
+        except Exception as e: skipped[name] = f'{type(e).__name__}: {str(e).splitlines()[0][:120]}'
+    for name, opt in TRICKS.items():
+        if name in skipped: continue
+        opt = {} if opt == 'grouped' else dict(opt); onednn = opt.pop('onednn', True)
+        make = (lambda: grouped_sgd(w, plan, device)) if TRICKS[name] == 'grouped' else (lambda: bare_sgd(w, plan, device, **opt))
+        made = guard(name, make)
+        if made is None: continue
+        one = (lambda f, on: lambda i: _with_onednn(on, f, i))(made[0], onednn)
+        t = time.perf_counter()
+        if guard(name, lambda: one(0)) is None: continue
+        ones[name], warm[name], params[name] = one, time.perf_counter() - t, made[1]() if made[1] else None
+    times, names = {n: [] for n in ones}, list(ones)
+    for rep in range(reps):
+        for i in range(len(plan)):
+            k = (rep * len(plan) + i) % len(names)
+            for n in names[k:] + names[:k]: times[n].append(ones[n](i))
+    old, ref = np.array(times[OLD_CEILING_TRICK]).sum(1), params[CEILING_TRICK]
     rows = {}
-    for name, rr in runs.items():
-        if name in skipped or not rr: continue
-        steady = [float(np.median(r['rounds'][1:])) for r in rr]
-        part = lambda k: float(np.median([np.median(r[k][1:]) for r in rr])) if k in rr[0] else None  # training steps / test forward
-        rows[name] = dict(steady_s_per_round=float(np.median(steady)), steadies=steady, warmup_s=rr[0].get('warmup_s'),
-                          train_s_per_round=part('train'), test_s_per_round=part('test'),
-                          max_weight_diff_vs_ceiling=float((rr[0]['params'] - ref).abs().max()) if 'params' in rr[0] else None)
-    old = rows[OLD_CEILING_TRICK]['steady_s_per_round']
-    for row in rows.values(): row['speedup_vs_previous_ceiling'] = old / row['steady_s_per_round']
-    return dict(rows=rows, skipped=skipped)
+    for n, tt in times.items():
+        tt = np.array(tt)
+        rows[n] = dict(steady_s_per_round=float(np.median(tt.sum(1))), train_s_per_round=float(np.median(tt[:, 0])),
+                       test_s_per_round=float(np.median(tt[:, 1])), speedup_vs_previous_ceiling=float(np.median(old / tt.sum(1))),
+                       warmup_s=warm[n], max_weight_diff_vs_ceiling=None if params[n] is None else float((params[n] - ref).abs().max()))
+    return dict(rows=rows, skipped=skipped, rounds_timed=reps * len(plan))
+
+def _with_onednn(enabled, f, *a):
+    "f(*a) with oneDNN (mkldnn) convolutions enabled or not."
+    with torch.backends.mkldnn.flags(enabled=enabled): return f(*a)
+
+def paired_with_ceiling(w, plan, runners, reps, device='cpu') -> dict:
+    """Each engine runner's rounds interleaved with the ceiling's rounds of the same steps (engine round t right after
+    ceiling round t), so both sides of every ratio share the load of the moment: per runner, the median over repetitions x
+    rounds after the first of ceiling seconds / engine seconds (the paired engine / ceiling ratio)."""
+    one, _ = bare_sgd(w, plan, device); one(0)
+    ratios = {r: [] for r in runners}
+    for _ in range(reps):
+        sims = {r: (FastEval if r.endswith('-fast-eval') else Simulation)(w['model_fn'], w['data'], UniformSelector(),
+                    dataclasses.replace(w['config'], backend=r.split('-')[1], device=device)) for r in runners}
+        for t in range(len(plan)):
+            for r, sim in sims.items():
+                ceiling = sum(one(t)); engine = sim.step()['wall_time']
+                if t: ratios[r].append(ceiling / engine)
+    return {r: float(np.median(v)) for r, v in ratios.items()}
 
 def ceiling_check(bare_s, rows) -> dict:
     """The sanity rule of the ceiling: bare SGD doing a round's steps can never be slower than a runner doing the same
@@ -326,9 +389,9 @@ def run_workload(name, w, runners, reps, device, flower_missing, with_tricks=Fal
     todo = [r for r in runners if r not in skip]
     runs = {r: [] for r in todo}; bare = []
     for _ in range(reps):
-        bare.append(float(np.median(bare_sgd_round(w, plan, device)['rounds'][1:])))
+        bare.append(float(np.median(bare_sgd_round(w, plan, device)[1:])))
         for r in todo:
-            if r.startswith('engine-'): runs[r].append(run_engine(w, r.split('-')[1], device))
+            if r.startswith('engine-'): runs[r].append(run_engine(w, r.split('-')[1], device, FastEval if r.endswith('-fast-eval') else Simulation))
             elif r == 'plain': runs[r].append(run_plain(w, plan, device))
             elif r == 'flower': runs[r].append(run_flower(w))
             else: raise ValueError(f'unknown runner {r!r}')
@@ -340,6 +403,8 @@ def run_workload(name, w, runners, reps, device, flower_missing, with_tricks=Fal
                        **{k: rr[0][k] for k in ('backend', 'version', 'accuracy') if rr[0].get(k) is not None})
         print(f"  {name:10s} {r:18s} total {rows[r]['total_s']:7.2f} s   steady {rows[r]['steady_s_per_round']:.4f} s/round", flush=True)
     bare_s = min(bare); check = ceiling_check(bare_s, rows)   # best repetitions on both sides (see `ceiling_check`)
+    engines = [r for r in rows if r.startswith('engine-')]
+    for r, ratio in paired_with_ceiling(w, plan, engines, reps, device).items(): rows[r]['paired_fraction_of_ceiling'] = ratio
     print(f"  {name:10s} {'bare SGD ceiling':18s} best {bare_s:.4f} s/round   {'valid' if check['valid'] else 'INVALID: runners faster ' + str(check['runners_faster_than_ceiling'])}")
     ref = rows.get('engine-sequential', next(iter(rows.values())))['params']
     for r, row in rows.items():
@@ -366,7 +431,8 @@ def figures(out) -> dict:
         if b['valid']: f[f'{name} ceiling / matmul'] = fig(b['fraction_of_peak'], 'ratio', 'higher')
         for r, row in w['runners'].items():
             f[f'{name} {r} s/round'] = fig(row['steady_s_per_round'])
-            for k, label in (('steady_speedup_vs_plain', 'x plain'), ('steady_speedup_vs_flower', 'x flower'), ('fraction_of_ceiling', '/ ceiling')):
+            for k, label in (('steady_speedup_vs_plain', 'x plain'), ('steady_speedup_vs_flower', 'x flower'), ('fraction_of_ceiling', '/ ceiling'),
+                             ('paired_fraction_of_ceiling', 'paired / ceiling')):
                 if k in row and r not in label: f[f'{name} {r} {label}'] = fig(row[k], 'ratio', 'higher')
     if 'scaling' in out:
         sc = out['scaling']
@@ -446,6 +512,9 @@ def table(out) -> str:
         if w['bare_sgd']['valid']:
             lines.append(f"{name:11s} ratios: " + ', '.join(f"{r} / ceiling {row['fraction_of_ceiling']:.3f}" for r, row in w['runners'].items())
                          + f"; ceiling / matmul {w['bare_sgd']['fraction_of_peak']:.3f}")
+        paired = {r: row['paired_fraction_of_ceiling'] for r, row in w['runners'].items() if 'paired_fraction_of_ceiling' in row}
+        if paired: lines.append(f"{name:11s} paired (round by round beside the ceiling): "
+                                + ', '.join(f"{r} / ceiling {v:.3f}" for r, v in paired.items()))
         if 'tricks' in w: lines += tricks_table(name, w['tricks'])
     if 'scaling' in out:
         sc = out['scaling']

@@ -282,14 +282,16 @@ def train_sequential(model:nn.Module, # the architecture (its weights are overwr
     for c in range(C):
         layout.load(model, start[c]); w0_views = layout.unflatten(start[c])
         opt = torch.optim.SGD(model.parameters(), lr=float(lr[c]), momentum=cfg.momentum, weight_decay=cfg.weight_decay)
-        for s in range(int(steps[c])):
-            b = idx[c, s][mask[c, s]]
-            if client_loss is None: loss = F.cross_entropy(model(x[b]), y[b])
-            else: loss = client_loss(model(x[b]), y[b], dict(model.named_parameters()), int(n_data[c])).mean()
-            losses[c, s] = loss.detach()
+        n, m = int(steps[c]), mask[c, :int(steps[c])]
+        rows, sizes, out = idx[c, :n][m], m.sum(1).tolist(), []   # the client's batches gathered at once, then split
+        for xb, yb in zip(x[rows].split(sizes), y[rows].split(sizes)):
+            if client_loss is None: loss = F.cross_entropy(model(xb), yb)
+            else: loss = client_loss(model(xb), yb, dict(model.named_parameters()), int(n_data[c])).mean()
+            out.append(loss.detach())
             if cfg.prox_mu:
-                loss = loss + cfg.prox_mu / 2 * sum((p - w0_views[n]).pow(2).sum() for n, p in model.named_parameters())
+                loss = loss + cfg.prox_mu / 2 * sum((p - w0_views[k]).pow(2).sum() for k, p in model.named_parameters())
             opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
+        if out: losses[c, :n] = torch.stack(out)
         new[c] = layout.flatten(model)
     return new, losses
 
@@ -1004,7 +1006,7 @@ def train_clients(self:Simulation, ids:np.ndarray, # clients to train (those tha
     if C == 0: return new, losses
     pool = torch.from_numpy(np.take_along_axis(self.table[ids], local.reshape(C, -1), 1).reshape(local.shape)).to(self.device)
     mask, w0 = torch.from_numpy(valid).to(self.device), self.params if start is None else start
-    train = partial(BACKENDS[self.backend], self.train_net, self.layout)
+    train = partial(BACKENDS[self.backend], self.fast_net, self.layout)
     if self.client_loss is not None: train = partial(train, client_loss=self.client_loss, n_data=self.sizes[ids])
     if self.backend == 'sequential' or C <= self.block: return train(w0, self.x, self.y, pool, mask, steps, self.lr[ids], self.config)
     order = np.argsort(-steps, kind='stable')  # FedJAX's blockify: similar step counts share a block
@@ -1017,10 +1019,10 @@ def train_clients(self:Simulation, ids:np.ndarray, # clients to train (those tha
 
 # %% ../../nbs/engine/05_simulation.ipynb #e45d1496
 @patch(as_prop=True)
-def train_net(self:Simulation) -> nn.Module:
-    "The module local training runs: `self.net` reordered by `pool_before_relu` (shared parameters, bit-identical updates)."
-    if self.__dict__.get('_train_net') is None: self._train_net = pool_before_relu(self.net)
-    return self._train_net
+def fast_net(self:Simulation) -> nn.Module:
+    "`self.net` reordered by `pool_before_relu`: shared parameters, bit-identical outputs and updates, less work (local training runs it)."
+    if self.__dict__.get('_fast_net') is None: self._fast_net = pool_before_relu(self.net)
+    return self._fast_net
 
 # %% ../../nbs/engine/05_simulation.ipynb #d9070109
 @patch
