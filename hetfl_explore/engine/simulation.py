@@ -282,7 +282,7 @@ def train_sequential(model:nn.Module, # the architecture (its weights are overwr
     for c in range(C):
         layout.load(model, start[c]); w0_views = layout.unflatten(start[c])
         opt = torch.optim.SGD(model.parameters(), lr=float(lr[c]), momentum=cfg.momentum, weight_decay=cfg.weight_decay)
-        n, m = int(steps[c]), mask[c, :int(steps[c])]
+        n = int(steps[c]); m = mask[c, :n]
         rows, sizes, out = idx[c, :n][m], m.sum(1).tolist(), []   # the client's batches gathered at once, then split
         for xb, yb in zip(x[rows].split(sizes), y[rows].split(sizes)):
             if client_loss is None: loss = F.cross_entropy(model(xb), yb)
