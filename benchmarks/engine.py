@@ -416,7 +416,7 @@ def run_workload(name, w, runners, reps, device, flower_missing, with_tricks=Fal
                        **{k: rr[0][k] for k in ('backend', 'version', 'accuracy') if rr[0].get(k) is not None})
         print(f"  {name:10s} {r:18s} total {rows[r]['total_s']:7.2f} s   steady {rows[r]['steady_s_per_round']:.4f} s/round", flush=True)
     bare_s = min(bare); check = ceiling_check(bare_s, rows)   # best repetitions on both sides (see `ceiling_check`)
-    engines = [r for r in rows if r.startswith('engine-')]
+    engines = [r for r in rows if r.startswith('engine-')] if check['valid'] else []   # an invalid ceiling is no anchor
     for r, ratio in paired_with_ceiling(w, plan, engines, reps, device).items(): rows[r]['paired_fraction_of_ceiling'] = ratio
     print(f"  {name:10s} {'bare SGD ceiling':18s} best {bare_s:.4f} s/round   {'valid' if check['valid'] else 'INVALID: runners faster ' + str(check['runners_faster_than_ceiling'])}")
     ref = rows.get('engine-sequential', next(iter(rows.values())))['params']
