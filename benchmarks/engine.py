@@ -21,10 +21,25 @@ against the measured dense fp32 matmul peak (best of a measurement before and af
 final weights from the engine's sequential run.
 
 The bare-SGD ceiling (`bare_sgd_round`) replays each round's exact steps (pre-gathered batches, one model, the runners'
-threads, one warm-up round) plus the test forward, with nothing of FL around them; it is measured in every repetition right
+threads, one warm-up round) plus the test forward, with nothing of FL around them, in the engine's arithmetic at its
+fastest (channels-last images, `pool_before_relu`, also for the test forward, which runs in chunks of `TEST_CHUNK`
+images); it is measured in every repetition right
 beside the runners. Sanity rule (`ceiling_check`): a runner doing the same steps can never beat it; if one does, the
 ceiling is reported INVALID and no ratio to it is given (on digits the vmapped engine beats one-model steps: there the
 ceiling of one model's steps is not a ceiling).
+
+Runner `engine-<backend>-fast-eval` (`FastEval`): the engine with its test evaluation on `Simulation.fast_net` and its
+forward in chunks of `TEST_CHUNK` images, as the ceiling (a measured proposal: the engine evaluates on `self.net`, the test
+set in one batch; on this CNN each image's outputs are the same, so the run is the same).
+
+Ceiling variants (`--tricks`, issue 24's compute-bound part): every `TRICKS` variant of the ceiling's round side by side,
+interleaved repetition by repetition: NCHW vs channels-last, max-pooling before ReLU, in-place ReLU, oneDNN switched
+off, `torch.compile` (cold compile time reported as the warm-up; skipped without a C++ compiler), the test forward in
+chunks of 128 or on oneDNN's opaque tensors, and grouped convolution of a round's clients (`grouped_round`); seconds of
+the training steps and of the test forward apart, FLOP/s, share of the matmul peak, and |dw| from the ceiling.
+
+    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/engine.py --workloads cmnist24 --threads 1 --scaling '' --tricks \
+        --runners engine-batched,engine-sequential,engine-sequential-fast-eval,plain
 
 Scaling (`scaling`): 1k, 3k, 10k and 30k digits clients, all training every round (batched engine), each size in a fresh
 process; s/round, peak resident memory, the fitted line s/round = a + b x clients and the log-log exponent (1 = linear).
@@ -36,13 +51,13 @@ every headline figure beside the committed record, flagging one > 25% worse on t
     .venv/bin/python benchmarks/engine.py --quick --scaling ''  # 1 repetition, 5 rounds each, no scaling (a smoke test)
 """
 from __future__ import annotations
-import argparse, dataclasses, json, os, pathlib, platform, sys, time
+import argparse, copy, dataclasses, json, os, pathlib, platform, sys, time
 import numpy as np
 import torch
 import torch.nn.functional as F
 
-from hetfl_explore.engine.simulation import (RunConfig, Simulation, ParamLayout, cnn, mlp, digits_federation, model_profile, evaluate,
-                                  choose_backend)
+from hetfl_explore.engine.simulation import (RunConfig, Simulation, ParamLayout, Flatten1, cnn, mlp, digits_federation, model_profile, evaluate,
+                                  choose_backend, pool_before_relu)
 from hetfl_explore.engine.protocol import UniformSelector
 
 HERE = pathlib.Path(__file__).parent
@@ -91,9 +106,23 @@ def record_plan(w) -> list:
     return sim.plan
 
 # ---------------------------------------------------------------------------------------------- runners
-def run_engine(w, backend, device='cpu'):
+class Chunked(torch.nn.Module):
+    "`net` applied to its input `chunk` rows at a time (the evaluation's forward in cache-sized pieces; the same outputs)."
+    def __init__(self, net, chunk):
+        super().__init__(); self.net, self.chunk = net, chunk
+    def forward(self, x): return torch.cat([self.net(x[i:i + self.chunk]) for i in range(0, len(x), self.chunk)])
+
+class FastEval(Simulation):
+    """The engine with its test-set evaluation on `fast_net` and its forward in chunks of `TEST_CHUNK` images (a proposal for
+    the evaluation, measured here; `evaluate`'s loss and counts are still reduced over the same 1,024-image batches)."""
+    def _eval_row(self, row):
+        net, self.net = self.net, Chunked(self.fast_net, TEST_CHUNK)
+        try: return super()._eval_row(row)
+        finally: self.net = net
+
+def run_engine(w, backend, device='cpu', sim_class=Simulation):
     t0 = time.perf_counter()
-    sim = Simulation(w['model_fn'], w['data'], UniformSelector(), dataclasses.replace(w['config'], backend=backend, device=device))
+    sim = sim_class(w['model_fn'], w['data'], UniformSelector(), dataclasses.replace(w['config'], backend=backend, device=device))
     h = sim.run(progress=False)
     return dict(total=time.perf_counter() - t0, per_round=h.rounds.wall_time.tolist(), params=h.final_params.cpu(),
                 accuracy=h.rounds.accuracy.iloc[-1], backend=sim.backend)
@@ -150,30 +179,172 @@ def train_flops(w, plan) -> float:
     samples = np.mean([sum(len(b) for *bs, _ in rnd for b in bs) for rnd in plan])
     return 3 * prof['flops'] * samples + prof['flops'] * len(w['data'].x_test)
 
-def bare_sgd_round(w, plan, device='cpu') -> list:
+TEST_CHUNK = 128  # images per test forward of the ceiling: activations stay in cache (the whole test set at once: ~2x slower)
+
+def bare_sgd(w, plan, device='cpu', channels_last=True, reorder=True, inplace_relu=False, compiled=False, eval_chunk=TEST_CHUNK,
+             opaque_test=False):
     """The bare-SGD ceiling: each round of the replay plan as bare `torch.optim.SGD` steps on one model over pre-gathered
     batches (the runners' exact steps: same batches, same thread count), plus the same test-set forward; nothing of FL
-    around it (no broadcast, no per-client copies, no aggregation, no bookkeeping). One untimed warm-up round; returns the
-    seconds of every round (the caller takes the median over rounds after the first, as for the runners)."""
+    around it (no broadcast, no per-client copies, no aggregation, no bookkeeping). The defaults are the engine's own
+    arithmetic at its fastest: channels-last images, `pool_before_relu` (the engine's training twin, used here for the
+    test forward too) and the test forward in chunks of `TEST_CHUNK` images (each image's outputs are the same). The other
+    options are the experiments of `--tricks`. Returns `one(i)`, which runs round i and returns (seconds of its training
+    steps, of its test forward), and `params()`, the model's current flat parameters."""
     d, cfg = w['data'].to(device), w['config']
     model = init_model(w['model_fn'], cfg.seed).to(device)
-    image = d.x.dim() == 4 and any(isinstance(m, torch.nn.Conv2d) for m in model.modules())
+    image = channels_last and d.x.dim() == 4 and any(isinstance(m, torch.nn.Conv2d) for m in model.modules())
     cl = (lambda t: t.contiguous(memory_format=torch.channels_last)) if image else (lambda t: t)
     if image: model.to(memory_format=torch.channels_last)  # the engine's layout for images, so this bounds its runs
+    net = pool_before_relu(model) if reorder else model
+    if inplace_relu: net = relu_in_place(net)
+    fwd = torch.compile(net) if compiled else net
     rounds = [[(cl(d.x[torch.as_tensor(b, device=device)]), d.y[torch.as_tensor(b, device=device)]) for *bs, _ in rnd for b in bs] for rnd in plan]
-    x_test = cl(d.x_test)
+    x_test = cl(d.x_test); chunk = eval_chunk or len(x_test)  # 0: the whole test set in one forward
     opt = torch.optim.SGD(model.parameters(), lr=cfg.lr)
     sync = torch.cuda.synchronize if str(device).startswith('cuda') else (lambda: None)
-    def one(batches):
-        for xb, yb in batches:
-            loss = F.cross_entropy(model(xb), yb); opt.zero_grad(); loss.backward(); opt.step()
+    def one(i):
+        t = time.perf_counter()
+        for xb, yb in rounds[i]:
+            loss = F.cross_entropy(fwd(xb), yb); opt.zero_grad(); loss.backward(); opt.step()
+        sync(); t1 = time.perf_counter()
+        with torch.no_grad():
+            test_fwd = opaque_forward(net) if opaque_test else fwd  # the weights change every round: converted every round
+            for i in range(0, len(x_test), chunk): test_fwd(x_test[i:i + chunk]).argmax(1)
+        sync(); return t1 - t, time.perf_counter() - t1
+    return one, lambda: ParamLayout(model).flatten(model).cpu()
+
+def bare_sgd_round(w, plan, device='cpu') -> list:
+    "The ceiling's seconds of every round of the plan after one untimed warm-up round (the caller takes the median over rounds after the first)."
+    one, _ = bare_sgd(w, plan, device); one(0)
+    return [sum(one(i)) for i in range(len(plan))]
+
+def opaque_forward(net):
+    "The Sequential `net` as an inference function on oneDNN's opaque tensors (`torch.utils.mkldnn`: Conv2d, Linear; back to dense at a Flatten)."
+    from torch.utils import mkldnn
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore'); mods = list(mkldnn.to_mkldnn(copy.deepcopy(net)))  # converts in place: a copy
+    def forward(x):
+        h = x.to_mkldnn()
+        for m in mods: h = m(h.to_dense()) if isinstance(m, (torch.nn.Flatten, Flatten1)) else m(h)
+        return h
+    return forward
+
+def relu_in_place(net):
+    "A copy of the Sequential `net` (shared parameters) whose ReLUs work in place."
+    return torch.nn.Sequential(*[torch.nn.ReLU(inplace=True) if type(m) is torch.nn.ReLU else m for m in net])
+
+def grouped_sgd(w, plan, device='cpu'):
+    """Grouped training of a round's clients: all of them step together, their images stacked along channels
+    (B, G x C, H, W, channels-last), every convolution one `groups=G` convolution with the G clients' stacked kernels,
+    the linear layers batched matmuls (vmap's rewrite of a conv, written out by hand). For a Sequential of Conv2d,
+    Identity, ReLU, MaxPool2d, Flatten and Linear layers (the benchmark's CNN); clients whose s-th batches differ in size
+    step in separate groups. Same test forward as the ceiling; returns `one(i)` as `bare_sgd` does, and None (no parameters)."""
+    d, cfg = w['data'].to(device), w['config']
+    model = pool_before_relu(init_model(w['model_fn'], cfg.seed).to(device).to(memory_format=torch.channels_last))
+    base = {n: p.detach() for n, p in model.named_parameters()}
+    x_test = d.x_test.contiguous(memory_format=torch.channels_last)
+    def forward(W, h, G):
+        for name, m in model.named_children():
+            if isinstance(m, torch.nn.Conv2d):
+                h = F.conv2d(h, W[f'{name}.weight'].flatten(0, 1), W[f'{name}.bias'].flatten(), m.stride, m.padding, m.dilation, groups=G)
+            elif isinstance(m, torch.nn.Linear): h = torch.baddbmm(W[f'{name}.bias'][:, None], h, W[f'{name}.weight'].transpose(1, 2))
+            elif isinstance(m, (torch.nn.Flatten, Flatten1)): h = h.reshape(len(h), G, -1).transpose(0, 1)  # (G, B, features)
+            else: h = m(h)  # ReLU, MaxPool2d, Identity act per channel, so per client
+        return h
+    def one(i):
+        t, rnd = time.perf_counter(), plan[i]
+        W = {n: p.expand(len(rnd), *p.shape).clone() for n, p in base.items()}
+        for s in range(max(len(bs) for *bs, _ in rnd)):
+            by_size = {}
+            for g, (*bs, _) in enumerate(rnd):
+                if s < len(bs): by_size.setdefault(len(bs[s]), []).append(g)
+            for members in by_size.values():
+                sub = torch.as_tensor(members, device=device)
+                idx = torch.stack([torch.as_tensor(rnd[g][s], device=device) for g in members])      # (G, B)
+                xg = d.x[idx].transpose(0, 1).flatten(1, 2).contiguous(memory_format=torch.channels_last)
+                Wg = {n: t[sub].requires_grad_(True) for n, t in W.items()}
+                loss = F.cross_entropy(forward(Wg, xg, len(members)).flatten(0, 1), d.y[idx].flatten(), reduction='none')
+                grads = torch.autograd.grad(loss.view(len(members), -1).mean(1).sum(), list(Wg.values()))
+                with torch.no_grad():
+                    for (n, wg), g in zip(Wg.items(), grads): W[n][sub] = wg - cfg.lr * g
+        t1 = time.perf_counter()
         with torch.no_grad(): model(x_test).argmax(1)
-        sync()
-    one(rounds[0])  # warm-up
-    out = []
-    for batches in rounds:
-        t = time.perf_counter(); one(batches); out.append(time.perf_counter() - t)
-    return out
+        return t1 - t, time.perf_counter() - t1
+    return one, None
+
+ONE = dict(eval_chunk=0)  # the test set in one forward, as the previous ceiling and the engine's `evaluate` (<= 1,024 images a batch)
+TRICKS = {  # --tricks: variant -> options of `bare_sgd` ('grouped': `grouped_sgd`); all beside each other
+    'NCHW (contiguous)': dict(channels_last=False, reorder=False, **ONE),
+    'channels-last (the previous ceiling)': dict(reorder=False, **ONE),
+    '  + pool before ReLU': dict(ONE),
+    '  + pool before ReLU + in-place ReLU': dict(inplace_relu=True, **ONE),
+    '  + pool before ReLU, oneDNN switched off': dict(onednn=False, **ONE),
+    '  + pool before ReLU + torch.compile': dict(compiled=True, **ONE),
+    '  + pool before ReLU, test on opaque oneDNN': dict(opaque_test=True, **ONE),
+    '  + pool before ReLU, test in chunks (ceiling)': dict(),
+    'grouped conv, a round\'s clients at once': 'grouped',
+}
+CEILING_TRICK, OLD_CEILING_TRICK = '  + pool before ReLU, test in chunks (ceiling)', 'channels-last (the previous ceiling)'
+
+def compiler_missing():
+    "Why torch.compile cannot run here (inductor's CPU backend needs a C++ compiler), or None."
+    import shutil
+    return None if any(shutil.which(c) for c in (os.environ.get('CXX', 'c++'), 'g++', 'clang++')) else 'no C++ compiler on this machine'
+
+def tricks(w, plan, reps, device='cpu') -> dict:
+    """Every `TRICKS` variant of the ceiling's round, interleaved round by round (the order rotating, so that each variant
+    sees the same load): medians over repetitions x rounds, paired speed-up over the previous ceiling (median of per-round
+    ratios), warm-up (the cold compile time for torch.compile), |dw| from the ceiling after the warm-up round."""
+    import tempfile
+    os.environ['TORCHINDUCTOR_CACHE_DIR'] = tempfile.mkdtemp()  # a cold compile: warm-up_s is the real compile time
+    ones, skipped, warm, params = {}, {}, {}, {}
+    if compiler_missing(): skipped['  + torch.compile (inductor)'] = compiler_missing()
+    def guard(name, f):
+        try: return f()
+        except Exception as e: skipped[name] = f'{type(e).__name__}: {str(e).splitlines()[0][:120]}'
+    for name, opt in TRICKS.items():
+        if name in skipped: continue
+        opt = {} if opt == 'grouped' else dict(opt); onednn = opt.pop('onednn', True)
+        make = (lambda: grouped_sgd(w, plan, device)) if TRICKS[name] == 'grouped' else (lambda: bare_sgd(w, plan, device, **opt))
+        made = guard(name, make)
+        if made is None: continue
+        one = (lambda f, on: lambda i: _with_onednn(on, f, i))(made[0], onednn)
+        t = time.perf_counter()
+        if guard(name, lambda: one(0)) is None: continue
+        ones[name], warm[name], params[name] = one, time.perf_counter() - t, made[1]() if made[1] else None
+    times, names = {n: [] for n in ones}, list(ones)
+    for rep in range(reps):
+        for i in range(len(plan)):
+            k = (rep * len(plan) + i) % len(names)
+            for n in names[k:] + names[:k]: times[n].append(ones[n](i))
+    old, ref = np.array(times[OLD_CEILING_TRICK]).sum(1), params[CEILING_TRICK]
+    rows = {}
+    for n, tt in times.items():
+        tt = np.array(tt)
+        rows[n] = dict(steady_s_per_round=float(np.median(tt.sum(1))), train_s_per_round=float(np.median(tt[:, 0])),
+                       test_s_per_round=float(np.median(tt[:, 1])), speedup_vs_previous_ceiling=float(np.median(old / tt.sum(1))),
+                       warmup_s=warm[n], max_weight_diff_vs_ceiling=None if params[n] is None else float((params[n] - ref).abs().max()))
+    return dict(rows=rows, skipped=skipped, rounds_timed=reps * len(plan))
+
+def _with_onednn(enabled, f, *a):
+    "f(*a) with oneDNN (mkldnn) convolutions enabled or not."
+    with torch.backends.mkldnn.flags(enabled=enabled): return f(*a)
+
+def paired_with_ceiling(w, plan, runners, reps, device='cpu') -> dict:
+    """Each engine runner's rounds interleaved with the ceiling's rounds of the same steps (engine round t right after
+    ceiling round t), so both sides of every ratio share the load of the moment: per runner, the median over repetitions x
+    rounds after the first of ceiling seconds / engine seconds (the paired engine / ceiling ratio)."""
+    one, _ = bare_sgd(w, plan, device); one(0)
+    ratios = {r: [] for r in runners}
+    for _ in range(reps):
+        sims = {r: (FastEval if r.endswith('-fast-eval') else Simulation)(w['model_fn'], w['data'], UniformSelector(),
+                    dataclasses.replace(w['config'], backend=r.split('-')[1], device=device)) for r in runners}
+        for t in range(len(plan)):
+            for r, sim in sims.items():
+                ceiling = sum(one(t)); engine = sim.step()['wall_time']
+                if t: ratios[r].append(ceiling / engine)
+    return {r: float(np.median(v)) for r, v in ratios.items()}
 
 def ceiling_check(bare_s, rows) -> dict:
     """The sanity rule of the ceiling: bare SGD doing a round's steps can never be slower than a runner doing the same
@@ -224,7 +395,7 @@ def scaling(sizes, threads, device='cpu') -> dict:
     return dict(rows=rows, slope_s_per_client=float(slope), intercept_s=float(intercept),
                 loglog_exponent=float(np.polyfit(np.log(c), np.log(t), 1)[0]) if len(c) > 1 else None)
 
-def run_workload(name, w, runners, reps, device, flower_missing) -> dict:
+def run_workload(name, w, runners, reps, device, flower_missing, with_tricks=False) -> dict:
     "Every runner and the bare-SGD ceiling on one workload, interleaved repetition by repetition (so they share the load)."
     plan = record_plan(w); flops = train_flops(w, plan)
     skip = {**SKIP.get(name, {}), **({'flower': flower_missing} if flower_missing else {})}
@@ -233,7 +404,7 @@ def run_workload(name, w, runners, reps, device, flower_missing) -> dict:
     for _ in range(reps):
         bare.append(float(np.median(bare_sgd_round(w, plan, device)[1:])))
         for r in todo:
-            if r.startswith('engine-'): runs[r].append(run_engine(w, r.split('-')[1], device))
+            if r.startswith('engine-'): runs[r].append(run_engine(w, r.split('-')[1], device, FastEval if r.endswith('-fast-eval') else Simulation))
             elif r == 'plain': runs[r].append(run_plain(w, plan, device))
             elif r == 'flower': runs[r].append(run_flower(w))
             else: raise ValueError(f'unknown runner {r!r}')
@@ -245,6 +416,8 @@ def run_workload(name, w, runners, reps, device, flower_missing) -> dict:
                        **{k: rr[0][k] for k in ('backend', 'version', 'accuracy') if rr[0].get(k) is not None})
         print(f"  {name:10s} {r:18s} total {rows[r]['total_s']:7.2f} s   steady {rows[r]['steady_s_per_round']:.4f} s/round", flush=True)
     bare_s = min(bare); check = ceiling_check(bare_s, rows)   # best repetitions on both sides (see `ceiling_check`)
+    engines = [r for r in rows if r.startswith('engine-')] if check['valid'] else []   # an invalid ceiling is no anchor
+    for r, ratio in paired_with_ceiling(w, plan, engines, reps, device).items(): rows[r]['paired_fraction_of_ceiling'] = ratio
     print(f"  {name:10s} {'bare SGD ceiling':18s} best {bare_s:.4f} s/round   {'valid' if check['valid'] else 'INVALID: runners faster ' + str(check['runners_faster_than_ceiling'])}")
     ref = rows.get('engine-sequential', next(iter(rows.values())))['params']
     for r, row in rows.items():
@@ -255,9 +428,13 @@ def run_workload(name, w, runners, reps, device, flower_missing) -> dict:
             if anchor in rows: row[f'steady_speedup_vs_{anchor}'] = rows[anchor]['steady_s_per_round'] / row['steady_s_per_round']
         if 'flower' in rows: row['total_speedup_vs_flower'] = rows['flower']['total_s'] / row['total_s']
     auto = choose_backend(model_profile(w['model_fn'](), w['data'].x[0]), w['config'].batch_size, torch.device(device))
-    return dict(config=dataclasses.asdict(w['config']), train_flops_per_round=flops, auto_backend=auto, num_clients=w['data'].num_clients,
-                bare_sgd=dict(steady_s_per_round=float(np.median(bare)), best_s_per_round=bare_s, steadies=bare, flops_per_s=flops / bare_s, **check),
-                skipped=skip, runners=rows)
+    out = dict(config=dataclasses.asdict(w['config']), train_flops_per_round=flops, auto_backend=auto, num_clients=w['data'].num_clients,
+               bare_sgd=dict(steady_s_per_round=float(np.median(bare)), best_s_per_round=bare_s, steadies=bare, flops_per_s=flops / bare_s, **check),
+               skipped=skip, runners=rows)
+    if with_tricks:
+        out['tricks'] = tricks(w, plan, reps, device)
+        for row in out['tricks']['rows'].values(): row['flops_per_s'] = flops / row['steady_s_per_round']
+    return out
 
 def figures(out) -> dict:
     "The record's headline figures: ratios to the anchors measured in the same run, the scaling slope and memory, s/round."
@@ -267,7 +444,8 @@ def figures(out) -> dict:
         if b['valid']: f[f'{name} ceiling / matmul'] = fig(b['fraction_of_peak'], 'ratio', 'higher')
         for r, row in w['runners'].items():
             f[f'{name} {r} s/round'] = fig(row['steady_s_per_round'])
-            for k, label in (('steady_speedup_vs_plain', 'x plain'), ('steady_speedup_vs_flower', 'x flower'), ('fraction_of_ceiling', '/ ceiling')):
+            for k, label in (('steady_speedup_vs_plain', 'x plain'), ('steady_speedup_vs_flower', 'x flower'), ('fraction_of_ceiling', '/ ceiling'),
+                             ('paired_fraction_of_ceiling', 'paired / ceiling')):
                 if k in row and r not in label: f[f'{name} {r} {label}'] = fig(row[k], 'ratio', 'higher')
     if 'scaling' in out:
         sc = out['scaling']
@@ -287,6 +465,8 @@ def main():
     ap.add_argument('--runners', default='engine-batched,engine-sequential,plain,flower')
     ap.add_argument('--scaling', default=','.join(map(str, SCALING)), help="clients per round of the digits scaling ('' to skip)")
     ap.add_argument('--scaling-one', type=int, default=None, help=argparse.SUPPRESS)
+    ap.add_argument('--tricks', action='store_true', help='also time the ceiling variants of TRICKS side by side (channels-last, pool before ReLU, '
+                    'in-place ReLU, oneDNN off, torch.compile, chunked test forward, grouped convolution)')
     ap.add_argument('--device', default='cpu', help="'cpu' or 'cuda' for the in-process runners (Flower always runs on CPU)")
     ap.add_argument('--out', default=None, help='default benchmarks/results/engine.json')
     args = ap.parse_args()
@@ -303,15 +483,29 @@ def main():
                gpu='none lent to this run' if not torch.cuda.is_available() else torch.cuda.get_device_name(),
                matmul_peak_flops_start=peak, workloads={})
     for name in args.workloads.split(','):
-        out['workloads'][name] = run_workload(name, ws[name](), runners, reps, args.device, flower_missing)
+        out['workloads'][name] = run_workload(name, ws[name](), runners, reps, args.device, flower_missing, args.tricks)
     if args.scaling: out['scaling'] = scaling([int(k) for k in args.scaling.split(',')], args.threads, args.device)
     out['matmul_peak_flops_end'] = matmul_peak(args.device)
     out['matmul_peak_flops'] = peak = max(peak, out['matmul_peak_flops_end'])  # best of the two: the limit
     for w in out['workloads'].values():
         w['bare_sgd']['fraction_of_peak'] = w['bare_sgd']['flops_per_s'] / peak
         for row in w['runners'].values(): row['fraction_of_matmul_peak'] = row['train_flops_per_s'] / peak
+        for row in w.get('tricks', {}).get('rows', {}).values(): row['fraction_of_matmul_peak'] = row['flops_per_s'] / peak
     print(table(out))
     bench.write(out, figures(out), args.out)
+
+def tricks_table(name, tr) -> list:
+    "The --tricks rows: s/round, speed-up over the previous ceiling, FLOP/s and share of the matmul peak, warm-up, |dw|."
+    lines = ['', f"{name}: ceiling variants, side by side (median of repetitions)",
+             f"{'variant':46s} {'s/round':>8s} {'train s':>8s} {'test s':>7s} {'x prev':>7s} {'GFLOP/s':>8s} {'% peak':>7s} {'warm-up s':>9s} {'|dw| vs ceil':>12s}"]
+    for v, r in tr['rows'].items():
+        dw = '-' if r['max_weight_diff_vs_ceiling'] is None else f"{r['max_weight_diff_vs_ceiling']:.2e}"
+        warm = '-' if r['warmup_s'] is None else f"{r['warmup_s']:.2f}"
+        sp = lambda k, width: f"{r[k]:{width}.4f}" if r[k] is not None else f"{'-':>{width}s}"
+        lines.append(f"{v:46s} {r['steady_s_per_round']:8.4f} {sp('train_s_per_round', 8)} {sp('test_s_per_round', 7)} {r['speedup_vs_previous_ceiling']:7.2f} {r['flops_per_s'] / 1e9:8.2f} "
+                     f"{100 * r['fraction_of_matmul_peak']:6.1f}% {warm:>9s} {dw:>12s}")
+    lines += [f"{v:46s} skipped: {why}" for v, why in tr['skipped'].items()]
+    return lines
 
 def table(out) -> str:
     "The workloads table (runners, the bare-SGD ceiling and both ratios) and the scaling table."
@@ -328,6 +522,13 @@ def table(out) -> str:
                          f"{f(row, 'steady_speedup_vs_flower', '9.2f'):>9s} {row['train_flops_per_s'] / 1e9:8.2f} {100 * row['fraction_of_matmul_peak']:6.1f}% "
                          f"{f(row, 'fraction_of_ceiling', '6.1f%', 100):>7s} {row['max_weight_diff_vs_engine_sequential']:9.2e}")
         for r, why in w['skipped'].items(): lines.append(f"{name:11s} {r:18s} skipped: {why}")
+        if w['bare_sgd']['valid']:
+            lines.append(f"{name:11s} ratios: " + ', '.join(f"{r} / ceiling {row['fraction_of_ceiling']:.3f}" for r, row in w['runners'].items())
+                         + f"; ceiling / matmul {w['bare_sgd']['fraction_of_peak']:.3f}")
+        paired = {r: row['paired_fraction_of_ceiling'] for r, row in w['runners'].items() if 'paired_fraction_of_ceiling' in row}
+        if paired: lines.append(f"{name:11s} paired (round by round beside the ceiling): "
+                                + ', '.join(f"{r} / ceiling {v:.3f}" for r, v in paired.items()))
+        if 'tricks' in w: lines += tricks_table(name, w['tricks'])
     if 'scaling' in out:
         sc = out['scaling']
         lines += ['', f"{'clients/round':>13s} {'s/round':>8s} {'us/client':>10s} {'peak RSS GiB':>13s}"]

@@ -1,0 +1,118 @@
+"Training backends near the hardware: `pool_before_relu` (the engine's default training twin) is bit-identical to the model it reorders."
+import dataclasses
+import numpy as np, pytest, torch, torch.nn as nn, torch.nn.functional as F
+from hetfl_explore.engine.simulation import RunConfig, Simulation, cnn, mlp, pool_before_relu, BACKENDS, ParamLayout, batch_plan
+from hetfl_explore.engine.protocol import UniformSelector
+from hetfl_explore.foundation.data import FederatedData
+
+torch.set_num_threads(1)
+SEEDS = (0, 1, 2, 3)   # seeds of the bit-identity checks
+
+def small_images(K=6, seed=0, side=8):
+    "A tiny image federation: K clients of 10-39 random 3-channel images, class = which colour channel is brighter."
+    g = torch.Generator().manual_seed(seed); n = 40 * K
+    x = torch.rand(n + 60, 3, side, side, generator=g); y = (x[:, 0].mean((1, 2)) > x[:, 1].mean((1, 2))).long()
+    a = torch.randint(0, 2, (n + 60,), generator=g)
+    sizes = np.random.default_rng(seed).integers(10, 40, K)
+    idx = list(torch.arange(int(sizes.sum())).split(sizes.tolist()))
+    return FederatedData(x[:n], y[:n], a[:n], idx, x[n:], y[n:], a[n:], 2, 2)
+
+class OldPath(Simulation):
+    "The engine before the twin: local training on `self.net` itself."
+    @property
+    def fast_net(self): return self.net
+
+def _same_run(h1, h2):
+    assert torch.equal(h1.final_params, h2.final_params)
+    cols = ['accuracy', 'worst_group_accuracy', 'loss', 'train_loss', 'selected', 'weights']
+    assert h1.rounds[cols].equals(h2.rounds[cols])
+
+@pytest.mark.parametrize('backend', ['sequential', 'batched'])
+@pytest.mark.parametrize('seed', SEEDS)
+def test_twin_runs_are_bit_identical_to_the_old_path(backend, seed):
+    "Whole runs (momentum, weight decay, FedProx, client sizes 10-39) give exactly the old path's parameters and history."
+    data = small_images(seed=seed)
+    cfg = RunConfig(rounds=3, clients_per_round=4, batch_size=8, lr=0.05, momentum=0.5, weight_decay=1e-3, prox_mu=0.01,
+                    seed=seed, backend=backend)
+    model = lambda: cnn(3, 2, width=4, img_size=8, hidden=8)
+    new, old = (cls(model, data, UniformSelector(), cfg) for cls in (Simulation, OldPath))
+    assert new.fast_net is not new.net and old.fast_net is old.net
+    _same_run(new.run(progress=False), old.run(progress=False))
+
+@pytest.mark.parametrize('name', list(BACKENDS))
+def test_backends_give_identical_updates_with_the_twin(name):
+    "One call of each backend: the twin's (C,P) parameters and losses equal the model's, bit for bit (GroupNorm CNN)."
+    torch.manual_seed(0)
+    net = cnn(3, 2, width=4, img_size=8, hidden=8, norm='group'); lay = ParamLayout(net); w0 = lay.flatten(net)
+    x, y = torch.randn(60, 3, 8, 8), torch.randint(0, 2, (60,))
+    sizes = np.array([9, 20, 31]); local, valid, steps = batch_plan(sizes, 6, np.random.default_rng(1), epochs=2)
+    table = np.split(np.arange(60), np.cumsum(sizes)[:-1])
+    pool = torch.from_numpy(np.stack([np.pad(t, (0, 31 - len(t)))[l] for t, l in zip(table, local)]))
+    run = lambda m: BACKENDS[name](m, lay, w0, x, y, pool, torch.from_numpy(valid), steps, np.full(3, 0.1), RunConfig(momentum=0.9))
+    (p1, l1), (p2, l2) = run(net), run(pool_before_relu(net))
+    assert torch.equal(p1, p2) and torch.equal(l1, l2)
+
+def test_what_is_reordered_and_what_is_not():
+    "Nested Sequentials are reordered, a pool returning indices and non-Sequential models are left alone, the original never changes."
+    inner = nn.Sequential(nn.Conv2d(1, 2, 3), nn.ReLU(), nn.MaxPool2d(2), nn.MaxPool2d(1))
+    outer = nn.Sequential(inner, nn.Flatten(), nn.ReLU(), nn.Linear(8, 2))
+    twin = pool_before_relu(outer)
+    assert [type(m) for m in twin[0]] == [nn.Conv2d, nn.MaxPool2d, nn.MaxPool2d, nn.ReLU]   # ReLU moves past both pools
+    assert [type(m) for m in inner] == [nn.Conv2d, nn.ReLU, nn.MaxPool2d, nn.MaxPool2d]       # the original is unchanged
+    x = torch.randn(3, 1, 6, 6); assert torch.equal(twin(x), outer(x))
+    keep = nn.Sequential(nn.ReLU(), nn.MaxPool2d(2, return_indices=True)); assert pool_before_relu(keep) is keep
+    avg = nn.Sequential(nn.ReLU(), nn.AvgPool2d(2)); assert pool_before_relu(avg) is avg          # averaging does not commute with ReLU
+    lin = nn.Linear(3, 2); assert pool_before_relu(lin) is lin
+    assert not pool_before_relu(cnn(3, 2, width=2, img_size=8, hidden=4).eval()).training
+
+def test_ties_and_negative_windows_route_gradients_identically():
+    "Windows of equal values and windows with no positive value: same outputs and gradients as ReLU then pooling."
+    x = torch.tensor([[[[1., 1., -2., -3.], [0., 1., -1., -5.], [2., 2., 0., 0.], [2., 2., 0., -0.]]]], requires_grad=True)
+    seq = nn.Sequential(nn.ReLU(), nn.MaxPool2d(2)); twin = pool_before_relu(seq)
+    assert [type(m) for m in twin] == [nn.MaxPool2d, nn.ReLU]
+    g = [torch.autograd.grad((m(x) * torch.arange(1., 5.).view(1, 1, 2, 2)).sum(), x)[0] for m in (seq, twin)]
+    assert torch.equal(seq(x), twin(x)) and torch.equal(*g)
+
+def test_evaluation_on_the_twin_is_identical():
+    "`evaluate` on the twin gives exactly the model's accuracy, group accuracies and loss (why the test forward may use it too)."
+    from hetfl_explore.engine.simulation import evaluate
+    data = small_images(seed=5); torch.manual_seed(5)
+    net = cnn(3, 2, width=4, img_size=8, hidden=8); flat = ParamLayout(net).flatten(net) * 1.5
+    r1, r2 = (evaluate(m, data.x_test, data.y_test, data.a_test, 2, 2, batch_size=16, params=flat) for m in (net, pool_before_relu(net)))
+    assert r1['accuracy'] == r2['accuracy'] and r1['loss'] == r2['loss']
+    np.testing.assert_array_equal(r1['group_accuracy'], r2['group_accuracy'])
+
+
+def reference_sequential(model, layout, w0, x, y, idx, mask, steps, lr, cfg, client_loss=None, n_data=None):
+    "The sequential backend as it was before its batches were gathered once per client (one gather per step)."
+    C, S = idx.shape[:2]
+    start = w0 if w0.dim() == 2 else w0.expand(C, -1)
+    new, losses = start.clone(), torch.zeros(C, S)
+    for c in range(C):
+        layout.load(model, start[c]); w0_views = layout.unflatten(start[c])
+        opt = torch.optim.SGD(model.parameters(), lr=float(lr[c]), momentum=cfg.momentum, weight_decay=cfg.weight_decay)
+        for s in range(int(steps[c])):
+            b = idx[c, s][mask[c, s]]
+            if client_loss is None: loss = F.cross_entropy(model(x[b]), y[b])
+            else: loss = client_loss(model(x[b]), y[b], dict(model.named_parameters()), int(n_data[c])).mean()
+            losses[c, s] = loss.detach()
+            if cfg.prox_mu: loss = loss + cfg.prox_mu / 2 * sum((p - w0_views[n]).pow(2).sum() for n, p in model.named_parameters())
+            opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
+        new[c] = layout.flatten(model)
+    return new, losses
+
+@pytest.mark.parametrize('seed', SEEDS)
+@pytest.mark.parametrize('hook', [False, True])
+def test_sequential_backend_matches_the_per_step_reference(seed, hook):
+    "Gathering a client's batches once gives bit for bit the per-step loop (unequal clients, a zero-step client, momentum, FedProx, a loss hook)."
+    from hetfl_explore.engine.simulation import train_sequential
+    torch.manual_seed(seed); net = pool_before_relu(cnn(3, 2, width=4, img_size=8, hidden=8)); lay = ParamLayout(net)
+    x, y = torch.randn(70, 3, 8, 8).contiguous(memory_format=torch.channels_last), torch.randint(0, 2, (70,))
+    sizes = np.array([9, 0, 30, 31]); local, valid, steps = batch_plan(sizes, 7, np.random.default_rng(seed), epochs=2)
+    table = np.split(np.arange(70), np.cumsum(sizes)[:-1])
+    pool = torch.from_numpy(np.stack([np.pad(t, (0, 31 - len(t)))[l] for t, l in zip(table, local)]))
+    loss = (lambda out, yy, params, n: F.cross_entropy(out, yy, reduction='none') * (1 + 1 / n)) if hook else None
+    args = (net, lay, lay.flatten(net), x, y, pool, torch.from_numpy(valid), steps, np.array([.1, .2, .05, .1]),
+            RunConfig(momentum=0.9, weight_decay=1e-3, prox_mu=0.1))
+    (p1, l1), (p2, l2) = train_sequential(*args, client_loss=loss, n_data=sizes), reference_sequential(*args, client_loss=loss, n_data=sizes)
+    assert torch.equal(p1, p2) and torch.equal(l1, l2)
