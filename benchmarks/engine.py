@@ -28,9 +28,9 @@ beside the runners. Sanity rule (`ceiling_check`): a runner doing the same steps
 ceiling is reported INVALID and no ratio to it is given (on digits the vmapped engine beats one-model steps: there the
 ceiling of one model's steps is not a ceiling).
 
-Runner `engine-<backend>-fast-eval` (`FastEval`): the engine with its test evaluation on `Simulation.fast_net` and its
-forward in chunks of `TEST_CHUNK` images, as the ceiling (a measured proposal: the engine evaluates on `self.net`, the test
-set in one batch; on this CNN each image's outputs are the same, so the run is the same).
+Runner `engine-<backend>-fast-eval` (`FastEval`): the engine with its test forward in chunks of `TEST_CHUNK` images, as the
+ceiling (a measured proposal: the engine evaluates on `Simulation.fast_net` with the test set in one batch; on this CNN
+each image's outputs are the same, so the run is the same).
 
 Ceiling variants (`--tricks`, issue 24's compute-bound part): every `TRICKS` variant of the ceiling's round side by side,
 interleaved repetition by repetition: NCHW vs channels-last, max-pooling before ReLU, in-place ReLU, oneDNN switched
@@ -113,12 +113,12 @@ class Chunked(torch.nn.Module):
     def forward(self, x): return torch.cat([self.net(x[i:i + self.chunk]) for i in range(0, len(x), self.chunk)])
 
 class FastEval(Simulation):
-    """The engine with its test-set evaluation on `fast_net` and its forward in chunks of `TEST_CHUNK` images (a proposal for
-    the evaluation, measured here; `evaluate`'s loss and counts are still reduced over the same 1,024-image batches)."""
+    """The engine with its test-set forward in chunks of `TEST_CHUNK` images (a proposal for the evaluation, measured here;
+    `evaluate`'s loss and counts are still reduced over the same 1,024-image batches)."""
     def _eval_row(self, row):
-        net, self.net = self.net, Chunked(self.fast_net, TEST_CHUNK)
+        fast = self.fast_net; self._fast_net = Chunked(fast, TEST_CHUNK)
         try: return super()._eval_row(row)
-        finally: self.net = net
+        finally: self._fast_net = fast
 
 def run_engine(w, backend, device='cpu', sim_class=Simulation):
     t0 = time.perf_counter()

@@ -975,7 +975,7 @@ def client_losses(self:Simulation, params:torch.Tensor, # flat model parameters
     with torch.no_grad():
         for i in range(0, len(pool), EVAL_CHUNK):
             b = pool[i:i + EVAL_CHUNK]
-            out.append(F.cross_entropy(functional_call(self.net, fp, (self.x[b],)), self.y[b], reduction='none'))
+            out.append(F.cross_entropy(functional_call(self.fast_net, fp, (self.x[b],)), self.y[b], reduction='none'))
     tot = torch.zeros(len(ids), dtype=torch.float64, device=self.device).index_add_(0, seg, torch.cat(out).double())
     return (tot.cpu().numpy() / np.maximum(self.sizes[ids], 1))
 
@@ -992,7 +992,7 @@ def _query(self:Simulation, ids:np.ndarray, what:str) -> np.ndarray:
 @patch
 def _server_eval(self:Simulation, params:torch.Tensor) -> tuple[float, float]:
     "Accuracy and loss of the flat model `params` on the server's validation set."
-    r = evaluate(self.net, *self.val, self.n_classes, self.n_attrs, params=params)
+    r = evaluate(self.fast_net, *self.val, self.n_classes, self.n_attrs, params=params)
     return r['accuracy'], r['loss']
 
 # %% ../../nbs/engine/05_simulation.ipynb #a2aa11f0
@@ -1021,7 +1021,7 @@ def train_clients(self:Simulation, ids:np.ndarray, # clients to train (those tha
 # %% ../../nbs/engine/05_simulation.ipynb #e45d1496
 @patch(as_prop=True)
 def fast_net(self:Simulation) -> nn.Module:
-    "`self.net` reordered by `pool_before_relu`: shared parameters, bit-identical outputs and updates, less work (local training runs it)."
+    "`self.net` reordered by `pool_before_relu`: shared parameters, bit-identical outputs and updates, less work (training, evaluation and loss queries run it)."
     if self.__dict__.get('_fast_net') is None: self._fast_net = pool_before_relu(self.net)
     return self._fast_net
 
@@ -1302,7 +1302,7 @@ def _evaluate(self:Simulation, row:dict):
 def _eval_row(self:Simulation, row:dict) -> str|None:
     "Fill `row` with test metrics (and group/client tables); return 'target_accuracy' or 'early_stopping' if one fires."
     cfg, t = self.config, row['round']
-    r = evaluate(self.net, *self.test, self.n_classes, self.n_attrs, params=self.params)
+    r = evaluate(self.fast_net, *self.test, self.n_classes, self.n_attrs, params=self.params)
     row.update(accuracy=r['accuracy'], worst_group_accuracy=r['worst_group_accuracy'], loss=r['loss'])
     for yy in range(self.n_classes):
         for aa in range(self.n_attrs):
@@ -1320,7 +1320,7 @@ def _eval_clients(self:Simulation, t:int):
     fp, correct, loss = self.layout.unflatten(self.params), [], []
     with torch.no_grad():
         for i in range(0, len(self.x), EVAL_CHUNK):
-            out, yb = functional_call(self.net, fp, (self.x[i:i + EVAL_CHUNK],)), self.y[i:i + EVAL_CHUNK]
+            out, yb = functional_call(self.fast_net, fp, (self.x[i:i + EVAL_CHUNK],)), self.y[i:i + EVAL_CHUNK]
             correct.append((out.argmax(1) == yb).double()); loss.append(F.cross_entropy(out, yb, reduction='none').double())
     own = self.owner >= 0
     acc = torch.zeros(self.num_clients, dtype=torch.float64).index_add_(0, self.owner[own], torch.cat(correct).cpu()[own])
