@@ -257,3 +257,19 @@ def test_measured_messages_replace_the_formula_and_move_the_totals(fed):
     assert row['bytes'] == row['total_bytes'] == sum(row[f'bytes_{k}'] for k in MESSAGE_TYPES)
     with pytest.raises(ValueError, match='finite and non-negative'):
         plan = sim.begin_round(); sim.finish_round(plan, *sim.train_round(plan), measured=lambda: {'bytes_upload': -1.0})
+
+def test_hooks_enter_the_run_identity_by_code_and_closure(fed, tmp_path):
+    "Two closures of one factory with different settings are different runs; the same hook is the same run in any process."
+    from hetfl_explore.engine.simulation import hook_identity
+    import subprocess, sys
+    def stop_after(n): return lambda h: len(h.round_rows) >= n
+    assert hook_identity(stop_after(2)) != hook_identity(stop_after(3)) and hook_identity(stop_after(2)) == hook_identity(stop_after(2))
+    named = stop_after(2); named.identity = 'stop after 2'
+    assert hook_identity(named) == 'stop after 2' and hook_identity(None) is None
+    cfg, store = RunConfig(rounds=4, clients_per_round=3, batch_size=10), RunStore(str(tmp_path / 'runs.sqlite'))
+    a = Simulation(MLP, fed, UniformSelector(), cfg, store=store, stop_when=stop_after(2)).run(progress=False)
+    b = Simulation(MLP, fed, UniformSelector(), cfg, store=store, stop_when=stop_after(3)).run(progress=False)
+    assert (len(a), len(b)) == (2, 3)                     # before: one key, so the second run reused the first (2 rounds)
+    code = "import numpy as np; from hetfl_explore.engine.simulation import hook_identity; t = np.arange(3); print(hook_identity(lambda h: t.sum() > 1))"
+    outs = {subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout for _ in range(2)}
+    assert len(outs) == 1 and '#' in outs.pop()           # no memory address in the identity

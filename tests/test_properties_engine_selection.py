@@ -77,6 +77,7 @@ CASES = [
     ('engine.simulation.Simulation', lambda v: sm.Simulation(NET, v, pt.UniformSelector(), sm.RunConfig()), 'data', st.sampled_from([None, 3, 'x'])),
     ('engine.simulation.RoundPlan', lambda v: sm.RoundPlan(0, pt.Selection([1, 2]), v, np.ones(2), None, np.zeros((2, 1, 1)), np.ones((2, 1, 1), bool), np.ones(2), 0.0),
      'RoundPlan.dropped', st.sampled_from([None, 'x', [False, False], np.zeros(3, bool), np.zeros(2)])),
+    ('engine.simulation.hook_identity', lambda v: sm.hook_identity(v), 'hook', st.sampled_from([3, 'x', 1.5, [1]])),
     ('engine.simulation.run_key', lambda v: sm.run_key(v), 'identity', st.sampled_from([None, 3, b'x'])),
     ('engine.simulation.run_fl', lambda v: sm.run_fl(NET, v), 'data', st.sampled_from([None, 3, 'x'])),
     ('engine.simulation.digits_federation', lambda v: sm.digits_federation(v), 'num_clients', NOT_INT),

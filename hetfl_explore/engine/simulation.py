@@ -29,8 +29,8 @@ __all__ = ['GN_GROUPS', 'MAX_SEED', 'BACKENDS', 'NOVA_FLOOR', 'AGGREGATORS', 'KE
            'batch_plan', 'train_sequential', 'train_batched', 'pool_before_relu', 'local_train', 'fednova_norm',
            'AggregationInput', 'fedavg_rule', 'fednova_rule', 'masked_average', 'aggregate', 'unit_masks',
            'SystemProfiles', 'History', 'RunStore', 'data_fingerprint', 'selector_fingerprint', 'model_profile',
-           'choose_backend', 'block_size', 'Simulation', 'run_key', 'RoundPlan', 'run_fl', 'digits_federation',
-           'LivePlot']
+           'choose_backend', 'block_size', 'Simulation', 'hook_identity', 'run_key', 'RoundPlan', 'run_fl',
+           'digits_federation', 'LivePlot']
 
 # %% ../../nbs/engine/05_simulation.ipynb #bedf9e45
 class Flatten1(nn.Module):
@@ -870,6 +870,39 @@ def _resolve_rule(self:Simulation, aggregation:Callable|None) -> Callable|None:
         raise ValueError(f"RunConfig.aggregator='fednova' and the rule {_rule_name(rule)} both define the aggregation: keep one")
     return rule
 
+# %% ../../nbs/engine/05_simulation.ipynb #h00kid
+def _digest_value(v, seen:frozenset) -> bytes:
+    "Bytes that tell a closed-over value apart: content for numbers, strings, arrays and functions; the type otherwise."
+    if callable(v) and hasattr(v, '__code__'): return b'self' if id(v) in seen else _hook_digest(v, seen).encode()
+    if v is None or isinstance(v, (bool, int, float, complex, str, bytes)): return repr(v).encode()
+    if isinstance(v, (tuple, list)): return b'(' + b','.join(_digest_value(x, seen) for x in v) + b')'
+    if isinstance(v, dict): return b'{' + b','.join(repr(k).encode() + b':' + _digest_value(v[k], seen) for k in sorted(v, key=repr)) + b'}'
+    if isinstance(v, np.ndarray) or torch.is_tensor(v): return _sha(v).encode()
+    return getattr(v, 'identity', type(v).__qualname__).encode()
+
+def _digest_code(code) -> bytes:
+    "A code object's bytecode, names and constants (nested code objects recursively), without memory addresses."
+    consts = b'|'.join(_digest_code(c) if hasattr(c, 'co_code') else repr(c).encode() for c in code.co_consts)
+    return code.co_code + repr(code.co_names).encode() + consts
+
+def _hook_digest(hook, seen:frozenset=frozenset()) -> str:
+    "Qualified name and digest of a function's code and closure (`seen`: functions already being digested)."
+    def cell(c):
+        try: return _digest_value(c.cell_contents, seen | {id(hook)})
+        except ValueError: return b'empty'   # a cell not assigned yet
+    body = _digest_code(hook.__code__) + b'|'.join(cell(c) for c in (hook.__closure__ or ()))
+    return f"{_rule_name(hook)}#{hashlib.sha1(body).hexdigest()[:12]}"
+
+def hook_identity(hook:Callable|None, # a run's hook (stop rule, aggregation rule, accept filter, client loss)
+                 ) -> str|None:
+    "The hook's stable identity: its `identity` string if set, else its qualified name and a digest of its code and closure."
+    if hook is None: return None
+    if not callable(hook): raise TypeError(f"hook={hook!r:.60}: expected a callable or None")
+    if isinstance(getattr(hook, 'identity', None), str): return hook.identity
+    if hasattr(hook, '__code__'): return _hook_digest(hook)
+    state = (hook.func, hook.args, hook.keywords) if isinstance(hook, partial) else getattr(hook, '__dict__', {})   # a callable object
+    return f"{type(hook).__module__}.{type(hook).__qualname__}#{hashlib.sha1(_digest_value(state, frozenset())).hexdigest()[:12]}"
+
 # %% ../../nbs/engine/05_simulation.ipynb #b7b15bb2
 @patch
 def _run_identity(self:Simulation, data, selector:Selector, profiles:SystemProfiles|None, stop_when:Callable|None) -> str:
@@ -878,8 +911,8 @@ def _run_identity(self:Simulation, data, selector:Selector, profiles:SystemProfi
         data=data_fingerprint(data), model=f"{self.net!r}:{_sha(self.layout.flatten(self.net))}",
         selector=selector_fingerprint(selector) if self.store else repr(selector),
         profiles=profiles.fingerprint() if profiles else None,
-        stop_when=getattr(stop_when, '__qualname__', repr(stop_when)) if stop_when else None, aggregation=_rule_name(self.rule),
-        **{n: _rule_name(h) for n, h in (('accept', self.accept), ('client_loss', self.client_loss)) if h is not None}), sort_keys=True)
+        stop_when=hook_identity(stop_when), aggregation=hook_identity(self.rule),
+        **{n: hook_identity(h) for n, h in (('accept', self.accept), ('client_loss', self.client_loss)) if h is not None}), sort_keys=True)
 
 def run_key(identity:str, # a run's identity (canonical JSON)
            ) -> str:
