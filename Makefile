@@ -8,6 +8,10 @@ export OMP_NUM_THREADS ?= 1
 export PYTHONUNBUFFERED := 1
 # Idle OpenMP threads sleep instead of spinning (with 2 threads on a busy core, tiny ops ran 50x slower).
 export OMP_WAIT_POLICY ?= PASSIVE
+# pip installs without byte-compiling (compiling every module of torch, ray and scipy took 40 of the install's 105 s);
+# Python then caches the bytecode of what is actually imported, once, so a shell's PYTHONDONTWRITEBYTECODE is dropped
+# here (with it every process, and every notebook kernel, would compile its imports again).
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: help install demo test test-fast docs readme lab export clean-nbs check-sync bench browsers check-apt results results-check robust student clean
 
@@ -27,7 +31,7 @@ $(STAMP): constraints.txt settings.ini setup.py
 	@$(PYTHON) tools/check_env.py
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -c constraints.txt -e ".[dev]"
+	$(PY) -m pip install -q --no-compile -c constraints.txt -e ".[dev]"
 	@$(PY) tools/check_env.py --installed
 	@touch $(STAMP)
 
@@ -50,10 +54,10 @@ docs: install
 	$(PY) tools/build_docs.py
 
 test: install browsers docs
-	$(PY) -m pytest tests -n 2 -p no:cacheprovider
+	$(PY) -m pytest tests -n 2 --dist worksteal -p no:cacheprovider
 
 test-fast: install
-	$(PY) -m pytest tests -n 2 -p no:cacheprovider --ignore=tests/test_browser_docs.py --ignore=tests/test_browser_lab.py
+	$(PY) -m pytest tests -n 2 --dist worksteal -p no:cacheprovider --ignore=tests/test_browser_docs.py --ignore=tests/test_browser_lab.py
 
 readme: install
 	$(PY) tools/build_docs.py --readme

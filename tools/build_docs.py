@@ -19,6 +19,7 @@ Usage: `python tools/build_docs.py [--fallback] [--jobs N] [--only GLOB]`; `--re
 from __future__ import annotations
 import argparse, base64, concurrent.futures as cf, copy, fnmatch, glob, html, json, os, re, shutil, subprocess, sys, time
 from pathlib import Path
+sys.path.insert(0, str(Path(__file__).resolve().parent)); import kernel_zygote   # kernels with torch & co. preloaded
 
 ROOT = Path(__file__).resolve().parents[1]
 NBS, OUT, EXEC, PROC = ROOT/'nbs', ROOT/'_docs', ROOT/'_docs_exec', ROOT/'_proc'
@@ -142,7 +143,8 @@ def execute(path: Path) -> tuple[str, float, str | None]:
     # kernels talk over IPC sockets in a folder of their own: kernels started side by side over TCP can race for the
     # same ports and hang
     sockets = tempfile.mkdtemp(prefix='hetfl-kernel-')
-    km = KernelManager(kernel_name='python3', transport='ipc', ip=os.path.join(sockets, 'kernel'))
+    manager = kernel_zygote.manager_class() if os.environ.get('HETFL_KERNEL_ZYGOTE') else KernelManager
+    km = manager(kernel_name='python3', transport='ipc', ip=os.path.join(sockets, 'kernel'))
     client = snapshot_client()(nb, km=km, timeout=900, store_widget_state=True,
                             skip_cells_with_tag=SKIP_TAG, resources={'metadata': {'path': str(path.parent)}})
     try: client.execute()
@@ -177,7 +179,26 @@ def executed_ok(nb: Path) -> bool:
     if not EXECUTED.exists(): return False
     return json.loads(EXECUTED.read_text()).get(str(nb.resolve().relative_to(NBS))) == fingerprint(nb)
 
-def execute_all(only: list[str] | None, jobs: int) -> None:
+def start_zygote():
+    "Start a kernel zygote (tools/kernel_zygote.py) and name it in $HETFL_KERNEL_ZYGOTE; None (plain kernels) if it fails."
+    import tempfile
+    path = os.path.join(tempfile.mkdtemp(prefix='hetfl-zygote-'), 'zygote')
+    try: p = kernel_zygote.start(path, env=dict(os.environ))
+    except (RuntimeError, OSError) as e:
+        print(f'  ({e}; notebooks run in plain kernels)', flush=True); return None
+    os.environ['HETFL_KERNEL_ZYGOTE'] = p.socket_path = path
+    return p
+
+def stop_zygote(p) -> None:
+    "Stop the zygote started by `start_zygote` (None: nothing to stop) and remove its socket."
+    os.environ.pop('HETFL_KERNEL_ZYGOTE', None)
+    if p is None: return
+    p.terminate(); p.wait()
+    shutil.rmtree(os.path.dirname(p.socket_path), ignore_errors=True)
+
+def execute_all(only: list[str] | None, jobs: int,
+                zygote: bool = True, # start kernels from a zygote with torch & co. imported (tools/kernel_zygote.py)
+               ) -> None:
     "Copy `nbs/` to `_docs_exec/` and execute the notebooks there in parallel."
     if EXEC.exists(): shutil.rmtree(EXEC)
     shutil.copytree(NBS, EXEC, symlinks=False, ignore=shutil.ignore_patterns('.ipynb_checkpoints'))
@@ -187,12 +208,14 @@ def execute_all(only: list[str] | None, jobs: int) -> None:
     failed, threads, tree = [], os.environ.get('OMP_NUM_THREADS'), tree_fingerprint()
     prints = {str(rel): fingerprint(NBS/rel, tree) for rel in (p.relative_to(EXEC) for p in notebooks(EXEC, only))}   # before running
     os.environ['OMP_NUM_THREADS'] = '1'   # kernels run side by side: one thread each
+    zygote = start_zygote() if zygote else None
     try:
         with cf.ProcessPoolExecutor(jobs) as ex:
             for name, secs, err in ex.map(execute, notebooks(EXEC, only)):
                 print(f"  executed {name:<45} {secs:6.1f} s" + ('  FAILED' if err else ''), flush=True)
                 if err: failed.append((name, err))
     finally:
+        stop_zygote(zygote)
         if threads is None: os.environ.pop('OMP_NUM_THREADS')
         else: os.environ['OMP_NUM_THREADS'] = threads
     if failed:
@@ -508,22 +531,27 @@ def copy_assets(mods: Path) -> None:
         if f.suffix.lower() in {'.png', '.jpg', '.jpeg', '.svg', '.gif', '.css'} and not any(p.startswith('.') for p in f.relative_to(NBS).parts):
             (OUT/f.relative_to(NBS)).parent.mkdir(parents=True, exist_ok=True); shutil.copy(f, OUT/f.relative_to(NBS))
 
-def render_all() -> int:
-    "Render every processed notebook; returns the number of pages."
+def render_one(rel: Path, src: Path, metas: dict[Path, dict]) -> None:
+    "Render the processed notebook `src` to the page of `rel` with nbconvert's lab template (in a worker process)."
     from nbconvert import HTMLExporter
     from nbconvert.preprocessors import TagRemovePreprocessor
+    up = '../' * (len(rel.parts) - 1)
+    exp = HTMLExporter(template_name='lab', exclude_input_prompt=True, exclude_output_prompt=True,
+                       require_js_url=f'{up}assets/require.js', widget_renderer_url=f'{up}assets/html-manager/embed-amd.js',
+                       jquery_url='', mathjax_url='')
+    exp.register_preprocessor(TagRemovePreprocessor(remove_input_tags={HIDE_INPUT}), enabled=True)
+    render_page(src, rel, metas, exp)
+
+def render_all(jobs: int = 2, # pages rendered in parallel
+              ) -> int:
+    "Render every processed notebook; returns the number of pages."
     mods = install_js()
     if OUT.exists(): shutil.rmtree(OUT)
     copy_assets(mods)
     pages = {p.relative_to(PROC): p for p in PROC.rglob('*.ipynb')}
     metas = {rel: page_meta(read_processed(p), rel) for rel, p in pages.items()}
-    for rel, p in sorted(pages.items()):
-        up = '../' * (len(rel.parts) - 1)
-        exp = HTMLExporter(template_name='lab', exclude_input_prompt=True, exclude_output_prompt=True,
-                           require_js_url=f'{up}assets/require.js', widget_renderer_url=f'{up}assets/html-manager/embed-amd.js',
-                           jquery_url='', mathjax_url='')
-        exp.register_preprocessor(TagRemovePreprocessor(remove_input_tags={HIDE_INPUT}), enabled=True)
-        render_page(p, rel, metas, exp)
+    with cf.ProcessPoolExecutor(jobs) as ex:   # pages are independent: render them side by side
+        list(ex.map(render_one, *zip(*sorted(pages.items())), [metas] * len(pages)))
     # the widget manager fetches its icon fonts from `@jupyter-widgets/...` relative to each page's folder
     fonts = [f for f in (mods/'@jupyter-widgets'/'html-manager'/'dist').iterdir() if f.suffix in {'.woff', '.woff2', '.ttf', '.eot', '.svg'}]
     for folder in {OUT/m['path'].parent for m in metas.values()}:
@@ -571,8 +599,9 @@ def build_readme() -> None:
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--fallback', action='store_true', help='use the Quarto-free renderer even where Quarto exists')
-    ap.add_argument('--jobs', type=int, default=2, help='notebooks executed in parallel')
+    ap.add_argument('--jobs', type=int, default=2, help='notebooks executed, and pages rendered, in parallel')
     ap.add_argument('--only', action='append', help='only notebooks matching this glob (relative to nbs/; repeatable), for a quick preview')
+    ap.add_argument('--plain-kernels', action='store_true', help='start every kernel from scratch (no zygote, see tools/kernel_zygote.py)')
     ap.add_argument('--readme', action='store_true', help='only regenerate README.md from nbs/index.ipynb')
     args = ap.parse_args(argv)
     t0 = time.time()
@@ -582,9 +611,9 @@ def main(argv=None):
         check_site()
     else:
         print('docs: Quarto not found, using the Quarto-free renderer' if not args.fallback else 'docs: Quarto-free renderer')
-        execute_all(args.only, args.jobs)
+        execute_all(args.only, args.jobs, zygote=not args.plain_kernels)
         process_all()
-        n = render_all()
+        n = render_all(args.jobs)
         check_site()
         print(f'docs: {n} pages rendered into {OUT.relative_to(ROOT)}/')
     print(f'docs: built in {time.time() - t0:.1f} s')
