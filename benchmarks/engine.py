@@ -28,10 +28,6 @@ beside the runners. Sanity rule (`ceiling_check`): a runner doing the same steps
 ceiling is reported INVALID and no ratio to it is given (on digits the vmapped engine beats one-model steps: there the
 ceiling of one model's steps is not a ceiling).
 
-Runner `engine-<backend>-fast-eval` (`FastEval`): the engine with its test forward in chunks of `TEST_CHUNK` images, as the
-ceiling (a measured proposal: the engine evaluates on `Simulation.fast_net` with the test set in one batch; on this CNN
-each image's outputs are the same, so the run is the same).
-
 Ceiling variants (`--tricks`, issue 24's compute-bound part): every `TRICKS` variant of the ceiling's round side by side,
 interleaved repetition by repetition: NCHW vs channels-last, max-pooling before ReLU, in-place ReLU, oneDNN switched
 off, `torch.compile` (cold compile time reported as the warm-up; skipped without a C++ compiler), the test forward in
@@ -39,7 +35,7 @@ chunks of 128 or on oneDNN's opaque tensors, and grouped convolution of a round'
 the training steps and of the test forward apart, FLOP/s, share of the matmul peak, and |dw| from the ceiling.
 
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/engine.py --workloads cmnist24 --threads 1 --scaling '' --tricks \
-        --runners engine-batched,engine-sequential,engine-sequential-fast-eval,plain
+        --runners engine-batched,engine-sequential,plain
 
 Scaling (`scaling`): 1k, 3k, 10k and 30k digits clients, all training every round (batched engine), each size in a fresh
 process; s/round, peak resident memory, the fitted line s/round = a + b x clients and the log-log exponent (1 = linear).
@@ -56,7 +52,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from hetfl_explore.engine.simulation import (RunConfig, Simulation, ParamLayout, Flatten1, cnn, mlp, digits_federation, model_profile, evaluate,
+from hetfl_explore.engine.simulation import (EVAL_FORWARD_CHUNK, RunConfig, Simulation, ParamLayout, Flatten1, cnn, mlp, digits_federation, model_profile, evaluate,
                                   choose_backend, pool_before_relu)
 from hetfl_explore.engine.protocol import UniformSelector
 
@@ -78,8 +74,7 @@ def workloads(quick: bool) -> dict:
 
 DIGITS = {'digits1000': (1000, 100, 10), 'digits10k': (10_000, 10_000, 3)}  # name -> (clients, clients a round, rounds)
 SKIP = {'digits10k': {'flower': '10,000 Ray clients a round would take hours on this machine',
-                      'engine-sequential': 'one client after the other: as slow as the plain loop, which is the anchor',
-                      'engine-sequential-fast-eval': 'one client after the other: as slow as the plain loop, which is the anchor'}}  # workload -> runner -> why not run
+                      'engine-sequential': 'one client after the other: as slow as the plain loop, which is the anchor'}}  # workload -> runner -> why not run
 TRICKS_WORKLOADS = ('cmnist24',)  # the compute-bound workload: the ceiling variants (--tricks) are about its CNN
 
 def digits_workload(clients, per_round, rounds, quick, common):
@@ -108,23 +103,9 @@ def record_plan(w) -> list:
     return sim.plan
 
 # ---------------------------------------------------------------------------------------------- runners
-class Chunked(torch.nn.Module):
-    "`net` applied to its input `chunk` rows at a time (the evaluation's forward in cache-sized pieces; the same outputs)."
-    def __init__(self, net, chunk):
-        super().__init__(); self.net, self.chunk = net, chunk
-    def forward(self, x): return torch.cat([self.net(x[i:i + self.chunk]) for i in range(0, len(x), self.chunk)])
-
-class FastEval(Simulation):
-    """The engine with its test-set forward in chunks of `TEST_CHUNK` images (a proposal for the evaluation, measured here;
-    `evaluate`'s loss and counts are still reduced over the same 1,024-image batches)."""
-    def _eval_row(self, row):
-        fast = self.fast_net; self._fast_net = Chunked(fast, TEST_CHUNK)
-        try: return super()._eval_row(row)
-        finally: self._fast_net = fast
-
-def run_engine(w, backend, device='cpu', sim_class=Simulation):
+def run_engine(w, backend, device='cpu'):
     t0 = time.perf_counter()
-    sim = sim_class(w['model_fn'], w['data'], UniformSelector(), dataclasses.replace(w['config'], backend=backend, device=device))
+    sim = Simulation(w['model_fn'], w['data'], UniformSelector(), dataclasses.replace(w['config'], backend=backend, device=device))
     h = sim.run(progress=False)
     return dict(total=time.perf_counter() - t0, per_round=h.rounds.wall_time.tolist(), params=h.final_params.cpu(),
                 accuracy=h.rounds.accuracy.iloc[-1], backend=sim.backend)
@@ -181,7 +162,7 @@ def train_flops(w, plan) -> float:
     samples = np.mean([sum(len(b) for *bs, _ in rnd for b in bs) for rnd in plan])
     return 3 * prof['flops'] * samples + prof['flops'] * len(w['data'].x_test)
 
-TEST_CHUNK = 128  # images per test forward of the ceiling: activations stay in cache (the whole test set at once: ~2x slower)
+TEST_CHUNK = EVAL_FORWARD_CHUNK  # images per test forward of the ceiling: the engine's `evaluate` chunk (the whole test set at once: ~2x slower)
 
 def bare_sgd(w, plan, device='cpu', channels_last=True, reorder=True, inplace_relu=False, compiled=False, eval_chunk=TEST_CHUNK,
              opaque_test=False):
@@ -340,7 +321,7 @@ def paired_with_ceiling(w, plan, runners, reps, device='cpu') -> dict:
     one, _ = bare_sgd(w, plan, device); one(0)
     ratios = {r: [] for r in runners}
     for _ in range(reps):
-        sims = {r: (FastEval if r.endswith('-fast-eval') else Simulation)(w['model_fn'], w['data'], UniformSelector(),
+        sims = {r: Simulation(w['model_fn'], w['data'], UniformSelector(),
                     dataclasses.replace(w['config'], backend=r.split('-')[1], device=device)) for r in runners}
         for t in range(len(plan)):
             for r, sim in sims.items():
@@ -406,7 +387,7 @@ def run_workload(name, w, runners, reps, device, flower_missing, with_tricks=Fal
     for _ in range(reps):
         bare.append(float(np.median(bare_sgd_round(w, plan, device)[1:])))
         for r in todo:
-            if r.startswith('engine-'): runs[r].append(run_engine(w, r.split('-')[1], device, FastEval if r.endswith('-fast-eval') else Simulation))
+            if r.startswith('engine-'): runs[r].append(run_engine(w, r.split('-')[1], device))
             elif r == 'plain': runs[r].append(run_plain(w, plan, device))
             elif r == 'flower': runs[r].append(run_flower(w))
             else: raise ValueError(f'unknown runner {r!r}')

@@ -3,7 +3,7 @@ import dataclasses
 import numpy as np, pytest, torch, torch.nn as nn
 from hypothesis import given, settings, strategies as st
 from hetfl_explore.engine.simulation import (RunConfig, Simulation, SystemProfiles, RunStore, batch_plan, cnn, mlp, run_fl,
-                                  digits_federation, check_vmappable, BACKENDS, ParamLayout)
+                                  digits_federation, check_vmappable, BACKENDS, ParamLayout, evaluate)
 from hetfl_explore.engine.protocol import Selector, Selection, UniformSelector, RoundRobinSelector
 from hetfl_explore.engine.simulation import MESSAGE_TYPES
 from hetfl_explore.foundation.data import FederatedData
@@ -273,3 +273,14 @@ def test_hooks_enter_the_run_identity_by_code_and_closure(fed, tmp_path):
     code = "import numpy as np; from hetfl_explore.engine.simulation import hook_identity; t = np.arange(3); print(hook_identity(lambda h: t.sum() > 1))"
     outs = {subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout for _ in range(2)}
     assert len(outs) == 1 and '#' in outs.pop()           # no memory address in the identity
+
+@settings(max_examples=15, deadline=None)
+@given(chunk=st.integers(1, 70), n=st.integers(1, 70), seed=st.integers(0, 2**16))
+def test_evaluate_in_pieces_equals_one_forward(chunk, n, seed):
+    "`evaluate`'s forward in pieces of `forward_chunk` rows gives the accuracy, group counts and loss of one forward per batch."
+    g = torch.Generator().manual_seed(seed)
+    torch.manual_seed(seed); net = cnn(1, 3, width=4)
+    x, y, a = torch.randn(n, 1, 28, 28, generator=g), torch.randint(0, 3, (n,), generator=g), torch.randint(0, 2, (n,), generator=g)
+    whole, pieces = (evaluate(net, x, y, a, 3, 2, batch_size=32, forward_chunk=c) for c in (32, chunk))
+    assert pieces['accuracy'] == whole['accuracy'] and (pieces['group_counts'] == whole['group_counts']).all()
+    assert abs(pieces['loss'] - whole['loss']) <= 1e-6 * max(1.0, abs(whole['loss']))

@@ -11,14 +11,15 @@ import build_docs as bd, kernel_zygote as kz
 
 WAIT_S, POLL_S = 120, 0.05   # an upper bound for a process to appear or vanish (never asserted as a speed), and the poll
 
-@pytest.fixture
-def zygote(tmp_path, monkeypatch):
-    "A zygote on a socket in `tmp_path`, named in $HETFL_KERNEL_ZYGOTE, stopped after the test."
-    monkeypatch.setenv('OMP_NUM_THREADS', '1')
-    p = bd.start_zygote()
-    assert p is not None and os.environ['HETFL_KERNEL_ZYGOTE']
-    yield p
-    bd.stop_zygote(p)
+@pytest.fixture(scope='module')
+def zygote():
+    "A zygote (one per test module: it imports torch & co.), named in $HETFL_KERNEL_ZYGOTE, stopped after the tests."
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv('OMP_NUM_THREADS', '1')
+        p = bd.start_zygote()
+        assert p is not None and os.environ['HETFL_KERNEL_ZYGOTE']
+        yield p
+        bd.stop_zygote(p)
     assert p.poll() is not None and 'HETFL_KERNEL_ZYGOTE' not in os.environ and not Path(p.socket_path).exists()
 
 def until(pred, what):
@@ -70,6 +71,7 @@ def test_a_launcher_returns_when_its_kernel_exits_and_forwards_signals(zygote, t
     assert not kz.alive(int((tmp_path/'pid').read_text()))
 
 def test_a_zygote_with_threads_refuses_and_the_build_falls_back(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv('HETFL_KERNEL_ZYGOTE', raising=False)                         # (another test's zygote may be running)
     monkeypatch.setenv('OMP_NUM_THREADS', '2')                                      # OpenBLAS starts its threads on import
     assert bd.start_zygote() is None and 'HETFL_KERNEL_ZYGOTE' not in os.environ
     assert 'plain kernels' in capsys.readouterr().out

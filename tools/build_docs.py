@@ -508,16 +508,26 @@ def render_page(src: Path, rel: Path, metas: dict[Path, dict], exporter) -> None
     dst.parent.mkdir(parents=True, exist_ok=True)
     dst.write_text(body)
 
-def install_js() -> Path:
-    "Install the pinned JavaScript packages with npm into `.cache/docs-js` (once); returns its node_modules."
+def js_installed() -> bool:
+    "Whether `.cache/docs-js` holds the pinned JavaScript packages."
     mods = JS_CACHE/'node_modules'
-    if all((mods/name/'package.json').exists() and json.loads((mods/name/'package.json').read_text())['version'] == v
-           for name, v in JS_PACKAGES.items()): return mods
+    return all((mods/name/'package.json').exists() and json.loads((mods/name/'package.json').read_text())['version'] == v
+               for name, v in JS_PACKAGES.items())
+
+def start_js_install() -> subprocess.Popen | None:
+    "Start npm installing the pinned JavaScript packages into `.cache/docs-js` in the background (None when they are there)."
+    if js_installed(): return None
     if not shutil.which('npm'): raise SystemExit("docs: npm is needed to fetch the widget manager, require.js and KaTeX (apt-get install npm)")
     JS_CACHE.mkdir(parents=True, exist_ok=True)
-    subprocess.run(['npm', 'install', '--prefix', str(JS_CACHE), '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error',
-                    *[f'{n}@{v}' for n, v in JS_PACKAGES.items()]], check=True)
-    return mods
+    return subprocess.Popen(['npm', 'install', '--prefix', str(JS_CACHE), '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error',
+                             *[f'{n}@{v}' for n, v in JS_PACKAGES.items()]])
+
+def install_js(pending: subprocess.Popen | None = None, # an install started by `start_js_install` (None: start one now if needed)
+              ) -> Path:
+    "Install the pinned JavaScript packages with npm into `.cache/docs-js` (once), or wait for `pending`; returns its node_modules."
+    pending = pending or start_js_install()
+    if pending is not None and pending.wait() != 0: raise SystemExit(f'docs: npm install failed (exit code {pending.returncode})')
+    return JS_CACHE/'node_modules'
 
 def copy_assets(mods: Path) -> None:
     "Copy plotly.js, require.js, the widget manager and KaTeX into `_docs/assets`."
@@ -543,9 +553,10 @@ def render_one(rel: Path, src: Path, metas: dict[Path, dict]) -> None:
     render_page(src, rel, metas, exp)
 
 def render_all(jobs: int = 2, # pages rendered in parallel
+               js: subprocess.Popen | None = None, # the npm install started by `start_js_install`, if any
               ) -> int:
     "Render every processed notebook; returns the number of pages."
-    mods = install_js()
+    mods = install_js(js)
     if OUT.exists(): shutil.rmtree(OUT)
     copy_assets(mods)
     pages = {p.relative_to(PROC): p for p in PROC.rglob('*.ipynb')}
@@ -611,9 +622,10 @@ def main(argv=None):
         check_site()
     else:
         print('docs: Quarto not found, using the Quarto-free renderer' if not args.fallback else 'docs: Quarto-free renderer')
+        js = start_js_install()   # npm fetches the page scripts while the notebooks run
         execute_all(args.only, args.jobs, zygote=not args.plain_kernels)
         process_all()
-        n = render_all(args.jobs)
+        n = render_all(args.jobs, js)
         check_site()
         print(f'docs: {n} pages rendered into {OUT.relative_to(ROOT)}/')
     print(f'docs: built in {time.time() - t0:.1f} s')
