@@ -97,6 +97,7 @@ bench: install
 	OMP_NUM_THREADS=1 $(PY) benchmarks/selection_sim.py
 	OMP_NUM_THREADS=$(BENCH_THREADS) $(PY) benchmarks/widgets.py --threads $(BENCH_THREADS)
 	OMP_NUM_THREADS=$(BENCH_THREADS) $(PY) benchmarks/engine.py --threads $(BENCH_THREADS)
+	OMP_NUM_THREADS=$(BENCH_THREADS) $(PY) benchmarks/gpu.py --threads $(BENCH_THREADS)
 	OMP_NUM_THREADS=1 $(PY) benchmarks/crowd.py
 	OMP_NUM_THREADS=$(BENCH_THREADS) $(PY) benchmarks/trust.py
 	OMP_NUM_THREADS=$(BENCH_THREADS) $(PY) benchmarks/clustering.py

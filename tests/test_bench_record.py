@@ -69,3 +69,19 @@ def test_a_record_from_before_the_helper_is_compared_without_a_machine_kind():
     rec = _load('record')
     cmp = rec.compare({'x': rec.fig(2.0)}, {'machine': 'x86_64', 'figures': {}}, 'AMD|2 cpus|1 threads')
     assert cmp['same_machine_kind'] is False and cmp['record_machine_kind'] is None and cmp['figures']['x']['ratio'] is None
+
+def test_gpu_benchmark_deals_disjoint_clients_and_computes_speedups_from_its_runs():
+    gpu = _load('gpu')
+    base = digits_federation(num_clients=5, seed=0)
+    d = gpu.dealt(base, 40, (3, 6), seed=1)
+    assert d.num_clients == 40 and all(3 <= len(i) <= 6 for i in d.client_idx)
+    assert all(len(torch.unique(d.x[i], dim=0)) == len(i) for i in d.client_idx)   # distinct pool rows within a client
+    assert torch.equal(d.x_test, base.x_test)
+    out = dict(device='cuda', counterpart_best_s_per_round=8.0,
+               runners={'cuda batched': dict(steady_s_per_round=0.2), 'cpu (this machine)': dict(steady_s_per_round=5.0)})
+    assert gpu.speedups(out) == {'cuda batched x this machine cpu': 25.0, 'cuda batched x project cpu': 40.0}
+    cpu = dict(device='cpu', counterpart_best_s_per_round=0.25, runners={'cpu sequential': dict(steady_s_per_round=10.0)})
+    assert gpu.speedups(cpu) == {'gpu record x cpu sequential': 40.0}
+    before = torch.backends.cudnn.benchmark
+    assert gpu.flagged({'benchmark': not before}, lambda: torch.backends.cudnn.benchmark) == (not before)
+    assert torch.backends.cudnn.benchmark == before    # restored

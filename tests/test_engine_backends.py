@@ -1,7 +1,7 @@
 "Training backends near the hardware: `pool_before_relu` (the engine's default training twin) is bit-identical to the model it reorders."
 import dataclasses
 import numpy as np, pytest, torch, torch.nn as nn, torch.nn.functional as F
-from hetfl_explore.engine.simulation import RunConfig, Simulation, cnn, mlp, pool_before_relu, BACKENDS, ParamLayout, batch_plan
+from hetfl_explore.engine.simulation import RunConfig, Simulation, cnn, mlp, pool_before_relu, BACKENDS, ParamLayout, batch_plan, digits_federation
 from hetfl_explore.engine.protocol import UniformSelector
 from hetfl_explore.foundation.data import FederatedData
 
@@ -116,3 +116,27 @@ def test_sequential_backend_matches_the_per_step_reference(seed, hook):
             RunConfig(momentum=0.9, weight_decay=1e-3, prox_mu=0.1))
     (p1, l1), (p2, l2) = train_sequential(*args, client_loss=loss, n_data=sizes), reference_sequential(*args, client_loss=loss, n_data=sizes)
     assert torch.equal(p1, p2) and torch.equal(l1, l2)
+
+# ---- one read from the device per evaluation and per report (issue 24's GPU path): the same numbers as the per-item reads
+def test_evaluate_reads_once_and_sums_the_loss_like_python_floats():
+    from hetfl_explore.engine.simulation import evaluate
+    d, model = small_images(K=4, seed=5), cnn(3, 2, width=4, img_size=8, hidden=8)
+    r = evaluate(model, d.x_test, d.y_test, d.a_test, 2, 2, batch_size=7)   # 60 test images: 9 batches
+    with torch.no_grad():   # the old reading: one Python float (a double) per batch, summed in order
+        ref = 0.0
+        for i in range(0, len(d.x_test), 7): ref += F.cross_entropy(model(d.x_test[i:i + 7]), d.y_test[i:i + 7], reduction='sum').item()
+    assert r['loss'] == ref / len(d.x_test) and r['group_counts'].sum() == len(d.x_test)
+
+@pytest.mark.parametrize('loss_before', ['first_batch', 'off'])
+def test_report_reads_once_and_divides_in_float32_like_torch(loss_before):
+    sim = Simulation(lambda: mlp(64, 8, 10), digits_federation(num_clients=12, seed=0),
+                     UniformSelector(), RunConfig(rounds=1, clients_per_round=5, batch_size=7, seed=2, loss_before=loss_before, device='cpu'))
+    plan = sim.begin_round(); new, losses = sim.train_round(plan)
+    seen = {}
+    sim.selector.observe = lambda t, reports: seen.setdefault('r', reports)
+    steps = plan.steps.copy(); ref = (losses.sum(1) / torch.as_tensor(np.maximum(steps, 1))).numpy().astype(np.float64)
+    first = losses[:, 0].numpy().astype(np.float64); sim.finish_round(plan, new, losses)
+    r = seen['r']
+    assert np.array_equal(r.loss, ref) and r.loss.dtype == np.float64
+    assert np.array_equal(r.loss_before, first) if loss_before == 'first_batch' else np.isnan(r.loss_before).all()
+    assert np.array_equal(r.update_norm, r.updates.norm(dim=1).numpy().astype(np.float64))

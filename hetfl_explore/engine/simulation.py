@@ -152,20 +152,20 @@ def evaluate(model:nn.Module, # the model (its current weights are used unless `
     chunk = check_int('forward_chunk', forward_chunk, lo=1) if forward_chunk is not None else EVAL_FORWARD_CHUNK if x.device.type == 'cpu' else batch_size
     g = (y * n_attrs + a).long()
     correct = torch.zeros(n_classes * n_attrs, dtype=torch.float64, device=x.device)
-    count, loss = torch.zeros_like(correct), 0.0
+    count, loss = torch.zeros_like(correct), torch.zeros(1, dtype=torch.float64, device=x.device)  # float64 sums, as Python floats were
     fparams = None if params is None else ParamLayout(model).unflatten(params)
     with torch.no_grad():
         for i in range(0, len(x), batch_size):
             xb = x[i:i + batch_size]
             out = _chunked_forward(model, fparams, xb, chunk)
             yb, gb = y[i:i + batch_size], g[i:i + batch_size]
-            loss += F.cross_entropy(out, yb, reduction='sum').item()
+            loss += F.cross_entropy(out, yb, reduction='sum').double()
             correct.index_add_(0, gb, (out.argmax(1) == yb).double()); count.index_add_(0, gb, torch.ones_like(gb, dtype=torch.float64))
-    correct, count = correct.cpu().numpy(), count.cpu().numpy()
+    correct, count, loss = np.split(torch.cat([correct, count, loss]).cpu().numpy(), [len(correct), 2 * len(correct)])  # one device read
     with np.errstate(invalid='ignore', divide='ignore'): gacc = correct / count
     return dict(accuracy=float(correct.sum() / max(count.sum(), 1)), worst_group_accuracy=float(np.nanmin(gacc)) if count.any() else float('nan'),
                 group_accuracy=gacc.reshape(n_classes, n_attrs), group_counts=count.astype(np.int64).reshape(n_classes, n_attrs),
-                loss=loss / max(len(x), 1))
+                loss=float(loss[0]) / max(len(x), 1))
 
 # %% ../../nbs/engine/05_simulation.ipynb #b35d780d
 @dataclass
@@ -1215,12 +1215,12 @@ def _keep(self:Simulation, ok:np.ndarray, rep, updates, losses, steps, masks):
 def _report(self:Simulation, t:int, rep:np.ndarray, updates:torch.Tensor, losses:torch.Tensor, steps:np.ndarray,
             sim_t:np.ndarray, energy:np.ndarray) -> Reports:
     "Step 4: what the reporting clients `rep` send back after local training."
-    steps_t = torch.as_tensor(np.maximum(steps, 1), device=self.device)
-    train_loss = (losses.sum(1) / steps_t).cpu().numpy().astype(np.float64)
-    loss_before = {'full': lambda: self.client_losses(self.params, rep),
-                   'first_batch': lambda: losses[:, 0].cpu().numpy().astype(np.float64),
+    first = self.config.loss_before == 'first_batch'
+    host = torch.stack([losses.sum(1), updates.norm(dim=1)] + [losses[:, 0]] * first).cpu().numpy()  # one read from the device
+    train_loss = (host[0] / np.maximum(steps, 1).astype(np.float32)).astype(np.float64)  # float32 division, as on the device
+    loss_before = {'full': lambda: self.client_losses(self.params, rep), 'first_batch': lambda: host[2].astype(np.float64),
                    'off': lambda: np.full(len(rep), np.nan)}[self.config.loss_before]()
-    return Reports(t, rep, self.sizes[rep], train_loss, loss_before, steps, updates.norm(dim=1).cpu().numpy().astype(np.float64),
+    return Reports(t, rep, self.sizes[rep], train_loss, loss_before, steps, host[1].astype(np.float64),
                    sim_t, energy, updates, self.params, self._server_eval if self.val else None)
 
 # %% ../../nbs/engine/05_simulation.ipynb #ca9e44c9
