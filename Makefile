@@ -53,7 +53,9 @@ check-apt:
 docs: install
 	$(PY) tools/build_docs.py
 
-test: install browsers docs
+# The missing browser tools install (apt: mostly download and unpacking) beside the docs build instead of before it.
+test: install
+	@$(MAKE) --no-print-directory -j2 browsers docs
 	$(PY) -m pytest tests -n 2 --dist worksteal -p no:cacheprovider
 
 test-fast: install

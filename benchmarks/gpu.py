@@ -10,13 +10,14 @@ FedAvg by size, evaluation on the test set every round. Steady s/round = median 
     .venv/bin/python benchmarks/gpu.py --device cuda            # on a GPU machine: benchmarks/results/gpu.json
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/gpu.py --device cpu --threads 1   # the project's CPU: gpu_cpu.json
 
-On a GPU machine the same call also runs the batched backend with cuDNN's autotuner on and with TF32 off (`VARIANTS`),
+On a GPU machine the same call also runs the batched backend with cuDNN's autotuner on, with TF32 off and without the
+channels-last layout (`VARIANTS`), profiles one batched round (`torch.profiler`, the operators with the most device time),
 times the same run on that machine's CPU (its own threads; `--no-cpu` skips it) and compares the final weights of every
 run with it, and reads the committed `gpu_cpu.json` (the project's 2-core CPU), so the speed-up over both CPU runs is
 printed. On a CPU it reads the committed `gpu.json` instead and prints how much faster the GPU record is.
 """
 from __future__ import annotations
-import argparse, dataclasses, json, pathlib, sys, time, traceback, warnings
+import argparse, contextlib, dataclasses, json, pathlib, sys, time, traceback, warnings
 import numpy as np
 import torch
 
@@ -113,16 +114,40 @@ def cuda_cells() -> dict:
             print(f"  cuda cell {name}: {out[name]}", flush=True)
     return out
 
-VARIANTS = {'cudnn.benchmark': dict(benchmark=True), 'fp32 (TF32 off)': dict(allow_tf32=False)}  # cuDNN flag variants of the batched run
-
-def flagged(flags, job):
-    "`job()` with `torch.backends.cudnn` flags set (restored afterwards)."
+@contextlib.contextmanager
+def cudnn_flags(**flags):
+    "`torch.backends.cudnn` flags set inside the block (restored afterwards)."
     old = {k: getattr(torch.backends.cudnn, k) for k in flags}
     try:
         for k, v in flags.items(): setattr(torch.backends.cudnn, k, v)
-        return job()
+        yield
     finally:
         for k, v in old.items(): setattr(torch.backends.cudnn, k, v)
+
+@contextlib.contextmanager
+def nchw():
+    "The engine without its channels-last layout for images (plain NCHW pool and model)."
+    keep = Simulation._channels_last
+    Simulation._channels_last = lambda self: None
+    try: yield
+    finally: Simulation._channels_last = keep
+
+# variants of the batched run on a GPU: cuDNN's autotuner, fp32 convolutions (PyTorch lets cuDNN use TF32 by default), NCHW
+VARIANTS = {'cudnn.benchmark': lambda: cudnn_flags(benchmark=True), 'fp32 (TF32 off)': lambda: cudnn_flags(allow_tf32=False),
+            'NCHW (no channels-last)': nchw}
+
+def flagged(variant, job):
+    "`job()` inside the context manager `variant()`."
+    with variant(): return job()
+
+def profile_round(w, device, rows=12) -> str:
+    "`torch.profiler`'s table of one batched round after a warm-up round: the operators with the most device time."
+    from torch.profiler import profile, ProfilerActivity
+    sim = Simulation(w['model_fn'], w['data'], UniformSelector(), dataclasses.replace(w['config'], backend='batched', device=device))
+    sim.step(); sync(device)
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        sim.step(); sync(device)
+    return prof.key_averages().table(sort_by='self_cuda_time_total', row_limit=rows, max_name_column_width=48)
 
 def attempt(out, name, job):
     "`job()`, or None with the error noted in `out['errors']` (one failing part does not lose the others' figures)."
@@ -168,6 +193,7 @@ def main():
     if gpu:
         out['sync_sites'] = attempt(out, 'sync sites', lambda: sync_sites(w, args.device))
         out['cuda_cells'] = attempt(out, 'cuda cells', cuda_cells)
+        out['profile'] = attempt(out, 'profile', lambda: profile_round(w, args.device))
     print(table(out))
     bench.write(out, figures(out), args.out)
 
@@ -210,6 +236,7 @@ def table(out) -> str:
         lines.append(f"host syncs in {s['rounds']} batched round(s) of {s['clients_per_round']} clients, by call site:")
         lines += [f"  {n:4d}  {site}" for site, n in s['sites'].items()]
     lines += [f"cuda cell {k}: {v}" for k, v in (out.get('cuda_cells') or {}).items()]
+    if out.get('profile'): lines += ['one batched round of cnn1000 under torch.profiler:', out['profile']]
     lines += [f"ERROR in {k}: {v}" for k, v in out.get('errors', {}).items()]
     return '\n'.join(lines)
 

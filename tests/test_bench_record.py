@@ -83,5 +83,5 @@ def test_gpu_benchmark_deals_disjoint_clients_and_computes_speedups_from_its_run
     cpu = dict(device='cpu', counterpart_best_s_per_round=0.25, runners={'cpu sequential': dict(steady_s_per_round=10.0)})
     assert gpu.speedups(cpu) == {'gpu record x cpu sequential': 40.0}
     before = torch.backends.cudnn.benchmark
-    assert gpu.flagged({'benchmark': not before}, lambda: torch.backends.cudnn.benchmark) == (not before)
+    assert gpu.flagged(lambda: gpu.cudnn_flags(benchmark=not before), lambda: torch.backends.cudnn.benchmark) == (not before)
     assert torch.backends.cudnn.benchmark == before    # restored

@@ -143,3 +143,10 @@ def test_sidebar_lists_every_notebook_and_both_configs_agree():
     listed = [str(p) for _, ps in bd.sidebar_entries() for p in ps]
     on_disk = {str(p.relative_to(bd.NBS)) for p in bd.notebooks(bd.NBS)}
     assert sorted(on_disk - set(listed)) == [] and sorted(set(listed) - on_disk) == [] and len(listed) == len(set(listed))
+
+def test_plotly_js_is_loaded_only_by_pages_that_draw_a_figure():
+    "4.8 MB of plotly.js (about 0.6 s of every page load) only where a figure or a panel holding one is drawn."
+    assert bd.needs_plotly('<div class="jp-OutputArea"><div id="f1" class="plotly-graph-div" style="height:300px"></div>')
+    assert bd.needs_plotly('<script type="application/vnd.jupyter.widget-state+json">{"value": "<div class=\\"hx-plotly\\" data-figure=...'
+                           '"}</script>')
+    assert not bd.needs_plotly('<p>The metrics of Plotly-free pages: no figure here.</p><pre>import plotly</pre>')

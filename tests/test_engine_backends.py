@@ -140,3 +140,30 @@ def test_report_reads_once_and_divides_in_float32_like_torch(loss_before):
     assert np.array_equal(r.loss, ref) and r.loss.dtype == np.float64
     assert np.array_equal(r.loss_before, first) if loss_before == 'first_batch' else np.isnan(r.loss_before).all()
     assert np.array_equal(r.update_norm, r.updates.norm(dim=1).numpy().astype(np.float64))
+
+def test_gather_rows_is_indexing_in_the_pools_layout():
+    "The sequential backend's gather: `x[rows]` exactly, strides included (channels-last pools stay channels-last)."
+    from hetfl_explore.engine.simulation import _gather_rows
+    g = torch.Generator().manual_seed(0)
+    rows = torch.randint(0, 50, (37,), generator=g)
+    for x in (torch.rand(50, 3, 6, 5, generator=g), torch.rand(50, 3, 6, 5, generator=g).contiguous(memory_format=torch.channels_last),
+              torch.rand(50, 64, generator=g), torch.rand(50, 1, 4, 4, generator=g).contiguous(memory_format=torch.channels_last)):
+        got, ref = _gather_rows(x, rows), x[rows]
+        assert torch.equal(got, ref) and got.stride() == ref.stride()
+
+def test_sequential_reuses_one_optimizer_like_a_fresh_one_per_client():
+    "One SGD for all clients (state cleared, lr set per client) equals a new `torch.optim.SGD` per client, momentum included."
+    d = small_images(K=5, seed=3)
+    for momentum in (0.0, 0.9):
+        cfg = RunConfig(rounds=1, clients_per_round=5, batch_size=7, lr=0.05, momentum=momentum, seed=1, backend='sequential', device='cpu',
+                        client_lr=[0.05, 0.01, 0.1, 0.02, 0.07])
+        sim = Simulation(lambda: cnn(3, 2, width=4, img_size=8, hidden=8), d, UniformSelector(), cfg)
+        plan = sim.begin_round(); new, _ = sim.train_round(plan)
+        model, layout = sim.fast_net, sim.layout
+        for i, c in enumerate(plan.rep):   # the textbook loop, one client at a time
+            layout.load(sim.net, sim.params); opt = torch.optim.SGD(model.parameters(), lr=float(sim.lr[c]), momentum=momentum)
+            rows = torch.as_tensor(sim.table[c][plan.local[i]])
+            for s in range(int(plan.steps[i])):
+                b = rows[s][torch.as_tensor(plan.valid[i, s])]
+                loss = F.cross_entropy(model(sim.x[b]), sim.y[b]); opt.zero_grad(); loss.backward(); opt.step()
+            assert torch.equal(layout.flatten(sim.net), new[i])

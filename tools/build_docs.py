@@ -479,6 +479,12 @@ document.addEventListener("DOMContentLoaded", () => {
 });
 """
 
+PLOTLY_USE = re.compile(r'class="[^"]*plotly-graph-div|hx-plotly')   # a drawn figure, or a panel that holds one
+
+def needs_plotly(body: str) -> bool:
+    "Whether a rendered page draws a plotly figure (4.8 MB of plotly.js, about 0.6 s of a page load, is left out otherwise)."
+    return bool(PLOTLY_USE.search(body))
+
 def render_page(src: Path, rel: Path, metas: dict[Path, dict], exporter) -> None:
     "Render one processed notebook to its page in `_docs/`."
     nb = read_processed(src)
@@ -491,7 +497,7 @@ def render_page(src: Path, rel: Path, metas: dict[Path, dict], exporter) -> None
     up = '../' * (len(rel.parts) - 1)
     assets = up + 'assets/'
     body = re.sub(r'<!-- Load mathjax -->.*?<!-- End of mathjax configuration -->', '', body, flags=re.S)
-    head_js = (f'<script src="{assets}plotly.min.js"></script>\n'
+    head_js = (f'<script src="{assets}plotly.min.js"></script>\n' * needs_plotly(body) +
                f'<link rel="stylesheet" href="{assets}katex/katex.min.css">\n'
                f'<script src="{assets}katex/katex.min.js"></script>\n'
                f'<script src="{assets}katex/contrib/auto-render.min.js"></script>\n'

@@ -267,6 +267,13 @@ def _sgd_direction(g, w, w0, buf, cfg):
     if not cfg.momentum: return g, None
     return (g.clone() if buf is None else buf.mul_(cfg.momentum).add_(g)), True
 
+def _gather_rows(x:torch.Tensor, # a pool of samples, images possibly channels-last
+                rows:torch.Tensor, # 1-D row indices
+               ) -> torch.Tensor: # `x[rows]`, same values and memory layout
+    "`x[rows]` in `x`'s memory layout; a channels-last image pool is gathered as the contiguous NHWC array it is (about 2.5x faster)."
+    if x.dim() != 4 or x.is_contiguous() or not x.is_contiguous(memory_format=torch.channels_last): return x[rows]
+    return torch.index_select(x.permute(0, 2, 3, 1), 0, rows).permute(0, 3, 1, 2)
+
 def _per_client(w0, C):
     "(C,P) starting parameters: `w0` itself when it already has one row per client, else C views of the broadcast (P,) vector."
     return w0 if w0.dim() == 2 else w0.expand(C, -1)
@@ -288,14 +295,16 @@ def train_sequential(model:nn.Module, # the architecture (its weights are overwr
     "Train clients one after the other with `torch.optim.SGD` on their planned batches; returns (C,P) params, (C,S) batch losses."
     check_type('layout', layout, ParamLayout)
     C, S = idx.shape[:2]
-    start = _per_client(w0, C)
-    new, losses = start.clone(), torch.zeros(C, S, device=w0.device)
+    start, params = _per_client(w0, C), list(model.parameters())
+    new, losses = torch.empty(C, layout.size, dtype=w0.dtype, device=w0.device), torch.zeros(C, S, device=w0.device)
+    opt = torch.optim.SGD(params, lr=0.0, momentum=cfg.momentum, weight_decay=cfg.weight_decay)  # each client: its lr, no state
+    counts = mask.sum(2).tolist()   # (C, S) real samples of every batch, read once
     for c in range(C):
         layout.load(model, start[c]); w0_views = layout.unflatten(start[c])
-        opt = torch.optim.SGD(model.parameters(), lr=float(lr[c]), momentum=cfg.momentum, weight_decay=cfg.weight_decay)
-        n = int(steps[c]); m = mask[c, :n]
-        rows, sizes, out = idx[c, :n][m], m.sum(1).tolist(), []   # the client's batches gathered at once, then split
-        for xb, yb in zip(x[rows].split(sizes), y[rows].split(sizes)):
+        opt.state.clear(); opt.param_groups[0]['lr'] = float(lr[c])   # = a new SGD (a momentum buffer starts at the first gradient)
+        n = int(steps[c])
+        rows, sizes, out = idx[c, :n][mask[c, :n]], counts[c][:n], []   # the client's batches gathered at once, then split
+        for xb, yb in zip(_gather_rows(x, rows).split(sizes), y[rows].split(sizes)):
             if client_loss is None: loss = F.cross_entropy(model(xb), yb)
             else: loss = client_loss(model(xb), yb, dict(model.named_parameters()), int(n_data[c])).mean()
             out.append(loss.detach())
@@ -303,7 +312,7 @@ def train_sequential(model:nn.Module, # the architecture (its weights are overwr
                 loss = loss + cfg.prox_mu / 2 * sum((p - w0_views[k]).pow(2).sum() for k, p in model.named_parameters())
             opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
         if out: losses[c, :n] = torch.stack(out)
-        new[c] = layout.flatten(model)
+        torch.cat([p.detach().reshape(-1) for p in params], out=new[c])   # `layout.flatten`, written in place
     return new, losses
 
 # %% ../../nbs/engine/05_simulation.ipynb #ca83665d
@@ -1345,7 +1354,8 @@ def _evaluate(self:Simulation, row:dict):
 def _eval_row(self:Simulation, row:dict) -> str|None:
     "Fill `row` with test metrics (and group/client tables); return 'target_accuracy' or 'early_stopping' if one fires."
     cfg, t = self.config, row['round']
-    r = evaluate(self.fast_net, *self.test, self.n_classes, self.n_attrs, params=self.params)
+    self.layout.load(self.net, self.params)   # the net's weights are scratch space: a plain forward is cheaper than `functional_call`
+    r = evaluate(self.fast_net, *self.test, self.n_classes, self.n_attrs)
     row.update(accuracy=r['accuracy'], worst_group_accuracy=r['worst_group_accuracy'], loss=r['loss'])
     for yy in range(self.n_classes):
         for aa in range(self.n_attrs):
