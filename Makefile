@@ -53,9 +53,10 @@ check-apt:
 docs: install
 	$(PY) tools/build_docs.py
 
-# The missing browser tools install (apt: mostly download and unpacking) beside the docs build instead of before it.
-test: install
-	@$(MAKE) --no-print-directory -j2 browsers docs
+# The missing browser tools install (apt: download and unpacking) beside pip's install, which leaves a core idle.
+test:
+	@$(MAKE) --no-print-directory -j2 install browsers
+	@$(MAKE) --no-print-directory docs
 	$(PY) -m pytest tests -n 2 --dist worksteal -p no:cacheprovider
 
 test-fast: install
