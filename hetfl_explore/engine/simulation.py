@@ -115,9 +115,11 @@ class ParamLayout:
         self.size = sum(self.numels)
         self.buffers = dict(model.named_buffers())
     def flatten(self, model:nn.Module, # a model of this layout
+                out:torch.Tensor|None=None, # a (P,) tensor to write into (e.g. a row of the (C, P) client matrix); None: a new one
                ) -> torch.Tensor:
         "The model's parameters as one flat vector."
-        return torch.cat([p.detach().reshape(-1) for p in model.parameters()])
+        if out is not None: check_type('out', out, torch.Tensor)
+        return torch.cat([p.detach().reshape(-1) for p in model.parameters()], out=out)
     def unflatten(self, flat:torch.Tensor) -> dict:
         "Views of `flat` (shape `(..., P)`) as a name -> tensor dict with the leading dims kept (for `functional_call`)."
         lead = flat.shape[:-1]
@@ -295,9 +297,9 @@ def train_sequential(model:nn.Module, # the architecture (its weights are overwr
     "Train clients one after the other with `torch.optim.SGD` on their planned batches; returns (C,P) params, (C,S) batch losses."
     check_type('layout', layout, ParamLayout)
     C, S = idx.shape[:2]
-    start, params = _per_client(w0, C), list(model.parameters())
+    start = _per_client(w0, C)
     new, losses = torch.empty(C, layout.size, dtype=w0.dtype, device=w0.device), torch.zeros(C, S, device=w0.device)
-    opt = torch.optim.SGD(params, lr=0.0, momentum=cfg.momentum, weight_decay=cfg.weight_decay)  # each client: its lr, no state
+    opt = torch.optim.SGD(model.parameters(), lr=0.0, momentum=cfg.momentum, weight_decay=cfg.weight_decay)  # each client: its lr, no state
     counts = mask.sum(2).tolist()   # (C, S) real samples of every batch, read once
     for c in range(C):
         layout.load(model, start[c]); w0_views = layout.unflatten(start[c])
@@ -312,7 +314,7 @@ def train_sequential(model:nn.Module, # the architecture (its weights are overwr
                 loss = loss + cfg.prox_mu / 2 * sum((p - w0_views[k]).pow(2).sum() for k, p in model.named_parameters())
             opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
         if out: losses[c, :n] = torch.stack(out)
-        torch.cat([p.detach().reshape(-1) for p in params], out=new[c])   # `layout.flatten`, written in place
+        layout.flatten(model, out=new[c])
     return new, losses
 
 # %% ../../nbs/engine/05_simulation.ipynb #ca83665d
