@@ -21,7 +21,7 @@ import argparse, contextlib, dataclasses, json, pathlib, sys, time, traceback, w
 import numpy as np
 import torch
 
-from hetfl_explore.engine.simulation import RunConfig, Simulation, cnn, mlp, digits_federation
+from hetfl_explore.engine.simulation import RunConfig, Simulation, cnn
 from hetfl_explore.engine.protocol import UniformSelector
 from hetfl_explore.foundation.data import FederatedData, federation
 from hetfl_explore.foundation.datasets import make_federated
@@ -29,11 +29,10 @@ from hetfl_explore.foundation.datasets import make_federated
 HERE = pathlib.Path(__file__).parent
 sys.path.insert(0, str(HERE))
 from record import Bench, fig, committed  # noqa: E402
+import engine as engine_bench  # noqa: E402  (the engine benchmark: its digits scaling and sizes)
 
 CLIENTS = 1000            # clients of cnn1000, all of them training every round
 CLIENT_SIZES = (40, 60)   # images per client (inclusive range)
-SCALING = (1000, 3000, 10_000, 30_000)  # digits clients a round on the device (engine.py's CPU scaling sizes)
-SCALING_ROUNDS = 5        # rounds per scaling size (steady = median after the first)
 BACKENDS = ('batched', 'sequential')
 
 def dealt(data, num_clients, sizes, seed) -> FederatedData:
@@ -66,19 +65,15 @@ def run(w, backend, device) -> dict:
                 block_clients=sim.block, params=h.final_params.detach().cpu())
 
 def scaling(device, sizes) -> list:
-    "The digits scaling on `device`, in this process: steady s/round and peak device memory per size."
+    "`engine.py`'s digits scaling (`scaling_one`) on `device`, in this process: steady s/round and peak device memory per size."
     rows = []
     for k in sizes:
         if str(device).startswith('cuda'): torch.cuda.empty_cache(); torch.cuda.reset_peak_memory_stats()
-        d = digits_federation(num_clients=k, samples_per_client=(15, 25), seed=0)
-        cfg = RunConfig(rounds=SCALING_ROUNDS, clients_per_round=k, batch_size=10, lr=0.05, local_epochs=1, weighting='size',
-                        aggregator='fedavg', loss_before='first_batch', seed=0, backend='batched', device=device)
-        h = Simulation(lambda: mlp(64, 32, 10), d, UniformSelector(), cfg).run(progress=False)
-        per = h.rounds.wall_time.tolist()
-        mem = torch.cuda.max_memory_allocated() / 2 ** 30 if str(device).startswith('cuda') else None
-        rows.append(dict(clients=k, per_round=per, steady_s_per_round=float(np.median(per[1:])), peak_device_gib=mem))
-        print(f"  digits {k:>6d} clients/round on {device}: {rows[-1]['steady_s_per_round']:.4f} s/round"
-              + (f", peak device memory {mem:.2f} GiB" if mem is not None else ''), flush=True)
+        r = engine_bench.scaling_one(k, device=device); r.pop('peak_rss_gib')   # this process's peak, not this size's
+        r['peak_device_gib'] = torch.cuda.max_memory_allocated() / 2 ** 30 if str(device).startswith('cuda') else None
+        rows.append(r)
+        print(f"  digits {k:>6d} clients/round on {device}: {r['steady_s_per_round']:.4f} s/round"
+              + (f", peak device memory {r['peak_device_gib']:.2f} GiB" if r['peak_device_gib'] is not None else ''), flush=True)
     return rows
 
 def sync_sites(w, device, rounds=1) -> dict:
@@ -161,7 +156,7 @@ def main():
     ap.add_argument('--rounds', type=int, default=4, help='rounds of cnn1000 per backend on the device')
     ap.add_argument('--no-cpu', dest='cpu', action='store_false', help="on a GPU machine: skip the run on its CPU")
     ap.add_argument('--backends', default=','.join(BACKENDS))
-    ap.add_argument('--scaling', default=','.join(map(str, SCALING)), help="digits clients a round ('' to skip)")
+    ap.add_argument('--scaling', default=','.join(map(str, engine_bench.SCALING)), help="digits clients a round ('' to skip)")
     ap.add_argument('--threads', type=int, default=None, help='torch threads (default: torch default)')
     ap.add_argument('--out', default=None)
     args = ap.parse_args()
