@@ -1,5 +1,5 @@
 """Open every page of the rendered docs site (`_docs/`, built by `make docs`) in real Chromium."""
-import re, urllib.request
+import posixpath, re, urllib.request
 from pathlib import Path
 import pytest
 from conftest import ROOT, browser_required
@@ -13,6 +13,11 @@ def pages():
         if browser_required(): pytest.fail('_docs/index.html is missing: run `make docs` first')
         pytest.skip('_docs/ is not built (run `make docs`)')
     return sorted(p.relative_to(DOCS) for p in DOCS.rglob('*.html') if not {'assets', '@jupyter-widgets'} & set(p.parts))
+
+# the declared type of every trace plotly.js did not draw as that type: a bundle lacking a trace module draws an empty
+# frame without a console error (its `_fullData` holds a hidden 'scatter' instead)
+DRAWN_AS_DECLARED = """() => [...document.querySelectorAll('.js-plotly-plot')].filter(el => el._fullData)
+    .flatMap(el => el._fullData.filter(t => t.type !== (el.data[t.index].type || 'scatter')).map(t => el.data[t.index].type))"""
 
 def check_page(page, base: str, rel: str) -> list[str]:
     "Everything one docs page must get right in Chromium at 1280 px; returns the problems found (empty when clean)."
@@ -29,6 +34,8 @@ def check_page(page, base: str, rel: str) -> list[str]:
     if state.count() and 'hx-plotly' in state.first.text_content():              # a panel holds a plotly figure
         page.wait_for_function("[...document.querySelectorAll('.hx-plotly')].filter(e => e.offsetParent !== null)"
                                ".every(e => e.querySelector('.main-svg'))", timeout=15000)   # every shown panel figure drew (plotly skips closed tabs)
+    undrawn = page.evaluate(DRAWN_AS_DECLARED)
+    if undrawn: problems.append(f'{rel}: {len(undrawn)} trace(s) not drawn as their type (a plotly.js bundle without it?): {undrawn[:3]}')
     views = page.locator('script[type="application/vnd.jupyter.widget-view+json"]').count()
     if views: page.wait_for_selector('.jupyter-widgets', timeout=15000)
     if views and not page.locator('.hx-static-banner').count(): problems.append(f'{rel}: {views} widget views but no static-snapshot banner')
@@ -70,13 +77,14 @@ def test_every_page_renders_cleanly_and_fits(shard):
         page.close()
 
 def test_sidebar_links_resolve():
-    listed = pages()
+    "Every link of every page's sidebar is served; each distinct target is fetched once (the first page linking to it is named)."
+    targets = {}                                          # normalised target -> (page, href) that first links to it
+    for rel in pages():
+        nav = re.search(r'<nav class="hx-sidebar">(.*?)</nav>', (DOCS/rel).read_text(), re.S)
+        assert nav, f'{rel}: no sidebar'
+        for href in re.findall(r'href="([^"]+)"', nav.group(1)):
+            targets.setdefault(posixpath.normpath((Path(rel).parent/href).as_posix()), (rel, href))
     with serve(DOCS) as base:
-        for rel in listed:
-            html = (DOCS/rel).read_text()
-            nav = re.search(r'<nav class="hx-sidebar">(.*?)</nav>', html, re.S)
-            assert nav, f'{rel}: no sidebar'
-            for href in re.findall(r'href="([^"]+)"', nav.group(1)):
-                url = f'{base}/{(Path(rel).parent/href).as_posix()}'
-                with urllib.request.urlopen(url) as r: assert r.status == 200, f'{rel}: {href} -> {r.status}'
+        for target, (rel, href) in targets.items():
+            with urllib.request.urlopen(f'{base}/{target}') as r: assert r.status == 200, f'{rel}: {href} -> {r.status}'
 

@@ -145,8 +145,33 @@ def test_sidebar_lists_every_notebook_and_both_configs_agree():
     assert sorted(on_disk - set(listed)) == [] and sorted(set(listed) - on_disk) == [] and len(listed) == len(set(listed))
 
 def test_plotly_js_is_loaded_only_by_pages_that_draw_a_figure():
-    "4.8 MB of plotly.js (about 0.6 s of every page load) only where a figure or a panel holding one is drawn."
+    "plotly.js (0.5-1.2 s of a page load) only where a figure or a panel holding one is drawn."
     assert bd.needs_plotly('<div class="jp-OutputArea"><div id="f1" class="plotly-graph-div" style="height:300px"></div>')
     assert bd.needs_plotly('<script type="application/vnd.jupyter.widget-state+json">{"value": "<div class=\\"hx-plotly\\" data-figure=...'
                            '"}</script>')
     assert not bd.needs_plotly('<p>The metrics of Plotly-free pages: no figure here.</p><pre>import plotly</pre>')
+
+def _figure_nb(types, widget_types=(), raw_html=False):
+    "A notebook with one plotly output of `types`, a saved plotly widget of `widget_types` and optionally a figure as raw HTML."
+    nb = nbformat.v4.new_notebook()
+    fig = {'data': [{'type': t} if t else {'x': [1]} for t in types], 'layout': {'template': {'data': {'parcats': [{}], 'sunburst': [{}]}}}}
+    outs = [nbformat.v4.new_output('display_data', {bd.PLOTLY_MIME: fig, 'text/plain': 'Figure'})]
+    if raw_html: outs.append(nbformat.v4.new_output('display_data', {'text/html': '<div></div><script>Plotly.newPlot("f", [])</script>'}))
+    nb.cells = [nbformat.v4.new_code_cell('fig', outputs=outs)]
+    nb.metadata['widgets'] = {bd.WIDGET_STATE: {'state': {'m1': {'model_name': 'AnyModel', 'state': {'_widget_data': [{'type': t} for t in widget_types]}}}}}
+    return nb
+
+def test_pages_drawing_only_cartesian_traces_load_the_cartesian_bundle():
+    "The 1.5 MB cartesian plotly.js where every trace (outputs and panels; an untyped trace is a scatter) is in it; the full one otherwise."
+    assert bd.trace_types(_figure_nb(['scatter', None, 'heatmap'], ['bar'])) == {'scatter', 'heatmap', 'bar'}   # the template's types do not count
+    assert bd.plotly_bundle(bd.trace_types(_figure_nb(['scatter', 'heatmap'], ['scatterternary']))) == bd.PLOTLY_CARTESIAN
+    assert bd.plotly_bundle(bd.trace_types(_figure_nb(['scatter', 'parcats']))) == bd.PLOTLY_FULL
+    assert bd.plotly_bundle(bd.trace_types(_figure_nb(['scatter'], ['sunburst']))) == bd.PLOTLY_FULL
+    assert bd.trace_types(_figure_nb(['bar'], raw_html=True)) == {'bar', bd.RAW_FIGURE}
+    assert bd.plotly_bundle({'bar', bd.RAW_FIGURE}) == bd.PLOTLY_FULL
+
+def test_cartesian_bundle_is_pinned_at_the_plotly_js_of_the_installed_plotly():
+    "The npm pin of the cartesian bundle names the plotly.js version that the installed plotly package ships (its file header)."
+    import plotly, re
+    head = (Path(plotly.__file__).parent/'package_data'/'plotly.min.js').read_text()[:200]
+    assert re.search(r'plotly\.js v(\S+)', head).group(1) == bd.JS_PACKAGES['plotly.js-cartesian-dist-min']

@@ -10,14 +10,15 @@ project's machines, see `shared/environment.md`) a Quarto-free fallback renders 
 2. run nbdev's other notebook processors (hide, export removal, show_doc clean-up, links) into `_proc/`;
 3. render each processed notebook to HTML with nbconvert, honour the Quarto cell options `echo`, `output`,
    `include` and `code-fold`, draw plotly figures (also those inside widget panels) with the plotly.js of the
-   installed plotly package, add a sidebar built from
-   the `website.sidebar` section of `_quarto.yml`, and serve every script locally (require.js, the Jupyter widget
-   manager and KaTeX from npm, pinned below), so the site works offline.
+   installed plotly package (its cartesian bundle, a third of the size, on pages that draw only its trace types),
+   add a sidebar built from the `website.sidebar` section of `_quarto.yml`, and serve every script locally
+   (require.js, the Jupyter widget manager, KaTeX and plotly.js's cartesian bundle from npm, pinned below), so the
+   site works offline.
 
 Usage: `python tools/build_docs.py [--fallback] [--jobs N] [--only GLOB]`; `--readme` regenerates README.md only.
 """
 from __future__ import annotations
-import argparse, base64, concurrent.futures as cf, copy, fnmatch, glob, html, json, os, re, shutil, subprocess, sys, time
+import argparse, base64, concurrent.futures as cf, copy, fnmatch, functools, glob, html, json, os, re, shutil, subprocess, sys, time
 from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent)); import kernel_zygote   # kernels with torch & co. preloaded
 
@@ -28,7 +29,14 @@ NBS, OUT, EXEC, PROC = ROOT/'nbs', ROOT/'_docs', ROOT/'_docs_exec', ROOT/'_proc'
 EXECUTED = EXEC/'executed.json'
 FINGERPRINTED = ('hetfl_explore', 'data', 'settings.ini')   # what a notebook's run depends on besides its own text
 JS_CACHE = ROOT/'.cache'/'docs-js'
-JS_PACKAGES = {'@jupyter-widgets/html-manager': '1.0.15', 'requirejs': '2.3.8', 'katex': '0.16.47'}
+# plotly.js's cartesian bundle is pinned at the plotly.js version the pinned plotly package ships (tests check they agree)
+JS_PACKAGES = {'@jupyter-widgets/html-manager': '1.0.15', 'requirejs': '2.3.8', 'katex': '0.16.47', 'plotly.js-cartesian-dist-min': '4.1.1'}
+PLOTLY_MIME = 'application/vnd.plotly.v1+json'
+PLOTLY_FULL, PLOTLY_CARTESIAN = 'plotly.min.js', 'plotly-cartesian.min.js'   # 4.8 MB and 1.5 MB, in `_docs/assets`
+# the trace types of the cartesian bundle (its README): a page drawing only these loads it instead of the full plotly.js
+CARTESIAN_TRACES = frozenset({'bar', 'box', 'contour', 'heatmap', 'histogram', 'histogram2d', 'histogram2dcontour', 'image',
+                              'pie', 'scatter', 'scatterternary', 'violin'})
+RAW_FIGURE = '?'   # the trace type of a figure found only as HTML: unknown, so the full bundle is loaded
 SKIP_TAG, HIDE_INPUT, DOCS_ONLY, FOLD, FOLD_OPEN = 'skip-execution', 'hx-hide-input', 'hx-docs-only', 'hx-fold', 'hx-fold-open'
 WIDGET_STATE, WIDGET_VIEW = 'application/vnd.jupyter.widget-state+json', 'application/vnd.jupyter.widget-view+json'
 STATIC_BANNER = ('<div class="hx-static-banner">static snapshot: run this page in JupyterLab (or <code>make lab</code>) '
@@ -298,8 +306,8 @@ def clean_cells(nb, link=lambda target: target[:-len('.ipynb')] + '.html'):
                 data = out.get('data', {})
                 if 'text/markdown' in data:   # show_doc's Quarto link attributes mean nothing to nbconvert
                     data['text/markdown'] = re.sub(r'\{target="_blank"[^}]*\}', '', data['text/markdown'])
-                if 'application/vnd.plotly.v1+json' in data:
-                    data['text/html'] = plotly_html(data.pop('application/vnd.plotly.v1+json'))
+                if PLOTLY_MIME in data:
+                    data['text/html'] = plotly_html(data.pop(PLOTLY_MIME))
                     data.pop('text/plain', None)
             merged = []
             for out in cell.get('outputs', []):
@@ -482,12 +490,30 @@ document.addEventListener("DOMContentLoaded", () => {
 PLOTLY_USE = re.compile(r'class="[^"]*plotly-graph-div|hx-plotly')   # a drawn figure, or a panel that holds one
 
 def needs_plotly(body: str) -> bool:
-    "Whether a rendered page draws a plotly figure (4.8 MB of plotly.js, about 0.6 s of a page load, is left out otherwise)."
+    "Whether a rendered page draws a plotly figure (plotly.js, 0.5-1.2 s of a page load on a 2-core machine, is left out otherwise)."
     return bool(PLOTLY_USE.search(body))
+
+def trace_types(nb) -> set[str]:
+    "The trace types of the figures a notebook shows: plotly outputs and saved plotly widgets (`RAW_FIGURE` for a figure in raw HTML)."
+    types = set()
+    for cell in nb.cells:
+        for out in cell.get('outputs', []):
+            data = out.get('data', {})
+            if PLOTLY_MIME in data: types |= {t.get('type', 'scatter') for t in data[PLOTLY_MIME].get('data', [])}
+            elif 'Plotly.newPlot' in str(data.get('text/html', '')): types.add(RAW_FIGURE)
+    state = nb.metadata.get('widgets', {}).get(WIDGET_STATE, {}).get('state', {})
+    return types | {t.get('type', 'scatter') for m in state.values() if m.get('model_name') == 'AnyModel'
+                    for t in m['state'].get('_widget_data', []) if isinstance(t, dict)}
+
+def plotly_bundle(types: set[str], # from `trace_types`
+                 ) -> str:
+    "The plotly.js a page loads: the cartesian bundle when it draws every trace type shown (0.5 s instead of 1.2 s to load, measured), else the full one."
+    return PLOTLY_CARTESIAN if types <= CARTESIAN_TRACES else PLOTLY_FULL
 
 def render_page(src: Path, rel: Path, metas: dict[Path, dict], exporter) -> None:
     "Render one processed notebook to its page in `_docs/`."
     nb = read_processed(src)
+    bundle = plotly_bundle(trace_types(nb))   # before `clean_cells` turns the figures into HTML
     title, desc = metas[rel]['title'], metas[rel]['description']
     def link(target: str) -> str:   # a notebook link, relative to this page, to that notebook's page
         dest = Path(os.path.normpath(rel.parent/target))
@@ -497,7 +523,7 @@ def render_page(src: Path, rel: Path, metas: dict[Path, dict], exporter) -> None
     up = '../' * (len(rel.parts) - 1)
     assets = up + 'assets/'
     body = re.sub(r'<!-- Load mathjax -->.*?<!-- End of mathjax configuration -->', '', body, flags=re.S)
-    head_js = (f'<script src="{assets}plotly.min.js"></script>\n' * needs_plotly(body) +
+    head_js = (f'<script src="{assets}{bundle}"></script>\n' * needs_plotly(body) +
                f'<link rel="stylesheet" href="{assets}katex/katex.min.css">\n'
                f'<script src="{assets}katex/katex.min.js"></script>\n'
                f'<script src="{assets}katex/contrib/auto-render.min.js"></script>\n'
@@ -536,10 +562,11 @@ def install_js(pending: subprocess.Popen | None = None, # an install started by 
     return JS_CACHE/'node_modules'
 
 def copy_assets(mods: Path) -> None:
-    "Copy plotly.js, require.js, the widget manager and KaTeX into `_docs/assets`."
+    "Copy plotly.js (full and cartesian bundles), require.js, the widget manager and KaTeX into `_docs/assets`."
     import plotly
     a = OUT/'assets'; a.mkdir(parents=True, exist_ok=True)
-    shutil.copy(Path(plotly.__file__).parent/'package_data'/'plotly.min.js', a/'plotly.min.js')
+    shutil.copy(Path(plotly.__file__).parent/'package_data'/'plotly.min.js', a/PLOTLY_FULL)
+    shutil.copy(mods/'plotly.js-cartesian-dist-min'/PLOTLY_CARTESIAN, a/PLOTLY_CARTESIAN)
     shutil.copy(mods/'requirejs'/'require.js', a/'require.js')
     shutil.copytree(mods/'@jupyter-widgets'/'html-manager'/'dist', a/'html-manager', dirs_exist_ok=True)
     shutil.copytree(mods/'katex'/'dist', a/'katex', dirs_exist_ok=True)
@@ -547,16 +574,21 @@ def copy_assets(mods: Path) -> None:
         if f.suffix.lower() in {'.png', '.jpg', '.jpeg', '.svg', '.gif', '.css'} and not any(p.startswith('.') for p in f.relative_to(NBS).parts):
             (OUT/f.relative_to(NBS)).parent.mkdir(parents=True, exist_ok=True); shutil.copy(f, OUT/f.relative_to(NBS))
 
-def render_one(rel: Path, src: Path, metas: dict[Path, dict]) -> None:
-    "Render the processed notebook `src` to the page of `rel` with nbconvert's lab template (in a worker process)."
+@functools.lru_cache(maxsize=None)
+def html_exporter(up: str, # the page's way up to the site root ('', '../', ...): the script URLs are relative to it
+                 ):
+    "nbconvert's lab-template exporter for pages at one depth, made once per process (compiling its templates took a third of a page's render)."
     from nbconvert import HTMLExporter
     from nbconvert.preprocessors import TagRemovePreprocessor
-    up = '../' * (len(rel.parts) - 1)
     exp = HTMLExporter(template_name='lab', exclude_input_prompt=True, exclude_output_prompt=True,
                        require_js_url=f'{up}assets/require.js', widget_renderer_url=f'{up}assets/html-manager/embed-amd.js',
                        jquery_url='', mathjax_url='')
     exp.register_preprocessor(TagRemovePreprocessor(remove_input_tags={HIDE_INPUT}), enabled=True)
-    render_page(src, rel, metas, exp)
+    return exp
+
+def render_one(rel: Path, src: Path, metas: dict[Path, dict]) -> None:
+    "Render the processed notebook `src` to the page of `rel` with nbconvert's lab template (in a worker process)."
+    render_page(src, rel, metas, html_exporter('../' * (len(rel.parts) - 1)))
 
 def render_all(jobs: int = 2, # pages rendered in parallel
                js: subprocess.Popen | None = None, # the npm install started by `start_js_install`, if any
@@ -629,11 +661,12 @@ def main(argv=None):
     else:
         print('docs: Quarto not found, using the Quarto-free renderer' if not args.fallback else 'docs: Quarto-free renderer')
         js = start_js_install()   # npm fetches the page scripts while the notebooks run
-        execute_all(args.only, args.jobs, zygote=not args.plain_kernels)
-        process_all()
+        execute_all(args.only, args.jobs, zygote=not args.plain_kernels); t1 = time.time()
+        process_all(); t2 = time.time()
         n = render_all(args.jobs, js)
         check_site()
-        print(f'docs: {n} pages rendered into {OUT.relative_to(ROOT)}/')
+        print(f'docs: {n} pages rendered into {OUT.relative_to(ROOT)}/ (execute {t1 - t0:.1f} s, process {t2 - t1:.1f} s, '
+              f'render and check {time.time() - t2:.1f} s)')
     print(f'docs: built in {time.time() - t0:.1f} s')
 
 if __name__ == '__main__': main()
