@@ -78,16 +78,20 @@ def test_compiled_flag_is_validated():
 
 @pytest.mark.parametrize('T', [GCI, TILED, RANDOM, np.zeros((12, 3))], ids=['gci100', 'tiled', 'random', 'zeros'])
 @pytest.mark.parametrize('k', [1, 5, 9, 30])
-@pytest.mark.parametrize('table', [True, False])
-def test_compiled_literal_rounds_equal_the_selector_round_by_round(T, k, table, monkeypatch):
+def test_compiled_literal_rounds_equal_the_selector_round_by_round(T, k):
     "`_algorithm5_rounds` returns the clients (in order) and re-pick counts of `LiteralFedDiverseSelector.select`, per round."
     K = len(T)
-    if not table: monkeypatch.setattr(fs, 'LITERAL_TABLE_MAX', 0)   # step 2's dot products asked from numpy every time
     for seed, t0, available in ((0, 0, None), (1, 2, np.arange(0, K, 2)), (2, 1, np.arange(min(K, 7)))):
         lit = LiteralFedDiverseSelector(T); lit.reset(K, 0); rng = np.random.default_rng(seed)
         one = [lit.select(t0 + t, make_view(K, t0 + t, available), k, rng).ids for t in range(30)]
         many, dups = _algorithm5_rounds(T, k, 30, np.random.default_rng(seed), t0, available)
         np.testing.assert_array_equal(many, np.stack(one)); np.testing.assert_array_equal(dups, lit.duplicates)
+
+def test_compiled_dot_products_are_numpys_to_the_last_bit():
+    "`_dots1` is `(L * x).sum(1)` bit for bit (the literal rounds' steps 2 and 3), on rows of every scale and sign."
+    r = np.random.default_rng(0)
+    L = r.normal(size=(5000, 3)) * 10.0 ** r.integers(-8, 8, size=(5000, 1)); x = r.normal(size=3)
+    np.testing.assert_array_equal(fs._dots1(L, x[0], x[1], x[2], np.empty(len(L))), (L * x).sum(1))
 
 def test_simulate_selection_literal_compiled_path_equals_round_by_round():
     "Above the threshold `simulate_selection` runs the literal rounds compiled: same participation, same re-picks."

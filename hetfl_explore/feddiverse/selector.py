@@ -13,7 +13,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from scipy.optimize import minimize
 from fastcore.basics import patch
-from numba import njit, objmode
+from numba import njit
 from ..foundation.core import check_int, check_float, check_choice, check_type, rng_streams, TRIPLET_COLORS
 from ..foundation.hetero import as_counts, dht, client_types, TYPES
 from ..engine.protocol import (Selector, Selection, ClientView, UniformSelector, RoundRobinSelector, make_view,
@@ -24,13 +24,13 @@ from ..selection.constraints import Oort, QFFL
 
 # %% auto #0
 __all__ = ['DIMS', 'SELECTION_VARIANTS', 'ZERO', 'ROUNDOFF', 'COMPILED_MIN_WORK', 'BLOCK', 'STACK', 'AS_PRINTED', 'DEFAULT_ALIAS',
-           'LITERAL_TABLE_MAX', 'FEDRK_CACHE_SIZE', 'SELECTORS', 'PUBLISHED_UNIFORM_SHARES', 'SHARE_FEDERATIONS',
-           'selection_options', 'check_triplets', 'check_rng', 'check_available', 'normalise_triplets',
-           'diversity_rounds', 'diversity_round', 'selector_name', 'FedDiverseSelector', 'algorithm5_round',
-           'LiteralFedDiverseSelector', 'client_matrices', 'oracle_triplets', 'perturb_triplets', 'triplet_error',
-           'noise_for_error', 'nonnegative_matrices', 'fedrk_weights', 'mixture_variance', 'FedRKSelector',
-           'SelectionStats', 'selection_stats', 'proxy_losses', 'make_selector', 'simulate_selection',
-           'share_selectors', 'selection_share_table', 'type_share_figure', 'frequency_figure']
+           'FEDRK_CACHE_SIZE', 'SELECTORS', 'PUBLISHED_UNIFORM_SHARES', 'SHARE_FEDERATIONS', 'selection_options',
+           'check_triplets', 'check_rng', 'check_available', 'normalise_triplets', 'diversity_rounds',
+           'diversity_round', 'selector_name', 'FedDiverseSelector', 'algorithm5_round', 'LiteralFedDiverseSelector',
+           'client_matrices', 'oracle_triplets', 'perturb_triplets', 'triplet_error', 'noise_for_error',
+           'nonnegative_matrices', 'fedrk_weights', 'mixture_variance', 'FedRKSelector', 'SelectionStats',
+           'selection_stats', 'proxy_losses', 'make_selector', 'simulate_selection', 'share_selectors',
+           'selection_share_table', 'type_share_figure', 'frequency_figure']
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #2f16acf7
 DIMS = TYPES  # ('CI', 'AI', 'SC'): the order of the components of a triplet
@@ -467,14 +467,15 @@ def algorithm5_round(triplets, # (K, 3) triplets [CI, AI, SC]
         if i not in chosen: chosen.append(int(i))
         return len(chosen) >= k
     one = lambda s, mask, best: int(_pick(s[None], mask[None], best, rng.random(1), 'random', tol)[0])
+    dots = lambda x: (L * x).sum(1)   # each row's dot product with x: three products added left to right
     while len(chosen) < k and left.any():
         w = np.where(left, T[:, col], 0.0)
         kp = int(_draw(w[None] if w.sum() > ZERO else left[None].astype(float), rng.random(1))[0])
         if take(kp) or not left.any(): break
-        kc = one(L @ L[kp], left, 'min')
+        kc = one(dots(L[kp]), left, 'min')
         if take(kc): break
         rest = np.isin(np.arange(len(T)), av); rest[[kp, kc]] = False
-        if rest.any() and take(one(L @ np.cross(L[kp], L[kc]), rest, 'max')): break
+        if rest.any() and take(one(dots(np.cross(L[kp], L[kc])), rest, 'max')): break
     return np.array(chosen, np.int64), dict(picks=picks, duplicates=len(picks) - len(chosen))
 
 
@@ -508,10 +509,10 @@ class LiteralFedDiverseSelector(Selector):
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #d5f8a1a3
 @njit(cache=True)
-def _matvec(L, x):
-    "`L @ x` computed by numpy itself (its BLAS orders and fuses the multiply-adds), called from compiled code."
-    with objmode(y='float64[:]'): y = L @ x
-    return y
+def _dots1(L, x0, x1, x2, out):
+    "`(L * x).sum(1)` for (K, 3) rows `L` and the vector x = (x0, x1, x2), into `out`: three products added left to right."
+    for i in range(L.shape[0]): out[i] = (L[i, 0] * x0 + L[i, 1] * x1) + L[i, 2] * x2
+    return out
 
 @njit(cache=True)
 def _take1(i, left, chosen, row, n):
@@ -523,32 +524,29 @@ def _take1(i, left, chosen, row, n):
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #ec26db25
 @njit(cache=True)
-def _literal_rounds(T, L, avail, cols, k, U, pos, r, out, dups, tol, D, have):
+def _literal_rounds(T, L, avail, cols, k, U, pos, r, out, dups, tol):
     "`algorithm5_round` for rounds r, r+1, … while `U[pos:]` holds a worst-case round's uniforms; (next round, next uniform)."
-    table = len(D) > 0   # rows `L @ L[j]` of step 2, computed once each (when the K × K table fits)
-    K = len(T); w, buf, m = np.empty(K), np.empty(K, np.int64), avail.sum()
+    K = len(T); w, sc, buf, m = np.empty(K), np.empty(K), np.empty(K, np.int64), avail.sum()
     while r < len(out) and pos + 3 * m <= len(U):
         left, chosen, n, picks = avail.copy(), np.zeros(K, np.bool_), 0, 0
         while n < k and left.any():
             for i in range(K): w[i] = T[i, cols[r]] if left[i] else 0.0
             kp = _draw1(w, left, U[pos]); n = _take1(kp, left, chosen, out[r], n); pos += 1; picks += 1
             if n >= k or not left.any(): break
-            if table and not have[kp]: D[kp], have[kp] = _matvec(L, L[kp]), True
-            kc = _pick1(D[kp] if table else _matvec(L, L[kp]), left, True, U[pos], False, tol, buf)
+            a = L[kp]
+            kc = _pick1(_dots1(L, a[0], a[1], a[2], sc), left, True, U[pos], False, tol, buf)
             n = _take1(kc, left, chosen, out[r], n); pos += 1; picks += 1
             if n >= k: break
             rest = avail.copy(); rest[kp] = rest[kc] = False
             if rest.any():
-                a, b = L[kp], L[kc]
-                x = np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
-                kr = _pick1(_matvec(L, x), rest, False, U[pos], False, tol, buf)
+                b = L[kc]   # np.cross(a, b), product by product
+                kr = _pick1(_dots1(L, a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0], sc),
+                            rest, False, U[pos], False, tol, buf)
                 n = _take1(kr, left, chosen, out[r], n); pos += 1; picks += 1
         dups[r] = picks - n; r += 1
     return r, pos
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #b6930e37
-LITERAL_TABLE_MAX = 2048   # clients up to which the compiled literal rounds keep step 2's K × K dot products (32 MiB)
-
 def _algorithm5_rounds(triplets, # (K, 3) triplets [CI, AI, SC]
                        k:int, # clients to select per round (κ)
                        rounds:int, # number of consecutive rounds
@@ -563,9 +561,9 @@ def _algorithm5_rounds(triplets, # (K, 3) triplets [CI, AI, SC]
     cols = np.array([DIMS.index(d) for d in ('SC', 'CI', 'AI')])[(check_int('t0', t0, lo=0) + np.arange(rounds)) % 3]
     out, dups = np.zeros((rounds, min(k, len(av))), np.int64), np.zeros(rounds, np.int64)
     U, pos, r = rng.random(rounds * k + 3 * len(av)), 0, 0   # uniforms for one pick per slot; re-picks ask for more
-    D = np.empty((len(T), len(T)) if len(T) <= LITERAL_TABLE_MAX else (0, 0)); have = np.zeros(len(D), bool)
+    L = normalise_triplets(T)
     while True:
-        r, pos = _literal_rounds(T, normalise_triplets(T), avail, cols, k, U, pos, r, out, dups, tol, D, have)
+        r, pos = _literal_rounds(T, L, avail, cols, k, U, pos, r, out, dups, tol)
         if r == rounds: return out, dups
         U, pos = np.concatenate([U[pos:], rng.random((rounds - r) * k + 3 * len(av))]), 0
 
