@@ -268,15 +268,20 @@ def _pairwise(a):
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #c77ebc4b
 @njit(cache=True)
-def _draw1(w, left, u):
-    "`_draw` of one round, in place on its weights `w`: the uniform fallback of step 1, the cumulative shares, the first above `u`."
+def _draw1(w, left, u, M, sums):
+    """`_draw` of one round, in place on its weights `w`: the uniform fallback of step 1, the cumulative shares, the first above
+    `u`. With three `sums`, the same loop adds up the coordinates `M` of the clients left, one after the other, into them."""
     s = _pairwise(w)
     if s <= ZERO:
         for i in range(len(w)): w[i] = 1.0 if left[i] else 0.0
         s = _pairwise(w)
-    c = 0.0
+    c, c0, c1, c2, colsums = 0.0, 0.0, 0.0, 0.0, len(sums) == 3
     for i in range(len(w)):
         c += w[i] / s; w[i] = c
+        if colsums:   # a second chain of additions beside the first: both latency-bound, they overlap
+            g = 1.0 if left[i] else 0.0   # times 0 or 1 is exact
+            c0 += M[0, i] * g; c1 += M[1, i] * g; c2 += M[2, i] * g
+    if colsums: sums[0], sums[1], sums[2] = c0, c1, c2
     lo, hi = 0, len(w) - 1   # the shares w / c never decrease and the last is c / c = 1 > u: bisect for the first above u
     while lo < hi:
         mid = (lo + hi) // 2
@@ -299,37 +304,34 @@ def _pick1(scores, left, best_min, u, first, tol, buf):
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #e1eb2e90
 @njit(cache=True)
-def _normalise1(M, inplay, cosine, L):
-    "`normalise_triplets` of one round's (3, K) coordinates `M` into `L`: 'l1' per client, or 'cosine' over the clients in play."
+def _normalise1(M, inplay, cosine, L, sums):
+    """`normalise_triplets` of one round's (3, K) coordinates `M` into `L`: 'l1' per client, or 'cosine' over the clients in
+    play, whose coordinate sums `_draw1` has put in `sums` (numpy sums over the clients one after the other)."""
     K = M.shape[1]
     if not cosine:
         for i in range(K):
             s = max((M[0, i] + M[1, i]) + M[2, i], 1e-12)
             L[0, i], L[1, i], L[2, i] = M[0, i] / s, M[1, i] / s, M[2, i] / s
         return
-    c0 = c1 = c2 = 0.0   # numpy sums over the clients axis one client after the other
+    c0, c1, c2 = max(sums[0], 1e-12), max(sums[1], 1e-12), max(sums[2], 1e-12)
     for i in range(K):
-        g = 1.0 if inplay[i] else 0.0   # times 0 or 1 is exact: the branch-free loops vectorise
-        c0 += M[0, i] * g; c1 += M[1, i] * g; c2 += M[2, i] * g
-    c0, c1, c2 = max(c0, 1e-12), max(c1, 1e-12), max(c2, 1e-12)
-    for i in range(K):
-        g = 1.0 if inplay[i] else 0.0
+        g = 1.0 if inplay[i] else 0.0   # times 0 or 1 is exact: the branch-free loop vectorises
         x0, x1, x2 = M[0, i] * g / c0, M[1, i] * g / c1, M[2, i] * g / c2
         nr = max(np.sqrt((x0 * x0 + x1 * x1) + x2 * x2), 1e-12)
         L[0, i], L[1, i], L[2, i] = x0 / nr, x1 / nr, x2 / nr
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #71ef08e5
 @njit(cache=True)
-def _triplet1(M, L, left, inplay, w, sc, buf, pick, u, p, col, opts):
+def _triplet1(M, L, left, inplay, w, sc, buf, pick, u, p, col, opts, sums):
     "Steps 1-3 of one triplet of one round, writing each pick into `pick` from position `p`; the picks made after it."
     cosine, signed, first, n, tol, fixed = opts
     K = len(w)
     for i in range(K): w[i] = M[col, i] if left[i] else 0.0
-    kp = _draw1(w, left, u[p]); left[kp] = False; pick[p] = kp
+    kp = _draw1(w, left, u[p], M, sums); left[kp] = False; pick[p] = kp
     if p + 1 == n: return n
     if not fixed:
         inplay[:] = left; inplay[kp] = True
-        _normalise1(M, inplay, cosine, L)
+        _normalise1(M, inplay, cosine, L, sums)
     a0, a1, a2 = L[0, kp], L[1, kp], L[2, kp]
     for i in range(K): sc[i] = (L[0, i] * a0 + L[1, i] * a1) + L[2, i] * a2
     kc = _pick1(sc, left, True, u[p + 1], first, tol, buf); left[kc] = False; pick[p + 1] = kc
@@ -354,14 +356,15 @@ def _rounds_kernel(T, avail, U, order, rand, rotate, cosine, cumulative, signed,
     M, L = np.empty((3, K)), np.empty((3, K))   # one row per dimension: the loops over clients vectorise
     fixed = not cosine and not cumulative   # 'l1' of fixed coordinates: one normalisation a round
     opts = (cosine, signed, first, n, tol, fixed)
+    sums = np.empty(3 if cosine else 0)   # the cosine normalisation's column sums, added up by `_draw1`
     for r in range(R):
         o, left = order[r], avail.copy()
         for d in range(3): M[d] = T[:, o[d]] if rand else T[:, d]
-        if fixed: _normalise1(M, left, False, L)
+        if fixed: _normalise1(M, left, False, L, sums)
         p, trip, u = 0, 0, U[r, 3 if rand else 0:]
         while p < n:
             off = trip if rotate == 0 else (t0 + r if rotate == 1 else 0)   # per triplet, per round, none
-            p = _triplet1(M, L, left, inplay, w, sc, buf, picks[r], u, p, (-off) % 3 if rand else o[off % 3], opts)
+            p = _triplet1(M, L, left, inplay, w, sc, buf, picks[r], u, p, (-off) % 3 if rand else o[off % 3], opts, sums)
             if cumulative: M, L = L, M   # the normalisation becomes the coordinates (L is recomputed from them)
             trip += 1
     return picks
@@ -526,12 +529,12 @@ def _take1(i, left, chosen, row, n):
 @njit(cache=True)
 def _literal_rounds(T, L, avail, cols, k, U, pos, r, out, dups, tol):
     "`algorithm5_round` for rounds r, r+1, … while `U[pos:]` holds a worst-case round's uniforms; (next round, next uniform)."
-    K = len(T); w, sc, buf, m = np.empty(K), np.empty(K), np.empty(K, np.int64), avail.sum()
+    K = len(T); w, sc, buf, m, no_sums = np.empty(K), np.empty(K), np.empty(K, np.int64), avail.sum(), np.empty(0)
     while r < len(out) and pos + 3 * m <= len(U):
         left, chosen, n, picks = avail.copy(), np.zeros(K, np.bool_), 0, 0
         while n < k and left.any():
             for i in range(K): w[i] = T[i, cols[r]] if left[i] else 0.0
-            kp = _draw1(w, left, U[pos]); n = _take1(kp, left, chosen, out[r], n); pos += 1; picks += 1
+            kp = _draw1(w, left, U[pos], L, no_sums); n = _take1(kp, left, chosen, out[r], n); pos += 1; picks += 1
             if n >= k or not left.any(): break
             a = L[kp]
             kc = _pick1(_dots1(L, a[0], a[1], a[2], sc), left, True, U[pos], False, tol, buf)
