@@ -142,12 +142,13 @@ def test_report_reads_once_and_divides_in_float32_like_torch(loss_before):
     assert np.array_equal(r.update_norm, r.updates.norm(dim=1).numpy().astype(np.float64))
 
 def test_gather_rows_is_indexing_in_the_pools_layout():
-    "The sequential backend's gather: `x[rows]` exactly, strides included (channels-last pools stay channels-last)."
+    "The backends' gather of samples and labels: `x[rows]` exactly, strides included (channels-last pools stay channels-last)."
     from hetfl_explore.engine.simulation import _gather_rows
     g = torch.Generator().manual_seed(0)
     rows = torch.randint(0, 50, (37,), generator=g)
     for x in (torch.rand(50, 3, 6, 5, generator=g), torch.rand(50, 3, 6, 5, generator=g).contiguous(memory_format=torch.channels_last),
-              torch.rand(50, 64, generator=g), torch.rand(50, 1, 4, 4, generator=g).contiguous(memory_format=torch.channels_last)):
+              torch.rand(50, 64, generator=g), torch.rand(50, 1, 4, 4, generator=g).contiguous(memory_format=torch.channels_last),
+              torch.randint(0, 10, (50,), generator=g)):
         got, ref = _gather_rows(x, rows), x[rows]
         assert torch.equal(got, ref) and got.stride() == ref.stride()
 
