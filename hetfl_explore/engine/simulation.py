@@ -341,10 +341,8 @@ def train_batched(model:nn.Module, # the architecture (its weights are overwritt
     steps_t, losses = torch.as_tensor(steps, device=w0.device), torch.zeros(C, S, device=w0.device)
     n_t = None if n_data is None else torch.as_tensor(n_data, dtype=w0.dtype, device=w0.device)
     for s in range(S):
-        m = maskf[:, s]
-        rows = idx[:, s].reshape(-1)   # step s's batches of every client, gathered at once
-        xb, yb = _gather_rows(x, rows).unflatten(0, (C, B)), _gather_rows(y, rows).view(C, B)
-        out = fwd(dict(zip(layout.names, W)), xb)
+        m, rows = maskf[:, s], idx[:, s].reshape(-1)   # step s: every client's batch, gathered at once
+        out, yb = fwd(dict(zip(layout.names, W)), _gather_rows(x, rows).unflatten(0, (C, B))), _gather_rows(y, rows).view(C, B)
         if client_loss is None: ce = F.cross_entropy(out.flatten(0, 1), yb.flatten(), reduction='none').view(C, B)
         else: ce = vmap(client_loss, randomness='different')(out, yb, dict(zip(layout.names, W)), n_t)
         lc = (ce * m).sum(1) / m.sum(1).clamp_min(1)
