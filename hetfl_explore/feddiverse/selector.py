@@ -322,6 +322,12 @@ def _normalise1(M, inplay, cosine, L, sums):
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #71ef08e5
 @njit(cache=True)
+def _dots1(L, x0, x1, x2, out):
+    "`(L * x).sum(1)` for (K, 3) rows `L` and the vector x = (x0, x1, x2), into `out`: three products added left to right."
+    for i in range(L.shape[0]): out[i] = (L[i, 0] * x0 + L[i, 1] * x1) + L[i, 2] * x2
+    return out
+
+@njit(cache=True)
 def _triplet1(M, L, left, inplay, w, sc, buf, pick, u, p, col, opts, sums):
     "Steps 1-3 of one triplet of one round, writing each pick into `pick` from position `p`; the picks made after it."
     cosine, signed, first, n, tol, fixed = opts
@@ -333,16 +339,16 @@ def _triplet1(M, L, left, inplay, w, sc, buf, pick, u, p, col, opts, sums):
         inplay[:] = left; inplay[kp] = True
         _normalise1(M, inplay, cosine, L, sums)
     a0, a1, a2 = L[0, kp], L[1, kp], L[2, kp]
-    for i in range(K): sc[i] = (L[0, i] * a0 + L[1, i] * a1) + L[2, i] * a2
-    kc = _pick1(sc, left, True, u[p + 1], first, tol, buf); left[kc] = False; pick[p + 1] = kc
+    kc = _pick1(_dots1(L.T, a0, a1, a2, sc),   # L.T: the clients' (K, 3) rows
+                left, True, u[p + 1], first, tol, buf); left[kc] = False; pick[p + 1] = kc
     if p + 2 == n: return n
     b0, b1, b2 = L[0, kc], L[1, kc], L[2, kc]
     v0, v1, v2 = a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0   # np.cross, product by product
     nv = np.sqrt((v0 * v0 + v1 * v1) + v2 * v2)
     if cosine and nv > 0: v0, v1, v2 = v0 / nv, v1 / nv, v2 / nv
-    for i in range(K):
-        s = (L[0, i] * v0 + L[1, i] * v1) + L[2, i] * v2
-        sc[i] = s if signed else abs(s)
+    _dots1(L.T, v0, v1, v2, sc)
+    if not signed:
+        for i in range(K): sc[i] = abs(sc[i])
     kr = _pick1(sc, left, False, u[p + 2], first, tol, buf); left[kr] = False; pick[p + 2] = kr
     return p + 3
 
@@ -511,12 +517,6 @@ class LiteralFedDiverseSelector(Selector):
 
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #d5f8a1a3
-@njit(cache=True)
-def _dots1(L, x0, x1, x2, out):
-    "`(L * x).sum(1)` for (K, 3) rows `L` and the vector x = (x0, x1, x2), into `out`: three products added left to right."
-    for i in range(L.shape[0]): out[i] = (L[i, 0] * x0 + L[i, 1] * x1) + L[i, 2] * x2
-    return out
-
 @njit(cache=True)
 def _take1(i, left, chosen, row, n):
     "Algorithm 6's set union for one pick: `i` leaves `left` and joins `row` unless already chosen; the round's size."
