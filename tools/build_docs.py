@@ -362,6 +362,10 @@ def _drop_dangling(state: dict) -> None:
             if isinstance(v, list) and any(isinstance(x, str) and x.startswith('IPY_MODEL_') for x in v): s[k] = [x for x in v if ok(x)]
             elif not ok(v): del s[k]
 
+def is_figure_widget(model: dict) -> bool:
+    "Whether a saved widget model is a plotly FigureWidget: an anywidget holding the figure's `_widget_data`."
+    return model.get('model_name') == 'AnyModel' and '_widget_data' in model.get('state', {})
+
 def static_figures(nb):
     """Make the saved widget state renderable offline: drop references to closed widgets, and replace plotly
     FigureWidget models (anywidget, which a static page cannot load, each carrying 5 MB of plotly.js) by HTML widgets
@@ -370,8 +374,8 @@ def static_figures(nb):
     _drop_dangling(state)
     style = next((m for m in state.values() if m['model_name'] == 'HTMLStyleModel'), None)
     for mid, m in list(state.items()):
+        if not is_figure_widget(m): continue
         s = m['state']
-        if m['model_name'] != 'AnyModel' or '_widget_data' not in s: continue
         for b in m.get('buffers', []): _set_path(s, b['path'], base64.b64decode(b['data']))
         fig = {'data': _plain(s['_widget_data']), 'layout': _plain(s.get('_widget_layout', {}))}
         new = {'_model_module': '@jupyter-widgets/controls', '_model_module_version': '2.0.0', '_model_name': 'HTMLModel',
@@ -502,8 +506,7 @@ def trace_types(nb) -> set[str]:
             if PLOTLY_MIME in data: types |= {t.get('type', 'scatter') for t in data[PLOTLY_MIME].get('data', [])}
             elif 'Plotly.newPlot' in str(data.get('text/html', '')): types.add(RAW_FIGURE)
     state = nb.metadata.get('widgets', {}).get(WIDGET_STATE, {}).get('state', {})
-    return types | {t.get('type', 'scatter') for m in state.values() if m.get('model_name') == 'AnyModel'
-                    for t in m['state'].get('_widget_data', []) if isinstance(t, dict)}
+    return types | {t.get('type', 'scatter') for m in state.values() if is_figure_widget(m) for t in m['state']['_widget_data'] if isinstance(t, dict)}
 
 def plotly_bundle(types: set[str], # from `trace_types`
                  ) -> str:

@@ -306,7 +306,7 @@ def train_sequential(model:nn.Module, # the architecture (its weights are overwr
         opt.state.clear(); opt.param_groups[0]['lr'] = float(lr[c])   # = a new SGD (a momentum buffer starts at the first gradient)
         n = int(steps[c])
         rows, sizes, out = idx[c, :n][mask[c, :n]], counts[c][:n], []   # the client's batches gathered at once, then split
-        for xb, yb in zip(_gather_rows(x, rows).split(sizes), y[rows].split(sizes)):
+        for xb, yb in zip(_gather_rows(x, rows).split(sizes), _gather_rows(y, rows).split(sizes)):
             if client_loss is None: loss = F.cross_entropy(model(xb), yb)
             else: loss = client_loss(model(xb), yb, dict(model.named_parameters()), int(n_data[c])).mean()
             out.append(loss.detach())
