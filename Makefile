@@ -97,6 +97,7 @@ BENCH_THREADS ?= 1
 
 bench: install
 	OMP_NUM_THREADS=1 $(PY) benchmarks/hetero.py
+	OMP_NUM_THREADS=1 $(PY) benchmarks/backends.py --threads 1
 	OMP_NUM_THREADS=1 $(PY) benchmarks/selection_sim.py
 	OMP_NUM_THREADS=$(BENCH_THREADS) $(PY) benchmarks/widgets.py --threads $(BENCH_THREADS)
 	OMP_NUM_THREADS=$(BENCH_THREADS) $(PY) benchmarks/engine.py --threads $(BENCH_THREADS)

@@ -146,7 +146,7 @@ def test_mobilenet_backends_agree_in_float64():
     sizes = np.array([12, 28]); local, valid, steps = batch_plan(sizes, 8, np.random.default_rng(0))
     pool = torch.from_numpy(local + np.array([0, 12])[:, None, None])
     r = {n: fn(net, lay, w0, x, y, pool, torch.from_numpy(valid), steps, np.array([0.05, 0.02]), RunConfig(lr=0.05, momentum=0.9))
-         for n, fn in BACKENDS.items()}
+         for n, fn in BACKENDS.items() if n != 'fused'}   # the fused backend trains float32 MLPs only
     torch.testing.assert_close(r['batched'][0], r['sequential'][0], atol=1e-9, rtol=0)
 
 def test_stop_when_sees_the_current_round_and_evaluates_it(fed):

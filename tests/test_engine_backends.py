@@ -1,4 +1,4 @@
-"Training backends near the hardware: `pool_before_relu` (the engine's default training twin) is bit-identical to the model it reorders."
+"Training backends near the hardware: `pool_before_relu` (the engine's default training twin) is bit-identical to the model it reorders; the fused MLP backend follows the sequential one."
 import dataclasses
 import numpy as np, pytest, torch, torch.nn as nn, torch.nn.functional as F
 from hetfl_explore.engine.simulation import RunConfig, Simulation, cnn, mlp, pool_before_relu, BACKENDS, ParamLayout, batch_plan, digits_federation
@@ -39,7 +39,7 @@ def test_twin_runs_are_bit_identical_to_the_old_path(backend, seed):
     assert new.fast_net is not new.net and old.fast_net is old.net
     _same_run(new.run(progress=False), old.run(progress=False))
 
-@pytest.mark.parametrize('name', list(BACKENDS))
+@pytest.mark.parametrize('name', ['batched', 'sequential'])   # the fused backend trains MLPs, which the twin leaves alone
 def test_backends_give_identical_updates_with_the_twin(name):
     "One call of each backend: the twin's (C,P) parameters and losses equal the model's, bit for bit (GroupNorm CNN)."
     torch.manual_seed(0)
@@ -168,3 +168,57 @@ def test_sequential_reuses_one_optimizer_like_a_fresh_one_per_client():
                 b = rows[s][torch.as_tensor(plan.valid[i, s])]
                 loss = F.cross_entropy(model(sim.x[b]), sim.y[b]); opt.zero_grad(); loss.backward(); opt.step()
             assert torch.equal(layout.flatten(sim.net), new[i])
+
+# ---------------------------------------------------------------------------------------------- the fused MLP backend
+FUSED_TOL = 2e-5   # float32: the fused kernels sum in another order than torch's matmuls
+
+def _mlp_plan(seed, sizes=(7, 12, 3, 9, 16), B=4, epochs=2, hidden=(8, 5)):
+    "A random MLP, pool and batch plan of clients of unequal sizes (the last batch of an epoch partial)."
+    torch.manual_seed(seed); net = mlp(6, list(hidden), 3); lay = ParamLayout(net)
+    n = int(sum(sizes)); x, y = torch.randn(n, 6), torch.randint(0, 3, (n,))
+    local, valid, steps = batch_plan(np.array(sizes), B, np.random.default_rng(seed), epochs=epochs)
+    pool = torch.from_numpy(local + np.cumsum([0, *sizes[:-1]])[:, None, None])
+    return net, lay, x, y, pool, torch.from_numpy(valid), steps
+
+@pytest.mark.parametrize('seed', SEEDS)
+@pytest.mark.parametrize('cfg', [RunConfig(), RunConfig(momentum=0.9, weight_decay=1e-3, prox_mu=0.1), RunConfig(momentum=0.5)])
+def test_fused_matches_the_sequential_backend(seed, cfg):
+    "Per-client parameters and batch losses equal `torch.optim.SGD`'s on autograd gradients, up to float32 rounding."
+    net, lay, x, y, pool, valid, steps = _mlp_plan(seed)
+    starts = lay.flatten(net) + 0.01 * torch.randn(len(steps), lay.size)   # one start per client, as sub-models have
+    lr = np.linspace(0.05, 0.2, len(steps))
+    for w0 in (lay.flatten(net), starts):
+        got, ref = (BACKENDS[b](net, lay, w0, x, y, pool, valid, steps, lr, cfg) for b in ('fused', 'sequential'))
+        torch.testing.assert_close(got[0], ref[0], atol=FUSED_TOL, rtol=0); torch.testing.assert_close(got[1], ref[1], atol=FUSED_TOL, rtol=0)
+
+def test_fused_results_do_not_depend_on_the_threads():
+    "Each client runs start to end in one thread, so any split over threads gives the same bits."
+    net, lay, x, y, pool, valid, steps = _mlp_plan(0, sizes=tuple(range(3, 40, 3)))
+    run = lambda: BACKENDS['fused'](net, lay, lay.flatten(net), x, y, pool, valid, steps, np.full(len(steps), 0.1), RunConfig(momentum=0.9))
+    outs = []
+    for threads in (1, 2, 5):
+        torch.set_num_threads(threads); outs.append(run())
+    torch.set_num_threads(1)
+    assert all(torch.equal(o[0], outs[0][0]) and torch.equal(o[1], outs[0][1]) for o in outs[1:])
+
+def test_fused_runs_agree_with_sequential_runs():
+    "A whole run (selection, plans, FedAvg, evaluation) with the fused backend follows the sequential run."
+    data = digits_federation(num_clients=12, samples_per_client=(15, 25), seed=0)
+    cfg = RunConfig(rounds=3, clients_per_round=5, batch_size=10, lr=0.05, momentum=0.5, seed=3)
+    h = {b: Simulation(lambda: mlp(64, 32, 10), data, UniformSelector(), dataclasses.replace(cfg, backend=b)).run(progress=False)
+         for b in ('fused', 'sequential')}
+    assert h['fused'].meta['backend'] == 'fused' and h['fused'].rounds.selected.equals(h['sequential'].rounds.selected)
+    torch.testing.assert_close(h['fused'].final_params, h['sequential'].final_params, atol=1e-4, rtol=0)
+
+def test_auto_picks_fused_only_where_it_can_run():
+    "'auto' trains an MLP fused on a CPU; a client_loss or a CNN keeps the other backends; an explicit 'fused' says what is missing."
+    data, cfg = small_images(), RunConfig(rounds=1, clients_per_round=2, batch_size=5)
+    flat = lambda: mlp(3 * 8 * 8, 8, 2)
+    assert Simulation(flat, data, UniformSelector(), cfg).backend == 'fused'
+    ce = lambda out, y, params, n: torch.nn.functional.cross_entropy(out, y, reduction='none')
+    assert Simulation(flat, data, UniformSelector(), cfg, client_loss=ce).backend == 'batched'
+    conv = lambda: cnn(3, 2, width=4, img_size=8, hidden=8)
+    with pytest.raises(ValueError, match="backend='fused' trains float32 Linear/ReLU chains"):
+        Simulation(conv, data, UniformSelector(), dataclasses.replace(cfg, backend='fused'))
+    with pytest.raises(ValueError, match='a client_loss needs'):
+        Simulation(flat, data, UniformSelector(), dataclasses.replace(cfg, backend='fused'), client_loss=ce)
