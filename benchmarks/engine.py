@@ -37,7 +37,8 @@ the training steps and of the test forward apart, FLOP/s, share of the matmul pe
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/engine.py --workloads cmnist24 --threads 1 --scaling '' --tricks \
         --runners engine-batched,engine-sequential,plain
 
-Scaling (`scaling`): 1k, 3k, 10k and 30k digits clients, all training every round (batched engine), each size in a fresh
+Scaling (`scaling`): 1k, 3k, 10k and 30k digits clients, all training every round (`--scaling-backend`, default 'auto':
+the fused backend on a CPU, batched on a GPU), each size in a fresh
 process; s/round, peak resident memory, the fitted line s/round = a + b x clients and the log-log exponent (1 = linear).
 
 The record (`benchmarks/record.py`) adds the machine (CPU, cores, threads, load before/after, package versions) and prints
@@ -53,7 +54,7 @@ import torch
 import torch.nn.functional as F
 
 from hetfl_explore.engine.simulation import (EVAL_FORWARD_CHUNK, RunConfig, Simulation, ParamLayout, Flatten1, cnn, mlp, digits_federation, model_profile, evaluate,
-                                  choose_backend, pool_before_relu)
+                                  pool_before_relu)
 from hetfl_explore.engine.protocol import UniformSelector
 
 HERE = pathlib.Path(__file__).parent
@@ -74,7 +75,8 @@ def workloads(quick: bool) -> dict:
 
 DIGITS = {'digits1000': (1000, 100, 10), 'digits10k': (10_000, 10_000, 3)}  # name -> (clients, clients a round, rounds)
 SKIP = {'digits10k': {'flower': '10,000 Ray clients a round would take hours on this machine',
-                      'engine-sequential': 'one client after the other: as slow as the plain loop, which is the anchor'}}  # workload -> runner -> why not run
+                      'engine-sequential': 'one client after the other: as slow as the plain loop, which is the anchor'},
+        'cmnist24': {'engine-fused': 'the fused backend trains MLPs; this is a CNN'}}  # workload -> runner -> why not run
 TRICKS_WORKLOADS = ('cmnist24',)  # the compute-bound workload: the ceiling variants (--tricks) are about its CNN
 
 def digits_workload(clients, per_round, rounds, quick, common):
@@ -346,14 +348,14 @@ def flower_available():
 SCALING = (1000, 3000, 10_000, 30_000)  # clients per round of the digits scaling (every client trains every round)
 SCALING_ROUNDS = 5  # rounds per size (steady state: median of the rounds after the first)
 
-def scaling_one(clients, rounds=SCALING_ROUNDS, device='cpu') -> dict:
-    "One size of the scaling: `clients` digits clients all training every round (batched engine); s/round and peak RSS."
+def scaling_one(clients, rounds=SCALING_ROUNDS, device='cpu', backend='auto') -> dict:
+    "One size of the scaling: `clients` digits clients all training every round (`backend`: 'auto' is fused on a CPU, batched on a GPU); s/round and peak RSS."
     d = digits_federation(num_clients=clients, samples_per_client=(15, 25), seed=0)
     cfg = RunConfig(rounds=rounds, clients_per_round=clients, batch_size=10, lr=0.05, local_epochs=1, weighting='size',
-                    aggregator='fedavg', loss_before='first_batch', seed=0, backend='batched', device=device)
-    t0 = time.perf_counter(); h = Simulation(lambda: mlp(64, 32, 10), d, UniformSelector(), cfg).run(progress=False)
+                    aggregator='fedavg', loss_before='first_batch', seed=0, backend=backend, device=device)
+    t0 = time.perf_counter(); sim = Simulation(lambda: mlp(64, 32, 10), d, UniformSelector(), cfg); h = sim.run(progress=False)
     per_round = h.rounds.wall_time.tolist()
-    return dict(clients=clients, total_s=time.perf_counter() - t0, per_round=per_round, steady_s_per_round=float(np.median(per_round[1:])),
+    return dict(clients=clients, backend=sim.backend, total_s=time.perf_counter() - t0, per_round=per_round, steady_s_per_round=float(np.median(per_round[1:])),
                 peak_rss_gib=peak_rss_bytes() / 2 ** 30)
 
 def peak_rss_bytes() -> float:
@@ -365,17 +367,17 @@ def peak_rss_bytes() -> float:
     except OSError: pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024.0
 
-def scaling(sizes, threads, device='cpu') -> dict:
+def scaling(sizes, threads, device='cpu', backend='auto') -> dict:
     "Each size in a fresh process (its own peak RSS); the fitted line s/round = a + b x clients and the log-log exponent."
     import subprocess
     rows = []
     for k in sizes:
-        cmd = [sys.executable, __file__, '--scaling-one', str(k), '--device', device] + (['--threads', str(threads)] if threads else [])
+        cmd = [sys.executable, __file__, '--scaling-one', str(k), '--device', device, '--scaling-backend', backend] + (['--threads', str(threads)] if threads else [])
         rows.append(json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.strip().splitlines()[-1]))
         print(f"  scaling {k:>6d} clients/round: {rows[-1]['steady_s_per_round']:.4f} s/round, peak RSS {rows[-1]['peak_rss_gib']:.2f} GiB", flush=True)
     c, t = np.array([r['clients'] for r in rows], float), np.array([r['steady_s_per_round'] for r in rows])
     slope, intercept = np.polyfit(c, t, 1)
-    return dict(rows=rows, slope_s_per_client=float(slope), intercept_s=float(intercept),
+    return dict(rows=rows, backend=rows[0]['backend'], slope_s_per_client=float(slope), intercept_s=float(intercept),
                 loglog_exponent=float(np.polyfit(np.log(c), np.log(t), 1)[0]) if len(c) > 1 else None)
 
 def run_workload(name, w, runners, reps, device, flower_missing, with_tricks=False) -> dict:
@@ -410,7 +412,7 @@ def run_workload(name, w, runners, reps, device, flower_missing, with_tricks=Fal
         for anchor in ('plain', 'flower'):
             if anchor in rows: row[f'steady_speedup_vs_{anchor}'] = rows[anchor]['steady_s_per_round'] / row['steady_s_per_round']
         if 'flower' in rows: row['total_speedup_vs_flower'] = rows['flower']['total_s'] / row['total_s']
-    auto = choose_backend(model_profile(w['model_fn'](), w['data'].x[0]), w['config'].batch_size, torch.device(device))
+    auto = Simulation(w['model_fn'], w['data'], UniformSelector(), dataclasses.replace(w['config'], device=device)).backend   # what 'auto' picks
     out = dict(config=dataclasses.asdict(w['config']), train_flops_per_round=flops, auto_backend=auto, num_clients=w['data'].num_clients,
                bare_sgd=dict(steady_s_per_round=float(np.median(bare)), best_s_per_round=bare_s, steadies=bare, flops_per_s=flops / bare_s, **check),
                skipped=skip, runners=rows)
@@ -445,7 +447,8 @@ def main():
     ap.add_argument('--reps', type=int, default=None, help='repetitions (default 3, 1 with --quick)')
     ap.add_argument('--threads', type=int, default=None, help='torch threads of the in-process runners (default: torch default)')
     ap.add_argument('--workloads', default='cmnist24,digits1000,digits10k')
-    ap.add_argument('--runners', default='engine-batched,engine-sequential,plain,flower')
+    ap.add_argument('--runners', default='engine-batched,engine-fused,engine-sequential,plain,flower')
+    ap.add_argument('--scaling-backend', default='auto', help="backend of the scaling runs ('auto': fused on a CPU, batched on a GPU)")
     ap.add_argument('--scaling', default=','.join(map(str, SCALING)), help="clients per round of the digits scaling ('' to skip)")
     ap.add_argument('--scaling-one', type=int, default=None, help=argparse.SUPPRESS)
     ap.add_argument('--tricks', action='store_true', help='also time the ceiling variants of TRICKS side by side (channels-last, pool before ReLU, '
@@ -454,7 +457,7 @@ def main():
     ap.add_argument('--out', default=None, help='default benchmarks/results/engine.json')
     args = ap.parse_args()
     if args.threads: torch.set_num_threads(args.threads)
-    if args.scaling_one: return print(json.dumps(scaling_one(args.scaling_one, device=args.device)))
+    if args.scaling_one: return print(json.dumps(scaling_one(args.scaling_one, device=args.device, backend=args.scaling_backend)))
     bench = Bench('engine')
     reps = args.reps or (1 if args.quick else 3)
     ws = workloads(args.quick)
@@ -467,7 +470,7 @@ def main():
                matmul_peak_flops_start=peak, workloads={})
     for name in args.workloads.split(','):
         out['workloads'][name] = run_workload(name, ws[name](), runners, reps, args.device, flower_missing, args.tricks and name in TRICKS_WORKLOADS)
-    if args.scaling: out['scaling'] = scaling([int(k) for k in args.scaling.split(',')], args.threads, args.device)
+    if args.scaling: out['scaling'] = scaling([int(k) for k in args.scaling.split(',')], args.threads, args.device, args.scaling_backend)
     out['matmul_peak_flops_end'] = matmul_peak(args.device)
     out['matmul_peak_flops'] = peak = max(peak, out['matmul_peak_flops_end'])  # best of the two: the limit
     for w in out['workloads'].values():
@@ -514,7 +517,7 @@ def table(out) -> str:
         if 'tricks' in w: lines += tricks_table(name, w['tricks'])
     if 'scaling' in out:
         sc = out['scaling']
-        lines += ['', f"{'clients/round':>13s} {'s/round':>8s} {'us/client':>10s} {'peak RSS GiB':>13s}"]
+        lines += ['', f"scaling, backend {sc.get('backend', 'batched')}", f"{'clients/round':>13s} {'s/round':>8s} {'us/client':>10s} {'peak RSS GiB':>13s}"]
         lines += [f"{r['clients']:13d} {r['steady_s_per_round']:8.4f} {1e6 * r['steady_s_per_round'] / r['clients']:10.1f} {r['peak_rss_gib']:13.2f}" for r in sc['rows']]
         lines.append(f"fitted s/round = {sc['intercept_s']:.4f} + {1e6 * sc['slope_s_per_client']:.2f} us x clients; log-log exponent {sc['loglog_exponent']:.2f} (1 = linear)")
     return '\n'.join(lines)

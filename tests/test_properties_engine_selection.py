@@ -57,6 +57,8 @@ CASES = [
     ('engine.simulation.batch_plan', lambda v: sm.batch_plan([3, 4], v, RNG()), 'batch_size', NOT_INT),
     ('engine.simulation.train_sequential', lambda v: sm.train_sequential(NET(), v, torch.zeros(23), None, None, None, None, None, None, None), 'layout', NOT_MODEL),
     ('engine.simulation.train_batched', lambda v: sm.train_batched(NET(), v, torch.zeros(23), None, None, None, None, None, None, None), 'layout', NOT_MODEL),
+    ('engine.simulation.train_fused', lambda v: sm.train_fused(NET(), v, torch.zeros(23), None, None, None, None, None, None, None), 'layout', NOT_MODEL),
+    ('engine.simulation.mlp_dims', lambda v: sm.mlp_dims(v), 'model', NOT_MODEL),
     ('engine.simulation.pool_before_relu', lambda v: sm.pool_before_relu(v), 'model', NOT_MODEL),
     ('engine.simulation.local_train', lambda v: sm.local_train(NET(), torch.zeros(23), torch.zeros(3, 4), torch.zeros(3).long(), v, RNG()), 'config', NOT_MODEL),
     ('engine.simulation.fednova_norm', lambda v: sm.fednova_norm([1, 2], [1., 1.], momentum=v), 'momentum', NOT_UNIT),

@@ -381,7 +381,8 @@ def pool_before_relu(model:nn.Module, # the model (left unchanged)
 def mlp_dims(model:nn.Module, # the model to inspect
             ) -> tuple[int, ...]|None: # (inputs, hidden widths..., outputs), or None
     "The widths of a float32 Linear/ReLU chain with biases (what `mlp` builds, flatten first or not); None for any other model."
-    layers = list(check_type('model', model, nn.Module).children()) if isinstance(model, nn.Sequential) else [model]
+    check_type('model', model, nn.Module)
+    layers = list(model.children()) if isinstance(model, nn.Sequential) else [model]
     if layers and (type(layers[0]) is Flatten1 or (type(layers[0]) is nn.Flatten and (layers[0].start_dim, layers[0].end_dim) == (1, -1))):
         layers = layers[1:]
     lin, act = layers[0::2], layers[1::2]
