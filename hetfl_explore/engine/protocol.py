@@ -52,7 +52,7 @@ class Selection:
     keep: np.ndarray|None = None # share of hidden units each client trains (Federated Dropout), in (0, 1]; None: the full model
     def __post_init__(self):
         self.ids = _as_ids('Selection.ids', self.ids)
-        if len(np.unique(self.ids)) != len(self.ids): raise ValueError(f"Selection.ids={self.ids!r}: ids must be distinct")
+        if (np.diff(np.sort(self.ids)) == 0).any(): raise ValueError(f"Selection.ids={self.ids!r}: ids must be distinct")
         if self.keep is not None: self.keep = _aligned('keep', self.keep, self.ids, lambda v: np.all((v > 0) & (v <= 1)), 'in (0, 1]')
         if self.weights is None: return
         w = _aligned('weights', self.weights, self.ids, lambda v: np.all(v >= 0), 'finite and non-negative')

@@ -261,9 +261,10 @@ def batch_plan(sizes:np.ndarray, # (C,) number of samples of each training clien
     perm = np.pad(perm, ((0, 0), (0, 0), (0, nbmax * B - nmax))).reshape(C, epochs * nbmax, B)
     pos = np.arange(nbmax * B).reshape(nbmax, B)
     valid = np.tile(pos, (epochs, 1))[None] < sizes[:, None, None]
-    order = np.argsort(~valid.any(2), axis=1, kind='stable')  # real batches first, padding batches last
-    local, valid = np.take_along_axis(perm, order[..., None], 1), np.take_along_axis(valid, order[..., None], 1)
-    return np.where(valid, local, 0), valid, nb * epochs
+    if epochs > 1:  # a client's padding batches sit between its epochs: real batches first, padding batches last
+        order = np.argsort(~valid.any(2), axis=1, kind='stable')
+        perm, valid = np.take_along_axis(perm, order[..., None], 1), np.take_along_axis(valid, order[..., None], 1)
+    return np.where(valid, perm, 0), valid, nb * epochs
 
 # %% ../../nbs/engine/05_simulation.ipynb #4efe7318
 def _sgd_direction(g, w, w0, buf, cfg):
@@ -403,12 +404,21 @@ def _fused_forward(Ws, bs, As, n):
         W, bias, A, Z = Ws[l], bs[l], As[l], As[l + 1]
         dout, din = W.shape
         for b in range(n):
-            for o in range(dout):
+            o = 0
+            while o + 4 <= dout:                                 # four outputs a pass over the inputs: each input read once, not 4 times
+                a0 = np.float32(0.0); a1 = np.float32(0.0); a2 = np.float32(0.0); a3 = np.float32(0.0)
+                for i in range(din):
+                    x = A[b, i]; a0 += W[o, i] * x; a1 += W[o + 1, i] * x; a2 += W[o + 2, i] * x; a3 += W[o + 3, i] * x
+                Z[b, o], Z[b, o + 1], Z[b, o + 2], Z[b, o + 3] = a0 + bias[o], a1 + bias[o + 1], a2 + bias[o + 2], a3 + bias[o + 3]
+                o += 4
+            for o in range(o, dout):
                 acc = np.float32(0.0)
                 for i in range(din): acc += W[o, i] * A[b, i]
-                acc += bias[o]
-                Z[b, o] = max(acc, np.float32(0.0)) if l < L - 1 else acc
+                Z[b, o] = acc + bias[o]
+            if l < L - 1:
+                for o in range(dout): Z[b, o] = max(Z[b, o], np.float32(0.0))
 
+# %% ../../nbs/engine/05_simulation.ipynb #c89fbfb9
 @njit(fastmath=FUSED_FASTMATH, cache=True, boundscheck=False, nogil=True)
 def _fused_loss(Z, D, ys, n):
     "Mean cross-entropy of the logits Z[:n] against labels ys[:n]; writes its gradient (softmax(z) - onehot(y)) / n into D."
@@ -417,10 +427,11 @@ def _fused_loss(Z, D, ys, n):
         m = Z[b, 0]
         for k in range(1, K): m = max(m, Z[b, k])
         se = np.float32(0.0)
-        for k in range(K): se += np.exp(Z[b, k] - m)
-        lse = m + np.log(se)
-        tot += lse - Z[b, ys[b]]
-        for k in range(K): D[b, k] = np.exp(Z[b, k] - lse) * inv
+        for k in range(K):                                       # one exp per logit (a scalar libm call: the loss's main cost)
+            e = np.exp(Z[b, k] - m); D[b, k] = e; se += e
+        tot += m + np.log(se) - Z[b, ys[b]]
+        scale = inv / se
+        for k in range(K): D[b, k] *= scale
         D[b, ys[b]] -= inv
     return tot * inv
 
@@ -432,11 +443,18 @@ def _fused_backward(Ws, Gs, gbs, As, Ds, n):
         W, G, gb, A, D, E = Ws[l], Gs[l], gbs[l], As[l], Ds[l + 1], Ds[l]
         dout, din = W.shape
         G[:] = 0.0; gb[:] = 0.0
-        for b in range(n):
+        b = 0
+        while b + 4 <= n:                                        # four samples a pass: G is read and written a quarter as often
+            for o in range(dout):
+                d0, d1, d2, d3 = D[b, o], D[b + 1, o], D[b + 2, o], D[b + 3, o]; gb[o] += (d0 + d1) + (d2 + d3)
+                for i in range(din): G[o, i] += (d0 * A[b, i] + d1 * A[b + 1, i]) + (d2 * A[b + 2, i] + d3 * A[b + 3, i])
+            b += 4
+        for b in range(b, n):
             for o in range(dout):
                 d = D[b, o]; gb[o] += d
                 for i in range(din): G[o, i] += d * A[b, i]
-            if l == 0: continue                                  # no gradient for the inputs
+        if l == 0: continue                                      # no gradient for the inputs
+        for b in range(n):
             for i in range(din): E[b, i] = 0.0
             for o in range(dout):
                 d = D[b, o]
@@ -771,7 +789,8 @@ class History:
                  meta:dict|None=None, # run facts: backend, device, key, num_clients, n_params, block_clients, selector
                 ):
         self.config, self.meta = check_type('config', config, dict), dict(meta or {})
-        self.round_rows, self.client_rows, self.group_rows = [], [], []
+        self.round_rows, self.group_rows = [], []
+        self.client_cols, self.n_client_rows = {}, 0   # the client table column by column: 10,000 rows a round cost no dict each
         self.final_params, self.stop_reason = None, None
 
     @property
@@ -781,7 +800,7 @@ class History:
     @property
     def clients(self) -> pd.DataFrame:
         "One row per selected client per round (and per client per evaluation with `eval_clients`)."
-        return pd.DataFrame(self.client_rows)
+        return pd.DataFrame(self.client_cols)
     @property
     def groups(self) -> pd.DataFrame:
         "One row per (round, class, attribute) group evaluated."
@@ -791,6 +810,19 @@ class History:
         last = self.round_rows[-1] if self.round_rows else {}
         return (f"History({len(self)} rounds, backend={self.meta.get('backend')!r}, accuracy={last.get('accuracy', float('nan')):.4f}, "
                 f"worst_group_accuracy={last.get('worst_group_accuracy', float('nan')):.4f}, stop={self.stop_reason!r})")
+
+# %% ../../nbs/engine/05_simulation.ipynb #9d5cacc8
+@patch
+def add_client_rows(self:History, n:int, # rows to append
+                    **cols): # column name -> a sequence of `n` values
+    "Append `n` rows to the client table, given column by column; a column they lack is NaN in them, a new column is NaN in earlier rows."
+    n = check_int('n', n, lo=0)
+    for k, v in cols.items():
+        if len(v) != n: raise ValueError(f"add_client_rows: column {k!r} has {len(v)} values; expected n={n}")
+        self.client_cols.setdefault(k, [np.nan] * self.n_client_rows).extend(v)
+    for col in self.client_cols.values():
+        if len(col) < self.n_client_rows + n: col.extend([np.nan] * n)
+    self.n_client_rows += n
 
 # %% ../../nbs/engine/05_simulation.ipynb #12381b87
 @patch
@@ -803,14 +835,16 @@ def participation(self:History) -> np.ndarray:
 @patch
 def to_dict(self:History) -> dict:
     "Plain data (lists, dicts, a numpy array) that pickles and restores with `from_dict`."
-    return dict(config=self.config, meta=self.meta, rounds=self.round_rows, clients=self.client_rows, groups=self.group_rows,
+    return dict(config=self.config, meta=self.meta, rounds=self.round_rows, clients=self.client_cols, groups=self.group_rows,
                 final_params=None if self.final_params is None else self.final_params.cpu().numpy(), stop_reason=self.stop_reason)
 @patch(cls_method=True)
 def from_dict(cls:History, d:dict, # from `to_dict`
              ) -> History:
     "A `History` rebuilt from `to_dict`'s plain data."
     h = cls(d['config'], d['meta'])
-    h.round_rows, h.client_rows, h.group_rows, h.stop_reason = list(d['rounds']), list(d['clients']), list(d['groups']), d['stop_reason']
+    h.round_rows, h.group_rows, h.stop_reason = list(d['rounds']), list(d['groups']), d['stop_reason']
+    clients = d['clients'] if isinstance(d['clients'], dict) else pd.DataFrame(d['clients']).to_dict('list')   # a list of row dicts: runs stored before the table went columnar
+    h.add_client_rows(len(next(iter(clients.values()), [])), **clients)
     h.final_params = None if d['final_params'] is None else torch.as_tensor(d['final_params'])
     return h
 
@@ -1504,14 +1538,17 @@ def _record(self:Simulation, t, ids, rep, dropped, weights, reports, sim_t, ener
 @patch
 def _record_clients(self:Simulation, t, ids, rep, weights, reports, sim_t, energy, rejected={}):
     "One history row per selected client of round `t`: its size, weight, time and energy, and what it reported."
-    pos = {k: i for i, k in enumerate(rep.tolist())}                      # columns first, then one dict per client:
-    w, n, tm, en = list(weights), self.sizes[ids].tolist(), sim_t.tolist(), energy.tolist()   # no numpy scalar per client
-    got = list(zip(reports.loss, reports.loss_before, reports.steps.tolist(), reports.update_norm))
-    keys = ('loss', 'loss_before', 'steps', 'update_norm')
-    self.history.client_rows.extend(
-        dict(round=t, client=k, selected=True, reported=i is not None, n_samples=n[j], weight=0.0 if i is None else w[i], time=tm[j],
-             energy=en[j], **({} if i is None else dict(zip(keys, got[i]))), **({} if k not in rejected else dict(rejection=rejected[k])))
-        for j, k in enumerate(ids.tolist()) for i in (pos.get(k),))
+    C, pos = len(ids), np.full(self.num_clients, -1)
+    pos[rep] = np.arange(len(rep)); pos = pos[ids]                         # each selected client's row in the reports, -1: none
+    ok = pos >= 0
+    def reported(v, missing=np.nan):                                       # a report column over the selected clients
+        v = np.asarray(v)[pos.clip(0)] if len(rep) else np.full(C, missing)
+        return (v if ok.all() else np.where(ok, v, missing)).tolist()
+    cols = dict(round=[t] * C, client=ids.tolist(), selected=[True] * C, reported=ok.tolist(), n_samples=self.sizes[ids].tolist(),
+                weight=reported(weights, 0.0), time=sim_t.tolist(), energy=energy.tolist())
+    if ok.any(): cols.update({k: reported(getattr(reports, k)) for k in ('loss', 'loss_before', 'steps', 'update_norm')})
+    if rejected: cols['rejection'] = [rejected.get(k, np.nan) for k in ids.tolist()]
+    self.history.add_client_rows(C, **cols)
 
 # %% ../../nbs/engine/05_simulation.ipynb #005736c7
 @patch
@@ -1556,7 +1593,8 @@ def _eval_clients(self:Simulation, t:int):
     lo = torch.zeros(self.num_clients, dtype=torch.float64).index_add_(0, self.owner[own], torch.cat(loss).cpu()[own])
     n = np.maximum(self.sizes, 1)
     own_acc, own_loss = (acc.numpy() / n).tolist(), (lo.numpy() / n).tolist()             # one division per column, not per client
-    self.history.client_rows.extend(dict(round=t, client=k, own_accuracy=own_acc[k], own_loss=own_loss[k]) for k in range(self.num_clients))
+    N = self.num_clients
+    self.history.add_client_rows(N, round=[t] * N, client=list(range(N)), own_accuracy=own_acc, own_loss=own_loss)
 
 # %% ../../nbs/engine/05_simulation.ipynb #701cc29f
 @patch
