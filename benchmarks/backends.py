@@ -18,7 +18,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from record import Bench, fig  # noqa: E402
 
 WORKLOADS = [((64, 32, 10), 50, 200, 10), ((64, 32, 10), 50, 200, 50), ((64, 32, 10), 50, 200, 200),
-             ((784, 200, 10), 20, 200, 10), ((784, 200, 10), 20, 200, 50)]  # (MLP widths, clients C, samples n, batch B)
+             ((784, 200, 10), 20, 200, 10), ((784, 200, 10), 20, 200, 50), ((784, 200, 10), 20, 200, 100), ((784, 200, 10), 20, 200, 200)]  # (MLP widths, clients C, samples n, batch B)
 LR = 0.05  # client learning rate
 
 def one(dims, C, n, B, reps) -> dict:

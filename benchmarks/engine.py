@@ -11,7 +11,7 @@ one supernode per client, the engine's sequential backend inside each `ClientApp
              without BatchNorm, 20 rounds. Compute-bound.
 * digits1000 sklearn digits, 1,000 clients of 15-25 distinct digits each (~20), MLP 64-32-10, 100 clients/round,
              1 local epoch, batch 10, SGD lr 0.05, FedAvg, 10 rounds. Overhead-bound.
-* digits10k  the same with 10,000 clients, all of them every round, 3 rounds (batched engine and plain loop only).
+* digits10k  the same with 10,000 clients, all of them every round, 3 rounds (the engine and the plain loop; no Flower).
 
 Every round of every runner ends with a centralised evaluation of the global model on the test set.
 Reported per runner: total wall time (including start-up: building the simulation, Ray start for Flower), steady-state

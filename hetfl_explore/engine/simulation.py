@@ -968,7 +968,7 @@ def choose_backend(profile:dict, # from `model_profile`
 # %% ../../nbs/engine/05_simulation.ipynb #efd09de7
 AUTO_CPU_STEP_FLOPS = 3e7 # CPU: batch clients only while one client's mini-batch forward costs at most this many FLOPs
 AUTO_CPU_MAX_PARAMS = 150_000 # ... and the model is small enough that the stacked (C, P) parameter updates stay cheap
-AUTO_CPU_FUSED_STEP_FLOPS = 1e7 # CPU: an MLP trains fused while one client's mini-batch forward costs at most this many FLOPs
+AUTO_CPU_FUSED_STEP_FLOPS = 2e7 # CPU: an MLP trains fused while one client's mini-batch forward costs at most this many FLOPs
 CPU_BLOCK_BUDGET_BYTES = 1 << 26 # memory a vmapped block may use on a CPU (64 MiB: stays in cache, so cost grows linearly)
 GPU_FREE_MEMORY_SHARE = 0.5 # share of the GPU's free memory a vmapped block may use
 BYTES_PER_FLOAT32 = 4 # parameters and activations are float32
