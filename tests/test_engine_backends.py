@@ -204,7 +204,7 @@ def test_fused_results_do_not_depend_on_the_threads():
 def test_fused_runs_agree_with_sequential_runs():
     "A whole run (selection, plans, FedAvg, evaluation) with the fused backend follows the sequential run."
     data = digits_federation(num_clients=12, samples_per_client=(15, 25), seed=0)
-    cfg = RunConfig(rounds=3, clients_per_round=5, batch_size=10, lr=0.05, momentum=0.5, seed=3)
+    cfg = RunConfig(rounds=3, clients_per_round=5, batch_size=10, lr=0.05, momentum=0.5, seed=3, device='cpu')   # the fused backend is CPU-only
     h = {b: Simulation(lambda: mlp(64, 32, 10), data, UniformSelector(), dataclasses.replace(cfg, backend=b)).run(progress=False)
          for b in ('fused', 'sequential')}
     assert h['fused'].meta['backend'] == 'fused' and h['fused'].rounds.selected.equals(h['sequential'].rounds.selected)
@@ -212,7 +212,7 @@ def test_fused_runs_agree_with_sequential_runs():
 
 def test_auto_picks_fused_only_where_it_can_run():
     "'auto' trains an MLP fused on a CPU; a client_loss or a CNN keeps the other backends; an explicit 'fused' says what is missing."
-    data, cfg = small_images(), RunConfig(rounds=1, clients_per_round=2, batch_size=5)
+    data, cfg = small_images(), RunConfig(rounds=1, clients_per_round=2, batch_size=5, device='cpu')   # on a GPU 'auto' is batched
     flat = lambda: mlp(3 * 8 * 8, 8, 2)
     assert Simulation(flat, data, UniformSelector(), cfg).backend == 'fused'
     ce = lambda out, y, params, n: torch.nn.functional.cross_entropy(out, y, reduction='none')

@@ -682,7 +682,7 @@ def unit_masks(model:nn.Module, # a chain of Linear / Conv2d layers without norm
     keep = check_float('keep', keep, 0, 1, lo_open=True)
     layers, masks = _masked_layers(model), {n: torch.ones_like(p) for n, p in model.named_parameters()}
     for (name, m), (nxt_name, nxt) in zip(layers[:-1], layers[1:]):
-        n = _units(m); u = torch.zeros(n)
+        n = _units(m); u = torch.zeros(n, device=m.weight.device)   # on the model's device (a GPU model gets GPU masks)
         u[torch.from_numpy(rng.choice(n, max(1, math.ceil(keep * n - KEEP_TOL)), replace=False))] = 1
         masks[f'{name}.weight'] *= u.view(-1, *[1] * (m.weight.dim() - 1))
         if m.bias is not None: masks[f'{name}.bias'] *= u
