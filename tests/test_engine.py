@@ -1,6 +1,6 @@
 "Engine properties the notebook cannot hold compactly: plan invariants, backend agreement, resume, store, system heterogeneity."
 import dataclasses
-import numpy as np, pytest, torch, torch.nn as nn
+import numpy as np, pandas as pd, pytest, torch, torch.nn as nn
 from hypothesis import given, settings, strategies as st
 from hetfl_explore.engine.simulation import (RunConfig, Simulation, SystemProfiles, RunStore, batch_plan, cnn, mlp, run_fl,
                                   digits_federation, check_vmappable, BACKENDS, ParamLayout, evaluate)
@@ -284,3 +284,12 @@ def test_evaluate_in_pieces_equals_one_forward(chunk, n, seed):
     whole, pieces = (evaluate(net, x, y, a, 3, 2, batch_size=32, forward_chunk=c) for c in (32, chunk))
     assert pieces['accuracy'] == whole['accuracy'] and (pieces['group_counts'] == whole['group_counts']).all()
     assert abs(pieces['loss'] - whole['loss']) <= 1e-6 * max(1.0, abs(whole['loss']))
+
+def test_a_history_stored_with_row_dicts_still_loads():
+    "Runs stored before the client table went columnar kept one dict per row (missing keys: not reported); they load to the same table."
+    from hetfl_explore.engine.simulation import History
+    rows = [dict(round=0, client=3, reported=True, loss=0.5), dict(round=0, client=5, reported=False), dict(round=1, client=3, reported=True, loss=0.25)]
+    d = dict(config={}, meta={}, rounds=[], clients=rows, groups=[], final_params=None, stop_reason=None)
+    h = History.from_dict(d)
+    pd.testing.assert_frame_equal(h.clients, pd.DataFrame(rows))
+    pd.testing.assert_frame_equal(History.from_dict(h.to_dict()).clients, h.clients)   # and the columnar form round-trips
