@@ -790,13 +790,17 @@ class History:
                 ):
         self.config, self.meta = check_type('config', config, dict), dict(meta or {})
         self.round_rows, self.group_rows = [], []
-        self.client_cols, self.n_client_rows = {}, 0   # the client table column by column: 10,000 rows a round cost no dict each
+        self.client_cols = {}   # the client table column by column (name -> list of values): 10,000 rows a round cost no dict each
         self.final_params, self.stop_reason = None, None
 
     @property
     def rounds(self) -> pd.DataFrame:
         "One row per round."
         return pd.DataFrame(self.round_rows)
+    @property
+    def n_client_rows(self) -> int:
+        "Rows of the client table so far (every column has one value per row)."
+        return len(next(iter(self.client_cols.values()), []))
     @property
     def clients(self) -> pd.DataFrame:
         "One row per selected client per round (and per client per evaluation with `eval_clients`)."
@@ -816,13 +820,12 @@ class History:
 def add_client_rows(self:History, n:int, # rows to append
                     **cols): # column name -> a sequence of `n` values
     "Append `n` rows to the client table, given column by column; a column they lack is NaN in them, a new column is NaN in earlier rows."
-    n = check_int('n', n, lo=0)
-    for k, v in cols.items():
+    n, before = check_int('n', n, lo=0), self.n_client_rows
+    for k, v in cols.items():                                   # check every column before changing the table
         if len(v) != n: raise ValueError(f"add_client_rows: column {k!r} has {len(v)} values; expected n={n}")
-        self.client_cols.setdefault(k, [np.nan] * self.n_client_rows).extend(v)
+    for k, v in cols.items(): self.client_cols.setdefault(k, [np.nan] * before).extend(v)
     for col in self.client_cols.values():
-        if len(col) < self.n_client_rows + n: col.extend([np.nan] * n)
-    self.n_client_rows += n
+        if len(col) < before + n: col.extend([np.nan] * n)
 
 # %% ../../nbs/engine/05_simulation.ipynb #12381b87
 @patch
