@@ -14,7 +14,7 @@ from hetfl_explore.clustering.data import har_like_stream, leaf_synthetic, digit
 from hetfl_explore.clustering.gpfl import GPFL, CFL, FedAvg, weighted_average, cfl_bipartition, local_sgd, lr_init
 from hetfl_explore.clustering.cafl import CAFL, FedCO, CMFL, FedProx, silhouette_relocate, split_optimize, cmfl_relevance
 from hetfl_explore.clustering.contribution import (PAPER_CAFL, PAPER_GPFL, PAPER_FLCOHORT_CLUSTERS, PAPER_FLCOHORT_CLIENT,
-    kendall_tau_b, imbalance_descriptors, fl_cohort, deletion_influence, minmax, bin_scores, rank_correlation_matrix, training_scores)
+    kendall_tau_b, imbalance_descriptors, fl_cohort, deletion_influence, minmax_scores, bin_scores, rank_correlation_matrix, training_scores)
 
 P_PERM, Q_PERM = np.array([.7, .1, .1, .1]), np.array([.1, .1, .1, .7])
 EDGES7 = [(0, 1), (0, 2), (1, 2), (2, 3), (3, 4), (3, 5), (4, 5), (4, 6), (5, 6), (3, 6)]
@@ -115,7 +115,7 @@ def test_kendall_tau_paper_tables():
     np.testing.assert_allclose(PAPER_FLCOHORT_CLUSTERS.Synthetic / PAPER_FLCOHORT_CLUSTERS['size'], PAPER_FLCOHORT_CLIENT.Synthetic, atol=1e-4)
 
 def test_minmax_bins():
-    np.testing.assert_allclose(minmax([1, 3, 2]), [0, 1, .5]); np.testing.assert_allclose(minmax([2, 2]), [0, 0])
+    np.testing.assert_allclose(minmax_scores([1, 3, 2]), [0, 1, .5]); np.testing.assert_allclose(minmax_scores([2, 2]), [0, 0])
     np.testing.assert_array_equal(bin_scores([1, 2, 3, 5.5], (2, 5)), [0, 1, 1, 2])
 
 def test_imbalance_descriptors_hand_case():

@@ -12,7 +12,7 @@ def test_eligible_by_hand():
     pool = DevicePool.sample(30, seed=2); req = TaskRequirements(ram_gb=1.0, storage_gb=5.0, bandwidth_mbps=8.0)
     s = pool.state(0)
     want = np.flatnonzero(((s['free_ram_gb'] >= 1.0) & (s['storage_gb'] >= 5.0) & (s['bandwidth_mbps'] >= 8.0)).to_numpy())
-    assert F.eligible(pool, req).tolist() == want.tolist()
+    assert F.eligible_devices(pool, req).tolist() == want.tolist()
     assert len(F.register(pool)) == 30
 
 def test_cohort_size_formulas_by_hand():

@@ -30,7 +30,7 @@ def test_invariants_and_weighted_sum_equivalence():
     X = np.random.default_rng(1).random((80, 4)); w = P.check_weights(P.REFERENCE_CONFIG['weights'])
     t = P.promethee(X, w, 0.05, 0.5)
     assert abs(t['phi'].sum()) < 1e-12 and t['phi'].abs().max() <= 1
-    Xn = P.minmax(X)
+    Xn = P.minmax_columns(X)
     np.testing.assert_allclose(P.promethee(X, w, 0.0, 1.0)['phi'], 80 / 79 * (Xn - Xn.mean(0)) @ w, atol=1e-12)
 
 def test_single_criterion_monotone():

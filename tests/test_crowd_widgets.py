@@ -1,7 +1,7 @@
 """The crowdsourced-FL panels (widgets.crowd): they call the library, and bad input shows the library's message."""
 import numpy as np, pytest
 from hetfl_explore.widgets.crowd import PrometheePanel, RacePanel, ShapleyPanel, error_html
-from hetfl_explore.crowd.promethee import promethee, minmax
+from hetfl_explore.crowd.promethee import promethee, minmax_columns
 
 def test_promethee_panel_ranks_like_the_library_and_reports_errors():
     p = PrometheePanel(n=20, seed=1, budget=30.0)

@@ -184,9 +184,9 @@ def test_privacy_levels_and_messages():
 def test_thesis_tables_and_headline_checks():
     th = FE.thesis_summary()
     assert th.loc[('celeba_like', 'fedrk'), 'wga'] == 59.57 and len(th) == 12
-    assert FE.headline_checks(th).holds.all()
+    assert FE.fairness_headlines(th).holds.all()
     worse = th.copy(); worse.loc[('utkface_like', 'fedrk'), 'd_dp'] = 0.2   # FedRK no longer the fairest, ladder broken
-    chk = FE.headline_checks(worse).set_index(['claim', 'dataset']).holds
+    chk = FE.fairness_headlines(worse).set_index(['claim', 'dataset']).holds
     assert not chk[('1. FedRK fairest, accuracy unchanged', 'utkface_like')]
     assert not chk[('3. ΔDemPar never increases along the ladder', 'utkface_like')]
     assert chk[('1. FedRK fairest, accuracy unchanged', 'celeba_like')]
@@ -235,5 +235,5 @@ def test_fedrk_weighted_realises_weights():
     th = FE.thesis_summary().reset_index()
     extra = th[th.level == 'fedrk'].assign(level='fedrk_weighted', d_dp=0.0)
     summ = pd.concat([th, extra]).set_index(['dataset', 'level'])
-    assert FE.headline_checks(summ, rk='fedrk_weighted').holds.all()
-    with pytest.raises(ValueError, match="rk='random'"): FE.headline_checks(summ, rk='random')
+    assert FE.fairness_headlines(summ, rk='fedrk_weighted').holds.all()
+    with pytest.raises(ValueError, match="rk='random'"): FE.fairness_headlines(summ, rk='random')

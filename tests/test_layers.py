@@ -60,3 +60,53 @@ def test_a_planted_upward_import_fails(tmp_path):
     try: bad = violations(pkg)
     finally: T.ROOT = old
     assert bad == ['hetfl_explore/foundation/hetero.py imports widgets (level 5) from foundation (level 0)'], bad
+
+PATCH_DECORATORS = {'patch', 'patch_to', 'delegates'}   # decorators that add a method to a class (or only change a signature)
+
+def _decorator_name(d) -> str:
+    "The bare name of a decorator expression (`patch`, `patch(as_prop=True)`, `patch_to(C)` -> 'patch' / 'patch_to')."
+    d = d.func if isinstance(d, ast.Call) else d
+    return d.id if isinstance(d, ast.Name) else d.attr if isinstance(d, ast.Attribute) else ''
+
+def defined_public_names(path:Path) -> set[str]:
+    "The public names a module defines at its top level (functions, classes, constants); methods added with `@patch` excluded."
+    out = set()
+    for node in ast.parse(path.read_text(encoding='utf-8')).body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            if not ({_decorator_name(d) for d in node.decorator_list} & {'patch', 'patch_to'}): out.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            out |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return {n for n in out if not n.startswith('_')}
+
+def duplicate_public_names(pkg:Path=PKG) -> dict[str, list[str]]:
+    "Every public name defined by more than one module of the package, with the modules that define it."
+    where = {}
+    for f in sorted(pkg.rglob('*.py')):
+        if f.name in ('_modidx.py', '__init__.py'): continue
+        for n in defined_public_names(f): where.setdefault(n, []).append(str(f.relative_to(pkg)))
+    return {n: fs for n, fs in sorted(where.items()) if len(fs) > 1}
+
+def test_public_names_are_unique():
+    "One word, one meaning: no two modules define the same public name."
+    assert duplicate_public_names() == {}
+
+def private_imports(pkg:Path=PKG) -> list[str]:
+    "Every import of a private `_name` from another module (of the package or a third party)."
+    bad = []
+    for f in sorted(pkg.rglob('*.py')):
+        for node in ast.walk(ast.parse(f.read_text(encoding='utf-8'))):
+            if isinstance(node, ast.ImportFrom):
+                bad += [f'{f.relative_to(pkg)}: from {"." * node.level}{node.module or ""} import {a.name}'
+                        for a in node.names if a.name.startswith('_') and not a.name.startswith('__')]
+    return bad
+
+def test_no_private_imports_across_modules():
+    assert private_imports() == []
+
+def test_planted_duplicates_and_private_imports_fail(tmp_path):
+    (tmp_path / 'a.py').write_text('def shared(): pass\nLIMIT = 1\n')
+    (tmp_path / 'b.py').write_text('from .a import _hidden\nLIMIT = 2\n@patch\ndef method(self: int): pass\n')
+    (tmp_path / 'c.py').write_text('@patch\ndef method(self: str): pass\nclass shared: pass\n')
+    assert duplicate_public_names(tmp_path) == {'LIMIT': ['a.py', 'b.py'], 'shared': ['a.py', 'c.py']}
+    assert private_imports(tmp_path) == ['b.py: from .a import _hidden']

@@ -89,7 +89,7 @@ CASES += [
     ('contribution.kendall_tau_b', lambda v: co.kendall_tau_b([1, 2, 3], v), 'x, y', st.sampled_from([[1, 2], [np.nan, 1, 2], [[1, 2, 3]]])),
     ('contribution.rank_correlation_matrix', lambda v: co.rank_correlation_matrix(v), 'scores', st.sampled_from([{}, {'a': [1, 2]}, None, [1]])),
     ('contribution.cohort_scores', lambda v: co.cohort_scores({1: v}, {1: 0.5}, 3), 'members', st.sampled_from([[], [0], [4], [1.5]])),
-    ('contribution.minmax', lambda v: co.minmax(v), 'x', st.sampled_from([[], [np.nan], [[1, 2]]])),
+    ('contribution.minmax_scores', lambda v: co.minmax_scores(v), 'x', st.sampled_from([[], [np.nan], [[1, 2]]])),
     ('contribution.bin_scores', lambda v: co.bin_scores([1, 2], v), 'edges', st.sampled_from([[], [3, 2], [[1]]])),
     ('contribution.deletion_influence', lambda v: co.deletion_influence(small_stream(), 1, mode=v), 'mode', BAD_CHOICE),
     ('contribution.imbalance_descriptors', lambda v: co.imbalance_descriptors(v), 'counts', st.sampled_from([[1, 2], [[-1, 2]], [[0, 0]], [[np.nan, 1]]])),

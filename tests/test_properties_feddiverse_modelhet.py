@@ -71,7 +71,7 @@ def V():
     torch.manual_seed(0)
     gsc = federation('spawrious_gsc'); T = fs.oracle_triplets(gsc)
     x, y = torch.randn(40, 1, 8, 8), torch.randint(0, 10, (40,))
-    split = mm.make_split(x[:20], y[:20], x[20:], y[20:], n_known=3)
+    split = mm.mia_split(x[:20], y[:20], x[20:], y[20:], n_known=3)
     res = mm.AttackResult(np.r_[1., 2, 3, 4], np.r_[1, 0, 1, 0], np.r_[1, 0, 1, 0])
     cnn = ms.WidthCNN(8, 1, 10)
     xt, yt, _ = fe.toy_client([[20, 5], [5, 20]])
@@ -125,7 +125,7 @@ SPECS = {
  'feddiverse.selector.selection_stats': spec(fs.selection_stats, lambda: dict(matrices=V()['N'], chosen=np.zeros((2, 24), int)),
                                               matrices=MATS, chosen=['x', np.zeros((2, 5), int), np.full((2, 24), 2)]),
  'feddiverse.selector.proxy_losses': spec(fs.proxy_losses, _v(matrices='@N'), matrices=MATS),
- 'feddiverse.selector.make_selector': spec(fs.make_selector, _v(name='uniform', matrices='@N'), name=CHOICE, matrices=MATS, noise=FLOAT + [-1.0]),
+ 'feddiverse.selector.table1_selector': spec(fs.table1_selector, _v(name='uniform', matrices='@N'), name=CHOICE, matrices=MATS, noise=FLOAT + [-1.0]),
  'feddiverse.selector.simulate_selection': spec(fs.simulate_selection, _v(fed='@N', selector='uniform', rounds=2, k=3), fed=MATS + [3],
                                                  selector=CHOICE, rounds=POS, k=POS, noise=FLOAT + [-1.0], available=[[-1], [99]]),
  'feddiverse.selector.share_selectors': spec(fs.share_selectors, _v(matrices='@N'), matrices=MATS, variants=[('nope',), 3]),
@@ -167,12 +167,12 @@ SPECS = {
  # ---- feddiverse.experiments
  'feddiverse.experiments.method_label': spec(fx.method_label, _v(method='Uniform'), method=STR),
  'feddiverse.experiments.build_data': spec(fx.build_data, _v(dataset='CMNIST_GSC', preset=PRESET_F), dataset=CHOICE, preset=OBJ, seed=INT),
- 'feddiverse.experiments.run_config': spec(fx.run_config, _v(preset=PRESET_F, fl='FedAvg'), preset=OBJ, fl=CHOICE, seed=INT),
- 'feddiverse.experiments.make_selector': spec(fx.make_selector, _v(method='Uniform', data=None), method=CHOICE),
+ 'feddiverse.experiments.diversity_run_config': spec(fx.diversity_run_config, _v(preset=PRESET_F, fl='FedAvg'), preset=OBJ, fl=CHOICE, seed=INT),
+ 'feddiverse.experiments.table1_selector': spec(fx.table1_selector, _v(method='Uniform', data=None), method=CHOICE),
  'feddiverse.experiments.selected_type_shares': spec(fx.selected_type_shares, _v(types=np.array(['CI'])), history=OBJ),
- 'feddiverse.experiments.run_one': spec(fx.run_one, _v(dataset='CMNIST_GSC', method='Uniform', fl='FedAvg', preset=PRESET_F),
+ 'feddiverse.experiments.run_diversity': spec(fx.run_diversity, _v(dataset='CMNIST_GSC', method='Uniform', fl='FedAvg', preset=PRESET_F),
                                         dataset=CHOICE, method=CHOICE, fl=CHOICE, preset=OBJ, seed=INT),
- 'feddiverse.experiments.run_grid': spec(fx.run_grid, _v(preset=PRESET_F, log=None), preset=OBJ, datasets=[('nope',), 3],
+ 'feddiverse.experiments.run_diversity_grid': spec(fx.run_diversity_grid, _v(preset=PRESET_F, log=None), preset=OBJ, datasets=[('nope',), 3],
                                          methods=[('nope',), 3], fls=[('nope',), 3], seeds=[(-1,), 3]),
  'feddiverse.experiments.paper_grid': spec(fx.paper_grid, _v(preset=PRESET_F, out='/nonexistent/x.csv', log=None), preset=OBJ, out=[3, None]),
  'feddiverse.experiments.estimation_errors': spec(fx.estimation_errors, _v(preset=PRESET_F), preset=OBJ, datasets=[('nope',), 3], seeds=[(-1,), 3]),
@@ -188,7 +188,7 @@ SPECS = {
                                             runs=FRAME, summary=FRAME[:4], preset=OBJ, wall=FLOAT),
  'feddiverse.experiments.demo': spec(fx.demo, _v(out='/nonexistent/demo.html', log=None), rounds=POS[1:], seeds=[(-1,), 3], out=[3, None]),
  'feddiverse.experiments.main': spec(fx.main, _v(argv=['--help-not']), argv=[3, [3], 'x']),
- 'feddiverse.experiments.Preset': spec(lambda **kw: fx.dataclasses.replace(PRESET_F, **kw), rounds=POS, kappa=POS, scale=FLOAT + [0.0],
+ 'feddiverse.experiments.DiversityPreset': spec(lambda **kw: fx.dataclasses.replace(PRESET_F, **kw), rounds=POS, kappa=POS, scale=FLOAT + [0.0],
                                        img_size=POS, lr=FLOAT + [0.0], batch_size=POS, local_epochs=POS),
  # ---- modelhet.submodels
  'modelhet.submodels.hidden_sizes': spec(ms.hidden_sizes, _v(u=8), u=POS, rate=PROB + [0.0]),
@@ -217,7 +217,7 @@ SPECS = {
  'modelhet.submodels.schedule_timeline': spec(ms.schedule_timeline, _v(schedule='@sched'), schedule=OBJ, rounds=POS),
  'modelhet.submodels.small_clients': spec(ms.small_clients, _v(sizes=np.r_[5, 3, 9], n_large=1), sizes=[None, 'x', [NAN, 1]], n_large=INT + [9]),
  'modelhet.submodels.run_submodels': spec(ms.run_submodels, _v(method='GFM', data=None, n_large=2, config=None), method=CHOICE),
- 'modelhet.submodels.client_accuracies': spec(ms.client_accuracies, _v(data=None), run=OBJ),
+ 'modelhet.submodels.submodel_client_accuracies': spec(ms.submodel_client_accuracies, _v(data=None), run=OBJ),
  # ---- modelhet.mia
  'modelhet.mia.AttackResult': spec(mm.AttackResult, lambda: dict(scores=[1., 2], labels=[1, 0], preds=[1, 0]),
                                    scores=['x', [NAN, 1.0], [1.0]], labels=[[2, 0], 'x', [1]], preds=['x', [1]]),
@@ -228,14 +228,14 @@ SPECS = {
                                  scores=['x', [NAN, 1, 2, 3]], labels=[[1, 1, 1, 1], 'x', [2, 0, 1, 0]], fpr=PROB + [0.0]),
  'modelhet.mia.advantage': spec(mm.advantage, _v(preds=[1, 0], labels=[1, 0]), preds=['x', [2, 0], [1]], labels=[[1, 1], 'x', [2, 0]]),
  'modelhet.mia.best_advantage': spec(mm.best_advantage, _v(scores=[1., 2], labels=[1, 0]), scores=['x', [NAN, 1.0]], labels=[[1, 1], 'x']),
- 'modelhet.mia.bootstrap_ci': spec(mm.bootstrap_ci, lambda: dict(metric=mm.METRICS['auc'], res=V()['res'], n_boot=10),
+ 'modelhet.mia.bootstrap_ci': spec(mm.bootstrap_ci, lambda: dict(metric=mm.MIA_METRICS['auc'], res=V()['res'], n_boot=10),
                                    metric=[None, 3, 'x'], res=OBJ, n_boot=POS, level=PROB + [0.0], seed=INT),
  'modelhet.mia.attack_metrics': spec(mm.attack_metrics, _v(res='@res'), res=OBJ, n_boot=INT, seed=INT),
  'modelhet.mia.model_outputs': spec(mm.model_outputs, _v(model='@cnn', x='@x', y='@y'), model=OBJ, x=TENS, y=TENS, batch_size=POS, seed=INT),
  'modelhet.mia.MIASplit': spec(mm.MIASplit, lambda: {k: getattr(V()['split'], k) for k in ('x', 'y', 'labels', 'x_known', 'y_known', 'member_idx', 'nonmember_idx')},
                                x=TENS, y=TENS, labels=['x', [2, 0]]),
  'modelhet.mia.n_known_members': spec(mm.n_known_members, _v(n_members=10), n_members=POS),
- 'modelhet.mia.make_split': spec(mm.make_split, lambda: dict(x_members=V()['x'][:20], y_members=V()['y'][:20], x_pool=V()['x'][20:], y_pool=V()['y'][20:]),
+ 'modelhet.mia.mia_split': spec(mm.mia_split, lambda: dict(x_members=V()['x'][:20], y_members=V()['y'][:20], x_pool=V()['x'][20:], y_pool=V()['y'][20:]),
                                  x_members=TENS, y_members=TENS, x_pool=TENS, y_pool=TENS, cap=POS, n_known=INT[1:] + [99], seed=INT),
  'modelhet.mia.fit_classifier': spec(mm.fit_classifier, lambda: dict(model=ms.WidthCNN(4, 1, 10), x=V()['x'], y=V()['y'], epochs=1),
                                      model=OBJ, x=TENS, y=TENS, epochs=INT, lr=FLOAT + [0.0], batch_size=POS, seed=INT),
@@ -264,11 +264,11 @@ SPECS = {
  'modelhet.experiments.frequency_spearman': spec(mx.frequency_spearman, _v(df='@tiny'), df=FRAME, metrics=[3]),
  'modelhet.experiments.taxonomy_T': spec(mx.taxonomy_T, _v(method='GFM'), method=CHOICE),
  'modelhet.experiments.tradeoff_scatter': spec(mx.tradeoff_scatter, _v(df='@tiny'), df=FRAME, n_large=INT + [99], privacy=CHOICE),
- 'modelhet.experiments.headline_checks': spec(mx.headline_checks, _v(df='@tiny'), df=FRAME, auc=CHOICE),
- 'modelhet.experiments.Preset': spec(mx.Preset, rounds=POS, local_epochs=POS, batch_size=POS, lr=FLOAT + [0.0], u=POS, rate=PROB + [0.0],
+ 'modelhet.experiments.modelhet_headlines': spec(mx.modelhet_headlines, _v(df='@tiny'), df=FRAME, auc=CHOICE),
+ 'modelhet.experiments.ModelHetPreset': spec(mx.ModelHetPreset, rounds=POS, local_epochs=POS, batch_size=POS, lr=FLOAT + [0.0], u=POS, rate=PROB + [0.0],
                                      attacks=[('nope',), 3], n_shadows=POS, weighting=CHOICE),
  'modelhet.experiments.attack_clients': spec(mx.attack_clients, _v(run=None, data=None), preset=OBJ, seed=INT),
- 'modelhet.experiments.run_one': spec(mx.run_one, _v(method='GFM', data=None, n_large=2), method=CHOICE, preset=OBJ, n_large=INT),
+ 'modelhet.experiments.run_modelhet': spec(mx.run_modelhet, _v(method='GFM', data=None, n_large=2), method=CHOICE, preset=OBJ, n_large=INT),
  'modelhet.experiments.run_preset': spec(mx.run_preset, _v(path=None, progress=False), preset=OBJ, methods=[('nope',), 3], path=[3]),
  'modelhet.experiments.summarize': spec(mx.summarize, _v(per_client='@per_client'), per_client=FRAME, who=CHOICE, target=CHOICE),
  'modelhet.experiments.real_federation': spec(mx.real_federation, _v(root='/nonexistent'), root=STR, name=CHOICE, seed=INT,
@@ -282,11 +282,11 @@ SPECS = {
  # ---- the validators themselves
  'feddiverse.selector.check_rng': spec(fs.check_rng, _v(rng='@rng'), rng=OBJ),
  'feddiverse.selector.client_matrices': spec(fs.client_matrices, _v(matrices='@N'), matrices=MATS),
- 'feddiverse.estimation.check_arguments': spec(fe.check_arguments, _v(model=fe.toy_model()), model=OBJ, x=TENS, n_classes=POS + [1], lr=FLOAT + [0.0]),
+ 'feddiverse.estimation.check_estimation_arguments': spec(fe.check_estimation_arguments, _v(model=fe.toy_model()), model=OBJ, x=TENS, n_classes=POS + [1], lr=FLOAT + [0.0]),
  'feddiverse.experiments.check_runs': spec(fx.check_runs, _v(runs='@runs'), runs=FRAME),
- 'feddiverse.experiments.check_names': spec(fx.check_names, _v(name='datasets', values=('CMNIST_GSC',), choices=fx.DATASETS),
+ 'feddiverse.experiments.check_names': spec(fx.check_names, _v(name='datasets', values=('CMNIST_GSC',), choices=fx.DIVERSITY_DATASETS),
                                             aliases={'values': ('datasets',)}, values=[3, ('nope',), None]),
- 'modelhet.mia.check_arguments': spec(mm.check_arguments, _v(model='@cnn'), model=OBJ, x=TENS, seed=INT, split=OBJ),
+ 'modelhet.mia.check_mia_arguments': spec(mm.check_mia_arguments, _v(model='@cnn'), model=OBJ, x=TENS, seed=INT, split=OBJ),
  'modelhet.mia.check_scores': spec(mm.check_scores, _v(scores=[1.0]), scores=['x', [NAN], [], [[1.0]]]),
  'modelhet.mia.check_labels': spec(mm.check_labels, _v(labels=[1, 0]), labels=['x', [2], [[1]]]),
  'modelhet.submodels.check_hidden': spec(ms.check_hidden, _v(hidden=[4, 8]), hidden=[None, 'x', [0], [1.5], 3]),
@@ -296,8 +296,8 @@ SPECS = {
  'modelhet.experiments.check_choice_all': spec(mx.check_choice_all, _v(name='metrics', values=('a',), choices=('a', 'b')),
                                                aliases={'values': ('metrics',)}, values=[3, ('c',), None]),
 }
-SPECS['feddiverse.experiments.Preset'][3].update({k: (f'Preset.{k}',) for k in ('rounds', 'kappa', 'scale', 'img_size', 'lr', 'batch_size', 'local_epochs')})
-SPECS['modelhet.experiments.Preset'][3].update({k: (f'Preset.{k}',) for k in ('rounds', 'local_epochs', 'batch_size', 'lr', 'u', 'rate', 'n_shadows', 'weighting')})
+SPECS['feddiverse.experiments.DiversityPreset'][3].update({k: (f'DiversityPreset.{k}',) for k in ('rounds', 'kappa', 'scale', 'img_size', 'lr', 'batch_size', 'local_epochs')})
+SPECS['modelhet.experiments.ModelHetPreset'][3].update({k: (f'ModelHetPreset.{k}',) for k in ('rounds', 'local_epochs', 'batch_size', 'lr', 'u', 'rate', 'n_shadows', 'weighting')})
 
 # argument-free entry points and result containers: checked by calling them / building them validly
 NO_ARGUMENTS = {'modelhet.experiments.appendix_tables', 'modelhet.experiments.table6', 'modelhet.experiments.table7',
@@ -335,7 +335,7 @@ def test_constants_are_immutable_data():
     "Public constants are numbers, strings, tuples, dicts or presets: data, never callables with hidden state."
     for n in CONSTANTS:
         v = getattr(MODULES[n.rsplit('.', 1)[0]], n.rsplit('.', 1)[1])
-        assert isinstance(v, (int, float, str, tuple, dict, mx.Preset)), n
+        assert isinstance(v, (int, float, str, tuple, dict, mx.ModelHetPreset)), n
 
 # ---- the four forms of interaction matrices agree ------------------------------------------------------------------
 MATRIX_FUNCTIONS = {'feddiverse.selector.oracle_triplets': fs.oracle_triplets, 'feddiverse.selector.fedrk_weights': fs.fedrk_weights,
@@ -345,7 +345,7 @@ MATRIX_FUNCTIONS = {'feddiverse.selector.oracle_triplets': fs.oracle_triplets, '
                     'feddiverse.selector.mixture_variance': lambda N: fs.mixture_variance(N, np.full(len(np.asarray(N)), 0.1)),
                     'feddiverse.selector.selection_stats': lambda N: fs.selection_stats(N, np.eye(len(np.asarray(N)), dtype=int)[:3]).union_triplets,
                     'feddiverse.selector.simulate_selection': lambda N: fs.simulate_selection(N, 'feddiverse[sign-invariant]', 5, 3).selected,
-                    'feddiverse.selector.make_selector': lambda N: fs.make_selector('feddiverse[paper-literal]', N).triplets,
+                    'feddiverse.selector.table1_selector': lambda N: fs.table1_selector('feddiverse[paper-literal]', N).triplets,
                     'feddiverse.selector.share_selectors': lambda N: fs.share_selectors(N)['fedrk'].weights}
 
 @pytest.mark.parametrize('name', sorted(MATRIX_FUNCTIONS))

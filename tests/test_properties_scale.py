@@ -60,7 +60,7 @@ CASES = [
     ('sweeps.SweepStore', lambda v: sw.SweepStore(SWEEP_DIR, v), 'configs', st.sampled_from([None, [], 'c', [1], GRID * 2])),
     ('sweeps.start_ray', lambda v: sw.start_ray(v), 'num_cpus', st.sampled_from([None, 0, -1, 1.5, '2'])),
     ('sweeps.check_address', lambda v: sw.check_address(v), 'address', st.sampled_from([None, 3, 'localhost', 'ray://x', ':80', 'h:p'])),
-    ('sweeps.run_sweep', lambda v: sw.run_sweep(GRID, SWEEP_DIR, backend=v), 'backend', st.text(max_size=5).filter(lambda s: s not in sw.BACKENDS)),
+    ('sweeps.run_sweep', lambda v: sw.run_sweep(GRID, SWEEP_DIR, backend=v), 'backend', st.text(max_size=5).filter(lambda s: s not in sw.SWEEP_BACKENDS)),
     ('sweeps.run_sweep', lambda v: sw.run_sweep(GRID, SWEEP_DIR, num_cpus=v), 'num_cpus', NOT_INT),
     ('sweeps.run_sweep', lambda v: sw.run_sweep(GRID, SWEEP_DIR, progress=v), 'progress', st.sampled_from([None, 'yes', 1, 0.5])),
     ('sweeps.run_sweep', lambda v: sw.run_sweep(GRID, SWEEP_DIR, backend='sequential', address=v), 'address',

@@ -9,8 +9,8 @@ from hetfl_explore.modelhet.submodels import (WidthCNN, count_params, hidden_siz
                                      extract_state, aggregate_submodels, coverage, ChannelSchedule, METHODS,
                                      taxonomy_table, small_clients)
 from hetfl_explore.modelhet.mia import (AttackResult, roc_auc, tpr_at_fpr, advantage, best_advantage, min_nonmembers,
-                               make_split, n_known_members, attack_metrics)
-from hetfl_explore.modelhet.experiments import (appendix_tables, spread_table, frequency_spearman, headline_checks, real_federation)
+                               mia_split, n_known_members, attack_metrics)
+from hetfl_explore.modelhet.experiments import (appendix_tables, spread_table, frequency_spearman, modelhet_headlines, real_federation)
 from hetfl_explore.foundation.data import dirichlet_size_split
 from hetfl_explore.foundation.loaders import load_cifar, load_femnist_leaf
 
@@ -108,7 +108,7 @@ def test_advantage_equals_balanced_accuracy_gap(seed):
 def test_split_knowledge_and_balance():
     x, y = torch.randn(250, 1, 8, 8), torch.randint(0, 10, (250,))
     xp, yp = torch.randn(100, 1, 8, 8), torch.randint(0, 10, (100,))
-    sp = make_split(x, y, xp, yp, seed=1)
+    sp = mia_split(x, y, xp, yp, seed=1)
     assert n_known_members(250) == 3 and n_known_members(1000) == 10
     assert len(sp.x_known) == 3 and sp.labels.sum() == 100 and len(sp.labels) == 200
     assert not set(sp.member_idx) & set(np.setdiff1d(np.arange(250), sp.member_idx)) - set()
@@ -122,7 +122,7 @@ def test_thesis_tables_reproduce_table9_and_checks():
     assert t9[('CIFAR-10', 8, 'auc_avg')] == pytest.approx(0.66, abs=0.011)
     fs = frequency_spearman(A).set_index(['dataset', 'n_large'])
     assert (fs.client_acc > 0.85).all()
-    for ds in ('CIFAR-10', 'CIFAR-100'): assert headline_checks(A[A.dataset == ds]).holds.all()
+    for ds in ('CIFAR-10', 'CIFAR-100'): assert modelhet_headlines(A[A.dataset == ds]).holds.all()
 
 
 def test_dirichlet_size_split_is_class_balanced():

@@ -133,9 +133,9 @@ def _feddiverse_teaching(path):
 
 def _modelhet_tiny(path):
     "The tiny digits sweep of chapter 4: 9 sub-model methods x 3 configurations + 2 baselines, Yeom attack."
-    from hetfl_explore.modelhet.experiments import run_preset, TINY
-    if tuple(TINY.seeds) != SEEDS: raise ValueError(f"modelhet.TINY.seeds={TINY.seeds}: the target records seeds {SEEDS}")
-    run_preset(TINY, path=str(path), progress=False)
+    from hetfl_explore.modelhet.experiments import run_preset, MODELHET_TINY
+    if tuple(MODELHET_TINY.seeds) != SEEDS: raise ValueError(f"MODELHET_TINY.seeds={MODELHET_TINY.seeds}: the target records seeds {SEEDS}")
+    run_preset(MODELHET_TINY, path=str(path), progress=False)
 
 def _modelhet_lira(path):
     "LiRA on the tiny digits federation with pooled (biased, old) and population (new) shadows, 3 methods."
@@ -149,8 +149,8 @@ def _lira_view(df):
 
 def _fairness_grid(path):
     "Chapter 6's grid: 3 faces-like splits x 5 privacy levels."
-    from hetfl_explore.fairness.experiments import run_grid, ALL_LEVELS, FairnessPreset
-    run_grid(levels=tuple(ALL_LEVELS), seeds=SEEDS, preset=FairnessPreset(), path=str(path), log=None)
+    from hetfl_explore.fairness.experiments import run_fairness_grid, ALL_LEVELS, FairnessPreset
+    run_fairness_grid(levels=tuple(ALL_LEVELS), seeds=SEEDS, preset=FairnessPreset(), path=str(path), log=None)
 
 def _fairness_explorer(path):
     "The fairness explorer's precomputed grid: 4 rho x 3 client mixes x 4 levels."

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from fastcore.basics import patch_to
 from ..foundation.core import check_int, check_float, check_choice, check_type
-from .mcl import kmedoids, silhouette_samples, clustering_report, _check_labels
+from .mcl import kmedoids, silhouette_samples, clustering_report, check_cluster_labels
 from .profiles import check_distance_matrix
 from .data import FedStream
 from .gpfl import (FLRun, run_rounds, FedAvg, TrainConfig, lr_init, train_round, weighted_average,
@@ -27,7 +27,7 @@ def silhouette_relocate(D:np.ndarray, # (n, n) distances between the clients' pa
                         s_min:float=0.0, # below this best silhouette the representative becomes a singleton
                        ) -> np.ndarray:
     "Move each representative to the cluster where its silhouette is largest, or make it a singleton."
-    D = check_distance_matrix('D', D); lab, s_min = _check_labels(np.asarray(labels), len(D)).copy(), check_float('s_min', s_min, -1, 1)
+    D = check_distance_matrix('D', D); lab, s_min = check_cluster_labels(np.asarray(labels), len(D)).copy(), check_float('s_min', s_min, -1, 1)
     reps = np.atleast_1d(np.asarray(reps))
     if reps.size and (not np.issubdtype(reps.dtype, np.integer) or reps.min() < 0 or reps.max() >= len(D)): raise ValueError(f"reps={reps.tolist()}: expected client indices in [0, {len(D) - 1}]")
     for w in reps:
@@ -50,7 +50,7 @@ def split_optimize(D:np.ndarray, # (n, n) distances between the clients' paramet
                    seed:int=0, # seed of the 2-medoids initialisation
                   ) -> np.ndarray:
     "Bisect clusters with 2-medoids while the mean silhouette of the partition improves."
-    D = check_distance_matrix('D', D); lab, min_size = _relabel(_check_labels(np.asarray(labels), len(D))), check_int('min_size', min_size, lo=2)
+    D = check_distance_matrix('D', D); lab, min_size = _relabel(check_cluster_labels(np.asarray(labels), len(D))), check_int('min_size', min_size, lo=2)
     tol = check_float('tol', tol, lo=0)
     for _ in range(len(lab)):
         base = _mean_sil(D, lab)

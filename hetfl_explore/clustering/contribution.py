@@ -15,8 +15,8 @@ from .gpfl import (FLRun, TrainConfig, lr_init, train_round, weighted_average, p
 
 # %% auto #0
 __all__ = ['PAPER_FLCOHORT_CLUSTERS', 'PAPER_FLCOHORT_MEMBERS', 'PAPER_FLCOHORT_CLIENT', 'PAPER_CAFL', 'PAPER_GPFL',
-           'DELETION_MODES', 'DELETION_DISTS', 'kendall_tau_b', 'rank_correlation_matrix', 'cohort_scores', 'minmax',
-           'bin_scores', 'deletion_influence', 'imbalance_descriptors', 'fl_cohort', 'training_scores',
+           'DELETION_MODES', 'DELETION_DISTS', 'kendall_tau_b', 'rank_correlation_matrix', 'cohort_scores',
+           'minmax_scores', 'bin_scores', 'deletion_influence', 'imbalance_descriptors', 'fl_cohort', 'training_scores',
            'contribution_study']
 
 # %% ../../nbs/clustering/76_contribution.ipynb #d474ecdc
@@ -66,7 +66,7 @@ def cohort_scores(members:dict, # cohort -> client ids (1-based, as in the paper
     return out
 
 # %% ../../nbs/clustering/76_contribution.ipynb #fb360bbe
-def minmax(x, # scores
+def minmax_scores(x, # scores
           ) -> np.ndarray:
     "Scale scores to [0, 1] (all zeros when they are constant)."
     x = np.asarray(x, float)
@@ -178,4 +178,4 @@ def contribution_study(data:FedStream, # the federation
     ca = training_scores(CAFL(k).run(data, rounds, seed))
     gp = training_scores(GPFL().run_all(data, rounds, seed))
     return pd.DataFrame({'Deletion': deletion_influence(data, rounds, seed=seed), 'FL-Cohort': fl_cohort(data, cohorts, rounds, seed)['client'],
-                         'CA-FL': ca, 'GP-FL (1 - minmax)': 1 - minmax(gp)})
+                         'CA-FL': ca, 'GP-FL (1 - minmax_scores)': 1 - minmax_scores(gp)})

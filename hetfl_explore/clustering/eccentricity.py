@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from ..foundation.core import check_int, check_float, check_choice
 from .profiles import check_prob
-from .mcl import _check_labels
+from .mcl import check_cluster_labels
 
 # %% auto #0
 __all__ = ['THRESHOLDS', 'ECC_MODES', 'VAR_FLOOR', 'cluster_stats', 'eccentricity', 'chebyshev_threshold', 'accepts',
@@ -18,7 +18,7 @@ def cluster_stats(P, # (C, K) class-probability vectors
                   labels, # (C,) integer cluster labels
                  ) -> dict: # label -> (mu (K,), var (scalar), n)
     "Mean vector, scalar variance (1/n) sum ||p - mu||^2 and size of every cluster."
-    P = check_prob('P', P); lab = _check_labels(labels, len(P))
+    P = check_prob('P', P); lab = check_cluster_labels(labels, len(P))
     out = {}
     for j in np.unique(lab):
         X = P[lab == j]; mu = X.mean(0)
@@ -82,7 +82,7 @@ def eccentricity_reassign(P_new, # (C, K) the workers' updated class-probability
     "One GP-FL re-grouping step: stay, move to the accepting cluster of lowest eccentricity, or become a singleton."
     P_new, P_old = check_prob('P_new', P_new), check_prob('P_old', P_old)
     if P_new.shape != P_old.shape: raise ValueError(f"P_new has shape {P_new.shape}: expected the shape of P_old {P_old.shape}")
-    lab = _check_labels(labels, len(P_new)); check_choice('threshold', threshold, THRESHOLDS)
+    lab = check_cluster_labels(labels, len(P_new)); check_choice('threshold', threshold, THRESHOLDS)
     mode = check_choice('mode', mode, ECC_MODES); stats = _stats_for(P_old, lab, var_floor)
     new, nxt = lab.copy(), int(lab.max()) + 1
     for i, p in enumerate(P_new):

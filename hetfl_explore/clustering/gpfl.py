@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 import numpy as np
 from sklearn.cluster import AgglomerativeClustering
-from ..foundation.core import check_int, check_float, check_choice, check_type
-from .profiles import (_matrix, laplace_smooth, class_counts, ema_update, class_distance_matrix,
-                                               distance_to_similarity, sparsify, METRICS, SIMILARITIES, GRAPHS)
+from ..foundation.core import check_int, check_float, check_choice, check_type, check_array
+from .profiles import (laplace_smooth, class_counts, ema_update, class_distance_matrix,
+                                               distance_to_similarity, sparsify, GROUND_METRICS, SIMILARITIES, GRAPHS)
 from .mcl import mcl, clustering_report
 from .eccentricity import eccentricity_reassign, THRESHOLDS, ECC_MODES
 from .data import FedStream
@@ -30,7 +30,7 @@ def lr_init(n_features:int, # feature dimension d
     return np.zeros((check_int('n_features', n_features, lo=1) + 1, check_int('n_classes', n_classes, lo=2)))
 
 def _check_model(theta, X, y=None):
-    th, X = _matrix('theta', theta, ndim=(2,)), _matrix('X', X, ndim=(2,))
+    th, X = check_array('theta', theta, ndim=2, nonempty=True), check_array('X', X, ndim=2, nonempty=True)
     if th.shape[0] < 2 or th.shape[1] < 2: raise ValueError(f"theta has shape {th.shape}: expected (d + 1, K) parameters with d >= 1, K >= 2")
     if X.shape[1] != th.shape[0] - 1: raise ValueError(f"X has shape {X.shape}: expected (n, {th.shape[0] - 1}) features for theta {th.shape}")
     if y is not None:
@@ -221,7 +221,7 @@ class GPFL:
                  ground=None, # (K, K) ground cost for metric='semantic'
                  train:TrainConfig|None=None, # local training settings
                 ):
-        self.metric, self.similarity = check_choice('metric', metric, METRICS), check_choice('similarity', similarity, SIMILARITIES)
+        self.metric, self.similarity = check_choice('metric', metric, GROUND_METRICS), check_choice('similarity', similarity, SIMILARITIES)
         self.graph, self.k, self.eps_q = check_choice('graph', graph, GRAPHS), check_int('k', k, lo=1), check_float('eps_q', eps_q, 0, 1)
         self.inflation = check_float('inflation', inflation, lo=1, lo_open=True); self.expansion = check_int('expansion', expansion, lo=2)
         self.m, self.threshold = check_float('m', m, lo=0, lo_open=True), check_choice('threshold', threshold, THRESHOLDS)

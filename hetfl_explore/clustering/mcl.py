@@ -6,11 +6,11 @@
 from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
-from ..foundation.core import check_int, check_float
-from .profiles import check_distance_matrix, _matrix
+from ..foundation.core import check_int, check_float, check_array
+from .profiles import check_distance_matrix
 
 # %% auto #0
-__all__ = ['mcl_matrix', 'mcl', 'silhouette_samples', 'clustering_report', 'kmedoids']
+__all__ = ['mcl_matrix', 'mcl', 'check_cluster_labels', 'silhouette_samples', 'clustering_report', 'kmedoids']
 
 # %% ../../nbs/clustering/71_mcl.ipynb #2a791602
 def _col_normalize(M):
@@ -27,7 +27,7 @@ def _prune(M, threshold):
 
 def _check_graph(A):
     if sp.issparse(A): A = A.tocsr().astype(float)
-    else: A = _matrix('A', A, ndim=(2,))
+    else: A = check_array('A', A, ndim=2, nonempty=True)
     if A.shape[0] != A.shape[1]: raise ValueError(f"A has shape {A.shape}: expected a square adjacency matrix")
     vals = A.data if sp.issparse(A) else A
     if not np.isfinite(vals).all() or (vals < 0).any(): raise ValueError("A has negative or non-finite entries: expected similarities >= 0 (MCL needs similarities, not signed scores)")
@@ -82,7 +82,10 @@ def mcl(A, # (n, n) similarity/adjacency matrix (numpy or scipy.sparse)
     return _labels_from_matrix(M)
 
 # %% ../../nbs/clustering/71_mcl.ipynb #eead9f6d
-def _check_labels(labels, n):
+def check_cluster_labels(labels, # (n,) integer cluster labels
+                         n:int, # the number of points the labels must cover
+                        ) -> np.ndarray:
+    "Return `labels` as an array after checking it holds exactly `n` integer labels."
     lab = np.asarray(labels)
     if lab.ndim != 1 or lab.size != n or (lab.size and not np.issubdtype(lab.dtype, np.integer)):
         raise ValueError(f"labels has shape {lab.shape} and dtype {lab.dtype}: expected {n} integer labels")
@@ -92,7 +95,7 @@ def silhouette_samples(D, # (n, n) distance matrix
                        labels, # (n,) integer cluster labels
                       ) -> np.ndarray:
     "Silhouette s(i) of every point from a precomputed distance matrix; 0 for singletons and for degenerate clusterings."
-    D = check_distance_matrix('D', D); lab = _check_labels(labels, len(D))
+    D = check_distance_matrix('D', D); lab = check_cluster_labels(labels, len(D))
     ids = np.unique(lab)
     if not 2 <= ids.size <= len(D) - 1: return np.zeros(len(D))
     onehot = (lab[:, None] == ids[None]).astype(float); size = onehot.sum(0)
@@ -109,7 +112,7 @@ def clustering_report(labels, # (n,) integer cluster labels
                      ) -> dict:
     "Sizes, singletons, the degenerate case ('one cluster', 'all singletons' or None) and the mean silhouette."
     lab = np.asarray(labels)
-    lab = _check_labels(lab, lab.size if lab.ndim == 1 else -1)
+    lab = check_cluster_labels(lab, lab.size if lab.ndim == 1 else -1)
     if lab.size == 0: raise ValueError("labels is empty: expected at least one client")
     ids, sizes = np.unique(lab, return_counts=True)
     degenerate = 'one cluster' if ids.size == 1 and lab.size > 1 else 'all singletons' if ids.size == lab.size and lab.size > 1 else None

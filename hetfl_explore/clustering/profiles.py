@@ -8,30 +8,23 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 from scipy.stats import wasserstein_distance
-from ..foundation.core import check_int, check_float, check_choice
+from ..foundation.core import check_int, check_float, check_choice, check_array
 
 # %% auto #0
-__all__ = ['PROB_ATOL', 'SYM_ATOL', 'METRICS', 'SIMILARITIES', 'GRAPHS', 'check_prob', 'check_distance_matrix', 'laplace_smooth',
-           'class_counts', 'ema_update', 'naive_scipy_w1', 'total_variation', 'ordinal_w1', 'check_ground',
-           'semantic_w1', 'class_distance_matrix', 'distance_to_similarity', 'sparsify']
+__all__ = ['PROB_ATOL', 'SYM_ATOL', 'GROUND_METRICS', 'SIMILARITIES', 'GRAPHS', 'check_prob', 'check_distance_matrix',
+           'laplace_smooth', 'class_counts', 'ema_update', 'naive_scipy_w1', 'total_variation', 'ordinal_w1',
+           'check_ground', 'semantic_w1', 'class_distance_matrix', 'distance_to_similarity', 'sparsify']
 
 # %% ../../nbs/clustering/70_profiles.ipynb #52db1e3a
 PROB_ATOL = 1e-6      # how far a probability vector's sum may be from 1
 SYM_ATOL = 1e-9       # how far a distance matrix may be from symmetric
-
-def _matrix(name, x, ndim=(1, 2)):
-    try: a = np.asarray(x, dtype=float)
-    except (TypeError, ValueError): raise TypeError(f"{name}={x!r}: expected a numeric array") from None
-    if a.ndim not in ndim or a.size == 0: raise ValueError(f"{name} has shape {a.shape}: expected a non-empty array with {' or '.join(map(str, ndim))} dimensions")
-    if not np.isfinite(a).all(): raise ValueError(f"{name} contains NaN or infinite entries: expected finite numbers")
-    return a
 
 def check_prob(name:str, # argument name, quoted in the error
                p, # a probability vector (K,) or one per row (C, K)
                atol:float=PROB_ATOL, # allowed deviation of each sum from 1
               ) -> np.ndarray:
     "Return `p` as a float array after checking that each vector is non-negative and sums to 1."
-    a = _matrix(name, p)
+    a = check_array(name, p, ndim=(1, 2), nonempty=True)
     if (a < 0).any(): raise ValueError(f"{name} has negative entries (min {a.min():.3g}): expected probabilities >= 0")
     s = a.sum(-1)
     if not np.allclose(s, 1, atol=atol): raise ValueError(f"{name} sums to {np.atleast_1d(s)[np.argmax(np.abs(np.atleast_1d(s) - 1))]:.6g}: expected each probability vector to sum to 1")
@@ -42,7 +35,7 @@ def check_distance_matrix(name:str, # argument name, quoted in the error
                           D, # (n, n) pairwise distances
                          ) -> np.ndarray:
     "Return `D` as a float array after checking it is square, symmetric, non-negative and zero on the diagonal."
-    a = _matrix(name, D, ndim=(2,))
+    a = check_array(name, D, ndim=2, nonempty=True)
     if a.shape[0] != a.shape[1]: raise ValueError(f"{name} has shape {a.shape}: expected a square matrix")
     if (a < 0).any(): raise ValueError(f"{name} has negative entries: expected distances >= 0")
     if not np.allclose(a, a.T, atol=SYM_ATOL): raise ValueError(f"{name} is not symmetric (max |D - D.T| = {np.abs(a - a.T).max():.3g}): expected a symmetric distance matrix")
@@ -53,7 +46,7 @@ def check_distance_matrix(name:str, # argument name, quoted in the error
 def laplace_smooth(counts, # class counts (K,) of one client, or (C, K) one row per client
                   ) -> np.ndarray:
     "Laplace (add-one) smoothed class-probability vectors (n_i + 1) / (|D| + K)."
-    c = _matrix('counts', counts)
+    c = check_array('counts', counts, ndim=(1, 2), nonempty=True)
     if (c < 0).any(): raise ValueError(f"counts has negative entries (min {c.min():.3g}): expected class counts >= 0")
     tot = c.sum(-1, keepdims=True)
     if (tot == 0).any():
@@ -83,7 +76,7 @@ def ema_update(p_old, # the current probability vector(s)
     return w * a + (1 - w) * b
 
 # %% ../../nbs/clustering/70_profiles.ipynb #3dbcf24d
-METRICS = ('tv', 'w1_ordinal', 'semantic')     # the ground metrics class_distance_matrix understands
+GROUND_METRICS = ('tv', 'w1_ordinal', 'semantic')     # the ground metrics class_distance_matrix understands
 
 def naive_scipy_w1(p, # a probability vector
                    q, # another probability vector
@@ -132,7 +125,7 @@ def class_distance_matrix(P, # (C, K) one probability vector per client
     "Pairwise Wasserstein distances between the clients' class-probability vectors."
     P = check_prob('P', P)
     P = P[None] if P.ndim == 1 else P
-    check_choice('metric', metric, METRICS)
+    check_choice('metric', metric, GROUND_METRICS)
     if metric == 'tv': return 0.5 * np.abs(P[:, None] - P[None]).sum(-1)
     if metric == 'w1_ordinal':
         F = np.cumsum(P, 1)[:, :-1]
@@ -171,7 +164,7 @@ def sparsify(S, # (n, n) similarity matrix
             ):
     "Keep the k-nearest-neighbour or epsilon-neighbourhood edges of a similarity graph (symmetrised, no self-loops)."
     D, mode, n = check_distance_matrix('D', D), check_choice('mode', mode, GRAPHS), len(D)
-    S = _matrix('S', S, ndim=(2,))
+    S = check_array('S', S, ndim=2, nonempty=True)
     if S.shape != D.shape: raise ValueError(f"S has shape {S.shape}: expected the shape of D {D.shape}")
     keep = ~np.eye(n, dtype=bool)
     if mode == 'knn':

@@ -13,7 +13,7 @@ from ..foundation.core import check_int, check_type, check_choice
 from .abac import PolicySet, Request
 from .bayesian import run_bayesfl
 from .pki import (CertificateAuthority, SignedUpdate, REASONS, check_certificate, client_id_of,
-                                     attributes_of, verify_update, sign_update, _now)
+                                     attributes_of, verify_update, sign_update, aware_now)
 
 # %% auto #0
 __all__ = ['AuthenticatedServer', 'deserialise', 'run_authenticated', 'authenticated_filter']
@@ -60,7 +60,7 @@ def screen(self:AuthenticatedServer, updates:list, # the `SignedUpdate`s that ar
            now:datetime|None=None, # the current time
           ) -> list: # the rejection reason of each update (None: accepted)
     "Check every update; remember the accepted ones' nonces and record each rejection."
-    round, now = check_int('round', round, lo=0), _now(now)
+    round, now = check_int('round', round, lo=0), aware_now(now)
     if not isinstance(updates, (list, tuple)) or not all(isinstance(u, SignedUpdate) for u in updates):
         raise TypeError("updates: expected a list of SignedUpdate")
     crl, out = self.ca.crl(now), []
@@ -104,7 +104,7 @@ def run_authenticated(fd, # a `FederatedData`
     "BayFL-SVI where every update is signed by its client and verified by the server before aggregation."
     missing = [c for c in range(fd.num_clients) if c not in check_type('identities', identities, dict)]
     if missing: raise ValueError(f"identities: clients {missing[:5]} have no (key, certificate)")
-    start, accepted = _now(start), []
+    start, accepted = aware_now(start), []
     def exchange(t, ids, posts, mu):
         ups = _signed(identities, server.task_id, t, ids, posts)
         ok = server.receive(intercept(t, ups) if intercept else ups, t, start + t * round_interval)
@@ -121,7 +121,7 @@ def authenticated_filter(server:AuthenticatedServer, # the task's enforcement po
                         ) -> Callable: # an `accept(t, ids, updates, global_params)` filter for the engine
     "The engine's `accept` filter for authenticated aggregation: clients sign their updates, the server screens what arrives."
     check_type('server', server, AuthenticatedServer); check_type('identities', identities, dict)
-    start, round_interval = _now(start), check_type('round_interval', round_interval, timedelta)
+    start, round_interval = aware_now(start), check_type('round_interval', round_interval, timedelta)
     def accept(t, ids, updates, global_params):
         "Sign each trained update, pass it through `intercept`, and let the server decide; returns (mask, reasons)."
         sent = _signed(identities, server.task_id, t, ids, updates)

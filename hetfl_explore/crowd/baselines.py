@@ -6,11 +6,11 @@
 from __future__ import annotations
 import numpy as np
 import pandas as pd
-from ..foundation.core import check_int, check_float, check_type, check_choice
+from ..foundation.core import check_int, check_float, check_type, check_choice, check_array
 from ..engine.protocol import Selection, Selector
 from ..engine.simulation import Simulation, RunConfig, model_profile, BYTES_PER_PARAM
 from ..selection.compare import jain_index
-from .devices import DevicePool, TaskRequirements, check_array
+from .devices import DevicePool, TaskRequirements
 from .promethee import budget_greedy
 
 # %% auto #0
@@ -155,7 +155,7 @@ def race_table(race:pd.DataFrame, # from `selection_race`
                target:float, # accuracy of ToA@target
               ) -> pd.DataFrame:
     "One row per method: final accuracy, ToA@target, total time, clients/round, unique clients and samples, Jain's index, money."
-    n_samples, target = check_array('n_samples', n_samples, 1, lo=0).astype(np.int64), check_float('target', target, lo=0, hi=1)
+    n_samples, target = check_array('n_samples', n_samples, ndim=1, lo=0, nonempty=True).astype(np.int64), check_float('target', target, lo=0, hi=1)
     _check_race(race)
     rows = []
     for m, d in race.groupby('method', sort=False):

@@ -12,7 +12,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from fastcore.basics import patch
-from ..foundation.core import check_int, check_float, check_choice, check_type
+from ..foundation.core import check_int, check_float, check_choice, check_type, check_tensor
 from ..engine.simulation import ParamLayout, RunConfig, Simulation, AggregationInput
 from ..engine.protocol import UniformSelector
 
@@ -26,16 +26,6 @@ __all__ = ['RHO_INIT', 'MIN_VAR', 'LIKELIHOODS', 'MODES', 'PRIORS', 'ECE_BINS', 
 RHO_INIT = -5.0   # initial rho, so sigma = softplus(-5) ~ 0.0067: a near-deterministic start (Blundell et al., 2015)
 MIN_VAR = 1e-12   # smallest variance accepted from a client (a zero variance is an infinite precision)
 
-def _as_tensor(name, v, ndim=None, finite=True):
-    "A floating tensor from `v`, with an error naming `name` if it is not numeric, has the wrong rank or (if `finite`) non-finite values."
-    if isinstance(v, (bool, str)) or v is None: raise TypeError(f"{name}={v!r}: expected a number, array or tensor")
-    try: t = torch.as_tensor(v) if isinstance(v, torch.Tensor) else torch.as_tensor(np.asarray(v, dtype=np.float64))
-    except (TypeError, ValueError): raise TypeError(f"{name}={v!r}: expected a number, array or tensor") from None
-    if not t.is_floating_point(): t = t.double()
-    if ndim is not None and t.dim() != ndim: raise ValueError(f"{name} has shape {tuple(t.shape)}: expected {ndim} dimensions")
-    if finite and not torch.isfinite(t).all(): raise ValueError(f"{name}: expected finite values")
-    return t
-
 def _kl_sum(mu_q, var_q, mu_p, var_p):
     "The summed closed-form KL(N(mu_q, var_q) || N(mu_p, var_p)) (no checks: the one formula every caller uses)."
     return 0.5 * (torch.log(var_p / var_q) + (var_q + (mu_q - mu_p) ** 2) / var_p - 1).sum()
@@ -46,7 +36,7 @@ def gaussian_kl(mu_q, # means of q
                 var_p, # variances of p (positive)
                ) -> torch.Tensor: # a scalar: the summed KL(q || p)
     "KL(N(mu_q, var_q) || N(mu_p, var_p)) summed over all elements of a diagonal Gaussian."
-    mu_q, var_q, mu_p, var_p = (_as_tensor(n, v) for n, v in (('mu_q', mu_q), ('var_q', var_q), ('mu_p', mu_p), ('var_p', var_p)))
+    mu_q, var_q, mu_p, var_p = (check_tensor(n, v) for n, v in (('mu_q', mu_q), ('var_q', var_q), ('mu_p', mu_p), ('var_p', var_p)))
     for n, v in (('var_q', var_q), ('var_p', var_p)):
         if (v <= 0).any(): raise ValueError(f"{n}: expected positive variances")
     return _kl_sum(mu_q, var_q, mu_p, var_p)
@@ -122,7 +112,7 @@ def get_posterior(model:nn.Module, # a model with MeanFieldLinear layers
 def _split(model, name, v):
     "Split a flat vector into per-layer chunks, checking its length."
     ls = _layers(model); sizes = [l.prior_mu.numel() for l in ls]
-    v = _as_tensor(name, v, ndim=1)
+    v = check_tensor(name, v, ndim=1)
     if len(v) != sum(sizes): raise ValueError(f"{name} has {len(v)} entries: the model has {sum(sizes)} parameters")
     return zip(ls, v.split(sizes))
 
@@ -131,7 +121,7 @@ def set_posterior(model:nn.Module, # a model with MeanFieldLinear layers
                   var:torch.Tensor, # flat positive variances
                  ) -> nn.Module:
     "Load flat means and variances into the model's (mu, rho); returns the model."
-    if (_as_tensor('var', var) <= 0).any(): raise ValueError("var: expected positive variances")
+    if (check_tensor('var', var) <= 0).any(): raise ValueError("var: expected positive variances")
     with torch.no_grad():
         for (l, m), (_, v) in zip(_split(model, 'mu', mu), _split(model, 'var', var)):
             o, i = l.weight_mu.shape
@@ -145,7 +135,7 @@ def set_prior(model:nn.Module, # a model with MeanFieldLinear layers
               var:torch.Tensor, # flat positive prior variances
              ) -> nn.Module:
     "Set every layer's prior (the KL target) from flat vectors; returns the model."
-    if (_as_tensor('var', var) <= 0).any(): raise ValueError("var: expected positive variances")
+    if (check_tensor('var', var) <= 0).any(): raise ValueError("var: expected positive variances")
     for (l, m), (_, v) in zip(_split(model, 'mu', mu), _split(model, 'var', var)):
         l.prior_mu.copy_(m.to(l.prior_mu)); l.prior_var.copy_(v.to(l.prior_var))
     return model
@@ -216,12 +206,12 @@ def _one_thread(device):
 
 def _check_posteriors(mus, vars, mu0, var0):
     "Tensors of matching shapes, with errors naming the argument."
-    mus = _as_tensor('mus', mus, ndim=2, finite=False); N, P = mus.shape          # finiteness is checked on the sums (one pass less)
-    vars = _as_tensor('vars', vars, finite=False)
+    mus = check_tensor('mus', mus, ndim=2, finite=False); N, P = mus.shape          # finiteness is checked on the sums (one pass less)
+    vars = check_tensor('vars', vars, finite=False)
     if vars.shape not in ((N, P), (N, P, P)): raise ValueError(f"vars has shape {tuple(vars.shape)}: expected {(N, P)} (mean-field) or {(N, P, P)} (full covariance)")
     full = vars.dim() == 3
-    mu0 = _as_tensor('mu0', mu0).to(mus).expand(P)
-    var0 = _as_tensor('var0', var0).to(vars)
+    mu0 = check_tensor('mu0', mu0).to(mus).expand(P)
+    var0 = check_tensor('var0', var0).to(vars)
     var0 = var0 if full and var0.dim() == 2 else (torch.diag(var0.expand(P)) if full else var0.expand(P))
     if not full and (var0 <= 0).any(): raise ValueError(f"var0: expected positive variances")
     return mus, vars, mu0, var0, full
@@ -268,12 +258,12 @@ def linear_posterior(X, # (n, P) design matrix
                      var0=1.0, # prior variance (scalar, (P,)) or covariance (P, P)
                     ) -> tuple[torch.Tensor, torch.Tensor]: # posterior mean (P,), covariance (P, P)
     "The exact Gaussian posterior of Bayesian linear regression with known noise (float64)."
-    X, y = _as_tensor('X', X, ndim=2).double(), _as_tensor('y', y, ndim=1).double()
+    X, y = check_tensor('X', X, ndim=2).double(), check_tensor('y', y, ndim=1).double()
     if len(X) != len(y): raise ValueError(f"X has {len(X)} rows and y {len(y)}: expected the same number")
     noise_var = check_float('noise_var', noise_var, lo=0, lo_open=True)
     P = X.shape[1]
-    mu0 = _as_tensor('mu0', mu0).double().expand(P)
-    var0 = _as_tensor('var0', var0).double()
+    mu0 = check_tensor('mu0', mu0).double().expand(P)
+    var0 = check_tensor('var0', var0).double()
     S0 = var0 if var0.dim() == 2 else torch.diag(var0.expand(P))
     lam = torch.linalg.inv(S0) + X.T @ X / noise_var
     cov = torch.linalg.inv(lam)
@@ -295,7 +285,7 @@ def conjugate_rounds(Xs:list, # per-client (n_i, P) design matrices
     check_choice('prior', prior, PRIORS); check_choice('mode', mode, MODES); rounds = check_int('rounds', rounds, lo=1)
     if not isinstance(Xs, (list, tuple)) or not isinstance(ys, (list, tuple)) or len(Xs) != len(ys) or not Xs:
         raise ValueError("Xs and ys: expected two non-empty lists of the same length (one entry per client)")
-    P = _as_tensor('Xs[0]', Xs[0], ndim=2).shape[1]
+    P = check_tensor('Xs[0]', Xs[0], ndim=2).shape[1]
     hyper = (torch.full((P,), float(mu0), dtype=torch.float64), torch.eye(P, dtype=torch.float64) * check_float('var0', var0, lo=0, lo_open=True))
     pr, out = hyper, []
     for _ in range(rounds):
@@ -367,7 +357,7 @@ def expected_calibration_error(probs, # (n, classes) predicted probabilities
                                bins:int=ECE_BINS, # number of equal-width confidence bins
                               ) -> float:
     "ECE: the bin-size-weighted mean of |accuracy - confidence| over confidence bins."
-    probs, bins = _as_tensor('probs', probs, ndim=2), check_int('bins', bins, lo=1)
+    probs, bins = check_tensor('probs', probs, ndim=2), check_int('bins', bins, lo=1)
     y = torch.as_tensor(y)
     if y.shape != probs.shape[:1]: raise ValueError(f"y has shape {tuple(y.shape)}: expected ({len(probs)},)")
     conf, pred = probs.max(1)

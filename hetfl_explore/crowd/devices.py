@@ -8,13 +8,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from fastcore.basics import patch
-from ..foundation.core import check_int, check_float, check_choice, check_type, spawn_seeds
+from ..foundation.core import check_int, check_float, check_choice, check_type, spawn_seeds, check_array, MS_PER_S
 from ..engine.simulation import SystemProfiles
 
 # %% auto #0
-__all__ = ['HARDWARE_TIERS', 'NETWORK_TIERS', 'STATIC', 'DYNAMIC', 'FLOPS_PER_CYCLE', 'GPU_SPEEDUP', 'BITS_PER_BYTE', 'MS_PER_S',
-           'MBIT', 'GIGA', 'COST_MIN', 'COST_MAX', 'TRANSFERS_PER_ROUND', 'check_array', 'processing_capacity',
-           'memory_impact', 'DevicePool', 'tier_cost', 'TaskRequirements', 'pool_figure']
+__all__ = ['HARDWARE_TIERS', 'NETWORK_TIERS', 'STATIC', 'DYNAMIC', 'FLOPS_PER_CYCLE', 'GPU_SPEEDUP', 'BITS_PER_BYTE', 'MBIT',
+           'GIGA', 'COST_MIN', 'COST_MAX', 'TRANSFERS_PER_ROUND', 'processing_capacity', 'memory_impact', 'DevicePool',
+           'tier_cost', 'TaskRequirements', 'pool_figure']
 
 # %% ../../nbs/crowd/60_devices.ipynb #96c508ac
 HARDWARE_TIERS = pd.DataFrame({  # Tahir (2025), Table 5.1; ranges are (low, high)
@@ -36,24 +36,8 @@ DYNAMIC = ('util', 'free_ram_gb') # hardware attributes re-drawn every round (wi
 FLOPS_PER_CYCLE = 4.0 # FLOPs per core per clock cycle (a 128-bit SIMD unit on fp32): the package's choice
 GPU_SPEEDUP = 10.0 # ProcessingCapacity multiplier of devices with a GPU (the Excellent tier): the package's choice
 BITS_PER_BYTE = 8
-MS_PER_S = 1000.0
 MBIT = 1e6 # bits in a megabit
 GIGA = 1e9
-
-def check_array(name:str, # argument name, quoted in the error
-                value, # the value to check
-                ndim:int|None=1, # required number of dimensions (None: any)
-                lo:float|None=None, # smallest allowed entry
-                nonempty:bool=True, # reject an empty array
-               ) -> np.ndarray:
-    "`value` as a finite float64 array with the given dimensions and lower bound, else an error naming `name`."
-    try: a = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError): raise TypeError(f"{name}={value!r:.80}: expected an array of numbers") from None
-    if ndim is not None and a.ndim != ndim: raise ValueError(f"{name}: expected a {ndim}-d array, got shape {a.shape}")
-    if nonempty and a.size == 0: raise ValueError(f"{name}: expected a non-empty array")
-    if not np.all(np.isfinite(a)): raise ValueError(f"{name}: expected finite values")
-    if lo is not None and (a < lo).any(): raise ValueError(f"{name}: expected values >= {lo}")
-    return a
 
 def processing_capacity(cores:np.ndarray, # cores of each device
                         ghz:np.ndarray, # clock in GHz
@@ -61,16 +45,16 @@ def processing_capacity(cores:np.ndarray, # cores of each device
                         gpu:np.ndarray, # whether the device has a GPU
                        ) -> np.ndarray:
     "Spare FLOPs per second of each device: cores x clock x FLOPs/cycle x (1 - utilisation), x `GPU_SPEEDUP` with a GPU."
-    cores, ghz, util = (check_array(n, v, None, lo=0) for n, v in (('cores', cores), ('ghz', ghz), ('util', util)))
+    cores, ghz, util = (check_array(n, v, lo=0, nonempty=True) for n, v in (('cores', cores), ('ghz', ghz), ('util', util)))
     cap = cores * ghz * GIGA * FLOPS_PER_CYCLE * np.clip(1 - util, 0, 1)
-    return cap * np.where(check_array('gpu', gpu, None, lo=0) > 0, GPU_SPEEDUP, 1.0)
+    return cap * np.where(check_array('gpu', gpu, lo=0, nonempty=True) > 0, GPU_SPEEDUP, 1.0)
 
 def memory_impact(required_gb:float, # memory the task needs on the device
                   free_gb:np.ndarray, # free memory of each device
                  ) -> np.ndarray:
     "MemoryImpactFactor of (5.13): 1 when the task fits in free memory, else required / free (swapping slows it down)."
     req = check_float('required_gb', required_gb, lo=0)
-    return np.maximum(1.0, req / np.maximum(check_array('free_gb', free_gb, None, lo=0), 1e-9))
+    return np.maximum(1.0, req / np.maximum(check_array('free_gb', free_gb, lo=0, nonempty=True), 1e-9))
 
 # %% ../../nbs/crowd/60_devices.ipynb #370cfb4b
 @dataclass
@@ -110,14 +94,14 @@ def _tiers(name, v, n_tiers):
 
 def _probs(name, v, n):
     "`v` broadcast to (n,) probabilities in [0, 1]; errors name `name`."
-    a = check_array(name, v, None, lo=0)
+    a = check_array(name, v, lo=0, nonempty=True)
     if a.shape not in ((), (n,)): raise ValueError(f"{name}: expected a scalar or {n} probabilities, got shape {a.shape}")
     if (a > 1).any(): raise ValueError(f"{name}: expected probabilities in [0, 1]")
     return np.broadcast_to(a, (n,)).copy()
 
 def _positive(name, v, n):
     "`v` broadcast to (n,) finite positive numbers; errors name `name`."
-    a = check_array(name, v, None)
+    a = check_array(name, v, nonempty=True)
     if a.shape not in ((), (n,)): raise ValueError(f"{name}: expected a scalar or {n} values, got shape {a.shape}")
     if (a <= 0).any(): raise ValueError(f"{name}: expected positive values")
     return np.broadcast_to(a, (n,)).copy()
@@ -181,7 +165,7 @@ def sample(cls:DevicePool, n:int, # devices in the pool
 def _tier_probs(name, p, k):
     "Tier probabilities: uniform for None, else `k` non-negative numbers summing to one; errors name `name`."
     if p is None: return np.full(k, 1 / k)
-    a = check_array(name, p, None, lo=0)
+    a = check_array(name, p, lo=0, nonempty=True)
     if a.shape != (k,) or not np.isclose(a.sum(), 1):
         raise ValueError(f"{name}={p!r}: expected {k} non-negative probabilities summing to one")
     return a / a.sum()
@@ -200,7 +184,7 @@ TRANSFERS_PER_ROUND = 2 # a selected client downloads the model once and uploads
 @patch
 def _ids(self:DevicePool, ids) -> np.ndarray:
     "`ids` as int64 device ids of this pool; errors name `ids`."
-    a = check_array('ids', ids, 1, lo=0, nonempty=False)
+    a = check_array('ids', ids, ndim=1, lo=0)
     if (a % 1).any() or (a >= self.num_devices).any(): raise ValueError(f"ids: expected integer device ids in [0, {self.num_devices - 1}]")
     return a.astype(np.int64)
 
@@ -214,7 +198,7 @@ def client_times(self:DevicePool, t:int, # the round
     "Per-device seconds in round `t`: training (5.13), network (5.12, download + upload) and their sum."
     ids, s = self._ids(ids), self.state(t)
     st = s.iloc[ids]
-    flops = check_array('flops', flops, None, lo=0)
+    flops = check_array('flops', flops, lo=0, nonempty=True)
     if flops.shape not in ((), ids.shape): raise ValueError(f"flops has shape {flops.shape}: expected a scalar or one per device {ids.shape}")
     train = flops / st['capacity_flops'].to_numpy() * memory_impact(check_float('memory_gb', memory_gb, lo=0), st['free_ram_gb'].to_numpy())
     net = TRANSFERS_PER_ROUND * (check_float('n_bytes', n_bytes, lo=0) * BITS_PER_BYTE / (st['bandwidth_mbps'].to_numpy() * MBIT)

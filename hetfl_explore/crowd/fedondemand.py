@@ -9,14 +9,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 import torch
-from ..foundation.core import check_int, check_float, check_type, rng_streams
+from ..foundation.core import check_int, check_float, check_type, rng_streams, check_array
 from ..engine.protocol import Selector
 from ..engine.simulation import RunConfig, local_train, evaluate, ParamLayout
-from .devices import DevicePool, TaskRequirements, check_array
+from .devices import DevicePool, TaskRequirements
 from .shapley import fl_utility, shapley_exact, shapley_mc, MAX_EXACT_PLAYERS
 
 # %% auto #0
-__all__ = ['register', 'eligible', 'Task', 'preliminary_training', 'cohort_size_heuristic', 'pac_bayes_gap',
+__all__ = ['register', 'eligible_devices', 'Task', 'preliminary_training', 'cohort_size_heuristic', 'pac_bayes_gap',
            'pac_bayes_sample_size', 'cohort_for_samples', 'ShapleyLedger']
 
 # %% ../../nbs/crowd/64_fedondemand.ipynb #ff295ef9
@@ -32,7 +32,7 @@ def register(pool:DevicePool, # the volunteers' devices
     return pd.DataFrame(dict(device=np.arange(n), hw_tier=s['hw_tier'], net_tier=s['net_tier'], cost=pool.cost,
                              availability=pool.availability, data_type=dt))
 
-def eligible(pool:DevicePool, # the registered devices
+def eligible_devices(pool:DevicePool, # the registered devices
              req:TaskRequirements, # the task's requirements
              t:int=0, # the round whose attributes are checked
             ) -> np.ndarray:
@@ -59,13 +59,13 @@ class Task:
 # %% ../../nbs/crowd/64_fedondemand.ipynb #4fbfab1a
 def preliminary_training(model_fn, # builds the task's model (called under `config.seed`)
                          data, # a `FederatedData`; its test split is the requester's test set
-                         ids:np.ndarray, # eligible clients
+                         ids:np.ndarray, # eligible_devices clients
                          config:RunConfig, # local training hyper-parameters
                          fraction:float=0.25, # share of each client's data used in the preliminary round
                         ) -> pd.DataFrame:
     "Each client trains w0 on a subset of its data; returns its data size and the loss on the requester's test set."
-    frac, ids = check_float('fraction', fraction, lo=0, hi=1, lo_open=True), check_array('ids', ids, 1, lo=0, nonempty=False)
-    if ids.size == 0: raise ValueError("ids: an empty population, expected at least one eligible client")
+    frac, ids = check_float('fraction', fraction, lo=0, hi=1, lo_open=True), check_array('ids', ids, ndim=1, lo=0)
+    if ids.size == 0: raise ValueError("ids: an empty population, expected at least one eligible_devices client")
     if (ids % 1).any() or (ids >= len(data.client_idx)).any(): raise ValueError(f"ids: expected client ids in [0, {len(data.client_idx) - 1}]")
     ids, config = ids.astype(np.int64), check_type('config', config, RunConfig)
     if not callable(model_fn): raise TypeError(f"model_fn={model_fn!r:.80}: expected a callable that builds the model")
@@ -87,7 +87,7 @@ def cohort_size_heuristic(kl:np.ndarray, # KL(q_k || p) of each client's posteri
                           delta:float, # confidence 1 - delta
                          ) -> int:
     "HEURISTIC from Tahir (2025, App. A.1, intermediate step), not a bound: [sum(KL + var) + log(K / delta) / 2] / epsilon."
-    kl, var = check_array('kl', kl, 1, lo=0), check_array('loss_var', loss_var, 1, lo=0)
+    kl, var = check_array('kl', kl, ndim=1, lo=0, nonempty=True), check_array('loss_var', loss_var, ndim=1, lo=0, nonempty=True)
     if kl.shape != var.shape: raise ValueError(f"loss_var has shape {var.shape}: expected the shape of kl {kl.shape}")
     eps, d = check_float('epsilon', epsilon, lo=0, lo_open=True), check_float('delta', delta, lo=0, hi=1, lo_open=True, hi_open=True)
     return math.ceil(((kl + var).sum() + 0.5 * math.log(len(kl) / d)) / eps)
@@ -124,8 +124,8 @@ def cohort_for_samples(order:np.ndarray, # client ids, best first
                        n_required:int, # samples the task needs
                       ) -> np.ndarray:
     "The shortest prefix of `order` whose clients hold at least `n_required` samples (all of them if they never do)."
-    order, need = check_array('order', order, 1, lo=0, nonempty=False), check_int('n_required', n_required, lo=1)
-    n_samples = check_array('n_samples', n_samples, 1, lo=0)
+    order, need = check_array('order', order, ndim=1, lo=0), check_int('n_required', n_required, lo=1)
+    n_samples = check_array('n_samples', n_samples, ndim=1, lo=0, nonempty=True)
     if order.size == 0: raise ValueError("order: an empty population, expected at least one client")
     if (order % 1).any() or (order >= len(n_samples)).any(): raise ValueError(f"order: expected client ids in [0, {len(n_samples) - 1}]")
     order = order.astype(np.int64)

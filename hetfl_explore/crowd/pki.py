@@ -22,8 +22,8 @@ from .abac import PolicySet, Request, Decision
 
 # %% auto #0
 __all__ = ['ATTRIBUTES_OID', 'CURVE', 'DEFAULT_VALIDITY', 'REASONS', 'NONCE_BYTES', 'GCM_NONCE_BYTES', 'GCM_TAG_BYTES', 'new_key',
-           'make_csr', 'attributes_of', 'client_id_of', 'CertificateAuthority', 'check_certificate', 'serialise',
-           'SignedUpdate', 'sign_update', 'verify_update', 'session_key', 'seal', 'unseal']
+           'aware_now', 'make_csr', 'attributes_of', 'client_id_of', 'CertificateAuthority', 'check_certificate',
+           'serialise', 'SignedUpdate', 'sign_update', 'verify_update', 'session_key', 'seal', 'unseal']
 
 # %% ../../nbs/crowd/67_pki.ipynb #0a1ca9f4
 ATTRIBUTES_OID = x509.ObjectIdentifier('1.3.6.1.4.1.32473.1.1')   # RFC 5612 documentation arc: ABAC attributes as JSON
@@ -40,7 +40,8 @@ def _canonical(attributes:dict) -> bytes:
     try: return json.dumps({k: conv(v) for k, v in attributes.items()}, sort_keys=True, separators=(',', ':')).encode()
     except TypeError as e: raise TypeError(f"attributes: expected JSON-serialisable values (numbers, strings, booleans, sets of them): {e}") from None
 
-def _now(now):
+def aware_now(now:datetime|None, # a timezone-aware datetime, or None for the current time
+             ) -> datetime:
     "An aware datetime: `now`, or the current UTC time."
     if now is None: return datetime.now(timezone.utc)
     check_type('now', now, datetime)
@@ -87,7 +88,7 @@ class CertificateAuthority:
         self.policy = None if policy is None else check_type('policy', policy, PolicySet)
         self.validity = check_type('validity', validity, timedelta)
         if validity <= timedelta(0): raise ValueError(f"validity={validity!r}: expected a positive duration")
-        self.key, start = new_key(), _now(now)
+        self.key, start = new_key(), aware_now(now)
         self.name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
         self.cert = (x509.CertificateBuilder().subject_name(self.name).issuer_name(self.name)
                      .public_key(self.key.public_key()).serial_number(x509.random_serial_number())
@@ -105,7 +106,7 @@ def enrol(self:CertificateAuthority, csr:x509.CertificateSigningRequest, # the d
     "Register a device: verify its CSR, authorise its attributes, and issue a short-lived certificate."
     check_type('csr', csr, x509.CertificateSigningRequest)
     if not csr.is_signature_valid: raise ValueError("csr: its signature does not verify (not signed by the key it carries)")
-    now, attrs = _now(now), attributes_of(csr)
+    now, attrs = aware_now(now), attributes_of(csr)
     decision = None if self.policy is None else self.policy.decide(Request(attrs, action))
     if decision is not None and not decision.permit: return None, decision
     cert = (x509.CertificateBuilder().subject_name(csr.subject).issuer_name(self.name).public_key(csr.public_key())
@@ -120,13 +121,13 @@ def revoke(self:CertificateAuthority, cert:x509.Certificate, # the certificate t
            now:datetime|None=None, # revocation time
           ) -> None:
     "Put a certificate on the revocation list."
-    self.revoked[check_type('cert', cert, x509.Certificate).serial_number] = _now(now)
+    self.revoked[check_type('cert', cert, x509.Certificate).serial_number] = aware_now(now)
 
 @patch
 def crl(self:CertificateAuthority, now:datetime|None=None, # the list's issue time
        ) -> x509.CertificateRevocationList:
     "The current certificate revocation list, signed by the CA."
-    now = _now(now); b = x509.CertificateRevocationListBuilder().issuer_name(self.name).last_update(now).next_update(now + self.validity)
+    now = aware_now(now); b = x509.CertificateRevocationListBuilder().issuer_name(self.name).last_update(now).next_update(now + self.validity)
     for serial, when in self.revoked.items():
         b = b.add_revoked_certificate(x509.RevokedCertificateBuilder().serial_number(serial).revocation_date(when).build())
     return b.sign(self.key, hashes.SHA256())
@@ -148,7 +149,7 @@ def check_certificate(cert:x509.Certificate, # the certificate to check
         raise ValueError("crl: not signed by the CA")
     try: cert.verify_directly_issued_by(ca_cert)
     except (ValueError, TypeError, InvalidSignature): return REASONS['not_ca']
-    now = _now(now)
+    now = aware_now(now)
     if not (cert.not_valid_before_utc <= now <= cert.not_valid_after_utc): return REASONS['expired']
     if crl.get_revoked_certificate_by_serial_number(cert.serial_number) is not None: return REASONS['revoked']
     return None

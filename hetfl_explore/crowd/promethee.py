@@ -8,13 +8,13 @@ import math
 import numpy as np
 import pandas as pd
 from fastcore.basics import patch
-from ..foundation.core import check_int, check_float, check_choice, check_type
+from ..foundation.core import check_int, check_float, check_choice, check_type, check_array
 from ..engine.protocol import Selection, Selector
-from .devices import DevicePool, TaskRequirements, check_array
+from .devices import DevicePool, TaskRequirements
 
 # %% auto #0
 __all__ = ['CRITERIA', 'WEIGHT_TOL', 'REFERENCE_CONFIG', 'PAIRWISE_BLOCK', 'FLOW_METHODS', 'QUALITY_SIGNS', 'check_weights',
-           'check_thresholds', 'preference', 'minmax', 'flows_pairwise', 'uni_flows_sorted', 'flows_sorted',
+           'check_thresholds', 'preference', 'minmax_columns', 'flows_pairwise', 'uni_flows_sorted', 'flows_sorted',
            'compute_flows_as_printed', 'flows_as_printed', 'promethee', 'budget_greedy', 'PrometheeSelector']
 
 # %% ../../nbs/crowd/61_promethee.ipynb #8c580502
@@ -63,15 +63,15 @@ def preference(d:np.ndarray|float, # difference g_j(c_i) - g_j(c_k)
                p:float, # strict-preference threshold (p >= q)
               ) -> np.ndarray:
     "Linear preference with indifference (Brans-Vincke type V, Tahir's eq. 5.4); a step at q when p == q."
-    d = check_array('d', d, None, nonempty=False)
+    d = check_array('d', d)
     q, p = (float(v[0]) for v in check_thresholds(q, p, ('d',)))
     if p == q: return (d > q).astype(np.float64)
     return np.clip((d - q) / (p - q), 0.0, 1.0)
 
-def minmax(X:np.ndarray, # (n, m) raw criteria scores
+def minmax_columns(X:np.ndarray, # (n, m) raw criteria scores
           ) -> np.ndarray:
     "Each column scaled to [0, 1] by its min and max (a constant column becomes zeros)."
-    X = check_array('X', X, 2)
+    X = check_array('X', X, ndim=2, nonempty=True)
     lo, span = X.min(0), np.ptp(X, 0)
     return np.where(span > 0, (X - lo) / np.where(span > 0, span, 1), 0.0)
 
@@ -80,7 +80,7 @@ PAIRWISE_BLOCK = 1024 # rows of the n x n preference matrix computed at once
 
 def _matrix(X, weights, q, p):
     "Validated (n, m) criteria matrix with at least one client, weights and thresholds."
-    X = check_array('X', X, 2)
+    X = check_array('X', X, ndim=2, nonempty=True)
     crit = CRITERIA if X.shape[1] == len(CRITERIA) else tuple(f'c{j}' for j in range(X.shape[1]))
     return X, check_weights(weights, crit), *check_thresholds(q, p, crit)
 
@@ -107,7 +107,7 @@ def uni_flows_sorted(g:np.ndarray, # (n,) one criterion's scores
                      p:float, # strict-preference threshold
                     ) -> tuple[np.ndarray, np.ndarray]:
     "Exact single-criterion (phi+, phi-) by sorting, binary search and prefix sums: O(n log n)."
-    g, n = check_array('g', g, 1), len(g)
+    g, n = check_array('g', g, ndim=1, nonempty=True), len(g)
     q, p = (float(v[0]) for v in check_thresholds(q, p, ('g',)))
     if n == 1: return np.zeros(1), np.zeros(1)
     def plus(v):
@@ -138,7 +138,7 @@ def compute_flows_as_printed(g:np.ndarray, # (n,) one criterion's scores
     "Tahir (2025) Algorithm 2 (COMPUTEFLOWS) as printed, on the sorted scores: omits clients with full preference."
     q, p = (float(v[0]) for v in check_thresholds(q, p, ('g',)))
     if p <= q: raise ValueError(f"p={p!r}, q={q!r}: the printed Algorithm 2 divides by p - q, expected p > q")
-    g = check_array('g', g, 1); n, order = len(g), np.argsort(g, kind='stable')
+    g = check_array('g', g, ndim=1, nonempty=True); n, order = len(g), np.argsort(g, kind='stable')
     s, phi = g[order], np.zeros(len(g))
     total, start, end = 0.0, 0, 0
     for i in range(n):
@@ -178,7 +178,7 @@ def promethee(X:np.ndarray|pd.DataFrame, # (n, m) criteria scores (a DataFrame's
         if missing: raise ValueError(f"X: missing criteria columns {missing}: expected columns {list(CRITERIA)}")
         X = X[list(CRITERIA)].to_numpy(np.float64)
     X = _matrix(X, weights, q, p)[0]
-    plus, minus = FLOW_METHODS[method](minmax(X) if check_type('normalise', normalise, bool) else X, weights, q, p)
+    plus, minus = FLOW_METHODS[method](minmax_columns(X) if check_type('normalise', normalise, bool) else X, weights, q, p)
     phi = plus - minus
     rank = np.empty(len(phi), np.int64); rank[np.argsort(-phi, kind='stable')] = np.arange(1, len(phi) + 1)
     return pd.DataFrame(dict(phi_plus=plus, phi_minus=minus, phi=phi, rank=rank))
@@ -190,7 +190,7 @@ def budget_greedy(order:np.ndarray, # client ids, best first
                   k:int|None=None, # optional cap on how many clients are taken
                  ) -> np.ndarray:
     "Algorithm 1's pass: take clients in rank order while their cost fits the remaining budget, skipping those that do not."
-    order, cost = check_array('order', order, 1, lo=0, nonempty=False).astype(np.int64), check_array('cost', cost, 1, lo=0, nonempty=False)
+    order, cost = check_array('order', order, ndim=1, lo=0).astype(np.int64), check_array('cost', cost, ndim=1, lo=0)
     if order.size == 0: raise ValueError("order: an empty population, expected at least one client to choose from")
     if cost.shape != order.shape: raise ValueError(f"cost has shape {cost.shape}: expected one cost per client, shape {order.shape}")
     budget = check_float('budget', budget, lo=0, lo_open=True)
@@ -264,8 +264,8 @@ def criteria(self:PrometheeSelector, t:int, # the round
     loss = self.loss[ids]
     known = np.isfinite(loss)
     loss = np.where(known, loss, np.nanmean(loss) if known.any() else 0.0)
-    ls = minmax(loss[:, None])[:, 0]
-    q = 0.5 * minmax(np.log1p(np.asarray(n_samples, np.float64)[ids])[:, None])[:, 0] + 0.5 * (ls if self.quality_sign == 'high_loss_good' else 1 - ls)
+    ls = minmax_columns(loss[:, None])[:, 0]
+    q = 0.5 * minmax_columns(np.log1p(np.asarray(n_samples, np.float64)[ids])[:, None])[:, 0] + 0.5 * (ls if self.quality_sign == 'high_loss_good' else 1 - ls)
     return hn.assign(Q=q, T=self.trust[ids])
 
 # %% ../../nbs/crowd/61_promethee.ipynb #960fff3a

@@ -8,8 +8,8 @@ import dataclasses
 import numpy as np
 import pandas as pd
 import torch
-from ..foundation.core import check_int, check_float, check_choice, check_type
-from .bayesian import MODES, aggregate_posteriors, run_bayesfl, _as_tensor
+from ..foundation.core import check_int, check_float, check_choice, check_type, check_tensor
+from .bayesian import MODES, aggregate_posteriors, run_bayesfl
 
 # %% auto #0
 __all__ = ['RULES', 'ATTACKS', 'SCALE_RANGE', 'CLAIMED_VAR', 'krum_scores', 'robust_aggregate', 'flip_labels', 'attack_exchange',
@@ -20,7 +20,7 @@ def krum_scores(points, # (n, P) client updates (or means)
                 f:int, # the number of Byzantine clients tolerated
                ) -> torch.Tensor: # (n,) scores; lower is more central
     "Krum's score: the sum of squared distances from each point to its n - f - 2 nearest other points."
-    x = _as_tensor('points', points, ndim=2); n = len(x)
+    x = check_tensor('points', points, ndim=2); n = len(x)
     f = check_int('f', f, lo=0)
     if n < 2 * f + 3: raise ValueError(f"f={f}: Krum needs n >= 2f + 3 points, got n={n}")
     d = torch.cdist(x, x) ** 2
@@ -38,7 +38,7 @@ def robust_aggregate(mus, # (N, P) client means
                     ) -> tuple[torch.Tensor, torch.Tensor]: # the global (mu, var)
     "Aggregate client posteriors with a robust or Bayesian rule."
     check_choice('rule', rule, RULES)
-    mus, vars = _as_tensor('mus', mus, ndim=2), _as_tensor('vars', vars, ndim=2)
+    mus, vars = check_tensor('mus', mus, ndim=2), check_tensor('vars', vars, ndim=2)
     if mus.shape != vars.shape: raise ValueError(f"vars has shape {tuple(vars.shape)}: expected {tuple(mus.shape)} like mus")
     if rule in MODES: return aggregate_posteriors(mus, vars, 0., check_float('prior_var', prior_var, lo=0, lo_open=True), rule)
     if rule == 'fedavg': return mus.mean(0), vars.mean(0)

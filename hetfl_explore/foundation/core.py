@@ -11,12 +11,12 @@ import numpy as np
 import torch
 
 # %% auto #0
-__all__ = ['SEED_MAX', 'MAX_COUNT', 'CHECK_SEED_ENV', 'CHECK_LOG_ENV', 'RESULTS_DIR', 'TRIPLET_COLORS', 'FONT_FAMILY',
-           'PAGE_FIGURE_WIDTH', 'check_int', 'check_float', 'check_choice', 'check_type', 'as_array',
-           'check_real_array', 'check_count', 'check_count_array', 'check_probability', 'check_distribution',
-           'check_ids', 'check_rng_seed', 'check_columns', 'check_callable', 'check_by_name', 'default_device',
-           'seed_everything', 'spawn_seeds', 'rng_streams', 'torch_generator', 'validate_fields', 'check_seed',
-           'learned_check', 'results_path']
+__all__ = ['SEED_MAX', 'MAX_COUNT', 'MS_PER_S', 'CHECK_SEED_ENV', 'CHECK_LOG_ENV', 'RESULTS_DIR', 'TRIPLET_COLORS', 'FONT_FAMILY',
+           'PAGE_FIGURE_WIDTH', 'check_int', 'check_float', 'check_choice', 'check_type', 'as_array', 'check_array',
+           'check_tensor', 'check_count', 'check_count_array', 'check_probability', 'check_distribution', 'check_ids',
+           'check_rng_seed', 'check_columns', 'check_callable', 'check_by_name', 'default_device', 'seed_everything',
+           'spawn_seeds', 'rng_streams', 'torch_generator', 'validate_fields', 'check_seed', 'learned_check',
+           'results_path']
 
 # %% ../../nbs/foundation/00_core.ipynb #ba8c93b3
 def _show(value, width:int=80) -> str:
@@ -88,10 +88,11 @@ def check_type(name:str, # Argument name, quoted in the error
 # %% ../../nbs/foundation/00_core.ipynb #daab6b9c
 SEED_MAX = 2**63 - 1   # largest seed that numpy, Python's random and torch (a signed 64-bit integer) all accept
 MAX_COUNT = 2**53      # largest count (and total of counts) a float64 holds exactly
+MS_PER_S = 1000.0     # milliseconds per second (latencies and timings are reported in ms)
 
 def as_array(name:str, # Argument name, quoted in the error
              value:Any, # numpy array, torch tensor, nested list or number
-             ndim:int|None=None, # the exact number of dimensions required, if any
+             ndim:int|tuple|None=None, # the number of dimensions required (one, or a tuple of allowed ones), if any
             ) -> np.ndarray:
     "`value` as a numeric numpy array (torch tensors copied to the CPU); errors name `name`."
     if isinstance(value, torch.Tensor): value = value.detach().cpu().numpy()
@@ -101,8 +102,9 @@ def as_array(name:str, # Argument name, quoted in the error
     except (ValueError, TypeError) as e: raise ValueError(f"{name}: not a rectangular array of numbers ({e})") from None
     if arr.dtype.kind not in 'biuf' and not (arr.size == 0 and arr.dtype.kind == 'O'):
         raise TypeError(f"{name}={_show(value)}: expected an array of numbers, got dtype {arr.dtype}")
-    if ndim is not None and arr.ndim != ndim:
-        raise ValueError(f"{name}: shape {arr.shape}: expected an array with {ndim} dimension(s)")
+    dims = (ndim,) if isinstance(ndim, int) else ndim
+    if dims is not None and arr.ndim not in dims:
+        raise ValueError(f"{name}: shape {arr.shape}: expected an array with {' or '.join(map(str, dims))} dimension(s)")
     return arr.astype(np.float64) if arr.dtype.kind == 'O' else arr
 
 # %% ../../nbs/foundation/00_core.ipynb #48cdbab1
@@ -114,16 +116,18 @@ def _first_bad(name, arr, bad, what, where=None):
     why = ('NaN' if np.isnan(v) else 'infinite' if np.isinf(v) else 'out of range') if arr.dtype.kind == 'f' else 'out of range'
     raise ValueError(f"{name}: {pos} = {v.item()!r} is {why}; expected {what}")
 
-def check_real_array(name:str, # Argument name, quoted in the error
-                     value:Any, # numpy array, torch tensor, nested list or number
-                     lo:float|None=None, # Smallest allowed value (inclusive)
-                     hi:float|None=None, # Largest allowed value (inclusive)
-                     allow_nan:bool=False, # Let NaN through (e.g. "not measured")
-                     allow_inf:bool=False, # Let ±inf through (e.g. "never")
-                     ndim:int|None=None, # the exact number of dimensions required, if any
-                    ) -> np.ndarray: # float64 copy
+def check_array(name:str, # Argument name, quoted in the error
+                value:Any, # numpy array, torch tensor, nested list or number
+                ndim:int|tuple|None=None, # the number of dimensions required (one, or a tuple of allowed ones), if any
+                lo:float|None=None, # Smallest allowed value (inclusive)
+                hi:float|None=None, # Largest allowed value (inclusive)
+                allow_nan:bool=False, # Let NaN through (e.g. "not measured")
+                allow_inf:bool=False, # Let ±inf through (e.g. "never")
+                nonempty:bool=False, # Reject an array without entries
+               ) -> np.ndarray: # float64 copy
     "Return `value` as a float64 array of finite reals in [lo, hi]; errors name `name`, the entry and the rule."
     arr = as_array(name, value, ndim).astype(np.float64)
+    if nonempty and arr.size == 0: raise ValueError(f"{name}: shape {arr.shape}: expected a non-empty array")
     bad = np.zeros(arr.shape, bool)
     if not allow_nan: bad |= np.isnan(arr)
     if not allow_inf: bad |= np.isinf(arr)
@@ -133,6 +137,22 @@ def check_real_array(name:str, # Argument name, quoted in the error
     what = f"{'' if allow_inf else 'finite '}numbers in [{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}]"
     _first_bad(name, arr, bad, what + (' or NaN' if allow_nan else ''))
     return arr
+
+# %% ../../nbs/foundation/00_core.ipynb #3df58263
+def check_tensor(name:str, # Argument name, quoted in the error
+                 value:Any, # torch tensor (kept on its device), numpy array, nested list or number
+                 ndim:int|tuple|None=None, # the number of dimensions required (one, or a tuple of allowed ones), if any
+                 finite:bool=True, # Reject NaN and ±inf
+                ) -> torch.Tensor:
+    "Return `value` as a floating tensor checked like `check_array` (a tensor keeps its float dtype and device)."
+    if isinstance(value, bool): raise TypeError(_bad(name, value, 'a number, array or tensor'))
+    if not isinstance(value, torch.Tensor): return torch.from_numpy(check_array(name, value, ndim, allow_nan=not finite, allow_inf=not finite))
+    t = value if value.is_floating_point() else value.double()
+    dims = (ndim,) if isinstance(ndim, int) else ndim
+    if dims is not None and t.dim() not in dims:
+        raise ValueError(f"{name}: shape {tuple(t.shape)}: expected an array with {' or '.join(map(str, dims))} dimension(s)")
+    if finite and not torch.isfinite(t).all(): raise ValueError(f"{name}: expected finite values (NaN or ±inf found)")
+    return t
 
 # %% ../../nbs/foundation/00_core.ipynb #a691dd07
 def check_count(name:str, # Argument name, quoted in the error
@@ -174,7 +194,7 @@ def check_distribution(name:str, # Argument name, quoted in the error
                        axis:int=-1, # axis that holds each distribution
                       ) -> np.ndarray: # float64 probabilities summing to 1 along `axis`
     "Normalise finite non-negative weights along `axis`; every distribution needs a positive, finite total."
-    p = check_real_array(name, value, lo=0)
+    p = check_array(name, value, lo=0)
     if p.ndim == 0: raise ValueError(f"{name}: a single number: expected a vector of weights")
     check_int('axis', axis, lo=-p.ndim, hi=p.ndim - 1)
     total = p.sum(axis, keepdims=True)

@@ -12,7 +12,7 @@ import torch
 import torch.nn.functional as F
 import plotly.graph_objects as go
 from .core import (check_int, check_float, check_choice, check_type, rng_streams, check_count,
-    check_ids, check_real_array, as_array)
+    check_ids, check_array, as_array)
 from .hetero import interaction_matrix, as_counts
 
 # %% auto #0
@@ -252,7 +252,7 @@ def probe_accuracy(features:np.ndarray, # (n, d) features
     "Test accuracy of a logistic regression trained on one random half of (features, labels), tested on the other."
     from sklearn.linear_model import LogisticRegression
     from sklearn.preprocessing import StandardScaler
-    features, labels = check_real_array('features', features, ndim=2), as_array('labels', labels, ndim=1)
+    features, labels = check_array('features', features, ndim=2), as_array('labels', labels, ndim=1)
     if len(features) != len(labels): raise ValueError(f"features and labels: lengths differ ({len(features)} vs {len(labels)})")
     if len(np.unique(labels)) < 2: raise ValueError("labels: a probe needs at least two distinct labels")
     p = rng_streams(seed, 1, 'probe')[0].permutation(len(labels)); tr, te = p[: len(p) // 2], p[len(p) // 2:]
@@ -281,7 +281,7 @@ def render_faces(levels:dict, # trait -> (n,) float levels in [0, 1]
     check_type('levels', levels, dict); check_type('geometry', geometry, dict); size = check_int('size', size, lo=1, hi=MAX_SIDE)
     missing = [k for k in FACE_TRAITS if k not in levels] + [k for k in ('cx', 'cy', 'rx', 'ry', 'bg', 'hair') if k not in geometry]
     if missing: raise ValueError(f"levels/geometry: missing {missing}")
-    for k in FACE_TRAITS: check_real_array(f"levels[{k!r}]", levels[k], lo=0, hi=1, ndim=1)
+    for k in FACE_TRAITS: check_array(f"levels[{k!r}]", levels[k], lo=0, hi=1, ndim=1)
     n = len(levels['race'])
     cx, cy, rx, ry = (geometry[k] for k in ('cx', 'cy', 'rx', 'ry'))
     u, v = _grid(size, n)

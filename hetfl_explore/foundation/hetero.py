@@ -9,7 +9,7 @@ import torch
 from scipy.special import xlogy
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
-from .core import check_int, check_choice, check_float, check_type, check_count_array, check_distribution, check_real_array, as_array, PAGE_FIGURE_WIDTH
+from .core import check_int, check_choice, check_float, check_type, check_count_array, check_distribution, check_array, as_array, PAGE_FIGURE_WIDTH
 
 # %% auto #0
 __all__ = ['METRICS', 'TYPES', 'interaction_matrix', 'marginal_vector', 'as_counts', 'entropy', 'mutual_information', 'dht',
@@ -146,7 +146,7 @@ def client_types(triplets, # (..., 3) triplets [CI, AI, SC], e.g. `dht(Ns)`
                 ) -> np.ndarray: # (...,) str labels from 'CI', 'AI', 'SC' (joined with '=' on ties)
     "Type each client by the argmax of its triplet, with explicit tie handling."
     check_choice('tie', tie, ('first', 'join', 'raise')); atol = check_float('atol', atol, lo=0)
-    t = check_real_array('triplets', triplets, lo=0, hi=1)
+    t = check_array('triplets', triplets, lo=0, hi=1)
     if t.ndim < 1 or t.shape[-1] != 3: raise ValueError(f"triplets: shape {t.shape}: expected (..., 3)")
     top = t >= t.max(-1, keepdims=True) - atol
     if tie == 'first': return np.array(TYPES)[top.argmax(-1)]
@@ -239,7 +239,7 @@ def federation_heatmaps(Ns, # client matrices (K, |Y|, |A|)
 def simplex_positions(triplets, # (K, 3) triplets [CI, AI, SC]
                      ) -> np.ndarray: # (K, 3) barycentric positions, each row summing to 1
     "Where each triplet sits on the CI/AI/SC simplex: the triplet L1-normalised, the zero triplet at the centre."
-    t = check_real_array('triplets', triplets, lo=0, hi=1)
+    t = check_array('triplets', triplets, lo=0, hi=1)
     if t.ndim != 2 or t.shape[1] != 3: raise ValueError(f"triplets: shape {t.shape}: expected (K, 3)")
     s = t.sum(1, keepdims=True)
     return np.divide(t, s, out=np.full_like(t, 1 / 3), where=s > 0)
@@ -251,11 +251,11 @@ def ternary_triplets(triplets, # (K, 3) triplets [CI, AI, SC]
                      tie:str='join', # how `client_types` colours ties
                     ) -> go.Figure:
     "Triplets on the CI/AI/SC simplex (each L1-normalised; the zero triplet sits at the centre), coloured by type."
-    pos = simplex_positions(triplets); t = check_real_array('triplets', triplets)
+    pos = simplex_positions(triplets); t = check_array('triplets', triplets)
     if labels is not None and len(labels) != len(t): raise ValueError(f"labels: {len(labels)} labels for {len(t)} triplets")
     types = client_types(t, tie=tie)
     labels = list(labels or [f'client {k}' for k in range(len(t))])
-    sizes = np.full(len(t), 10.0) if sizes is None else 6 + 4 * np.sqrt(check_real_array('sizes', sizes, lo=0, ndim=1))
+    sizes = np.full(len(t), 10.0) if sizes is None else 6 + 4 * np.sqrt(check_array('sizes', sizes, lo=0, ndim=1))
     if len(sizes) != len(t): raise ValueError(f"sizes: {len(sizes)} sizes for {len(t)} triplets")
     fig = go.Figure()
     for ty in dict.fromkeys(types):
@@ -277,8 +277,8 @@ def metric_bars(metrics, # a dict from `fl_metrics`, or client matrices (K, |Y|,
     m = metrics if isinstance(metrics, dict) else fl_metrics(metrics)
     missing = [k for k in METRICS if k not in m]
     if missing: raise ValueError(f"metrics: a dict without {', '.join(missing)}: expected the six keys of fl_metrics")
-    check_real_array('metrics', [m[k] for k in METRICS], allow_nan=True)
-    if published is not None: check_real_array('published', [v for k, v in check_type('published', published, dict).items() if k in METRICS])
+    check_array('metrics', [m[k] for k in METRICS], allow_nan=True)
+    if published is not None: check_array('published', [v for k, v in check_type('published', published, dict).items() if k in METRICS])
     fig = go.Figure(go.Bar(x=list(METRICS), y=[float(m[k]) for k in METRICS], name='computed',
                            text=[f'{float(m[k]):.2f}' for k in METRICS], textposition='outside'))
     if published:

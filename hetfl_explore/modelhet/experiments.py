@@ -12,17 +12,18 @@ import pandas as pd
 import torch
 from scipy.stats import spearmanr, pearsonr
 from ..foundation.core import check_int, check_float, check_choice, check_type, validate_fields, results_path
-from .submodels import METHODS, BASELINES, run_submodels, client_accuracies
-from .mia import (make_split, yeom_attack, lira_population, disjoint_pool, lira_offline, train_shadows,
+from .submodels import METHODS, BASELINES, run_submodels, submodel_client_accuracies
+from .mia import (mia_split, yeom_attack, lira_population, disjoint_pool, lira_offline, train_shadows,
                                        tmia_attack, attack_metrics)
 from ..foundation.data import dirichlet_size_split, tiny_digits_federation
 from ..foundation.loaders import load_cifar, load_femnist_leaf
 
 # %% auto #0
-__all__ = ['ATTACKS', 'TINY', 'FAITHFUL', 'LIRA_COMPARE', 'LIRA_METHODS', 'appendix_tables', 'check_choice_all', 'check_frame',
-           'table6', 'table7', 'table8', 'table10', 'spread_table', 'frequency_spearman', 'taxonomy_T',
-           'tradeoff_scatter', 'headline_checks', 'Preset', 'attack_clients', 'run_one', 'run_preset', 'summarize',
-           'real_federation', 'lira_comparison', 'load_results', 'compare_to_thesis', 'size_leakage_correlation']
+__all__ = ['MIA_ATTACKS', 'MODELHET_TINY', 'FAITHFUL', 'LIRA_COMPARE', 'LIRA_METHODS', 'appendix_tables', 'check_choice_all',
+           'check_frame', 'table6', 'table7', 'table8', 'table10', 'spread_table', 'frequency_spearman', 'taxonomy_T',
+           'tradeoff_scatter', 'modelhet_headlines', 'ModelHetPreset', 'attack_clients', 'run_modelhet', 'run_preset',
+           'summarize', 'real_federation', 'lira_comparison', 'load_results', 'compare_to_thesis',
+           'size_leakage_correlation']
 
 # %% ../../nbs/modelhet/32_experiments.ipynb #da8b9eee
 # Németh (2025), thesis, Table 24: CIFAR-10
@@ -264,7 +265,7 @@ def tradeoff_scatter(df:pd.DataFrame, # Appendix-style table (thesis or `summari
     return fig
 
 # %% ../../nbs/modelhet/32_experiments.ipynb #8604fdf6
-def headline_checks(df:pd.DataFrame, # Appendix-style table of one dataset (n_large in 2/5/8 plus baselines)
+def modelhet_headlines(df:pd.DataFrame, # Appendix-style table of one dataset (n_large in 2/5/8 plus baselines)
                     auc:str='auc_avg', # Privacy column
                    ) -> pd.DataFrame:
     "The chapter's headline results (Németh (2025), thesis §4.8) as named boolean checks with the numbers behind them."
@@ -298,13 +299,13 @@ def headline_checks(df:pd.DataFrame, # Appendix-style table of one dataset (n_la
 
 # %% ../../nbs/modelhet/32_experiments.ipynb #c5ca28e2
 @dataclass
-class Preset:
+class ModelHetPreset:
     "Everything that defines a reproduction sweep (training, attacks, design)."
     name: str = 'tiny'
     rounds: int = 30; local_epochs: int = 1; batch_size: int = 64; lr: float = 0.05; momentum: float = 0.9
     u: int = 16; rate: float = 0.5; norm: str = 'static'; eval_every: int = 10; weighting: str = 'size'
     n_large: tuple = (2, 5, 8); seeds: tuple = (0, 1, 2)
-    attacks: tuple = ('yeom',)  # any of ATTACKS
+    attacks: tuple = ('yeom',)  # any of MIA_ATTACKS
     n_shadows: int = 4; shadow_epochs: int = 20; distill_epochs: int = 5; mia_cap: int = 5000
     device: str | None = None
 
@@ -314,7 +315,7 @@ class Preset:
                         momentum=lambda n, v: check_float(n, v, 0, 1, hi_open=True), u=pos, eval_every=pos, n_shadows=pos,
                         rate=lambda n, v: check_float(n, v, 0, 1, lo_open=True), weighting=lambda n, v: check_choice(n, v, ('size', 'equal')),
                         shadow_epochs=lambda n, v: check_int(n, v, lo=0), distill_epochs=lambda n, v: check_int(n, v, lo=0),
-                        attacks=lambda n, v: tuple(check_choice(n, a, ATTACKS) for a in check_type(n, v, (tuple, list))))
+                        attacks=lambda n, v: tuple(check_choice(n, a, MIA_ATTACKS) for a in check_type(n, v, (tuple, list))))
 
     def config(self, seed:int):
         "The engine `RunConfig` of one run."
@@ -324,11 +325,11 @@ class Preset:
                          device=self.device)
 
 # Yeom; offline LiRA with population shadows; the biased pooled-shadow LiRA it replaces (kept to compare); TMIA-lite
-ATTACKS = ('yeom', 'lira', 'lira_pooled', 'tmia_lite')
-TINY = Preset()
+MIA_ATTACKS = ('yeom', 'lira', 'lira_pooled', 'tmia_lite')
+MODELHET_TINY = ModelHetPreset()
 # The hyper-parameters of Németh (2025), thesis §4.7.3 for a GPU and real CIFAR-10/100 or FEMNIST files; SGD replaces Adam (engine).
-FAITHFUL = Preset('faithful', rounds=150, batch_size=128, lr=0.05, momentum=0.9, eval_every=10,
-                  attacks=ATTACKS, n_shadows=16, shadow_epochs=50, distill_epochs=25)
+FAITHFUL = ModelHetPreset('faithful', rounds=150, batch_size=128, lr=0.05, momentum=0.9, eval_every=10,
+                  attacks=MIA_ATTACKS, n_shadows=16, shadow_epochs=50, distill_epochs=25)
 
 # %% ../../nbs/modelhet/32_experiments.ipynb #2c18803f
 def _train_fn(preset, epochs):
@@ -383,13 +384,13 @@ def _attack_target(model, kind, k, rate, sp, run, data, preset, seed, pooled):
 # %% ../../nbs/modelhet/32_experiments.ipynb #d4130096
 def attack_clients(run, # `SubmodelRun`
                    data, # Its `FederatedData`
-                   preset:Preset=TINY, # Attack settings (attacks, n_shadows, shadow_epochs, distill_epochs, mia_cap)
+                   preset:ModelHetPreset=MODELHET_TINY, # Attack settings (attacks, n_shadows, shadow_epochs, distill_epochs, mia_cap)
                    seed:int=0, # Seed of splits and shadow models
                    global_model:bool=True, # Also attack the global model with each client's data
                   ) -> pd.DataFrame:
     "One row per (target, client, attack): AUC, advantage, best advantage, TPR@1% of attacks on theta_k^T (and the global model)."
-    check_type('preset', preset, Preset); check_int('seed', seed, lo=0)
-    for a in preset.attacks: check_choice('attacks', a, ATTACKS)
+    check_type('preset', preset, ModelHetPreset); check_int('seed', seed, lo=0)
+    for a in preset.attacks: check_choice('attacks', a, MIA_ATTACKS)
     pooled = _pooled_shadows(run, data, preset, seed)
     K = data.num_clients
     rows, targets = [], [('client', k) for k in range(K)] + ([('global', k) for k in range(K)] if global_model else [])
@@ -397,7 +398,7 @@ def attack_clients(run, # `SubmodelRun`
         model = run.client_model(k) if kind == 'client' else run.global_model()
         rate = run.sets[k].rate if kind == 'client' else 1.0
         xk, yk, _ = data.client(k)
-        sp = make_split(xk, yk, data.x_test, data.y_test, cap=preset.mia_cap, seed=seed * 100 + k)
+        sp = mia_split(xk, yk, data.x_test, data.y_test, cap=preset.mia_cap, seed=seed * 100 + k)
         for r in _attack_target(model, kind, k, rate, sp, run, data, preset, seed, pooled):
             m = attack_metrics(r)
             rows.append(dict(target=kind, client=k, size=int(data.client_sizes[k]), small=k in run.small, attack=r.attack,
@@ -405,31 +406,31 @@ def attack_clients(run, # `SubmodelRun`
     return pd.DataFrame(rows)
 
 # %% ../../nbs/modelhet/32_experiments.ipynb #a86bea6b
-def run_one(method:str, # Method code or baseline
+def run_modelhet(method:str, # Method code or baseline
             data, # `FederatedData`
             n_large:int, # Large clients (ignored by the baselines)
-            preset:Preset=TINY, # Settings
+            preset:ModelHetPreset=MODELHET_TINY, # Settings
             seed:int=0, # Seed of training and attacks
            ) -> pd.DataFrame:
     "Train one run and attack it: per-client rows with accuracies and attack metrics."
-    check_choice('method', method, METHODS + BASELINES); check_int('n_large', n_large, lo=0); check_type('preset', preset, Preset); check_int('seed', seed, lo=0)
+    check_choice('method', method, METHODS + BASELINES); check_int('n_large', n_large, lo=0); check_type('preset', preset, ModelHetPreset); check_int('seed', seed, lo=0)
     t0 = time.perf_counter()
     run = run_submodels(method, data, n_large, preset.config(seed), u=preset.u, rate=preset.rate, norm=preset.norm)
-    acc = client_accuracies(run, data)
+    acc = submodel_client_accuracies(run, data)
     df = attack_clients(run, data, preset, seed)
     df['client_acc'] = np.where(df.target == 'client', acc[df.client], np.nan)
     return df.assign(method=method, n_large=n_large, seed=seed, server_acc=run.history.accuracy.iloc[-1],
                      seconds=time.perf_counter() - t0)
 
 # %% ../../nbs/modelhet/32_experiments.ipynb #733e73e8
-def run_preset(preset:Preset=TINY, # Settings
+def run_preset(preset:ModelHetPreset=MODELHET_TINY, # Settings
                data_fn=tiny_digits_federation, # data_fn(seed) -> FederatedData
                methods:tuple=METHODS + BASELINES, # Methods to run
                path:str|None=None, # CSV of per-client rows: appended after each run, finished runs are skipped
                progress:bool=True, # Print one line per run
               ) -> pd.DataFrame:
     "Run every (seed, n_large, method) of a preset (baselines once per seed), saving progress to `path`."
-    check_type('preset', preset, Preset); [check_choice('methods', m, METHODS + BASELINES) for m in check_type('methods', methods, (tuple, list))]
+    check_type('preset', preset, ModelHetPreset); [check_choice('methods', m, METHODS + BASELINES) for m in check_type('methods', methods, (tuple, list))]
     if path is not None: check_type('path', path, (str, os.PathLike))
     done = pd.read_csv(path) if path and os.path.exists(path) else pd.DataFrame()
     key = lambda s, n, m: ((done.seed == s) & (done.n_large == n) & (done.method == m)).any() if len(done) else False
@@ -440,7 +441,7 @@ def run_preset(preset:Preset=TINY, # Settings
             for n in ((10 if m == 'FedAvg-large' else 0,) if m in BASELINES else preset.n_large):
                 if key(s, n, m): continue
                 data = data if data is not None else data_fn(s)
-                df = run_one(m, data, n, preset, s); out.append(df)
+                df = run_modelhet(m, data, n, preset, s); out.append(df)
                 if path:
                     Path(path).parent.mkdir(parents=True, exist_ok=True)
                     df.to_csv(path, mode='a', header=not os.path.exists(path), index=False)
@@ -449,7 +450,7 @@ def run_preset(preset:Preset=TINY, # Settings
     return pd.concat(out, ignore_index=True)
 
 # %% ../../nbs/modelhet/32_experiments.ipynb #68c8890e
-def summarize(per_client:pd.DataFrame, # Rows from `run_preset` / `run_one`
+def summarize(per_client:pd.DataFrame, # Rows from `run_preset` / `run_modelhet`
               who:str='all', # 'all', 'small' or 'large' clients
               target:str='client', # 'client' (theta_k^T, the chapter) or 'global' (the server model)
              ) -> pd.DataFrame:
@@ -495,7 +496,7 @@ def real_federation(root:str, # Data folder (see `load_cifar`, `load_femnist_lea
     return FederatedData.from_pool(x, y, z(len(y)), clients=split, seed=seed, test=(xt, yt, z(len(yt))), n_classes=n_classes, n_attrs=1)
 
 # %% ../../nbs/modelhet/32_experiments.ipynb #cdaec2be
-LIRA_COMPARE = Preset('lira_compare', attacks=('lira', 'lira_pooled'), n_large=(2,), n_shadows=4, shadow_epochs=10)
+LIRA_COMPARE = ModelHetPreset('lira_compare', attacks=('lira', 'lira_pooled'), n_large=(2,), n_shadows=4, shadow_epochs=10)
 LIRA_METHODS = ('OFM', 'USR', 'FedAvg-large')   # a fixed-set method, Federated Dropout, the homogeneous baseline
 
 def lira_comparison(per_client:pd.DataFrame, # rows of `run_preset(LIRA_COMPARE, methods=LIRA_METHODS)`
@@ -538,7 +539,7 @@ def size_leakage_correlation(per_client:pd.DataFrame, # Rows from `run_preset`
                              attack:str='yeom', # Attack
                             ) -> pd.DataFrame:
     "Table 8 analogue: Pearson r (and p-value) between log10 client dataset size and an attack metric, per method."
-    check_frame('per_client', per_client, ('target', 'attack', 'method', 'size')); check_choice('metric', metric, ('auc', 'advantage', 'best_advantage', 'tpr_1pct')); check_choice('attack', attack, ATTACKS)
+    check_frame('per_client', per_client, ('target', 'attack', 'method', 'size')); check_choice('metric', metric, ('auc', 'advantage', 'best_advantage', 'tpr_1pct')); check_choice('attack', attack, MIA_ATTACKS)
     d = per_client[(per_client.target == 'client') & (per_client.attack == attack)]
     rows = []
     for m, g in d.groupby('method'):

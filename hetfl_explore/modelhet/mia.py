@@ -17,10 +17,10 @@ from sklearn.metrics import roc_auc_score, roc_curve as _sk_roc
 from ..foundation.core import check_int, check_float, check_type, check_callable, check_by_name, torch_generator
 
 # %% auto #0
-__all__ = ['ARGUMENT_KINDS', 'FPR_TOL', 'CEIL_TOL', 'METRICS', 'KNOWN_FRACTION', 'MIN_KNOWN', 'MIA_CAP', 'SHADOW_EPOCHS',
+__all__ = ['ARGUMENT_KINDS', 'FPR_TOL', 'CEIL_TOL', 'MIA_METRICS', 'KNOWN_FRACTION', 'MIN_KNOWN', 'MIA_CAP', 'SHADOW_EPOCHS',
            'MIN_SD', 'LOG_EPS', 'AttackResult', 'check_scores', 'check_labels', 'roc_auc', 'roc_curve',
-           'check_arguments', 'min_nonmembers', 'tpr_at_fpr', 'advantage', 'best_advantage', 'bootstrap_ci',
-           'attack_metrics', 'model_outputs', 'MIASplit', 'n_known_members', 'make_split', 'fit_classifier',
+           'check_mia_arguments', 'min_nonmembers', 'tpr_at_fpr', 'advantage', 'best_advantage', 'bootstrap_ci',
+           'attack_metrics', 'model_outputs', 'MIASplit', 'n_known_members', 'mia_split', 'fit_classifier',
            'yeom_attack', 'Shadows', 'train_shadows', 'lira_offline', 'disjoint_pool', 'lira_population',
            'distill_trajectory', 'tmia_attack', 'metrics_table', 'mia_anatomy']
 
@@ -87,7 +87,7 @@ ARGUMENT_KINDS = dict(model='module', teacher='module', x='tensor', y='tensor', 
                       x_exclude='tensor', x_aux='tensor', y_aux='tensor', x_members='tensor', y_members='tensor', model_fn='fn',
                       metric='fn', train_fn='fn_or_none', seed='seed', split='split', shadows='shadows', res='result')
 
-def check_arguments(**arguments, # argument name -> value; the name decides the rule (`ARGUMENT_KINDS`)
+def check_mia_arguments(**arguments, # argument name -> value; the name decides the rule (`ARGUMENT_KINDS`)
                    ):
     "Validate the common arguments of the attacks by name: models, tensors, callables, seeds, splits, shadows, results."
     check_by_name(_ARGUMENT_RULES, ARGUMENT_KINDS, **arguments)
@@ -137,7 +137,7 @@ def bootstrap_ci(metric:Callable, # metric(scores, labels, preds) -> float
                  seed:int=0, # Seed of the resampling
                 ) -> tuple[float, float]:
     "Stratified percentile bootstrap interval of `metric` (members and non-members resampled separately)."
-    check_arguments(metric=metric, res=res, seed=seed)
+    check_mia_arguments(metric=metric, res=res, seed=seed)
     n_boot, level = check_int('n_boot', n_boot, lo=10), check_float('level', level, 0, 1, True, True)
     rng = np.random.default_rng(seed)
     pos, neg = np.where(res.labels == 1)[0], np.where(res.labels == 0)[0]
@@ -149,7 +149,7 @@ def bootstrap_ci(metric:Callable, # metric(scores, labels, preds) -> float
     return float(lo), float(hi)
 
 # %% ../../nbs/modelhet/31_mia.ipynb #0134d981
-METRICS = {  # name -> metric(scores, labels, preds)
+MIA_METRICS = {  # name -> metric(scores, labels, preds)
     'auc': lambda s, l, p: roc_auc(s, l),
     'advantage': lambda s, l, p: advantage(p, l),
     'best_advantage': lambda s, l, p: best_advantage(s, l),
@@ -162,12 +162,12 @@ def attack_metrics(res:AttackResult, # The attack result
                    seed:int=0, # Seed of the bootstrap
                   ) -> dict:
     "AUC, advantage, best advantage, TPR at 0.1% and 1% FPR, and the sample counts of one attack result."
-    check_arguments(res=res, seed=seed)
+    check_mia_arguments(res=res, seed=seed)
     n_boot = check_int('n_boot', n_boot, lo=0)
-    out = {k: f(res.scores, res.labels, res.preds) for k, f in METRICS.items()}
+    out = {k: f(res.scores, res.labels, res.preds) for k, f in MIA_METRICS.items()}
     out.update(n_members=int(res.labels.sum()), n_nonmembers=int((res.labels == 0).sum()))
     for k in ('auc', 'advantage') if n_boot else ():
-        out[k + '_lo'], out[k + '_hi'] = bootstrap_ci(METRICS[k], res, n_boot, seed=seed)
+        out[k + '_lo'], out[k + '_hi'] = bootstrap_ci(MIA_METRICS[k], res, n_boot, seed=seed)
     return out
 
 # %% ../../nbs/modelhet/31_mia.ipynb #f2166de8
@@ -179,7 +179,7 @@ def model_outputs(model:nn.Module, # The target (any classifier returning logits
                   seed:int=0, # Seed of the query order (batches mix the samples)
                  ) -> tuple[np.ndarray, np.ndarray]: # per-sample (loss, logit-scaled confidence), in input order
     "Per-sample cross-entropy loss and logit-scaled confidence of `model` on (x, y), queried in mixed batches."
-    check_arguments(model=model, x=x, y=y, seed=seed)
+    check_mia_arguments(model=model, x=x, y=y, seed=seed)
     if len(x) != len(y): raise ValueError(f"x, y: lengths {len(x)} and {len(y)} differ")
     was = model.training; model.eval()
     dev = next(model.parameters()).device
@@ -203,7 +203,7 @@ class MIASplit:
     x_known: torch.Tensor; y_known: torch.Tensor  # members known to the attacker (Yeom's D_A+)
     member_idx: np.ndarray; nonmember_idx: np.ndarray  # positions of the queries in the member / non-member pools
     def __post_init__(self):
-        check_arguments(x=self.x, y=self.y); check_type('x_known', self.x_known, torch.Tensor); check_type('y_known', self.y_known, torch.Tensor)
+        check_mia_arguments(x=self.x, y=self.y); check_type('x_known', self.x_known, torch.Tensor); check_type('y_known', self.y_known, torch.Tensor)
         self.labels = check_labels(self.labels, 'labels', len(self.x), 'x')
         if len(self.y) != len(self.x): raise ValueError(f"y: length {len(self.y)} differs from the length {len(self.x)} of x")
 
@@ -217,7 +217,7 @@ def n_known_members(n_members:int, # Size of the target's training set
     return max(MIN_KNOWN, int(round(KNOWN_FRACTION * check_int('n_members', n_members, lo=1))))
 
 # %% ../../nbs/modelhet/31_mia.ipynb #0d817fdc
-def make_split(x_members:torch.Tensor, # The target's training inputs
+def mia_split(x_members:torch.Tensor, # The target's training inputs
                y_members:torch.Tensor, # ... and labels
                x_pool:torch.Tensor, # Non-member pool inputs (e.g. the test set)
                y_pool:torch.Tensor, # ... and labels
@@ -226,7 +226,7 @@ def make_split(x_members:torch.Tensor, # The target's training inputs
                seed:int=0, # Seed of the sampling
               ) -> MIASplit:
     "A balanced member/non-member query set plus the attacker's known members (excluded from the queries)."
-    check_arguments(x_members=x_members, y_members=y_members, x_pool=x_pool, y_pool=y_pool, seed=seed)
+    check_mia_arguments(x_members=x_members, y_members=y_members, x_pool=x_pool, y_pool=y_pool, seed=seed)
     n_m = len(x_members)
     k = n_known_members(n_m) if n_known is None else check_int('n_known', n_known, 0, n_m - 1)
     rng = np.random.default_rng(seed)
@@ -250,7 +250,7 @@ def fit_classifier(model:nn.Module, # Model to train in place
                   ) -> nn.Module:
     "Train `model` with Adam on cross-entropy (or KL to soft targets); returns the model."
     batch_size = check_int('batch_size', batch_size, lo=1)
-    check_arguments(model=model, x=x, y=y, seed=seed)
+    check_mia_arguments(model=model, x=x, y=y, seed=seed)
     dev = next(model.parameters()).device
     opt = torch.optim.Adam(model.parameters(), lr=check_float('lr', lr, 0, lo_open=True))
     g = torch_generator(seed)
@@ -272,7 +272,7 @@ def yeom_attack(model:nn.Module, # Target model
                 seed:int=0, # Seed of the query order
                ) -> AttackResult:
     "Yeom et al.'s attack: member iff loss < mean loss of the known members; score = -loss."
-    check_arguments(model=model, split=split, seed=seed)
+    check_mia_arguments(model=model, split=split, seed=seed)
     x = torch.cat([split.x_known, split.x]); y = torch.cat([split.y_known, split.y])
     loss, _ = model_outputs(model, x, y, batch_size, seed)      # known members are queried in the same mixed batches
     k = len(split.x_known)
@@ -302,7 +302,7 @@ def train_shadows(model_fn:Callable[[], nn.Module], # Builds an untrained shadow
                   seed:int=0, # Seed of the inclusion masks and training
                  ) -> Shadows:
     "Train `n_shadows` models; each pool sample is in the training set of round(p_in * n_shadows) of them (masks kept)."
-    check_arguments(model_fn=model_fn, x_pool=x_pool, y_pool=y_pool, train_fn=train_fn, seed=seed)
+    check_mia_arguments(model_fn=model_fn, x_pool=x_pool, y_pool=y_pool, train_fn=train_fn, seed=seed)
     n_shadows, p_in = check_int('n_shadows', n_shadows, lo=1), check_float('p_in', p_in, 0, 1, True, True)
     train_fn = train_fn or (lambda m, x, y, s: fit_classifier(m, x, y, epochs=SHADOW_EPOCHS, seed=s))
     rng = np.random.default_rng(seed)   # balanced design (Carlini et al.): every sample is IN for round(p_in * n) shadows
@@ -327,7 +327,7 @@ def lira_offline(model:nn.Module, # Target model
                  seed:int=0, # Seed of the query order
                 ) -> AttackResult:
     "Offline LiRA: score z = (phi_target - mu_out) / sigma_out per query (one-sided, upper tail); member iff z > 0."
-    check_arguments(model=model, split=split, shadows=shadows, seed=seed)
+    check_mia_arguments(model=model, split=split, shadows=shadows, seed=seed)
     def phi(m):
         c = model_outputs(m, split.x, split.y, batch_size, seed)[1]
         return c if logit_scale else 1 / (1 + np.exp(-c))      # p_y = sigmoid(logit-scaled confidence)
@@ -352,7 +352,7 @@ def disjoint_pool(x_pool:torch.Tensor, # Candidate shadow-training inputs
                   x_exclude:torch.Tensor, # Records no shadow may train on (the target's queries and known members)
                  ) -> tuple[torch.Tensor, torch.Tensor]:
     "The pool without any record equal to one of `x_exclude` (compared value by value)."
-    check_arguments(x_pool=x_pool, y_pool=y_pool, x_exclude=x_exclude)
+    check_mia_arguments(x_pool=x_pool, y_pool=y_pool, x_exclude=x_exclude)
     bad = set(_row_keys(x_exclude))
     keep = torch.tensor([k not in bad for k in _row_keys(x_pool)], dtype=torch.bool)
     return x_pool[keep.to(x_pool.device)], y_pool[keep.to(y_pool.device)]
@@ -368,7 +368,7 @@ def lira_population(model:nn.Module, # Target model
                     seed:int=0, # Seed of the masks, the shadows and the query order
                    ) -> AttackResult:
     "Offline LiRA whose shadows train only on a pool disjoint from the target's records: every query has all shadows OUT."
-    check_arguments(model=model, split=split, model_fn=model_fn, x_pool=x_pool, y_pool=y_pool, train_fn=train_fn, seed=seed)
+    check_mia_arguments(model=model, split=split, model_fn=model_fn, x_pool=x_pool, y_pool=y_pool, train_fn=train_fn, seed=seed)
     n_shadows = check_int('n_shadows', n_shadows, lo=2)
     if n_shadows % 2: raise ValueError(f"n_shadows={n_shadows}: expected an even number (balanced IN/OUT masks)")
     n_bad = len(x_pool) - len(disjoint_pool(x_pool, y_pool, torch.cat([split.x, split.x_known]))[0])
@@ -392,7 +392,7 @@ def distill_trajectory(teacher:nn.Module, # Model whose behaviour is distilled
                        seed:int=0, # Seed of the student's init and batch order
                       ) -> np.ndarray: # (n, epochs + 1) losses: teacher, then each snapshot
     "Loss trajectory of (x, y) along a distillation of `teacher` on `x_dl`."
-    check_arguments(teacher=teacher, model_fn=model_fn, x_dl=x_dl, x=x, y=y, seed=seed)
+    check_mia_arguments(teacher=teacher, model_fn=model_fn, x_dl=x_dl, x=x, y=y, seed=seed)
     check_int('batch_size', batch_size, lo=1); check_int('epochs', epochs, lo=0)
     dev = next(teacher.parameters()).device
     with torch.no_grad():
@@ -438,7 +438,7 @@ def tmia_attack(model:nn.Module, # Target model
                 seed:int=0, # Seed of everything random
                ) -> AttackResult:
     "TMIA-lite: distil target and shadow, train an MLP on the shadow's loss trajectories, score the target's."
-    check_arguments(model=model, split=split, model_fn=model_fn, x_aux=x_aux, y_aux=y_aux, train_fn=train_fn, seed=seed)
+    check_mia_arguments(model=model, split=split, model_fn=model_fn, x_aux=x_aux, y_aux=y_aux, train_fn=train_fn, seed=seed)
     train_fn = train_fn or (lambda m, x, y, s: fit_classifier(m, x, y, epochs=SHADOW_EPOCHS, seed=s))
     distill_epochs = check_int('distill_epochs', distill_epochs, lo=0)
     p = np.random.default_rng(seed).permutation(len(x_aux)); n3 = len(p) // 3
@@ -467,7 +467,7 @@ def mia_anatomy(res:AttackResult, # A result whose `info['loss']` holds per-quer
                 bins:int=30, # Histogram bins
                ):
     "Plotly figure: member/non-member loss histograms with a threshold line, and the ROC with TPR/FPR at it."
-    check_arguments(res=res)
+    check_mia_arguments(res=res)
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
     if threshold is not None: threshold = check_float('threshold', threshold)

@@ -19,7 +19,7 @@ __all__ = ['SIZE_TO_U', 'HIDDEN_MULT', 'NORMS', 'ROUND_TOL', 'DEN_EPS', 'METHODS
            'hidden_sizes', 'Scaler', 'make_norm', 'WidthCNN', 'count_params', 'ChannelSet', 'full_set', 'random_set',
            'submatrix_set', 'quadrant_sets', 'param_index', 'extract_state', 'extract_submodel', 'aggregate_submodels',
            'coverage', 'taxonomy_table', 'ChannelSchedule', 'coverage_heatmap', 'schedule_timeline', 'SubmodelRun',
-           'small_clients', 'run_submodels', 'client_accuracies']
+           'small_clients', 'run_submodels', 'submodel_client_accuracies']
 
 # %% ../../nbs/modelhet/30_submodels.ipynb #de76e56c
 SIZE_TO_U = {'30k': 8, '100k': 16, '400k': 32, '1.6M': 64}  # thesis size label -> width u
@@ -561,7 +561,7 @@ def run_submodels(method:str, # One of METHODS or BASELINES ('FedAvg-large': all
                        [{k: v.cpu() for k, v in s.items()} for s in states], pd.DataFrame(rows), arch)
 
 # %% ../../nbs/modelhet/30_submodels.ipynb #91f4b453
-def client_accuracies(run:SubmodelRun, # A finished run
+def submodel_client_accuracies(run:SubmodelRun, # A finished run
                       data, # The `FederatedData` it was trained on
                      ) -> np.ndarray:
     "Test accuracy of each client's last local model theta_k^T (the chapter's client accuracy, averaged later)."

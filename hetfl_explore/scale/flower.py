@@ -334,7 +334,8 @@ class StubGrid(Grid):
     def __init__(self, clients:FlowerClients, # the clients' side
                 ):
         from flwr.supercore.task_identity import TaskIdentity  # messages read the sender's identity, normally set by the runtime
-        if TaskIdentity._run_id is None: TaskIdentity.run_id, TaskIdentity.node_id, TaskIdentity.task_id = 0, 0, 0
+        try: TaskIdentity.run_id                                   # the public property raises while no runtime has set it
+        except RuntimeError: TaskIdentity.run_id, TaskIdentity.node_id, TaskIdentity.task_id = 0, 0, 0
         self.clients, self._run = check_type('clients', clients, FlowerClients), None
         self.node_ids = [STUB_NODE_BASE + k for k in range(len(clients.data.client_idx))]
     def set_run(self, run): "Remember the run this grid serves."; self._run = run

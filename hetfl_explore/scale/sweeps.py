@@ -16,12 +16,12 @@ from ..engine.simulation import RunConfig, run_fl, run_key, mlp, digits_federati
 from ..feddiverse.selector import SELECTORS, make_selector
 
 # %% auto #0
-__all__ = ['DATASETS', 'DATA_DEFAULTS', 'RUN_FIELDS', 'TASK_HIDDEN', 'SWEEP_FILE', 'RUNS_DIR', 'BACKENDS', 'CONNECT_TIMEOUT_S',
-           'RAY_START_TRIES', 'sweep_grid', 'interaction_matrices', 'fl_task', 'task_name', 'config_key', 'SweepStore',
-           'check_address', 'start_ray', 'run_sweep']
+__all__ = ['SWEEP_DATASETS', 'DATA_DEFAULTS', 'RUN_FIELDS', 'TASK_HIDDEN', 'SWEEP_FILE', 'RUNS_DIR', 'SWEEP_BACKENDS',
+           'CONNECT_TIMEOUT_S', 'RAY_START_TRIES', 'sweep_grid', 'interaction_matrices', 'fl_task', 'task_name',
+           'config_key', 'SweepStore', 'check_address', 'start_ray', 'run_sweep']
 
 # %% ../../nbs/scale/81_sweeps.ipynb #f6c8bfde
-DATASETS = {'digits': digits_federation} # dataset name -> builder(num_clients, alpha, seed=...) of a `FederatedData`
+SWEEP_DATASETS = {'digits': digits_federation} # dataset name -> builder(num_clients, alpha, seed=...) of a `FederatedData`
 DATA_DEFAULTS = dict(num_clients=10, alpha=0.5) # federation parameters a configuration may set
 RUN_FIELDS = tuple(f.name for f in fields(RunConfig)) # `RunConfig` fields a configuration may set
 TASK_HIDDEN = 32 # hidden width of `fl_task`'s MLP
@@ -32,13 +32,13 @@ def _axis(name, values) -> list:
     if not len(values): raise ValueError(f"{name}=[]: the grid needs at least one value")
     return list(values)
 
-def sweep_grid(datasets:Sequence[str], # dataset names (keys of `DATASETS`)
+def sweep_grid(datasets:Sequence[str], # dataset names (keys of `SWEEP_DATASETS`)
                selectors:Sequence[str], # selector names (keys of `feddiverse.selector.SELECTORS`)
                seeds:Sequence[int], # seeds
                **hyper, # hyper-parameter name -> list of values (`num_clients`, `alpha` or `RunConfig` fields)
               ) -> list[dict]:
     "Every combination of datasets × selectors × seeds × hyper-parameter values, as configuration dicts."
-    axes = dict(dataset=[check_choice('datasets', d, DATASETS) for d in _axis('datasets', datasets)],
+    axes = dict(dataset=[check_choice('datasets', d, SWEEP_DATASETS) for d in _axis('datasets', datasets)],
                 selector=[check_choice('selectors', s, SELECTORS) for s in _axis('selectors', selectors)],
                 seed=[check_int('seeds', s, lo=0) for s in _axis('seeds', seeds)])
     for k, v in hyper.items():
@@ -67,7 +67,7 @@ def fl_task(config:dict, # dataset, selector, seed and hyper-parameters (see `sw
     if unknown: raise ValueError(f"config={config!r}: unknown keys {unknown}")
     name, sel, seed = cfg.pop('dataset'), cfg.pop('selector'), cfg.pop('seed')
     dpar = {k: cfg.pop(k, v) for k, v in DATA_DEFAULTS.items()}
-    data = DATASETS[check_choice('dataset', name, DATASETS)](dpar['num_clients'], dpar['alpha'], seed=seed)
+    data = SWEEP_DATASETS[check_choice('dataset', name, SWEEP_DATASETS)](dpar['num_clients'], dpar['alpha'], seed=seed)
     selector = make_selector(sel, interaction_matrices(data))
     h = run_fl(lambda: mlp(data.x.shape[1], TASK_HIDDEN, int(data.n_classes)), data, selector, RunConfig(seed=seed, **cfg))
     last = h.rounds.iloc[-1]
@@ -148,7 +148,7 @@ def save(self:SweepStore, key:str, # a configuration's key
     self._write(self.path / RUNS_DIR / f'{key}.json', dict(key=key, config=self.configs[i], result=result, finished=time.time()))
 
 # %% ../../nbs/scale/81_sweeps.ipynb #990167b5
-BACKENDS = ('ray', 'sequential')
+SWEEP_BACKENDS = ('ray', 'sequential')
 CONNECT_TIMEOUT_S = 5.0 # seconds to wait for a cluster address to accept a connection
 
 def _ray():
@@ -218,7 +218,7 @@ def run_sweep(configs:list[dict], # the grid (e.g. from `sweep_grid`)
     "Run every configuration not finished yet, save each at once, and return one row per configuration."
     from tqdm.auto import tqdm
     check_type('progress', progress, bool)
-    backend, num_cpus = check_choice('backend', backend, BACKENDS), check_int('num_cpus', num_cpus, lo=1)
+    backend, num_cpus = check_choice('backend', backend, SWEEP_BACKENDS), check_int('num_cpus', num_cpus, lo=1)
     if address is not None and backend != 'ray': raise ValueError(f"address={address!r}: a cluster address needs backend='ray'")
     store = SweepStore(path, configs, task)
     before = store.finished()

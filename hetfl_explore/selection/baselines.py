@@ -14,7 +14,7 @@ from ..engine.simulation import fednova_rule
 from .taxonomy import placement
 
 # %% auto #0
-__all__ = ['CHOICE_COMPILED_MIN', 'SUM_TOL', 'MAX_WEIGHT', 'TINY', 'budget', 'top_by', 'sample_by', 'softmax', 'allocate',
+__all__ = ['CHOICE_COMPILED_MIN', 'SUM_TOL', 'MAX_WEIGHT', 'SPREAD_EPS', 'budget', 'top_by', 'sample_by', 'softmax', 'allocate',
            'stratified_pick', 'EqRep', 'EqW', 'RoundRobin', 'FedNova', 'flag_opposing', 'FedPNS', 'sketch',
            'ward_clusters', 'HCSFed']
 
@@ -222,7 +222,7 @@ class FedPNS(Selector):
         self.p /= self.p.mean()
 
 # %% ../../nbs/selection/08_baselines.ipynb #bdfe4ede
-TINY = 1e-12   # added to spreads and norms so that a zero never zeroes a cluster's weight or divides
+SPREAD_EPS = 1e-12   # added to spreads and norms so that a zero never zeroes a cluster's weight or divides
 
 def sketch(updates:torch.Tensor, # (n, P) updates
            dim:int, # sketch dimension
@@ -267,7 +267,7 @@ class HCSFed(Selector):
         "Neyman weight per cluster label: the spread of its members' update norms (-1, clients not yet seen: the mean)."
         sd = np.array([np.nanstd(self.norm[self.cluster == c]) if (self.cluster == c).sum() > 1 else 0.
                        for c in range(self.n_found)])
-        weight = {c: s + TINY for c, s in enumerate(sd)}; weight[-1] = float(np.mean(sd)) + TINY
+        weight = {c: s + SPREAD_EPS for c, s in enumerate(sd)}; weight[-1] = float(np.mean(sd)) + SPREAD_EPS
         return weight
 
 # %% ../../nbs/selection/08_baselines.ipynb #a1036427
@@ -283,7 +283,7 @@ def observe(self:HCSFed, t, reports):
     self.norm[reports.ids] = reports.update_norm
     dim = max(self.min_dim, int(np.ceil(self.compression * reports.updates.shape[1])))
     z = sketch(reports.updates, dim, self.seed)
-    z /= np.linalg.norm(z, axis=1, keepdims=True) + TINY
+    z /= np.linalg.norm(z, axis=1, keepdims=True) + SPREAD_EPS
     if self.centres is None:
         labels = ward_clusters(z, self.n_clusters)
         self.n_found = int(labels.max()) + 1

@@ -14,8 +14,8 @@ from ..engine.protocol import Selector, check_array
 from ..engine.simulation import RunConfig, Simulation, SystemProfiles, History, evaluate
 
 # %% auto #0
-__all__ = ['jain_index', 'client_accuracies', 'history_metrics', 'run_one', 'compare_selectors', 'summary', 'curves_figure',
-           'selection_heatmaps', 'poison_labels']
+__all__ = ['jain_index', 'simulation_client_accuracies', 'history_metrics', 'run_strategy', 'compare_selectors', 'summary',
+           'curves_figure', 'selection_heatmaps', 'poison_labels']
 
 # %% ../../nbs/selection/13_compare.ipynb #d8d0561b
 def jain_index(counts:np.ndarray, # participation count of every client
@@ -25,7 +25,7 @@ def jain_index(counts:np.ndarray, # participation count of every client
     return float(x.sum() ** 2 / (len(x) * (x ** 2).sum())) if (x ** 2).sum() > 0 else float('nan')
 
 # %% ../../nbs/selection/13_compare.ipynb #e5d90643
-def client_accuracies(sim:Simulation, # a finished simulation
+def simulation_client_accuracies(sim:Simulation, # a finished simulation
                      ) -> np.ndarray:
     "Accuracy of the simulation's current global model on each client's own training data."
     check_type('sim', sim, Simulation)
@@ -74,7 +74,7 @@ def _check_selectors(selectors, config):
     if need and config.val_fraction <= 0:
         raise ValueError(f"{need} need a server validation set: set RunConfig.val_fraction > 0 (shared by all methods)")
 
-def run_one(selector:Selector, # the strategy to run
+def run_strategy(selector:Selector, # the strategy to run
             data, # a `FederatedData`
             model_fn, # builds the model
             config:RunConfig, # hyper-parameters; `seed` and the selector's `config_overrides` are applied
@@ -88,7 +88,7 @@ def run_one(selector:Selector, # the strategy to run
     stop = lambda h: getattr(selector, 'stop_round', None) is not None
     sim = Simulation(model_fn, data, selector, cfg, profiles=profiles, store=store, stop_when=stop)
     h = sim.run(progress=progress)
-    return h, client_accuracies(sim)
+    return h, simulation_client_accuracies(sim)
 
 # %% ../../nbs/selection/13_compare.ipynb #7c051cd4
 def compare_selectors(selectors:list, # `Selector` instances (names must differ)
@@ -107,7 +107,7 @@ def compare_selectors(selectors:list, # `Selector` instances (names must differ)
     rows, histories = [], {}
     for s in selectors:
         for seed in seeds:
-            h, acc = run_one(s, data, model_fn, config, seed, profiles, store, progress)
+            h, acc = run_strategy(s, data, model_fn, config, seed, profiles, store, progress)
             rows.append(dict(method=s.name, seed=seed, **history_metrics(h, target),
                              worst_client_accuracy=float(np.nanmin(acc)), client_accuracy_std=float(np.nanstd(acc))))
             histories[(s.name, seed)] = h

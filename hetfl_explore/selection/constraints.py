@@ -13,12 +13,12 @@ from ..engine.protocol import Selection, Selector, check_array
 from ..engine.simulation import BYTES_PER_PARAM
 from .taxonomy import placement
 from .baselines import budget, top_by, sample_by
-from .efficiency import _loss_seen, round_half_up
+from .efficiency import observed_losses, round_half_up
 
 # %% auto #0
-__all__ = ['WEIGHT_FLOOR', 'OORT_STALENESS', 'MAD_TO_SD', 'round_estimates', 'FedCS', 'project_simplex', 'AgnosticFL',
-           'qffl_step', 'QFFL', 'normalised_utility', 'oort_utility', 'Oort', 'FLAME', 'robust_low_outliers', 'DDaBA',
-           'PolicyStack']
+__all__ = ['WEIGHT_FLOOR', 'OORT_STALENESS', 'MAD_TO_SD', 'round_estimates', 'SystemAwareSelector', 'FedCS', 'project_simplex',
+           'AgnosticFL', 'qffl_step', 'QFFL', 'normalised_utility', 'oort_utility', 'Oort', 'FLAME',
+           'robust_low_outliers', 'DDaBA', 'PolicyStack']
 
 # %% ../../nbs/selection/10_constraints.ipynb #77212eaf
 def round_estimates(clients, # this round's `ClientView`
@@ -31,7 +31,7 @@ def round_estimates(clients, # this round's `ClientView`
     if clients.profiles is None: return work, work.copy()
     return clients.profiles.round_cost(np.asarray(ids), work, model_bytes)
 
-class _SystemAware(Selector):
+class SystemAwareSelector(Selector):
     "Shared state of selectors that estimate round costs: local epochs and the model size learnt from reports."
     def __init__(self, epochs:float=1.0, # local epochs of the run (for time and energy estimates)
                 ): self.epochs = check_float('epochs', epochs, 0, lo_open=True)
@@ -51,7 +51,7 @@ class _SystemAware(Selector):
         self.model_bytes = float(BYTES_PER_PARAM * reports.global_params.numel())
 
 # %% ../../nbs/selection/10_constraints.ipynb #7d99c0dd
-class FedCS(_SystemAware):
+class FedCS(SystemAwareSelector):
     "FedCS: among randomly requested clients, the fastest ones whose expected round time meets the deadline."
     name = 'FedCS'
     taxonomy = placement('FedCS', 'Other global constraints', '¬V D ¬S R T', ('theta', 'time'), 'Time-based', 'Ranking', ('Fixed rounds', 'Reach accuracy'), 'Limit round time')
@@ -136,7 +136,7 @@ class AgnosticFL(Selector):
 
     def observe(self, t, reports):
         "One projected ascent step of lambda on the latest losses (unseen clients: the mean known loss)."
-        self.loss[reports.ids] = _loss_seen(reports)
+        self.loss[reports.ids] = observed_losses(reports)
         est = np.where(np.isfinite(self.loss), self.loss, np.nanmean(self.loss))
         self.lam = project_simplex(self.lam + self.lr_lambda * est)
 
@@ -225,7 +225,7 @@ def oort_utility(n_samples:np.ndarray, # |B_k| per client
     return np.asarray(n_samples) * np.asarray(rms_loss) * np.where(preferred < times, (preferred / times) ** alpha, 1.0)
 
 # %% ../../nbs/selection/10_constraints.ipynb #b72175b8
-class Oort(_SystemAware):
+class Oort(SystemAwareSelector):
     "Oort: statistical x system utility with staleness bonus, cut-off sampling, exploration of unseen clients and a pacer."
     name = 'Oort'
     taxonomy = placement('Oort', 'Other global constraints', '¬V D S R ¬T', ('theta', 'loss', 'time'), 'Utility game', 'Ranking + Exp', 'Reach accuracy', 'Limit round time')

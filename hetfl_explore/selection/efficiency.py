@@ -16,11 +16,13 @@ from .baselines import budget, top_by, sample_by, softmax, stratified_pick, sket
 from ..foundation.hetero import entropy
 
 # %% auto #0
-__all__ = ['REPLAY_SIZE', 'INIT_SCALE', 'round_half_up', 'ActiveFL', 'PowD', 'shapley_values', 'coalition_utility', 'SFedAvg',
-           'toy_reports', 'local_centroids', 'KFed', 'LAG', 'pooled_balance', 'FLCIR', 'FAVOR', 'q_net']
+__all__ = ['REPLAY_SIZE', 'INIT_SCALE', 'observed_losses', 'round_half_up', 'ActiveFL', 'PowD', 'shapley_values',
+           'coalition_utility', 'SFedAvg', 'toy_reports', 'local_centroids', 'KFed', 'LAG', 'pooled_balance', 'FLCIR',
+           'FAVOR', 'q_net']
 
 # %% ../../nbs/selection/09_efficiency.ipynb #d2b0e84d
-def _loss_seen(reports) -> np.ndarray:
+def observed_losses(reports, # the round's `Reports`
+                   ) -> np.ndarray:
     "The loss of the broadcast model on each reporting client (`loss_before`), or the training loss where it is missing."
     lb = np.asarray(reports.loss_before, dtype=np.float64)
     return np.where(np.isfinite(lb), lb, np.asarray(reports.loss, dtype=np.float64))
@@ -81,7 +83,7 @@ def select(self:ActiveFL, t, clients, k, rng):
 @patch
 def observe(self:ActiveFL, t, reports):
     "New valuation of every reporting client: sqrt(n_k) times the loss of the broadcast model on its data."
-    self.value[reports.ids] = np.sqrt(reports.n_samples) * _loss_seen(reports)
+    self.value[reports.ids] = np.sqrt(reports.n_samples) * observed_losses(reports)
 
 # %% ../../nbs/selection/09_efficiency.ipynb #7aaa39ce
 class PowD(Selector):

@@ -11,7 +11,7 @@ from ..engine.protocol import Selection, Selector, Reports, check_array
 from .taxonomy import placement
 from .baselines import budget, top_by
 from .efficiency import shapley_values, coalition_utility
-from .constraints import _SystemAware
+from .constraints import SystemAwareSelector
 
 # %% auto #0
 __all__ = ['CIMR', 'FMore', 'contract_menu', 'subjective_reputation', 'CBIM', 'update_is_good']
@@ -52,7 +52,7 @@ def payments(self:CIMR, total:float, # the reward budget to split
     return total * pos / pos.sum() if pos.sum() > 0 else np.full(len(pos), total / len(pos))
 
 # %% ../../nbs/selection/12_incentives.ipynb #09c5fd7c
-class FMore(_SystemAware):
+class FMore(SystemAwareSelector):
     "FMore teaching version: first-price scoring auction over (data size, speed) bids; top-k positive scores win."
     name = 'FMore'
     taxonomy = placement('FMore', 'Client incentives', '¬V D ¬S R T', ('theta', 'data_size', 'time'), ('Auction', 'Utility score'), 'Ranking', ('Fixed rounds', 'Reach accuracy'), 'Client incentives')
@@ -117,7 +117,7 @@ def subjective_reputation(pos:np.ndarray, # positive interactions per client
     return pos / tot + base * W / tot
 
 # %% ../../nbs/selection/12_incentives.ipynb #9778b1a4
-class CBIM(_SystemAware):
+class CBIM(SystemAwareSelector):
     "CBIM teaching version: subjective-logic reputation above a threshold selects; contract rewards are paid from a budget."
     name = 'CBIM'
     taxonomy = placement('CBIM', 'Client incentives', '¬V D S ¬R ¬T', ('theta', 'time', 'energy'), ('Contract theory', 'Utility score'), 'Threshold', 'Limited reward')

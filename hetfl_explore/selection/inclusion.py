@@ -9,13 +9,13 @@ from ..foundation.core import check_float
 from ..engine.protocol import Selection
 from .taxonomy import placement
 from .baselines import budget
-from .constraints import _SystemAware
+from .constraints import SystemAwareSelector
 
 # %% auto #0
 __all__ = ['LTFL', 'FedDropout']
 
 # %% ../../nbs/selection/11_inclusion.ipynb #87d605ff
-class LTFL(_SystemAware):
+class LTFL(SystemAwareSelector):
     "LT-FL: uniform selection over all clients; slow (loss-tolerant) clients' uploads are lost with some probability and weigh 0."
     name = 'LT-FL'
     taxonomy = placement('LT-FL', 'Client inclusion', '¬V D ¬S ¬R T', ('theta', 'time'), 'Time-based', 'Clusters', 'Fixed rounds')
@@ -45,7 +45,7 @@ class LTFL(_SystemAware):
         return dict(lost=int(self.lost.sum()))
 
 # %% ../../nbs/selection/11_inclusion.ipynb #24f3ff13
-class FedDropout(_SystemAware):
+class FedDropout(SystemAwareSelector):
     "Federated Dropout: everyone may join; each client trains the random sub-model its keep rate allows, averaged where held."
     name = 'FDropout'
     taxonomy = placement('FDropout', 'Client inclusion', '¬V D ¬S R T', 'theta', 'Model compression', 'Weights', 'Fixed rounds', 'Client inclusion')
