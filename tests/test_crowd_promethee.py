@@ -60,7 +60,7 @@ def test_budget_greedy_skips_and_never_exceeds():
     (lambda: P.check_thresholds(0.6, 0.5), 'q=0.6 > p=0.5'),
     (lambda: P.budget_greedy([0, 1], [3.0, 4.0], 2.0), "budget=2.0: below every client's cost"),
     (lambda: P.budget_greedy([], [], 2.0), 'empty population'),
-    (lambda: P.promethee(np.zeros((0, 4)), [0.25] * 4), 'X: expected a non-empty'),
+    (lambda: P.promethee(np.zeros((0, 4)), [0.25] * 4), r'X: shape \(0, 4\): expected a non-empty'),
     (lambda: P.promethee(np.ones((3, 4)), [0.25] * 4, method='fast'), 'method'),
     (lambda: P.PrometheeSelector(DevicePool.sample(4), weights=dict(H=0.3, N=0.3)), 'weights'),
 ])

@@ -133,7 +133,7 @@ def test_demo_report_has_its_sections(tmp_path):
 
 # ------------------------------------------------------------------ issue 17 / 18: labels, literal Alg. 5, bad input
 from hetfl_explore.feddiverse.selector import (selector_name, algorithm5_round, LiteralFedDiverseSelector, check_triplets,
-                                               mixture_variance, proxy_losses, table1_selector, selection_stats,
+                                               mixture_variance, proxy_losses, make_selector, selection_stats,
                                                share_selectors, DEFAULT_ALIAS)
 from hetfl_explore.feddiverse.estimation import toy_client
 from hetfl_explore.feddiverse.experiments import method_label
@@ -215,7 +215,7 @@ def test_matrix_functions_accept_every_form():
     for x in _forms(small):
         assert FedRKSelector(x).weights == pytest.approx(FedRKSelector(small).weights)
         assert simulate_selection(x, 'uniform', 5, 3).selected.tolist() == simulate_selection(small, 'uniform', 5, 3).selected.tolist()
-        assert type(table1_selector('feddiverse[sign-invariant]', x)) is FedDiverseSelector
+        assert type(make_selector('feddiverse[sign-invariant]', x)) is FedDiverseSelector
     T = oracle_triplets(small)
     np.testing.assert_allclose(FedDiverseSelector(small).triplets, T)   # a spec where triplets are expected: its true triplets
     for x in (T, T.tolist(), torch.as_tensor(T)):

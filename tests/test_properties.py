@@ -80,6 +80,7 @@ SPECS = {
  'foundation.core.check_type': spec(core.check_type, _v(name='x', types=str, value='s'), value=st.sampled_from([None, 3, 1.5, [1], b'x'])),
  'foundation.core.as_array': spec(core.as_array, _v(name='x', value=[1, 2], ndim=1), value=st.sampled_from([None, 'x', [[1, 2], [3]], [1, 'a'], {'a': 1}, [[1, 2]]])),
  'foundation.core.check_array': spec(core.check_array, _v(name='x', value=[0.5], lo=0, hi=1), value=bad_reals(0, 1)),
+ 'foundation.core.check_tensor': spec(core.check_tensor, _v(name='x', value=[0.5]), value=st.sampled_from([None, 'x', True, [[1, 2], [3]], [NAN], [INF], torch.tensor([NAN])])),
  'foundation.core.check_count': spec(core.check_count, _v(name='k', value=3, hi=10), value=bad_int(0, 10)),
  'foundation.core.check_count_array': spec(core.check_count_array, _v(name='N', value=[[1, 2], [3, 4]]), value=bad_matrices(2, shapes=False, empty=False)),
  'foundation.core.check_probability': spec(core.check_probability, _v(name='q', value=0.5), value=bad_prob()),

@@ -44,6 +44,7 @@ CASES = [
     ('profiles.sparsify', lambda v: pr.sparsify(np.ones((3, 3)), D3, 'knn', k=v), 'k', st.one_of(NOT_INT, st.integers(max_value=0), st.integers(3, 99))),
     ('mcl.mcl_matrix', lambda v: mc.mcl_matrix(A7, inflation=v), 'inflation', st.one_of(NOT_NUMBER, st.floats(-5, 1))),
     ('mcl.mcl', lambda v: mc.mcl(A7, expansion=v), 'expansion', st.one_of(NOT_INT, st.integers(max_value=1))),
+    ('mcl.check_cluster_labels', lambda v: mc.check_cluster_labels(v, 3), 'labels', st.sampled_from([None, [0.5, 1, 0], [[0, 1, 1]], [0, 1], 'abc'])),
     ('mcl.silhouette_samples', lambda v: mc.silhouette_samples(v, [0, 1, 1]), 'D', BAD_DIST),
     ('mcl.clustering_report', lambda v: mc.clustering_report(v), 'labels', st.sampled_from([[], [0.5, 1.5], [[0, 1]], ['a']])),
     ('mcl.kmedoids', lambda v: mc.kmedoids(D3, v), 'k', st.one_of(NOT_INT, st.integers(max_value=0), st.integers(4, 50))),

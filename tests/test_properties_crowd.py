@@ -38,7 +38,6 @@ def rejects(fn, value, arg):
 
 # qualified name -> (call with the malformed value, argument named, strategy)
 CASES = {
-    'crowd.devices.check_array': (lambda v: D.check_array('thing', v, 1, lo=0), 'thing', bad_array()),
     'crowd.devices.processing_capacity': (lambda v: D.processing_capacity(v, [2.0], [0.1], [0]), 'cores', bad_values()),
     'crowd.devices.memory_impact': (lambda v: D.memory_impact(v, [1.0]), 'required_gb', bad_num(lo=0)),
     'crowd.devices.DevicePool': (lambda v: D.DevicePool(v, [0, 1]), 'hw_tier', st.sampled_from(JUNK[:4] + [[], [0, 9], [0.5, 1.0], [-1, 0]])),

@@ -19,7 +19,7 @@ COVERED = {f'hetfl_explore.crowd.bayesian.{n}' for n in ('gaussian_kl', 'MeanFie
            'elbo_loss', 'posterior_rule', 'run_bayesfl_engine')} | \
           {f'hetfl_explore.crowd.abac.{n}' for n in ('PolicySyntaxError', 'Condition', 'Ref', 'Rule', 'PolicySet', 'parse_policy', 'Request', 'Decision')} | \
           {f'hetfl_explore.crowd.pki.{n}' for n in ('new_key', 'make_csr', 'attributes_of', 'client_id_of', 'CertificateAuthority',
-           'check_certificate', 'serialise', 'SignedUpdate', 'sign_update', 'verify_update', 'session_key', 'seal', 'unseal')} | \
+           'check_certificate', 'serialise', 'SignedUpdate', 'sign_update', 'verify_update', 'session_key', 'seal', 'unseal', 'aware_now')} | \
           {f'hetfl_explore.crowd.authenticated.{n}' for n in ('AuthenticatedServer', 'deserialise', 'run_authenticated', 'authenticated_filter')} | \
           {f'hetfl_explore.crowd.robust.{n}' for n in ('krum_scores', 'robust_aggregate', 'flip_labels', 'attack_exchange', 'attack_table')} | \
           {f'hetfl_explore.widgets.trust.{n}' for n in ('playground_figure', 'AggregationPlayground', 'walkthrough', 'TrustWalkthrough')}
@@ -122,6 +122,7 @@ def test_abac_value_objects_evaluate_safely():
 @given(bad=BAD_TEXT)
 def test_pki_types(pki, bad):
     ca, key, cert = pki
+    rejects(lambda: K.aware_now(bad if bad is not None else datetime(2020, 1, 1)), 'now')
     rejects(lambda: K.make_csr(key, bad, {}), 'client_id')
     rejects(lambda: K.make_csr(bad, 'c', {}), 'key')
     rejects(lambda: K.make_csr(key, 'c', bad), 'attributes')

@@ -111,6 +111,8 @@ CASES += [
     ('selection.baselines.sketch', lambda v: bl.sketch(torch.zeros(2, 3), v, 0), 'dim', NOT_INT),
     ('selection.baselines.ward_clusters', lambda v: bl.ward_clusters(np.zeros((3, 2)), v), 'n', NOT_INT),
     ('selection.baselines.HCSFed', lambda v: bl.HCSFed(n_clusters=v), 'n_clusters', NOT_INT),
+    ('selection.efficiency.observed_losses', lambda v: ef.observed_losses(v), 'reports', st.sampled_from([None, 3, 'x', [1.0]])),
+    ('selection.constraints.SystemAwareSelector', lambda v: cs.SystemAwareSelector(epochs=v), 'epochs', st.sampled_from([None, 'x', 0, -1.0, float('nan')])),
     ('selection.efficiency.round_half_up', lambda v: ef.round_half_up(v), 'x', st.sampled_from([None, 'x', float('nan'), float('inf')])),
     ('selection.efficiency.ActiveFL', lambda v: ef.ActiveFL(alpha1=v), 'alpha1', NOT_UNIT),
     ('selection.efficiency.PowD', lambda v: ef.PowD(d=v), 'd', st.sampled_from(['x', 1.5, 0, -2])),

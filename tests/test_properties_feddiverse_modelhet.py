@@ -125,7 +125,7 @@ SPECS = {
  'feddiverse.selector.selection_stats': spec(fs.selection_stats, lambda: dict(matrices=V()['N'], chosen=np.zeros((2, 24), int)),
                                               matrices=MATS, chosen=['x', np.zeros((2, 5), int), np.full((2, 24), 2)]),
  'feddiverse.selector.proxy_losses': spec(fs.proxy_losses, _v(matrices='@N'), matrices=MATS),
- 'feddiverse.selector.table1_selector': spec(fs.table1_selector, _v(name='uniform', matrices='@N'), name=CHOICE, matrices=MATS, noise=FLOAT + [-1.0]),
+ 'feddiverse.selector.make_selector': spec(fs.make_selector, _v(name='uniform', matrices='@N'), name=CHOICE, matrices=MATS, noise=FLOAT + [-1.0]),
  'feddiverse.selector.simulate_selection': spec(fs.simulate_selection, _v(fed='@N', selector='uniform', rounds=2, k=3), fed=MATS + [3],
                                                  selector=CHOICE, rounds=POS, k=POS, noise=FLOAT + [-1.0], available=[[-1], [99]]),
  'feddiverse.selector.share_selectors': spec(fs.share_selectors, _v(matrices='@N'), matrices=MATS, variants=[('nope',), 3]),
@@ -345,7 +345,7 @@ MATRIX_FUNCTIONS = {'feddiverse.selector.oracle_triplets': fs.oracle_triplets, '
                     'feddiverse.selector.mixture_variance': lambda N: fs.mixture_variance(N, np.full(len(np.asarray(N)), 0.1)),
                     'feddiverse.selector.selection_stats': lambda N: fs.selection_stats(N, np.eye(len(np.asarray(N)), dtype=int)[:3]).union_triplets,
                     'feddiverse.selector.simulate_selection': lambda N: fs.simulate_selection(N, 'feddiverse[sign-invariant]', 5, 3).selected,
-                    'feddiverse.selector.table1_selector': lambda N: fs.table1_selector('feddiverse[paper-literal]', N).triplets,
+                    'feddiverse.selector.make_selector': lambda N: fs.make_selector('feddiverse[paper-literal]', N).triplets,
                     'feddiverse.selector.share_selectors': lambda N: fs.share_selectors(N)['fedrk'].weights}
 
 @pytest.mark.parametrize('name', sorted(MATRIX_FUNCTIONS))

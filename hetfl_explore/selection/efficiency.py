@@ -24,6 +24,7 @@ __all__ = ['REPLAY_SIZE', 'INIT_SCALE', 'observed_losses', 'round_half_up', 'Act
 def observed_losses(reports, # the round's `Reports`
                    ) -> np.ndarray:
     "The loss of the broadcast model on each reporting client (`loss_before`), or the training loss where it is missing."
+    check_type('reports', reports, Reports)
     lb = np.asarray(reports.loss_before, dtype=np.float64)
     return np.where(np.isfinite(lb), lb, np.asarray(reports.loss, dtype=np.float64))
 
