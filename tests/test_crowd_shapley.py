@@ -64,12 +64,12 @@ def test_free_rider_generators_and_flagging():
 
 @pytest.mark.learned
 def test_free_riders_detected():
-    from hetfl_explore.foundation.core import learned_check, check_seed
-    s = check_seed(0)
+    from hetfl_explore.foundation.core import assert_learned, outcome_seed
+    s = outcome_seed(0)
     c = S.free_rider_run(seed=s, rounds=8).groupby(['client', 'kind'])['phi'].sum().reset_index()
     f, fr = S.flag_free_riders(c['phi'].to_numpy(), 0.3), (c['kind'] != 'benign').to_numpy()
-    learned_check('crowd: free riders flagged (unit)', f[fr].mean(), 0.6)
-    learned_check('crowd: benign not flagged (unit)', -f[~fr].mean(), -0.2)
+    assert_learned('crowd: free riders flagged (unit)', f[fr].mean(), 0.6)
+    assert_learned('crowd: benign not flagged (unit)', -f[~fr].mean(), -0.2)
 
 @pytest.mark.parametrize('call,match', [
     (lambda: S.shapley_exact(S.QuadraticGame(np.ones(17)), 17), 'n_players=17: exact Shapley'),

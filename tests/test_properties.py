@@ -98,8 +98,8 @@ SPECS = {
  'foundation.core.torch_generator': spec(core.torch_generator, _v(seed=0), seed=bad_seed(), device=st.sampled_from([3, 'tpu'])),
  'foundation.core.validate_fields': spec(core.validate_fields, lambda: dict(obj=F()['cfg'], rounds=functools.partial(core.check_int, lo=1)),
                                          obj=st.sampled_from([None, 3, 'x'])),
- 'foundation.core.check_seed': spec(core.check_seed, _v(default=0), default=bad_seed()),
- 'foundation.core.learned_check': spec(core.learned_check, _v(name='demo', value=0.9, bound=0.5), name=bad_str(), bound=bad_float()),
+ 'foundation.core.outcome_seed': spec(core.outcome_seed, _v(default=0), default=bad_seed()),
+ 'foundation.core.assert_learned': spec(core.assert_learned, _v(name='demo', value=0.9, bound=0.5), name=bad_str(), bound=bad_float()),
  'foundation.core.results_path': spec(core.results_path, _v(name='x.csv'), name=bad_str()),
 }
 SPECS['foundation.core.validate_fields'].names = {'obj': ('obj', 'OutcomeConfig')}

@@ -114,7 +114,7 @@ def test_abac_types(bad):
 
 def test_abac_value_objects_evaluate_safely():
     c = A.Condition('subject.x', '>=', A.Ref('resource.y'), False, 'x >= resource.y')
-    assert c.check(A.Request(dict(x=1), 'r')) == (False, "attribute 'resource.y' missing")
+    assert c.holds(A.Request(dict(x=1), 'r')) == (False, "attribute 'resource.y' missing")
     assert A.Rule('r', 'permit', 'a', (c,)).name == 'r' and A.PolicySyntaxError(1, 2, 'm').column == 2
     d = A.Decision(False, 'default deny', 'a', []); assert 'DENY' in d.explain()
 

@@ -58,13 +58,13 @@ def test_edition_runs_with_checks_not_attempted(edition, i, monkeypatch):
     monkeypatch.chdir(student.OUT)
     sh.run_all(nb, exc_stop=True)
     recs = student.check_records(nb)
-    from hetfl_explore.checks import exercises
+    from hetfl_explore.graders import exercises
     lab = recs[0]['exercise'].split('.')[0]
     assert [r['exercise'] for r in recs] == exercises(lab) and {r['status'] for r in recs} == {'not attempted'}
 
 def test_grade_writes_one_row_per_notebook(tmp_path):
-    cells = [nbformat.v4.new_code_cell(s) for s in ("from hetfl_explore.checks import check",
-             "check('selection.q1', 0.125)", "check('selection.q2', -1.5)", "check('selection.q3', ...)")]
+    cells = [nbformat.v4.new_code_cell(s) for s in ("from hetfl_explore.graders import grade",
+             "grade('selection.q1', 0.125)", "grade('selection.q2', -1.5)", "grade('selection.q3', ...)")]
     nb = nbformat.v4.new_notebook(cells=cells); p = tmp_path / 'alice.ipynb'
     p.write_text(json.dumps(student.execute(nb, p, timeout=120)))
     csv = tmp_path / 'grades.csv'

@@ -7,7 +7,7 @@ cell whose first line after its `#|` directives is the marker `# SOLUTION`; it b
 `# TEACHER` (the closing `assert_solved`) is dropped. The title says "(student edition)" and a banner explains.
 The edition carries a `.notest` file: `tests/test_student.py` builds it afresh and executes it.
 
-`grade`: read the check records (`hetfl_explore.checks.core.MIME` outputs) of students' saved notebooks, optionally
+`grade`: read the check records (`hetfl_explore.graders.core.MIME` outputs) of students' saved notebooks, optionally
 executing them first, and write one CSV row per notebook: the status of every exercise and the counts.
 
 Usage: `python tools/student.py build [--src nbs/labs] [--out nbs/labs/student]`;
@@ -21,7 +21,7 @@ import nbformat
 ROOT = Path(__file__).resolve().parents[1]
 SRC, OUT = ROOT/'nbs'/'labs', ROOT/'nbs'/'labs'/'student'
 SOLUTION, TEACHER = '# SOLUTION', '# TEACHER'
-MIME = 'application/vnd.hetfl-check+json'   # = hetfl_explore.checks.core.MIME (kept here so `build` needs no import)
+MIME = 'application/vnd.hetfl-grade+json'   # = hetfl_explore.graders.core.MIME (kept here so `build` needs no import)
 BANNER = ("**Student edition.** The solutions are removed: write your answer in each cell marked *your answer* (replace "
           "`...`), then run the check below it. Until you do, every check reports *not attempted*.")
 PLACEHOLDER_NOTE = '# your answer: replace each `...` (keep the names)'
@@ -110,7 +110,7 @@ def execute(nb, path: Path, timeout: int = 600):
 def grade(paths: list, execute_first: bool = False, timeout: int = 600):
     "One row per student notebook: each exercise's last status ('not run' if never checked) and the counts."
     import pandas as pd
-    from hetfl_explore.checks import exercises
+    from hetfl_explore.graders import exercises
     rows, cols = [], []
     for p in map(Path, paths):
         nb = nbformat.read(p, as_version=4)

@@ -220,7 +220,7 @@ def _compare(op, a, b):
     return a >= b, '' if a >= b else f"{a!r} < {b!r}"
 
 @patch
-def check(self:Condition, request:Request, # the request whose attributes are used
+def holds(self:Condition, request:Request, # the request whose attributes are used
          ) -> tuple[bool, str]: # (holds, reason when it does not)
     "Evaluate the condition on a request's attributes."
     found, a = request.get(self.left)
@@ -264,7 +264,7 @@ def decide(self:PolicySet, request:Request, # the request to authorise
     check_type('request', request, Request)
     trace = []
     for r in (r for r in self.rules if r.action == request.action):
-        checks = [(c.text, *c.check(request)) for c in r.conditions]
+        checks = [(c.text, *c.holds(request)) for c in r.conditions]
         trace.append(dict(name=r.name, effect=r.effect, applies=all(ok for _, ok, _ in checks), checks=checks))
     applying = [t for t in trace if t['applies']]
     if self.combining == 'first-applicable': winner = applying[0] if applying else None

@@ -11,12 +11,12 @@ import numpy as np
 import torch
 
 # %% auto #0
-__all__ = ['SEED_MAX', 'MAX_COUNT', 'MS_PER_S', 'CHECK_SEED_ENV', 'CHECK_LOG_ENV', 'RESULTS_DIR', 'TRIPLET_COLORS', 'FONT_FAMILY',
-           'PAGE_FIGURE_WIDTH', 'check_int', 'check_float', 'check_choice', 'check_type', 'as_array', 'check_array',
-           'check_tensor', 'check_count', 'check_count_array', 'check_probability', 'check_distribution', 'check_ids',
-           'check_rng_seed', 'check_columns', 'check_callable', 'check_by_name', 'default_device', 'seed_everything',
-           'spawn_seeds', 'rng_streams', 'torch_generator', 'validate_fields', 'check_seed', 'learned_check',
-           'results_path']
+__all__ = ['SEED_MAX', 'MAX_COUNT', 'MS_PER_S', 'OUTCOME_SEED_ENV', 'OUTCOME_LOG_ENV', 'RESULTS_DIR', 'TRIPLET_COLORS',
+           'FONT_FAMILY', 'PAGE_FIGURE_WIDTH', 'check_int', 'check_float', 'check_choice', 'check_type', 'as_array',
+           'check_array', 'check_tensor', 'check_count', 'check_count_array', 'check_probability', 'check_distribution',
+           'check_ids', 'check_rng_seed', 'check_columns', 'check_callable', 'check_by_name', 'default_device',
+           'seed_everything', 'spawn_seeds', 'rng_streams', 'torch_generator', 'validate_fields', 'outcome_seed',
+           'assert_learned', 'results_path']
 
 # %% ../../nbs/foundation/00_core.ipynb #ba8c93b3
 def _show(value, width:int=80) -> str:
@@ -321,32 +321,32 @@ def validate_fields(obj:Any, # A dataclass instance
     return obj
 
 # %% ../../nbs/foundation/00_core.ipynb #c7e5a964
-CHECK_SEED_ENV = 'HETFL_CHECK_SEED'   # environment variable through which tools/check_robust.py sets the seed
-CHECK_LOG_ENV = 'HETFL_CHECK_LOG'     # environment variable naming a JSON-lines file that records each margin
+OUTCOME_SEED_ENV = 'HETFL_OUTCOME_SEED'   # environment variable through which tools/check_robust.py sets the seed
+OUTCOME_LOG_ENV = 'HETFL_OUTCOME_LOG'     # environment variable naming a JSON-lines file that records each margin
 
-def check_seed(default:int=0, # the seed the notebook uses when no robustness run overrides it
+def outcome_seed(default:int=0, # the seed the notebook uses when no robustness run overrides it
               ) -> int:
-    "The seed of a learned-outcome check: `default`, or the value of `HETFL_CHECK_SEED` during a robustness run."
-    value = os.environ.get(CHECK_SEED_ENV, '').strip()
+    "The seed of a learned-outcome assertion: `default`, or the value of `HETFL_OUTCOME_SEED` during a robustness run."
+    value = os.environ.get(OUTCOME_SEED_ENV, '').strip()
     if not value: return check_rng_seed('default', default)
-    try: return check_rng_seed(CHECK_SEED_ENV, int(value))
-    except ValueError: raise ValueError(_bad(CHECK_SEED_ENV, value, 'a non-negative integer')) from None
+    try: return check_rng_seed(OUTCOME_SEED_ENV, int(value))
+    except ValueError: raise ValueError(_bad(OUTCOME_SEED_ENV, value, 'a non-negative integer')) from None
 
 # %% ../../nbs/foundation/00_core.ipynb #d43863f1
-def learned_check(name:str, # a short, unique name of the check (e.g. 'FAVOR: good clients get higher Q')
+def assert_learned(name:str, # a short, unique name of the assertion (e.g. 'FAVOR: good clients get higher Q')
                   value:float, # the learned quantity
-                  bound:float, # the check passes when value > bound
+                  bound:float, # the assertion holds when value > bound
                  ) -> float: # the margin value - bound
     "Assert that a learned quantity clears its bound; record the margin when a robustness run asks for it."
     check_type('name', name, str)
     value, bound = float(value), check_float('bound', bound)
     margin = value - bound
-    path = os.environ.get(CHECK_LOG_ENV, '').strip()
+    path = os.environ.get(OUTCOME_LOG_ENV, '').strip()
     if path:
         with open(path, 'a', encoding='utf-8') as f:
             f.write(json.dumps(dict(name=name, value=value, bound=bound, margin=margin,
-                                    seed=os.environ.get(CHECK_SEED_ENV), threads=os.environ.get('OMP_NUM_THREADS'))) + '\n')
-    assert margin > 0, f"learned check {name!r}: {value:.4g} does not exceed {bound:.4g}"
+                                    seed=os.environ.get(OUTCOME_SEED_ENV), threads=os.environ.get('OMP_NUM_THREADS'))) + '\n')
+    assert margin > 0, f"learned outcome {name!r}: {value:.4g} does not exceed {bound:.4g}"
     return margin
 
 # %% ../../nbs/foundation/00_core.ipynb #8b806b21

@@ -1,29 +1,29 @@
-"""Bad input never surprises `hetfl_explore.checks`.
+"""Bad input never surprises `hetfl_explore.graders`.
 
-Two kinds of input: a student's *answer*, which may be anything (a check must never raise on it: it answers with a
+Two kinds of input: a student's *answer*, which may be anything (a grader must never raise on it: it answers with a
 `Feedback` that says what it expected), and the *arguments* of the entry points and data helpers (an unknown
 exercise id, a negative seed...), which raise `ValueError`/`TypeError` naming the argument (and, for ids, listing
 the known ones)."""
 import importlib, re
 import numpy as np, pytest, torch
 from hypothesis import given, settings, strategies as st, HealthCheck
-import hetfl_explore.checks as C
-from hetfl_explore.checks import core, selection, modelhet, feddiverse, fairness
-from hetfl_explore.checks.core import Feedback, STATUSES
+import hetfl_explore.graders as C
+from hetfl_explore.graders import core, selection, modelhet, feddiverse, fairness
+from hetfl_explore.graders.core import Feedback, STATUSES
 
 SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
 LAB_MODULES = (selection, modelhet, feddiverse, fairness)   # the labs whose helpers this file covers (later labs: their own file)
-QS = [(m, n) for m in (importlib.import_module(f'{core.PACKAGE}.{lab}') for lab in core.LABS)   # every lab's checks
-      for n in m.__all__ if re.fullmatch(r'q[0-9]+', n)]
+QS = [(m, n) for m in (importlib.import_module(f'{core.PACKAGE}.{lab}') for lab in core.LABS)   # every lab's graders
+      for n in sorted(vars(m)) if re.fullmatch(r'_q[0-9]+', n)]
 
-COVERED = {f'hetfl_explore.checks.core.{n}' for n in (
+COVERED = {f'hetfl_explore.graders.core.{n}' for n in (
     'Feedback', 'as_number', 'as_fraction', 'as_numbers', 'as_text', 'as_parts', 'is_placeholder', 'first_mistake',
-    'try_call', 'exercise', 'load_labs', 'exercises', 'check', 'rubric_feedback', 'lab_report', 'assert_solved')} | {
-    'hetfl_explore.checks.selection.' + n for n in ('q1', 'q2', 'q3', 'q4', 'q5', 'q6', 'q7', 'never_selected', 'sampler_problem', 'uniform_jain')} | {
-    'hetfl_explore.checks.modelhet.' + n for n in ('q1', 'q2', 'q3', 'q4', 'q5', 'q6', 'q7', 'q8', 'param_ratio', 'layer_coverage',
+    'try_call', 'exercise', 'load_labs', 'exercises', 'grade', 'rubric_feedback', 'lab_report', 'assert_solved')} | {
+    'hetfl_explore.graders.selection.' + n for n in ('never_selected', 'sampler_problem', 'uniform_jain')} | {
+    'hetfl_explore.graders.modelhet.' + n for n in ('param_ratio', 'layer_coverage',
                                                    'small_attack', 'exponential_losses', 'predicted_auc')} | {
-    'hetfl_explore.checks.feddiverse.' + n for n in ('q1', 'q2', 'q3', 'q4', 'q5', 'q6', 'q7', 'q8', 'step3_cases', 'step3_scores', 'explorer_stats')} | {
-    'hetfl_explore.checks.fairness.' + n for n in ('q1', 'q2', 'q3', 'q4', 'q5', 'q6', 'q7', 'lab_confusion', 'federated_dp_cases', 'explorer_dp')}
+    'hetfl_explore.graders.feddiverse.' + n for n in ('step3_cases', 'step3_scores', 'explorer_stats')} | {
+    'hetfl_explore.graders.fairness.' + n for n in ('lab_confusion', 'federated_dp_cases', 'explorer_dp')}
 
 def raises_naming(f, arg, *args, **kw):
     "Assert `f(*args, **kw)` raises ValueError/TypeError whose message names `arg`; returns the message."
@@ -53,13 +53,13 @@ def test_any_answer_gets_feedback_never_an_exception(mod, name, answer):
 @SETTINGS
 @given(eid=st.text(max_size=20).filter(lambda s: s not in C.exercises()))
 def test_unknown_exercise_id_lists_the_known_ones(eid):
-    msg = raises_naming(C.check, 'exercise', eid, 1)
+    msg = raises_naming(C.grade, 'exercise', eid, 1)
     assert 'known ids: selection.q1' in msg and 'fairness.q7' in msg
 
 @SETTINGS
 @given(eid=st.one_of(st.integers(), st.none(), st.floats(), st.lists(st.text(), max_size=2)))
 def test_non_string_exercise_id_is_a_type_error(eid):
-    with pytest.raises(TypeError, match='exercise'): C.check(eid, 1)
+    with pytest.raises(TypeError, match='exercise'): C.grade(eid, 1)
 
 @SETTINGS
 @given(lab=st.one_of(st.text(max_size=10).filter(lambda s: s not in core.LABS), st.integers()))

@@ -1,9 +1,9 @@
-"""Every check of the crowdsourced-FL lab (`hetfl_explore.checks.crowd`) against the reference solution, equivalent
+"""Every grader of the crowdsourced-FL lab (`hetfl_explore.graders.crowd`) against the reference solution, equivalent
 forms of it, and at least two typical wrong answers, asserting that the feedback names the mistake; the hand-computed
 answers are also compared with the thesis' formulas worked out by hand."""
 import numpy as np, pytest, torch
-from hetfl_explore.checks import check, exercises, lab_report
-from hetfl_explore.checks import crowd as X
+from hetfl_explore.graders import grade, exercises, lab_report
+from hetfl_explore.graders import crowd as X
 from hetfl_explore.crowd.promethee import uni_flows_sorted, compute_flows_as_printed, budget_greedy
 from hetfl_explore.crowd.abac import EXAMPLE_POLICY, parse_policy
 from hetfl_explore.crowd.pki import verify_update
@@ -36,7 +36,7 @@ FLAGGED = T5.loc[(T5['kind'] != 'benign') & T5['flagged'], 'kind'].tolist()
 R6 = X.playground_ratios()
 PDP = parse_policy(EXAMPLE_POLICY); D7 = [PDP.decide(r).permit for r in X.abac_requests()]
 flip = lambda i: [not d if j == i else d for j, d in enumerate(D7)]
-OPEN = ' '.join(keys[0] for keys in X.Q9_RUBRIC.values()) + ' ' + ' '.join(['word'] * 40)
+OPEN = ' '.join(keys[0] for keys in X.CROWD_RUBRIC.values()) + ' ' + ' '.join(['word'] * 40)
 
 CASES = {
  'crowd.q1': ([PHI1, np.array(PHI1), tuple(PHI1), torch.tensor(PHI1), [0, 0.1, -0.1]],
@@ -71,7 +71,7 @@ CASES = {
 }
 
 def test_every_exercise_has_cases():
-    "The generic tests of every check run in tests/test_checks.py over these CASES."
+    "The generic tests of every grader run in tests/test_graders.py over these CASES."
     assert sorted(CASES) == sorted(exercises('crowd')) and len(CASES) >= 8
 
 
@@ -90,11 +90,11 @@ def test_panel_answers_follow_the_library_rules():
 
 def test_feedback_never_states_the_expected_answer():
     for eid, value, shown in (('crowd.q1', [0, 0, 0.1], '0.1,'), ('crowd.q4', [1, 1, 1], '2.25'), ('crowd.q6', ('overconfident', 2.0), f'{R6[-1]:.4g}')):
-        fb = check(eid, value)
+        fb = grade(eid, value)
         assert fb.status == 'wrong' and shown not in repr(fb), f'{eid}: {fb}'
     for ans in ([1], [1, 2, 3, 4], list(range(1, 31))):
-        assert str(CHOSEN) not in repr(check('crowd.q2', ans))
+        assert str(CHOSEN) not in repr(grade('crowd.q2', ans))
 
-def test_module_attribute_check_and_report_agree():
-    assert X.q4(PHI4).status == check('crowd.q4', PHI4).status == 'correct'
+def test_module_grader_and_report_agree():
+    assert X._q4(PHI4).status == grade('crowd.q4', PHI4).status == 'correct'
     assert lab_report('crowd').loc['crowd.q4', 'status'] == 'correct'

@@ -1,10 +1,10 @@
-"""Every check of `hetfl_explore.checks.clustering` against the lab's reference solution, equivalent forms of it, and
+"""Every grader of `hetfl_explore.graders.clustering` against the lab's reference solution, equivalent forms of it, and
 at least two typical wrong answers, asserting that the feedback names the mistake (and never prints the expected
 value); the hand-computed cases pin the reference values to the source formulas."""
 import numpy as np, pytest, torch
 from scipy.stats import wasserstein_distance
-from hetfl_explore.checks import check, exercises, lab_report
-from hetfl_explore.checks import clustering as K
+from hetfl_explore.graders import grade, exercises, lab_report
+from hetfl_explore.graders import clustering as K
 from hetfl_explore.clustering.profiles import ordinal_w1, total_variation, naive_scipy_w1
 from hetfl_explore.clustering.eccentricity import accepts
 
@@ -19,7 +19,7 @@ DRIFT = [K.first_rejected_drift(t) for t in K.THRESHOLDS]
 SPLIT = K.cfl_first_split()
 OFF = [w for c in SPLIT if 1 not in c for w in c]       # the workers CFL's first split separates from w1
 MOVE = K.gpfl_first_move()
-OPEN = ' '.join(keys[0] for keys in K.Q9_RUBRIC.values()) + ' ' + ' '.join(['word'] * 40)
+OPEN = ' '.join(keys[0] for keys in K.CLUSTERING_RUBRIC.values()) + ' ' + ' '.join(['word'] * 40)
 
 # exercise: (reference answers in several equivalent forms, [(wrong answer, words the feedback must contain), ...])
 CASES = {
@@ -53,7 +53,7 @@ CASES = {
 }
 
 def test_every_exercise_has_cases():
-    "The generic tests of every check run in tests/test_checks.py over these CASES."
+    "The generic tests of every grader run in tests/test_graders.py over these CASES."
     assert sorted(CASES) == sorted(exercises('clustering')) and len(CASES) >= 8
 
 
@@ -61,7 +61,7 @@ def test_feedback_never_states_the_expected_value():
     for eid, ans, shown in (('clustering.q1', (0.3, 0.9), '1.1'), ('clustering.q3', [9, 9, 9, 9], str(COUNTS)),
                             ('clustering.q6', (0.5, 0.6), str(DRIFT[1])), ('clustering.q7', [2, 3], str(OFF[0])),
                             ('clustering.q8', (3, 2, 2), str(MOVE[1]))):
-        fb = check(eid, ans)
+        fb = grade(eid, ans)
         assert fb.status == 'wrong' and shown not in repr(fb), f'{eid}: {fb}'
 
 def test_hand_computed_references():
@@ -89,6 +89,6 @@ def test_what_the_lab_asserts_in_prose():
     assert len(SPLIT) == 2 and 1 not in OFF and MOVE[0] == 1
 
 def test_lab_report_lists_the_clustering_exercises():
-    check('clustering.q1', (0.4, 1.1))
+    grade('clustering.q1', (0.4, 1.1))
     rep = lab_report('clustering')
     assert list(rep.index) == [f'clustering.q{i}' for i in range(1, 10)] and rep.loc['clustering.q1', 'status'] == 'correct'

@@ -1,4 +1,4 @@
-"""Bad input never surprises `hetfl_explore.checks.crowd`: any student answer gets a `Feedback` (never an exception),
+"""Bad input never surprises `hetfl_explore.graders.crowd`: any student answer gets a `Feedback` (never an exception),
 a student's function that misbehaves is reported, not raised, and the data helpers reject malformed arguments with a
 ValueError/TypeError naming the argument."""
 import re, sys
@@ -7,15 +7,15 @@ import numpy as np
 from hypothesis import given, settings, strategies as st, HealthCheck
 sys.path.insert(0, str(Path(__file__).parent))
 from properties_support import reject, bad_int, bad_float, bad_choice, MAX_EXAMPLES, NAN, INF
-from hetfl_explore.checks import crowd as X
-from test_properties_checks import ANSWERS   # tests/test_properties_checks.py gives every lab's checks any answer
+from hetfl_explore.graders import crowd as X
+from test_properties_graders import ANSWERS   # tests/test_properties_graders.py gives every lab's graders any answer
 
 SETTINGS = settings(max_examples=MAX_EXAMPLES, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
-QS = [n for n in X.__all__ if re.fullmatch(r'q[0-9]+', n)]
+QS = sorted(n for n in vars(X) if re.fullmatch(r'_q[0-9]+', n))   # the graders, reached through `grade`
 HELPERS = ('q1_flows', 'panel_ranking', 'bug_cases', 'flows_problem', 'q4_game', 'shapley_panel_table', 'playground_ratios',
            'abac_requests', 'signed_updates', 'verifier_problem')
-COVERED = {f'hetfl_explore.checks.crowd.{n}' for n in (*QS, *HELPERS)}
-MOD = 'hetfl_explore.checks.crowd'
+COVERED = {f'hetfl_explore.graders.crowd.{n}' for n in HELPERS}
+MOD = 'hetfl_explore.graders.crowd'
 
 def test_covered_is_every_public_callable():
     assert COVERED == {f'{MOD}.{n}' for n in X.__all__ if callable(getattr(X, n))}

@@ -1,9 +1,9 @@
-"""Every check of `hetfl_explore.checks` against the lab's reference solution, equivalent forms of it, and at least
+"""Every grader of `hetfl_explore.graders` against the lab's reference solution, equivalent forms of it, and at least
 two typical wrong answers, asserting that the feedback names the mistake (and never prints the expected value)."""
 import numpy as np, pytest, torch
-from hetfl_explore.checks import check, exercises, lab_report
-from hetfl_explore.checks import selection as S, modelhet as M, feddiverse as F, fairness as R
-from hetfl_explore.checks.core import Feedback, MIME
+from hetfl_explore.graders import grade, exercises, lab_report
+from hetfl_explore.graders import selection as S, modelhet as M, feddiverse as F, fairness as R
+from hetfl_explore.graders.core import Feedback, MIME
 from hetfl_explore.modelhet.mia import roc_auc, best_advantage
 from hetfl_explore.fairness.metrics import demographic_parity_diff, sum_confusions, simpson_example
 from hetfl_explore.foundation.hetero import dht, fl_metrics
@@ -18,7 +18,7 @@ EXP = M.exponential_losses()
 ORDER = sorted(F.SELECTORS, key=lambda s: F.explorer_stats(s).union_mean()[0])   # what the explorer shows today
 DRIFT, NO_DRIFT = ('towards uniform', 'one third each')[::1 if F.explorer_stats('feddiverse[sign-invariant]', F.NOISE).type_shares['CI'] > 1 / 3 + F.DRIFT else -1]
 OPEN = {lab: ' '.join(sum((list(keys[:1]) for keys in rub.values()), [])) + ' ' + ' '.join(['word'] * 40)
-        for lab, rub in (('selection.q7', S.Q7_RUBRIC), ('modelhet.q8', M.Q8_RUBRIC), ('feddiverse.q8', F.Q8_RUBRIC), ('fairness.q7', R.Q7_RUBRIC))}
+        for lab, rub in (('selection.q7', S.SELECTION_RUBRIC), ('modelhet.q8', M.MODELHET_RUBRIC), ('feddiverse.q8', F.FEDDIVERSE_RUBRIC), ('fairness.q7', R.FAIRNESS_RUBRIC))}
 SHORT, OFFTOPIC = 'it depends', ' '.join(['the model is trained'] * 12)
 
 # exercise: (reference answers in several equivalent forms, [(wrong answer, words the feedback must contain), ...])
@@ -71,8 +71,8 @@ CASES = {
 }
 for eid in OPEN: CASES[eid] = ([OPEN[eid]], [(SHORT, 'too short'), (OFFTOPIC, 'not found'), (42, 'string')])
 
-from test_checks_crowd import CASES as CROWD_CASES              # later labs keep their cases (and their own tests) in
-from test_checks_clustering import CASES as CLUSTERING_CASES    # tests/test_checks_<lab>.py; the generic tests run here
+from test_graders_crowd import CASES as CROWD_CASES              # later labs keep their cases (and their own tests) in
+from test_graders_clustering import CASES as CLUSTERING_CASES    # tests/test_graders_<lab>.py; the generic tests run here
 CASES |= CROWD_CASES | CLUSTERING_CASES
 
 def test_every_exercise_has_cases():
@@ -81,7 +81,7 @@ def test_every_exercise_has_cases():
 @pytest.mark.parametrize('eid', sorted(CASES))
 def test_reference_and_equivalent_forms_pass(eid):
     for ans in CASES[eid][0]:
-        fb = check(eid, ans)
+        fb = grade(eid, ans)
         assert fb.status in ('correct', 'submitted'), f'{eid}: {ans!r} -> {fb}'
         if fb.status == 'submitted': assert 'not found' not in fb.message
 
@@ -90,7 +90,7 @@ def test_wrong_answers_get_feedback_that_names_the_mistake(eid):
     wrongs = CASES[eid][1]
     assert len(wrongs) >= 2
     for ans, words in wrongs:
-        fb = check(eid, ans)
+        fb = grade(eid, ans)
         assert fb.status == 'wrong' or (fb.status == 'submitted' and 'not found' in fb.message), f'{eid}: {ans!r} -> {fb}'
         assert words in fb.message, f'{eid}: {ans!r}: expected {words!r} in {fb.message!r}'
         assert fb.hint or fb.status == 'submitted'
@@ -98,21 +98,21 @@ def test_wrong_answers_get_feedback_that_names_the_mistake(eid):
 @pytest.mark.parametrize('eid', sorted(CASES))
 def test_placeholder_is_not_attempted(eid):
     for ph in (..., None, '', (..., ...)):
-        fb = check(eid, ph)
+        fb = grade(eid, ph)
         assert fb.status == 'not attempted' and 'placeholder' in fb.message
 
-def test_module_attribute_and_check_agree():
-    assert S.q1(0.125).status == check('selection.q1', 0.125).status == 'correct'
-    assert R.q1(0.2).message == check('fairness.q1', 0.2).message
+def test_module_grader_and_grade_agree():
+    assert S._q1(0.125).status == grade('selection.q1', 0.125).status == 'correct'
+    assert R._q1(0.2).message == grade('fairness.q1', 0.2).message
 
 def test_feedback_never_states_the_expected_number():
     for eid, value, shown in (('selection.q1', 0.2, '0.125'), ('selection.q2', 0.5, '0.069'), ('modelhet.q4', 0.5, '0.889'),
                               ('fairness.q1', 0.9, '0.28'), ('modelhet.q2', 0.9, '0.256')):
-        fb = check(eid, value)
+        fb = grade(eid, value)
         assert fb.status == 'wrong' and shown not in repr(fb), f'{eid}: {fb}'
 
 def test_feedback_displays_and_records():
-    fb = check('selection.q1', 0.125)
+    fb = grade('selection.q1', 0.125)
     bundle = fb._repr_mimebundle_()
     assert bundle[MIME] == dict(exercise='selection.q1', status='correct', message=fb.message, hint=fb.hint)
     assert 'selection.q1' in bundle['text/plain'] and 'correct' in bundle['text/html']

@@ -1,16 +1,16 @@
-"""Bad input never surprises `hetfl_explore.checks.clustering`: any student answer gets a `Feedback` (never an
+"""Bad input never surprises `hetfl_explore.graders.clustering`: any student answer gets a `Feedback` (never an
 exception), the helpers that run a student's function answer with a message, and the data helpers reject malformed
 arguments with a `ValueError`/`TypeError` naming the argument."""
 import re
 import numpy as np
 from hypothesis import given, strategies as st
-from hetfl_explore.checks import clustering as K
-from test_properties_checks import ANSWERS, SETTINGS, raises_naming
+from hetfl_explore.graders import clustering as K
+from test_properties_graders import ANSWERS, SETTINGS, raises_naming
 
-QS = [n for n in K.__all__ if re.fullmatch(r'q[0-9]+', n)]
+QS = sorted(n for n in vars(K) if re.fullmatch(r'_q[0-9]+', n))   # the graders, reached through `grade`
 HELPERS = ('q2_graph', 'mcl_one_step', 'mcl_cluster_counts', 'w1_cases', 'w1_problem', 'threshold_grid', 'threshold_problem',
            'first_rejected_drift', 'cfl_first_split', 'as_workers', 'gpfl_first_move')
-COVERED = {f'hetfl_explore.checks.clustering.{n}' for n in QS + list(HELPERS)}
+COVERED = {f'hetfl_explore.graders.clustering.{n}' for n in HELPERS}
 
 def test_covered_names_are_the_public_callables():
     assert COVERED == {f'{K.__name__}.{n}' for n in K.__all__ if callable(getattr(K, n))}
