@@ -49,7 +49,7 @@ def serve(folder: Path):
     try: yield f'http://127.0.0.1:{srv.server_address[1]}'
     finally: srv.shutdown(); srv.server_close()
 
-EDITOR_CELL = '''from hetfl_explore.widgets.explorers import MatrixEditor
+EDITOR_CELL = '''from hetfl_explore.widgets.editor import MatrixEditor
 panel = MatrixEditor(preset='spawrious_gsc')
 panel'''
 

@@ -30,7 +30,8 @@ OVERFLOW_JS = '''(panel) => {
 
 # Every panel of the widget chapters, built as its notebook builds it (one cell each; the last line displays it).
 PANEL_CELLS = [
-    "import numpy as np\nfrom hetfl_explore.widgets.explorers import MatrixEditor, SelectionExplorer, FedDiverseStepper, TaxonomyExplorer\n"
+    "import numpy as np\nfrom hetfl_explore.widgets.editor import MatrixEditor\nfrom hetfl_explore.widgets.explorers import SelectionExplorer, TaxonomyExplorer\n"
+    "from hetfl_explore.widgets.stepper import FedDiverseStepper\n"
     "explorer = SelectionExplorer(MatrixEditor(preset='spawrious_gsc'), selectors=('uniform', 'feddiverse[sign-invariant]', 'fedrk'), k=9, rounds=100)\nexplorer",
     "FedDiverseStepper('waterbirds_dist', k=9)",
     "TaxonomyExplorer(explorer)",

@@ -111,11 +111,11 @@ def test_saved_panels_equal_a_fresh_construction_from_their_cell(tmp_path):
 
 def test_pager_follows_the_sidebar_and_search_entry_holds_the_prose():
     metas = {Path(p): dict(title=t, description='', path=Path(p).with_suffix('.html'))
-             for p, t in (('index.ipynb', 'Home'), ('widgets/50_explorers.ipynb', 'Explorers'), ('widgets/51_outcome.ipynb', 'Outcome'))}
+             for p, t in (('index.ipynb', 'Home'), ('widgets/50d_layout.ipynb', 'Panel layout'), ('widgets/51_outcome.ipynb', 'Outcome'))}
     order = bd.page_order(metas)
-    assert order.index(Path('widgets/50_explorers.ipynb')) + 1 == order.index(Path('widgets/51_outcome.ipynb'))
+    assert order.index(Path('widgets/50d_layout.ipynb')) + 1 == order.index(Path('widgets/51_outcome.ipynb'))
     pager = bd.pager_html(Path('widgets/51_outcome.ipynb'), metas)
-    assert 'href="../widgets/50_explorers.html">← Explorers' in pager                    # links relative to the page's folder
+    assert 'href="../widgets/50d_layout.html">← Panel layout' in pager                    # links relative to the page's folder
     assert bd.pager_html(order[-1], metas).endswith('<span></span></nav>')               # the last page has no next
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell('## Why *select*\nFedDiverse picks [a link](x.ipynb) $k$'),
                                          nbformat.v4.new_code_cell('secret_code = 1')])

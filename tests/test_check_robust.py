@@ -12,9 +12,9 @@ def _nb(path, *sources):
                                     metadata={}, nbformat=4, nbformat_minor=5)))
 
 def test_finds_notebooks_and_their_last_check_cell(tmp_path):
-    _nb(tmp_path / 'a.ipynb', 'x = 1', "learned_check('a', 1, 0)", 'y = 2', "learned_check('b', 1, 0)", 'z = 3')
+    _nb(tmp_path / 'a.ipynb', 'x = 1', "assert_learned('a', 1, 0)", 'y = 2', "assert_learned('b', 1, 0)", 'z = 3')
     _nb(tmp_path / 'b.ipynb', 'x = 1')                                           # no learned check
-    _nb(tmp_path / 'core.ipynb', 'def learned_check(name, value, bound): ...')   # the definition is not a check
+    _nb(tmp_path / 'core.ipynb', 'def assert_learned(name, value, bound): ...')   # the definition is not a check
     found = cr.notebook_sources(tmp_path)
     assert [(s.path.name, s.upto) for s in found] == [('a.ipynb', 3)]
 

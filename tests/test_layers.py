@@ -54,7 +54,7 @@ def test_a_planted_upward_import_fails(tmp_path):
     import shutil
     pkg = tmp_path / 'hetfl_explore'; shutil.copytree(PKG, pkg, ignore=shutil.ignore_patterns('__pycache__'))
     target = pkg / 'foundation' / 'hetero.py'
-    target.write_text(target.read_text() + '\nfrom ..widgets.explorers import MatrixEditor\n')
+    target.write_text(target.read_text() + '\nfrom ..widgets.editor import MatrixEditor\n')
     import test_layers as T
     old = T.ROOT; T.ROOT = tmp_path
     try: bad = violations(pkg)

@@ -22,7 +22,8 @@ from properties_support import (reject, bad_int, bad_seed, not_none, bad_float, 
 import hetfl_explore
 from hetfl_explore.foundation import core, hetero, data, datasets, loaders
 from hetfl_explore.fairness import metrics as fm, experiments as fx
-from hetfl_explore.widgets import explorers as wx, outcome as wo, privacy_fairness as wp
+from hetfl_explore.widgets import (editor as we, explorers as wx, stepper as wst, static_figures as wsf, layout as wl, outcome as wo,
+                                   privacy_fairness as wp)
 
 warnings.simplefilter('ignore', fm.UndefinedMetricWarning)
 PROPERTY_SETTINGS = settings(max_examples=MAX_EXAMPLES, deadline=None, derandomize=True,
@@ -40,12 +41,12 @@ def F():
     root = Path(tempfile.mkdtemp(prefix='hetfl_props_'))
     wb = loaders.fake_waterbirds(root / 'wb', counts=((1, 1), (1, 1)))
     stats = {'uniform': __import__('hetfl_explore.feddiverse.selector', fromlist=['x']).simulate_selection(fed, 'uniform', 5, 3)}
-    summary = wx.federation_summary(wx.preset_types('spawrious_gsc'))
+    summary = we.federation_summary(we.preset_types('spawrious_gsc'))
     from hetfl_explore.modelhet.mia import AttackResult
     res = AttackResult(np.linspace(0, 1, 20), np.array([0, 1] * 10), np.array([0, 1] * 10), info=dict(loss=np.linspace(1, 0, 20)))
     runs = pd.DataFrame([dict(dataset='celeba_like', level=l, seed=0, acc=80.0, wga=60.0, d_eop=0.1, d_dp=0.1) for l in fx.PRIVACY_LEVELS])
     grid = pd.DataFrame([dict(rho=0.9, n_anti=1, level='random', seed=0, **{m: 0.5 for m in fx.EXPLORER_METRICS})])
-    stepper = wx.FedDiverseStepper('spawrious_gsc', k=3)
+    stepper = wst.FedDiverseStepper('spawrious_gsc', k=3)
     row = pd.Series(dict(client_confusions=json.dumps([fm.worked_example().flatten().tolist()])))
     return dict(fed=fed, Ns=fed.matrices, N=fed.matrices[0], y=y, a=a, fd=fd, pool=pool, img=img, root=root, wb=wb, stats=stats,
                 summary=summary, res=res, runs=runs, grid=grid, expl=stepper.explanation, frame=stepper.frames[0],
@@ -326,31 +327,37 @@ BAD_TYPES = st.sampled_from([[], None, 3, [(1, [[NAN, 1], [1, 1]])], [(1, [[INF,
 BAD_SELECTORS = st.sampled_from([(), ('nope',), 3, None, ('uniform', 'nope')])
 BAD_SOURCE = st.one_of(st.sampled_from(['nope', None, 3]), M3)
 SPECS.update({
- 'widgets.explorers.dirichlet_types': spec(wx.dirichlet_types, _v(num_clients=3), num_clients=bad_int(1, wx.MAX_CLIENTS), n_classes=bad_int(2, wx.MAX_SIDE),
+ 'widgets.editor.dirichlet_types': spec(we.dirichlet_types, _v(num_clients=3), num_clients=bad_int(1, we.MAX_CLIENTS), n_classes=bad_int(2, we.EDITOR_MAX_SIDE),
                                            alpha=bad_float(0, None, lo_open=True), size=bad_int(1), seed=bad_seed()),
- 'widgets.explorers.preset_types': spec(wx.preset_types, _v(name='dirichlet_1'), name=bad_choice(), seed=bad_seed()),
- 'widgets.explorers.expand_types': spec(wx.expand_types, lambda: dict(types=_TYPES()), types=BAD_TYPES),
- 'widgets.explorers.check_types': spec(wx.check_types, lambda: dict(types=_TYPES()), types=BAD_TYPES),
- 'widgets.explorers.federation_summary': spec(wx.federation_summary, lambda: dict(types=_TYPES()), types=BAD_TYPES, atol=bad_float(0)),
- 'widgets.explorers.summary_html': spec(wx.summary_html, _v(summary='@summary'), summary=bad_obj(), published=st.sampled_from([3, 'x'])),
- 'widgets.explorers.triplet_bar_html': spec(wx.triplet_bar_html, _v(t=[0.1, 0.2, 0.3]), t=bad_reals(0, 1, (3,)), width=bad_int(1, wx.MAX_BAR)),
- 'widgets.explorers.published_values': spec(wx.published_values, _v(name='spawrious_gsc'), name=bad_str()),
- 'widgets.explorers.types_ternary': spec(wx.types_ternary, _v(summary='@summary'), summary=bad_obj()),
- 'widgets.explorers.MatrixEditor': spec(wx.MatrixEditor, dict, preset=bad_choice(), types=BAD_TYPES, max_rows=bad_int(1)),
+ 'widgets.editor.preset_types': spec(we.preset_types, _v(name='dirichlet_1'), name=bad_choice(), seed=bad_seed()),
+ 'widgets.editor.expand_types': spec(we.expand_types, lambda: dict(types=_TYPES()), types=BAD_TYPES),
+ 'widgets.editor.check_types': spec(we.check_types, lambda: dict(types=_TYPES()), types=BAD_TYPES),
+ 'widgets.editor.federation_summary': spec(we.federation_summary, lambda: dict(types=_TYPES()), types=BAD_TYPES, atol=bad_float(0)),
+ 'widgets.editor.summary_html': spec(we.summary_html, _v(summary='@summary'), summary=bad_obj(), published=st.sampled_from([3, 'x'])),
+ 'widgets.editor.triplet_bar_html': spec(we.triplet_bar_html, _v(t=[0.1, 0.2, 0.3]), t=bad_reals(0, 1, (3,)), width=bad_int(1, we.MAX_BAR)),
+ 'widgets.editor.published_values': spec(we.published_values, _v(name='spawrious_gsc'), name=bad_str()),
+ 'widgets.editor.types_ternary': spec(we.types_ternary, _v(summary='@summary'), summary=bad_obj()),
+ 'widgets.editor.MatrixEditor': spec(we.MatrixEditor, dict, preset=bad_choice(), types=BAD_TYPES, max_rows=bad_int(1)),
  'widgets.explorers.check_selectors': spec(wx.check_selectors, _v(selectors=('uniform',)), selectors=BAD_SELECTORS),
  'widgets.explorers.share_table': spec(wx.share_table, _v(stats='@stats'), stats=st.sampled_from([None, {}, {'x': 3}, 3])),
  'widgets.explorers.selection_figures': spec(wx.selection_figures, _v(stats='@stats'), stats=st.sampled_from([None, {}, {'x': 3}]), figs=st.sampled_from([3, 'x'])),
  'widgets.explorers.SelectionExplorer': spec(wx.SelectionExplorer, _v(rounds=5, k=3), source=BAD_SOURCE, selectors=BAD_SELECTORS, k=bad_int(1, 24),
-                                             rounds=bad_int(1, wx.MAX_ROUNDS), seed=bad_seed(), noise=bad_float(0)),
- 'widgets.explorers.explain_frames': spec(wx.explain_frames, _v(explanation='@expl'), explanation=st.sampled_from([None, 3, {}, {'steps': 3}])),
- 'widgets.explorers.step_figure': spec(wx.step_figure, lambda: dict(triplets=F()['expl']['triplets'], frame=F()['frame']), triplets=bad_reals(0, 1, (24, 3)),
+                                             rounds=bad_int(1, wx.EXPLORER_MAX_ROUNDS), seed=bad_seed(), noise=bad_float(0)),
+ 'widgets.stepper.explain_frames': spec(wst.explain_frames, _v(explanation='@expl'), explanation=st.sampled_from([None, 3, {}, {'steps': 3}])),
+ 'widgets.stepper.step_figure': spec(wst.step_figure, lambda: dict(triplets=F()['expl']['triplets'], frame=F()['frame']), triplets=bad_reals(0, 1, (24, 3)),
                                        frame=st.sampled_from([None, 3, {}, {'ids': []}])),
- 'widgets.explorers.stepper_figure': spec(wx.stepper_figure, _v(explanation='@expl'), explanation=st.sampled_from([None, 3, {}, {'steps': []}])),
- 'widgets.explorers.FedDiverseStepper': spec(wx.FedDiverseStepper, _v(k=3), source=BAD_SOURCE, k=bad_int(1), variant=bad_choice(), seed=bad_seed()),
+ 'widgets.static_figures.stepper_figure': spec(wsf.stepper_figure, _v(explanation='@expl'), explanation=st.sampled_from([None, 3, {}, {'steps': []}])),
+ 'widgets.stepper.FedDiverseStepper': spec(wst.FedDiverseStepper, _v(k=3), source=BAD_SOURCE, k=bad_int(1), variant=bad_choice(), seed=bad_seed()),
  'widgets.explorers.TaxonomyExplorer': spec(wx.TaxonomyExplorer, dict, explorer=not_none(bad_obj())),
- 'widgets.explorers.federations_figure': spec(wx.federations_figure, _v(names=('spawrious_gsc',)), names=st.sampled_from([(), ('nope',), 3, None])),
- 'widgets.explorers.selection_static_figure': spec(wx.selection_static_figure, _v(selectors=('uniform',), rounds=3), source=BAD_SOURCE, selectors=BAD_SELECTORS,
-                                                   rounds=bad_int(1, wx.MAX_ROUNDS), k=bad_int(1, 24), seed=bad_seed()),
+ 'widgets.static_figures.federations_figure': spec(wsf.federations_figure, _v(names=('spawrious_gsc',)), names=st.sampled_from([(), ('nope',), 3, None])),
+ 'widgets.static_figures.selection_static_figure': spec(wsf.selection_static_figure, _v(selectors=('uniform',), rounds=3), source=BAD_SOURCE, selectors=BAD_SELECTORS,
+                                                   rounds=bad_int(1, wx.EXPLORER_MAX_ROUNDS), k=bad_int(1, 24), seed=bad_seed()),
+ 'widgets.editor.panel_matrices': spec(we.panel_matrices, _v(source='spawrious_gsc'), source=BAD_SOURCE),
+ 'widgets.editor.type_group': spec(we.type_group, _v(ty='CI=AI'), ty=bad_str()),
+ 'widgets.explorers.check_explorer_settings': spec(wx.check_explorer_settings, _v(matrices='@Ns', selectors=('uniform',), k=3, rounds=5, noise=0.0),
+                                                   selectors=BAD_SELECTORS, k=bad_int(1, 24), rounds=bad_int(1, wx.EXPLORER_MAX_ROUNDS), noise=bad_float(0)),
+ 'widgets.layout.place_controls_above': spec(wl.place_controls_above, lambda: dict(fig=wl.go.Figure(layout=dict(height=300))), fig=bad_obj(),
+                                             subplot_titles=bad_bool()),
  'widgets.outcome.OutcomeConfig': spec(wo.OutcomeConfig, dict, dataset=bad_choice(), scale=bad_float(0, None, lo_open=True), size=bad_int(4),
                                        rounds=bad_int(1), k=bad_int(1), lr=bad_float(0, None, lo_open=True), aggregator=bad_choice(), seed=bad_seed()),
  'widgets.outcome.outcome_data': spec(wo.outcome_data, _v(matrices=[[[2, 2], [2, 2]]] * 2, cfg='@cfg'), matrices=M3, cfg=bad_obj()),
@@ -363,24 +370,25 @@ SPECS.update({
  'widgets.outcome.outcome_figure': spec(wo.outcome_figure, _v(federations=('cmnist_gsc',), selectors=('uniform',), cfg='@cfg'), federations=st.sampled_from([('nope',), 3, None]), selectors=BAD_SELECTORS, cfg=bad_obj()),
  'widgets.privacy_fairness.threshold_metrics': spec(wp.threshold_metrics, _v(res='@res', nu=0.5), res=bad_obj(), nu=st.sampled_from([NAN, 'x', None, [0.5]])),
  'widgets.privacy_fairness.MIAAnatomy': spec(wp.MIAAnatomy, _v(res='@res', steps=5), res=bad_obj(), steps=bad_int(2)),
- 'widgets.privacy_fairness.SubmodelExplorer': spec(wp.SubmodelExplorer, _v(rounds=3), method=bad_choice(), n_small=bad_int(1, 10), num_clients=bad_int(1, wx.MAX_CLIENTS),
-                                                   u=bad_int(1), rounds=bad_int(1, wx.MAX_ROUNDS)),
+ 'widgets.privacy_fairness.SubmodelExplorer': spec(wp.SubmodelExplorer, _v(rounds=3), method=bad_choice(), n_small=bad_int(1, 10), num_clients=bad_int(1, we.MAX_CLIENTS),
+                                                   u=bad_int(1), rounds=bad_int(1, wx.EXPLORER_MAX_ROUNDS)),
  'widgets.privacy_fairness.TradeoffExplorer': spec(wp.TradeoffExplorer, dict, table=not_none(bad_frame()), privacy=bad_choice(), dataset=bad_str(), n_large=bad_int(0)),
- 'widgets.privacy_fairness.fairness_matrices': spec(wp.fairness_matrices, dict, strength=bad_prob(), mix=bad_prob(), num_clients=bad_int(1, wx.MAX_CLIENTS), n=bad_int(4)),
+ 'widgets.privacy_fairness.fairness_matrices': spec(wp.fairness_matrices, dict, strength=bad_prob(), mix=bad_prob(), num_clients=bad_int(1, we.MAX_CLIENTS), n=bad_int(4)),
  'widgets.privacy_fairness.shortcut_confusions': spec(wp.shortcut_confusions, _v(matrices='@Ns', reliance=0.5), matrices=M3, reliance=bad_prob()),
  'widgets.privacy_fairness.FairnessExplorer': spec(wp.FairnessExplorer, _v(rounds=3), strength=bad_prob(), mix=bad_prob(), reliance=bad_prob(), k=bad_int(1),
-                                                   rounds=bad_int(1, wx.MAX_ROUNDS)),
+                                                   rounds=bad_int(1, wx.EXPLORER_MAX_ROUNDS)),
  'widgets.privacy_fairness.fairness_static_figure': spec(wp.fairness_static_figure, _v(steps=2), strength=bad_prob(), mix=bad_prob(), steps=bad_int(2, wp.MAX_STEPS)),
  'widgets.privacy_fairness.tradeoff_static_figure': spec(wp.tradeoff_static_figure, dict, table=not_none(bad_frame()), privacy=bad_choice(), dataset=bad_str()),
 })
-SPECS['widgets.explorers.MatrixEditor'].names = {'types': ('types',)}
+SPECS['widgets.editor.MatrixEditor'].names = {'types': ('types',)}
 SPECS['widgets.explorers.SelectionExplorer'].names = {'source': ('source', 'N')}
-SPECS['widgets.explorers.FedDiverseStepper'].names = {'source': ('source', 'N')}
-SPECS['widgets.explorers.selection_static_figure'].names = {'source': ('source', 'N')}
+SPECS['widgets.stepper.FedDiverseStepper'].names = {'source': ('source', 'N')}
+SPECS['widgets.editor.panel_matrices'].names = {'source': ('source', 'N')}
+SPECS['widgets.static_figures.selection_static_figure'].names = {'source': ('source', 'N')}
 SPECS['widgets.outcome.OutcomePanel'].names = {'source': ('source', 'N')}
 SPECS['widgets.outcome.outcome_figure'].names = {'selectors': ('selectors',)}
-SPECS['widgets.explorers.step_figure'].names = {'triplets': ('triplets',)}
-SPECS['widgets.explorers.stepper_figure'].names = {'explanation': ('explanation',)}
+SPECS['widgets.stepper.step_figure'].names = {'triplets': ('triplets',)}
+SPECS['widgets.static_figures.stepper_figure'].names = {'explanation': ('explanation',)}
 
 COVERED = {f'hetfl_explore.{k}' for k in SPECS}
 NO_ARGUMENTS = {k for k, s in SPECS.items() if not s.bad}   # argument-free entry points: their results are checked instead
@@ -455,8 +463,8 @@ def test_partitions_give_disjoint_ids_in_range(n, K, alpha, seed):
 def test_editor_rows_give_clean_federations(types):
     "Valid editor rows give non-negative counts, one matrix per client, and finite metrics."
     rows = [(m, np.array(c).reshape(2, 2) + np.array([[1, 0], [0, 0]])) for m, c in types]
-    Ns = wx.expand_types(rows)
-    assert len(Ns) == sum(m for m, _ in rows) and (Ns >= 0).all() and no_nan(wx.federation_summary(rows)['metrics'])
+    Ns = we.expand_types(rows)
+    assert len(Ns) == sum(m for m, _ in rows) and (Ns >= 0).all() and no_nan(we.federation_summary(rows)['metrics'])
 
 # ---- valid forms agree ---------------------------------------------------------------------------------------------
 def _forms3():
@@ -489,8 +497,9 @@ FORMS3 = {   # qualified name -> call on one form of the client matrices (result
  'fairness.experiments.minority_exposure': lambda m: fx.minority_exposure(m, 'fedrk', rounds=5, k=3),
  'fairness.experiments.pattern_table': lambda m: fx.pattern_table(m, rounds=5, k=3),
  'widgets.explorers.SelectionExplorer': lambda m: wx.SelectionExplorer(m, selectors=('fedrk',), rounds=5, k=3).selected(),
- 'widgets.explorers.FedDiverseStepper': lambda m: wx.FedDiverseStepper(m, k=3).explanation['triplets'],
- 'widgets.explorers.selection_static_figure': lambda m: wx.selection_static_figure(m, selectors=('fedrk',), rounds=3, k=3),
+ 'widgets.editor.panel_matrices': we.panel_matrices,
+ 'widgets.stepper.FedDiverseStepper': lambda m: wst.FedDiverseStepper(m, k=3).explanation['triplets'],
+ 'widgets.static_figures.selection_static_figure': lambda m: wsf.selection_static_figure(m, selectors=('fedrk',), rounds=3, k=3),
  'widgets.outcome.outcome_data': lambda m: wo.outcome_data(m, F()['cfg']).interaction(),
  'widgets.outcome.outcome_simulation': lambda m: wo.outcome_simulation(m, 'fedrk', F()['cfg']).key,
  'widgets.outcome.OutcomePanel': lambda m: wo.OutcomePanel(m, config=F()['cfg']).matrices,
@@ -553,7 +562,8 @@ def covered_names() -> set:
         out |= set(getattr(mod, 'COVERED', ()))
     return out
 
-MY_PARTS = ('hetfl_explore.foundation.', 'hetfl_explore.fairness.', 'hetfl_explore.widgets.explorers.', 'hetfl_explore.widgets.outcome.',
+MY_PARTS = ('hetfl_explore.foundation.', 'hetfl_explore.fairness.', 'hetfl_explore.widgets.editor.', 'hetfl_explore.widgets.explorers.',
+            'hetfl_explore.widgets.stepper.', 'hetfl_explore.widgets.static_figures.', 'hetfl_explore.widgets.layout.', 'hetfl_explore.widgets.outcome.',
             'hetfl_explore.widgets.privacy_fairness.')
 
 def test_every_public_name_has_a_property_test():

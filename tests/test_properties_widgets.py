@@ -21,8 +21,8 @@ def test_redraw_in_place_rejects_a_non_figure(bad):
     with pytest.raises((TypeError, ValueError), match='fig'): wp.redraw_in_place(go.FigureWidget(), bad)
 
 import numpy as np
-import hetfl_explore.widgets.explorers as wx
-COVERED |= {'hetfl_explore.widgets.explorers.dirichlet_metrics_figure', 'hetfl_explore.widgets.explorers.selection_k_figure'}
+import hetfl_explore.widgets.static_figures as wx
+COVERED |= {'hetfl_explore.widgets.static_figures.dirichlet_metrics_figure', 'hetfl_explore.widgets.static_figures.selection_k_figure'}
 SMALL = settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 
 DIRICHLET_BAD = {'alphas': [None, 'x', 3, [], [0.5, -1.0], [float('nan')]], 'num_clients': [None, 'x', -1, 0, 1.5],
@@ -53,9 +53,10 @@ def test_kernel_free_figures_agree_across_matrix_forms():
           for src in (fs.matrices, fs.matrices.tolist(), torch.as_tensor(fs.matrices), fs)]
     assert all(y == ys[0] for y in ys)
 
-COVERED |= {'hetfl_explore.widgets.explorers.figure_row'}
+import hetfl_explore.widgets.layout as wl
+COVERED |= {'hetfl_explore.widgets.layout.figure_row'}
 
 @SMALL
 @given(bad=st.sampled_from([None, 'fig', 3, go.Figure(), [go.FigureWidget()]]))
 def test_figure_row_rejects_a_non_widget(bad):
-    with pytest.raises(TypeError, match='widgets'): wx.figure_row(go.FigureWidget(), bad)
+    with pytest.raises(TypeError, match='widgets'): wl.figure_row(go.FigureWidget(), bad)

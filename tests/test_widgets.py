@@ -3,8 +3,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 from hetfl_explore.foundation.data import federation
-from hetfl_explore.widgets.explorers import (MatrixEditor, SelectionExplorer, FedDiverseStepper, TaxonomyExplorer, check_types, expand_types,
-                                   federation_summary, preset_types, PRESETS)
+from hetfl_explore.widgets.editor import MatrixEditor, check_types, expand_types, federation_summary, preset_types, EDITOR_PRESETS
+from hetfl_explore.widgets.explorers import SelectionExplorer, TaxonomyExplorer
+from hetfl_explore.widgets.stepper import FedDiverseStepper
 from hetfl_explore.feddiverse.selector import oracle_triplets, diversity_rounds, simulate_selection, SELECTORS
 from hetfl_explore.foundation.hetero import fl_metrics
 
@@ -31,7 +32,7 @@ def test_editor_empty_client_and_multiplicity():
 
 def test_presets_all_load():
     ed = MatrixEditor(preset='spawrious_gsc')
-    for name in PRESETS:
+    for name in EDITOR_PRESETS:
         assert ed.load_preset(name) and len(ed.matrices) == sum(m for m, _ in preset_types(name))
 
 @settings(max_examples=40, deadline=None)
@@ -164,10 +165,10 @@ def _px(layout_width): return int(layout_width.removesuffix('px'))
 def test_matrix_editor_fits_1280_names_columns_and_keeps_rows_in_place():
     """Issue 25: the editor fits 1280 px with the file browser open, names its attribute columns and legend entries,
     says how an edit is committed, and shows a refused value in a fixed-height line (the rows do not move)."""
-    import hetfl_explore.widgets.explorers as wx
-    assert wx.LAB_OUTPUT_PX <= wx.LAB_SCREEN_PX - wx.LAB_SIDEBAR_PX - wx.LAB_OUTPUT_CHROME_PX
+    import hetfl_explore.widgets.editor as wx, hetfl_explore.widgets.layout as wl
+    assert wx.LAB_OUTPUT_PX <= wl.LAB_SCREEN_PX - wl.LAB_SIDEBAR_PX - wl.LAB_OUTPUT_CHROME_PX
     ed = MatrixEditor(preset='spawrious_gsc')
-    for preset in wx.PRESETS:
+    for preset in wx.EDITOR_PRESETS:
         ed.load_preset(preset)
         header, row = ed.rows_w.children[1], ed.rows_w.children[2]
         for line in (header, row):                        # every part has a fixed width and they add up to the line
@@ -192,7 +193,7 @@ def _figures(w):
 
 def test_panel_figures_fit_a_lab_output_at_1280():
     "Issue 25: figures side by side fit JupyterLab's output at 1280 px with the file browser open, and their rows wrap."
-    import hetfl_explore.widgets.explorers as wx
+    import hetfl_explore.widgets.layout as wx
     from hetfl_explore.widgets.clustering import GPFLPlayer
     ex = SelectionExplorer('spawrious_gsc', selectors=('uniform',), k=6, rounds=10)
     rows = [b for b in ex.box.children if _figures(b) and b.layout.flex_flow == 'row wrap']

@@ -1,16 +1,16 @@
 #!/usr/bin/env python
 """Re-run every learned-outcome check over seeds and thread counts and report its margins.
 
-A learned check is a call `hetfl_explore.foundation.core.learned_check(name, value, bound)`: it passes when `value > bound`.
+A learned check is a call `hetfl_explore.foundation.core.assert_learned(name, value, bound)`: it passes when `value > bound`.
 This tool finds
 
-* every notebook under `nbs/` that calls `learned_check(` and executes its cells in order, up to and including the
+* every notebook under `nbs/` that calls `assert_learned(` and executes its cells in order, up to and including the
   last cell that calls it (cells flagged `#| slow`, `#| cuda` or `#| eval: false` are skipped, as nbdev's runner does;
   the working directory is the notebook's folder), and
 * every test file under `tests/` with a `@pytest.mark.learned` test, run with `pytest -m learned`,
 
-once per (seed, threads) in a fresh subprocess with `HETFL_CHECK_SEED=seed`, `OMP_NUM_THREADS=threads` and
-`HETFL_CHECK_LOG` naming a temporary file where each check appends its value, bound and margin. It prints one row per
+once per (seed, threads) in a fresh subprocess with `HETFL_OUTCOME_SEED=seed`, `OMP_NUM_THREADS=threads` and
+`HETFL_OUTCOME_LOG` naming a temporary file where each check appends its value, bound and margin. It prints one row per
 check (runs passed, worst margin and where, median value), writes the same plus every raw record and the machine to
 a JSON file, and exits non-zero if a run failed or a check is missing from a run.
 
@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CALL = 'learned_check('                 # what marks a notebook cell as holding a learned check
-DEFINITION = 'def learned_check('      # the notebook defining the function exercises it with fixed numbers: not a check
+CALL = 'assert_learned('                 # what marks a notebook cell as holding a learned check
+DEFINITION = 'def assert_learned('      # the notebook defining the function exercises it with fixed numbers: not a check
 LEARNED_MARK = '@pytest.mark.learned'
 DEFAULT_JSON = ROOT / 'benchmarks' / 'results' / 'robust.json'
 TAIL_CHARS = 2000                      # characters of a failed run's output kept in the report
@@ -55,7 +55,7 @@ def _cell_source(cell) -> str:
     return ''.join(src) if isinstance(src, list) else src
 
 def notebook_sources(nbs:Path) -> list[Source]:
-    "Notebooks under `nbs` calling `learned_check(`, each with the index of its last cell that calls it."
+    "Notebooks under `nbs` calling `assert_learned(`, each with the index of its last cell that calls it."
     out = []
     for p in sorted(nbs.rglob('*.ipynb')):
         if '.ipynb_checkpoints' in p.parts or p.name.startswith('_'): continue
@@ -118,7 +118,7 @@ def run_one(src:Source, seed:int, threads:int, timeout:float) -> Run:
     "Run one source in a subprocess with the seed and thread count in its environment; collect its check records."
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / 'checks.jsonl'
-        env = {**os.environ, 'HETFL_CHECK_SEED': str(seed), 'HETFL_CHECK_LOG': str(log),
+        env = {**os.environ, 'HETFL_OUTCOME_SEED': str(seed), 'HETFL_OUTCOME_LOG': str(log),
                'OMP_NUM_THREADS': str(threads), 'MKL_NUM_THREADS': str(threads), 'PYTHONHASHSEED': '0',
                'OMP_WAIT_POLICY': 'PASSIVE'}  # idle OpenMP threads sleep: spinning on a busy core slows tiny ops 50-100x
         if src.kind == 'notebook': cmd = [sys.executable, __file__, '--worker', str(src.path), str(src.upto)]

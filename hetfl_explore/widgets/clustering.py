@@ -20,7 +20,7 @@ from ..clustering.data import har_like_stream, leaf_synthetic, ACTIVITIES, FAMIL
 from ..clustering.gpfl import GPFL, FedAvg, CFL
 from ..clustering.cafl import FedCO
 from ..clustering.contribution import contribution_study, rank_correlation_matrix
-from .explorers import PANEL_FIGURE_PX
+from .layout import PANEL_FIGURE_PX
 
 # %% auto #0
 __all__ = ['DISTANCES', 'Panel', 'family_cost', 'ProfileLab', 'EccentricityPanel', 'GPFLPlayer', 'FedCOTradeoff',

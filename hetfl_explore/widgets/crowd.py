@@ -19,7 +19,7 @@ from ..crowd.devices import DevicePool
 from ..crowd.promethee import PrometheeSelector, CRITERIA, FLOW_METHODS, REFERENCE_CONFIG
 from ..crowd.baselines import CrowdRandom, GreedyPerCost, PriceFirst, ResourceAware, Budgeted, selection_race, race_table, race_figure
 from ..crowd.shapley import free_rider_run, payouts, flag_free_riders, FREE_RIDER_KINDS, TRUNCATIONS
-from .explorers import figure_row
+from .layout import figure_row
 
 # %% auto #0
 __all__ = ['RACERS', 'error_html', 'PrometheePanel', 'RacePanel', 'ShapleyPanel']

@@ -19,14 +19,16 @@ from ..foundation.data import federation, FederatedData, FEDERATIONS
 from ..foundation.datasets import make_federated
 from ..engine.simulation import Simulation, RunConfig, RunStore, History, mlp
 from ..feddiverse.selector import SELECTORS, make_selector
-from .explorers import MatrixEditor, check_selectors, _source_matrices, _controls_above
+from .editor import MatrixEditor, panel_matrices
+from .explorers import check_selectors
+from .layout import place_controls_above
 
 # %% auto #0
-__all__ = ['AGGREGATORS', 'TEACHING_PRESET', 'OutcomeConfig', 'outcome_data', 'outcome_model', 'outcome_simulation',
+__all__ = ['OUTCOME_AGGREGATORS', 'TEACHING_PRESET', 'OutcomeConfig', 'outcome_data', 'outcome_model', 'outcome_simulation',
            'run_outcome', 'curves', 'OutcomePanel', 'outcome_figure']
 
 # %% ../../nbs/widgets/51_outcome.ipynb #3d90e42e
-AGGREGATORS = dict(fedavg=dict(), fedavgm=dict(aggregator='fedavgm', server_momentum=0.9), fedprox=dict(prox_mu=0.01))  # RunConfig fields
+OUTCOME_AGGREGATORS = dict(fedavg=dict(), fedavgm=dict(aggregator='fedavgm', server_momentum=0.9), fedprox=dict(prox_mu=0.01))  # RunConfig fields
 
 @dataclass(frozen=True)
 class OutcomeConfig:
@@ -41,11 +43,11 @@ class OutcomeConfig:
     lr: float = 0.3 # client learning rate
     local_epochs: int = 2 # local epochs per round
     batch_size: int = 32 # local batch size
-    aggregator: str = 'fedavg' # a key of `AGGREGATORS`: 'fedavg', 'fedavgm' (server momentum 0.9) or 'fedprox' (μ = 0.01)
+    aggregator: str = 'fedavg' # a key of `OUTCOME_AGGREGATORS`: 'fedavg', 'fedavgm' (server momentum 0.9) or 'fedprox' (μ = 0.01)
     seed: int = 0 # seed of data, model and selection
 
     def __post_init__(self):
-        check_choice('dataset', self.dataset, ('cmnist', 'shapes')); check_choice('aggregator', self.aggregator, AGGREGATORS)
+        check_choice('dataset', self.dataset, ('cmnist', 'shapes')); check_choice('aggregator', self.aggregator, OUTCOME_AGGREGATORS)
         for f in ('scale', 'lr'): check_float(f, getattr(self, f), lo=0, lo_open=True)
         for f, lo in (('size', 4), ('test_per_group', 1), ('hidden', 1), ('rounds', 1), ('k', 1), ('local_epochs', 1),
                       ('batch_size', 1)): check_int(f, getattr(self, f), lo=lo)
@@ -54,7 +56,7 @@ class OutcomeConfig:
     def run_config(self) -> RunConfig:
         "The engine's `RunConfig` for this outcome configuration."
         return RunConfig(rounds=self.rounds, clients_per_round=self.k, lr=self.lr, local_epochs=self.local_epochs, batch_size=self.batch_size,
-                         seed=self.seed, backend='batched', loss_before='first_batch', **AGGREGATORS[self.aggregator])
+                         seed=self.seed, backend='batched', loss_before='first_batch', **OUTCOME_AGGREGATORS[self.aggregator])
 
 # %% ../../nbs/widgets/51_outcome.ipynb #22da274a
 TEACHING_PRESET = OutcomeConfig()   # 24 clients (spawrious_gsc / cmnist_gsc matrices), 20 rounds: the ≤ 3 s teaching run
@@ -152,7 +154,7 @@ class OutcomePanel:
                  config:OutcomeConfig=TEACHING_PRESET, # data, model and training settings
                  store:RunStore|str|None=None, # optional persistent run store (results survive the kernel)
                 ):
-        _source_matrices(source); check_selectors(selectors); check_type('config', config, OutcomeConfig)   # fail now, not on first use
+        panel_matrices(source); check_selectors(selectors); check_type('config', config, OutcomeConfig)   # fail now, not on first use
         self.source, self.store, self.results, self.live = source, check_type('store', store, (RunStore, str, type(None))), {}, {}
         self._stop, self._thread, self.status, self.first_point_s = threading.Event(), None, 'idle', None
         self._round_listeners = []
@@ -168,7 +170,7 @@ def _build_widgets(self:OutcomePanel):
     "Selector list, data / aggregator / rounds / κ controls, run and stop buttons, status line and the curves."
     self.selectors_w = W.SelectMultiple(options=list(SELECTORS), rows=6, description='selectors')
     self.dataset_w = W.Dropdown(options=['cmnist', 'shapes'], description='data')
-    self.agg_w = W.Dropdown(options=list(AGGREGATORS), description='aggregator')
+    self.agg_w = W.Dropdown(options=list(OUTCOME_AGGREGATORS), description='aggregator')
     self.rounds_w = W.IntSlider(min=1, max=100, description='rounds')
     self.k_w = W.IntSlider(min=1, max=30, description='κ')
     self.run_w, self.stop_w = W.Button(description='run', icon='play', button_style='success'), W.Button(description='stop', icon='stop')
@@ -181,7 +183,7 @@ def _build_widgets(self:OutcomePanel):
 
 # %% ../../nbs/widgets/51_outcome.ipynb #242d50d1
 @patch(as_prop=True)
-def matrices(self:OutcomePanel) -> np.ndarray: "The federation the next run trains on."; return _source_matrices(self.source)
+def matrices(self:OutcomePanel) -> np.ndarray: "The federation the next run trains on."; return panel_matrices(self.source)
 @patch(as_prop=True)
 def running(self:OutcomePanel) -> bool: "Whether a background run is in progress."; return self._thread is not None and self._thread.is_alive()
 
@@ -302,5 +304,5 @@ def outcome_figure(federations=('cmnist_gsc', 'spawrious_gci'), # 2-class federa
                           args=[{'visible': [i in s for i in range(len(fig.data))]}, {'title': n}]) for n, s in zip(federations, spans)])],
                       title=federations[0], xaxis_title='round', yaxis_title='test accuracy', yaxis_range=[0, 1.02],
                       height=380, width=640, margin=dict(l=40, r=10, b=40))
-    _controls_above(fig)
+    place_controls_above(fig)
     return fig

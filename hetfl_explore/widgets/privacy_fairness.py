@@ -12,9 +12,11 @@ import torch
 import plotly.graph_objects as go
 import ipywidgets as W
 from IPython.display import display
-from ..foundation.core import check_int, check_float, check_choice, check_type, check_real_array
+from ..foundation.core import check_int, check_float, check_choice, check_type, check_array
 from ..foundation.hetero import as_counts
-from .explorers import MAX_CLIENTS, MAX_ROUNDS, _controls_above, figure_row
+from .editor import MAX_CLIENTS
+from .explorers import EXPLORER_MAX_ROUNDS
+from .layout import place_controls_above, figure_row
 from ..modelhet.mia import AttackResult, roc_auc, mia_anatomy
 from ..modelhet.submodels import ChannelSchedule, METHODS, hidden_sizes, coverage_heatmap, schedule_timeline
 from ..modelhet.experiments import appendix_tables, tradeoff_scatter
@@ -23,9 +25,9 @@ from ..fairness.experiments import PRIVACY_LEVELS
 from ..feddiverse.selector import simulate_selection
 
 # %% auto #0
-__all__ = ['PRIVACY_COLUMNS', 'TABLE_COLUMNS', 'LABEL_PAD_PX', 'TITLE_BAND_EXTRA_PX', 'EXPLORER_LEVELS', 'MAX_CLIENT_SIZE',
-           'MAX_STEPS', 'threshold_metrics', 'MIAAnatomy', 'redraw_in_place', 'SubmodelExplorer', 'TradeoffExplorer',
-           'fairness_matrices', 'shortcut_confusions', 'FairnessExplorer', 'fairness_static_figure',
+__all__ = ['PRIVACY_COLUMNS', 'TABLE_COLUMNS', 'LABEL_PAD_PX', 'TITLE_BAND_EXTRA_PX', 'FAIRNESS_EXPLORER_LEVELS',
+           'MAX_CLIENT_SIZE', 'MAX_STEPS', 'threshold_metrics', 'MIAAnatomy', 'redraw_in_place', 'SubmodelExplorer',
+           'TradeoffExplorer', 'fairness_matrices', 'shortcut_confusions', 'FairnessExplorer', 'fairness_static_figure',
            'tradeoff_static_figure']
 
 # %% ../../nbs/widgets/52_privacy_fairness.ipynb #50accead
@@ -33,7 +35,7 @@ def threshold_metrics(res:AttackResult, # an attack result with per-query losses
                       nu:float, # loss threshold: member iff loss < nu
                      ) -> dict: # tpr, fpr, advantage at nu, and the threshold-free AUC
     "TPR, FPR and advantage of the loss-threshold decision at `nu`, with the ROC AUC."
-    check_type('res', res, AttackResult); nu = float(check_real_array('nu', nu, allow_inf=True, ndim=0))
+    check_type('res', res, AttackResult); nu = float(check_array('nu', nu, allow_inf=True, ndim=0))
     if len(np.unique(res.labels)) < 2: raise ValueError("res: the attack result needs both members (label 1) and non-members (label 0)")
     loss = np.asarray(res.info.get('loss', -res.scores), float); pred = loss < nu
     tpr, fpr = pred[res.labels == 1].mean(), pred[res.labels == 0].mean()
@@ -59,7 +61,7 @@ class MIAAnatomy:
     def set_threshold(self, nu:float, # the loss threshold ν
                      ) -> dict:
         "Move the threshold; returns `threshold_metrics` at it."
-        self.nu = float(check_real_array('nu', nu, allow_inf=True, ndim=0)); self.metrics = threshold_metrics(self.res, self.nu)
+        self.nu = float(check_array('nu', nu, allow_inf=True, ndim=0)); self.metrics = threshold_metrics(self.res, self.nu)
         m, near = self.metrics, float(self.grid[np.abs(self.grid - self.nu).argmin()])   # the slider shows the nearest grid ν
         self._busy = True
         try: self.slider.value = near
@@ -103,7 +105,7 @@ class SubmodelExplorer:
                  rounds:int=12, # rounds on the timeline (and the range of the round slider)
                 ):
         self.num_clients, self.hidden = check_int('num_clients', num_clients, lo=1, hi=MAX_CLIENTS), hidden_sizes(check_int('u', u, lo=1))
-        self.rounds, self.method = check_int('rounds', rounds, lo=1, hi=MAX_ROUNDS), check_choice('method', method, METHODS)
+        self.rounds, self.method = check_int('rounds', rounds, lo=1, hi=EXPLORER_MAX_ROUNDS), check_choice('method', method, METHODS)
         check_int('n_small', n_small, 1, self.num_clients)   # every argument fails here, before a widget is built
         self.method_w = W.Dropdown(options=list(METHODS), description='method')
         self.small_w = W.IntSlider(min=1, max=self.num_clients, description='small clients')
@@ -219,7 +221,7 @@ def _from_widgets(self:TradeoffExplorer):
 # %% ../../nbs/widgets/52_privacy_fairness.ipynb #3871eef8
 # how the explorer stands in, without training, for each of `fairness_experiments.PRIVACY_LEVELS`: the
 # `feddiverse.SELECTORS` name, and the σ of triplet noise that stands in for the estimation error
-EXPLORER_LEVELS = {'random': ('uniform', 0.0), 'feddiverse_predicted': ('feddiverse[sign-invariant]', 0.1),
+FAIRNESS_EXPLORER_LEVELS = {'random': ('uniform', 0.0), 'feddiverse_predicted': ('feddiverse[sign-invariant]', 0.1),
                    'feddiverse_known': ('feddiverse[sign-invariant]', 0.0), 'fedrk': ('fedrk', 0.0)}
 
 MAX_CLIENT_SIZE = 10**9   # the most samples per client in the explorer's matrices
@@ -258,7 +260,7 @@ class FairnessExplorer:
                  k:int=9, # clients per round in the privacy-level selections
                  rounds:int=100, # rounds of those selections
                 ):
-        self.k, self.rounds = check_int('k', k, lo=1), check_int('rounds', rounds, lo=1, hi=MAX_ROUNDS)
+        self.k, self.rounds = check_int('k', k, lo=1), check_int('rounds', rounds, lo=1, hi=EXPLORER_MAX_ROUNDS)
         fairness_matrices(strength, mix); check_float('reliance', reliance, 0, 1)   # bad arguments fail here, not in the panel
         self.w = dict(strength=W.FloatSlider(min=0, max=1, step=0.05, description='strength s'),
                       mix=W.FloatSlider(min=0, max=1, step=1 / 24, description='mix'),
@@ -304,7 +306,7 @@ def privacy_levels(self:FairnessExplorer) -> pd.DataFrame:
     "Per privacy level: share of selected slots from minority-correlation clients and the mean union SC the model sees."
     k = min(self.k, len(self.matrices)); minority = np.arange(len(self.matrices)) >= int(round(self.mix * len(self.matrices)))
     rows = {}
-    for level, (name, noise) in EXPLORER_LEVELS.items():
+    for level, (name, noise) in FAIRNESS_EXPLORER_LEVELS.items():
         st = simulate_selection(self.matrices, name, self.rounds, k, noise=noise)
         rows[PRIVACY_LEVELS[level]['row']] = dict(minority_share=float(st.selected[:, minority].sum() / st.selected.sum()), union_SC=float(st.union_mean()[2]))
     return pd.DataFrame(rows).T
@@ -347,4 +349,4 @@ def tradeoff_static_figure(table:pd.DataFrame|None=None, # appendix-style rows (
     fig.update_layout(updatemenus=[dict(type='buttons', direction='right', buttons=[
         dict(label=f'{n} large', method='update', args=[{'visible': visible(i)}, {'title': figs[i].layout.title.text}])
         for i, n in enumerate(larges)])], height=fig.layout.height + TITLE_BAND_EXTRA_PX)
-    return _controls_above(fig)
+    return place_controls_above(fig)
