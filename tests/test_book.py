@@ -74,3 +74,32 @@ def test_every_public_method_has_a_docstring():
                 fn = f.fget if isinstance(f, property) else f
                 if not (fn.__doc__ or '').strip(): bad.append(f'{mod.__name__}.{name}.{m}')
     assert not bad, f'{len(bad)} public methods without a docstring:\n' + '\n'.join(bad)
+
+# Words about how the work was organised (tracker numbers, the machine loans of a work period) name no behaviour.
+ORGANISATION_WORDS = re.compile(r'\bissues? ?#?\d+|\bleas(e|es|ed|ing)\b|\brecord version\b|\bbefore the changes\b', re.I)
+WORDING_DIRS = ('nbs', 'hetfl_explore', 'tests', 'benchmarks', 'tools')
+WORDING_SUFFIXES = {'.ipynb', '.py', '.md', '.sh', '.yml'}
+
+def organisation_words(root:Path=ROOT) -> list[str]:
+    "Every `path:line: text` under `WORDING_DIRS` of `root` that names the organisation of the work instead of a behaviour."
+    bad = []
+    for d in WORDING_DIRS:
+        for f in sorted((root / d).rglob('*')):
+            if f.suffix not in WORDING_SUFFIXES or {'.ipynb_checkpoints', '__pycache__'} & set(f.parts): continue
+            for n, line in enumerate(f.read_text(encoding='utf-8').splitlines(), 1):
+                if m := ORGANISATION_WORDS.search(line):
+                    bad.append(f'{f.relative_to(root)}:{n}: ...{line[max(0, m.start() - 40):m.end() + 40].strip()}...')
+    return bad
+
+def test_no_words_about_how_the_work_was_organised():
+    "Name the behaviour, not the tracker number or the work period (history lives in git)."
+    bad = organisation_words()
+    assert not bad, f'{len(bad)} lines name the organisation of the work, not a behaviour:\n' + '\n'.join(bad)
+
+def test_a_planted_tracker_number_fails(tmp_path):
+    for d in WORDING_DIRS: (tmp_path / d).mkdir()
+    (tmp_path / 'tests' / 'test_x.py').write_text('"Fine: a session key and a release."\n')
+    assert organisation_words(tmp_path) == []
+    (tmp_path / 'benchmarks' / 'x.py').write_text('"""A benchmark (' + 'Issue' + ' 7)."""\n')
+    (tmp_path / 'nbs' / 'x.md').write_text('on the H200 ' + 'lea' + 'se\n')
+    assert sorted(b.split(':')[0] for b in organisation_words(tmp_path)) == ['benchmarks/x.py', 'nbs/x.md']

@@ -301,7 +301,7 @@ def validate_fields(obj:Any, # A dataclass instance
     return obj
 
 # %% ../../nbs/foundation/00_core.ipynb #c7e5a964
-CHECK_SEED_ENV = 'HETFL_CHECK_SEED'   # environment variable through which tools/check_robust.py sets the seed
+CHECK_SEED_ENV = 'HETFL_CHECK_SEED'   # environment variable through which tools/robustness.py sets the seed
 CHECK_LOG_ENV = 'HETFL_CHECK_LOG'     # environment variable naming a JSON-lines file that records each margin
 
 def check_seed(default:int=0, # the seed the notebook uses when no robustness run overrides it
