@@ -13,7 +13,7 @@ export OMP_WAIT_POLICY ?= PASSIVE
 # here (with it every process, and every notebook kernel, would compile its imports again).
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: help install demo test test-fast docs readme lab export clean-nbs check-sync bench browsers check-apt results results-check robust student clean
+.PHONY: help install demo test test-fast docs readme lab export clean-nbs check-sync bench browsers apt-dry-run results results-check robust student clean
 
 help:
 	@echo "make demo   - install, then run the main job (FedDiverse vs random) and write reports/demo.html"
@@ -24,15 +24,16 @@ help:
 	@echo "make results        - regenerate every committed result file in data/results (with its .meta.json record)"
 	@echo "make results-check  - regenerate the cheap result files and compare them with the committed ones"
 	@echo "make student - write the solution-free student edition of the classroom labs into nbs/labs/student"
-	@echo "make robust - re-run every learned-outcome check over seeds 0-9 and 1 and 2 threads; print the margins"
+	@echo "make robust - re-run every learned-outcome check over seeds 0-9 and 1 and 2 threads; print the margins (tools/robustness.py)"
+	@echo "make apt-dry-run - simulate every apt-get install line of the project (tools/apt_dry_run.py); names a package conflict"
 
 # Re-installs whenever the constraints, settings or setup change; otherwise reuses the environment.
 $(STAMP): constraints.txt settings.ini setup.py
-	@$(PYTHON) tools/check_env.py
+	@$(PYTHON) tools/verify_env.py
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q --no-compile -c constraints.txt -e ".[dev]"
-	@$(PY) tools/check_env.py --installed
+	@$(PY) tools/verify_env.py --installed
 	@touch $(STAMP)
 
 install: $(STAMP)
@@ -43,12 +44,12 @@ demo: install
 # The docs build needs node/npm and the browser tests Chromium: tools/browsers.sh installs, one at a time, only the
 # missing ones (root + apt; never Debian's npm beside another Node.js). Without root they skip locally with one line
 # saying how to install them, and fail in CI (HETFL_REQUIRE_BROWSER=1, set by .ci/run).
-browsers: check-apt
+browsers: apt-dry-run
 	@bash tools/browsers.sh
 
 # Dry-runs (apt-get install -s) every apt-get install line of .ci/run, this Makefile and tools/*.sh; names a conflict.
-check-apt:
-	@$(PYTHON) tools/check_apt.py
+apt-dry-run:
+	@$(PYTHON) tools/apt_dry_run.py
 
 docs: install
 	$(PY) tools/build_docs.py
@@ -90,7 +91,7 @@ results-check: install
 	$(PY) tools/results.py --check cheap
 
 robust: install
-	$(PY) tools/check_robust.py --jobs 2
+	$(PY) tools/robustness.py --jobs 2
 
 # Torch threads of the panel and engine benchmarks: 1 matches the committed records (taken on a shared 2-core machine).
 BENCH_THREADS ?= 1

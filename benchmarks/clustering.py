@@ -18,7 +18,7 @@ from hetfl_explore.clustering.mcl import mcl
 from hetfl_explore.clustering.data import har_like_stream
 from hetfl_explore.clustering.gpfl import GPFL
 
-TARGET_S = 1.0        # both targets of the issue, in seconds
+TARGET_S = 1.0        # both targets (profile pipeline and GPFL round), in seconds
 KNN, GROUPS, CLASSES = 5, 20, 8
 
 def timeit(fn, repeats, setup=lambda: None):

@@ -1,4 +1,4 @@
-"""Benchmark crowdsourced FL (issue 19): PROMETHEE II flows, exact Shapley and a selection race on the crowd simulator.
+"""Benchmark crowdsourced FL: PROMETHEE II flows, exact Shapley and a selection race on the crowd simulator.
 
 Run:  OMP_NUM_THREADS=1 .venv/bin/python benchmarks/crowd.py [--repeats 5] [--quick]
 Prints a table and writes benchmarks/results/crowd.json. Targets (CPU): PROMETHEE sorted flows for 10,000 clients x 4

@@ -1,4 +1,4 @@
-"""Benchmark of the FL engine (issues 9 and 24): this engine's backends vs a plain PyTorch loop vs Flower's simulation engine,
+"""Benchmark of the FL engine: this engine's backends vs a plain PyTorch loop vs Flower's simulation engine,
 beside a bare-SGD ceiling and the matmul limit, plus the scaling of the batched engine from 1,000 to 30,000 clients a round.
 
 Workloads, identical in every runner (same data, model, initial weights, hyper-parameters, selection sequence and
@@ -28,7 +28,7 @@ beside the runners. Sanity rule (`ceiling_check`): a runner doing the same steps
 ceiling is reported INVALID and no ratio to it is given (on digits the vmapped engine beats one-model steps: there the
 ceiling of one model's steps is not a ceiling).
 
-Ceiling variants (`--tricks`, issue 24's compute-bound part): every `TRICKS` variant of the ceiling's round side by side,
+Ceiling variants (`--tricks`, the compute-bound part): every `TRICKS` variant of the ceiling's round side by side,
 interleaved repetition by repetition: NCHW vs channels-last, max-pooling before ReLU, in-place ReLU, oneDNN switched
 off, `torch.compile` (cold compile time reported as the warm-up; skipped without a C++ compiler), the test forward in
 chunks of 128 or on oneDNN's opaque tensors, and grouped convolution of a round's clients (`grouped_round`); seconds of

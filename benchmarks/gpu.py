@@ -1,4 +1,4 @@
-"""The engine on a GPU (issue 24): the small CNN with 1,000 clients a round, batched vs sequential, in clients per
+"""The engine on a GPU: the small CNN with 1,000 clients a round, batched vs sequential, in clients per
 second and against CPU runs of the same workload; the digits scaling (1k-30k clients a round) on the device; where a
 round waits for the device (host syncs, by call site); and the `cuda`-flagged notebook cells, run for real.
 

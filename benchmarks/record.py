@@ -1,4 +1,4 @@
-"""The benchmark record shared by every script in `benchmarks/` (issue 24).
+"""The benchmark record shared by every script in `benchmarks/`.
 
 Each benchmark hands `write_record` its payload and a flat dict of headline *figures*; the helper
 
@@ -75,7 +75,7 @@ def compare(figures: dict, old: dict | None, kind: str) -> dict:
     "Per figure: the record's value, ratio new/record, and whether it is > `WORSE_TOLERANCE` worse on the same machine kind."
     old_figs = (old or {}).get('figures', {})
     old_machine = (old or {}).get('machine')
-    old_kind = old_machine.get('machine_kind') if isinstance(old_machine, dict) else None   # records before this helper: no kind
+    old_kind = old_machine.get('machine_kind') if isinstance(old_machine, dict) else None   # a record without `machine_kind`: no kind
     same = bool(old) and old_kind == kind
     out = {}
     for k, f in figures.items():

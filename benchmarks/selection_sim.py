@@ -1,4 +1,4 @@
-"""Selection simulation at scale (issue 24): `simulate_selection` for FedDiverse and every explorer selector.
+"""Selection simulation at scale: `simulate_selection` for FedDiverse and every explorer selector.
 
 Run:  OMP_NUM_THREADS=1 .venv/bin/python benchmarks/selection_sim.py [--clients 1000] [--rounds 3000] [--k 9,100] [--repeats 3]
 The federation is spawrious_gci_100's matrices tiled to `--clients` clients; each selector of
@@ -19,7 +19,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 from record import Bench, fig
 
-TARGET_S = 1.0  # the issue's target: 3,000 rounds over 1,000 clients in under a second per selector
+TARGET_S = 1.0  # the target: 3,000 rounds over 1,000 clients in under a second per selector
 
 def matrices(clients: int) -> np.ndarray:
     "spawrious_gci_100's (K, |Y|, |A|) matrices tiled to `clients` clients."

@@ -1,4 +1,4 @@
-"""Benchmark of resumable sweeps (issue 23): configurations per minute on Ray (local, 2 CPUs) and sequentially,
+"""Benchmark of resumable sweeps: configurations per minute on Ray (local, 2 CPUs) and sequentially,
 and Ray's overhead per task.
 
 The grid: sklearn digits, 10 clients (Dirichlet alpha 0.5), MLP 64-32-10, selectors uniform and round robin,

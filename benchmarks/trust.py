@@ -1,7 +1,7 @@
 """Benchmark authenticated aggregation and Bayesian server aggregation (`hetfl_explore.crowd`).
 
 Run:  OMP_NUM_THREADS=2 .venv/bin/python benchmarks/trust.py [--updates 1000] [--params 100000] [--clients 100] [--big 1000000] [--threads 1,2]
-Prints a table and writes benchmarks/results/trust.json. Targets (issue 20): signing + verifying 1,000 updates of a
+Prints a table and writes benchmarks/results/trust.json. Targets: signing + verifying 1,000 updates of a
 100k-parameter model (the update is (mu, var), 800 KB as float32) in at most 2 s on 2 cores; the Bayesian
 aggregation of 100 clients x 1M parameters (float32, mean-field) in at most 0.5 s. Signing does not keep the 1,000 signed
 updates (each client signs its own); verifying does (the server holds what it received). Times are the median of

@@ -1,4 +1,4 @@
-"""Latency of the heterogeneity-lab panels (issue 6, "instant means").
+"""Latency of the heterogeneity-lab panels (a panel should answer at once: the targets below).
 
 Run:  OMP_NUM_THREADS=1 .venv/bin/python benchmarks/widgets.py [--repeats 60] [--outcome-repeats 3]
 Prints a table and writes benchmarks/results/widgets.json.
@@ -10,9 +10,9 @@ Prints a table and writes benchmarks/results/widgets.json.
 2. Outcome panel: the teaching preset (cmnist_gsc, 24 clients, 20 rounds, one selector) trained from scratch (generated
    data cached, run cache bypassed): time to the first curve point and to the end. Target ≤ 0.5 s / ≤ 3 s on 2 cores.
    Torch uses `--threads` threads (default 2). Wall times depend on machine load, which is recorded.
-3. Panel handlers (issue 25): each control of `SubmodelExplorer` and `TradeoffExplorer` moved as a browser would (the widget's
+3. Panel handlers: each control of `SubmodelExplorer` and `TradeoffExplorer` moved as a browser would (the widget's
    value set, its observer redraws the figure widgets in place). Target: p95 ≤ 50 ms per handler.
-4. Browser (issue 25): JupyterLab in headless Chromium (Playwright, 1280 × 900 px) runs a notebook showing the matrix
+4. Browser: JupyterLab in headless Chromium (Playwright, 1280 × 900 px) runs a notebook showing the matrix
    editor; `--edits` values are committed into its first cell with Enter, alternating so that every edit changes the
    metrics and row 0's point. The page timestamps the Enter keydown, the first change of the readout and of the simplex
    (MutationObserver) and the animation frame after both (`tests/browser.py`). Reported: p50, p95 and the first edit of

@@ -13,4 +13,4 @@ def browser_required() -> bool:
 def pytest_configure(config):
     "Register the project's markers."
     config.addinivalue_line('markers', "learned: asserts a learned outcome with `assert_learned` (re-run over seeds and threads by "
-                                       "tools/check_robust.py through `pytest -m learned`)")
+                                       "tools/robustness.py through `pytest -m learned`)")

@@ -1,4 +1,4 @@
-"Issue 24: the benchmark record's comparison rule, the bare-SGD ceiling's sanity rule, and the engine at many clients (no timing)."
+"The benchmark record's comparison rule, the bare-SGD ceiling's sanity rule, and the engine at many clients (no timing)."
 import importlib.util, pathlib, sys
 import numpy as np
 import torch
@@ -65,7 +65,7 @@ def test_every_benchmark_writes_the_record_and_runs_in_make_bench():
     assert [p.name for p in scripts if 'Bench(' not in p.read_text()] == []
     assert [p.name for p in scripts if f'benchmarks/{p.name}' not in make] == []
 
-def test_a_record_from_before_the_helper_is_compared_without_a_machine_kind():
+def test_a_record_without_machine_kind_is_compared_as_another_machine():
     rec = _load('record')
     cmp = rec.compare({'x': rec.fig(2.0)}, {'machine': 'x86_64', 'figures': {}}, 'AMD|2 cpus|1 threads')
     assert cmp['same_machine_kind'] is False and cmp['record_machine_kind'] is None and cmp['figures']['x']['ratio'] is None

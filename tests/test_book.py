@@ -74,3 +74,63 @@ def test_every_public_method_has_a_docstring():
                 fn = f.fget if isinstance(f, property) else f
                 if not (fn.__doc__ or '').strip(): bad.append(f'{mod.__name__}.{name}.{m}')
     assert not bad, f'{len(bad)} public methods without a docstring:\n' + '\n'.join(bad)
+
+# Words about how the work was organised (tracker numbers, the machine loans of a work period) name no behaviour.
+ORGANISATION_WORDS = re.compile(r'\bissues? ?#?\d+|\bleas(e|es|ed|ing)\b|\brecord version\b|\bbefore the changes\b', re.I)
+WORDING_DIRS = ('nbs', 'hetfl_explore', 'tests', 'benchmarks', 'tools')
+WORDING_SUFFIXES = {'.ipynb', '.py', '.md', '.sh', '.yml'}
+
+def organisation_words(root:Path=ROOT) -> list[str]:
+    "Every `path:line: text` under `WORDING_DIRS` of `root` that names the organisation of the work instead of a behaviour."
+    bad = []
+    for d in WORDING_DIRS:
+        for f in sorted((root / d).rglob('*')):
+            if f.suffix not in WORDING_SUFFIXES or {'.ipynb_checkpoints', '__pycache__'} & set(f.parts): continue
+            for n, line in enumerate(f.read_text(encoding='utf-8').splitlines(), 1):
+                if m := ORGANISATION_WORDS.search(line):
+                    bad.append(f'{f.relative_to(root)}:{n}: ...{line[max(0, m.start() - 40):m.end() + 40].strip()}...')
+    return bad
+
+def test_no_words_about_how_the_work_was_organised():
+    "Name the behaviour, not the tracker number or the work period (history lives in git)."
+    bad = organisation_words()
+    assert not bad, f'{len(bad)} lines name the organisation of the work, not a behaviour:\n' + '\n'.join(bad)
+
+def test_a_planted_tracker_number_fails(tmp_path):
+    for d in WORDING_DIRS: (tmp_path / d).mkdir()
+    (tmp_path / 'tests' / 'test_x.py').write_text('"Fine: a session key and a release."\n')
+    assert organisation_words(tmp_path) == []
+    (tmp_path / 'benchmarks' / 'x.py').write_text('"""A benchmark (' + 'Issue' + ' 7)."""\n')
+    (tmp_path / 'nbs' / 'x.md').write_text('on the H200 ' + 'lea' + 'se\n')
+    assert sorted(b.split(':')[0] for b in organisation_words(tmp_path)) == ['benchmarks/x.py', 'nbs/x.md']
+
+MAX_PROSE_CHARS = 120   # the widest markdown line of a notebook, as wide as its code
+LONE_LINK = re.compile(r'^\s*(?:[-*] |\d+\. )?(?:<?https?://\S+>?|!?\[[^\]]*\]\([^)\s]+\))\s*$')   # a URL or link alone
+
+def long_prose_lines(nbs=NBS, root:Path=ROOT / 'nbs') -> list[str]:
+    """Every markdown line longer than `MAX_PROSE_CHARS`, except table rows, a lone URL or link, display-math lines
+    (`$$` blocks) and a notebook's one-line summary (the `> ` line of its title cell, which nbdev reads as one line)."""
+    bad = []
+    for nb in nbs:
+        for i, c in enumerate(json.loads(nb.read_text(encoding='utf-8'))['cells']):
+            if c['cell_type'] != 'markdown': continue
+            in_math = False
+            for line in ''.join(c['source']).splitlines():
+                math = in_math or line.lstrip().startswith('$$')
+                if line.count('$$') % 2: in_math = not in_math
+                summary = i == 0 and line.startswith('> ')
+                if len(line) > MAX_PROSE_CHARS and not (math or summary or line.lstrip().startswith('|') or LONE_LINK.match(line)):
+                    bad.append(f'{nb.relative_to(root)} cell {i}: {len(line)} chars: {line[:60]!r}...')
+    return bad
+
+def test_prose_lines_fit_the_page():
+    "Markdown is wrapped like the code: a line of prose in a notebook is at most `MAX_PROSE_CHARS` characters."
+    bad = long_prose_lines()
+    assert not bad, f'{len(bad)} markdown lines are longer than {MAX_PROSE_CHARS} characters:\n' + '\n'.join(bad)
+
+def test_a_planted_long_line_fails(tmp_path):
+    md = lambda *lines: dict(cell_type='markdown', metadata={}, source='\n'.join(lines))
+    ok = ['# Title', '> ' + 's' * 150, '| ' + 't' * 150 + ' |', 'https://example.org/' + 'u' * 130, '$$', 'x' * 150, '$$']
+    nb = tmp_path / 'x.ipynb'
+    nb.write_text(json.dumps(dict(cells=[md(*ok), md('short', 'w ' * 70)])))
+    assert [b.split(':')[0] for b in long_prose_lines([nb], tmp_path)] == ['x.ipynb cell 1']

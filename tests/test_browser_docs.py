@@ -55,7 +55,7 @@ SHOT_QUALITY = 80   # JPEG quality of the page screenshots (PNG encoding of the 
 
 @pytest.mark.parametrize('shard', range(SHARDS))
 def test_every_page_renders_cleanly_and_fits(shard):
-    """Issue 25, one visit per page: no console or math errors, every figure drawn, a banner above static panels, no figure
+    """One visit per page: no console or math errors, every figure drawn, a banner above static panels, no figure
     wider than its column, previous/next links, a screenshot of every page; then search (in the first part)."""
     require_browser()
     ARTIFACTS.mkdir(exist_ok=True)

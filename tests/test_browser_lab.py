@@ -8,7 +8,7 @@ from conftest import ROOT
 from browser import (browser, require_browser, jupyter_lab, run_notebook, wait_for_editor, timed_edit, EDIT_TIMER_JS,
                      EDITOR_CELL)
 
-LAB_VIEWPORT = {'width': 1280, 'height': 900}   # a laptop screen (issue 25), with JupyterLab's file browser open
+LAB_VIEWPORT = {'width': 1280, 'height': 900}   # a laptop screen, with JupyterLab's file browser open
 MIN_SIDEBAR_PX = 200                            # the file browser counts as open when its panel is at least this wide
 
 # Elements of a panel whose right edge passes its output area's (or the window's), texts of a figure outside it, and a

@@ -56,7 +56,7 @@ def test_colored_mnist_rules():
 
 @pytest.mark.learned
 def test_shapes_attribute_is_the_easy_feature():
-    """The background is readable from the mean colour, the shape is not (logistic probes: learned checks)."""
+    """The background is readable from the mean colour, the shape is not (logistic probes: learned-outcome assertions)."""
     from hetfl_explore.foundation.datasets import probe_accuracy
     seed = outcome_seed(11)
     p = shapes(np.full((2, 2), 150), seed=seed)

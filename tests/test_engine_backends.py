@@ -18,7 +18,7 @@ def small_images(K=6, seed=0, side=8):
     return FederatedData(x[:n], y[:n], a[:n], idx, x[n:], y[n:], a[n:], 2, 2)
 
 class OldPath(Simulation):
-    "The engine before the twin: local training on `self.net` itself."
+    "The reference engine without the twin: local training on `self.net` itself."
     @property
     def fast_net(self): return self.net
 
@@ -29,8 +29,8 @@ def _same_run(h1, h2):
 
 @pytest.mark.parametrize('backend', ['sequential', 'batched'])
 @pytest.mark.parametrize('seed', SEEDS)
-def test_twin_runs_are_bit_identical_to_the_old_path(backend, seed):
-    "Whole runs (momentum, weight decay, FedProx, client sizes 10-39) give exactly the old path's parameters and history."
+def test_twin_runs_are_bit_identical_to_training_on_the_net_itself(backend, seed):
+    "Whole runs (momentum, weight decay, FedProx, client sizes 10-39) give exactly the parameters and history of training on `net` itself."
     data = small_images(seed=seed)
     cfg = RunConfig(rounds=3, clients_per_round=4, batch_size=8, lr=0.05, momentum=0.5, weight_decay=1e-3, prox_mu=0.01,
                     seed=seed, backend=backend)
@@ -117,12 +117,12 @@ def test_sequential_backend_matches_the_per_step_reference(seed, hook):
     (p1, l1), (p2, l2) = train_sequential(*args, client_loss=loss, n_data=sizes), reference_sequential(*args, client_loss=loss, n_data=sizes)
     assert torch.equal(p1, p2) and torch.equal(l1, l2)
 
-# ---- one read from the device per evaluation and per report (issue 24's GPU path): the same numbers as the per-item reads
+# ---- one read from the device per evaluation and per report (the GPU path): the same numbers as the per-item reads
 def test_evaluate_reads_once_and_sums_the_loss_like_python_floats():
     from hetfl_explore.engine.simulation import evaluate
     d, model = small_images(K=4, seed=5), cnn(3, 2, width=4, img_size=8, hidden=8)
     r = evaluate(model, d.x_test, d.y_test, d.a_test, 2, 2, batch_size=7)   # 60 test images: 9 batches
-    with torch.no_grad():   # the old reading: one Python float (a double) per batch, summed in order
+    with torch.no_grad():   # the reference reading: one Python float (a double) per batch, summed in order
         ref = 0.0
         for i in range(0, len(d.x_test), 7): ref += F.cross_entropy(model(d.x_test[i:i + 7]), d.y_test[i:i + 7], reduction='sum').item()
     assert r['loss'] == ref / len(d.x_test) and r['group_counts'].sum() == len(d.x_test)

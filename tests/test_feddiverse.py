@@ -131,7 +131,7 @@ def test_demo_report_has_its_sections(tmp_path):
     assert 'src="http' not in html and 'plotly.js v' in html     # plotly.js inlined, no network
 
 
-# ------------------------------------------------------------------ issue 17 / 18: labels, literal Alg. 5, bad input
+# ------------------------------------------------------------------ labels, literal Alg. 5, bad input
 from hetfl_explore.feddiverse.selector import (selector_name, algorithm5_round, LiteralFedDiverseSelector, check_triplets,
                                                mixture_variance, proxy_losses, make_selector, selection_stats,
                                                share_selectors, DEFAULT_ALIAS)
@@ -141,26 +141,26 @@ from hetfl_explore.feddiverse.experiments import method_label
 GSC = federation('spawrious_gsc')
 
 
-def test_issue18_diversity_round_available_out_of_range():
+def test_diversity_round_refuses_available_out_of_range():
     T = np.random.default_rng(0).random((6, 3))
     for bad in ([-1], [6], [1.5], [np.nan]):
         with pytest.raises(ValueError, match='available'): diversity_round(T, 3, np.random.default_rng(0), available=bad)
         with pytest.raises(ValueError, match='available'): diversity_rounds(T, 3, 2, np.random.default_rng(0), available=bad)
 
 
-def test_issue18_fedrk_weights_nan():
+def test_fedrk_weights_refuses_nan():
     with pytest.raises(ValueError, match='matrices'): fedrk_weights(np.full((3, 2, 2), np.nan))
 
 
-def test_issue18_fedrk_selector_negative_matrices():
+def test_fedrk_selector_refuses_negative_matrices():
     with pytest.raises(ValueError, match='matrices'): FedRKSelector(-np.ones((3, 2, 2)))
 
 
-def test_issue18_simulate_selection_none_selector():
+def test_simulate_selection_refuses_none_selector():
     with pytest.raises(TypeError, match='selector'): simulate_selection(GSC, None)
 
 
-def test_issue18_diversity_rounds_nan_triplets():
+def test_diversity_rounds_refuses_nan_triplets():
     T = np.full((6, 3), np.nan)
     with pytest.raises(ValueError, match='triplets'): diversity_rounds(T, 3, 4, np.random.default_rng(0))
 

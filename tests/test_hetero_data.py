@@ -279,41 +279,41 @@ def test_loader_determinism_and_device():
     if torch.cuda.is_available():
         g = fd.to('cuda'); assert g.x.is_cuda and g.interaction().tolist() == fd.interaction().tolist()
 
-# ---------------------------------------------------------------- issue 18: bad input never surprises (regression tests)
-def test_issue18_client_types_single_triplet():
-    "A single 1-D triplet is typed with the default tie='join' (it raised AttributeError on 'str'.astype)."
+# ---------------------------------------------------------------- bad input never surprises (regression tests)
+def test_client_types_types_a_single_triplet():
+    "A single 1-D triplet is typed with the default tie='join'."
     assert client_types(dht(federation('spawrious_gsc').matrices[0])) == 'CI'
     assert client_types([0.2, 0.2, 0.1]) == 'CI=AI'
 
-def test_issue18_partition_dirichlet_impossible_min_size_fails_up_front():
+def test_partition_dirichlet_impossible_min_size_fails_up_front():
     "min_size that no draw can reach (4 clients x 21 > 20 samples) is refused before any draw, even with max_tries=10**7."
     y = np.arange(20) % 2
     with pytest.raises(ValueError, match=r'min_size=21: 4 clients x 21 samples need 84'):
         partition_dirichlet(y, 4, 1.0, 0, min_size=21, max_tries=10**7)
 
 @pytest.mark.parametrize('w', [[-1, 2], [0, 0], [np.nan, 1], [np.inf, 1]])
-def test_issue18_entropy_and_hellinger_reject_bad_weights(w):
-    "Negative, all-zero, NaN or infinite weights raise a ValueError naming the argument (they returned NaN)."
+def test_entropy_and_hellinger_reject_bad_weights(w):
+    "Negative, all-zero, NaN or infinite weights raise a ValueError naming the argument, never a NaN result."
     from hetfl_explore.foundation.hetero import entropy
     with pytest.raises(ValueError, match=r'^p: '): entropy(w)
     with pytest.raises(ValueError, match=r'^p: '): hellinger(w, [1, 1])
     with pytest.raises(ValueError, match=r'^q: '): js_divergence([1, 1], w)
 
-def test_issue18_scale_federation_overflow():
-    "Scaling to counts beyond 2**53 raises instead of returning negative counts."
+def test_scale_federation_refuses_counts_that_overflow():
+    "Scaling to counts beyond 2**53 raises instead of overflowing to negative counts."
     with pytest.raises(ValueError, match=r'scale=1e\+300.*MAX_COUNT'): scale_federation(federation('spawrious_gsc'), 1e300)
 
-def test_issue18_dht_huge_counts():
-    "Counts too large for exact float64 arithmetic raise a ValueError naming the cell (an OverflowError before)."
+def test_dht_refuses_counts_above_max_count():
+    "Counts too large for exact float64 arithmetic raise a ValueError naming the cell, not an OverflowError."
     with pytest.raises(ValueError, match=r'N: cell \(y=0, a=0\) = 1e\+308 is above MAX_COUNT'): dht([[1e308] * 2] * 2)
 
-def test_issue18_interaction_matrix_empty_client():
-    "An empty client is valid input: its interaction matrix is all zeros (a numpy cast error before)."
+def test_interaction_matrix_of_an_empty_client_is_zero():
+    "An empty client is valid input: its interaction matrix is all zeros."
     np.testing.assert_array_equal(interaction_matrix([], [], 2, 2), np.zeros((2, 2), np.int64))
     assert interaction_matrix(torch.zeros(0, dtype=torch.long), [], 3, 2).shape == (3, 2)
 
-def test_issue18_seeds_beyond_63_bits_rejected():
-    "Seeds >= 2**63 fail validation with the argument named (they passed and failed inside torch)."
+def test_seeds_beyond_63_bits_rejected():
+    "Seeds >= 2**63 fail validation with the argument named, before torch sees them."
     from hetfl_explore.foundation.core import spawn_seeds, torch_generator, seed_everything
     for f in (lambda: spawn_seeds(2**64, 1), lambda: torch_generator(2**63), lambda: seed_everything(2**64), lambda: partition_iid([0, 1], 1, 2**64)):
         with pytest.raises(ValueError, match=r'seed=\d+: expected an integer in \[0, 9223372036854775807\]'): f()

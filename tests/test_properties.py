@@ -1,4 +1,4 @@
-"""Bad input never surprises: property tests of foundation, fairness and the widgets (issue 18), plus the package-wide
+"""Bad input never surprises: property tests of foundation, fairness and the widgets, plus the package-wide
 coverage test and the "valid forms agree" test.
 
 Each entry of `SPECS` names one public function or class, builds a valid call, and lists, per argument, a hypothesis
@@ -521,7 +521,7 @@ FORMS2 = {
  'feddiverse.estimation.toy_client': lambda m: __import__('hetfl_explore.feddiverse.estimation', fromlist=['x']).toy_client(m)[0],
 }
 # Entry points outside foundation/fairness/widgets whose forms still disagree or fail on this branch, with the reason;
-# they are expected failures here (xfail, not skipped) so the lead sees them after merging the other helpers' branches.
+# they are expected failures (xfail, not skipped), so they stay visible in every run until they are fixed.
 FORMS_KNOWN_FAILURES = {}
 
 def _form_params(table, forms):

@@ -1,4 +1,4 @@
-"""Bad input never surprises (crowdsourced FL, issue 19): every public callable of crowd.devices, crowd.promethee,
+"""Bad input never surprises (crowdsourced FL): every public callable of crowd.devices, crowd.promethee,
 crowd.shapley, crowd.baselines, crowd.fedondemand and widgets.crowd answers malformed input with a ValueError/TypeError naming the
 argument; criteria matrices given as numpy, nested lists or torch give the same ranking."""
 import re

@@ -1,4 +1,4 @@
-"""Bad input never surprises (scale part, issue 23): malformed arguments of the Flower adapter and the sweeps raise a
+"""Bad input never surprises (scale part): malformed arguments of the Flower adapter and the sweeps raise a
 ValueError/TypeError naming the argument, quickly, and never another exception."""
 import functools, tempfile
 import numpy as np

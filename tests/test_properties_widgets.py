@@ -1,4 +1,4 @@
-"""Bad input never surprises (widgets part, issue 25 additions): malformed arguments raise ValueError/TypeError naming the argument."""
+"""Bad input never surprises (widgets part: the privacy/fairness panels and figure redraws): malformed arguments raise ValueError/TypeError naming the argument."""
 import pytest
 import plotly.graph_objects as go
 from hypothesis import given, settings, strategies as st, HealthCheck

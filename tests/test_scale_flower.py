@@ -1,4 +1,4 @@
-"""The Flower adapter: a `Selector` as a strategy of Flower's message API replays the engine's run (issue 23).
+"""The Flower adapter: a `Selector` as a strategy of Flower's message API replays the engine's run.
 
 The stub-grid tests run in process; `test_flower_simulation_matches_engine` starts Flower's simulation runtime (Ray)
 with two supernodes, as CI does.

@@ -1,4 +1,4 @@
-"""Resumable sweeps (issue 23): the store, the grid, both backends, and kill-and-resume of a Ray sweep.
+"""Resumable sweeps: the store, the grid, both backends, and kill-and-resume of a Ray sweep.
 
 The kill-and-resume test starts a sweep on Ray (local, 2 CPUs) in a subprocess whose task holds part of the grid at a
 gate, waits by polling the store until some configurations are saved, interrupts the driver (Ctrl-C), opens the gate,

@@ -1,4 +1,4 @@
-"Each selection method does what its name says: hand-computed cases of the published rules (issues 16 and 18)."
+"Each selection method does what its name says: hand-computed cases of the published rules, and bad input refused by name."
 import dataclasses, signal
 import numpy as np, pytest, torch
 from hetfl_explore.engine.protocol import ClientView, Selection, Selector, UniformSelector, make_view, selection_trace, synthetic_reports
@@ -127,39 +127,39 @@ def test_reweight_hook_and_aggregation_plugin(fed):
     h = run_fl(MODEL, fed, UniformSelector(), CFG, aggregation=med); assert h.meta['aggregation'].endswith('<lambda>')
     with pytest.raises(ValueError, match='one aggregation rule'): Simulation(MODEL, fed, FedNova(), CFG, aggregation=med)
 
-# ---- issue 18: bad input in the engine and selection folders
+# ---- bad input in the engine and selection folders
 def _alarm(seconds):
     def raise_(*_): raise TimeoutError('hang')
     signal.signal(signal.SIGALRM, raise_); signal.alarm(seconds)
 
-def test_issue18_allocate_infinite_weight_does_not_hang():
+def test_allocate_infinite_weight_does_not_hang():
     _alarm(5)
     try:
         with pytest.raises(ValueError, match='weight'): allocate([2, 2], [np.inf, 1], 3)
     finally: signal.alarm(0)
 
-def test_issue18_system_profiles_nan():
+def test_system_profiles_refuse_nan():
     with pytest.raises(ValueError, match='SystemProfiles.speed'):
         SystemProfiles(speed=[np.nan, 1, 1], bandwidth=1, availability=1, energy_budget=np.inf, dropout=0)
     with pytest.raises(ValueError, match='speed=nan'): SystemProfiles.sample(3, speed=np.nan)
 
-def test_issue18_runconfig_client_lr_scalar():
+def test_runconfig_refuses_scalar_client_lr():
     with pytest.raises(TypeError, match='RunConfig.client_lr=0.1'): RunConfig(client_lr=0.1)
 
-def test_issue18_run_fl_model_does_not_fit(fed):
+def test_run_fl_refuses_a_model_that_does_not_fit(fed):
     with pytest.raises(ValueError, match='64 values'): run_fl(lambda: mlp(32, 16, 10), fed)
     with pytest.raises(ValueError, match='n_classes=10'): run_fl(lambda: mlp(64, 16, 3), fed)
 
-def test_issue18_run_fl_no_data():
+def test_run_fl_refuses_no_data():
     with pytest.raises(TypeError, match='data=NoneType'): run_fl(MODEL, None)
 
-def test_issue18_seed_range():
+def test_seed_range():
     with pytest.raises(ValueError, match='RunConfig.seed'): RunConfig(seed=2 ** 64)
     with pytest.raises(ValueError, match='seed'): SystemProfiles.sample(3, seed=2 ** 64)
     RunConfig(seed=2 ** 63 - 1)
 
-def test_issue18_softmax_refuses_plus_inf_and_nan():
-    "softmax([inf, 1]) returned [0, 1] (the infinite value got no weight); now +inf and NaN are refused by name."
+def test_softmax_refuses_plus_inf_and_nan():
+    "softmax refuses +inf and NaN by name (an infinite value would otherwise get no weight: [inf, 1] -> [0, 1])."
     from hetfl_explore.selection.baselines import softmax
     for bad in ([np.inf, 1.0], [np.nan, 1.0]):
         with pytest.raises(ValueError, match='v='): softmax(np.array(bad))

@@ -127,25 +127,25 @@ def test_explorer_selectors_pick_what_the_fresh_view_loop_picks(name):
     for seed, k in ((0, 9), (1, 20)):
         np.testing.assert_array_equal(simulate_selection(N, name, 25, k, seed).selected, reference_run(np.asarray(N, float), name, 25, k, seed))
 
-def test_active_fl_mask_equals_the_set_difference_it_replaced():
-    "AFL_G's exploration pool (a mask now, `np.setdiff1d` before) gives the same clients on sorted and unsorted availability."
+def test_active_fl_mask_equals_the_set_difference():
+    "AFL_G's exploration pool (a mask) gives the same clients as `np.setdiff1d` on sorted and unsorted availability."
     from hetfl_explore.selection.efficiency import ActiveFL, round_half_up
     from hetfl_explore.selection.baselines import budget, sample_by
     from hetfl_explore.engine.protocol import synthetic_reports
-    def old_select(sel, clients, k, rng):
+    def plain_select(sel, clients, k, rng):
         ids, m = clients.available, budget(k, clients)
         p = sel.probabilities(ids)
         n_exploit = min(m - int(round_half_up(sel.alpha3 * m)), int((p > 0).sum()))
         exploit = sample_by(ids, p, n_exploit, rng) if n_exploit > 0 else np.array([], np.int64)
         return np.concatenate([exploit, rng.choice(np.setdiff1d(ids, exploit), size=m - len(exploit), replace=False)])
     for available in (None, np.arange(3, 60, 2), np.random.default_rng(0).permutation(60)[:40]):
-        new, old = ActiveFL(), ActiveFL(); new.reset(60, 0); old.reset(60, 0)
+        new, ref = ActiveFL(), ActiveFL(); new.reset(60, 0); ref.reset(60, 0)
         r1, r2, rr = np.random.default_rng(1), np.random.default_rng(1), np.random.default_rng(2)
         for t in range(15):
             view = make_view(60, t, available)
-            a, b = new.select(t, view, 9, r1).ids, old_select(old, view, 9, r2)
+            a, b = new.select(t, view, 9, r1).ids, plain_select(ref, view, 9, r2)
             np.testing.assert_array_equal(a, b)
-            rep = synthetic_reports(t, a, np.full(60, 100), rr); new.observe(t, rep); old.observe(t, rep)
+            rep = synthetic_reports(t, a, np.full(60, 100), rr); new.observe(t, rep); ref.observe(t, rep)
 
 def test_fedrk_weights_are_solved_once_per_federation_and_equal_a_fresh_solve():
     "A second FedRK selector on the same matrices reuses the solved weights: equal to a fresh `fedrk_weights`, never shared."
@@ -159,7 +159,7 @@ def test_fedrk_weights_are_solved_once_per_federation_and_equal_a_fresh_solve():
     M = N.copy(); M[0, 0, 0] += 1
     np.testing.assert_array_equal(FedRKSelector(M).weights, fedrk_weights(M, 1e-3))             # other matrices, other weights
 
-# ---- the explorer selectors at scale: numpy's choice replayed compiled, partial sorts, lighter reports (issue 24) ------
+# ---- the explorer selectors at scale: numpy's choice replayed compiled, partial sorts, lighter reports ------------------
 import torch
 import hetfl_explore.selection.baselines as sb, hetfl_explore.selection.efficiency as se, hetfl_explore.selection.constraints as sc
 import hetfl_explore.engine.protocol as pr
@@ -206,8 +206,8 @@ def test_choice_no_replace_gives_numpys_errors_on_bad_input(p, m, monkeypatch):
         with pytest.raises(ValueError, match=str(want).split('.')[0]): sb._choice_no_replace(ids, p, m, np.random.default_rng(0))
     else: np.testing.assert_array_equal(sb._choice_no_replace(ids, p, m, np.random.default_rng(0)), want)
 
-def old_sample_by(ids, p, m, rng):
-    "`sample_by` before issue 24: np.nan_to_num, np.clip and numpy's `Generator.choice` (the oracle)."
+def plain_sample_by(ids, p, m, rng):
+    "`sample_by` written plainly: np.nan_to_num, np.clip and numpy's `Generator.choice` (the oracle)."
     ids, p = np.asarray(ids), np.clip(np.nan_to_num(check_array('p', p, 1)), 0, None)
     m = min(check_int('m', m, lo=0), len(ids))
     pos = p > 0
@@ -215,7 +215,7 @@ def old_sample_by(ids, p, m, rng):
     rest = rng.choice(ids[~pos], size=m - int(pos.sum()), replace=False)
     return np.concatenate([ids[pos], rest])
 
-def test_sample_by_equals_the_old_sample_by():
+def test_sample_by_equals_the_plain_sample_by():
     "NaN, ±inf, negative and zero weights, more draws than positive weights, small and large populations: the same ids, the same stream."
     g, refused = np.random.default_rng(9), 0
     for case in range(300):
@@ -225,7 +225,7 @@ def test_sample_by_equals_the_old_sample_by():
         m, s = int(g.integers(0, n + 1)), int(g.integers(2**31))
         if m == 0: m = 1
         r1, r2 = np.random.default_rng(s), np.random.default_rng(s)
-        try: want = old_sample_by(np.arange(n) * 3, p, m, r2)
+        try: want = plain_sample_by(np.arange(n) * 3, p, m, r2)
         except ValueError as e:                                         # an infinite weight: numpy refuses the overflowing sum
             with pytest.raises(ValueError, match=str(e)[:30]): sb.sample_by(np.arange(n) * 3, p, m, r1)
             refused += 1; continue
@@ -252,8 +252,8 @@ def test_lowest_is_the_stable_argsort_prefix():
                 got = se._lowest(x, m)
                 assert len(got) == m and set(got.tolist()) == set(np.argsort(x, kind='stable')[:m].tolist()), (n, m)
 
-def old_synthetic_reports(t, ids, n_samples, rng, n_params=pr.FAKE_PARAMS):
-    "`synthetic_reports` before issue 24 (Tensor.float() and Tensor.norm): the oracle."
+def plain_synthetic_reports(t, ids, n_samples, rng, n_params=pr.FAKE_PARAMS):
+    "`synthetic_reports` written plainly (Tensor.float() and Tensor.norm): the oracle."
     m = len(ids); loss = rng.uniform(*FAKE_LOSS, m)
     upd = torch.from_numpy(rng.normal(0, FAKE_UPDATE_SD, (m, n_params))).float()
     return Reports(round=t, ids=np.asarray(ids, np.int64), n_samples=np.asarray(n_samples)[ids], loss=loss,
@@ -261,13 +261,13 @@ def old_synthetic_reports(t, ids, n_samples, rng, n_params=pr.FAKE_PARAMS):
                    update_norm=upd.norm(dim=1).numpy().astype(np.float64), time=rng.uniform(*FAKE_TIME, m),
                    energy=rng.uniform(*FAKE_ENERGY, m), updates=upd, global_params=torch.zeros(n_params))
 
-def test_synthetic_reports_equal_the_old_reports_field_by_field():
+def test_synthetic_reports_equal_the_plain_reports_field_by_field():
     "Every field (dtype and bits), and the stream left behind, on several seeds, report sizes and parameter lengths."
     sizes = np.random.default_rng(0).integers(1, 500, 300)
     for seed, m, P in [(0, 0, 8), (1, 1, 8), (2, 9, 8), (3, 100, 8), (4, 37, 1), (5, 12, 33), (6, 300, 8)]:
         ids = np.random.default_rng(seed).permutation(300)[:m]
         r1, r2 = np.random.default_rng(seed), np.random.default_rng(seed)
-        a, b = pr.synthetic_reports(seed, ids, sizes, r1, P), old_synthetic_reports(seed, ids, sizes, r2, P)
+        a, b = pr.synthetic_reports(seed, ids, sizes, r1, P), plain_synthetic_reports(seed, ids, sizes, r2, P)
         for f in ('ids', 'n_samples', 'loss', 'loss_before', 'steps', 'update_norm', 'time', 'energy'):
             x, y = getattr(a, f), getattr(b, f)
             assert x.dtype == y.dtype and np.array_equal(x, y), f
@@ -276,14 +276,14 @@ def test_synthetic_reports_equal_the_old_reports_field_by_field():
             assert x.dtype == y.dtype and torch.equal(x, y), f
         assert r1.random() == r2.random()
 
-def old_exploit(self, cand, u, m, rng):
-    "Oort.exploit before issue 24 (a full sort for the k-th utility)."
+def plain_exploit(self, cand, u, m, rng):
+    "Oort.exploit written plainly (a full sort for the k-th utility)."
     kth = np.sort(u)[::-1][min(m, len(u)) - 1]
     pool = u >= self.cutoff * kth
     return sc.sample_by(cand[pool], u[pool], m, rng) if pool.sum() >= m else sc.top_by(cand, u, m, rng)
 
-def old_oort_select(self, t, clients, k, rng):
-    "Oort.select before issue 24 (np.isin for the collected utility)."
+def plain_oort_select(self, t, clients, k, rng):
+    "Oort.select written plainly (np.isin for the collected utility)."
     ids, m = clients.available, sc.budget(k, clients)
     util = self.utilities(clients, ids, t); seen = np.isfinite(util)
     explored = self.explore_fresh(clients, ids[~seen], m, int(seen.sum()), rng)
@@ -295,21 +295,21 @@ def old_oort_select(self, t, clients, k, rng):
     return Selection(np.concatenate([exploited, explored]))
 
 @pytest.fixture
-def old_paths(monkeypatch):
-    "Switch the simulation back to the paths before issue 24: numpy's choice, np.quantile, argsort, np.sort, np.isin, torch casts."
+def plain_paths(monkeypatch):
+    "Switch the simulation to the plain reference paths: numpy's choice, np.quantile, argsort, np.sort, np.isin, torch casts."
     def use():
-        for mod in (sb, se, sc): monkeypatch.setattr(mod, 'sample_by', old_sample_by)
+        for mod in (sb, se, sc): monkeypatch.setattr(mod, 'sample_by', plain_sample_by)
         monkeypatch.setattr(fs, '_choice_no_replace', lambda a, p, size, rng: rng.choice(a, size=size, replace=False, p=p))
         monkeypatch.setattr(sc, '_linear_quantile', lambda x, q: np.quantile(x, q))
         monkeypatch.setattr(se, '_lowest', lambda x, n: np.argsort(x, kind='stable')[:max(n, 0)])
-        monkeypatch.setattr(sc.Oort, 'exploit', old_exploit); monkeypatch.setattr(sc.Oort, 'select', old_oort_select)
-        for mod in (pr, fs): monkeypatch.setattr(mod, 'synthetic_reports', old_synthetic_reports)
+        monkeypatch.setattr(sc.Oort, 'exploit', plain_exploit); monkeypatch.setattr(sc.Oort, 'select', plain_oort_select)
+        for mod in (pr, fs): monkeypatch.setattr(mod, 'synthetic_reports', plain_synthetic_reports)
     return use
 
 TILED_1000 = np.concatenate([np.asarray(federation('spawrious_gci_100').matrices, float)] * 10)   # the benchmark's federation
 
 @pytest.mark.parametrize('name', ['AFL_G', 'Oort', 'fedrk', 'EqW', 'pow-d', 'FedPNS'])
-def test_explorer_selectors_at_scale_pick_what_the_old_paths_pick(name, old_paths):
+def test_explorer_selectors_at_scale_pick_what_the_plain_paths_pick(name, plain_paths):
     "1,000 clients, κ in {1, 2, 9, 100}, two seeds, all or every third client available: the same picks round by round, the same state."
     from hetfl_explore.feddiverse.selector import make_selector
     runs = [(k, seed, av) for k in (1, 2, 9, 100) for seed in (0, 1) for av in (None, np.arange(1, 1000, 3))]
@@ -319,7 +319,7 @@ def test_explorer_selectors_at_scale_pick_what_the_old_paths_pick(name, old_path
             sel = make_selector(name, TILED_1000, 0.0, seed)
             out.append((simulate_selection(TILED_1000, sel, 30, k, seed, available=av).selected, sel))
         return out
-    fast = run_all(); old_paths(); ref = run_all()
+    fast = run_all(); plain_paths(); ref = run_all()
     for (a, s1), (b, s2), run in zip(fast, ref, runs):
         np.testing.assert_array_equal(a, b, err_msg=str(run))
         if name == 'Oort': assert s1.collected == s2.collected and s1.preferred == s2.preferred and s1.explore == s2.explore

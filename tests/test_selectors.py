@@ -1,4 +1,4 @@
-"""Property and rule tests of every client selector (issue 4), on a fake server view: no training, fast."""
+"""Property and rule tests of every client selector, on a fake server view: no training, fast."""
 import numpy as np, torch, pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 

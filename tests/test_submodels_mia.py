@@ -153,7 +153,7 @@ def test_real_format_loaders(tmp_path):
     assert fd.num_clients == 3 and fd.n_classes == 62 and int(fd.client_sizes.sum()) == 12
 
 
-# ------------------------------------------------------------------ issue 17: LiRA inside a federation, scores
+# ------------------------------------------------------------------ LiRA inside a federation, scores
 from torch import nn
 from hetfl_explore.modelhet.mia import (lira_population, lira_offline, disjoint_pool, train_shadows, MIASplit,
                                         tpr_at_fpr as _tpr)
@@ -230,7 +230,7 @@ def test_lira_ranks_by_z_not_saturating_phi():
     assert np.isfinite(r.info['log_lam']).all() and ((r.scores > 0) == (r.preds == 1)).all()
 
 
-def test_issue18_tpr_at_fpr_nan():
+def test_tpr_at_fpr_refuses_nan():
     s, l = np.r_[1., 2, 3, 4], np.r_[1, 0, 1, 0]
     for strict in (True, False):
         with pytest.raises(ValueError, match='fpr'): tpr_at_fpr(s, l, fpr=float('nan'), strict_resolution=strict)
@@ -243,8 +243,8 @@ def test_weighting_values_documented_are_accepted():
     src = ''.join(''.join(c['source']) for c in nb['cells'])
     assert "weighting='samples'" not in src and "weighting='uniform'" not in src and "weighting='size'" in src
 
-def test_issue18_channel_schedule_tiny_rate_fails_fast():
-    "ChannelSchedule(..., rate=1e-300) listed 1e600 set names and died of MemoryError; now the first set refuses the rate."
+def test_channel_schedule_tiny_rate_fails_fast():
+    "ChannelSchedule(..., rate=1e-300) is refused by the first set it would list (1e600 names), not by a MemoryError."
     from hetfl_explore.modelhet.submodels import ChannelSchedule
     for method in ('OSM', 'OFM', 'GFM'):
         with pytest.raises(ValueError, match='rate=1e-300'): ChannelSchedule(method, [64, 32], [0, 1], rate=1e-300)

@@ -4,16 +4,16 @@ import shutil, subprocess, sys
 import pytest
 from conftest import ROOT
 sys.path.insert(0, str(ROOT / 'tools'))
-import check_apt, check_env
+import apt_dry_run, verify_env
 
 def test_apt_lines_are_the_commands_only():
-    lines = check_apt.apt_lines()
+    lines = apt_dry_run.apt_lines()
     assert [f for f, _ in lines] == ['tools/browsers.sh'], lines     # comments and quoted messages are not counted
-    assert check_apt.packages(lines[0][1], ['chromium']) == ['chromium']
-    assert check_apt.packages(' -y -qq chromium npm >/dev/null', []) == ['chromium', 'npm']
+    assert apt_dry_run.packages(lines[0][1], ['chromium']) == ['chromium']
+    assert apt_dry_run.packages(' -y -qq chromium npm >/dev/null', []) == ['chromium', 'npm']
 
 def test_browser_plan_never_names_npm_beside_node():
-    plan = check_apt.browser_plan()
+    plan = apt_dry_run.browser_plan()
     if shutil.which('node'): assert 'npm' not in plan and 'nodejs' not in plan
     assert ('chromium' in plan) == (shutil.which('chromium') is None)
 
@@ -24,15 +24,15 @@ def _node_conflicts_with_npm() -> bool:
 
 @pytest.mark.skipif(not _node_conflicts_with_npm(), reason="needs apt and a Node.js package that conflicts with Debian's npm")
 def test_a_line_adding_npm_fails_naming_it(capsys):
-    assert check_apt.main(['--line', 'apt-get install -y chromium npm >/dev/null']) == 1
+    assert apt_dry_run.main(['--line', 'apt-get install -y chromium npm >/dev/null']) == 1
     assert 'conflicts npm' in capsys.readouterr().out
 
 @pytest.mark.skipif(not shutil.which('apt-get'), reason='needs apt-get')
 def test_project_apt_lines_pass():
-    assert check_apt.main([]) == 0
+    assert apt_dry_run.main([]) == 0
 
-def test_check_env_names_the_supported_range():
-    assert check_env.check_python((3, 11)) is None
-    msg = check_env.check_python((3, 8))
+def test_verify_env_names_the_supported_range():
+    assert verify_env.python_problem((3, 11)) is None
+    msg = verify_env.python_problem((3, 8))
     assert 'Python 3.8 is not supported' in msg and '3.10' in msg
-    assert check_env.check_torch() is None                        # the tested pair loads together
+    assert verify_env.torch_problem() is None                        # the tested pair loads together

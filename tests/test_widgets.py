@@ -104,19 +104,19 @@ def test_tradeoff_explorer_on_user_runs():
     with pytest.raises(ValueError, match='n_large=4'): panel.set(n_large=4)
     assert panel.n_large == 5
 
-# ---------------------------------------------------------------- issue 18: bad input never surprises (regression tests)
-def test_issue18_check_types_overflow():
-    "An infinite count is refused with the row named (it became -9223372036854775808)."
+# ---------------------------------------------------------------- bad input never surprises (regression tests)
+def test_check_types_refuses_infinite_and_huge_counts():
+    "An infinite count is refused with the row named, never cast to -9223372036854775808."
     with pytest.raises(ValueError, match=r'types: row 0: entry \(0, 0\) = inf is infinite'): check_types([(1, [[np.inf, 1], [1, 1]])])
     with pytest.raises(ValueError, match=r'types: row 0: entry \(0, 0\) = 1e\+300 is above MAX_COUNT'): check_types([(1, [[1e300, 1], [1, 1]])])
 
 @pytest.mark.parametrize('kw,name', [(dict(k=0), 'k=0'), (dict(rounds=0), 'rounds=0'), (dict(noise=-1), 'noise=-1'),
                                      (dict(source='nope'), "source='nope'"), (dict(selectors=('nope',)), "selectors='nope'")])
-def test_issue18_selection_explorer_bad_arguments_fail_at_construction(kw, name):
-    "Bad constructor arguments raise a clear ValueError at once (an AttributeError on 'selectors' before)."
+def test_selection_explorer_bad_arguments_fail_at_construction(kw, name):
+    "Bad constructor arguments raise a clear ValueError naming the argument at once."
     with pytest.raises(ValueError, match=name): SelectionExplorer(**kw)
 
-def test_issue18_selection_explorer_bad_edit_shows_message():
+def test_selection_explorer_bad_edit_shows_message():
     "On an edit, an invalid setting shows the message in the panel and keeps the last valid state."
     ex = SelectionExplorer(rounds=20); k = ex.k
     for kw in (dict(k=0), dict(rounds=0), dict(noise=-1)):
@@ -124,12 +124,12 @@ def test_issue18_selection_explorer_bad_edit_shows_message():
     ex.k_w.max = 30; ex.k_w.value = 30                                             # from the slider: above K = 24
     assert 'k=30' in ex.msg_w.value and ex.k == k
 
-def test_issue18_matrix_editor_empty_types():
-    "MatrixEditor(types=[]) raises at construction (it returned an editor whose .matrices raised)."
+def test_matrix_editor_refuses_empty_types():
+    "MatrixEditor(types=[]) raises at construction, not later when .matrices is read."
     with pytest.raises(ValueError, match='types: the federation needs at least one client'): MatrixEditor(types=[])
 
 def test_submodel_and_tradeoff_explorers_redraw_their_figures_in_place():
-    "Issue 25: the figure widgets are built once and show exactly the figure of the current settings after every change."
+    "The figure widgets are built once and show exactly the figure of the current settings after every change."
     import json
     from hetfl_explore.widgets.privacy_fairness import SubmodelExplorer, TradeoffExplorer, redraw_in_place
     from hetfl_explore.modelhet.submodels import coverage_heatmap, schedule_timeline
@@ -146,7 +146,7 @@ def test_submodel_and_tradeoff_explorers_redraw_their_figures_in_place():
     assert [t.type for t in fw.data] == ['scatter'] and list(fw.data[0].x) == [3] and fw.layout.title.text is None   # replaced; title removed
 
 def test_mia_slider_follows_the_threshold_and_heatmap_choice_is_set():
-    "Issue 25: the ν slider shows the threshold set in code (the nearest grid value), and the heatmap dropdown starts on a selector."
+    "The ν slider shows the threshold set in code (the nearest grid value), and the heatmap dropdown starts on a selector."
     from hetfl_explore.widgets.privacy_fairness import MIAAnatomy
     from hetfl_explore.modelhet.mia import AttackResult
     r = np.random.default_rng(0)
@@ -163,7 +163,7 @@ def test_mia_slider_follows_the_threshold_and_heatmap_choice_is_set():
 def _px(layout_width): return int(layout_width.removesuffix('px'))
 
 def test_matrix_editor_fits_1280_names_columns_and_keeps_rows_in_place():
-    """Issue 25: the editor fits 1280 px with the file browser open, names its attribute columns and legend entries,
+    """The editor fits 1280 px with the file browser open, names its attribute columns and legend entries,
     says how an edit is committed, and shows a refused value in a fixed-height line (the rows do not move)."""
     import hetfl_explore.widgets.editor as wx, hetfl_explore.widgets.layout as wl
     assert wx.LAB_OUTPUT_PX <= wl.LAB_SCREEN_PX - wl.LAB_SIDEBAR_PX - wl.LAB_OUTPUT_CHROME_PX
@@ -192,7 +192,7 @@ def _figures(w):
     return [w] if isinstance(w, go.FigureWidget) else [f for c in getattr(w, 'children', ()) for f in _figures(c)]
 
 def test_panel_figures_fit_a_lab_output_at_1280():
-    "Issue 25: figures side by side fit JupyterLab's output at 1280 px with the file browser open, and their rows wrap."
+    "Figures side by side fit JupyterLab's output at 1280 px with the file browser open, and their rows wrap."
     import hetfl_explore.widgets.layout as wx
     from hetfl_explore.widgets.clustering import GPFLPlayer
     ex = SelectionExplorer('spawrious_gsc', selectors=('uniform',), k=6, rounds=10)

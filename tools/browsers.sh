@@ -40,7 +40,7 @@ fi
 echo "browsers: installing $missing"
 # shellcheck disable=SC2086  # one word per package
 if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null; }; then
-  msg="browsers: apt-get could not install: $missing (run tools/check_apt.py to see why)"
+  msg="browsers: apt-get could not install: $missing (run tools/apt_dry_run.py to see why)"
   if required; then echo "$msg" >&2; exit 1; fi
   echo "$msg"; exit 0
 fi

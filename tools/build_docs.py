@@ -1,8 +1,8 @@
 #!/usr/bin/env python
 """Render the documentation site into `_docs/`.
 
-With Quarto installed this is `nbdev_docs`. Without it (Quarto has no wheel and cannot be installed on the
-project's machines, see `shared/environment.md`) a Quarto-free fallback renders the same site:
+With Quarto installed this is `nbdev_docs`. Without it (Quarto has no wheel, so pip cannot install it) a Quarto-free
+fallback renders the same site:
 
 1. copy `nbs/` to `_docs_exec/` and execute every notebook there with nbclient, saving widget state; cells flagged
    with a `tst_flags` flag (`slow`, `cuda`), `eval: false` or the `nbdev_export()` call are not executed

@@ -326,10 +326,10 @@ def same_machine(saved_meta:Path, # sidecar of the saved file
     a, b = json.loads(saved_meta.read_text()), json.loads(new_meta.read_text())
     return all(a.get(k, {}).get(f) == b.get(k, {}).get(f) for k, f in SAME_MACHINE)
 
-def check(targets:list[Target], # targets to regenerate and compare
-          keep:str|None=None, # folder to keep the regenerated files in
-          strict:bool=False, # also fail when the rows are not bit-identical on the same machine and packages
-         ) -> bool: # all within tolerance
+def regenerate_and_compare(targets:list[Target], # targets to regenerate and compare
+                           keep:str|None=None, # folder to keep the regenerated files in
+                           strict:bool=False, # also fail when the rows are not bit-identical on the same machine and packages
+                          ) -> bool: # all within tolerance
     "Regenerate each target into a temporary folder and compare with the saved file; print the table."
     import pandas as pd
     rows, notes = [], []
@@ -374,7 +374,7 @@ def main(argv=None # command-line arguments (default: sys.argv[1:])
     if (a.keep or a.strict) and not a.check: raise ValueError("--keep and --strict only go with --check")
     targets = resolve(a.names)
     if not a.check: regenerate(targets); return 0
-    t0 = time.perf_counter(); ok = check(targets, a.keep, a.strict)
+    t0 = time.perf_counter(); ok = regenerate_and_compare(targets, a.keep, a.strict)
     print(f"wall time {time.perf_counter() - t0:.0f} s"); return 0 if ok else 1
 
 if __name__ == '__main__':

@@ -22,8 +22,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SRC, OUT = ROOT/'nbs'/'labs', ROOT/'nbs'/'labs'/'student'
 SOLUTION, TEACHER = '# SOLUTION', '# TEACHER'
 MIME = 'application/vnd.hetfl-grade+json'   # = hetfl_explore.graders.core.MIME (kept here so `build` needs no import)
-BANNER = ("**Student edition.** The solutions are removed: write your answer in each cell marked *your answer* (replace "
-          "`...`), then run the check below it. Until you do, every check reports *not attempted*.")
+BANNER = ("**Student edition.** The solutions are removed: write your answer in each cell marked *your answer*\n"
+          "(replace `...`), then run the grader below it. Until you do, every grader reports *not attempted*.")
 PLACEHOLDER_NOTE = '# your answer: replace each `...` (keep the names)'
 
 # ---------------------------------------------------------------- build

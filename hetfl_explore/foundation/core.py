@@ -321,7 +321,7 @@ def validate_fields(obj:Any, # A dataclass instance
     return obj
 
 # %% ../../nbs/foundation/00_core.ipynb #c7e5a964
-OUTCOME_SEED_ENV = 'HETFL_OUTCOME_SEED'   # environment variable through which tools/check_robust.py sets the seed
+OUTCOME_SEED_ENV = 'HETFL_OUTCOME_SEED'   # environment variable through which tools/robustness.py sets the seed
 OUTCOME_LOG_ENV = 'HETFL_OUTCOME_LOG'     # environment variable naming a JSON-lines file that records each margin
 
 def outcome_seed(default:int=0, # the seed the notebook uses when no robustness run overrides it

@@ -14,8 +14,8 @@ once per (seed, threads) in a fresh subprocess with `HETFL_OUTCOME_SEED=seed`, `
 check (runs passed, worst margin and where, median value), writes the same plus every raw record and the machine to
 a JSON file, and exits non-zero if a run failed or a check is missing from a run.
 
-    python tools/check_robust.py --jobs 2                 # seeds 0-9 x threads {1, 2}
-    python tools/check_robust.py --seeds 3 --only 09_     # a quick look at one notebook
+    python tools/robustness.py --jobs 2                 # seeds 0-9 x threads {1, 2}
+    python tools/robustness.py --seeds 3 --only 09_     # a quick look at one notebook
 """
 from __future__ import annotations
 import argparse, functools, json, os, platform, re, statistics, subprocess, sys, tempfile, time
@@ -210,7 +210,7 @@ def main(argv=None) -> int:
     if any(t < 1 for t in a.threads): ap.error(f'--threads={a.threads}: expected positive integers')
     sources = notebook_sources(ROOT / 'nbs') + test_sources(ROOT / 'tests')
     if a.only: sources = [s for s in sources if any(o in s.label() for o in a.only)]
-    if not sources: print('no learned checks found' + (f' matching {a.only!r}' if a.only else ''), file=sys.stderr); return 2
+    if not sources: print('no learned-outcome assertions found' + (f' matching {a.only!r}' if a.only else ''), file=sys.stderr); return 2
     tasks = [(s, seed, t) for s in sources for seed in range(a.seeds) for t in a.threads]
     print(f"{len(sources)} sources x {a.seeds} seeds x threads {a.threads}: {len(tasks)} runs, {a.jobs} at a time", flush=True)
     t0 = time.perf_counter(); runs = []
@@ -228,7 +228,7 @@ def main(argv=None) -> int:
     out = Path(a.json); out.parent.mkdir(parents=True, exist_ok=True)
     per_source = {s.label(): dict(kind=s.kind, runs=[dict(seed=r.seed, threads=r.threads, ok=r.ok, wall_s=round(r.wall_s, 2), checks=len(r.records))
                                                       for r in runs if r.source == s.label()]) for s in sources}
-    command = ' '.join(['tools/check_robust.py'] + (argv if argv is not None else sys.argv[1:]))
+    command = ' '.join(['tools/robustness.py'] + (argv if argv is not None else sys.argv[1:]))
     record = dict(command=command, seeds=list(range(a.seeds)), threads=a.threads, jobs=a.jobs, wall_s=round(wall, 1), machine=machine(),
                   checks=rows, sources=per_source, records=[dict(source=r.source, **x) for r in runs for x in r.records],
                   failures=[dict(source=r.source, seed=r.seed, threads=r.threads, error=r.error) for r in bad_runs])

@@ -1,11 +1,11 @@
-"""tools/check_robust.py without running the sweep: what it finds, how it summarises, what makes it fail."""
+"""tools/robustness.py without running the sweep: what it finds, how it summarises, what makes it fail."""
 import importlib.util, json, sys
 from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-spec = importlib.util.spec_from_file_location('check_robust', ROOT / 'tools' / 'check_robust.py')
-cr = sys.modules['check_robust'] = importlib.util.module_from_spec(spec); spec.loader.exec_module(cr)
+spec = importlib.util.spec_from_file_location('robustness', ROOT / 'tools' / 'robustness.py')
+cr = sys.modules['robustness'] = importlib.util.module_from_spec(spec); spec.loader.exec_module(cr)
 
 def _nb(path, *sources):
     path.write_text(json.dumps(dict(cells=[dict(cell_type='code', source=s, metadata={}, outputs=[]) for s in sources],

@@ -1,7 +1,7 @@
 """Stop early, saying what is supported, when this Python or the installed torch/torchvision cannot run the package.
 
-    python tools/check_env.py            # the interpreter (before the virtual environment is made)
-    .venv/bin/python tools/check_env.py --installed   # also torch and torchvision inside the environment
+    python tools/verify_env.py            # the interpreter (before the virtual environment is made)
+    .venv/bin/python tools/verify_env.py --installed   # also torch and torchvision inside the environment
 """
 from __future__ import annotations
 import argparse, configparser, re, sys
@@ -23,7 +23,7 @@ def pinned(name:str, # a package name in constraints.txt
 
 def version_tuple(v:str) -> tuple: return tuple(int(x) for x in re.findall(r'\d+', v.split('+')[0])[:3])
 
-def check_python(info=sys.version_info) -> str|None:
+def python_problem(info=sys.version_info) -> str|None:
     "A message when this interpreter is outside the supported range, else None."
     lo = version_tuple(settings()['min_python'])
     if not (lo <= tuple(info[:2]) <= MAX_PYTHON):
@@ -31,7 +31,7 @@ def check_python(info=sys.version_info) -> str|None:
                 f'(e.g. `make test PYTHON=python3.11`; the tested set is Python 3.11)')
     return None
 
-def check_torch() -> str|None:
+def torch_problem() -> str|None:
     "A message when torch or torchvision is missing, too old, or the pair does not load together, else None."
     need = dict(re.findall(r'(torch|torchvision)>=(\S+)', settings()['requirements']))
     pair = f"the tested pair is torch {pinned('torch')} + torchvision {pinned('torchvision')} (pip install -c constraints.txt -e .)"
@@ -47,8 +47,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--installed', action='store_true', help='also check torch and torchvision')
     a = ap.parse_args(argv)
-    msg = check_python() or (check_torch() if a.installed else None)
-    if msg: print(f'check_env: {msg}', file=sys.stderr); return 1
+    msg = python_problem() or (torch_problem() if a.installed else None)
+    if msg: print(f'verify_env: {msg}', file=sys.stderr); return 1
     return 0
 
 if __name__ == '__main__': sys.exit(main())

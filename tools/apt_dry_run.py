@@ -5,8 +5,8 @@ a shell variable (as in `tools/browsers.sh`) is checked with the packages `tools
 this machine. Each line is simulated with `apt-get install -s` (nothing is installed). Run by `make test` where
 apt exists; elsewhere it says so and exits 0.
 
-    python tools/check_apt.py                                   # the project's lines
-    python tools/check_apt.py --line "apt-get install -y npm"   # any other line
+    python tools/apt_dry_run.py                                   # the project's lines
+    python tools/apt_dry_run.py --line "apt-get install -y npm"   # any other line
 """
 from __future__ import annotations
 import argparse, os, re, shutil, subprocess, sys
@@ -61,7 +61,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--line', action='append', default=[], help='check this apt-get install line instead of the project\'s')
     a = ap.parse_args(argv)
-    if not shutil.which('apt-get'): print('check_apt: no apt-get on this machine; nothing to check'); return 0
+    if not shutil.which('apt-get'): print('apt_dry_run: no apt-get on this machine; nothing to check'); return 0
     plan = browser_plan()
     lines = [('--line', m.group(1)) for l in a.line for m in [APT_INSTALL.search(l)] if m] if a.line else apt_lines()
     if a.line and len(lines) != len(a.line): raise SystemExit(f'--line: expected an "apt-get install PACKAGES" line, got {a.line!r}')
