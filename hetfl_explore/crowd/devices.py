@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from fastcore.basics import patch
 from ..foundation.core import check_int, check_float, check_choice, check_type, spawn_seeds
-from ..engine.simulation import SystemProfiles
+from ..engine.system import SystemProfiles
 
 # %% auto #0
 __all__ = ['HARDWARE_TIERS', 'NETWORK_TIERS', 'STATIC', 'DYNAMIC', 'FLOPS_PER_CYCLE', 'GPU_SPEEDUP', 'BITS_PER_BYTE', 'MS_PER_S',

@@ -10,7 +10,7 @@ from numba import njit
 from fastcore.basics import patch
 from ..foundation.core import check_int, check_float, check_type, check_choice, spawn_seeds
 from ..engine.protocol import Selection, ClientView, Selector, RoundRobinSelector, check_array
-from ..engine.simulation import fednova_rule
+from ..engine.aggregation import fednova_rule
 from .taxonomy import placement
 
 # %% auto #0

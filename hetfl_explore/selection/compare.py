@@ -11,7 +11,11 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 from ..foundation.core import check_type, check_float, check_int, check_choice, PAGE_FIGURE_WIDTH
 from ..engine.protocol import Selector, check_array
-from ..engine.simulation import RunConfig, Simulation, SystemProfiles, History, evaluate
+from ..engine.config import RunConfig
+from ..engine.simulation import Simulation
+from ..engine.system import SystemProfiles
+from ..engine.store import History
+from ..engine.models import evaluate
 
 # %% auto #0
 __all__ = ['jain_index', 'client_accuracies', 'history_metrics', 'run_one', 'compare_selectors', 'summary', 'curves_figure',
