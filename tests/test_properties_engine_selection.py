@@ -83,6 +83,13 @@ CASES = [
     ('engine.store.run_key', lambda v: store.run_key(v), 'identity', st.sampled_from([None, 3, b'x'])),
     ('engine.simulation.run_fl', lambda v: simulation.run_fl(NET, v), 'data', st.sampled_from([None, 3, 'x'])),
     ('engine.simulation.digits_federation', lambda v: simulation.digits_federation(v), 'num_clients', NOT_INT),
+    ('engine.backends.resolve_backend', lambda v: backends.resolve_backend(v, NET(), torch.zeros(2, 4), None, torch.device('cpu'), {'flops': 1, 'params': 1}, 4), 'backend', st.sampled_from([None, 3, 'fast'])),
+    ('engine.backends.gather_rows', lambda v: backends.gather_rows(v, torch.zeros(1).long()), 'x', NOT_ARRAY),
+    ('engine.fused.fused_dims', lambda v: fused.fused_dims(v, torch.zeros(2, 4), None, torch.device('cpu')), 'model', NOT_MODEL),
+    ('engine.aggregation.aggregation_rule_name', lambda v: aggregation.aggregation_rule_name(v), 'rule', st.sampled_from([3, 'x', 1.5])),
+    ('engine.aggregation.resolve_aggregation_rule', lambda v: aggregation.resolve_aggregation_rule(None, v, config.RunConfig()), 'selector', st.sampled_from([None, 3, 'x'])),
+    ('engine.store.check_federated_data', lambda v: store.check_federated_data(v), 'data', st.sampled_from([None, 3, 'x'])),
+    ('engine.store.run_identity', lambda v: store.run_identity(v, 'batched', torch.device('cpu'), None, NET(), pt.UniformSelector(), False), 'config', NOT_MODEL),
     ('engine.simulation.LivePlot', lambda v: simulation.LivePlot(v), 'metrics', st.sampled_from([None, 3, [], [1]])),
 ]
 CASES += [
@@ -170,7 +177,7 @@ def test_malformed_input_names_the_argument(name, call, arg, bad):
 def test_covered_is_every_public_function_and_class():
     "COVERED lists exactly the public functions and classes of hetfl_explore.engine.* and hetfl_explore.selection.*."
     public = set()
-    for m in (pt, sm, tx, bl, ef, cs, inc, icv, cmp):
+    for m in (pt, models, config, backends, fused, aggregation, system, store, simulation, tx, bl, ef, cs, inc, icv, cmp):
         for n in m.__all__:
             o = getattr(m, n)
             if (inspect.isfunction(o) or inspect.isclass(o)) and o.__module__ == m.__name__: public.add(f'{m.__name__}.{n}')

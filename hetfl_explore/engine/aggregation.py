@@ -113,6 +113,7 @@ def aggregate(global_params:torch.Tensor, # (P,) the broadcast global model w
 def aggregation_rule_name(rule:Callable|None, # an aggregation rule (or any hook)
                          ) -> str|None:
     "A readable, stable name of an aggregation rule (for the run identity and the history)."
+    if rule is not None and not callable(rule): raise TypeError(f"rule={rule!r:.60}: expected a callable or None")
     return None if rule is None else f"{getattr(rule, '__module__', '')}.{getattr(rule, '__qualname__', repr(rule))}"
 
 def resolve_aggregation_rule(aggregation:Callable|None, # the run's `aggregation` argument
@@ -120,7 +121,7 @@ def resolve_aggregation_rule(aggregation:Callable|None, # the run's `aggregation
                              config:RunConfig, # the run's config (`aggregator`)
                             ) -> Callable|None:
     "The run's aggregation rule: `aggregation`, else the selector's `aggregation`, else None (the config's aggregator)."
-    own = getattr(selector, 'aggregation', None)
+    own = getattr(check_type('selector', selector, Selector), 'aggregation', None)
     for name, r in (('aggregation', aggregation), (f'{selector.name}.aggregation', own)):
         if r is not None and not callable(r): raise TypeError(f"{name}={r!r}: expected a callable rule(AggregationInput) -> update")
     if aggregation is not None and own is not None:

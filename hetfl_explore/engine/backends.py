@@ -11,7 +11,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from torch.func import functional_call, vmap
-from ..foundation.core import check_int, check_type
+from ..foundation.core import check_int, check_type, check_choice
 from .models import ParamLayout
 from .config import RunConfig, BACKEND_NAMES
 from .fused import train_fused, fused_dims
@@ -61,7 +61,7 @@ def gather_rows(x:torch.Tensor, # a pool of samples, images possibly channels-la
                 rows:torch.Tensor, # 1-D row indices
                ) -> torch.Tensor: # `x[rows]`, same values and memory layout
     "`x[rows]` in `x`'s memory layout with `index_select` (5x faster than indexing); a channels-last image pool is gathered as the NHWC array it is (2.5x)."
-    if x.dim() != 4 or x.is_contiguous() or not x.is_contiguous(memory_format=torch.channels_last): return torch.index_select(x, 0, rows)
+    if check_type('x', x, torch.Tensor).dim() != 4 or x.is_contiguous() or not x.is_contiguous(memory_format=torch.channels_last): return torch.index_select(x, 0, rows)
     return torch.index_select(x.permute(0, 2, 3, 1), 0, rows).permute(0, 3, 1, 2)
 
 def _per_client(w0, C):
@@ -240,7 +240,7 @@ def resolve_backend(backend:str, # `RunConfig.backend`: 'auto' or one of `BACKEN
                     batch_size:int, # local batch size
                    ) -> str:
     "`backend` itself, or `choose_backend`'s pick when it is 'auto'; an explicit 'fused' is checked now (the error says what is missing)."
-    if backend == 'fused': fused_dims(model, x, client_loss, device)
+    if check_choice('backend', backend, ['auto', *BACKEND_NAMES]) == 'fused': fused_dims(model, x, client_loss, device)
     if backend != 'auto': return backend
     try: fusable = fused_dims(model, x, client_loss, device) is not None
     except ValueError: fusable = False

@@ -233,7 +233,8 @@ def run_identity(config:RunConfig, # the run's config
                  hooks:dict={}, # stop_when and aggregation (always listed), accept and client_loss (listed when set)
                 ) -> str:
     "Everything that determines a run's result, as canonical JSON."
-    weights = torch.cat([p.detach().reshape(-1) for p in model.parameters()])
+    check_type('config', config, RunConfig)
+    weights = torch.cat([p.detach().reshape(-1) for p in check_type('model', model, nn.Module).parameters()])
     return json.dumps(dict(config=asdict(config), backend=backend, device=device.type,
         data=data_fingerprint(data), model=f"{model!r}:{_sha(weights)}",
         selector=selector_fingerprint(selector) if stored else repr(selector),
