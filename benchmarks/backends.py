@@ -12,7 +12,9 @@ import argparse, pathlib, sys, time
 import numpy as np
 import torch
 
-from hetfl_explore.engine.simulation import BACKENDS, RunConfig, ParamLayout, batch_plan, mlp, model_profile
+from hetfl_explore.engine.backends import BACKENDS, batch_plan, model_profile
+from hetfl_explore.engine.config import RunConfig
+from hetfl_explore.engine.models import ParamLayout, mlp
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from record import Bench, fig  # noqa: E402

@@ -53,8 +53,10 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from hetfl_explore.engine.simulation import (EVAL_FORWARD_CHUNK, RunConfig, Simulation, ParamLayout, Flatten1, cnn, mlp, digits_federation, model_profile, evaluate,
-                                  pool_before_relu)
+from hetfl_explore.engine.models import EVAL_FORWARD_CHUNK, ParamLayout, Flatten1, cnn, mlp, evaluate
+from hetfl_explore.engine.config import RunConfig
+from hetfl_explore.engine.simulation import Simulation, digits_federation
+from hetfl_explore.engine.backends import model_profile, pool_before_relu
 from hetfl_explore.engine.protocol import UniformSelector
 
 HERE = pathlib.Path(__file__).parent

@@ -21,7 +21,9 @@ import argparse, contextlib, dataclasses, json, pathlib, sys, time, traceback, w
 import numpy as np
 import torch
 
-from hetfl_explore.engine.simulation import RunConfig, Simulation, cnn
+from hetfl_explore.engine.config import RunConfig
+from hetfl_explore.engine.simulation import Simulation
+from hetfl_explore.engine.models import cnn
 from hetfl_explore.engine.protocol import UniformSelector
 from hetfl_explore.foundation.data import FederatedData, federation
 from hetfl_explore.foundation.datasets import make_federated
@@ -96,7 +98,9 @@ def sync_sites(w, device, rounds=1) -> dict:
 
 def cuda_cells() -> dict:
     "Every notebook cell flagged `#| cuda` whose inputs the package provides, run here; its outcome."
-    from hetfl_explore.engine.simulation import Simulation, RunConfig, mlp, digits_federation  # noqa: F401 (the cells' names)
+    from hetfl_explore.engine.simulation import Simulation, digits_federation  # noqa: F401 (the cells' names)
+    from hetfl_explore.engine.config import RunConfig
+    from hetfl_explore.engine.models import mlp
     from hetfl_explore.engine.protocol import UniformSelector  # noqa: F401
     out = {}
     for nb in sorted((HERE.parent / 'nbs').rglob('*.ipynb')):

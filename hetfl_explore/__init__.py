@@ -11,5 +11,6 @@ LAYERS = ('foundation', 'engine', 'selection', 'feddiverse modelhet crowd cluste
 from .foundation.data import federation
 from .foundation.hetero import dht, fl_metrics, client_types
 from .engine.protocol import UniformSelector
-from .engine.simulation import RunConfig, run_fl
+from .engine.config import RunConfig
+from .engine.simulation import run_fl
 from .feddiverse.selector import FedDiverseSelector, simulate_selection

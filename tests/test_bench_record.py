@@ -2,8 +2,10 @@
 import importlib.util, pathlib, sys
 import numpy as np
 import torch
-from hetfl_explore.engine.simulation import (CPU_BLOCK_BUDGET_BYTES, RunConfig, Simulation, block_size, digits_federation, mlp,
-                                             model_profile)
+from hetfl_explore.engine.backends import CPU_BLOCK_BUDGET_BYTES, block_size, model_profile
+from hetfl_explore.engine.config import RunConfig
+from hetfl_explore.engine.simulation import Simulation, digits_federation
+from hetfl_explore.engine.models import mlp
 from hetfl_explore.engine.protocol import UniformSelector
 
 BENCH = pathlib.Path(__file__).parents[1] / 'benchmarks'

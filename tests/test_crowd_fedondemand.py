@@ -6,7 +6,9 @@ from hetfl_explore.crowd import fedondemand as F
 from hetfl_explore.crowd.devices import DevicePool, TaskRequirements
 from hetfl_explore.crowd.promethee import PrometheeSelector
 from hetfl_explore.crowd.shapley import shapley_exact
-from hetfl_explore.engine.simulation import RunConfig, Simulation, mlp, digits_federation
+from hetfl_explore.engine.config import RunConfig
+from hetfl_explore.engine.simulation import Simulation, digits_federation
+from hetfl_explore.engine.models import mlp
 
 def test_eligible_by_hand():
     pool = DevicePool.sample(30, seed=2); req = TaskRequirements(ram_gb=1.0, storage_gb=5.0, bandwidth_mbps=8.0)

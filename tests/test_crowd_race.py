@@ -5,7 +5,10 @@ from hetfl_explore.crowd.baselines import (CrowdRandom, GreedyPerCost, PriceFirs
                                            TRAIN_FLOPS_PER_FORWARD)
 from hetfl_explore.crowd.promethee import PrometheeSelector
 from hetfl_explore.engine.protocol import make_view, UniformSelector
-from hetfl_explore.engine.simulation import RunConfig, mlp, digits_federation, model_profile, BYTES_PER_PARAM
+from hetfl_explore.engine.config import RunConfig
+from hetfl_explore.engine.models import mlp
+from hetfl_explore.engine.simulation import digits_federation, BYTES_PER_PARAM
+from hetfl_explore.engine.backends import model_profile
 from hetfl_explore.selection.efficiency import PowD
 
 def test_orderings_by_hand():

@@ -128,7 +128,9 @@ def test_engine_run_with_the_filter_has_no_false_rejections():
 def test_engine_records_each_attack_with_its_reason():
     "Expired, revoked and wrong-attribute clients, and a tampered, forged, replayed and re-tasked update, each in the history."
     from hetfl_explore.crowd.authenticated import authenticated_filter
-    from hetfl_explore.engine.simulation import run_fl, mlp, RunConfig
+    from hetfl_explore.engine.simulation import run_fl
+    from hetfl_explore.engine.models import mlp
+    from hetfl_explore.engine.config import RunConfig
     from hetfl_explore.engine.protocol import RoundRobinSelector
     fd, pol, ca, ids = _digits_world()
     k7, k8, k9, mallory = new_key(), new_key(), new_key(), new_key()

@@ -101,7 +101,8 @@ def test_run_bayesfl_is_deterministic_and_predictive_is_a_distribution():
 def test_posterior_rule_aggregates_the_clients_mu_and_softplus_rho():
     "The engine rule reads (mu, rho) from the stacked updates, aggregates with the mode, restarts rho, on a hand-made case."
     from hetfl_explore.crowd.bayesian import posterior_rule, _posterior_index, RHO_INIT
-    from hetfl_explore.engine.simulation import AggregationInput, ParamLayout
+    from hetfl_explore.engine.aggregation import AggregationInput
+    from hetfl_explore.engine.models import ParamLayout
     torch.manual_seed(0); net = bayes_mlp(3, 2, hidden=2, prior_var=0.5); lay = ParamLayout(net); g = lay.flatten(net)
     mu_i, rho_i = _posterior_index(net)
     assert torch.equal(g[mu_i], get_posterior(net)[0]) and torch.allclose(F.softplus(g[rho_i]) ** 2, get_posterior(net)[1])

@@ -2,8 +2,12 @@
 import dataclasses
 import numpy as np, pandas as pd, pytest, torch, torch.nn as nn
 from hypothesis import given, settings, strategies as st
-from hetfl_explore.engine.simulation import (RunConfig, Simulation, SystemProfiles, RunStore, batch_plan, cnn, mlp, run_fl,
-                                  digits_federation, check_vmappable, BACKENDS, ParamLayout, evaluate)
+from hetfl_explore.engine.config import RunConfig
+from hetfl_explore.engine.simulation import Simulation, run_fl, digits_federation
+from hetfl_explore.engine.system import SystemProfiles
+from hetfl_explore.engine.store import RunStore
+from hetfl_explore.engine.backends import batch_plan, BACKENDS
+from hetfl_explore.engine.models import cnn, mlp, check_vmappable, ParamLayout, evaluate
 from hetfl_explore.engine.protocol import Selector, Selection, UniformSelector, RoundRobinSelector
 from hetfl_explore.engine.simulation import MESSAGE_TYPES
 from hetfl_explore.foundation.data import FederatedData
@@ -139,7 +143,7 @@ def test_rounds_where_every_client_drops_out(fed):
 
 def test_mobilenet_backends_agree_in_float64():
     "Deep nets amplify float32 rounding differences between the backends; in float64 the update logic agrees exactly."
-    from hetfl_explore.engine.simulation import mobilenet_v2_gn
+    from hetfl_explore.engine.models import mobilenet_v2_gn
     torch.manual_seed(0)
     net = mobilenet_v2_gn(2, width_mult=0.25).double(); lay = ParamLayout(net); w0 = lay.flatten(net)
     x = torch.rand(40, 3, 32, 32, dtype=torch.float64); y = torch.randint(0, 2, (40,))
@@ -260,7 +264,7 @@ def test_measured_messages_replace_the_formula_and_move_the_totals(fed):
 
 def test_hooks_enter_the_run_identity_by_code_and_closure(fed, tmp_path):
     "Two closures of one factory with different settings are different runs; the same hook is the same run in any process."
-    from hetfl_explore.engine.simulation import hook_identity
+    from hetfl_explore.engine.store import hook_identity
     import subprocess, sys
     def stop_after(n): return lambda h: len(h.round_rows) >= n
     assert hook_identity(stop_after(2)) != hook_identity(stop_after(3)) and hook_identity(stop_after(2)) == hook_identity(stop_after(2))
@@ -270,7 +274,7 @@ def test_hooks_enter_the_run_identity_by_code_and_closure(fed, tmp_path):
     a = Simulation(MLP, fed, UniformSelector(), cfg, store=store, stop_when=stop_after(2)).run(progress=False)
     b = Simulation(MLP, fed, UniformSelector(), cfg, store=store, stop_when=stop_after(3)).run(progress=False)
     assert (len(a), len(b)) == (2, 3)                     # before: one key, so the second run reused the first (2 rounds)
-    code = "import numpy as np; from hetfl_explore.engine.simulation import hook_identity; t = np.arange(3); print(hook_identity(lambda h: t.sum() > 1))"
+    code = "import numpy as np; from hetfl_explore.engine.store import hook_identity; t = np.arange(3); print(hook_identity(lambda h: t.sum() > 1))"
     outs = {subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout for _ in range(2)}
     assert len(outs) == 1 and '#' in outs.pop()           # no memory address in the identity
 
@@ -287,7 +291,7 @@ def test_evaluate_in_pieces_equals_one_forward(chunk, n, seed):
 
 def test_a_history_stored_with_row_dicts_still_loads():
     "Runs stored before the client table went columnar kept one dict per row (missing keys: not reported); they load to the same table."
-    from hetfl_explore.engine.simulation import History
+    from hetfl_explore.engine.store import History
     rows = [dict(round=0, client=3, reported=True, loss=0.5), dict(round=0, client=5, reported=False), dict(round=1, client=3, reported=True, loss=0.25)]
     d = dict(config={}, meta={}, rounds=[], clients=rows, groups=[], final_params=None, stop_reason=None)
     h = History.from_dict(d)

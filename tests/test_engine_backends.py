@@ -1,7 +1,10 @@
 "Training backends near the hardware: `pool_before_relu` (the engine's default training twin) is bit-identical to the model it reorders; the fused MLP backend follows the sequential one."
 import dataclasses
 import numpy as np, pytest, torch, torch.nn as nn, torch.nn.functional as F
-from hetfl_explore.engine.simulation import RunConfig, Simulation, cnn, mlp, pool_before_relu, BACKENDS, ParamLayout, batch_plan, digits_federation
+from hetfl_explore.engine.config import RunConfig
+from hetfl_explore.engine.simulation import Simulation, digits_federation
+from hetfl_explore.engine.models import cnn, mlp, ParamLayout
+from hetfl_explore.engine.backends import pool_before_relu, BACKENDS, batch_plan
 from hetfl_explore.engine.protocol import UniformSelector
 from hetfl_explore.foundation.data import FederatedData
 
@@ -75,7 +78,7 @@ def test_ties_and_negative_windows_route_gradients_identically():
 
 def test_evaluation_on_the_twin_is_identical():
     "`evaluate` on the twin gives exactly the model's accuracy, group accuracies and loss (why the test forward may use it too)."
-    from hetfl_explore.engine.simulation import evaluate
+    from hetfl_explore.engine.models import evaluate
     data = small_images(seed=5); torch.manual_seed(5)
     net = cnn(3, 2, width=4, img_size=8, hidden=8); flat = ParamLayout(net).flatten(net) * 1.5
     r1, r2 = (evaluate(m, data.x_test, data.y_test, data.a_test, 2, 2, batch_size=16, params=flat) for m in (net, pool_before_relu(net)))
@@ -105,7 +108,7 @@ def reference_sequential(model, layout, w0, x, y, idx, mask, steps, lr, cfg, cli
 @pytest.mark.parametrize('hook', [False, True])
 def test_sequential_backend_matches_the_per_step_reference(seed, hook):
     "Gathering a client's batches once gives bit for bit the per-step loop (unequal clients, a zero-step client, momentum, FedProx, a loss hook)."
-    from hetfl_explore.engine.simulation import train_sequential
+    from hetfl_explore.engine.backends import train_sequential
     torch.manual_seed(seed); net = pool_before_relu(cnn(3, 2, width=4, img_size=8, hidden=8)); lay = ParamLayout(net)
     x, y = torch.randn(70, 3, 8, 8).contiguous(memory_format=torch.channels_last), torch.randint(0, 2, (70,))
     sizes = np.array([9, 0, 30, 31]); local, valid, steps = batch_plan(sizes, 7, np.random.default_rng(seed), epochs=2)
@@ -119,7 +122,7 @@ def test_sequential_backend_matches_the_per_step_reference(seed, hook):
 
 # ---- one read from the device per evaluation and per report (the GPU path): the same numbers as the per-item reads
 def test_evaluate_reads_once_and_sums_the_loss_like_python_floats():
-    from hetfl_explore.engine.simulation import evaluate
+    from hetfl_explore.engine.models import evaluate
     d, model = small_images(K=4, seed=5), cnn(3, 2, width=4, img_size=8, hidden=8)
     r = evaluate(model, d.x_test, d.y_test, d.a_test, 2, 2, batch_size=7)   # 60 test images: 9 batches
     with torch.no_grad():   # the reference reading: one Python float (a double) per batch, summed in order
@@ -143,13 +146,13 @@ def test_report_reads_once_and_divides_in_float32_like_torch(loss_before):
 
 def test_gather_rows_is_indexing_in_the_pools_layout():
     "The backends' gather of samples and labels: `x[rows]` exactly, strides included (channels-last pools stay channels-last)."
-    from hetfl_explore.engine.simulation import _gather_rows
+    from hetfl_explore.engine.backends import gather_rows
     g = torch.Generator().manual_seed(0)
     rows = torch.randint(0, 50, (37,), generator=g)
     for x in (torch.rand(50, 3, 6, 5, generator=g), torch.rand(50, 3, 6, 5, generator=g).contiguous(memory_format=torch.channels_last),
               torch.rand(50, 64, generator=g), torch.rand(50, 1, 4, 4, generator=g).contiguous(memory_format=torch.channels_last),
               torch.randint(0, 10, (50,), generator=g)):
-        got, ref = _gather_rows(x, rows), x[rows]
+        got, ref = gather_rows(x, rows), x[rows]
         assert torch.equal(got, ref) and got.stride() == ref.stride()
 
 def test_sequential_reuses_one_optimizer_like_a_fresh_one_per_client():

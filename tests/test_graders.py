@@ -15,7 +15,7 @@ def fixed_step3(L, sel, kp, kc):
     return int(np.argmax(s))
 GSC = fl_metrics(federation('spawrious_gsc'))
 EXP = M.exponential_losses()
-ORDER = sorted(F.SELECTORS, key=lambda s: F.explorer_stats(s).union_mean()[0])   # what the explorer shows today
+ORDER = sorted(F.EXPLORER_SELECTORS, key=lambda s: F.explorer_stats(s).union_mean()[0])   # what the explorer shows today
 DRIFT, NO_DRIFT = ('towards uniform', 'one third each')[::1 if F.explorer_stats('feddiverse[sign-invariant]', F.NOISE).type_shares['CI'] > 1 / 3 + F.DRIFT else -1]
 OPEN = {lab: ' '.join(sum((list(keys[:1]) for keys in rub.values()), [])) + ' ' + ' '.join(['word'] * 40)
         for lab, rub in (('selection.q7', S.SELECTION_RUBRIC), ('modelhet.q8', M.MODELHET_RUBRIC), ('feddiverse.q8', F.FEDDIVERSE_RUBRIC), ('fairness.q7', R.FAIRNESS_RUBRIC))}

@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st, HealthCheck
 from hetfl_explore.crowd import devices as D, promethee as P, shapley as S, baselines as B, fedondemand as F
 from hetfl_explore.engine.protocol import UniformSelector
 from hetfl_explore.widgets import crowd as Wc
-from hetfl_explore.engine.simulation import RunConfig
+from hetfl_explore.engine.config import RunConfig
 
 NAN, INF = float('nan'), float('inf')
 JUNK = [None, 'x', [1, 'a'], {'a': 1}, object()]

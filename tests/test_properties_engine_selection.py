@@ -4,7 +4,7 @@ import importlib, inspect
 import numpy as np, pytest, torch
 from hypothesis import given, settings, strategies as st, HealthCheck
 import hetfl_explore.engine.protocol as pt
-import hetfl_explore.engine.simulation as sm
+from hetfl_explore.engine import models, config, backends, fused, aggregation, system, store, simulation
 import hetfl_explore.selection.taxonomy as tx
 import hetfl_explore.selection.baselines as bl
 import hetfl_explore.selection.efficiency as ef
@@ -26,7 +26,7 @@ NOT_DF = st.sampled_from([None, 'df', 3, [1, 2]])
 RNG = lambda: np.random.default_rng(0)
 VIEW = lambda: pt.make_view(4)
 REP = lambda: pt.synthetic_reports(0, np.array([0, 1]), np.full(4, 10), RNG())
-NET = lambda: sm.mlp(4, 3, 2)
+NET = lambda: models.mlp(4, 3, 2)
 
 def _sel(cls, *a, **k): return lambda v: cls(*a, **k).select(0, v, 2, RNG())   # a selector's select with a bad view
 BAD_VIEW = st.sampled_from([None, 'view', 3])
@@ -45,45 +45,51 @@ CASES = [
     ('engine.protocol.synthetic_reports', lambda v: pt.synthetic_reports(0, [0], np.full(2, 5), RNG(), n_params=v), 'n_params', NOT_INT),
     ('engine.protocol.selection_trace', lambda v: pt.selection_trace(pt.UniformSelector(), 4, 2, v), 'rounds', NOT_INT),
     ('engine.protocol.participation_figure', lambda v: pt.participation_figure(v), 'trace', NOT_ARRAY),
-    ('engine.protocol.check_array', lambda v: pt.check_array('thing', v, 1), 'thing', NOT_ARRAY),
-    ('engine.simulation.Flatten1', lambda v: sm.Flatten1()(v), 'x', NOT_ARRAY),
-    ('engine.simulation.mlp', lambda v: sm.mlp(v), 'in_features', NOT_INT),
-    ('engine.simulation.cnn', lambda v: sm.cnn(width=v), 'width', NOT_INT),
-    ('engine.simulation.mobilenet_v2_gn', lambda v: sm.mobilenet_v2_gn(groups=v), 'groups', NOT_INT),
-    ('engine.simulation.check_vmappable', lambda v: sm.check_vmappable(v), 'model', NOT_MODEL),
-    ('engine.simulation.ParamLayout', lambda v: sm.ParamLayout(v), 'model', NOT_MODEL),
-    ('engine.simulation.evaluate', lambda v: sm.evaluate(NET(), torch.zeros(2, 4), torch.zeros(2).long(), torch.zeros(2).long(), 2, 1, batch_size=v), 'batch_size', NOT_INT),
-    ('engine.simulation.RunConfig', lambda v: sm.RunConfig(rounds=v), 'RunConfig.rounds', NOT_INT),
-    ('engine.simulation.batch_plan', lambda v: sm.batch_plan([3, 4], v, RNG()), 'batch_size', NOT_INT),
-    ('engine.simulation.train_sequential', lambda v: sm.train_sequential(NET(), v, torch.zeros(23), None, None, None, None, None, None, None), 'layout', NOT_MODEL),
-    ('engine.simulation.train_batched', lambda v: sm.train_batched(NET(), v, torch.zeros(23), None, None, None, None, None, None, None), 'layout', NOT_MODEL),
-    ('engine.simulation.train_fused', lambda v: sm.train_fused(NET(), v, torch.zeros(23), None, None, None, None, None, None, None), 'layout', NOT_MODEL),
-    ('engine.simulation.mlp_dims', lambda v: sm.mlp_dims(v), 'model', NOT_MODEL),
-    ('engine.simulation.pool_before_relu', lambda v: sm.pool_before_relu(v), 'model', NOT_MODEL),
-    ('engine.simulation.local_train', lambda v: sm.local_train(NET(), torch.zeros(23), torch.zeros(3, 4), torch.zeros(3).long(), v, RNG()), 'config', NOT_MODEL),
-    ('engine.simulation.fednova_norm', lambda v: sm.fednova_norm([1, 2], [1., 1.], momentum=v), 'momentum', NOT_UNIT),
-    ('engine.simulation.AggregationInput', lambda v: sm.AggregationInput(torch.zeros(2), v, np.ones(1)), 'AggregationInput.updates', NOT_ARRAY),
-    ('engine.simulation.fedavg_rule', lambda v: sm.fedavg_rule(v), 'inp', NOT_MODEL),
-    ('engine.simulation.fednova_rule', lambda v: sm.fednova_rule(v), 'inp', NOT_MODEL),
-    ('engine.simulation.masked_average', lambda v: sm.masked_average(v), 'inp', NOT_MODEL),
-    ('engine.simulation.aggregate', lambda v: sm.aggregate(torch.zeros(2), torch.zeros(1, 2), np.ones(1), v, {}), 'cfg', NOT_MODEL),
-    ('engine.simulation.unit_masks', lambda v: sm.unit_masks(NET(), v, RNG()), 'keep', NOT_UNIT),
-    ('engine.simulation.SystemProfiles', lambda v: sm.SystemProfiles(v, 1, 1, 1, 0), 'SystemProfiles.speed', NOT_ARRAY),
-    ('engine.simulation.History', lambda v: sm.History(v), 'config', NOT_DF),
-    ('engine.simulation.RunStore', lambda v: sm.RunStore(v), 'path', st.sampled_from([None, 3, object()])),
-    ('engine.simulation.data_fingerprint', lambda v: sm.data_fingerprint(v), 'data', st.sampled_from([None, 3, 'x'])),
-    ('engine.simulation.selector_fingerprint', lambda v: sm.selector_fingerprint(v), 'selector', st.sampled_from([None, 3, 'x'])),
-    ('engine.simulation.model_profile', lambda v: sm.model_profile(v, torch.zeros(4)), 'model', NOT_MODEL),
-    ('engine.simulation.choose_backend', lambda v: sm.choose_backend({'flops': 1, 'params': 1}, v, torch.device('cpu')), 'batch_size', NOT_INT),
-    ('engine.simulation.block_size', lambda v: sm.block_size({'params': 1, 'activations': 1}, v, torch.device('cpu')), 'batch_size', NOT_INT),
-    ('engine.simulation.Simulation', lambda v: sm.Simulation(NET, v, pt.UniformSelector(), sm.RunConfig()), 'data', st.sampled_from([None, 3, 'x'])),
-    ('engine.simulation.RoundPlan', lambda v: sm.RoundPlan(0, pt.Selection([1, 2]), v, np.ones(2), None, np.zeros((2, 1, 1)), np.ones((2, 1, 1), bool), np.ones(2), 0.0),
+    ('engine.models.Flatten1', lambda v: models.Flatten1()(v), 'x', NOT_ARRAY),
+    ('engine.models.mlp', lambda v: models.mlp(v), 'in_features', NOT_INT),
+    ('engine.models.cnn', lambda v: models.cnn(width=v), 'width', NOT_INT),
+    ('engine.models.mobilenet_v2_gn', lambda v: models.mobilenet_v2_gn(groups=v), 'groups', NOT_INT),
+    ('engine.models.check_vmappable', lambda v: models.check_vmappable(v), 'model', NOT_MODEL),
+    ('engine.models.ParamLayout', lambda v: models.ParamLayout(v), 'model', NOT_MODEL),
+    ('engine.models.evaluate', lambda v: models.evaluate(NET(), torch.zeros(2, 4), torch.zeros(2).long(), torch.zeros(2).long(), 2, 1, batch_size=v), 'batch_size', NOT_INT),
+    ('engine.config.RunConfig', lambda v: config.RunConfig(rounds=v), 'RunConfig.rounds', NOT_INT),
+    ('engine.backends.batch_plan', lambda v: backends.batch_plan([3, 4], v, RNG()), 'batch_size', NOT_INT),
+    ('engine.backends.train_sequential', lambda v: backends.train_sequential(NET(), v, torch.zeros(23), None, None, None, None, None, None, None), 'layout', NOT_MODEL),
+    ('engine.backends.train_batched', lambda v: backends.train_batched(NET(), v, torch.zeros(23), None, None, None, None, None, None, None), 'layout', NOT_MODEL),
+    ('engine.fused.train_fused', lambda v: fused.train_fused(NET(), v, torch.zeros(23), None, None, None, None, None, None, None), 'layout', NOT_MODEL),
+    ('engine.fused.mlp_dims', lambda v: fused.mlp_dims(v), 'model', NOT_MODEL),
+    ('engine.backends.pool_before_relu', lambda v: backends.pool_before_relu(v), 'model', NOT_MODEL),
+    ('engine.backends.local_train', lambda v: backends.local_train(NET(), torch.zeros(23), torch.zeros(3, 4), torch.zeros(3).long(), v, RNG()), 'config', NOT_MODEL),
+    ('engine.aggregation.fednova_norm', lambda v: aggregation.fednova_norm([1, 2], [1., 1.], momentum=v), 'momentum', NOT_UNIT),
+    ('engine.aggregation.AggregationInput', lambda v: aggregation.AggregationInput(torch.zeros(2), v, np.ones(1)), 'AggregationInput.updates', NOT_ARRAY),
+    ('engine.aggregation.fedavg_rule', lambda v: aggregation.fedavg_rule(v), 'inp', NOT_MODEL),
+    ('engine.aggregation.fednova_rule', lambda v: aggregation.fednova_rule(v), 'inp', NOT_MODEL),
+    ('engine.aggregation.masked_average', lambda v: aggregation.masked_average(v), 'inp', NOT_MODEL),
+    ('engine.aggregation.aggregate', lambda v: aggregation.aggregate(torch.zeros(2), torch.zeros(1, 2), np.ones(1), v, {}), 'cfg', NOT_MODEL),
+    ('engine.aggregation.unit_masks', lambda v: aggregation.unit_masks(NET(), v, RNG()), 'keep', NOT_UNIT),
+    ('engine.system.SystemProfiles', lambda v: system.SystemProfiles(v, 1, 1, 1, 0), 'SystemProfiles.speed', NOT_ARRAY),
+    ('engine.store.History', lambda v: store.History(v), 'config', NOT_DF),
+    ('engine.store.RunStore', lambda v: store.RunStore(v), 'path', st.sampled_from([None, 3, object()])),
+    ('engine.store.data_fingerprint', lambda v: store.data_fingerprint(v), 'data', st.sampled_from([None, 3, 'x'])),
+    ('engine.store.selector_fingerprint', lambda v: store.selector_fingerprint(v), 'selector', st.sampled_from([None, 3, 'x'])),
+    ('engine.backends.model_profile', lambda v: backends.model_profile(v, torch.zeros(4)), 'model', NOT_MODEL),
+    ('engine.backends.choose_backend', lambda v: backends.choose_backend({'flops': 1, 'params': 1}, v, torch.device('cpu')), 'batch_size', NOT_INT),
+    ('engine.backends.block_size', lambda v: backends.block_size({'params': 1, 'activations': 1}, v, torch.device('cpu')), 'batch_size', NOT_INT),
+    ('engine.simulation.Simulation', lambda v: simulation.Simulation(NET, v, pt.UniformSelector(), config.RunConfig()), 'data', st.sampled_from([None, 3, 'x'])),
+    ('engine.simulation.RoundPlan', lambda v: simulation.RoundPlan(0, pt.Selection([1, 2]), v, np.ones(2), None, np.zeros((2, 1, 1)), np.ones((2, 1, 1), bool), np.ones(2), 0.0),
      'RoundPlan.dropped', st.sampled_from([None, 'x', [False, False], np.zeros(3, bool), np.zeros(2)])),
-    ('engine.simulation.hook_identity', lambda v: sm.hook_identity(v), 'hook', st.sampled_from([3, 'x', 1.5, [1]])),
-    ('engine.simulation.run_key', lambda v: sm.run_key(v), 'identity', st.sampled_from([None, 3, b'x'])),
-    ('engine.simulation.run_fl', lambda v: sm.run_fl(NET, v), 'data', st.sampled_from([None, 3, 'x'])),
-    ('engine.simulation.digits_federation', lambda v: sm.digits_federation(v), 'num_clients', NOT_INT),
-    ('engine.simulation.LivePlot', lambda v: sm.LivePlot(v), 'metrics', st.sampled_from([None, 3, [], [1]])),
+    ('engine.store.hook_identity', lambda v: store.hook_identity(v), 'hook', st.sampled_from([3, 'x', 1.5, [1]])),
+    ('engine.store.run_key', lambda v: store.run_key(v), 'identity', st.sampled_from([None, 3, b'x'])),
+    ('engine.simulation.run_fl', lambda v: simulation.run_fl(NET, v), 'data', st.sampled_from([None, 3, 'x'])),
+    ('engine.simulation.digits_federation', lambda v: simulation.digits_federation(v), 'num_clients', NOT_INT),
+    ('engine.backends.resolve_backend', lambda v: backends.resolve_backend(v, NET(), torch.zeros(2, 4), None, torch.device('cpu'), {'flops': 1, 'params': 1}, 4), 'backend', st.sampled_from([None, 3, 'fast'])),
+    ('engine.backends.gather_rows', lambda v: backends.gather_rows(v, torch.zeros(1).long()), 'x', NOT_ARRAY),
+    ('engine.fused.fused_dims', lambda v: fused.fused_dims(v, torch.zeros(2, 4), None, torch.device('cpu')), 'model', NOT_MODEL),
+    ('engine.aggregation.aggregation_rule_name', lambda v: aggregation.aggregation_rule_name(v), 'rule', st.sampled_from([3, 'x', 1.5])),
+    ('engine.aggregation.resolve_aggregation_rule', lambda v: aggregation.resolve_aggregation_rule(None, v, config.RunConfig()), 'selector', st.sampled_from([None, 3, 'x'])),
+    ('engine.store.check_federated_data', lambda v: store.check_federated_data(v), 'data', st.sampled_from([None, 3, 'x'])),
+    ('engine.store.run_identity', lambda v: store.run_identity(v, 'batched', torch.device('cpu'), None, NET(), pt.UniformSelector(), False), 'config', NOT_MODEL),
+    ('engine.simulation.LivePlot', lambda v: simulation.LivePlot(v), 'metrics', st.sampled_from([None, 3, [], [1]])),
 ]
 CASES += [
     ('selection.taxonomy.parse_characteristics', lambda v: tx.parse_characteristics(v), 'client', st.sampled_from([None, 3, 'V D Q', ''])),
@@ -151,8 +157,8 @@ CASES += [
     ('selection.compare.jain_index', lambda v: cmp.jain_index(v), 'counts', NOT_ARRAY),
     ('selection.compare.simulation_client_accuracies', lambda v: cmp.simulation_client_accuracies(v), 'sim', st.sampled_from([None, 3, 'x'])),
     ('selection.compare.history_metrics', lambda v: cmp.history_metrics(v), 'h', st.sampled_from([None, 3, 'x'])),
-    ('selection.compare.run_strategy', lambda v: cmp.run_strategy(pt.UniformSelector(), None, NET, sm.RunConfig(), v), 'seed', NOT_INT),
-    ('selection.compare.compare_selectors', lambda v: cmp.compare_selectors(v, None, NET, sm.RunConfig()), 'selectors', st.sampled_from([None, 3, [3]])),
+    ('selection.compare.run_strategy', lambda v: cmp.run_strategy(pt.UniformSelector(), None, NET, config.RunConfig(), v), 'seed', NOT_INT),
+    ('selection.compare.compare_selectors', lambda v: cmp.compare_selectors(v, None, NET, config.RunConfig()), 'selectors', st.sampled_from([None, 3, [3]])),
     ('selection.compare.summary', lambda v: cmp.summary(v), 'result', NOT_DF),
     ('selection.compare.curves_figure', lambda v: cmp.curves_figure(v), 'result', NOT_DF),
     ('selection.compare.selection_heatmaps', lambda v: cmp.selection_heatmaps(v), 'result', NOT_DF),
@@ -172,7 +178,7 @@ def test_malformed_input_names_the_argument(name, call, arg, bad):
 def test_covered_is_every_public_function_and_class():
     "COVERED lists exactly the public functions and classes of hetfl_explore.engine.* and hetfl_explore.selection.*."
     public = set()
-    for m in (pt, sm, tx, bl, ef, cs, inc, icv, cmp):
+    for m in (pt, models, config, backends, fused, aggregation, system, store, simulation, tx, bl, ef, cs, inc, icv, cmp):
         for n in m.__all__:
             o = getattr(m, n)
             if (inspect.isfunction(o) or inspect.isclass(o)) and o.__module__ == m.__name__: public.add(f'{m.__name__}.{n}')

@@ -9,7 +9,9 @@ pytest.importorskip('flwr')
 import hetfl_explore.scale.flower as fl
 import hetfl_explore.scale.sweeps as sw
 from hetfl_explore.engine.protocol import UniformSelector
-from hetfl_explore.engine.simulation import RunConfig, Simulation, ParamLayout, mlp, digits_federation
+from hetfl_explore.engine.config import RunConfig
+from hetfl_explore.engine.simulation import Simulation, digits_federation
+from hetfl_explore.engine.models import ParamLayout, mlp
 
 SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 NOT_INT = st.one_of(st.floats(allow_nan=True), st.text(max_size=3), st.none(), st.booleans(), st.integers(max_value=0))

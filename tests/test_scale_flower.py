@@ -8,7 +8,9 @@ import pytest
 torch = pytest.importorskip('torch')
 pytest.importorskip('flwr')
 from hetfl_explore.engine.protocol import UniformSelector, RoundRobinSelector, Selector, Selection
-from hetfl_explore.engine.simulation import RunConfig, Simulation, mlp, digits_federation, run_fl
+from hetfl_explore.engine.config import RunConfig
+from hetfl_explore.engine.simulation import Simulation, digits_federation, run_fl
+from hetfl_explore.engine.models import mlp
 from hetfl_explore.selection.efficiency import PowD
 from hetfl_explore.selection.inclusion import FedDropout
 from hetfl_explore.scale.flower import (FlowerClients, SelectorStrategy, StubGrid, MessageLog, check_hostable, run_flower,

@@ -2,8 +2,11 @@
 import dataclasses, signal
 import numpy as np, pytest, torch
 from hetfl_explore.engine.protocol import ClientView, Selection, Selector, UniformSelector, make_view, selection_trace, synthetic_reports
-from hetfl_explore.engine.simulation import (AggregationInput, RunConfig, Simulation, SystemProfiles, digits_federation, mlp, run_fl,
-                                             fednova_rule, unit_masks)
+from hetfl_explore.engine.aggregation import AggregationInput, fednova_rule, unit_masks
+from hetfl_explore.engine.config import RunConfig
+from hetfl_explore.engine.simulation import Simulation, digits_federation, run_fl
+from hetfl_explore.engine.system import SystemProfiles
+from hetfl_explore.engine.models import mlp
 from hetfl_explore.selection.baselines import FedNova, RoundRobin, allocate
 from hetfl_explore.selection.efficiency import LAG
 from hetfl_explore.selection.constraints import FedCS, QFFL, Oort, DDaBA, PolicyStack, qffl_step

@@ -163,7 +163,8 @@ def test_fedrk_weights_are_solved_once_per_federation_and_equal_a_fresh_solve():
 import torch
 import hetfl_explore.selection.baselines as sb, hetfl_explore.selection.efficiency as se, hetfl_explore.selection.constraints as sc
 import hetfl_explore.engine.protocol as pr
-from hetfl_explore.engine.protocol import Selection, check_array, Reports, FAKE_LOSS, FAKE_LOSS_DROP, FAKE_UPDATE_SD, FAKE_BATCH, FAKE_TIME, FAKE_ENERGY
+from hetfl_explore.foundation.core import check_array
+from hetfl_explore.engine.protocol import Selection, Reports, FAKE_LOSS, FAKE_LOSS_DROP, FAKE_UPDATE_SD, FAKE_BATCH, FAKE_TIME, FAKE_ENERGY
 from hetfl_explore.foundation.core import check_int
 
 def choice_cases(n_cases, seed=123):
@@ -208,7 +209,7 @@ def test_choice_no_replace_gives_numpys_errors_on_bad_input(p, m, monkeypatch):
 
 def plain_sample_by(ids, p, m, rng):
     "`sample_by` written plainly: np.nan_to_num, np.clip and numpy's `Generator.choice` (the oracle)."
-    ids, p = np.asarray(ids), np.clip(np.nan_to_num(check_array('p', p, 1)), 0, None)
+    ids, p = np.asarray(ids), np.clip(np.nan_to_num(check_array('p', p, 1, allow_nan=True, allow_inf=True)), 0, None)
     m = min(check_int('m', m, lo=0), len(ids))
     pos = p > 0
     if pos.sum() >= m: return rng.choice(ids, size=m, replace=False, p=p / p.sum())

@@ -237,7 +237,7 @@ def test_tpr_at_fpr_refuses_nan():
 
 
 def test_weighting_values_documented_are_accepted():
-    from hetfl_explore.engine.simulation import RunConfig
+    from hetfl_explore.engine.config import RunConfig
     with pytest.raises(ValueError, match="'size', 'equal'"): RunConfig(weighting='samples')
     nb = json.load(open('nbs/modelhet/30_submodels.ipynb'))
     src = ''.join(''.join(c['source']) for c in nb['cells'])

@@ -8,7 +8,9 @@ import numpy as np
 import pandas as pd
 from ..foundation.core import check_int, check_float, check_type, check_choice, check_array
 from ..engine.protocol import Selection, Selector
-from ..engine.simulation import Simulation, RunConfig, model_profile, BYTES_PER_PARAM
+from ..engine.simulation import Simulation, BYTES_PER_PARAM
+from ..engine.config import RunConfig
+from ..engine.backends import model_profile
 from ..selection.compare import jain_index
 from .devices import DevicePool, TaskRequirements
 from .promethee import budget_greedy

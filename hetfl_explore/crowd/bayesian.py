@@ -13,7 +13,10 @@ import torch.nn as nn
 import torch.nn.functional as F
 from fastcore.basics import patch
 from ..foundation.core import check_int, check_float, check_choice, check_type, check_tensor
-from ..engine.simulation import ParamLayout, RunConfig, Simulation, AggregationInput
+from ..engine.models import ParamLayout
+from ..engine.config import RunConfig
+from ..engine.simulation import Simulation
+from ..engine.aggregation import AggregationInput
 from ..engine.protocol import UniformSelector
 
 # %% auto #0

@@ -9,12 +9,12 @@ import numpy as np
 import pandas as pd
 from fastcore.basics import patch
 from ..foundation.core import check_int, check_float, check_choice, check_type, spawn_seeds, check_array, MS_PER_S
-from ..engine.simulation import SystemProfiles
+from ..engine.system import SystemProfiles, TRANSFERS_PER_ROUND
 
 # %% auto #0
 __all__ = ['HARDWARE_TIERS', 'NETWORK_TIERS', 'STATIC', 'DYNAMIC', 'FLOPS_PER_CYCLE', 'GPU_SPEEDUP', 'BITS_PER_BYTE', 'MBIT',
-           'GIGA', 'COST_MIN', 'COST_MAX', 'TRANSFERS_PER_ROUND', 'processing_capacity', 'memory_impact', 'DevicePool',
-           'tier_cost', 'TaskRequirements', 'pool_figure']
+           'GIGA', 'COST_MIN', 'COST_MAX', 'processing_capacity', 'memory_impact', 'DevicePool', 'tier_cost',
+           'TaskRequirements', 'pool_figure']
 
 # %% ../../nbs/crowd/60_devices.ipynb #96c508ac
 HARDWARE_TIERS = pd.DataFrame({  # Tahir (2025), Table 5.1; ranges are (low, high)
@@ -179,8 +179,6 @@ def available(self:DevicePool, t:int, # the round
     return np.flatnonzero(rng.random(self.num_devices) < self.availability)
 
 # %% ../../nbs/crowd/60_devices.ipynb #208227b2
-TRANSFERS_PER_ROUND = 2 # a selected client downloads the model once and uploads its update once
-
 @patch
 def _ids(self:DevicePool, ids) -> np.ndarray:
     "`ids` as int64 device ids of this pool; errors name `ids`."

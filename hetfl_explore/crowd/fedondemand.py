@@ -11,7 +11,9 @@ import pandas as pd
 import torch
 from ..foundation.core import check_int, check_float, check_type, rng_streams, check_array
 from ..engine.protocol import Selector
-from ..engine.simulation import RunConfig, local_train, evaluate, ParamLayout
+from ..engine.config import RunConfig
+from ..engine.backends import local_train
+from ..engine.models import evaluate, ParamLayout
 from .devices import DevicePool, TaskRequirements
 from .shapley import fl_utility, shapley_exact, shapley_mc, MAX_EXACT_PLAYERS
 

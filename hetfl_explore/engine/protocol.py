@@ -8,25 +8,15 @@ from dataclasses import dataclass
 from typing import Callable, Any
 import numpy as np
 import torch
-from ..foundation.core import check_int, check_type, rng_streams
+from ..foundation.core import check_int, check_type, rng_streams, check_array
 
 # %% auto #0
 __all__ = ['FAKE_LOSS', 'FAKE_LOSS_DROP', 'FAKE_UPDATE_SD', 'FAKE_BATCH', 'FAKE_TIME', 'FAKE_ENERGY', 'FAKE_PARAMS',
-           'DEFAULT_SAMPLES', 'check_array', 'Selection', 'as_selection', 'ClientView', 'Reports', 'Selector',
-           'validate_selection', 'UniformSelector', 'RoundRobinSelector', 'make_view', 'synthetic_reports',
-           'selection_trace', 'participation_figure']
+           'DEFAULT_SAMPLES', 'Selection', 'as_selection', 'ClientView', 'Reports', 'Selector', 'validate_selection',
+           'UniformSelector', 'RoundRobinSelector', 'make_view', 'synthetic_reports', 'selection_trace',
+           'participation_figure']
 
 # %% ../../nbs/engine/06_protocol.ipynb #3a781352
-def check_array(name:str, # the argument's name, quoted in errors
-                v, # the value: anything numpy can turn into numbers
-                ndim:int|None=None, # required number of dimensions (None: any)
-               ) -> np.ndarray:
-    "`v` as a float64 array; a value that is not numeric, or has the wrong number of dimensions, raises an error naming `name`."
-    try: a = np.asarray(v.detach().cpu() if torch.is_tensor(v) else v, dtype=np.float64)
-    except (TypeError, ValueError): raise TypeError(f"{name}={v!r}: expected numbers (an array, list or tensor)") from None
-    if ndim is not None and a.ndim != ndim: raise ValueError(f"{name} has shape {a.shape}: expected a {ndim}-d array")
-    return a
-
 def _aligned(name, v, ids, ok, allowed):
     "`v` as a float64 array with one finite entry per id that passes `ok`; errors name `Selection.<name>`."
     v = np.asarray(v, dtype=np.float64)
@@ -36,8 +26,8 @@ def _aligned(name, v, ids, ok, allowed):
 
 def _as_ids(name, ids):
     "`ids` as a 1-d int64 array of client ids (integral floats accepted); errors name `name`."
-    ids = np.asarray(check_array(name, ids, 1) if ids is None or isinstance(ids, (str, bytes)) else ids)
-    if ids.dtype == object: check_array(name, ids)
+    ids = np.asarray(check_array(name, ids, 1, allow_nan=True, allow_inf=True) if ids is None or isinstance(ids, (str, bytes)) else ids)
+    if ids.dtype == object: check_array(name, ids, allow_nan=True, allow_inf=True)
     if ids.ndim != 1: raise ValueError(f"{name}: expected a 1-d array of client ids, got shape {ids.shape}")
     if ids.size and not np.issubdtype(ids.dtype, np.integer):
         if not np.all(np.equal(np.mod(ids, 1), 0)): raise TypeError(f"{name}={ids!r}: expected integer client ids")
@@ -261,7 +251,7 @@ def participation_figure(trace:np.ndarray, # (rounds, clients) 0/1 matrix from `
                          title:str='Who was selected when', # figure title
                         ):
     "A plotly heatmap of participation: rounds down, clients across."
-    trace = check_array('trace', trace, 2)
+    trace = check_array('trace', trace, 2, allow_nan=True, allow_inf=True)
     import plotly.graph_objects as go
     fig = go.Figure(go.Heatmap(z=trace, colorscale=[[0, '#f4f4f4'], [1, '#1f77b4']], showscale=False,
                                hovertemplate='round %{y}, client %{x}<extra></extra>'))

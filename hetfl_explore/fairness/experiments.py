@@ -263,7 +263,7 @@ def _check_faces(data, preset):
 def fairness_model_fn(preset:FairnessPreset|None=None, # image size and hidden width
             ):
     "A builder of the experiments' model: a one-hidden-layer MLP on flattened RGB faces, two logits."
-    from hetfl_explore.engine.simulation import mlp
+    from hetfl_explore.engine.models import mlp
     p = _preset(preset)
     return lambda: mlp(3 * p.image_size ** 2, p.hidden, 2)
 
@@ -271,7 +271,7 @@ def fairness_run_config(preset:FairnessPreset, # hyper-parameters
                seed:int, # the run's seed
               ):
     "The `engine.RunConfig` of a fairness run: FedAvg, equal client weights, κ of 24."
-    from hetfl_explore.engine.simulation import RunConfig
+    from hetfl_explore.engine.config import RunConfig
     check_type('preset', preset, FairnessPreset); seed = check_rng_seed('seed', seed)
     return RunConfig(rounds=preset.rounds, clients_per_round=preset.clients_per_round, local_epochs=preset.local_epochs,
                      batch_size=preset.batch_size, lr=preset.lr, weighting='equal', seed=seed, eval_every=preset.rounds)

@@ -107,7 +107,8 @@ def pretrain(model_fn, # () -> nn.Module, the federated model
     "Algorithm 1: a few rounds of FedAvg from scratch; returns the pre-trained model."
     check_estimation_arguments(model_fn=model_fn, data=data)
     if participation != 'all': check_int('participation', participation, lo=1)
-    from hetfl_explore.engine.simulation import RunConfig, run_fl
+    from hetfl_explore.engine.config import RunConfig
+    from hetfl_explore.engine.simulation import run_fl
     from hetfl_explore.engine.protocol import UniformSelector
     import dataclasses
     rounds = check_int('rounds', rounds, lo=0)

@@ -15,7 +15,9 @@ from ..foundation.core import check_int, check_float, check_choice, check_type, 
 from ..foundation.hetero import dht, client_types, TYPES
 from ..foundation.data import federation
 from ..foundation.datasets import make_federated
-from ..engine.simulation import RunConfig, run_fl, mlp, cnn, mobilenet_v2_gn
+from ..engine.config import RunConfig
+from ..engine.simulation import run_fl
+from ..engine.models import mlp, cnn, mobilenet_v2_gn
 from ..engine.protocol import UniformSelector
 from ..selection.baselines import RoundRobin, FedNova, FedPNS, HCSFed
 from ..selection.efficiency import PowD
@@ -185,7 +187,7 @@ def selected_type_shares(history, # an engine `History`
                          types:np.ndarray, # (K,) client types
                         ) -> dict:
     "Share of CI / AI / SC clients among all selected slots of a run."
-    from hetfl_explore.engine.simulation import History
+    from hetfl_explore.engine.store import History
     check_type('history', history, History)
     ids = np.concatenate([np.asarray(s, dtype=np.int64) for s in history.rounds['selected']])
     return {d: float(np.mean(types[ids] == d)) for d in TYPES}

@@ -13,7 +13,7 @@ from ..foundation.data import federation
 from ..feddiverse.selector import simulate_selection
 
 # %% auto #0
-__all__ = ['CLIENT_A', 'CLIENT_B', 'Q2_FEDERATION', 'STEP3_CASES', 'STEP3_K', 'STEP3_SELECTED', 'EXPLORER', 'SELECTORS',
+__all__ = ['CLIENT_A', 'CLIENT_B', 'Q2_FEDERATION', 'STEP3_CASES', 'STEP3_K', 'STEP3_SELECTED', 'EXPLORER', 'EXPLORER_SELECTORS',
            'SHARE_TOL', 'NOISE', 'DRIFT', 'FEDDIVERSE_RUBRIC', 'step3_cases', 'step3_scores', 'explorer_stats']
 
 # %% ../../nbs/graders/93_feddiverse.ipynb #f57f59b9
@@ -104,15 +104,15 @@ def _q4(answer, # the student's answer
 
 # %% ../../nbs/graders/93_feddiverse.ipynb #689b4c1d
 EXPLORER = dict(fed='spawrious_gci', rounds=200, k=9, seed=0)   # what the lab's explorer runs
-SELECTORS = ('uniform', 'feddiverse[sign-invariant]', 'fedrk')
+EXPLORER_SELECTORS = ('uniform', 'feddiverse[sign-invariant]', 'fedrk')
 SHARE_TOL, NOISE = 0.04, 0.3    # q5: tolerance of a share read off the panel; q7: the triplet noise σ
 DRIFT = 0.03                    # q7: a CI share above 1/3 + DRIFT counts as drifting towards uniform
 
-def explorer_stats(selector:str, # a name of `SELECTORS`
+def explorer_stats(selector:str, # a name of `EXPLORER_SELECTORS`
                    noise:float=0.0, # σ of the triplet noise
                   ):
     "The `SelectionStats` the lab's explorer shows for `selector`."
-    check_choice('selector', selector, SELECTORS); noise = check_float('noise', noise, lo=0)
+    check_choice('selector', selector, EXPLORER_SELECTORS); noise = check_float('noise', noise, lo=0)
     e = EXPLORER
     return simulate_selection(federation(e['fed']), selector, e['rounds'], e['k'], e['seed'], noise=noise)
 
@@ -133,10 +133,10 @@ def _q5(answer, # the student's answer
 def _q6(answer, # the student's answer
        ):
     "Check the order of uniform, FedDiverse and FedRK by mean union CI, lowest first."
-    if not isinstance(answer, (list, tuple, np.ndarray)) or len(answer) != len(SELECTORS): return f'expected the three names {", ".join(SELECTORS)} in a list.'
+    if not isinstance(answer, (list, tuple, np.ndarray)) or len(answer) != len(EXPLORER_SELECTORS): return f'expected the three names {", ".join(EXPLORER_SELECTORS)} in a list.'
     names = [as_text(a) for a in answer]
-    if sorted(n or '' for n in names) != sorted(SELECTORS): return f'name each of {", ".join(SELECTORS)} exactly once.'
-    want = sorted(SELECTORS, key=lambda s: explorer_stats(s).union_mean()[0])
+    if sorted(n or '' for n in names) != sorted(EXPLORER_SELECTORS): return f'name each of {", ".join(EXPLORER_SELECTORS)} exactly once.'
+    want = sorted(EXPLORER_SELECTORS, key=lambda s: explorer_stats(s).union_mean()[0])
     if names == want: return None
     if names == want[::-1]: return 'you ordered them highest first; the question asks lowest first.'
     if names[-1] != want[-1]:

@@ -319,7 +319,7 @@ class ModelHetPreset:
 
     def config(self, seed:int):
         "The engine `RunConfig` of one run."
-        from hetfl_explore.engine.simulation import RunConfig
+        from hetfl_explore.engine.config import RunConfig
         return RunConfig(rounds=self.rounds, local_epochs=self.local_epochs, batch_size=self.batch_size, lr=self.lr,
                          momentum=self.momentum, seed=seed, eval_every=self.eval_every, weighting=self.weighting,
                          device=self.device)
@@ -334,7 +334,7 @@ FAITHFUL = ModelHetPreset('faithful', rounds=150, batch_size=128, lr=0.05, momen
 # %% ../../nbs/modelhet/32_experiments.ipynb #2c18803f
 def _train_fn(preset, epochs):
     "Shadow/target recipe: the engine's local training for `epochs` epochs."
-    from hetfl_explore.engine.simulation import local_train
+    from hetfl_explore.engine.backends import local_train
     from torch.nn.utils import parameters_to_vector, vector_to_parameters
     import dataclasses
     def fn(model, x, y, seed):

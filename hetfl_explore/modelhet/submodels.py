@@ -498,7 +498,7 @@ def small_clients(sizes:np.ndarray, # Dataset size of every client
 # %% ../../nbs/modelhet/30_submodels.ipynb #8e6a5f7f
 def _local_update(model, state, x, y, config, rng):
     "The engine's local training on a (sub-)model given as a state dict; returns the new state dict."
-    from hetfl_explore.engine.simulation import local_train
+    from hetfl_explore.engine.backends import local_train
     from torch.nn.utils import parameters_to_vector, vector_to_parameters
     if len(x) % config.batch_size == 1 and len(x) > 1:      # avoid a 1-sample batch under BatchNorm on 1x1 maps
         keep = torch.from_numpy(np.sort(rng.permutation(len(x))[:-1])).to(x.device); x, y = x[keep], y[keep]
@@ -539,7 +539,7 @@ def run_submodels(method:str, # One of METHODS or BASELINES ('FedAvg-large': all
                   callback=None, # Called as callback(round, row) after each evaluated round
                  ) -> SubmodelRun:
     "Train the chapter's heterogeneous FL: all clients every round, sub-models by `method`, per-cell aggregation."
-    from hetfl_explore.engine.simulation import evaluate
+    from hetfl_explore.engine.models import evaluate
     from hetfl_explore.foundation.core import default_device
     check_choice('method', method, METHODS + BASELINES)
     dev = default_device(config.device); data = data.to(dev)
@@ -566,6 +566,6 @@ def submodel_client_accuracies(run:SubmodelRun, # A finished run
                      ) -> np.ndarray:
     "Test accuracy of each client's last local model theta_k^T (the chapter's client accuracy, averaged later)."
     check_type('run', run, SubmodelRun)
-    from hetfl_explore.engine.simulation import evaluate
+    from hetfl_explore.engine.models import evaluate
     return np.array([evaluate(run.client_model(k).to(data.x_test.device), data.x_test, data.y_test, data.a_test,
                               data.n_classes, data.n_attrs)['accuracy'] for k in range(len(run.sets))])

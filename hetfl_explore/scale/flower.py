@@ -13,7 +13,11 @@ from fastcore.basics import patch
 from torch.func import functional_call
 from ..foundation.core import check_int, check_float, check_type, check_choice
 from ..engine.protocol import Selector
-from ..engine.simulation import Simulation, RunConfig, RoundPlan, ParamLayout, History, train_sequential, pool_before_relu
+from ..engine.simulation import Simulation, RoundPlan
+from ..engine.config import RunConfig
+from ..engine.models import ParamLayout
+from ..engine.store import History
+from ..engine.backends import train_sequential, pool_before_relu
 try:
     from flwr.app import ArrayRecord, ConfigRecord, Message, MetricRecord, RecordDict
     from flwr.clientapp import ClientApp

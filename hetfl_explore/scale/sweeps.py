@@ -12,7 +12,10 @@ import numpy as np
 import pandas as pd
 from fastcore.basics import patch
 from ..foundation.core import check_int, check_type, check_choice
-from ..engine.simulation import RunConfig, run_fl, run_key, mlp, digits_federation
+from ..engine.config import RunConfig
+from ..engine.simulation import run_fl, digits_federation
+from ..engine.store import run_key
+from ..engine.models import mlp
 from ..feddiverse.selector import SELECTORS, make_selector
 
 # %% auto #0

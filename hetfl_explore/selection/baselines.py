@@ -8,9 +8,9 @@ import numpy as np
 import torch
 from numba import njit
 from fastcore.basics import patch
-from ..foundation.core import check_int, check_float, check_type, check_choice, spawn_seeds
-from ..engine.protocol import Selection, ClientView, Selector, RoundRobinSelector, check_array
-from ..engine.simulation import fednova_rule
+from ..foundation.core import check_int, check_float, check_type, check_choice, spawn_seeds, check_array
+from ..engine.protocol import Selection, ClientView, Selector, RoundRobinSelector
+from ..engine.aggregation import fednova_rule
 from .taxonomy import placement
 
 # %% auto #0
@@ -31,7 +31,7 @@ def top_by(ids:np.ndarray, # candidate client ids
            rng:np.random.Generator, # breaks ties at random
           ) -> np.ndarray:
     "The `m` ids with the highest `values` (ties broken at random), best first."
-    ids, values, m = np.asarray(ids), check_array('values', values, 1), check_int('m', m, lo=0)
+    ids, values, m = np.asarray(ids), check_array('values', values, 1, allow_nan=True, allow_inf=True), check_int('m', m, lo=0)
     order = np.lexsort((rng.random(len(ids)), -values))
     return ids[order[:m]]
 
@@ -78,7 +78,7 @@ def sample_by(ids:np.ndarray, # candidate client ids
               rng:np.random.Generator, # random stream
              ) -> np.ndarray:
     "Draw `m` distinct ids with probability proportional to `p`; zero-weight ids fill up only when too few are positive."
-    ids, p = np.asarray(ids), check_array('p', p, 1)
+    ids, p = np.asarray(ids), check_array('p', p, 1, allow_nan=True, allow_inf=True)
     p = np.where(p > 0, np.minimum(p, MAX_WEIGHT), 0.0)   # NaN and negative weights count as 0, +inf as the largest float
     m = min(check_int('m', m, lo=0), len(ids))
     pos = p > 0; n_pos = int(np.count_nonzero(pos))
@@ -90,7 +90,7 @@ def softmax(v:np.ndarray, # values (may contain -inf)
             beta:float=1.0, # inverse temperature
            ) -> np.ndarray:
     "exp(beta v) normalised, numerically stable; all -inf gives all zeros."
-    v = check_float('beta', beta) * check_array('v', v)
+    v = check_float('beta', beta) * check_array('v', v, allow_nan=True, allow_inf=True)
     if np.isnan(v).any() or (v == np.inf).any():   # +inf (or 0 * inf) has no weight to normalise: refuse, never guess
         raise ValueError(f"v={v!r} (times beta={beta}): expected finite values or -inf, got +inf or NaN")
     if not np.isfinite(v).any(): return np.zeros_like(v)
@@ -100,7 +100,7 @@ def softmax(v:np.ndarray, # values (may contain -inf)
 # %% ../../nbs/selection/08_baselines.ipynb #1bcd2984
 def _check_allocation(capacity, weight):
     "Capacities as non-negative integers and weights as finite non-negative numbers of the same length (zeroed where empty)."
-    capacity, weight = check_array('capacity', capacity), check_array('weight', weight)
+    capacity, weight = check_array('capacity', capacity, allow_nan=True, allow_inf=True), check_array('weight', weight, allow_nan=True, allow_inf=True)
     if capacity.ndim != 1 or not np.all(np.equal(np.mod(capacity, 1), 0)) or (capacity < 0).any():
         raise ValueError(f"capacity={capacity.tolist()!r}: expected a 1-d list of non-negative integers")
     if weight.shape != capacity.shape or not (np.isfinite(weight).all() and (weight >= 0).all()):
@@ -238,7 +238,7 @@ def ward_clusters(z:np.ndarray, # (n, d) sketches, one row per client
                   n:int, # clusters wanted
                  ) -> np.ndarray:
     "Ward-linkage hierarchical cluster labels of the rows of `z` (at most `n` and at most one per row)."
-    n = min(check_int('n', n, lo=1), len(check_array('z', z, 2)))
+    n = min(check_int('n', n, lo=1), len(check_array('z', z, 2, allow_nan=True, allow_inf=True)))
     if n < 2: return np.zeros(len(z), dtype=int)
     from sklearn.cluster import AgglomerativeClustering
     return AgglomerativeClustering(n_clusters=n, linkage='ward').fit_predict(z)

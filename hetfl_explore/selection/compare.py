@@ -9,9 +9,13 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
-from ..foundation.core import check_type, check_float, check_int, check_choice, PAGE_FIGURE_WIDTH
-from ..engine.protocol import Selector, check_array
-from ..engine.simulation import RunConfig, Simulation, SystemProfiles, History, evaluate
+from ..foundation.core import check_type, check_float, check_int, check_choice, PAGE_FIGURE_WIDTH, check_array
+from ..engine.protocol import Selector
+from ..engine.config import RunConfig
+from ..engine.simulation import Simulation
+from ..engine.system import SystemProfiles
+from ..engine.store import History
+from ..engine.models import evaluate
 
 # %% auto #0
 __all__ = ['jain_index', 'simulation_client_accuracies', 'history_metrics', 'run_strategy', 'compare_selectors', 'summary',
@@ -21,7 +25,7 @@ __all__ = ['jain_index', 'simulation_client_accuracies', 'history_metrics', 'run
 def jain_index(counts:np.ndarray, # participation count of every client
               ) -> float:
     "Jain's fairness index (sum x)^2 / (K sum x^2); 1 = perfectly even, 1/K = one client only (nan if all zero)."
-    x = check_array('counts', counts, 1)
+    x = check_array('counts', counts, 1, allow_nan=True, allow_inf=True)
     return float(x.sum() ** 2 / (len(x) * (x ** 2).sum())) if (x ** 2).sum() > 0 else float('nan')
 
 # %% ../../nbs/selection/13_compare.ipynb #e5d90643

@@ -8,8 +8,8 @@ import math
 import numpy as np
 import torch
 from fastcore.basics import patch
-from ..foundation.core import check_int, check_float, check_choice
-from ..engine.protocol import Selection, Selector, check_array
+from ..foundation.core import check_int, check_float, check_choice, check_array
+from ..engine.protocol import Selection, Selector
 from ..engine.simulation import BYTES_PER_PARAM
 from .taxonomy import placement
 from .baselines import budget, top_by, sample_by
@@ -105,7 +105,7 @@ WEIGHT_FLOOR = 1e-12 # smallest weight or loss used where a zero would make a we
 def project_simplex(v:np.ndarray, # the vector to project
                    ) -> np.ndarray:
     "Euclidean projection of `v` onto the probability simplex (sort-based algorithm)."
-    v = check_array('v', v, 1)
+    v = check_array('v', v, 1, allow_nan=True, allow_inf=True)
     if not (len(v) and np.isfinite(v).all()): raise ValueError(f"v={v!r}: expected a non-empty vector of finite numbers")
     u = np.sort(v)[::-1]; css = np.cumsum(u)
     rho = np.flatnonzero(u * np.arange(1, len(v) + 1) > css - 1)[-1]
@@ -149,7 +149,7 @@ def qffl_step(global_params:torch.Tensor, # (P,) broadcast parameters theta^t
              ) -> torch.Tensor:
     "One q-FedAvg server step (Li et al., 2020, Algorithm 2)."
     q, L = check_float('q', q, lo=0), check_float('L', L, 0, lo_open=True)
-    F = torch.as_tensor(check_array('losses', losses, 1), dtype=updates.dtype)
+    F = torch.as_tensor(check_array('losses', losses, 1, allow_nan=True, allow_inf=True), dtype=updates.dtype)
     delta = -L * updates                       # L (theta - theta_k)
     h = q * F.pow(q - 1) * delta.pow(2).sum(1) + L * F.pow(q) if q else L * torch.ones_like(F)
     return global_params - (F.pow(q)[:, None] * delta).sum(0) / h.sum()
@@ -209,7 +209,7 @@ def normalised_utility(u:np.ndarray, # statistical utilities (nan: never tried)
                        clip:float=0.95, # quantile of the tried utilities that caps the top
                       ) -> np.ndarray:
     "Min-max normalisation to [0, 1] of the tried clients' utilities, capped at their `clip` quantile (Oort's reference code)."
-    u, clip = check_array('u', u), check_float('clip', clip, 0, 1, lo_open=True); ok = np.isfinite(u)
+    u, clip = check_array('u', u, allow_nan=True, allow_inf=True), check_float('clip', clip, 0, 1, lo_open=True); ok = np.isfinite(u)
     if not ok.any(): return u
     lo, hi = u[ok].min(), _linear_quantile(u[ok], clip)
     return np.where(ok, (np.minimum(u, hi) - lo) / max(hi - lo, WEIGHT_FLOOR), np.nan)
@@ -221,7 +221,7 @@ def oort_utility(n_samples:np.ndarray, # |B_k| per client
                  alpha:float=2.0, # penalty exponent for clients slower than T
                 ) -> np.ndarray:
     "Oort's utility |B_k| * rms_loss_k * (T / T_k)^(alpha * [T < T_k])."
-    times, preferred = check_array('times', times), check_float('preferred', preferred, 0, lo_open=True)
+    times, preferred = check_array('times', times, allow_nan=True, allow_inf=True), check_float('preferred', preferred, 0, lo_open=True)
     return np.asarray(n_samples) * np.asarray(rms_loss) * np.where(preferred < times, (preferred / times) ** alpha, 1.0)
 
 # %% ../../nbs/selection/10_constraints.ipynb #b72175b8
@@ -362,7 +362,7 @@ def robust_low_outliers(acc:np.ndarray, # accuracies of one round's client model
                         min_gap:float=0.05, # never flag clients closer than this to the median
                        ) -> np.ndarray:
     "Boolean mask of accuracies far below the median (median - z * 1.4826 * MAD, and at least `min_gap` below)."
-    acc, z = check_array('acc', acc, 1), check_float('z', z, lo=0); med = np.median(acc)
+    acc, z = check_array('acc', acc, 1, allow_nan=True, allow_inf=True), check_float('z', z, lo=0); med = np.median(acc)
     mad = MAD_TO_SD * np.median(np.abs(acc - med))
     return acc < med - max(z * mad, min_gap)
 

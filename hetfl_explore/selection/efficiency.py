@@ -9,8 +9,8 @@ import numpy as np
 import torch
 from fastcore.basics import patch
 from torch import nn
-from ..foundation.core import check_int, check_float, check_type, spawn_seeds
-from ..engine.protocol import Selection, Selector, Reports, check_array
+from ..foundation.core import check_int, check_float, check_type, spawn_seeds, check_array
+from ..engine.protocol import Selection, Selector, Reports
 from .taxonomy import placement
 from .baselines import budget, top_by, sample_by, softmax, stratified_pick, sketch
 from ..foundation.hetero import entropy
@@ -311,7 +311,7 @@ def pooled_balance(class_counts:np.ndarray, # (K, C) class histograms
                    ids:np.ndarray, # the clients pooled
                   ) -> float:
     "1 - class imbalance (Delta_CI) of the pooled class histogram of clients `ids`: 1 = perfectly balanced."
-    pooled = check_array('class_counts', class_counts, 2)[ids].sum(0)
+    pooled = check_array('class_counts', class_counts, 2, allow_nan=True, allow_inf=True)[ids].sum(0)
     return float(entropy(pooled) / np.log(len(pooled)))
 
 # %% ../../nbs/selection/09_efficiency.ipynb #0fec36df
@@ -321,7 +321,7 @@ class FLCIR(Selector):
     taxonomy = placement('FL-CIR', 'Efficiency', 'V D S R T', ('theta', 'loss'), 'Bandit-based', 'Ranking', 'Fixed rounds')
     def __init__(self, class_counts:np.ndarray, # (K, C) per-client class histograms (known or estimated)
                  c:float=1.5, # CUCB exploration constant in sqrt(c ln t / n_k) (Chen, Wang & Yuan 2013: 3/2)
-                ): self.class_counts, self.c = check_array('class_counts', class_counts, 2), check_float('c', c, lo=0)
+                ): self.class_counts, self.c = check_array('class_counts', class_counts, 2, allow_nan=True, allow_inf=True), check_float('c', c, lo=0)
 
     def reset(self, num_clients, seed):
         "Every arm unplayed, no reward yet; the class histograms must cover the federation."

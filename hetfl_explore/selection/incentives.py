@@ -6,8 +6,8 @@
 from __future__ import annotations
 import numpy as np
 from fastcore.basics import patch
-from ..foundation.core import check_int, check_float, check_choice, check_type, spawn_seeds
-from ..engine.protocol import Selection, Selector, Reports, check_array
+from ..foundation.core import check_int, check_float, check_choice, check_type, spawn_seeds, check_array
+from ..engine.protocol import Selection, Selector, Reports
 from .taxonomy import placement
 from .baselines import budget, top_by
 from .efficiency import shapley_values, coalition_utility
@@ -101,7 +101,7 @@ def select(self:FMore, t, clients, k, rng):
 def contract_menu(costs:np.ndarray, # marginal cost of effort of each type
                  ) -> tuple[np.ndarray, np.ndarray]:
     "Self-revealing contract menu: (effort, reward) per type, types ordered from most to least expensive."
-    c = np.sort(check_array('costs', costs, 1))[::-1]; n = len(c)
+    c = np.sort(check_array('costs', costs, 1, allow_nan=True, allow_inf=True))[::-1]; n = len(c)
     effort = np.arange(1, n + 1) / n
     reward = np.cumsum(c * np.diff(np.concatenate([[0.0], effort])))
     return effort, reward
@@ -112,7 +112,7 @@ def subjective_reputation(pos:np.ndarray, # positive interactions per client
                           base:float=0.5, # base rate a: the reputation of a client never seen
                          ) -> np.ndarray:
     "Subjective-logic reputation b + a u from positive/negative interaction counts."
-    pos, neg, W = check_array('pos', pos), check_array('neg', neg), check_float('W', W, 0, lo_open=True)
+    pos, neg, W = check_array('pos', pos, allow_nan=True, allow_inf=True), check_array('neg', neg, allow_nan=True, allow_inf=True), check_float('W', W, 0, lo_open=True)
     tot = pos + neg + W
     return pos / tot + base * W / tot
 

@@ -17,7 +17,10 @@ from ..foundation.core import check_int, check_float, check_choice, check_type, 
 from ..foundation.hetero import as_counts
 from ..foundation.data import federation, FederatedData, FEDERATIONS
 from ..foundation.datasets import make_federated
-from ..engine.simulation import Simulation, RunConfig, RunStore, History, mlp
+from ..engine.simulation import Simulation
+from ..engine.config import RunConfig
+from ..engine.store import RunStore, History
+from ..engine.models import mlp
 from ..feddiverse.selector import SELECTORS, make_selector
 from .editor import MatrixEditor, panel_matrices
 from .explorers import check_selectors
