@@ -33,7 +33,8 @@ def pct(ts):
 def bench_edit(repeats):
     from hetfl_explore.foundation.data import federation
     from hetfl_explore.widgets.explorers import MatrixEditor, SelectionExplorer
-    from hetfl_explore.feddiverse.selector import simulate_selection, SELECTORS
+    from hetfl_explore.feddiverse.registry import SELECTORS
+    from hetfl_explore.feddiverse.simulation import simulate_selection
     N = federation('spawrious_gci_100').matrices
     ed = MatrixEditor(types=[(1, M) for M in N]); SelectionExplorer(ed, selectors=('uniform', 'feddiverse'), k=12, rounds=100)
     cpu, wall = [], []

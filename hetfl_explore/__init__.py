@@ -12,4 +12,5 @@ from .foundation.data import federation
 from .foundation.hetero import dht, fl_metrics, client_types
 from .engine.protocol import UniformSelector
 from .engine.simulation import RunConfig, run_fl
-from .feddiverse.selector import FedDiverseSelector, simulate_selection
+from .feddiverse.selector import FedDiverseSelector
+from .feddiverse.simulation import simulate_selection

@@ -5,7 +5,10 @@ from hypothesis import given, settings, strategies as st
 from hetfl_explore.foundation.data import federation
 from hetfl_explore.widgets.explorers import (MatrixEditor, SelectionExplorer, FedDiverseStepper, TaxonomyExplorer, check_types, expand_types,
                                    federation_summary, preset_types, PRESETS)
-from hetfl_explore.feddiverse.selector import oracle_triplets, diversity_rounds, simulate_selection, SELECTORS
+from hetfl_explore.feddiverse.selector import oracle_triplets
+from hetfl_explore.feddiverse.rounds import diversity_rounds
+from hetfl_explore.feddiverse.registry import SELECTORS
+from hetfl_explore.feddiverse.simulation import simulate_selection
 from hetfl_explore.foundation.hetero import fl_metrics
 
 def test_editor_cell_edit_changes_metrics_and_css_contract():

@@ -13,7 +13,7 @@ import pandas as pd
 from fastcore.basics import patch
 from ..foundation.core import check_int, check_type, check_choice
 from ..engine.simulation import RunConfig, run_fl, run_key, mlp, digits_federation
-from ..feddiverse.selector import SELECTORS, make_selector
+from ..feddiverse.registry import SELECTORS, make_selector
 
 # %% auto #0
 __all__ = ['DATASETS', 'DATA_DEFAULTS', 'RUN_FIELDS', 'TASK_HIDDEN', 'SWEEP_FILE', 'RUNS_DIR', 'BACKENDS', 'CONNECT_TIMEOUT_S',

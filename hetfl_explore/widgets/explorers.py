@@ -16,8 +16,9 @@ from fastcore.basics import patch
 from ..foundation.hetero import as_counts, dht, fl_metrics, client_types, METRICS, TYPES, simplex_positions
 from ..foundation.data import FEDERATIONS, federation
 from ..engine.protocol import make_view
-from ..feddiverse.selector import (FedDiverseSelector, SelectionStats, oracle_triplets, SELECTION_VARIANTS, DIMS,
-                                               SELECTORS, simulate_selection, selection_stats)
+from ..feddiverse.selector import FedDiverseSelector, oracle_triplets, SELECTION_VARIANTS, DIMS
+from ..feddiverse.registry import SELECTORS
+from ..feddiverse.simulation import SelectionStats, simulate_selection, selection_stats
 from ..selection.taxonomy import DIMENSIONS, CHARACTERISTICS, methods_where, method_card
 import ipywidgets as W
 from IPython.display import display

@@ -18,7 +18,7 @@ from ..foundation.hetero import as_counts
 from ..foundation.data import federation, FederatedData, FEDERATIONS
 from ..foundation.datasets import make_federated
 from ..engine.simulation import Simulation, RunConfig, RunStore, History, mlp
-from ..feddiverse.selector import SELECTORS, make_selector
+from ..feddiverse.registry import SELECTORS, make_selector
 from .explorers import MatrixEditor, check_selectors, _source_matrices, _controls_above
 
 # %% auto #0
