@@ -6,7 +6,7 @@ compared, pick by pick, with the reference on several seeds, κ values, variants
 import numpy as np, pytest
 import hetfl_explore.feddiverse.selector as fs, hetfl_explore.feddiverse.rounds as frd, hetfl_explore.feddiverse.simulation as fsim
 from hetfl_explore.foundation.data import federation
-from hetfl_explore.feddiverse.selector import (SELECTION_VARIANTS, diversity_round, oracle_triplets,
+from hetfl_explore.feddiverse.selector import (SELECTION_VARIANTS, reference_round, diversity_round, oracle_triplets,
                                                FedDiverseSelector, LiteralFedDiverseSelector)
 from hetfl_explore.feddiverse.rounds import COMPILED_MIN_WORK, diversity_rounds, _pairwise, _algorithm5_rounds
 from hetfl_explore.feddiverse.simulation import simulate_selection
@@ -56,6 +56,16 @@ def test_compiled_rounds_equal_diversity_round_round_by_round():
         rng = np.random.default_rng(8)
         one = np.stack([diversity_round(GCI, 9, rng, 4 + i, **opts)[0] for i in range(12)])
         np.testing.assert_array_equal(diversity_rounds(GCI, 9, 12, np.random.default_rng(8), 4, compiled=True, **opts), one)
+
+@pytest.mark.parametrize('T', [GCI, TILED, RANDOM, np.zeros((12, 3))], ids=['gci100', 'tiled', 'random', 'zeros'])
+def test_reference_round_is_the_default_rule_pick_for_pick(T):
+    "The chapter's plain reference round, `diversity_round`, and the vectorised and compiled rounds pick the same clients."
+    for k in (1, 2, 7, 9, 31):
+        rng, one = np.random.default_rng(k), np.random.default_rng(k)
+        ref = np.stack([reference_round(T, k, rng) for _ in range(10)])
+        np.testing.assert_array_equal(np.stack([diversity_round(T, k, one)[0] for _ in range(10)]), ref)
+        for compiled in (False, True):
+            np.testing.assert_array_equal(diversity_rounds(T, k, 10, np.random.default_rng(k), compiled=compiled), ref)
 
 def test_pairwise_sum_is_numpys_sum_to_the_last_bit():
     "`_pairwise` replays numpy's pairwise summation (blocks, eight partial sums, halving) exactly."
