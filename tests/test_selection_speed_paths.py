@@ -208,7 +208,7 @@ def test_compiled_choice_with_every_bit_generator(bitgen):
 
 @pytest.mark.parametrize('p,m', [([0.5, np.nan, 0.5], 1), ([0.5, -0.1, 0.6], 1), ([0.2, 0.2, 0.2], 1), ([1.0, 0, 0], 2),
                                  ([0.5, 0.5], 3), ([0.5, 0.5, 0.0], 1)])
-def test_choice_no_replace_gives_numpys_errors_on_bad_input(p, m, monkeypatch):
+def test_choice_without_replacement_gives_numpys_errors_on_bad_input(p, m, monkeypatch):
     "Weights numpy refuses (NaN, negative, not summing to 1, too few positive, shape) get numpy's own error; the compiled path is never reached."
     monkeypatch.setattr(sb, 'CHOICE_COMPILED_MIN', 0)
     ids, p = np.arange(3), np.array(p)
