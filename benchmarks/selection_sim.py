@@ -2,7 +2,7 @@
 
 Run:  OMP_NUM_THREADS=1 .venv/bin/python benchmarks/selection_sim.py [--clients 1000] [--rounds 3000] [--k 9,100] [--repeats 3]
 The federation is spawrious_gci_100's matrices tiled to `--clients` clients; each selector of
-`hetfl_explore.feddiverse.selector.SELECTORS` runs `--rounds` rounds choosing each `--k` clients a round (no training;
+`hetfl_explore.feddiverse.registry.SELECTORS` runs `--rounds` rounds choosing each `--k` clients a round (no training;
 9 is `simulate_selection`'s default κ, 100 is 10% of the clients).
 Reported: wall and thread-CPU seconds per run (median of `--repeats`), the first run's CPU, milliseconds per round, and the target (< 1 s a run).
 The CPU time of the Python thread (`time.thread_time`) is insensitive to other users' load; the wall time is not.
@@ -29,18 +29,21 @@ def matrices(clients: int) -> np.ndarray:
 
 def time_selector(N, name, rounds, k, repeats) -> dict:
     "Median wall and thread-CPU seconds of `repeats` runs of `simulate_selection` (each a fresh selector, seed = repeat), and the first run's CPU."
-    from hetfl_explore.feddiverse import selector
-    selector._fedrk_solved.clear()   # a cold first run: FedRK solves its QP again (later repeats reuse the weights)
-    simulate_selection, wall, cpu = selector.simulate_selection, [], []
+    from hetfl_explore.feddiverse.simulation import simulate_selection
+    from hetfl_explore.feddiverse.registry import make_selector
+    from hetfl_explore.feddiverse.selector import FedRKSelector
+    wall, cpu, weights = [], [], None   # FedRK's weights: solved in the first (cold) run, then reused
     for i in range(repeats):
         c0, w0 = time.thread_time(), time.perf_counter()
-        simulate_selection(N, name, rounds, k, seed=i)
+        sel = make_selector(name, N, 0.0, i) if weights is None else FedRKSelector(N, weights=weights)
+        simulate_selection(N, sel, rounds, k, seed=i)
+        if isinstance(sel, FedRKSelector): weights = sel.weights
         wall.append(time.perf_counter() - w0); cpu.append(time.thread_time() - c0)
     return dict(selector=name, k=k, wall_s=float(np.median(wall)), cpu_s=float(np.median(cpu)), walls=wall, cpus=cpu, first_cpu_s=cpu[0],
                 ms_per_round=1e3 * float(np.median(wall)) / rounds)
 
 def main():
-    from hetfl_explore.feddiverse.selector import SELECTORS
+    from hetfl_explore.feddiverse.registry import SELECTORS
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument('--clients', type=int, default=1000)
     p.add_argument('--rounds', type=int, default=3000)

@@ -34,7 +34,8 @@ def bench_edit(repeats):
     from hetfl_explore.foundation.data import federation
     from hetfl_explore.widgets.editor import MatrixEditor
     from hetfl_explore.widgets.explorers import SelectionExplorer
-    from hetfl_explore.feddiverse.selector import simulate_selection, SELECTORS
+    from hetfl_explore.feddiverse.simulation import simulate_selection
+    from hetfl_explore.feddiverse.registry import SELECTORS
     N = federation('spawrious_gci_100').matrices
     ed = MatrixEditor(types=[(1, M) for M in N]); SelectionExplorer(ed, selectors=('uniform', 'feddiverse'), k=12, rounds=100)
     cpu, wall = [], []

@@ -13,4 +13,5 @@ from .foundation.hetero import dht, fl_metrics, client_types
 from .engine.protocol import UniformSelector
 from .engine.config import RunConfig
 from .engine.simulation import run_fl
-from .feddiverse.selector import FedDiverseSelector, simulate_selection
+from .feddiverse.selector import FedDiverseSelector
+from .feddiverse.simulation import simulate_selection

@@ -2,8 +2,11 @@
 import numpy as np, pytest, torch
 import torch.nn.functional as F
 from hypothesis import given, settings, strategies as st, HealthCheck
-from hetfl_explore.feddiverse.selector import (diversity_round, diversity_rounds, SELECTORS, FedDiverseSelector, FedRKSelector, fedrk_weights, simulate_selection,
-                                      SELECTION_VARIANTS, oracle_triplets, perturb_triplets)
+from hetfl_explore.feddiverse.selector import (diversity_round, FedDiverseSelector, FedRKSelector, fedrk_weights,
+                                               SELECTION_VARIANTS, oracle_triplets, perturb_triplets)
+from hetfl_explore.feddiverse.rounds import diversity_rounds
+from hetfl_explore.feddiverse.registry import SELECTORS
+from hetfl_explore.feddiverse.simulation import simulate_selection
 from hetfl_explore.engine.protocol import make_view
 from hetfl_explore.foundation.data import federation
 
@@ -132,9 +135,9 @@ def test_demo_report_has_its_sections(tmp_path):
 
 
 # ------------------------------------------------------------------ labels, literal Alg. 5, bad input
-from hetfl_explore.feddiverse.selector import (selector_name, algorithm5_round, LiteralFedDiverseSelector, check_triplets,
-                                               mixture_variance, proxy_losses, make_selector, selection_stats,
-                                               share_selectors, DEFAULT_ALIAS)
+from hetfl_explore.feddiverse.selector import selector_name, algorithm5_round, LiteralFedDiverseSelector, check_triplets, mixture_variance, DEFAULT_ALIAS
+from hetfl_explore.feddiverse.simulation import proxy_losses, selection_stats, share_selectors
+from hetfl_explore.feddiverse.registry import make_selector
 from hetfl_explore.feddiverse.estimation import toy_client
 from hetfl_explore.feddiverse.experiments import method_label
 

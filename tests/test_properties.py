@@ -481,6 +481,10 @@ def _sel():
     from hetfl_explore.feddiverse import selector as s
     return s
 
+def _sim():
+    from hetfl_explore.feddiverse import simulation as s
+    return s
+
 FORMS3 = {   # qualified name -> call on one form of the client matrices (results compared with `same`)
  'foundation.hetero.marginal_vector': hetero.marginal_vector, 'foundation.hetero.as_counts': hetero.as_counts,
  'foundation.hetero.mutual_information': hetero.mutual_information, 'foundation.hetero.dht': hetero.dht,
@@ -507,11 +511,11 @@ FORMS3 = {   # qualified name -> call on one form of the client matrices (result
  'feddiverse.selector.oracle_triplets': lambda m: _sel().oracle_triplets(m), 'feddiverse.selector.fedrk_weights': lambda m: _sel().fedrk_weights(m),
  'feddiverse.selector.mixture_variance': lambda m: _sel().mixture_variance(m, np.full(24, 1 / 24)),
  'feddiverse.selector.FedRKSelector': lambda m: _sel().FedRKSelector(m).weights,
- 'feddiverse.selector.selection_stats': lambda m: _sel().selection_stats(m, np.eye(24, dtype=bool)[:3]).union_triplets,
- 'feddiverse.selector.proxy_losses': lambda m: _sel().proxy_losses(m), 'feddiverse.selector.make_selector': lambda m: _sel().make_selector('fedrk', m).weights,
- 'feddiverse.selector.simulate_selection': lambda m: _sel().simulate_selection(m, 'fedrk', 5, 3).selected,
- 'feddiverse.selector.share_selectors': lambda m: {k: {a: v for a, v in vars(x).items() if hasattr(v, 'shape')}
-                                                   for k, x in _sel().share_selectors(m, variants=('sign-invariant',)).items()},
+ 'feddiverse.simulation.selection_stats': lambda m: _sim().selection_stats(m, np.eye(24, dtype=bool)[:3]).union_triplets,
+ 'feddiverse.simulation.proxy_losses': lambda m: _sim().proxy_losses(m), 'feddiverse.registry.make_selector': lambda m: __import__('hetfl_explore.feddiverse.registry', fromlist=['x']).make_selector('fedrk', m).weights,
+ 'feddiverse.simulation.simulate_selection': lambda m: _sim().simulate_selection(m, 'fedrk', 5, 3).selected,
+ 'feddiverse.simulation.share_selectors': lambda m: {k: {a: v for a, v in vars(x).items() if hasattr(v, 'shape')}
+                                                   for k, x in _sim().share_selectors(m, variants=('sign-invariant',)).items()},
 }
 FORMS2 = {
  'foundation.datasets.check_counts': datasets.check_counts, 'foundation.datasets.group_labels': datasets.group_labels,

@@ -104,6 +104,8 @@ CASES += [
     ('selection.taxonomy.placement_table', lambda v: tx.placement_table(v), 'selectors', st.sampled_from([None, 3, [3]])),
     ('selection.baselines.budget', lambda v: bl.budget(v, VIEW()), 'k', NOT_INT),
     ('selection.baselines.top_by', lambda v: bl.top_by([0, 1], [1., 2.], v, RNG()), 'm', NOT_INT),
+    ('selection.baselines.choice_without_replacement', lambda v: bl.choice_without_replacement(np.arange(3), v, 1, RNG()), 'p',
+     st.sampled_from([[0.5, 0.5], [1.0], np.full(4, 0.25)])),   # numpy's own error: 'a' and 'p' must have same size
     ('selection.baselines.sample_by', lambda v: bl.sample_by([0, 1], [1., 2.], v, RNG()), 'm', NOT_INT),
     ('selection.baselines.softmax', lambda v: bl.softmax([1., 2.], v), 'beta', st.sampled_from([None, 'x', float('nan'), float('inf')])),
     ('selection.baselines.allocate', lambda v: bl.allocate([2, 2], v, 3), 'weight', st.sampled_from([[np.inf, 1], [-1, 1], [1], None, 'ab'])),

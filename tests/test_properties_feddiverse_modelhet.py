@@ -16,10 +16,12 @@ from torch import nn
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from hetfl_explore.foundation.data import federation, tiny_digits_federation
-from hetfl_explore.feddiverse import selector as fs, estimation as fe, experiments as fx
+from hetfl_explore.feddiverse import (selector as fs, rounds as frd, registry as freg, simulation as fsim, estimation as fe,
+                                      experiments as fx)
 from hetfl_explore.modelhet import submodels as ms, mia as mm, experiments as mx
 
-MODULES = {'feddiverse.selector': fs, 'feddiverse.estimation': fe, 'feddiverse.experiments': fx,
+MODULES = {'feddiverse.selector': fs, 'feddiverse.rounds': frd, 'feddiverse.registry': freg, 'feddiverse.simulation': fsim,
+           'feddiverse.estimation': fe, 'feddiverse.experiments': fx,
            'modelhet.submodels': ms, 'modelhet.mia': mm, 'modelhet.experiments': mx}
 CALL_LIMIT_S = 20
 SETTINGS = settings(max_examples=8, deadline=None, derandomize=True,
@@ -84,7 +86,7 @@ def V():
     est = fe.EstimationResult(np.ones((2, 2, 2)), np.ones((2, 2, 2)), np.zeros((2, 3)), np.zeros((2, 3)), [None, None], np.zeros(2), 0.0, 10)
     return dict(fd=fd, est=est, gsc=gsc, N=np.asarray(gsc), T=T, x=x, y=y, split=split, res=res, cnn=cnn, xt=xt, yt=yt, tiny=tiny,
                 runs=runs, H=H, rng=np.random.default_rng(0), sched=ms.ChannelSchedule('GFM', H, [0, 1, 2]),
-                state=cnn.state_dict(), fset=ms.full_set(H), stats=fs.simulate_selection(gsc, 'uniform', 3, 3),
+                state=cnn.state_dict(), fset=ms.full_set(H), stats=fsim.simulate_selection(gsc, 'uniform', 3, 3),
                 shares=pd.DataFrame(dict(federation=['a'], method=['uniform'], CI=[1.0], AI=[1.0], SC=[1.0])),
                 per_client=pd.DataFrame(dict(target=['client'] * 4, client=[0, 1, 0, 1], size=[10, 100, 10, 100],
                                              small=[True, False] * 2, attack=['yeom'] * 4, auc=[.5, .6, .55, .6],
@@ -104,7 +106,7 @@ SPECS = {
  'feddiverse.selector.normalise_triplets': spec(fs.normalise_triplets, _v(triplets='@T'), triplets=TRIPS, norm=CHOICE),
  'feddiverse.selector.check_triplets': spec(fs.check_triplets, _v(triplets='@T'), triplets=TRIPS),
  'feddiverse.selector.check_available': spec(fs.check_available, _v(available=[0], K=4), available=[[-1], [4], [1.5], 'x'], K=POS),
- 'feddiverse.selector.diversity_rounds': spec(fs.diversity_rounds, _v(triplets='@T', k=3, rounds=2, rng='@rng'), triplets=TRIPS,
+ 'feddiverse.rounds.diversity_rounds': spec(frd.diversity_rounds, _v(triplets='@T', k=3, rounds=2, rng='@rng'), triplets=TRIPS,
                                                k=POS, rounds=POS, rng=OBJ, available=[[-1], [99]], tol=FLOAT + [-1.0], compiled=['yes', 1]),
  'feddiverse.selector.diversity_round': spec(fs.diversity_round, _v(triplets='@T', k=3, rng='@rng'), triplets=TRIPS, k=POS,
                                               rng=OBJ, available=[[-1], [99]], tol=FLOAT + [-1.0]),
@@ -121,18 +123,19 @@ SPECS = {
  'feddiverse.selector.fedrk_weights': spec(fs.fedrk_weights, _v(matrices='@N'), matrices=MATS, floor=PROB),
  'feddiverse.selector.mixture_variance': spec(fs.mixture_variance, lambda: dict(matrices=V()['N'], weights=np.full(24, 1 / 24)),
                                                matrices=MATS, weights=['x', [1, 2], np.full(24, NAN)]),
- 'feddiverse.selector.FedRKSelector': spec(fs.FedRKSelector, _v(matrices='@N'), matrices=MATS, floor=PROB),
- 'feddiverse.selector.selection_stats': spec(fs.selection_stats, lambda: dict(matrices=V()['N'], chosen=np.zeros((2, 24), int)),
+ 'feddiverse.selector.FedRKSelector': spec(fs.FedRKSelector, _v(matrices='@N'), matrices=MATS, floor=PROB,
+                                            weights=['x', np.ones(3), np.full(24, NAN), -np.ones(24)]),
+ 'feddiverse.simulation.selection_stats': spec(fsim.selection_stats, lambda: dict(matrices=V()['N'], chosen=np.zeros((2, 24), int)),
                                               matrices=MATS, chosen=['x', np.zeros((2, 5), int), np.full((2, 24), 2)]),
- 'feddiverse.selector.proxy_losses': spec(fs.proxy_losses, _v(matrices='@N'), matrices=MATS),
- 'feddiverse.selector.make_selector': spec(fs.make_selector, _v(name='uniform', matrices='@N'), name=CHOICE, matrices=MATS, noise=FLOAT + [-1.0]),
- 'feddiverse.selector.simulate_selection': spec(fs.simulate_selection, _v(fed='@N', selector='uniform', rounds=2, k=3), fed=MATS + [3],
+ 'feddiverse.simulation.proxy_losses': spec(fsim.proxy_losses, _v(matrices='@N'), matrices=MATS),
+ 'feddiverse.registry.make_selector': spec(freg.make_selector, _v(name='uniform', matrices='@N'), name=CHOICE, matrices=MATS, noise=FLOAT + [-1.0]),
+ 'feddiverse.simulation.simulate_selection': spec(fsim.simulate_selection, _v(fed='@N', selector='uniform', rounds=2, k=3), fed=MATS + [3],
                                                  selector=CHOICE, rounds=POS, k=POS, noise=FLOAT + [-1.0], available=[[-1], [99]]),
- 'feddiverse.selector.share_selectors': spec(fs.share_selectors, _v(matrices='@N'), matrices=MATS, variants=[('nope',), 3]),
- 'feddiverse.selector.selection_share_table': spec(fs.selection_share_table, _v(federations=('spawrious_gsc',), rounds=2),
+ 'feddiverse.simulation.share_selectors': spec(fsim.share_selectors, _v(matrices='@N'), matrices=MATS, variants=[('nope',), 3]),
+ 'feddiverse.simulation.selection_share_table': spec(fsim.selection_share_table, _v(federations=('spawrious_gsc',), rounds=2),
                                                     federations=[('nope',), 3], rounds=POS),
- 'feddiverse.selector.type_share_figure': spec(fs.type_share_figure, _v(table='@shares', federation='a'), table=FRAME, federation=STR),
- 'feddiverse.selector.frequency_figure': spec(fs.frequency_figure, _v(stats='@stats'), stats=OBJ, title=[3, None]),
+ 'feddiverse.simulation.type_share_figure': spec(fsim.type_share_figure, _v(table='@shares', federation='a'), table=FRAME, federation=STR),
+ 'feddiverse.simulation.frequency_figure': spec(fsim.frequency_figure, _v(stats='@stats'), stats=OBJ, title=[3, None]),
  # ---- feddiverse.estimation
  'feddiverse.estimation.gce_loss': spec(fe.gce_loss, lambda: dict(logits=torch.zeros(4, 2), target=torch.zeros(4, dtype=torch.long)),
                                         logits=TENS, target=TENS, q=PROB + [0.0], reduction=CHOICE),
@@ -281,6 +284,7 @@ SPECS = {
                                                        metric=CHOICE, attack=CHOICE),
  # ---- the validators themselves
  'feddiverse.selector.check_rng': spec(fs.check_rng, _v(rng='@rng'), rng=OBJ),
+ 'feddiverse.selector.as_float_array': spec(fs.as_float_array, _v(x=[1.0], name='v'), aliases={'x': ('v',)}, x=['x', {'a': 1}, [[1], [2, 3]]]),
  'feddiverse.selector.client_matrices': spec(fs.client_matrices, _v(matrices='@N'), matrices=MATS),
  'feddiverse.estimation.check_estimation_arguments': spec(fe.check_estimation_arguments, _v(model=fe.toy_model()), model=OBJ, x=TENS, n_classes=POS + [1], lr=FLOAT + [0.0]),
  'feddiverse.experiments.check_runs': spec(fx.check_runs, _v(runs='@runs'), runs=FRAME),
@@ -302,7 +306,7 @@ SPECS['modelhet.experiments.ModelHetPreset'][3].update({k: (f'ModelHetPreset.{k}
 # argument-free entry points and result containers: checked by calling them / building them validly
 NO_ARGUMENTS = {'modelhet.experiments.appendix_tables', 'modelhet.experiments.table6', 'modelhet.experiments.table7',
                 'modelhet.experiments.table8', 'modelhet.experiments.table10', 'modelhet.submodels.taxonomy_table'}
-CONTAINERS = {'feddiverse.selector.SelectionStats', 'feddiverse.estimation.EstimationResult', 'modelhet.submodels.SubmodelRun'}
+CONTAINERS = {'feddiverse.simulation.SelectionStats', 'feddiverse.estimation.EstimationResult', 'modelhet.submodels.SubmodelRun'}
 
 @pytest.mark.parametrize('name', sorted(SPECS))
 @SETTINGS
@@ -323,7 +327,7 @@ def test_argument_free_entry_points_return_clean_tables(name):
 
 def test_result_containers_hold_what_they_say():
     "The dataclasses that carry results build from valid parts and expose their fields."
-    st_ = V()['stats']; assert isinstance(st_, fs.SelectionStats) and st_.selected.shape == (3, 24)
+    st_ = V()['stats']; assert isinstance(st_, fsim.SelectionStats) and st_.selected.shape == (3, 24)
     r = fe.EstimationResult(np.ones((2, 2, 2)), np.ones((2, 2, 2)), np.zeros((2, 3)), np.zeros((2, 3)), [None, None], np.zeros(2), 0.0, 10)
     assert r.error()['euclid_mean'] == 0
     run = ms.SubmodelRun('GFM', [0], [V()['fset']], V()['state'], [V()['state']], pd.DataFrame(), dict(u=8, in_channels=1, n_classes=10))
@@ -339,14 +343,14 @@ def test_constants_are_immutable_data():
 
 # ---- the four forms of interaction matrices agree ------------------------------------------------------------------
 MATRIX_FUNCTIONS = {'feddiverse.selector.oracle_triplets': fs.oracle_triplets, 'feddiverse.selector.fedrk_weights': fs.fedrk_weights,
-                    'feddiverse.selector.proxy_losses': fs.proxy_losses, 'feddiverse.selector.nonnegative_matrices': fs.nonnegative_matrices,
+                    'feddiverse.simulation.proxy_losses': fsim.proxy_losses, 'feddiverse.selector.nonnegative_matrices': fs.nonnegative_matrices,
                     'feddiverse.selector.check_triplets': lambda N: fs.check_triplets(fs.oracle_triplets(N)),
                     'feddiverse.selector.FedRKSelector': lambda N: fs.FedRKSelector(N).weights,
                     'feddiverse.selector.mixture_variance': lambda N: fs.mixture_variance(N, np.full(len(np.asarray(N)), 0.1)),
-                    'feddiverse.selector.selection_stats': lambda N: fs.selection_stats(N, np.eye(len(np.asarray(N)), dtype=int)[:3]).union_triplets,
-                    'feddiverse.selector.simulate_selection': lambda N: fs.simulate_selection(N, 'feddiverse[sign-invariant]', 5, 3).selected,
-                    'feddiverse.selector.make_selector': lambda N: fs.make_selector('feddiverse[paper-literal]', N).triplets,
-                    'feddiverse.selector.share_selectors': lambda N: fs.share_selectors(N)['fedrk'].weights}
+                    'feddiverse.simulation.selection_stats': lambda N: fsim.selection_stats(N, np.eye(len(np.asarray(N)), dtype=int)[:3]).union_triplets,
+                    'feddiverse.simulation.simulate_selection': lambda N: fsim.simulate_selection(N, 'feddiverse[sign-invariant]', 5, 3).selected,
+                    'feddiverse.registry.make_selector': lambda N: freg.make_selector('feddiverse[paper-literal]', N).triplets,
+                    'feddiverse.simulation.share_selectors': lambda N: fsim.share_selectors(N)['fedrk'].weights}
 
 @pytest.mark.parametrize('name', sorted(MATRIX_FUNCTIONS))
 @settings(max_examples=5, deadline=None, derandomize=True)
@@ -357,7 +361,11 @@ def test_matrix_forms_agree(name, fed):
     outs = [np.asarray(MATRIX_FUNCTIONS[name](x), float) for x in (spec_, N, N.tolist(), torch.as_tensor(N))]
     for o in outs[1:]: np.testing.assert_allclose(o, outs[0])
 
-COVERED = ({f'hetfl_explore.{k}' for k in SPECS} | {f'hetfl_explore.{k}' for k in NO_ARGUMENTS | CONTAINERS | CONSTANTS})
+# numeric helpers the one-round and the many-round selection share, and the plain one-round reference: they do no
+# validation of their own; `diversity_round` and `diversity_rounds`, which validate, are asserted equal to them
+HELPERS = {'feddiverse.selector.reference_round', 'feddiverse.selector.draw_by_weight', 'feddiverse.selector.pick_best',
+           'feddiverse.selector.round_draws'}
+COVERED = ({f'hetfl_explore.{k}' for k in SPECS} | {f'hetfl_explore.{k}' for k in NO_ARGUMENTS | CONTAINERS | CONSTANTS | HELPERS})
 
 def test_every_public_name_is_covered():
     "Every name in the `__all__` of the six modules is in `COVERED`."

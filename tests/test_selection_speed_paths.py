@@ -4,11 +4,12 @@ The FedDiverse teaching results and the tutorial numbers depend on the exact ran
 compared, pick by pick, with the reference on several seeds, κ values, variants and option overrides.
 """
 import numpy as np, pytest
-import hetfl_explore.feddiverse.selector as fs
+import hetfl_explore.feddiverse.selector as fs, hetfl_explore.feddiverse.rounds as frd, hetfl_explore.feddiverse.simulation as fsim
 from hetfl_explore.foundation.data import federation
-from hetfl_explore.feddiverse.selector import (SELECTION_VARIANTS, COMPILED_MIN_WORK, diversity_rounds, diversity_round,
-                                               oracle_triplets, simulate_selection, FedDiverseSelector, LiteralFedDiverseSelector,
-                                               _pairwise, _algorithm5_rounds)
+from hetfl_explore.feddiverse.selector import (SELECTION_VARIANTS, reference_round, diversity_round, oracle_triplets,
+                                               FedDiverseSelector, LiteralFedDiverseSelector)
+from hetfl_explore.feddiverse.rounds import COMPILED_MIN_WORK, diversity_rounds, _pairwise, _algorithm5_rounds
+from hetfl_explore.feddiverse.simulation import simulate_selection
 from hetfl_explore.foundation.core import rng_streams
 from hetfl_explore.engine.protocol import make_view
 
@@ -56,6 +57,16 @@ def test_compiled_rounds_equal_diversity_round_round_by_round():
         one = np.stack([diversity_round(GCI, 9, rng, 4 + i, **opts)[0] for i in range(12)])
         np.testing.assert_array_equal(diversity_rounds(GCI, 9, 12, np.random.default_rng(8), 4, compiled=True, **opts), one)
 
+@pytest.mark.parametrize('T', [GCI, TILED, RANDOM, np.zeros((12, 3))], ids=['gci100', 'tiled', 'random', 'zeros'])
+def test_reference_round_is_the_default_rule_pick_for_pick(T):
+    "The chapter's plain reference round, `diversity_round`, and the vectorised and compiled rounds pick the same clients."
+    for k in (1, 2, 7, 9, 31):
+        rng, one = np.random.default_rng(k), np.random.default_rng(k)
+        ref = np.stack([reference_round(T, k, rng) for _ in range(10)])
+        np.testing.assert_array_equal(np.stack([diversity_round(T, k, one)[0] for _ in range(10)]), ref)
+        for compiled in (False, True):
+            np.testing.assert_array_equal(diversity_rounds(T, k, 10, np.random.default_rng(k), compiled=compiled), ref)
+
 def test_pairwise_sum_is_numpys_sum_to_the_last_bit():
     "`_pairwise` replays numpy's pairwise summation (blocks, eight partial sums, halving) exactly."
     rng, pairwise = np.random.default_rng(0), _pairwise
@@ -91,7 +102,7 @@ def test_compiled_dot_products_are_numpys_to_the_last_bit():
     "`_dots1` is `(L * x).sum(1)` bit for bit (the literal rounds' steps 2 and 3), on rows of every scale and sign."
     r = np.random.default_rng(0)
     L = r.normal(size=(5000, 3)) * 10.0 ** r.integers(-8, 8, size=(5000, 1)); x = r.normal(size=3)
-    np.testing.assert_array_equal(fs._dots1(L, x[0], x[1], x[2], np.empty(len(L))), (L * x).sum(1))
+    np.testing.assert_array_equal(frd._dots1(L, x[0], x[1], x[2], np.empty(len(L))), (L * x).sum(1))
 
 def test_simulate_selection_literal_compiled_path_equals_round_by_round():
     "Above the threshold `simulate_selection` runs the literal rounds compiled: same participation, same re-picks."
@@ -106,7 +117,8 @@ def reference_run(N, name, rounds, k, seed, loss_noise=0.05):
     "The per-round loop `simulate_selection` ran before its speed-up: a fresh `make_view` every round (the oracle)."
     from dataclasses import replace
     from hetfl_explore.engine.protocol import synthetic_reports, Selector
-    from hetfl_explore.feddiverse.selector import make_selector, proxy_losses
+    from hetfl_explore.feddiverse.registry import make_selector
+    from hetfl_explore.feddiverse.simulation import proxy_losses
     sel = make_selector(name, N, 0.0, seed); K = len(N); sel.reset(K, seed)
     rng, lrng, rrng = rng_streams(seed, 3, 'simulate_selection')
     sizes, base = N.reshape(K, -1).sum(1), proxy_losses(N)
@@ -147,17 +159,17 @@ def test_active_fl_mask_equals_the_set_difference():
             np.testing.assert_array_equal(a, b)
             rep = synthetic_reports(t, a, np.full(60, 100), rr); new.observe(t, rep); ref.observe(t, rep)
 
-def test_fedrk_weights_are_solved_once_per_federation_and_equal_a_fresh_solve():
-    "A second FedRK selector on the same matrices reuses the solved weights: equal to a fresh `fedrk_weights`, never shared."
+def test_fedrk_weights_held_by_the_caller_are_reused_and_copied():
+    "A FedRK selector built with the weights of an earlier one keeps its own copy, equal to a fresh `fedrk_weights`."
     from hetfl_explore.feddiverse.selector import FedRKSelector, fedrk_weights
     N = np.asarray(federation('spawrious_gsc').matrices, float)
-    a, b = FedRKSelector(N), FedRKSelector(N)
+    a = FedRKSelector(N); b = FedRKSelector(N, weights=a.weights)
     np.testing.assert_array_equal(a.weights, fedrk_weights(N, 1e-3)); np.testing.assert_array_equal(b.weights, a.weights)
     a.weights[:] = 0                                             # a selector's copy is its own
-    np.testing.assert_array_equal(FedRKSelector(N).weights, fedrk_weights(N, 1e-3))
-    np.testing.assert_array_equal(FedRKSelector(N, floor=0.05).weights, fedrk_weights(N, 0.05))   # the floor is part of the key
-    M = N.copy(); M[0, 0, 0] += 1
-    np.testing.assert_array_equal(FedRKSelector(M).weights, fedrk_weights(M, 1e-3))             # other matrices, other weights
+    np.testing.assert_array_equal(b.weights, fedrk_weights(N, 1e-3))
+    np.testing.assert_array_equal(FedRKSelector(N, floor=0.05).weights, fedrk_weights(N, 0.05))
+    with pytest.raises(ValueError, match='weights'): FedRKSelector(N, weights=np.full(len(N) + 1, 0.1))
+    with pytest.raises(ValueError, match='weights'): FedRKSelector(N, weights=-np.ones(len(N)))
 
 # ---- the explorer selectors at scale: numpy's choice replayed compiled, partial sorts, lighter reports ------------------
 import torch
@@ -189,23 +201,23 @@ def test_compiled_choice_is_generator_choice_draw_for_draw():
 
 @pytest.mark.parametrize('bitgen', [np.random.PCG64, np.random.PCG64DXSM, np.random.MT19937, np.random.Philox, np.random.SFC64])
 def test_compiled_choice_with_every_bit_generator(bitgen):
-    "The same draws whatever bit generator the stream uses (`_choice_no_replace` above its threshold)."
+    "The same draws whatever bit generator the stream uses (`choice_without_replacement` above its threshold)."
     for ids, p, m, s in choice_cases(40, seed=5):
         r1, r2 = np.random.Generator(bitgen(s)), np.random.Generator(bitgen(s))
-        np.testing.assert_array_equal(sb._choice_no_replace(ids, p, m, r1), r2.choice(ids, m, replace=False, p=p))
+        np.testing.assert_array_equal(sb.choice_without_replacement(ids, p, m, r1), r2.choice(ids, m, replace=False, p=p))
         assert r1.random() == r2.random()
 
 @pytest.mark.parametrize('p,m', [([0.5, np.nan, 0.5], 1), ([0.5, -0.1, 0.6], 1), ([0.2, 0.2, 0.2], 1), ([1.0, 0, 0], 2),
                                  ([0.5, 0.5], 3), ([0.5, 0.5, 0.0], 1)])
-def test_choice_no_replace_gives_numpys_errors_on_bad_input(p, m, monkeypatch):
+def test_choice_without_replacement_gives_numpys_errors_on_bad_input(p, m, monkeypatch):
     "Weights numpy refuses (NaN, negative, not summing to 1, too few positive, shape) get numpy's own error; the compiled path is never reached."
     monkeypatch.setattr(sb, 'CHOICE_COMPILED_MIN', 0)
     ids, p = np.arange(3), np.array(p)
     try: want = np.random.default_rng(0).choice(ids, m, replace=False, p=p)
     except ValueError as e: want = e
     if isinstance(want, ValueError):
-        with pytest.raises(ValueError, match=str(want).split('.')[0]): sb._choice_no_replace(ids, p, m, np.random.default_rng(0))
-    else: np.testing.assert_array_equal(sb._choice_no_replace(ids, p, m, np.random.default_rng(0)), want)
+        with pytest.raises(ValueError, match=str(want).split('.')[0]): sb.choice_without_replacement(ids, p, m, np.random.default_rng(0))
+    else: np.testing.assert_array_equal(sb.choice_without_replacement(ids, p, m, np.random.default_rng(0)), want)
 
 def plain_sample_by(ids, p, m, rng):
     "`sample_by` written plainly: np.nan_to_num, np.clip and numpy's `Generator.choice` (the oracle)."
@@ -300,11 +312,11 @@ def plain_paths(monkeypatch):
     "Switch the simulation to the plain reference paths: numpy's choice, np.quantile, argsort, np.sort, np.isin, torch casts."
     def use():
         for mod in (sb, se, sc): monkeypatch.setattr(mod, 'sample_by', plain_sample_by)
-        monkeypatch.setattr(fs, '_choice_no_replace', lambda a, p, size, rng: rng.choice(a, size=size, replace=False, p=p))
+        monkeypatch.setattr(fs, 'choice_without_replacement', lambda a, p, size, rng: rng.choice(a, size=size, replace=False, p=p))
         monkeypatch.setattr(sc, '_linear_quantile', lambda x, q: np.quantile(x, q))
         monkeypatch.setattr(se, '_lowest', lambda x, n: np.argsort(x, kind='stable')[:max(n, 0)])
         monkeypatch.setattr(sc.Oort, 'exploit', plain_exploit); monkeypatch.setattr(sc.Oort, 'select', plain_oort_select)
-        for mod in (pr, fs): monkeypatch.setattr(mod, 'synthetic_reports', plain_synthetic_reports)
+        for mod in (pr, fsim): monkeypatch.setattr(mod, 'synthetic_reports', plain_synthetic_reports)
     return use
 
 TILED_1000 = np.concatenate([np.asarray(federation('spawrious_gci_100').matrices, float)] * 10)   # the benchmark's federation
@@ -312,7 +324,7 @@ TILED_1000 = np.concatenate([np.asarray(federation('spawrious_gci_100').matrices
 @pytest.mark.parametrize('name', ['AFL_G', 'Oort', 'fedrk', 'EqW', 'pow-d', 'FedPNS'])
 def test_explorer_selectors_at_scale_pick_what_the_plain_paths_pick(name, plain_paths):
     "1,000 clients, κ in {1, 2, 9, 100}, two seeds, all or every third client available: the same picks round by round, the same state."
-    from hetfl_explore.feddiverse.selector import make_selector
+    from hetfl_explore.feddiverse.registry import make_selector
     runs = [(k, seed, av) for k in (1, 2, 9, 100) for seed in (0, 1) for av in (None, np.arange(1, 1000, 3))]
     def run_all():
         out = []

@@ -6,7 +6,10 @@ from hetfl_explore.foundation.data import federation
 from hetfl_explore.widgets.editor import MatrixEditor, check_types, expand_types, federation_summary, preset_types, EDITOR_PRESETS
 from hetfl_explore.widgets.explorers import SelectionExplorer, TaxonomyExplorer
 from hetfl_explore.widgets.stepper import FedDiverseStepper
-from hetfl_explore.feddiverse.selector import oracle_triplets, diversity_rounds, simulate_selection, SELECTORS
+from hetfl_explore.feddiverse.selector import oracle_triplets
+from hetfl_explore.feddiverse.rounds import diversity_rounds
+from hetfl_explore.feddiverse.simulation import simulate_selection
+from hetfl_explore.feddiverse.registry import SELECTORS
 from hetfl_explore.foundation.hetero import fl_metrics
 
 def test_editor_cell_edit_changes_metrics_and_css_contract():

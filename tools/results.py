@@ -113,7 +113,7 @@ class Target:
 
 def _selection_shares(path):
     "Type shares of every selection rule on the seven federations, 3,000 rounds (no training)."
-    from hetfl_explore.feddiverse.selector import selection_share_table
+    from hetfl_explore.feddiverse.simulation import selection_share_table
     selection_share_table(rounds=3000, seed=0).to_csv(path, index=False)
 
 def _feddiverse_overhead(path):

@@ -139,6 +139,27 @@ class Selector:
     def __repr__(self):
         return f"{type(self).__name__}(name={self.name!r})"
 
+# %% ../../nbs/engine/06_protocol.ipynb #5e1ec7a1
+from copy import copy
+from fastcore.basics import patch
+
+@patch
+def select_rounds(self:Selector, clients:ClientView, # who is available; round t sees a copy whose `round` is t
+                  k:int, # how many clients to pick each round
+                  rounds:int, # rounds to play, t = 0, 1, ..., rounds - 1
+                  rng:np.random.Generator, # the selection random stream
+                  feedback:Callable[[int, np.ndarray], Reports]|None=None, # (t, ids) -> the reports `observe` gets after round t
+                 ) -> np.ndarray: # (rounds, num_clients) 0/1 participation
+    "Play `select` (and `observe`, when the selector reads reports) round after round; faster paths override this with the same draws."
+    chosen = np.zeros((check_int('rounds', rounds, lo=0), clients.num_clients), np.int64)
+    observes = feedback is not None and type(self).observe is not Selector.observe   # build no reports nobody reads
+    for t in range(rounds):
+        v = copy(clients); v.round = t   # the view is validated once; each round gets its own copy
+        ids = as_selection(self.select(t, v, k, rng)).ids
+        chosen[t, ids] = 1
+        if observes: self.observe(t, feedback(t, ids))
+    return chosen
+
 # %% ../../nbs/engine/06_protocol.ipynb #eaccf371
 def validate_selection(sel:Selection|np.ndarray|list, # a selector's output
                        clients:ClientView, # the view it selected from

@@ -15,8 +15,9 @@ from hetfl_explore.foundation.core import (check_int, check_float, check_choice,
     check_rng_seed)
 from ..foundation.hetero import dht, as_counts
 from ..engine.protocol import Selector, Selection, UniformSelector
-from hetfl_explore.feddiverse.selector import (FedDiverseSelector, FedRKSelector, fedrk_weights, oracle_triplets, simulate_selection,
-    SELECTION_VARIANTS)
+from ..feddiverse.selector import (FedDiverseSelector, FedRKSelector, fedrk_weights, oracle_triplets,
+                                               SELECTION_VARIANTS)
+from ..feddiverse.simulation import simulate_selection
 from .metrics import model_confusion, fairness_report, client_table, REPORTED_METRICS
 
 # %% auto #0

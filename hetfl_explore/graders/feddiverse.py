@@ -10,7 +10,7 @@ from .core import (ANSWER_TOL, exercise, as_fraction, as_number, as_numbers, as_
 from ..foundation.core import check_int, check_float, check_choice
 from ..foundation.hetero import dht, entropy, mutual_information, fl_metrics
 from ..foundation.data import federation
-from ..feddiverse.selector import simulate_selection
+from ..feddiverse.simulation import simulate_selection
 
 # %% auto #0
 __all__ = ['CLIENT_A', 'CLIENT_B', 'Q2_FEDERATION', 'STEP3_CASES', 'STEP3_K', 'STEP3_SELECTED', 'EXPLORER', 'EXPLORER_SELECTORS',

@@ -16,7 +16,7 @@ from ..engine.config import RunConfig
 from ..engine.simulation import run_fl, digits_federation
 from ..engine.store import run_key
 from ..engine.models import mlp
-from ..feddiverse.selector import SELECTORS, make_selector
+from ..feddiverse.registry import SELECTORS, make_selector
 
 # %% auto #0
 __all__ = ['SWEEP_DATASETS', 'DATA_DEFAULTS', 'RUN_FIELDS', 'TASK_HIDDEN', 'SWEEP_FILE', 'RUNS_DIR', 'SWEEP_BACKENDS',

@@ -14,9 +14,9 @@ from ..engine.aggregation import fednova_rule
 from .taxonomy import placement
 
 # %% auto #0
-__all__ = ['CHOICE_COMPILED_MIN', 'SUM_TOL', 'MAX_WEIGHT', 'SPREAD_EPS', 'budget', 'top_by', 'sample_by', 'softmax', 'allocate',
-           'stratified_pick', 'EqRep', 'EqW', 'RoundRobin', 'FedNova', 'flag_opposing', 'FedPNS', 'sketch',
-           'ward_clusters', 'HCSFed']
+__all__ = ['CHOICE_COMPILED_MIN', 'SUM_TOL', 'MAX_WEIGHT', 'SPREAD_EPS', 'budget', 'top_by', 'choice_without_replacement',
+           'sample_by', 'softmax', 'allocate', 'stratified_pick', 'EqRep', 'EqW', 'RoundRobin', 'FedNova',
+           'flag_opposing', 'FedPNS', 'sketch', 'ward_clusters', 'HCSFed']
 
 # %% ../../nbs/selection/08_baselines.ipynb #d4e9907d
 def budget(k:int, # requested number of clients
@@ -57,11 +57,11 @@ def _choice_kernel(p, size, rng):
     return found
 
 # %% ../../nbs/selection/08_baselines.ipynb #f32d1afa
-def _choice_no_replace(a:np.ndarray, # 1-d population
-                       p:np.ndarray, # probabilities, one per entry of `a`
-                       size:int, # how many distinct entries to draw
-                       rng:np.random.Generator, # random stream
-                      ) -> np.ndarray:
+def choice_without_replacement(a:np.ndarray, # 1-d population
+                               p:np.ndarray, # probabilities, one per entry of `a`
+                               size:int, # how many distinct entries to draw
+                               rng:np.random.Generator, # random stream
+                              ) -> np.ndarray:
     "`rng.choice(a, size, replace=False, p=p)`, compiled from `CHOICE_COMPILED_MIN` candidates × draws (the same draws)."
     q = np.asarray(p, dtype=np.float64)
     if (not isinstance(rng, np.random.Generator) or len(a) * size < CHOICE_COMPILED_MIN or q.shape != (len(a),)
@@ -82,7 +82,7 @@ def sample_by(ids:np.ndarray, # candidate client ids
     p = np.where(p > 0, np.minimum(p, MAX_WEIGHT), 0.0)   # NaN and negative weights count as 0, +inf as the largest float
     m = min(check_int('m', m, lo=0), len(ids))
     pos = p > 0; n_pos = int(np.count_nonzero(pos))
-    if n_pos >= m: return _choice_no_replace(ids, p / p.sum(), m, rng)
+    if n_pos >= m: return choice_without_replacement(ids, p / p.sum(), m, rng)
     rest = rng.choice(ids[~pos], size=m - n_pos, replace=False)
     return np.concatenate([ids[pos], rest])
 

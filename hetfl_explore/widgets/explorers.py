@@ -12,7 +12,9 @@ import ipywidgets as W
 from IPython.display import display
 from fastcore.basics import patch
 from ..foundation.core import TRIPLET_COLORS, check_int, check_float, check_choice, check_type, check_rng_seed
-from ..feddiverse.selector import SelectionStats, DIMS, SELECTORS, simulate_selection, selection_stats
+from ..feddiverse.simulation import SelectionStats, simulate_selection, selection_stats
+from ..feddiverse.selector import DIMS
+from ..feddiverse.registry import SELECTORS
 from ..selection.taxonomy import DIMENSIONS, CHARACTERISTICS, methods_where, method_card
 from .layout import LAB_OUTPUT_PX, figure_row
 from .editor import MatrixEditor, panel_matrices

@@ -21,7 +21,7 @@ from ..engine.simulation import Simulation
 from ..engine.config import RunConfig
 from ..engine.store import RunStore, History
 from ..engine.models import mlp
-from ..feddiverse.selector import SELECTORS, make_selector
+from ..feddiverse.registry import SELECTORS, make_selector
 from .editor import MatrixEditor, panel_matrices
 from .explorers import check_selectors
 from .layout import place_controls_above

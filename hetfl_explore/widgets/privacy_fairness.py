@@ -22,7 +22,7 @@ from ..modelhet.submodels import ChannelSchedule, METHODS, hidden_sizes, coverag
 from ..modelhet.experiments import appendix_tables, tradeoff_scatter
 from ..fairness.metrics import client_table, UndefinedMetricWarning
 from ..fairness.experiments import PRIVACY_LEVELS
-from ..feddiverse.selector import simulate_selection
+from ..feddiverse.simulation import simulate_selection
 
 # %% auto #0
 __all__ = ['PRIVACY_COLUMNS', 'TABLE_COLUMNS', 'LABEL_PAD_PX', 'TITLE_BAND_EXTRA_PX', 'FAIRNESS_EXPLORER_LEVELS',

@@ -10,7 +10,8 @@ from plotly.subplots import make_subplots
 from ..foundation.core import TRIPLET_COLORS, PAGE_FIGURE_WIDTH, check_float, check_choice, check_type, check_rng_seed
 from ..foundation.hetero import METRICS, simplex_positions
 from ..foundation.data import FEDERATIONS
-from ..feddiverse.selector import DIMS, simulate_selection
+from ..feddiverse.selector import DIMS
+from ..feddiverse.simulation import simulate_selection
 from .layout import place_controls_above
 from .editor import (DIRICHLET_CLIENTS, DIRICHLET_SIZE, TYPE_COLOURS, type_group, dirichlet_types,
                                           federation_summary, preset_types, published_values, types_ternary, panel_matrices)
