@@ -1,6 +1,6 @@
 """Which training backend is fastest on this CPU: `train_sequential`, `train_batched` and `train_fused` on the same plan.
 
-The measurements behind `choose_backend`'s rule (nbs/engine/05_simulation.ipynb, "Choosing the backend"): for each
+The measurements behind `choose_backend`'s rule (nbs/engine/05_fedavg.ipynb, "Choosing the backend"): for each
 workload, one round of C clients with n samples each (one local epoch of batches of B, plain SGD, random data),
 each backend timed `--reps` times after one warm-up call (which also loads or compiles the fused kernels); the best
 repetition is reported, with the ratios sequential / fused and batched / fused.

@@ -17,7 +17,7 @@ from hetfl_explore.crowd.devices import DevicePool
 from hetfl_explore.crowd.baselines import (CrowdRandom, GreedyPerCost, PriceFirst, ResourceAware, Budgeted, selection_race, race_table)
 from hetfl_explore.engine.config import RunConfig
 from hetfl_explore.engine.models import mlp
-from hetfl_explore.engine.simulation import digits_federation
+from hetfl_explore.foundation.data import digits_federation
 from hetfl_explore.selection.efficiency import ActiveFL, PowD
 
 TARGETS = {'promethee sorted n=10000': 50.0, 'shapley exact n=12 (quadratic)': 1000.0, 'race 100 devices x 20 rounds (8 selectors)': 120_000.0}

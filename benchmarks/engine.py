@@ -55,7 +55,8 @@ import torch.nn.functional as F
 
 from hetfl_explore.engine.models import EVAL_FORWARD_CHUNK, ParamLayout, Flatten1, cnn, mlp, evaluate
 from hetfl_explore.engine.config import RunConfig
-from hetfl_explore.engine.simulation import Simulation, digits_federation
+from hetfl_explore.engine.simulation import Simulation
+from hetfl_explore.foundation.data import digits_federation
 from hetfl_explore.engine.backends import model_profile, pool_before_relu
 from hetfl_explore.engine.protocol import UniformSelector
 

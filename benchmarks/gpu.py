@@ -98,7 +98,8 @@ def sync_sites(w, device, rounds=1) -> dict:
 
 def cuda_cells() -> dict:
     "Every notebook cell flagged `#| cuda` whose inputs the package provides, run here; its outcome."
-    from hetfl_explore.engine.simulation import Simulation, digits_federation  # noqa: F401 (the cells' names)
+    from hetfl_explore.engine.simulation import Simulation  # noqa: F401 (the cells' names)
+    from hetfl_explore.foundation.data import digits_federation
     from hetfl_explore.engine.config import RunConfig
     from hetfl_explore.engine.models import mlp
     from hetfl_explore.engine.protocol import UniformSelector  # noqa: F401

@@ -4,7 +4,8 @@ import numpy as np
 import torch
 from hetfl_explore.engine.backends import CPU_BLOCK_BUDGET_BYTES, block_size, model_profile
 from hetfl_explore.engine.config import RunConfig
-from hetfl_explore.engine.simulation import Simulation, digits_federation
+from hetfl_explore.engine.simulation import Simulation
+from hetfl_explore.foundation.data import digits_federation
 from hetfl_explore.engine.models import mlp
 from hetfl_explore.engine.protocol import UniformSelector
 

@@ -7,7 +7,8 @@ from hetfl_explore.crowd.devices import DevicePool, TaskRequirements
 from hetfl_explore.crowd.promethee import PrometheeSelector
 from hetfl_explore.crowd.shapley import shapley_exact
 from hetfl_explore.engine.config import RunConfig
-from hetfl_explore.engine.simulation import Simulation, digits_federation
+from hetfl_explore.engine.simulation import Simulation
+from hetfl_explore.foundation.data import digits_federation
 from hetfl_explore.engine.models import mlp
 
 def test_eligible_by_hand():

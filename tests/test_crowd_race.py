@@ -7,7 +7,8 @@ from hetfl_explore.crowd.promethee import PrometheeSelector
 from hetfl_explore.engine.protocol import make_view, UniformSelector
 from hetfl_explore.engine.config import RunConfig
 from hetfl_explore.engine.models import mlp
-from hetfl_explore.engine.simulation import digits_federation, BYTES_PER_PARAM
+from hetfl_explore.foundation.data import digits_federation
+from hetfl_explore.engine.simulation import BYTES_PER_PARAM
 from hetfl_explore.engine.backends import model_profile
 from hetfl_explore.selection.efficiency import PowD
 

@@ -3,7 +3,8 @@ import dataclasses
 import numpy as np, pandas as pd, pytest, torch, torch.nn as nn
 from hypothesis import given, settings, strategies as st
 from hetfl_explore.engine.config import RunConfig
-from hetfl_explore.engine.simulation import Simulation, run_fl, digits_federation
+from hetfl_explore.engine.simulation import Simulation, run_fl
+from hetfl_explore.foundation.data import digits_federation
 from hetfl_explore.engine.system import SystemProfiles
 from hetfl_explore.engine.store import RunStore
 from hetfl_explore.engine.backends import batch_plan, BACKENDS

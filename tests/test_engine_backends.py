@@ -2,7 +2,8 @@
 import dataclasses
 import numpy as np, pytest, torch, torch.nn as nn, torch.nn.functional as F
 from hetfl_explore.engine.config import RunConfig
-from hetfl_explore.engine.simulation import Simulation, digits_federation
+from hetfl_explore.engine.simulation import Simulation
+from hetfl_explore.foundation.data import digits_federation
 from hetfl_explore.engine.models import cnn, mlp, ParamLayout
 from hetfl_explore.engine.backends import pool_before_relu, BACKENDS, batch_plan
 from hetfl_explore.engine.protocol import UniformSelector

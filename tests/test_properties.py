@@ -40,7 +40,7 @@ def F():
     img = datasets.shapes([[2, 2], [2, 2]], size=8)
     root = Path(tempfile.mkdtemp(prefix='hetfl_props_'))
     wb = loaders.fake_waterbirds(root / 'wb', counts=((1, 1), (1, 1)))
-    stats = {'uniform': __import__('hetfl_explore.feddiverse.selector', fromlist=['x']).simulate_selection(fed, 'uniform', 5, 3)}
+    stats = {'uniform': __import__('hetfl_explore.feddiverse.simulation', fromlist=['x']).simulate_selection(fed, 'uniform', 5, 3)}
     summary = we.federation_summary(we.preset_types('spawrious_gsc'))
     from hetfl_explore.modelhet.mia import AttackResult
     res = AttackResult(np.linspace(0, 1, 20), np.array([0, 1] * 10), np.array([0, 1] * 10), info=dict(loss=np.linspace(1, 0, 20)))

@@ -10,7 +10,8 @@ import hetfl_explore.scale.flower as fl
 import hetfl_explore.scale.sweeps as sw
 from hetfl_explore.engine.protocol import UniformSelector
 from hetfl_explore.engine.config import RunConfig
-from hetfl_explore.engine.simulation import Simulation, digits_federation
+from hetfl_explore.engine.simulation import Simulation
+from hetfl_explore.foundation.data import digits_federation
 from hetfl_explore.engine.models import ParamLayout, mlp
 
 SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)

@@ -9,7 +9,8 @@ torch = pytest.importorskip('torch')
 pytest.importorskip('flwr')
 from hetfl_explore.engine.protocol import UniformSelector, RoundRobinSelector, Selector, Selection
 from hetfl_explore.engine.config import RunConfig
-from hetfl_explore.engine.simulation import Simulation, digits_federation, run_fl
+from hetfl_explore.engine.simulation import Simulation, run_fl
+from hetfl_explore.foundation.data import digits_federation
 from hetfl_explore.engine.models import mlp
 from hetfl_explore.selection.efficiency import PowD
 from hetfl_explore.selection.inclusion import FedDropout

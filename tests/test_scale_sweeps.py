@@ -28,7 +28,7 @@ def test_grid_is_the_product():
     assert len(g) == 8 and {c['alpha'] for c in g} == {0.1, 1.0} and all(c['lr'] == 0.01 for c in g)
 
 def test_matrices_count_every_sample():
-    from hetfl_explore.engine.simulation import digits_federation
+    from hetfl_explore.foundation.data import digits_federation
     d = digits_federation(num_clients=4, seed=0)
     M = interaction_matrices(d)
     assert M.shape == (4, 10, 2) and M.sum() == sum(len(i) for i in d.client_idx)

@@ -4,7 +4,8 @@ import numpy as np, pytest, torch
 from hetfl_explore.engine.protocol import ClientView, Selection, Selector, UniformSelector, make_view, selection_trace, synthetic_reports
 from hetfl_explore.engine.aggregation import AggregationInput, fednova_rule, unit_masks
 from hetfl_explore.engine.config import RunConfig
-from hetfl_explore.engine.simulation import Simulation, digits_federation, run_fl
+from hetfl_explore.engine.simulation import Simulation, run_fl
+from hetfl_explore.foundation.data import digits_federation
 from hetfl_explore.engine.system import SystemProfiles
 from hetfl_explore.engine.models import mlp
 from hetfl_explore.selection.baselines import FedNova, RoundRobin, allocate

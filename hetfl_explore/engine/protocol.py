@@ -105,7 +105,7 @@ class Selector:
     "Base class of client-selection strategies: `reset` once, then `select` and `observe` every round."
     name: str = 'selector'
     taxonomy: dict|None = None # the method's declared Table-4 placement (filled in by the taxonomy chapter)
-    aggregation: Callable|None = None # an aggregation rule the method needs (see `engine.simulation.AggregationInput`); None: the config's
+    aggregation: Callable|None = None # an aggregation rule the method needs (see `engine.aggregation.AggregationInput`); None: the config's
 
     def reset(self, num_clients:int, # number of clients in the federation
               seed:int, # the run's seed, for any randomness in the selector's own state

@@ -472,7 +472,8 @@ spuriously correlated. <b>Uniform random</b> selection picks κ clients uniforml
 
 def _demo_outro() -> str:
     "Where to go next in the documentation."
-    pages = [('feddiverse/selector.html', 'the selection rule, its variants and instant selection statistics'),
+    pages = [('feddiverse/selector.html', 'the selection rule and its variants'),
+             ('feddiverse/simulation.html', 'instant selection statistics without training'),
              ('feddiverse/estimation.html', 'how clients estimate their triplets'),
              ('feddiverse/experiments.html', 'the full comparison in the layout of the paper\'s Table 1'),
              ('tutorials/feddiverse_experiments.html', 'what the package reproduces, and what it does not')]

@@ -19,7 +19,8 @@ from .hetero import as_counts, dht, fl_metrics, client_types, interaction_matrix
 # %% auto #0
 __all__ = ['FEDERATIONS', 'MAX_TRIES', 'FederationSpec', 'federation', 'check_published', 'scale_federation', 'scale_drift',
            'partition_from_matrices', 'partition_iid', 'partition_dirichlet', 'partition_shards', 'balanced_split',
-           'Stacked', 'FederatedData', 'FlwrPartitioner', 'dirichlet_size_split', 'tiny_digits_federation']
+           'Stacked', 'FederatedData', 'FlwrPartitioner', 'dirichlet_size_split', 'tiny_digits_federation',
+           'digits_federation']
 
 # %% ../../nbs/foundation/02_data.ipynb #8271dacb
 def _check_spec(spec):
@@ -581,3 +582,31 @@ def tiny_digits_federation(seed:int=0, # Seed of the test split and of the clien
     zero = lambda n: torch.zeros(n, dtype=torch.long)
     return FederatedData.from_pool(x[tr], y[tr], zero(len(tr)), seed=seed, test=(x[te], y[te], zero(len(te))),
                                    clients=lambda yy, aa, s: dirichlet_size_split(yy, num_clients, alpha, s, min_size))
+
+# %% ../../nbs/foundation/02_data.ipynb #8c33a4f2
+def digits_federation(num_clients:int=20, # K clients
+                      alpha:float|None=0.5, # Dirichlet label skew over the 1,500 training digits (None: IID)
+                      samples_per_client:tuple[int, int]|None=None, # (lo, hi): instead, each client draws a size in [lo, hi] and that many distinct digits (pool rows are copies, so many small clients fit)
+                      test_size:int=297, # digits held out for the global test set
+                      seed:int=0, # seed of the split and the partition
+                     ):
+    "sklearn's 8x8 digits as a `FederatedData`: 10 classes, attribute = bold (1) or thin (0) stroke relative to the digit's median ink."
+    from sklearn.datasets import load_digits
+    K = check_int('num_clients', num_clients, lo=1)
+    X, y = load_digits(return_X_y=True)
+    X = torch.tensor(X / 16.0, dtype=torch.float32); y = torch.tensor(y, dtype=torch.long)
+    ink = X.sum(1); a = torch.zeros_like(y)
+    for c in range(10): a[y == c] = (ink[y == c] > ink[y == c].median()).long()
+    r = rng_streams(seed, 1, 'digits_federation')[0]
+    perm = torch.from_numpy(r.permutation(len(X)))
+    te, tr = perm[:check_int('test_size', test_size, lo=1, hi=len(X) - (K if samples_per_client is None else 1))], perm[test_size:]
+    if samples_per_client is None:
+        parts = partition_iid(y[tr], K, seed) if alpha is None else partition_dirichlet(y[tr].numpy(), K, check_float('alpha', alpha, lo=0, lo_open=True), seed)
+        rows, client_idx = tr, [torch.as_tensor(p, dtype=torch.long) for p in parts]
+    else:
+        lo, hi = (check_int('samples_per_client', v, lo=1, hi=len(tr)) for v in samples_per_client)
+        sizes = r.integers(lo, hi + 1, K)
+        rows = tr[torch.from_numpy(np.concatenate([r.choice(len(tr), s, replace=False) for s in sizes]))]
+        client_idx = list(torch.arange(len(rows)).split(sizes.tolist()))
+    return FederatedData(X[rows], y[rows], a[rows], client_idx, X[te], y[te], a[te], 10, 2,
+                         [str(d) for d in range(10)], ['thin', 'bold'])

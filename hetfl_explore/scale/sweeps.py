@@ -13,7 +13,8 @@ import pandas as pd
 from fastcore.basics import patch
 from ..foundation.core import check_int, check_type, check_choice
 from ..engine.config import RunConfig
-from ..engine.simulation import run_fl, digits_federation
+from ..engine.simulation import run_fl
+from ..foundation.data import digits_federation
 from ..engine.store import run_key
 from ..engine.models import mlp
 from ..feddiverse.registry import SELECTORS, make_selector
@@ -36,7 +37,7 @@ def _axis(name, values) -> list:
     return list(values)
 
 def sweep_grid(datasets:Sequence[str], # dataset names (keys of `SWEEP_DATASETS`)
-               selectors:Sequence[str], # selector names (keys of `feddiverse.selector.SELECTORS`)
+               selectors:Sequence[str], # selector names (keys of `feddiverse.registry.SELECTORS`)
                seeds:Sequence[int], # seeds
                **hyper, # hyper-parameter name -> list of values (`num_clients`, `alpha` or `RunConfig` fields)
               ) -> list[dict]:

@@ -15,7 +15,7 @@ from ..foundation.core import check_int, check_float, check_type
 from ..engine.protocol import make_view
 from ..engine.config import RunConfig
 from ..engine.models import mlp
-from ..engine.simulation import digits_federation
+from ..foundation.data import digits_federation
 from ..selection.efficiency import ActiveFL, PowD
 from ..crowd.devices import DevicePool
 from ..crowd.promethee import PrometheeSelector, CRITERIA, FLOW_METHODS, REFERENCE_CONFIG
