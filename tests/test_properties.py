@@ -166,6 +166,7 @@ SPECS.update({
  'foundation.data.dirichlet_size_split': spec(data.dirichlet_size_split, _v(y='@y', num_clients=4), y=bad_labels(), num_clients=bad_int(1),
                                               alpha=bad_float(0, None, lo_open=True), seed=bad_seed(), min_size=st.one_of(bad_int(0), st.integers(11, 10**6)),
                                               max_tries=bad_int(1, data.MAX_TRIES)),
+ 'foundation.data.digits_federation': spec(data.digits_federation, _v(num_clients=3), num_clients=bad_int(1), alpha=st.sampled_from(['x', 0, -1.0, NAN]), test_size=bad_int(1, 1000), seed=bad_seed()),
  'foundation.data.tiny_digits_federation': spec(data.tiny_digits_federation, _v(num_clients=2, min_size=1), seed=bad_seed(), num_clients=bad_int(1),
                                                 alpha=bad_float(0, None, lo_open=True), n_test=bad_int(1, 1700)),
 })

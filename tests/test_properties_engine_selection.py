@@ -4,7 +4,6 @@ import importlib, inspect
 import numpy as np, pytest, torch
 from hypothesis import given, settings, strategies as st, HealthCheck
 import hetfl_explore.engine.protocol as pt
-import hetfl_explore.foundation.data as fdata
 from hetfl_explore.engine import models, config, backends, fused, aggregation, system, store, simulation
 import hetfl_explore.selection.taxonomy as tx
 import hetfl_explore.selection.baselines as bl
@@ -82,7 +81,6 @@ CASES = [
     ('engine.store.hook_identity', lambda v: store.hook_identity(v), 'hook', st.sampled_from([3, 'x', 1.5, [1]])),
     ('engine.store.run_key', lambda v: store.run_key(v), 'identity', st.sampled_from([None, 3, b'x'])),
     ('engine.simulation.run_fl', lambda v: simulation.run_fl(NET, v), 'data', st.sampled_from([None, 3, 'x'])),
-    ('foundation.data.digits_federation', lambda v: fdata.digits_federation(v), 'num_clients', NOT_INT),
     ('engine.backends.resolve_backend', lambda v: backends.resolve_backend(v, NET(), torch.zeros(2, 4), None, torch.device('cpu'), {'flops': 1, 'params': 1}, 4), 'backend', st.sampled_from([None, 3, 'fast'])),
     ('engine.backends.gather_rows', lambda v: backends.gather_rows(v, torch.zeros(1).long()), 'x', NOT_ARRAY),
     ('engine.fused.fused_dims', lambda v: fused.fused_dims(v, torch.zeros(2, 4), None, torch.device('cpu')), 'model', NOT_MODEL),
