@@ -46,8 +46,14 @@ def _record(sources, wall=1.0, seeds=(0,), threads=(1,)):
                 checks=rows, sources={s: {} for s in sources}, records=[dict(source=s, name='x') for s in sources],
                 failures=[])
 
-def test_update_replaces_only_the_sources_run_again():
-    merged = cr.merge_records(_record(['a', 'b']), _record(['b', 'c'], wall=2.0))
+def test_update_replaces_only_the_sources_run_again(tmp_path):
+    for s in 'abc': (tmp_path / s).write_text('')
+    merged = cr.merge_records(_record(['a', 'b']), _record(['b', 'c'], wall=2.0), root=tmp_path)
     assert [r['source'] for r in merged['checks']] == ['a', 'b', 'c'] and set(merged['sources']) == {'a', 'b', 'c'}
     assert [c['command'] for c in merged['commands']] == ["run ['a', 'b']", "run ['b', 'c']"] and merged['wall_s'] == 3.0
-    with pytest.raises(SystemExit, match='same --seeds'): cr.merge_records(_record(['a']), _record(['a'], seeds=(0, 1)))
+    with pytest.raises(SystemExit, match='same --seeds'): cr.merge_records(_record(['a']), _record(['a'], seeds=(0, 1)), root=tmp_path)
+
+def test_update_drops_sources_whose_file_is_gone(tmp_path):
+    (tmp_path / 'kept').write_text(''); (tmp_path / 'new').write_text('')   # 'moved' no longer exists (renamed or split)
+    merged = cr.merge_records(_record(['kept', 'moved']), _record(['new']), root=tmp_path)
+    assert set(merged['sources']) == {'kept', 'new'} and {r['source'] for r in merged['checks'] + merged['records']} == {'kept', 'new'}

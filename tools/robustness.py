@@ -177,12 +177,12 @@ def print_table(rows:list[dict], runs:list[Run]) -> None:
     for r in runs:
         if not r.ok: print(f"\nFAILED {r.source} seed={r.seed} threads={r.threads}:\n{r.error}")
 
-def merge_records(old:dict, new:dict) -> dict:
-    "The old record with the sources of `new` replaced by their new runs (seeds and threads must match); commands kept in order."
+def merge_records(old:dict, new:dict, root:Path=ROOT) -> dict:
+    "The old record with the sources of `new` replaced by their new runs (seeds and threads must match) and sources whose file is gone dropped; commands kept in order."
     if (old['seeds'], old['threads']) != (new['seeds'], new['threads']):
         raise SystemExit(f"--update: the existing record ran seeds {old['seeds']} x threads {old['threads']}, this run "
                          f"{new['seeds']} x {new['threads']}: use the same --seeds and --threads")
-    ran = set(new['sources'])
+    ran = set(new['sources']) | {s for s in old['sources'] if not (root / s).exists()}   # re-run, or moved away
     keep = lambda rows: [r for r in rows if r['source'] not in ran]
     commands = old.get('commands', [dict(command=old['command'], wall_s=old['wall_s'], machine=old['machine'])])
     return dict(command=new['command'], commands=commands + [dict(command=new['command'], wall_s=new['wall_s'], machine=new['machine'])],
