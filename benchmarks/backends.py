@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from hetfl_explore.engine.backends import BACKENDS, batch_plan, model_profile
-from hetfl_explore.engine.config import RunConfig
+from hetfl_explore.engine.config import RunConfig, LocalWork
 from hetfl_explore.engine.models import ParamLayout, mlp
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
@@ -29,7 +29,8 @@ def one(dims, C, n, B, reps) -> dict:
     x, y = torch.randn(C * n, dims[0]), torch.randint(0, dims[-1], (C * n,))
     local, valid, steps = batch_plan(np.full(C, n), B, np.random.default_rng(0))
     pool, mask = torch.from_numpy(local + (np.arange(C) * n)[:, None, None]), torch.from_numpy(valid)
-    call = lambda fn: fn(net, lay, w0, x, y, pool, mask, steps, np.full(C, LR), RunConfig())
+    work = LocalWork(net, lay, w0, x, y, pool, mask, steps, np.full(C, LR), RunConfig())
+    call = lambda fn: fn(work)
     best = {}
     for name, fn in BACKENDS.items():
         call(fn); ts = []

@@ -2,7 +2,7 @@
 import dataclasses
 import numpy as np, pandas as pd, pytest, torch, torch.nn as nn
 from hypothesis import given, settings, strategies as st
-from hetfl_explore.engine.config import RunConfig
+from hetfl_explore.engine.config import RunConfig, LocalWork
 from hetfl_explore.engine.simulation import Simulation, run_fl
 from hetfl_explore.foundation.data import digits_federation
 from hetfl_explore.engine.system import SystemProfiles
@@ -150,7 +150,7 @@ def test_mobilenet_backends_agree_in_float64():
     x = torch.rand(40, 3, 32, 32, dtype=torch.float64); y = torch.randint(0, 2, (40,))
     sizes = np.array([12, 28]); local, valid, steps = batch_plan(sizes, 8, np.random.default_rng(0))
     pool = torch.from_numpy(local + np.array([0, 12])[:, None, None])
-    r = {n: fn(net, lay, w0, x, y, pool, torch.from_numpy(valid), steps, np.array([0.05, 0.02]), RunConfig(lr=0.05, momentum=0.9))
+    r = {n: fn(LocalWork(net, lay, w0, x, y, pool, torch.from_numpy(valid), steps, np.array([0.05, 0.02]), RunConfig(lr=0.05, momentum=0.9)))
          for n, fn in BACKENDS.items() if n != 'fused'}   # the fused backend trains float32 MLPs only
     torch.testing.assert_close(r['batched'][0], r['sequential'][0], atol=1e-9, rtol=0)
 

@@ -1,7 +1,7 @@
 "Training backends near the hardware: `pool_before_relu` (the engine's default training twin) is bit-identical to the model it reorders; the fused MLP backend follows the sequential one."
 import dataclasses
 import numpy as np, pytest, torch, torch.nn as nn, torch.nn.functional as F
-from hetfl_explore.engine.config import RunConfig
+from hetfl_explore.engine.config import RunConfig, LocalWork
 from hetfl_explore.engine.simulation import Simulation
 from hetfl_explore.foundation.data import digits_federation
 from hetfl_explore.engine.models import cnn, mlp, ParamLayout
@@ -52,7 +52,7 @@ def test_backends_give_identical_updates_with_the_twin(name):
     sizes = np.array([9, 20, 31]); local, valid, steps = batch_plan(sizes, 6, np.random.default_rng(1), epochs=2)
     table = np.split(np.arange(60), np.cumsum(sizes)[:-1])
     pool = torch.from_numpy(np.stack([np.pad(t, (0, 31 - len(t)))[l] for t, l in zip(table, local)]))
-    run = lambda m: BACKENDS[name](m, lay, w0, x, y, pool, torch.from_numpy(valid), steps, np.full(3, 0.1), RunConfig(momentum=0.9))
+    run = lambda m: BACKENDS[name](LocalWork(m, lay, w0, x, y, pool, torch.from_numpy(valid), steps, np.full(3, 0.1), RunConfig(momentum=0.9)))
     (p1, l1), (p2, l2) = run(net), run(pool_before_relu(net))
     assert torch.equal(p1, p2) and torch.equal(l1, l2)
 
@@ -118,7 +118,7 @@ def test_sequential_backend_matches_the_per_step_reference(seed, hook):
     loss = (lambda out, yy, params, n: F.cross_entropy(out, yy, reduction='none') * (1 + 1 / n)) if hook else None
     args = (net, lay, lay.flatten(net), x, y, pool, torch.from_numpy(valid), steps, np.array([.1, .2, .05, .1]),
             RunConfig(momentum=0.9, weight_decay=1e-3, prox_mu=0.1))
-    (p1, l1), (p2, l2) = train_sequential(*args, client_loss=loss, n_data=sizes), reference_sequential(*args, client_loss=loss, n_data=sizes)
+    (p1, l1), (p2, l2) = train_sequential(LocalWork(*args, client_loss=loss, n_data=sizes)), reference_sequential(*args, client_loss=loss, n_data=sizes)
     assert torch.equal(p1, p2) and torch.equal(l1, l2)
 
 # ---- one read from the device per evaluation and per report (the GPU path): the same numbers as the per-item reads
@@ -192,13 +192,13 @@ def test_fused_matches_the_sequential_backend(seed, cfg):
     starts = lay.flatten(net) + 0.01 * torch.randn(len(steps), lay.size)   # one start per client, as sub-models have
     lr = np.linspace(0.05, 0.2, len(steps))
     for w0 in (lay.flatten(net), starts):
-        got, ref = (BACKENDS[b](net, lay, w0, x, y, pool, valid, steps, lr, cfg) for b in ('fused', 'sequential'))
+        got, ref = (BACKENDS[b](LocalWork(net, lay, w0, x, y, pool, valid, steps, lr, cfg)) for b in ('fused', 'sequential'))
         torch.testing.assert_close(got[0], ref[0], atol=FUSED_TOL, rtol=0); torch.testing.assert_close(got[1], ref[1], atol=FUSED_TOL, rtol=0)
 
 def test_fused_results_do_not_depend_on_the_threads():
     "Each client runs start to end in one thread, so any split over threads gives the same bits."
     net, lay, x, y, pool, valid, steps = _mlp_plan(0, sizes=tuple(range(3, 40, 3)))
-    run = lambda: BACKENDS['fused'](net, lay, lay.flatten(net), x, y, pool, valid, steps, np.full(len(steps), 0.1), RunConfig(momentum=0.9))
+    run = lambda: BACKENDS['fused'](LocalWork(net, lay, lay.flatten(net), x, y, pool, valid, steps, np.full(len(steps), 0.1), RunConfig(momentum=0.9)))
     outs = []
     for threads in (1, 2, 5):
         torch.set_num_threads(threads); outs.append(run())

@@ -13,7 +13,7 @@ import torch.nn.functional as F
 from torch.func import functional_call, vmap
 from ..foundation.core import check_int, check_type, check_choice
 from .models import ParamLayout
-from .config import RunConfig, BACKEND_NAMES
+from .config import RunConfig, BACKEND_NAMES, LocalWork
 from .fused import train_fused, fused_dims
 
 # %% auto #0
@@ -69,21 +69,10 @@ def _per_client(w0, C):
     return w0 if w0.dim() == 2 else w0.expand(C, -1)
 
 # %% ../../nbs/engine/05c_backends.ipynb #a1e5c0d2
-def train_sequential(model:nn.Module, # the architecture (its weights are overwritten)
-                     layout:ParamLayout, # its parameter layout
-                     w0:torch.Tensor, # (P,) the broadcast global parameters, or (C,P): one start per client (sub-models)
-                     x:torch.Tensor, # the training pool
-                     y:torch.Tensor, # its labels
-                     idx:torch.Tensor, # (C,S,B) pool indices of each client's batches
-                     mask:torch.Tensor, # (C,S,B) which batch entries are real
-                     steps:np.ndarray, # (C,) real steps of each client
-                     lr:np.ndarray, # (C,) client learning rates
-                     cfg:RunConfig, # momentum, weight_decay, prox_mu
-                     client_loss:Callable|None=None, # per-sample loss(out, y, params, n_data) -> (B,); None: cross-entropy
-                     n_data:np.ndarray|None=None, # (C,) each client's number of samples (passed to `client_loss`)
-                     ) -> tuple[torch.Tensor, torch.Tensor]: # (C,P) new parameters, (C,S) batch losses
+def train_sequential(work:LocalWork, # the model, the clients' starts, the pool and their batch plan
+                    ) -> tuple[torch.Tensor, torch.Tensor]: # (C,P) new parameters, (C,S) batch losses
     "Train clients one after the other with `torch.optim.SGD` on their planned batches; returns (C,P) params, (C,S) batch losses."
-    check_type('layout', layout, ParamLayout)
+    model, layout, w0, x, y, idx, mask, steps, lr, cfg, client_loss, n_data = check_type('work', work, LocalWork).parts()
     C, S = idx.shape[:2]
     start = _per_client(w0, C)
     new, losses = torch.empty(C, layout.size, dtype=w0.dtype, device=w0.device), torch.zeros(C, S, device=w0.device)
@@ -106,21 +95,10 @@ def train_sequential(model:nn.Module, # the architecture (its weights are overwr
     return new, losses
 
 # %% ../../nbs/engine/05c_backends.ipynb #ca83665d
-def train_batched(model:nn.Module, # the architecture (its weights are overwritten)
-                  layout:ParamLayout, # its parameter layout
-                  w0:torch.Tensor, # (P,) the broadcast global parameters, or (C,P): one start per client (sub-models)
-                  x:torch.Tensor, # the training pool
-                  y:torch.Tensor, # its labels
-                  idx:torch.Tensor, # (C,S,B) pool indices of each client's batches
-                  mask:torch.Tensor, # (C,S,B) which batch entries are real
-                  steps:np.ndarray, # (C,) real steps of each client
-                  lr:np.ndarray, # (C,) client learning rates
-                  cfg:RunConfig, # momentum, weight_decay, prox_mu
-                  client_loss:Callable|None=None, # per-sample loss(out, y, params, n_data) -> (B,); None: cross-entropy
-                  n_data:np.ndarray|None=None, # (C,) each client's number of samples (passed to `client_loss`)
-                  ) -> tuple[torch.Tensor, torch.Tensor]: # (C,P) new parameters, (C,S) batch losses
+def train_batched(work:LocalWork, # the model, the clients' starts, the pool and their batch plan
+                 ) -> tuple[torch.Tensor, torch.Tensor]: # (C,P) new parameters, (C,S) batch losses
     "Train a block of clients at once: stacked (C, ...) parameters, `vmap(functional_call)`, padded batches masked out."
-    check_type('layout', layout, ParamLayout)
+    model, layout, w0, x, y, idx, mask, steps, lr, cfg, client_loss, n_data = check_type('work', work, LocalWork).parts()
     C, S, B = idx.shape
     fwd = vmap(lambda p, xb: functional_call(model, {**p, **layout.buffers}, (xb,)), randomness='different')
     W = [t.contiguous().requires_grad_(True) for t in layout.unflatten(_per_client(w0, C).clone()).values()]  # one leaf per tensor
@@ -173,8 +151,8 @@ def local_train(model:nn.Module, # the architecture (its weights are overwritten
     check_type('config', config, RunConfig)
     layout = ParamLayout(model)
     local, valid, steps = batch_plan(np.array([len(x)]), config.batch_size, generator, config.local_epochs, config.local_steps)
-    new, losses = train_sequential(model, layout, params, x, y, torch.from_numpy(local).to(x.device), torch.from_numpy(valid).to(x.device),
-                                   steps, np.array([config.lr]), config)
+    new, losses = train_sequential(LocalWork(model, layout, params, x, y, torch.from_numpy(local).to(x.device), torch.from_numpy(valid).to(x.device),
+                                   steps, np.array([config.lr]), config))
     return new[0], dict(losses=losses[0, :steps[0]].cpu().numpy(), steps=int(steps[0]))
 
 # %% ../../nbs/engine/05c_backends.ipynb #ff10b563

@@ -12,7 +12,7 @@ import torch.nn as nn
 from numba import njit
 from ..foundation.core import check_type
 from .models import Flatten1, ParamLayout
-from .config import RunConfig
+from .config import RunConfig, LocalWork
 
 # %% auto #0
 __all__ = ['FUSED_FASTMATH', 'mlp_dims', 'fused_dims', 'train_fused']
@@ -170,21 +170,10 @@ def _split_run(kernel, n:int, threads:int):
     with ThreadPoolExecutor(T) as ex: list(ex.map(lambda t: kernel(t * n // T, (t + 1) * n // T), range(T)))
 
 # %% ../../nbs/engine/05d_fused.ipynb #fc77401a
-def train_fused(model:nn.Module, # a float32 Linear/ReLU chain (see `mlp_dims`); its weights are left unchanged
-                layout:ParamLayout, # its parameter layout
-                w0:torch.Tensor, # (P,) the broadcast global parameters, or (C,P): one start per client (sub-models)
-                x:torch.Tensor, # the training pool (float32, on the CPU)
-                y:torch.Tensor, # its labels
-                idx:torch.Tensor, # (C,S,B) pool indices of each client's batches
-                mask:torch.Tensor, # (C,S,B) which batch entries are real
-                steps:np.ndarray, # (C,) real steps of each client
-                lr:np.ndarray, # (C,) client learning rates
-                cfg:RunConfig, # momentum, weight_decay, prox_mu
-                client_loss:Callable|None=None, # must be None: the fused kernels compute cross-entropy
-                n_data:np.ndarray|None=None, # unused (the other backends pass it to `client_loss`)
+def train_fused(work:LocalWork, # the model, the clients' starts, the pool and their batch plan
                ) -> tuple[torch.Tensor, torch.Tensor]: # (C,P) new parameters, (C,S) batch losses
     "Train every client with one compiled loop per client (batch gather, forward, cross-entropy, backward, SGD step fused), clients split over the threads."
-    check_type('layout', layout, ParamLayout)
+    model, layout, w0, x, y, idx, mask, steps, lr, cfg, client_loss, n_data = check_type('work', work, LocalWork).parts()
     dims = fused_dims(model, x, client_loss, w0.device)
     C, S = idx.shape[:2]
     new, losses = torch.empty(C, layout.size), torch.zeros(C, S)

@@ -6,7 +6,6 @@
 from __future__ import annotations
 import json, os, time
 from dataclasses import dataclass, asdict
-from functools import partial
 from typing import Callable, Sequence
 import numpy as np
 import torch
@@ -17,7 +16,7 @@ from fastcore.basics import patch
 from ..foundation.core import check_int, check_float, check_choice, check_type, default_device, rng_streams, spawn_seeds, check_array
 from .protocol import Selection, ClientView, Reports, Selector, validate_selection, UniformSelector
 from .models import ParamLayout, check_vmappable, evaluate, mlp
-from .config import RunConfig
+from .config import RunConfig, LocalWork
 from .backends import BACKENDS, batch_plan, block_size, model_profile, pool_before_relu, resolve_backend
 from .aggregation import aggregate, aggregation_rule_name, resolve_aggregation_rule, unit_masks
 from .system import SystemProfiles
@@ -442,15 +441,14 @@ def train_clients(self:Simulation, ids:np.ndarray, # clients to train (those tha
     if C == 0: return new, losses
     pool = torch.from_numpy(np.take_along_axis(self.table[ids], local.reshape(C, -1), 1).reshape(local.shape)).to(self.device)
     mask, w0 = torch.from_numpy(valid).to(self.device), self.params if start is None else start
-    train = partial(BACKENDS[self.backend], self.fast_net, self.layout)
-    if self.client_loss is not None: train = partial(train, client_loss=self.client_loss, n_data=self.sizes[ids])
-    if self.backend != 'batched' or C <= self.block: return train(w0, self.x, self.y, pool, mask, steps, self.lr[ids], self.config)
+    work = LocalWork(self.fast_net, self.layout, w0, self.x, self.y, pool, mask, steps, self.lr[ids], self.config,
+                     self.client_loss, None if self.client_loss is None else self.sizes[ids])
+    train = BACKENDS[self.backend]
+    if self.backend != 'batched' or C <= self.block: return train(work)
     order = np.argsort(-steps, kind='stable')  # FedJAX's blockify: similar step counts share a block
     for i in range(0, C, self.block):
-        b = order[i:i + self.block]; S = max(int(steps[b].max()), 1)
-        bt = torch.from_numpy(b).to(self.device)
-        if self.client_loss is not None: train = partial(train, n_data=self.sizes[ids][b])
-        new[bt], losses[bt, :S] = train(w0 if w0.dim() == 1 else w0[bt], self.x, self.y, pool[bt, :S], mask[bt, :S], steps[b], self.lr[ids][b], self.config)
+        b = order[i:i + self.block]; S = max(int(steps[b].max()), 1); bt = torch.from_numpy(b).to(self.device)
+        new[bt], losses[bt, :S] = train(work.block(b, S))
     return new, losses
 
 # %% ../../nbs/engine/05_fedavg.ipynb #e45d1496

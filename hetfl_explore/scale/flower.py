@@ -14,7 +14,7 @@ from torch.func import functional_call
 from ..foundation.core import check_int, check_float, check_type, check_choice
 from ..engine.protocol import Selector
 from ..engine.simulation import Simulation, RoundPlan
-from ..engine.config import RunConfig
+from ..engine.config import RunConfig, LocalWork
 from ..engine.models import ParamLayout
 from ..engine.store import History
 from ..engine.backends import train_sequential, pool_before_relu
@@ -168,8 +168,8 @@ def train(self:FlowerClients, k:int, # client id
     "Local SGD of client `k` from `flat` on its planned batches (the engine's sequential backend); new params, batch losses."
     x, y = self.rows(k)
     own = {} if self.client_loss is None else dict(client_loss=self.client_loss, n_data=np.array([len(y)]))
-    new, losses = train_sequential(self.fast_net, self.layout, flat, x, y, torch.from_numpy(local)[None], torch.from_numpy(valid)[None],
-                                   np.array([steps]), self.lr[[k]], self.config, **own)
+    new, losses = train_sequential(LocalWork(self.fast_net, self.layout, flat, x, y, torch.from_numpy(local)[None], torch.from_numpy(valid)[None],
+                                   np.array([steps]), self.lr[[k]], self.config, **own))
     return new[0], losses[0, :steps].numpy()
 
 # %% ../../nbs/scale/80_flower.ipynb #75321c04
