@@ -67,7 +67,7 @@ def cohort_scores(members:dict, # cohort -> client ids (1-based, as in the paper
 
 # %% ../../nbs/clustering/76_contribution.ipynb #fb360bbe
 def minmax_scores(x, # scores
-          ) -> np.ndarray:
+                 ) -> np.ndarray:
     "Scale scores to [0, 1] (all zeros when they are constant)."
     x = np.asarray(x, float)
     if x.ndim != 1 or x.size == 0 or not np.isfinite(x).all(): raise ValueError(f"x has shape {x.shape}: expected a non-empty 1-D vector of finite scores")

@@ -35,9 +35,9 @@ def register(pool:DevicePool, # the volunteers' devices
                              availability=pool.availability, data_type=dt))
 
 def eligible_devices(pool:DevicePool, # the registered devices
-             req:TaskRequirements, # the task's requirements
-             t:int=0, # the round whose attributes are checked
-            ) -> np.ndarray:
+                     req:TaskRequirements, # the task's requirements
+                     t:int=0, # the round whose attributes are checked
+                    ) -> np.ndarray:
     "Ids of devices with the required free RAM and storage and at least the required bandwidth in round `t`."
     s = check_type('pool', pool, DevicePool).state(t); check_type('req', req, TaskRequirements)
     ok = (s['free_ram_gb'] >= req.ram_gb) & (s['storage_gb'] >= req.storage_gb) & (s['bandwidth_mbps'] >= req.bandwidth_mbps)

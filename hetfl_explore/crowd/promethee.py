@@ -69,7 +69,7 @@ def preference(d:np.ndarray|float, # difference g_j(c_i) - g_j(c_k)
     return np.clip((d - q) / (p - q), 0.0, 1.0)
 
 def minmax_columns(X:np.ndarray, # (n, m) raw criteria scores
-          ) -> np.ndarray:
+                  ) -> np.ndarray:
     "Each column scaled to [0, 1] by its min and max (a constant column becomes zeros)."
     X = check_array('X', X, ndim=2, nonempty=True)
     lo, span = X.min(0), np.ptp(X, 0)

@@ -26,8 +26,8 @@ def _aligned(name, v, ids, ok, allowed):
 
 def _as_ids(name, ids):
     "`ids` as a 1-d int64 array of client ids (integral floats accepted); errors name `name`."
-    ids = np.asarray(check_array(name, ids, 1, allow_nan=True, allow_inf=True) if ids is None or isinstance(ids, (str, bytes)) else ids)
-    if ids.dtype == object: check_array(name, ids, allow_nan=True, allow_inf=True)
+    ids = np.asarray(check_array(name, ids, 1) if ids is None or isinstance(ids, (str, bytes)) else ids)
+    if ids.dtype == object: check_array(name, ids)
     if ids.ndim != 1: raise ValueError(f"{name}: expected a 1-d array of client ids, got shape {ids.shape}")
     if ids.size and not np.issubdtype(ids.dtype, np.integer):
         if not np.all(np.equal(np.mod(ids, 1), 0)): raise TypeError(f"{name}={ids!r}: expected integer client ids")

@@ -158,10 +158,10 @@ def chapter_table(summary:pd.DataFrame, # from `summarise` or `thesis_summary`
 LADDER = tuple(PRIVACY_LEVELS)   # random -> predicted -> known -> fedrk
 
 def fairness_headlines(summary:pd.DataFrame, # index (dataset, level) with columns acc, wga, d_eop, d_dp
-                    tol:float=0.0, # slack on 'never increases' / 'lowest' comparisons of the gaps
-                    acc_tol:float=1.0, # accuracy points FedRK may lose to random and still count as 'unchanged'
-                    rk:str='fedrk', # the level standing for 'R^k shared' ('fedrk', or our 'fedrk_weighted')
-                   ) -> pd.DataFrame: # one row per (claim, dataset): holds?, and the numbers behind it
+                       tol:float=0.0, # slack on 'never increases' / 'lowest' comparisons of the gaps
+                       acc_tol:float=1.0, # accuracy points FedRK may lose to random and still count as 'unchanged'
+                       rk:str='fedrk', # the level standing for 'R^k shared' ('fedrk', or our 'fedrk_weighted')
+                      ) -> pd.DataFrame: # one row per (claim, dataset): holds?, and the numbers behind it
     "Evaluate the chapter's three headline results on a summary table."
     ladder = [*LADDER[:-1], check_choice('rk', rk, ('fedrk', 'fedrk_weighted'))]
     check_columns('summary', summary, REPORTED_METRICS); tol, acc_tol = check_float('tol', tol, lo=0), check_float('acc_tol', acc_tol, lo=0)
@@ -234,9 +234,9 @@ def _preset(preset):
     return FairnessPreset() if preset is None else check_type('preset', preset, FairnessPreset)
 
 def fairness_split(dataset:str, # 'celeba_like', 'utkface_like' or 'fairface_like'
-               seed:int=0, # seed of the images, the test split and the partition
-               preset:FairnessPreset|None=None, # size and test-set choices
-              ):
+                   seed:int=0, # seed of the images, the test split and the partition
+                   preset:FairnessPreset|None=None, # size and test-set choices
+                  ):
     "A 24-client faces-like federation for the fairness experiments (a `data.FederatedData`)."
     from hetfl_explore.foundation.datasets import FACE_SPLITS, faces, make_federated
     p = _preset(preset); check_choice('dataset', dataset, SPLIT_PRESETS); seed = check_rng_seed('seed', seed)
@@ -262,15 +262,15 @@ def _check_faces(data, preset):
     return data
 
 def fairness_model_fn(preset:FairnessPreset|None=None, # image size and hidden width
-            ):
+                     ):
     "A builder of the experiments' model: a one-hidden-layer MLP on flattened RGB faces, two logits."
     from hetfl_explore.engine.models import mlp
     p = _preset(preset)
     return lambda: mlp(3 * p.image_size ** 2, p.hidden, 2)
 
 def fairness_run_config(preset:FairnessPreset, # hyper-parameters
-               seed:int, # the run's seed
-              ):
+                        seed:int, # the run's seed
+                       ):
     "The `engine.RunConfig` of a fairness run: FedAvg, equal client weights, κ of 24."
     from hetfl_explore.engine.config import RunConfig
     check_type('preset', preset, FairnessPreset); seed = check_rng_seed('seed', seed)
@@ -324,12 +324,12 @@ def _row(dataset, r, est_error):
 
 # %% ../../nbs/fairness/41_experiments.ipynb #11ee79b3
 def run_fairness_grid(datasets=tuple(SPLIT_PRESETS), # which splits
-             levels=tuple(PRIVACY_LEVELS), # which privacy levels
-             seeds=(0, 1, 2), # seeds (each seed also redraws the images and the partition)
-             preset:FairnessPreset|None=None, # hyper-parameters
-             path:str|Path|None=None, # CSV to append to and resume from (None: keep in memory)
-             log=print, # progress messages (None: silent)
-            ) -> pd.DataFrame: # one row per (dataset, level, seed)
+                      levels=tuple(PRIVACY_LEVELS), # which privacy levels
+                      seeds=(0, 1, 2), # seeds (each seed also redraws the images and the partition)
+                      preset:FairnessPreset|None=None, # hyper-parameters
+                      path:str|Path|None=None, # CSV to append to and resume from (None: keep in memory)
+                      log=print, # progress messages (None: silent)
+                     ) -> pd.DataFrame: # one row per (dataset, level, seed)
     "Train every (dataset, level, seed) combination, skipping those already in `path`."
     p = _preset(preset)
     for d in check_type('datasets', datasets, (list, tuple)): check_choice('datasets', d, SPLIT_PRESETS)

@@ -41,7 +41,7 @@ ESTIMATION_ARGUMENTS = dict(model='module', biased='module_or_list', x='tensor',
                             cfg='config', result='result', seed='count0', data='data')
 
 def check_estimation_arguments(**arguments, # argument name -> value; the name decides the rule (`ESTIMATION_ARGUMENTS`)
-                   ):
+                              ):
     "Validate the common arguments of the estimation steps by name: models, tensors, counts, step sizes, configs."
     check_by_name(_KIND_RULES, ESTIMATION_ARGUMENTS, **arguments)
 

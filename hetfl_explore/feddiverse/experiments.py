@@ -152,10 +152,10 @@ def build_data(dataset:str, # a key of `DIVERSITY_DATASETS`
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #dc8eb21e
 def diversity_run_config(preset:DiversityPreset, # the scale
-               fl:str, # one of `FL_METHODS`
-               seed:int=0, # the run's seed
-               **overrides, # RunConfig fields to replace (e.g. the selector's config overrides)
-              ) -> RunConfig:
+                         fl:str, # one of `FL_METHODS`
+                         seed:int=0, # the run's seed
+                         **overrides, # RunConfig fields to replace (e.g. the selector's config overrides)
+                        ) -> RunConfig:
     "The engine configuration of one FL method at a preset's scale (equal client weights)."
     check_choice('fl', fl, FL_METHODS); check_type('preset', preset, DiversityPreset)
     kw = dict(rounds=preset.rounds, clients_per_round=preset.kappa, local_epochs=preset.local_epochs, batch_size=preset.batch_size,
@@ -167,9 +167,9 @@ def diversity_run_config(preset:DiversityPreset, # the scale
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #f16ff887
 def table1_selector(method:str, # one of `TABLE1_METHODS` or `ORACLE_METHODS`
-                  data, # the `FederatedData`
-                  estimated:np.ndarray|None=None, # (K, 3) estimated triplets (needed by 'FedDiverse')
-                 ) -> tuple: # (Selector, dict of RunConfig overrides)
+                    data, # the `FederatedData`
+                    estimated:np.ndarray|None=None, # (K, 3) estimated triplets (needed by 'FedDiverse')
+                   ) -> tuple: # (Selector, dict of RunConfig overrides)
     "The selector (and engine overrides) of a selection method."
     check_choice('method', method, TABLE1_METHODS + ORACLE_METHODS)
     if method == 'FedDiverse':
@@ -201,13 +201,13 @@ def _estimate(preset:DiversityPreset, # the scale, already specialised with `Div
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #f215ff85
 def run_diversity(dataset:str, # a key of `DIVERSITY_DATASETS`
-            method:str, # a selection method
-            fl:str, # an FL method
-            preset:DiversityPreset, # the scale
-            seed:int=0, # the run's seed
-            data=None, # the `FederatedData` (built from `dataset` when None)
-            estimation:EstimationResult|None=None, # the estimated triplets (computed when needed and None)
-           ) -> dict:
+                  method:str, # a selection method
+                  fl:str, # an FL method
+                  preset:DiversityPreset, # the scale
+                  seed:int=0, # the run's seed
+                  data=None, # the `FederatedData` (built from `dataset` when None)
+                  estimation:EstimationResult|None=None, # the estimated triplets (computed when needed and None)
+                 ) -> dict:
     "Train one cell of the comparison and summarise it."
     check_choice('dataset', dataset, DIVERSITY_DATASETS); check_choice('method', method, TABLE1_METHODS + ORACLE_METHODS)
     check_choice('fl', fl, FL_METHODS); check_type('preset', preset, DiversityPreset); check_int('seed', seed, lo=0)
@@ -244,13 +244,13 @@ def _append_row(out:str, # CSV to append to
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #33238b6f
 def run_diversity_grid(preset:DiversityPreset, # the scale
-             datasets=tuple(DIVERSITY_DATASETS), # Table-1 columns
-             methods=TABLE1_METHODS, # selection methods
-             fls=('FedAvgM',), # FL methods
-             seeds=None, # seeds (default: the preset's)
-             out:str|None=None, # CSV to append finished cells to (and to resume from)
-             log=print, # progress printer (None: silent)
-            ) -> pd.DataFrame:
+                       datasets=tuple(DIVERSITY_DATASETS), # Table-1 columns
+                       methods=TABLE1_METHODS, # selection methods
+                       fls=('FedAvgM',), # FL methods
+                       seeds=None, # seeds (default: the preset's)
+                       out:str|None=None, # CSV to append finished cells to (and to resume from)
+                       log=print, # progress printer (None: silent)
+                      ) -> pd.DataFrame:
     "Run every (dataset, method, FL method, seed) cell, skipping those already in `out`."
     seeds = check_type('preset', preset, DiversityPreset).seeds if seeds is None else check_names('seeds', seeds, None)
     datasets, fls = check_names('datasets', datasets, DIVERSITY_DATASETS), check_names('fls', fls, FL_METHODS)

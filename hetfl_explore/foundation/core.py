@@ -90,6 +90,12 @@ SEED_MAX = 2**63 - 1   # largest seed that numpy, Python's random and torch (a s
 MAX_COUNT = 2**53      # largest count (and total of counts) a float64 holds exactly
 MS_PER_S = 1000.0     # milliseconds per second (latencies and timings are reported in ms)
 
+def _check_ndim(name, shape:tuple, ndim):
+    "Raise a `ValueError` naming `name` unless an array of `shape` has `ndim` dimensions (an int, or a tuple of allowed ones)."
+    dims = (ndim,) if isinstance(ndim, int) else ndim
+    if dims is not None and len(shape) not in dims:
+        raise ValueError(f"{name}: shape {tuple(shape)}: expected an array with {' or '.join(map(str, dims))} dimension(s)")
+
 def as_array(name:str, # Argument name, quoted in the error
              value:Any, # numpy array, torch tensor, nested list or number
              ndim:int|tuple|None=None, # the number of dimensions required (one, or a tuple of allowed ones), if any
@@ -102,9 +108,7 @@ def as_array(name:str, # Argument name, quoted in the error
     except (ValueError, TypeError) as e: raise ValueError(f"{name}: not a rectangular array of numbers ({e})") from None
     if arr.dtype.kind not in 'biuf' and not (arr.size == 0 and arr.dtype.kind == 'O'):
         raise TypeError(f"{name}={_show(value)}: expected an array of numbers, got dtype {arr.dtype}")
-    dims = (ndim,) if isinstance(ndim, int) else ndim
-    if dims is not None and arr.ndim not in dims:
-        raise ValueError(f"{name}: shape {arr.shape}: expected an array with {' or '.join(map(str, dims))} dimension(s)")
+    _check_ndim(name, arr.shape, ndim)
     return arr.astype(np.float64) if arr.dtype.kind == 'O' else arr
 
 # %% ../../nbs/foundation/00_core.ipynb #48cdbab1
@@ -148,9 +152,7 @@ def check_tensor(name:str, # Argument name, quoted in the error
     if isinstance(value, bool): raise TypeError(_bad(name, value, 'a number, array or tensor'))
     if not isinstance(value, torch.Tensor): return torch.from_numpy(check_array(name, value, ndim, allow_nan=not finite, allow_inf=not finite))
     t = value if value.is_floating_point() else value.double()
-    dims = (ndim,) if isinstance(ndim, int) else ndim
-    if dims is not None and t.dim() not in dims:
-        raise ValueError(f"{name}: shape {tuple(t.shape)}: expected an array with {' or '.join(map(str, dims))} dimension(s)")
+    _check_ndim(name, tuple(t.shape), ndim)
     if finite and not torch.isfinite(t).all(): raise ValueError(f"{name}: expected finite values (NaN or ±inf found)")
     return t
 
@@ -325,7 +327,7 @@ OUTCOME_SEED_ENV = 'HETFL_OUTCOME_SEED'   # environment variable through which t
 OUTCOME_LOG_ENV = 'HETFL_OUTCOME_LOG'     # environment variable naming a JSON-lines file that records each margin
 
 def outcome_seed(default:int=0, # the seed the notebook uses when no robustness run overrides it
-              ) -> int:
+                ) -> int:
     "The seed of a learned-outcome assertion: `default`, or the value of `HETFL_OUTCOME_SEED` during a robustness run."
     value = os.environ.get(OUTCOME_SEED_ENV, '').strip()
     if not value: return check_rng_seed('default', default)
@@ -334,9 +336,9 @@ def outcome_seed(default:int=0, # the seed the notebook uses when no robustness 
 
 # %% ../../nbs/foundation/00_core.ipynb #d43863f1
 def assert_learned(name:str, # a short, unique name of the assertion (e.g. 'FAVOR: good clients get higher Q')
-                  value:float, # the learned quantity
-                  bound:float, # the assertion holds when value > bound
-                 ) -> float: # the margin value - bound
+                   value:float, # the learned quantity
+                   bound:float, # the assertion holds when value > bound
+                  ) -> float: # the margin value - bound
     "Assert that a learned quantity clears its bound; record the margin when a robustness run asks for it."
     check_type('name', name, str)
     value, bound = float(value), check_float('bound', bound)

@@ -567,11 +567,11 @@ def dirichlet_size_split(y:np.ndarray, # (n,) class labels of the pool
 
 # %% ../../nbs/foundation/02_data.ipynb #e334fab4
 def tiny_digits_federation(seed:int=0, # Seed of the test split and of the client sizes
-                      num_clients:int=10, # K
-                      alpha:float=0.85, # Dirichlet concentration of the sizes
-                      min_size:int=30, # Minimum client size
-                      n_test:int=400, # Held-out test images (the non-member pool)
-                     ):
+                           num_clients:int=10, # K
+                           alpha:float=0.85, # Dirichlet concentration of the sizes
+                           min_size:int=30, # Minimum client size
+                           n_test:int=400, # Held-out test images (the non-member pool)
+                          ):
     "sklearn digits (8x8, 1 channel, 10 classes) as a `FederatedData` with Dirichlet client sizes."
     from sklearn.datasets import load_digits
     from hetfl_explore.foundation.data import FederatedData

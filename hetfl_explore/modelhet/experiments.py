@@ -266,8 +266,8 @@ def tradeoff_scatter(df:pd.DataFrame, # Appendix-style table (thesis or `summari
 
 # %% ../../nbs/modelhet/32_experiments.ipynb #8604fdf6
 def modelhet_headlines(df:pd.DataFrame, # Appendix-style table of one dataset (n_large in 2/5/8 plus baselines)
-                    auc:str='auc_avg', # Privacy column
-                   ) -> pd.DataFrame:
+                       auc:str='auc_avg', # Privacy column
+                      ) -> pd.DataFrame:
     "The chapter's headline results (Németh (2025), thesis §4.8) as named boolean checks with the numbers behind them."
     check_frame('df', df, ('n_large', 'method', 'server_acc', 'client_acc'))
     check_choice('auc', auc, [c for c in df.columns if c.startswith('auc')])
@@ -407,11 +407,11 @@ def attack_clients(run, # `SubmodelRun`
 
 # %% ../../nbs/modelhet/32_experiments.ipynb #a86bea6b
 def run_modelhet(method:str, # Method code or baseline
-            data, # `FederatedData`
-            n_large:int, # Large clients (ignored by the baselines)
-            preset:ModelHetPreset=MODELHET_TINY, # Settings
-            seed:int=0, # Seed of training and attacks
-           ) -> pd.DataFrame:
+                 data, # `FederatedData`
+                 n_large:int, # Large clients (ignored by the baselines)
+                 preset:ModelHetPreset=MODELHET_TINY, # Settings
+                 seed:int=0, # Seed of training and attacks
+                ) -> pd.DataFrame:
     "Train one run and attack it: per-client rows with accuracies and attack metrics."
     check_choice('method', method, METHODS + BASELINES); check_int('n_large', n_large, lo=0); check_type('preset', preset, ModelHetPreset); check_int('seed', seed, lo=0)
     t0 = time.perf_counter()

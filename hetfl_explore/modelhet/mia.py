@@ -88,7 +88,7 @@ ARGUMENT_KINDS = dict(model='module', teacher='module', x='tensor', y='tensor', 
                       metric='fn', train_fn='fn_or_none', seed='seed', split='split', shadows='shadows', res='result')
 
 def check_mia_arguments(**arguments, # argument name -> value; the name decides the rule (`ARGUMENT_KINDS`)
-                   ):
+                       ):
     "Validate the common arguments of the attacks by name: models, tensors, callables, seeds, splits, shadows, results."
     check_by_name(_ARGUMENT_RULES, ARGUMENT_KINDS, **arguments)
 
@@ -218,13 +218,13 @@ def n_known_members(n_members:int, # Size of the target's training set
 
 # %% ../../nbs/modelhet/31_mia.ipynb #0d817fdc
 def mia_split(x_members:torch.Tensor, # The target's training inputs
-               y_members:torch.Tensor, # ... and labels
-               x_pool:torch.Tensor, # Non-member pool inputs (e.g. the test set)
-               y_pool:torch.Tensor, # ... and labels
-               cap:int=MIA_CAP, # At most this many members and this many non-members are queried
-               n_known:int|None=None, # Known members (default: `n_known_members`)
-               seed:int=0, # Seed of the sampling
-              ) -> MIASplit:
+              y_members:torch.Tensor, # ... and labels
+              x_pool:torch.Tensor, # Non-member pool inputs (e.g. the test set)
+              y_pool:torch.Tensor, # ... and labels
+              cap:int=MIA_CAP, # At most this many members and this many non-members are queried
+              n_known:int|None=None, # Known members (default: `n_known_members`)
+              seed:int=0, # Seed of the sampling
+             ) -> MIASplit:
     "A balanced member/non-member query set plus the attacker's known members (excluded from the queries)."
     check_mia_arguments(x_members=x_members, y_members=y_members, x_pool=x_pool, y_pool=y_pool, seed=seed)
     n_m = len(x_members)

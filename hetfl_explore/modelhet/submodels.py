@@ -562,8 +562,8 @@ def run_submodels(method:str, # One of METHODS or BASELINES ('FedAvg-large': all
 
 # %% ../../nbs/modelhet/30_submodels.ipynb #91f4b453
 def submodel_client_accuracies(run:SubmodelRun, # A finished run
-                      data, # The `FederatedData` it was trained on
-                     ) -> np.ndarray:
+                               data, # The `FederatedData` it was trained on
+                              ) -> np.ndarray:
     "Test accuracy of each client's last local model theta_k^T (the chapter's client accuracy, averaged later)."
     check_type('run', run, SubmodelRun)
     from hetfl_explore.engine.models import evaluate

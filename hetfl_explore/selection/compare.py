@@ -30,7 +30,7 @@ def jain_index(counts:np.ndarray, # participation count of every client
 
 # %% ../../nbs/selection/13_compare.ipynb #e5d90643
 def simulation_client_accuracies(sim:Simulation, # a finished simulation
-                     ) -> np.ndarray:
+                                ) -> np.ndarray:
     "Accuracy of the simulation's current global model on each client's own training data."
     check_type('sim', sim, Simulation)
     model = sim.model
@@ -79,14 +79,14 @@ def _check_selectors(selectors, config):
         raise ValueError(f"{need} need a server validation set: set RunConfig.val_fraction > 0 (shared by all methods)")
 
 def run_strategy(selector:Selector, # the strategy to run
-            data, # a `FederatedData`
-            model_fn, # builds the model
-            config:RunConfig, # hyper-parameters; `seed` and the selector's `config_overrides` are applied
-            seed:int, # the run's seed
-            profiles:SystemProfiles|None=None, # simulated devices
-            store=None, # optional `RunStore` or path
-            progress:bool=False, # progress bar
-           ) -> tuple[History, np.ndarray]:
+                 data, # a `FederatedData`
+                 model_fn, # builds the model
+                 config:RunConfig, # hyper-parameters; `seed` and the selector's `config_overrides` are applied
+                 seed:int, # the run's seed
+                 profiles:SystemProfiles|None=None, # simulated devices
+                 store=None, # optional `RunStore` or path
+                 progress:bool=False, # progress bar
+                ) -> tuple[History, np.ndarray]:
     "One run of `selector` (stopping when it sets `stop_round`): its history and the final model's per-client accuracy."
     cfg = dataclasses.replace(config, seed=check_int('seed', seed, lo=0), **getattr(selector, 'config_overrides', {}))
     stop = lambda h: getattr(selector, 'stop_round', None) is not None
