@@ -40,8 +40,9 @@ def test_decisions_follow_table_7_1_and_the_combining_rules():
 @pytest.fixture(scope='module')
 def world():
     pol = parse_policy(EXAMPLE_POLICY); ca = CertificateAuthority(policy=pol, now=T0); ids = {}
-    for name, attrs in [('alice', GOOD), ('bob', GOOD), ('carol', {**GOOD, 'trust': 0.5})]:
-        k = new_key(); ids[name] = (k, ca.enrol(make_csr(k, name, attrs), now=T0)[0])
+    for name in ('alice', 'bob', 'carol'):
+        k = new_key(); ids[name] = (k, ca.enrol(make_csr(k, name, GOOD), now=T0)[0])
+    ca.trust.set('carol', 0.5)                                                  # the server's score, not a declared one
     return pol, ca, ids
 
 def server(world): pol, ca, _ = world; return AuthenticatedServer(ca, 'task42', pol, dict(min_trust=0.8))
@@ -134,9 +135,9 @@ def test_engine_records_each_attack_with_its_reason():
     from hetfl_explore.engine.protocol import RoundRobinSelector
     fd, pol, ca, ids = _digits_world()
     k7, k8, k9, mallory = new_key(), new_key(), new_key(), new_key()
-    ids[7] = (k7, ca.enrol(make_csr(k7, 'client-7', GOOD), now=T0 - timedelta(hours=1))[0])
-    ids[8] = (k8, ca.enrol(make_csr(k8, 'client-8', GOOD), now=T0)[0]); ca.revoke(ids[8][1], T0)
-    ids[9] = (k9, ca.enrol(make_csr(k9, 'client-9', {**GOOD, 'trust': 0.5}), now=T0)[0])
+    ids[7] = (k7, ca.enrol(make_csr(k7, 'client-7-old', GOOD), now=T0 - timedelta(hours=1))[0])
+    ids[8] = (k8, ca.enrol(make_csr(k8, 'client-8-lost', GOOD), now=T0)[0]); ca.revoke(ids[8][1], T0)
+    ids[9] = (k9, ca.enrol(make_csr(k9, 'client-9-low', GOOD), now=T0)[0]); ca.trust.set('client-9-low', 0.5)
     kept = {}
     def mitm(t, ups):
         u = ups[0]; kept.setdefault('old', u)
@@ -164,3 +165,41 @@ def test_filter_refuses_a_validly_signed_substitute():
     acc = authenticated_filter(srv, ids, swap, T0)
     with pytest.raises(ValueError, match='other than the trained one'): acc(0, np.array([0, 1]), torch.ones(2, 3), torch.zeros(3))
     with pytest.raises(ValueError, match='identities'): authenticated_filter(srv, ids, start=T0)(0, np.array([99]), torch.ones(1, 3), torch.zeros(3))
+
+def test_a_second_update_of_a_client_in_a_round_is_rejected_and_costs_trust():
+    pol = parse_policy(EXAMPLE_POLICY); ca = CertificateAuthority(policy=pol, now=T0); k = new_key()
+    cert = ca.enrol(make_csr(k, 'eve', GOOD), now=T0)[0]; srv = AuthenticatedServer(ca, 'task42', pol, dict(min_trust=0.8))
+    copies = [sign_update(k, cert, 'task42', 1, UPDATE) for _ in range(3)]             # fresh nonces, valid signatures
+    assert srv.screen(copies, 1, T0) == [None, REASONS['duplicate'], REASONS['duplicate']]
+    assert ca.trust.score('eve') == pytest.approx(0.9 + 0.01 - 2 * 0.2)
+    assert srv.screen([sign_update(k, cert, 'task42', 2, UPDATE)], 2, T0) == [REASONS['policy']]   # trust 0.51 < 0.8: access lost
+
+def test_the_ca_refuses_a_second_key_for_a_live_id_and_ignores_a_declared_trust():
+    pol = parse_policy(EXAMPLE_POLICY); ca = CertificateAuthority(policy=pol, now=T0); k = new_key()
+    cert = ca.enrol(make_csr(k, 'eve', {**GOOD, 'trust': 1.0}), now=T0)[0]
+    assert 'trust' not in attributes_of(cert) and ca.trust.score('eve') == 0.9
+    with pytest.raises(ValueError, match="'eve' holds a live certificate"): ca.enrol(make_csr(new_key(), 'eve', GOOD), now=T0)
+    ca.revoke(cert, T0); assert ca.enrol(make_csr(new_key(), 'eve', GOOD), now=T0)[0] is not None      # rotation after revocation
+    ca.trust.set('eve', 0.1)
+    srv = AuthenticatedServer(ca, 'task42', pol, dict(min_trust=0.8))
+    k2 = new_key(); c2 = ca.enrol(make_csr(k2, 'mallory', {**GOOD, 'trust': 1.0}), now=T0)[0]; ca.trust.set('mallory', 0.5)
+    assert srv.screen([sign_update(k2, c2, 'task42', 1, UPDATE)], 1, T0) == [REASONS['policy']]   # declaring 1.0 does not help
+
+@pytest.mark.parametrize('field,value', [('nonce', None), ('round', 'one'), ('round', True), ('payload', [1, 2]), ('client_id', 7),
+                                         ('signature', None), ('certificate', b'pem'), ('task_id', None)])
+def test_one_malformed_update_is_rejected_and_the_others_kept(world, field, value):
+    _, _, ids = world; srv = server(world)
+    bad = SignedUpdate(**{**sign_update(*ids['alice'], 'task42', 1, UPDATE).__dict__, field: value})
+    assert srv.screen([bad, sign_update(*ids['bob'], 'task42', 1, UPDATE)], 1, T0) == [REASONS['malformed'], None]
+    assert srv.rejections[-1]['reason'] == REASONS['malformed']
+
+def test_abac_refuses_unknown_operators_and_compares_numpy_numbers():
+    from hetfl_explore.crowd.abac import Condition
+    with pytest.raises(ValueError, match="op='<='"): Condition('subject.trust', '<=', 0.9)
+    with pytest.raises(ValueError, match="op='subset'"): Condition('subject.x', 'subset', 1, forall=True)
+    with pytest.raises(ValueError, match='left'): Condition('trust', '>=', 0.9)
+    pol = parse_policy(EXAMPLE_POLICY)
+    assert pol.decide(Request({**GOOD, 'ram_gb': np.int64(8), 'disk_gb': np.float32(20)}, 'register')).permit
+    assert not pol.decide(Request({**GOOD, 'full_disk_encryption': 1}, 'register')).permit          # 1 is not true
+    d = pol.decide(Request({**GOOD, 'protocols': [['TLS']]}, 'register'))                           # no TypeError
+    assert not d.permit and 'plain values' in d.explain()

@@ -4,14 +4,16 @@
 
 # %% ../../nbs/crowd/66_abac.ipynb #22c31871
 from __future__ import annotations
-import re
+import numbers, re
 from dataclasses import dataclass, field
 from fastcore.basics import patch
-from ..foundation.core import check_choice, check_type
+import numpy as np
+from ..foundation.core import check_choice, check_type, check_float
 
 # %% auto #0
-__all__ = ['EXAMPLE_POLICY', 'COMBINING', 'OPERATORS', 'SCOPES', 'PolicySyntaxError', 'Condition', 'Ref', 'Rule', 'PolicySet',
-           'parse_policy', 'Request', 'Decision']
+__all__ = ['EXAMPLE_POLICY', 'COMBINING', 'OPERATORS', 'SCOPES', 'TRUST_ATTRIBUTE', 'TRUST_INITIAL', 'TRUST_PENALTIES',
+           'TRUST_REWARD', 'PolicySyntaxError', 'Condition', 'Ref', 'Rule', 'PolicySet', 'parse_policy', 'Request',
+           'Decision', 'TrustStore']
 
 # %% ../../nbs/crowd/66_abac.ipynb #2c8aa3f1
 # The thesis' register policy (section 7.4.2) and a task-specific participate policy.
@@ -54,6 +56,13 @@ class Condition:
     forall: bool = False # the condition is `forall x in left: x op right`
     text: str = '' # the source text, for traces
 
+    def __post_init__(self):
+        if not isinstance(self.left, str) or self.left.split('.')[0] not in SCOPES:
+            raise ValueError(f"left={self.left!r}: expected a qualified attribute name starting with one of {', '.join(SCOPES)}")
+        check_choice('op', self.op, ('>=', '=') if self.forall else OPERATORS)
+
+
+# %% ../../nbs/crowd/66_abac.ipynb #bc19a71b
 @dataclass(frozen=True)
 class Ref:
     "A reference to an attribute on the right-hand side of a condition."
@@ -212,13 +221,28 @@ class Request:
 # %% ../../nbs/crowd/66_abac.ipynb #aa79130c
 _SET_TYPES = (set, frozenset, list, tuple)
 
+def _is_bool(v): return isinstance(v, (bool, np.bool_))
+def _is_num(v): return isinstance(v, numbers.Real) and not _is_bool(v)
+
+def _equal(a, b) -> bool:
+    "a = b for attribute values: a boolean never equals a number, numpy scalars compare as numbers."
+    if _is_bool(a) != _is_bool(b) or _is_num(a) != _is_num(b): return False
+    try: return bool(a == b)
+    except (TypeError, ValueError): return False
+
 def _compare(op, a, b):
     "(ok, reason) of `a op b` for the atomic operators."
-    if op == '=': return a == b, '' if a == b else f"{a!r} != {b!r}"
-    num = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
-    if not (num(a) and num(b)): return False, f"'>=' needs two numbers, got {a!r} and {b!r}"
-    return a >= b, '' if a >= b else f"{a!r} < {b!r}"
+    if op == '=': return (ok := _equal(a, b)), '' if ok else f"{a!r} != {b!r}"
+    if not (_is_num(a) and _is_num(b)): return False, f"'>=' needs two numbers, got {a!r} and {b!r}"
+    return bool(a >= b), '' if a >= b else f"{a!r} < {b!r}"
 
+def _frozen(v):
+    "A set attribute as a frozenset, or None when an element is not a plain (hashable) value."
+    try: return frozenset(v)
+    except TypeError: return None
+
+
+# %% ../../nbs/crowd/66_abac.ipynb #aa79130d
 @patch
 def holds(self:Condition, request:Request, # the request whose attributes are used
          ) -> tuple[bool, str]: # (holds, reason when it does not)
@@ -236,7 +260,8 @@ def holds(self:Condition, request:Request, # the request whose attributes are us
         return (not bad), (f"element {bad[0][0]!r}: {bad[0][1]}" if bad else '')
     if not is_set: return _compare(self.op, a, b)
     if not isinstance(b, _SET_TYPES): return False, f"right-hand side is not a set: {b!r}"
-    a, b = frozenset(a), frozenset(b)
+    a, b = _frozen(a), _frozen(b)
+    if a is None or b is None: return False, f"{self.left}: a set attribute holds plain values only (numbers, strings, booleans)"
     ok = a <= b if self.op == 'subset' else bool(a & b)
     return ok, '' if ok else (f"{sorted(a - b, key=repr)} not in {sorted(b, key=repr)}" if self.op == 'subset' else f"no common element with {sorted(b, key=repr)}")
 
@@ -273,3 +298,74 @@ def decide(self:PolicySet, request:Request, # the request to authorise
         winner = next((t for t in applying if t['effect'] == first), applying[0] if applying else None)
     if winner is None: return Decision(False, 'default deny', request.action, trace)
     return Decision(winner['effect'] == 'permit', winner['name'], request.action, trace)
+
+# %% ../../nbs/crowd/66_abac.ipynb #7b1e2d41
+TRUST_ATTRIBUTE = 'trust'   # the subject attribute that only the server's TrustStore supplies
+TRUST_INITIAL = 0.9         # a newly registered device's trust
+TRUST_PENALTIES = dict(duplicate=0.2, rejected=0.1, outlier=0.1, free_rider=0.2)   # trust lost per observed event
+TRUST_REWARD = 0.01         # trust gained per accepted update
+
+class TrustStore:
+    "Server-side trust scores in [0, 1]: set at registration, lowered by observed misbehaviour, raised by accepted work."
+    def __init__(self, initial:float=TRUST_INITIAL, # a new device's trust
+                 penalties:dict|None=None, # event -> trust lost (default TRUST_PENALTIES)
+                 reward:float=TRUST_REWARD, # trust gained per accepted update
+                ):
+        self.initial, self.reward = check_float('initial', initial, lo=0, hi=1), check_float('reward', reward, lo=0, hi=1)
+        given = check_type('penalties', TRUST_PENALTIES if penalties is None else penalties, dict)
+        self.penalties = {check_type('penalties key', k, str): check_float(f'penalties[{k!r}]', v, lo=0, hi=1) for k, v in given.items()}
+        self.scores, self.events = {}, []
+
+def _client_id(client_id):
+    "A non-empty string client id."
+    if not isinstance(client_id, str) or not client_id: raise TypeError(f"client_id={client_id!r:.80}: expected a non-empty string")
+    return client_id
+
+
+# %% ../../nbs/crowd/66_abac.ipynb #7b1e2d42
+@patch
+def register(self:TrustStore, client_id:str, # the device registered by the server
+            ) -> float:
+    "Give a newly registered device the initial trust (a known device keeps its score); returns the score."
+    return self.scores.setdefault(_client_id(client_id), self.initial)
+
+@patch
+def set(self:TrustStore, client_id:str, # the device
+        value:float, # the operator's score in [0, 1]
+       ) -> float:
+    "An operator's assignment of a device's trust."
+    self.scores[_client_id(client_id)] = check_float('value', value, lo=0, hi=1); return self.scores[client_id]
+
+@patch
+def observe(self:TrustStore, client_id:str, # the device whose behaviour was observed
+            event:str, # 'accepted' or one of the penalties' keys
+           ) -> float:
+    "Update a registered device's trust after an observed event; returns the new score."
+    check_choice('event', event, ('accepted', *self.penalties))
+    if _client_id(client_id) not in self.scores: raise ValueError(f"client_id={client_id!r}: not registered with this trust store")
+    step = self.reward if event == 'accepted' else -self.penalties[event]
+    self.scores[client_id] = min(1.0, max(0.0, self.scores[client_id] + step))
+    self.events.append(dict(client_id=client_id, event=event, trust=self.scores[client_id]))
+    return self.scores[client_id]
+
+
+# %% ../../nbs/crowd/66_abac.ipynb #7b1e2d43
+@patch
+def score(self:TrustStore, client_id:str, # the device
+         ) -> float:
+    "A device's trust (the initial trust for a device not yet registered)."
+    return self.scores.get(_client_id(client_id), self.initial)
+
+@patch
+def subject(self:TrustStore, client_id:str, # the device
+            attributes:dict, # its declared attributes
+           ) -> dict:
+    "The subject attributes for the PDP: the declared ones with trust replaced by the server's score."
+    return {**_attrs('attributes', attributes), TRUST_ATTRIBUTE: self.score(client_id)}
+
+@patch
+def vector(self:TrustStore, client_ids:list, # the devices, in the order of a selector's pool
+          ) -> np.ndarray:
+    "Trust scores as an array, e.g. for `PrometheeSelector(trust=...)`, FedPROM's criterion T."
+    return np.array([self.score(c) for c in check_type('client_ids', client_ids, (list, tuple))])
+

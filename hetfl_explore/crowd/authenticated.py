@@ -4,10 +4,12 @@
 
 # %% ../../nbs/crowd/68_authenticated.ipynb #3d3f23bb
 from __future__ import annotations
+import numbers
 from datetime import datetime, timedelta
 from typing import Callable
 import numpy as np
 import torch
+from cryptography import x509
 from fastcore.basics import patch
 from ..foundation.core import check_int, check_type, check_choice
 from .abac import PolicySet, Request
@@ -32,9 +34,15 @@ class AuthenticatedServer:
         self.task_id, self.action = task_id, check_type('action', action, str)
         self.policy = None if policy is None else check_type('policy', policy, PolicySet)
         self.resource = dict(check_type('resource', resource or {}, dict))
-        self.seen, self.rejections = set(), []
+        self.seen, self.accepted, self.rejections = set(), {}, []   # nonces; round -> client ids accepted; the log
 
 # %% ../../nbs/crowd/68_authenticated.ipynb #b76cab23
+_FIELDS = dict(task_id=str, client_id=str, payload=bytes, nonce=bytes, signature=bytes, certificate=x509.Certificate)
+
+def _malformed(u) -> bool:
+    "True if a field of a received update has the wrong type (the checks would have nothing to check)."
+    return any(not isinstance(getattr(u, f), t) for f, t in _FIELDS.items()) or isinstance(u.round, bool) or not isinstance(u.round, numbers.Integral)
+
 @patch
 def reason(self:AuthenticatedServer, u:SignedUpdate, # a received update
            round:int, # the current round
@@ -42,6 +50,7 @@ def reason(self:AuthenticatedServer, u:SignedUpdate, # a received update
            now:datetime, # the current time
           ) -> str|None:
     "Why `u` must be rejected in this round (a value of REASONS), or None if it is acceptable."
+    if _malformed(check_type('u', u, SignedUpdate)): return REASONS['malformed']
     r = check_certificate(u.certificate, self.ca.cert, crl, now)
     if r: return r
     if u.client_id != client_id_of(u.certificate): return REASONS['identity']
@@ -49,7 +58,9 @@ def reason(self:AuthenticatedServer, u:SignedUpdate, # a received update
     if u.task_id != self.task_id: return REASONS['task']
     if u.round != round: return REASONS['round']
     if u.nonce in self.seen: return REASONS['nonce']
-    if self.policy is not None and not self.policy.decide(Request(attributes_of(u.certificate), self.action, self.resource)).permit:
+    if u.client_id in self.accepted.get(round, ()): return REASONS['duplicate']
+    subject = self.ca.trust.subject(u.client_id, attributes_of(u.certificate))          # the server's trust, never a declared one
+    if self.policy is not None and not self.policy.decide(Request(subject, self.action, self.resource)).permit:
         return REASONS['policy']
     return None
 
@@ -59,15 +70,17 @@ def screen(self:AuthenticatedServer, updates:list, # the `SignedUpdate`s that ar
            round:int, # the current round
            now:datetime|None=None, # the current time
           ) -> list: # the rejection reason of each update (None: accepted)
-    "Check every update; remember the accepted ones' nonces and record each rejection."
+    "Check every update; remember the accepted ones, update the senders' trust and record each rejection."
     round, now = check_int('round', round, lo=0), aware_now(now)
     if not isinstance(updates, (list, tuple)) or not all(isinstance(u, SignedUpdate) for u in updates):
         raise TypeError("updates: expected a list of SignedUpdate")
     crl, out = self.ca.crl(now), []
     for u in updates:
         r = self.reason(u, round, crl, now); out.append(r)
-        if r is None: self.seen.add(u.nonce)
-        else: self.rejections.append(dict(round=round, client_id=u.client_id, reason=r))
+        if r is None:
+            self.seen.add(u.nonce); self.accepted.setdefault(round, set()).add(u.client_id); self.ca.trust.observe(u.client_id, 'accepted')
+        else: self.rejections.append(dict(round=round, client_id=u.client_id if isinstance(u.client_id, str) else repr(u.client_id), reason=r))
+        if r == REASONS['duplicate']: self.ca.trust.observe(u.client_id, 'duplicate')
     return out
 
 @patch

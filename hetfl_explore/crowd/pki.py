@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from cryptography.x509.oid import NameOID
 from fastcore.basics import patch
 from ..foundation.core import check_type, check_int, check_float
-from .abac import PolicySet, Request, Decision
+from .abac import PolicySet, Request, Decision, TrustStore, TRUST_ATTRIBUTE
 
 # %% auto #0
 __all__ = ['ATTRIBUTES_OID', 'CURVE', 'DEFAULT_VALIDITY', 'REASONS', 'NONCE_BYTES', 'GCM_NONCE_BYTES', 'GCM_TAG_BYTES', 'new_key',
@@ -83,6 +83,7 @@ class CertificateAuthority:
                  policy:PolicySet|None=None, # the register policy (None: every well-formed CSR is enrolled)
                  validity:timedelta=DEFAULT_VALIDITY, # lifetime of issued certificates
                  now:datetime|None=None, # the CA certificate's start time (default: the current UTC time)
+                 trust:TrustStore|None=None, # the server's trust scores (default: a new TrustStore)
                 ):
         if not isinstance(name, str) or not name: raise ValueError(f"name={name!r}: expected a non-empty string")
         self.policy = None if policy is None else check_type('policy', policy, PolicySet)
@@ -95,7 +96,8 @@ class CertificateAuthority:
                      .not_valid_before(start - timedelta(minutes=1)).not_valid_after(start + timedelta(days=365))
                      .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
                      .sign(self.key, hashes.SHA256()))
-        self.revoked = {}   # serial -> revocation time
+        self.trust = TrustStore() if trust is None else check_type('trust', trust, TrustStore)
+        self.revoked, self.issued = {}, {}   # serial -> revocation time; client id -> its latest certificate
 
 # %% ../../nbs/crowd/67_pki.ipynb #c7d869a3
 @patch
@@ -106,16 +108,34 @@ def enrol(self:CertificateAuthority, csr:x509.CertificateSigningRequest, # the d
     "Register a device: verify its CSR, authorise its attributes, and issue a short-lived certificate."
     check_type('csr', csr, x509.CertificateSigningRequest)
     if not csr.is_signature_valid: raise ValueError("csr: its signature does not verify (not signed by the key it carries)")
-    now, attrs = aware_now(now), attributes_of(csr)
-    decision = None if self.policy is None else self.policy.decide(Request(attrs, action))
+    now, cid = aware_now(now), client_id_of(csr)
+    attrs = {k: v for k, v in attributes_of(csr).items() if k != TRUST_ATTRIBUTE}     # trust is the server's, never declared
+    live = self.live(cid, now)
+    if live is not None and live.public_key().public_numbers() != csr.public_key().public_numbers():
+        raise ValueError(f"csr: client id {cid!r} holds a live certificate (serial {live.serial_number:x}) for another key; "
+                         "revoke it before enrolling a new key")
+    decision = None if self.policy is None else self.policy.decide(Request(self.trust.subject(cid, attrs), check_type('action', action, str)))
     if decision is not None and not decision.permit: return None, decision
     cert = (x509.CertificateBuilder().subject_name(csr.subject).issuer_name(self.name).public_key(csr.public_key())
             .serial_number(x509.random_serial_number()).not_valid_before(now).not_valid_after(now + self.validity)
             .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
             .add_extension(x509.UnrecognizedExtension(ATTRIBUTES_OID, _canonical(attrs)), critical=False)
             .sign(self.key, hashes.SHA256()))
+    if live is not None: self.revoked[live.serial_number] = now                     # a renewal supersedes the old certificate
+    self.trust.register(cid); self.issued[cid] = cert
     return cert, decision
 
+@patch
+def live(self:CertificateAuthority, client_id:str, # a device's identity
+         now:datetime|None=None, # the time of the check
+        ) -> x509.Certificate|None:
+    "The client id's latest certificate if it is unrevoked and not expired at `now`, else None."
+    cert, now = self.issued.get(check_type('client_id', client_id, str)), aware_now(now)
+    if cert is None or cert.serial_number in self.revoked or now > cert.not_valid_after_utc: return None
+    return cert
+
+
+# %% ../../nbs/crowd/67_pki.ipynb #c7d869a4
 @patch
 def revoke(self:CertificateAuthority, cert:x509.Certificate, # the certificate to revoke
            now:datetime|None=None, # revocation time
@@ -136,7 +156,8 @@ def crl(self:CertificateAuthority, now:datetime|None=None, # the list's issue ti
 REASONS = dict(not_ca='certificate not issued by the CA', expired='certificate expired or not yet valid',
                revoked='certificate revoked', policy='attributes do not satisfy the policy', signature='bad signature',
                task='update for another task', round='update for another round (replay)', nonce='nonce already used (replay)',
-               identity='client id does not match the certificate')
+               identity='client id does not match the certificate', duplicate='second update from this client in this round',
+               malformed='malformed update')
 
 def check_certificate(cert:x509.Certificate, # the certificate to check
                       ca_cert:x509.Certificate, # the CA's certificate

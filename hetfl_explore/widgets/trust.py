@@ -101,13 +101,15 @@ DEMO_TASK = dict(min_trust=0.8)              # the task's resource attributes
 def walkthrough(policy_text:str, # the policy (see `abac.EXAMPLE_POLICY`)
                 attributes:dict, # the device's self-declared attributes
                 attack:str='none', # what happens to its first update, one of WALKTHROUGH_ATTACKS
+                trust:float|None=None, # the server's trust score for the device (None: a new device's TRUST_INITIAL)
                ) -> dict: # 'register' and 'participate' decisions, 'certificate' (or None), 'verdict' (None if accepted, else the reason)
     "Parse, authorise, enrol, sign and verify: the whole participation path of one device."
     policy, attack = parse_policy(policy_text), check_choice('attack', attack, WALKTHROUGH_ATTACKS)
     t0 = datetime(2026, 1, 1, tzinfo=timezone.utc); key = new_key()
     ca = CertificateAuthority(policy=policy, now=t0)
     cert, reg = ca.enrol(make_csr(key, 'device-1', attributes), now=t0)
-    part = policy.decide(Request(attributes_of(cert) if cert else dict(attributes), 'participate', DEMO_TASK))
+    if trust is not None: ca.trust.set('device-1', trust)
+    part = policy.decide(Request(ca.trust.subject('device-1', attributes_of(cert) if cert else attributes), 'participate', DEMO_TASK))
     res = dict(register=reg, participate=part, certificate=cert, verdict=None)
     if cert is None: return res
     server, rnd, now = AuthenticatedServer(ca, 'task42', policy, DEMO_TASK), 1, t0
