@@ -93,3 +93,15 @@ def test_devices_time_cost_and_profiles():
     prof = pool.to_profiles(1e5, rounds=3); assert prof.num_clients == 12 and np.all(prof.speed > 0)
     np.testing.assert_allclose(memory_impact(1.0, np.array([0.25, 2.0])), [4.0, 1.0])
     assert DevicePool.sample(5, seed=2, redraw=False).state(4).equals(DevicePool.sample(5, seed=2, redraw=False).state(0))
+
+def test_budget_greedy_refuses_duplicate_negative_and_fractional_ids():
+    for order, match in (([0, 0], 'more than once'), ([-1, 2], 'order'), ([0.5, 1], 'order')):
+        with pytest.raises((ValueError, TypeError), match=match): P.budget_greedy(order, [1.0, 1.0], 2.0)
+
+def test_selector_honours_k_under_a_budget_and_reports_a_shortfall():
+    pool = DevicePool.sample(30, seed=0); view = make_view(30, n_samples=np.full(30, 40))
+    for k in (2, 7, 50):
+        sel = P.PrometheeSelector(pool, budget=1e6, n_required=205); sel.reset(30, 0)
+        ids = sel.select(0, view, k, np.random.default_rng(0)).ids
+        assert len(ids) == min(k, 30)
+        assert bool(sel.round_info()) == (40 * len(ids) < 205)

@@ -77,7 +77,7 @@ def test_free_riders_detected():
     (lambda: S.shapley_mc(S.QuadraticGame([1.0, 2]), 2, 5, np.random.default_rng(0), 'prefix'), 'L=None'),
     (lambda: S.shapley_mc(S.QuadraticGame([1.0, 2]), 2, 5, np.random.default_rng(0), 'cut'), 'truncation'),
     (lambda: S.shapley_mc(S.QuadraticGame([1.0, 2]), 2, 0, np.random.default_rng(0)), 'n_perm=0'),
-    (lambda: S.QuadraticGame([]), 'x='),
+    (lambda: S.QuadraticGame([]), 'x: shape'),
     (lambda: S.payouts(np.array([1.0, -1.0]), 10.0, negative='error'), 'negative'),
     (lambda: S.payouts(np.array([1.0]), -1.0), 'reward_pool=-1.0'),
     (lambda: S.round_shapley([0, 0], S.QuadraticGame([1.0, 1.0]), 3), 'participants'),
@@ -87,3 +87,19 @@ def test_free_riders_detected():
 ])
 def test_bad_input_names_the_argument(call, match):
     with pytest.raises((ValueError, TypeError), match=match): call()
+
+def test_a_client_that_never_played_earns_nothing_under_every_policy():
+    for policy in ('clip', 'shift'):
+        np.testing.assert_allclose(S.payouts(np.array([1.0, -0.5, 0.0]), 100.0, negative=policy)['reward'], [100, 0, 0])
+    np.testing.assert_allclose(S.payouts(np.array([1.0, -0.5, 0.0]), 100.0, negative='shift', played=[True, True, True])['reward'], [75, 0, 25])
+    with pytest.raises(ValueError, match='did not play'): S.payouts(np.array([1.0, 2.0]), 10.0, played=[True, False])
+
+def test_utilities_returning_nan_and_negative_coalition_ids_are_refused():
+    for bad in (float('nan'), float('inf'), 'high', None):
+        with pytest.raises(ValueError, match='utility returned'): S.shapley_exact(lambda c, b=bad: b if len(c) == 2 else 1.0, 3)
+        with pytest.raises(ValueError, match='utility returned'): S.shapley_mc(lambda c, b=bad: b if len(c) == 2 else 1.0, 3, 2, np.random.default_rng(0))
+    v = S.fl_utility(np.zeros(2), np.ones((3, 2)), np.ones(3), lambda w: float(w.sum()))
+    for coalition in ((-1,), (3,), (0, 0), (0.5,)):
+        with pytest.raises((ValueError, TypeError), match='coalition'): v(coalition)
+        with pytest.raises((ValueError, TypeError), match='coalition'): S.QuadraticGame([1.0, 2.0, 3.0])(coalition)
+    assert S.shapley_exact(lambda c: np.float32(len(c)), 3).tolist() == [1.0, 1.0, 1.0]        # numpy numbers are numbers

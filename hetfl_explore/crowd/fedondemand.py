@@ -149,6 +149,9 @@ class ShapleyLedger(Selector):
     def select(self, t, clients, k, rng):
         "The wrapped selector's choice."
         return self.inner.select(t, clients, k, rng)
+    def round_info(self):
+        "The wrapped selector's round facts."
+        return self.inner.round_info()
     def observe(self, t, reports):
         "Pass the reports on, then value the round's game among the reporting clients."
         self.inner.observe(t, reports)

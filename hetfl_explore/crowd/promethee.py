@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pandas as pd
 from fastcore.basics import patch
-from ..foundation.core import check_int, check_float, check_choice, check_type, check_array
+from ..foundation.core import check_int, check_float, check_choice, check_type, check_array, check_ids, MAX_COUNT
 from ..engine.protocol import Selection, Selector
 from .devices import DevicePool, TaskRequirements
 
@@ -190,7 +190,7 @@ def budget_greedy(order:np.ndarray, # client ids, best first
                   k:int|None=None, # optional cap on how many clients are taken
                  ) -> np.ndarray:
     "Algorithm 1's pass: take clients in rank order while their cost fits the remaining budget, skipping those that do not."
-    order, cost = check_array('order', order, ndim=1, lo=0).astype(np.int64), check_array('cost', cost, ndim=1, lo=0)
+    order, cost = check_ids('order', order, MAX_COUNT, unique=True), check_array('cost', cost, ndim=1, lo=0)
     if order.size == 0: raise ValueError("order: an empty population, expected at least one client to choose from")
     if cost.shape != order.shape: raise ValueError(f"cost has shape {cost.shape}: expected one cost per client, shape {order.shape}")
     budget = check_float('budget', budget, lo=0, lo_open=True)
@@ -216,8 +216,9 @@ class PrometheeSelector(Selector):
                  top_frac:float|None=None, # keep the top fraction, shuffled, before picking (None: pure ranking)
                  quality_sign:str='low_loss_good', # 'low_loss_good' | 'high_loss_good': which losses make g_Q high
                  requirements:TaskRequirements|None=None, # the task's requirements behind g_H and g_N
-                 trust:np.ndarray|None=None, # trust score of each device in [0, 1] (None: 1 for all)
+                 trust:np.ndarray|None=None, # trust score of each device in [0, 1], e.g. `TrustStore.vector` (None: 1 for all)
                  prior_loss:np.ndarray|None=None, # loss of each client known before round 0, e.g. from preliminary training (NaN: unknown)
+                 n_required:int|None=None, # samples a round should cover; the round's info says when the budget cannot buy them
                  normalise:bool=True, # min-max scale each criterion over the candidates first (Algorithm 1; the public code does)
                 ):
         self.pool = check_type('pool', pool, DevicePool)
@@ -231,6 +232,7 @@ class PrometheeSelector(Selector):
         self.trust = np.ones(pool.num_devices) if trust is None else _trust(trust, pool.num_devices)
         self.prior_loss = np.full(pool.num_devices, np.nan) if prior_loss is None else _prior(prior_loss, pool.num_devices)
         self.normalise = check_type('normalise', normalise, bool)
+        self.n_required, self.info = None if n_required is None else check_int('n_required', n_required, lo=1), {}
 
 # %% ../../nbs/crowd/61_promethee.ipynb #f53b7946
 def _trust(v, n):
@@ -271,16 +273,24 @@ def criteria(self:PrometheeSelector, t:int, # the round
 # %% ../../nbs/crowd/61_promethee.ipynb #960fff3a
 @patch
 def select(self:PrometheeSelector, t, clients, k, rng):
-    "Rank the available clients by net flow; top `k` (after an optional top-fraction shuffle), or greedy under the budget."
-    ids = clients.available
+    "Rank the available clients by net flow; the top `k` (after an optional top-fraction shuffle), within the budget if one is set."
+    ids, k = clients.available, check_int('k', k, lo=1)
     crit = self.criteria(t, ids, clients.n_samples)
     tab = promethee(crit, self.weights, self.q, self.p, self.method, normalise=self.normalise)
     order = ids[np.argsort(-tab['phi'].to_numpy(), kind='stable')]
     if self.top_frac is not None: order = rng.permutation(order[:max(1, math.ceil(self.top_frac * len(order)))])
-    chosen = (budget_greedy(order, self.pool.cost[order], self.budget) if self.budget is not None
-              else order[:min(check_int('k', k, lo=1), len(order))])
+    k = min(k, len(order))
+    chosen = budget_greedy(order, self.pool.cost[order], self.budget, k) if self.budget is not None else order[:k]
+    got = int(np.asarray(clients.n_samples)[chosen].sum())
+    self.info = ({} if self.n_required is None or got >= self.n_required else
+                 dict(shortfall=f"{len(chosen)} clients within the budget hold {got} of the {self.n_required} samples required"))
     self.table = pd.concat([pd.DataFrame(dict(client=ids)), crit, tab], axis=1).assign(cost=self.pool.cost[ids], chosen=np.isin(ids, chosen))
     return Selection(chosen)
+
+@patch
+def round_info(self:PrometheeSelector) -> dict:
+    "The last round's shortfall, when the chosen clients hold fewer samples than `n_required`."
+    return dict(self.info)
 
 @patch
 def observe(self:PrometheeSelector, t, reports):

@@ -8,7 +8,7 @@ import math
 from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
-from ..foundation.core import check_int, check_float, check_choice, check_type, check_array
+from ..foundation.core import check_int, check_float, check_choice, check_type, check_array, check_ids, as_array
 
 
 # %% auto #0
@@ -22,16 +22,14 @@ class QuadraticGame:
     def __init__(self, x:Sequence[float], # contribution x_i of each player (data and compute)
                  alpha:float=0.5, # complementarity between every pair (> 0 in the thesis; 0 gives an additive game)
                 ):
-        self.x = np.asarray(x, np.float64)
-        if self.x.ndim != 1 or self.x.size == 0 or not np.all(np.isfinite(self.x)):
-            raise ValueError(f"x={x!r}: expected a non-empty 1-d sequence of finite contributions")
+        self.x = check_array('x', x, ndim=1, nonempty=True)
         self.alpha = check_float('alpha', alpha)
     @property
     def n_players(self) -> int:
         "How many players the game has."
         return len(self.x)
     def __call__(self, coalition:Sequence[int]) -> float:
-        s = self.x[list(coalition)]
+        s = self.x[check_ids('coalition', list(coalition), len(self.x), unique=True)]
         return float(s.sum() + self.alpha * (s.sum() ** 2 - (s ** 2).sum()) / 2)
     def closed_form(self) -> np.ndarray:
         "Exact Shapley values: x_i + (alpha / 2) x_i (sum_j x_j - x_i)."
@@ -51,6 +49,13 @@ class CountingUtility:
 # %% ../../nbs/crowd/62_shapley.ipynb #57a9351e
 MAX_EXACT_PLAYERS = 16 # exact Shapley enumerates 2^n coalitions: 65,536 utility evaluations at 16 players
 
+def _value(utility, coalition) -> float:
+    "utility(coalition) as a finite float; errors name the coalition and the value returned."
+    v = utility(coalition)
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)) or not np.isfinite(v):
+        raise ValueError(f"utility returned {v!r:.80} for coalition {coalition}: expected a finite number")
+    return float(v)
+
 def _players(n, utility=None):
     "`n` as a player count in [1, inf) (errors name `n_players`), and `utility` callable (errors name `utility`)."
     if utility is not None and not callable(utility): raise TypeError(f"utility={utility!r:.80}: expected a callable v(coalition) -> float")
@@ -65,7 +70,7 @@ def shapley_exact(utility:Callable[[tuple], float], # v: sorted tuple of player 
                                                f"{MAX_EXACT_PLAYERS} players (use shapley_mc for more)")
     masks = np.arange(1 << n)
     members = (masks[:, None] >> np.arange(n)) & 1
-    v = np.array([utility(tuple(np.flatnonzero(m).tolist())) for m in members], np.float64)
+    v = np.array([_value(utility, tuple(np.flatnonzero(m).tolist())) for m in members], np.float64)
     size = members.sum(1)
     w = np.array([math.factorial(s) * math.factorial(n - s - 1) / math.factorial(n) for s in range(n)])
     phi = np.zeros(n)
@@ -93,13 +98,13 @@ def shapley_mc(utility:Callable[[tuple], float], # v: sorted tuple of player ind
     if truncation == 'prefix' and L is None: raise ValueError("L=None: truncation='prefix' needs the prefix length L >= 1")
     stop = n if truncation != 'prefix' else min(check_int('L', L, lo=1), n)
     tol, patience = check_float('tol', tol, lo=0), check_int('patience', patience, lo=0)
-    v_empty = utility(())
-    v_full = utility(tuple(range(n))) if truncation == 'tolerance' else None
+    v_empty = _value(utility, ())
+    v_full = _value(utility, tuple(range(n))) if truncation == 'tolerance' else None
     phi = np.zeros(n)
     for _ in range(M):
         order, before, streak = rng.permutation(n), v_empty, 0
         for pos in range(stop):
-            after = utility(tuple(order[:pos + 1].tolist()))
+            after = _value(utility, tuple(order[:pos + 1].tolist()))
             phi[order[pos]] += after - before; before = after
             if truncation == 'tolerance':
                 streak = streak + 1 if abs(v_full - after) <= tol * abs(v_full) else 0
@@ -155,13 +160,18 @@ def payouts(phi:np.ndarray, # cumulative Shapley value of each client
             x:np.ndarray|None=None, # each client's contribution x_i (for the cost beta x_i^2)
             beta:float=0.0, # cost coefficient beta
             negative:str='clip', # 'clip' | 'shift' | 'error': what to do with negative values before normalising
+            played:np.ndarray|None=None, # (n,) bool: took part in at least one round (None: the clients with phi != 0)
            ) -> pd.DataFrame:
     "Algorithm 5's rewards r_i = R phi_i / sum phi and profits r_i - beta x_i^2, with a policy for negative values."
     phi = check_array('phi', phi, ndim=1, nonempty=True)
     R, beta = check_float('reward_pool', reward_pool, lo=0), check_float('beta', beta, lo=0)
     check_choice('negative', negative, NEGATIVE_POLICIES)
     if negative == 'error' and (phi < 0).any(): raise ValueError(f"phi has negative values {phi[phi < 0]}: use negative='clip' or 'shift'")
-    base = np.maximum(phi, 0) if negative == 'clip' else phi - min(phi.min(), 0.0)
+    played = phi != 0 if played is None else as_array('played', played, 1).astype(bool)
+    if played.shape != phi.shape: raise ValueError(f"played has shape {played.shape}: expected one flag per client, shape {phi.shape}")
+    if (phi[~played] != 0).any(): raise ValueError(f"phi: client {int(np.flatnonzero(~played & (phi != 0))[0])} did not play but has a value")
+    low = min(phi[played].min(), 0.0) if played.any() else 0.0                  # 'shift' moves only the players' values
+    base = np.where(played, np.maximum(phi, 0) if negative == 'clip' else phi - low, 0.0)
     share = base / base.sum() if base.sum() > 0 else np.zeros_like(base)
     x = np.zeros_like(phi) if x is None else check_array('x', x, nonempty=True)
     if x.shape != phi.shape: raise ValueError(f"x has shape {x.shape}: expected one contribution per client, shape {phi.shape}")
@@ -180,8 +190,8 @@ def fl_utility(global_params:np.ndarray, # (P,) the broadcast global model
     if w.shape != (len(U),) or (w <= 0).any(): raise ValueError(f"weights: expected {len(U)} positive weights, got {w!r}")
     base = float(score(g))
     def v(coalition):
-        S = list(coalition)
-        return 0.0 if not S else float(score(g + w[S] @ U[S] / w[S].sum())) - base
+        S = check_ids('coalition', list(coalition), len(U), unique=True)
+        return 0.0 if not len(S) else float(score(g + w[S] @ U[S] / w[S].sum())) - base
     return v
 
 # %% ../../nbs/crowd/62_shapley.ipynb #5bafe883
