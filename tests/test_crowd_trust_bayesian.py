@@ -137,3 +137,15 @@ def test_aggregation_runs_on_one_thread_and_restores_the_thread_count():
     assert all(torch.equal(a, b) for a, b in zip(out[1], out[2]))
     with pytest.raises(ValueError): aggregate_posteriors(mus, -vs)
     assert torch.get_num_threads() == before                                    # restored after an error too
+
+def test_variances_that_are_not_positive_definite_are_refused():
+    from hetfl_explore.crowd.bayesian import aggregate_posteriors, linear_posterior, expected_calibration_error
+    with pytest.raises(ValueError, match='positive-definite'): aggregate_posteriors(torch.zeros(3, 2), -torch.eye(2).expand(3, 2, 2).clone())
+    with pytest.raises(ValueError, match='positive-definite'): aggregate_posteriors(torch.zeros(2, 2), torch.tensor([[[1., 2.], [0., 1.]]] * 2))
+    for bad in (float('inf'), float('nan'), -1.0, 0.0):
+        with pytest.raises(ValueError, match='vars'): aggregate_posteriors(torch.zeros(2, 2), torch.full((2, 2), bad), mode='precision_mean')
+    with pytest.raises(ValueError, match='var0'): linear_posterior(torch.ones(3, 2), torch.ones(3), 1.0, var0=torch.tensor([[1., 0.], [0., -1.]]))
+    with pytest.raises(ValueError, match='probs'): expected_calibration_error(torch.tensor([[1.5, -0.5], [0.2, 0.8]]), [0, 1])
+    with pytest.raises(ValueError, match='y'): expected_calibration_error(torch.tensor([[0.5, 0.5]]), [2])
+    with pytest.raises(ValueError, match='y'): expected_calibration_error(torch.tensor([[0.5, 0.5]]), [-1])
+    assert 0 <= expected_calibration_error(np.array([[0.3, 0.7]]), np.array([np.int64(1)])) <= 1

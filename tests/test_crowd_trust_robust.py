@@ -54,3 +54,9 @@ def test_panels_show_errors_and_keep_state():
     assert tw.set(EXAMPLE_POLICY, DEMO_DEVICE, 'revoked') and 'certificate revoked' in tw.report.value
     assert [walkthrough(EXAMPLE_POLICY, DEMO_DEVICE, a)['verdict'] for a in WALKTHROUGH_ATTACKS] == [
         None, REASONS['signature'], REASONS['round'], REASONS['task'], REASONS['expired'], REASONS['revoked']]
+
+def test_robust_aggregate_refuses_non_positive_variances():
+    from hetfl_explore.crowd.robust import robust_aggregate, RULES
+    for rule in RULES:
+        for bad in (-torch.ones(3, 2), torch.zeros(3, 2)):
+            with pytest.raises(ValueError, match='vars'): robust_aggregate(torch.zeros(3, 2), bad, rule)

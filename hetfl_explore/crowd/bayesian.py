@@ -12,7 +12,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from fastcore.basics import patch
-from ..foundation.core import check_int, check_float, check_choice, check_type, check_tensor
+from ..foundation.core import check_int, check_float, check_choice, check_type, check_tensor, check_ids
 from ..engine.models import ParamLayout
 from ..engine.config import RunConfig
 from ..engine.simulation import Simulation
@@ -207,6 +207,15 @@ def _one_thread(device):
     try: yield
     finally: torch.set_num_threads(n)
 
+def _check_covariances(name, cov):
+    "Finite, symmetric positive-definite (..., P, P) matrices; errors name `name` and the first bad matrix."
+    bad = ~torch.isfinite(cov).flatten(-2).all(-1) | ((cov - cov.mT).abs().flatten(-2).amax(-1) > 1e-5 * cov.abs().flatten(-2).amax(-1))
+    bad = bad | (torch.linalg.cholesky_ex(torch.where(bad[..., None, None], torch.eye(cov.shape[-1], dtype=cov.dtype, device=cov.device), cov)).info != 0)
+    if bad.any():
+        where = f" (matrix {tuple(int(i) for i in torch.nonzero(bad)[0])})" if bad.dim() else ''
+        raise ValueError(f"{name}: expected finite, symmetric positive-definite covariance matrices{where}")
+    return cov
+
 def _check_posteriors(mus, vars, mu0, var0):
     "Tensors of matching shapes, with errors naming the argument."
     mus = check_tensor('mus', mus, ndim=2, finite=False); N, P = mus.shape          # finiteness is checked on the sums (one pass less)
@@ -217,6 +226,7 @@ def _check_posteriors(mus, vars, mu0, var0):
     var0 = check_tensor('var0', var0).to(vars)
     var0 = var0 if full and var0.dim() == 2 else (torch.diag(var0.expand(P)) if full else var0.expand(P))
     if not full and (var0 <= 0).any(): raise ValueError(f"var0: expected positive variances")
+    if full: _check_covariances('vars', vars); _check_covariances('var0', var0)
     return mus, vars, mu0, var0, full
 
 # %% ../../nbs/crowd/65_bayesian.ipynb #85c1b733
@@ -238,7 +248,7 @@ def _combine(mus, vars, mu0, var0, full, mode):
     lam0, N = inv(var0), len(mus)
     if full: lam = inv(vars); s_lam, s_eta = lam.sum(0), mv(lam, mus).sum(0)
     else:
-        if vars.min() < MIN_VAR: raise ValueError(f"vars: expected variances >= {MIN_VAR}")
+        if not (vars.min() >= MIN_VAR and torch.isfinite(vars.max())): raise ValueError(f"vars: expected finite variances >= {MIN_VAR}")
         s_lam, s_eta, one = torch.zeros_like(mus[0]), torch.zeros_like(mus[0]), torch.ones_like(mus[0])
         for m, v in zip(mus, vars): s_eta.addcdiv_(m, v); s_lam.addcdiv_(one, v)   # client by client: no (N, P) temporary
     if not torch.isfinite(s_lam).all(): raise ValueError("vars: expected finite positive variances")
@@ -267,7 +277,7 @@ def linear_posterior(X, # (n, P) design matrix
     P = X.shape[1]
     mu0 = check_tensor('mu0', mu0).double().expand(P)
     var0 = check_tensor('var0', var0).double()
-    S0 = var0 if var0.dim() == 2 else torch.diag(var0.expand(P))
+    S0 = _check_covariances('var0', var0 if var0.dim() == 2 else torch.diag(var0.expand(P)))
     lam = torch.linalg.inv(S0) + X.T @ X / noise_var
     cov = torch.linalg.inv(lam)
     return cov @ (torch.linalg.solve(S0, mu0) + X.T @ y / noise_var), cov
@@ -361,7 +371,8 @@ def expected_calibration_error(probs, # (n, classes) predicted probabilities
                               ) -> float:
     "ECE: the bin-size-weighted mean of |accuracy - confidence| over confidence bins."
     probs, bins = check_tensor('probs', probs, ndim=2), check_int('bins', bins, lo=1)
-    y = torch.as_tensor(y)
+    if probs.numel() == 0 or not ((probs >= 0) & (probs <= 1)).all(): raise ValueError(f"probs: expected a non-empty (n, classes) array of probabilities in [0, 1]")
+    y = torch.from_numpy(check_ids('y', y, probs.shape[1])).to(probs.device)
     if y.shape != probs.shape[:1]: raise ValueError(f"y has shape {tuple(y.shape)}: expected ({len(probs)},)")
     conf, pred = probs.max(1)
     b = torch.clamp((conf * bins).long(), max=bins - 1)

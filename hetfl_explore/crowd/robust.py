@@ -40,6 +40,7 @@ def robust_aggregate(mus, # (N, P) client means
     check_choice('rule', rule, RULES)
     mus, vars = check_tensor('mus', mus, ndim=2), check_tensor('vars', vars, ndim=2)
     if mus.shape != vars.shape: raise ValueError(f"vars has shape {tuple(vars.shape)}: expected {tuple(mus.shape)} like mus")
+    if len(mus) == 0 or not (vars > 0).all(): raise ValueError("mus, vars: expected at least one client and positive variances")
     if rule in MODES: return aggregate_posteriors(mus, vars, 0., check_float('prior_var', prior_var, lo=0, lo_open=True), rule)
     if rule == 'fedavg': return mus.mean(0), vars.mean(0)
     if rule == 'median': return mus.median(0).values, vars.median(0).values
