@@ -40,9 +40,9 @@ class CrowdRanked(Selector):
         a = clients.available
         return a[np.argsort(self.key(t, clients)[a], kind='stable')]
     def select(self, t, clients, k, rng):
-        "The first `k` of `order`, or Algorithm 1's greedy budget pass over it."
-        o = self.order(t, clients, rng)
-        return Selection(budget_greedy(o, self.pool.cost[o], self.budget) if self.budget is not None else o[:min(check_int('k', k, lo=1), len(o))])
+        "The first `k` of `order`, within the budget (Algorithm 1's greedy pass) if one is set."
+        o, k = self.order(t, clients, rng), check_int('k', k, lo=1)
+        return Selection(budget_greedy(o, self.pool.cost[o], self.budget, min(k, len(o))) if self.budget is not None else o[:k])
 
 # %% ../../nbs/crowd/63_baselines.ipynb #cc7893a5
 class CrowdRandom(CrowdRanked):

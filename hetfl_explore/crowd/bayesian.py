@@ -216,13 +216,20 @@ def _check_covariances(name, cov):
         raise ValueError(f"{name}: expected finite, symmetric positive-definite covariance matrices{where}")
     return cov
 
+def _vector(name, v, P):
+    "A scalar or (P,) tensor expanded to (P,); errors name `name`."
+    t = check_tensor(name, v)
+    if t.dim() > 1 or (t.dim() == 1 and len(t) not in (1, P)): raise ValueError(f"{name} has shape {tuple(t.shape)}: expected a number or ({P},)")
+    return t.expand(P)
+
 def _check_posteriors(mus, vars, mu0, var0):
     "Tensors of matching shapes, with errors naming the argument."
     mus = check_tensor('mus', mus, ndim=2, finite=False); N, P = mus.shape          # finiteness is checked on the sums (one pass less)
     vars = check_tensor('vars', vars, finite=False)
     if vars.shape not in ((N, P), (N, P, P)): raise ValueError(f"vars has shape {tuple(vars.shape)}: expected {(N, P)} (mean-field) or {(N, P, P)} (full covariance)")
     full = vars.dim() == 3
-    mu0 = check_tensor('mu0', mu0).to(mus).expand(P)
+    if N == 0: raise ValueError("mus: shape (0, P): expected at least one client posterior")
+    mu0 = _vector('mu0', mu0, P).to(mus)
     var0 = check_tensor('var0', var0).to(vars)
     var0 = var0 if full and var0.dim() == 2 else (torch.diag(var0.expand(P)) if full else var0.expand(P))
     if not full and (var0 <= 0).any(): raise ValueError(f"var0: expected positive variances")
@@ -275,9 +282,10 @@ def linear_posterior(X, # (n, P) design matrix
     if len(X) != len(y): raise ValueError(f"X has {len(X)} rows and y {len(y)}: expected the same number")
     noise_var = check_float('noise_var', noise_var, lo=0, lo_open=True)
     P = X.shape[1]
-    mu0 = check_tensor('mu0', mu0).double().expand(P)
+    mu0 = _vector('mu0', mu0, P).double()
     var0 = check_tensor('var0', var0).double()
-    S0 = _check_covariances('var0', var0 if var0.dim() == 2 else torch.diag(var0.expand(P)))
+    if var0.dim() == 2 and var0.shape != (P, P): raise ValueError(f"var0 has shape {tuple(var0.shape)}: expected a number, ({P},) or ({P}, {P})")
+    S0 = _check_covariances('var0', var0 if var0.dim() == 2 else torch.diag(_vector('var0', var0, P)))
     lam = torch.linalg.inv(S0) + X.T @ X / noise_var
     cov = torch.linalg.inv(lam)
     return cov @ (torch.linalg.solve(S0, mu0) + X.T @ y / noise_var), cov
@@ -299,6 +307,8 @@ def conjugate_rounds(Xs:list, # per-client (n_i, P) design matrices
     if not isinstance(Xs, (list, tuple)) or not isinstance(ys, (list, tuple)) or len(Xs) != len(ys) or not Xs:
         raise ValueError("Xs and ys: expected two non-empty lists of the same length (one entry per client)")
     P = check_tensor('Xs[0]', Xs[0], ndim=2).shape[1]
+    bad = [i for i, X in enumerate(Xs) if check_tensor(f'Xs[{i}]', X, ndim=2).shape[1] != P]
+    if bad: raise ValueError(f"Xs[{bad[0]}] has {check_tensor('Xs', Xs[bad[0]]).shape[1]} columns: expected {P} like Xs[0]")
     hyper = (torch.full((P,), float(mu0), dtype=torch.float64), torch.eye(P, dtype=torch.float64) * check_float('var0', var0, lo=0, lo_open=True))
     pr, out = hyper, []
     for _ in range(rounds):

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 import torch
-from ..foundation.core import check_int, check_float, check_type, rng_streams, check_array
+from ..foundation.core import check_int, check_float, check_type, rng_streams, check_array, check_ids
 from ..engine.protocol import Selector
 from ..engine.config import RunConfig
 from ..engine.backends import local_train
@@ -126,11 +126,9 @@ def cohort_for_samples(order:np.ndarray, # client ids, best first
                        n_required:int, # samples the task needs
                       ) -> np.ndarray:
     "The shortest prefix of `order` whose clients hold at least `n_required` samples (all of them if they never do)."
-    order, need = check_array('order', order, ndim=1, lo=0), check_int('n_required', n_required, lo=1)
-    n_samples = check_array('n_samples', n_samples, ndim=1, lo=0, nonempty=True)
+    need, n_samples = check_int('n_required', n_required, lo=1), check_array('n_samples', n_samples, ndim=1, lo=0, nonempty=True)
+    order = check_ids('order', order, len(n_samples), unique=True)
     if order.size == 0: raise ValueError("order: an empty population, expected at least one client")
-    if (order % 1).any() or (order >= len(n_samples)).any(): raise ValueError(f"order: expected client ids in [0, {len(n_samples) - 1}]")
-    order = order.astype(np.int64)
     covered = np.cumsum(n_samples[order])
     return order[:int(np.searchsorted(covered, need, 'left')) + 1]
 

@@ -237,14 +237,14 @@ class PrometheeSelector(Selector):
 # %% ../../nbs/crowd/61_promethee.ipynb #f53b7946
 def _trust(v, n):
     "Trust scores as (n,) values in [0, 1]; errors name `trust`."
-    a = np.asarray(v, np.float64)
-    if a.shape != (n,) or not np.all((a >= 0) & (a <= 1)): raise ValueError(f"trust: expected {n} scores in [0, 1], got shape {a.shape}")
+    a = check_array('trust', v, ndim=1, lo=0, hi=1)
+    if a.shape != (n,): raise ValueError(f"trust: expected {n} scores in [0, 1], got shape {a.shape}")
     return a
 
 def _prior(v, n):
     "Prior losses as (n,) non-negative values or NaN; errors name `prior_loss`."
-    a = np.asarray(v, np.float64)
-    if a.shape != (n,) or (a[np.isfinite(a)] < 0).any() or np.isinf(a).any(): raise ValueError(f"prior_loss: expected {n} non-negative losses or NaN, got shape {a.shape}")
+    a = check_array('prior_loss', v, ndim=1, lo=0, allow_nan=True)
+    if a.shape != (n,): raise ValueError(f"prior_loss: expected {n} non-negative losses or NaN, got shape {a.shape}")
     return a
 
 # %% ../../nbs/crowd/61_promethee.ipynb #d09fa6e5

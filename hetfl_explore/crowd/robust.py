@@ -8,7 +8,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 import torch
-from ..foundation.core import check_int, check_float, check_choice, check_type, check_tensor
+from ..foundation.core import check_int, check_float, check_choice, check_type, check_tensor, check_ids, MAX_COUNT
 from .bayesian import MODES, aggregate_posteriors, run_bayesfl
 
 # %% auto #0
@@ -32,7 +32,7 @@ RULES = ('fedavg', 'median', 'krum', 'multi_krum') + MODES
 
 def robust_aggregate(mus, # (N, P) client means
                      vars, # (N, P) client variances
-                     rule:str='fedavg', # one of RULES (the last four are the Bayesian modes of `aggregate_posteriors`)
+                     rule:str='fedavg', # one of RULES ('fedavg': the unweighted mean; the last four: the Bayesian modes of `aggregate_posteriors`)
                      f:int=1, # Krum / Multi-Krum: Byzantine clients tolerated
                      prior_var:float=1.0, # the Bayesian modes' prior variance (prior mean 0)
                     ) -> tuple[torch.Tensor, torch.Tensor]: # the global (mu, var)
@@ -57,7 +57,7 @@ def flip_labels(fd, # a `FederatedData`
                ):
     "A copy of `fd` whose attacker clients' training labels are flipped to |Y| - 1 - y."
     y = fd.y.clone()
-    for c in clients: i = fd.client_idx[check_int('clients', int(c), lo=0, hi=fd.num_clients - 1)]; y[i] = fd.n_classes - 1 - y[i]
+    for c in check_ids('clients', clients, fd.num_clients, unique=True): i = fd.client_idx[c]; y[i] = fd.n_classes - 1 - y[i]
     return dataclasses.replace(fd, y=y)
 
 def attack_exchange(attack:str, # one of ATTACKS
@@ -65,7 +65,7 @@ def attack_exchange(attack:str, # one of ATTACKS
                     seed:int=0, # seed of the attackers' randomness
                    ):
     "A `run_bayesfl` exchange hook that replaces the attackers' posteriors according to `attack`."
-    check_choice('attack', attack, ATTACKS); bad = {int(c) for c in attackers}; seed = check_int('seed', seed, lo=0)
+    check_choice('attack', attack, ATTACKS); bad = set(check_ids('attackers', attackers, MAX_COUNT, unique=True).tolist()); seed = check_int('seed', seed, lo=0)
     def exchange(t, ids, posts, mu):
         g, out = torch.Generator().manual_seed(seed * 7919 + t), []
         for c, (m, v) in zip(ids, posts):

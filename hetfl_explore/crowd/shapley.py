@@ -124,7 +124,8 @@ def estimator_error(utility:Callable[[tuple], float], # the game
     n, rows = _players(n_players, utility), []
     exact = check_array('exact', exact, ndim=1, nonempty=True)
     if exact.shape != (n,): raise ValueError(f"exact has shape {exact.shape}: expected one value per player ({n},)")
-    L = L or -(-n // 2)
+    seeds = [check_int('seeds', s, lo=0) for s in check_type('seeds', seeds, (list, tuple, range, np.ndarray))]
+    L = -(-n // 2) if L is None else L
     for M in n_perms:
         for trunc in TRUNCATIONS:
             errs, calls = [], []
