@@ -32,9 +32,10 @@ def timeit(fn, repeats):
 def signing_cases(n_updates, n_params):
     "Sign, verify and full server checks of `n_updates` (mu, var) updates of `n_params` parameters."
     t0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
-    ca = CertificateAuthority(now=t0); key = new_key(); cert = ca.enrol(make_csr(key, 'bench', {}), now=t0)[0]
-    upd = (torch.randn(n_params), torch.rand(n_params))
-    signed = [sign_update(key, cert, 'bench', 1, upd) for _ in range(n_updates)]
+    ca = CertificateAuthority(now=t0); keys = [new_key() for _ in range(n_updates)]
+    certs = [ca.enrol(make_csr(k, f'bench-{i}', {}), now=t0)[0] for i, k in enumerate(keys)]   # one client per update: one update each
+    key, cert, upd = keys[0], certs[0], (torch.randn(n_params), torch.rand(n_params))
+    signed = [sign_update(k, c, 'bench', 1, upd) for k, c in zip(keys, certs)]
     def sign():                                    # each client signs its own update: nothing is kept between signings
         for _ in range(n_updates): sign_update(key, cert, 'bench', 1, upd)
     def verify(): assert all(verify_update(u) for u in signed)

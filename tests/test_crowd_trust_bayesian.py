@@ -149,3 +149,13 @@ def test_variances_that_are_not_positive_definite_are_refused():
     with pytest.raises(ValueError, match='y'): expected_calibration_error(torch.tensor([[0.5, 0.5]]), [2])
     with pytest.raises(ValueError, match='y'): expected_calibration_error(torch.tensor([[0.5, 0.5]]), [-1])
     assert 0 <= expected_calibration_error(np.array([[0.3, 0.7]]), np.array([np.int64(1)])) <= 1
+
+def test_size_aware_weights_multiply_each_clients_precision():
+    from hetfl_explore.crowd.bayesian import aggregate_posteriors
+    m, v = torch.tensor([[0.], [3.]]), torch.ones(2, 1)
+    assert aggregate_posteriors(m, v, 0., 1., 'precision_mean', weights=[1, 2])[0].item() == pytest.approx(2.0)
+    assert torch.equal(aggregate_posteriors(m, v, 0., 1., 'poe', weights=[5, 5])[0], aggregate_posteriors(m, v, 0., 1., 'poe')[0])
+    full = aggregate_posteriors(m, torch.eye(1).expand(2, 1, 1), 0., torch.eye(1), 'precision_mean', weights=np.array([1, 2]))
+    assert full[0].item() == pytest.approx(2.0)
+    for bad in ([1.0], [-1.0, 2.0], [0.0, 1.0], [float('nan'), 1.0], 'ab'):
+        with pytest.raises((ValueError, TypeError), match='weights'): aggregate_posteriors(m, v, weights=bad)

@@ -12,7 +12,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from fastcore.basics import patch
-from ..foundation.core import check_int, check_float, check_choice, check_type, check_tensor, check_ids
+from ..foundation.core import check_int, check_float, check_choice, check_type, check_tensor, check_ids, check_array
 from ..engine.models import ParamLayout
 from ..engine.config import RunConfig
 from ..engine.simulation import Simulation
@@ -242,22 +242,25 @@ def aggregate_posteriors(mus, # (N, P) client posterior means
                          mu0=0.0, # prior mean (scalar or (P,))
                          var0=1.0, # prior variance (scalar, (P,), or (P, P) with full covariances)
                          mode:str='poe', # one of `MODES`
+                         weights=None, # (N,) positive client weights, e.g. sample counts (None: equal); scaled to sum to N
                         ) -> tuple[torch.Tensor, torch.Tensor]: # global mean (P,), global variance (P,) or covariance (P, P)
     "Combine Gaussian client posteriors into a global one with the rule `mode` (see the table above)."
     check_choice('mode', mode, MODES)
     mus, vars, mu0, var0, full = _check_posteriors(mus, vars, mu0, var0)
-    with _one_thread(mus.device): return _combine(mus, vars, mu0, var0, full, mode)
+    w = torch.ones(len(mus)) if weights is None else torch.from_numpy(check_array('weights', weights, ndim=1, lo=0))
+    if w.shape != (len(mus),) or not (w > 0).all(): raise ValueError(f"weights: expected {len(mus)} positive weights, one per client")
+    with _one_thread(mus.device): return _combine(mus, vars, mu0, var0, full, mode, (w * len(w) / w.sum()).tolist())
 
-def _combine(mus, vars, mu0, var0, full, mode):
+def _combine(mus, vars, mu0, var0, full, mode, w):
     "`aggregate_posteriors` on checked tensors."
     inv = torch.linalg.inv if full else torch.reciprocal
     mv = (lambda A, m: (A @ m.unsqueeze(-1)).squeeze(-1)) if full else torch.mul
     lam0, N = inv(var0), len(mus)
-    if full: lam = inv(vars); s_lam, s_eta = lam.sum(0), mv(lam, mus).sum(0)
+    if full: lam = inv(vars) * torch.tensor(w).to(vars)[:, None, None]; s_lam, s_eta = lam.sum(0), mv(lam, mus).sum(0)
     else:
         if not (vars.min() >= MIN_VAR and torch.isfinite(vars.max())): raise ValueError(f"vars: expected finite variances >= {MIN_VAR}")
         s_lam, s_eta, one = torch.zeros_like(mus[0]), torch.zeros_like(mus[0]), torch.ones_like(mus[0])
-        for m, v in zip(mus, vars): s_eta.addcdiv_(m, v); s_lam.addcdiv_(one, v)   # client by client: no (N, P) temporary
+        for m, v, wi in zip(mus, vars, w): s_eta.addcdiv_(m, v, value=wi); s_lam.addcdiv_(one, v, value=wi)   # no (N, P) temporary
     if not torch.isfinite(s_lam).all(): raise ValueError("vars: expected finite positive variances")
     if not torch.isfinite(s_eta).all(): raise ValueError("mus: expected finite means")
     if mode == 'as_printed': lam_g, eta_g = lam0 + s_lam, mv(lam0, mu0) + s_eta
