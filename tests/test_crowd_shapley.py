@@ -103,3 +103,11 @@ def test_utilities_returning_nan_and_negative_coalition_ids_are_refused():
         with pytest.raises((ValueError, TypeError), match='coalition'): v(coalition)
         with pytest.raises((ValueError, TypeError), match='coalition'): S.QuadraticGame([1.0, 2.0, 3.0])(coalition)
     assert S.shapley_exact(lambda c: np.float32(len(c)), 3).tolist() == [1.0, 1.0, 1.0]        # numpy numbers are numbers
+
+def test_k_subset_estimator_is_unbiased_and_costs_2n_per_draw():
+    g = S.QuadraticGame([1.0, 3.0, 2.0, 0.5, 0.01], alpha=0.5)
+    ests = np.array([S.shapley_subsets(g, 5, 200, np.random.default_rng(s)) for s in range(10)])
+    np.testing.assert_allclose(ests.mean(0), g.closed_form(), atol=0.15)
+    cu = S.CountingUtility(g); S.shapley_subsets(cu, 5, 4, np.random.default_rng(0)); assert cu.calls == 40
+    err = S.estimator_error(g, 5, g.closed_form(), n_perms=(5,), seeds=(0,))
+    assert 'k-subset' in set(err.method)

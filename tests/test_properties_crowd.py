@@ -65,6 +65,7 @@ CASES = {
     'crowd.shapley.CountingUtility': (lambda v: S.CountingUtility(v), 'utility', bad_obj()),
     'crowd.shapley.shapley_exact': (lambda v: S.shapley_exact(GAME, v), 'n_players', st.one_of(bad_int(lo=1), st.integers(17, 40))),
     'crowd.shapley.shapley_mc': (lambda v: S.shapley_mc(GAME, 3, v, np.random.default_rng(0)), 'n_perm', bad_int(lo=1)),
+    'crowd.shapley.shapley_subsets': (lambda v: S.shapley_subsets(GAME, 3, v, np.random.default_rng(0)), 'n_samples', bad_int(lo=1)),
     'crowd.shapley.estimator_error': (lambda v: S.estimator_error(GAME, 3, v), 'exact', bad_array()),
     'crowd.shapley.round_shapley': (lambda v: S.round_shapley(v, GAME, 5), 'participants', st.sampled_from([[0, 0], [7], [-1], [], 'x', None, [0.5]])),
     'crowd.shapley.payouts': (lambda v: S.payouts([1.0, 2.0], v), 'reward_pool', bad_num(lo=0)),

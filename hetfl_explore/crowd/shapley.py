@@ -13,8 +13,8 @@ from ..foundation.core import check_int, check_float, check_choice, check_type, 
 
 # %% auto #0
 __all__ = ['MAX_EXACT_PLAYERS', 'TRUNCATIONS', 'GZ_PATIENCE', 'NEGATIVE_POLICIES', 'FREE_RIDER_KINDS', 'QuadraticGame',
-           'CountingUtility', 'shapley_exact', 'shapley_mc', 'estimator_error', 'round_shapley', 'payouts',
-           'fl_utility', 'free_rider_update', 'flag_free_riders', 'free_rider_run']
+           'CountingUtility', 'shapley_exact', 'shapley_mc', 'shapley_subsets', 'estimator_error', 'round_shapley',
+           'payouts', 'fl_utility', 'free_rider_update', 'flag_free_riders', 'free_rider_run']
 
 # %% ../../nbs/crowd/62_shapley.ipynb #f9f814df
 class QuadraticGame:
@@ -111,6 +111,24 @@ def shapley_mc(utility:Callable[[tuple], float], # v: sorted tuple of player ind
                 if streak > patience: break
     return phi / M
 
+# %% ../../nbs/crowd/62_shapley.ipynb #3a92b7d3
+def shapley_subsets(utility:Callable[[tuple], float], # v: sorted tuple of player indices -> value
+                    n_players:int, # players 0 .. n-1
+                    n_samples:int, # k, draws per player
+                    rng:np.random.Generator, # source of the sizes and coalitions
+                   ) -> np.ndarray:
+    "Stratified k-subset Shapley estimate: per draw and player, a uniform coalition size, then a uniform coalition of it."
+    n, k = _players(n_players, utility), check_int('n_samples', n_samples, lo=1)
+    check_type('rng', rng, np.random.Generator)
+    phi = np.zeros(n)
+    for _ in range(k):
+        for i in range(n):
+            others = np.delete(np.arange(n), i)
+            S = rng.choice(others, rng.integers(0, n), replace=False).tolist()
+            phi[i] += _value(utility, tuple(sorted(S + [i]))) - _value(utility, tuple(sorted(S)))
+    return phi / k
+
+
 # %% ../../nbs/crowd/62_shapley.ipynb #431bc186
 def estimator_error(utility:Callable[[tuple], float], # the game
                     n_players:int, # its players
@@ -120,22 +138,24 @@ def estimator_error(utility:Callable[[tuple], float], # the game
                     L:int|None=None, # prefix length of prefix-TMC (None: half the players, rounded up)
                     tol:float=0.05, # tolerance of Ghorbani-Zou TMC
                    ) -> pd.DataFrame:
-    "Utility evaluations and RMSE against `exact` of permutation MC, prefix-TMC and tolerance-TMC for each M."
+    "Utility evaluations and RMSE against `exact` of permutation MC, prefix-TMC, tolerance-TMC and k-subset for each M."
     n, rows = _players(n_players, utility), []
     exact = check_array('exact', exact, ndim=1, nonempty=True)
     if exact.shape != (n,): raise ValueError(f"exact has shape {exact.shape}: expected one value per player ({n},)")
     seeds = [check_int('seeds', s, lo=0) for s in check_type('seeds', seeds, (list, tuple, range, np.ndarray))]
     L = -(-n // 2) if L is None else L
+    labels = {'none': 'permutation MC', 'prefix': f'prefix TMC (L={L})', 'tolerance': f'tolerance TMC (tol={tol})'}
+    methods = {**{lab: (lambda cu, M, r, t=t: shapley_mc(cu, n, M, r, t, L=L, tol=tol)) for t, lab in labels.items()},
+               'k-subset': lambda cu, M, r: shapley_subsets(cu, n, M, r)}
     for M in n_perms:
-        for trunc in TRUNCATIONS:
+        for name, run in methods.items():
             errs, calls = [], []
             for s in seeds:
-                cu = CountingUtility(utility)
-                est = shapley_mc(cu, n, M, np.random.default_rng(s), trunc, L=L, tol=tol)
+                cu = CountingUtility(utility); est = run(cu, M, np.random.default_rng(s))
                 errs.append(np.sqrt(np.mean((est - exact) ** 2))); calls.append(cu.calls)
-            rows.append(dict(method={'none': 'permutation MC', 'prefix': f'prefix TMC (L={L})', 'tolerance': f'tolerance TMC (tol={tol})'}[trunc],
-                             n_perm=M, evaluations=float(np.mean(calls)), rmse=float(np.mean(errs))))
+            rows.append(dict(method=name, n_perm=M, evaluations=float(np.mean(calls)), rmse=float(np.mean(errs))))
     return pd.DataFrame(rows)
+
 
 # %% ../../nbs/crowd/62_shapley.ipynb #5b763041
 def round_shapley(participants:Sequence[int], # ids of this round's players (S_t)
