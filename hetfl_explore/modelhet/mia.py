@@ -14,7 +14,7 @@ from torch import nn
 import torch.nn.functional as F
 from scipy.stats import norm as _normal
 from sklearn.metrics import roc_auc_score, roc_curve as _sk_roc
-from ..foundation.core import check_int, check_float, check_type, check_callable, check_by_name, torch_generator
+from ..foundation.core import check_int, check_float, check_type, check_count_array, check_callable, check_by_name, torch_generator
 
 # %% auto #0
 __all__ = ['ARGUMENT_KINDS', 'FPR_TOL', 'CEIL_TOL', 'MIA_METRICS', 'KNOWN_FRACTION', 'MIN_KNOWN', 'MIA_CAP', 'SHADOW_EPOCHS',
@@ -216,6 +216,27 @@ def n_known_members(n_members:int, # Size of the target's training set
     "The attacker's knowledge size max(3, round(1% of the members))."
     return max(MIN_KNOWN, int(round(KNOWN_FRACTION * check_int('n_members', n_members, lo=1))))
 
+# %% ../../nbs/modelhet/31_mia.ipynb #5a1c9e04
+def _check_strata(strata, n_members, n_pool):
+    "The (member strata, pool strata) pair as two int64 arrays of the right lengths."
+    if len(check_type('strata', strata, (tuple, list))) != 2:
+        raise ValueError(f"strata: {len(strata)} entries: expected a pair (member strata, pool strata)")
+    out = []
+    for what, s, n in (('member', strata[0], n_members), ('pool', strata[1], n_pool)):
+        a = check_count_array(f'strata ({what} strata)', s)
+        if a.shape != (n,): raise ValueError(f"strata: {what} strata of shape {a.shape}: expected ({n},), one per {what} record")
+        out.append(a)
+    return out
+
+def _match_strata(s_members, s_pool, rng):
+    "Positions of the members kept and pool indices drawn: per stratum min(#members, #pool) of each."
+    keep, drawn = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
+    for s in np.unique(s_members):
+        mem, pool = np.flatnonzero(s_members == s), np.flatnonzero(s_pool == s)
+        m = min(len(mem), len(pool))
+        keep.append(mem[:m]); drawn.append(rng.permutation(pool)[:m])
+    return np.concatenate(keep), np.concatenate(drawn)
+
 # %% ../../nbs/modelhet/31_mia.ipynb #0d817fdc
 def mia_split(x_members:torch.Tensor, # The target's training inputs
               y_members:torch.Tensor, # ... and labels
@@ -224,16 +245,24 @@ def mia_split(x_members:torch.Tensor, # The target's training inputs
               cap:int=MIA_CAP, # At most this many members and this many non-members are queried
               n_known:int|None=None, # Known members (default: `n_known_members`)
               seed:int=0, # Seed of the sampling
+              strata:tuple|None=None, # (member strata, pool strata): non-members then match the queried members stratum by stratum
              ) -> MIASplit:
     "A balanced member/non-member query set plus the attacker's known members (excluded from the queries)."
     check_mia_arguments(x_members=x_members, y_members=y_members, x_pool=x_pool, y_pool=y_pool, seed=seed)
     n_m = len(x_members)
     k = n_known_members(n_m) if n_known is None else check_int('n_known', n_known, 0, n_m - 1)
+    if strata is not None: s_m, s_p = _check_strata(strata, n_m, len(x_pool))
     rng = np.random.default_rng(seed)
     perm = rng.permutation(n_m); known, rest = perm[:k], perm[k:]
-    n = min(len(rest), len(x_pool), check_int('cap', cap, lo=1))
-    if n < 1: raise ValueError("need at least one member and one non-member to query")
-    mi, ni = np.sort(rest[:n]), np.sort(rng.permutation(len(x_pool))[:n])
+    if strata is None:
+        n = min(len(rest), len(x_pool), check_int('cap', cap, lo=1))
+        mi, ni = rest[:n], rng.permutation(len(x_pool))[:n]
+    else:
+        keep, ni = _match_strata(s_m[rest[:check_int('cap', cap, lo=1)]], s_p, rng)
+        mi = rest[keep]
+        if not len(mi): raise ValueError("strata: no stratum of the queried members has a record in the non-member pool")
+    if len(mi) < 1: raise ValueError("need at least one member and one non-member to query")
+    mi, ni, n = np.sort(mi), np.sort(ni), len(mi)
     return MIASplit(torch.cat([x_members[mi], x_pool[ni]]), torch.cat([y_members[mi], y_pool[ni]]),
                     np.r_[np.ones(n, int), np.zeros(n, int)], x_members[known], y_members[known], mi, ni)
 
