@@ -272,7 +272,7 @@ def _skewed_null_case():
 
 
 def test_per_client_attack_on_label_skewed_clients_is_a_null_test_when_never_trained():
-    "Members the target never saw: attack_clients' AUC averages 0.5 (the uniform test-set draw gave 0.2-0.3 here)."
+    "Members the target never saw: attack_clients' AUC averages 0.5 (a uniform test-set draw gives about 0.26 here)."
     from types import SimpleNamespace
     from hetfl_explore.modelhet.experiments import attack_clients, ModelHetPreset
     target, data = _skewed_null_case()
