@@ -207,3 +207,16 @@ def test_afl_select_mode_restricted_to_available_clients_renormalises():
     for _ in range(MC_DRAWS):
         sel = s.select(0, make_view(4, 0, np.array([1, 3])), 1, rng); mean_w[sel.ids] += sel.weights / MC_DRAWS
     assert np.abs(mean_w - [0, 1 / 3, 0, 2 / 3]).max() < MC_TOL
+
+
+def test_fedcs_default_deadline_is_the_median_of_the_requested_clients():
+    s = C.FedCS(request=2, time_source='data_size'); s.reset(8, 0)
+    s.select(0, make_view(8, n_samples=np.arange(1, 9) * 10), 2, np.random.default_rng(2))
+    assert len(s.asked) == 4 and s.t_max == np.median((s.asked + 1) * 10.0) != np.median(np.arange(1, 9) * 10.0)
+
+
+def test_fednova_participation_and_its_rule_travel_with_the_selector():
+    view = make_view(4, n_samples=np.array([10, 20, 30, 40]))
+    assert sorted(B.FedNova().select(0, view, 2, np.random.default_rng(0)).ids) == [0, 1, 2, 3]       # 'all' ignores k
+    assert len(B.FedNova(participation='k').select(0, view, 2, np.random.default_rng(0)).ids) == 2
+    assert not hasattr(B.FedNova(), 'config_overrides')        # no config change: `aggregation` carries the rule

@@ -179,7 +179,6 @@ class FedNova(Selector):
     name = 'FedNova'
     taxonomy = placement('FedNova', 'Baseline', 'V D ¬S R T', ('theta', 'data_size'), '-', 'Weights', '-')
     aggregation = staticmethod(fednova_rule)   # tau_eff sum_k p_k Delta_k / ||a_k||_1, under any server (FedAvg or FedAvgM)
-    config_overrides = {}                      # no config change needed: the rule travels with the selector
     def __init__(self, participation:str='all', # 'all' available clients (the thesis' sum over K) or 'k' uniform ones (Wang et al.)
                 ): self.participation = check_choice('participation', participation, ('all', 'k'))
 

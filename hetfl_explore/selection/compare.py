@@ -81,14 +81,14 @@ def _check_selectors(selectors, config):
 def run_strategy(selector:Selector, # the strategy to run
                  data, # a `FederatedData`
                  model_fn, # builds the model
-                 config:RunConfig, # hyper-parameters; `seed` and the selector's `config_overrides` are applied
+                 config:RunConfig, # hyper-parameters (the run's `seed` replaces config.seed)
                  seed:int, # the run's seed
                  profiles:SystemProfiles|None=None, # simulated devices
                  store=None, # optional `RunStore` or path
                  progress:bool=False, # progress bar
                 ) -> tuple[History, np.ndarray]:
     "One run of `selector` (stopping when it sets `stop_round`): its history and the final model's per-client accuracy."
-    cfg = dataclasses.replace(config, seed=check_int('seed', seed, lo=0), **getattr(selector, 'config_overrides', {}))
+    cfg = dataclasses.replace(config, seed=check_int('seed', seed, lo=0))
     stop = lambda h: getattr(selector, 'stop_round', None) is not None
     sim = Simulation(model_fn, data, selector, cfg, profiles=profiles, store=store, stop_when=stop)
     h = sim.run(progress=progress)
