@@ -314,7 +314,7 @@ class ModelHetPreset:
         validate_fields(self, rounds=pos, local_epochs=pos, batch_size=pos, lr=lambda n, v: check_float(n, v, lo=0, lo_open=True),
                         momentum=lambda n, v: check_float(n, v, 0, 1, hi_open=True), u=pos, eval_every=pos, n_shadows=pos,
                         rate=lambda n, v: check_float(n, v, 0, 1, lo_open=True), weighting=lambda n, v: check_choice(n, v, ('size', 'equal')),
-                        shadow_epochs=lambda n, v: check_int(n, v, lo=0), distill_epochs=lambda n, v: check_int(n, v, lo=0),
+                        shadow_epochs=lambda n, v: check_int(n, v, lo=0), distill_epochs=lambda n, v: check_int(n, v, lo=0), mia_cap=pos,
                         attacks=lambda n, v: tuple(check_choice(n, a, MIA_ATTACKS) for a in check_type(n, v, (tuple, list))))
 
     def config(self, seed:int):
