@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import torch
 from torch import nn
-from ..foundation.core import check_int, check_float, check_choice, check_type, validate_fields, MAX_COUNT
+from ..foundation.core import check_int, check_float, check_choice, check_type, validate_fields, check_count_array, MAX_COUNT
 
 # %% auto #0
 __all__ = ['SIZE_TO_U', 'HIDDEN_MULT', 'NORMS', 'ROUND_TOL', 'DEN_EPS', 'METHODS', 'BASELINES', 'check_hidden', 'check_state',
@@ -315,6 +315,7 @@ class ChannelSchedule:
         self.method = _check_method(method)
         self.hidden = check_hidden(hidden)
         self.small = [check_int(f'small[{i}]', k, lo=0) for i, k in enumerate(check_type('small', small, (list, tuple, range, np.ndarray)))]
+        if len(set(self.small)) != len(self.small): raise ValueError(f"small={self.small!r:.80}: client ids must be distinct")
         self.rate, self.seed = check_float('rate', rate, 0, 1, lo_open=True), check_int('seed', seed, lo=0)
         self.n_groups, self.n_unique = check_int('n_groups', n_groups, lo=1), check_int('n_unique', n_unique, lo=1)
         self.coupling = check_choice('coupling', coupling, ('layerwise', 'independent'))
@@ -492,6 +493,7 @@ def small_clients(sizes:np.ndarray, # Dataset size of every client
     "Ids of the K - n_large clients with the smallest datasets (they get the small models)."
     sizes = np.asarray(check_type('sizes', sizes, (list, tuple, np.ndarray)), dtype=float)
     if sizes.ndim != 1 or not np.isfinite(sizes).all(): raise ValueError(f"sizes: expected a 1-D array of finite client sizes")
+    check_count_array('sizes', sizes)   # non-negative whole numbers
     n_large = check_int('n_large', n_large, 0, len(sizes))
     return sorted(int(k) for k in np.argsort(np.asarray(sizes), kind='stable')[:len(sizes) - n_large])
 

@@ -399,7 +399,7 @@ def robust_low_outliers(acc:np.ndarray, # accuracies of one round's client model
                         min_gap:float=0.05, # never flag clients closer than this to the median
                        ) -> np.ndarray:
     "Boolean mask of accuracies far below the median (median - z * 1.4826 * MAD, and at least `min_gap` below)."
-    acc, z = check_array('acc', acc, 1, nonempty=True), check_float('z', z, lo=0); med = np.median(acc)
+    acc, z = check_array('acc', acc, 1, lo=0, hi=1, nonempty=True), check_float('z', z, lo=0); med = np.median(acc)
     mad = MAD_TO_SD * np.median(np.abs(acc - med))
     return acc < med - max(z * mad, min_gap)
 
