@@ -220,3 +220,9 @@ def test_fednova_participation_and_its_rule_travel_with_the_selector():
     assert sorted(B.FedNova().select(0, view, 2, np.random.default_rng(0)).ids) == [0, 1, 2, 3]       # 'all' ignores k
     assert len(B.FedNova(participation='k').select(0, view, 2, np.random.default_rng(0)).ids) == 2
     assert not hasattr(B.FedNova(), 'config_overrides')        # no config change: `aggregation` carries the rule
+
+
+def test_reward_budget_is_plus_infinity_or_a_non_negative_number():
+    assert N.CBIM().reward_budget == np.inf and N.CBIM(reward_budget=np.float64(5)).reward_budget == 5.0
+    for bad in (float('nan'), -float('inf'), -1.0, 'x', [np.inf], True):
+        with pytest.raises((ValueError, TypeError), match='reward_budget'): N.CBIM(reward_budget=bad)

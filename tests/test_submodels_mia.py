@@ -301,3 +301,9 @@ def test_uniform_split_is_unchanged_without_strata():
     sp = mia_split(x[:40], y[:40], x[40:], y[40:], seed=3)
     rng = np.random.default_rng(3); perm = rng.permutation(40); rest = perm[3:]
     assert (sp.member_idx == np.sort(rest[:20])).all() and (sp.nonmember_idx == np.sort(rng.permutation(20)[:20])).all()
+
+
+def test_preset_mia_cap_is_a_positive_integer():
+    from hetfl_explore.modelhet.experiments import ModelHetPreset
+    for bad in ('x', -1, 0, 1.5, None, float('nan')):
+        with pytest.raises((ValueError, TypeError), match='mia_cap'): ModelHetPreset(mia_cap=bad)
