@@ -237,3 +237,12 @@ def test_fedrk_weighted_realises_weights():
     summ = pd.concat([th, extra]).set_index(['dataset', 'level'])
     assert FE.fairness_headlines(summ, rk='fedrk_weighted').holds.all()
     with pytest.raises(ValueError, match="rk='random'"): FE.fairness_headlines(summ, rk='random')
+
+
+def test_client_table_refuses_repeated_names_and_exposure_table_repeated_counts():
+    from hetfl_explore.fairness.metrics import client_table
+    from hetfl_explore.fairness.experiments import exposure_table
+    C = np.ones((2, 2, 2))
+    with pytest.raises(ValueError, match='names'): client_table([C, C], names=['a', 'a'])
+    with pytest.raises(ValueError, match='n_antis'): exposure_table((1, 1), rounds=2)
+    with pytest.raises(ValueError, match='cell'): __import__('hetfl_explore.fairness.experiments', fromlist=['x']).mix_matrices(cell=10**400)

@@ -138,6 +138,10 @@ CASES += [
     ('selection.constraints.round_estimates', lambda v: cs.round_estimates(VIEW(), [0], epochs=v), 'epochs', NOT_POS),
     ('selection.constraints.FedCS', lambda v: cs.FedCS(time_source=v), 'time_source', NOT_CHOICE),
     ('selection.constraints.project_simplex', lambda v: cs.project_simplex(v), 'v', NOT_ARRAY),
+    ('selection.constraints.inclusion_probabilities', lambda v: cs.inclusion_probabilities(v, 2), 'p',
+     st.sampled_from([None, 'ab', [-1., 2.], [np.nan, 1.], [np.inf, 1.], [[1., 2.]]])),
+    ('selection.constraints.sample_unbiased', lambda v: cs.sample_unbiased(v, [.5, .5], 1, RNG()), 'ids',
+     st.sampled_from([None, 'ab', [0, 0], [-1, 2], [0.5, 1], [[0, 1]]])),
     ('selection.constraints.AgnosticFL', lambda v: cs.AgnosticFL(mode=v), 'mode', NOT_CHOICE),
     ('selection.constraints.qffl_step', lambda v: cs.qffl_step(torch.zeros(2), torch.zeros(1, 2), [1.], v), 'q', NOT_POS),
     ('selection.constraints.QFFL', lambda v: cs.QFFL(step=v), 'step', NOT_CHOICE),
@@ -185,3 +189,92 @@ def test_covered_is_every_public_function_and_class():
             o = getattr(m, n)
             if (inspect.isfunction(o) or inspect.isclass(o)) and o.__module__ == m.__name__: public.add(f'{m.__name__}.{n}')
     assert public == COVERED, (sorted(public - COVERED), sorted(COVERED - public))
+
+
+# ---- hostile-input families of the selection entry points -------------------------------------------------------
+SEL_MODULES = (tx, bl, ef, cs, inc, icv, cmp)
+BAD_IDS = st.one_of(st.lists(st.integers(0, 5), min_size=1, max_size=4).map(lambda l: l + l[:1]),          # a repeated id
+                    st.lists(st.integers(0, 5), max_size=3).map(lambda l: l + [-1]),                       # a negative id
+                    st.lists(st.integers(0, 5), max_size=3).map(lambda l: l + [1.5]),                      # a fractional id
+                    st.sampled_from(['ab', None, [[0, 1]], [float('nan')], [True, 'x']]))
+# (name, call with bad ids, argument named): ids arguments refuse repeats, negatives and fractions
+ID_CASES = [
+    ('top_by', lambda v: bl.top_by(v, np.ones(len(v)) if isinstance(v, list) else [1.], 1, RNG()), 'ids'),
+    ('sample_by', lambda v: bl.sample_by(v, np.ones(len(v)) if isinstance(v, list) else [1.], 1, RNG()), 'ids'),
+    ('sample_unbiased', lambda v: cs.sample_unbiased(v, np.ones(len(v)) if isinstance(v, list) else [1.], 1, RNG()), 'ids'),
+    ('stratified_pick', lambda v: bl.stratified_pick(np.zeros(6), v, 1, RNG()), 'available'),
+    ('pooled_balance', lambda v: ef.pooled_balance(np.ones((6, 2)), v), 'ids'),
+]
+
+@pytest.mark.parametrize('name,call,arg', ID_CASES, ids=[c[0] for c in ID_CASES])
+def test_ids_refuse_repeats_negatives_and_fractions(name, call, arg):
+    @SETTINGS
+    @given(v=BAD_IDS)
+    def check(v):
+        with pytest.raises((ValueError, TypeError)) as e: call(v)
+        assert arg in str(e.value), f"{name}({v!r}): {e.value}"
+    check()
+
+# (name, call with a bad array, argument named, strategy): NaN, infinities, negatives, empty and mismatched lengths
+NUM = lambda *extra: st.sampled_from([[float('nan'), 1.], [float('inf'), 1.], [-1., 1.], 'ab', None, *extra])
+ARRAY_CASES = [
+    ('jain_index', cmp.jain_index, 'counts', NUM([], [[1., 2.]])),
+    ('contract_menu', icv.contract_menu, 'costs', NUM([])),
+    ('subjective_reputation.pos', lambda v: icv.subjective_reputation(v, [1., 1.]), 'pos', NUM()),
+    ('subjective_reputation.neg', lambda v: icv.subjective_reputation([1., 1.], v), 'neg', NUM([1., 1., 1.])),
+    ('robust_low_outliers', cs.robust_low_outliers, 'acc', NUM([])),
+    ('oort_utility.times', lambda v: cs.oort_utility([1., 1.], [1., 1.], v, 1.), 'times',   # +inf: never answers (utility 0)
+     st.sampled_from([[float('nan'), 1.], [-1., 1.], [1., 1., 1.], 'ab', None])),
+    ('oort_utility.n_samples', lambda v: cs.oort_utility(v, [1., 1.], [1., 1.], 1.), 'n_samples', NUM()),
+    ('qffl_step.losses', lambda v: cs.qffl_step(torch.zeros(2), torch.zeros(2, 2), v, 1.), 'losses', NUM([1.])),
+    ('qffl_step.updates', lambda v: cs.qffl_step(torch.zeros(2), v, [1.], 1.), 'updates',
+     st.sampled_from([torch.zeros(1, 3), torch.full((1, 2), float('nan')), 'ab'])),
+    ('top_by.values', lambda v: bl.top_by([0, 1], v, 1, RNG()), 'values', st.sampled_from([[1.], [1., 2., 3.], 'ab'])),
+    ('sample_by.p', lambda v: bl.sample_by([0, 1], v, 1, RNG()), 'p', st.sampled_from([[1.], [1., 2., 3.], 'ab'])),
+    ('choice_without_replacement.p', lambda v: bl.choice_without_replacement(np.arange(2), v, 1, RNG()), 'p',
+     st.sampled_from([[float('nan'), 1.], [-0.5, 1.5], [0.2, 0.2], [1.], 'ab'])),
+    ('inclusion_probabilities', lambda v: cs.inclusion_probabilities(v, 1), 'p', NUM()),
+    ('flag_opposing', bl.flag_opposing, 'updates', st.sampled_from([torch.full((3, 2), float('nan')), torch.zeros(3), 'ab'])),
+    ('sketch', lambda v: bl.sketch(v, 2, 0), 'updates', st.sampled_from([torch.full((2, 3), float('inf')), 'ab'])),
+    ('ward_clusters', lambda v: bl.ward_clusters(v, 2), 'z', st.sampled_from([np.full((3, 2), float('nan')), 'ab'])),
+]
+
+@pytest.mark.parametrize('name,call,arg,bad', ARRAY_CASES, ids=[c[0] for c in ARRAY_CASES])
+def test_arrays_refuse_nan_negative_empty_and_mismatched(name, call, arg, bad):
+    @SETTINGS
+    @given(v=bad)
+    def check(v):
+        with pytest.raises((ValueError, TypeError)) as e: call(v)
+        assert arg in str(e.value), f"{name}({v!r:.60}): {e.value}"
+    check()
+
+def test_shapley_utilities_must_be_finite_numbers():
+    for bad in (float('nan'), float('inf'), 'x', None):
+        with pytest.raises((ValueError, TypeError), match='utility'): ef.shapley_values(3, lambda s, b=bad: b, RNG())
+    with pytest.raises(ValueError, match='n'): ef.shapley_values(-1, lambda s: 0., RNG())
+
+def _numeric_parameters():
+    "(qualified name, class, parameter, default) of every selection class whose numeric parameters all have defaults."
+    out = []
+    for m in SEL_MODULES:
+        for n in m.__all__:
+            o = getattr(m, n)
+            if not (inspect.isclass(o) and o.__module__ == m.__name__): continue
+            try: sig = inspect.signature(o)
+            except (TypeError, ValueError): continue
+            if any(p.default is inspect._empty for p in sig.parameters.values() if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)): continue
+            out += [(f'{m.__name__}.{n}', o, pn, p.default) for pn, p in sig.parameters.items()
+                    if isinstance(p.default, (int, float)) and not isinstance(p.default, bool)]
+    return out
+NUMERIC_PARAMETERS = _numeric_parameters()
+
+@pytest.mark.parametrize('name,cls,param,default', NUMERIC_PARAMETERS, ids=[f'{c[0].rsplit(".", 1)[1]}.{c[2]}' for c in NUMERIC_PARAMETERS])
+def test_numeric_parameters_take_numpy_scalars_and_refuse_strings_bools_nan(name, cls, param, default):
+    "numpy scalars of the default are accepted; strings, bools, None, NaN and -inf are refused naming the parameter."
+    cls(**{param: np.float64(default) if isinstance(default, float) else np.int64(default)})
+    @SETTINGS
+    @given(v=st.sampled_from(['x', True, None, float('nan'), -float('inf'), [default]]))
+    def check(v):
+        with pytest.raises((ValueError, TypeError)) as e: cls(**{param: v})
+        assert param in str(e.value), f"{name}({param}={v!r}): {e.value}"
+    check()

@@ -239,7 +239,9 @@ SPECS = {
                                x=TENS, y=TENS, labels=['x', [2, 0]]),
  'modelhet.mia.n_known_members': spec(mm.n_known_members, _v(n_members=10), n_members=POS),
  'modelhet.mia.mia_split': spec(mm.mia_split, lambda: dict(x_members=V()['x'][:20], y_members=V()['y'][:20], x_pool=V()['x'][20:], y_pool=V()['y'][20:]),
-                                 x_members=TENS, y_members=TENS, x_pool=TENS, y_pool=TENS, cap=POS, n_known=INT[1:] + [99], seed=INT),
+                                 x_members=TENS, y_members=TENS, x_pool=TENS, y_pool=TENS, cap=POS, n_known=INT[1:] + [99], seed=INT,
+                                 strata=['x', 3, (np.zeros(20),), (np.zeros(20), np.zeros(3)), (-np.ones(20), np.zeros(20)),
+                                         (np.full(20, 0.5), np.zeros(20)), (np.zeros(20), np.full(20, NAN)), (np.ones(20), np.zeros(20))]),
  'modelhet.mia.fit_classifier': spec(mm.fit_classifier, lambda: dict(model=ms.WidthCNN(4, 1, 10), x=V()['x'], y=V()['y'], epochs=1),
                                      model=OBJ, x=TENS, y=TENS, epochs=INT, lr=FLOAT + [0.0], batch_size=POS, seed=INT),
  'modelhet.mia.yeom_attack': spec(mm.yeom_attack, _v(model='@cnn', split='@split'), model=OBJ, split=OBJ, batch_size=POS, seed=INT),
@@ -270,6 +272,7 @@ SPECS = {
  'modelhet.experiments.modelhet_headlines': spec(mx.modelhet_headlines, _v(df='@tiny'), df=FRAME, auc=CHOICE),
  'modelhet.experiments.ModelHetPreset': spec(mx.ModelHetPreset, rounds=POS, local_epochs=POS, batch_size=POS, lr=FLOAT + [0.0], u=POS, rate=PROB + [0.0],
                                      attacks=[('nope',), 3], n_shadows=POS, weighting=CHOICE),
+ 'modelhet.experiments.client_mia_split': spec(mx.client_mia_split, _v(data='@fd', k=0), data=OBJ, k=INT + [99], cap=POS, seed=INT),
  'modelhet.experiments.attack_clients': spec(mx.attack_clients, _v(run=None, data=None), preset=OBJ, seed=INT),
  'modelhet.experiments.run_modelhet': spec(mx.run_modelhet, _v(method='GFM', data=None, n_large=2), method=CHOICE, preset=OBJ, n_large=INT),
  'modelhet.experiments.run_preset': spec(mx.run_preset, _v(path=None, progress=False), preset=OBJ, methods=[('nope',), 3], path=[3]),
@@ -371,3 +374,66 @@ def test_every_public_name_is_covered():
     "Every name in the `__all__` of the six modules is in `COVERED`."
     public = {f'hetfl_explore.{m}.{n}' for m, mod in MODULES.items() for n in mod.__all__}
     assert public - COVERED == set()
+
+
+# ---- hostile-input families of the modelhet entry points ----------------------------------------------------------
+X_, Y_ = torch.zeros(10, 1, 8, 8), torch.zeros(10, dtype=torch.long)
+# (name, call with a bad labels tensor paired with 10 inputs, argument named): lengths, negative, float and NaN inputs
+PAIRED_CASES = [
+    ('model_outputs', lambda y: mm.model_outputs(ms.WidthCNN(4, 1, 10), X_, y), 'y'),
+    ('mia_split.members', lambda y: mm.mia_split(X_, y, X_, Y_), 'y_members'),
+    ('mia_split.pool', lambda y: mm.mia_split(X_, Y_, X_, y), 'y_pool'),
+    ('fit_classifier', lambda y: mm.fit_classifier(ms.WidthCNN(4, 1, 10), X_, y, epochs=1), 'y'),
+    ('train_shadows', lambda y: mm.train_shadows(lambda: ms.WidthCNN(4, 1, 10), X_, y, 2, train_fn=lambda m, x, yy, s: m), 'y_pool'),
+    ('disjoint_pool', lambda y: mm.disjoint_pool(X_, y, X_[:1]), 'y_pool'),
+]
+BAD_LABELS = st.one_of(st.integers(0, 9).filter(lambda n: n != 10).map(lambda n: torch.zeros(n, dtype=torch.long)),   # too few
+                       st.integers(11, 14).map(lambda n: torch.zeros(n, dtype=torch.long)),                           # too many
+                       st.integers(-5, -1).map(lambda v: torch.full((10,), v)),                                       # negative
+                       st.just(torch.full((10,), 0.5)))                                                               # not integers
+
+@pytest.mark.parametrize('name,call,arg', PAIRED_CASES, ids=[c[0] for c in PAIRED_CASES])
+@SETTINGS
+@given(y=BAD_LABELS)
+def test_labels_must_pair_with_their_inputs(name, call, arg, y):
+    "Labels of the wrong length, negative or fractional are refused naming the labels' argument."
+    assert_clear(lambda: call(y), arg, y)
+
+@SETTINGS
+@given(bad=st.sampled_from([float('nan'), float('inf'), -float('inf')]), where=st.integers(0, 9))
+def test_inputs_must_be_finite(bad, where):
+    x = X_.clone(); x.view(10, -1)[where, 0] = bad
+    assert_clear(lambda: mm.model_outputs(ms.WidthCNN(4, 1, 10), x, Y_), 'x', bad)
+
+@SETTINGS
+@given(label=st.integers(10, 50))
+def test_labels_beyond_the_models_classes_are_refused(label):
+    assert_clear(lambda: mm.model_outputs(ms.WidthCNN(4, 1, 10), X_, torch.full((10,), label)), 'y', label)
+
+@SETTINGS
+@given(k=st.sampled_from([-1, 10, 99, 1.5, True, None, 'x', float('nan')]))
+def test_client_ids_of_the_per_client_split(k):
+    assert_clear(lambda: mx.client_mia_split(V()['fd'], k), 'k', k)
+
+@SETTINGS
+@given(small=st.one_of(st.lists(st.integers(0, 9), min_size=1, max_size=3).map(lambda l: l + l[:1]),
+                       st.lists(st.integers(0, 9), max_size=2).map(lambda l: l + [-1]), st.just([0.5])))
+def test_small_client_ids_refuse_repeats_negatives_and_fractions(small):
+    assert_clear(lambda: ms.ChannelSchedule('GFM', V()['H'], small), 'small', small, aliases=('small[0]', 'small[1]', 'small[2]', 'small[3]'))
+
+@SETTINGS
+@given(sizes=st.sampled_from([[-5, 3, 9], [5.5, 3, 9], [np.nan, 3, 9], 'abc']))
+def test_client_sizes_are_counts(sizes):
+    assert_clear(lambda: ms.small_clients(sizes, 1), 'sizes', sizes)
+
+def _preset_numbers():
+    import dataclasses
+    return [(f.name, f.default) for f in dataclasses.fields(mx.ModelHetPreset) if isinstance(f.default, (int, float)) and not isinstance(f.default, bool)]
+
+@pytest.mark.parametrize('field,default', _preset_numbers())
+@SETTINGS
+@given(bad=st.sampled_from(['x', True, None, float('nan'), -float('inf'), [1]]))
+def test_preset_numbers_take_numpy_scalars_and_refuse_junk(field, default, bad):
+    "Every numeric field of ModelHetPreset: a numpy scalar of its default is accepted, junk refused naming the field."
+    mx.ModelHetPreset(**{field: np.float64(default) if isinstance(default, float) else np.int64(default)})
+    assert_clear(lambda: mx.ModelHetPreset(**{field: bad}), field, bad, aliases=(f'ModelHetPreset.{field}',))

@@ -29,7 +29,8 @@ SELECTORS = {
     'FL-CIR': (lambda K: E.FLCIR(np.eye(3)[np.arange(K) % 3] * 10), 'exact'),
     'FAVOR': (lambda K: E.FAVOR(steps_per_round=2), 'exact'),
     'FedCS': (lambda K: C.FedCS(time_source='data_size'), 'atmost'),            # clients over the deadline are dropped
-    'AFL_M': (lambda K: C.AgnosticFL(), 'exact'), 'AFL_M-weights': (lambda K: C.AgnosticFL(mode='weights'), 'exact'),
+    'AFL_M': (lambda K: C.AgnosticFL(), 'atmost'),      # clients whose lambda was projected to 0 are never drawn
+    'AFL_M-weights': (lambda K: C.AgnosticFL(mode='weights'), 'exact'),
     'q-FFL': (lambda K: C.QFFL(q=1.0), 'exact'), 'q-FFL-reweight': (lambda K: C.QFFL(q=1.0, step='reweight'), 'exact'), 'Oort': (lambda K: C.Oort(), 'exact'), 'FLAME_C': (lambda K: C.FLAME(), 'exact'),
     'DDaBA': (lambda K: C.DDaBA(), 'exact'), 'LT-FL': (lambda K: I.LTFL(), 'exact'), 'FDropout': (lambda K: I.FedDropout(), 'exact'),
     'CI-MR': (lambda K: N.CIMR(n_perm=3), 'any'),        # full participation
@@ -184,3 +185,44 @@ def test_hcsfed_reset_restores_configured_clusters():
     assert (s.n_found, s.n_clusters) == (3, 5)
     s.reset(10, 0)
     assert (s.n_found, s.n_clusters) == (5, 5) and s.centres is None
+
+
+MC_DRAWS, MC_TOL = 20_000, 0.01   # Monte Carlo draws; tolerance on each mean weight (about 5 standard errors)
+
+@pytest.mark.parametrize('lam,k', [([0.05, 0.15, 0.3, 0.5], 2), ([0.1] * 10, 3), ([0.4, 0.3, 0.2, 0.1, 0.0], 3), ([0.9, 0.05, 0.05], 1)])
+def test_afl_select_mode_is_unbiased(lam, k):
+    "AFL_M mode='select': k distinct clients, weights summing to one, E[weight_k] = lambda_k (Monte Carlo)."
+    lam = np.asarray(lam); K = len(lam); s = C.AgnosticFL(); s.reset(K, 0); s.lam = lam
+    rng, mean_w = np.random.default_rng(0), np.zeros(K)
+    for _ in range(MC_DRAWS):
+        sel = s.select(0, make_view(K), k, rng)
+        assert len(sel.ids) == min(k, np.count_nonzero(lam)) and abs(sel.weights.sum() - 1) < 1e-12
+        mean_w[sel.ids] += sel.weights / MC_DRAWS
+    assert np.abs(mean_w - lam).max() < MC_TOL, mean_w
+
+
+def test_afl_select_mode_restricted_to_available_clients_renormalises():
+    s = C.AgnosticFL(); s.reset(4, 0); s.lam = np.array([0.1, 0.2, 0.3, 0.4])
+    rng, mean_w = np.random.default_rng(1), np.zeros(4)
+    for _ in range(MC_DRAWS):
+        sel = s.select(0, make_view(4, 0, np.array([1, 3])), 1, rng); mean_w[sel.ids] += sel.weights / MC_DRAWS
+    assert np.abs(mean_w - [0, 1 / 3, 0, 2 / 3]).max() < MC_TOL
+
+
+def test_fedcs_default_deadline_is_the_median_of_the_requested_clients():
+    s = C.FedCS(request=2, time_source='data_size'); s.reset(8, 0)
+    s.select(0, make_view(8, n_samples=np.arange(1, 9) * 10), 2, np.random.default_rng(2))
+    assert len(s.asked) == 4 and s.t_max == np.median((s.asked + 1) * 10.0) != np.median(np.arange(1, 9) * 10.0)
+
+
+def test_fednova_participation_and_its_rule_travel_with_the_selector():
+    view = make_view(4, n_samples=np.array([10, 20, 30, 40]))
+    assert sorted(B.FedNova().select(0, view, 2, np.random.default_rng(0)).ids) == [0, 1, 2, 3]       # 'all' ignores k
+    assert len(B.FedNova(participation='k').select(0, view, 2, np.random.default_rng(0)).ids) == 2
+    assert not hasattr(B.FedNova(), 'config_overrides')        # no config change: `aggregation` carries the rule
+
+
+def test_reward_budget_is_plus_infinity_or_a_non_negative_number():
+    assert N.CBIM().reward_budget == np.inf and N.CBIM(reward_budget=np.float64(5)).reward_budget == 5.0
+    for bad in (float('nan'), -float('inf'), -1.0, 'x', [np.inf], True):
+        with pytest.raises((ValueError, TypeError), match='reward_budget'): N.CBIM(reward_budget=bad)

@@ -248,3 +248,62 @@ def test_channel_schedule_tiny_rate_fails_fast():
     from hetfl_explore.modelhet.submodels import ChannelSchedule
     for method in ('OSM', 'OFM', 'GFM'):
         with pytest.raises(ValueError, match='rate=1e-300'): ChannelSchedule(method, [64, 32], [0, 1], rate=1e-300)
+
+
+# ---- non-IID clients: non-members drawn from the client's own (class x attribute) mix ------------------------------
+NULL_SEEDS = range(10)     # client draws
+NULL_MARGIN = 0.05         # |mean AUC - 0.5| allowed for members that were never trained on
+
+
+def _skewed_null_case():
+    "A digits target trained on 300 digits, and a federation of the other digits whose 5 clients hold 2 classes each."
+    from sklearn.datasets import load_digits
+    from hetfl_explore.foundation.data import FederatedData
+    from hetfl_explore.modelhet.mia import fit_classifier
+    dg = load_digits(); X = torch.tensor(dg.images[:, None] / 16, dtype=torch.float32); Y = torch.tensor(dg.target)
+    perm = torch.from_numpy(np.random.default_rng(0).permutation(len(X)))
+    own, test, fed = perm[:300], perm[300:700], perm[700:]
+    torch.manual_seed(0)
+    target = fit_classifier(WidthCNN(8, 1, 10), X[own], Y[own], epochs=30, batch_size=32, seed=0)
+    z = lambda n: torch.zeros(n, dtype=torch.long)
+    data = FederatedData.from_pool(X[fed], Y[fed], z(len(fed)), seed=0, n_classes=10, n_attrs=1, test=(X[test], Y[test], z(len(test))),
+                                   clients=lambda yy, aa, s: [np.flatnonzero(np.asarray(yy) // 2 == k) for k in range(5)])
+    return target, data
+
+
+def test_per_client_attack_on_label_skewed_clients_is_a_null_test_when_never_trained():
+    "Members the target never saw: attack_clients' AUC averages 0.5 (a uniform test-set draw gives about 0.26 here)."
+    from types import SimpleNamespace
+    from hetfl_explore.modelhet.experiments import attack_clients, ModelHetPreset
+    target, data = _skewed_null_case()
+    run = SimpleNamespace(client_model=lambda k: target, global_model=lambda: target, small=[],
+                          sets=[SimpleNamespace(rate=1.0)] * data.num_clients)
+    aucs = [attack_clients(run, data, ModelHetPreset(attacks=('yeom',)), seed=s, global_model=False).auc.mean() for s in NULL_SEEDS]
+    assert abs(np.mean(aucs) - 0.5) < NULL_MARGIN, aucs
+
+
+def test_client_split_matches_class_counts_and_one_class_clients_stay_in_their_class():
+    from hetfl_explore.modelhet.experiments import client_mia_split
+    _, data = _skewed_null_case()
+    for k in range(data.num_clients):
+        sp = client_mia_split(data, k, seed=k)
+        assert (np.bincount(sp.y[sp.labels == 1], minlength=10) == np.bincount(sp.y[sp.labels == 0], minlength=10)).all()
+        assert set(sp.y.tolist()) == {2 * k, 2 * k + 1}
+    x, y = torch.randn(30, 1, 8, 8), torch.full((30,), 3)
+    with pytest.raises(ValueError, match='strata'):      # a one-class client whose class the pool lacks
+        mia_split(x[:20], y[:20], x[20:], y[20:] * 0, strata=(y[:20], y[20:] * 0))
+    for bad in ((y[:20],), (y[:20], y[20:25]), (y[:20].float() - 4, y[20:]), 'ab'):
+        with pytest.raises((ValueError, TypeError), match='strata'): mia_split(x[:20], y[:20], x[20:], y[20:], strata=bad)
+
+
+def test_uniform_split_is_unchanged_without_strata():
+    x, y = torch.arange(60.).view(60, 1), torch.arange(60) % 3
+    sp = mia_split(x[:40], y[:40], x[40:], y[40:], seed=3)
+    rng = np.random.default_rng(3); perm = rng.permutation(40); rest = perm[3:]
+    assert (sp.member_idx == np.sort(rest[:20])).all() and (sp.nonmember_idx == np.sort(rng.permutation(20)[:20])).all()
+
+
+def test_preset_mia_cap_is_a_positive_integer():
+    from hetfl_explore.modelhet.experiments import ModelHetPreset
+    for bad in ('x', -1, 0, 1.5, None, float('nan')):
+        with pytest.raises((ValueError, TypeError), match='mia_cap'): ModelHetPreset(mia_cap=bad)

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import torch
 import plotly.graph_objects as go
-from hetfl_explore.foundation.core import (check_int, check_float, check_choice, check_type, check_columns, check_array,
+from hetfl_explore.foundation.core import (MAX_COUNT, check_int, check_float, check_choice, check_type, check_columns, check_array,
     check_rng_seed)
 from ..foundation.hetero import dht, as_counts
 from ..engine.protocol import Selector, Selection, UniformSelector
@@ -424,7 +424,7 @@ def mix_matrices(rho:float=0.9, # share of each client's majority cells (GSC: 90
                 ) -> np.ndarray: # (24, 2, 2) client matrices: 2+2 CI, 2+2 AI, 16 - n_anti SC, n_anti anti-SC
     "GSC-like 24-client matrices with correlation strength ρ and `n_anti` reversed SC clients."
     rho = check_float('rho', rho, lo=0.5, hi=1.0); n_anti = check_int('n_anti', n_anti, lo=0, hi=16)
-    hi = int(round(check_int('cell', cell, lo=2) * rho)); lo = cell - hi
+    hi = int(round(check_int('cell', cell, lo=2, hi=MAX_COUNT) * rho)); lo = cell - hi
     if lo < 1: raise ValueError(f"rho={rho}, cell={cell}: the minority cells would be empty; lower rho or raise cell")
     ci, ai, sc = [[hi, hi], [lo, lo]], [[hi, lo], [hi, lo]], [[hi, lo], [lo, hi]]
     flip = lambda R: [R[1], R[0]]
@@ -438,6 +438,7 @@ def exposure_table(n_antis=(0, 1, 2, 4, 6), # numbers of reversed SC clients to 
                   ) -> pd.DataFrame: # minority share of the selected data per level, FedRK's promise, anti-client frequency
     "Minority exposure of random, FedDiverse (true triplets) and FedRK as reversed clients are added."
     for n in check_type('n_antis', n_antis, (list, tuple)): mix_matrices(rho, n)   # every argument fails before any simulation
+    if len(set(n_antis)) != len(n_antis): raise ValueError(f"n_antis={n_antis!r}: each number of reversed clients once")
     rounds, seed = check_int('rounds', rounds, lo=1, hi=MAX_ROUNDS), check_rng_seed('seed', seed)
     rows = []
     for n in n_antis:

@@ -314,6 +314,7 @@ def client_table(confusions:Sequence, # Per-client count tensors C_k
     if not cs: raise ValueError("confusions: expected at least one count tensor")
     names = list(names) if names is not None else [f'client {k}' for k in range(len(cs))]
     if len(names) != len(cs): raise ValueError(f"names: expected {len(cs)} names, got {len(names)}")
+    if len(set(map(str, names))) != len(names): raise ValueError(f"names: {names!r:.80}: row names must be distinct")
     w = np.array([float(c.sum()) for c in cs]) if weights is None else check_array('weights', weights, lo=0)
     if w.shape != (len(cs),) or (w < 0).any() or w.sum() <= 0: raise ValueError(f"weights: expected {len(cs)} non-negative weights with a positive sum")
     df = pd.DataFrame([fairness_report(c, **kw) for c in cs], index=names)

@@ -13,17 +13,17 @@ import torch
 from scipy.stats import spearmanr, pearsonr
 from ..foundation.core import check_int, check_float, check_choice, check_type, validate_fields, results_path
 from .submodels import METHODS, BASELINES, run_submodels, submodel_client_accuracies
-from .mia import (mia_split, yeom_attack, lira_population, disjoint_pool, lira_offline, train_shadows,
+from .mia import (MIA_CAP, MIASplit, mia_split, yeom_attack, lira_population, disjoint_pool, lira_offline, train_shadows,
                                        tmia_attack, attack_metrics)
-from ..foundation.data import dirichlet_size_split, tiny_digits_federation
+from ..foundation.data import FederatedData, dirichlet_size_split, tiny_digits_federation
 from ..foundation.loaders import load_cifar, load_femnist_leaf
 
 # %% auto #0
 __all__ = ['MIA_ATTACKS', 'MODELHET_TINY', 'FAITHFUL', 'LIRA_COMPARE', 'LIRA_METHODS', 'appendix_tables', 'check_choice_all',
            'check_frame', 'table6', 'table7', 'table8', 'table10', 'spread_table', 'frequency_spearman', 'taxonomy_T',
-           'tradeoff_scatter', 'modelhet_headlines', 'ModelHetPreset', 'attack_clients', 'run_modelhet', 'run_preset',
-           'summarize', 'real_federation', 'lira_comparison', 'load_results', 'compare_to_thesis',
-           'size_leakage_correlation']
+           'tradeoff_scatter', 'modelhet_headlines', 'ModelHetPreset', 'client_mia_split', 'attack_clients',
+           'run_modelhet', 'run_preset', 'summarize', 'real_federation', 'lira_comparison', 'load_results',
+           'compare_to_thesis', 'size_leakage_correlation']
 
 # %% ../../nbs/modelhet/32_experiments.ipynb #da8b9eee
 # Németh (2025), thesis, Table 24: CIFAR-10
@@ -314,7 +314,7 @@ class ModelHetPreset:
         validate_fields(self, rounds=pos, local_epochs=pos, batch_size=pos, lr=lambda n, v: check_float(n, v, lo=0, lo_open=True),
                         momentum=lambda n, v: check_float(n, v, 0, 1, hi_open=True), u=pos, eval_every=pos, n_shadows=pos,
                         rate=lambda n, v: check_float(n, v, 0, 1, lo_open=True), weighting=lambda n, v: check_choice(n, v, ('size', 'equal')),
-                        shadow_epochs=lambda n, v: check_int(n, v, lo=0), distill_epochs=lambda n, v: check_int(n, v, lo=0),
+                        shadow_epochs=lambda n, v: check_int(n, v, lo=0), distill_epochs=lambda n, v: check_int(n, v, lo=0), mia_cap=pos,
                         attacks=lambda n, v: tuple(check_choice(n, a, MIA_ATTACKS) for a in check_type(n, v, (tuple, list))))
 
     def config(self, seed:int):
@@ -381,6 +381,17 @@ def _attack_target(model, kind, k, rate, sp, run, data, preset, seed, pooled):
                                    preset.distill_epochs, _train_fn(preset, preset.shadow_epochs), seed=seed))
     return res
 
+# %% ../../nbs/modelhet/32_experiments.ipynb #7c3d9a01
+def client_mia_split(data:FederatedData, # the federation
+                     k:int, # client id
+                     cap:int=MIA_CAP, # at most this many members and this many non-members
+                     seed:int=0, # seed of the sampling
+                    ) -> MIASplit:
+    "Client k's members against test-set non-members matched to its class x attribute mix (`mia_split` with strata)."
+    xk, yk, ak = check_type('data', data, FederatedData).client(k)
+    return mia_split(xk, yk, data.x_test, data.y_test, cap=cap, seed=seed,
+                     strata=(data.group_ids(yk, ak), data.group_ids(data.y_test, data.a_test)))
+
 # %% ../../nbs/modelhet/32_experiments.ipynb #d4130096
 def attack_clients(run, # `SubmodelRun`
                    data, # Its `FederatedData`
@@ -397,8 +408,7 @@ def attack_clients(run, # `SubmodelRun`
     for kind, k in targets:
         model = run.client_model(k) if kind == 'client' else run.global_model()
         rate = run.sets[k].rate if kind == 'client' else 1.0
-        xk, yk, _ = data.client(k)
-        sp = mia_split(xk, yk, data.x_test, data.y_test, cap=preset.mia_cap, seed=seed * 100 + k)
+        sp = client_mia_split(data, k, preset.mia_cap, seed * 100 + k)
         for r in _attack_target(model, kind, k, rate, sp, run, data, preset, seed, pooled):
             m = attack_metrics(r)
             rows.append(dict(target=kind, client=k, size=int(data.client_sizes[k]), small=k in run.small, attack=r.attack,

@@ -14,11 +14,11 @@ from torch import nn
 import torch.nn.functional as F
 from scipy.stats import norm as _normal
 from sklearn.metrics import roc_auc_score, roc_curve as _sk_roc
-from ..foundation.core import check_int, check_float, check_type, check_callable, check_by_name, torch_generator
+from ..foundation.core import check_int, check_float, check_type, check_count_array, check_callable, check_by_name, torch_generator
 
 # %% auto #0
-__all__ = ['ARGUMENT_KINDS', 'FPR_TOL', 'CEIL_TOL', 'MIA_METRICS', 'KNOWN_FRACTION', 'MIN_KNOWN', 'MIA_CAP', 'SHADOW_EPOCHS',
-           'MIN_SD', 'LOG_EPS', 'AttackResult', 'check_scores', 'check_labels', 'roc_auc', 'roc_curve',
+__all__ = ['ARGUMENT_KINDS', 'PAIRED', 'FPR_TOL', 'CEIL_TOL', 'MIA_METRICS', 'KNOWN_FRACTION', 'MIN_KNOWN', 'MIA_CAP',
+           'SHADOW_EPOCHS', 'MIN_SD', 'LOG_EPS', 'AttackResult', 'check_scores', 'check_labels', 'roc_auc', 'roc_curve',
            'check_mia_arguments', 'min_nonmembers', 'tpr_at_fpr', 'advantage', 'best_advantage', 'bootstrap_ci',
            'attack_metrics', 'model_outputs', 'MIASplit', 'n_known_members', 'mia_split', 'fit_classifier',
            'yeom_attack', 'Shadows', 'train_shadows', 'lira_offline', 'disjoint_pool', 'lira_population',
@@ -79,7 +79,7 @@ def roc_curve(scores:np.ndarray, # Membership scores
 
 # %% ../../nbs/modelhet/31_mia.ipynb #b9fb59b4
 _ARGUMENT_RULES = {   # kind of argument -> rule(name, value)
-    'module': lambda n, v: check_type(n, v, nn.Module), 'tensor': lambda n, v: check_type(n, v, torch.Tensor),
+    'module': lambda n, v: check_type(n, v, nn.Module), 'tensor': lambda n, v: _check_finite(n, check_type(n, v, torch.Tensor)),
     'fn': check_callable, 'fn_or_none': lambda n, v: check_callable(n, v, optional=True), 'seed': lambda n, v: check_int(n, v, lo=0),
     'split': lambda n, v: check_type(n, v, MIASplit), 'shadows': lambda n, v: check_type(n, v, Shadows),
     'result': lambda n, v: check_type(n, v, AttackResult)}
@@ -87,10 +87,21 @@ ARGUMENT_KINDS = dict(model='module', teacher='module', x='tensor', y='tensor', 
                       x_exclude='tensor', x_aux='tensor', y_aux='tensor', x_members='tensor', y_members='tensor', model_fn='fn',
                       metric='fn', train_fn='fn_or_none', seed='seed', split='split', shadows='shadows', res='result')
 
+PAIRED = (('x', 'y'), ('x_members', 'y_members'), ('x_pool', 'y_pool'), ('x_aux', 'y_aux'))   # inputs and their labels
+
+def _check_finite(name, t):
+    "A tensor without NaN or infinite entries."
+    if t.is_floating_point() and not torch.isfinite(t).all(): raise ValueError(f"{name}: NaN or infinite entries")
+
 def check_mia_arguments(**arguments, # argument name -> value; the name decides the rule (`ARGUMENT_KINDS`)
                        ):
     "Validate the common arguments of the attacks by name: models, tensors, callables, seeds, splits, shadows, results."
     check_by_name(_ARGUMENT_RULES, ARGUMENT_KINDS, **arguments)
+    for xn, yn in PAIRED:
+        if xn in arguments and yn in arguments and len(arguments[xn]) != len(arguments[yn]):
+            raise ValueError(f"{yn}: {len(arguments[yn])} labels for the {len(arguments[xn])} inputs of {xn}")
+        y = arguments.get(yn)
+        if y is not None and (y.is_floating_point() or (len(y) and int(y.min()) < 0)): raise ValueError(f"{yn}: expected non-negative integer labels")
 
 
 # %% ../../nbs/modelhet/31_mia.ipynb #e485d15a
@@ -180,7 +191,6 @@ def model_outputs(model:nn.Module, # The target (any classifier returning logits
                  ) -> tuple[np.ndarray, np.ndarray]: # per-sample (loss, logit-scaled confidence), in input order
     "Per-sample cross-entropy loss and logit-scaled confidence of `model` on (x, y), queried in mixed batches."
     check_mia_arguments(model=model, x=x, y=y, seed=seed)
-    if len(x) != len(y): raise ValueError(f"x, y: lengths {len(x)} and {len(y)} differ")
     was = model.training; model.eval()
     dev = next(model.parameters()).device
     order = np.random.default_rng(seed).permutation(len(x))
@@ -188,6 +198,7 @@ def model_outputs(model:nn.Module, # The target (any classifier returning logits
     for idx in np.array_split(order, -(-len(x) // check_int('batch_size', batch_size, lo=2))):   # near-equal batches, none of size 1
         idx = torch.from_numpy(idx)
         z = model(x[idx].to(dev)).float().cpu(); yy = y[idx].cpu()
+        if int(yy.max()) >= z.shape[1]: raise ValueError(f"y: label {int(yy.max())} is not one of the model's {z.shape[1]} classes")
         loss[idx] = F.cross_entropy(z, yy, reduction='none')
         zy = z.gather(1, yy[:, None])[:, 0]
         conf[idx] = zy - torch.logsumexp(z.scatter(1, yy[:, None], float('-inf')), 1)
@@ -205,7 +216,6 @@ class MIASplit:
     def __post_init__(self):
         check_mia_arguments(x=self.x, y=self.y); check_type('x_known', self.x_known, torch.Tensor); check_type('y_known', self.y_known, torch.Tensor)
         self.labels = check_labels(self.labels, 'labels', len(self.x), 'x')
-        if len(self.y) != len(self.x): raise ValueError(f"y: length {len(self.y)} differs from the length {len(self.x)} of x")
 
 KNOWN_FRACTION = 0.01   # the attacker knows 1 % of the target's members ...
 MIN_KNOWN = 3           # ... but at least 3 (Németh (2025), thesis §4.5.1, with max for min)
@@ -216,6 +226,27 @@ def n_known_members(n_members:int, # Size of the target's training set
     "The attacker's knowledge size max(3, round(1% of the members))."
     return max(MIN_KNOWN, int(round(KNOWN_FRACTION * check_int('n_members', n_members, lo=1))))
 
+# %% ../../nbs/modelhet/31_mia.ipynb #5a1c9e04
+def _check_strata(strata, n_members, n_pool):
+    "The (member strata, pool strata) pair as two int64 arrays of the right lengths."
+    if len(check_type('strata', strata, (tuple, list))) != 2:
+        raise ValueError(f"strata: {len(strata)} entries: expected a pair (member strata, pool strata)")
+    out = []
+    for what, s, n in (('member', strata[0], n_members), ('pool', strata[1], n_pool)):
+        a = check_count_array(f'strata ({what} strata)', s)
+        if a.shape != (n,): raise ValueError(f"strata: {what} strata of shape {a.shape}: expected ({n},), one per {what} record")
+        out.append(a)
+    return out
+
+def _match_strata(s_members, s_pool, rng):
+    "Positions of the members kept and pool indices drawn: per stratum min(#members, #pool) of each."
+    keep, drawn = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
+    for s in np.unique(s_members):
+        mem, pool = np.flatnonzero(s_members == s), np.flatnonzero(s_pool == s)
+        m = min(len(mem), len(pool))
+        keep.append(mem[:m]); drawn.append(rng.permutation(pool)[:m])
+    return np.concatenate(keep), np.concatenate(drawn)
+
 # %% ../../nbs/modelhet/31_mia.ipynb #0d817fdc
 def mia_split(x_members:torch.Tensor, # The target's training inputs
               y_members:torch.Tensor, # ... and labels
@@ -224,16 +255,24 @@ def mia_split(x_members:torch.Tensor, # The target's training inputs
               cap:int=MIA_CAP, # At most this many members and this many non-members are queried
               n_known:int|None=None, # Known members (default: `n_known_members`)
               seed:int=0, # Seed of the sampling
+              strata:tuple|None=None, # (member strata, pool strata): non-members then match the queried members stratum by stratum
              ) -> MIASplit:
     "A balanced member/non-member query set plus the attacker's known members (excluded from the queries)."
     check_mia_arguments(x_members=x_members, y_members=y_members, x_pool=x_pool, y_pool=y_pool, seed=seed)
     n_m = len(x_members)
     k = n_known_members(n_m) if n_known is None else check_int('n_known', n_known, 0, n_m - 1)
+    if strata is not None: s_m, s_p = _check_strata(strata, n_m, len(x_pool))
     rng = np.random.default_rng(seed)
     perm = rng.permutation(n_m); known, rest = perm[:k], perm[k:]
-    n = min(len(rest), len(x_pool), check_int('cap', cap, lo=1))
-    if n < 1: raise ValueError("need at least one member and one non-member to query")
-    mi, ni = np.sort(rest[:n]), np.sort(rng.permutation(len(x_pool))[:n])
+    if strata is None:
+        n = min(len(rest), len(x_pool), check_int('cap', cap, lo=1))
+        mi, ni = rest[:n], rng.permutation(len(x_pool))[:n]
+    else:
+        keep, ni = _match_strata(s_m[rest[:check_int('cap', cap, lo=1)]], s_p, rng)
+        mi = rest[keep]
+        if not len(mi): raise ValueError("strata: no stratum of the queried members has a record in the non-member pool")
+    if len(mi) < 1: raise ValueError("need at least one member and one non-member to query")
+    mi, ni, n = np.sort(mi), np.sort(ni), len(mi)
     return MIASplit(torch.cat([x_members[mi], x_pool[ni]]), torch.cat([y_members[mi], y_pool[ni]]),
                     np.r_[np.ones(n, int), np.zeros(n, int)], x_members[known], y_members[known], mi, ni)
 

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import torch
 from torch import nn
-from ..foundation.core import check_int, check_float, check_choice, check_type, validate_fields
+from ..foundation.core import check_int, check_float, check_choice, check_type, validate_fields, check_count_array, MAX_COUNT
 
 # %% auto #0
 __all__ = ['SIZE_TO_U', 'HIDDEN_MULT', 'NORMS', 'ROUND_TOL', 'DEN_EPS', 'METHODS', 'BASELINES', 'check_hidden', 'check_state',
@@ -45,7 +45,7 @@ def hidden_sizes(u:int, # Width of the full model (first hidden layer)
                  rate:float=1.0, # Width ratio r_k of the (sub-)model, in (0, 1]
                 ) -> list[int]: # Channels of the four hidden conv layers
     "Hidden widths ceil(rate * u * m) for m in (1, 2, 4, 8), HeteroFL's rounding."
-    u, rate = check_int('u', u, lo=1), check_float('rate', rate, 0, 1, lo_open=True)
+    u, rate = check_int('u', u, lo=1, hi=MAX_COUNT), check_float('rate', rate, 0, 1, lo_open=True)
     return [int(math.ceil(rate * u * m - ROUND_TOL)) for m in HIDDEN_MULT]
 
 class Scaler(nn.Module):
@@ -82,7 +82,7 @@ class WidthCNN(nn.Module):
                  norm:str='static', # Normalisation, one of NORMS
                 ):
         super().__init__()
-        self.u, self.in_channels = check_int('u', u, lo=1), check_int('in_channels', in_channels, lo=1)
+        self.u, self.in_channels = check_int('u', u, lo=1, hi=MAX_COUNT), check_int('in_channels', in_channels, lo=1)
         self.n_classes, self.rate, self.norm = check_int('n_classes', n_classes, lo=2), rate, check_choice('norm', norm, NORMS)
         self.widths = hidden_sizes(u, rate)
         blocks, c_in = [], in_channels
@@ -315,6 +315,7 @@ class ChannelSchedule:
         self.method = _check_method(method)
         self.hidden = check_hidden(hidden)
         self.small = [check_int(f'small[{i}]', k, lo=0) for i, k in enumerate(check_type('small', small, (list, tuple, range, np.ndarray)))]
+        if len(set(self.small)) != len(self.small): raise ValueError(f"small={self.small!r:.80}: client ids must be distinct")
         self.rate, self.seed = check_float('rate', rate, 0, 1, lo_open=True), check_int('seed', seed, lo=0)
         self.n_groups, self.n_unique = check_int('n_groups', n_groups, lo=1), check_int('n_unique', n_unique, lo=1)
         self.coupling = check_choice('coupling', coupling, ('layerwise', 'independent'))
@@ -492,6 +493,7 @@ def small_clients(sizes:np.ndarray, # Dataset size of every client
     "Ids of the K - n_large clients with the smallest datasets (they get the small models)."
     sizes = np.asarray(check_type('sizes', sizes, (list, tuple, np.ndarray)), dtype=float)
     if sizes.ndim != 1 or not np.isfinite(sizes).all(): raise ValueError(f"sizes: expected a 1-D array of finite client sizes")
+    check_count_array('sizes', sizes)   # non-negative whole numbers
     n_large = check_int('n_large', n_large, 0, len(sizes))
     return sorted(int(k) for k in np.argsort(np.asarray(sizes), kind='stable')[:len(sizes) - n_large])
 

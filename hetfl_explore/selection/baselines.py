@@ -8,15 +8,15 @@ import numpy as np
 import torch
 from numba import njit
 from fastcore.basics import patch
-from ..foundation.core import check_int, check_float, check_type, check_choice, spawn_seeds, check_array
+from ..foundation.core import check_int, check_float, check_type, check_choice, spawn_seeds, check_array, check_ids, check_tensor, MAX_COUNT
 from ..engine.protocol import Selection, ClientView, Selector, RoundRobinSelector
 from ..engine.aggregation import fednova_rule
 from .taxonomy import placement
 
 # %% auto #0
-__all__ = ['CHOICE_COMPILED_MIN', 'SUM_TOL', 'MAX_WEIGHT', 'SPREAD_EPS', 'budget', 'top_by', 'choice_without_replacement',
-           'sample_by', 'softmax', 'allocate', 'stratified_pick', 'EqRep', 'EqW', 'RoundRobin', 'FedNova',
-           'flag_opposing', 'FedPNS', 'sketch', 'ward_clusters', 'HCSFed']
+__all__ = ['CHOICE_COMPILED_MIN', 'SUM_TOL', 'PROB_SUM_TOL', 'MAX_WEIGHT', 'SPREAD_EPS', 'budget', 'top_by',
+           'choice_without_replacement', 'sample_by', 'softmax', 'allocate', 'stratified_pick', 'EqRep', 'EqW',
+           'RoundRobin', 'FedNova', 'flag_opposing', 'FedPNS', 'sketch', 'ward_clusters', 'HCSFed']
 
 # %% ../../nbs/selection/08_baselines.ipynb #d4e9907d
 def budget(k:int, # requested number of clients
@@ -31,13 +31,15 @@ def top_by(ids:np.ndarray, # candidate client ids
            rng:np.random.Generator, # breaks ties at random
           ) -> np.ndarray:
     "The `m` ids with the highest `values` (ties broken at random), best first."
-    ids, values, m = np.asarray(ids), check_array('values', values, 1, allow_nan=True, allow_inf=True), check_int('m', m, lo=0)
+    ids, values, m = check_ids('ids', ids, MAX_COUNT, unique=True), check_array('values', values, 1, allow_nan=True, allow_inf=True), check_int('m', m, lo=0)
+    if len(values) != len(ids): raise ValueError(f"values: {len(values)} values for {len(ids)} ids")   # NaN ranks last
     order = np.lexsort((rng.random(len(ids)), -values))
     return ids[order[:m]]
 
 # %% ../../nbs/selection/08_baselines.ipynb #2422075d
 CHOICE_COMPILED_MIN = 256 # candidates × draws from which `sample_by` draws compiled (same draws): below it numpy's loop is cheaper than loading the kernel
 SUM_TOL = 1e-9 # |sum(p) - 1| accepted by the compiled draw: well inside numpy's sqrt(eps) check, so numpy would accept the same p
+PROB_SUM_TOL = float(np.sqrt(np.finfo(np.float64).eps)) # |sum(p) - 1| numpy's `Generator.choice` accepts
 
 @njit(cache=True)
 def _choice_kernel(p, size, rng):
@@ -63,10 +65,13 @@ def choice_without_replacement(a:np.ndarray, # 1-d population
                                rng:np.random.Generator, # random stream
                               ) -> np.ndarray:
     "`rng.choice(a, size, replace=False, p=p)`, compiled from `CHOICE_COMPILED_MIN` candidates × draws (the same draws)."
-    q = np.asarray(p, dtype=np.float64)
-    if (not isinstance(rng, np.random.Generator) or len(a) * size < CHOICE_COMPILED_MIN or q.shape != (len(a),)
-            or not np.isfinite(q).all() or (q < 0).any() or abs(q.sum() - 1) > SUM_TOL or np.count_nonzero(q) < size):
-        return rng.choice(a, size=size, replace=False, p=p)   # small draws, and numpy's own errors for bad input
+    a, q, size = np.asarray(a), check_array('p', p, 1, lo=0), check_int('size', size, lo=0)
+    check_type('rng', rng, np.random.Generator)
+    if q.shape != (len(a),): raise ValueError(f"p: {len(q)} probabilities for {len(a)} entries of a")
+    if abs(q.sum() - 1) > PROB_SUM_TOL: raise ValueError(f"p: sums to {q.sum()!r}; expected probabilities summing to 1")
+    if np.count_nonzero(q) < size: raise ValueError(f"size={size}: more than the {np.count_nonzero(q)} entries of positive probability")
+    if len(a) * size < CHOICE_COMPILED_MIN or abs(q.sum() - 1) > SUM_TOL:
+        return rng.choice(a, size=size, replace=False, p=q)   # small draws, and sums numpy accepts but the kernel does not
     return a.take(_choice_kernel(np.ascontiguousarray(q), size, rng))
 
 # %% ../../nbs/selection/08_baselines.ipynb #676d8404
@@ -78,7 +83,8 @@ def sample_by(ids:np.ndarray, # candidate client ids
               rng:np.random.Generator, # random stream
              ) -> np.ndarray:
     "Draw `m` distinct ids with probability proportional to `p`; zero-weight ids fill up only when too few are positive."
-    ids, p = np.asarray(ids), check_array('p', p, 1, allow_nan=True, allow_inf=True)
+    ids, p = check_ids('ids', ids, MAX_COUNT, unique=True), check_array('p', p, 1, allow_nan=True, allow_inf=True)
+    if len(p) != len(ids): raise ValueError(f"p: {len(p)} weights for {len(ids)} ids")
     p = np.where(p > 0, np.minimum(p, MAX_WEIGHT), 0.0)   # NaN and negative weights count as 0, +inf as the largest float
     m = min(check_int('m', m, lo=0), len(ids))
     pos = p > 0; n_pos = int(np.count_nonzero(pos))
@@ -134,8 +140,9 @@ def stratified_pick(groups:np.ndarray, # group label of every client (indexed by
                     weight:dict|None=None, # optional extra weight per group label (default 1)
                    ) -> np.ndarray:
     "Pick `m` available clients spread over `groups` (see `allocate`), uniformly within each group."
-    m = check_int('m', m, lo=0)
-    available = np.asarray(available); labels = np.unique(groups[available])
+    m, groups = check_int('m', m, lo=0), check_array('groups', groups, 1)   # any finite labels (HCSFed: -1 = not clustered)
+    available = check_ids('available', available, len(groups), unique=True); labels = np.unique(groups[available])
+    if weight is not None: check_type('weight', weight, dict)
     members = [available[groups[available] == g] for g in labels]
     w = np.array([(weight or {}).get(g, 1.0) * len(mem) for g, mem in zip(labels, members)])
     counts = allocate([len(mem) for mem in members], w, m)
@@ -179,7 +186,6 @@ class FedNova(Selector):
     name = 'FedNova'
     taxonomy = placement('FedNova', 'Baseline', 'V D ¬S R T', ('theta', 'data_size'), '-', 'Weights', '-')
     aggregation = staticmethod(fednova_rule)   # tau_eff sum_k p_k Delta_k / ||a_k||_1, under any server (FedAvg or FedAvgM)
-    config_overrides = {}                      # no config change needed: the rule travels with the selector
     def __init__(self, participation:str='all', # 'all' available clients (the thesis' sum over K) or 'k' uniform ones (Wang et al.)
                 ): self.participation = check_choice('participation', participation, ('all', 'k'))
 
@@ -193,6 +199,7 @@ def flag_opposing(updates:torch.Tensor, # (n, P) client updates of one round
                  ) -> np.ndarray:
     "Boolean per client: its update has negative inner product with the mean update of the other clients."
     if not (torch.is_tensor(updates) and updates.dim() == 2): raise TypeError(f"updates={updates!r}: expected an (n, P) tensor")
+    check_tensor('updates', updates, 2)
     n = len(updates)
     if n < 2: return np.zeros(n, dtype=bool)
     gram = (updates.double() @ updates.double().T).numpy()
@@ -229,7 +236,7 @@ def sketch(updates:torch.Tensor, # (n, P) updates
            seed:int, # seed of the projection (the same for every round of a run)
           ) -> np.ndarray:
     "Seeded Gaussian random projection of `updates` to `dim` dimensions (Johnson-Lindenstrauss sketch)."
-    dim = check_int('dim', dim, lo=1)
+    dim, updates = check_int('dim', dim, lo=1), check_tensor('updates', updates, 2)
     g = torch.Generator().manual_seed(seed)
     proj = torch.randn(updates.shape[1], dim, generator=g, dtype=torch.float64) / np.sqrt(dim)
     return (updates.double().cpu() @ proj).numpy()
@@ -238,7 +245,7 @@ def ward_clusters(z:np.ndarray, # (n, d) sketches, one row per client
                   n:int, # clusters wanted
                  ) -> np.ndarray:
     "Ward-linkage hierarchical cluster labels of the rows of `z` (at most `n` and at most one per row)."
-    n = min(check_int('n', n, lo=1), len(check_array('z', z, 2, allow_nan=True, allow_inf=True)))
+    n = min(check_int('n', n, lo=1), len(check_array('z', z, 2)))
     if n < 2: return np.zeros(len(z), dtype=int)
     from sklearn.cluster import AgglomerativeClustering
     return AgglomerativeClustering(n_clusters=n, linkage='ward').fit_predict(z)

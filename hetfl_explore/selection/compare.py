@@ -25,8 +25,10 @@ __all__ = ['jain_index', 'simulation_client_accuracies', 'history_metrics', 'run
 def jain_index(counts:np.ndarray, # participation count of every client
               ) -> float:
     "Jain's fairness index (sum x)^2 / (K sum x^2); 1 = perfectly even, 1/K = one client only (nan if all zero)."
-    x = check_array('counts', counts, 1, allow_nan=True, allow_inf=True)
-    return float(x.sum() ** 2 / (len(x) * (x ** 2).sum())) if (x ** 2).sum() > 0 else float('nan')
+    x = check_array('counts', counts, 1, lo=0, nonempty=True)   # allocations: finite and non-negative
+    if not x.max() > 0: return float('nan')
+    x = x / x.max()                                             # scale-free; the squares of huge counts cannot overflow
+    return float(x.sum() ** 2 / (len(x) * (x ** 2).sum()))
 
 # %% ../../nbs/selection/13_compare.ipynb #e5d90643
 def simulation_client_accuracies(sim:Simulation, # a finished simulation
@@ -81,14 +83,14 @@ def _check_selectors(selectors, config):
 def run_strategy(selector:Selector, # the strategy to run
                  data, # a `FederatedData`
                  model_fn, # builds the model
-                 config:RunConfig, # hyper-parameters; `seed` and the selector's `config_overrides` are applied
+                 config:RunConfig, # hyper-parameters (the run's `seed` replaces config.seed)
                  seed:int, # the run's seed
                  profiles:SystemProfiles|None=None, # simulated devices
                  store=None, # optional `RunStore` or path
                  progress:bool=False, # progress bar
                 ) -> tuple[History, np.ndarray]:
     "One run of `selector` (stopping when it sets `stop_round`): its history and the final model's per-client accuracy."
-    cfg = dataclasses.replace(config, seed=check_int('seed', seed, lo=0), **getattr(selector, 'config_overrides', {}))
+    cfg = dataclasses.replace(config, seed=check_int('seed', seed, lo=0))
     stop = lambda h: getattr(selector, 'stop_round', None) is not None
     sim = Simulation(model_fn, data, selector, cfg, profiles=profiles, store=store, stop_when=stop)
     h = sim.run(progress=progress)

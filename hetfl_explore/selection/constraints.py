@@ -8,7 +8,7 @@ import math
 import numpy as np
 import torch
 from fastcore.basics import patch
-from ..foundation.core import check_int, check_float, check_choice, check_array
+from ..foundation.core import check_int, check_float, check_choice, check_array, check_ids, check_tensor, MAX_COUNT
 from ..engine.protocol import Selection, Selector
 from ..engine.simulation import BYTES_PER_PARAM
 from .taxonomy import placement
@@ -17,8 +17,8 @@ from .efficiency import observed_losses, round_half_up
 
 # %% auto #0
 __all__ = ['WEIGHT_FLOOR', 'OORT_STALENESS', 'MAD_TO_SD', 'round_estimates', 'SystemAwareSelector', 'FedCS', 'project_simplex',
-           'AgnosticFL', 'qffl_step', 'QFFL', 'normalised_utility', 'oort_utility', 'Oort', 'FLAME',
-           'robust_low_outliers', 'DDaBA', 'PolicyStack']
+           'AgnosticFL', 'inclusion_probabilities', 'sample_unbiased', 'qffl_step', 'QFFL', 'normalised_utility',
+           'oort_utility', 'Oort', 'FLAME', 'robust_low_outliers', 'DDaBA', 'PolicyStack']
 
 # %% ../../nbs/selection/10_constraints.ipynb #77212eaf
 def round_estimates(clients, # this round's `ClientView`
@@ -117,7 +117,7 @@ class AgnosticFL(Selector):
     name = 'AFL_M'
     taxonomy = placement('AFL_M', 'Other global constraints', 'V D S R T', ('theta', 'loss'), 'Loss-based', 'Probability', 'Fixed rounds', 'Good-intent fairness')
     def __init__(self, lr_lambda:float=0.05, # step size of the projected ascent on lambda
-                 mode:str='select', # 'select': sample by lambda, equal weights; 'weights': uniform sample, weights by lambda
+                 mode:str='select', # 'select': pi-ps sample, E[weight] = lambda; 'weights': uniform sample, weights by lambda
                 ):
         self.lr_lambda, self.mode = check_float('lr_lambda', lr_lambda, 0), check_choice('mode', mode, ('select', 'weights'))
 
@@ -127,10 +127,9 @@ class AgnosticFL(Selector):
         self.lam, self.loss = np.full(num_clients, 1 / num_clients), np.full(num_clients, np.nan)
 
     def select(self, t, clients, k, rng):
-        "Sample by lambda with equal weights ('select'), or uniformly with weights lambda ('weights')."
+        "A sample whose expected weights are lambda ('select'), or uniform with weights lambda ('weights')."
         ids, m = clients.available, budget(k, clients)
-        if self.mode == 'select':
-            chosen = sample_by(ids, self.lam[ids], m, rng); return Selection(chosen, np.ones(len(chosen)))
+        if self.mode == 'select': return Selection(*sample_unbiased(ids, self.lam[ids], m, rng))
         chosen = rng.choice(ids, size=m, replace=False)
         return Selection(chosen, self.lam[chosen] + WEIGHT_FLOOR)
 
@@ -139,6 +138,38 @@ class AgnosticFL(Selector):
         self.loss[reports.ids] = observed_losses(reports)
         est = np.where(np.isfinite(self.loss), self.loss, np.nanmean(self.loss))
         self.lam = project_simplex(self.lam + self.lr_lambda * est)
+
+# %% ../../nbs/selection/10_constraints.ipynb #a7f1c2d2
+def inclusion_probabilities(p:np.ndarray, # non-negative sizes, one per candidate
+                            m:int, # sample size
+                           ) -> np.ndarray:
+    "pi_k = min(1, c p_k) with sum(pi) = min(m, #positive p): probabilities proportional to size, capped at one."
+    p, m = check_array('p', p, 1, lo=0), check_int('m', m, lo=0)
+    pi, certain = np.zeros(len(p)), np.zeros(len(p), bool)
+    m = min(m, int(np.count_nonzero(p)))
+    while m:
+        rest = ~certain & (p > 0)
+        pi[rest] = (m - certain.sum()) * p[rest] / p[rest].sum()
+        over = rest & (pi >= 1)
+        if not over.any(): break
+        certain |= over; pi[certain] = 1.0
+    return pi
+
+def sample_unbiased(ids:np.ndarray, # candidate client ids
+                    p:np.ndarray, # target weights lambda (non-negative), one per candidate
+                    m:int, # how many distinct ids to draw
+                    rng:np.random.Generator, # random stream
+                   ) -> tuple[np.ndarray, np.ndarray]: # (chosen ids, weights summing to one)
+    "Systematic pi-ps sample of m distinct ids and Horvitz-Thompson weights p_k / pi_k: E[weight_k] = p_k / sum(p)."
+    ids = check_ids('ids', ids, MAX_COUNT, unique=True); p = check_array('p', p, 1, lo=0); m = check_int('m', m, lo=0)
+    if len(p) != len(ids): raise ValueError(f"p: {len(p)} weights for {len(ids)} ids")
+    if not p.sum() > 0:
+        chosen = rng.choice(ids, size=min(m, len(ids)), replace=False); return chosen, np.full(len(chosen), 1 / max(len(chosen), 1))
+    q = p / p.sum(); pi = inclusion_probabilities(q, m)
+    order = rng.permutation(len(ids)); cum = np.cumsum(pi[order])
+    hit = np.minimum(np.searchsorted(cum, rng.random() + np.arange(round(cum[-1])), side='right'), len(ids) - 1)
+    chosen = order[np.unique(hit)]
+    return ids[chosen], q[chosen] / pi[chosen]
 
 # %% ../../nbs/selection/10_constraints.ipynb #e4c7ae35
 def qffl_step(global_params:torch.Tensor, # (P,) broadcast parameters theta^t
@@ -149,7 +180,10 @@ def qffl_step(global_params:torch.Tensor, # (P,) broadcast parameters theta^t
              ) -> torch.Tensor:
     "One q-FedAvg server step (Li et al., 2020, Algorithm 2)."
     q, L = check_float('q', q, lo=0), check_float('L', L, 0, lo_open=True)
-    F = torch.as_tensor(check_array('losses', losses, 1, allow_nan=True, allow_inf=True), dtype=updates.dtype)
+    global_params, updates = check_tensor('global_params', global_params, 1), check_tensor('updates', updates, 2)
+    if updates.shape[1] != len(global_params): raise ValueError(f"updates: shape {tuple(updates.shape)}: expected (n, {len(global_params)})")
+    F = torch.as_tensor(check_array('losses', losses, 1, lo=0), dtype=updates.dtype)
+    if len(F) != len(updates): raise ValueError(f"losses: {len(F)} losses for {len(updates)} updates")
     delta = -L * updates                       # L (theta - theta_k)
     h = q * F.pow(q - 1) * delta.pow(2).sum(1) + L * F.pow(q) if q else L * torch.ones_like(F)
     return global_params - (F.pow(q)[:, None] * delta).sum(0) / h.sum()
@@ -221,8 +255,11 @@ def oort_utility(n_samples:np.ndarray, # |B_k| per client
                  alpha:float=2.0, # penalty exponent for clients slower than T
                 ) -> np.ndarray:
     "Oort's utility |B_k| * rms_loss_k * (T / T_k)^(alpha * [T < T_k])."
-    times, preferred = check_array('times', times, allow_nan=True, allow_inf=True), check_float('preferred', preferred, 0, lo_open=True)
-    return np.asarray(n_samples) * np.asarray(rms_loss) * np.where(preferred < times, (preferred / times) ** alpha, 1.0)
+    times, preferred = check_array('times', times, lo=0, allow_inf=True), check_float('preferred', preferred, 0, lo_open=True)
+    n, loss = check_array('n_samples', n_samples, lo=0), check_array('rms_loss', rms_loss, lo=0, allow_nan=True)   # nan: never tried
+    try: np.broadcast_shapes(n.shape, loss.shape, times.shape)
+    except ValueError: raise ValueError(f"n_samples, rms_loss, times: shapes {n.shape}, {loss.shape}, {times.shape} do not match") from None
+    return n * loss * np.where(preferred < times, (preferred / times) ** check_float('alpha', alpha, lo=0), 1.0)
 
 # %% ../../nbs/selection/10_constraints.ipynb #b72175b8
 class Oort(SystemAwareSelector):
@@ -362,7 +399,7 @@ def robust_low_outliers(acc:np.ndarray, # accuracies of one round's client model
                         min_gap:float=0.05, # never flag clients closer than this to the median
                        ) -> np.ndarray:
     "Boolean mask of accuracies far below the median (median - z * 1.4826 * MAD, and at least `min_gap` below)."
-    acc, z = check_array('acc', acc, 1, allow_nan=True, allow_inf=True), check_float('z', z, lo=0); med = np.median(acc)
+    acc, z = check_array('acc', acc, 1, lo=0, hi=1, nonempty=True), check_float('z', z, lo=0); med = np.median(acc)
     mad = MAD_TO_SD * np.median(np.abs(acc - med))
     return acc < med - max(z * mad, min_gap)
 

@@ -9,7 +9,7 @@ import numpy as np
 import torch
 from fastcore.basics import patch
 from torch import nn
-from ..foundation.core import check_int, check_float, check_type, spawn_seeds, check_array
+from ..foundation.core import check_int, check_float, check_type, spawn_seeds, check_array, check_ids, check_count_array, check_callable, MAX_COUNT
 from ..engine.protocol import Selection, Selector, Reports
 from .taxonomy import placement
 from .baselines import budget, top_by, sample_by, softmax, stratified_pick, sketch
@@ -112,10 +112,11 @@ def shapley_values(n:int, # number of players
                    exact_max:int=6, # exact enumeration of all orders up to this many players
                   ) -> np.ndarray:
     "Shapley values of `n` players under `utility` (exact for small n, else permutation sampling); utilities are cached."
-    cache = {}
+    n, n_perm, exact_max = check_int('n', n, lo=0, hi=MAX_COUNT), check_int('n_perm', n_perm, lo=1), check_int('exact_max', exact_max, lo=0)
+    check_callable('utility', utility); cache = {}
     def u(coalition):
         key = tuple(sorted(coalition))
-        if key not in cache: cache[key] = float(utility(key))
+        if key not in cache: cache[key] = check_float(f'utility{key}', utility(key))   # a finite number, not NaN or a string
         return cache[key]
     orders = itertools.permutations(range(n)) if n <= exact_max else (rng.permutation(n) for _ in range(n_perm))
     phi, count = np.zeros(n), 0
@@ -311,7 +312,8 @@ def pooled_balance(class_counts:np.ndarray, # (K, C) class histograms
                    ids:np.ndarray, # the clients pooled
                   ) -> float:
     "1 - class imbalance (Delta_CI) of the pooled class histogram of clients `ids`: 1 = perfectly balanced."
-    pooled = check_array('class_counts', class_counts, 2, allow_nan=True, allow_inf=True)[ids].sum(0)
+    counts = check_count_array('class_counts', check_array('class_counts', class_counts, 2))
+    pooled = counts[check_ids('ids', ids, len(counts), unique=True)].sum(0)
     return float(entropy(pooled) / np.log(len(pooled)))
 
 # %% ../../nbs/selection/09_efficiency.ipynb #0fec36df

@@ -101,7 +101,7 @@ def select(self:FMore, t, clients, k, rng):
 def contract_menu(costs:np.ndarray, # marginal cost of effort of each type
                  ) -> tuple[np.ndarray, np.ndarray]:
     "Self-revealing contract menu: (effort, reward) per type, types ordered from most to least expensive."
-    c = np.sort(check_array('costs', costs, 1, allow_nan=True, allow_inf=True))[::-1]; n = len(c)
+    c = np.sort(check_array('costs', costs, 1, lo=0, nonempty=True))[::-1]; n = len(c)
     effort = np.arange(1, n + 1) / n
     reward = np.cumsum(c * np.diff(np.concatenate([[0.0], effort])))
     return effort, reward
@@ -112,7 +112,9 @@ def subjective_reputation(pos:np.ndarray, # positive interactions per client
                           base:float=0.5, # base rate a: the reputation of a client never seen
                          ) -> np.ndarray:
     "Subjective-logic reputation b + a u from positive/negative interaction counts."
-    pos, neg, W = check_array('pos', pos, allow_nan=True, allow_inf=True), check_array('neg', neg, allow_nan=True, allow_inf=True), check_float('W', W, 0, lo_open=True)
+    pos, neg, W = check_array('pos', pos, lo=0), check_array('neg', neg, lo=0), check_float('W', W, 0, lo_open=True)
+    if pos.shape != neg.shape: raise ValueError(f"neg: shape {neg.shape} differs from the shape {pos.shape} of pos")
+    base = check_float('base', base, 0, 1)
     tot = pos + neg + W
     return pos / tot + base * W / tot
 
@@ -129,7 +131,7 @@ class CBIM(SystemAwareSelector):
                 ):
         super().__init__(epochs)
         self.threshold, self.n_types = check_float('threshold', threshold, 0, 1), check_int('n_types', n_types, lo=1)
-        self.reward_budget = check_float('reward_budget', reward_budget, 0) if np.isfinite(reward_budget) else np.inf
+        self.reward_budget = np.inf if isinstance(reward_budget, float) and reward_budget == np.inf else check_float('reward_budget', reward_budget, 0)
         self.cap = cap
 
     def reset(self, num_clients, seed):
