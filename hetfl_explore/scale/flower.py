@@ -4,14 +4,14 @@
 
 # %% ../../nbs/scale/80_flower.ipynb #bada3a91
 from __future__ import annotations
-import logging, time
+import logging, sys, time
 import numpy as np
 import pandas as pd
 import torch
 import torch.nn.functional as F
 from fastcore.basics import patch
 from torch.func import functional_call
-from ..foundation.core import check_int, check_float, check_type, check_choice
+from ..foundation.core import check_int, check_float, check_type, check_choice, check_callable
 from ..engine.protocol import Selector
 from ..engine.simulation import Simulation, RoundPlan
 from ..engine.config import RunConfig, LocalWork
@@ -50,11 +50,6 @@ def check_hostable(selector:Selector, # the selection strategy to run inside Flo
     return selector
 
 # %% ../../nbs/scale/80_flower.ipynb #cd1b09a7
-def _check_callable(name, f):
-    "Return `f` if it is callable, else a `TypeError` naming `name`."
-    if not callable(f): raise TypeError(f"{name}={f!r}: expected a callable")
-    return f
-
 def _check_data(name, data):
     "Return `data` if it looks like a `FederatedData` (pool tensors and a client partition), else a `TypeError` naming `name`."
     if not all(hasattr(data, a) for a in ('x', 'y', 'a', 'client_idx', 'x_test', 'n_classes', 'n_attrs')):
@@ -120,17 +115,18 @@ class FlowerClients:
                  client_loss=None, # optional per-sample training loss `client_loss(out, y, params, n_data) -> (B,)`, as in `Simulation`
                 ):
         self.config, self.data = check_type('config', config, RunConfig), _check_data('data', data)
-        self.attributes = None if attributes is None else _check_callable('attributes', attributes)
-        self.client_loss = None if client_loss is None else _check_callable('client_loss', client_loss)
-        _check_callable('model_fn', model_fn)
+        self.attributes = None if attributes is None else check_callable('attributes', attributes)
+        self.client_loss = None if client_loss is None else check_callable('client_loss', client_loss)
+        check_callable('model_fn', model_fn)
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(config.seed); self.net = model_fn()
         self.layout, self.fast_net = ParamLayout(self.net), pool_before_relu(self.net)   # the engine's twin: same outputs, less work
         self.lr = np.asarray(config.client_lr or [config.lr] * len(data.client_idx), np.float64)
+        self._ref = None   # this object's copy in Ray's object store, once it has been shipped to Ray's workers
     def rows(self, k:int, # client id
             ) -> tuple[torch.Tensor, torch.Tensor]:
         "Client `k`'s own inputs and labels."
-        i = torch.as_tensor(self.data.client_idx[k], dtype=torch.long)
+        i = torch.as_tensor(self.data.client_idx[check_int('k', k, lo=0, hi=len(self.data.client_idx) - 1)], dtype=torch.long)
         return self.data.x[i], self.data.y[i].long()
 
 # %% ../../nbs/scale/80_flower.ipynb #dc872e85
@@ -201,6 +197,32 @@ def client_app(self:FlowerClients) -> ClientApp:
     def reply(msg, context): return self.handle(msg, int(context.node_config['partition-id']))
     app.query('attributes')(reply); app.query('loss')(reply); app.train()(reply)
     return app
+
+# %% ../../nbs/scale/80_flower.ipynb #f1ow0011
+_SHIPPED = {}  # object-store key -> the FlowerClients this process rebuilt from it (one per worker process and run)
+
+def _restore(state:dict) -> FlowerClients:
+    "A `FlowerClients` from its attributes."
+    obj = FlowerClients.__new__(FlowerClients); obj.__dict__.update(state, _ref=None)
+    return obj
+
+def _from_store(ref) -> FlowerClients:
+    "The `FlowerClients` behind the object-store reference `ref`: fetched once per process, then reused."
+    key = ref.hex()
+    if key not in _SHIPPED:
+        import ray
+        _SHIPPED[key] = _restore(ray.get(ref))
+    return _SHIPPED[key]
+
+@patch
+def __reduce__(self:FlowerClients):
+    "Pickle as a handle to one copy in Ray's object store while Ray runs, else as the whole object."
+    state = {k: v for k, v in self.__dict__.items() if k != '_ref'}
+    ray = sys.modules.get('ray')
+    if ray is None or not ray.is_initialized(): return _restore, (state,)
+    if self._ref is None: self._ref = ray.put(state)
+    return _from_store, (self._ref,)
+
 
 # %% ../../nbs/scale/80_flower.ipynb #5b78022c
 NODE_WAIT_S = 0.2 # seconds between polls while waiting for the supernodes to connect
@@ -394,13 +416,15 @@ def run_flower(model_fn, # builds the model (called under the run's seed, as in 
                attributes=None, # optional `attributes(k) -> dict` the clients add to their attribute answers
                accept=None, # optional server-side filter of each round's updates, as in `Simulation`
                client_loss=None, # optional per-sample training loss the clients use, as in `Simulation`
+               callbacks=(), # functions `cb(sim, row)` called after every round, as in `Simulation`
               ) -> tuple[History, MessageLog]:
     "Run a federation with `selector` as a Flower strategy; the engine's `History` of the run and the log of its messages."
     from hetfl_explore.engine.protocol import UniformSelector
     runtime, num_cpus = check_choice('runtime', runtime, RUNTIMES), check_int('num_cpus', num_cpus, lo=1)
-    _check_callable('model_fn', model_fn); _check_data('data', data)
+    check_callable('model_fn', model_fn); _check_data('data', data)
     config = check_type('config', config or RunConfig(), RunConfig)
-    sim = Simulation(model_fn, data, check_hostable(selector or UniformSelector()), config, profiles=profiles, accept=accept, client_loss=client_loss)
+    sim = Simulation(model_fn, data, check_hostable(selector or UniformSelector()), config, profiles=profiles, accept=accept, client_loss=client_loss,
+                     callbacks=callbacks)
     strategy, clients = SelectorStrategy(sim), FlowerClients(model_fn, data, config, attributes, client_loss)
     if runtime == 'stub': _start(strategy, StubGrid(clients))
     else: _simulate(strategy, clients, num_cpus)
