@@ -17,7 +17,7 @@ from ..engine.simulation import Simulation, RoundPlan
 from ..engine.config import RunConfig, LocalWork
 from ..engine.models import ParamLayout
 from ..engine.store import History
-from ..engine.backends import train_sequential, pool_before_relu
+from ..engine.backends import train_sequential, pool_before_relu, gather_rows
 try:
     from flwr.app import ArrayRecord, ConfigRecord, Message, MetricRecord, RecordDict
     from flwr.clientapp import ClientApp
@@ -73,6 +73,7 @@ class MessageLog:
         "Record `messages` and return them."
         check_choice('direction', direction, ('sent', 'received')); check_int('t', t, lo=-1)
         for m in check_type('messages', messages, list):
+            check_type('messages', m, Message)
             md = m.metadata
             self.rows.append(dict(round=t, type=md.message_type, direction=direction, bytes=message_bytes(m),
                                   node=md.dst_node_id if direction == 'sent' else md.src_node_id))
@@ -120,6 +121,9 @@ class FlowerClients:
         check_callable('model_fn', model_fn)
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(config.seed); self.net = model_fn()
+        self.x = data.x
+        if data.x.dim() == 4 and any(isinstance(m, torch.nn.Conv2d) for m in self.net.modules()):   # the engine's layout for images
+            self.x = data.x.contiguous(memory_format=torch.channels_last); self.net.to(memory_format=torch.channels_last)
         self.layout, self.fast_net = ParamLayout(self.net), pool_before_relu(self.net)   # the engine's twin: same outputs, less work
         self.lr = np.asarray(config.client_lr or [config.lr] * len(data.client_idx), np.float64)
         self._ref = None   # this object's copy in Ray's object store, once it has been shipped to Ray's workers
@@ -127,7 +131,7 @@ class FlowerClients:
             ) -> tuple[torch.Tensor, torch.Tensor]:
         "Client `k`'s own inputs and labels."
         i = torch.as_tensor(self.data.client_idx[check_int('k', k, lo=0, hi=len(self.data.client_idx) - 1)], dtype=torch.long)
-        return self.data.x[i], self.data.y[i].long()
+        return gather_rows(self.x, i), self.data.y[i].long()
 
 # %% ../../nbs/scale/80_flower.ipynb #dc872e85
 def flat_params(record:ArrayRecord, # a model payload (from `params_record` or a client's reply)
