@@ -11,7 +11,7 @@ import torch
 import torch.nn.functional as F
 from fastcore.basics import patch
 from torch.func import functional_call
-from ..foundation.core import check_int, check_float, check_type, check_choice, check_callable
+from ..foundation.core import check_int, check_float, check_type, check_choice, check_callable, check_tensor, check_array
 from ..engine.protocol import Selector
 from ..engine.simulation import Simulation, RoundPlan
 from ..engine.config import RunConfig, LocalWork
@@ -148,6 +148,23 @@ def params_record(layout:ParamLayout, # the model's parameter layout
     if not torch.is_tensor(flat) or flat.shape != (layout.size,): raise ValueError(f"flat: expected a tensor of shape ({layout.size},), got {flat!r:.60}")
     return ArrayRecord({n: v.clone() for n, v in layout.unflatten(flat.detach().cpu()).items()})
 
+# %% ../../nbs/scale/80_flower.ipynb #f1ow0013
+@patch
+def _check_flat(self:FlowerClients, flat) -> torch.Tensor:
+    "`flat` if it is a finite (P,) parameter vector of this model, else an error naming `flat`."
+    flat = check_tensor('flat', flat, ndim=1)
+    if flat.shape != (self.layout.size,): raise ValueError(f"flat: shape {tuple(flat.shape)}: expected ({self.layout.size},), this model's parameters")
+    return flat
+
+def _check_plan(local, valid, steps:int, n:int) -> tuple[np.ndarray, np.ndarray, int]:
+    "A client's batch plan over its `n` rows as (int64 rows, bool mask, steps); errors name the argument."
+    rows = check_array('local', local, ndim=2, lo=0, hi=max(n - 1, 0))
+    if not np.array_equal(rows, np.round(rows)): raise ValueError(f"local: expected whole row indices, got {local!r:.60}")
+    mask = check_array('valid', valid, ndim=2, lo=0, hi=1)
+    if mask.shape != rows.shape or not np.isin(mask, (0, 1)).all(): raise ValueError(f"valid: expected a 0/1 mask of shape {rows.shape}")
+    return rows.astype(np.int64), mask.astype(bool), check_int('steps', steps, lo=0, hi=rows.shape[0])
+
+
 # %% ../../nbs/scale/80_flower.ipynb #19d28144
 @patch
 def loss(self:FlowerClients, k:int, # client id
@@ -156,7 +173,7 @@ def loss(self:FlowerClients, k:int, # client id
     "Mean loss of the flat model on client `k`'s data (the answer to a `query.loss` message)."
     x, y = self.rows(k)
     with torch.no_grad():
-        out = functional_call(self.fast_net, self.layout.unflatten(flat), (x,))
+        out = functional_call(self.fast_net, self.layout.unflatten(self._check_flat(flat)), (x,))
         return float(F.cross_entropy(out, y, reduction='none').double().sum().item() / max(len(y), 1))
 
 @patch
@@ -167,6 +184,7 @@ def train(self:FlowerClients, k:int, # client id
          ) -> tuple[torch.Tensor, np.ndarray]:
     "Local SGD of client `k` from `flat` on its planned batches (the engine's sequential backend); new params, batch losses."
     x, y = self.rows(k)
+    flat, (local, valid, steps) = self._check_flat(flat), _check_plan(local, valid, steps, len(y))
     own = {} if self.client_loss is None else dict(client_loss=self.client_loss, n_data=np.array([len(y)]))
     new, losses = train_sequential(LocalWork(self.fast_net, self.layout, flat, x, y, torch.from_numpy(local)[None], torch.from_numpy(valid)[None],
                                    np.array([steps]), self.lr[[k]], self.config, **own))
@@ -178,7 +196,7 @@ def handle(self:FlowerClients, msg:Message, # an instruction message from the st
            k:int, # the client this supernode serves (its partition id)
           ) -> Message:
     "The reply of client `k` to `msg`: its attributes, a loss, or the result of local training."
-    kind = msg.metadata.message_type
+    kind = check_type('msg', msg, Message).metadata.message_type
     if kind == 'query.attributes':
         extra = dict(self.attributes(k)) if self.attributes else {}
         return Message(RecordDict({'attributes': MetricRecord(dict(client=k, n_samples=len(self.data.client_idx[k]), **extra))}), reply_to=msg)
@@ -426,6 +444,7 @@ def run_flower(model_fn, # builds the model (called under the run's seed, as in 
     from hetfl_explore.engine.protocol import UniformSelector
     runtime, num_cpus = check_choice('runtime', runtime, RUNTIMES), check_int('num_cpus', num_cpus, lo=1)
     check_callable('model_fn', model_fn); _check_data('data', data)
+    for cb in check_type('callbacks', callbacks, (list, tuple)): check_callable('callbacks', cb)
     config = check_type('config', config or RunConfig(), RunConfig)
     sim = Simulation(model_fn, data, check_hostable(selector or UniformSelector()), config, profiles=profiles, accept=accept, client_loss=client_loss,
                      callbacks=callbacks)
