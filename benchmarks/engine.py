@@ -53,7 +53,7 @@ every headline figure beside the committed record, flagging one > 25% worse on t
 The Flower record (the adapter beside plain Flower, both on 1,000 supernodes for digits1000; `make bench` runs it):
 
     OMP_NUM_THREADS=2 .venv/bin/python benchmarks/engine.py --threads 2 --quick --workloads cmnist24,digits1000 \
-        --runners engine-sequential,plain,flower-plain,flower --scaling '' --out benchmarks/results/engine_flower.json
+        --runners engine-sequential,plain,flower,flower-plain --scaling '' --out benchmarks/results/engine_flower.json
 """
 from __future__ import annotations
 import argparse, copy, dataclasses, json, os, pathlib, platform, sys, time

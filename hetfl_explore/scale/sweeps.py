@@ -21,8 +21,8 @@ from ..feddiverse.registry import SELECTORS, make_selector
 
 # %% auto #0
 __all__ = ['SWEEP_DATASETS', 'DATA_DEFAULTS', 'RUN_FIELDS', 'TASK_HIDDEN', 'SWEEP_FILE', 'RUNS_DIR', 'SWEEP_BACKENDS',
-           'CONNECT_TIMEOUT_S', 'RAY_START_TRIES', 'sweep_grid', 'interaction_matrices', 'fl_task', 'task_name',
-           'config_key', 'SweepStore', 'check_address', 'start_ray', 'run_sweep']
+           'CONNECT_TIMEOUT_S', 'RAY_START_TRIES', 'RAY_RETRY_PAUSE_S', 'sweep_grid', 'interaction_matrices', 'fl_task',
+           'task_name', 'config_key', 'SweepStore', 'check_address', 'start_ray', 'run_sweep']
 
 # %% ../../nbs/scale/81_sweeps.ipynb #f6c8bfde
 SWEEP_DATASETS = {'digits': digits_federation} # dataset name -> builder(num_clients, alpha, seed=...) of a `FederatedData`
@@ -191,6 +191,7 @@ def _run_sequential(store:SweepStore, todo:list[int], bar):
         store.save(store.keys[i], store.task(store.configs[i])); bar.update(1)
 
 RAY_START_TRIES = 3 # attempts to start a local Ray: on a loaded machine Ray's own 30 s start-up wait can time out
+RAY_RETRY_PAUSE_S = 10.0 # seconds between attempts, for the processes of a timed-out start to exit
 
 def start_ray(num_cpus:int=2, # local Ray: CPUs
               address:str|None=None, # a Ray cluster to connect to instead (tried once)
@@ -205,6 +206,7 @@ def start_ray(num_cpus:int=2, # local Ray: CPUs
         except Exception:
             ray.shutdown()
             if attempt == tries - 1: raise
+            time.sleep(RAY_RETRY_PAUSE_S)
 
 def _run_ray(store:SweepStore, todo:list[int], bar, num_cpus:int, address:str|None):
     "Run the pending configurations as Ray tasks, saving each as soon as it returns; cancel the rest on interruption."
