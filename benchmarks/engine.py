@@ -464,6 +464,12 @@ def scaling(sizes, threads, device='cpu', backend='auto') -> dict:
     return dict(rows=rows, backend=rows[0]['backend'], slope_s_per_client=float(slope), intercept_s=float(intercept),
                 loglog_exponent=float(np.polyfit(np.log(c), np.log(t), 1)[0]) if len(c) > 1 else None)
 
+def flower_or_reason(r, w, plan, skip) -> dict|None:
+    "Flower runner `r` on `w`; when its runtime fails (Ray's start-up times out on an overloaded machine), the reason goes into `skip` and the other runners' record is kept."
+    try: return run_flower(w) if r == 'flower' else run_flower_plain(w, plan)
+    except Exception as e:
+        skip[r] = f'failed: {type(e).__name__}: {e}'; print(f'  {r}: {skip[r]}', flush=True)
+
 def run_workload(name, w, runners, reps, device, flower_missing, with_tricks=False) -> dict:
     "Every runner and the bare-SGD ceiling on one workload, interleaved repetition by repetition (so they share the load)."
     plan = record_plan(w); flops = train_flops(w, plan)
@@ -475,11 +481,11 @@ def run_workload(name, w, runners, reps, device, flower_missing, with_tricks=Fal
         for r in todo:
             if r.startswith('engine-'): runs[r].append(run_engine(w, r.split('-')[1], device))
             elif r == 'plain': runs[r].append(run_plain(w, plan, device))
-            elif r == 'flower': runs[r].append(run_flower(w))
-            elif r == 'flower-plain': runs[r].append(run_flower_plain(w, plan))
-            else: raise ValueError(f'unknown runner {r!r}')
+            elif r in FLOWER_RUNNERS and r not in skip: runs[r].append(flower_or_reason(r, w, plan, skip))
+            elif r not in FLOWER_RUNNERS: raise ValueError(f'unknown runner {r!r}')
     rows = {}
     for r, rr in runs.items():
+        if r in skip: continue
         steady = [float(np.median(x['per_round'][1:])) for x in rr]
         rows[r] = dict(total_s=float(np.median([x['total'] for x in rr])), steady_s_per_round=float(np.median(steady)), best_s_per_round=min(steady),
                        totals=[x['total'] for x in rr], steadies=steady, params=rr[0]['params'],
