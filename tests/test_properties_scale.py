@@ -45,6 +45,16 @@ CASES = [
     ('flower.SelectorStrategy', lambda v: fl.SelectorStrategy(Simulation(MODEL, D(), UniformSelector(), CFG), timeout=v), 'timeout',
      st.one_of(st.floats(max_value=0), st.just(float('nan')), st.text(max_size=2), st.none())),
     ('flower.StubGrid', lambda v: fl.StubGrid(v), 'clients', st.sampled_from([None, 3, 'clients', D()])),
+    ('flower.FlowerClients', lambda v: clients().rows(v), 'k', st.one_of(st.integers(max_value=-1), st.integers(min_value=3), NOT_INT)),
+    ('flower.FlowerClients', lambda v: clients().loss(0, v), 'flat', st.sampled_from([None, 'x', torch.zeros(3), torch.full((8,), float('nan')), [[1.0]]])),
+    ('flower.FlowerClients', lambda v: clients().train(0, torch.zeros(layout().size), v, np.ones((1, 4)), 1), 'local',
+     st.sampled_from([None, 'x', np.zeros(4), np.full((1, 4), 0.5), np.full((1, 4), -1), np.full((1, 4), 10 ** 6)])),
+    ('flower.FlowerClients', lambda v: clients().train(0, torch.zeros(layout().size), np.zeros((1, 4)), v, 1), 'valid',
+     st.sampled_from([None, np.ones((1, 3)), np.full((1, 4), 0.5), np.full((1, 4), 2)])),
+    ('flower.FlowerClients', lambda v: clients().train(0, torch.zeros(layout().size), np.zeros((1, 4)), np.ones((1, 4)), v), 'steps', NOT_INT.filter(lambda v: v != 0)),
+    ('flower.FlowerClients', lambda v: clients().handle(v, 0), 'msg', st.sampled_from([None, 3, 'train', {'a': 1}])),
+    ('flower.run_flower', lambda v: fl.run_flower(MODEL, D(), UniformSelector(), CFG, callbacks=v), 'callbacks', st.sampled_from([None, 3, 'cb', [3], (None,)])),
+    ('flower.MessageLog', lambda v: fl.MessageLog().add(0, v, 'sent'), 'messages', st.sampled_from([None, 'm', [None], [3], ['msg']])),
     ('flower.run_flower', lambda v: fl.run_flower(MODEL, D(), UniformSelector(), CFG, runtime=v), 'runtime', st.text(max_size=5).filter(lambda s: s not in fl.RUNTIMES)),
     ('flower.run_flower', lambda v: fl.run_flower(MODEL, D(), UniformSelector(), CFG, num_cpus=v), 'num_cpus', NOT_INT),
     ('flower.run_flower', lambda v: fl.run_flower(MODEL, D(), v, CFG), 'selector', st.sampled_from(['uniform', 3, UniformSelector])),
@@ -54,12 +64,17 @@ CASES = [
     ('sweeps.sweep_grid', lambda v: sw.sweep_grid(['digits'], v, [0]), 'selectors', st.one_of(NOT_LIST, st.just(['nope']))),
     ('sweeps.sweep_grid', lambda v: sw.sweep_grid(['digits'], ['uniform'], v), 'seeds', st.one_of(NOT_LIST, st.just([-1]), st.just([0.5]))),
     ('sweeps.sweep_grid', lambda v: sw.sweep_grid(['digits'], ['uniform'], [0], lr=v), 'lr', NOT_LIST),
+    ('sweeps.sweep_grid', lambda v: sw.sweep_grid(['digits'], ['uniform'], [0], rounds=[v]), 'rounds', NOT_INT),
+    ('sweeps.sweep_grid', lambda v: sw.sweep_grid(['digits'], ['uniform'], [0], alpha=[v]), 'alpha',
+     st.one_of(st.floats(max_value=0), st.just(float('nan')), st.just(float('inf')), st.text(max_size=2), st.none())),
+    ('sweeps.sweep_grid', lambda v: sw.sweep_grid(['digits'], ['uniform'], [0], num_clients=[v]), 'num_clients', NOT_INT),
     ('sweeps.interaction_matrices', lambda v: sw.interaction_matrices(v), 'data', NOT_DATA),
     ('sweeps.fl_task', lambda v: sw.fl_task(v), 'config', st.sampled_from([None, 3, 'c', {}, dict(GRID[0], colour=1), {'dataset': 'digits'}])),
     ('sweeps.task_name', lambda v: sw.task_name(v), 'task', NOT_CALLABLE),
     ('sweeps.config_key', lambda v: sw.config_key(v), 'config', st.sampled_from([None, 3, 'c', [1], {'seed': np.int64(1)}, {'f': object()}])),
     ('sweeps.config_key', lambda v: sw.config_key(GRID[0], v), 'task', NOT_CALLABLE),
-    ('sweeps.SweepStore', lambda v: sw.SweepStore(v, GRID), 'path', NOT_STR),
+    ('sweeps.SweepStore', lambda v: sw.SweepStore(v, GRID), 'path', st.one_of(NOT_STR, st.sampled_from(['', ' ']))),
+    ('sweeps.fl_task', lambda v: sw.fl_task(dict(GRID[0], rounds=v)), 'rounds', NOT_INT),
     ('sweeps.SweepStore', lambda v: sw.SweepStore(SWEEP_DIR, v), 'configs', st.sampled_from([None, [], 'c', [1], GRID * 2])),
     ('sweeps.start_ray', lambda v: sw.start_ray(v), 'num_cpus', st.sampled_from([None, 0, -1, 1.5, '2'])),
     ('sweeps.check_address', lambda v: sw.check_address(v), 'address', st.sampled_from([None, 3, 'localhost', 'ray://x', ':80', 'h:p'])),
@@ -84,3 +99,17 @@ def test_every_public_function_and_class_is_covered():
     names = {f'hetfl_explore.scale.{m.__name__.rsplit(".", 1)[1]}.{n}' for m in (fl, sw) for n in m.__all__
              if inspect.isfunction(getattr(m, n)) or inspect.isclass(getattr(m, n))}
     assert names == COVERED, sorted(names ^ COVERED)
+
+def test_rows_never_wrap_a_negative_id():
+    "Client -1 is no client: `rows(-1)` used to return the last client's rows."
+    with pytest.raises(ValueError, match='k=-1'): clients().rows(-1)
+
+def test_a_bad_hyper_parameter_fails_when_the_grid_is_built():
+    "`sweep_grid(rounds=[-1])` used to build and fail only once the sweep ran the configuration."
+    with pytest.raises(ValueError, match='rounds=-1'): sw.sweep_grid(['digits'], ['uniform'], [0], rounds=[3, -1])
+
+def test_an_empty_sweep_path_is_refused(tmp_path, monkeypatch):
+    "`SweepStore('')` used to write `sweep.json` and `runs/` into the working directory."
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match="path=''"): sw.SweepStore('', GRID)
+    assert not list(tmp_path.iterdir())

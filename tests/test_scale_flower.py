@@ -132,3 +132,29 @@ def test_the_adapter_uses_only_the_engines_public_round():
     import hetfl_explore.scale.flower as fl
     private = set(re.findall(r'sim\._([a-z]\w*)\(', inspect.getsource(fl)))
     assert not private, f"the adapter calls private engine methods: {sorted(private)}"
+
+class FakeRay:
+    "Just enough of Ray for pickling: an initialised runtime with an object store that counts its puts."
+    class Ref:
+        def __init__(self, i): self.i = i
+        def hex(self): return f'ref{self.i}'
+    def __init__(self): self.store = {}
+    def is_initialized(self): return True
+    def put(self, obj):
+        ref = self.Ref(len(self.store)); self.store[ref.hex()] = obj; return ref
+    def get(self, ref): return self.store[ref.hex()]
+
+def test_client_app_ships_the_data_once_while_ray_runs(data, monkeypatch):
+    "Flower's Ray backend pickles the ClientApp with every message: the federation goes into the object store once, each pickle is a handle."
+    import pickle, sys, cloudpickle
+    import hetfl_explore.scale.flower as fl
+    clients = FlowerClients(MODEL, data, CFG)
+    app = clients.client_app()
+    whole = len(cloudpickle.dumps(lambda: app))
+    ray = FakeRay(); monkeypatch.setitem(sys.modules, 'ray', ray); monkeypatch.setattr(fl, '_SHIPPED', {})
+    sizes = [len(cloudpickle.dumps(lambda: app)) for _ in range(3)]
+    assert len(ray.store) == 1 and max(sizes) < whole / 10, (sizes, whole)
+    a, b = (pickle.loads(pickle.dumps(clients)) for _ in range(2))
+    assert a is b and len(fl._SHIPPED) == 1                     # one copy per worker process, reused by every message
+    x, y = a.rows(2)
+    assert torch.equal(y, clients.rows(2)[1]) and torch.equal(x, clients.rows(2)[0])

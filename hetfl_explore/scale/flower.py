@@ -4,20 +4,20 @@
 
 # %% ../../nbs/scale/80_flower.ipynb #bada3a91
 from __future__ import annotations
-import logging, time
+import logging, sys, time
 import numpy as np
 import pandas as pd
 import torch
 import torch.nn.functional as F
 from fastcore.basics import patch
 from torch.func import functional_call
-from ..foundation.core import check_int, check_float, check_type, check_choice
+from ..foundation.core import check_int, check_float, check_type, check_choice, check_callable, check_tensor, check_array
 from ..engine.protocol import Selector
 from ..engine.simulation import Simulation, RoundPlan
 from ..engine.config import RunConfig, LocalWork
 from ..engine.models import ParamLayout
 from ..engine.store import History
-from ..engine.backends import train_sequential, pool_before_relu
+from ..engine.backends import train_sequential, pool_before_relu, gather_rows
 try:
     from flwr.app import ArrayRecord, ConfigRecord, Message, MetricRecord, RecordDict
     from flwr.clientapp import ClientApp
@@ -50,11 +50,6 @@ def check_hostable(selector:Selector, # the selection strategy to run inside Flo
     return selector
 
 # %% ../../nbs/scale/80_flower.ipynb #cd1b09a7
-def _check_callable(name, f):
-    "Return `f` if it is callable, else a `TypeError` naming `name`."
-    if not callable(f): raise TypeError(f"{name}={f!r}: expected a callable")
-    return f
-
 def _check_data(name, data):
     "Return `data` if it looks like a `FederatedData` (pool tensors and a client partition), else a `TypeError` naming `name`."
     if not all(hasattr(data, a) for a in ('x', 'y', 'a', 'client_idx', 'x_test', 'n_classes', 'n_attrs')):
@@ -78,6 +73,7 @@ class MessageLog:
         "Record `messages` and return them."
         check_choice('direction', direction, ('sent', 'received')); check_int('t', t, lo=-1)
         for m in check_type('messages', messages, list):
+            check_type('messages', m, Message)
             md = m.metadata
             self.rows.append(dict(round=t, type=md.message_type, direction=direction, bytes=message_bytes(m),
                                   node=md.dst_node_id if direction == 'sent' else md.src_node_id))
@@ -120,18 +116,22 @@ class FlowerClients:
                  client_loss=None, # optional per-sample training loss `client_loss(out, y, params, n_data) -> (B,)`, as in `Simulation`
                 ):
         self.config, self.data = check_type('config', config, RunConfig), _check_data('data', data)
-        self.attributes = None if attributes is None else _check_callable('attributes', attributes)
-        self.client_loss = None if client_loss is None else _check_callable('client_loss', client_loss)
-        _check_callable('model_fn', model_fn)
+        self.attributes = None if attributes is None else check_callable('attributes', attributes)
+        self.client_loss = None if client_loss is None else check_callable('client_loss', client_loss)
+        check_callable('model_fn', model_fn)
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(config.seed); self.net = model_fn()
+        self.x = data.x
+        if data.x.dim() == 4 and any(isinstance(m, torch.nn.Conv2d) for m in self.net.modules()):   # the engine's layout for images
+            self.x = data.x.contiguous(memory_format=torch.channels_last); self.net.to(memory_format=torch.channels_last)
         self.layout, self.fast_net = ParamLayout(self.net), pool_before_relu(self.net)   # the engine's twin: same outputs, less work
         self.lr = np.asarray(config.client_lr or [config.lr] * len(data.client_idx), np.float64)
+        self._ref = None   # this object's copy in Ray's object store, once it has been shipped to Ray's workers
     def rows(self, k:int, # client id
             ) -> tuple[torch.Tensor, torch.Tensor]:
         "Client `k`'s own inputs and labels."
-        i = torch.as_tensor(self.data.client_idx[k], dtype=torch.long)
-        return self.data.x[i], self.data.y[i].long()
+        i = torch.as_tensor(self.data.client_idx[check_int('k', k, lo=0, hi=len(self.data.client_idx) - 1)], dtype=torch.long)
+        return gather_rows(self.x, i), self.data.y[i].long()
 
 # %% ../../nbs/scale/80_flower.ipynb #dc872e85
 def flat_params(record:ArrayRecord, # a model payload (from `params_record` or a client's reply)
@@ -148,6 +148,23 @@ def params_record(layout:ParamLayout, # the model's parameter layout
     if not torch.is_tensor(flat) or flat.shape != (layout.size,): raise ValueError(f"flat: expected a tensor of shape ({layout.size},), got {flat!r:.60}")
     return ArrayRecord({n: v.clone() for n, v in layout.unflatten(flat.detach().cpu()).items()})
 
+# %% ../../nbs/scale/80_flower.ipynb #f1ow0013
+@patch
+def _check_flat(self:FlowerClients, flat) -> torch.Tensor:
+    "`flat` if it is a finite (P,) parameter vector of this model, else an error naming `flat`."
+    flat = check_tensor('flat', flat, ndim=1)
+    if flat.shape != (self.layout.size,): raise ValueError(f"flat: shape {tuple(flat.shape)}: expected ({self.layout.size},), this model's parameters")
+    return flat
+
+def _check_plan(local, valid, steps:int, n:int) -> tuple[np.ndarray, np.ndarray, int]:
+    "A client's batch plan over its `n` rows as (int64 rows, bool mask, steps); errors name the argument."
+    rows = check_array('local', local, ndim=2, lo=0, hi=max(n - 1, 0))
+    if not np.array_equal(rows, np.round(rows)): raise ValueError(f"local: expected whole row indices, got {local!r:.60}")
+    mask = check_array('valid', valid, ndim=2, lo=0, hi=1)
+    if mask.shape != rows.shape or not np.isin(mask, (0, 1)).all(): raise ValueError(f"valid: expected a 0/1 mask of shape {rows.shape}")
+    return rows.astype(np.int64), mask.astype(bool), check_int('steps', steps, lo=0, hi=rows.shape[0])
+
+
 # %% ../../nbs/scale/80_flower.ipynb #19d28144
 @patch
 def loss(self:FlowerClients, k:int, # client id
@@ -156,7 +173,7 @@ def loss(self:FlowerClients, k:int, # client id
     "Mean loss of the flat model on client `k`'s data (the answer to a `query.loss` message)."
     x, y = self.rows(k)
     with torch.no_grad():
-        out = functional_call(self.fast_net, self.layout.unflatten(flat), (x,))
+        out = functional_call(self.fast_net, self.layout.unflatten(self._check_flat(flat)), (x,))
         return float(F.cross_entropy(out, y, reduction='none').double().sum().item() / max(len(y), 1))
 
 @patch
@@ -167,6 +184,7 @@ def train(self:FlowerClients, k:int, # client id
          ) -> tuple[torch.Tensor, np.ndarray]:
     "Local SGD of client `k` from `flat` on its planned batches (the engine's sequential backend); new params, batch losses."
     x, y = self.rows(k)
+    flat, (local, valid, steps) = self._check_flat(flat), _check_plan(local, valid, steps, len(y))
     own = {} if self.client_loss is None else dict(client_loss=self.client_loss, n_data=np.array([len(y)]))
     new, losses = train_sequential(LocalWork(self.fast_net, self.layout, flat, x, y, torch.from_numpy(local)[None], torch.from_numpy(valid)[None],
                                    np.array([steps]), self.lr[[k]], self.config, **own))
@@ -178,7 +196,7 @@ def handle(self:FlowerClients, msg:Message, # an instruction message from the st
            k:int, # the client this supernode serves (its partition id)
           ) -> Message:
     "The reply of client `k` to `msg`: its attributes, a loss, or the result of local training."
-    kind = msg.metadata.message_type
+    kind = check_type('msg', msg, Message).metadata.message_type
     if kind == 'query.attributes':
         extra = dict(self.attributes(k)) if self.attributes else {}
         return Message(RecordDict({'attributes': MetricRecord(dict(client=k, n_samples=len(self.data.client_idx[k]), **extra))}), reply_to=msg)
@@ -201,6 +219,32 @@ def client_app(self:FlowerClients) -> ClientApp:
     def reply(msg, context): return self.handle(msg, int(context.node_config['partition-id']))
     app.query('attributes')(reply); app.query('loss')(reply); app.train()(reply)
     return app
+
+# %% ../../nbs/scale/80_flower.ipynb #f1ow0011
+_SHIPPED = {}  # object-store key -> the FlowerClients this process rebuilt from it (one per worker process and run)
+
+def _restore(state:dict) -> FlowerClients:
+    "A `FlowerClients` from its attributes."
+    obj = FlowerClients.__new__(FlowerClients); obj.__dict__.update(state, _ref=None)
+    return obj
+
+def _from_store(ref) -> FlowerClients:
+    "The `FlowerClients` behind the object-store reference `ref`: fetched once per process, then reused."
+    key = ref.hex()
+    if key not in _SHIPPED:
+        import ray
+        _SHIPPED[key] = _restore(ray.get(ref))
+    return _SHIPPED[key]
+
+@patch
+def __reduce__(self:FlowerClients):
+    "Pickle as a handle to one copy in Ray's object store while Ray runs, else as the whole object."
+    state = {k: v for k, v in self.__dict__.items() if k != '_ref'}
+    ray = sys.modules.get('ray')
+    if ray is None or not ray.is_initialized(): return _restore, (state,)
+    if self._ref is None: self._ref = ray.put(state)
+    return _from_store, (self._ref,)
+
 
 # %% ../../nbs/scale/80_flower.ipynb #5b78022c
 NODE_WAIT_S = 0.2 # seconds between polls while waiting for the supernodes to connect
@@ -394,13 +438,16 @@ def run_flower(model_fn, # builds the model (called under the run's seed, as in 
                attributes=None, # optional `attributes(k) -> dict` the clients add to their attribute answers
                accept=None, # optional server-side filter of each round's updates, as in `Simulation`
                client_loss=None, # optional per-sample training loss the clients use, as in `Simulation`
+               callbacks=(), # functions `cb(sim, row)` called after every round, as in `Simulation`
               ) -> tuple[History, MessageLog]:
     "Run a federation with `selector` as a Flower strategy; the engine's `History` of the run and the log of its messages."
     from hetfl_explore.engine.protocol import UniformSelector
     runtime, num_cpus = check_choice('runtime', runtime, RUNTIMES), check_int('num_cpus', num_cpus, lo=1)
-    _check_callable('model_fn', model_fn); _check_data('data', data)
+    check_callable('model_fn', model_fn); _check_data('data', data)
+    for cb in check_type('callbacks', callbacks, (list, tuple)): check_callable('callbacks', cb)
     config = check_type('config', config or RunConfig(), RunConfig)
-    sim = Simulation(model_fn, data, check_hostable(selector or UniformSelector()), config, profiles=profiles, accept=accept, client_loss=client_loss)
+    sim = Simulation(model_fn, data, check_hostable(selector or UniformSelector()), config, profiles=profiles, accept=accept, client_loss=client_loss,
+                     callbacks=callbacks)
     strategy, clients = SelectorStrategy(sim), FlowerClients(model_fn, data, config, attributes, client_loss)
     if runtime == 'stub': _start(strategy, StubGrid(clients))
     else: _simulate(strategy, clients, num_cpus)

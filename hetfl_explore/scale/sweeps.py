@@ -11,7 +11,7 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 from fastcore.basics import patch
-from ..foundation.core import check_int, check_type, check_choice
+from ..foundation.core import check_int, check_float, check_type, check_choice
 from ..engine.config import RunConfig
 from ..engine.simulation import run_fl
 from ..foundation.data import digits_federation
@@ -21,8 +21,8 @@ from ..feddiverse.registry import SELECTORS, make_selector
 
 # %% auto #0
 __all__ = ['SWEEP_DATASETS', 'DATA_DEFAULTS', 'RUN_FIELDS', 'TASK_HIDDEN', 'SWEEP_FILE', 'RUNS_DIR', 'SWEEP_BACKENDS',
-           'CONNECT_TIMEOUT_S', 'RAY_START_TRIES', 'sweep_grid', 'interaction_matrices', 'fl_task', 'task_name',
-           'config_key', 'SweepStore', 'check_address', 'start_ray', 'run_sweep']
+           'CONNECT_TIMEOUT_S', 'RAY_START_TRIES', 'RAY_RETRY_PAUSE_S', 'sweep_grid', 'interaction_matrices', 'fl_task',
+           'task_name', 'config_key', 'SweepStore', 'check_address', 'start_ray', 'run_sweep']
 
 # %% ../../nbs/scale/81_sweeps.ipynb #f6c8bfde
 SWEEP_DATASETS = {'digits': digits_federation} # dataset name -> builder(num_clients, alpha, seed=...) of a `FederatedData`
@@ -36,19 +36,34 @@ def _axis(name, values) -> list:
     if not len(values): raise ValueError(f"{name}=[]: the grid needs at least one value")
     return list(values)
 
+def _settings(config:dict) -> tuple:
+    "A configuration's dataset name, selector name, seed, federation parameters and `RunConfig`, every value checked."
+    cfg = dict(check_type('config', config, dict))
+    missing = [k for k in ('dataset', 'selector', 'seed') if k not in cfg]
+    if missing: raise ValueError(f"config={config!r}: missing {missing}")
+    unknown = sorted(set(cfg) - {'dataset', 'selector', 'seed', *DATA_DEFAULTS, *RUN_FIELDS})
+    if unknown: raise ValueError(f"config={config!r}: unknown keys {unknown}")
+    name, sel = check_choice('dataset', cfg.pop('dataset'), SWEEP_DATASETS), check_choice('selector', cfg.pop('selector'), SELECTORS)
+    seed = check_int('seed', cfg.pop('seed'), lo=0)
+    dpar = {k: cfg.pop(k, v) for k, v in DATA_DEFAULTS.items()}
+    dpar = dict(num_clients=check_int('num_clients', dpar['num_clients'], lo=1), alpha=check_float('alpha', dpar['alpha'], lo=0, lo_open=True))
+    return name, sel, seed, dpar, RunConfig(**{'seed': seed, **cfg})
+
 def sweep_grid(datasets:Sequence[str], # dataset names (keys of `SWEEP_DATASETS`)
                selectors:Sequence[str], # selector names (keys of `feddiverse.registry.SELECTORS`)
                seeds:Sequence[int], # seeds
                **hyper, # hyper-parameter name -> list of values (`num_clients`, `alpha` or `RunConfig` fields)
               ) -> list[dict]:
-    "Every combination of datasets × selectors × seeds × hyper-parameter values, as configuration dicts."
+    "Every combination of datasets × selectors × seeds × hyper-parameter values, as configuration dicts, each value checked now."
     axes = dict(dataset=[check_choice('datasets', d, SWEEP_DATASETS) for d in _axis('datasets', datasets)],
                 selector=[check_choice('selectors', s, SELECTORS) for s in _axis('selectors', selectors)],
                 seed=[check_int('seeds', s, lo=0) for s in _axis('seeds', seeds)])
     for k, v in hyper.items():
         check_choice('hyper-parameter', k, [*DATA_DEFAULTS, *RUN_FIELDS])
         axes[k] = _axis(k, v)
-    return [dict(zip(axes, combo)) for combo in itertools.product(*axes.values())]
+    grid = [dict(zip(axes, combo)) for combo in itertools.product(*axes.values())]
+    for c in grid: _settings(c)   # a bad value fails here, naming its hyper-parameter, not when the sweep runs it
+    return grid
 
 # %% ../../nbs/scale/81_sweeps.ipynb #159b620d
 def interaction_matrices(data, # a `FederatedData`
@@ -64,16 +79,11 @@ def interaction_matrices(data, # a `FederatedData`
 def fl_task(config:dict, # dataset, selector, seed and hyper-parameters (see `sweep_grid`)
            ) -> dict:
     "Run one configuration with the engine and return its final metrics (and its wall time, building the data included)."
-    t0, cfg = time.perf_counter(), dict(check_type('config', config, dict))
-    missing = [k for k in ('dataset', 'selector', 'seed') if k not in cfg]
-    if missing: raise ValueError(f"config={config!r}: missing {missing}")
-    unknown = sorted(set(cfg) - {'dataset', 'selector', 'seed', *DATA_DEFAULTS, *RUN_FIELDS})
-    if unknown: raise ValueError(f"config={config!r}: unknown keys {unknown}")
-    name, sel, seed = cfg.pop('dataset'), cfg.pop('selector'), cfg.pop('seed')
-    dpar = {k: cfg.pop(k, v) for k, v in DATA_DEFAULTS.items()}
-    data = SWEEP_DATASETS[check_choice('dataset', name, SWEEP_DATASETS)](dpar['num_clients'], dpar['alpha'], seed=seed)
+    t0 = time.perf_counter()
+    name, sel, seed, dpar, run_config = _settings(config)
+    data = SWEEP_DATASETS[name](dpar['num_clients'], dpar['alpha'], seed=seed)
     selector = make_selector(sel, interaction_matrices(data))
-    h = run_fl(lambda: mlp(data.x.shape[1], TASK_HIDDEN, int(data.n_classes)), data, selector, RunConfig(seed=seed, **cfg))
+    h = run_fl(lambda: mlp(data.x.shape[1], TASK_HIDDEN, int(data.n_classes)), data, selector, run_config)
     last = h.rounds.iloc[-1]
     return dict(accuracy=float(last.accuracy), worst_group_accuracy=float(last.worst_group_accuracy), rounds_run=len(h),
                 total_bytes=float(last.total_bytes), wall_s=time.perf_counter() - t0)
@@ -103,7 +113,9 @@ class SweepStore:
                  configs:list[dict], # the sweep's configurations
                  task:Callable=fl_task, # the function that runs one configuration
                 ):
-        self.path, self.task = Path(check_type('path', path, (str, os.PathLike))), task
+        if not os.fspath(check_type('path', path, (str, os.PathLike))).strip():
+            raise ValueError(f"path={path!r}: expected a directory name (an empty path would write into the working directory)")
+        self.path, self.task = Path(path), task
         self.configs = check_type('configs', configs, list)
         if not configs: raise ValueError("configs=[]: a sweep needs at least one configuration")
         for c in configs: check_type('configs', c, dict)
@@ -178,7 +190,8 @@ def _run_sequential(store:SweepStore, todo:list[int], bar):
     for i in todo:
         store.save(store.keys[i], store.task(store.configs[i])); bar.update(1)
 
-RAY_START_TRIES = 2 # attempts to start a local Ray: on a loaded machine Ray's own start-up wait can time out once
+RAY_START_TRIES = 3 # attempts to start a local Ray: on a loaded machine Ray's own 30 s start-up wait can time out
+RAY_RETRY_PAUSE_S = 10.0 # seconds between attempts, for the processes of a timed-out start to exit
 
 def start_ray(num_cpus:int=2, # local Ray: CPUs
               address:str|None=None, # a Ray cluster to connect to instead (tried once)
@@ -193,6 +206,7 @@ def start_ray(num_cpus:int=2, # local Ray: CPUs
         except Exception:
             ray.shutdown()
             if attempt == tries - 1: raise
+            time.sleep(RAY_RETRY_PAUSE_S)
 
 def _run_ray(store:SweepStore, todo:list[int], bar, num_cpus:int, address:str|None):
     "Run the pending configurations as Ray tasks, saving each as soon as it returns; cancel the rest on interruption."
