@@ -88,3 +88,32 @@ def test_sidebar_links_resolve():
         for target, (rel, href) in targets.items():
             with urllib.request.urlopen(f'{base}/{target}') as r: assert r.status == 200, f'{rel}: {href} -> {r.status}'
 
+
+FIRST_PROSE = re.compile(r'\A\s*#\s[^\n]*\n(?:\s*\n)*(?:>[^\n]*\n?)*\s*(.+?)(?:\n\n|\Z)', re.S)   # the first paragraph under title and description
+
+def intro_words(nb: Path) -> str | None:
+    "The first words of the first paragraph under a notebook's title and description (None when it has none), as plain text."
+    import json
+    cell = next((c for c in json.loads(nb.read_text())['cells'] if c['cell_type'] == 'markdown'), None)
+    m = cell and FIRST_PROSE.match(''.join(cell['source']))
+    if not m or m.group(1).lstrip().startswith(('|', '<', '!', '```', ':::', '-', '$')): return None
+    words = []
+    for w in re.sub(r'\]\([^)]*\)|[*_\[\]]', ' ', m.group(1)).split()[:8]:   # the leading run of plain words
+        if not re.fullmatch(r"[A-Za-z,.'’-]+", w): break
+        words.append(w)
+    return ' '.join(words) if len(words) >= 3 else None
+
+def test_every_page_shows_its_introduction():
+    "The prose under each notebook's title and description is on its page (the site lost every chapter's first paragraphs)."
+    import html as h, sys
+    sys.path.insert(0, str(ROOT/'tools')); import build_docs as bd
+    pages()                                                                   # skips when the site is not built
+    missing, checked = [], 0
+    for proc in sorted(bd.PROC.rglob('*.ipynb')):
+        rel = proc.relative_to(bd.PROC)
+        words, page = intro_words(ROOT/'nbs'/rel), DOCS/bd.page_meta(bd.read_processed(proc), rel)['path']
+        if not words or not page.exists(): continue
+        checked += 1
+        text = re.sub(r'\s+', ' ', h.unescape(re.sub(r'<[^>]+>', ' ', page.read_text())))
+        if words.split(',')[0] not in text: missing.append(f'{rel}: "{words}"')
+    assert checked and not missing, f'{len(missing)} of {checked} page(s) without their introduction:\n' + '\n'.join(missing)
