@@ -208,3 +208,12 @@ def test_saved_panels_are_read_only_unless_kernel_free():
     "Every saved panel gets the read-only caption (how to get a kernel), and the page script disables its inputs but skips kernel-free widgets."
     assert 'make lab' in bd.STATIC_BANNER and 'kernel' in bd.STATIC_BANNER
     assert bd.KERNEL_FREE == 'hetfl-kernel-free' and f'.{bd.KERNEL_FREE}' in bd.SITE_JS and 'i.disabled = true' in bd.SITE_JS
+
+def test_readme_leads_with_the_lab_picture_and_two_commands():
+    "README: a picture of the lab (a committed file), then the two commands, then which install a reader needs, install internals last."
+    import re
+    text = (ROOT/'README.md').read_text()
+    img = re.search(r'!\[[^\]]+\]\((nbs/[^)]+\.(?:png|jpg))\)', text)
+    assert img and (ROOT/img.group(1)).is_file()
+    assert text.index(img.group(0)) < text.index('make lab') < text.index('make docs') < text.index('## Which install do you need') \
+        < text.index('## Install internals') < text.index('apt-get')
