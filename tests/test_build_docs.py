@@ -217,3 +217,16 @@ def test_readme_leads_with_the_lab_picture_and_two_commands():
     assert img and (ROOT/img.group(1)).is_file()
     assert text.index(img.group(0)) < text.index('make lab') < text.index('make docs') < text.index('## Which install do you need') \
         < text.index('## Install internals') < text.index('apt-get')
+
+def test_figures_with_frames_open_on_their_first_frame():
+    "A kernel-free figure with a frame slider is drawn without autoplay: it does not animate on load and stop on its last frame."
+    import plotly.graph_objects as go
+    fig = go.Figure(go.Bar(y=[1, 2]), frames=[go.Frame(data=[go.Bar(y=[i, i])], name=str(i)) for i in range(3)])
+    out = bd.plotly_html(json.loads(fig.to_json()))
+    assert 'Plotly.addFrames' in out and 'Plotly.animate' not in out
+
+def test_widget_icon_fonts_load_from_the_shared_assets():
+    "The widget manager's icon fonts are fetched from the one folder the page names, not from a copy beside each page."
+    src = 'e.exports=n.p+"1551f4f60c37af51121f.woff2"},9:(e,t,o)=>{e.exports=o.p+"eeccf4f66002c6f2ba24.woff"'
+    out = bd.shared_fonts(src)
+    assert out.count('(window.__jupyter_widgets_assets_path__||') == 2 and '||o.p)+"eeccf4f66002c6f2ba24.woff"' in out

@@ -299,7 +299,8 @@ def plotly_html(fig_json: dict) -> str:
     "An HTML div that draws a plotly figure with the page's (local) plotly.js."
     import plotly.io as pio
     fig = pio.from_json(json.dumps(fig_json), skip_invalid=True)
-    return pio.to_html(fig, include_plotlyjs=False, full_html=False, config={'responsive': True})
+    # auto_play=False: a figure with frames opens on its first frame instead of playing through them on load
+    return pio.to_html(fig, include_plotlyjs=False, full_html=False, config={'responsive': True}, auto_play=False)
 
 def read_processed(path: Path):
     "Read a processed notebook, dropping nbdev-private cell keys and the float `execution` metadata nbformat rejects."
@@ -468,10 +469,12 @@ body { margin: 0; }
 body, .jupyter-widgets, .widget-label, .widget-html-content, .jp-RenderedHTMLCommon table { font-family: %(font)s; }
 .hx-search { width: 100%%; box-sizing: border-box; margin: .3rem 0 .5rem; padding: 4px 6px; border: 1px solid #ccc; border-radius: 4px; }
 .hx-results li a { font-size: 13px; } .hx-results li small { display: block; color: #777; padding: 0 6px 4px; }
-.hx-toc { position: fixed; top: 1rem; right: 1rem; width: 200px; max-height: 85vh; overflow-y: auto; font: 13px %(font)s; }
+.hx-toc { font: 13px %(font)s; margin: .5rem 0 1rem; padding: .4rem .8rem; border-left: 3px solid #e3e8f3; columns: 2; }
+.hx-toc strong { column-span: all; display: block; }
 .hx-toc a { display: block; color: #555; text-decoration: none; padding: 1px 0; } .hx-toc a.h3 { padding-left: 12px; }
-@media (max-width: 1279px) { .hx-toc { display: none; } }
-@media (min-width: 1280px) { .hx-has-toc .hx-main { margin-right: 220px; } }
+/* beside the page where a figure-wide column and the contents both fit; above the first section otherwise */
+@media (min-width: 1440px) { .hx-toc { position: fixed; top: 1rem; right: 1rem; width: 200px; max-height: 85vh; overflow-y: auto;
+  margin: 0; padding: 0; border: 0; columns: 1; } .hx-has-toc .hx-main { margin-right: 220px; } }
 .jp-InputArea-editor, .jp-Cell-inputWrapper pre, .jp-OutputArea-output pre { overflow-x: auto; }
 .jp-InputArea-editor pre { white-space: pre; }
 .hx-readonly input, .hx-readonly select, .hx-readonly textarea, .hx-readonly button, .hx-readonly .noUi-target {
@@ -514,7 +517,7 @@ document.addEventListener("DOMContentLoaded", () => {
     heads.forEach(h => { const a = document.createElement("a"), c = h.cloneNode(true); a.href = "#" + h.id; a.className = h.tagName.toLowerCase();
       c.querySelectorAll(".katex-mathml, .anchor-link").forEach(e => e.remove());   // KaTeX keeps MathML beside its HTML: one copy
       a.textContent = c.textContent.replace(/¶$/, "").trim(); toc.appendChild(a); });
-    document.body.appendChild(toc); document.body.classList.add("hx-has-toc"); }
+    document.querySelector(".hx-header").after(toc); document.body.classList.add("hx-has-toc"); }
   const box = document.querySelector(".hx-search"), res = document.querySelector(".hx-results");   // client-side search
   let index = null;
   const count = (text, t) => Math.min(text.split(t).length - 1, 20);
@@ -613,6 +616,14 @@ def local_links(body: str, up: str) -> str:
     "The page with links into the published site (nbdev's API links) made relative, so a local or mirrored site keeps its readers."
     return re.sub(r'href="' + re.escape(site_url()), f'href="{up}', body)
 
+WIDGET_FONT = re.compile(r'([A-Za-z_$][\w$]*)\.p\+"([0-9a-f]{20}\.(?:woff2?|ttf|eot|svg))"')   # an icon font in the widget manager's bundle
+
+def shared_fonts(bundle: str) -> str:
+    """The widget manager's bundle with its icon fonts loaded from the folder the page names in
+    `window.__jupyter_widgets_assets_path__` (`assets/html-manager/`): the bundle's own base path is the page's folder,
+    which made every section of the site hold a copy of the fonts."""
+    return WIDGET_FONT.sub(lambda m: f'(window.__jupyter_widgets_assets_path__||{m.group(1)}.p)+"{m.group(2)}"', bundle)
+
 def js_installed() -> bool:
     "Whether `.cache/docs-js` holds the pinned JavaScript packages."
     mods = JS_CACHE/'node_modules'
@@ -644,6 +655,8 @@ def copy_assets(mods: Path) -> None:
     shutil.copy(mods/'requirejs'/'require.js', a/'require.js')
     shutil.copytree(mods/'@jupyter-widgets'/'html-manager'/'dist', a/'html-manager', dirs_exist_ok=True,
                     ignore=shutil.ignore_patterns('*.map', 'embed.js'))   # source maps and the non-AMD bundle: no page loads them
+    for bundle in ('embed-amd.js', 'libembed-amd.js'):
+        (a/'html-manager'/bundle).write_text(shared_fonts((a/'html-manager'/bundle).read_text()))
     shutil.copytree(mods/'katex'/'dist', a/'katex', dirs_exist_ok=True)
     for f in NBS.rglob('*'):
         if f.suffix.lower() in {'.png', '.jpg', '.jpeg', '.svg', '.gif', '.css'} and not any(p.startswith('.') for p in f.relative_to(NBS).parts):

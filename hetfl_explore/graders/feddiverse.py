@@ -49,7 +49,7 @@ def _q2(answer, # the student's answer
     return f"the {'first part (GSC)' if abs(v[0] - want[0]) > ANSWER_TOL else 'second part (CSC)'} is off."
 
 # %% ../../nbs/graders/93_feddiverse.ipynb #213f4030
-@exercise('feddiverse.q3', hint='compute both SCs with `dht`, or think of how I(Y;A) grows near independence.')
+@exercise('feddiverse.q3', hint='compute both SCs with dht(...), or think of how I(Y;A) grows near independence.')
 def _q3(answer, # the student's answer
        ):
     "Check (the client with the larger SC, 'less than half' / 'more than half' for B's SC against A's)."
@@ -132,7 +132,7 @@ def _q5(answer, # the student's answer
 # %% ../../nbs/graders/93_feddiverse.ipynb #063d2945
 SELECTOR_ALIASES = {'feddiverse': 'feddiverse[sign-invariant]'}   # q6: the name the question uses, for the explorer's variant
 
-@exercise('feddiverse.q6', hint="sort the explorer's `union_CI` column, lowest first.")
+@exercise('feddiverse.q6', hint="sort the explorer's union_CI column, lowest first.")
 def _q6(answer, # the student's answer
        ):
     "Check the order of uniform, FedDiverse and FedRK by mean union CI, lowest first."
