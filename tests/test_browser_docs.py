@@ -19,6 +19,24 @@ def pages():
 DRAWN_AS_DECLARED = """() => [...document.querySelectorAll('.js-plotly-plot')].filter(el => el._fullData)
     .flatMap(el => el._fullData.filter(t => t.type !== (el.data[t.index].type || 'scatter')).map(t => el.data[t.index].type))"""
 
+# What a reader meets: a saved panel (the output holding the read-only caption) that still takes input, a code line cut
+# off without a scroll bar, the current page's sidebar entry out of view, a contents entry that prints a formula twice
+READER_CHECKS = """() => {
+  const out = [], side = document.querySelector('.hx-sidebar'), active = side && side.querySelector('a.active');
+  const live = [...document.querySelectorAll('.hx-static-banner')].map(b => b.parentElement)
+    .flatMap(o => [...o.querySelectorAll('input, select, textarea, button')]).filter(i => !i.disabled);
+  if (live.length) out.push(`${live.length} input(s) of saved panels accept input`);
+  const cut = [...document.querySelectorAll('.jp-InputArea-editor, .jp-InputArea-editor pre')]
+    .filter(e => e.scrollWidth > e.clientWidth + 2 && !['auto', 'scroll'].includes(getComputedStyle(e).overflowX));
+  if (cut.length) out.push(`${cut.length} code block(s) cut off without a scroll bar`);
+  if (active) { const a = active.getBoundingClientRect(), s = side.getBoundingClientRect();
+    if (a.top < s.top || a.bottom > s.bottom) out.push('the sidebar entry of this page is out of view'); }
+  const twice = [...document.querySelectorAll('.hx-toc a')].filter(a => {
+    const h = document.getElementById(a.getAttribute('href').slice(1)), m = h && h.querySelector('.katex-html');
+    return m && a.textContent.split(m.textContent).length > 2; }).map(a => a.textContent);
+  if (twice.length) out.push(`contents entries repeat their text: ${twice.slice(0, 2)}`);
+  return out; }"""
+
 def check_page(page, base: str, rel: str) -> list[str]:
     "Everything one docs page must get right in Chromium at 1280 px; returns the problems found (empty when clean)."
     errors, problems = [], []
@@ -40,6 +58,7 @@ def check_page(page, base: str, rel: str) -> list[str]:
     if views: page.wait_for_selector('.jupyter-widgets', timeout=15000)
     if views and not page.locator('.hx-static-banner').count(): problems.append(f'{rel}: {views} widget views but no static-snapshot banner')
     if errors: problems.append(f'{rel}: console errors: {errors[:5]}')
+    for problem in page.evaluate(READER_CHECKS): problems.append(f'{rel}: {problem}')
     math_errors = page.locator('.katex-error')              # KaTeX shows a formula it cannot parse as red source text
     if math_errors.count(): problems.append(f'{rel}: math errors: {[math_errors.nth(i).get_attribute("title") for i in range(min(3, math_errors.count()))]}')
     wide = page.evaluate("""() => [...document.querySelectorAll('.hx-main .plotly-graph-div, .hx-main .jupyter-widgets')]
@@ -88,3 +107,33 @@ def test_sidebar_links_resolve():
         for target, (rel, href) in targets.items():
             with urllib.request.urlopen(f'{base}/{target}') as r: assert r.status == 200, f'{rel}: {href} -> {r.status}'
 
+
+FIRST_PROSE = re.compile(r'\A\s*#\s[^\n]*\n(?:\s*\n)*(?:>[^\n]*\n?)*\s*(.+?)(?:\n\n|\Z)', re.S)   # the first paragraph under title and description
+
+def intro_words(nb: Path) -> str | None:
+    "The first words of the first paragraph under a notebook's title and description (None when it has none), as plain text."
+    import json
+    cell = next((c for c in json.loads(nb.read_text())['cells'] if c['cell_type'] == 'markdown'), None)
+    m = cell and FIRST_PROSE.match(''.join(cell['source']))
+    if not m or m.group(1).lstrip().startswith(('|', '<', '!', '```', ':::', '-', '$')): return None
+    words = []
+    for w in re.sub(r'\]\([^)]*\)|[*`\[\]]', '', m.group(1)).split()[:8]:   # the leading run of plain words
+        if not re.fullmatch(r"[A-Za-z_,.'’-]+", w): break
+        words.append(w)
+    return ' '.join(words) if len(words) >= 3 else None
+
+def test_every_page_shows_its_introduction():
+    "The prose under each notebook's title and description is on its page (the site lost every chapter's first paragraphs)."
+    import html as h, sys
+    sys.path.insert(0, str(ROOT/'tools')); import build_docs as bd
+    pages()                                                                   # skips when the site is not built
+    missing, checked = [], 0
+    for proc in sorted(bd.PROC.rglob('*.ipynb')):
+        rel = proc.relative_to(bd.PROC)
+        words, page = intro_words(ROOT/'nbs'/rel), DOCS/bd.page_meta(bd.read_processed(proc), rel)['path']
+        if not words or not page.exists(): continue
+        checked += 1
+        text = re.sub(r'\s+', ' ', h.unescape(re.sub(r'<[^>]+>', ' ', page.read_text())))
+        if words.split(',')[0] not in text: missing.append(f'{rel}: "{words}"')
+    if not checked: pytest.skip('no built page comes from a notebook whose first cell has prose under its title')
+    assert not missing, f'{len(missing)} of {checked} page(s) without their introduction:\n' + '\n'.join(missing)

@@ -175,3 +175,58 @@ def test_cartesian_bundle_is_pinned_at_the_plotly_js_of_the_installed_plotly():
     import plotly, re
     head = (Path(plotly.__file__).parent/'package_data'/'plotly.min.js').read_text()[:200]
     assert re.search(r'plotly\.js v(\S+)', head).group(1) == bd.JS_PACKAGES['plotly.js-cartesian-dist-min']
+
+def test_first_cell_prose_is_kept_below_the_header(tmp_path):
+    "The paragraphs under a notebook's `# Title` / `> description` stay on the page (nbdev's frontmatter step alone drops them)."
+    from execnb.nbio import read_nb
+    src = '# Title\n\n> One line.\n\nIn a federation every client holds data.\n\n**Why.** Time: about 50 minutes.'
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(src), nbformat.v4.new_code_cell('x = 1')]), tmp_path/'t.ipynb')
+    out = bd.process_nb(read_nb(tmp_path/'t.ipynb'))
+    prose = '\n'.join(c.source for c in out.cells if c.cell_type == 'markdown')
+    assert 'In a federation every client holds data.' in prose and 'Time: about 50 minutes.' in prose
+    assert bd.page_meta(out, Path('t.ipynb'))['title'] == 'Title' and '# Title' not in prose   # the header is still the frontmatter
+
+def test_solution_folds_are_labelled_and_api_links_stay_on_the_site():
+    "A lab's folded `# SOLUTION` cell is labelled as a solution; links nbdev points at the published site become relative."
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell('#| code-fold: true\n# SOLUTION\nanswer_a = 1'),
+                                         nbformat.v4.new_code_cell('#| code-fold: true\nx = 1')])
+    tags = [c.metadata.get('tags', []) for c in bd.clean_cells(nb).cells]
+    assert bd.SOLUTION_TAG in tags[0] and bd.FOLD in tags[0] and bd.SOLUTION_TAG not in tags[1]
+    assert bd.SOLUTION_LABEL == 'Solution (try first!)' and bd.SOLUTION_LABEL in bd.SITE_JS
+    page = f'<a href="{bd.site_url()}foundation/hetero.html#x">x</a><a href="https://example.org/">y</a>'
+    assert bd.local_links(page, '../') == '<a href="../foundation/hetero.html#x">x</a><a href="https://example.org/">y</a>'
+
+def test_long_inline_styles_are_shared_once(tmp_path, monkeypatch):
+    "The lab template's theme (the same long stylesheet on every page) is written once under assets/ and linked."
+    monkeypatch.setattr(bd, 'OUT', tmp_path); (tmp_path/'assets').mkdir()
+    theme = 'p { color: red; }' * bd.BIG_STYLE
+    pages = [bd.share_styles(f'<style>{theme}</style><style>.small {{}}</style>', up) for up in ('assets/', '../assets/')]
+    assert [len(list((tmp_path/'assets').glob('lab-*.css')))] == [1] and theme not in ''.join(pages)
+    assert '<style>.small {}</style>' in pages[0] and pages[1].startswith('<link rel="stylesheet" href="../assets/lab-')
+
+def test_saved_panels_are_read_only_unless_kernel_free():
+    "Every saved panel gets the read-only caption (how to get a kernel), and the page script disables its inputs but skips kernel-free widgets."
+    assert 'make lab' in bd.STATIC_BANNER and 'kernel' in bd.STATIC_BANNER
+    assert bd.KERNEL_FREE == 'hetfl-kernel-free' and f'.{bd.KERNEL_FREE}' in bd.SITE_JS and 'i.disabled = true' in bd.SITE_JS
+
+def test_readme_leads_with_the_lab_picture_and_two_commands():
+    "README: a picture of the lab (a committed file), then the two commands, then which install a reader needs, install internals last."
+    import re
+    text = (ROOT/'README.md').read_text()
+    img = re.search(r'!\[[^\]]+\]\((nbs/[^)]+\.(?:png|jpg))\)', text)
+    assert img and (ROOT/img.group(1)).is_file()
+    assert text.index(img.group(0)) < text.index('make lab') < text.index('make docs') < text.index('## Which install do you need') \
+        < text.index('## Install internals') < text.index('apt-get')
+
+def test_figures_with_frames_open_on_their_first_frame():
+    "A kernel-free figure with a frame slider is drawn without autoplay: it does not animate on load and stop on its last frame."
+    import plotly.graph_objects as go
+    fig = go.Figure(go.Bar(y=[1, 2]), frames=[go.Frame(data=[go.Bar(y=[i, i])], name=str(i)) for i in range(3)])
+    out = bd.plotly_html(json.loads(fig.to_json()))
+    assert 'Plotly.addFrames' in out and 'Plotly.animate' not in out
+
+def test_widget_icon_fonts_load_from_the_shared_assets():
+    "The widget manager's icon fonts are fetched from the one folder the page names, not from a copy beside each page."
+    src = 'e.exports=n.p+"1551f4f60c37af51121f.woff2"},9:(e,t,o)=>{e.exports=o.p+"eeccf4f66002c6f2ba24.woff"'
+    out = bd.shared_fonts(src)
+    assert out.count('(window.__jupyter_widgets_assets_path__||') == 2 and '||o.p)+"eeccf4f66002c6f2ba24.woff"' in out

@@ -39,8 +39,14 @@ CARTESIAN_TRACES = frozenset({'bar', 'box', 'contour', 'heatmap', 'histogram', '
 RAW_FIGURE = '?'   # the trace type of a figure found only as HTML: unknown, so the full bundle is loaded
 SKIP_TAG, HIDE_INPUT, DOCS_ONLY, FOLD, FOLD_OPEN = 'skip-execution', 'hx-hide-input', 'hx-docs-only', 'hx-fold', 'hx-fold-open'
 WIDGET_STATE, WIDGET_VIEW = 'application/vnd.jupyter.widget-state+json', 'application/vnd.jupyter.widget-view+json'
-STATIC_BANNER = ('<div class="hx-static-banner">static snapshot: run this page in JupyterLab (or <code>make lab</code>) '
-                 'to interact</div>')
+# above every saved panel; the site's script removes it from a panel whose widget computes in the browser (an element of
+# class `KERNEL_FREE`) and makes every other panel read-only (its inputs disabled)
+STATIC_BANNER = ('<div class="hx-static-banner"><strong>Read-only snapshot.</strong> This panel needs a running Python kernel: '
+                 'open the notebook in JupyterLab (<code>make lab</code>, or <code>pip install "hetfl_explore[lab]"</code> '
+                 'then <code>jupyter lab</code>) to change it.</div>')
+KERNEL_FREE = 'hetfl-kernel-free'
+SOLUTION_MARK, SOLUTION_TAG, SOLUTION_LABEL = '# SOLUTION', 'hx-solution', 'Solution (try first!)'   # a lab's answer cell (tools/student.py)
+BIG_STYLE = 10_000   # characters: an inline <style> this long (the lab template's theme) moves to one shared stylesheet
 # what no page may hold: a stderr output block (a warning or log line leaked from a cell), or an absolute path of the
 # machine that built it (a traceback or warning location)
 STDERR_OUTPUTS = ('data-mime-type="application/vnd.jupyter.stderr"', 'class="cell-output cell-output-stderr"')   # nbconvert, Quarto
@@ -232,18 +238,35 @@ def execute_all(only: list[str] | None, jobs: int,
     EXECUTED.write_text(json.dumps(prints, indent=1))
 
 # ---------------------------------------------------------------- 2. nbdev processors
+FRONTMATTER_HEAD = re.compile(r'\A\s*#\s[^\n]*\n(?:\s*\n)*(?:>[^\n]*\n?)*')   # `# Title` and the `> description` lines
+
+def process_nb(nb):
+    "A notebook (execnb's) through nbdev's doc processors but the two show_doc steps, its introduction kept as prose."
+    from nbdev.process import NBProcessor
+    from nbdev.processors import FilterDefaults
+    split_intro(nb)
+    NBProcessor(nb=nb, procs=[p for p in FilterDefaults().procs() if p.__name__ not in ('add_show_docs', 'exec_show_docs')]).process()
+    return nb
+
+def split_intro(nb) -> None:
+    """Move the prose under a notebook's `# Title` / `> description` into a markdown cell of its own: nbdev's frontmatter
+    processor turns the whole first cell into the page's header and would drop that introduction."""
+    first = next((i for i, c in enumerate(nb.cells) if c.cell_type == 'markdown'), None)
+    if first is None or not (m := FRONTMATTER_HEAD.match(nb.cells[first].source)): return
+    head, rest = nb.cells[first].source[:m.end()], nb.cells[first].source[m.end():]
+    if not rest.strip(): return
+    from execnb.nbio import mk_cell
+    nb.cells[first].source = head.rstrip('\n')
+    nb.cells.insert(first + 1, mk_cell(rest.strip('\n'), cell_type='markdown'))
+
 def process_all() -> None:
     "Run nbdev's doc processors (all but the two show_doc steps, done before execution) into `_proc/`."
     from execnb.nbio import read_nb, write_nb
     from nbdev.doclinks import _build_modidx
-    from nbdev.process import NBProcessor
-    from nbdev.processors import FilterDefaults
     _build_modidx()
-    procs = [p for p in FilterDefaults().procs() if p.__name__ not in ('add_show_docs', 'exec_show_docs')]
     if PROC.exists(): shutil.rmtree(PROC)
     for src in notebooks(EXEC):
-        nb = read_nb(src)
-        NBProcessor(nb=nb, procs=procs).process()
+        nb = process_nb(read_nb(src))
         dst = PROC/src.relative_to(EXEC); dst.parent.mkdir(parents=True, exist_ok=True)
         write_nb(nb, dst)
 
@@ -276,7 +299,8 @@ def plotly_html(fig_json: dict) -> str:
     "An HTML div that draws a plotly figure with the page's (local) plotly.js."
     import plotly.io as pio
     fig = pio.from_json(json.dumps(fig_json), skip_invalid=True)
-    return pio.to_html(fig, include_plotlyjs=False, full_html=False, config={'responsive': True})
+    # auto_play=False: a figure with frames opens on its first frame instead of playing through them on load
+    return pio.to_html(fig, include_plotlyjs=False, full_html=False, config={'responsive': True}, auto_play=False)
 
 def read_processed(path: Path):
     "Read a processed notebook, dropping nbdev-private cell keys and the float `execution` metadata nbformat rejects."
@@ -300,6 +324,7 @@ def clean_cells(nb, link=lambda target: target[:-len('.ipynb')] + '.html'):
             cell.source = strip_directives(src)
             if d.get('echo', '').lower() == 'false': cell.metadata.setdefault('tags', []).append(HIDE_INPUT)
             fold = d.get('code-fold', '').lower()
+            if cell.source.lstrip().startswith(SOLUTION_MARK): cell.metadata.setdefault('tags', []).append(SOLUTION_TAG)
             if fold in ('true', 'show'): cell.metadata.setdefault('tags', []).append(FOLD_OPEN if fold == 'show' else FOLD)
             if d.get('output', '').lower() == 'false': cell.outputs = []
             for out in cell.get('outputs', []):
@@ -444,9 +469,17 @@ body { margin: 0; }
 body, .jupyter-widgets, .widget-label, .widget-html-content, .jp-RenderedHTMLCommon table { font-family: %(font)s; }
 .hx-search { width: 100%%; box-sizing: border-box; margin: .3rem 0 .5rem; padding: 4px 6px; border: 1px solid #ccc; border-radius: 4px; }
 .hx-results li a { font-size: 13px; } .hx-results li small { display: block; color: #777; padding: 0 6px 4px; }
-.hx-toc { position: fixed; top: 1rem; right: 1rem; width: 200px; max-height: 85vh; overflow-y: auto; font: 13px %(font)s; }
+.hx-toc { font: 13px %(font)s; margin: .5rem 0 1rem; padding: .4rem .8rem; border-left: 3px solid #e3e8f3; columns: 2; }
+.hx-toc strong { column-span: all; display: block; }
 .hx-toc a { display: block; color: #555; text-decoration: none; padding: 1px 0; } .hx-toc a.h3 { padding-left: 12px; }
-@media (max-width: 1600px) { .hx-toc { display: none; } }
+/* beside the page where a figure-wide column and the contents both fit; above the first section otherwise */
+@media (min-width: 1440px) { .hx-toc { position: fixed; top: 1rem; right: 1rem; width: 200px; max-height: 85vh; overflow-y: auto;
+  margin: 0; padding: 0; border: 0; columns: 1; } .hx-has-toc .hx-main { margin-right: 220px; } }
+.jp-InputArea-editor, .jp-Cell-inputWrapper pre, .jp-OutputArea-output pre { overflow-x: auto; }
+.jp-InputArea-editor pre { white-space: pre; }
+.hx-readonly input, .hx-readonly select, .hx-readonly textarea, .hx-readonly button, .hx-readonly .noUi-target {
+  pointer-events: none; cursor: not-allowed; }
+.hx-readonly .noUi-target, .hx-readonly input, .hx-readonly select, .hx-readonly button { opacity: .6; }
 .hx-pager { display: flex; justify-content: space-between; margin-top: 3rem; padding-top: 1rem; border-top: 1px solid #ddd; }
 .hx-pager a { text-decoration: none; color: #0b3d91; }
 .hx-header h1 { margin-bottom: .2rem; } .hx-header .description { font-style: italic; opacity: .75; font-size: 1.2rem; }
@@ -463,33 +496,49 @@ document.addEventListener("DOMContentLoaded", () => {
   for (const cls of ["hx-fold", "hx-fold-open"])   // Quarto's code-fold: the cell's code inside <details>
     document.querySelectorAll(`.celltag_${cls} .jp-Cell-inputWrapper`).forEach(w => {
       const d = document.createElement("details"), s = document.createElement("summary");
-      s.textContent = "Code"; d.appendChild(s); d.open = cls === "hx-fold-open";
+      s.textContent = w.closest(".celltag_%(solution)s") ? "%(solution_label)s" : "Code"; d.appendChild(s); d.open = cls === "hx-fold-open";
       w.parentNode.insertBefore(d, w); d.appendChild(w); });
   const draw = () => document.querySelectorAll(".hx-plotly:not([data-drawn])").forEach(el => {   // figures in widgets
     el.dataset.drawn = "1"; const f = JSON.parse(el.dataset.figure);
     Plotly.newPlot(el, f.data, f.layout, {responsive: true}); });
-  new MutationObserver(draw).observe(document.body, {childList: true, subtree: true}); draw();
+  const freeze = () => document.querySelectorAll(".hx-static-banner").forEach(banner => {
+    // a saved panel (the output holding the banner) cannot call Python: disable its inputs, unless its widget computes in the browser
+    const out = banner.parentElement;
+    if (out.querySelector(".%(free)s")) { banner.remove(); return; }
+    out.classList.add("hx-readonly");
+    out.querySelectorAll("input, select, textarea, button").forEach(i => { if (!i.disabled) { i.disabled = true; i.tabIndex = -1; } });
+    out.querySelectorAll("[contenteditable=true]").forEach(e => e.contentEditable = "false"); });
+  new MutationObserver(() => { draw(); freeze(); }).observe(document.body, {childList: true, subtree: true}); draw(); freeze();
+  const side = document.querySelector(".hx-sidebar"), active = side && side.querySelector("a.active");   // keep the current page in view
+  if (active) side.scrollTop = active.offsetTop - side.clientHeight / 3;
   const heads = document.querySelectorAll(".hx-main h2[id], .hx-main h3[id]");   // on-page table of contents
   if (heads.length > 1) {
     const toc = document.createElement("nav"); toc.className = "hx-toc"; toc.innerHTML = "<strong>On this page</strong>";
-    heads.forEach(h => { const a = document.createElement("a"); a.href = "#" + h.id; a.className = h.tagName.toLowerCase();
-      a.textContent = h.textContent.replace(/¶$/, ""); toc.appendChild(a); });
-    document.body.appendChild(toc); }
+    heads.forEach(h => { const a = document.createElement("a"), c = h.cloneNode(true); a.href = "#" + h.id; a.className = h.tagName.toLowerCase();
+      c.querySelectorAll(".katex-mathml, .anchor-link").forEach(e => e.remove());   // KaTeX keeps MathML beside its HTML: one copy
+      a.textContent = c.textContent.replace(/¶$/, "").trim(); toc.appendChild(a); });
+    document.querySelector(".hx-header").after(toc); document.body.classList.add("hx-has-toc"); }
   const box = document.querySelector(".hx-search"), res = document.querySelector(".hx-results");   // client-side search
   let index = null;
+  const count = (text, t) => Math.min(text.split(t).length - 1, 20);
   box && box.addEventListener("input", async () => {
     const terms = box.value.toLowerCase().split(/\\s+/).filter(t => t.length > 1);
     res.innerHTML = ""; if (!terms.length) return;
     index = index || await (await fetch(box.dataset.root + "search.json")).json();
-    const score = p => terms.every(t => (p.title + " " + p.headings.join(" ") + " " + p.text).toLowerCase().includes(t))
-      ? terms.reduce((s, t) => s + (p.title.toLowerCase().includes(t) ? 10 : 0) + (p.headings.join(" ").toLowerCase().includes(t) ? 3 : 0) + 1, 0) : 0;
+    // title, description and headings weigh most; then how often the page's prose uses the term
+    const score = p => { const title = p.title.toLowerCase(), desc = p.description.toLowerCase(), heads = p.headings.join(" ").toLowerCase(),
+      text = p.text.toLowerCase(), all = [title, desc, heads, text].join(" ");
+      return terms.every(t => all.includes(t)) ? terms.reduce((s, t) => s + 20 * title.includes(t) + 8 * desc.includes(t)
+        + 3 * count(heads, t) + count(text, t) / 2, 0) : 0; };
     index.map(p => [score(p), p]).filter(x => x[0] > 0).sort((a, b) => b[0] - a[0]).slice(0, 10).forEach(([_, p]) => {
       const li = document.createElement("li"), a = document.createElement("a"), d = document.createElement("small");
       a.href = box.dataset.root + p.path; a.textContent = p.title; d.textContent = p.description; li.append(a, d); res.appendChild(li); });
     if (!res.children.length) res.innerHTML = "<li><small>no page matches</small></li>";
   });
+  box && box.addEventListener("keydown", e => {   // Enter opens the first result
+    const first = res.querySelector("a"); if (e.key === "Enter" && first) location.href = first.href; });
 });
-"""
+""" % dict(solution=SOLUTION_TAG, solution_label=SOLUTION_LABEL, free=KERNEL_FREE)
 
 PLOTLY_USE = re.compile(r'class="[^"]*plotly-graph-div|hx-plotly')   # a drawn figure, or a panel that holds one
 
@@ -530,8 +579,11 @@ def render_page(src: Path, rel: Path, metas: dict[Path, dict], exporter) -> None
                f'<link rel="stylesheet" href="{assets}katex/katex.min.css">\n'
                f'<script src="{assets}katex/katex.min.js"></script>\n'
                f'<script src="{assets}katex/contrib/auto-render.min.js"></script>\n'
-               f'<link rel="icon" href="data:,">\n<script>{SITE_JS}</script>\n'
-               f'<style>{SITE_CSS}</style>\n')
+               f'<link rel="icon" href="data:,">\n<link rel="stylesheet" href="{assets}site.css">\n'
+               # the widget manager's icon fonts load from this folder (its bundle reads the global), not from each page's folder
+               f'<script>window.__jupyter_widgets_assets_path__ = new URL("{assets}html-manager/", location.href).href;</script>\n'
+               f'<script src="{assets}site.js"></script>\n')
+    body = local_links(share_styles(body, assets), up)
     # plotly.js and KaTeX must load before require.js, or they register as AMD modules instead of globals
     body = body.replace('<script src="%srequire.js"></script>' % assets, head_js + '<script src="%srequire.js"></script>' % assets, 1)
     body = re.sub(r'<title>.*?</title>', f'<title>{html.escape(title)} – hetfl_explore</title>', body, count=1, flags=re.S)
@@ -542,6 +594,35 @@ def render_page(src: Path, rel: Path, metas: dict[Path, dict], exporter) -> None
     dst = OUT/metas[rel]['path']
     dst.parent.mkdir(parents=True, exist_ok=True)
     dst.write_text(body)
+
+def share_styles(body: str, assets: str) -> str:
+    "The page with each long inline stylesheet (the lab template's theme, the same on every page) replaced by a link to one shared copy in `assets/`."
+    import hashlib
+    def link(m):
+        if len(m.group(1)) < BIG_STYLE: return m.group(0)
+        name = f'lab-{hashlib.sha256(m.group(1).encode()).hexdigest()[:12]}.css'
+        if not (OUT/'assets'/name).exists(): (OUT/'assets'/name).write_text(m.group(1))   # pages rendered side by side write the same text
+        return f'<link rel="stylesheet" href="{assets}{name}">'
+    return re.sub(r'<style[^>]*>(.*?)</style>', link, body, flags=re.S)
+
+@functools.lru_cache(maxsize=None)
+def site_url() -> str:
+    "The published site's address from `settings.ini` (`doc_host` + `doc_baseurl`), ending in '/'."
+    from configparser import ConfigParser
+    cp = ConfigParser(delimiters=['=']); cp.read(ROOT/'settings.ini')
+    return cp['DEFAULT']['doc_host'].rstrip('/') + '/' + cp['DEFAULT'].get('doc_baseurl', '').strip('/') + '/'
+
+def local_links(body: str, up: str) -> str:
+    "The page with links into the published site (nbdev's API links) made relative, so a local or mirrored site keeps its readers."
+    return re.sub(r'href="' + re.escape(site_url()), f'href="{up}', body)
+
+WIDGET_FONT = re.compile(r'([A-Za-z_$][\w$]*)\.p\+"([0-9a-f]{20}\.(?:woff2?|ttf|eot|svg))"')   # an icon font in the widget manager's bundle
+
+def shared_fonts(bundle: str) -> str:
+    """The widget manager's bundle with its icon fonts loaded from the folder the page names in
+    `window.__jupyter_widgets_assets_path__` (`assets/html-manager/`): the bundle's own base path is the page's folder,
+    which made every section of the site hold a copy of the fonts."""
+    return WIDGET_FONT.sub(lambda m: f'(window.__jupyter_widgets_assets_path__||{m.group(1)}.p)+"{m.group(2)}"', bundle)
 
 def js_installed() -> bool:
     "Whether `.cache/docs-js` holds the pinned JavaScript packages."
@@ -568,10 +649,14 @@ def copy_assets(mods: Path) -> None:
     "Copy plotly.js (full and cartesian bundles), require.js, the widget manager and KaTeX into `_docs/assets`."
     import plotly
     a = OUT/'assets'; a.mkdir(parents=True, exist_ok=True)
+    (a/'site.css').write_text(SITE_CSS); (a/'site.js').write_text(SITE_JS)
     shutil.copy(Path(plotly.__file__).parent/'package_data'/'plotly.min.js', a/PLOTLY_FULL)
     shutil.copy(mods/'plotly.js-cartesian-dist-min'/PLOTLY_CARTESIAN, a/PLOTLY_CARTESIAN)
     shutil.copy(mods/'requirejs'/'require.js', a/'require.js')
-    shutil.copytree(mods/'@jupyter-widgets'/'html-manager'/'dist', a/'html-manager', dirs_exist_ok=True)
+    shutil.copytree(mods/'@jupyter-widgets'/'html-manager'/'dist', a/'html-manager', dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns('*.map', 'embed.js'))   # source maps and the non-AMD bundle: no page loads them
+    for bundle in ('embed-amd.js', 'libembed-amd.js'):
+        (a/'html-manager'/bundle).write_text(shared_fonts((a/'html-manager'/bundle).read_text()))
     shutil.copytree(mods/'katex'/'dist', a/'katex', dirs_exist_ok=True)
     for f in NBS.rglob('*'):
         if f.suffix.lower() in {'.png', '.jpg', '.jpeg', '.svg', '.gif', '.css'} and not any(p.startswith('.') for p in f.relative_to(NBS).parts):
@@ -604,12 +689,6 @@ def render_all(jobs: int = 2, # pages rendered in parallel
     metas = {rel: page_meta(read_processed(p), rel) for rel, p in pages.items()}
     with cf.ProcessPoolExecutor(jobs) as ex:   # pages are independent: render them side by side
         list(ex.map(render_one, *zip(*sorted(pages.items())), [metas] * len(pages)))
-    # the widget manager fetches its icon fonts from `@jupyter-widgets/...` relative to each page's folder
-    fonts = [f for f in (mods/'@jupyter-widgets'/'html-manager'/'dist').iterdir() if f.suffix in {'.woff', '.woff2', '.ttf', '.eot', '.svg'}]
-    for folder in {OUT/m['path'].parent for m in metas.values()}:
-        for where in (folder/'@jupyter-widgets', folder/'@jupyter-widgets'/'html-manager'/'dist'):
-            where.mkdir(parents=True, exist_ok=True)
-            for f in fonts: shutil.copy(f, where/f.name)
     (OUT/'search.json').write_text(json.dumps([search_entry(read_processed(pages[rel]), metas[rel]) for rel in page_order(metas)]))
     (OUT/'.nojekyll').touch()
     return len(pages)
@@ -644,6 +723,7 @@ def build_readme() -> None:
     exp.register_preprocessor(TagRemovePreprocessor(remove_input_tags={HIDE_INPUT}), enabled=True)
     body, _ = exp.from_notebook_node(clean_cells(nb, link=lambda target: f'nbs/{target}'))
     body = re.sub(r'\n{3,}', '\n\n', body.replace('<!-- WARNING: THIS FILE WAS AUTOGENERATED! DO NOT EDIT! -->', ''))
+    body = re.sub(r'(!\[[^\]]*\]\()(?![a-z]+:|/)([^)\s]+\))', r'\1nbs/\2', body)   # images beside the notebook, seen from the root
     (ROOT/'README.md').write_text(f"# {meta['title']}\n\n<!-- generated from nbs/index.ipynb by `make readme`; edit the notebook -->\n\n"
                                   f"> {meta['description']}\n\n{body.strip()}\n")
     print('readme: README.md written from nbs/index.ipynb')

@@ -14,7 +14,8 @@ from ..feddiverse.simulation import simulate_selection
 
 # %% auto #0
 __all__ = ['CLIENT_A', 'CLIENT_B', 'Q2_FEDERATION', 'STEP3_CASES', 'STEP3_K', 'STEP3_SELECTED', 'EXPLORER', 'EXPLORER_SELECTORS',
-           'SHARE_TOL', 'NOISE', 'DRIFT', 'FEDDIVERSE_RUBRIC', 'step3_cases', 'step3_scores', 'explorer_stats']
+           'SHARE_TOL', 'NOISE', 'DRIFT', 'SELECTOR_ALIASES', 'FEDDIVERSE_RUBRIC', 'step3_cases', 'step3_scores',
+           'explorer_stats']
 
 # %% ../../nbs/graders/93_feddiverse.ipynb #f57f59b9
 CLIENT_A, CLIENT_B = ((90, 10), (10, 90)), ((60, 40), (40, 60))   # q1 and q3
@@ -48,7 +49,7 @@ def _q2(answer, # the student's answer
     return f"the {'first part (GSC)' if abs(v[0] - want[0]) > ANSWER_TOL else 'second part (CSC)'} is off."
 
 # %% ../../nbs/graders/93_feddiverse.ipynb #213f4030
-@exercise('feddiverse.q3', hint='compute both SCs with `dht`, or think of how I(Y;A) grows near independence.')
+@exercise('feddiverse.q3', hint='compute both SCs with dht(...), or think of how I(Y;A) grows near independence.')
 def _q3(answer, # the student's answer
        ):
     "Check (the client with the larger SC, 'less than half' / 'more than half' for B's SC against A's)."
@@ -129,12 +130,14 @@ def _q5(answer, # the student's answer
         or f'{p:.0%} is not the CI share of the uniform row.'
 
 # %% ../../nbs/graders/93_feddiverse.ipynb #063d2945
-@exercise('feddiverse.q6', hint="sort the explorer's `union_CI` column, lowest first.")
+SELECTOR_ALIASES = {'feddiverse': 'feddiverse[sign-invariant]'}   # q6: the name the question uses, for the explorer's variant
+
+@exercise('feddiverse.q6', hint="sort the explorer's union_CI column, lowest first.")
 def _q6(answer, # the student's answer
        ):
     "Check the order of uniform, FedDiverse and FedRK by mean union CI, lowest first."
     if not isinstance(answer, (list, tuple, np.ndarray)) or len(answer) != len(EXPLORER_SELECTORS): return f'expected the three names {", ".join(EXPLORER_SELECTORS)} in a list.'
-    names = [as_text(a) for a in answer]
+    names = [SELECTOR_ALIASES.get(n, n) for n in (as_text(a) for a in answer)]
     if sorted(n or '' for n in names) != sorted(EXPLORER_SELECTORS): return f'name each of {", ".join(EXPLORER_SELECTORS)} exactly once.'
     want = sorted(EXPLORER_SELECTORS, key=lambda s: explorer_stats(s).union_mean()[0])
     if names == want: return None

@@ -44,11 +44,13 @@ def federations_figure(names=tuple(FEDERATIONS), # federations in the dropdown
     fig = make_subplots(1, 2, specs=[[{'type': 'ternary'}, {'type': 'xy'}]], column_widths=[0.45, 0.55],
                         subplot_titles=('client types on the simplex', 'six metrics: edited rows vs published'))
     per = [_add_federation_traces(fig, name, j == 0) for j, name in enumerate(names)]
-    buttons = [dict(label=n, method='update', args=[{'visible': [i in r for i in range(len(fig.data))]}, {'title': _type_title(n)}])
-               for n, r in zip(names, per)]
+    # each button shows one federation's traces with their legend entries, and its title (`title.text`: a bare `title` erased it)
+    shown = [[i in r for i in range(len(fig.data))] for r in per]
+    buttons = [dict(label=n, method='update', args=[{'visible': v, 'showlegend': v}, {'title.text': _type_title(n)}])
+               for n, v in zip(names, shown)]
     fig.update_layout(updatemenus=[dict(buttons=buttons)], barmode='group', height=440, width=860, yaxis_range=[0, 1],
                       ternary=dict(aaxis_title='CI', baxis_title='AI', caxis_title='SC', domain_y=[0, 0.86]),   # CI below the subplot title
-                      margin=dict(l=30, r=10, b=30), title=buttons[0]['args'][1]['title'])
+                      margin=dict(l=30, r=10, b=30), title=buttons[0]['args'][1]['title.text'])
     return place_controls_above(fig, subplot_titles=True)
 
 # %% ../../nbs/widgets/50c_static_figures.ipynb #b8e2f3c2
