@@ -83,3 +83,47 @@ def test_presets_kappa_and_added_rows_work_in_the_page(page):
     commit(page, page.locator('.hx-editor .hx-k'), '2.5'); assert 'κ' in message(page) and page.locator('.hx-editor .hx-k').input_value() == '3'
     page.locator('.hx-editor .hx-add').click()
     assert page.locator('.hx-editor .hx-row').count() == 8 and '31 clients' in readout(page)
+
+def saved_notebook(path: Path, data_dir: Path):
+    """`path`: a notebook showing the matrix editor, executed with nbclient so that its widget state is saved (as the docs
+    build does), and signed in the Jupyter data folder `data_dir` (JupyterLab renders widgets of trusted notebooks only)."""
+    import nbformat
+    from nbclient import NotebookClient
+    from nbformat.sign import NotebookNotary
+    from browser import EDITOR_CELL
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(EDITOR_CELL), nbformat.v4.new_code_cell(PROBE_CELL)])
+    nb.metadata['kernelspec'] = {'display_name': 'Python 3', 'language': 'python', 'name': 'python3'}
+    NotebookClient(nb, timeout=120, store_widget_state=True).execute()
+    NotebookNotary(data_dir=str(data_dir)).sign(nb)
+    nbformat.write(nb, path)
+
+PROBE_CELL = "print('row 0 holds', panel.matrices[0, 0, 0])"   # what Python sees of the first cell
+LAB_TIMEOUT_MS = 90000   # JupyterLab opening a notebook and drawing its saved widgets on a loaded 2-core machine
+
+def test_editor_in_jupyterlab_from_saved_state_with_the_kernel_idle_then_live():
+    """Opened, not run: the editor draws from the notebook's saved state and an edit redraws with no cell executed. Then
+    run: an edit typed in the page reaches Python (the next cell prints the new count)."""
+    from browser import jupyter_lab
+    require_browser()
+    with jupyter_lab({}) as (url, token, root), browser() as b:
+        saved_notebook(root/'saved.ipynb', root.parent/'jupyter_data_dir')
+        page = b.new_page(viewport=VIEWPORT); errors = []
+        page.on('pageerror', lambda e: errors.append(str(e)))
+        page.goto(f'{url}/lab/tree/saved.ipynb?token={token}', wait_until='domcontentloaded')
+        wait_for_page_editor(page, LAB_TIMEOUT_MS)
+        before, count = readout(page), page.evaluate('window.jupyterapp.shell.currentWidget.content.widgets[0].model.executionCount')
+        commit(page, page.locator('.hx-editor .hx-cell input').first, '0')
+        page.wait_for_function('(b) => document.querySelector(".hx-editor .hx-metrics").innerText !== b', arg=before)
+        assert '4620 samples' in readout(page) and 'NaN' not in readout(page)
+        assert page.evaluate('window.jupyterapp.shell.currentWidget.content.widgets[0].model.executionCount') == count
+        page.locator('.hx-editor').first.screenshot(path=str(ROOT/'test-artifacts'/'lab-saved-matrix-editor.png'))
+        page.evaluate('window.jupyterapp.commands.execute("notebook:run-all-cells")')
+        page.wait_for_function(f"""() => [...document.querySelectorAll('.jp-OutputArea-output')].some(o => o.innerText.includes('row 0 holds 90'))
+            && document.querySelector('.hx-editor .hx-metrics').innerText.includes('4800 samples')""", timeout=LAB_TIMEOUT_MS)
+        commit(page, page.locator('.hx-editor .hx-cell input').first, '7')
+        page.wait_for_function('() => document.querySelector(".hx-editor .hx-metrics").innerText.includes("4634 samples")')
+        page.evaluate('(() => { const nb = window.jupyterapp.shell.currentWidget.content; nb.activeCellIndex = 1; '
+                      'return window.jupyterapp.commands.execute("notebook:run-cell"); })()')
+        page.wait_for_function("""() => [...document.querySelectorAll('.jp-OutputArea-output')].some(o => o.innerText.includes('row 0 holds 7'))""",
+                               timeout=LAB_TIMEOUT_MS)
+        assert not errors, errors

@@ -72,6 +72,9 @@ function render({model, el}) {
   }
   const root = el_('div', 'hx-editor hetfl-kernel-free');
   el.appendChild(root);
+  // Keys typed in the panel's boxes stay in the panel: JupyterLab's notebook shortcuts (Enter, digits in command mode)
+  // would otherwise take them, and Enter would no longer commit a box.
+  root.addEventListener('keydown', e => { if (e.target.matches('input, select')) e.stopPropagation(); });
   const colours = model.get('colours'), maxClients = model.get('max_clients');
   let rows = clone(model.get('rows')), inputs = [], sharesTimer = null;
 
