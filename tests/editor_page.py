@@ -41,8 +41,10 @@ def wait_for_page_editor(page, timeout_ms: int = 60000):
     page.wait_for_selector('.hx-editor .hx-share', timeout=timeout_ms)
 
 # Timestamps in the page: the Enter keydown in a cell (t0), the first mutation of the readout and of the simplex after
-# it, the animation frame after both (the redraw is on screen), and the next redraw of the selection shares.
+# it, the animation frame after both (the redraw is on screen), and the next redraw of the selection shares. Installing it
+# again starts a new series in `window.__hxEdits`.
 EDITOR_TIMER_JS = '''() => {
+  if (window.__hxEdit) { window.__hxEdits = []; return; }   // installed already: start a new series
   const ed = document.querySelector('.hx-editor'), s = window.__hxEdit = {t0: null, readout: null, simplex: null, shares: null};
   window.__hxEdits = [];
   const done = () => { if (s.readout === null || s.simplex === null || s.t0 === null) return;

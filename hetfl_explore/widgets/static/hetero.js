@@ -107,32 +107,40 @@ function drawByWeight(w, u) {
   return last;   // u within round-off of 1: the last client with weight
 }
 
+// Each triplet divided by the sum of its components (the zero triplet stays zero): what steps 2 and 3 compare.
+export function l1Normalise(T) {
+  return T.map(t => { const s = Math.max(t[0] + t[1] + t[2], ZERO); return [t[0] / s, t[1] / s, t[2] / s]; });
+}
+
 // One round of FedDiverse's default rule (Németh et al. 2025, Algorithms 5-6), a port of selector.reference_round:
 // 1. probabilistic: draw k_p among those left with probability proportional to the leading component (uniformly if
 //    all are 0); 2. complementary: k_c = argmin of <L_kp, L_k> (L = L1-normalised triplets); 3. orthogonal:
-//    k_r = argmax |<L_kp x L_kc, L_k>|; repeated, the leading component rotating SC -> CI -> AI per triplet.
-export function feddiverseRound(T, k, rng, tol = 1e-9) {
-  const K = T.length, n = Math.min(k, K), left = new Array(K).fill(true), picks = [];
-  const L = T.map(t => { const s = Math.max(t[0] + t[1] + t[2], ZERO); return [t[0] / s, t[1] / s, t[2] / s]; });
-  const take = i => { picks.push(i); left[i] = false; return picks.length === n; };
-  const best = (score, target) => {
-    const cand = [];
-    for (let i = 0; i < K; i++) if (left[i] && Math.abs(score[i] - target) <= tol) cand.push(i);
-    return cand[Math.floor(rng() * cand.length)];
+//    k_r = argmax |<L_kp x L_kc, L_k>|; repeated, the leading component rotating SC -> CI -> AI per triplet. Scores
+//    within `tol` of the best tie, broken uniformly. Plain loops over typed arrays: no allocation per client.
+export function feddiverseRound(T, k, rng, tol = 1e-9, L = l1Normalise(T)) {
+  const K = T.length, n = Math.min(k, K), left = new Uint8Array(K).fill(1), w = new Float64Array(K), score = new Float64Array(K);
+  const picks = [], take = i => { picks.push(i); left[i] = 0; return picks.length === n; };
+  const best = sign => {   // a client left whose sign * score is within tol of the largest, the ⌊u·n⌋-th of the n tied
+    let b = -Infinity, c = 0;
+    for (let i = 0; i < K; i++) if (left[i] && sign * score[i] > b) b = sign * score[i];
+    for (let i = 0; i < K; i++) if (left[i] && Math.abs(sign * score[i] - b) <= tol) c++;
+    let j = Math.floor(rng() * c);
+    for (let i = 0; i < K; i++) if (left[i] && Math.abs(sign * score[i] - b) <= tol && j-- === 0) return i;
   };
-  const dot = (u, v) => u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
-  const cross = (u, v) => [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]];
   for (let step = 0; ; step++) {
     const lead = [2, 0, 1][step % 3];
-    let w = T.map((t, i) => (left[i] ? t[lead] : 0));
-    if (w.reduce((a, b) => a + b, 0) <= ZERO) w = left.map(Number);
+    let total = 0;
+    for (let i = 0; i < K; i++) { w[i] = left[i] ? T[i][lead] : 0; total += w[i]; }
+    if (total <= ZERO) for (let i = 0; i < K; i++) w[i] = left[i];   // an exhausted dimension: uniform
     const kp = drawByWeight(w, rng());
     if (take(kp)) break;
-    const dots = L.map(l => dot(l, L[kp]));
-    const kc = best(dots, Math.min(...dots.filter((_, i) => left[i])));
+    const p = L[kp];
+    for (let i = 0; i < K; i++) score[i] = L[i][0] * p[0] + L[i][1] * p[1] + L[i][2] * p[2];
+    const kc = best(-1), q = L[kc];
     if (take(kc)) break;
-    const v = cross(L[kp], L[kc]), s = L.map(l => Math.abs(dot(l, v)));
-    if (take(best(s, Math.max(...s.filter((_, i) => left[i]))))) break;
+    const v = [p[1] * q[2] - p[2] * q[1], p[2] * q[0] - p[0] * q[2], p[0] * q[1] - p[1] * q[0]];
+    for (let i = 0; i < K; i++) score[i] = Math.abs(L[i][0] * v[0] + L[i][1] * v[1] + L[i][2] * v[2]);
+    if (take(best(1))) break;
   }
   return picks;
 }
@@ -146,11 +154,11 @@ export const SELECTORS = ['uniform', 'size-proportional', 'feddiverse'];
 export function selectionShares(T, sizes, types, k, rounds, seed = 0, selectors = SELECTORS) {
   const out = {}, K = T.length;
   selectors.forEach((name, s) => {
-    const rng = makeRng(seed * 7919 + s), count = new Array(K).fill(0), slots = {CI: 0, AI: 0, SC: 0};
+    const rng = makeRng(seed * 7919 + s), count = new Array(K).fill(0), slots = {CI: 0, AI: 0, SC: 0}, L = l1Normalise(T);
     let total = 0;
     for (let r = 0; r < rounds; r++) {
       const ids = name === 'uniform' ? uniformRound(K, k, rng) : name === 'size-proportional' ? sizeRound(sizes, k, rng)
-        : feddiverseRound(T, k, rng);
+        : feddiverseRound(T, k, rng, 1e-9, L);
       for (const i of ids) { count[i]++; slots[types[i]]++; total++; }
     }
     out[name] = {frequency: count.map(c => c / rounds), typeShares: Object.fromEntries(TYPES.map(d => [d, slots[d] / Math.max(total, 1)]))};
