@@ -83,6 +83,9 @@ def test_presets_kappa_and_added_rows_work_in_the_page(page):
     commit(page, page.locator('.hx-editor .hx-k'), '2.5'); assert 'κ' in message(page) and page.locator('.hx-editor .hx-k').input_value() == '3'
     page.locator('.hx-editor .hx-add').click()
     assert page.locator('.hx-editor .hx-row').count() == 8 and '31 clients' in readout(page)
+    commit(page, page.locator('.hx-editor .hx-mult').first, '9000'); commit(page, page.locator('.hx-editor .hx-rounds'), '3000')
+    page.wait_for_function('() => document.querySelector(".hx-editor .hx-shares").innerText.includes("too much")')
+    assert '9030 clients' in readout(page)       # the readout stays live; only the selection shares wait for fewer rounds
 
 def saved_notebook(path: Path, data_dir: Path):
     """`path`: a notebook showing the matrix editor, executed with nbclient so that its widget state is saved (as the docs

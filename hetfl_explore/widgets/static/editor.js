@@ -8,6 +8,7 @@ const SIMPLEX = {w: 300, h: 270, pad: 24};  // the simplex's box; CI at the top,
 const BAR_PX = 84;                          // a full triplet bar
 const MAX_SIZED = 25;                       // a row shared by more clients draws as large as one shared by 25
 const SHARES_DELAY_MS = 0;                  // the selection shares are recomputed after the readout and simplex paint
+const MAX_SELECTION_WORK = 2e7;             // rounds × clients × κ above which the page does not recompute the shares
 
 const el_ = (tag, cls, text) => { const e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; };
 const fmt = v => (Number.isFinite(v) ? v.toFixed(3) : '–');
@@ -154,6 +155,10 @@ function render({model, el}) {
   shares.append(controls, sharesOut);
   const drawShares = (s) => {
     const k = model.get('k'), R = model.get('rounds'), seed = model.get('seed');
+    if (R * s.numClients * Math.min(k, s.numClients) > MAX_SELECTION_WORK) {
+      sharesOut.textContent = `${R} rounds × ${s.numClients} clients × κ = ${k} is too much to redraw on every edit: lower the rounds or κ.`;
+      return;
+    }
     const res = selectionShares(s.clients.T, s.clients.sizes, s.clients.types, k, R, seed);
     sharesOut.innerHTML = Object.entries(res).map(([name, r]) =>
       `<div class="hx-share" data-selector="${name}"><span class="hx-share-name">${name}</span>`
