@@ -11,6 +11,7 @@ const SHARES_DELAY_MS = 0;                  // the selection shares are recomput
 const MAX_SELECTION_WORK = 2e7;             // rounds × clients × κ above which the page does not recompute the shares
 
 const el_ = (tag, cls, text) => { const e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; };
+const esc = t => String(t).replace(/[&<>"]/g, c => ({'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;'}[c]));   // names from Python, as HTML text
 const fmt = v => (Number.isFinite(v) ? v.toFixed(3) : '–');
 const clone = rows => rows.map(r => ({m: r.m, N: r.N.map(x => x.slice())}));
 
@@ -173,7 +174,7 @@ function render({model, el}) {
   const buildRows = () => {
     const shown = rows.slice(0, model.get('max_rows')), {classes, attrs} = names();
     const head = el_('div', 'hx-columns');
-    head.innerHTML = `<span class="hx-c-label">row</span><span class="hx-c-mult">clients</span>${attrs.map(a => `<span class="hx-c-cell">${a}</span>`).join('')}<span class="hx-c-bars">CI · AI · SC</span><span class="hx-c-type">type</span>`;
+    head.innerHTML = `<span class="hx-c-label">row</span><span class="hx-c-mult">clients</span>${attrs.map(a => `<span class="hx-c-cell">${esc(a)}</span>`).join('')}<span class="hx-c-bars">CI · AI · SC</span><span class="hx-c-type">type</span>`;
     const lines = el_('div', 'hx-lines', `cell lines = classes (${classes.join(', ')}); columns = attributes`);
     inputs = shown.map((r, i) => {
       const line = el_('div', 'hx-row'), mult = el_('input', 'hx-mult'), cells = [];
