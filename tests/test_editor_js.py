@@ -70,10 +70,8 @@ def run():
     published = [as_js([(m, np.array(N)) for m, N in federation(n).client_types]) for n in FEDERATIONS]
     job = dict(feds=[as_js(r) for r in feds], pyTriplets=[t.tolist() for t in py_triplets], published=published,
                selection=sel, rounds=ROUNDS)
-    script = MODULE.parent/'.runner-test.mjs'   # beside the module, so that it imports it by a relative path
-    script.write_text(RUNNER % json.dumps('./' + MODULE.name))
-    try: res = subprocess.run([exe, str(script)], input=json.dumps(job), capture_output=True, text=True, timeout=300)
-    finally: script.unlink()
+    res = subprocess.run([exe, '--input-type=module', '-e', RUNNER % json.dumps(MODULE.as_uri())], input=json.dumps(job),
+                         capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr[-3000:]
     return feds, py_triplets, job, json.loads(res.stdout)
 
