@@ -12,14 +12,18 @@ Prints a table and writes benchmarks/results/widgets.json.
    Torch uses `--threads` threads (default 2). Wall times depend on machine load, which is recorded.
 3. Panel handlers: each control of `SubmodelExplorer` and `TradeoffExplorer` moved as a browser would (the widget's
    value set, its observer redraws the figure widgets in place). Target: p95 ≤ 50 ms per handler.
-4. Browser: JupyterLab in headless Chromium (Playwright, 1280 × 900 px) runs a notebook showing the matrix
-   editor; `--edits` values are committed into its first cell with Enter, alternating so that every edit changes the
-   metrics and row 0's point. The page timestamps the Enter keydown, the first change of the readout and of the simplex
-   (MutationObserver) and the animation frame after both (`tests/browser.py`). Reported: p50, p95 and the first edit of
-   commit -> both redrawn. Target: p95 <= 100 ms. Skipped with a message when Chromium or Playwright is missing.
+4. Browser: the matrix editor computes and draws in the page. In headless Chromium (Playwright, 1280 × 900 px) it runs
+   (a) from its saved widget state in a static page loaded as the docs site loads widgets (no kernel) and (b) in
+   JupyterLab with the kernel running; `--edits` values are committed into its first cell with Enter, alternating so
+   that every edit changes the metrics and row 0's point. The page timestamps the Enter keydown, the first change of the
+   readout and of the simplex (MutationObserver), the animation frame after both, and the next redraw of the selection
+   shares (`tests/editor_page.py`). Series: spawrious_gsc quiet, the same with `LOAD_PROCS` processes spinning on the
+   cores, and spawrious_gci_100 (100 clients, κ = 12, 300 rounds of 3 selectors) for the shares. Targets: edit ->
+   readout + simplex redrawn p95 <= 16 ms (one frame) quiet, <= 33 ms loaded; shares redrawn p95 <= 50 ms. Skipped with
+   a message when Chromium or Playwright is missing.
 `--only edit,panels,outcome,browser` runs a subset.
 """
-import argparse, os, sys, time
+import argparse, contextlib, os, subprocess, sys, tempfile, time
 from dataclasses import replace
 from pathlib import Path
 import numpy as np
@@ -92,25 +96,62 @@ def bench_outcome(repeats):
     return rows
 
 EDIT_VALUES = (60, 120)   # counts committed in turn into the editor's first cell (spawrious_gsc holds 90 there)
+GCI100_VALUES = (60, 50)  # the same for spawrious_gci_100 (68 there)
 BROWSER_VIEWPORT = {'width': 1280, 'height': 900}
 SETTLE_MS = 1000          # after the panel has drawn, before the first timed edit
+LOAD_PROCS = 2            # busy processes that keep both cores occupied during the loaded series
+SHARES_K = 12             # κ of the 100-client selection shares (the paper's κ for spawrious_gci_100)
+
+@contextlib.contextmanager
+def busy_cores(n):
+    "`n` processes spinning on the CPU (another job using the cores) for the duration of the block."
+    procs = [subprocess.Popen([sys.executable, '-c', 'while True: pass']) for _ in range(n)]
+    try: yield
+    finally:
+        for p in procs: p.kill(); p.wait()
+
+def _series(page, edits, values, case):
+    "`edits` timed edits of the first cell (page timings, ms): Enter -> readout + simplex redrawn (next frame), -> shares redrawn."
+    import editor_page as E
+    page.evaluate(E.EDITOR_TIMER_JS)
+    t = [E.timed_page_edit(page, values[i % len(values)], i) for i in range(edits)]
+    col = lambda k: [e[k] / 1e3 for e in t]          # `pct` takes seconds
+    return dict(case=case, redrawn_ms=pct(col('frame')), readout_ms=pct(col('readout')), simplex_ms=pct(col('simplex')),
+                shares_ms=pct(col('shares')), first_edit_ms=t[0]['frame'], edits=t)
+
+def _page_series(page, edits, where):
+    "Quiet, then with both cores busy, on spawrious_gsc (24 clients, κ = 9, 300 rounds); then the 100-client shares."
+    rows = [_series(page, edits, EDIT_VALUES, f'{where}: edit -> readout + simplex redrawn (24 clients), quiet')]
+    with busy_cores(LOAD_PROCS):
+        page.wait_for_timeout(SETTLE_MS)
+        rows.append(_series(page, edits, EDIT_VALUES, f'{where}: edit -> readout + simplex redrawn (24 clients), {LOAD_PROCS} busy processes'))
+    page.locator('.hx-editor .hx-preset').select_option('spawrious_gci_100')
+    page.wait_for_function('() => document.querySelector(".hx-editor .hx-metrics").innerText.includes("100 clients")')
+    k = page.locator('.hx-editor .hx-k'); k.fill(str(SHARES_K)); k.press('Enter'); page.wait_for_timeout(SETTLE_MS)
+    rows.append(_series(page, edits, GCI100_VALUES, f'{where}: edit -> selection shares redrawn (100 clients, κ = {SHARES_K}, 300 rounds, 3 selectors), quiet'))
+    return rows
 
 def bench_browser(edits):
-    "Commit `edits` cell values in the matrix editor in JupyterLab; per-edit page timings (ms) and their percentiles."
+    """The matrix editor in headless Chromium: its saved state in a static page loaded as the docs site loads widgets (no
+    kernel), and run in JupyterLab (live kernel); `edits` timed edits per series."""
     sys.path.insert(0, str(Path(__file__).parents[1]/'tests'))
-    import browser as B
+    import browser as B, editor_page as E
+    from hetfl_explore.widgets.editor import MatrixEditor
     try: import playwright.sync_api  # noqa: F401
     except ImportError: return dict(skipped='the playwright package is not installed')
     if not B.chromium_path(): return dict(skipped='Chromium is not installed')
-    with B.jupyter_lab({'panel.ipynb': [B.EDITOR_CELL]}) as (url, token, _), B.browser() as b:
-        page = b.new_page(viewport=BROWSER_VIEWPORT)
-        B.run_notebook(page, url, token, 'panel.ipynb'); B.wait_for_editor(page); page.wait_for_timeout(SETTLE_MS)
-        page.evaluate(B.EDIT_TIMER_JS)
-        t = [B.timed_edit(page, EDIT_VALUES[i % len(EDIT_VALUES)], i) for i in range(edits)]
-    col = lambda k: [e[k] / 1e3 for e in t]          # `pct` takes seconds
-    return dict(case=f'browser: commit a matrix cell -> readout + simplex redrawn (JupyterLab, {edits} edits)',
-                redrawn_ms=pct(col('frame')), readout_ms=pct(col('readout')), simplex_ms=pct(col('simplex')),
-                first_edit_ms=t[0]['frame'], edits=t)
+    rows = []
+    with tempfile.TemporaryDirectory() as d, B.browser() as b:
+        E.static_editor_page(Path(d), MatrixEditor('spawrious_gsc'))
+        with B.serve(Path(d)) as base:
+            page = b.new_page(viewport=BROWSER_VIEWPORT); page.goto(f'{base}/editor.html')
+            E.wait_for_page_editor(page); page.wait_for_timeout(SETTLE_MS)
+            rows += _page_series(page, edits, 'static page (saved state, no kernel)')
+        with B.jupyter_lab({'panel.ipynb': [B.EDITOR_CELL]}) as (url, token, _):
+            page = b.new_page(viewport=BROWSER_VIEWPORT)
+            B.run_notebook(page, url, token, 'panel.ipynb'); E.wait_for_page_editor(page); page.wait_for_timeout(SETTLE_MS)
+            rows += _page_series(page, edits, 'JupyterLab (kernel running)')
+    return dict(series=rows)
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -137,16 +178,16 @@ def main():
         print(f"{r['case']:78s} {r['first_point_s']['p50']:9.0f} {r['total_s']['p50']:9.0f} {r['total_s']['p95']:9.0f} {r['process_cpu_s']['p50']:8.0f}")
     if 'skipped' in web: print(f"browser: skipped ({web['skipped']})")
     else:
-        r, f = web['redrawn_ms'], web['first_edit_ms']
-        print(f"{web['case']:78s} p50 {r['p50']:.1f}  p95 {r['p95']:.1f}  first edit {f:.1f}  (ms; readout p95 "
-              f"{web['readout_ms']['p95']:.1f}, simplex p95 {web['simplex_ms']['p95']:.1f})")
+        for r in web['series']:
+            print(f"{r['case']:110s} redrawn p50 {r['redrawn_ms']['p50']:6.1f} p95 {r['redrawn_ms']['p95']:6.1f}  "
+                  f"shares p50 {r['shares_ms']['p50']:6.1f} p95 {r['shares_ms']['p95']:6.1f}  (ms)")
     if parts != {'edit', 'panels', 'outcome', 'browser'}: print(f"(partial run: {a.only})")
     figs = {f"{r['case']} cpu p95": fig(r['cpu_ms']['p95'], 'ms') for r in edit}
     figs.update({f"{r['case']} total p50": fig(r['total_s']['p50'], 'ms') for r in outcome})
     if 'skipped' not in web:
-        figs.update({'browser edit -> redrawn p50': fig(web['redrawn_ms']['p50'], 'ms'),
-                     'browser edit -> redrawn p95': fig(web['redrawn_ms']['p95'], 'ms'),
-                     'browser first edit -> redrawn': fig(web['first_edit_ms'], 'ms')})
+        for r in web['series']:
+            key = 'shares' if 'selection shares' in r['case'] else 'redrawn'
+            figs.update({f"browser {r['case']} {key} {q}": fig(r[f'{key}_ms'][q], 'ms') for q in ('p50', 'p95')})
     bench.write(dict(meta=meta, edit=edit, outcome=outcome, browser=web), figs, a.out)
 
 if __name__ == '__main__': main()

@@ -12,18 +12,29 @@ from hetfl_explore.feddiverse.simulation import simulate_selection
 from hetfl_explore.feddiverse.registry import SELECTORS
 from hetfl_explore.foundation.hetero import fl_metrics
 
-def test_editor_cell_edit_changes_metrics_and_css_contract():
-    ed = MatrixEditor(preset='spawrious_gsc')
-    assert 'hx-metrics' in ed.readout_w._dom_classes and all('hx-cell' in c._dom_classes for r in ed._cells[0] for c in r)
-    before = ed.readout_w.value
-    ed._cells[0][0][0].value = 0                      # what the browser test does to the first .hx-cell
-    assert ed.readout_w.value != before and ed.matrices[0, 0, 0] == 0
-    assert ed.metrics() == pytest.approx(fl_metrics(ed.matrices))
+def test_editor_cell_edit_in_the_page_changes_metrics_and_tells_listeners():
+    ed = MatrixEditor(preset='spawrious_gsc'); seen = []; ed.on_change(lambda e: seen.append(e.metrics()))
+    rows = [dict(r, N=[line[:] for line in r['N']]) for r in ed.view.rows]
+    rows[0]['N'][0][0] = 0; ed.view.rows = rows                 # what the page sends after the first .hx-cell is edited
+    assert ed.matrices[0, 0, 0] == 0 and len(seen) == 1 and seen[0] == pytest.approx(fl_metrics(ed.matrices))
+    assert ed.metrics() == pytest.approx(fl_metrics(ed.matrices)) and ed.view.message == ''
+    for cls in ('hx-editor', 'hx-cell', 'hx-metrics', 'hx-simplex', 'hx-shares', 'hx-message', 'hetfl-kernel-free'):
+        assert cls in ed.view._esm
 
 @pytest.mark.parametrize('bad', [(0, 0, 0, -1), (0, 5, 0, 3), (99, 0, 0, 3), (0, 0, 0, 1.5)])
 def test_editor_rejects_invalid_edits_and_keeps_state(bad):
-    ed = MatrixEditor(preset='waterbirds_dist'); keep = ed.matrices
-    assert not ed.set_cell(*bad) and ed.message and (ed.matrices == keep).all() and 'kept the last valid' in ed.msg_w.value
+    ed = MatrixEditor(preset='waterbirds_dist'); keep, rows = ed.matrices, ed.view.rows
+    assert not ed.set_cell(*bad) and ed.message and (ed.matrices == keep).all() and ed.view.message == ed.message
+    assert ed.view.rows == rows
+
+@pytest.mark.parametrize('rows', [[{'m': 1, 'N': [[0, 0], [0, 0]]}], [], [{'m': 1, 'N': [[-3, 1], [1, 1]]}],
+                                  [{'m': 0, 'N': [[1, 1], [1, 1]]}], [{'m': 1, 'N': [[2.5, 1], [1, 1]]}], [{'N': [[1, 1], [1, 1]]}]])
+def test_editor_refuses_bad_rows_from_the_page_and_restores_them(rows):
+    "Rows the page should never send (its own checks refuse them) are refused again by Python, and the page gets the valid rows back."
+    ed = MatrixEditor(preset='spawrious_gsc'); keep, valid, seen = ed.matrices, ed.view.rows, []
+    ed.on_change(lambda e: seen.append(1))
+    ed.view.rows = rows
+    assert ed.view.rows == valid and (ed.matrices == keep).all() and ed.view.message and not seen
 
 def test_editor_empty_client_and_multiplicity():
     ed = MatrixEditor(preset='spawrious_gsc'); keep = ed.matrices
@@ -163,31 +174,18 @@ def test_mia_slider_follows_the_threshold_and_heatmap_choice_is_set():
     ex = SelectionExplorer(MatrixEditor(preset='spawrious_gsc'), selectors=('uniform', 'feddiverse[sign-invariant]'), k=9, rounds=20)
     assert ex.show_w.value == 'uniform'
 
-def _px(layout_width): return int(layout_width.removesuffix('px'))
-
-def test_matrix_editor_fits_1280_names_columns_and_keeps_rows_in_place():
-    """The editor fits 1280 px with the file browser open, names its attribute columns and legend entries,
-    says how an edit is committed, and shows a refused value in a fixed-height line (the rows do not move)."""
-    import hetfl_explore.widgets.editor as wx, hetfl_explore.widgets.layout as wl
-    assert wx.LAB_OUTPUT_PX <= wl.LAB_SCREEN_PX - wl.LAB_SIDEBAR_PX - wl.LAB_OUTPUT_CHROME_PX
+def test_editor_page_carries_presets_names_and_published_values():
+    "The page holds every preset (so choosing one needs no kernel), the current names and published metrics, and κ, rounds."
+    import hetfl_explore.widgets.editor as wx
     ed = MatrixEditor(preset='spawrious_gsc')
     for preset in wx.EDITOR_PRESETS:
-        ed.load_preset(preset)
-        header, row = ed.rows_w.children[1], ed.rows_w.children[2]
-        for line in (header, row):                        # every part has a fixed width and they add up to the line
-            assert sum(_px(w.layout.width) for w in line.children) == _px(line.layout.width) == _px(ed.rows_w.layout.width)
-        assert _px(ed.rows_w.layout.width) + wx.EDITOR_GAP_PX + wx.TERNARY_PX <= wx.LAB_OUTPUT_PX, preset
-        attrs = list(federation(preset).attr_names) if preset in wx.FEDERATIONS else ['a0', 'a1']
-        assert [a in h.value for h, a in zip(header.children[2:4], attrs)] == [True, True], preset
-    assert _px(ed.box.layout.max_width) == wx.LAB_OUTPUT_PX and ed.fig.layout.width == wx.TERNARY_PX
-    assert _px(ed.readout_w.layout.width) == wx.TERNARY_PX and ed.readout_w.value.count('<tr>') == 1 + len(wx.METRICS)
-    assert [t.name for t in ed.fig.data] == list(wx.TYPE_LABELS.values()) and ed.fig.layout.showlegend is False
-    assert all(t in ed.legend_w.value for t in wx.TYPE_LABELS.values()) and _px(ed.legend_w.layout.width) == wx.TERNARY_PX
-    assert all(t.name.startswith(f'{k}:') for k, t in zip(wx.TYPES, ed.fig.data))   # "CI: class imbalance", ...
-    assert 'Enter or Tab' in ed.hint_w.value and 'hx-message' in ed.msg_w._dom_classes
-    children, rows = list(ed.box.children), list(ed.rows_w.children)
-    assert not ed.set_cell(0, 0, 0, -1) and 'negative' in ed.msg_w.value and ed.msg_w.layout.height == f'{wx.MESSAGE_PX}px'
-    assert ed.msg_w.layout.overflow == 'hidden' and list(ed.box.children) == children and list(ed.rows_w.children) == rows
+        entry = ed.view.presets[preset]
+        assert entry['rows'] == wx.rows_json(preset_types(preset)) and entry['label'] == wx.EDITOR_PRESETS[preset]
+        assert ed.load_preset(preset) and ed.view.preset == preset and ed.view.names['attrs'] == entry['attrs']
+        assert ed.view.published == {k: v for k, v in wx.published_values(preset).items() if v is not None}
+    ed.view.preset = 'waterbirds_dist'; ed.view.rows = ed.view.presets['waterbirds_dist']['rows']   # chosen in the page
+    assert ed.preset == 'waterbirds_dist' and ed.published == wx.published_values('waterbirds_dist') and ed.preset_w.value == 'waterbirds_dist'
+    assert (ed.view.k, ed.view.rounds) == (wx.EDITOR_K, wx.EDITOR_ROUNDS)
 
 def _figures(w):
     "Every FigureWidget inside a widget tree."

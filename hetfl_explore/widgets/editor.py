@@ -4,12 +4,15 @@
 
 # %% ../../nbs/widgets/50_editor.ipynb #2f759074
 from __future__ import annotations
-import html
+import functools, html
+from importlib.resources import files
+from types import SimpleNamespace
 from typing import Callable
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-import ipywidgets as W
+import anywidget
+import traitlets
 from IPython.display import display
 from fastcore.basics import patch
 from ..foundation.core import (TRIPLET_COLORS, check_int, check_float, check_choice, check_type, check_count_array,
@@ -17,14 +20,13 @@ from ..foundation.core import (TRIPLET_COLORS, check_int, check_float, check_cho
 from ..foundation.hetero import as_counts, dht, fl_metrics, client_types, METRICS, TYPES, simplex_positions
 from ..foundation.data import FEDERATIONS, federation
 from ..feddiverse.selector import DIMS
-from .layout import LAB_OUTPUT_PX
 
 # %% auto #0
 __all__ = ['MAX_CLIENTS', 'EDITOR_MAX_SIDE', 'DIRICHLET_CLIENTS', 'DIRICHLET_SIZE', 'EDITOR_PRESETS', 'SUMMARY_KEYS',
-           'MAX_WARNINGS', 'MAX_BAR', 'TYPE_COLOURS', 'TYPE_LABELS', 'TERNARY_PX', 'EDITOR_COLUMN_PX', 'EDITOR_GAP_PX',
-           'MESSAGE_PX', 'CELL_MARGIN_PX', 'BAR_PX', 'COMMIT_HINT', 'dirichlet_types', 'preset_types', 'expand_types',
-           'check_types', 'federation_summary', 'summary_html', 'triplet_bar_html', 'published_values', 'type_group',
-           'types_ternary', 'MatrixEditor', 'panel_matrices']
+           'MAX_WARNINGS', 'MAX_BAR', 'TYPE_COLOURS', 'TYPE_LABELS', 'TERNARY_PX', 'EDITOR_ESM_FILES', 'EDITOR_K',
+           'EDITOR_ROUNDS', 'EDITOR_MAX_ROUNDS', 'dirichlet_types', 'preset_types', 'expand_types', 'check_types',
+           'federation_summary', 'summary_html', 'triplet_bar_html', 'published_values', 'type_group', 'types_ternary',
+           'editor_esm', 'rows_json', 'EditorView', 'MatrixEditor', 'panel_matrices']
 
 # %% ../../nbs/widgets/50_editor.ipynb #dce691d2
 MAX_CLIENTS = 10_000   # the most clients an editor federation holds (every client is a row of the simulation)
@@ -214,22 +216,49 @@ def types_ternary(summary:dict, # from `federation_summary`
                       marker_size=6 + 4 * np.sqrt(m[i]))
     return fig
 
-# %% ../../nbs/widgets/50_editor.ipynb #b2f6d7e2
-EDITOR_COLUMN_PX = dict(label=40, mult=52, cell=64, triplet=150, type=58, remove=36)   # an editor row's parts ('cell': each attribute)
-EDITOR_GAP_PX = 12            # between the rows and the readout
-MESSAGE_PX = 36               # fixed height of the message line: a refused edit never moves the rows
-CELL_MARGIN_PX = 2            # around each count box, inside its cell column
-BAR_PX = 90                   # a full triplet bar inside the 'triplet' column
-COMMIT_HINT = ('Type a count, then press Enter or Tab to apply it. A refused value is explained just below and '
-               'the last valid federation is kept.')
+# %% ../../nbs/widgets/50_editor.ipynb #a2e024bf
+EDITOR_ESM_FILES = ('hetero.js', 'editor.js')   # the computation, then the view: joined into the widget's one ES module
+EDITOR_K, EDITOR_ROUNDS, EDITOR_MAX_ROUNDS = 9, 300, 3000   # κ and rounds of the page's selection shares, and the most rounds
 
-def _px(w, **kw):
-    "A layout `w` pixels wide with no margin unless given (so that the parts of a line add up to its width)."
-    return W.Layout(width=f'{w}px', **{'margin': '0', **kw})
+def editor_esm() -> str:
+    "The editor's ES module: `static/hetero.js` (the computation) followed by `static/editor.js` (the view)."
+    static = files('hetfl_explore.widgets')/'static'
+    return '\n'.join((static/f).read_text(encoding='utf-8') for f in EDITOR_ESM_FILES)
 
-def _row_px(n_attrs):
-    "Pixels of one editor row with `n_attrs` attribute columns."
-    return sum(EDITOR_COLUMN_PX.values()) + (n_attrs - 1) * EDITOR_COLUMN_PX['cell']
+def rows_json(types:list, # [(multiplicity, N), ...] editor rows
+             ) -> list: # [{'m': multiplicity, 'N': nested lists of counts}]
+    "Editor rows as the JSON the page holds."
+    return [{'m': int(m), 'N': np.asarray(N).astype(np.int64).tolist()} for m, N in check_types(types)]
+
+# %% ../../nbs/widgets/50_editor.ipynb #db642e38
+@functools.cache
+def _preset_entries():
+    "Every preset as the page needs it: label, rows, class and attribute names, published metrics."
+    out = {}
+    for name, label in EDITOR_PRESETS.items():
+        types = preset_types(name); (Y, A), fs = types[0][1].shape, FEDERATIONS.get(name)
+        classes, attrs = (list(fs.class_names), list(fs.attr_names)) if fs else ([f'y{i}' for i in range(Y)], [f'a{i}' for i in range(A)])
+        out[name] = dict(label=label, rows=rows_json(types), classes=classes, attrs=attrs,
+                         published={k: float(v) for k, v in published_values(name).items() if v is not None})
+    return out
+
+# %% ../../nbs/widgets/50_editor.ipynb #ae6453a9
+class EditorView(anywidget.AnyWidget):
+    "The matrix editor in the page: the rows in a synced trait; the readout, simplex and selection shares computed by the browser."
+    _esm = editor_esm()
+    rows = traitlets.List().tag(sync=True)            # [{'m': multiplicity, 'N': counts}]: the editor rows
+    presets = traitlets.Dict().tag(sync=True)         # name -> label, rows, names and published metrics (`_preset_entries`)
+    preset = traitlets.Unicode('').tag(sync=True)     # the preset the rows came from
+    names = traitlets.Dict().tag(sync=True)           # {'classes': [...], 'attrs': [...]} row and column names
+    published = traitlets.Dict().tag(sync=True)       # published metrics shown beside the edited ones
+    message = traitlets.Unicode('').tag(sync=True)    # why the last edit made from Python was refused ('' once one is accepted)
+    colours = traitlets.Dict(TYPE_COLOURS).tag(sync=True)   # type -> colour
+    k = traitlets.Int(EDITOR_K).tag(sync=True)        # clients per round of the selection shares (κ)
+    rounds = traitlets.Int(EDITOR_ROUNDS).tag(sync=True)   # rounds of the selection shares
+    seed = traitlets.Int(0).tag(sync=True)            # seed of the page's random stream
+    max_rounds = traitlets.Int(EDITOR_MAX_ROUNDS).tag(sync=True)
+    max_clients = traitlets.Int(MAX_CLIENTS).tag(sync=True)
+    max_rows = traitlets.Int(30).tag(sync=True)       # rows shown as editable cells
 
 # %% ../../nbs/widgets/50_editor.ipynb #20afc005
 class MatrixEditor:
@@ -239,33 +268,15 @@ class MatrixEditor:
                  max_rows:int=30, # rows shown as editable cells (all rows stay editable through the API)
                 ):
         self.max_rows, self._listeners, self._syncing, self.message = check_int('max_rows', max_rows, lo=1), [], False, ''
-        self.published = {}
+        self.published, self.preset = {}, None
         if types is not None: types = check_types(types)   # bad arguments fail here, not on first use
         else: check_choice('preset', preset, EDITOR_PRESETS)
-        self._build_widgets()
+        self.view = self.box = EditorView(presets=_preset_entries(), max_rows=self.max_rows)
+        self.view.observe(self._from_page, ['rows', 'preset'])
         if types is not None: self.set_types(types)
         else: self.load_preset(preset)
 
-    def _build_widgets(self):
-        "The preset menu, the add button, the commit hint, the fixed-height message line, the rows, the readout and the simplex."
-        self.preset_w = W.Dropdown(options=[(v, k) for k, v in EDITOR_PRESETS.items()], description='preset', layout=_px(380))
-        self.add_w = W.Button(description='add client', icon='plus', layout=_px(120))
-        self.hint_w = W.HTML(f'<small>{COMMIT_HINT}</small>', layout=_px(LAB_OUTPUT_PX)); self.hint_w.add_class('hx-hint')
-        self.msg_w = W.HTML(layout=_px(LAB_OUTPUT_PX, height=f'{MESSAGE_PX}px', overflow='hidden')); self.msg_w.add_class('hx-message')
-        self.readout_w = W.HTML(layout=_px(TERNARY_PX)); self.readout_w.add_class('hx-metrics')
-        self.rows_w = W.VBox()
-        self.fig = go.FigureWidget(); _new_types_ternary(self.fig)
-        self.fig.update_layout(showlegend=False, height=TERNARY_PX, margin_b=20)   # the legend is static HTML below
-        self.legend_w = W.HTML(_types_legend_html(), layout=_px(TERNARY_PX)); self.legend_w.add_class('hx-legend')
-        self.preset_w.observe(lambda ch: self._from_widget(ch, self.load_preset), 'value')
-        self.add_w.on_click(lambda _: self.add_client())
-        side = W.VBox([self.readout_w, self.fig, self.legend_w], layout=_px(TERNARY_PX, margin=f'0 0 0 {EDITOR_GAP_PX}px'))
-        self.box = W.VBox([W.HBox([self.preset_w, self.add_w]), self.hint_w, self.msg_w,
-                           W.HBox([self.rows_w, side], layout=W.Layout(flex_flow='row wrap'))],
-                          layout=W.Layout(max_width=f'{LAB_OUTPUT_PX}px'))
-        self.box.add_class('hx-editor')
-
-    def _ipython_display_(self): display(self.box)
+    def _ipython_display_(self): display(self.view)
 
 # %% ../../nbs/widgets/50_editor.ipynb #36290a6d
 @patch(as_prop=True)
@@ -291,13 +302,11 @@ def load_preset(self:MatrixEditor,
                 name:str, # a key of `EDITOR_PRESETS`
                ) -> bool:
     "Replace the rows by a preset's."
-    check_choice('name', name, EDITOR_PRESETS)
-    self.preset = name
-    if self.preset_w.value != name:
-        self._syncing = True
-        self.preset_w.value = name
-        self._syncing = False
-    return self._commit(preset_types(name), rebuild=True, published=published_values(name))
+    self.preset = check_choice('name', name, EDITOR_PRESETS)
+    self._syncing = True
+    try: self.view.preset = name
+    finally: self._syncing = False
+    return self._commit(preset_types(name), published=published_values(name))
 
 @patch
 def set_types(self:MatrixEditor,
@@ -305,7 +314,7 @@ def set_types(self:MatrixEditor,
               published:dict|None=None, # values to show beside the metrics
              ) -> bool:
     "Replace all rows; invalid rows leave the editor unchanged and show why."
-    return self._commit(types, rebuild=True, published=published or {})
+    return self._commit(types, published=published or {})
 
 # %% ../../nbs/widgets/50_editor.ipynb #ad1abf51
 @patch
@@ -341,7 +350,7 @@ def add_client(self:MatrixEditor,
               ) -> bool:
     "Append a row."
     N = self._types[-1][1].copy() if N is None else N   # `check_types` in `_commit` validates it
-    return self._commit(self._types + [(m, N)], rebuild=True)
+    return self._commit(self._types + [(m, N)])
 
 @patch
 def remove_client(self:MatrixEditor,
@@ -350,101 +359,62 @@ def remove_client(self:MatrixEditor,
     "Delete row `row` (the last row cannot be removed)."
     try: row = check_int('row', row, 0, len(self._types) - 1)
     except (TypeError, ValueError) as e: return self._reject(e)
-    return self._commit(self._types[:row] + self._types[row + 1:], rebuild=True)
+    return self._commit(self._types[:row] + self._types[row + 1:])
 
 # %% ../../nbs/widgets/50_editor.ipynb #f8e82c1b
 @patch
+def _to_page(self:MatrixEditor, **traits):
+    "Set the page's traits (one message to the browser) without taking them as an edit made in the page."
+    self._syncing = True
+    try:
+        with self.view.hold_sync():
+            self.view.rows = rows_json(self._types)
+            for k, v in traits.items(): setattr(self.view, k, v)
+    finally: self._syncing = False
+
+@patch
 def _reject(self:MatrixEditor, err) -> bool:
-    self.message = str(err); msg = html.escape(self.message)   # the line is clipped to MESSAGE_PX; its tooltip holds all of it
-    self.msg_w.value = f'<span style="color:#c00" title="{msg}">⚠ {msg} — kept the last valid federation</span>'
-    self._sync_cells()
+    self.message = str(err)
+    self._to_page(message=self.message)
     return False
 
 @patch
-def _commit(self:MatrixEditor, types, rebuild=False, published=None) -> bool:
+def _commit(self:MatrixEditor, types, published=None) -> bool:
     try: types = check_types(types); summary = federation_summary(types)
     except (TypeError, ValueError) as e: return self._reject(e)
     self._types, self._summary, self.message = types, summary, ''
     if published is not None: self.published = published
-    self.msg_w.value = ''
-    if rebuild: self._build_rows()
-    else: self._sync_cells()
-    self.readout_w.value = summary_html(summary, self.published)
-    types_ternary(summary, self.fig)
+    classes, attrs = self._names()
+    self._to_page(message='', published={k: float(v) for k, v in self.published.items() if k in METRICS and v is not None},
+                  names=dict(classes=classes, attrs=attrs))
     for f in self._listeners: f(self)
     return True
 
 # %% ../../nbs/widgets/50_editor.ipynb #0c4c5f78
 @patch
-def _row_widgets(self:MatrixEditor, i, m, N):
-    "The widgets of editor row `i`: multiplicity, cells, triplet bars, type label, remove button."
-    (Y, A), c = N.shape, EDITOR_COLUMN_PX
-    cells = [[W.IntText(value=int(N[y, a]), layout=_px(c['cell'] - 2 * CELL_MARGIN_PX, margin=f'{CELL_MARGIN_PX}px')) for a in range(A)] for y in range(Y)]
-    for y in range(Y):
-        for a in range(A):
-            cells[y][a].add_class('hx-cell')
-            cells[y][a].observe(lambda ch, i=i, y=y, a=a: self._from_widget(ch, self.set_cell, i, y, a), 'value')
-    mult = W.IntText(value=int(m), layout=_px(c['mult']), tooltip='clients sharing this row'); mult.add_class('hx-mult')
-    mult.observe(lambda ch, i=i: self._from_widget(ch, self.set_multiplicity, i), 'value')
-    rm = W.Button(icon='trash', layout=_px(c['remove']), tooltip=f'remove row {i}')
-    rm.on_click(lambda _, i=i: self.remove_client(i))
-    grid = W.GridBox([x for r in cells for x in r], layout=_px(A * c['cell'], grid_template_columns=f'repeat({A}, {c["cell"]}px)'))
-    bar, label = W.HTML(layout=_px(c['triplet'])), W.HTML(layout=_px(c['type']))
-    for store, w_ in zip((self._cells, self._mults, self._bars, self._labels), (cells, mult, bar, label)): store.append(w_)
-    return W.HBox([W.HTML(f'<b>r{i}</b>&nbsp;×', layout=_px(c['label'])), mult, grid, bar, label, rm],
-                  layout=_px(_row_px(A), align_items='center', border_bottom='1px solid #eee'))
+def _from_page(self:MatrixEditor, change):
+    "An edit made in the page (its rows, or a preset chosen there), validated and committed like one made from Python."
+    if self._syncing: return
+    v, was = self.view, self.preset
+    if v.preset in EDITOR_PRESETS and v.preset != self.preset: self.preset, self.published = v.preset, published_values(v.preset)
+    if v.rows == rows_json(self._types) and self.preset == was: return   # nothing new (the other trait of the same message)
+    try: types = [(r['m'], r['N']) for r in v.rows]
+    except (TypeError, KeyError) as e: return self._reject(TypeError(f"rows: {e!r}: expected rows of {{'m': multiplicity, 'N': counts}}"))
+    self._commit(types)
 
-# %% ../../nbs/widgets/50_editor.ipynb #d4b8f9a4
-@patch
-def _header(self:MatrixEditor):
-    "Column names above the rows (row, clients, each attribute, triplet, type) and which classes a grid's lines are."
-    classes, attrs = self._names(); c, A = EDITOR_COLUMN_PX, len(attrs)
-    col = lambda text, w, tip: W.HTML(f'<small title="{html.escape(tip)}"><b>{html.escape(text)}</b></small>',
-                                      layout=_px(w, overflow='hidden'))
-    names = W.HBox([col('row', c['label'], 'editor row'), col('clients', c['mult'], 'clients sharing the row (×)'),
-                    *[col(a, c['cell'], f'attribute {a}') for a in attrs], col('CI · AI · SC', c['triplet'], 'the row\'s triplet'),
-                    col('type', c['type'], 'its largest component'), col('', c['remove'], '')], layout=_px(_row_px(A)))
-    names.add_class('hx-columns')
-    lines = W.HTML(f'<small>cell lines = classes ({", ".join(map(html.escape, classes))}); columns = attributes</small>')
-    return [lines, names]
-
-@patch
-def _build_rows(self:MatrixEditor):
-    self._cells, self._mults, self._bars, self._labels = [], [], [], []
-    rows = [self._row_widgets(i, m, N) for i, (m, N) in enumerate(self._types[:self.max_rows])]
-    hidden = len(self._types) - self.max_rows
-    more = [W.HTML(f'<small>{hidden} more rows (API only)</small>')] if hidden > 0 else []
-    self.rows_w.layout.width = f'{_row_px(self._types[0][1].shape[1])}px'
-    self.rows_w.children = self._header() + rows + more
-    self._sync_cells()
+@patch(as_prop=True)
+def preset_w(self:MatrixEditor):
+    "The preset menu's state (`.value`: the preset chosen in the page); the page draws the menu."
+    return SimpleNamespace(value=self.view.preset)
 
 # %% ../../nbs/widgets/50_editor.ipynb #c029f364
 @patch
 def _names(self:MatrixEditor):
     "Class and attribute names: the preset federation's when its shape matches, else y0, y1, … and a0, a1, …"
-    fs = FEDERATIONS.get(getattr(self, 'preset', ''))
+    fs = FEDERATIONS.get(self.preset or '')
     Y, A = self._types[0][1].shape
     if fs is not None and (len(fs.class_names), len(fs.attr_names)) == (Y, A): return list(fs.class_names), list(fs.attr_names)
     return [f'y{i}' for i in range(Y)], [f'a{i}' for i in range(A)]
-
-@patch
-def _sync_cells(self:MatrixEditor):
-    "Write the current state into the widgets (without triggering their observers)."
-    if not hasattr(self, '_cells'): return
-    self._syncing = True
-    try:
-        t, ty = self._summary['triplets'], self._summary['types']
-        for i, (m, N) in enumerate(self._types[:len(self._cells)]):
-            self._mults[i].value = int(m)
-            for y, r in enumerate(self._cells[i]):
-                for a, c in enumerate(r): c.value = int(N[y, a])
-            self._bars[i].value = triplet_bar_html(t[i], BAR_PX)
-            self._labels[i].value = f'<span style="color:{TYPE_COLOURS[type_group(ty[i])]};font-size:11px">{ty[i]}</span>'
-    finally: self._syncing = False
-
-@patch
-def _from_widget(self:MatrixEditor, change, setter, *args):
-    if not self._syncing: setter(*args, change.new)
 
 # %% ../../nbs/widgets/50_editor.ipynb #799b1da7
 def panel_matrices(source, # a `MatrixEditor` (read live), a federation name, or client matrices (K, |Y|, |A|)

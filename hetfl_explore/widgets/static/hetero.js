@@ -1,0 +1,182 @@
+// The heterogeneity computations of the matrix editor, in the browser: a port of the package's Python reference
+// implementations (foundation/hetero.py for the triplet, the six metrics, client types and simplex positions;
+// feddiverse/selector.py `reference_round` for FedDiverse's default selection rule; engine UniformSelector and
+// selection EqW for the uniform and size-proportional baselines). The Python stays the reference;
+// tests/test_editor_js.py runs this module under Node.js and compares it with the Python on random federations.
+//
+// Sources: the triplet and the six metrics are Németh et al. (2025), "Diversity-Driven Learning: Tackling Spurious
+// Correlations and Data Heterogeneity in Federated Models", Sec. 3 eqs. 2-4 (centralised metrics, after Yang et al.,
+// ICML 2023, "Change is Hard") and eqs. 5-10 (GCI, GAI, GSC, CCI, CAI, CSC); the selection rule is its Algorithms 5-6
+// with the package's default choices (SC leads, rotation per triplet SC -> CI -> AI, per-client L1 normalisation, every
+// selected client excluded, |cross product| score, ties at random).
+//
+// Random streams: this module has its own seeded generator (mulberry32), so its draws differ from numpy's; only the
+// distributions agree, which the equality test checks within 4 standard errors.
+
+export const TYPES = ['CI', 'AI', 'SC'];            // the order of a triplet's components
+export const METRICS = ['GCI', 'GAI', 'GSC', 'CCI', 'CAI', 'CSC'];
+const ZERO = 1e-12;                                  // a sum of weights below this counts as zero (as selector.ZERO)
+const ROUNDOFF = 1e-12;                              // an entropy below this is round-off of 0 (as hetero._entropies)
+
+// c log c with 0 log 0 = 0
+const clogc = c => (c > 0 ? c * Math.log(c) : 0);
+
+// H = log n - (1/n) sum_c c log c, in nats, of a list of counts summing to n (n > 0); round-off below 1e-12 is 0.
+function entropyOfCounts(counts, n) {
+  let s = 0;
+  for (const c of counts) s += clogc(c);
+  const v = Math.log(n) - s / n;
+  return v < ROUNDOFF ? 0 : v;
+}
+
+// The triplet [CI, AI, SC] of one interaction matrix N (rows = classes, columns = attributes; counts, not all 0):
+// CI = 1 - H(Y)/log|Y|, AI = 1 - H(A)/log|A|, SC = 2 I(Y;A) / (H(Y) + H(A)) with I = H(Y) + H(A) - H(Y,A)
+// (Németh et al. 2025, eqs. 2-4); SC = 0 when H(Y) + H(A) = 0; each component clipped to [0, 1].
+export function triplet(N) {
+  const Y = N.length, A = N[0].length, rows = new Array(Y).fill(0), cols = new Array(A).fill(0), cells = [];
+  let n = 0;
+  for (let y = 0; y < Y; y++) for (let a = 0; a < A; a++) {
+    const c = N[y][a]; rows[y] += c; cols[a] += c; cells.push(c); n += c;
+  }
+  const hy = entropyOfCounts(rows, n), ha = entropyOfCounts(cols, n), hya = entropyOfCounts(cells, n);
+  const denom = hy + ha, clip = v => Math.min(1, Math.max(0, v));
+  const sc = denom > 0 ? 2 * Math.max(denom - hya, 0) / denom : 0;
+  return [clip(1 - hy / Math.log(Y)), clip(1 - ha / Math.log(A)), clip(sc)];
+}
+
+// The six federation metrics of editor rows [{m, N}] (m clients share matrix N): the triplet of the global matrix
+// (GCI, GAI, GSC; eqs. 5-7) and the unweighted mean triplet over the clients (CCI, CAI, CSC; eqs. 8-10).
+export function flMetrics(rows, triplets = rows.map(r => triplet(r.N))) {
+  const Y = rows[0].N.length, A = rows[0].N[0].length, G = [];
+  for (let y = 0; y < Y; y++) { G.push(new Array(A).fill(0)); for (const r of rows) for (let a = 0; a < A; a++) G[y][a] += r.m * r.N[y][a]; }
+  const g = triplet(G), mean = [0, 0, 0];
+  let K = 0;
+  rows.forEach((r, i) => { K += r.m; for (let d = 0; d < 3; d++) mean[d] += r.m * triplets[i][d]; });
+  const out = {};
+  METRICS.forEach((name, i) => { out[name] = i < 3 ? g[i] : mean[i - 3] / K; });
+  return out;
+}
+
+// The type of a client: the argmax of its triplet; components within `atol` of the maximum tie. tie = 'join' names
+// every tied component ('CI=AI'); tie = 'first' takes the first in the order CI, AI, SC (as hetero.client_types).
+export function clientType(t, tie = 'join', atol = 1e-9) {
+  const top = Math.max(t[0], t[1], t[2]), tied = TYPES.filter((_, d) => t[d] >= top - atol);
+  return tie === 'first' ? tied[0] : tied.join('=');
+}
+
+// Where a triplet sits on the CI/AI/SC simplex: the triplet L1-normalised; the zero triplet at the centre.
+export function simplexPosition(t) {
+  const s = t[0] + t[1] + t[2];
+  return s > 0 ? [t[0] / s, t[1] / s, t[2] / s] : [1 / 3, 1 / 3, 1 / 3];
+}
+
+// A seeded uniform generator in [0, 1): mulberry32 (T. Ettinger, public domain), 32 bits per draw.
+export function makeRng(seed) {
+  let s = (seed >>> 0) ^ 0x9e3779b9;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let x = Math.imul(s ^ (s >>> 15), 1 | s);
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// k distinct clients of K, uniformly (partial Fisher-Yates shuffle), as engine.protocol.UniformSelector.
+export function uniformRound(K, k, rng) {
+  const ids = Array.from({length: K}, (_, i) => i), n = Math.min(k, K);
+  for (let i = 0; i < n; i++) { const j = i + Math.floor(rng() * (K - i)); [ids[i], ids[j]] = [ids[j], ids[i]]; }
+  return ids.slice(0, n);
+}
+
+// k distinct clients drawn one after the other with probability proportional to their data size among those left
+// (successive sampling, the distribution of numpy's choice(replace=False, p=...)), as selection.baselines.EqW.
+export function sizeRound(sizes, k, rng) {
+  const left = sizes.slice(), picks = [], n = Math.min(k, sizes.length);
+  for (let i = 0; i < n; i++) {
+    const j = drawByWeight(left, rng()); picks.push(j); left[j] = 0;
+  }
+  return picks;
+}
+
+// Inverse-CDF draw: the first index whose cumulative share exceeds u (weights summing to more than 0).
+function drawByWeight(w, u) {
+  let total = 0;
+  for (const x of w) total += x;
+  let c = 0, last = -1;
+  for (let i = 0; i < w.length; i++) { if (w[i] <= 0) continue; last = i; c += w[i] / total; if (c > u) return i; }
+  return last;   // u within round-off of 1: the last client with weight
+}
+
+// Each triplet divided by the sum of its components (the zero triplet stays zero): what steps 2 and 3 compare.
+export function l1Normalise(T) {
+  return T.map(t => { const s = Math.max(t[0] + t[1] + t[2], ZERO); return [t[0] / s, t[1] / s, t[2] / s]; });
+}
+
+// One round of FedDiverse's default rule (Németh et al. 2025, Algorithms 5-6), a port of selector.reference_round:
+// 1. probabilistic: draw k_p among those left with probability proportional to the leading component (uniformly if
+//    all are 0); 2. complementary: k_c = argmin of <L_kp, L_k> (L = L1-normalised triplets); 3. orthogonal:
+//    k_r = argmax |<L_kp x L_kc, L_k>|; repeated, the leading component rotating SC -> CI -> AI per triplet. Scores
+//    within `tol` of the best tie, broken uniformly. Plain loops over typed arrays: no allocation per client.
+export function feddiverseRound(T, k, rng, tol = 1e-9, L = l1Normalise(T)) {
+  const K = T.length, n = Math.min(k, K), left = new Uint8Array(K).fill(1), w = new Float64Array(K), score = new Float64Array(K);
+  const picks = [], take = i => { picks.push(i); left[i] = 0; return picks.length === n; };
+  const best = sign => {   // a client left whose sign * score is within tol of the largest, the ⌊u·n⌋-th of the n tied
+    let b = -Infinity, c = 0;
+    for (let i = 0; i < K; i++) if (left[i] && sign * score[i] > b) b = sign * score[i];
+    for (let i = 0; i < K; i++) if (left[i] && Math.abs(sign * score[i] - b) <= tol) c++;
+    let j = Math.floor(rng() * c);
+    for (let i = 0; i < K; i++) if (left[i] && Math.abs(sign * score[i] - b) <= tol && j-- === 0) return i;
+  };
+  for (let step = 0; ; step++) {
+    const lead = [2, 0, 1][step % 3];
+    let total = 0;
+    for (let i = 0; i < K; i++) { w[i] = left[i] ? T[i][lead] : 0; total += w[i]; }
+    if (total <= ZERO) for (let i = 0; i < K; i++) w[i] = left[i];   // an exhausted dimension: uniform
+    const kp = drawByWeight(w, rng());
+    if (take(kp)) break;
+    const p = L[kp];
+    for (let i = 0; i < K; i++) score[i] = L[i][0] * p[0] + L[i][1] * p[1] + L[i][2] * p[2];
+    const kc = best(-1), q = L[kc];
+    if (take(kc)) break;
+    const v = [p[1] * q[2] - p[2] * q[1], p[2] * q[0] - p[0] * q[2], p[0] * q[1] - p[1] * q[0]];
+    for (let i = 0; i < K; i++) score[i] = Math.abs(L[i][0] * v[0] + L[i][1] * v[1] + L[i][2] * v[2]);
+    if (take(best(1))) break;
+  }
+  return picks;
+}
+
+export const SELECTORS = ['uniform', 'size-proportional', 'feddiverse'];
+
+// Selection over `rounds` rounds of κ = k clients per round for each selector of SELECTORS: per-client frequency
+// (fraction of rounds selected), per-round participation counts, and the share of all selected slots by client type
+// (types with tie = 'first', as feddiverse.simulation.selection_stats). `T`: the clients' triplets, `sizes` their
+// data sizes, `types` their types.
+export function selectionShares(T, sizes, types, k, rounds, seed = 0, selectors = SELECTORS) {
+  const out = {}, K = T.length;
+  selectors.forEach((name, s) => {
+    const rng = makeRng(seed * 7919 + s), count = new Array(K).fill(0), slots = {CI: 0, AI: 0, SC: 0}, L = l1Normalise(T);
+    let total = 0;
+    for (let r = 0; r < rounds; r++) {
+      const ids = name === 'uniform' ? uniformRound(K, k, rng) : name === 'size-proportional' ? sizeRound(sizes, k, rng)
+        : feddiverseRound(T, k, rng, 1e-9, L);
+      for (const i of ids) { count[i]++; slots[types[i]]++; total++; }
+    }
+    out[name] = {frequency: count.map(c => c / rounds), typeShares: Object.fromEntries(TYPES.map(d => [d, slots[d] / Math.max(total, 1)]))};
+  });
+  return out;
+}
+
+// Everything the editor shows for rows [{m, N}]: per-row triplets, types and simplex positions, the six metrics,
+// type counts over clients, the global matrix, and the expanded clients (triplet, size, first-tie type) for selection.
+export function summarize(rows, atol = 1e-9) {
+  const triplets = rows.map(r => triplet(r.N)), types = triplets.map(t => clientType(t, 'join', atol));
+  const counts = {};
+  rows.forEach((r, i) => { counts[types[i]] = (counts[types[i]] || 0) + r.m; });
+  const clients = {T: [], sizes: [], types: []};
+  rows.forEach((r, i) => {
+    const n = r.N.flat().reduce((a, b) => a + b, 0), first = clientType(triplets[i], 'first', atol);
+    for (let j = 0; j < r.m; j++) { clients.T.push(triplets[i]); clients.sizes.push(n); clients.types.push(first); }
+  });
+  return {triplets, types, positions: triplets.map(simplexPosition), metrics: flMetrics(rows, triplets), typeCounts: counts,
+          numClients: clients.T.length, nSamples: clients.sizes.reduce((a, b) => a + b, 0), clients};
+}

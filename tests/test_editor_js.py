@@ -1,0 +1,113 @@
+"""The matrix editor's browser computation (hetfl_explore/widgets/static/hetero.js) run under Node.js and compared with the
+Python reference on 1,200 random federations (2-4 classes, 2-4 attributes, empty rows and columns, one-client
+federations, counts up to 10^6): triplets and the six metrics within 1e-9, types exact, simplex positions exact from
+the same triplets; selection frequencies of uniform, size-proportional and FedDiverse's default rule within 4 standard
+errors over 3,000 rounds (the JavaScript has its own random stream); the seven published federations' triplets. One node
+call holds every federation. Skips when node is missing, fails instead under HETFL_REQUIRE_BROWSER=1 (CI)."""
+import json, shutil, subprocess
+import numpy as np
+import pytest
+from conftest import ROOT, browser_required
+from hetfl_explore.foundation.hetero import dht, fl_metrics, client_types, simplex_positions, METRICS
+from hetfl_explore.foundation.data import FEDERATIONS, federation
+from hetfl_explore.feddiverse.simulation import simulate_selection
+
+MODULE = ROOT/'hetfl_explore'/'widgets'/'static'/'hetero.js'
+N_FEDERATIONS, SELECTION_FEDERATIONS, ROUNDS, SE_LIMIT = 1200, 40, 3000, 4.0
+PY_SELECTORS = {'uniform': 'uniform', 'size-proportional': 'EqW', 'feddiverse': 'feddiverse[sign-invariant]'}
+
+RUNNER = '''import * as H from %s;
+import {readFileSync} from 'node:fs';
+const job = JSON.parse(readFileSync(0, 'utf8')), out = {feds: [], published: [], selection: []};
+for (const rows of job.feds) {
+  const s = H.summarize(rows);
+  out.feds.push({triplets: s.triplets, types: s.types, metrics: s.metrics, positions: s.positions});
+}
+out.positionsFromPython = job.pyTriplets.map(ts => ts.map(H.simplexPosition));
+out.typesFromPython = job.pyTriplets.map(ts => ts.map(t => H.clientType(t)));
+for (const rows of job.published) out.published.push(rows.map(r => H.triplet(r.N)));
+for (const sel of job.selection) {
+  const s = H.summarize(sel.rows);
+  out.selection.push(H.selectionShares(s.clients.T, s.clients.sizes, s.clients.types, sel.k, job.rounds, sel.seed));
+}
+process.stdout.write(JSON.stringify(out));
+'''
+
+def node_path():
+    "The node binary, or a skip (a failure where browser tools are required)."
+    exe = shutil.which('node')
+    if exe is None:
+        msg = 'Node.js is not installed: the editor JavaScript cannot be checked (apt-get install nodejs)'
+        if browser_required(): pytest.fail(msg)
+        pytest.skip(msg)
+    return exe
+
+def random_rows(rng):
+    "Editor rows [(m, N)] of a random federation: 2-4 classes and attributes, some rows or columns empty everywhere, counts up to 1e6."
+    Y, A = rng.integers(2, 5, 2); n_rows = 1 if rng.random() < 0.15 else int(rng.integers(1, 7))
+    top = int(10 ** rng.uniform(0, 6))
+    rows = []
+    for _ in range(n_rows):
+        N = rng.integers(0, top + 1, (Y, A)) * (rng.random((Y, A)) > 0.25)
+        rows.append([1 if n_rows == 1 and rng.random() < 0.5 else int(rng.integers(1, 4)), N])
+    if rng.random() < 0.3: (lambda y: [r[1].__setitem__((y, slice(None)), 0) for r in rows])(rng.integers(Y))   # an empty class
+    if rng.random() < 0.3: (lambda a: [r[1].__setitem__((slice(None), a), 0) for r in rows])(rng.integers(A))   # an empty attribute
+    for _, N in rows:
+        if N.sum() == 0: N[rng.integers(Y), rng.integers(A)] = int(rng.integers(1, top + 1))
+    if rng.random() < 0.05: rows[0][1][...] = 0; rows[0][1][0, 0] = 10**6   # a one-cell client (zero triplet parts)
+    return [(m, N.astype(np.int64)) for m, N in rows]
+
+def as_js(rows): return [{'m': int(m), 'N': N.tolist()} for m, N in rows]
+
+@pytest.fixture(scope='module')
+def run():
+    "Every federation through the JavaScript in one node call; returns (federations, job, node output)."
+    exe, rng = node_path(), np.random.default_rng(20260501)
+    feds = [random_rows(rng) for _ in range(N_FEDERATIONS)]
+    py_triplets = [dht(np.stack([N for _, N in rows])) for rows in feds]
+    sel = [dict(rows=as_js(rows), k=int(rng.integers(1, sum(m for m, _ in rows) + 1)), seed=i)
+           for i, rows in enumerate(feds[:SELECTION_FEDERATIONS])]
+    published = [as_js([(m, np.array(N)) for m, N in federation(n).client_types]) for n in FEDERATIONS]
+    job = dict(feds=[as_js(r) for r in feds], pyTriplets=[t.tolist() for t in py_triplets], published=published,
+               selection=sel, rounds=ROUNDS)
+    res = subprocess.run([exe, '--input-type=module', '-e', RUNNER % json.dumps(MODULE.as_uri())], input=json.dumps(job),
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-3000:]
+    return feds, py_triplets, job, json.loads(res.stdout)
+
+def test_triplets_metrics_types_and_positions_match_python(run):
+    feds, py_triplets, job, out = run
+    worst = 0.0
+    for rows, t_py, js in zip(feds, py_triplets, out['feds']):
+        expanded = np.repeat(np.stack([N for _, N in rows]), [m for m, _ in rows], axis=0)
+        m_py = fl_metrics(expanded)
+        worst = max(worst, np.abs(np.array(js['triplets']) - t_py).max(),
+                    max(abs(js['metrics'][k] - m_py[k]) for k in METRICS))
+        assert js['types'] == list(client_types(t_py)), (rows, js['triplets'], t_py)
+        np.testing.assert_allclose(js['positions'], simplex_positions(t_py), rtol=0, atol=1e-9)
+    assert worst <= 1e-9, worst
+    for t_py, pos, ty in zip(py_triplets, out['positionsFromPython'], out['typesFromPython']):
+        assert (np.array(pos) == simplex_positions(t_py)).all() and ty == list(client_types(t_py))   # exact from the same triplets
+
+def test_federations_cover_the_edge_cases(run):
+    feds = run[0]
+    assert sum(sum(m for m, _ in r) == 1 for r in feds) >= 50 and max(N.max() for r in feds for _, N in r) >= 500_000
+    assert any((np.stack([N for _, N in r]).sum((0, 2)) == 0).any() for r in feds)        # an empty class in every client
+    assert any((np.stack([N for _, N in r]).sum((0, 1)) == 0).any() for r in feds)        # an empty attribute
+    assert {N.shape for r in feds for _, N in r} == {(y, a) for y in (2, 3, 4) for a in (2, 3, 4)}
+
+def test_published_federations_reproduce_their_published_triplets(run):
+    for name, js in zip(FEDERATIONS, run[3]['published']):
+        pub = np.array(federation(name).published['triplets'], float)
+        np.testing.assert_allclose(np.round(js, 2), pub, atol=0.0051, err_msg=name)
+
+def test_selection_frequencies_agree_within_four_standard_errors(run):
+    feds, _, job, out = run
+    for sel, rows, js in zip(job['selection'], feds, out['selection']):
+        N = np.repeat(np.stack([N for _, N in rows]), [m for m, _ in rows], axis=0)
+        for name, py_name in PY_SELECTORS.items():
+            f_py = simulate_selection(N, py_name, rounds=ROUNDS, k=sel['k'], seed=sel['seed']).frequency
+            f_js = np.array(js[name]['frequency']); p = (f_py + f_js) / 2
+            se = np.sqrt(2 * p * (1 - p) / ROUNDS)
+            assert (np.abs(f_js - f_py) <= SE_LIMIT * se + 1e-12).all(), (name, sel['k'], f_js, f_py)
+            assert abs(f_js.sum() - min(sel['k'], len(N))) < 1e-9   # κ distinct clients every round
