@@ -8,7 +8,8 @@ from scipy.stats import wasserstein_distance, kendalltau
 from sklearn.metrics import silhouette_samples as sk_silhouette, adjusted_rand_score
 from hetfl_explore.clustering.profiles import (laplace_smooth, class_distance_matrix, ordinal_w1, total_variation, naive_scipy_w1,
     semantic_w1, distance_to_similarity, sparsify, check_prob, ema_update)
-from hetfl_explore.clustering.mcl import mcl, silhouette_samples, clustering_report, kmedoids
+from itertools import combinations
+from hetfl_explore.clustering.mcl import mcl, silhouette_samples, clustering_report, kmedoids, kmedoids_cost
 from hetfl_explore.clustering.eccentricity import cluster_stats, eccentricity, chebyshev_threshold, accepts, eccentricity_reassign
 from hetfl_explore.clustering.data import har_like_stream, leaf_synthetic, digits_writers, load_leaf_json, load_hhar, load_realworld
 from hetfl_explore.clustering.gpfl import GPFL, CFL, FedAvg, weighted_average, cfl_bipartition, local_sgd, lr_init
@@ -52,6 +53,50 @@ def test_mcl_matches_markov_clustering_package():
         for r in (1.7, 2.0, 3.0):
             ours, ref = mcl(A, inflation=r), oracle_labels(A, r)
             assert adjusted_rand_score(ours, ref) == pytest.approx(1.0), (r, ours, ref)
+
+def tied_component_graph(size, rng):
+    "An isolated equal-weight clique of `size` nodes next to a random weighted component, nodes shuffled."
+    m = int(rng.integers(2, 6)); B = rng.uniform(0, 1, (m, m)); B = (B + B.T) / 2
+    A = np.zeros((size + m, size + m)); A[:size, :size] = rng.uniform(0.1, 5); A[size:, size:] = B
+    np.fill_diagonal(A, 0); p = rng.permutation(size + m); return A[np.ix_(p, p)]
+
+def test_mcl_exact_ties_match_markov_clustering():
+    "Attractors sharing one limit row (pair, triangle, 4-clique of equal weights) form one cluster, as the reference says."
+    mc = pytest.importorskip('markov_clustering')
+    rng = np.random.default_rng(0)
+    for size in (2, 3, 4):
+        for _ in range(100):
+            A = tied_component_graph(size, rng)
+            ref = sorted(tuple(c) for c in mc.get_clusters(mc.run_mcl(A.copy(), inflation=1.7)))
+            lab = mcl(A); ours = sorted(tuple(np.flatnonzero(lab == j)) for j in np.unique(lab))
+            assert ours == ref, (size, ours, ref)
+
+def test_kmedoids_swap_optimal_and_exact():
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        X = rng.normal(size=(11, 2)); D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
+        best = min(kmedoids_cost(D, s) for s in combinations(range(11), 3))
+        _, m_ex = kmedoids(D, 3, method='exact'); assert kmedoids_cost(D, m_ex) == pytest.approx(best)
+        _, m_auto = kmedoids(D, 3); assert kmedoids_cost(D, m_auto) == pytest.approx(best)
+        _, m = kmedoids(D, 3, method='pam'); c = kmedoids_cost(D, m)
+        assert all(kmedoids_cost(D, [*m[:i], h, *m[i + 1:]]) >= c - 1e-12 for i in range(3) for h in range(11) if h not in m)
+
+def test_cafl_keeps_its_clusters_and_s_min_lets_singletons_form():
+    "s_min = 0: k clusters persist (k uploads a round); s_min > 0: new singletons form on every seed 0-9."
+    grew = 0
+    for seed in range(10):
+        d = leaf_synthetic(n_clients=12, rounds=4, seed=seed)
+        r = CAFL(k=3).run(d, seed=seed); assert r.uplink == [12, 3, 3, 3, 3]
+        grew += max(len(set(l)) for l in CAFL(k=3, s_min=0.2).run(d, seed=seed).labels) > 3
+    assert grew == 10
+
+def test_silhouette_relocate_singleton_stays_and_count_never_falls_at_zero():
+    rng = np.random.default_rng(4)
+    for _ in range(50):
+        X = rng.normal(size=(9, 2)); D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
+        lab = rng.integers(0, 4, 9); lab[:4] = np.arange(4); reps = rng.choice(9, 3, replace=False)
+        assert len(set(silhouette_relocate(D, lab, reps))) == 4
+    with pytest.raises(ValueError, match='reps'): silhouette_relocate(D, lab, [1, 1])
 
 def test_mcl_seven_node_and_sparse():
     for r in (1.7, 2.0, 3.0): np.testing.assert_array_equal(mcl(graph7(), inflation=r), [0, 0, 0, 1, 1, 1, 1])

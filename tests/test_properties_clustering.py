@@ -48,6 +48,7 @@ CASES = [
     ('mcl.silhouette_samples', lambda v: mc.silhouette_samples(v, [0, 1, 1]), 'D', BAD_DIST),
     ('mcl.clustering_report', lambda v: mc.clustering_report(v), 'labels', st.sampled_from([[], [0.5, 1.5], [[0, 1]], ['a']])),
     ('mcl.kmedoids', lambda v: mc.kmedoids(D3, v), 'k', st.one_of(NOT_INT, st.integers(max_value=0), st.integers(4, 50))),
+    ('mcl.kmedoids_cost', lambda v: mc.kmedoids_cost(D3, v), 'medoids', st.sampled_from([[], [0, 0], [-1], [3], [0.5], 'a', None, [[0, 1]]])),
     ('eccentricity.cluster_stats', lambda v: ec.cluster_stats(v, [0, 0]), 'P', BAD_PROB),
     ('eccentricity.eccentricity', lambda v: ec.eccentricity([.5, .5], [.5, .5], v, 3), 'var', st.one_of(NOT_NUMBER, st.floats(-5, 0))),
     ('eccentricity.chebyshev_threshold', lambda v: ec.chebyshev_threshold(v), 'n', st.one_of(NOT_INT, st.integers(max_value=0))),
