@@ -15,7 +15,8 @@ from hetfl_explore.clustering.data import har_like_stream, leaf_synthetic, digit
 from hetfl_explore.clustering.gpfl import GPFL, CFL, FedAvg, weighted_average, cfl_bipartition, local_sgd, lr_init
 from hetfl_explore.clustering.cafl import CAFL, FedCO, CMFL, FedProx, silhouette_relocate, split_optimize, cmfl_relevance
 from hetfl_explore.clustering.contribution import (PAPER_CAFL, PAPER_GPFL, PAPER_FLCOHORT_CLUSTERS, PAPER_FLCOHORT_CLIENT,
-    kendall_tau_b, imbalance_descriptors, fl_cohort, deletion_influence, minmax_scores, bin_scores, rank_correlation_matrix, training_scores)
+    kendall_tau_b, imbalance_descriptors, fl_cohort, deletion_influence, minmax_scores, bin_scores, rank_correlation_matrix, training_scores,
+    fedavg_on_clients, top_fraction_curves, group_curves, drop_unstable_curves)
 
 P_PERM, Q_PERM = np.array([.7, .1, .1, .1]), np.array([.1, .1, .1, .7])
 EDGES7 = [(0, 1), (0, 2), (1, 2), (2, 3), (3, 4), (3, 5), (4, 5), (4, 6), (5, 6), (3, 6)]
@@ -250,3 +251,18 @@ def test_panels_compute_and_show_errors():
     lab.values = lambda: dict(graph='knn', k=99)
     assert lab.refresh() is None and '99' in lab.status.value
     ep = EccentricityPanel(); assert ep.compute(drift=1.0, mode='include', size=4)['accepted'].all()
+
+
+def test_contribution_experiments_train_on_subsets():
+    d = leaf_synthetic(n_clients=8, rounds=3, seed=1)
+    full = fedavg_on_clients(d, range(8), 3)
+    np.testing.assert_allclose(full, FedAvg().run(d, 3).curve('server_acc'))            # all clients: plain FedAvg
+    sc = np.array([5., 1, 4, 0, 3, 2, 7, 6])
+    np.testing.assert_allclose(top_fraction_curves(d, sc, (0.25,), 3)['top 25%'], fedavg_on_clients(d, [6, 7], 3))
+    g = group_curves(d, sc, (2.5, 100), 3)
+    np.testing.assert_allclose(g['bin 0'], fedavg_on_clients(d, [1, 3, 5], 3)); assert g['bin 2'].isna().all()
+    dr = drop_unstable_curves(d, sc, 2, 3); np.testing.assert_allclose(dr.iloc[:, 1], fedavg_on_clients(d, [0, 1, 2, 3, 4, 5], 3))
+    for bad in ([], [0, 0], [8], [-1], [0.5]):
+        with pytest.raises((ValueError, TypeError), match='clients'): fedavg_on_clients(d, bad, 3)
+    with pytest.raises(ValueError, match='scores'): top_fraction_curves(d, sc[:5])
+    with pytest.raises(ValueError, match='n_drop'): drop_unstable_curves(d, sc, 8)

@@ -55,6 +55,13 @@ CASES = [
     ('eccentricity.accepts', lambda v: ec.accepts(0.1, 3, 3, v), 'threshold', BAD_CHOICE),
     ('eccentricity.eccentricity_reassign', lambda v: ec.eccentricity_reassign(P3, P3, [0, 0, 1], mode=v), 'mode', BAD_CHOICE),
 ]
+BAD_SCORES = st.sampled_from([None, 'ab', [1.0, 2.0], [np.nan] * 6, [np.inf] * 6, [[1.0] * 6]])
+CASES += [
+    ('contribution.fedavg_on_clients', lambda v: co.fedavg_on_clients(small_stream(), v, 1), 'clients', st.sampled_from([[], [0, 0], [6], [-1], [0.5], 'a', None])),
+    ('contribution.top_fraction_curves', lambda v: co.top_fraction_curves(small_stream(), v, rounds=1), 'scores', BAD_SCORES),
+    ('contribution.group_curves', lambda v: co.group_curves(small_stream(), v, (1,), rounds=1), 'scores', BAD_SCORES),
+    ('contribution.drop_unstable_curves', lambda v: co.drop_unstable_curves(small_stream(), np.arange(6.), v, rounds=1), 'n_drop', st.one_of(NOT_INT, st.integers(max_value=0), st.integers(6, 50))),
+]
 CASES += [
     ('data.FedStream', lambda v: da.FedStream('x', v, 2, 2, 1, lambda *a: None, np.zeros((2, 1)), (None, None)), 'n_clients', st.one_of(NOT_INT, st.integers(max_value=0))),
     ('data.har_like_stream', lambda v: da.har_like_stream(group_sizes=v), 'group_sizes', st.sampled_from([(), (0, 2), 'ab', None, (1.5,)])),
