@@ -207,7 +207,8 @@ def _check_scores(name, scores, data):
 def top_fraction_curves(data:FedStream, # the federation
                         scores, # (W,) scores, higher = more reliable (e.g. CA-FL's representative counts)
                         fractions=(0.25, 0.5, 0.75, 1.0), # shares of the clients to keep, each in (0, 1]
-                        rounds:int=10, seed:int=0, # rounds and seed of every run
+                        rounds:int=10, # rounds after the initial one
+                        seed:int=0, # seed of the shuffles
                         train:TrainConfig|None=None, # local training settings
                        ) -> pd.DataFrame: # one column per fraction, one row per round
     "Server accuracy of FedAvg retrained on the top x% of clients by score (the study's Fig. 4)."
@@ -219,7 +220,8 @@ def top_fraction_curves(data:FedStream, # the federation
 def group_curves(data:FedStream, # the federation
                  scores, # (W,) scores
                  edges, # increasing bin edges; bin j holds the scores between edges[j-1] and edges[j]
-                 rounds:int=10, seed:int=0, # rounds and seed of every run
+                 rounds:int=10, # rounds after the initial one
+                 seed:int=0, # seed of the shuffles
                  train:TrainConfig|None=None, # local training settings
                 ) -> pd.DataFrame: # columns 'all' and 'bin 0' (lowest scores) ... ; an empty bin is all NaN
     "Server accuracy of one FedAvg model per score bin, and of all clients (the study's Figs. 6 and 8)."
@@ -234,7 +236,8 @@ def group_curves(data:FedStream, # the federation
 def drop_unstable_curves(data:FedStream, # the federation
                          instability, # (W,) instability scores, higher = less stable (e.g. GP-FL's cluster changes)
                          n_drop:int=5, # how many of the most unstable clients to leave out (fewer than W)
-                         rounds:int=10, seed:int=0, # rounds and seed of both runs
+                         rounds:int=10, # rounds after the initial one
+                         seed:int=0, # seed of the shuffles
                          train:TrainConfig|None=None, # local training settings
                         ) -> pd.DataFrame: # columns 'all' and 'without the n most unstable'
     "Server accuracy of FedAvg with all clients and without the most unstable ones (the study's Fig. 7)."
