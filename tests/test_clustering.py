@@ -13,6 +13,7 @@ from hetfl_explore.clustering.mcl import mcl, silhouette_samples, clustering_rep
 from hetfl_explore.clustering.eccentricity import cluster_stats, eccentricity, chebyshev_threshold, accepts, eccentricity_reassign
 from hetfl_explore.clustering.data import har_like_stream, leaf_synthetic, digits_writers, load_leaf_json, load_hhar, load_realworld
 from hetfl_explore.clustering.gpfl import GPFL, CFL, FedAvg, weighted_average, cfl_bipartition, local_sgd, lr_init
+from hetfl_explore.clustering.gpfl import TrainConfig, train_round, evaluate_models
 from hetfl_explore.clustering.cafl import CAFL, FedCO, CMFL, FedProx, silhouette_relocate, split_optimize, cmfl_relevance
 from hetfl_explore.clustering.contribution import (PAPER_CAFL, PAPER_GPFL, PAPER_FLCOHORT_CLUSTERS, PAPER_FLCOHORT_CLIENT,
     kendall_tau_b, imbalance_descriptors, fl_cohort, deletion_influence, minmax_scores, bin_scores, rank_correlation_matrix, training_scores,
@@ -266,3 +267,19 @@ def test_contribution_experiments_train_on_subsets():
         with pytest.raises((ValueError, TypeError), match='clients'): fedavg_on_clients(d, bad, 3)
     with pytest.raises(ValueError, match='scores'): top_fraction_curves(d, sc[:5])
     with pytest.raises(ValueError, match='n_drop'): drop_unstable_curves(d, sc, 8)
+
+
+def test_cfl_follows_the_reference_code_plain_means_and_children_from_their_own_updates():
+    "A forced split at round 0: each child's model is the parent's plus its own members' plain mean update."
+    d = leaf_synthetic(n_clients=8, rounds=2, seed=2)
+    th0 = lr_init(d.n_features, d.n_classes)
+    new, n, _ = train_round(d, 0, {w: th0 for w in range(8)}, TrainConfig(), 0)
+    dW = np.stack([(new[w] - th0).ravel() for w in range(8)]); side = cfl_bipartition(dW)
+    for variant in ('reference', 'size_weighted'):
+        run = CFL(eps1=1e9, eps2=0.0, warmup=0, variant=variant).run(d, 1)
+        wts = np.ones(8) if variant == 'reference' else np.array([n[w] for w in range(8)], float)
+        child = {w: th0 + (dW[side == side[w]].mean(0) if variant == 'reference' else wts @ dW / wts.sum()).reshape(th0.shape) for w in range(8)}
+        exp = evaluate_models(d, 0, {'group': child})
+        assert run.metrics[0]['group_acc'] == pytest.approx(exp['group_acc'])
+        assert run.log[0]['norms'][0][0] == pytest.approx(np.linalg.norm(wts @ dW / wts.sum()))
+    with pytest.raises(ValueError, match='variant'): CFL(variant='weighted')
