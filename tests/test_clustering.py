@@ -11,7 +11,7 @@ from hetfl_explore.clustering.profiles import (laplace_smooth, class_distance_ma
 from itertools import combinations
 from hetfl_explore.clustering.mcl import mcl, silhouette_samples, clustering_report, kmedoids, kmedoids_cost
 from hetfl_explore.clustering.eccentricity import cluster_stats, eccentricity, chebyshev_threshold, accepts, eccentricity_reassign
-from hetfl_explore.clustering.data import har_like_stream, leaf_synthetic, digits_writers, load_leaf_json, load_hhar, load_realworld
+from hetfl_explore.clustering.data import from_client_arrays, har_like_stream, leaf_synthetic, digits_writers, load_leaf_json, load_hhar, load_realworld
 from hetfl_explore.clustering.gpfl import GPFL, CFL, FedAvg, weighted_average, cfl_bipartition, local_sgd, lr_init
 from hetfl_explore.clustering.gpfl import TrainConfig, train_round, evaluate_models
 from hetfl_explore.clustering.cafl import CAFL, FedCO, CMFL, FedProx, silhouette_relocate, split_optimize, cmfl_relevance
@@ -283,3 +283,14 @@ def test_cfl_follows_the_reference_code_plain_means_and_children_from_their_own_
         assert run.metrics[0]['group_acc'] == pytest.approx(exp['group_acc'])
         assert run.log[0]['norms'][0][0] == pytest.approx(np.linalg.norm(wts @ dW / wts.sum()))
     with pytest.raises(ValueError, match='variant'): CFL(variant='weighted')
+
+
+def test_hostile_labels_features_lengths_and_eccentricities_are_rejected():
+    X = np.zeros((4, 2))
+    for y, arg in (([0, 1, -3, 7], 'ys[0]'), ([0, 1, 0.5, 1], 'ys[0]')):
+        with pytest.raises(ValueError, match=arg.replace('[', r'\[').replace(']', r'\]')): from_client_arrays('x', [X], [y], 2)
+    with pytest.raises(ValueError, match=r'Xs\[0\]'): from_client_arrays('x', [np.full((4, 2), np.nan)], [[0, 1, 0, 1]], 2)
+    with pytest.raises(ValueError, match='same length'): total_variation([1.0], [0.5, 0.5])
+    with pytest.raises(ValueError, match='same length'): ordinal_w1([1.0], [0.5, 0.5])
+    with pytest.raises(ValueError, match='xi'): accepts(-1.0, 3)
+    assert accepts(np.float32(0.1), np.int64(3))                                          # numpy scalars are numbers

@@ -36,6 +36,7 @@ CASES = [
     ('profiles.ema_update', lambda v: pr.ema_update([.5, .5], [.5, .5], v), 'w', st.one_of(NOT_NUMBER, st.floats(1.01, 9), st.floats(-9, -0.01))),
     ('profiles.naive_scipy_w1', lambda v: pr.naive_scipy_w1(v, [.5, .5]), 'p', BAD_PROB),
     ('profiles.total_variation', lambda v: pr.total_variation([.5, .5], v), 'q', BAD_PROB),
+    ('profiles.check_prob_pair', lambda v: pr.check_prob_pair([.5, .5], v), 'q', st.one_of(BAD_PROB, st.just([1.0]), st.just([.2, .3, .5]))),
     ('profiles.ordinal_w1', lambda v: pr.ordinal_w1(v, [.5, .5]), 'p', BAD_PROB),
     ('profiles.check_ground', lambda v: pr.check_ground(v, 4), 'ground', BAD_DIST),
     ('profiles.semantic_w1', lambda v: pr.semantic_w1([.5, .5], [.5, .5], v), 'ground', BAD_DIST),
@@ -51,6 +52,7 @@ CASES = [
     ('mcl.kmedoids_cost', lambda v: mc.kmedoids_cost(D3, v), 'medoids', st.sampled_from([[], [0, 0], [-1], [3], [0.5], 'a', None, [[0, 1]]])),
     ('eccentricity.cluster_stats', lambda v: ec.cluster_stats(v, [0, 0]), 'P', BAD_PROB),
     ('eccentricity.eccentricity', lambda v: ec.eccentricity([.5, .5], [.5, .5], v, 3), 'var', st.one_of(NOT_NUMBER, st.floats(-5, 0))),
+    ('eccentricity.accepts xi', lambda v: ec.accepts(v, 3), 'xi', st.one_of(NOT_NUMBER, st.floats(max_value=-1e-9), st.booleans())),
     ('eccentricity.chebyshev_threshold', lambda v: ec.chebyshev_threshold(v), 'n', st.one_of(NOT_INT, st.integers(max_value=0))),
     ('eccentricity.accepts', lambda v: ec.accepts(0.1, 3, 3, v), 'threshold', BAD_CHOICE),
     ('eccentricity.eccentricity_reassign', lambda v: ec.eccentricity_reassign(P3, P3, [0, 0, 1], mode=v), 'mode', BAD_CHOICE),
@@ -65,6 +67,10 @@ CASES += [
 CASES += [
     ('data.FedStream', lambda v: da.FedStream('x', v, 2, 2, 1, lambda *a: None, np.zeros((2, 1)), (None, None)), 'n_clients', st.one_of(NOT_INT, st.integers(max_value=0))),
     ('data.har_like_stream', lambda v: da.har_like_stream(group_sizes=v), 'group_sizes', st.sampled_from([(), (0, 2), 'ab', None, (1.5,)])),
+    ('data.from_client_arrays', lambda v: da.from_client_arrays('x', [np.zeros((4, 2))], [v], 2), 'ys[0]',
+     st.sampled_from([[0, 1, -3, 7], [0, 1, 0.5, 1], [0, 1, np.nan, 1], [0, 1], 'abcd', None, [[0, 1, 0, 1]]])),
+    ('data.from_client_arrays Xs', lambda v: da.from_client_arrays('x', [v], [[0, 1, 0, 1]], 2), 'Xs[0]',
+     st.sampled_from([np.full((4, 2), np.nan), np.full((4, 2), np.inf), np.zeros((3, 2)), 'abcd', None])),
     ('data.leaf_synthetic', lambda v: da.leaf_synthetic(n_clients=4, label_flip=v), 'label_flip', st.sampled_from([(9,), (-1,), 'a', None, (0.5,)])),
     ('data.digits_writers', lambda v: da.digits_writers(skew=v), 'skew', st.one_of(NOT_NUMBER, st.floats(1.01, 5), st.floats(-5, -0.01))),
     ('data.from_client_arrays', lambda v: da.from_client_arrays('x', [np.zeros((3, 2))], [[0, 1, 0]], 2, test_frac=v), 'test_frac', st.one_of(NOT_NUMBER, st.floats(1, 5), st.floats(-5, -0.01))),
@@ -115,7 +121,7 @@ CASES += [
     ('widgets.clustering.FedCOTradeoff', lambda v: wc.FedCOTradeoff(rounds=v), 'rounds', st.one_of(NOT_INT, st.integers(max_value=1), st.integers(51, 99))),
     ('widgets.clustering.WhoContributes', lambda v: wc.WhoContributes(rounds=v), 'rounds', st.one_of(NOT_INT, st.integers(max_value=1), st.integers(31, 99))),
 ]
-COVERED = {f'hetfl_explore.{"" if name.startswith("widgets") else "clustering."}{name}' for name, *_ in CASES} | {'hetfl_explore.widgets.clustering.family_cost'}
+COVERED = {f'hetfl_explore.{"" if name.startswith("widgets") else "clustering."}{name}' for name, *_ in CASES if ' ' not in name} | {'hetfl_explore.widgets.clustering.family_cost'}
 
 def test_family_cost_is_a_ground_cost():
     C = wc.family_cost(); pr.check_ground(C, len(da.ACTIVITIES))      # takes no argument: nothing malformed to draw

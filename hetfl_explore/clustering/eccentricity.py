@@ -51,7 +51,7 @@ def accepts(xi:float, # eccentricity of the tested point
             threshold:str='literal', # 'literal' (xi < v) or 'autocloud' (xi / 2 <= v)
            ) -> bool:
     "Whether a cluster accepts a point of eccentricity `xi`."
-    v = chebyshev_threshold(n, m)
+    xi, v = check_float('xi', xi, lo=0), chebyshev_threshold(n, m)
     return bool(xi < v) if check_choice('threshold', threshold, THRESHOLDS) == 'literal' else bool(xi / 2 <= v)
 
 # %% ../../nbs/clustering/72_eccentricity.ipynb #5269c6d5
