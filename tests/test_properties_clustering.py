@@ -52,6 +52,7 @@ CASES = [
     ('mcl.kmedoids_cost', lambda v: mc.kmedoids_cost(D3, v), 'medoids', st.sampled_from([[], [0, 0], [-1], [3], [0.5], 'a', None, [[0, 1]]])),
     ('eccentricity.cluster_stats', lambda v: ec.cluster_stats(v, [0, 0]), 'P', BAD_PROB),
     ('eccentricity.eccentricity', lambda v: ec.eccentricity([.5, .5], [.5, .5], v, 3), 'var', st.one_of(NOT_NUMBER, st.floats(-5, 0))),
+    ('eccentricity.eccentricity p', lambda v: ec.eccentricity(v, [.5, .5], 0.1, 3), 'p', st.sampled_from([[1.0], [np.nan, 1], [np.inf, 0], [], 'ab', None, [[.5, .5]]])),
     ('eccentricity.accepts xi', lambda v: ec.accepts(v, 3), 'xi', st.one_of(NOT_NUMBER, st.floats(max_value=-1e-9), st.booleans())),
     ('eccentricity.chebyshev_threshold', lambda v: ec.chebyshev_threshold(v), 'n', st.one_of(NOT_INT, st.integers(max_value=0))),
     ('eccentricity.accepts', lambda v: ec.accepts(0.1, 3, 3, v), 'threshold', BAD_CHOICE),
@@ -59,6 +60,9 @@ CASES = [
 ]
 BAD_SCORES = st.sampled_from([None, 'ab', [1.0, 2.0], [np.nan] * 6, [np.inf] * 6, [[1.0] * 6]])
 CASES += [
+    ('contribution.kendall_tau_b x', lambda v: co.kendall_tau_b(v, [1.0, 2.0, 3.0]), 'x', st.sampled_from([[1, np.nan, 2], [1, 2], 'abc', None, [[1, 2, 3]], [1, np.inf, 2]])),
+    ('contribution.minmax_scores x', lambda v: co.minmax_scores(v), 'x', st.sampled_from([[], [np.nan, 1], 'abc', None, [[1, 2]]])),
+    ('contribution.bin_scores x', lambda v: co.bin_scores(v, (1, 2)), 'x', st.sampled_from([[np.nan, 1], 'abc', None, [[1, 2]]])),
     ('contribution.fedavg_on_clients', lambda v: co.fedavg_on_clients(small_stream(), v, 1), 'clients', st.sampled_from([[], [0, 0], [6], [-1], [0.5], 'a', None])),
     ('contribution.top_fraction_curves', lambda v: co.top_fraction_curves(small_stream(), v, rounds=1), 'scores', BAD_SCORES),
     ('contribution.group_curves', lambda v: co.group_curves(small_stream(), v, (1,), rounds=1), 'scores', BAD_SCORES),
@@ -93,6 +97,9 @@ CASES += [
     ('gpfl.GPFL', lambda v: gp.GPFL(inflation=v), 'inflation', st.one_of(NOT_NUMBER, st.floats(-5, 1))),
     ('gpfl.cfl_bipartition', lambda v: gp.cfl_bipartition(v), 'dW', st.sampled_from([np.zeros(3), np.zeros((1, 3))])),
     ('gpfl.CFL', lambda v: gp.CFL(warmup=v), 'warmup', st.one_of(NOT_INT, st.integers(max_value=-1))),
+    ('cafl.CAFL.representatives acc', lambda v: ca.CAFL(2).representatives(np.array([0, 0, 1]), v), 'acc', st.sampled_from([[.5, np.nan, .1], [.5, .1], 'abc', None, [[.1, .2, .3]]])),
+    ('cafl.FedCO.representatives acc', lambda v: ca.FedCO(2).representatives(np.array([0, 0, 1]), v), 'acc', st.sampled_from([[.5, np.nan, .1], [.5, .1], 'abc', None])),
+    ('cafl.cmfl_relevance u', lambda v: ca.cmfl_relevance(v, np.ones(3)), 'u', st.sampled_from(['abc', None, [np.nan, 1, 1], [1, 1]])),
     ('cafl.silhouette_relocate', lambda v: ca.silhouette_relocate(v, [0, 1, 1], [0]), 'D', BAD_DIST),
     ('cafl.split_optimize', lambda v: ca.split_optimize(D3, [0, 0, 0], min_size=v), 'min_size', st.one_of(NOT_INT, st.integers(max_value=1))),
     ('cafl.CAFL', lambda v: ca.CAFL(k=v), 'k', st.one_of(NOT_INT, st.integers(max_value=0))),

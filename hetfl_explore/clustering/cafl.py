@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from fastcore.basics import patch_to
-from ..foundation.core import check_int, check_float, check_choice, check_type, check_ids
+from ..foundation.core import check_int, check_float, check_choice, check_type, check_ids, check_array
 from .mcl import kmedoids, silhouette_samples, clustering_report, check_cluster_labels
 from .profiles import check_distance_matrix
 from .data import FedStream
@@ -89,6 +89,8 @@ class CAFL:
                         acc:np.ndarray, # (n,) ranking signal (higher = better)
                        ) -> np.ndarray:
         "The top-r clients of each cluster by `acc`."
+        labels = check_cluster_labels(labels, len(np.atleast_1d(labels))); acc = check_array('acc', acc, ndim=1)
+        if acc.shape != labels.shape: raise ValueError(f"acc has {acc.size} entries: expected one per client ({labels.size})")
         return np.sort(np.concatenate([m[np.argsort(-acc[m], kind='stable')[:self.r]] for m in (np.flatnonzero(labels == j) for j in np.unique(labels))]))
 
     def regroup(self, D:np.ndarray, # (n, n) parameter distances
@@ -159,6 +161,8 @@ def representatives(self, labels:np.ndarray, # (n,) cluster labels
                     acc:np.ndarray, # (n,) ranking signal
                    ) -> np.ndarray:
     "Top-r per cluster, restricted to clients at or above the accuracy threshold (with the fallback)."
+    labels = check_cluster_labels(labels, len(np.atleast_1d(labels))); acc = check_array('acc', acc, ndim=1)
+    if acc.shape != labels.shape: raise ValueError(f"acc has {acc.size} entries: expected one per client ({labels.size})")
     out = []
     for j in np.unique(labels):
         m = np.flatnonzero(labels == j); m = m[np.argsort(-acc[m], kind='stable')]
@@ -190,7 +194,7 @@ def cmfl_relevance(u:np.ndarray, # a client's update
                    u_bar:np.ndarray, # the previous global update
                   ) -> float:
     "Share of coordinates whose update sign agrees with the global update's."
-    u, u_bar = np.ravel(u), np.ravel(u_bar)
+    u, u_bar = check_array('u', u).ravel(), check_array('u_bar', u_bar).ravel()
     if u.shape != u_bar.shape: raise ValueError(f"u has {u.size} entries: expected {u_bar.size} like u_bar")
     return float((np.sign(u) == np.sign(u_bar)).mean())
 

@@ -9,7 +9,7 @@ import pandas as pd
 from scipy.stats import kendalltau
 from sklearn.cluster import KMeans
 from sklearn.preprocessing import StandardScaler
-from ..foundation.core import check_int, check_choice, check_type, check_ids, check_array
+from ..foundation.core import check_int, check_choice, check_type, check_ids, check_array, as_array
 from .data import FedStream
 from .gpfl import (FLRun, TrainConfig, lr_init, train_round, weighted_average, predict_proba, weighted_f1,
                                            server_accuracy, run_rounds)
@@ -38,9 +38,8 @@ def kendall_tau_b(x, # scores of one method
                   y, # scores of another, same clients
                  ) -> float:
     "Kendall's tau-b (tie-corrected) between two score vectors."
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    if x.ndim != 1 or x.shape != y.shape or x.size < 2: raise ValueError(f"x, y have shapes {x.shape}, {y.shape}: expected two 1-D vectors of the same length >= 2")
-    if not (np.isfinite(x).all() and np.isfinite(y).all()): raise ValueError("x, y: expected finite scores")
+    x, y = check_array('x', x, ndim=1), check_array('y', y, ndim=1)
+    if x.shape != y.shape or x.size < 2: raise ValueError(f"x, y have shapes {x.shape}, {y.shape}: expected two 1-D vectors of the same length >= 2")
     return float(kendalltau(x, y, variant='b').statistic)
 
 def rank_correlation_matrix(scores:dict, # method name -> (n,) scores (same client order)
@@ -70,8 +69,7 @@ def cohort_scores(members:dict, # cohort -> client ids (1-based, as in the paper
 def minmax_scores(x, # scores
                  ) -> np.ndarray:
     "Scale scores to [0, 1] (all zeros when they are constant)."
-    x = np.asarray(x, float)
-    if x.ndim != 1 or x.size == 0 or not np.isfinite(x).all(): raise ValueError(f"x has shape {x.shape}: expected a non-empty 1-D vector of finite scores")
+    x = check_array('x', x, ndim=1, nonempty=True)
     span = x.max() - x.min()
     return (x - x.min()) / span if span > 0 else np.zeros_like(x)
 
@@ -79,8 +77,8 @@ def bin_scores(x, # scores
                edges, # increasing bin edges, e.g. (2, 5)
               ) -> np.ndarray:
     "Group index of each score: 0 below edges[0], ..., len(edges) at or above the last edge."
-    x, e = np.asarray(x, float), np.asarray(edges, float)
-    if e.ndim != 1 or e.size == 0 or (np.diff(e) <= 0).any(): raise ValueError(f"edges={edges!r}: expected increasing numbers")
+    x, e = check_array('x', x, ndim=1), check_array('edges', np.atleast_1d(as_array('edges', edges)), ndim=1, nonempty=True)
+    if (np.diff(e) <= 0).any(): raise ValueError(f"edges={edges!r}: expected increasing numbers")
     return np.searchsorted(e, x, side='right')
 
 # %% ../../nbs/clustering/76_contribution.ipynb #811c843a
