@@ -8,13 +8,16 @@ from scipy.stats import wasserstein_distance, kendalltau
 from sklearn.metrics import silhouette_samples as sk_silhouette, adjusted_rand_score
 from hetfl_explore.clustering.profiles import (laplace_smooth, class_distance_matrix, ordinal_w1, total_variation, naive_scipy_w1,
     semantic_w1, distance_to_similarity, sparsify, check_prob, ema_update)
-from hetfl_explore.clustering.mcl import mcl, silhouette_samples, clustering_report, kmedoids
+from itertools import combinations
+from hetfl_explore.clustering.mcl import mcl, silhouette_samples, clustering_report, kmedoids, kmedoids_cost
 from hetfl_explore.clustering.eccentricity import cluster_stats, eccentricity, chebyshev_threshold, accepts, eccentricity_reassign
-from hetfl_explore.clustering.data import har_like_stream, leaf_synthetic, digits_writers, load_leaf_json, load_hhar, load_realworld
+from hetfl_explore.clustering.data import from_client_arrays, har_like_stream, leaf_synthetic, digits_writers, load_leaf_json, load_hhar, load_realworld
 from hetfl_explore.clustering.gpfl import GPFL, CFL, FedAvg, weighted_average, cfl_bipartition, local_sgd, lr_init
+from hetfl_explore.clustering.gpfl import TrainConfig, train_round, evaluate_models
 from hetfl_explore.clustering.cafl import CAFL, FedCO, CMFL, FedProx, silhouette_relocate, split_optimize, cmfl_relevance
 from hetfl_explore.clustering.contribution import (PAPER_CAFL, PAPER_GPFL, PAPER_FLCOHORT_CLUSTERS, PAPER_FLCOHORT_CLIENT,
-    kendall_tau_b, imbalance_descriptors, fl_cohort, deletion_influence, minmax_scores, bin_scores, rank_correlation_matrix, training_scores)
+    kendall_tau_b, imbalance_descriptors, fl_cohort, deletion_influence, minmax_scores, bin_scores, rank_correlation_matrix, training_scores,
+    fedavg_on_clients, top_fraction_curves, group_curves, drop_unstable_curves)
 
 P_PERM, Q_PERM = np.array([.7, .1, .1, .1]), np.array([.1, .1, .1, .7])
 EDGES7 = [(0, 1), (0, 2), (1, 2), (2, 3), (3, 4), (3, 5), (4, 5), (4, 6), (5, 6), (3, 6)]
@@ -52,6 +55,50 @@ def test_mcl_matches_markov_clustering_package():
         for r in (1.7, 2.0, 3.0):
             ours, ref = mcl(A, inflation=r), oracle_labels(A, r)
             assert adjusted_rand_score(ours, ref) == pytest.approx(1.0), (r, ours, ref)
+
+def tied_component_graph(size, rng):
+    "An isolated equal-weight clique of `size` nodes next to a random weighted component, nodes shuffled."
+    m = int(rng.integers(2, 6)); B = rng.uniform(0, 1, (m, m)); B = (B + B.T) / 2
+    A = np.zeros((size + m, size + m)); A[:size, :size] = rng.uniform(0.1, 5); A[size:, size:] = B
+    np.fill_diagonal(A, 0); p = rng.permutation(size + m); return A[np.ix_(p, p)]
+
+def test_mcl_exact_ties_match_markov_clustering():
+    "Attractors sharing one limit row (pair, triangle, 4-clique of equal weights) form one cluster, as the reference says."
+    mc = pytest.importorskip('markov_clustering')
+    rng = np.random.default_rng(0)
+    for size in (2, 3, 4):
+        for _ in range(100):
+            A = tied_component_graph(size, rng)
+            ref = sorted(tuple(c) for c in mc.get_clusters(mc.run_mcl(A.copy(), inflation=1.7)))
+            lab = mcl(A); ours = sorted(tuple(np.flatnonzero(lab == j)) for j in np.unique(lab))
+            assert ours == ref, (size, ours, ref)
+
+def test_kmedoids_swap_optimal_and_exact():
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        X = rng.normal(size=(11, 2)); D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
+        best = min(kmedoids_cost(D, s) for s in combinations(range(11), 3))
+        _, m_ex = kmedoids(D, 3, method='exact'); assert kmedoids_cost(D, m_ex) == pytest.approx(best)
+        _, m_auto = kmedoids(D, 3); assert kmedoids_cost(D, m_auto) == pytest.approx(best)
+        _, m = kmedoids(D, 3, method='pam'); c = kmedoids_cost(D, m)
+        assert all(kmedoids_cost(D, [*m[:i], h, *m[i + 1:]]) >= c - 1e-12 for i in range(3) for h in range(11) if h not in m)
+
+def test_cafl_keeps_its_clusters_and_s_min_lets_singletons_form():
+    "s_min = 0: k clusters persist (k uploads a round); s_min > 0: new singletons form on every seed 0-9."
+    grew = 0
+    for seed in range(10):
+        d = leaf_synthetic(n_clients=12, rounds=4, seed=seed)
+        r = CAFL(k=3).run(d, seed=seed); assert r.uplink == [12, 3, 3, 3, 3]
+        grew += max(len(set(l)) for l in CAFL(k=3, s_min=0.2).run(d, seed=seed).labels) > 3
+    assert grew == 10
+
+def test_silhouette_relocate_singleton_stays_and_count_never_falls_at_zero():
+    rng = np.random.default_rng(4)
+    for _ in range(50):
+        X = rng.normal(size=(9, 2)); D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
+        lab = rng.integers(0, 4, 9); lab[:4] = np.arange(4); reps = rng.choice(9, 3, replace=False)
+        assert len(set(silhouette_relocate(D, lab, reps))) == 4
+    with pytest.raises(ValueError, match='reps'): silhouette_relocate(D, lab, [1, 1])
 
 def test_mcl_seven_node_and_sparse():
     for r in (1.7, 2.0, 3.0): np.testing.assert_array_equal(mcl(graph7(), inflation=r), [0, 0, 0, 1, 1, 1, 1])
@@ -205,3 +252,45 @@ def test_panels_compute_and_show_errors():
     lab.values = lambda: dict(graph='knn', k=99)
     assert lab.refresh() is None and '99' in lab.status.value
     ep = EccentricityPanel(); assert ep.compute(drift=1.0, mode='include', size=4)['accepted'].all()
+
+
+def test_contribution_experiments_train_on_subsets():
+    d = leaf_synthetic(n_clients=8, rounds=3, seed=1)
+    full = fedavg_on_clients(d, range(8), 3)
+    np.testing.assert_allclose(full, FedAvg().run(d, 3).curve('server_acc'))            # all clients: plain FedAvg
+    sc = np.array([5., 1, 4, 0, 3, 2, 7, 6])
+    np.testing.assert_allclose(top_fraction_curves(d, sc, (0.25,), 3)['top 25%'], fedavg_on_clients(d, [6, 7], 3))
+    g = group_curves(d, sc, (2.5, 100), 3)
+    np.testing.assert_allclose(g['bin 0'], fedavg_on_clients(d, [1, 3, 5], 3)); assert g['bin 2'].isna().all()
+    dr = drop_unstable_curves(d, sc, 2, 3); np.testing.assert_allclose(dr.iloc[:, 1], fedavg_on_clients(d, [0, 1, 2, 3, 4, 5], 3))
+    for bad in ([], [0, 0], [8], [-1], [0.5]):
+        with pytest.raises((ValueError, TypeError), match='clients'): fedavg_on_clients(d, bad, 3)
+    with pytest.raises(ValueError, match='scores'): top_fraction_curves(d, sc[:5])
+    with pytest.raises(ValueError, match='n_drop'): drop_unstable_curves(d, sc, 8)
+
+
+def test_cfl_follows_the_reference_code_plain_means_and_children_from_their_own_updates():
+    "A forced split at round 0: each child's model is the parent's plus its own members' plain mean update."
+    d = leaf_synthetic(n_clients=8, rounds=2, seed=2)
+    th0 = lr_init(d.n_features, d.n_classes)
+    new, n, _ = train_round(d, 0, {w: th0 for w in range(8)}, TrainConfig(), 0)
+    dW = np.stack([(new[w] - th0).ravel() for w in range(8)]); side = cfl_bipartition(dW)
+    for variant in ('reference', 'size_weighted'):
+        run = CFL(eps1=1e9, eps2=0.0, warmup=0, variant=variant).run(d, 1)
+        wts = np.ones(8) if variant == 'reference' else np.array([n[w] for w in range(8)], float)
+        child = {w: th0 + (dW[side == side[w]].mean(0) if variant == 'reference' else wts @ dW / wts.sum()).reshape(th0.shape) for w in range(8)}
+        exp = evaluate_models(d, 0, {'group': child})
+        assert run.metrics[0]['group_acc'] == pytest.approx(exp['group_acc'])
+        assert run.log[0]['norms'][0][0] == pytest.approx(np.linalg.norm(wts @ dW / wts.sum()))
+    with pytest.raises(ValueError, match='variant'): CFL(variant='weighted')
+
+
+def test_hostile_labels_features_lengths_and_eccentricities_are_rejected():
+    X = np.zeros((4, 2))
+    for y, arg in (([0, 1, -3, 7], 'ys[0]'), ([0, 1, 0.5, 1], 'ys[0]')):
+        with pytest.raises(ValueError, match=arg.replace('[', r'\[').replace(']', r'\]')): from_client_arrays('x', [X], [y], 2)
+    with pytest.raises(ValueError, match=r'Xs\[0\]'): from_client_arrays('x', [np.full((4, 2), np.nan)], [[0, 1, 0, 1]], 2)
+    with pytest.raises(ValueError, match='same length'): total_variation([1.0], [0.5, 0.5])
+    with pytest.raises(ValueError, match='same length'): ordinal_w1([1.0], [0.5, 0.5])
+    with pytest.raises(ValueError, match='xi'): accepts(-1.0, 3)
+    assert accepts(np.float32(0.1), np.int64(3))                                          # numpy scalars are numbers

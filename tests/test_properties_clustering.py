@@ -36,6 +36,7 @@ CASES = [
     ('profiles.ema_update', lambda v: pr.ema_update([.5, .5], [.5, .5], v), 'w', st.one_of(NOT_NUMBER, st.floats(1.01, 9), st.floats(-9, -0.01))),
     ('profiles.naive_scipy_w1', lambda v: pr.naive_scipy_w1(v, [.5, .5]), 'p', BAD_PROB),
     ('profiles.total_variation', lambda v: pr.total_variation([.5, .5], v), 'q', BAD_PROB),
+    ('profiles.check_prob_pair', lambda v: pr.check_prob_pair([.5, .5], v), 'q', st.one_of(BAD_PROB, st.just([1.0]), st.just([.2, .3, .5]))),
     ('profiles.ordinal_w1', lambda v: pr.ordinal_w1(v, [.5, .5]), 'p', BAD_PROB),
     ('profiles.check_ground', lambda v: pr.check_ground(v, 4), 'ground', BAD_DIST),
     ('profiles.semantic_w1', lambda v: pr.semantic_w1([.5, .5], [.5, .5], v), 'ground', BAD_DIST),
@@ -48,15 +49,32 @@ CASES = [
     ('mcl.silhouette_samples', lambda v: mc.silhouette_samples(v, [0, 1, 1]), 'D', BAD_DIST),
     ('mcl.clustering_report', lambda v: mc.clustering_report(v), 'labels', st.sampled_from([[], [0.5, 1.5], [[0, 1]], ['a']])),
     ('mcl.kmedoids', lambda v: mc.kmedoids(D3, v), 'k', st.one_of(NOT_INT, st.integers(max_value=0), st.integers(4, 50))),
+    ('mcl.kmedoids_cost', lambda v: mc.kmedoids_cost(D3, v), 'medoids', st.sampled_from([[], [0, 0], [-1], [3], [0.5], 'a', None, [[0, 1]]])),
     ('eccentricity.cluster_stats', lambda v: ec.cluster_stats(v, [0, 0]), 'P', BAD_PROB),
     ('eccentricity.eccentricity', lambda v: ec.eccentricity([.5, .5], [.5, .5], v, 3), 'var', st.one_of(NOT_NUMBER, st.floats(-5, 0))),
+    ('eccentricity.eccentricity p', lambda v: ec.eccentricity(v, [.5, .5], 0.1, 3), 'p', st.sampled_from([[1.0], [np.nan, 1], [np.inf, 0], [], 'ab', None, [[.5, .5]]])),
+    ('eccentricity.accepts xi', lambda v: ec.accepts(v, 3), 'xi', st.one_of(NOT_NUMBER, st.floats(max_value=-1e-9), st.booleans())),
     ('eccentricity.chebyshev_threshold', lambda v: ec.chebyshev_threshold(v), 'n', st.one_of(NOT_INT, st.integers(max_value=0))),
     ('eccentricity.accepts', lambda v: ec.accepts(0.1, 3, 3, v), 'threshold', BAD_CHOICE),
     ('eccentricity.eccentricity_reassign', lambda v: ec.eccentricity_reassign(P3, P3, [0, 0, 1], mode=v), 'mode', BAD_CHOICE),
 ]
+BAD_SCORES = st.sampled_from([None, 'ab', [1.0, 2.0], [np.nan] * 6, [np.inf] * 6, [[1.0] * 6]])
+CASES += [
+    ('contribution.kendall_tau_b x', lambda v: co.kendall_tau_b(v, [1.0, 2.0, 3.0]), 'x', st.sampled_from([[1, np.nan, 2], [1, 2], 'abc', None, [[1, 2, 3]], [1, np.inf, 2]])),
+    ('contribution.minmax_scores x', lambda v: co.minmax_scores(v), 'x', st.sampled_from([[], [np.nan, 1], 'abc', None, [[1, 2]]])),
+    ('contribution.bin_scores x', lambda v: co.bin_scores(v, (1, 2)), 'x', st.sampled_from([[np.nan, 1], 'abc', None, [[1, 2]]])),
+    ('contribution.fedavg_on_clients', lambda v: co.fedavg_on_clients(small_stream(), v, 1), 'clients', st.sampled_from([[], [0, 0], [6], [-1], [0.5], 'a', None])),
+    ('contribution.top_fraction_curves', lambda v: co.top_fraction_curves(small_stream(), v, rounds=1), 'scores', BAD_SCORES),
+    ('contribution.group_curves', lambda v: co.group_curves(small_stream(), v, (1,), rounds=1), 'scores', BAD_SCORES),
+    ('contribution.drop_unstable_curves', lambda v: co.drop_unstable_curves(small_stream(), np.arange(6.), v, rounds=1), 'n_drop', st.one_of(NOT_INT, st.integers(max_value=0), st.integers(6, 50))),
+]
 CASES += [
     ('data.FedStream', lambda v: da.FedStream('x', v, 2, 2, 1, lambda *a: None, np.zeros((2, 1)), (None, None)), 'n_clients', st.one_of(NOT_INT, st.integers(max_value=0))),
     ('data.har_like_stream', lambda v: da.har_like_stream(group_sizes=v), 'group_sizes', st.sampled_from([(), (0, 2), 'ab', None, (1.5,)])),
+    ('data.from_client_arrays', lambda v: da.from_client_arrays('x', [np.zeros((4, 2))], [v], 2), 'ys[0]',
+     st.sampled_from([[0, 1, -3, 7], [0, 1, 0.5, 1], [0, 1, np.nan, 1], [0, 1], 'abcd', None, [[0, 1, 0, 1]]])),
+    ('data.from_client_arrays Xs', lambda v: da.from_client_arrays('x', [v], [[0, 1, 0, 1]], 2), 'Xs[0]',
+     st.sampled_from([np.full((4, 2), np.nan), np.full((4, 2), np.inf), np.zeros((3, 2)), 'abcd', None])),
     ('data.leaf_synthetic', lambda v: da.leaf_synthetic(n_clients=4, label_flip=v), 'label_flip', st.sampled_from([(9,), (-1,), 'a', None, (0.5,)])),
     ('data.digits_writers', lambda v: da.digits_writers(skew=v), 'skew', st.one_of(NOT_NUMBER, st.floats(1.01, 5), st.floats(-5, -0.01))),
     ('data.from_client_arrays', lambda v: da.from_client_arrays('x', [np.zeros((3, 2))], [[0, 1, 0]], 2, test_frac=v), 'test_frac', st.one_of(NOT_NUMBER, st.floats(1, 5), st.floats(-5, -0.01))),
@@ -79,6 +97,9 @@ CASES += [
     ('gpfl.GPFL', lambda v: gp.GPFL(inflation=v), 'inflation', st.one_of(NOT_NUMBER, st.floats(-5, 1))),
     ('gpfl.cfl_bipartition', lambda v: gp.cfl_bipartition(v), 'dW', st.sampled_from([np.zeros(3), np.zeros((1, 3))])),
     ('gpfl.CFL', lambda v: gp.CFL(warmup=v), 'warmup', st.one_of(NOT_INT, st.integers(max_value=-1))),
+    ('cafl.CAFL.representatives acc', lambda v: ca.CAFL(2).representatives(np.array([0, 0, 1]), v), 'acc', st.sampled_from([[.5, np.nan, .1], [.5, .1], 'abc', None, [[.1, .2, .3]]])),
+    ('cafl.FedCO.representatives acc', lambda v: ca.FedCO(2).representatives(np.array([0, 0, 1]), v), 'acc', st.sampled_from([[.5, np.nan, .1], [.5, .1], 'abc', None])),
+    ('cafl.cmfl_relevance u', lambda v: ca.cmfl_relevance(v, np.ones(3)), 'u', st.sampled_from(['abc', None, [np.nan, 1, 1], [1, 1]])),
     ('cafl.silhouette_relocate', lambda v: ca.silhouette_relocate(v, [0, 1, 1], [0]), 'D', BAD_DIST),
     ('cafl.split_optimize', lambda v: ca.split_optimize(D3, [0, 0, 0], min_size=v), 'min_size', st.one_of(NOT_INT, st.integers(max_value=1))),
     ('cafl.CAFL', lambda v: ca.CAFL(k=v), 'k', st.one_of(NOT_INT, st.integers(max_value=0))),
@@ -107,7 +128,7 @@ CASES += [
     ('widgets.clustering.FedCOTradeoff', lambda v: wc.FedCOTradeoff(rounds=v), 'rounds', st.one_of(NOT_INT, st.integers(max_value=1), st.integers(51, 99))),
     ('widgets.clustering.WhoContributes', lambda v: wc.WhoContributes(rounds=v), 'rounds', st.one_of(NOT_INT, st.integers(max_value=1), st.integers(31, 99))),
 ]
-COVERED = {f'hetfl_explore.{"" if name.startswith("widgets") else "clustering."}{name}' for name, *_ in CASES} | {'hetfl_explore.widgets.clustering.family_cost'}
+COVERED = {f'hetfl_explore.{"" if name.startswith("widgets") else "clustering."}{name}' for name, *_ in CASES if ' ' not in name} | {'hetfl_explore.widgets.clustering.family_cost'}
 
 def test_family_cost_is_a_ground_cost():
     C = wc.family_cost(); pr.check_ground(C, len(da.ACTIVITIES))      # takes no argument: nothing malformed to draw

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from fastcore.basics import patch_to
-from ..foundation.core import check_int, check_float, check_choice, check_type
+from ..foundation.core import check_int, check_float, check_choice, check_type, check_ids, check_array
 from .mcl import kmedoids, silhouette_samples, clustering_report, check_cluster_labels
 from .profiles import check_distance_matrix
 from .data import FedStream
@@ -21,24 +21,31 @@ __all__ = ['RANKS', 'FALLBACKS', 'silhouette_relocate', 'split_optimize', 'CAFL'
 # %% ../../nbs/clustering/75_cafl.ipynb #dd781224
 def _relabel(labels): return np.unique(labels, return_inverse=True)[1]
 
+def _candidate_silhouettes(D, lab, w):
+    others = np.arange(len(lab)) != w
+    ids = np.unique(lab[others])
+    a = np.array([D[w, others & (lab == j)].mean() for j in ids])     # mean distance to each cluster, w left out
+    b = np.array([np.delete(a, i).min() for i in range(ids.size)])
+    return ids, (b - a) / np.maximum(np.maximum(a, b), 1e-12)
+
 def silhouette_relocate(D:np.ndarray, # (n, n) distances between the clients' parameter vectors
                         labels:np.ndarray, # (n,) current cluster labels
                         reps, # the representatives to re-check
-                        s_min:float=0.0, # below this best silhouette the representative becomes a singleton
+                        s_min:float=0.0, # a representative whose silhouette here and in every other cluster is below this becomes a singleton
                        ) -> np.ndarray:
-    "Move each representative to the cluster where its silhouette is largest, or make it a singleton."
+    "Keep each representative where its silhouette reaches `s_min`, else move it to its best cluster or make it a singleton."
     D = check_distance_matrix('D', D); lab, s_min = check_cluster_labels(np.asarray(labels), len(D)).copy(), check_float('s_min', s_min, -1, 1)
-    reps = np.atleast_1d(np.asarray(reps))
-    if reps.size and (not np.issubdtype(reps.dtype, np.integer) or reps.min() < 0 or reps.max() >= len(D)): raise ValueError(f"reps={reps.tolist()}: expected client indices in [0, {len(D) - 1}]")
+    reps = check_ids('reps', np.atleast_1d(reps), len(D), unique=True)
     for w in reps:
-        others = np.arange(len(lab)) != w
-        ids = np.unique(lab[others])
-        if ids.size < 2: continue
-        a = np.array([D[w, others & (lab == j)].mean() for j in ids])
-        b = np.array([np.delete(a, i).min() for i in range(ids.size)])
-        s = (b - a) / np.maximum(np.maximum(a, b), 1e-12)
-        lab[w] = ids[s.argmax()] if s.max() >= s_min else lab.max() + 1
+        if np.unique(np.delete(lab, w)).size < 2: continue             # one other cluster: nothing to compare
+        ids, s = _candidate_silhouettes(D, lab, w)
+        alone = not (np.delete(lab, w) == lab[w]).any()
+        here = 0.0 if alone else s[ids == lab[w]][0]                    # Rousseeuw: 0 for a singleton
+        if here >= s_min: continue
+        if s.max() >= s_min: lab[w] = ids[s.argmax()]
+        elif not alone: lab[w] = lab.max() + 1
     return _relabel(lab)
+
 
 # %% ../../nbs/clustering/75_cafl.ipynb #889d61b9
 def _mean_sil(D, lab): return float(silhouette_samples(D, lab).mean()) if 2 <= len(set(lab)) <= len(lab) - 1 else 0.0
@@ -47,16 +54,15 @@ def split_optimize(D:np.ndarray, # (n, n) distances between the clients' paramet
                    labels:np.ndarray, # (n,) cluster labels
                    min_size:int=4, # only clusters at least this large are split
                    tol:float=0.0, # a split must raise the mean silhouette by more than this
-                   seed:int=0, # seed of the 2-medoids initialisation
                   ) -> np.ndarray:
-    "Bisect clusters with 2-medoids while the mean silhouette of the partition improves."
+    "Bisect clusters with exact 2-medoids while the mean silhouette of the partition improves."
     D = check_distance_matrix('D', D); lab, min_size = _relabel(check_cluster_labels(np.asarray(labels), len(D))), check_int('min_size', min_size, lo=2)
     tol = check_float('tol', tol, lo=0)
     for _ in range(len(lab)):
         base = _mean_sil(D, lab)
         disp = {j: D[np.ix_(lab == j, lab == j)].mean() for j in np.unique(lab) if (lab == j).sum() >= min_size}
         for j in sorted(disp, key=disp.get, reverse=True):
-            mem = np.flatnonzero(lab == j); sub, _ = kmedoids(D[np.ix_(mem, mem)], 2, seed=seed)
+            mem = np.flatnonzero(lab == j); sub, _ = kmedoids(D[np.ix_(mem, mem)], 2)
             cand = lab.copy(); cand[mem[sub == 1]] = lab.max() + 1
             if _mean_sil(D, cand) > base + tol: lab = _relabel(cand); break
         else: return lab
@@ -83,6 +89,8 @@ class CAFL:
                         acc:np.ndarray, # (n,) ranking signal (higher = better)
                        ) -> np.ndarray:
         "The top-r clients of each cluster by `acc`."
+        labels = check_cluster_labels(labels, len(np.atleast_1d(labels))); acc = check_array('acc', acc, ndim=1)
+        if acc.shape != labels.shape: raise ValueError(f"acc has {acc.size} entries: expected one per client ({labels.size})")
         return np.sort(np.concatenate([m[np.argsort(-acc[m], kind='stable')[:self.r]] for m in (np.flatnonzero(labels == j) for j in np.unique(labels))]))
 
     def regroup(self, D:np.ndarray, # (n, n) parameter distances
@@ -98,7 +106,7 @@ def _dist(X): sq = (X ** 2).sum(1); return np.sqrt(np.maximum(sq[:, None] + sq[N
 @patch_to(CAFL)
 def run(self, data:FedStream, # the federation
         rounds:int|None=None, # rounds after the initial one (None = all)
-        seed:int=0, # seed of k-medoids and the shuffles
+        seed:int=0, # seed of the shuffles
        ) -> FLRun:
     "Run the algorithm and return its record (representative counts in `freq`)."
     T = run_rounds(data, rounds)
@@ -107,7 +115,7 @@ def run(self, data:FedStream, # the federation
     new, n, _ = train_round(data, 0, {w: lr_init(data.n_features, data.n_classes) for w in range(W)}, self.train, seed)
     g = weighted_average([new[w] for w in range(W)], [n[w] for w in range(W)])
     X = np.stack([new[w].ravel() for w in range(W)]); acc = np.array([scores(new[w], *data.batch(0, w, 'test'))[0] for w in range(W)])
-    labels, _ = kmedoids(_dist(X), self.k, seed=seed)
+    labels, _ = kmedoids(_dist(X), self.k)
     run = FLRun(self.name, freq=np.zeros(W, int)); self._record(run, data, 0, labels, W, g, new, 0)
     for t in range(1, T + 1):
         if self.rank == 'fresh': acc = np.array([scores(g, *data.batch(t, w, 'test'))[0] for w in range(W)])
@@ -153,6 +161,8 @@ def representatives(self, labels:np.ndarray, # (n,) cluster labels
                     acc:np.ndarray, # (n,) ranking signal
                    ) -> np.ndarray:
     "Top-r per cluster, restricted to clients at or above the accuracy threshold (with the fallback)."
+    labels = check_cluster_labels(labels, len(np.atleast_1d(labels))); acc = check_array('acc', acc, ndim=1)
+    if acc.shape != labels.shape: raise ValueError(f"acc has {acc.size} entries: expected one per client ({labels.size})")
     out = []
     for j in np.unique(labels):
         m = np.flatnonzero(labels == j); m = m[np.argsort(-acc[m], kind='stable')]
@@ -184,7 +194,7 @@ def cmfl_relevance(u:np.ndarray, # a client's update
                    u_bar:np.ndarray, # the previous global update
                   ) -> float:
     "Share of coordinates whose update sign agrees with the global update's."
-    u, u_bar = np.ravel(u), np.ravel(u_bar)
+    u, u_bar = check_array('u', u).ravel(), check_array('u_bar', u_bar).ravel()
     if u.shape != u_bar.shape: raise ValueError(f"u has {u.size} entries: expected {u_bar.size} like u_bar")
     return float((np.sign(u) == np.sign(u_bar)).mean())
 

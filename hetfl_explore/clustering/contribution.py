@@ -9,15 +9,16 @@ import pandas as pd
 from scipy.stats import kendalltau
 from sklearn.cluster import KMeans
 from sklearn.preprocessing import StandardScaler
-from ..foundation.core import check_int, check_choice, check_type
+from ..foundation.core import check_int, check_choice, check_type, check_ids, check_array, as_array
 from .data import FedStream
-from .gpfl import (FLRun, TrainConfig, lr_init, train_round, weighted_average, predict_proba, weighted_f1)
+from .gpfl import (FLRun, TrainConfig, lr_init, train_round, weighted_average, predict_proba, weighted_f1,
+                                           server_accuracy, run_rounds)
 
 # %% auto #0
 __all__ = ['PAPER_FLCOHORT_CLUSTERS', 'PAPER_FLCOHORT_MEMBERS', 'PAPER_FLCOHORT_CLIENT', 'PAPER_CAFL', 'PAPER_GPFL',
            'DELETION_MODES', 'DELETION_DISTS', 'kendall_tau_b', 'rank_correlation_matrix', 'cohort_scores',
            'minmax_scores', 'bin_scores', 'deletion_influence', 'imbalance_descriptors', 'fl_cohort', 'training_scores',
-           'contribution_study']
+           'contribution_study', 'fedavg_on_clients', 'top_fraction_curves', 'group_curves', 'drop_unstable_curves']
 
 # %% ../../nbs/clustering/76_contribution.ipynb #d474ecdc
 PAPER_FLCOHORT_CLUSTERS = pd.DataFrame({'size': [6, 7, 5, 2], 'Synthetic': [0.3504, 0.2861, 0.2694, 0.0941],
@@ -37,9 +38,8 @@ def kendall_tau_b(x, # scores of one method
                   y, # scores of another, same clients
                  ) -> float:
     "Kendall's tau-b (tie-corrected) between two score vectors."
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    if x.ndim != 1 or x.shape != y.shape or x.size < 2: raise ValueError(f"x, y have shapes {x.shape}, {y.shape}: expected two 1-D vectors of the same length >= 2")
-    if not (np.isfinite(x).all() and np.isfinite(y).all()): raise ValueError("x, y: expected finite scores")
+    x, y = check_array('x', x, ndim=1), check_array('y', y, ndim=1)
+    if x.shape != y.shape or x.size < 2: raise ValueError(f"x, y have shapes {x.shape}, {y.shape}: expected two 1-D vectors of the same length >= 2")
     return float(kendalltau(x, y, variant='b').statistic)
 
 def rank_correlation_matrix(scores:dict, # method name -> (n,) scores (same client order)
@@ -69,8 +69,7 @@ def cohort_scores(members:dict, # cohort -> client ids (1-based, as in the paper
 def minmax_scores(x, # scores
                  ) -> np.ndarray:
     "Scale scores to [0, 1] (all zeros when they are constant)."
-    x = np.asarray(x, float)
-    if x.ndim != 1 or x.size == 0 or not np.isfinite(x).all(): raise ValueError(f"x has shape {x.shape}: expected a non-empty 1-D vector of finite scores")
+    x = check_array('x', x, ndim=1, nonempty=True)
     span = x.max() - x.min()
     return (x - x.min()) / span if span > 0 else np.zeros_like(x)
 
@@ -78,8 +77,8 @@ def bin_scores(x, # scores
                edges, # increasing bin edges, e.g. (2, 5)
               ) -> np.ndarray:
     "Group index of each score: 0 below edges[0], ..., len(edges) at or above the last edge."
-    x, e = np.asarray(x, float), np.asarray(edges, float)
-    if e.ndim != 1 or e.size == 0 or (np.diff(e) <= 0).any(): raise ValueError(f"edges={edges!r}: expected increasing numbers")
+    x, e = check_array('x', x, ndim=1), check_array('edges', np.atleast_1d(as_array('edges', edges)), ndim=1, nonempty=True)
+    if (np.diff(e) <= 0).any(): raise ValueError(f"edges={edges!r}: expected increasing numbers")
     return np.searchsorted(e, x, side='right')
 
 # %% ../../nbs/clustering/76_contribution.ipynb #811c843a
@@ -89,12 +88,13 @@ def _pred_dist(a, b, X, dist):
     pa, pb = predict_proba(a, X), predict_proba(b, X)
     return float(0.5 * np.abs(pa - pb).sum(1).mean()) if dist == 'tv' else float((pa.argmax(1) != pb.argmax(1)).mean())
 
-def _fedavg(data, clients, rounds, cfg, seed, on_round=None):
+def _fedavg(data, clients, rounds, cfg, seed, on_round=None, curve=None):
     g = lr_init(data.n_features, data.n_classes)
     for t in range(rounds + 1):
         new, n, _ = train_round(data, t, {w: g for w in clients}, cfg, seed)
         if on_round is not None: on_round(new, n, g)
         g = weighted_average([new[w] for w in clients], [n[w] for w in clients])
+        if curve is not None: curve.append(server_accuracy(g, data))
     return g
 
 # %% ../../nbs/clustering/76_contribution.ipynb #7323fe90
@@ -179,3 +179,69 @@ def contribution_study(data:FedStream, # the federation
     gp = training_scores(GPFL().run_all(data, rounds, seed))
     return pd.DataFrame({'Deletion': deletion_influence(data, rounds, seed=seed), 'FL-Cohort': fl_cohort(data, cohorts, rounds, seed)['client'],
                          'CA-FL': ca, 'GP-FL (1 - minmax_scores)': 1 - minmax_scores(gp)})
+
+# %% ../../nbs/clustering/76_contribution.ipynb #c0d1e002
+def fedavg_on_clients(data:FedStream, # the federation
+                      clients, # distinct client ids that train (every one of them, every round)
+                      rounds:int=10, # rounds after the initial one
+                      seed:int=0, # seed of the shuffles
+                      train:TrainConfig|None=None, # local training settings
+                     ) -> np.ndarray: # (rounds + 1,) server accuracy after each round
+    "FedAvg on a subset of the clients: the server's accuracy after every round."
+    rounds = run_rounds(data, rounds)
+    ids = check_ids('clients', clients, data.n_clients, unique=True)
+    if ids.size == 0: raise ValueError("clients=[]: expected at least one client to train on")
+    curve = []
+    _fedavg(data, ids.tolist(), rounds, check_type('train', train or TrainConfig(), TrainConfig), seed, curve=curve)
+    return np.array(curve)
+
+def _check_scores(name, scores, data):
+    s = check_array(name, scores, ndim=1)
+    if s.size != data.n_clients: raise ValueError(f"{name} has {s.size} entries: expected one per client ({data.n_clients})")
+    return s
+
+
+# %% ../../nbs/clustering/76_contribution.ipynb #c0d1e003
+def top_fraction_curves(data:FedStream, # the federation
+                        scores, # (W,) scores, higher = more reliable (e.g. CA-FL's representative counts)
+                        fractions=(0.25, 0.5, 0.75, 1.0), # shares of the clients to keep, each in (0, 1]
+                        rounds:int=10, # rounds after the initial one
+                        seed:int=0, # seed of the shuffles
+                        train:TrainConfig|None=None, # local training settings
+                       ) -> pd.DataFrame: # one column per fraction, one row per round
+    "Server accuracy of FedAvg retrained on the top x% of clients by score (the study's Fig. 4)."
+    s, f = _check_scores('scores', scores, data), check_array('fractions', fractions, ndim=1, nonempty=True)
+    if (f <= 0).any() or (f > 1).any(): raise ValueError(f"fractions={fractions!r}: expected shares in (0, 1]")
+    order = np.argsort(-s, kind='stable')
+    return pd.DataFrame({f'top {x:.0%}': fedavg_on_clients(data, order[:max(1, int(np.ceil(x * len(s))))], rounds, seed, train) for x in f})
+
+def group_curves(data:FedStream, # the federation
+                 scores, # (W,) scores
+                 edges, # increasing bin edges; bin j holds the scores between edges[j-1] and edges[j]
+                 rounds:int=10, # rounds after the initial one
+                 seed:int=0, # seed of the shuffles
+                 train:TrainConfig|None=None, # local training settings
+                ) -> pd.DataFrame: # columns 'all' and 'bin 0' (lowest scores) ... ; an empty bin is all NaN
+    "Server accuracy of one FedAvg model per score bin, and of all clients (the study's Figs. 6 and 8)."
+    s = _check_scores('scores', scores, data); b = bin_scores(s, edges)
+    out = {'all': fedavg_on_clients(data, np.arange(len(s)), rounds, seed, train)}
+    for j in range(len(np.atleast_1d(edges)) + 1):
+        out[f'bin {j}'] = fedavg_on_clients(data, np.flatnonzero(b == j), rounds, seed, train) if (b == j).any() else np.full(len(out['all']), np.nan)
+    return pd.DataFrame(out)
+
+
+# %% ../../nbs/clustering/76_contribution.ipynb #c0d1e004
+def drop_unstable_curves(data:FedStream, # the federation
+                         instability, # (W,) instability scores, higher = less stable (e.g. GP-FL's cluster changes)
+                         n_drop:int=5, # how many of the most unstable clients to leave out (fewer than W)
+                         rounds:int=10, # rounds after the initial one
+                         seed:int=0, # seed of the shuffles
+                         train:TrainConfig|None=None, # local training settings
+                        ) -> pd.DataFrame: # columns 'all' and 'without the n most unstable'
+    "Server accuracy of FedAvg with all clients and without the most unstable ones (the study's Fig. 7)."
+    s = _check_scores('instability', instability, data)
+    n_drop = check_int('n_drop', n_drop, 1, len(s) - 1) if len(s) > 1 else check_int('n_drop', n_drop, 1, 0)
+    keep = np.sort(np.argsort(-s, kind='stable')[n_drop:])
+    return pd.DataFrame({'all': fedavg_on_clients(data, np.arange(len(s)), rounds, seed, train),
+                         f'without the {n_drop} most unstable': fedavg_on_clients(data, keep, rounds, seed, train)})
+

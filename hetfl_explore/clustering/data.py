@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 import numpy as np
 import pandas as pd
-from ..foundation.core import check_int, check_float, check_type, spawn_seeds
+from ..foundation.core import check_int, check_float, check_type, check_array, spawn_seeds
 
 # %% auto #0
 __all__ = ['SPLITS', 'ACTIVITIES', 'FAMILY', 'FAMILY_SCALE', 'CLASS_SCALE', 'PLACEMENT_SCALE', 'PROFILE_CONCENTRATION',
@@ -182,8 +182,11 @@ def from_client_arrays(name:str, # a description
     K, test_frac = check_int('n_classes', n_classes, lo=2), check_float('test_frac', test_frac, 0, 1, hi_open=True)
     rng, parts = np.random.default_rng(check_int('seed', seed, lo=0)), []
     for w, (X, y) in enumerate(zip(Xs, ys)):
-        X, y = np.asarray(X, np.float32).reshape(len(y), -1), np.asarray(y, int)
-        if len(y) < 2: raise ValueError(f"Xs[{w}]: client {w} has {len(y)} samples; expected at least 2")
+        X, y = check_array(f'Xs[{w}]', X), check_array(f'ys[{w}]', y, ndim=1, lo=0, hi=K - 1)
+        if (y != np.rint(y)).any(): raise ValueError(f"ys[{w}] holds {y[y != np.rint(y)][0]!r}: expected integer labels in [0, {K - 1}]")
+        if len(y) < 2 or X.ndim < 1 or len(X) != len(y): raise ValueError(f"Xs[{w}], ys[{w}]: client {w} has {X.shape[:1]} feature rows and {len(y)} labels; expected the same number, at least 2")
+        X, y = X.reshape(len(y), -1).astype(np.float32), y.astype(int)
+        if parts and X.shape[1] != parts[0][0][0].shape[1]: raise ValueError(f"Xs[{w}] has {X.shape[1]} features: expected {parts[0][0][0].shape[1]} like client 0")
         p = rng.permutation(len(y)); m = max(1, int(round(test_frac * len(y))))
         parts.append(((X[p[m:]], y[p[m:]]), (X[p[:m]], y[p[:m]])))
     sampler = lambda t, w, split, r: parts[w][0 if split == 'train' else 1]

@@ -5,7 +5,7 @@
 # %% ../../nbs/clustering/72_eccentricity.ipynb #37af7f05
 from __future__ import annotations
 import numpy as np
-from ..foundation.core import check_int, check_float, check_choice
+from ..foundation.core import check_int, check_float, check_choice, check_array
 from .profiles import check_prob
 from .mcl import check_cluster_labels
 
@@ -32,7 +32,9 @@ def eccentricity(p, # the tested vector (K,)
                 ) -> float:
     "TEDA eccentricity 1/n + ||mu - p||^2 / (n var)."
     n = check_int('n', n, lo=1); var = check_float('var', var, lo=0, lo_open=True)
-    d = np.asarray(p, float) - np.asarray(mu, float)
+    p, mu = check_array('p', p, ndim=1, nonempty=True), check_array('mu', mu, ndim=1)
+    if p.shape != mu.shape: raise ValueError(f"p has {p.size} entries and mu has {mu.size}: expected vectors of the same length")
+    d = p - mu
     return float(1 / n + d @ d / (n * var))
 
 # %% ../../nbs/clustering/72_eccentricity.ipynb #8c10ed73
@@ -51,7 +53,7 @@ def accepts(xi:float, # eccentricity of the tested point
             threshold:str='literal', # 'literal' (xi < v) or 'autocloud' (xi / 2 <= v)
            ) -> bool:
     "Whether a cluster accepts a point of eccentricity `xi`."
-    v = chebyshev_threshold(n, m)
+    xi, v = check_float('xi', xi, lo=0), chebyshev_threshold(n, m)
     return bool(xi < v) if check_choice('threshold', threshold, THRESHOLDS) == 'literal' else bool(xi / 2 <= v)
 
 # %% ../../nbs/clustering/72_eccentricity.ipynb #5269c6d5

@@ -16,9 +16,9 @@ from .data import FedStream
 from fastcore.basics import patch_to
 
 # %% auto #0
-__all__ = ['LR', 'EPOCHS', 'BATCH', 'lr_init', 'predict_proba', 'local_sgd', 'weighted_average', 'weighted_f1', 'scores',
-           'server_accuracy', 'FLRun', 'TrainConfig', 'run_rounds', 'train_round', 'evaluate_models', 'FedAvg', 'GPFL',
-           'cfl_bipartition', 'CFL']
+__all__ = ['LR', 'EPOCHS', 'BATCH', 'CFL_VARIANTS', 'lr_init', 'predict_proba', 'local_sgd', 'weighted_average', 'weighted_f1',
+           'scores', 'server_accuracy', 'FLRun', 'TrainConfig', 'run_rounds', 'train_round', 'evaluate_models',
+           'FedAvg', 'GPFL', 'cfl_bipartition', 'CFL']
 
 # %% ../../nbs/clustering/74_gpfl.ipynb #988f1bbe
 LR, EPOCHS, BATCH = 0.05, 1, 32      # the paper's learning rate; local epochs and batch size (not given in the paper)
@@ -302,6 +302,8 @@ def cfl_bipartition(dW:np.ndarray, # (n, P) the members' flattened updates
     U = dW / np.maximum(np.linalg.norm(dW, axis=1, keepdims=True), 1e-12)
     return AgglomerativeClustering(n_clusters=2, metric='precomputed', linkage='complete').fit(-(U @ U.T)).labels_
 
+CFL_VARIANTS = ('reference', 'size_weighted')   # plain means as the authors' code, or sample-count weighted
+
 class CFL:
     "Clustered FL: recursive bi-partitioning of a cluster when its mean update is small but some member's is large."
     name = 'CFL'
@@ -309,8 +311,10 @@ class CFL:
                  eps2:float=1.6, # ... and the largest update's norm is above this
                  warmup:int=5, # no split before this round
                  train:TrainConfig|None=None, # local training settings
+                 variant:str='reference', # 'reference' (plain means, children from their own updates) or 'size_weighted'
                 ):
         self.eps1, self.eps2 = check_float('eps1', eps1, lo=0), check_float('eps2', eps2, lo=0)
+        self.variant = check_choice('variant', variant, CFL_VARIANTS)
         self.warmup, self.train = check_int('warmup', warmup, lo=0), check_type('train', train or TrainConfig(), TrainConfig)
 
 # %% ../../nbs/clustering/74_gpfl.ipynb #700fc191
@@ -327,13 +331,15 @@ def run(self, data:FedStream, # the federation
         new, n, _ = train_round(data, t, {int(w): models[c] for c, mem in enumerate(clusters) for w in mem}, self.train, seed)
         lab, grp, nxt_c, nxt_m, norms = np.zeros(W, int), {}, [], [], []
         for c, (mem, th) in enumerate(zip(clusters, models)):
-            dW = np.stack([(new[w] - th).ravel() for w in mem]); wts = np.array([n[w] for w in mem], float)
-            mean_dw = wts @ dW / wts.sum(); th = th + mean_dw.reshape(th.shape)
+            dW = np.stack([(new[w] - th).ravel() for w in mem])
+            wts = np.array([n[w] for w in mem], float) if self.variant == 'size_weighted' else np.ones(len(mem))
+            mean_dw = wts @ dW / wts.sum(); lab[mem] = c
             norms.append((float(np.linalg.norm(mean_dw)), float(np.linalg.norm(dW, axis=1).max())))
-            lab[mem] = c; grp.update({int(w): th for w in mem})
-            if t >= self.warmup and norms[-1][0] < self.eps1 and norms[-1][1] > self.eps2 and len(mem) > 2:
-                s = cfl_bipartition(dW); nxt_c += [mem[s == 0], mem[s == 1]]; nxt_m += [th, th]
-            else: nxt_c.append(mem); nxt_m.append(th)
+            split = t >= self.warmup and norms[-1][0] < self.eps1 and norms[-1][1] > self.eps2 and len(mem) > 2
+            parts = [cfl_bipartition(dW) == side for side in (0, 1)] if split else [np.ones(len(mem), bool)]
+            for part in parts:
+                step = mean_dw if self.variant == 'size_weighted' else dW[part].mean(0)   # each child: its own members' mean
+                nxt_c.append(mem[part]); nxt_m.append(th + step.reshape(th.shape)); grp.update({int(w): nxt_m[-1] for w in mem[part]})
         g = weighted_average([new[v] for v in range(W)], [n[v] for v in range(W)])
         run.labels.append(lab); run.uplink.append(W); run.log.append(dict(norms=norms))
         run.metrics.append(evaluate_models(data, t, {'personal': new, 'group': grp, 'global': {w: g for w in range(W)}}))

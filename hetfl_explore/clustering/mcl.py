@@ -5,12 +5,15 @@
 # %% ../../nbs/clustering/71_mcl.ipynb #43c8334c
 from __future__ import annotations
 import numpy as np
+from itertools import combinations
+from math import comb
 import scipy.sparse as sp
-from ..foundation.core import check_int, check_float, check_array
+from ..foundation.core import check_int, check_float, check_array, check_choice, check_ids
 from .profiles import check_distance_matrix
 
 # %% auto #0
-__all__ = ['mcl_matrix', 'mcl', 'check_cluster_labels', 'silhouette_samples', 'clustering_report', 'kmedoids']
+__all__ = ['MCL_TIE_TOL', 'KMEDOIDS_EXACT_MAX', 'mcl_matrix', 'mcl', 'check_cluster_labels', 'silhouette_samples',
+           'clustering_report', 'kmedoids_cost', 'kmedoids']
 
 # %% ../../nbs/clustering/71_mcl.ipynb #2a791602
 def _col_normalize(M):
@@ -61,11 +64,19 @@ def mcl_matrix(A, # (n, n) similarity/adjacency matrix (numpy or scipy.sparse); 
     return M, it
 
 # %% ../../nbs/clustering/71_mcl.ipynb #ca4ab5d8
-def _labels_from_matrix(M):
+MCL_TIE_TOL = 1e-6  # attractor rows closer than this (max abs difference) are one cluster
+
+def _labels_from_matrix(M, tie_tol):
     M = M.toarray() if sp.issparse(M) else M
     att = np.flatnonzero(np.diag(M) > 0)
     if att.size == 0: att = np.unique(M.argmax(0))
-    owner = att[M[att].argmax(0)]                    # attractor holding most of each column
+    group = np.arange(att.size)                      # each attractor joins the first earlier one with an equal row
+    for i in range(1, att.size):
+        same = np.flatnonzero(np.abs(M[att[:i]] - M[att[i]]).max(1) <= tie_tol)
+        if same.size: group[i] = group[same[0]]
+    ids = np.unique(group)
+    mass = np.stack([M[att[group == g]].sum(0) for g in ids])   # (clusters, n) column mass per cluster
+    owner = ids[mass.argmax(0)]
     _, first = np.unique(owner, return_index=True)   # relabel clusters by their first member
     order = {o: i for i, o in enumerate(owner[np.sort(first)])}
     return np.array([order[o] for o in owner])
@@ -76,10 +87,13 @@ def mcl(A, # (n, n) similarity/adjacency matrix (numpy or scipy.sparse)
         loop_value:float=1.0, # weight of the self-loops
         max_iter:int=100, # iteration cap
         prune:float=1e-3, # pruning threshold
+        tie_tol:float=MCL_TIE_TOL, # attractor rows equal up to this (max abs difference) form one cluster
        ) -> np.ndarray: # (n,) cluster labels 0..k-1, numbered by first appearance
     "Markov clustering: one label per node."
+    tie_tol = check_float('tie_tol', tie_tol, lo=0)
     M, _ = mcl_matrix(A, expansion, inflation, loop_value, max_iter, prune)
-    return _labels_from_matrix(M)
+    return _labels_from_matrix(M, tie_tol)
+
 
 # %% ../../nbs/clustering/71_mcl.ipynb #eead9f6d
 def check_cluster_labels(labels, # (n,) integer cluster labels
@@ -121,25 +135,56 @@ def clustering_report(labels, # (n,) integer cluster labels
     return rep
 
 # %% ../../nbs/clustering/71_mcl.ipynb #999c1b2a
+KMEDOIDS_EXACT_MAX = 20_000  # enumerate every medoid set when C(n, k) is at most this
+
+def _cost(D, med): return float(D[:, list(med)].min(1).sum())
+
+def kmedoids_cost(D, # (n, n) distance matrix
+                  medoids, # distinct medoid indices in [0, n)
+                 ) -> float:
+    "The k-medoids objective: the summed distance of every point to its nearest medoid."
+    D = check_distance_matrix('D', D); med = check_ids('medoids', medoids, len(D), unique=True)
+    if med.size == 0: raise ValueError("medoids=[]: expected at least one medoid index")
+    return _cost(D, med)
+
+def _pam_build(D, k):
+    med = [int(D.sum(1).argmin())]
+    while len(med) < k:
+        near = D[:, med].min(1)
+        gain = np.maximum(near[:, None] - D, 0).sum(0); gain[med] = -np.inf   # cost drop if each point were added
+        med.append(int(gain.argmax()))
+    return med
+
+def _pam_swap(D, med, max_iter):
+    for _ in range(max_iter):
+        best, cost = None, _cost(D, med)
+        for i in range(len(med)):
+            for h in np.setdiff1d(np.arange(len(D)), med):
+                trial = med[:i] + [int(h)] + med[i + 1:]
+                if (c := _cost(D, trial)) < cost - 1e-12: best, cost = trial, c
+        if best is None: break
+        med = best
+    return med
+
+
+# %% ../../nbs/clustering/71_mcl.ipynb #b2f0aa02
+def _exact_medoids(D, k):
+    sets = np.array(list(combinations(range(len(D)), k)))
+    return [int(i) for i in sets[D[:, sets].min(2).sum(0).argmin()]]
+
 def kmedoids(D, # (n, n) distance matrix
              k:int, # number of clusters (1 <= k <= n)
-             seed:int=0, # seed of the k-medoids++ initialisation
-             max_iter:int=100, # cap on the alternate iterations
+             method:str='auto', # 'exact' (enumerate every set), 'pam' (BUILD + SWAP) or 'auto' (exact when C(n, k) <= KMEDOIDS_EXACT_MAX)
+             max_iter:int=100, # cap on the SWAP passes
             ) -> tuple[np.ndarray, np.ndarray]: # (labels (n,), medoid indices (k,))
-    "k-medoids (k-medoids++ seeding, alternate updates) on a precomputed distance matrix."
+    "k-medoids on a precomputed distance matrix: exact by enumeration for small n, else PAM (swap-optimal)."
     D = check_distance_matrix('D', D); n = len(D)
     if isinstance(k, (int, np.integer)) and not isinstance(k, bool) and k > n:
         raise ValueError(f"k={k}: fewer clients ({n}) than clusters; expected 1 <= k <= {n}")
-    k = check_int('k', k, lo=1, hi=n); rng = np.random.default_rng(check_int('seed', seed, lo=0))
-    med = [int(rng.integers(n))]
-    for _ in range(k - 1):
-        d = D[:, med].min(1) ** 2
-        med.append(int(rng.choice(n, p=d / d.sum())) if d.sum() > 0 else int(np.setdiff1d(np.arange(n), med)[0]))
-    med = np.array(med)
-    for _ in range(check_int('max_iter', max_iter, lo=1)):
-        lab = D[:, med].argmin(1); lab[med] = np.arange(k)
-        new = np.array([np.flatnonzero(lab == j)[D[np.ix_(lab == j, lab == j)].sum(1).argmin()] for j in range(k)])
-        if (new == med).all(): break
-        med = new
+    k = check_int('k', k, lo=1, hi=n); max_iter = check_int('max_iter', max_iter, lo=1)
+    method = check_choice('method', method, ('auto', 'exact', 'pam'))
+    if method == 'auto': method = 'exact' if comb(n, k) <= KMEDOIDS_EXACT_MAX else 'pam'
+    med = np.array(_exact_medoids(D, k) if method == 'exact' else _pam_swap(D, _pam_build(D, k), max_iter))
     lab = D[:, med].argmin(1); lab[med] = np.arange(k)
     return lab, med
+

@@ -12,8 +12,8 @@ from ..foundation.core import check_int, check_float, check_choice, check_array
 
 # %% auto #0
 __all__ = ['PROB_ATOL', 'SYM_ATOL', 'GROUND_METRICS', 'SIMILARITIES', 'GRAPHS', 'check_prob', 'check_distance_matrix',
-           'laplace_smooth', 'class_counts', 'ema_update', 'naive_scipy_w1', 'total_variation', 'ordinal_w1',
-           'check_ground', 'semantic_w1', 'class_distance_matrix', 'distance_to_similarity', 'sparsify']
+           'laplace_smooth', 'class_counts', 'ema_update', 'check_prob_pair', 'naive_scipy_w1', 'total_variation',
+           'ordinal_w1', 'check_ground', 'semantic_w1', 'class_distance_matrix', 'distance_to_similarity', 'sparsify']
 
 # %% ../../nbs/clustering/70_profiles.ipynb #52db1e3a
 PROB_ATOL = 1e-6      # how far a probability vector's sum may be from 1
@@ -78,23 +78,32 @@ def ema_update(p_old, # the current probability vector(s)
 # %% ../../nbs/clustering/70_profiles.ipynb #3dbcf24d
 GROUND_METRICS = ('tv', 'w1_ordinal', 'semantic')     # the ground metrics class_distance_matrix understands
 
+def check_prob_pair(p, # a probability vector
+                    q, # another probability vector over the same classes
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    "Return `p` and `q` as 1-D probability vectors after checking they cover the same number of classes."
+    p, q = check_array('p', p, ndim=1), check_array('q', q, ndim=1)
+    if p.size != q.size: raise ValueError(f"p has {p.size} classes and q has {q.size}: expected two probability vectors of the same length")
+    return check_prob('p', p), check_prob('q', q)
+
 def naive_scipy_w1(p, # a probability vector
                    q, # another probability vector
                   ) -> float:
     "The WRONG call `scipy.stats.wasserstein_distance(p, q)`, kept only to demonstrate the pitfall."
-    return float(wasserstein_distance(check_prob('p', p), check_prob('q', q)))
+    return float(wasserstein_distance(*check_prob_pair(p, q)))
 
 def total_variation(p, # a probability vector
                     q, # another probability vector
                    ) -> float:
     "Total variation distance 0.5 * ||p - q||_1 (Wasserstein-1 with the 0/1 ground metric)."
-    return float(0.5 * np.abs(check_prob('p', p) - check_prob('q', q)).sum())
+    p, q = check_prob_pair(p, q)
+    return float(0.5 * np.abs(p - q).sum())
 
 def ordinal_w1(p, # a probability vector over ordered classes 0..K-1
                q, # another probability vector
               ) -> float:
     "Wasserstein-1 with ground cost |i - j| on the class indices."
-    p, q = check_prob('p', p), check_prob('q', q)
+    p, q = check_prob_pair(p, q)
     return float(wasserstein_distance(np.arange(p.size), np.arange(q.size), p, q))
 
 # %% ../../nbs/clustering/70_profiles.ipynb #f0fa2181
