@@ -111,15 +111,15 @@ def run_notebook(page, url: str, token: str, name: str, timeout_ms: int = 60000)
     page.evaluate('window.jupyterapp.commands.execute("notebook:run-all-cells")')
 
 def wait_for_editor(page, timeout_ms: int = 60000):
-    "Wait until the matrix editor's readout and simplex (a plotly point) have drawn."
+    "Wait until the matrix editor's readout and simplex (an SVG point) have drawn."
     page.locator('.hx-editor .hx-metrics').first.wait_for(timeout=timeout_ms)
-    page.wait_for_selector('.hx-editor .js-plotly-plot path.point', timeout=timeout_ms)
+    page.wait_for_selector('.hx-editor .hx-simplex circle.hx-point', timeout=timeout_ms)
 
 # Timestamps in the page: the Enter keydown that commits a matrix cell (t0), the first mutation of the readout and of
 # the simplex after it, and the animation frame after both (the redraw is on screen). `window.__hxEdits` collects them.
 EDIT_TIMER_JS = '''() => {
   const ed = document.querySelector('.hx-editor'), readout = ed.querySelector('.hx-metrics'),
-        plot = ed.querySelector('.js-plotly-plot'), s = window.__hxEdit = {t0: null, readout: null, simplex: null};
+        plot = ed.querySelector('.hx-simplex'), s = window.__hxEdit = {t0: null, readout: null, simplex: null};
   window.__hxEdits = [];
   const done = () => { if (s.readout === null || s.simplex === null || s.t0 === null) return;
     const t0 = s.t0; s.t0 = null;

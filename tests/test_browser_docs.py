@@ -19,12 +19,13 @@ def pages():
 DRAWN_AS_DECLARED = """() => [...document.querySelectorAll('.js-plotly-plot')].filter(el => el._fullData)
     .flatMap(el => el._fullData.filter(t => t.type !== (el.data[t.index].type || 'scatter')).map(t => el.data[t.index].type))"""
 
-# What a reader meets: a saved panel (the output holding the read-only caption) that still takes input, a code line cut
+# What a reader meets: a saved panel (the output holding the read-only caption) that still takes input (other than a
+# widget that computes in the browser), a code line cut
 # off without a scroll bar, the current page's sidebar entry out of view, a contents entry that prints a formula twice
 READER_CHECKS = """() => {
   const out = [], side = document.querySelector('.hx-sidebar'), active = side && side.querySelector('a.active');
   const live = [...document.querySelectorAll('.hx-static-banner')].map(b => b.parentElement)
-    .flatMap(o => [...o.querySelectorAll('input, select, textarea, button')]).filter(i => !i.disabled);
+    .flatMap(o => [...o.querySelectorAll('input, select, textarea, button')]).filter(i => !i.disabled && !i.closest('.hetfl-kernel-free'));
   if (live.length) out.push(`${live.length} input(s) of saved panels accept input`);
   const cut = [...document.querySelectorAll('.jp-InputArea-editor, .jp-InputArea-editor pre')]
     .filter(e => e.scrollWidth > e.clientWidth + 2 && !['auto', 'scroll'].includes(getComputedStyle(e).overflowX));
@@ -56,7 +57,7 @@ def check_page(page, base: str, rel: str) -> list[str]:
     if undrawn: problems.append(f'{rel}: {len(undrawn)} trace(s) not drawn as their type (a plotly.js bundle without it?): {undrawn[:3]}')
     views = page.locator('script[type="application/vnd.jupyter.widget-view+json"]').count()
     if views: page.wait_for_selector('.jupyter-widgets', timeout=15000)
-    if views and not page.locator('.hx-static-banner').count(): problems.append(f'{rel}: {views} widget views but no static-snapshot banner')
+    if views and not page.locator('.hx-static-banner, .hetfl-kernel-free').count(): problems.append(f'{rel}: {views} widget views but no static-snapshot banner')
     if errors: problems.append(f'{rel}: console errors: {errors[:5]}')
     for problem in page.evaluate(READER_CHECKS): problems.append(f'{rel}: {problem}')
     math_errors = page.locator('.katex-error')              # KaTeX shows a formula it cannot parse as red source text
@@ -137,3 +138,22 @@ def test_every_page_shows_its_introduction():
         if words.split(',')[0] not in text: missing.append(f'{rel}: "{words}"')
     if not checked: pytest.skip('no built page comes from a notebook whose first cell has prose under its title')
     assert not missing, f'{len(missing)} of {checked} page(s) without their introduction:\n' + '\n'.join(missing)
+
+def test_the_matrix_editor_computes_on_the_docs_site_without_a_kernel():
+    "On the editor's chapter page, typing a count redraws the readout and the simplex, and a fractional count is refused."
+    rel = next(r for r in pages() if r.name.startswith('editor'))
+    with serve(DOCS) as base, browser() as b:
+        page, errors = b.new_page(viewport={'width': 1280, 'height': 900}), []
+        page.on('pageerror', lambda e: errors.append(str(e)))
+        page.goto(f'{base}/{rel}', wait_until='networkidle')
+        ed = page.locator('.hx-editor').first; ed.locator('.hx-metrics').wait_for(timeout=20000)
+        readout = lambda: ed.locator('.hx-metrics').inner_text()
+        points = lambda: ed.locator('.hx-simplex circle.hx-point').evaluate_all('cs => cs.map(c => c.getAttribute("cx") + c.getAttribute("cy"))')
+        r0, p0, cell = readout(), points(), ed.locator('.hx-cell input').first
+        assert cell.is_enabled() and not ed.locator('xpath=ancestor::*[contains(@class, "hx-readonly")]').count()
+        cell.fill('0'); cell.press('Enter')
+        page.wait_for_function('(r) => document.querySelector(".hx-editor .hx-metrics").innerText !== r', arg=r0)
+        assert points() != p0 and 'NaN' not in readout()
+        r1 = readout(); cell.fill('2.5'); cell.press('Enter')
+        page.wait_for_function('() => document.querySelector(".hx-editor .hx-message").innerText.includes("not a whole number")')
+        assert readout() == r1 and cell.input_value() == '0' and not errors, errors

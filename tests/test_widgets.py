@@ -184,7 +184,7 @@ def test_editor_page_carries_presets_names_and_published_values():
         assert ed.load_preset(preset) and ed.view.preset == preset and ed.view.names['attrs'] == entry['attrs']
         assert ed.view.published == {k: v for k, v in wx.published_values(preset).items() if v is not None}
     ed.view.preset = 'waterbirds_dist'; ed.view.rows = ed.view.presets['waterbirds_dist']['rows']   # chosen in the page
-    assert ed.preset == 'waterbirds_dist' and ed.published == wx.published_values('waterbirds_dist') and ed.preset_w.value == 'waterbirds_dist'
+    assert ed.preset == 'waterbirds_dist' and ed.published == wx.published_values('waterbirds_dist')
     assert (ed.view.k, ed.view.rounds) == (wx.EDITOR_K, wx.EDITOR_ROUNDS)
 
 def _figures(w):

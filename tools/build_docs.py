@@ -480,6 +480,7 @@ body, .jupyter-widgets, .widget-label, .widget-html-content, .jp-RenderedHTMLCom
 .hx-readonly input, .hx-readonly select, .hx-readonly textarea, .hx-readonly button, .hx-readonly .noUi-target {
   pointer-events: none; cursor: not-allowed; }
 .hx-readonly .noUi-target, .hx-readonly input, .hx-readonly select, .hx-readonly button { opacity: .6; }
+.hx-readonly .%(free)s input, .hx-readonly .%(free)s select, .hx-readonly .%(free)s button { pointer-events: auto; cursor: auto; opacity: 1; }
 .hx-pager { display: flex; justify-content: space-between; margin-top: 3rem; padding-top: 1rem; border-top: 1px solid #ddd; }
 .hx-pager a { text-decoration: none; color: #0b3d91; }
 .hx-header h1 { margin-bottom: .2rem; } .hx-header .description { font-style: italic; opacity: .75; font-size: 1.2rem; }
@@ -487,7 +488,7 @@ body, .jupyter-widgets, .widget-label, .widget-html-content, .jp-RenderedHTMLCom
 .jp-InputPrompt, .jp-OutputPrompt { display: none !important; }
 .hx-static-banner { margin: 4px 0; padding: 4px 10px; border-left: 4px solid #e0a800; background: #fff8e1; color: #5a4500;
   font: 13px system-ui, sans-serif; }
-""" % dict(font=__import__('hetfl_explore.foundation.core', fromlist=['FONT_FAMILY']).FONT_FAMILY)
+""" % dict(font=__import__('hetfl_explore.foundation.core', fromlist=['FONT_FAMILY']).FONT_FAMILY, free=KERNEL_FREE)
 
 SITE_JS = """
 document.addEventListener("DOMContentLoaded", () => {
@@ -503,11 +504,14 @@ document.addEventListener("DOMContentLoaded", () => {
     Plotly.newPlot(el, f.data, f.layout, {responsive: true}); });
   const freeze = () => document.querySelectorAll(".hx-static-banner").forEach(banner => {
     // a saved panel (the output holding the banner) cannot call Python: disable its inputs, unless its widget computes in the browser
-    const out = banner.parentElement;
-    if (out.querySelector(".%(free)s")) { banner.remove(); return; }
+    // a widget that computes in the browser (inside an element of class %(free)s) stays live; a panel that is all such
+    // widgets loses its banner, a panel that mixes both keeps it for its other controls
+    const out = banner.parentElement, live = e => e.closest(".%(free)s");
+    const inputs = [...out.querySelectorAll("input, select, textarea, button, [contenteditable=true]")];
+    if (out.querySelector(".%(free)s") && inputs.every(live)) { banner.remove(); out.classList.remove("hx-readonly"); return; }
     out.classList.add("hx-readonly");
-    out.querySelectorAll("input, select, textarea, button").forEach(i => { if (!i.disabled) { i.disabled = true; i.tabIndex = -1; } });
-    out.querySelectorAll("[contenteditable=true]").forEach(e => e.contentEditable = "false"); });
+    inputs.filter(i => !live(i)).forEach(i => { if (i.isContentEditable) i.contentEditable = "false";
+                                              else if (!i.disabled) { i.disabled = true; i.tabIndex = -1; } }); });
   new MutationObserver(() => { draw(); freeze(); }).observe(document.body, {childList: true, subtree: true}); draw(); freeze();
   const side = document.querySelector(".hx-sidebar"), active = side && side.querySelector("a.active");   // keep the current page in view
   if (active) side.scrollTop = active.offsetTop - side.clientHeight / 3;
@@ -585,7 +589,8 @@ def render_page(src: Path, rel: Path, metas: dict[Path, dict], exporter) -> None
                f'<script src="{assets}site.js"></script>\n')
     body = local_links(share_styles(body, assets), up)
     # plotly.js and KaTeX must load before require.js, or they register as AMD modules instead of globals
-    body = body.replace('<script src="%srequire.js"></script>' % assets, head_js + '<script src="%srequire.js"></script>' % assets, 1)
+    body = body.replace('<script src="%srequire.js"></script>' % assets,
+                        head_js + '<script src="%srequire.js"></script><script src="%sanywidget_amd.js"></script>' % (assets, assets), 1)
     body = re.sub(r'<title>.*?</title>', f'<title>{html.escape(title)} – hetfl_explore</title>', body, count=1, flags=re.S)
     header = f'<header class="hx-header"><h1>{html.escape(title)}</h1>' + (f'<p class="description">{inline_code(desc)}</p>' if desc else '') + '</header>'
     body = re.sub(r'(<body[^>]*>)', lambda m: m.group(1) + sidebar_html(rel, metas) + '<main class="hx-main">' + header, body, count=1)
@@ -653,6 +658,7 @@ def copy_assets(mods: Path) -> None:
     shutil.copy(Path(plotly.__file__).parent/'package_data'/'plotly.min.js', a/PLOTLY_FULL)
     shutil.copy(mods/'plotly.js-cartesian-dist-min'/PLOTLY_CARTESIAN, a/PLOTLY_CARTESIAN)
     shutil.copy(mods/'requirejs'/'require.js', a/'require.js')
+    shutil.copy(ROOT/'hetfl_explore'/'widgets'/'static'/'anywidget_amd.js', a/'anywidget_amd.js')   # saved anywidgets (the kernel-free editor) load through it
     shutil.copytree(mods/'@jupyter-widgets'/'html-manager'/'dist', a/'html-manager', dirs_exist_ok=True,
                     ignore=shutil.ignore_patterns('*.map', 'embed.js'))   # source maps and the non-AMD bundle: no page loads them
     for bundle in ('embed-amd.js', 'libembed-amd.js'):

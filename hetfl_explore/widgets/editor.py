@@ -6,7 +6,6 @@
 from __future__ import annotations
 import functools, html
 from importlib.resources import files
-from types import SimpleNamespace
 from typing import Callable
 import numpy as np
 import pandas as pd
@@ -401,11 +400,6 @@ def _from_page(self:MatrixEditor, change):
     try: types = [(r['m'], r['N']) for r in v.rows]
     except (TypeError, KeyError) as e: return self._reject(TypeError(f"rows: {e!r}: expected rows of {{'m': multiplicity, 'N': counts}}"))
     self._commit(types)
-
-@patch(as_prop=True)
-def preset_w(self:MatrixEditor):
-    "The preset menu's state (`.value`: the preset chosen in the page); the page draws the menu."
-    return SimpleNamespace(value=self.view.preset)
 
 # %% ../../nbs/widgets/50_editor.ipynb #c029f364
 @patch
