@@ -120,7 +120,7 @@ def as_array(name:str, # Argument name, quoted in the error
             ) -> np.ndarray:
     "`value` as a numeric numpy array (torch tensors copied to the CPU); errors name `name`."
     if isinstance(value, torch.Tensor): value = value.detach().cpu().numpy()
-    if value is None or isinstance(value, (str, bytes, dict, set)):
+    if value is None or isinstance(value, (str, bytes, dict, set, bool, np.bool_)):   # a lone truth value is no array of numbers
         raise TypeError(f"{name}={_show(value)}: expected an array of numbers")
     try: arr = np.asarray(value)
     except (ValueError, TypeError) as e: raise ValueError(f"{name}: not a rectangular array of numbers ({e})") from None
