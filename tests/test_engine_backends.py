@@ -36,7 +36,7 @@ def _same_run(h1, h2):
 def test_twin_runs_are_bit_identical_to_training_on_the_net_itself(backend, seed):
     "Whole runs (momentum, weight decay, FedProx, client sizes 10-39) give exactly the parameters and history of training on `net` itself."
     data = small_images(seed=seed)
-    cfg = RunConfig(rounds=3, clients_per_round=4, batch_size=8, lr=0.05, momentum=0.5, weight_decay=1e-3, prox_mu=0.01,
+    cfg = RunConfig(device='cpu', rounds=3, clients_per_round=4, batch_size=8, lr=0.05, momentum=0.5, weight_decay=1e-3, prox_mu=0.01,
                     seed=seed, backend=backend)
     model = lambda: cnn(3, 2, width=4, img_size=8, hidden=8)
     new, old = (cls(model, data, UniformSelector(), cfg) for cls in (Simulation, OldPath))
@@ -52,7 +52,7 @@ def test_backends_give_identical_updates_with_the_twin(name):
     sizes = np.array([9, 20, 31]); local, valid, steps = batch_plan(sizes, 6, np.random.default_rng(1), epochs=2)
     table = np.split(np.arange(60), np.cumsum(sizes)[:-1])
     pool = torch.from_numpy(np.stack([np.pad(t, (0, 31 - len(t)))[l] for t, l in zip(table, local)]))
-    run = lambda m: BACKENDS[name](LocalWork(m, lay, w0, x, y, pool, torch.from_numpy(valid), steps, np.full(3, 0.1), RunConfig(momentum=0.9)))
+    run = lambda m: BACKENDS[name](LocalWork(m, lay, w0, x, y, pool, torch.from_numpy(valid), steps, np.full(3, 0.1), RunConfig(device='cpu', momentum=0.9)))
     (p1, l1), (p2, l2) = run(net), run(pool_before_relu(net))
     assert torch.equal(p1, p2) and torch.equal(l1, l2)
 
@@ -117,7 +117,7 @@ def test_sequential_backend_matches_the_per_step_reference(seed, hook):
     pool = torch.from_numpy(np.stack([np.pad(t, (0, 31 - len(t)))[l] for t, l in zip(table, local)]))
     loss = (lambda out, yy, params, n: F.cross_entropy(out, yy, reduction='none') * (1 + 1 / n)) if hook else None
     args = (net, lay, lay.flatten(net), x, y, pool, torch.from_numpy(valid), steps, np.array([.1, .2, .05, .1]),
-            RunConfig(momentum=0.9, weight_decay=1e-3, prox_mu=0.1))
+            RunConfig(device='cpu', momentum=0.9, weight_decay=1e-3, prox_mu=0.1))
     (p1, l1), (p2, l2) = train_sequential(LocalWork(*args, client_loss=loss, n_data=sizes)), reference_sequential(*args, client_loss=loss, n_data=sizes)
     assert torch.equal(p1, p2) and torch.equal(l1, l2)
 
@@ -185,7 +185,7 @@ def _mlp_plan(seed, sizes=(7, 12, 3, 9, 16), B=4, epochs=2, hidden=(8, 5)):
     return net, lay, x, y, pool, torch.from_numpy(valid), steps
 
 @pytest.mark.parametrize('seed', SEEDS)
-@pytest.mark.parametrize('cfg', [RunConfig(), RunConfig(momentum=0.9, weight_decay=1e-3, prox_mu=0.1), RunConfig(momentum=0.5)])
+@pytest.mark.parametrize('cfg', [RunConfig(device='cpu'), RunConfig(device='cpu', momentum=0.9, weight_decay=1e-3, prox_mu=0.1), RunConfig(device='cpu', momentum=0.5)])
 def test_fused_matches_the_sequential_backend(seed, cfg):
     "Per-client parameters and batch losses equal `torch.optim.SGD`'s on autograd gradients, up to float32 rounding."
     net, lay, x, y, pool, valid, steps = _mlp_plan(seed)
@@ -198,7 +198,7 @@ def test_fused_matches_the_sequential_backend(seed, cfg):
 def test_fused_results_do_not_depend_on_the_threads():
     "Each client runs start to end in one thread, so any split over threads gives the same bits."
     net, lay, x, y, pool, valid, steps = _mlp_plan(0, sizes=tuple(range(3, 40, 3)))
-    run = lambda: BACKENDS['fused'](LocalWork(net, lay, lay.flatten(net), x, y, pool, valid, steps, np.full(len(steps), 0.1), RunConfig(momentum=0.9)))
+    run = lambda: BACKENDS['fused'](LocalWork(net, lay, lay.flatten(net), x, y, pool, valid, steps, np.full(len(steps), 0.1), RunConfig(device='cpu', momentum=0.9)))
     outs = []
     for threads in (1, 2, 5):
         torch.set_num_threads(threads); outs.append(run())

@@ -18,12 +18,28 @@ QS = [(m, n) for m in (importlib.import_module(f'{core.PACKAGE}.{lab}') for lab 
 
 COVERED = {f'hetfl_explore.graders.core.{n}' for n in (
     'Feedback', 'as_number', 'as_fraction', 'as_numbers', 'as_text', 'as_parts', 'is_placeholder', 'first_mistake',
-    'try_call', 'exercise', 'load_labs', 'exercises', 'grade', 'rubric_feedback', 'lab_report', 'assert_solved')} | {
+    'try_call', 'exercise', 'load_labs', 'exercises', 'grade', 'rubric_feedback', 'lab_report', 'assert_solved',
+    'answer_problem')} | {
     'hetfl_explore.graders.selection.' + n for n in ('never_selected', 'sampler_problem', 'uniform_jain')} | {
     'hetfl_explore.graders.modelhet.' + n for n in ('param_ratio', 'layer_coverage',
                                                    'small_attack', 'exponential_losses', 'predicted_auc')} | {
     'hetfl_explore.graders.feddiverse.' + n for n in ('step3_cases', 'step3_scores', 'explorer_stats')} | {
     'hetfl_explore.graders.fairness.' + n for n in ('lab_confusion', 'federated_dp_cases', 'explorer_dp')}
+
+class Unreadable:
+    "An answer whose every conversion and comparison raises."
+    def _boom(self, *a): raise RuntimeError('unreadable')
+    __float__ = __int__ = __index__ = __len__ = __iter__ = __array__ = __eq__ = __getitem__ = _boom
+
+def recursive():
+    "A list that contains itself."
+    xs = [1.0]; xs.append(xs); return xs
+
+def nested(depth):
+    "A list nested `depth` deep around one number."
+    x = 1.0
+    for _ in range(depth): x = [x]
+    return x
 
 def raises_naming(f, arg, *args, **kw):
     "Assert `f(*args, **kw)` raises ValueError/TypeError whose message names `arg`; returns the message."
@@ -40,7 +56,9 @@ ANSWERS = st.one_of(st.none(), st.just(...), st.booleans(), st.integers(-10**6, 
                     st.tuples(st.text(max_size=12), st.floats()), st.sets(st.text(max_size=8), max_size=3),
                     st.dictionaries(st.text(max_size=3), st.integers(), max_size=2), st.builds(lambda n: np.full(n, np.nan), st.integers(0, 4)),
                     st.builds(lambda x: torch.tensor(x), st.floats(-2, 2)), st.just(lambda *a: None), st.just(lambda *a: [0, 0, 0, 0]),
-                    st.just(lambda g, q, p: g), st.just(lambda *a: True), st.just(lambda *a: a[3].add(None)), st.just(print), st.just(object()))
+                    st.just(lambda g, q, p: g), st.just(lambda *a: True), st.just(lambda *a: a[3].add(None)), st.just(print), st.just(object()),
+                    st.builds(lambda: recursive()), st.builds(nested, st.integers(20, 5000)), st.builds(lambda e: [10**e, 1], st.integers(309, 500)),
+                    st.builds(lambda e: -10**e, st.integers(309, 500)), st.builds(Unreadable), st.just([Unreadable()]))
 
 @pytest.mark.parametrize('mod,name', QS, ids=[f'{m.__name__.split(".")[-1]}.{n}' for m, n in QS])
 @SETTINGS
@@ -131,3 +149,15 @@ def test_argument_free_helpers_are_deterministic():
     for f in (modelhet.param_ratio, modelhet.layer_coverage, modelhet.predicted_auc, fairness.lab_confusion, modelhet.small_attack, core.load_labs):
         a, b = f(), f()
         assert type(a) is type(b)
+
+@SETTINGS
+@given(answer=st.one_of(st.builds(lambda: recursive()), st.builds(nested, st.integers(core.MAX_ANSWER_DEPTH + 1, 5000)),
+                        st.builds(lambda e: [1, [10**e]], st.integers(309, 500)), st.builds(np.ones, st.integers(core.MAX_ANSWER_ITEMS + 1, 10**7))))
+def test_unreadable_answers_are_named_before_any_conversion(answer):
+    assert isinstance(core.answer_problem(answer), str)
+    assert all(C.grade(e, answer).status == 'wrong' for e in C.exercises()[::7])
+
+@SETTINGS
+@given(answer=st.one_of(st.floats(allow_nan=False), st.lists(st.integers(-10**6, 10**6), max_size=20), st.text(max_size=20)))
+def test_ordinary_answers_are_readable(answer):
+    assert core.answer_problem(answer) is None

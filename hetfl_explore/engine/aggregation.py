@@ -10,7 +10,7 @@ from typing import Any, Callable
 import numpy as np
 import torch
 import torch.nn as nn
-from ..foundation.core import check_float, check_type
+from ..foundation.core import check_array, check_float, check_tensor, check_type
 from .protocol import Reports, Selector
 from .models import ParamLayout
 from .config import RunConfig
@@ -49,6 +49,11 @@ class AggregationInput:
     def __post_init__(self):
         if not (torch.is_tensor(self.updates) and self.updates.dim() == 2):
             raise TypeError(f"AggregationInput.updates={self.updates!r}: expected a (C, P) tensor of client updates")
+        self.global_params = check_tensor('global_params', self.global_params, ndim=1)
+        C, P = self.updates.shape
+        if P != len(self.global_params): raise ValueError(f"updates: shape {(C, P)}: expected {len(self.global_params)} columns, one per parameter")
+        self.weights = check_array('weights', self.weights, ndim=1, lo=0)   # a negative weight would extrapolate
+        if len(self.weights) != C: raise ValueError(f"weights: {len(self.weights)} entries: expected {C}, one per client update")
 
 def fedavg_rule(inp:AggregationInput, # the round's updates and weights
                ) -> torch.Tensor:
@@ -99,7 +104,7 @@ def aggregate(global_params:torch.Tensor, # (P,) the broadcast global model w
     "w <- w + server_lr * (aggregated update from `rule`), with FedAvgM's server momentum on top when configured."
     check_type('cfg', cfg, RunConfig)
     if rule is None: rule = masked_average if masks is not None and cfg.aggregator != 'fednova' else AGGREGATORS[cfg.aggregator]
-    delta = rule(AggregationInput(global_params, updates, np.asarray(weights, np.float64), steps, lr, cfg, reports, masks))
+    delta = rule(AggregationInput(global_params, updates, weights, steps, lr, cfg, reports, masks))
     if not (torch.is_tensor(delta) and delta.shape == global_params.shape and bool(torch.isfinite(delta).all())):
         raise ValueError(f"aggregation rule {getattr(rule, '__name__', rule)!r} returned {type(delta).__name__} "
                          f"{tuple(getattr(delta, 'shape', ()))}: expected a finite tensor of shape {tuple(global_params.shape)}")

@@ -11,7 +11,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from torch.func import functional_call, vmap
-from ..foundation.core import check_int, check_type, check_choice
+from ..foundation.core import check_int, check_type, check_choice, check_count_array
 from .models import ParamLayout
 from .config import RunConfig, BACKEND_NAMES, LocalWork
 from .fused import train_fused, fused_dims
@@ -30,8 +30,9 @@ def batch_plan(sizes:np.ndarray, # (C,) number of samples of each training clien
                steps:int|None=None, # fixed number of local steps instead
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]: # local indices (C,S,B), validity mask (C,S,B), steps (C,)
     "Which local samples each client uses at each step: shuffled epochs, last batch of an epoch partial, padded to a box."
-    batch_size = check_int('batch_size', batch_size, lo=1)
-    sizes = np.asarray(sizes, np.int64); C, B, nmax = len(sizes), batch_size, max(int(sizes.max(initial=1)), 1)
+    batch_size, epochs = check_int('batch_size', batch_size, lo=1), check_int('epochs', epochs, lo=1)
+    steps = None if steps is None else check_int('steps', steps, lo=1)
+    sizes = check_count_array('sizes', sizes); C, B, nmax = len(sizes), batch_size, max(int(sizes.max(initial=1)), 1)
     if steps is not None:  # a stream of fresh permutations, cut into `steps` full batches
         E = -(-steps * B // max(int(sizes.min(initial=1)), 1))
         perm = np.argsort(np.where(np.arange(nmax) < sizes[:, None, None], rng.random((C, E, nmax)), 2.0), axis=2)

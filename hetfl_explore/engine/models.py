@@ -29,7 +29,7 @@ def mlp(in_features:int, # input features (images are flattened)
         n_classes:int=10, # output classes
        ) -> nn.Module:
     "A multilayer perceptron with ReLU activations and no normalisation."
-    hidden = [hidden] if isinstance(hidden, int) else list(hidden)
+    hidden = list(hidden) if isinstance(hidden, (list, tuple, range)) else [hidden]   # one width: an int, numpy int or 0-d array
     dims, layers = [check_int('in_features', in_features, lo=1)] + [check_int('hidden', h, lo=1) for h in hidden], [Flatten1()]
     for i, o in zip(dims[:-1], dims[1:]): layers += [nn.Linear(i, o), nn.ReLU()]
     return nn.Sequential(*layers, nn.Linear(dims[-1], check_int('n_classes', n_classes, lo=2)))

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Callable, Any
 import numpy as np
 import torch
-from ..foundation.core import check_int, check_type, rng_streams, check_array
+from ..foundation.core import check_int, check_type, rng_streams, as_array, check_array, check_count, check_count_array, check_ids, MAX_COUNT
 
 # %% auto #0
 __all__ = ['FAKE_LOSS', 'FAKE_LOSS_DROP', 'FAKE_UPDATE_SD', 'FAKE_BATCH', 'FAKE_TIME', 'FAKE_ENERGY', 'FAKE_PARAMS',
@@ -26,8 +26,7 @@ def _aligned(name, v, ids, ok, allowed):
 
 def _as_ids(name, ids):
     "`ids` as a 1-d int64 array of client ids (integral floats accepted); errors name `name`."
-    ids = np.asarray(check_array(name, ids, 1) if ids is None or isinstance(ids, (str, bytes)) else ids)
-    if ids.dtype == object: check_array(name, ids)
+    ids = as_array(name, ids)   # the shared reader: refuses None, strings, ragged and self-raising values with `name`
     if ids.ndim != 1: raise ValueError(f"{name}: expected a 1-d array of client ids, got shape {ids.shape}")
     if ids.size and not np.issubdtype(ids.dtype, np.integer):
         if not np.all(np.equal(np.mod(ids, 1), 0)): raise TypeError(f"{name}={ids!r}: expected integer client ids")
@@ -51,7 +50,7 @@ class Selection:
 def as_selection(x:Selection|np.ndarray|list, # what a selector returned: a `Selection` or a bare array of ids
                 ) -> Selection:
     "Normalise a selector's output to a `Selection`."
-    return x if isinstance(x, Selection) else Selection(np.asarray(x))
+    return x if isinstance(x, Selection) else Selection(x)   # `Selection` reads and checks the ids
 
 # %% ../../nbs/engine/06_protocol.ipynb #8fef091b
 @dataclass
@@ -66,13 +65,14 @@ class ClientView:
     global_params: torch.Tensor|None = None # the current global model (flat, read-only): what is broadcast this round
     system: str|None = None # where `ask(ids, 'time')` answers come from: 'profiles' (given), 'drawn' (engine default), None
     def __post_init__(self):
-        self.available = _as_ids('ClientView.available', self.available)
-        self.n_samples = np.asarray(self.n_samples, dtype=np.int64)
+        self.round = check_int('ClientView.round', self.round, lo=0)
+        self.n_samples = check_count_array('ClientView.n_samples', self.n_samples)   # 1.7 samples is no data size
+        if self.n_samples.ndim != 1: raise ValueError(f"ClientView.n_samples: shape {self.n_samples.shape}: expected one data size per client")
+        self.num_clients = check_count('ClientView.num_clients', self.num_clients)
         self.num_clients = self.num_clients or len(self.n_samples)
         if len(self.n_samples) != self.num_clients:
             raise ValueError(f"ClientView.n_samples has {len(self.n_samples)} entries: expected num_clients={self.num_clients}")
-        if self.available.size and (self.available.min() < 0 or self.available.max() >= self.num_clients):
-            raise ValueError(f"ClientView.available={self.available!r}: ids must lie in [0, {self.num_clients - 1}]")
+        self.available = check_ids('ClientView.available', self.available, self.num_clients, unique=True)
 
     def ask(self, ids, what:str='loss') -> np.ndarray:
         "Query clients `ids` for the scalar `what` through the engine's (counted) channel."
@@ -251,10 +251,13 @@ def selection_trace(selector:Selector, # the strategy to exercise
                     n_samples:np.ndarray|None=None, # data sizes (default: 100 each)
                    ) -> np.ndarray: # (rounds, num_clients) 0/1 participation matrix
     "Run `selector` for `rounds` rounds on synthetic reports and return who was selected when."
-    num_clients, rounds = check_int('num_clients', num_clients, lo=1), check_int('rounds', rounds, lo=1)
+    num_clients, rounds = check_int('num_clients', num_clients, lo=1, hi=MAX_COUNT), check_int('rounds', rounds, lo=1, hi=MAX_COUNT)
+    k = check_int('k', k, lo=1, hi=MAX_COUNT)
     sel_rng, av_rng, rep_rng = rng_streams(seed, 3, 'selection_trace')
-    n_samples = np.full(num_clients, DEFAULT_SAMPLES) if n_samples is None else np.asarray(n_samples)
-    p = np.broadcast_to(np.asarray(availability, dtype=float), (num_clients,))
+    n_samples = np.full(num_clients, DEFAULT_SAMPLES) if n_samples is None else check_count_array('n_samples', n_samples)
+    p = check_array('availability', availability, ndim=(0, 1), lo=0, hi=1)   # NaN would make every client unavailable
+    if p.ndim and len(p) != num_clients: raise ValueError(f"availability: {len(p)} entries: expected a number or {num_clients}, one per client")
+    p = np.broadcast_to(p, (num_clients,))
     selector.reset(num_clients, seed)
     trace = np.zeros((rounds, num_clients), dtype=np.int64)
     for t in range(rounds):

@@ -13,7 +13,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.func import functional_call
 from fastcore.basics import patch
-from ..foundation.core import check_int, check_float, check_choice, check_type, default_device, rng_streams, spawn_seeds, check_array
+from ..foundation.core import check_int, check_float, check_choice, check_type, default_device, rng_streams, spawn_seeds, check_array, check_callable
 from .protocol import Selection, ClientView, Reports, Selector, validate_selection, UniformSelector
 from .models import ParamLayout, check_vmappable, evaluate, mlp
 from .config import RunConfig, LocalWork
@@ -47,6 +47,7 @@ class Simulation:
                  client_loss:Callable|None=None, # per-sample client loss `client_loss(out, y, params, n_data) -> (B,)`; None: cross-entropy
                 ):
         self.config, self.selector = check_type('config', config, RunConfig), check_type('selector', selector, Selector)
+        check_callable('model_fn', model_fn)
         self.device, cfg = default_device(config.device), config
         self.rule = resolve_aggregation_rule(aggregation, self.selector, cfg)
         with torch.random.fork_rng(devices=[]):
@@ -197,7 +198,8 @@ def run_fl(model_fn:Callable[[], nn.Module], # builds the model
            **kwargs, # passed to `Simulation` (profiles, store, callbacks, stop_when, aggregation, accept, client_loss)
           ) -> History:
     "Build a `Simulation` and run it to the end."
-    return Simulation(model_fn, data, selector or UniformSelector(), config or RunConfig(), **kwargs).run(progress)
+    selector, config = UniformSelector() if selector is None else selector, RunConfig() if config is None else config
+    return Simulation(model_fn, data, selector, config, **kwargs).run(check_type('progress', progress, bool))
 
 # %% ../../nbs/engine/05_fedavg.ipynb #0a1d6821
 @patch

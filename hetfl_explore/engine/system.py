@@ -8,7 +8,7 @@ import dataclasses, hashlib
 from dataclasses import dataclass
 import numpy as np
 from fastcore.basics import patch
-from ..foundation.core import check_int, check_float, spawn_seeds
+from ..foundation.core import check_int, check_float, spawn_seeds, as_array
 from .config import MAX_SEED
 
 # %% auto #0
@@ -17,8 +17,8 @@ __all__ = ['TRANSFERS_PER_ROUND', 'SystemProfiles']
 # %% ../../nbs/engine/05f_system.ipynb #9e92df92
 def _floats(name, v):
     "`v` as a float64 array; a value that is not numeric raises an error naming `SystemProfiles.<name>`."
-    try: return np.asarray(v, np.float64)
-    except (TypeError, ValueError): raise TypeError(f"SystemProfiles.{name}={v!r}: expected numbers") from None
+    if isinstance(v, (bool, np.bool_)): raise TypeError(f"SystemProfiles.{name}={v!r}: expected numbers, not a truth value")
+    return as_array(f'SystemProfiles.{name}', v).astype(np.float64)
 
 # %% ../../nbs/engine/05f_system.ipynb #3d76c9ab
 @dataclass
@@ -43,7 +43,7 @@ class SystemProfiles:
             except ValueError: raise ValueError(f"SystemProfiles.{name} has shape {v.shape}: expected one value per client ({n},)") from None
             if not np.all(v >= 0) or np.isnan(v).any(): raise ValueError(f"SystemProfiles.{name}: expected non-negative values")
             return v
-        av = np.asarray(self.availability, np.float64)
+        av = _floats('availability', self.availability)
         self.availability = arr('availability', av, shape=av.shape if av.ndim == 2 else None)
         if self.availability.shape[-1] != n or self.availability.max(initial=0) > 1:
             raise ValueError(f"SystemProfiles.availability: expected probabilities in [0,1] of shape ({n},) or (T, {n})")

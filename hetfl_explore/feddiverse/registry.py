@@ -6,7 +6,7 @@
 from __future__ import annotations
 from typing import Callable
 import numpy as np
-from ..foundation.core import check_choice, check_float
+from ..foundation.core import check_choice, check_float, check_rng_seed
 from ..engine.protocol import Selector, UniformSelector, RoundRobinSelector
 from ..selection.baselines import EqW, FedPNS
 from ..selection.efficiency import PowD, ActiveFL, FLCIR
@@ -37,6 +37,6 @@ def make_selector(name:str, # a key of `SELECTORS`
                   seed:int=0, # seed of that noise
                  ) -> Selector:
     "A fresh selector by name, built from a federation's matrices (FedDiverse gets true or noisy triplets)."
-    check_choice('name', name, SELECTORS); noise = check_float('noise', noise, lo=0)
+    check_choice('name', name, SELECTORS); noise, seed = check_float('noise', noise, lo=0), check_rng_seed('seed', seed)
     N = client_matrices(matrices); t = oracle_triplets(N)
     return SELECTORS[name](N, perturb_triplets(t, noise, seed) if noise > 0 else t)

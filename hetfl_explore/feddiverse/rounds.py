@@ -93,6 +93,7 @@ def diversity_rounds(triplets:np.ndarray, # (K, 3) triplets [CI, AI, SC] of ever
                      **options, # the selection options (`selection_options`); missing ones come from 'sign-invariant'
                     ) -> np.ndarray: # (rounds, picks) chosen ids in selection order
     "FedDiverse's probabilistic / complementary / orthogonal selection for many rounds at once (vectorised, or compiled)."
+    t0 = check_int('t0', t0, lo=0)
     if compiled is None: compiled = check_int('rounds', rounds, lo=1) * len(check_triplets(triplets)) * check_int('k', k, lo=1) >= COMPILED_MIN_WORK
     if check_type('compiled', compiled, bool):
         t, o = check_triplets(triplets), selection_options('sign-invariant', **options)

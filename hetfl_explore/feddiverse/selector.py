@@ -8,7 +8,7 @@ import itertools
 import numpy as np
 from scipy.optimize import minimize
 from fastcore.basics import patch
-from ..foundation.core import check_int, check_float, check_choice, check_type, rng_streams
+from ..foundation.core import check_int, check_float, check_choice, check_type, rng_streams, as_array, check_ids
 from ..foundation.hetero import as_counts, dht, TYPES
 from ..engine.protocol import Selector, Selection, ClientView
 from ..selection.baselines import choice_without_replacement
@@ -74,9 +74,7 @@ def as_float_array(x, # numpy array, torch tensor or nested list
                    name:str, # argument name for the errors
                   ) -> np.ndarray:
     "`x` as a float64 array, or a ValueError naming `name`."
-    if hasattr(x, 'detach'): x = x.detach().cpu().numpy()
-    try: return np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError) as e: raise ValueError(f"{name}: not a numeric array ({e})") from None
+    return as_array(name, x).astype(np.float64)   # the shared reader: tensors, nested lists, objects that raise
 
 def check_triplets(triplets, # (K, 3) triplets [CI, AI, SC]: numpy, torch or nested list; or a `FederationSpec` (its true triplets)
                    name:str='triplets', # argument name for the errors
@@ -103,10 +101,7 @@ def check_available(available, # ids that may be chosen, or None (all)
     "Validate client ids: integers in [0, K)."
     K = check_int('K', K, lo=1)
     if available is None: return np.arange(K)
-    a = as_float_array(available, 'available').ravel()
-    if not np.all(np.isfinite(a)) or (a != np.round(a)).any() or (a < 0).any() or (a >= K).any():
-        raise ValueError(f"available={np.asarray(available).tolist()!r}: expected client ids, integers in [0, {K})")
-    return np.unique(a.astype(np.int64))
+    return np.sort(check_ids('available', available, K, unique=True))
 
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #d2a7f9c1
@@ -138,8 +133,7 @@ def normalise_triplets(triplets:np.ndarray, # (..., K, 3) non-negative triplets 
                       ) -> np.ndarray: # (..., K, 3) normalised triplets
     "Normalise triplets for the complementary and orthogonal steps; zero triplets stay zero."
     t = check_triplets(triplets, batch=True)
-    if norm == 'l1': return t / np.maximum(t.sum(-1, keepdims=True), 1e-12)
-    check_choice('norm', norm, ('l1', 'cosine'))
+    if check_choice('norm', norm, ('l1', 'cosine')) == 'l1': return t / np.maximum(t.sum(-1, keepdims=True), 1e-12)
     if rows is not None:
         m = np.asarray(rows)
         t = np.where((m if m.dtype == bool else np.isin(np.arange(t.shape[-2]), m))[..., None], t, 0.0)
@@ -200,7 +194,7 @@ def diversity_round(triplets:np.ndarray, # (K, 3) triplets [CI, AI, SC] of every
     "One FedDiverse round with any options, and the trace of every intermediate quantity."
     T, o, tol = check_triplets(triplets), selection_options('sign-invariant', **options), check_float('tol', tol, lo=0)
     avail, n, U, order = round_draws(len(T), check_int('k', k, lo=1), 1, check_rng(rng), available, o)
-    rand, order = o['lead'] == 'random', order[0]
+    rand, order, t = o['lead'] == 'random', order[0], check_int('t', t, lo=0)
     M, left, u, picks, steps = T[:, order] if rand else T, avail.copy(), iter(U[0, 3 * rand:]), [], []
     def take(i): picks.append(i); left[i] = False; return len(picks) == n
     while len(picks) < n:
@@ -404,8 +398,8 @@ def mixture_variance(matrices:np.ndarray, # (K, |Y|, |A|) client matrices
                     ) -> float:
     r"Var(S) of the mixed matrix $S = \sum_k \omega_k N^k$ over its cells."
     N = nonnegative_matrices(matrices); w = as_float_array(weights, 'weights')
-    if w.shape != N.shape[:1] or not np.isfinite(w).all():
-        raise ValueError(f"weights: shape {w.shape}: expected {N.shape[:1]} finite weights, one per client")
+    if w.shape != N.shape[:1] or not np.isfinite(w).all() or (w < 0).any():
+        raise ValueError(f"weights: shape {w.shape}: expected {N.shape[:1]} finite non-negative weights, one per client")
     return float(np.tensordot(w, N, 1).var())
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #05892a03

@@ -11,20 +11,27 @@ import numpy as np
 import torch
 
 # %% auto #0
-__all__ = ['SEED_MAX', 'MAX_COUNT', 'MS_PER_S', 'OUTCOME_SEED_ENV', 'OUTCOME_LOG_ENV', 'RESULTS_DIR', 'TRIPLET_COLORS',
-           'FONT_FAMILY', 'PAGE_FIGURE_WIDTH', 'check_int', 'check_float', 'check_choice', 'check_type', 'as_array',
-           'check_array', 'check_tensor', 'check_count', 'check_count_array', 'check_probability', 'check_distribution',
-           'check_ids', 'check_rng_seed', 'check_columns', 'check_callable', 'check_by_name', 'default_device',
-           'seed_everything', 'spawn_seeds', 'rng_streams', 'torch_generator', 'validate_fields', 'outcome_seed',
-           'assert_learned', 'results_path']
+__all__ = ['INT64_MIN', 'INT64_MAX', 'SEED_MAX', 'MAX_COUNT', 'MS_PER_S', 'KEY_MAX', 'OUTCOME_SEED_ENV', 'OUTCOME_LOG_ENV',
+           'RESULTS_DIR', 'TRIPLET_COLORS', 'FONT_FAMILY', 'PAGE_FIGURE_WIDTH', 'check_int', 'check_float',
+           'check_choice', 'check_type', 'as_array', 'check_array', 'check_tensor', 'check_count', 'check_count_array',
+           'check_probability', 'check_distribution', 'check_ids', 'check_rng_seed', 'check_columns', 'check_callable',
+           'check_by_name', 'default_device', 'seed_everything', 'spawn_seeds', 'rng_streams', 'torch_generator',
+           'validate_fields', 'outcome_seed', 'assert_learned', 'results_path']
 
 # %% ../../nbs/foundation/00_core.ipynb #ba8c93b3
 def _show(value, width:int=80) -> str:
     "`repr(value)`, cut to `width` characters so that a huge array does not flood the message."
-    r = repr(value)
+    try: r = repr(value)
+    except Exception: r = f'<{type(value).__name__} without a printable form>'   # e.g. an int past the digit limit of repr
     return r if len(r) <= width else r[:width - 3] + '...'
 
 def _bad(name, value, allowed): return f"{name}={_show(value)}: expected {allowed}"
+
+INT64_MIN, INT64_MAX = -2**63, 2**63 - 1   # the integer range of numpy and torch: a size or index beyond it overflows
+
+def _scalar(value):
+    "A 0-d numeric numpy array as its Python number (a number given as `np.array(3)`); anything else unchanged."
+    return value.item() if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in 'biuf' else value
 
 def check_int(name:str, # Argument name, quoted in the error
               value:Any, # The value to check
@@ -32,11 +39,14 @@ def check_int(name:str, # Argument name, quoted in the error
               hi:int|None=None, # Largest allowed value (inclusive)
              ) -> int:
     "Return `value` as `int`, raising `TypeError`/`ValueError` naming `name` if it is not an integer in [lo, hi]."
+    value = _scalar(value)
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(_bad(name, value, 'an integer'))
     value = int(value)
     if (lo is not None and value < lo) or (hi is not None and value > hi):
         raise ValueError(_bad(name, value, f"an integer in [{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}]"))
+    if (lo is None and value < INT64_MIN) or (hi is None and value > INT64_MAX):   # an unbounded side stops at 64 bits
+        raise ValueError(_bad(name, value, 'an integer within the 64-bit range [-2**63, 2**63 - 1]'))
     return value
 
 # %% ../../nbs/foundation/00_core.ipynb #e2242ef8
@@ -48,9 +58,11 @@ def check_float(name:str, # Argument name, quoted in the error
                 hi_open:bool=False, # Exclude `hi` itself
                ) -> float:
     "Return `value` as a finite `float`, raising an error naming `name` if it is not a number within the bounds."
+    value = _scalar(value)
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(_bad(name, value, 'a real number'))
-    value = float(value)
+    try: value = float(value)
+    except OverflowError: raise ValueError(_bad(name, value, 'a finite number (this one is beyond the float range)')) from None
     lb, ub = '(' if lo_open else '[', ')' if hi_open else ']'
     rng = f"a finite number in {lb}{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}{ub}"
     if not np.isfinite(value): raise ValueError(_bad(name, value, rng))
@@ -63,7 +75,7 @@ def _same(a, b) -> bool:
     "a == b as one truth value; False for arrays (no single truth value) and for a bool against a number."
     if isinstance(a, (bool, np.bool_)) != isinstance(b, (bool, np.bool_)): return False
     try: return bool(a == b)
-    except (ValueError, TypeError): return False
+    except Exception: return False   # an object whose comparison raises is no choice
 
 def check_choice(name:str, # Argument name, quoted in the error
                  value:Any, # The value to check
@@ -96,16 +108,24 @@ def _check_ndim(name, shape:tuple, ndim):
     if dims is not None and len(shape) not in dims:
         raise ValueError(f"{name}: shape {tuple(shape)}: expected an array with {' or '.join(map(str, dims))} dimension(s)")
 
+def _real_objects(name, arr:np.ndarray) -> np.ndarray:
+    "An object array of real numbers (`Fraction`, integers beyond int64) as float64; other object arrays unchanged."
+    if not all(isinstance(x, numbers.Real) and not isinstance(x, bool) for x in arr.flat): return arr
+    try: return np.array([float(x) for x in arr.flat]).reshape(arr.shape)
+    except OverflowError: raise ValueError(f"{name}: an entry is beyond the float range; expected finite numbers") from None
+
 def as_array(name:str, # Argument name, quoted in the error
              value:Any, # numpy array, torch tensor, nested list or number
              ndim:int|tuple|None=None, # the number of dimensions required (one, or a tuple of allowed ones), if any
             ) -> np.ndarray:
     "`value` as a numeric numpy array (torch tensors copied to the CPU); errors name `name`."
     if isinstance(value, torch.Tensor): value = value.detach().cpu().numpy()
-    if value is None or isinstance(value, (str, bytes, dict, set)):
+    if value is None or isinstance(value, (str, bytes, dict, set, bool, np.bool_)):   # a lone truth value is no array of numbers
         raise TypeError(f"{name}={_show(value)}: expected an array of numbers")
     try: arr = np.asarray(value)
     except (ValueError, TypeError) as e: raise ValueError(f"{name}: not a rectangular array of numbers ({e})") from None
+    except Exception as e: raise TypeError(f"{name}: {type(value).__name__} cannot be read as numbers ({type(e).__name__}: {e})") from None
+    if arr.dtype.kind == 'O' and arr.size: arr = _real_objects(name, arr)
     if arr.dtype.kind not in 'biuf' and not (arr.size == 0 and arr.dtype.kind == 'O'):
         raise TypeError(f"{name}={_show(value)}: expected an array of numbers, got dtype {arr.dtype}")
     _check_ndim(name, arr.shape, ndim)
@@ -284,6 +304,8 @@ def seed_everything(seed:int, # The experiment seed
     return seed
 
 # %% ../../nbs/foundation/00_core.ipynb #1b2add0c
+KEY_MAX = 2**128 - 1   # largest consumer key: a name is read as 16 bytes
+
 def spawn_seeds(seed:int, # The experiment seed
                 n:int, # How many independent child seeds
                 key:int|str=0, # A label of the consumer (e.g. 'clients', 'selection'), so different consumers get different streams
@@ -291,7 +313,7 @@ def spawn_seeds(seed:int, # The experiment seed
     "Derive `n` independent integer seeds from `seed` for the consumer named `key`."
     seed, n = check_rng_seed('seed', seed), check_int('n', n, lo=0)
     if isinstance(key, str): key = int.from_bytes(key.encode()[:16].ljust(16, b'\0'), 'little')
-    ss = np.random.SeedSequence([seed, check_int('key', key, lo=0)])
+    ss = np.random.SeedSequence([seed, check_int('key', key, lo=0, hi=KEY_MAX)])
     return [int(c.generate_state(2, np.uint32).astype(np.uint64) @ np.array([1, 2**31], np.uint64)) for c in ss.spawn(n)]
 
 # %% ../../nbs/foundation/00_core.ipynb #b08f7b74

@@ -12,10 +12,11 @@ import pandas as pd
 from ..foundation.core import check_choice, check_float, check_int, check_type
 
 # %% auto #0
-__all__ = ['STATUSES', 'MIME', 'LABS', 'SYMBOLS', 'FEEDBACK_COLOURS', 'ANSWER_TOL', 'LAB_SEED', 'EXERCISES', 'RESULTS', 'RIGHT',
-           'PACKAGE', 'MIN_WORDS', 'Feedback', 'as_number', 'as_fraction', 'as_numbers', 'as_text', 'as_parts',
-           'is_placeholder', 'first_mistake', 'try_call', 'exercise', 'load_labs', 'exercises', 'grade',
-           'rubric_feedback', 'lab_report', 'assert_solved']
+__all__ = ['STATUSES', 'MIME', 'LABS', 'SYMBOLS', 'FEEDBACK_COLOURS', 'ANSWER_TOL', 'LAB_SEED', 'MAX_ANSWER_DEPTH',
+           'MAX_ANSWER_ITEMS', 'FLOAT_MAX', 'EXERCISES', 'RESULTS', 'RIGHT', 'PACKAGE', 'MIN_WORDS', 'Feedback',
+           'as_number', 'as_fraction', 'as_numbers', 'as_text', 'as_parts', 'is_placeholder', 'first_mistake',
+           'try_call', 'answer_problem', 'exercise', 'load_labs', 'exercises', 'grade', 'rubric_feedback', 'lab_report',
+           'assert_solved']
 
 # %% ../../nbs/graders/90_graders.ipynb #0c3883c5
 STATUSES = ('correct', 'wrong', 'not attempted', 'submitted')   # 'submitted': an open question, graded by a person
@@ -61,7 +62,7 @@ def as_number(x, # an answer: int, float, NumPy or torch scalar, 1-element conta
         try: x = float(x.strip().rstrip('%'))
         except ValueError: return None
     try: a = np.asarray(x.detach().cpu().numpy() if hasattr(x, 'detach') else x, dtype=float)
-    except (TypeError, ValueError): return None
+    except Exception: return None   # not numbers, beyond the float range (OverflowError), or an object that raises
     if a.size != 1 or not np.isfinite(a).all(): return None
     return float(a.reshape(()))
 
@@ -76,7 +77,7 @@ def as_numbers(x, # a list, tuple, array or tensor of numbers
     "The answer as a flat array of finite floats, or None."
     if isinstance(x, (str, bytes, dict, set)) or x is None: return None
     try: a = np.asarray(x.detach().cpu().numpy() if hasattr(x, 'detach') else x, dtype=float).ravel()
-    except (TypeError, ValueError): return None
+    except Exception: return None
     return a if a.size and np.isfinite(a).all() else None
 
 # %% ../../nbs/graders/90_graders.ipynb #f662e55e
@@ -117,6 +118,33 @@ def try_call(f, # the student's function
     try: return f(*args), None
     except Exception as e: return None, f'your function raised {type(e).__name__}: {e}'
 
+# %% ../../nbs/graders/90_graders.ipynb #e4a1b7c3
+MAX_ANSWER_DEPTH = 16         # no exercise asks for containers nested deeper than this
+MAX_ANSWER_ITEMS = 100_000    # nor for more numbers than this
+FLOAT_MAX = float(np.finfo(np.float64).max)   # a Python float: comparing an int with it never overflows
+
+def _size(x) -> int | None:
+    "The number of entries of an array or tensor (read without converting it), or None for anything else."
+    if isinstance(x, np.ndarray): return x.size
+    numel = getattr(x, 'numel', None)
+    return numel() if callable(numel) and hasattr(x, 'detach') else None
+
+def answer_problem(answer, # the student's answer
+                  ) -> str | None: # what makes it unreadable, or None
+    "Why no grader can read `answer` (nested too deep or inside itself, too large, an integer beyond float range), or None."
+    stack, items = [(answer, 0)], 0
+    while stack:
+        x, depth = stack.pop()
+        if depth > MAX_ANSWER_DEPTH: return f'your answer is nested more than {MAX_ANSWER_DEPTH} levels deep (or contains itself).'
+        size = _size(x)
+        items += 1 if size is None else size
+        if items > MAX_ANSWER_ITEMS: return f'your answer holds more than {MAX_ANSWER_ITEMS:,} entries; no exercise asks for that many.'
+        if isinstance(x, int) and not isinstance(x, bool) and abs(x) > FLOAT_MAX:
+            return 'your answer holds an integer beyond the float range; give a number of ordinary size.'
+        if isinstance(x, dict): x = list(x.values())
+        if isinstance(x, (list, tuple, set, frozenset)): stack.extend((v, depth + 1) for v in x)
+    return None
+
 # %% ../../nbs/graders/90_graders.ipynb #aa966d98
 EXERCISES: dict = {}   # exercise id -> its grader (filled by the lab modules of this part)
 RESULTS: dict = {}     # exercise id -> the last Feedback given in this session
@@ -133,10 +161,14 @@ def exercise(eid:str, # the exercise id, '<lab>.q<n>'
     def deco(f):
         @functools.wraps(f)
         def run(answer):
-            if is_placeholder(answer):
+            why = answer_problem(answer)
+            if why is not None: fb = Feedback(eid, 'wrong', why, hint)
+            elif is_placeholder(answer):
                 fb = Feedback(eid, 'not attempted', 'replace the `...` placeholder with your answer and run the cell again.', hint)
             else:
-                out = f(answer)
+                try: out = f(answer)
+                except Exception as e:   # an answer whose reading raises (a hostile object) still gets feedback
+                    out = f'your answer could not be read: {type(e).__name__}: {str(e)[:200]}'
                 fb = out if isinstance(out, Feedback) else Feedback(eid, 'correct', praise) if out is None else Feedback(eid, 'wrong', out, hint)
             RESULTS[eid] = fb
             return fb

@@ -1,0 +1,330 @@
+"""Fuzz the package's public entry points with malformed inputs and report, per entry-point group, how each is answered.
+
+Every entry point has a valid control call (`CONTROLS`: argument values and a kind per argument). The fuzzer mutates
+one argument at a time into the malformed values of its kind (NaN, ±inf, negative and zero sizes, empty inputs, wrong
+dtypes and shapes, 1e300, 2**64, 10**400, strings and bools for numbers, mismatched lengths, duplicate and negative
+ids, self-containing and self-raising objects) and into equivalent valid forms (numpy scalars, 0-d arrays,
+`fractions.Fraction`, torch tensors for arrays). Every call runs in its own forked process with a time limit.
+
+A malformed call is *clear* when the package raises `ValueError`/`TypeError` from its own code with a message that
+names the argument, *unclear* for any other exception (or one raised inside numpy/torch), *silent* when it is
+accepted, *hang* past the limit. Valid controls and equivalent forms that raise count as *rejected*. Hostile answers
+go to `graders.core.grade(id, answer)` for every exercise id; anything but a `Feedback` within the limit is a problem.
+
+Run: `python tools/fuzz.py [--json fuzz.json] [--only crowd.robust engine] [--timeout 20]`.
+"""
+from __future__ import annotations
+import argparse, fractions, importlib, json, os, pickle, sys, time, traceback
+from collections import Counter, defaultdict
+import numpy as np
+import torch
+
+TIMEOUT_S = 20.0        # wall-clock limit of one call
+BIG_ANSWER = 10**7      # elements of the huge hostile answer
+DEEP = 100_000          # nesting depth of the deeply nested hostile answer
+PACKAGE_DIR = os.sep + 'hetfl_explore' + os.sep
+
+class SelfRaising:
+    "An object every operation of which raises (a hostile argument)."
+    def _boom(self, *a, **k): raise RuntimeError('hostile object')
+    __float__ = __int__ = __index__ = __len__ = __iter__ = __array__ = __getitem__ = __bool__ = _boom
+    __add__ = __radd__ = __mul__ = __rmul__ = __lt__ = __gt__ = __le__ = __ge__ = __eq__ = __hash__ = _boom
+    def __repr__(self): return 'SelfRaising()'
+
+def recursive_list():
+    "A list that contains itself."
+    xs = [1.0]; xs.append(xs); return xs
+
+def nested(depth:int):
+    "A list nested `depth` deep around one number."
+    x = 1.0
+    for _ in range(depth): x = [x]
+    return x
+
+# %% mutants: kind -> (malformed values, equivalent valid forms); both are functions of the valid value
+def _real_bad(v): return {'nan': float('nan'), 'inf': float('inf'), '-inf': float('-inf'), '10**400': 10**400, 'str': '1.0', 'bool': True, 'None': None, 'list': [v],
+                          'hostile': SelfRaising()}
+def _real_ok(v): return {'np.float64': np.float64(v), 'np.float32': np.float32(v), '0-d array': np.array(float(v)),
+                         'Fraction': fractions.Fraction(v).limit_denominator(10**6)}
+def _int_bad(v): return {'1.5': v + 0.5, '1e300': 1e300, 'nan': float('nan'), 'inf': float('inf'), '2**64': 2**64, '10**400': 10**400,
+                         '-2**64': -2**64, 'str': str(v), 'bool': True, 'None': None, 'hostile': SelfRaising()}
+def _int_ok(v): return {'np.int64': np.int64(v), 'np.int32': np.int32(v), '0-d array': np.array(v)}
+
+def _array_bad(v):
+    a = np.asarray(v, dtype=float)
+    out = {'empty': np.zeros((0,) + a.shape[1:]), 'None': None, 'str': 'abc', 'strings': np.full(a.shape, 'a'),
+           'recursive': recursive_list(), 'hostile': SelfRaising(), 'bool': True}
+    if a.size:
+        for name, x in (('nan', np.nan), ('inf', np.inf)):
+            b = a.copy(); b.flat[0] = x; out[name + ' entry'] = b
+        if a.ndim > 1: out['flattened'] = a.ravel()   # a 1-D array may be a legitimate batch of one: no extra-dim mutant
+        out['ragged'] = [list(np.atleast_1d(r)) for r in a] + [[1.0] * (a.shape[-1] + 1) if a.ndim > 1 else [1.0, 2.0]]
+    return out
+def _array_ok(v):
+    a = np.asarray(v)
+    return {'torch tensor': torch.as_tensor(a), 'list': a.tolist()}
+
+KINDS = {   # kind -> (malformed(v), equivalent(v), extra malformed(v))
+    'real': (_real_bad, _real_ok, lambda v: {}),
+    'pos': (_real_bad, _real_ok, lambda v: {'0': 0.0, '-1': -1.0}),
+    'unit': (_real_bad, _real_ok, lambda v: {'0': 0.0, '-1': -1.0, '1.5': 1.5}),
+    'nonneg': (_real_bad, _real_ok, lambda v: {'-1': -1.0}),
+    'prob': (_real_bad, _real_ok, lambda v: {'-0.1': -0.1, '1.5': 1.5}),
+    'int': (_int_bad, _int_ok, lambda v: {}),
+    'count': (_int_bad, _int_ok, lambda v: {'-1': -1}),
+    'size': (_int_bad, _int_ok, lambda v: {'-1': -1, '0': 0}),
+    'array': (_array_bad, _array_ok, lambda v: {}),
+    'nonneg_array': (_array_bad, _array_ok, lambda v: {'negative entry': -np.abs(np.asarray(v, float)) - 1}),
+    'linked_array': (_array_bad, _array_ok, lambda v: {'one short': np.asarray(v, float)[:-1]}),
+    'nonneg_linked': (_array_bad, _array_ok, lambda v: {'one short': np.asarray(v, float)[:-1],
+                                                        'negative entry': -np.abs(np.asarray(v, float)) - 1}),
+    'budget_linked': (lambda v: {k: x for k, x in _array_bad(v).items() if k != 'inf entry'}, _array_ok,   # inf: no limit
+                      lambda v: {'one short': np.asarray(v, float)[:-1], 'negative entry': -np.abs(np.asarray(v, float)) - 1}),
+    'counts': (_array_bad, _array_ok, lambda v: {'negative entry': -np.abs(np.asarray(v, float)) - 1,
+                                                 'fractional': np.asarray(v, float) + 0.5}),
+    'ids': (_array_bad, _array_ok, lambda v: {'negative id': np.r_[-1, np.asarray(v)[1:]],
+                                              'fractional id': np.asarray(v, float) + 0.5,
+                                              'id past the end': np.r_[np.asarray(v)[:-1], 10**6]}),
+    'unique_ids': (_array_bad, _array_ok, lambda v: {'negative id': np.r_[-1, np.asarray(v)[1:]],
+                                                     'fractional id': np.asarray(v, float) + 0.5,
+                                                     'duplicate id': np.r_[np.asarray(v)[:1], np.asarray(v)[:-1]]}),
+    'labels': (_array_bad, _array_ok, lambda v: {'label -1': np.r_[-1, np.asarray(v)[1:]],
+                                                 'label past the end': np.r_[np.asarray(v)[:-1], 10**3],
+                                                 'fractional label': np.asarray(v, float) + 0.5}),
+    'choice': (lambda v: {'unknown': 'no-such-choice', 'int': 3, 'None': None, 'hostile': SelfRaising()}, lambda v: {}, lambda v: {}),
+    'callable': (lambda v: {'int': 3, 'str': 'f'}, lambda v: {}, lambda v: {}),
+    'obj': (lambda v: {'int': 3, 'hostile': SelfRaising()}, lambda v: {}, lambda v: {}),
+    'fixed': (lambda v: {}, lambda v: {}, lambda v: {}),
+}
+
+# %% the valid control calls: group -> [(entry point, {argument: (valid value, kind)})]; a bare value is not mutated
+def _controls() -> dict:
+    "Build the valid arguments of every fuzzed entry point (some build a small federation once)."
+    from hetfl_explore.foundation.data import tiny_digits_federation
+    from hetfl_explore.engine.config import RunConfig
+    from hetfl_explore.engine.models import mlp
+    from hetfl_explore.engine.protocol import UniformSelector, make_view
+    rng = lambda: np.random.default_rng(0)
+    fed = tiny_digits_federation(num_clients=4, min_size=10, n_test=40)
+    N = np.array([[3., 1.], [2., 4.]]); Ns = np.array([[[3., 1.], [2., 4.]], [[1., 1.], [5., 2.]], [[2., 2.], [2., 2.]]])
+    trip = np.array([[.1, .2, .3], [.4, .1, .0], [.2, .2, .2], [.0, .3, .1]])
+    C = np.array([[[5., 1.], [2., 6.]], [[4., 2.], [1., 3.]]])
+    view = make_view(4, 0, None, np.array([10, 20, 30, 40]))
+    y = np.array([0, 1, 0, 1, 1, 0, 1, 0]); a = np.array([0, 0, 1, 1, 0, 1, 1, 0])
+    g, u = torch.zeros(3), torch.ones(2, 3)
+    return {
+     'engine.config': [('RunConfig', dict(rounds=(2, 'size'), clients_per_round=(2, 'size'), batch_size=(8, 'size'), lr=(0.1, 'pos'),
+                                          momentum=(0.0, 'nonneg'), seed=(0, 'count'), device='cpu'))],
+     'engine.simulation': [('run_fl', dict(model_fn=(lambda: mlp(64, 8, 10), 'callable'), data=(fed, 'obj'), selector=UniformSelector(),
+                                           config=(RunConfig(rounds=1, clients_per_round=2, batch_size=8, device='cpu'), 'obj'),
+                                           progress=False))],
+     'engine.protocol': [('ClientView', dict(round=(0, 'count'), available=(np.array([0, 1]), 'unique_ids'), n_samples=(np.array([2, 3, 4]), 'counts'))),
+                         ('make_view', dict(num_clients=(4, 'size'), t=(0, 'count'), available=(np.array([0, 2]), 'unique_ids'),
+                                            n_samples=(np.array([1, 2, 3, 4]), 'counts'))),
+                         ('selection_trace', dict(selector=UniformSelector(), num_clients=(4, 'size'), k=(2, 'size'), rounds=(2, 'size'),
+                                                  seed=(0, 'count'), availability=(0.9, 'prob'), n_samples=(np.array([5, 6, 7, 8]), 'counts'))),
+                         ('validate_selection', dict(sel=(np.array([0, 1]), 'unique_ids'), clients=(view, 'obj')))],
+     'engine.aggregation': [('aggregate', dict(global_params=(g, 'array'), updates=(u, 'array'), weights=(np.array([1., 2.]), 'nonneg_linked'),
+                                               cfg=(RunConfig(device='cpu'), 'obj'), state={}))],
+     'engine.models': [('mlp', dict(in_features=(4, 'size'), hidden=(3, 'size'), n_classes=(2, 'size'))),
+                       ('cnn', dict(in_channels=(1, 'size'), n_classes=(2, 'size'), width=(2, 'size'), img_size=(8, 'size'), hidden=(4, 'size')))],
+     'engine.backends': [('batch_plan', dict(sizes=(np.array([5, 7]), 'counts'), batch_size=(2, 'size'), rng=rng(), epochs=(1, 'size')))],
+     'engine.system': [('SystemProfiles', dict(speed=(np.ones(3), 'nonneg_array'), bandwidth=(np.ones(3), 'budget_linked'),
+                                               availability=(np.full(3, .5), 'linked_array'), energy_budget=(np.ones(3), 'budget_linked'),
+                                               dropout=(np.zeros(3), 'linked_array')))],
+     'foundation.core': [('spawn_seeds', dict(seed=(3, 'count'), n=(2, 'count'))),
+                         ('rng_streams', dict(seed=(3, 'count'), n=(2, 'count')))],
+     'foundation.data': [('partition_iid', dict(y=(y, 'array'), num_clients=(2, 'size'), seed=(0, 'count'))),
+                         ('partition_dirichlet', dict(y=(y, 'array'), num_clients=(2, 'size'), alpha=(0.5, 'pos'), seed=(0, 'count'))),
+                         ('dirichlet_size_split', dict(y=(y, 'array'), num_clients=(2, 'size'), alpha=(0.85, 'pos'), seed=(0, 'count'))),
+                         ('tiny_digits_federation', dict(seed=(0, 'count'), num_clients=(3, 'size'), alpha=(0.85, 'pos'), min_size=(10, 'size'), n_test=(40, 'size')))],
+     'foundation.hetero': [('interaction_matrix', dict(y=(y, 'labels'), a=(a, 'labels'), n_classes=(2, 'size'), n_attrs=(2, 'size'))),
+                           ('entropy', dict(p=(np.array([.5, .5]), 'nonneg_array'))),
+                           ('mutual_information', dict(N=(N, 'counts'))), ('dht', dict(N=(N, 'counts'))),
+                           ('hellinger', dict(p=(np.array([.5, .5]), 'nonneg_array'), q=(np.array([.2, .8]), 'nonneg_linked'))),
+                           ('js_divergence', dict(p=(np.array([.5, .5]), 'nonneg_array'), q=(np.array([.2, .8]), 'nonneg_linked'))),
+                           ('label_skew', dict(Ns=(Ns, 'counts'), measure=('hellinger', 'choice'))), ('fl_metrics', dict(Ns=(Ns, 'counts'))),
+                           ('client_types', dict(triplets=(trip[:, :3], 'array'), atol=(1e-9, 'nonneg')))],
+     'foundation.datasets': [('gaussian_spurious', dict(counts=(N, 'counts'), seed=(0, 'count'), core_sep=(1.5, 'real'), core_dim=(2, 'size')))],
+     'feddiverse.selector': [('normalise_triplets', dict(triplets=(trip, 'array'), norm=('l1', 'choice'))),
+                             ('fedrk_weights', dict(matrices=(Ns, 'nonneg_array'), floor=(0.0, 'nonneg'))),
+                             ('mixture_variance', dict(matrices=(Ns, 'nonneg_array'), weights=(np.array([.2, .3, .5]), 'nonneg_linked'))),
+                             ('perturb_triplets', dict(triplets=(trip, 'array'), sigma=(0.1, 'nonneg'), seed=(0, 'count'))),
+                             ('triplet_error', dict(estimated=(trip, 'array'), true=(trip + .1, 'linked_array'))),
+                             ('diversity_round', dict(triplets=(trip, 'array'), k=(2, 'size'), rng=rng(), t=(0, 'count'), available=(np.array([0, 1, 2]), 'unique_ids'))),
+                             ('FedDiverseSelector', dict(triplets=(trip, 'array'), variant=('sign-invariant', 'choice'), tol=(1e-9, 'nonneg')))],
+     'feddiverse.simulation': [('selection_stats', dict(matrices=(Ns, 'counts'), chosen=(np.array([[1, 0, 1], [0, 1, 1]]), 'array'))),
+                               ('proxy_losses', dict(matrices=(Ns, 'counts')))],
+     'feddiverse.rounds': [('diversity_rounds', dict(triplets=(trip, 'array'), k=(2, 'size'), rounds=(2, 'size'), rng=rng(), t0=(0, 'count')))],
+     'feddiverse.registry': [('make_selector', dict(name=('feddiverse', 'choice'), matrices=(Ns, 'counts'), noise=(0.0, 'nonneg'), seed=(0, 'count')))],
+     'fairness.metrics': [('group_confusion', dict(y=(y, 'labels'), a=(a, 'labels'), y_hat=(y[::-1].copy(), 'labels'), n_classes=(2, 'size'), n_groups=(2, 'size'))),
+                          ('demographic_parity_diff', dict(C=(C, 'counts'), pos_label=(1, 'count'), how=('maxmin', 'choice'))),
+                          ('worst_group_accuracy', dict(C=(C, 'counts')))],
+     'selection.compare': [('jain_index', dict(counts=(np.array([1., 2., 3.]), 'counts')))],
+     'selection.baselines': [('softmax', dict(v=(np.array([1., 2.]), 'array'), beta=(1.0, 'real'))),
+                             ('allocate', dict(capacity=(np.array([3, 3]), 'counts'), weight=(np.array([1., 2.]), 'nonneg_linked'), m=(3, 'count'))),
+                             ('top_by', dict(ids=(np.array([0, 1, 2]), 'unique_ids'), values=(np.array([3., 1., 2.]), 'linked_array'), m=(2, 'count'), rng=rng())),
+                             ('choice_without_replacement', dict(a=(np.array([0, 1, 2]), 'unique_ids'), p=(np.array([.2, .3, .5]), 'nonneg_linked'), size=(2, 'count'), rng=rng()))],
+     'crowd.promethee': [('budget_greedy', dict(order=(np.array([0, 1]), 'unique_ids'), cost=(np.array([1., 1.]), 'nonneg_linked'), budget=(2.0, 'nonneg'))),
+                         ('preference', dict(d=(np.array([.1, .3]), 'array'), q=(0.05, 'nonneg'), p=(0.5, 'pos')))],
+     'crowd.robust': [('krum_scores', dict(points=(torch.eye(5), 'array'), f=(1, 'count'))),
+                      ('robust_aggregate', dict(mus=(torch.zeros(3, 2), 'array'), vars=(torch.ones(3, 2), 'nonneg_linked'), rule=('fedavg', 'choice'), f=(1, 'count')))],
+     'crowd.bayesian': [('gaussian_kl', dict(mu_q=(torch.zeros(2), 'array'), var_q=(torch.ones(2), 'nonneg_linked'), mu_p=(torch.zeros(2), 'linked_array'), var_p=(torch.ones(2), 'nonneg_linked'))),
+                        ('aggregate_posteriors', dict(mus=(torch.zeros(2, 3), 'array'), vars=(torch.ones(2, 3), 'nonneg_linked'), mode=('poe', 'choice'))),
+                        ('linear_posterior', dict(X=(torch.eye(3), 'array'), y=(torch.ones(3), 'linked_array'), noise_var=(0.5, 'pos'))),
+                        ('expected_calibration_error', dict(probs=(torch.tensor([[.7, .3], [.4, .6]]), 'nonneg_array'), y=(torch.tensor([0, 1]), 'labels'), bins=(5, 'size')))],
+     'crowd.shapley': [('shapley_exact', dict(utility=(lambda s: float(len(s)), 'callable'), n_players=(3, 'size')))],
+     'clustering.eccentricity': [('eccentricity', dict(p=(np.array([1., 2.]), 'array'), mu=(np.array([0., 0.]), 'linked_array'), var=(1.0, 'pos'), n=(5, 'size'))),
+                                 ('chebyshev_threshold', dict(n=(5, 'size'), m=(3.0, 'pos'))),
+                                 ('accepts', dict(xi=(0.5, 'nonneg'), n=(5, 'size'), m=(3.0, 'pos'))),
+                                 ('cluster_stats', dict(P=(np.eye(3), 'array'), labels=(np.array([0, 0, 1]), 'labels')))],
+     'clustering.profiles': [('total_variation', dict(p=(np.array([.5, .5]), 'nonneg_array'), q=(np.array([.2, .8]), 'nonneg_linked'))),
+                             ('laplace_smooth', dict(counts=(np.array([1., 0., 3.]), 'counts'))),
+                             ('ordinal_w1', dict(p=(np.array([.5, .5]), 'nonneg_array'), q=(np.array([.2, .8]), 'nonneg_linked')))],
+     'clustering.data': [('from_client_arrays', dict(name='toy', Xs=([np.ones((6, 2)), np.zeros((6, 2))], 'obj'), ys=([y[:6], y[2:]], 'obj'),
+                                                     n_classes=(2, 'size'), rounds=(2, 'size'), test_frac=(0.2, 'prob'), seed=(0, 'count')))],
+     'clustering.contribution': [('kendall_tau_b', dict(x=(np.array([1., 2., 3.]), 'array'), y=(np.array([1., 3., 2.]), 'linked_array'))),
+                                 ('minmax_scores', dict(x=(np.array([1., 2., 3.]), 'array')))],
+     'scale.sweeps': [('sweep_grid', dict(datasets=(['digits'], 'obj'), selectors=(['uniform'], 'obj'), seeds=([0, 1], 'obj'), rounds=([2], 'obj')))],
+     'modelhet.mia': [('roc_auc', dict(scores=(np.array([.1, .9, .4, .6]), 'array'), labels=(np.array([0, 1, 0, 1]), 'labels'))),
+                      ('advantage', dict(preds=(np.array([0, 1, 1, 1]), 'labels'), labels=(np.array([0, 1, 0, 1]), 'labels')))],
+    }
+
+# %% one call in its own forked process
+def _describe(e:BaseException) -> dict:
+    "Exception type, message and the file of the frame that raised it."
+    tb = traceback.extract_tb(e.__traceback__)
+    return {'type': type(e).__name__, 'message': str(e)[:300], 'where': tb[-1].filename if tb else '',
+            'value_type': isinstance(e, (ValueError, TypeError))}
+
+def run_forked(fn, timeout:float=TIMEOUT_S) -> dict:
+    "Run `fn()` in a forked child; {'outcome': 'ok'|'raised'|'hang'|'crash', ...} with the result's type or the exception."
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:   # the child: run, report, exit without cleanup
+        os.close(r)
+        try: out = {'outcome': 'ok', 'result': type(fn()).__name__}
+        except BaseException as e: out = {'outcome': 'raised', **_describe(e)}
+        try: os.write(w, pickle.dumps(out))
+        finally: os._exit(0)
+    os.close(w)
+    os.set_blocking(r, False)
+    chunks, deadline = [], time.monotonic() + timeout
+    while True:
+        try:
+            b = os.read(r, 1 << 16)
+            if not b: break
+            chunks.append(b)
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                os.kill(pid, 9); os.waitpid(pid, 0); os.close(r)
+                return {'outcome': 'hang'}
+            time.sleep(0.002)
+    os.close(r); os.waitpid(pid, 0)
+    return pickle.loads(b''.join(chunks)) if chunks else {'outcome': 'crash'}
+
+def classify(res:dict, arg:str) -> str:
+    "clear / unclear / silent / hang for a malformed call."
+    if res['outcome'] in ('hang', 'ok'): return {'hang': 'hang', 'ok': 'silent'}[res['outcome']]
+    if res['outcome'] == 'crash': return 'unclear'
+    ours = PACKAGE_DIR in res['where']
+    return 'clear' if res['value_type'] and ours and arg.lower() in res['message'].lower() else 'unclear'
+
+def _call(fn, kwargs): return lambda: fn(**kwargs)
+
+def fuzz_group(group:str, entries:list, timeout:float) -> list:
+    "Every control of a group, then its malformed and equivalent mutants; one record per call."
+    mod, rows = importlib.import_module(f'hetfl_explore.{group}'), []
+    for name, spec in entries:
+        fn = getattr(mod, name)
+        valid = {k: (v[0] if isinstance(v, tuple) else v) for k, v in spec.items()}
+        res = run_forked(_call(fn, valid), timeout)
+        rows.append({'group': group, 'entry': name, 'arg': '', 'mutant': 'control', 'role': 'control',
+                     'outcome': 'accepted' if res['outcome'] == 'ok' else 'rejected', 'detail': res})
+        for arg, v in spec.items():
+            if not isinstance(v, tuple): continue
+            value, kind = v
+            bad, ok, extra = KINDS[kind]
+            for role, muts in (('malformed', {**bad(value), **extra(value)}), ('equivalent', ok(value))):
+                for mname, mval in muts.items():
+                    res = run_forked(_call(fn, {**valid, arg: mval}), timeout)
+                    outcome = classify(res, arg) if role == 'malformed' else ('accepted' if res['outcome'] == 'ok' else 'rejected')
+                    rows.append({'group': group, 'entry': name, 'arg': arg, 'mutant': mname, 'role': role,
+                                 'outcome': outcome, 'detail': res})
+    return rows
+
+def hostile_answers() -> dict:
+    "Answers no grader expects: self-containing, deeply nested, huge, beyond float range, self-raising, wrong types."
+    return {'recursive': recursive_list(), 'deep': nested(DEEP), 'huge list': [1.0] * BIG_ANSWER,
+            'huge array': np.ones(BIG_ANSWER), '10**400': 10**400, '[10**400]': [10**400, 1], '2**64': 2**64,
+            'nan': float('nan'), '-inf': float('-inf'), 'hostile': SelfRaising(), '[hostile]': [SelfRaising()],
+            'dict': {'a': 1}, 'bytes': b'\xff', 'bool': True, 'tensor': torch.ones(3), 'set': {1, 2},
+            'function': lambda *a: 1 / 0, 'empty': [], 'string': 'zz'}
+
+def fuzz_grade(timeout:float) -> list:
+    "Every exercise id against every hostile answer; the outcome is 'feedback' or the problem."
+    from hetfl_explore.graders.core import exercises, grade, Feedback
+    rows = []
+    for eid in exercises():
+        for mname, ans in hostile_answers().items():
+            def call(eid=eid, ans=ans):
+                out = grade(eid, ans)
+                if not isinstance(out, Feedback): raise AssertionError(f'grade returned {type(out).__name__}')
+                return out
+            res = run_forked(call, timeout)
+            rows.append({'group': 'graders.grade', 'entry': eid, 'arg': 'answer', 'mutant': mname, 'role': 'answer',
+                         'outcome': 'feedback' if res['outcome'] == 'ok' else res['outcome'], 'detail': res})
+    return rows
+
+# %% the report
+OUTCOMES = ('clear', 'unclear', 'silent', 'hang')
+
+def summary(rows:list) -> dict:
+    "Per group and overall: malformed outcomes, valid calls rejected, grade answers without feedback."
+    out = defaultdict(lambda: {'malformed': Counter(), 'valid': Counter(), 'answers': Counter()})
+    for r in rows:
+        for g in (r['group'], 'ALL'):
+            part = {'malformed': 'malformed', 'answer': 'answers'}.get(r['role'], 'valid')
+            out[g][part][r['outcome']] += 1
+    return {g: {k: dict(v) for k, v in d.items()} for g, d in out.items()}
+
+def table(summ:dict) -> str:
+    "A text table: one line per group, percentages of the malformed calls."
+    head = f"{'group':26} {'malformed':>9} {'clear%':>7} {'unclear':>7} {'silent':>6} {'hang':>4} {'valid':>5} {'rejected':>8} {'answers':>7} {'no feedback':>11}"
+    lines = [head, '-' * len(head)]
+    for g in sorted(summ, key=lambda g: (g == 'ALL', g)):
+        m, v, a = (Counter(summ[g][k]) for k in ('malformed', 'valid', 'answers'))
+        n = sum(m.values())
+        pct = f"{100 * m['clear'] / n:.1f}" if n else '-'
+        lines.append(f"{g:26} {n:9} {pct:>7} {m['unclear']:7} {m['silent']:6} {m['hang']:4} {sum(v.values()):5} "
+                     f"{v['rejected']:8} {sum(a.values()):7} {sum(a.values()) - a['feedback']:11}")
+    return '\n'.join(lines)
+
+def problems(rows:list, limit:int=400) -> list:
+    "One line per malformed call not answered clearly, valid call rejected or answer without feedback."
+    bad = [r for r in rows if r['outcome'] in ('unclear', 'silent', 'hang', 'rejected', 'raised', 'crash')]
+    return [f"{r['group']}.{r['entry']}({r['arg']}={r['mutant']}): {r['outcome']} "
+            f"{r['detail'].get('type', '')} {r['detail'].get('message', '')[:120]!r}" for r in bad[:limit]]
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--json', help='write every call and the summary here')
+    ap.add_argument('--only', nargs='*', help='groups (or prefixes, e.g. crowd) to fuzz; graders.grade for the answers')
+    ap.add_argument('--timeout', type=float, default=TIMEOUT_S, help='seconds per call')
+    ap.add_argument('--problems', action='store_true', help='list every call that is a problem')
+    args = ap.parse_args(argv)
+    torch.set_num_threads(1)
+    controls = _controls()
+    pick = lambda g: not args.only or any(g == o or g.startswith(o + '.') for o in args.only)
+    rows = []
+    for group, entries in controls.items():
+        if pick(group): rows += fuzz_group(group, entries, args.timeout)
+    if pick('graders.grade'): rows += fuzz_grade(args.timeout)
+    summ = summary(rows)
+    print(table(summ))
+    if args.problems: print('\n'.join(problems(rows)))
+    if args.json:
+        with open(args.json, 'w') as f: json.dump({'summary': summ, 'calls': rows}, f, indent=1, default=str)
+    return summ
+
+if __name__ == '__main__': main()
