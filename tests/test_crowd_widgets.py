@@ -1,4 +1,5 @@
 """The crowdsourced-FL panels (widgets.crowd): they call the library, and bad input shows the library's message."""
+import html
 import numpy as np, pytest
 from hetfl_explore.widgets.crowd import PrometheePanel, RacePanel, ShapleyPanel, error_html
 from hetfl_explore.crowd.promethee import promethee, minmax_columns
@@ -34,3 +35,9 @@ def test_shapley_panel_payouts_and_errors():
                                       (lambda: ShapleyPanel(kinds=('sleepy',)), 'kinds'), (lambda: error_html('x'), 'e')])
 def test_panel_constructors_reject_bad_input(call, arg):
     with pytest.raises((ValueError, TypeError), match=arg): call()
+
+@pytest.mark.parametrize('make', [lambda: PrometheePanel(n=10, seed=1), lambda: RacePanel(devices=10, rounds=2, racers=('FedPROM',)),
+                                  lambda: ShapleyPanel(n_benign=4, rounds=4)])
+def test_an_unknown_setting_is_refused_with_its_name_not_ignored(make):
+    panel = make()
+    assert not panel.set(budgett=3.0) and "unknown ['budgett']" in html.unescape(panel.msg_w.value)

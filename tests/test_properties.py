@@ -77,6 +77,8 @@ LEVEL = bad_choice()
 SPECS = {
  'foundation.core.check_int': spec(core.check_int, _v(name='k', lo=1, hi=5, value=3), value=bad_int(1, 5)),
  'foundation.core.check_float': spec(core.check_float, _v(name='lr', lo=0, hi=1, value=0.5), value=bad_float(0, 1)),
+ 'foundation.core.check_keys': spec(core.check_keys, _v(name='values', allowed=['q', 'p'], values={'q': 1}),
+                                     values=st.sampled_from([None, 3, 'q', ['q'], {'qq': 1}, {'q': 1, 'x': 2}])),
  'foundation.core.check_choice': spec(core.check_choice, _v(name='agg', choices=['fedavg'], value='fedavg'), value=bad_choice((np.array([1, 2]),))),
  'foundation.core.check_type': spec(core.check_type, _v(name='x', types=str, value='s'), value=st.sampled_from([None, 3, 1.5, [1], b'x'])),
  'foundation.core.as_array': spec(core.as_array, _v(name='x', value=[1, 2], ndim=1), value=st.sampled_from([None, 'x', [[1, 2], [3]], [1, 'a'], {'a': 1}, [[1, 2]]])),

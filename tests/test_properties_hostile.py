@@ -4,8 +4,7 @@ For each entry point and argument the fuzz table gives a valid call and the argu
 families: numpy scalars and 0-d arrays, which a number-taking argument accepts; and NaN / ±inf, integers beyond the
 float and 64-bit ranges, numbers given as strings or bools, self-containing and self-raising objects, negative
 variances and weights, duplicate / negative / fractional ids, labels outside their range, which it refuses with a
-`ValueError`/`TypeError` naming the argument. Entry points whose validation lives in other chapters' areas are
-marked as expected failures while those chapters still accept a family (their own property files cover them)."""
+`ValueError`/`TypeError` naming the argument."""
 from __future__ import annotations
 import sys, warnings
 import numpy as np
@@ -21,7 +20,6 @@ MALFORMED = ('nan', 'inf', '-inf', '10**400', '2**64', '-2**64', '1.5', 'str', '
              'inf entry', 'negative entry', '-1', 'negative id', 'fractional id', 'duplicate id', 'label -1', 'label past the end',
              'fractional label', 'fractional')
 EQUIVALENT = ('np.float64', 'np.float32', '0-d array', 'Fraction', 'np.int64', 'np.int32')
-VALIDATED_HERE = ('engine', 'foundation', 'feddiverse')   # the subpackages whose boundaries this branch's validators guard
 SETTINGS = settings(max_examples=6, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 CONTROLS = fuzz._controls()
 
@@ -34,8 +32,7 @@ def _cases(families, part):
                 if not isinstance(v, tuple): continue
                 bad, ok, extra = fuzz.KINDS[v[1]]
                 muts = {**bad(v[0]), **extra(v[0])} if part == 'malformed' else ok(v[0])
-                mark = () if group.split('.')[0] in VALIDATED_HERE else (pytest.mark.xfail(reason='validated in its own area', strict=False),)
-                out += [pytest.param(group, name, arg, m, id=f'{group}.{name}:{arg}={m}', marks=mark) for m in muts if m in families]
+                out += [pytest.param(group, name, arg, m, id=f'{group}.{name}:{arg}={m}') for m in muts if m in families]
     return out
 
 def _call(group, name, arg, value):

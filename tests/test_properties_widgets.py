@@ -60,3 +60,25 @@ COVERED |= {'hetfl_explore.widgets.layout.figure_row'}
 @given(bad=st.sampled_from([None, 'fig', 3, go.Figure(), [go.FigureWidget()]]))
 def test_figure_row_rejects_a_non_widget(bad):
     with pytest.raises(TypeError, match='widgets'): wl.figure_row(go.FigureWidget(), bad)
+
+import hetfl_explore.widgets.editor as we
+COVERED |= {'hetfl_explore.widgets.editor.rows_json', 'hetfl_explore.widgets.editor.EditorView', 'hetfl_explore.widgets.editor.editor_esm'}
+BAD_TYPES = st.sampled_from([None, 'x', 3, [(1, 'x')], [(-1, np.ones((2, 2)))], [(1, -np.ones((2, 2)))], [(1, np.full((2, 2), 0.5))], []])
+BAD_PAGE_ROWS = st.sampled_from([[{'m': 1, 'N': [[-1, 2], [3, 4]]}], [{'m': 0, 'N': [[1, 2], [3, 4]]}], [{'x': 1}], [],
+                                 [{'m': 1, 'N': [[1.5, 2], [3, 4]]}], [{'m': 1, 'N': [[0, 0], [0, 0]]}], ['row'], [{'m': 'two', 'N': [[1]]}]])
+
+@SMALL
+@given(bad=BAD_TYPES)
+def test_rows_json_rejects_malformed_rows(bad):
+    with pytest.raises((TypeError, ValueError), match='types'): we.rows_json(bad)
+
+@SMALL
+@given(bad=BAD_PAGE_ROWS)
+def test_editor_view_rows_from_the_page_that_are_malformed_are_refused_and_the_last_valid_rows_come_back(bad):
+    ed = we.MatrixEditor('spawrious_gsc'); before = ed.matrices.copy()
+    ed.view.rows = bad
+    assert ed.view.message and np.array_equal(ed.matrices, before) and ed.view.rows == we.rows_json(ed._types)
+
+def test_editor_esm_is_the_computation_then_the_view_and_exports_render():
+    esm = we.editor_esm()
+    assert esm.index('export function') < esm.index('function render') and 'export default' in esm and esm == we.EditorView._esm

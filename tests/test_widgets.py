@@ -100,6 +100,7 @@ def test_privacy_fairness_panels():
     fe = FairnessExplorer(strength=0.8, mix=0.75, reliance=0.0)
     assert abs(fe.fairness().loc['federation (Σ C_k)', 'd_dp']) < 0.61 and fe.fairness().loc['federation (Σ C_k)', 'acc'] == 100
     assert not fe.set(mix=2) and fe.mix == 0.75
+    assert not fe.set(mixx=0.5) and "unknown ['mixx']" in __import__('html').unescape(fe.msg_w.value) and fe.mix == 0.75   # a typo is refused, not ignored
     C = shortcut_confusions(fairness_matrices(0.5, 1.0), 1.0)
     assert all(float(c.sum()) == 100 for c in C)
     res = AttackResult(scores=-np.r_[np.full(5, 0.1), np.full(5, 1.0)], labels=np.r_[np.ones(5), np.zeros(5)].astype(int), preds=np.zeros(10, int))

@@ -178,6 +178,7 @@ def from_client_arrays(name:str, # a description
                        seed:int=0, # seed of the split
                       ) -> FedStream:
     "A FedStream over fixed per-client data: the round's batch is the client's training part."
+    Xs, ys = check_type('Xs', Xs, (list, tuple)), check_type('ys', ys, (list, tuple))
     if len(Xs) != len(ys) or not Xs: raise ValueError(f"Xs/ys: expected the same non-zero number of clients, got {len(Xs)} and {len(ys)}")
     K, test_frac = check_int('n_classes', n_classes, lo=2), check_float('test_frac', test_frac, 0, 1, hi_open=True)
     rng, parts = np.random.default_rng(check_int('seed', seed, lo=0)), []

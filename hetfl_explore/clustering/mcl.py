@@ -97,11 +97,12 @@ def mcl(A, # (n, n) similarity/adjacency matrix (numpy or scipy.sparse)
 
 # %% ../../nbs/clustering/71_mcl.ipynb #eead9f6d
 def check_cluster_labels(labels, # (n,) integer cluster labels
-                         n:int, # the number of points the labels must cover
+                         n:int|None=None, # the number of points the labels must cover (None: any number)
                         ) -> np.ndarray:
     "Return `labels` as an array after checking it holds exactly `n` integer labels."
+    check_array('labels', labels, ndim=1)          # numbers, finite, one dimension: a clear error for anything else
     lab = np.asarray(labels)
-    if lab.ndim != 1 or lab.size != n or (lab.size and not np.issubdtype(lab.dtype, np.integer)):
+    if (n is not None and lab.size != n) or (lab.size and not np.issubdtype(lab.dtype, np.integer)):
         raise ValueError(f"labels has shape {lab.shape} and dtype {lab.dtype}: expected {n} integer labels")
     return lab
 
@@ -125,8 +126,7 @@ def clustering_report(labels, # (n,) integer cluster labels
                       D=None, # optional (n, n) distance matrix for the mean silhouette
                      ) -> dict:
     "Sizes, singletons, the degenerate case ('one cluster', 'all singletons' or None) and the mean silhouette."
-    lab = np.asarray(labels)
-    lab = check_cluster_labels(lab, lab.size if lab.ndim == 1 else -1)
+    lab = check_cluster_labels(labels)
     if lab.size == 0: raise ValueError("labels is empty: expected at least one client")
     ids, sizes = np.unique(lab, return_counts=True)
     degenerate = 'one cluster' if ids.size == 1 and lab.size > 1 else 'all singletons' if ids.size == lab.size and lab.size > 1 else None

@@ -47,7 +47,8 @@ def laplace_smooth(counts, # class counts (K,) of one client, or (C, K) one row 
                   ) -> np.ndarray:
     "Laplace (add-one) smoothed class-probability vectors (n_i + 1) / (|D| + K)."
     c = check_array('counts', counts, ndim=(1, 2), nonempty=True)
-    if (c < 0).any(): raise ValueError(f"counts has negative entries (min {c.min():.3g}): expected class counts >= 0")
+    if (c < 0).any() or (c != np.rint(c)).any():
+        raise ValueError(f"counts has entries {c[(c < 0) | (c != np.rint(c))][:3].tolist()}: expected whole class counts >= 0")
     tot = c.sum(-1, keepdims=True)
     if (tot == 0).any():
         empty = np.flatnonzero(np.atleast_1d(tot.squeeze(-1)) == 0).tolist()

@@ -49,6 +49,7 @@ def check_thresholds(q:float|dict|list, # indifference threshold(s) q_j
             bad = [c for c in v if c not in criteria]
             if bad: raise ValueError(f"{name}: unknown criteria {bad}: expected keys among {list(criteria)}")
             v = [v.get(c, np.nan) for c in criteria]
+        elif not isinstance(v, (list, tuple, np.ndarray)): v = check_float(name, v, lo=0)   # one threshold for every criterion
         try: a = np.broadcast_to(np.asarray(v, np.float64), (len(criteria),)).copy()
         except (TypeError, ValueError): raise ValueError(f"{name}={v!r}: expected a number or one per criterion {list(criteria)}") from None
         if not np.all(np.isfinite(a)) or (a < 0).any(): raise ValueError(f"{name}={v!r}: expected finite non-negative thresholds")

@@ -37,7 +37,7 @@ def robust_aggregate(mus, # (N, P) client means
                      prior_var:float=1.0, # the Bayesian modes' prior variance (prior mean 0)
                     ) -> tuple[torch.Tensor, torch.Tensor]: # the global (mu, var)
     "Aggregate client posteriors with a robust or Bayesian rule."
-    check_choice('rule', rule, RULES)
+    check_choice('rule', rule, RULES); f = check_int('f', f, lo=0)
     mus, vars = check_tensor('mus', mus, ndim=2), check_tensor('vars', vars, ndim=2)
     if mus.shape != vars.shape: raise ValueError(f"vars has shape {tuple(vars.shape)}: expected {tuple(mus.shape)} like mus")
     if len(mus) == 0 or not (vars > 0).all(): raise ValueError("mus, vars: expected at least one client and positive variances")

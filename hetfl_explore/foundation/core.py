@@ -13,10 +13,10 @@ import torch
 # %% auto #0
 __all__ = ['INT64_MIN', 'INT64_MAX', 'SEED_MAX', 'MAX_COUNT', 'MS_PER_S', 'KEY_MAX', 'OUTCOME_SEED_ENV', 'OUTCOME_LOG_ENV',
            'RESULTS_DIR', 'TRIPLET_COLORS', 'FONT_FAMILY', 'PAGE_FIGURE_WIDTH', 'check_int', 'check_float',
-           'check_choice', 'check_type', 'as_array', 'check_array', 'check_tensor', 'check_count', 'check_count_array',
-           'check_probability', 'check_distribution', 'check_ids', 'check_rng_seed', 'check_columns', 'check_callable',
-           'check_by_name', 'default_device', 'seed_everything', 'spawn_seeds', 'rng_streams', 'torch_generator',
-           'validate_fields', 'outcome_seed', 'assert_learned', 'results_path']
+           'check_choice', 'check_type', 'check_keys', 'as_array', 'check_array', 'check_tensor', 'check_count',
+           'check_count_array', 'check_probability', 'check_distribution', 'check_ids', 'check_rng_seed',
+           'check_columns', 'check_callable', 'check_by_name', 'default_device', 'seed_everything', 'spawn_seeds',
+           'rng_streams', 'torch_generator', 'validate_fields', 'outcome_seed', 'assert_learned', 'results_path']
 
 # %% ../../nbs/foundation/00_core.ipynb #ba8c93b3
 def _show(value, width:int=80) -> str:
@@ -96,6 +96,16 @@ def check_type(name:str, # Argument name, quoted in the error
         ts = types if isinstance(types, tuple) else (types,)
         raise TypeError(_bad(name, value, 'an instance of ' + ' or '.join(t.__name__ for t in ts)))
     return value
+
+# %% ../../nbs/foundation/00_core.ipynb #c0a1e7k2
+def check_keys(name:str, # Argument name, quoted in the error
+               values:dict, # The settings given by name
+               allowed:Iterable, # The names that are known
+              ) -> dict:
+    "Return `values` if every key is one of `allowed`, else raise a `ValueError` naming the unknown keys."
+    allowed = list(allowed); unknown = [k for k in check_type(name, values, dict) if k not in allowed]
+    if unknown: raise ValueError(f"{name}: unknown {unknown}; expected some of {allowed}")
+    return values
 
 # %% ../../nbs/foundation/00_core.ipynb #daab6b9c
 SEED_MAX = 2**63 - 1   # largest seed that numpy, Python's random and torch (a signed 64-bit integer) all accept

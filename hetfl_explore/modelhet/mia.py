@@ -14,7 +14,7 @@ from torch import nn
 import torch.nn.functional as F
 from scipy.stats import norm as _normal
 from sklearn.metrics import roc_auc_score, roc_curve as _sk_roc
-from ..foundation.core import check_int, check_float, check_type, check_count_array, check_callable, check_by_name, torch_generator
+from ..foundation.core import check_int, check_float, check_type, check_array, check_count_array, check_callable, check_by_name, torch_generator
 
 # %% auto #0
 __all__ = ['ARGUMENT_KINDS', 'PAIRED', 'FPR_TOL', 'CEIL_TOL', 'MIA_METRICS', 'KNOWN_FRACTION', 'MIN_KNOWN', 'MIA_CAP',
@@ -43,10 +43,7 @@ def check_scores(scores, # membership scores
                  name:str='scores', # argument name for the errors
                 ) -> np.ndarray: # 1-D float64
     "Validate a 1-D array of finite scores."
-    try: s = np.asarray(scores, dtype=np.float64)
-    except (TypeError, ValueError) as e: raise ValueError(f"{name}: not a numeric array ({e})") from None
-    if s.ndim != 1 or not len(s) or not np.isfinite(s).all(): raise ValueError(f"{name}: expected a non-empty 1-D array of finite numbers")
-    return s
+    return check_array(name, scores, ndim=1, nonempty=True)   # finite numbers; a clear error names `name` otherwise
 
 def check_labels(labels, # 0/1 values
                  name:str='labels', # argument name for the errors
@@ -54,8 +51,7 @@ def check_labels(labels, # 0/1 values
                  ref:str='scores', # what `n` is the length of (named in the error)
                 ) -> np.ndarray: # 1-D int64
     "Validate a 1-D array of 0/1 values (of length `n`)."
-    try: a = np.asarray(labels, dtype=np.float64)
-    except (TypeError, ValueError) as e: raise ValueError(f"{name}: not a 0/1 array ({e})") from None
+    a = check_array(name, labels, ndim=1)
     if a.ndim != 1 or not np.isin(a, (0, 1)).all(): raise ValueError(f"{name}: expected a 1-D array of 0/1 values")
     if n is not None and len(a) != n: raise ValueError(f"{name}: length {len(a)} differs from the length {n} of {ref}")
     return a.astype(np.int64)

@@ -65,7 +65,7 @@ def choice_without_replacement(a:np.ndarray, # 1-d population
                                rng:np.random.Generator, # random stream
                               ) -> np.ndarray:
     "`rng.choice(a, size, replace=False, p=p)`, compiled from `CHOICE_COMPILED_MIN` candidates × draws (the same draws)."
-    a, q, size = np.asarray(a), check_array('p', p, 1, lo=0), check_int('size', size, lo=0)
+    a, q, size = check_ids('a', a, MAX_COUNT, unique=True), check_array('p', p, 1, lo=0), check_int('size', size, lo=0)
     check_type('rng', rng, np.random.Generator)
     if q.shape != (len(a),): raise ValueError(f"p: {len(q)} probabilities for {len(a)} entries of a")
     if abs(q.sum() - 1) > PROB_SUM_TOL: raise ValueError(f"p: sums to {q.sum()!r}; expected probabilities summing to 1")

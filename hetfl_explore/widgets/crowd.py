@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 import ipywidgets as W
 from IPython.display import display
 from fastcore.basics import patch
-from ..foundation.core import check_int, check_float, check_type
+from ..foundation.core import check_int, check_float, check_type, check_keys
 from ..engine.protocol import make_view
 from ..engine.config import RunConfig
 from ..engine.models import mlp
@@ -74,6 +74,7 @@ def set(self:PrometheePanel, **values) -> bool:
     if getattr(self, '_busy', False): return False
     new = {**self.values, **values}
     try:
+        check_keys('settings', values, self.w)
         w = {c: new[c] for c in CRITERIA}
         if new['normalise']:
             total = sum(float(v) for v in w.values())
@@ -145,6 +146,7 @@ def set(self:RacePanel, **values) -> bool:
     "Run the race with these settings (devices, rounds, budget, mode, racers); bad values show the library's message."
     new = {**{k: w_.value for k, w_ in self.w.items()}, **values}
     try:
+        check_keys('settings', values, self.w)
         n, rounds, budget = check_int('devices', new['devices'], lo=2), check_int('rounds', new['rounds'], lo=1), check_float('budget', new['budget'], lo=0, lo_open=True)
         unknown = [r for r in new['racers'] if r not in RACERS]
         if unknown or not new['racers']: raise ValueError(f"racers={list(new['racers'])}: expected one or more of {list(RACERS)}")
@@ -191,6 +193,7 @@ def set(self:ShapleyPanel, **values) -> bool:
     if getattr(self, '_busy', False): return False
     new = {**self.values, **values}
     try:
+        check_keys('settings', values, self.w)
         mc = {} if new['method'] == 'exact' else dict(n_perm=new['n_perm'], L=new['L'], tol=new['tol'])
         runs = free_rider_run(n_benign=new['n_benign'], kinds=tuple(new['kinds']), rounds=new['rounds'], method=new['method'], **mc)
         cum = runs.groupby(['client', 'kind'], sort=True)['phi'].sum().reset_index()

@@ -12,7 +12,7 @@ import torch
 import plotly.graph_objects as go
 import ipywidgets as W
 from IPython.display import display
-from ..foundation.core import check_int, check_float, check_choice, check_type, check_array
+from ..foundation.core import check_int, check_float, check_choice, check_type, check_array, check_keys
 from ..foundation.hetero import as_counts
 from .editor import MAX_CLIENTS
 from .explorers import EXPLORER_MAX_ROUNDS
@@ -279,7 +279,7 @@ class FairnessExplorer:
 def set(self:FairnessExplorer, **values) -> bool:
     "Change strength, mix or reliance; invalid values show a message and keep the last valid state."
     try:
-        new = {**dict(strength=self.strength, mix=self.mix, reliance=self.reliance), **values}
+        new = {**dict(strength=self.strength, mix=self.mix, reliance=self.reliance), **check_keys('settings', values, ('strength', 'mix', 'reliance'))}
         N = fairness_matrices(new['strength'], new['mix']); C = shortcut_confusions(N, new['reliance'])
         table = client_table(C, percent=True)
     except (TypeError, ValueError) as e: self.msg_w.value = f'<span style="color:#c00">⚠ {html.escape(str(e))}</span>'; return False

@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 import ipywidgets as W
 from IPython.display import display
 from fastcore.basics import patch
-from ..foundation.core import check_int, check_float, check_choice
+from ..foundation.core import check_int, check_float, check_choice, check_keys
 from ..crowd.bayesian import MODES, PRIORS, conjugate_rounds, linear_posterior
 from ..crowd.abac import EXAMPLE_POLICY, parse_policy, Request
 from ..crowd.pki import CertificateAuthority, new_key, make_csr, sign_update, attributes_of, REASONS
@@ -79,8 +79,7 @@ def set(self:AggregationPlayground, **values) -> bool:
     "Change settings (clients, prior_var, mode, prior, rounds) and redraw; False (with a message) if a value is invalid."
     new = {**self.settings, **values}
     try:
-        unknown = set(values) - set(self.w)
-        if unknown: raise ValueError(f"{sorted(unknown)}: unknown settings; expected some of {list(self.w)}")
+        check_keys('settings', values, self.w)
         fig = playground_figure(**new)
     except (ValueError, TypeError) as e:
         self.error = str(e); self.msg.value = f'<span class="hx-error">⚠ {html.escape(self.error)}</span>'; return False
