@@ -14,7 +14,7 @@ go to `graders.core.grade(id, answer)` for every exercise id; anything but a `Fe
 Run: `python tools/fuzz.py [--json fuzz.json] [--only crowd.robust engine] [--timeout 20]`.
 """
 from __future__ import annotations
-import argparse, fractions, importlib, json, os, pickle, sys, time, traceback
+import argparse, fractions, importlib, inspect, json, os, pickle, sys, time, traceback
 from collections import Counter, defaultdict
 import numpy as np
 import torch
@@ -240,6 +240,7 @@ def fuzz_group(group:str, entries:list, timeout:float) -> list:
     mod, rows = importlib.import_module(f'hetfl_explore.{group}'), []
     for name, spec in entries:
         fn = getattr(mod, name)
+        none_ok = {k for k, p in inspect.signature(fn).parameters.items() if p.default is None}   # None documented as a default
         valid = {k: (v[0] if isinstance(v, tuple) else v) for k, v in spec.items()}
         res = run_forked(_call(fn, valid), timeout)
         rows.append({'group': group, 'entry': name, 'arg': '', 'mutant': 'control', 'role': 'control',
@@ -250,6 +251,7 @@ def fuzz_group(group:str, entries:list, timeout:float) -> list:
             bad, ok, extra = KINDS[kind]
             for role, muts in (('malformed', {**bad(value), **extra(value)}), ('equivalent', ok(value))):
                 for mname, mval in muts.items():
+                    if mname == 'None' and arg in none_ok: continue   # a valid call, not a malformed one
                     res = run_forked(_call(fn, {**valid, arg: mval}), timeout)
                     outcome = classify(res, arg) if role == 'malformed' else ('accepted' if res['outcome'] == 'ok' else 'rejected')
                     rows.append({'group': group, 'entry': name, 'arg': arg, 'mutant': mname, 'role': role,

@@ -42,6 +42,9 @@ def gaussian_kl(mu_q, # means of q
     mu_q, var_q, mu_p, var_p = (check_tensor(n, v) for n, v in (('mu_q', mu_q), ('var_q', var_q), ('mu_p', mu_p), ('var_p', var_p)))
     for n, v in (('var_q', var_q), ('var_p', var_p)):
         if (v <= 0).any(): raise ValueError(f"{n}: expected positive variances")
+    if var_q.shape != mu_q.shape: raise ValueError(f"var_q has shape {tuple(var_q.shape)}: expected {tuple(mu_q.shape)} like mu_q")
+    try: torch.broadcast_shapes(mu_q.shape, mu_p.shape, var_p.shape)
+    except RuntimeError: raise ValueError(f"mu_p, var_p: shapes {tuple(mu_p.shape)}, {tuple(var_p.shape)} do not broadcast against mu_q {tuple(mu_q.shape)}") from None
     return _kl_sum(mu_q, var_q, mu_p, var_p)
 
 # %% ../../nbs/crowd/65_bayesian.ipynb #d5de777c
