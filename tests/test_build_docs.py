@@ -238,3 +238,10 @@ def test_lab_page_opens_on_its_panel():
     first_export = next(i for i, s in enumerate(code) if s.startswith('#| export'))
     assert any(s.startswith('editor = MatrixEditor(') for s in code[:first_export])
     assert any(s.startswith('explorer = SelectionExplorer(') for s in code[:first_export])
+
+def test_site_check_flags_a_page_over_the_weight_limit(tmp_path):
+    write(tmp_path, 'light.html', 'x' * 1000)
+    write(tmp_path, 'heavy.html', 'x' * (bd.MAX_PAGE_BYTES + 1))
+    write(tmp_path, 'assets/bundle.html', 'x' * (bd.MAX_PAGE_BYTES + 1))   # shared assets are not pages
+    assert bd.site_problems(tmp_path) == ['heavy.html: 3.0 MB, over the 3 MB a page may weigh']
+    with pytest.raises(SystemExit, match='weigh too much'): bd.check_site(tmp_path)
