@@ -38,6 +38,18 @@ READER_CHECKS = """() => {
   if (twice.length) out.push(`contents entries repeat their text: ${twice.slice(0, 2)}`);
   return out; }"""
 
+# Text of a figure that collides with text of another subplot or another bar: a tick label running into the next
+# panel's cell counts ("10labrador"), two bar labels run together ("0.000.00"); text within one subplot is not compared. Boxes closer than a pixel count as touching.
+FIGURE_TEXT_OVERLAPS = """() => [...document.querySelectorAll('.js-plotly-plot')].flatMap((plot, n) => {
+  const boxes = [...plot.querySelectorAll('.cartesianlayer .subplot, .ternarylayer .ternary')].flatMap((sp, s) =>
+    [...sp.querySelectorAll('text')].map((t, i) => [t.classList.contains('bartext') ? `${s}.bar${i}` : `${s}`, t.textContent, t.getBoundingClientRect()]))
+    .filter(([, text, r]) => text.trim() && r.width > 0);
+  const out = [], GAP = 1;   // texts closer than this read as one ('0.000.00')
+  boxes.forEach(([k, s, a], i) => boxes.slice(i + 1).forEach(([l, t, b]) => {
+    if (k !== l && a.left < b.right + GAP && b.left < a.right + GAP && a.top < b.bottom + GAP && b.top < a.bottom + GAP)
+      out.push(`figure ${n + 1}: '${s}' overlaps '${t}'`); }));
+  return out; })"""
+
 def check_page(page, base: str, rel: str) -> list[str]:
     "Everything one docs page must get right in Chromium at 1280 px; returns the problems found (empty when clean)."
     errors, problems = [], []
@@ -60,6 +72,8 @@ def check_page(page, base: str, rel: str) -> list[str]:
     if views and not page.locator('.hx-static-banner, .hetfl-kernel-free').count(): problems.append(f'{rel}: {views} widget views but no static-snapshot banner')
     if errors: problems.append(f'{rel}: console errors: {errors[:5]}')
     for problem in page.evaluate(READER_CHECKS): problems.append(f'{rel}: {problem}')
+    overlaps = page.evaluate(FIGURE_TEXT_OVERLAPS)
+    if overlaps: problems.append(f'{rel}: {len(overlaps)} overlapping text(s) in figures: {overlaps[:3]}')
     math_errors = page.locator('.katex-error')              # KaTeX shows a formula it cannot parse as red source text
     if math_errors.count(): problems.append(f'{rel}: math errors: {[math_errors.nth(i).get_attribute("title") for i in range(min(3, math_errors.count()))]}')
     wide = page.evaluate("""() => [...document.querySelectorAll('.hx-main .plotly-graph-div, .hx-main .jupyter-widgets')]

@@ -230,3 +230,18 @@ def test_widget_icon_fonts_load_from_the_shared_assets():
     src = 'e.exports=n.p+"1551f4f60c37af51121f.woff2"},9:(e,t,o)=>{e.exports=o.p+"eeccf4f66002c6f2ba24.woff"'
     out = bd.shared_fonts(src)
     assert out.count('(window.__jupyter_widgets_assets_path__||') == 2 and '||o.p)+"eeccf4f66002c6f2ba24.woff"' in out
+
+def test_lab_page_opens_on_its_panel():
+    "The selection explorer's page (and 'Run all') shows the editor and the explorer before the code that defines them."
+    cells = nbformat.read(ROOT/'nbs/widgets/50a_explorers.ipynb', as_version=4).cells
+    code = [c.source for c in cells if c.cell_type == 'code']
+    first_export = next(i for i, s in enumerate(code) if s.startswith('#| export'))
+    assert any(s.startswith('editor = MatrixEditor(') for s in code[:first_export])
+    assert any(s.startswith('explorer = SelectionExplorer(') for s in code[:first_export])
+
+def test_site_check_flags_a_page_over_the_weight_limit(tmp_path):
+    write(tmp_path, 'light.html', 'x' * 1000)
+    write(tmp_path, 'heavy.html', 'x' * (bd.MAX_PAGE_BYTES + 1))
+    write(tmp_path, 'assets/bundle.html', 'x' * (bd.MAX_PAGE_BYTES + 1))   # shared assets are not pages
+    assert bd.site_problems(tmp_path) == ['heavy.html: 3.0 MB, over the 3 MB a page may weigh']
+    with pytest.raises(SystemExit, match='weigh too much'): bd.check_site(tmp_path)

@@ -117,3 +117,7 @@ def test_feedback_displays_and_records():
     assert bundle[MIME] == dict(exercise='selection.q1', status='correct', message=fb.message, hint=fb.hint)
     assert 'selection.q1' in bundle['text/plain'] and 'correct' in bundle['text/html']
     assert lab_report('selection').loc['selection.q1', 'status'] == 'correct'
+
+def test_hints_show_no_literal_backticks():
+    "Hints print as plain text in the lab: a name in backticks would show its backticks."
+    for eid in exercises(): assert '`' not in grade(eid, ...).hint, eid

@@ -699,8 +699,10 @@ def render_all(jobs: int = 2, # pages rendered in parallel
     (OUT/'.nojekyll').touch()
     return len(pages)
 
+MAX_PAGE_BYTES = 3_000_000   # the heaviest page a reader should fetch (about 2.4 s at 10 Mbit/s)
+
 def site_problems(out: Path = OUT) -> list[str]:
-    "Every stderr output block, absolute build-machine path, unrendered Quarto fence and extra top-level heading in the pages under `out`."
+    "Every stderr output block, absolute build-machine path, unrendered Quarto fence, extra top-level heading and page over `MAX_PAGE_BYTES` under `out`."
     problems = []
     for page in sorted(out.rglob('*.html')):
         rel, text = page.relative_to(out), page.read_text(errors='replace')
@@ -710,12 +712,13 @@ def site_problems(out: Path = OUT) -> list[str]:
         problems += [f'{rel}: absolute path {p}' for p in sorted(found)]
         if (n := len(RAW_FENCE.findall(text))): problems.append(f'{rel}: {n} Quarto fence(s) shown as text')
         if (n := text.count('<h1')) > 1: problems.append(f'{rel}: {n} top-level headings (a commented-out markdown cell?)')
+        if (size := page.stat().st_size) > MAX_PAGE_BYTES: problems.append(f'{rel}: {size / 1e6:.1f} MB, over the {MAX_PAGE_BYTES / 1e6:.0f} MB a page may weigh')
     return problems
 
 def check_site(out: Path = OUT) -> None:
-    "Fail the build when a page shows stderr output, an absolute path of the build machine or markup that did not render."
+    "Fail the build when a page shows stderr output, an absolute path of the build machine or markup that did not render, or is too heavy."
     if problems := site_problems(out):
-        raise SystemExit('docs: pages leak build output or unrendered markup (capture warnings at the source; check the markdown):\n  ' + '\n  '.join(problems))
+        raise SystemExit('docs: pages leak build output, show unrendered markup or weigh too much (capture warnings at the source; check the markdown; share heavy assets):\n  ' + '\n  '.join(problems))
 
 def build_readme() -> None:
     "Regenerate `README.md` from `nbs/index.ipynb` (executed and processed like a docs page, exported as Markdown)."

@@ -12,9 +12,10 @@ from plotly.subplots import make_subplots
 from .core import check_int, check_choice, check_float, check_type, check_count_array, check_distribution, check_array, as_array, PAGE_FIGURE_WIDTH
 
 # %% auto #0
-__all__ = ['METRICS', 'TYPES', 'interaction_matrix', 'marginal_vector', 'as_counts', 'entropy', 'mutual_information', 'dht',
-           'delta_ci', 'delta_ai', 'delta_sc', 'fl_metrics', 'client_types', 'hellinger', 'js_divergence', 'label_skew',
-           'federation_heatmaps', 'simplex_positions', 'ternary_triplets', 'metric_bars']
+__all__ = ['METRICS', 'TYPES', 'LABEL_PX', 'MARKER_PX', 'MARKER_GROWTH_PX', 'BAR_LABEL_PT', 'BARS_WIDTH_PX', 'interaction_matrix',
+           'marginal_vector', 'as_counts', 'entropy', 'mutual_information', 'dht', 'delta_ci', 'delta_ai', 'delta_sc',
+           'fl_metrics', 'client_types', 'hellinger', 'js_divergence', 'label_skew', 'federation_heatmaps',
+           'simplex_positions', 'ternary_triplets', 'metric_bars']
 
 # %% ../../nbs/foundation/01_hetero.ipynb #7bf5b705
 def interaction_matrix(y, # (n,) class labels in [0, n_classes) (numpy, torch or list)
@@ -203,6 +204,8 @@ def _unique_clients(Ns):
     return Ns[first[order]], cnt[order], [np.flatnonzero(inv.reshape(-1) == i) for i in order]
 
 # %% ../../nbs/foundation/01_hetero.ipynb #44b66b84
+LABEL_PX = 7   # width of one tick-label character at plotly's default 12 px font
+
 def federation_heatmaps(Ns, # client matrices (K, |Y|, |A|)
                         class_names:list[str]|None=None, # row labels (default y0, y1, ...)
                         attr_names:list[str]|None=None, # column labels (default a0, a1, ...)
@@ -228,10 +231,12 @@ def federation_heatmaps(Ns, # client matrices (K, |Y|, |A|)
         fig.add_trace(go.Heatmap(z=M, x=an, y=cn, coloraxis='coloraxis', text=M.astype(int), texttemplate='%{text}',
                                  hovertemplate='class %{y}, attribute %{x}: %{z}<extra></extra>'),
                       row=i // c + 1, col=i % c + 1)
-    fig.update_yaxes(autorange='reversed')
+    fig.update_yaxes(autorange='reversed', showticklabels=False)
+    fig.update_yaxes(showticklabels=True, col=1)   # class labels once per row: beside a panel they would run into its neighbour
+    left = LABEL_PX * max(map(len, cn)) + 16
     fig.update_annotations(font_size=10)
     fig.update_layout(coloraxis=dict(colorscale='Blues', showscale=False), height=170 * rows + 60,
-                      width=min(PAGE_FIGURE_WIDTH, 150 * c + 80), margin=dict(l=40, r=20, t=50, b=20),
+                      width=min(PAGE_FIGURE_WIDTH, 150 * c + 40 + left), margin=dict(l=left, r=20, t=50, b=20),
                       title=f"{K} clients" + (f" ({len(mats)} distinct shown)" if unique else '') + ' — [CI, AI, SC]')
     return fig
 
@@ -245,9 +250,11 @@ def simplex_positions(triplets, # (K, 3) triplets [CI, AI, SC]
     return np.divide(t, s, out=np.full_like(t, 1 / 3), where=s > 0)
 
 # %% ../../nbs/foundation/01_hetero.ipynb #eb9f2dfb
+MARKER_PX, MARKER_GROWTH_PX = 8, 5   # a lone client's marker, and its growth with the square root of the clients at a point
+
 def ternary_triplets(triplets, # (K, 3) triplets [CI, AI, SC]
                      labels:list[str]|None=None, # hover label per client (default 'client k')
-                     sizes=None, # marker size per client (e.g. multiplicity), default constant
+                     sizes=None, # marker size per client (e.g. multiplicity), default the number of clients at its point
                      tie:str='join', # how `client_types` colours ties
                     ) -> go.Figure:
     "Triplets on the CI/AI/SC simplex (each L1-normalised; the zero triplet sits at the centre), coloured by type."
@@ -255,12 +262,13 @@ def ternary_triplets(triplets, # (K, 3) triplets [CI, AI, SC]
     if labels is not None and len(labels) != len(t): raise ValueError(f"labels: {len(labels)} labels for {len(t)} triplets")
     types = client_types(t, tie=tie)
     labels = list(labels or [f'client {k}' for k in range(len(t))])
-    sizes = np.full(len(t), 10.0) if sizes is None else 6 + 4 * np.sqrt(check_array('sizes', sizes, lo=0, ndim=1))
+    if sizes is None: sizes = (np.round(pos, 9)[:, None] == np.round(pos, 9)[None]).all(-1).sum(1)   # clients drawn at each point
+    sizes = MARKER_PX + MARKER_GROWTH_PX * np.sqrt(check_array('sizes', sizes, lo=0, ndim=1))
     if len(sizes) != len(t): raise ValueError(f"sizes: {len(sizes)} sizes for {len(t)} triplets")
     fig = go.Figure()
     for ty in dict.fromkeys(types):
         i = np.flatnonzero(types == ty)
-        fig.add_trace(go.Scatterternary(a=pos[i, 0], b=pos[i, 1], c=pos[i, 2], mode='markers', name=ty,
+        fig.add_trace(go.Scatterternary(a=pos[i, 0], b=pos[i, 1], c=pos[i, 2], mode='markers', name=ty, cliponaxis=False,
             marker=dict(size=sizes[i], opacity=0.8), text=[labels[j] for j in i],
             customdata=t[i], hovertemplate='%{text}<br>CI %{customdata[0]:.3f}, AI %{customdata[1]:.3f}, '
                                             'SC %{customdata[2]:.3f}<extra>%{fullData.name}</extra>'))
@@ -269,6 +277,8 @@ def ternary_triplets(triplets, # (K, 3) triplets [CI, AI, SC]
     return fig
 
 # %% ../../nbs/foundation/01_hetero.ipynb #43499898
+BAR_LABEL_PT, BARS_WIDTH_PX = 10, 640   # bar labels small and bars wide enough that two labels of a metric stay apart
+
 def metric_bars(metrics, # a dict from `fl_metrics`, or client matrices (K, |Y|, |A|) to compute it from
                 published:dict|None=None, # published values to show beside, e.g. {'GCI': 0.22, 'GAI': 0.18}
                 title:str='', # figure title
@@ -280,11 +290,11 @@ def metric_bars(metrics, # a dict from `fl_metrics`, or client matrices (K, |Y|,
     check_array('metrics', [m[k] for k in METRICS], allow_nan=True)
     if published is not None: check_array('published', [v for k, v in check_type('published', published, dict).items() if k in METRICS])
     fig = go.Figure(go.Bar(x=list(METRICS), y=[float(m[k]) for k in METRICS], name='computed',
-                           text=[f'{float(m[k]):.2f}' for k in METRICS], textposition='outside'))
+                           text=[f'{float(m[k]):.2f}' for k in METRICS], textposition='outside', textfont_size=BAR_LABEL_PT))
     if published:
         ks = [k for k in METRICS if k in published]
         fig.add_bar(x=ks, y=[published[k] for k in ks], name='published', text=[f'{published[k]:.2f}' for k in ks],
-                    textposition='outside')
-    fig.update_layout(barmode='group', yaxis_range=[0, 1.1], height=300, width=520, title=title,
+                    textposition='outside', textfont_size=BAR_LABEL_PT)
+    fig.update_layout(barmode='group', yaxis_range=[0, 1.1], height=300, width=BARS_WIDTH_PX, title=title,
                       margin=dict(l=40, r=20, t=40, b=30))
     return fig

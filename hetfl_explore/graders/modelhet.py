@@ -38,7 +38,7 @@ def param_ratio() -> float:
     "Parameters of the rate-0.5 `WidthCNN` over those of the full one (u = 16)."
     return count_params(WidthCNN(u=Q2_U, rate=Q2_RATE)) / count_params(WidthCNN(u=Q2_U))
 
-@exercise('modelhet.q2', hint='count both models with `count_params` and divide.')
+@exercise('modelhet.q2', hint='count both models with count_params(...) and divide.')
 def _q2(answer, # the student's answer
        ):
     "Check the parameter ratio of the half-width sub-model to the full model (fraction or percentage)."

@@ -90,7 +90,7 @@ def sampler_problem(pick, # the student's sampler pick(K, k, rng) -> ids
         return f'not uniform: client {worst} is in {share[worst]:.0%} of the rounds instead of about {BUG_KAPPA / BUG_K:.0%}.'
     return None
 
-@exercise('selection.q4', hint='which NumPy call draws k distinct ids? Compare `rng.integers` and `rng.choice`.')
+@exercise('selection.q4', hint='which NumPy call draws k distinct ids? Compare rng.integers(...) and rng.choice(...).')
 def _q4(answer, # the student's answer
        ):
     "Check the student's fixed sampler `pick(K, k, rng)`."
@@ -122,7 +122,7 @@ def _q5(answer, # the student's answer
         or f'{j:.4g} is not (Σx)² / (K Σx²) for these counts.'
 
 # %% ../../nbs/graders/91_selection.ipynb #d08069d7
-@exercise('selection.q6', hint="run the two seeded traces and apply `jain_index` to each trace's column sums.")
+@exercise('selection.q6', hint="run the two seeded traces and apply jain_index(...) to each trace's column sums.")
 def _q6(answer, # the student's answer
        ):
     "Check Jain's index of the seeded uniform runs of 20 and 200 rounds, in that order."
