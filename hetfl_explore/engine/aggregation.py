@@ -47,8 +47,7 @@ class AggregationInput:
     reports: Reports|None = None # the round's reports (ids, losses before training: q-FedAvg)
     masks: torch.Tensor|None = None # (C,P) 0/1 sub-model masks (Federated Dropout); None: full models
     def __post_init__(self):
-        if not (torch.is_tensor(self.updates) and self.updates.dim() == 2):
-            raise TypeError(f"AggregationInput.updates={self.updates!r}: expected a (C, P) tensor of client updates")
+        self.updates = check_tensor('AggregationInput.updates', self.updates, ndim=2, finite=False)   # (C, P); a list is read as a tensor
         self.global_params = check_tensor('global_params', self.global_params, ndim=1)
         C, P = self.updates.shape
         if P != len(self.global_params): raise ValueError(f"updates: shape {(C, P)}: expected {len(self.global_params)} columns, one per parameter")
@@ -104,7 +103,8 @@ def aggregate(global_params:torch.Tensor, # (P,) the broadcast global model w
     "w <- w + server_lr * (aggregated update from `rule`), with FedAvgM's server momentum on top when configured."
     check_type('cfg', cfg, RunConfig)
     if rule is None: rule = masked_average if masks is not None and cfg.aggregator != 'fednova' else AGGREGATORS[cfg.aggregator]
-    delta = rule(AggregationInput(global_params, updates, weights, steps, lr, cfg, reports, masks))
+    inp = AggregationInput(global_params, updates, weights, steps, lr, cfg, reports, masks)
+    delta, global_params = rule(inp), inp.global_params
     if not (torch.is_tensor(delta) and delta.shape == global_params.shape and bool(torch.isfinite(delta).all())):
         raise ValueError(f"aggregation rule {getattr(rule, '__name__', rule)!r} returned {type(delta).__name__} "
                          f"{tuple(getattr(delta, 'shape', ()))}: expected a finite tensor of shape {tuple(global_params.shape)}")
