@@ -47,7 +47,7 @@ class AggregationInput:
     reports: Reports|None = None # the round's reports (ids, losses before training: q-FedAvg)
     masks: torch.Tensor|None = None # (C,P) 0/1 sub-model masks (Federated Dropout); None: full models
     def __post_init__(self):
-        self.updates = check_tensor('AggregationInput.updates', self.updates, ndim=2, finite=False)   # (C, P); a list is read as a tensor
+        self.updates = check_tensor('AggregationInput.updates', self.updates, ndim=2)   # (C, P) finite; a list is read as a tensor
         self.global_params = check_tensor('global_params', self.global_params, ndim=1)
         C, P = self.updates.shape
         if P != len(self.global_params): raise ValueError(f"updates: shape {(C, P)}: expected {len(self.global_params)} columns, one per parameter")
