@@ -251,8 +251,9 @@ def check_ids(name:str, # Argument name, quoted in the error
     bad = ~((arr >= 0) & (arr < n)) if arr.size else np.zeros(0, bool)
     _first_bad(name, arr, bad, f"ids in [0, {n})")
     arr = arr.astype(np.int64)
-    if unique and len(np.unique(arr)) < len(arr):
-        raise ValueError(f"{name}: id {int(arr[np.argmax(np.bincount(arr))])} appears more than once; ids must be distinct")
+    s = np.sort(arr) if unique else arr                        # sorted, a repeat sits next to its twin
+    rep = np.flatnonzero(s[1:] == s[:-1]) if unique else ()
+    if len(rep): raise ValueError(f"{name}: id {int(s[rep[0]])} appears more than once; ids must be distinct")
     return arr
 
 def check_rng_seed(name:str, # Argument name, quoted in the error
