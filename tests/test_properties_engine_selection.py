@@ -14,6 +14,18 @@ import hetfl_explore.selection.incentives as icv
 import hetfl_explore.selection.compare as cmp
 
 SETTINGS = settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+
+def refuses_naming(call, # one-argument call under test
+                   arg:str, # the argument name the error must contain
+                   bad, # hypothesis strategy of malformed values
+                   label:str): # what the failure message calls the call
+    "Every value `bad` draws makes `call` raise ValueError/TypeError naming `arg`."
+    @SETTINGS
+    @given(v=bad)
+    def check(v):
+        with pytest.raises((ValueError, TypeError)) as e: call(v)
+        assert arg in str(e.value), f"{label}({v!r:.60}): {type(e.value).__name__}: {e.value}"
+    check()
 NOT_INT = st.one_of(st.sampled_from([None, 'x', 1.5, float('nan'), object()]), st.integers(max_value=0))
 NOT_POS = st.sampled_from([None, 'x', float('nan'), float('inf'), -1.0, object()])
 NOT_UNIT = st.one_of(st.sampled_from([None, 'x', float('nan'), object()]), st.floats(1.01, 9), st.floats(-9, -0.01))
@@ -174,12 +186,7 @@ COVERED = {f'hetfl_explore.{name}' for name, *_ in CASES}
 
 @pytest.mark.parametrize('name,call,arg,bad', CASES, ids=[c[0] for c in CASES])
 def test_malformed_input_names_the_argument(name, call, arg, bad):
-    @SETTINGS
-    @given(v=bad)
-    def check(v):
-        with pytest.raises((ValueError, TypeError)) as e: call(v)
-        assert arg in str(e.value), f"{name}({v!r}): {type(e.value).__name__}: {e.value}"
-    check()
+    refuses_naming(call, arg, bad, name)
 
 def test_covered_is_every_public_function_and_class():
     "COVERED lists exactly the public functions and classes of hetfl_explore.engine.* and hetfl_explore.selection.*."
@@ -208,12 +215,7 @@ ID_CASES = [
 
 @pytest.mark.parametrize('name,call,arg', ID_CASES, ids=[c[0] for c in ID_CASES])
 def test_ids_refuse_repeats_negatives_and_fractions(name, call, arg):
-    @SETTINGS
-    @given(v=BAD_IDS)
-    def check(v):
-        with pytest.raises((ValueError, TypeError)) as e: call(v)
-        assert arg in str(e.value), f"{name}({v!r}): {e.value}"
-    check()
+    refuses_naming(call, arg, BAD_IDS, name)
 
 # (name, call with a bad array, argument named, strategy): NaN, infinities, negatives, empty and mismatched lengths
 NUM = lambda *extra: st.sampled_from([[float('nan'), 1.], [float('inf'), 1.], [-1., 1.], 'ab', None, *extra])
@@ -241,12 +243,7 @@ ARRAY_CASES = [
 
 @pytest.mark.parametrize('name,call,arg,bad', ARRAY_CASES, ids=[c[0] for c in ARRAY_CASES])
 def test_arrays_refuse_nan_negative_empty_and_mismatched(name, call, arg, bad):
-    @SETTINGS
-    @given(v=bad)
-    def check(v):
-        with pytest.raises((ValueError, TypeError)) as e: call(v)
-        assert arg in str(e.value), f"{name}({v!r:.60}): {e.value}"
-    check()
+    refuses_naming(call, arg, bad, name)
 
 def test_shapley_utilities_must_be_finite_numbers():
     for bad in (float('nan'), float('inf'), 'x', None):
@@ -272,9 +269,5 @@ NUMERIC_PARAMETERS = _numeric_parameters()
 def test_numeric_parameters_take_numpy_scalars_and_refuse_strings_bools_nan(name, cls, param, default):
     "numpy scalars of the default are accepted; strings, bools, None, NaN and -inf are refused naming the parameter."
     cls(**{param: np.float64(default) if isinstance(default, float) else np.int64(default)})
-    @SETTINGS
-    @given(v=st.sampled_from(['x', True, None, float('nan'), -float('inf'), [default]]))
-    def check(v):
-        with pytest.raises((ValueError, TypeError)) as e: cls(**{param: v})
-        assert param in str(e.value), f"{name}({param}={v!r}): {e.value}"
-    check()
+    refuses_naming(lambda v: cls(**{param: v}), param, st.sampled_from(['x', True, None, float('nan'), -float('inf'), [default]]),
+                   f'{name}.{param}')
