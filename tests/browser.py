@@ -109,32 +109,3 @@ def run_notebook(page, url: str, token: str, name: str, timeout_ms: int = 60000)
         return w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel &&
                w.sessionContext.session.kernel.status === "idle"; }''', timeout=timeout_ms)
     page.evaluate('window.jupyterapp.commands.execute("notebook:run-all-cells")')
-
-def wait_for_editor(page, timeout_ms: int = 60000):
-    "Wait until the matrix editor's readout and simplex (an SVG point) have drawn."
-    page.locator('.hx-editor .hx-metrics').first.wait_for(timeout=timeout_ms)
-    page.wait_for_selector('.hx-editor .hx-simplex circle.hx-point', timeout=timeout_ms)
-
-# Timestamps in the page: the Enter keydown that commits a matrix cell (t0), the first mutation of the readout and of
-# the simplex after it, and the animation frame after both (the redraw is on screen). `window.__hxEdits` collects them.
-EDIT_TIMER_JS = '''() => {
-  const ed = document.querySelector('.hx-editor'), readout = ed.querySelector('.hx-metrics'),
-        plot = ed.querySelector('.hx-simplex'), s = window.__hxEdit = {t0: null, readout: null, simplex: null};
-  window.__hxEdits = [];
-  const done = () => { if (s.readout === null || s.simplex === null || s.t0 === null) return;
-    const t0 = s.t0; s.t0 = null;
-    requestAnimationFrame(() => window.__hxEdits.push({readout: s.readout - t0, simplex: s.simplex - t0,
-                                                       frame: performance.now() - t0})); };
-  document.addEventListener('keydown', e => { if (e.key === 'Enter' && e.target.closest('.hx-cell')) {
-    s.t0 = performance.now(); s.readout = s.simplex = null; } }, true);
-  const watch = (el, key) => new MutationObserver(() => { if (s.t0 !== null && s[key] === null) { s[key] = performance.now(); done(); } })
-    .observe(el, {subtree: true, childList: true, characterData: true, attributes: true});
-  watch(readout, 'readout'); watch(plot, 'simplex');
-}'''
-
-def timed_edit(page, value: int, n_before: int, timeout_ms: int = 30000) -> dict:
-    "Commit `value` into the editor's first cell with Enter and return the page's timings (ms) of that edit."
-    cell = page.locator('.hx-editor .hx-cell input').first
-    cell.fill(str(value)); cell.press('Enter')
-    page.wait_for_function('(n) => window.__hxEdits.length > n', arg=n_before, timeout=timeout_ms)
-    return page.evaluate('(n) => window.__hxEdits[n]', n_before)

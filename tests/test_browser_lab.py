@@ -5,8 +5,8 @@ refused value shows its message without moving the rows. Screenshots go to `test
 import json
 import pytest
 from conftest import ROOT
-from browser import (browser, require_browser, jupyter_lab, run_notebook, wait_for_editor, timed_edit, EDIT_TIMER_JS,
-                     EDITOR_CELL)
+from browser import browser, require_browser, jupyter_lab, run_notebook, EDITOR_CELL
+from editor_page import wait_for_page_editor, timed_page_edit, EDITOR_TIMER_JS
 
 LAB_VIEWPORT = {'width': 1280, 'height': 900}   # a laptop screen, with JupyterLab's file browser open
 MIN_SIDEBAR_PX = 200                            # the file browser counts as open when its panel is at least this wide
@@ -57,7 +57,7 @@ def test_matrix_editor_in_jupyterlab_at_1280(lab):
     (ROOT/'test-artifacts').mkdir(exist_ok=True)
     with browser() as b:
         page = b.new_page(viewport=LAB_VIEWPORT)
-        run_notebook(page, url, token, 'panel.ipynb'); wait_for_editor(page)
+        run_notebook(page, url, token, 'panel.ipynb'); wait_for_page_editor(page)
         page.evaluate('window.jupyterapp.shell.activateById("filebrowser")'); page.wait_for_timeout(500)
         assert page.evaluate('document.querySelector("#jp-left-stack").getBoundingClientRect().width') >= MIN_SIDEBAR_PX
         page.locator('.hx-editor').first.scroll_into_view_if_needed()
@@ -71,8 +71,8 @@ def test_matrix_editor_in_jupyterlab_at_1280(lab):
         assert 'Enter or Tab' in page.locator('.hx-editor .hx-hint').first.inner_text()
         metrics = page.locator('.hx-editor .hx-metrics').first
         before = metrics.inner_text()
-        page.evaluate(EDIT_TIMER_JS)
-        edit = timed_edit(page, 0, 0)                 # returns once both the readout and the simplex have changed
+        page.evaluate(EDITOR_TIMER_JS)
+        edit = timed_page_edit(page, 0, 0)            # returns once the readout, the simplex and the shares have changed
         assert metrics.inner_text() != before and min(edit.values()) >= 0
         cell = page.locator('.hx-editor .hx-cell input').first
         top = cell.bounding_box()['y']
