@@ -137,6 +137,17 @@ def intro_words(nb: Path) -> str | None:
         words.append(w)
     return ' '.join(words) if len(words) >= 3 else None
 
+def test_the_site_weighs_within_its_limit_and_ships_each_asset_once():
+    "The whole site stays under its limit; the widget manager ships one bundle and the icon fonts browsers fetch."
+    import fnmatch, sys
+    sys.path.insert(0, str(ROOT/'tools')); import build_docs as bd
+    pages()                                                                   # skips when the site is not built
+    assert bd.site_bytes(DOCS) <= bd.MAX_SITE_BYTES, f'{bd.site_bytes(DOCS) / 1e6:.1f} MB'
+    shipped = [f.name for f in (DOCS/'assets'/'html-manager').iterdir()]
+    assert 'embed-amd.js' in shipped and any(n.endswith('.woff2') for n in shipped)
+    assert not [n for n in shipped if any(fnmatch.fnmatch(n, pat) for pat in bd.UNUSED_WIDGET_FILES)]
+    assert not [p for p in DOCS.rglob('embed-amd.js') if p.parent != DOCS/'assets'/'html-manager']
+
 def test_every_page_shows_its_introduction():
     "The prose under each notebook's title and description is on its page (the site lost every chapter's first paragraphs)."
     import html as h, sys

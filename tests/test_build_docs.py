@@ -245,3 +245,10 @@ def test_site_check_flags_a_page_over_the_weight_limit(tmp_path):
     write(tmp_path, 'assets/bundle.html', 'x' * (bd.MAX_PAGE_BYTES + 1))   # shared assets are not pages
     assert bd.site_problems(tmp_path) == ['heavy.html: 3.0 MB, over the 3 MB a page may weigh']
     with pytest.raises(SystemExit, match='weigh too much'): bd.check_site(tmp_path)
+
+def test_site_check_flags_a_site_over_its_weight_limit(tmp_path, monkeypatch):
+    "Pages and shared assets together count against the site's limit; each file alone may be light."
+    for i in range(4): (tmp_path/f'assets/part{i}.js').parent.mkdir(exist_ok=True); (tmp_path/f'assets/part{i}.js').write_text('x' * 1000)
+    assert bd.site_bytes(tmp_path) == 4000 and bd.site_problems(tmp_path) == []
+    monkeypatch.setattr(bd, 'MAX_SITE_BYTES', 3999)
+    assert bd.site_problems(tmp_path) == ['the site: 0.0 MB, over the 0 MB it may weigh']

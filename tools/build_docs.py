@@ -621,6 +621,10 @@ def local_links(body: str, up: str) -> str:
     "The page with links into the published site (nbdev's API links) made relative, so a local or mirrored site keeps its readers."
     return re.sub(r'href="' + re.escape(site_url()), f'href="{up}', body)
 
+# Files of the widget manager no page fetches: source maps, the non-AMD bundle, `libembed-amd.js` (embed-amd.js defines
+# the same module inline) and the icon fonts' legacy formats (browsers take the woff2 the font rules list before them).
+UNUSED_WIDGET_FILES = ('*.map', 'embed.js', 'libembed-amd.js', '*.eot', '*.ttf', '*.svg')
+
 WIDGET_FONT = re.compile(r'([A-Za-z_$][\w$]*)\.p\+"([0-9a-f]{20}\.(?:woff2?|ttf|eot|svg))"')   # an icon font in the widget manager's bundle
 
 def shared_fonts(bundle: str) -> str:
@@ -660,9 +664,8 @@ def copy_assets(mods: Path) -> None:
     shutil.copy(mods/'requirejs'/'require.js', a/'require.js')
     shutil.copy(ROOT/'hetfl_explore'/'widgets'/'static'/'anywidget_amd.js', a/'anywidget_amd.js')   # saved anywidgets (the kernel-free editor) load through it
     shutil.copytree(mods/'@jupyter-widgets'/'html-manager'/'dist', a/'html-manager', dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns('*.map', 'embed.js'))   # source maps and the non-AMD bundle: no page loads them
-    for bundle in ('embed-amd.js', 'libembed-amd.js'):
-        (a/'html-manager'/bundle).write_text(shared_fonts((a/'html-manager'/bundle).read_text()))
+                    ignore=shutil.ignore_patterns(*UNUSED_WIDGET_FILES))
+    (a/'html-manager'/'embed-amd.js').write_text(shared_fonts((a/'html-manager'/'embed-amd.js').read_text()))
     shutil.copytree(mods/'katex'/'dist', a/'katex', dirs_exist_ok=True)
     for f in NBS.rglob('*'):
         if f.suffix.lower() in {'.png', '.jpg', '.jpeg', '.svg', '.gif', '.css'} and not any(p.startswith('.') for p in f.relative_to(NBS).parts):
@@ -700,9 +703,14 @@ def render_all(jobs: int = 2, # pages rendered in parallel
     return len(pages)
 
 MAX_PAGE_BYTES = 3_000_000   # the heaviest page a reader should fetch (about 2.4 s at 10 Mbit/s)
+MAX_SITE_BYTES = 30_000_000  # the whole site, pages and shared assets (a mirror or an offline copy stays light)
+
+def site_bytes(out: Path = OUT) -> int:
+    "Bytes of every file under `out`: what a reader mirroring the whole site downloads."
+    return sum(f.stat().st_size for f in out.rglob('*') if f.is_file())
 
 def site_problems(out: Path = OUT) -> list[str]:
-    "Every stderr output block, absolute build-machine path, unrendered Quarto fence, extra top-level heading and page over `MAX_PAGE_BYTES` under `out`."
+    "Every stderr output block, absolute build-machine path, unrendered Quarto fence, extra top-level heading and page over `MAX_PAGE_BYTES` under `out`, and a site over `MAX_SITE_BYTES`."
     problems = []
     for page in sorted(out.rglob('*.html')):
         rel, text = page.relative_to(out), page.read_text(errors='replace')
@@ -713,6 +721,7 @@ def site_problems(out: Path = OUT) -> list[str]:
         if (n := len(RAW_FENCE.findall(text))): problems.append(f'{rel}: {n} Quarto fence(s) shown as text')
         if (n := text.count('<h1')) > 1: problems.append(f'{rel}: {n} top-level headings (a commented-out markdown cell?)')
         if (size := page.stat().st_size) > MAX_PAGE_BYTES: problems.append(f'{rel}: {size / 1e6:.1f} MB, over the {MAX_PAGE_BYTES / 1e6:.0f} MB a page may weigh')
+    if (total := site_bytes(out)) > MAX_SITE_BYTES: problems.append(f'the site: {total / 1e6:.1f} MB, over the {MAX_SITE_BYTES / 1e6:.0f} MB it may weigh')
     return problems
 
 def check_site(out: Path = OUT) -> None:
