@@ -81,29 +81,31 @@ export function makeRng(seed) {
   };
 }
 
-// k distinct clients of K, uniformly (partial Fisher-Yates shuffle), as engine.protocol.UniformSelector.
-export function uniformRound(K, k, rng) {
-  const ids = Array.from({length: K}, (_, i) => i), n = Math.min(k, K);
-  for (let i = 0; i < n; i++) { const j = i + Math.floor(rng() * (K - i)); [ids[i], ids[j]] = [ids[j], ids[i]]; }
-  return ids.slice(0, n);
+// k distinct clients of K, uniformly (partial Fisher-Yates shuffle), as engine.protocol.UniformSelector. `ids` is a
+// reusable Int32Array of length K (any permutation of 0..K-1: a shuffle of a permutation stays uniform).
+export function uniformRound(K, k, rng, ids = Int32Array.from({length: K}, (_, i) => i)) {
+  const n = Math.min(k, K);
+  for (let i = 0; i < n; i++) { const j = i + Math.floor(rng() * (K - i)), t = ids[i]; ids[i] = ids[j]; ids[j] = t; }
+  return Array.from(ids.subarray(0, n));
 }
 
 // k distinct clients drawn one after the other with probability proportional to their data size among those left
 // (successive sampling, the distribution of numpy's choice(replace=False, p=...)), as selection.baselines.EqW.
 export function sizeRound(sizes, k, rng) {
-  const left = sizes.slice(), picks = [], n = Math.min(k, sizes.length);
+  const left = Float64Array.from(sizes), picks = [], n = Math.min(k, sizes.length);
+  let total = 0;
+  for (let i = 0; i < left.length; i++) total += left[i];
   for (let i = 0; i < n; i++) {
-    const j = drawByWeight(left, rng()); picks.push(j); left[j] = 0;
+    const j = drawByWeight(left, rng(), total); picks.push(j); total -= left[j]; left[j] = 0;
   }
   return picks;
 }
 
-// Inverse-CDF draw: the first index whose cumulative share exceeds u (weights summing to more than 0).
-function drawByWeight(w, u) {
-  let total = 0;
-  for (const x of w) total += x;
+// Inverse-CDF draw: the first index whose cumulative weight exceeds u × total (weights with a positive total).
+function drawByWeight(w, u, total) {
+  const target = u * total;
   let c = 0, last = -1;
-  for (let i = 0; i < w.length; i++) { if (w[i] <= 0) continue; last = i; c += w[i] / total; if (c > u) return i; }
+  for (let i = 0; i < w.length; i++) { if (w[i] <= 0) continue; last = i; c += w[i]; if (c > target) return i; }
   return last;   // u within round-off of 1: the last client with weight
 }
 
@@ -112,34 +114,38 @@ export function l1Normalise(T) {
   return T.map(t => { const s = Math.max(t[0] + t[1] + t[2], ZERO); return [t[0] / s, t[1] / s, t[2] / s]; });
 }
 
+// Triplets as one flat Float64Array [t0_CI, t0_AI, t0_SC, t1_CI, ...]: the round loops below read it without indirection.
+const flat = T => { const f = new Float64Array(3 * T.length); T.forEach((t, i) => f.set(t, 3 * i)); return f; };
+
 // One round of FedDiverse's default rule (Németh et al. 2025, Algorithms 5-6), a port of selector.reference_round:
 // 1. probabilistic: draw k_p among those left with probability proportional to the leading component (uniformly if
 //    all are 0); 2. complementary: k_c = argmin of <L_kp, L_k> (L = L1-normalised triplets); 3. orthogonal:
 //    k_r = argmax |<L_kp x L_kc, L_k>|; repeated, the leading component rotating SC -> CI -> AI per triplet. Scores
-//    within `tol` of the best tie, broken uniformly. Plain loops over typed arrays: no allocation per client.
-export function feddiverseRound(T, k, rng, tol = 1e-9, L = l1Normalise(T)) {
+//    within `tol` of the best tie, broken uniformly. Plain loops over flat typed arrays: no allocation per client.
+export function feddiverseRound(T, k, rng, tol = 1e-9, L = l1Normalise(T), Tf = flat(T), Lf = flat(L)) {
   const K = T.length, n = Math.min(k, K), left = new Uint8Array(K).fill(1), w = new Float64Array(K), score = new Float64Array(K);
   const picks = [], take = i => { picks.push(i); left[i] = 0; return picks.length === n; };
   const best = sign => {   // a client left whose sign * score is within tol of the largest, the ⌊u·n⌋-th of the n tied
     let b = -Infinity, c = 0;
     for (let i = 0; i < K; i++) if (left[i] && sign * score[i] > b) b = sign * score[i];
-    for (let i = 0; i < K; i++) if (left[i] && Math.abs(sign * score[i] - b) <= tol) c++;
+    for (let i = 0; i < K; i++) if (left[i] && b - sign * score[i] <= tol) c++;
     let j = Math.floor(rng() * c);
-    for (let i = 0; i < K; i++) if (left[i] && Math.abs(sign * score[i] - b) <= tol && j-- === 0) return i;
+    for (let i = 0; i < K; i++) if (left[i] && b - sign * score[i] <= tol && j-- === 0) return i;
   };
+  const dot = (x, y, z) => { for (let i = 0, o = 0; i < K; i++, o += 3) score[i] = Lf[o] * x + Lf[o + 1] * y + Lf[o + 2] * z; };
   for (let step = 0; ; step++) {
     const lead = [2, 0, 1][step % 3];
     let total = 0;
-    for (let i = 0; i < K; i++) { w[i] = left[i] ? T[i][lead] : 0; total += w[i]; }
-    if (total <= ZERO) for (let i = 0; i < K; i++) w[i] = left[i];   // an exhausted dimension: uniform
-    const kp = drawByWeight(w, rng());
+    for (let i = 0; i < K; i++) { w[i] = left[i] ? Tf[3 * i + lead] : 0; total += w[i]; }
+    if (total <= ZERO) { total = 0; for (let i = 0; i < K; i++) { w[i] = left[i]; total += w[i]; } }   // an exhausted dimension: uniform
+    const kp = drawByWeight(w, rng(), total);
     if (take(kp)) break;
     const p = L[kp];
-    for (let i = 0; i < K; i++) score[i] = L[i][0] * p[0] + L[i][1] * p[1] + L[i][2] * p[2];
+    dot(p[0], p[1], p[2]);
     const kc = best(-1), q = L[kc];
     if (take(kc)) break;
-    const v = [p[1] * q[2] - p[2] * q[1], p[2] * q[0] - p[0] * q[2], p[0] * q[1] - p[1] * q[0]];
-    for (let i = 0; i < K; i++) score[i] = Math.abs(L[i][0] * v[0] + L[i][1] * v[1] + L[i][2] * v[2]);
+    dot(p[1] * q[2] - p[2] * q[1], p[2] * q[0] - p[0] * q[2], p[0] * q[1] - p[1] * q[0]);
+    for (let i = 0; i < K; i++) score[i] = Math.abs(score[i]);
     if (take(best(1))) break;
   }
   return picks;
@@ -152,14 +158,14 @@ export const SELECTORS = ['uniform', 'size-proportional', 'feddiverse'];
 // (types with tie = 'first', as feddiverse.simulation.selection_stats). `T`: the clients' triplets, `sizes` their
 // data sizes, `types` their types.
 export function selectionShares(T, sizes, types, k, rounds, seed = 0, selectors = SELECTORS) {
-  const out = {}, K = T.length;
+  const out = {}, K = T.length, L = l1Normalise(T), Tf = flat(T), Lf = flat(L), ids = Int32Array.from({length: K}, (_, i) => i);
   selectors.forEach((name, s) => {
-    const rng = makeRng(seed * 7919 + s), count = new Array(K).fill(0), slots = {CI: 0, AI: 0, SC: 0}, L = l1Normalise(T);
+    const rng = makeRng(seed * 7919 + s), count = new Array(K).fill(0), slots = {CI: 0, AI: 0, SC: 0};
     let total = 0;
     for (let r = 0; r < rounds; r++) {
-      const ids = name === 'uniform' ? uniformRound(K, k, rng) : name === 'size-proportional' ? sizeRound(sizes, k, rng)
-        : feddiverseRound(T, k, rng, 1e-9, L);
-      for (const i of ids) { count[i]++; slots[types[i]]++; total++; }
+      const chosen = name === 'uniform' ? uniformRound(K, k, rng, ids) : name === 'size-proportional' ? sizeRound(sizes, k, rng)
+        : feddiverseRound(T, k, rng, 1e-9, L, Tf, Lf);
+      for (const i of chosen) { count[i]++; slots[types[i]]++; total++; }
     }
     out[name] = {frequency: count.map(c => c / rounds), typeShares: Object.fromEntries(TYPES.map(d => [d, slots[d] / Math.max(total, 1)]))};
   });
