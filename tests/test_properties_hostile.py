@@ -1,7 +1,8 @@
 """Hostile input families for every entry point of the fuzz table (`tools/fuzz.py`).
 
 For each entry point and argument the fuzz table gives a valid call and the argument's kind. From the kind come the
-families: numpy scalars and 0-d arrays, which a number-taking argument accepts; and NaN / ±inf, integers beyond the
+families: numpy scalars and 0-d arrays, which a number-taking argument accepts; and NaN / ±inf, empty inputs (no
+clients, no labels, no triplets) and distributions one outcome short, integers beyond the
 float and 64-bit ranges, numbers given as strings or bools, self-containing and self-raising objects, negative
 variances and weights, duplicate / negative / fractional ids, labels outside their range, which it refuses with a
 `ValueError`/`TypeError` naming the argument."""
@@ -18,7 +19,7 @@ import fuzz
 
 MALFORMED = ('nan', 'inf', '-inf', '10**400', '2**64', '-2**64', '1.5', 'str', 'bool', 'hostile', 'recursive', 'nan entry',
              'inf entry', 'negative entry', '-1', 'negative id', 'fractional id', 'duplicate id', 'label -1', 'label past the end',
-             'fractional label', 'fractional')
+             'fractional label', 'fractional', 'empty', 'one short')
 EQUIVALENT = ('np.float64', 'np.float32', '0-d array', 'Fraction', 'np.int64', 'np.int32')
 SETTINGS = settings(max_examples=6, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 CONTROLS = fuzz._controls()
@@ -32,7 +33,8 @@ def _cases(families, part):
                 if not isinstance(v, tuple): continue
                 bad, ok, extra = fuzz.KINDS[v[1]]
                 muts = {**bad(v[0]), **extra(v[0])} if part == 'malformed' else ok(v[0])
-                out += [pytest.param(group, name, arg, m, id=f'{group}.{name}:{arg}={m}') for m in muts if m in families]
+                valid = fuzz.VALID_MUTANTS.get((name, arg), set()) if part == 'malformed' else set()
+                out += [pytest.param(group, name, arg, m, id=f'{group}.{name}:{arg}={m}') for m in muts if m in families and m not in valid]
     return out
 
 def _call(group, name, arg, value):
@@ -57,6 +59,16 @@ def test_malformed_family_gets_a_clear_error(group, name, arg, family):
 
 @pytest.mark.parametrize('group,name,arg,family', _cases(EQUIVALENT, 'equivalent'))
 def test_numpy_scalars_and_0d_arrays_are_accepted(group, name, arg, family):
+    _call(group, name, arg, _mutant(group, name, arg, family))
+
+def _valid_mutant_cases():
+    "(group, entry, arg, family) for the mutants the fuzz table documents as valid inputs (no client available, ...)."
+    where = {name: group for group, entries in CONTROLS.items() for name, _ in entries}
+    return [pytest.param(where[name], name, arg, m, id=f'{name}:{arg}={m}') for (name, arg), ms in fuzz.VALID_MUTANTS.items() for m in sorted(ms)]
+
+@pytest.mark.parametrize('group,name,arg,family', _valid_mutant_cases())
+def test_documented_edge_states_are_accepted(group, name, arg, family):
+    "An empty availability list or a round in which nobody trains is a state the engine reaches: accepted, not refused."
     _call(group, name, arg, _mutant(group, name, arg, family))
 
 @SETTINGS

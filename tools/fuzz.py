@@ -172,7 +172,7 @@ def _controls() -> dict:
                          ('preference', dict(d=(np.array([.1, .3]), 'array'), q=(0.05, 'nonneg'), p=(0.5, 'pos')))],
      'crowd.robust': [('krum_scores', dict(points=(torch.eye(5), 'array'), f=(1, 'count'))),
                       ('robust_aggregate', dict(mus=(torch.zeros(3, 2), 'array'), vars=(torch.ones(3, 2), 'nonneg_linked'), rule=('fedavg', 'choice'), f=(1, 'count')))],
-     'crowd.bayesian': [('gaussian_kl', dict(mu_q=(torch.zeros(2), 'array'), var_q=(torch.ones(2), 'nonneg_linked'), mu_p=(torch.zeros(2), 'linked_array'), var_p=(torch.ones(2), 'nonneg_linked'))),
+     'crowd.bayesian': [('gaussian_kl', dict(mu_q=(torch.zeros(3), 'array'), var_q=(torch.ones(3), 'nonneg_linked'), mu_p=(torch.zeros(3), 'linked_array'), var_p=(torch.ones(3), 'nonneg_linked'))),   # 3: a prior one short of 2 would be a broadcast scalar
                         ('aggregate_posteriors', dict(mus=(torch.zeros(2, 3), 'array'), vars=(torch.ones(2, 3), 'nonneg_linked'), mode=('poe', 'choice'))),
                         ('linear_posterior', dict(X=(torch.eye(3), 'array'), y=(torch.ones(3), 'linked_array'), noise_var=(0.5, 'pos'))),
                         ('expected_calibration_error', dict(probs=(torch.tensor([[.7, .3], [.4, .6]]), 'nonneg_array'), y=(torch.tensor([0, 1]), 'labels'), bins=(5, 'size')))],
@@ -235,6 +235,13 @@ def classify(res:dict, arg:str) -> str:
 
 def _call(fn, kwargs): return lambda: fn(**kwargs)
 
+# Mutants that are documented valid inputs of one argument, so they are controls, not malformed calls: no client
+# available, and no client left to train (every selected one dropped), are legitimate round states; PROMETHEE thresholds may be given per criterion (a one-element list
+# broadcasts over the criteria).
+VALID_MUTANTS = {('ClientView', 'available'): {'empty'}, ('make_view', 'available'): {'empty'},
+                 ('diversity_round', 'available'): {'empty'}, ('batch_plan', 'sizes'): {'empty'}, ('preference', 'q'): {'list'}, ('preference', 'p'): {'list'},
+                 ('preference', 'd'): {'empty'}}   # elementwise, like numpy: no differences give no preferences
+
 def fuzz_group(group:str, entries:list, timeout:float) -> list:
     "Every control of a group, then its malformed and equivalent mutants; one record per call."
     mod, rows = importlib.import_module(f'hetfl_explore.{group}'), []
@@ -249,12 +256,14 @@ def fuzz_group(group:str, entries:list, timeout:float) -> list:
             if not isinstance(v, tuple): continue
             value, kind = v
             bad, ok, extra = KINDS[kind]
+            valid_here = VALID_MUTANTS.get((name, arg), set())
             for role, muts in (('malformed', {**bad(value), **extra(value)}), ('equivalent', ok(value))):
                 for mname, mval in muts.items():
                     if mname == 'None' and arg in none_ok: continue   # a valid call, not a malformed one
+                    kind_of = 'equivalent' if mname in valid_here else role
                     res = run_forked(_call(fn, {**valid, arg: mval}), timeout)
-                    outcome = classify(res, arg) if role == 'malformed' else ('accepted' if res['outcome'] == 'ok' else 'rejected')
-                    rows.append({'group': group, 'entry': name, 'arg': arg, 'mutant': mname, 'role': role,
+                    outcome = classify(res, arg) if kind_of == 'malformed' else ('accepted' if res['outcome'] == 'ok' else 'rejected')
+                    rows.append({'group': group, 'entry': name, 'arg': arg, 'mutant': mname, 'role': kind_of,
                                  'outcome': outcome, 'detail': res})
     return rows
 

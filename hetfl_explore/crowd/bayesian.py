@@ -228,10 +228,10 @@ def _vector(name, v, P):
 def _check_posteriors(mus, vars, mu0, var0):
     "Tensors of matching shapes, with errors naming the argument."
     mus = check_tensor('mus', mus, ndim=2, finite=False); N, P = mus.shape          # finiteness is checked on the sums (one pass less)
+    if N == 0: raise ValueError(f"mus: shape {(N, P)}: expected at least one client posterior")
     vars = check_tensor('vars', vars, finite=False)
     if vars.shape not in ((N, P), (N, P, P)): raise ValueError(f"vars has shape {tuple(vars.shape)}: expected {(N, P)} (mean-field) or {(N, P, P)} (full covariance)")
     full = vars.dim() == 3
-    if N == 0: raise ValueError("mus: shape (0, P): expected at least one client posterior")
     mu0 = _vector('mu0', mu0, P).to(mus)
     var0 = check_tensor('var0', var0).to(vars)
     var0 = var0 if full and var0.dim() == 2 else (torch.diag(var0.expand(P)) if full else var0.expand(P))

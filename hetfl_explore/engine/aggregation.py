@@ -49,7 +49,9 @@ class AggregationInput:
     def __post_init__(self):
         self.updates = check_tensor('AggregationInput.updates', self.updates, ndim=2)   # (C, P) finite; a list is read as a tensor
         self.global_params = check_tensor('global_params', self.global_params, ndim=1)
+        if not len(self.global_params): raise ValueError("global_params: shape (0,): expected a model with at least one parameter")
         C, P = self.updates.shape
+        if not C: raise ValueError(f"updates: shape {(C, P)}: expected at least one client update (a round nobody reported keeps the model)")
         if P != len(self.global_params): raise ValueError(f"updates: shape {(C, P)}: expected {len(self.global_params)} columns, one per parameter")
         self.weights = check_array('weights', self.weights, ndim=1, lo=0)   # a negative weight would extrapolate
         if len(self.weights) != C: raise ValueError(f"weights: {len(self.weights)} entries: expected {C}, one per client update")

@@ -23,7 +23,7 @@ __all__ = ['AUTO_CPU_STEP_FLOPS', 'AUTO_CPU_MAX_PARAMS', 'AUTO_CPU_FUSED_STEP_FL
            'local_train', 'model_profile', 'choose_backend', 'block_size', 'resolve_backend']
 
 # %% ../../nbs/engine/05c_backends.ipynb #6fddc2f5
-def batch_plan(sizes:np.ndarray, # (C,) number of samples of each training client
+def batch_plan(sizes:np.ndarray, # (C,) number of samples of each training client (C = 0 when every selected client dropped)
                batch_size:int, # mini-batch size B
                rng:np.random.Generator, # this round's plan stream
                epochs:int=1, # local epochs (used when `steps` is None)
@@ -33,6 +33,7 @@ def batch_plan(sizes:np.ndarray, # (C,) number of samples of each training clien
     batch_size, epochs = check_int('batch_size', batch_size, lo=1), check_int('epochs', epochs, lo=1)
     steps = None if steps is None else check_int('steps', steps, lo=1)
     sizes = check_count_array('sizes', sizes); C, B, nmax = len(sizes), batch_size, max(int(sizes.max(initial=1)), 1)
+    if sizes.ndim != 1: raise ValueError(f"sizes: shape {sizes.shape}: expected one sample count per training client (none: a round nobody trains)")
     if steps is not None:  # a stream of fresh permutations, cut into `steps` full batches
         E = -(-steps * B // max(int(sizes.min(initial=1)), 1))
         perm = np.argsort(np.where(np.arange(nmax) < sizes[:, None, None], rng.random((C, E, nmax)), 2.0), axis=2)

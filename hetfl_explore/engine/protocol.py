@@ -57,7 +57,7 @@ def as_selection(x:Selection|np.ndarray|list, # what a selector returned: a `Sel
 class ClientView:
     "What the server may know or ask in a round (never raw data)."
     round: int # the round being selected for (0-based)
-    available: np.ndarray # ids of the clients available this round
+    available: np.ndarray # ids of the clients available this round (empty when none is)
     n_samples: np.ndarray # data size of every client, indexed by id
     profiles: Any = None # `engine.SystemProfiles` when system heterogeneity is simulated, else None
     query: Callable[[np.ndarray, str], np.ndarray]|None = None # ask clients `ids` for a fresh scalar ('loss' or 'time')
@@ -67,7 +67,8 @@ class ClientView:
     def __post_init__(self):
         self.round = check_int('ClientView.round', self.round, lo=0)
         self.n_samples = check_count_array('ClientView.n_samples', self.n_samples)   # 1.7 samples is no data size
-        if self.n_samples.ndim != 1: raise ValueError(f"ClientView.n_samples: shape {self.n_samples.shape}: expected one data size per client")
+        if self.n_samples.ndim != 1 or not len(self.n_samples):
+            raise ValueError(f"ClientView.n_samples: shape {self.n_samples.shape}: expected one data size per client, for at least one client")
         self.num_clients = check_count('ClientView.num_clients', self.num_clients)
         self.num_clients = self.num_clients or len(self.n_samples)
         if len(self.n_samples) != self.num_clients:

@@ -37,7 +37,8 @@ class SystemProfiles:
         if self.speed.ndim != 1 or not len(self.speed) or not (np.isfinite(self.speed) & (self.speed > 0)).all():
             raise ValueError(f"SystemProfiles.speed={self.speed!r}: expected a 1-d array of finite speeds > 0, one per client")
         n = len(self.speed)
-        def arr(name, v, default=1.0, shape=None):
+        def arr(name, v, default=None, shape=None):   # default None: a required field
+            if v is None and default is None: raise TypeError(f"SystemProfiles.{name}=None: expected one value per client ({n},) or one for all")
             v = _floats(name, default if v is None else v)
             try: v = np.broadcast_to(v, shape or (n,)).copy()
             except ValueError: raise ValueError(f"SystemProfiles.{name} has shape {v.shape}: expected one value per client ({n},)") from None
@@ -48,7 +49,7 @@ class SystemProfiles:
         if self.availability.shape[-1] != n or self.availability.max(initial=0) > 1:
             raise ValueError(f"SystemProfiles.availability: expected probabilities in [0,1] of shape ({n},) or (T, {n})")
         self.bandwidth, self.energy_budget = arr('bandwidth', self.bandwidth), arr('energy_budget', self.energy_budget)
-        self.dropout, self.power, self.cost = arr('dropout', self.dropout), arr('power', self.power), arr('cost', self.cost)
+        self.dropout, self.power, self.cost = arr('dropout', self.dropout), arr('power', self.power, 1.0), arr('cost', self.cost, 1.0)
         if not (self.bandwidth > 0).all(): raise ValueError("SystemProfiles.bandwidth: expected values > 0")
         if self.dropout.max(initial=0) > 1: raise ValueError("SystemProfiles.dropout: expected probabilities in [0, 1]")
 

@@ -83,7 +83,8 @@ def check_triplets(triplets, # (K, 3) triplets [CI, AI, SC]: numpy, torch or nes
     "Validate a (K, 3) array of finite non-negative triplets; |x| <= ROUNDOFF negatives become 0, real negatives are errors."
     if hasattr(triplets, 'matrices'): return oracle_triplets(triplets)
     t = as_float_array(triplets, name)
-    if (t.ndim < 2 if batch else t.ndim != 2) or t.shape[-1] != 3: raise ValueError(f"{name}: shape {t.shape}: expected (K, 3)")
+    if (t.ndim < 2 if batch else t.ndim != 2) or t.shape[-1] != 3 or not t.size:
+        raise ValueError(f"{name}: shape {t.shape}: expected (K, 3) with at least one client")
     if not np.all(np.isfinite(t)): raise ValueError(f"{name}: expected finite non-negative values (got NaN or inf)")
     if (t < -ROUNDOFF).any():
         bad = np.argwhere(t < -ROUNDOFF)[0]; *_, k, d = bad

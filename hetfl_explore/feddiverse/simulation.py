@@ -39,8 +39,8 @@ def selection_stats(matrices:np.ndarray, # (K, |Y|, |A|) client matrices
     "Type shares, frequencies and the triplet of the union of each round's selected data (vectorised over rounds)."
     N = client_matrices(matrices); K = len(N)
     chosen = as_float_array(chosen, 'chosen')
-    if chosen.ndim != 2 or chosen.shape[1] != K or not np.isin(chosen, (0, 1)).all():
-        raise ValueError(f"chosen: shape {chosen.shape}: expected a (rounds, {K}) array of 0/1 participation")
+    if chosen.ndim != 2 or chosen.shape[1] != K or not len(chosen) or not np.isin(chosen, (0, 1)).all():
+        raise ValueError(f"chosen: shape {chosen.shape}: expected a (rounds, {K}) array of 0/1 participation, at least one round")
     types = client_types(dht(N), tie='first')
     union = dht((chosen @ N.reshape(K, -1)).reshape(-1, *N.shape[1:]))
     slots = chosen.sum(0)

@@ -244,7 +244,9 @@ def partition_iid(y, # (n,) pool labels (only the length is used)
                   seed:int, # seed of the permutation
                  ) -> list[np.ndarray]: # K disjoint sorted index arrays (sizes differ by at most 1)
     "Split the pool uniformly at random into `num_clients` near-equal parts."
-    n = len(_labels(y)[0]); K = check_int('num_clients', num_clients, lo=1, hi=max(n, 1))
+    n = len(_labels(y)[0])
+    if not n: raise ValueError("y: no labels: expected a pool of at least one sample to split")
+    K = check_int('num_clients', num_clients, lo=1, hi=n)
     perm = rng_streams(seed, 1, 'partition_iid')[0].permutation(n)
     return [np.sort(p) for p in np.array_split(perm, K)]
 
@@ -576,6 +578,7 @@ def tiny_digits_federation(seed:int=0, # Seed of the test split and of the clien
     from sklearn.datasets import load_digits
     from hetfl_explore.foundation.data import FederatedData
     seed, num_clients = check_rng_seed('seed', seed), check_int('num_clients', num_clients, lo=1)
+    min_size = check_int('min_size', min_size, lo=1)   # every client trains and is attacked: none may be empty
     d = load_digits(); x = torch.tensor(d.images[:, None] / 16, dtype=torch.float32); y = torch.tensor(d.target)
     perm = torch.from_numpy(np.random.default_rng([seed, 77]).permutation(len(x)))
     te, tr = perm[:check_int('n_test', n_test, 1, len(x) - num_clients)], perm[n_test:]

@@ -53,6 +53,7 @@ def as_counts(N, # one (|Y|, |A|) matrix or a batch (..., |Y|, |A|): numpy, torc
         raise ValueError(f"{name}: shape {arr.shape}: expected (..., n_classes, n_attrs) with at least 2 classes "
                          "and 2 attributes")
     *lead, Y, A = arr.shape; lead = tuple(lead)
+    if 0 in lead: raise ValueError(f"{name}: shape {arr.shape}: expected at least one client matrix")
     arr = check_count_array(name, arr, where=lambda i: f"{_where(i[:-2], lead)}cell (y={i[-2]}, a={i[-1]})")
     # one copy into a (|Y|, |A|, batch) layout: the metrics then reduce over short axes with long vector operations
     T = np.ascontiguousarray(np.moveaxis(arr.reshape(-1, Y, A), 0, -1), dtype=np.float64)
@@ -148,7 +149,7 @@ def client_types(triplets, # (..., 3) triplets [CI, AI, SC], e.g. `dht(Ns)`
     "Type each client by the argmax of its triplet, with explicit tie handling."
     check_choice('tie', tie, ('first', 'join', 'raise')); atol = check_float('atol', atol, lo=0)
     t = check_array('triplets', triplets, lo=0, hi=1)
-    if t.ndim < 1 or t.shape[-1] != 3: raise ValueError(f"triplets: shape {t.shape}: expected (..., 3)")
+    if t.ndim < 1 or t.shape[-1] != 3 or not t.size: raise ValueError(f"triplets: shape {t.shape}: expected (..., 3), at least one triplet")
     top = t >= t.max(-1, keepdims=True) - atol
     if tie == 'first': return np.array(TYPES)[top.argmax(-1)]
     tied = top.sum(-1) > 1
@@ -163,6 +164,8 @@ def client_types(triplets, # (..., 3) triplets [CI, AI, SC], e.g. `dht(Ns)`
 def _pair(p, q, axis):
     "`p` and `q` as distributions along `axis` (each checked by `check_distribution`), broadcast against each other."
     p, q = check_distribution('p', p, axis), check_distribution('q', q, axis)
+    if p.shape[axis] != q.shape[axis]:   # one outcome fewer must not be broadcast across the others
+        raise ValueError(f"q: {q.shape[axis]} outcomes along axis {axis}: expected {p.shape[axis]}, as in p")
     try: np.broadcast_shapes(p.shape, q.shape)
     except ValueError: raise ValueError(f"p and q: shapes {p.shape} and {q.shape} do not broadcast") from None
     return p, q

@@ -96,7 +96,7 @@ def softmax(v:np.ndarray, # values (may contain -inf)
             beta:float=1.0, # inverse temperature
            ) -> np.ndarray:
     "exp(beta v) normalised, numerically stable; all -inf gives all zeros."
-    v = check_float('beta', beta) * check_array('v', v, allow_nan=True, allow_inf=True)
+    v = check_float('beta', beta) * check_array('v', v, allow_nan=True, allow_inf=True, nonempty=True)
     if np.isnan(v).any() or (v == np.inf).any():   # +inf (or 0 * inf) has no weight to normalise: refuse, never guess
         raise ValueError(f"v={v!r} (times beta={beta}): expected finite values or -inf, got +inf or NaN")
     if not np.isfinite(v).any(): return np.zeros_like(v)
@@ -107,8 +107,8 @@ def softmax(v:np.ndarray, # values (may contain -inf)
 def _check_allocation(capacity, weight):
     "Capacities as non-negative integers and weights as finite non-negative numbers of the same length (zeroed where empty)."
     capacity, weight = check_array('capacity', capacity, allow_nan=True, allow_inf=True), check_array('weight', weight, allow_nan=True, allow_inf=True)
-    if capacity.ndim != 1 or not np.all(np.equal(np.mod(capacity, 1), 0)) or (capacity < 0).any():
-        raise ValueError(f"capacity={capacity.tolist()!r}: expected a 1-d list of non-negative integers")
+    if capacity.ndim != 1 or not len(capacity) or not np.all(np.equal(np.mod(capacity, 1), 0)) or (capacity < 0).any():
+        raise ValueError(f"capacity={capacity.tolist()!r}: expected a 1-d list of non-negative integers, one per group (at least one)")
     if weight.shape != capacity.shape or not (np.isfinite(weight).all() and (weight >= 0).all()):
         raise ValueError(f"weight={weight.tolist()!r}: expected {len(capacity)} finite non-negative numbers, one per group")
     capacity = capacity.astype(np.int64)
