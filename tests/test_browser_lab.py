@@ -106,3 +106,34 @@ def test_every_panel_fits_1280_in_jupyterlab(lab):
             if bad := out.evaluate(OVERFLOW_JS): problems[name] = bad
         (ROOT/'test-artifacts'/'lab-panel-overflow.json').write_text(json.dumps(problems, indent=1, ensure_ascii=False))
         assert problems == {}, json.dumps(problems, indent=1, ensure_ascii=False)
+
+SAVED_FIGURES = 6       # figures of a lab page, saved with the notebook
+REOPEN_MS = 120_000     # JupyterLab restoring the saved figures on a loaded 2-core machine
+FIGURES_CELL = f"""import numpy as np, plotly.graph_objects as go
+from hetfl_explore.foundation.figure_widget import SharedFigureWidget
+from IPython.display import display
+for i in range({SAVED_FIGURES}): display(SharedFigureWidget([go.Bar(y=np.arange(3.0) + i)], layout=dict(height=220, title=f'figure {{i}}')))"""
+
+def test_a_saved_notebook_of_figures_reopens_with_every_figure_and_no_widget_error():
+    """Figures run and saved with their widget state (as JupyterLab saves a lab), then opened: every figure draws from
+    the saved state and anywidget reports no model that failed to initialise (each figure once evaluated plotly's 5 MB
+    module in turn, and the later ones outlived anywidget's two-second limit)."""
+    import nbformat
+    from nbclient import NotebookClient
+    from nbformat.sign import NotebookNotary
+    require_browser()
+    with jupyter_lab({}) as (url, token, root), browser() as b:
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(FIGURES_CELL)])
+        nb.metadata['kernelspec'] = {'display_name': 'Python 3', 'language': 'python', 'name': 'python3'}
+        NotebookClient(nb, timeout=300, store_widget_state=True).execute()
+        NotebookNotary(data_dir=str(root.parent/'jupyter_data_dir')).sign(nb)
+        nbformat.write(nb, root/'saved-figures.ipynb')
+        page, errors = b.new_page(viewport=LAB_VIEWPORT), []
+        page.on('pageerror', lambda e: errors.append(str(e)))
+        page.on('console', lambda m: errors.append(m.text) if m.type == 'error' else None)
+        page.goto(f'{url}/lab/tree/saved-figures.ipynb?token={token}', wait_until='domcontentloaded')
+        page.wait_for_function('(n) => document.querySelectorAll(".js-plotly-plot").length >= n', arg=SAVED_FIGURES, timeout=REOPEN_MS)
+        page.wait_for_timeout(3000)   # past anywidget's two-second limit for the last figure
+        (ROOT/'test-artifacts').mkdir(exist_ok=True)
+        page.screenshot(path=str(ROOT/'test-artifacts'/'lab-saved-figures-reopened.png'))
+        assert not [e for e in errors if 'anywidget' in e or 'Failed to initialize' in e], errors

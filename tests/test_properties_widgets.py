@@ -82,3 +82,24 @@ def test_editor_view_rows_from_the_page_that_are_malformed_are_refused_and_the_l
 def test_editor_esm_is_the_computation_then_the_view_and_exports_render():
     esm = we.editor_esm()
     assert esm.index('export function') < esm.index('function render') and 'export default' in esm and esm == we.EditorView._esm
+
+from hetfl_explore.foundation.figure_widget import SharedFigureWidget, plotly_widget_esm, SHARED_PLOTLY_ESM
+COVERED |= {'hetfl_explore.foundation.figure_widget.SharedFigureWidget', 'hetfl_explore.foundation.figure_widget.plotly_widget_esm'}
+
+@SMALL
+@given(ys=st.lists(st.floats(-1e6, 1e6), min_size=1, max_size=20), title=st.text(max_size=20))
+def test_shared_figure_widget_holds_the_figure_plotly_would_and_a_small_loader(ys, title):
+    "The same figure as plotly's own `Figure`; anywidget gets the small loader, plotly's module travels as data."
+    fw, fig = SharedFigureWidget([go.Bar(y=ys)], layout=dict(title=title)), go.Figure([go.Bar(y=ys)], layout=dict(title=title))
+    plain = lambda d: {**d, 'data': [{k: v for k, v in t.items() if k != 'uid'} for t in d['data']]}   # a widget's traces get uids
+    assert plain(fw.to_dict()) == fig.to_dict() and fw._esm == SHARED_PLOTLY_ESM and fw._plotly_esm == plotly_widget_esm()
+
+@SMALL
+@given(bad=st.sampled_from(['x', 3, [{'type': 'no-such-trace'}], {'data': 'x'}]))
+def test_shared_figure_widget_rejects_what_plotly_rejects(bad):
+    with pytest.raises((TypeError, ValueError)): go.FigureWidget(bad)
+    with pytest.raises((TypeError, ValueError)): SharedFigureWidget(bad)
+
+def test_plotly_widget_esm_is_plotlys_module():
+    esm = plotly_widget_esm()
+    assert esm == plotly_widget_esm() and len(esm) > 1_000_000 and 'export{' in esm.replace(' ', '')

@@ -1,6 +1,7 @@
 """Panels of the heterogeneity lab driven through their Python API (no browser): editor, explorer, stepper, taxonomy, outcome."""
 import numpy as np
 import pytest
+from conftest import ROOT
 from hypothesis import given, settings, strategies as st
 from hetfl_explore.foundation.data import federation
 from hetfl_explore.widgets.editor import MatrixEditor, check_types, expand_types, federation_summary, preset_types, EDITOR_PRESETS
@@ -201,3 +202,18 @@ def test_panel_figures_fit_a_lab_output_at_1280():
     rows = [b for b in ex.box.children if _figures(b) and b.layout.flex_flow == 'row wrap']
     assert len(rows) == 2 and all(sum(f.layout.width + 4 for f in _figures(r)) <= wx.LAB_OUTPUT_PX for r in rows)
     assert all(f.layout.width <= wx.PANEL_FIGURE_PX for f in _figures(GPFLPlayer(rounds=6).box))
+
+def test_every_figure_widget_of_the_package_shares_plotly():
+    "Panels and live curves draw with `SharedFigureWidget` (plotly's module evaluated once per page), never a plain FigureWidget."
+    import re
+    import plotly.graph_objects as go
+    from hetfl_explore.foundation.figure_widget import SharedFigureWidget, SHARED_PLOTLY_ESM
+    from hetfl_explore.widgets.privacy_fairness import SubmodelExplorer, TradeoffExplorer
+    from hetfl_explore.engine.simulation import LivePlot
+    plain = [f'{p.relative_to(ROOT)}:{i + 1}' for p in (ROOT/'hetfl_explore').rglob('*.py')
+             for i, line in enumerate(p.read_text().splitlines()) if re.search(r'\bgo\.FigureWidget\(', line)]
+    assert plain == [], plain
+    assert all(isinstance(f, SharedFigureWidget) for f in SubmodelExplorer('GFR', n_small=4).fig_ws)   # (plotly subclasses per figure)
+    assert isinstance(TradeoffExplorer().fig_w, SharedFigureWidget)
+    live = LivePlot().widget
+    assert isinstance(live, SharedFigureWidget) and live._esm == SHARED_PLOTLY_ESM and isinstance(live, go.FigureWidget)

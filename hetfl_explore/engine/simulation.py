@@ -606,11 +606,12 @@ def _restore(self:Simulation, s:dict):
 class LivePlot:
     "A callback that draws accuracy curves into a plotly `FigureWidget` while a run progresses (for notebooks)."
     def __init__(self, metrics:Sequence[str]=('accuracy', 'worst_group_accuracy')): # columns of `history.rounds` to draw
-        import plotly.graph_objects as go
+        import plotly.graph_objects as go   # plotly loads only where curves are drawn
+        from hetfl_explore.foundation.figure_widget import SharedFigureWidget
         if isinstance(metrics, str) or not hasattr(metrics, '__iter__') or not metrics or not all(isinstance(m, str) for m in metrics):
             raise TypeError(f"metrics={metrics!r}: expected a non-empty sequence of column names of History.rounds")
         self.metrics = list(metrics)
-        self.widget = go.FigureWidget([go.Scatter(x=[], y=[], mode='lines+markers', name=m) for m in self.metrics])
+        self.widget = SharedFigureWidget([go.Scatter(x=[], y=[], mode='lines+markers', name=m) for m in self.metrics])
         self.widget.update_layout(xaxis_title='round', yaxis_range=[0, 1], height=300, width=520, margin=dict(l=40, r=10, t=30, b=40))
     def __call__(self, sim:Simulation, row:dict):
         "Append this round's evaluated metrics to the curves (rounds without an evaluation are skipped)."

@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import numpy as np
 import plotly.graph_objects as go
+from ..foundation.figure_widget import SharedFigureWidget
 from plotly.subplots import make_subplots
 import ipywidgets as W
 from sklearn.metrics import adjusted_rand_score
@@ -33,7 +34,7 @@ class Panel:
               ):
         "Lay out the controls, the status line and the figure, and refresh on every change."
         controls = check_type('controls', controls, list)
-        self.status, self.fig = W.HTML(), go.FigureWidget()
+        self.status, self.fig = W.HTML(), SharedFigureWidget()
         for c in controls: c.observe(lambda _: self.refresh(), 'value')
         self.box = W.VBox([W.HBox(controls[:4]), W.HBox(controls[4:]), self.status, self.fig])
         self.refresh()

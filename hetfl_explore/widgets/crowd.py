@@ -7,7 +7,7 @@ from __future__ import annotations
 import html
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
+from ..foundation.figure_widget import SharedFigureWidget
 import ipywidgets as W
 from IPython.display import display
 from fastcore.basics import patch
@@ -51,7 +51,7 @@ class PrometheePanel:
                   'budget': W.FloatSlider(value=budget, min=0.5, max=100, step=0.5, description='budget'),
                   'method': W.Dropdown(options=list(FLOW_METHODS), value='sorted', description='method'),
                   'round': W.IntSlider(value=0, min=0, max=49, description='round'), 'normalise': W.Checkbox(value=True, description='normalise weights')}
-        self.msg_w, self.table_w, self.fig = W.HTML(), W.HTML(), go.FigureWidget()
+        self.msg_w, self.table_w, self.fig = W.HTML(), W.HTML(), SharedFigureWidget()
         for name, w_ in self.w.items(): w_.observe(lambda ch, name=name: self.set(**{name: ch.new}), 'value')
         self.box = W.VBox([W.HBox([W.VBox([self.w[c] for c in CRITERIA]), W.VBox([self.w[k] for k in ('q', 'p', 'budget', 'method', 'round', 'normalise')])]),
                            self.msg_w, figure_row(self.table_w, self.fig)])
@@ -179,7 +179,7 @@ class ShapleyPanel:
                       reward_pool=W.FloatSlider(value=100, min=0, max=1000, step=10, description='R'),
                       beta=W.FloatSlider(value=1.0, min=0, max=20, step=0.5, description='β'),
                       negative=W.ToggleButtons(options=['clip', 'shift', 'error'], value='clip', description='φ < 0'))
-        self.msg_w, self.table_w, self.fig = W.HTML(), W.HTML(), go.FigureWidget()
+        self.msg_w, self.table_w, self.fig = W.HTML(), W.HTML(), SharedFigureWidget()
         for name, w_ in self.w.items(): w_.observe(lambda ch, name=name: self.set(**{name: ch.new}), 'value')
         self.box = W.VBox([W.HBox([W.VBox(list(self.w.values())[:6]), W.VBox(list(self.w.values())[6:])]), self.msg_w, figure_row(self.table_w, self.fig)])
         self.values = {k: w_.value for k, w_ in self.w.items()}

@@ -8,6 +8,7 @@ import html
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from ..foundation.figure_widget import SharedFigureWidget
 import ipywidgets as W
 from IPython.display import display
 from fastcore.basics import patch
@@ -137,7 +138,7 @@ def _build_widgets(self:SelectionExplorer):
     self.show_w = W.Dropdown(description='heatmap of')
     self.msg_w, self.table_w = W.HTML(), W.HTML()
     self.table_w.add_class('hx-shares')
-    self.figs = {n: go.FigureWidget(f) for n, f in _new_selection_figures().items()}
+    self.figs = {n: SharedFigureWidget(f) for n, f in _new_selection_figures().items()}
     for w_, name in ((self.selectors_w, 'selectors'), (self.k_w, 'k'), (self.rounds_w, 'rounds'), (self.noise_w, 'noise')):
         w_.observe(lambda ch, name=name: self._from_widget(name, ch.new), 'value')
     self.show_w.observe(lambda ch: None if self._busy else self._draw(), 'value')

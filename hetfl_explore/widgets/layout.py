@@ -5,6 +5,7 @@
 # %% ../../nbs/widgets/50d_layout.ipynb #158ce57a
 from __future__ import annotations
 import plotly.graph_objects as go
+from ..foundation.figure_widget import SharedFigureWidget
 from plotly.basedatatypes import BaseFigure
 import ipywidgets as W
 from ..foundation.core import check_type

@@ -11,6 +11,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from ..foundation.figure_widget import SharedFigureWidget
 import ipywidgets as W
 from IPython.display import display
 from ..foundation.core import check_int, check_float, check_choice, check_type, check_rng_seed
@@ -178,7 +179,7 @@ def _build_widgets(self:OutcomePanel):
     self.k_w = W.IntSlider(min=1, max=30, description='κ')
     self.run_w, self.stop_w = W.Button(description='run', icon='play', button_style='success'), W.Button(description='stop', icon='stop')
     self.status_w = W.HTML(); self.status_w.add_class('hx-status')
-    self.fig = go.FigureWidget(curves({}))
+    self.fig = SharedFigureWidget(curves({}))
     self.run_w.on_click(lambda _: self.run())
     self.stop_w.on_click(lambda _: self.stop())
     self.box = W.VBox([W.HBox([self.selectors_w, W.VBox([self.dataset_w, self.agg_w, self.rounds_w, self.k_w])]),

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import torch
 import plotly.graph_objects as go
+from ..foundation.figure_widget import SharedFigureWidget
 import ipywidgets as W
 from IPython.display import display
 from ..foundation.core import check_int, check_float, check_choice, check_type, check_array, check_keys
@@ -52,7 +53,7 @@ class MIAAnatomy:
         self.grid = np.unique(np.quantile(loss, np.linspace(0, 1, check_int('steps', steps, lo=2))))
         self.slider = W.SelectionSlider(options=[(f'{v:.3g}', float(v)) for v in self.grid], description='ν')
         self.text_w = W.HTML(); self.text_w.add_class('hx-mia')
-        self.fig = go.FigureWidget(mia_anatomy(res, float(np.median(loss))))
+        self.fig = SharedFigureWidget(mia_anatomy(res, float(np.median(loss))))
         self._busy = False
         self.slider.observe(lambda ch: None if self._busy else self.set_threshold(ch.new), 'value')
         self.box = W.VBox([self.slider, self.text_w, self.fig])
@@ -110,7 +111,7 @@ class SubmodelExplorer:
         self.method_w = W.Dropdown(options=list(METHODS), description='method')
         self.small_w = W.IntSlider(min=1, max=self.num_clients, description='small clients')
         self.round_w = W.IntSlider(min=0, max=rounds - 1, description='round')
-        self.fig_ws = (go.FigureWidget(), go.FigureWidget())   # built once; `set` redraws them in place
+        self.fig_ws = (SharedFigureWidget(), SharedFigureWidget())   # built once; `set` redraws them in place
         for w_ in (self.method_w, self.small_w, self.round_w): w_.observe(lambda ch: self._from_widgets(), 'value')
         self.box = W.VBox([W.HBox([self.method_w, self.small_w, self.round_w]), figure_row(*self.fig_ws)])
         self._busy = False; self.set(method=method, n_small=n_small, t=0)
@@ -177,7 +178,7 @@ class TradeoffExplorer:
         self.dataset_w = W.Dropdown(options=datasets, description='dataset')
         self.large_w = W.SelectionSlider(options=larges, description='large clients')
         self.privacy_w = W.Dropdown(options=cols, description='privacy', layout=W.Layout(width='330px'))
-        self.msg_w, self.fig_w = W.HTML(), go.FigureWidget()   # the figure widget is built once; `set` redraws it in place
+        self.msg_w, self.fig_w = W.HTML(), SharedFigureWidget()   # the figure widget is built once; `set` redraws it in place
         for w_ in (self.dataset_w, self.large_w, self.privacy_w): w_.observe(lambda ch: self._from_widgets(), 'value')
         self.box = W.VBox([W.HBox([self.dataset_w, self.large_w, self.privacy_w]), self.msg_w, self.fig_w])
         self._busy, self.dataset, self.n_large, self.privacy = False, datasets[0], larges[0], privacy

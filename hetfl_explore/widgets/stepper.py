@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import numpy as np
 import plotly.graph_objects as go
+from ..foundation.figure_widget import SharedFigureWidget
 from plotly.subplots import make_subplots
 import ipywidgets as W
 from IPython.display import display
@@ -109,7 +110,7 @@ def select(self:FedDiverseStepper) -> np.ndarray:
     self.selector.reset(len(N), self.seed)
     ids = self.selector.select(0, make_view(len(N)), min(self.k, len(N)), rng_streams(self.seed, 1, 'stepper')[0]).ids
     self.explanation = self.selector.explain(); self.frames = explain_frames(self.explanation)
-    if self.fig is None: self.fig = go.FigureWidget(step_figure(self.explanation['triplets'], self.frames[0]))
+    if self.fig is None: self.fig = SharedFigureWidget(step_figure(self.explanation['triplets'], self.frames[0]))
     self.go(0); return ids
 
 @patch

@@ -9,6 +9,7 @@ from datetime import datetime, timedelta, timezone
 import numpy as np
 import torch
 import plotly.graph_objects as go
+from ..foundation.figure_widget import SharedFigureWidget
 import ipywidgets as W
 from IPython.display import display
 from fastcore.basics import patch
@@ -88,7 +89,7 @@ def set(self:AggregationPlayground, **values) -> bool:
     for k, v in new.items(): self.w[k].value = v
     self._busy = False
     self.out.clear_output(wait=True)
-    with self.out: display(go.FigureWidget(fig))
+    with self.out: display(SharedFigureWidget(fig))
     return True
 
 # %% ../../nbs/widgets/54_trust.ipynb #515713e3
