@@ -118,11 +118,12 @@ def run_authenticated(fd, # a `FederatedData`
     missing = [c for c in range(fd.num_clients) if c not in check_type('identities', identities, dict)]
     if missing: raise ValueError(f"identities: clients {missing[:5]} have no (key, certificate)")
     start, accepted = aware_now(start), []
+    index = {client_id_of(cert): c for c, (_, cert) in identities.items()}          # certificate id -> client index
     def exchange(t, ids, posts, mu):
         ups = _signed(identities, server.task_id, t, ids, posts)
         ok = server.receive(intercept(t, ups) if intercept else ups, t, start + t * round_interval)
         accepted.append(len(ok))
-        return [deserialise(u.payload) for u in ok]
+        return {index[u.client_id]: deserialise(u.payload) for u in ok}
     return {**run_bayesfl(fd, exchange=exchange, **kwargs), 'accepted': accepted}
 
 # %% ../../nbs/crowd/68_authenticated.ipynb #a8b9c0d1

@@ -97,5 +97,5 @@ def attack_table(fd, # a `FederatedData`
         data = flip_labels(fd, bad) if a == 'label_flip' else fd
         ex = attack_exchange('none' if a == 'label_flip' else a, bad, seed)
         rows[a] = {r: float(np.mean(run_bayesfl(data, rounds=rounds, seed=seed, exchange=ex,
-                                                server=lambda m, v, r=r: robust_aggregate(m, v, r), **kwargs)['accuracy'][-last:])) for r in rules}
+                                                server=lambda m, v, ids, r=r: robust_aggregate(m, v, r), **kwargs)['accuracy'][-last:])) for r in rules}
     return pd.DataFrame.from_dict(rows, orient='index')
