@@ -24,7 +24,7 @@ def krum_scores(points, # (n, P) client updates (or means)
     "Krum's score: the sum of squared distances from each point to its n - f - 2 nearest other points."
     x = check_tensor('points', points, ndim=2); n = len(x)
     f = check_int('f', f, lo=0)
-    if n < 2 * f + 3: raise ValueError(f"f={f}: Krum needs n >= 2f + 3 points, got n={n}")
+    if n < 2 * f + 3: raise ValueError(f"points has {n} rows and f={f}: Krum needs n >= 2f + 3 points")
     d = torch.cdist(x, x) ** 2
     d.fill_diagonal_(float('inf'))
     return d.topk(n - f - 2, dim=1, largest=False).values.sum(1)
@@ -46,7 +46,8 @@ def robust_aggregate(mus, # (N, P) client means
     check_choice('rule', rule, RULES); f = check_int('f', f, lo=0)
     mus, vars = check_tensor('mus', mus, ndim=2), check_tensor('vars', vars, ndim=2)
     if mus.shape != vars.shape: raise ValueError(f"vars has shape {tuple(vars.shape)}: expected {tuple(mus.shape)} like mus")
-    if len(mus) == 0 or not (vars > 0).all(): raise ValueError("mus, vars: expected at least one client and positive variances")
+    if len(mus) == 0: raise ValueError(f"mus: shape {tuple(mus.shape)}: expected at least one client")
+    if not (vars > 0).all(): raise ValueError("vars: expected positive variances")
     if rule in MODES: return aggregate_posteriors(mus, vars, 0., check_float('prior_var', prior_var, lo=0, lo_open=True), rule)
     if rule == 'fedavg': return mus.mean(0), vars.mean(0)
     if rule == 'median': return mus.median(0).values, vars.median(0).values
@@ -94,8 +95,9 @@ def attack_table(fd, # a `FederatedData`
                  **kwargs, # passed to `run_bayesfl` (clients_per_round, hidden, epochs, lr, ...)
                 ) -> pd.DataFrame: # rows: attacks, columns: rules, values: mean test accuracy of the last rounds
     "Mean final accuracy of BayFL-SVI clients for every attack x aggregation rule."
-    for a in attacks: check_choice('attacks', a, ATTACKS)
-    for r in rules: check_choice('rules', r, RULES)
+    for name, given, allowed in (('attacks', attacks, ATTACKS), ('rules', rules, RULES)):
+        if not len(check_type(name, given, (list, tuple))): raise ValueError(f"{name}: expected at least one of {', '.join(allowed)}, got none")
+        for v in given: check_choice(name, v, allowed)
     fraction, last = check_float('fraction', fraction, lo=0, hi=0.5), check_int('last', last, lo=1, hi=check_int('rounds', rounds, lo=1))
     bad = np.random.default_rng([seed, 2]).choice(fd.num_clients, int(round(fraction * fd.num_clients)), replace=False)
     rows = {}

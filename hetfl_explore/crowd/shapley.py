@@ -144,6 +144,8 @@ def estimator_error(utility:Callable[[tuple], float], # the game
     exact = check_array('exact', exact, ndim=1, nonempty=True)
     if exact.shape != (n,): raise ValueError(f"exact has shape {exact.shape}: expected one value per player ({n},)")
     seeds = [check_int('seeds', s, lo=0) for s in check_type('seeds', seeds, (list, tuple, range, np.ndarray))]
+    n_perms = [check_int('n_perms', M, lo=1) for M in check_type('n_perms', n_perms, (list, tuple, range, np.ndarray))]
+    if not seeds or not n_perms: raise ValueError(f"{'seeds' if not seeds else 'n_perms'}: expected at least one value, got an empty sequence")
     L = -(-n // 2) if L is None else L
     labels = {'none': 'permutation MC', 'prefix': f'prefix TMC (L={L})', 'tolerance': f'tolerance TMC (tol={tol})'}
     methods = {**{lab: (lambda cu, M, r, t=t: shapley_mc(cu, n, M, r, t, L=L, tol=tol)) for t, lab in labels.items()},
