@@ -356,7 +356,7 @@ def run_bayesfl(fd, # a `FederatedData` (e.g. `tiny_digits_federation()`)
                 lr:float=0.01, # client Adam learning rate
                 rho_init:float=RHO_INIT, # every round the clients restart their scales at softplus(rho_init)
                 seed:int=0, # seed of the initial model, the client sampling and the clients' streams
-                exchange:Callable|None=None, # optional transport hook (t, ids, posteriors, global mu) -> the accepted posteriors (see `_accepted`)
+                exchange:Callable|None=None, # optional transport hook (t, ids, posteriors, global mu) -> a list aligned with ids, [] or {client id: posterior}
                 server:Callable|None=None, # optional server rule (mus (N,P), vars (N,P), client ids (N,)) -> (mu, var)
                 weighting:str='variance', # default server: 'variance' (precisions only) | 'size' (precisions times sample counts)
                ) -> dict: # 'model' (global posterior loaded), 'mu', 'var', 'accuracy' per round
