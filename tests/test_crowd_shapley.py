@@ -111,3 +111,13 @@ def test_k_subset_estimator_is_unbiased_and_costs_2n_per_draw():
     cu = S.CountingUtility(g); S.shapley_subsets(cu, 5, 4, np.random.default_rng(0)); assert cu.calls == 40
     err = S.estimator_error(g, 5, g.closed_form(), n_perms=(5,), seeds=(0,))
     assert 'k-subset' in set(err.method)
+
+@pytest.mark.parametrize('penalty', [0.05, 0.1, 0.2])
+def test_free_rider_flags_cost_the_penalty_per_flagged_round(penalty):
+    from hetfl_explore.crowd.abac import TrustStore, client_name
+    store = TrustStore(penalties=dict(free_rider=penalty))
+    run = S.free_rider_run(rounds=5, kinds=('zero', 'noise'), n_benign=4, seed=1, trust=store)
+    flagged = run.groupby('client')['flagged'].sum().to_numpy()
+    assert np.allclose(store.vector([client_name(c) for c in range(6)]), np.maximum(0, 0.9 - penalty * flagged))
+    assert flagged[4:].min() > 0 and (run['flagged'] == S.free_rider_run(rounds=5, kinds=('zero', 'noise'), n_benign=4, seed=1)['flagged']).all()
+    with pytest.raises(TypeError, match='trust'): S.free_rider_run(rounds=1, trust={'a': 1.0})

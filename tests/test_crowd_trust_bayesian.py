@@ -159,3 +159,49 @@ def test_size_aware_weights_multiply_each_clients_precision():
     assert full[0].item() == pytest.approx(2.0)
     for bad in ([1.0], [-1.0, 2.0], [0.0, 1.0], [float('nan'), 1.0], 'ab'):
         with pytest.raises((ValueError, TypeError), match='weights'): aggregate_posteriors(m, v, weights=bad)
+
+def _marker(t, ids, posts, mu):
+    "Client j's means: 1 at parameter j, 0 elsewhere; unit variances, so the global mean's first entries are the client weights."
+    return [(torch.eye(len(ids), len(m))[j], torch.ones_like(v)) for j, (m, v) in enumerate(posts)]
+
+@pytest.mark.parametrize('seed', range(3))
+def test_size_weighting_makes_client_weights_proportional_to_sizes(seed):
+    from hetfl_explore.foundation.data import tiny_digits_federation
+    fd = tiny_digits_federation(seed); k = 4
+    ids = np.random.default_rng(seed).choice(fd.num_clients, k, replace=False)           # run_bayesfl's round-0 draw
+    n = fd.client_sizes[ids].astype(float)
+    got = {w: run_bayesfl(fd, rounds=1, clients_per_round=k, mode='precision_mean', hidden=4, seed=seed, exchange=_marker, weighting=w)['mu'][:k]
+           for w in ('variance', 'size')}
+    assert np.allclose(got['size'].numpy(), n / n.sum(), atol=1e-6) and np.allclose(got['variance'].numpy(), 1 / k, atol=1e-6)
+
+def test_size_weighting_reaches_accepted_subsets_and_changes_the_result():
+    from hetfl_explore.foundation.data import tiny_digits_federation
+    fd = tiny_digits_federation(0)
+    keep_two = lambda t, ids, posts, mu: {int(c): p for c, p in list(zip(ids, _marker(t, ids, posts, mu)))[1:3]}   # two of four arrive
+    ids = np.random.default_rng(0).choice(fd.num_clients, 4, replace=False); n = fd.client_sizes[ids[1:3]].astype(float)
+    mu = run_bayesfl(fd, rounds=1, clients_per_round=4, mode='precision_mean', hidden=4, exchange=keep_two, weighting='size')['mu']
+    assert np.allclose(mu[1:3].numpy(), n / n.sum(), atol=1e-6) and float(mu[0]) == 0.0
+    a, b = (run_bayesfl(fd, rounds=3, clients_per_round=5, hidden=8, weighting=w)['mu'] for w in ('variance', 'size'))
+    assert float((a - b).abs().max()) > 1e-3
+
+def test_weighting_and_exchange_are_checked_by_name():
+    from hetfl_explore.foundation.data import tiny_digits_federation
+    fd = tiny_digits_federation(0)
+    with pytest.raises(ValueError, match='weighting'): run_bayesfl(fd, rounds=1, weighting='count')
+    with pytest.raises(ValueError, match='weighting'): run_bayesfl(fd, rounds=1, weighting='size', server=lambda m, v, ids: (m[0], v[0]))
+    with pytest.raises(ValueError, match='exchange'): run_bayesfl(fd, rounds=1, clients_per_round=3, hidden=4, exchange=lambda t, ids, posts, mu: posts[:2])
+    with pytest.raises(ValueError, match='exchange'): run_bayesfl(fd, rounds=1, clients_per_round=2, hidden=4, exchange=lambda t, ids, posts, mu: {99: posts[0]})
+    from hetfl_explore.crowd.bayesian import posterior_rule, run_bayesfl_engine
+    with pytest.raises(ValueError, match='weighting'): posterior_rule(bayes_mlp(2, 2), weighting='count')
+    with pytest.raises(ValueError, match='weighting'): run_bayesfl_engine(fd, rounds=1, weighting='count')
+
+@pytest.mark.parametrize('w', [[0.1, 0.3, 0.6], [0.5, 0.25, 0.25], [0.2, 0.2, 0.6]])
+def test_engine_rule_size_weighting_uses_the_engines_weights(w):
+    from hetfl_explore.crowd.bayesian import posterior_rule, _posterior_index
+    from hetfl_explore.engine.aggregation import AggregationInput
+    from hetfl_explore.engine.models import ParamLayout
+    net = bayes_mlp(3, 2, hidden=2); mu_i, rho_i = _posterior_index(net); P = ParamLayout(net).size
+    ups = torch.zeros(3, P); ups[:, rho_i] = float(np.log(np.e - 1)); ups[torch.arange(3), mu_i[:3]] = 1.0
+    for weighting, want in (('size', np.array(w)), ('variance', np.full(3, 1 / 3))):
+        rule = posterior_rule(net, 'precision_mean', weighting=weighting); rule(AggregationInput(torch.zeros(P), ups, np.array(w)))
+        assert np.allclose(rule.posterior[0][:3].numpy(), want, atol=1e-6)

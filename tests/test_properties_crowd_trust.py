@@ -21,7 +21,8 @@ COVERED = {f'hetfl_explore.crowd.bayesian.{n}' for n in ('gaussian_kl', 'MeanFie
           {f'hetfl_explore.crowd.pki.{n}' for n in ('new_key', 'make_csr', 'attributes_of', 'client_id_of', 'CertificateAuthority',
            'check_certificate', 'serialise', 'SignedUpdate', 'sign_update', 'verify_update', 'session_key', 'seal', 'unseal', 'aware_now')} | \
           {f'hetfl_explore.crowd.authenticated.{n}' for n in ('AuthenticatedServer', 'deserialise', 'run_authenticated', 'authenticated_filter')} | \
-          {f'hetfl_explore.crowd.robust.{n}' for n in ('krum_scores', 'robust_aggregate', 'flip_labels', 'attack_exchange', 'attack_table')} | \
+          {f'hetfl_explore.crowd.robust.{n}' for n in ('krum_scores', 'robust_aggregate', 'flip_labels', 'attack_exchange', 'attack_table',
+                                               'robust_outliers', 'robust_server')} | {'hetfl_explore.crowd.abac.client_name'} | \
           {f'hetfl_explore.widgets.trust.{n}' for n in ('playground_figure', 'AggregationPlayground', 'walkthrough', 'TrustWalkthrough')}
 
 SETTINGS = settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
@@ -53,6 +54,7 @@ def test_bayesian_arrays(bad):
     rejects(lambda: B.expected_calibration_error(bad, [0]), 'probs', 'y')
     rejects(lambda: R.krum_scores(bad, 0), 'points', 'f')
     rejects(lambda: R.robust_aggregate(bad, ok2), 'mus', 'vars')
+    rejects(lambda: R.robust_outliers(bad, 'median'), 'mus')
     net = B.bayes_mlp(2, 2, hidden=2)
     rejects(lambda: B.set_posterior(net, bad, torch.ones(12)), 'mu', 'var')
     rejects(lambda: B.set_prior(net, torch.zeros(12), bad), 'var', 'mu')
@@ -70,6 +72,11 @@ def test_bayesian_numbers(bad):
     rejects(lambda: B.predictive(net, x, samples=bad), 'samples')
     rejects(lambda: B.aggregate_posteriors(torch.ones(2, 1), torch.ones(2, 1), mode=bad), 'mode')
     rejects(lambda: R.robust_aggregate(torch.ones(5, 1), torch.ones(5, 1), rule=bad), 'rule')
+    rejects(lambda: R.robust_outliers(torch.ones(5, 1), rule=bad), 'rule')
+    rejects(lambda: R.robust_server(rule=bad), 'rule')
+    if bad is not None and not isinstance(bad, (int, float)): rejects(lambda: R.robust_server(trust=bad), 'trust')
+    if not (isinstance(bad, int) and not isinstance(bad, bool) and bad >= 1): rejects(lambda: R.robust_outliers(torch.ones(5, 1), ratio=bad), 'ratio')
+    if not (isinstance(bad, int) and not isinstance(bad, bool) and bad >= 0): rejects(lambda: A.client_name(bad), 'c')
     rejects(lambda: WT.playground_figure(clients=bad), 'clients')
     rejects(lambda: WT.playground_figure(prior_var=bad), 'prior_var')
 

@@ -8,12 +8,12 @@ import numbers, re
 from dataclasses import dataclass, field
 from fastcore.basics import patch
 import numpy as np
-from ..foundation.core import check_choice, check_type, check_float
+from ..foundation.core import check_choice, check_type, check_float, check_int
 
 # %% auto #0
 __all__ = ['EXAMPLE_POLICY', 'COMBINING', 'OPERATORS', 'SCOPES', 'TRUST_ATTRIBUTE', 'TRUST_INITIAL', 'TRUST_PENALTIES',
            'TRUST_REWARD', 'PolicySyntaxError', 'Condition', 'Ref', 'Rule', 'PolicySet', 'parse_policy', 'Request',
-           'Decision', 'TrustStore']
+           'Decision', 'TrustStore', 'client_name']
 
 # %% ../../nbs/crowd/66_abac.ipynb #2c8aa3f1
 # The thesis' register policy (section 7.4.2) and a task-specific participate policy.
@@ -362,6 +362,22 @@ def subject(self:TrustStore, client_id:str, # the device
            ) -> dict:
     "The subject attributes for the PDP: the declared ones with trust replaced by the server's score."
     return {**_attrs('attributes', attributes), TRUST_ATTRIBUTE: self.score(client_id)}
+
+def client_name(c:int, # a federation client's index
+               ) -> str:
+    "A federation client's id in a `TrustStore`: 'client-<index>', as the chapters' certificates name them."
+    return f"client-{check_int('c', c, lo=0)}"
+
+@patch
+def flag(self:TrustStore, client:int, # a federation client's index
+         event:str, # one of the penalties' keys, or 'accepted'
+         names:list|tuple|dict|None=None, # each client index's id in the store (None: `client_name`)
+        ) -> float:
+    "Observe `event` for federation client `client` (registered first if new); returns its new trust."
+    if names is not None and client not in (names if isinstance(check_type('names', names, (list, tuple, dict)), dict) else range(len(names))):
+        raise ValueError(f"names: no id for client {client!r}")
+    cid = client_name(client) if names is None else names[client]
+    self.register(cid); return self.observe(cid, event)
 
 @patch
 def vector(self:TrustStore, client_ids:list, # the devices, in the order of a selector's pool

@@ -112,18 +112,20 @@ def run_authenticated(fd, # a `FederatedData`
                       intercept:Callable|None=None, # optional (t, [SignedUpdate]) -> [SignedUpdate] between clients and server
                       start:datetime|None=None, # the time of round 0
                       round_interval:timedelta=timedelta(minutes=1), # time between rounds
-                      **kwargs, # passed to `run_bayesfl` (rounds, clients_per_round, mode, seed, ...)
+                      aggregator:Callable|None=None, # optional server rule (mus, vars, client ids) -> (mu, var), e.g. `robust_server`
+                      **kwargs, # passed to `run_bayesfl` (rounds, clients_per_round, mode, weighting, seed, ...)
                      ) -> dict: # `run_bayesfl`'s result plus 'accepted' (per round)
     "BayFL-SVI where every update is signed by its client and verified by the server before aggregation."
     missing = [c for c in range(fd.num_clients) if c not in check_type('identities', identities, dict)]
     if missing: raise ValueError(f"identities: clients {missing[:5]} have no (key, certificate)")
     start, accepted = aware_now(start), []
+    index = {client_id_of(cert): c for c, (_, cert) in identities.items()}          # certificate id -> client index
     def exchange(t, ids, posts, mu):
         ups = _signed(identities, server.task_id, t, ids, posts)
         ok = server.receive(intercept(t, ups) if intercept else ups, t, start + t * round_interval)
         accepted.append(len(ok))
-        return [deserialise(u.payload) for u in ok]
-    return {**run_bayesfl(fd, exchange=exchange, **kwargs), 'accepted': accepted}
+        return {index[u.client_id]: deserialise(u.payload) for u in ok}
+    return {**run_bayesfl(fd, exchange=exchange, server=aggregator, **kwargs), 'accepted': accepted}
 
 # %% ../../nbs/crowd/68_authenticated.ipynb #a8b9c0d1
 def authenticated_filter(server:AuthenticatedServer, # the task's enforcement point (it keeps the rejection log)

@@ -20,10 +20,10 @@ from ..engine.aggregation import AggregationInput
 from ..engine.protocol import UniformSelector
 
 # %% auto #0
-__all__ = ['RHO_INIT', 'MIN_VAR', 'LIKELIHOODS', 'MODES', 'PRIORS', 'ECE_BINS', 'gaussian_kl', 'MeanFieldLinear', 'bayes_mlp',
-           'get_posterior', 'set_posterior', 'set_prior', 'neg_elbo', 'train_client', 'aggregate_posteriors',
-           'linear_posterior', 'conjugate_rounds', 'forward', 'run_bayesfl', 'predictive', 'expected_calibration_error',
-           'elbo_loss', 'posterior_rule', 'run_bayesfl_engine']
+__all__ = ['RHO_INIT', 'MIN_VAR', 'LIKELIHOODS', 'MODES', 'PRIORS', 'WEIGHTINGS', 'ECE_BINS', 'gaussian_kl', 'MeanFieldLinear',
+           'bayes_mlp', 'get_posterior', 'set_posterior', 'set_prior', 'neg_elbo', 'train_client',
+           'aggregate_posteriors', 'linear_posterior', 'conjugate_rounds', 'forward', 'run_bayesfl', 'predictive',
+           'expected_calibration_error', 'elbo_loss', 'posterior_rule', 'run_bayesfl_engine']
 
 # %% ../../nbs/crowd/65_bayesian.ipynb #2d1a50dd
 RHO_INIT = -5.0   # initial rho, so sigma = softplus(-5) ~ 0.0067: a near-deterministic start (Blundell et al., 2015)
@@ -333,6 +333,18 @@ def forward(model:nn.Sequential, # a sequential model with MeanFieldLinear layer
     for m in model: x = m(x, sample) if isinstance(m, MeanFieldLinear) else m(x)
     return x
 
+# %% ../../nbs/crowd/65_bayesian.ipynb #a96a9eb9
+WEIGHTINGS = ('variance', 'size')
+
+def _accepted(ids, posts, n):
+    "The (client ids, posteriors) an exchange hook returned: a list aligned with `ids`, an empty list, or {client id in [0, n): posterior}."
+    if isinstance(posts, dict): return check_ids('exchange', list(posts), n, unique=True), list(posts.values())
+    if not isinstance(posts, (list, tuple)) or len(posts) not in (0, len(ids)):
+        raise ValueError(f"exchange returned {type(posts).__name__} of length {len(posts) if hasattr(posts, '__len__') else '?'}: expected a list "
+                         f"of {len(ids)} posteriors (one per selected client), an empty list, or a dict client id -> posterior")
+    return np.asarray(ids[:len(posts)], np.int64), list(posts)
+
+
 # %% ../../nbs/crowd/65_bayesian.ipynb #a96a9eba
 def run_bayesfl(fd, # a `FederatedData` (e.g. `tiny_digits_federation()`)
                 rounds:int=10, # communication rounds
@@ -344,14 +356,17 @@ def run_bayesfl(fd, # a `FederatedData` (e.g. `tiny_digits_federation()`)
                 lr:float=0.01, # client Adam learning rate
                 rho_init:float=RHO_INIT, # every round the clients restart their scales at softplus(rho_init)
                 seed:int=0, # seed of the initial model, the client sampling and the clients' streams
-                exchange:Callable|None=None, # optional transport hook (t, ids, posteriors, global mu) -> the posteriors the server accepts
-                server:Callable|None=None, # optional server rule (mus (N,P), vars (N,P)) -> (mu, var); default `aggregate_posteriors` with `mode`
+                exchange:Callable|None=None, # optional transport hook (t, ids, posteriors, global mu) -> a list aligned with ids, [] or {client id: posterior}
+                server:Callable|None=None, # optional server rule (mus (N,P), vars (N,P), client ids (N,)) -> (mu, var)
+                weighting:str='variance', # default server: 'variance' (precisions only) | 'size' (precisions times sample counts)
                ) -> dict: # 'model' (global posterior loaded), 'mu', 'var', 'accuracy' per round
     "BayFL-SVI: local SVI on sampled clients, Gaussian aggregation with `mode` on the server."
-    server = server or (lambda m, v: aggregate_posteriors(m, v, 0., prior_var, mode))
+    check_choice('weighting', weighting, WEIGHTINGS); check_choice('mode', mode, MODES)
+    if server is not None and weighting != 'variance': raise ValueError(f"weighting={weighting!r} applies to the default server; a custom server gets the client ids and weighs them itself")
+    sizes = np.asarray(fd.client_sizes, np.float64)
+    server = server or (lambda m, v, ids: aggregate_posteriors(m, v, 0., prior_var, mode, sizes[ids] if weighting == 'size' else None))
     rounds, seed = check_int('rounds', rounds, lo=1), check_int('seed', seed, lo=0)
     k = check_int('clients_per_round', clients_per_round, lo=1, hi=fd.num_clients)
-    check_choice('mode', mode, MODES)
     torch.manual_seed(seed)
     model = bayes_mlp(int(np.prod(fd.x.shape[1:])), fd.n_classes, hidden, prior_var).to(fd.device)   # runs where the data lives
     mu, var = get_posterior(model)
@@ -361,12 +376,13 @@ def run_bayesfl(fd, # a `FederatedData` (e.g. `tiny_digits_federation()`)
     for t in range(rounds):
         ids = rng.choice(fd.num_clients, k, replace=False)
         posts = [train_client(model, mu, var_init, *fd.client(int(c))[:2], gens[c], epochs, lr=lr) for c in ids]
-        if exchange is not None: posts = exchange(t, ids, posts, mu)
+        got, posts = _accepted(ids, exchange(t, ids, posts, mu), fd.num_clients) if exchange is not None else (ids, posts)
         if posts:                                                  # nothing accepted: the global posterior stays
-            mu, var = (v.float() for v in server(torch.stack([p[0] for p in posts]), torch.stack([p[1] for p in posts])))
+            mu, var = (v.float() for v in server(torch.stack([p[0] for p in posts]), torch.stack([p[1] for p in posts]), got))
         set_posterior(model, mu, var)
         acc.append(float(forward(model, fd.x_test, sample=False).argmax(1).eq(fd.y_test).float().mean()))
     return dict(model=model, mu=mu, var=var, accuracy=acc)
+
 
 # %% ../../nbs/crowd/65_bayesian.ipynb #b396d426
 def predictive(model:nn.Sequential, # a Bayesian classifier
@@ -427,15 +443,18 @@ def posterior_rule(model:nn.Module, # the Bayesian model the engine trains (for 
                    mode:str='poe', # server rule, one of `MODES`
                    prior_var:float=1.0, # prior variance of every weight
                    rho_init:float=RHO_INIT, # the broadcast restarts the scales at softplus(rho_init), as `run_bayesfl`
+                   weighting:str='variance', # 'variance' (precisions only) | 'size' (precisions times the engine's weights n_k / n)
                   ) -> Callable:
     "The engine's aggregation rule for a Bayesian model: the clients' (mu, softplus(rho)^2) combined by `aggregate_posteriors`."
-    check_choice('mode', mode, MODES); prior_var, rho_init = check_float('prior_var', prior_var, lo=0, lo_open=True), check_float('rho_init', rho_init)
+    check_choice('mode', mode, MODES); check_choice('weighting', weighting, WEIGHTINGS)
+    prior_var, rho_init = check_float('prior_var', prior_var, lo=0, lo_open=True), check_float('rho_init', rho_init)
     mu_i, rho_i = _posterior_index(model)
     def rule(inp:AggregationInput) -> torch.Tensor:
         "The update that moves the global means to the aggregated posterior's (its variances are kept in `rule.posterior`)."
         i, r = mu_i.to(inp.updates.device), rho_i.to(inp.updates.device)
         w = inp.updates + inp.global_params                                    # (C, P) the clients' new parameters
-        rule.posterior = aggregate_posteriors(w[:, i], F.softplus(w[:, r]) ** 2, 0., prior_var, mode)
+        rule.posterior = aggregate_posteriors(w[:, i], F.softplus(w[:, r]) ** 2, 0., prior_var, mode,
+                                              inp.weights if weighting == 'size' else None)
         new = inp.global_params.clone(); new[i], new[r] = rule.posterior[0].to(new), rho_init
         return new - inp.global_params
     return rule
@@ -452,13 +471,14 @@ def run_bayesfl_engine(fd, # a `FederatedData`
                        batch_size:int=32, # local mini-batch size
                        seed:int=0, # seed of the run
                        accept:Callable|None=None, # optional engine `accept` filter (authenticated aggregation)
+                       weighting:str='variance', # 'variance' (precisions only) | 'size' (precisions times sample counts)
                       ) -> dict: # 'history', 'model' (global posterior loaded), 'mu', 'var', 'accuracy' per round
     "BayFL-SVI inside the engine: `elbo_loss` as the client loss, `posterior_rule` as the aggregation, optional `accept` filter."
     check_choice('mode', mode, MODES); rounds, seed = check_int('rounds', rounds, lo=1), check_int('seed', seed, lo=0)
     k = check_int('clients_per_round', clients_per_round, lo=1, hi=fd.num_clients)
     make = lambda: bayes_mlp(int(np.prod(fd.x.shape[1:])), fd.n_classes, hidden, prior_var)
     with torch.random.fork_rng(devices=[]): layout_model = make()          # for names and priors only
-    rule = posterior_rule(layout_model, mode, prior_var)
+    rule = posterior_rule(layout_model, mode, prior_var, weighting=weighting)
     cfg = RunConfig(rounds=rounds, clients_per_round=k, local_epochs=epochs, batch_size=batch_size, lr=lr, seed=seed, loss_before='off')
     sim = Simulation(make, fd, UniformSelector(), cfg, aggregation=rule, accept=accept, client_loss=elbo_loss(layout_model))
     h = sim.run(progress=False)

@@ -153,6 +153,7 @@ class ShapleyLedger(Selector):
     def observe(self, t, reports):
         "Pass the reports on, then value the round's game among the reporting clients."
         self.inner.observe(t, reports)
+        if not len(reports.ids): self.values.append(np.zeros(self.num_clients)); return   # nobody reported: a round of zeros
         if reports.server_eval is None: raise ValueError("ShapleyLedger needs a server validation set: set RunConfig.val_fraction > 0")
         dev, g = reports.global_params.device, reports.global_params
         score = lambda w: -reports.server_eval(torch.as_tensor(w, dtype=g.dtype, device=dev))[1]

@@ -9,11 +9,13 @@ import numpy as np
 import pandas as pd
 import torch
 from ..foundation.core import check_int, check_float, check_choice, check_type, check_tensor, check_ids, MAX_COUNT
+from typing import Callable, Sequence
+from .abac import TrustStore
 from .bayesian import MODES, aggregate_posteriors, run_bayesfl
 
 # %% auto #0
-__all__ = ['RULES', 'ATTACKS', 'SCALE_RANGE', 'CLAIMED_VAR', 'krum_scores', 'robust_aggregate', 'flip_labels', 'attack_exchange',
-           'attack_table']
+__all__ = ['RULES', 'ATTACKS', 'SCALE_RANGE', 'CLAIMED_VAR', 'OUTLIER_RATIO', 'krum_scores', 'robust_aggregate', 'flip_labels',
+           'attack_exchange', 'attack_table', 'robust_outliers', 'robust_server']
 
 # %% ../../nbs/crowd/69_robust.ipynb #623ac428
 def krum_scores(points, # (n, P) client updates (or means)
@@ -22,13 +24,17 @@ def krum_scores(points, # (n, P) client updates (or means)
     "Krum's score: the sum of squared distances from each point to its n - f - 2 nearest other points."
     x = check_tensor('points', points, ndim=2); n = len(x)
     f = check_int('f', f, lo=0)
-    if n < 2 * f + 3: raise ValueError(f"f={f}: Krum needs n >= 2f + 3 points, got n={n}")
+    if n < 2 * f + 3: raise ValueError(f"points has {n} rows and f={f}: Krum needs n >= 2f + 3 points")
     d = torch.cdist(x, x) ** 2
     d.fill_diagonal_(float('inf'))
     return d.topk(n - f - 2, dim=1, largest=False).values.sum(1)
 
 # %% ../../nbs/crowd/69_robust.ipynb #c50c187f
 RULES = ('fedavg', 'median', 'krum', 'multi_krum') + MODES
+
+def _krum_order(mus, f):
+    "Client positions by Krum score, lowest first (ties keep the input order); Multi-Krum discards the last f."
+    return krum_scores(mus, f).argsort(stable=True)
 
 def robust_aggregate(mus, # (N, P) client means
                      vars, # (N, P) client variances
@@ -40,11 +46,12 @@ def robust_aggregate(mus, # (N, P) client means
     check_choice('rule', rule, RULES); f = check_int('f', f, lo=0)
     mus, vars = check_tensor('mus', mus, ndim=2), check_tensor('vars', vars, ndim=2)
     if mus.shape != vars.shape: raise ValueError(f"vars has shape {tuple(vars.shape)}: expected {tuple(mus.shape)} like mus")
-    if len(mus) == 0 or not (vars > 0).all(): raise ValueError("mus, vars: expected at least one client and positive variances")
+    if len(mus) == 0: raise ValueError(f"mus: shape {tuple(mus.shape)}: expected at least one client")
+    if not (vars > 0).all(): raise ValueError("vars: expected positive variances")
     if rule in MODES: return aggregate_posteriors(mus, vars, 0., check_float('prior_var', prior_var, lo=0, lo_open=True), rule)
     if rule == 'fedavg': return mus.mean(0), vars.mean(0)
     if rule == 'median': return mus.median(0).values, vars.median(0).values
-    keep = krum_scores(mus, f).argsort(stable=True)[:1 if rule == 'krum' else len(mus) - f]
+    keep = _krum_order(mus, f)[:1 if rule == 'krum' else len(mus) - f]
     return mus[keep].mean(0), vars[keep].mean(0)
 
 # %% ../../nbs/crowd/69_robust.ipynb #5c88c4f7
@@ -88,8 +95,9 @@ def attack_table(fd, # a `FederatedData`
                  **kwargs, # passed to `run_bayesfl` (clients_per_round, hidden, epochs, lr, ...)
                 ) -> pd.DataFrame: # rows: attacks, columns: rules, values: mean test accuracy of the last rounds
     "Mean final accuracy of BayFL-SVI clients for every attack x aggregation rule."
-    for a in attacks: check_choice('attacks', a, ATTACKS)
-    for r in rules: check_choice('rules', r, RULES)
+    for name, given, allowed in (('attacks', attacks, ATTACKS), ('rules', rules, RULES)):
+        if not len(check_type(name, given, (list, tuple))): raise ValueError(f"{name}: expected at least one of {', '.join(allowed)}, got none")
+        for v in given: check_choice(name, v, allowed)
     fraction, last = check_float('fraction', fraction, lo=0, hi=0.5), check_int('last', last, lo=1, hi=check_int('rounds', rounds, lo=1))
     bad = np.random.default_rng([seed, 2]).choice(fd.num_clients, int(round(fraction * fd.num_clients)), replace=False)
     rows = {}
@@ -97,5 +105,48 @@ def attack_table(fd, # a `FederatedData`
         data = flip_labels(fd, bad) if a == 'label_flip' else fd
         ex = attack_exchange('none' if a == 'label_flip' else a, bad, seed)
         rows[a] = {r: float(np.mean(run_bayesfl(data, rounds=rounds, seed=seed, exchange=ex,
-                                                server=lambda m, v, r=r: robust_aggregate(m, v, r), **kwargs)['accuracy'][-last:])) for r in rules}
+                                                server=lambda m, v, ids, r=r: robust_aggregate(m, v, r), **kwargs)['accuracy'][-last:])) for r in rules}
     return pd.DataFrame.from_dict(rows, orient='index')
+
+# %% ../../nbs/crowd/69_robust.ipynb #e1a2b3c5
+OUTLIER_RATIO = 100.0   # an outlier's score exceeds this many times the round's median score
+
+def robust_outliers(mus, # (N, P) client means
+                    rule:str='multi_krum', # one of RULES; 'krum'/'multi_krum': Krum's score, 'median': squared distance to the median
+                    f:int=1, # Krum / Multi-Krum: Byzantine clients tolerated (only the f discarded ones can be outliers)
+                    ratio:float=OUTLIER_RATIO, # an outlier's score exceeds ratio times the round's median score
+                   ) -> np.ndarray: # (N,) bool
+    "The clients a robust rule treats as outliers in a round: a score far above the round's median score."
+    check_choice('rule', rule, RULES); f, ratio = check_int('f', f, lo=0), check_float('ratio', ratio, lo=1)
+    mus = check_tensor('mus', mus, ndim=2); N = len(mus)
+    if N == 0: raise ValueError("mus: shape (0, P): expected at least one client")
+    if rule in ('krum', 'multi_krum'): score, cand = krum_scores(mus, f), _krum_order(mus, f)[N - f:]
+    elif rule == 'median': score, cand = ((mus - mus.median(0).values) ** 2).sum(1), torch.arange(N)
+    else: return np.zeros(N, bool)
+    far = (score > ratio * score.median()).cpu().numpy()
+    out = np.zeros(N, bool); out[cand.cpu().numpy()] = far[cand.cpu().numpy()]
+    return out
+
+# %% ../../nbs/crowd/69_robust.ipynb #e1a2b3c8
+def robust_server(rule:str='multi_krum', # one of RULES
+                  f:int=1, # Krum / Multi-Krum: Byzantine clients tolerated
+                  prior_var:float=1.0, # the Bayesian modes' prior variance
+                  trust:TrustStore|None=None, # the server's trust scores, lowered by the 'outlier' penalty per flagged round (None: only record)
+                  names:Sequence[str]|dict|None=None, # each client index's id in `trust` (None: `client_name`)
+                  ratio:float=OUTLIER_RATIO, # see `robust_outliers`
+                 ) -> Callable: # server(mus, vars, ids) -> (mu, var), with `.outliers`: the client ids flagged in each round
+    "A `run_bayesfl` server rule: aggregate with `rule`, record each round's outliers and lower their trust."
+    check_choice('rule', rule, RULES); f, ratio = check_int('f', f, lo=0), check_float('ratio', ratio, lo=1)
+    prior_var = check_float('prior_var', prior_var, lo=0, lo_open=True)
+    trust = None if trust is None else check_type('trust', trust, TrustStore)
+    names = None if names is None else check_type('names', names, (list, tuple, dict))
+    def server(mus, vars, ids):
+        "Flag the round's outliers, lower their trust, then aggregate (Krum's f shrinks to what the round's n allows)."
+        krum = rule in ('krum', 'multi_krum'); fr = min(f, (len(mus) - 3) // 2) if krum else f
+        r = 'fedavg' if krum and fr < 0 else rule                        # under three updates Krum has no neighbours
+        flagged = [int(c) for c in np.asarray(ids)[robust_outliers(mus, r, max(fr, 0), ratio)]]
+        server.outliers.append(flagged)
+        for c in flagged if trust is not None else (): trust.flag(c, 'outlier', names)
+        return robust_aggregate(mus, vars, r, max(fr, 0), prior_var)
+    server.outliers = []
+    return server

@@ -8,6 +8,7 @@ import math
 from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
+from .abac import TrustStore
 from ..foundation.core import check_int, check_float, check_choice, check_type, check_array, check_ids, as_array
 
 
@@ -143,6 +144,8 @@ def estimator_error(utility:Callable[[tuple], float], # the game
     exact = check_array('exact', exact, ndim=1, nonempty=True)
     if exact.shape != (n,): raise ValueError(f"exact has shape {exact.shape}: expected one value per player ({n},)")
     seeds = [check_int('seeds', s, lo=0) for s in check_type('seeds', seeds, (list, tuple, range, np.ndarray))]
+    n_perms = [check_int('n_perms', M, lo=1) for M in check_type('n_perms', n_perms, (list, tuple, range, np.ndarray))]
+    if not seeds or not n_perms: raise ValueError(f"{'seeds' if not seeds else 'n_perms'}: expected at least one value, got an empty sequence")
     L = -(-n // 2) if L is None else L
     labels = {'none': 'permutation MC', 'prefix': f'prefix TMC (L={L})', 'tolerance': f'tolerance TMC (tol={tol})'}
     methods = {**{lab: (lambda cu, M, r, t=t: shapley_mc(cu, n, M, r, t, L=L, tol=tol)) for t, lab in labels.items()},
@@ -253,17 +256,21 @@ def free_rider_run(n_benign:int=6, # honest clients
                    local_steps:int=5, # local gradient steps of benign clients
                    lr:float=0.05, # local learning rate
                    method:str='exact', # Shapley method per round ('exact' or a `shapley_mc` truncation)
+                   kappa:float=0.1, # `flag_free_riders` threshold, applied to the cumulative values after every round
+                   trust:TrustStore|None=None, # the server's trust scores, lowered by the 'free_rider' penalty per flagged round
+                   names:list|tuple|dict|None=None, # each client index's id in `trust` (None: `client_name`)
                    seed:int=0, # seed of data, noise and orders
                    **mc, # n_perm, L, tol for Monte-Carlo methods
                   ) -> pd.DataFrame:
-    "Per-round Shapley values of benign clients and free riders in a linear-regression federation (utility: minus val MSE)."
+    "Per-round Shapley values and free-rider flags of benign clients and free riders in a linear-regression federation."
     rng = np.random.default_rng(check_int('seed', seed, lo=0)); d, nb = check_int('dim', dim, lo=1), check_int('n_benign', n_benign, lo=1)
     for k in kinds: check_choice('kinds', k, FREE_RIDER_KINDS)
+    kappa, trust = check_float('kappa', kappa, lo=0), None if trust is None else check_type('trust', trust, TrustStore)
     truth = rng.normal(size=d)
     data = [(X := rng.normal(size=(samples, d)), X @ truth + rng.normal(0, 0.5, samples)) for _ in range(nb)]
     Xv = rng.normal(size=(200, d)); yv = Xv @ truth
     score = lambda w: -float(np.mean((Xv @ w - yv) ** 2))
-    w, prev, old = np.zeros(d), np.zeros(d), np.zeros(d); n = nb + len(kinds); rows = []
+    w, prev, old = np.zeros(d), np.zeros(d), np.zeros(d); n = nb + len(kinds); rows, cum = [], np.zeros(nb + len(kinds))
     for t in range(check_int('rounds', rounds, lo=1)):
         ups = []
         for X, y in data:
@@ -273,6 +280,8 @@ def free_rider_run(n_benign:int=6, # honest clients
         ups += [free_rider_update(k, w, rng, global_prev=prev, replay=old) for k in kinds]
         U = np.array(ups); v = fl_utility(w, U, np.full(n, float(samples)), score)
         phi = round_shapley(range(n), v, n, method, **({**mc, 'rng': rng} if method != 'exact' else {}))
-        rows += [dict(round=t, client=i, kind='benign' if i < nb else kinds[i - nb], phi=phi[i]) for i in range(n)]
+        cum += phi; flagged = flag_free_riders(cum, kappa)
+        for i in np.flatnonzero(flagged) if trust is not None else (): trust.flag(int(i), 'free_rider', names)
+        rows += [dict(round=t, client=i, kind='benign' if i < nb else kinds[i - nb], phi=phi[i], flagged=flagged[i]) for i in range(n)]
         prev, old, w = w, U[0], w + U.mean(0)
     return pd.DataFrame(rows)
