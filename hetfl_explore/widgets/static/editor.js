@@ -7,7 +7,6 @@ const SVG = 'http://www.w3.org/2000/svg';
 const SIMPLEX = {w: 300, h: 270, pad: 24};  // the simplex's box; CI at the top, AI bottom left, SC bottom right
 const BAR_PX = 84;                          // a full triplet bar
 const MAX_SIZED = 25;                       // a row shared by more clients draws as large as one shared by 25
-const SHARES_DELAY_MS = 0;                  // the selection shares are recomputed after the readout and simplex paint
 const MAX_SELECTION_WORK = 2e7;             // rounds × clients × κ above which the page does not recompute the shares
 
 const el_ = (tag, cls, text) => { const e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; };
@@ -78,7 +77,10 @@ function render({model, el}) {
   // would otherwise take them, and Enter would no longer commit a box.
   root.addEventListener('keydown', e => { if (e.target.matches('input, select')) e.stopPropagation(); });
   const colours = model.get('colours'), maxClients = model.get('max_clients');
-  let rows = clone(model.get('rows')), inputs = [], sharesTimer = null;
+  let rows = clone(model.get('rows')), inputs = [], sharesTimer = null, sharesFrame = null;
+  // Work that must not delay the redraw on screen (the selection shares, telling Python) runs after the next paint:
+  // a timeout set from inside an animation frame callback fires once that frame is drawn.
+  const afterPaint = (fn) => requestAnimationFrame(() => setTimeout(fn, 0));
 
   // --- the parts of the panel
   const top = el_('div', 'hx-top'), presetSel = el_('select', 'hx-preset'), addBtn = el_('button', 'hx-add', '+ add client');
@@ -212,14 +214,15 @@ function render({model, el}) {
   const draw = () => {
     const s = summarize(rows);
     drawReadout(s); drawRowParts(s); drawSimplex(s);
-    clearTimeout(sharesTimer); sharesTimer = setTimeout(() => drawShares(s), SHARES_DELAY_MS);
+    cancelAnimationFrame(sharesFrame); clearTimeout(sharesTimer);
+    sharesFrame = requestAnimationFrame(() => { sharesTimer = setTimeout(() => drawShares(s), 0); });
   };
   const accept = (next, shapeChanged) => {
     const problem = rowsProblem(next, maxClients);
     if (problem) { say(problem); syncInputs(); return false; }
     rows = next; say('');
     if (shapeChanged) rebuild(); else syncInputs();
-    draw(); save(); return true;
+    draw(); afterPaint(save); return true;
   };
   const edit = (inp, i, y, a) => {
     const isCell = y !== null, what = isCell ? `row r${i}, ${names().classes[y]}, ${names().attrs[a]}` : `clients of row r${i}`;
@@ -258,7 +261,7 @@ function render({model, el}) {
   presetSel.value = model.get('preset');
   say(model.get('message'));
   rebuild(); draw();
-  return () => clearTimeout(sharesTimer);
+  return () => { cancelAnimationFrame(sharesFrame); clearTimeout(sharesTimer); };
 }
 
 export default {render};
