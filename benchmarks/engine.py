@@ -15,6 +15,16 @@ over Flower's own is measured side by side (`steady_over_flower_plain`, and the 
 * digits1000 sklearn digits, 1,000 clients of 15-25 distinct digits each (~20), MLP 64-32-10, 100 clients/round,
              1 local epoch, batch 10, SGD lr 0.05, FedAvg, 10 rounds. Overhead-bound.
 * digits10k  the same with 10,000 clients, all of them every round, 3 rounds (the engine and the plain loop; no Flower).
+* cifar1000  pfl-research's public Flower comparison (Granqvist et al. 2024, arXiv:2404.06430, section 4.1; its
+             publications/pfl/flower/cifar10 config): 1,000 IID clients of 50 CIFAR-10 training images (32x32x3,
+             10 classes), 50 clients a round, batch 10, one local epoch, SGD lr 0.1, FedAvg, pfl-research's CIFAR-10 CNN
+             (`pfl_cnn`: conv 32, conv 64, max-pool, dense 128, ~1.6M parameters), 5 rounds (3 with --quick) instead of
+             1,500. The real CIFAR-10 files are read (`load_cifar`) from $HETFL_CIFAR10_ROOT, else from data/ of this
+             repository (the folder holding cifar-10-batches-py/); without them a seeded stand-in of the same shape
+             (`cifar_standin`: each class a fixed random colour pattern, each image its pattern plus noise). The record
+             says which (`data_source`). Deviations, so that every runner does the same arithmetic and the weights
+             compare: pfl-research's two dropout layers are left out (same FLOPs), and every round ends with a test
+             forward of 1,000 test images (pfl-research: the 10,000 every 10 rounds).
 
 Every round of every runner ends with a centralised evaluation of the global model on the test set.
 Reported per runner: total wall time (including start-up: building the simulation, Ray start for Flower), steady-state
@@ -50,13 +60,20 @@ every headline figure beside the committed record, flagging one > 25% worse on t
     .venv/bin/python benchmarks/engine.py --threads 2    # full (3 repetitions), writes benchmarks/results/engine.json
     .venv/bin/python benchmarks/engine.py --quick --scaling ''  # 1 repetition, 5 rounds each, no scaling (a smoke test)
 
+Every row also gives clients/s (clients a round / steady s a round). `--section NAME` writes the run into the record
+as `sections[NAME]` (a complete record of its own: command, machine, load, figures, workloads) and keeps the rest of
+the record as it was measured; the Flower comparison is such a section, every ratio in it measured in one run:
+
+    OMP_NUM_THREADS=2 .venv/bin/python benchmarks/engine.py --threads 2 --quick --workloads cmnist24,digits1000,cifar1000 \
+        --runners engine-sequential,plain,flower,flower-plain --scaling '' --section flower
+
 The Flower record (the adapter beside plain Flower, both on 1,000 supernodes for digits1000; `make bench` runs it):
 
     OMP_NUM_THREADS=2 .venv/bin/python benchmarks/engine.py --threads 2 --quick --workloads cmnist24,digits1000 \
         --runners engine-sequential,plain,flower,flower-plain --scaling '' --out benchmarks/results/engine_flower.json
 """
 from __future__ import annotations
-import argparse, copy, dataclasses, json, os, pathlib, platform, sys, time
+import argparse, copy, dataclasses, json, os, pathlib, platform, sys, tempfile, time
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -64,7 +81,8 @@ import torch.nn.functional as F
 from hetfl_explore.engine.models import EVAL_FORWARD_CHUNK, ParamLayout, Flatten1, cnn, mlp, evaluate
 from hetfl_explore.engine.config import RunConfig
 from hetfl_explore.engine.simulation import Simulation
-from hetfl_explore.foundation.data import digits_federation
+from hetfl_explore.foundation.data import digits_federation, FederatedData
+from hetfl_explore.foundation.loaders import load_cifar
 from hetfl_explore.engine.backends import model_profile, pool_before_relu
 from hetfl_explore.engine.protocol import UniformSelector
 
@@ -82,13 +100,52 @@ def workloads(quick: bool) -> dict:
         'cmnist24': lambda: dict(data=cm, model_fn=lambda: cnn(3, 2, width=16, img_size=28, hidden=64),
                                  config=RunConfig(rounds=5 if quick else 20, clients_per_round=9, batch_size=28, lr=0.01, **common)),
         **{name: digits_workload(*spec, quick, common) for name, spec in DIGITS.items()},
+        'cifar1000': lambda: dict(**cifar_federation(), model_fn=pfl_cnn,
+                                  config=RunConfig(rounds=3 if quick else 5, clients_per_round=50, batch_size=10, lr=0.1, **common)),
     }
+
+CIFAR = dict(clients=1000, per_client=50, test=1000)  # pfl-research's CIFAR-10 split (IID, 50 images each) and the test images of every round
+CIFAR_ROOT_ENV = 'HETFL_CIFAR10_ROOT'  # folder holding cifar-10-batches-py/ (default: data/ of this repository)
+CIFAR_MEAN, CIFAR_STD = (0.4914, 0.4822, 0.4465), (0.2023, 0.1994, 0.2010)  # pfl-research's normalisation of the real images
+STANDIN_NOISE = 0.3  # std of the stand-in's per-pixel noise around its class pattern
+
+def cifar_standin(n, n_test, seed=0):
+    "A CIFAR-10-shaped stand-in: (x, y, x_test, y_test), each class a fixed random 32x32x3 pattern, each image it plus noise, in [0, 1]."
+    g = torch.Generator().manual_seed(seed)
+    proto = torch.rand(10, 3, 32, 32, generator=g)
+    def draw(m):
+        y = torch.randint(0, 10, (m,), generator=g)
+        return (proto[y] + STANDIN_NOISE * torch.randn(m, 3, 32, 32, generator=g)).clamp_(0, 1), y
+    return (*draw(n), *draw(n_test))
+
+def cifar_federation(seed=0) -> dict:
+    "pfl-research's CIFAR-10 federation: `data` (1,000 IID clients of 50 images, 1,000 test images) and its `source`."
+    root = pathlib.Path(os.environ.get(CIFAR_ROOT_ENV) or HERE.parent / 'data')
+    n = CIFAR['clients'] * CIFAR['per_client']
+    if (root / 'cifar-10-batches-py').is_dir():
+        x, y, xt, yt = load_cifar(root)
+        norm = lambda v: (v - torch.tensor(CIFAR_MEAN)[:, None, None]) / torch.tensor(CIFAR_STD)[:, None, None]
+        x, xt, source = norm(x), norm(xt), f'CIFAR-10 files under {root}'
+    else: (x, y, xt, yt), source = cifar_standin(n, CIFAR['test'], seed), 'stand-in (no cifar-10-batches-py/ under ' + str(root) + ')'
+    idx = torch.randperm(len(y), generator=torch.Generator().manual_seed(seed))[:n].reshape(CIFAR['clients'], CIFAR['per_client'])
+    xt, yt = xt[:CIFAR['test']], yt[:CIFAR['test']]
+    data = FederatedData(x, y, torch.zeros_like(y), list(idx), xt, yt, torch.zeros_like(yt), 10, 1)
+    return dict(data=data, source=source)
+
+def pfl_cnn(n_classes=10):
+    "pfl-research's CIFAR-10 CNN (benchmarks/model/pytorch/cnn.py, `simple_cnn`) without its two dropout layers, Glorot-uniform weights."
+    net = torch.nn.Sequential(torch.nn.Conv2d(3, 32, 3), torch.nn.ReLU(), torch.nn.Conv2d(32, 64, 3), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+                              Flatten1(), torch.nn.Linear(14 * 14 * 64, 128), torch.nn.ReLU(), torch.nn.Linear(128, n_classes))
+    for m in net.modules():
+        if isinstance(m, (torch.nn.Conv2d, torch.nn.Linear)): torch.nn.init.xavier_uniform_(m.weight)
+    return net
 
 DIGITS = {'digits1000': (1000, 100, 10), 'digits10k': (10_000, 10_000, 3)}  # name -> (clients, clients a round, rounds)
 FLOWER_RUNNERS = ('flower', 'flower-plain')  # the adapter and a plain Flower app, both on Flower's simulation runtime
 SKIP = {'digits10k': {**{r: '10,000 Ray clients a round would take hours on this machine' for r in FLOWER_RUNNERS},
                       'engine-sequential': 'one client after the other: as slow as the plain loop, which is the anchor'},
-        'cmnist24': {'engine-fused': 'the fused backend trains MLPs; this is a CNN'}}  # workload -> runner -> why not run
+        'cmnist24': {'engine-fused': 'the fused backend trains MLPs; this is a CNN'},
+        'cifar1000': {'engine-fused': 'the fused backend trains MLPs; this is a CNN'}}  # workload -> runner -> why not run
 TRICKS_WORKLOADS = ('cmnist24',)  # the compute-bound workload: the ceiling variants (--tricks) are about its CNN
 
 def digits_workload(clients, per_round, rounds, quick, common):
@@ -500,6 +557,7 @@ def run_workload(name, w, runners, reps, device, flower_missing, with_tricks=Fal
     for r, row in rows.items():
         row['max_weight_diff_vs_engine_sequential'] = float((row.pop('params') - ref).abs().max())
         row['train_flops_per_s'] = flops / row['steady_s_per_round']
+        row['clients_per_s'] = w['config'].clients_per_round / row['steady_s_per_round']
         if check['valid']: row['fraction_of_ceiling'] = bare_s / row['best_s_per_round']
         for anchor in ('plain', 'flower'):
             if anchor in rows: row[f'steady_speedup_vs_{anchor}'] = rows[anchor]['steady_s_per_round'] / row['steady_s_per_round']
@@ -508,6 +566,7 @@ def run_workload(name, w, runners, reps, device, flower_missing, with_tricks=Fal
         rows['flower']['steady_over_flower_plain'] = rows['flower']['steady_s_per_round'] / rows['flower-plain']['steady_s_per_round']
     auto = Simulation(w['model_fn'], w['data'], UniformSelector(), dataclasses.replace(w['config'], device=device)).backend   # what 'auto' picks
     out = dict(config=dataclasses.asdict(w['config']), train_flops_per_round=flops, auto_backend=auto, num_clients=w['data'].num_clients,
+               **({'data_source': w['source']} if 'source' in w else {}),
                bare_sgd=dict(steady_s_per_round=float(np.median(bare)), best_s_per_round=bare_s, steadies=bare, flops_per_s=flops / bare_s, **check),
                skipped=skip, runners=rows)
     if with_tricks:
@@ -523,6 +582,7 @@ def figures(out) -> dict:
         if b['valid']: f[f'{name} ceiling / matmul'] = fig(b['fraction_of_peak'], 'ratio', 'higher')
         for r, row in w['runners'].items():
             f[f'{name} {r} s/round'] = fig(row['steady_s_per_round'])
+            f[f'{name} {r} clients/s'] = fig(row['clients_per_s'], 'clients/s', 'higher')
             if 'first_round_end_s' in row: f[f'{name} {r} to the end of round 1'] = fig(row['first_round_end_s'], 's')
             if 'steady_over_flower_plain' in row: f[f'{name} {r} / flower-plain'] = fig(row['steady_over_flower_plain'], 'ratio')
             for k, label in (('steady_speedup_vs_plain', 'x plain'), ('steady_speedup_vs_flower', 'x flower'), ('fraction_of_ceiling', '/ ceiling'),
@@ -551,6 +611,7 @@ def main():
                     'in-place ReLU, oneDNN off, torch.compile, chunked test forward, grouped convolution)')
     ap.add_argument('--device', default='cpu', help="'cpu' or 'cuda' for the in-process runners (Flower always runs on CPU)")
     ap.add_argument('--out', default=None, help='default benchmarks/results/engine.json')
+    ap.add_argument('--section', default=None, help="write the run as sections[SECTION] of the record (--out or engine.json), keeping the rest of it")
     args = ap.parse_args()
     if args.threads: torch.set_num_threads(args.threads)
     if args.scaling_one: return print(json.dumps(scaling_one(args.scaling_one, device=args.device, backend=args.scaling_backend)))
@@ -574,7 +635,13 @@ def main():
         for row in w['runners'].values(): row['fraction_of_matmul_peak'] = row['train_flops_per_s'] / peak
         for row in w.get('tricks', {}).get('rows', {}).values(): row['fraction_of_matmul_peak'] = row['flops_per_s'] / peak
     print(table(out))
-    bench.write(out, figures(out), args.out)
+    if not args.section: return bench.write(out, figures(out), args.out)
+    path = pathlib.Path(args.out or HERE / 'results' / 'engine.json')
+    record = json.loads(path.read_text()) if path.exists() else {}
+    with tempfile.TemporaryDirectory() as tmp:
+        section = bench.write(out, {f'{args.section}: {k}': v for k, v in figures(out).items()}, str(pathlib.Path(tmp) / 'section.json'))
+    record.setdefault('sections', {})[args.section] = section
+    path.write_text(json.dumps(record, indent=1, default=float) + '\n'); print('wrote', path, 'section', args.section)
 
 def tricks_table(name, tr) -> list:
     "The --tricks rows: s/round, speed-up over the previous ceiling, FLOP/s and share of the matmul peak, warm-up, |dw|."
@@ -592,7 +659,7 @@ def tricks_table(name, tr) -> list:
 def table(out) -> str:
     "The workloads table (runners, the bare-SGD ceiling and both ratios) and the scaling table."
     lines = [f"matmul peak {out['matmul_peak_flops'] / 1e9:.1f} GFLOP/s, threads {out['threads']}",
-             f"{'workload':11s} {'runner':18s} {'total s':>8s} {'s/round':>8s} {'x plain':>8s} {'x flower':>9s} {'GFLOP/s':>8s} {'% peak':>7s} {'% ceil':>7s} {'max |dw|':>9s}"]
+             f"{'workload':11s} {'runner':18s} {'total s':>8s} {'s/round':>8s} {'clients/s':>9s} {'x plain':>8s} {'x flower':>9s} {'GFLOP/s':>8s} {'% peak':>7s} {'% ceil':>7s} {'max |dw|':>9s}"]
     f = lambda row, k, fmt, scale=1: (format(scale * row[k], fmt.rstrip('%')) + '%' * fmt.endswith('%')) if k in row else '-'
     for name, w in out['workloads'].items():
         b = w['bare_sgd']
@@ -600,7 +667,7 @@ def table(out) -> str:
                      + (f"{100 * b['fraction_of_peak']:6.1f}%" if b['valid'] else f"INVALID (slower than {', '.join(b['runners_faster_than_ceiling'])})")
                      + f"   auto -> {w['auto_backend']}")
         for r, row in w['runners'].items():
-            lines.append(f"{name:11s} {r:18s} {row['total_s']:8.2f} {row['steady_s_per_round']:8.4f} {f(row, 'steady_speedup_vs_plain', '8.2f'):>8s} "
+            lines.append(f"{name:11s} {r:18s} {row['total_s']:8.2f} {row['steady_s_per_round']:8.4f} {row['clients_per_s']:9.1f} {f(row, 'steady_speedup_vs_plain', '8.2f'):>8s} "
                          f"{f(row, 'steady_speedup_vs_flower', '9.2f'):>9s} {row['train_flops_per_s'] / 1e9:8.2f} {100 * row['fraction_of_matmul_peak']:6.1f}% "
                          f"{f(row, 'fraction_of_ceiling', '6.1f%', 100):>7s} {row['max_weight_diff_vs_engine_sequential']:9.2e}")
         for r, why in w['skipped'].items(): lines.append(f"{name:11s} {r:18s} skipped: {why}")

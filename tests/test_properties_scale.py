@@ -1,4 +1,4 @@
-"""Bad input never surprises (scale part): malformed arguments of the Flower adapter and the sweeps raise a
+"""Bad input never surprises (scale part): malformed arguments of the Flower adapter, the partitions and the sweeps raise a
 ValueError/TypeError naming the argument, quickly, and never another exception."""
 import functools, tempfile
 import numpy as np
@@ -8,6 +8,9 @@ from hypothesis import given, settings, strategies as st, HealthCheck
 pytest.importorskip('flwr')
 import hetfl_explore.scale.flower as fl
 import hetfl_explore.scale.sweeps as sw
+pytest.importorskip('flwr_datasets')
+import hetfl_explore.scale.partitions as pa
+from flwr_datasets.partitioner import IidPartitioner
 from hetfl_explore.engine.protocol import UniformSelector
 from hetfl_explore.engine.config import RunConfig
 from hetfl_explore.engine.simulation import Simulation
@@ -60,6 +63,20 @@ CASES = [
     ('flower.run_flower', lambda v: fl.run_flower(MODEL, D(), v, CFG), 'selector', st.sampled_from(['uniform', 3, UniformSelector])),
     ('flower.run_flower', lambda v: fl.run_flower(v, D()), 'model_fn', NOT_CALLABLE),
     ('flower.run_flower', lambda v: fl.run_flower(MODEL, v), 'data', NOT_DATA),
+    ('flower.app_task', lambda v: fl.app_task(v), 'run_config', st.sampled_from([None, 3, 'selector', [('seed', 1)], {'colour': 1}])),
+    ('flower.app_task', lambda v: fl.app_task({'selector': v}), 'selector', st.one_of(st.text(max_size=4), st.sampled_from([None, 3, ['uniform']]))),
+    ('flower.app_task', lambda v: fl.app_task({'federation': v}), 'federation', st.one_of(st.text(max_size=4), st.sampled_from([None, 3]))),
+    ('flower.app_task', lambda v: fl.app_task({'rounds': v}), 'rounds', NOT_INT),
+    ('flower.app_task', lambda v: fl.app_task({'num-clients': v}), 'num_clients', NOT_INT),
+    ('partitions.pool_dataset', lambda v: pa.pool_dataset(v), 'data', NOT_DATA),
+    ('partitions.federation_from_partitioner', lambda v: pa.federation_from_partitioner(v, D()), 'partitioner', st.sampled_from([None, 3, 'iid', IidPartitioner])),
+    ('partitions.federation_from_partitioner', lambda v: pa.federation_from_partitioner(IidPartitioner(2), v), 'data', NOT_DATA),
+    ('partitions.federation_from_partitioner', lambda v: pa.federation_from_partitioner(IidPartitioner(2), D(), v), 'dataset',
+     st.sampled_from([3, 'pool', {'row': [0]}, np.zeros(3)])),
+    ('partitions.federation_from_partitioner', lambda v: pa.federation_from_partitioner(IidPartitioner(2), D(), label=v), 'label',
+     st.text(max_size=6).filter(lambda s: s not in pa.POOL_COLUMNS)),
+    ('partitions.federation_from_partitioner', lambda v: pa.federation_from_partitioner(IidPartitioner(2), D(), attribute=v), 'attribute',
+     st.text(max_size=6).filter(lambda s: s not in pa.POOL_COLUMNS)),
     ('sweeps.sweep_grid', lambda v: sw.sweep_grid(v, ['uniform'], [0]), 'datasets', st.one_of(NOT_LIST, st.just(['nope']))),
     ('sweeps.sweep_grid', lambda v: sw.sweep_grid(['digits'], v, [0]), 'selectors', st.one_of(NOT_LIST, st.just(['nope']))),
     ('sweeps.sweep_grid', lambda v: sw.sweep_grid(['digits'], ['uniform'], v), 'seeds', st.one_of(NOT_LIST, st.just([-1]), st.just([0.5]))),
@@ -96,7 +113,7 @@ def test_malformed_input_gets_a_clear_error(name, call, arg, bad, data):
 
 def test_every_public_function_and_class_is_covered():
     import inspect
-    names = {f'hetfl_explore.scale.{m.__name__.rsplit(".", 1)[1]}.{n}' for m in (fl, sw) for n in m.__all__
+    names = {f'hetfl_explore.scale.{m.__name__.rsplit(".", 1)[1]}.{n}' for m in (fl, sw, pa) for n in m.__all__
              if inspect.isfunction(getattr(m, n)) or inspect.isclass(getattr(m, n))}
     assert names == COVERED, sorted(names ^ COVERED)
 

@@ -4,7 +4,8 @@
 
 # %% ../../nbs/scale/80_flower.ipynb #bada3a91
 from __future__ import annotations
-import logging, sys, time
+import logging, pickle, sys, time
+from functools import partial
 import numpy as np
 import pandas as pd
 import torch
@@ -15,9 +16,11 @@ from ..foundation.core import check_int, check_float, check_type, check_choice, 
 from ..engine.protocol import Selector
 from ..engine.simulation import Simulation, RoundPlan
 from ..engine.config import RunConfig, LocalWork
-from ..engine.models import ParamLayout
+from ..engine.models import ParamLayout, mlp
 from ..engine.store import History
 from ..engine.backends import train_sequential, pool_before_relu, gather_rows
+from ..feddiverse.registry import SELECTORS, make_selector
+from .sweeps import SWEEP_DATASETS, DATA_DEFAULTS, RUN_FIELDS, TASK_HIDDEN, interaction_matrices, sweep_grid
 try:
     from flwr.app import ArrayRecord, ConfigRecord, Message, MetricRecord, RecordDict
     from flwr.clientapp import ClientApp
@@ -27,9 +30,9 @@ except ImportError as e:
     raise ImportError("hetfl_explore.scale.flower needs Flower's message API: pip install hetfl_explore[flower]") from e
 
 # %% auto #0
-__all__ = ['UNHOSTABLE', 'MEASURED', 'NODE_WAIT_S', 'REPLY_TIMEOUT_S', 'STUB_NODE_BASE', 'RUNTIMES', 'check_hostable',
-           'message_bytes', 'MessageLog', 'FlowerClients', 'flat_params', 'params_record', 'SelectorStrategy',
-           'StubGrid', 'run_flower']
+__all__ = ['UNHOSTABLE', 'MEASURED', 'NODE_WAIT_S', 'REPLY_TIMEOUT_S', 'STUB_NODE_BASE', 'RUNTIMES', 'APP_KEYS',
+           'flower_client_app', 'flower_server_app', 'check_hostable', 'message_bytes', 'MessageLog', 'FlowerClients',
+           'flat_params', 'params_record', 'SelectorStrategy', 'StubGrid', 'run_flower', 'app_task']
 
 # %% ../../nbs/scale/80_flower.ipynb #9f1fc3ed
 UNHOSTABLE = {  # value generation -> why the adapter's ClientApp cannot serve it
@@ -212,13 +215,16 @@ def handle(self:FlowerClients, msg:Message, # an instruction message from the st
     return Message(RecordDict({'arrays': params_record(self.layout, new), 'metrics': metrics}), reply_to=msg)
 
 # %% ../../nbs/scale/80_flower.ipynb #036f920d
+def _client_app(reply) -> ClientApp:
+    "A Flower `ClientApp` answering the three message types with `reply(msg, context)`."
+    app = ClientApp()
+    app.query('attributes')(reply); app.query('loss')(reply); app.train()(reply)
+    return app
+
 @patch
 def client_app(self:FlowerClients) -> ClientApp:
     "A Flower `ClientApp` whose supernode with partition id `k` serves client `k` through `handle`."
-    app = ClientApp()
-    def reply(msg, context): return self.handle(msg, int(context.node_config['partition-id']))
-    app.query('attributes')(reply); app.query('loss')(reply); app.train()(reply)
-    return app
+    return _client_app(lambda msg, context: self.handle(msg, int(context.node_config['partition-id'])))
 
 # %% ../../nbs/scale/80_flower.ipynb #f1ow0011
 _SHIPPED = {}  # object-store key -> the FlowerClients this process rebuilt from it (one per worker process and run)
@@ -411,6 +417,13 @@ def _start(strategy:SelectorStrategy, grid:Grid):
     try: strategy.start(grid=grid, initial_arrays=params_record(sim.layout, sim.params), num_rounds=sim.config.rounds, timeout=strategy.timeout)
     finally: log.setLevel(level)
 
+def _finish(strategy:SelectorStrategy) -> History:
+    "The strategy's run as the engine's `History`: final weights, stop reason, and the clients' attribute answers in `meta`."
+    sim = strategy.sim
+    sim.history.final_params, sim.history.stop_reason = sim.params.detach().cpu().clone(), sim.stop_reason or 'rounds'
+    sim.history.meta['client_attributes'] = strategy.attributes  # what the clients answered to `query.attributes`
+    return sim.history
+
 def _simulate(strategy:SelectorStrategy, clients:FlowerClients, num_cpus:int):
     "Run `strategy` through Flower's simulation runtime with one supernode per client."
     import os, sys, ray
@@ -451,6 +464,46 @@ def run_flower(model_fn, # builds the model (called under the run's seed, as in 
     strategy, clients = SelectorStrategy(sim), FlowerClients(model_fn, data, config, attributes, client_loss)
     if runtime == 'stub': _start(strategy, StubGrid(clients))
     else: _simulate(strategy, clients, num_cpus)
-    sim.history.final_params, sim.history.stop_reason = sim.params.detach().cpu().clone(), sim.stop_reason or 'rounds'
-    sim.history.meta['client_attributes'] = strategy.attributes  # what the clients answered to `query.attributes`
-    return sim.history, strategy.log
+    return _finish(strategy), strategy.log
+
+# %% ../../nbs/scale/80_flower.ipynb #f1app002
+APP_KEYS = ('selector', 'federation', 'seed', *DATA_DEFAULTS, *RUN_FIELDS, 'history_file') # run-config keys the app reads ('-' or '_')
+
+def app_task(run_config:dict, # a Flower App run config: selector, federation, seed, `num-clients`, `alpha`, `RunConfig` fields
+            ) -> dict:
+    "The federation (`data`), model builder (`model_fn`), `selector` and `config` (a `RunConfig`) a run config names."
+    cfg = {str(k).replace('-', '_'): v for k, v in check_type('run_config', run_config, dict).items()}
+    if bad := sorted(set(cfg) - set(APP_KEYS)): raise ValueError(f"run_config: unknown keys {bad}; allowed: {', '.join(APP_KEYS)}")
+    cfg.pop('history_file', None)
+    fed = check_choice('federation', cfg.pop('federation', 'digits'), SWEEP_DATASETS)
+    sel, seed = check_choice('selector', cfg.pop('selector', 'uniform'), SELECTORS), cfg.pop('seed', 0)
+    sweep_grid([fed], [sel], [seed], **{k: [v] for k, v in cfg.items()})   # the sweeps' checks of every value
+    dpar = {k: cfg.pop(k, v) for k, v in DATA_DEFAULTS.items()}
+    data = SWEEP_DATASETS[fed](dpar['num_clients'], dpar['alpha'], seed=seed)
+    return dict(data=data, model_fn=partial(mlp, data.x.shape[1], TASK_HIDDEN, int(data.n_classes)),
+                selector=make_selector(sel, interaction_matrices(data)), config=RunConfig(**{'seed': seed, **cfg}))
+
+# %% ../../nbs/scale/80_flower.ipynb #f1app005
+_APP_CLIENTS = {}  # run config (sorted items) -> the FlowerClients this worker process built for it
+
+def _app_reply(msg:Message, context) -> Message:
+    "The reply of client `partition-id` of the run config's federation to `msg`."
+    key, k = tuple(sorted(context.run_config.items())), int(context.node_config['partition-id'])
+    if key not in _APP_CLIENTS:
+        t = app_task(dict(context.run_config)); _APP_CLIENTS[key] = FlowerClients(t['model_fn'], t['data'], t['config'])
+    clients = _APP_CLIENTS[key]
+    if k >= (K := len(clients.data.client_idx)):
+        raise ValueError(f"partition-id={k}: the run config's federation has num-clients={K}; run it with num-supernodes={K}")
+    return clients.handle(msg, k)
+
+def _app_main(grid:Grid, context):
+    "Run the run config's selector as a `SelectorStrategy` on `grid`; pickle its `History` to `history-file` if one is named."
+    t = app_task(dict(context.run_config))
+    strategy = SelectorStrategy(Simulation(t['model_fn'], t['data'], t['selector'], t['config']))
+    _start(strategy, grid)
+    if out := str(context.run_config.get('history-file', '')):
+        with open(out, 'wb') as f: pickle.dump(_finish(strategy).to_dict(), f)
+
+flower_client_app = _client_app(_app_reply) # the app's ClientApp component
+flower_server_app = ServerApp() # the app's ServerApp component
+flower_server_app.main()(_app_main)

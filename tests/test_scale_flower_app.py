@@ -1,0 +1,78 @@
+"""The Flower App (apps/flower/) run by `flwr run`: a SuperLink in simulation mode on free ports under a temporary
+FLWR_HOME, 8 supernodes, 2 rounds; the run selects the clients `run_fl` selects with the same selector and seed.
+The SuperLink (and everything it starts) is stopped whatever happens."""
+import os, pickle, signal, socket, subprocess, sys, time
+from pathlib import Path
+import pytest
+pytest.importorskip('flwr', reason='Flower is not installed: pip install hetfl_explore[flower]')
+from hetfl_explore.engine.simulation import run_fl
+from hetfl_explore.engine.store import History
+from hetfl_explore.scale.flower import app_task, APP_KEYS
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = ROOT / 'apps' / 'flower'
+BIN = Path(sys.executable).parent   # flwr and flower-superlink come with the flwr package
+START_S, RUN_S, STOP_S = 60, 420, 10   # seconds: SuperLink ready, the whole `flwr run`, a stop before SIGKILL
+RUN_CONFIG = {'selector': 'pow-d', 'federation': 'digits', 'num-clients': 8, 'rounds': 2, 'clients-per-round': 3, 'seed': 1}
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0)); return s.getsockname()[1]
+
+def toml_value(v): return f"'{v}'" if isinstance(v, str) else str(v)
+
+def stop(proc):
+    "Stop `proc` and its whole process group (the SuperExec, the simulation and Ray it started)."
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try: proc.wait(STOP_S)
+        except subprocess.TimeoutExpired: os.killpg(proc.pid, signal.SIGKILL); proc.wait(STOP_S)
+
+def wait_ready(port, proc):
+    import httpx
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < START_S:
+        assert proc.poll() is None, 'the SuperLink exited at start-up'
+        try:
+            if httpx.get(f'http://127.0.0.1:{port}/health', timeout=1).is_success: return
+        except httpx.HTTPError: pass
+        time.sleep(0.5)
+    raise TimeoutError(f'the SuperLink did not answer on port {port} within {START_S} s')
+
+def test_flwr_run_selects_as_the_engine(tmp_path):
+    port, home, out = free_port(), tmp_path / 'flwr_home', tmp_path / 'history.pkl'
+    home.mkdir()
+    (home / 'config.toml').write_text(f'[superlink]\ndefault = "local-simulation"\n\n[superlink.local-simulation]\n'
+                                      f'address = "127.0.0.1:{port}"\ninsecure = true\n')
+    env = {**os.environ, 'FLWR_HOME': str(home), 'PYTHONPATH': os.pathsep.join(filter(None, [str(ROOT), os.environ.get('PYTHONPATH')])),
+           'OMP_NUM_THREADS': '1', 'FLWR_DISABLE_UPDATE_CHECK': '1'}
+    link = subprocess.Popen([str(BIN / 'flower-superlink'), '--insecure', '--simulation', '--host', '127.0.0.1', '--port', str(port),
+                             '--disable-runtime-dependency-installation'], env=env, cwd=tmp_path, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_ready(port, link)
+        config = ' '.join(f'{k}={toml_value(v)}' for k, v in {**RUN_CONFIG, 'history-file': str(out)}.items())
+        run = subprocess.run([str(BIN / 'flwr'), 'run', str(APP), 'local-simulation', '--federation-config', 'num-supernodes=8',
+                              '--run-config', config, '--stream'], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=RUN_S)
+    finally: stop(link)
+    assert out.exists(), f'the run wrote no history:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}'
+    flower = History.from_dict(pickle.loads(out.read_bytes()))
+    defaults = {'local-epochs': 1, 'batch-size': 16, 'lr': 0.05, 'backend': 'sequential'}   # apps/flower/pyproject.toml
+    t = app_task({**defaults, **RUN_CONFIG})
+    engine = run_fl(t['model_fn'], t['data'], t['selector'], t['config'])
+    assert len(flower) == 2 and flower.rounds.selected.tolist() == engine.rounds.selected.tolist()
+    assert (flower.final_params - engine.final_params).abs().max().item() <= 1e-6
+
+def test_app_run_config_declares_only_keys_the_app_reads():
+    import tomllib
+    cfg = tomllib.loads((APP / 'pyproject.toml').read_text())['tool']['flwr']['app']
+    assert cfg['components'] == {'serverapp': 'hetfl_explore.scale.flower:flower_server_app',
+                                 'clientapp': 'hetfl_explore.scale.flower:flower_client_app'}
+    assert {k.replace('-', '_') for k in cfg['config']} <= set(APP_KEYS)
+    t = app_task(cfg['config'])
+    assert t['data'].num_clients == cfg['config']['num-clients'] and t['config'].rounds == cfg['config']['rounds']
+
+@pytest.mark.parametrize('bad, allowed', [({'selector': 'best'}, "'pow-d'"), ({'federation': 'cifar'}, "'digits'"),
+                                          ({'epochs': 3}, 'clients_per_round')])
+def test_bad_run_config_names_the_allowed_values(bad, allowed):
+    with pytest.raises(ValueError, match=allowed): app_task(bad)
