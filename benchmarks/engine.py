@@ -62,15 +62,12 @@ every headline figure beside the committed record, flagging one > 25% worse on t
 
 Every row also gives clients/s (clients a round / steady s a round). `--section NAME` writes the run into the record
 as `sections[NAME]` (a complete record of its own: command, machine, load, figures, workloads) and keeps the rest of
-the record as it was measured; the Flower comparison is such a section, every ratio in it measured in one run:
+the record as it was measured (a whole run keeps the record's sections). The Flower comparison is such a section, the
+adapter beside plain Flower (1,000 supernodes for digits1000 and cifar1000), every ratio measured in one run; `make
+bench` runs it:
 
     OMP_NUM_THREADS=2 .venv/bin/python benchmarks/engine.py --threads 2 --quick --workloads cmnist24,digits1000,cifar1000 \
         --runners engine-sequential,plain,flower,flower-plain --scaling '' --section flower
-
-The Flower record (the adapter beside plain Flower, both on 1,000 supernodes for digits1000; `make bench` runs it):
-
-    OMP_NUM_THREADS=2 .venv/bin/python benchmarks/engine.py --threads 2 --quick --workloads cmnist24,digits1000 \
-        --runners engine-sequential,plain,flower,flower-plain --scaling '' --out benchmarks/results/engine_flower.json
 """
 from __future__ import annotations
 import argparse, copy, dataclasses, json, os, pathlib, platform, sys, tempfile, time
@@ -635,9 +632,10 @@ def main():
         for row in w['runners'].values(): row['fraction_of_matmul_peak'] = row['train_flops_per_s'] / peak
         for row in w.get('tricks', {}).get('rows', {}).values(): row['fraction_of_matmul_peak'] = row['flops_per_s'] / peak
     print(table(out))
-    if not args.section: return bench.write(out, figures(out), args.out)
     path = pathlib.Path(args.out or HERE / 'results' / 'engine.json')
     record = json.loads(path.read_text()) if path.exists() else {}
+    if not args.section:   # a whole run replaces the record but keeps its sections (each measured in a run of its own)
+        return bench.write({**out, **({'sections': record['sections']} if 'sections' in record else {})}, figures(out), args.out)
     with tempfile.TemporaryDirectory() as tmp:
         section = bench.write(out, {f'{args.section}: {k}': v for k, v in figures(out).items()}, str(pathlib.Path(tmp) / 'section.json'))
     record.setdefault('sections', {})[args.section] = section
