@@ -121,3 +121,55 @@ def test_free_rider_flags_cost_the_penalty_per_flagged_round(penalty):
     assert np.allclose(store.vector([client_name(c) for c in range(6)]), np.maximum(0, 0.9 - penalty * flagged))
     assert flagged[4:].min() > 0 and (run['flagged'] == S.free_rider_run(rounds=5, kinds=('zero', 'noise'), n_benign=4, seed=1)['flagged']).all()
     with pytest.raises(TypeError, match='trust'): S.free_rider_run(rounds=1, trust={'a': 1.0})
+
+def _two_rounds():
+    "Round 0: clients 0, 1 with x = (1, 2); round 1: clients 1, 2 with x = (0.1, 0.2); alpha = 0.5 (gains 4 and 0.31)."
+    return [([0, 1], S.QuadraticGame([1.0, 2.0], 0.5)), ([1, 2], S.QuadraticGame([0.1, 0.2], 0.5))]
+
+def test_tmr_hand_computed_two_rounds_one_truncated():
+    np.testing.assert_allclose(S.shapley_tmr(_two_rounds(), 3, threshold=0.5), [1.5, 2.5, 0.0], atol=1e-12)
+    np.testing.assert_allclose(S.shapley_tmr(_two_rounds(), 3, decay=0.5), [1.5, 2.5525, 0.1025], atol=1e-12)
+    np.testing.assert_allclose(S.shapley_tmr(_two_rounds(), 3), sum(S.round_shapley(p, g, 3) for p, g in _two_rounds()), atol=1e-12)
+    counted = [(p, S.CountingUtility(g)) for p, g in _two_rounds()]; S.shapley_tmr(counted, 3, threshold=0.5)
+    assert [cu.calls for _, cu in counted] == [4, 2]          # a kept round: 2^2 coalitions once each; a truncated one: its gain
+
+@pytest.mark.parametrize('seed', range(10))
+def test_tmr_is_exact_minus_the_truncated_rounds_and_costs_less(seed):
+    r = np.random.default_rng(seed); N, T = 6, 6
+    games = [(sorted(r.choice(N, r.integers(1, 5), replace=False).tolist()), None) for _ in range(T)]
+    games = [(p, S.QuadraticGame(r.uniform(0, 2, len(p)) * 0.5 ** t, r.uniform(0, 1))) for t, (p, _) in enumerate(games)]
+    gains = np.array([g(tuple(range(len(p)))) - g(()) for p, g in games]); delta = float(np.median(gains))
+    per_round = [S.round_shapley(p, g, N) for p, g in games]
+    want = sum(phi for phi, gain in zip(per_round, gains) if gain >= delta)
+    np.testing.assert_allclose(S.shapley_tmr(games, N, threshold=delta), want, atol=1e-12)
+    counted = [(p, S.CountingUtility(g)) for p, g in games]; S.shapley_tmr(counted, N, threshold=delta)
+    full = [(p, S.CountingUtility(g)) for p, g in games]; S.shapley_tmr(full, N)
+    assert sum(cu.calls for _, cu in counted) < sum(cu.calls for _, cu in full) == sum(2 ** len(p) for p, _ in games)
+    assert (S.shapley_tmr(games, N, threshold=delta) <= S.shapley_tmr(games, N) + 1e-12).all()    # under-estimates
+
+def test_tmr_output_moves_with_threshold_and_decay():
+    games = [(list(range(4)), S.QuadraticGame(np.array([1.0, 2.0, 0.5, 1.5]) * 0.6 ** t, 0.3)) for t in range(8)]
+    by_delta = [S.shapley_tmr(games, 4, threshold=d) for d in (0.0, 0.5, 2.0, 100.0)]
+    assert all((a.sum() > b.sum()) for a, b in zip(by_delta, by_delta[1:]))   # a higher threshold drops more rounds
+    np.testing.assert_allclose(by_delta[-1], 0.0)                              # every round truncated: no value
+    by_decay = [S.shapley_tmr(games, 4, decay=lam) for lam in (1.0, 0.8, 0.5, 0.1)]
+    assert all((a > b).all() for a, b in zip(by_decay, by_decay[1:]))          # every client's value falls with lambda
+    np.testing.assert_allclose(S.shapley_tmr(games[:1], 4, decay=0.1), S.shapley_tmr(games[:1], 4))   # round 0 weighs 1
+
+def test_tmr_keeps_a_zero_gain_round_at_threshold_zero():
+    hidden = [([0, 1], lambda c: {(): 0.0, (0,): 1.0, (1,): -1.0, (0, 1): 0.0}[c])]
+    np.testing.assert_allclose(S.shapley_tmr(hidden, 2), [1.0, -1.0])
+    np.testing.assert_allclose(S.shapley_tmr(hidden, 2, threshold=1e-9), [0.0, 0.0])
+
+@pytest.mark.parametrize('call, match', [
+    (lambda: S.shapley_tmr(_two_rounds(), 3, threshold=-0.1), 'threshold=-0.1'),
+    (lambda: S.shapley_tmr(_two_rounds(), 3, threshold=float('nan')), 'threshold'),
+    (lambda: S.shapley_tmr(_two_rounds(), 3, decay=0.0), 'decay=0.0'),
+    (lambda: S.shapley_tmr(_two_rounds(), 3, decay=1.5), 'decay=1.5'),
+    (lambda: S.shapley_tmr(_two_rounds(), 2), 'participants'),
+    (lambda: S.shapley_tmr([([0], 'v')], 2), r'games\[0\]'),
+    (lambda: S.shapley_tmr([[0, 1]], 2), r'games\[0\]'),
+    (lambda: S.shapley_tmr('rounds', 2), 'games'),
+])
+def test_tmr_bad_input_names_the_argument(call, match):
+    with pytest.raises((ValueError, TypeError), match=match): call()

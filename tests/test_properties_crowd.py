@@ -68,6 +68,7 @@ CASES = {
     'crowd.shapley.shapley_subsets': (lambda v: S.shapley_subsets(GAME, 3, v, np.random.default_rng(0)), 'n_samples', bad_int(lo=1)),
     'crowd.shapley.estimator_error': (lambda v: S.estimator_error(GAME, 3, v), 'exact', bad_array()),
     'crowd.shapley.round_shapley': (lambda v: S.round_shapley(v, GAME, 5), 'participants', st.sampled_from([[0, 0], [7], [-1], [], 'x', None, [0.5]])),
+    'crowd.shapley.shapley_tmr': (lambda v: S.shapley_tmr([([0, 1], GAME)], 3, decay=v), 'decay', bad_num(lo=0, hi=1)),
     'crowd.shapley.payouts': (lambda v: S.payouts([1.0, 2.0], v), 'reward_pool', bad_num(lo=0)),
     'crowd.shapley.fl_utility': (lambda v: S.fl_utility(np.zeros(2), np.ones((2, 2)), v, lambda w: 0.0), 'weights', st.sampled_from([[1.0], [0.0, 1.0], [-1.0, 1.0], 'x', None, [NAN, 1.0]])),
     'crowd.shapley.free_rider_update': (lambda v: S.free_rider_update(v, np.zeros(2), np.random.default_rng(0)), 'kind', bad_choice()),

@@ -44,6 +44,7 @@ def test_no_client_value(form, kappa, R_):
     rejects(lambda: S.flag_free_riders(empty(form, 0), kappa), 'phi')
     rejects(lambda: S.round_shapley(empty(form, 0), S.QuadraticGame([1.0]), 3), 'participants')
     rejects(lambda: S.QuadraticGame(empty(form, 0)), 'x')
+    rejects(lambda: S.shapley_tmr([(empty(form, 0), S.QuadraticGame([1.0]))], 3, threshold=kappa), 'participants')
 
 @SET
 @given(n_perm=st.integers(1, 5), seed=st.integers(0, 100))
@@ -55,6 +56,12 @@ def test_no_player(n_perm, seed):
     g = S.QuadraticGame([1.0, 2.0])
     rejects(lambda: S.estimator_error(g, 2, g.closed_form(), seeds=[]), 'seeds')
     rejects(lambda: S.estimator_error(g, 2, g.closed_form(), n_perms=()), 'n_perms')
+
+@SET
+@given(n=st.integers(1, 6), delta=st.floats(0, 10), decay=st.floats(0.01, 1), empty_games=st.sampled_from([[], ()]))
+def test_no_round(n, delta, decay, empty_games):
+    "TMR over no round values every client at 0."
+    assert S.shapley_tmr(empty_games, n, threshold=delta, decay=decay).tolist() == [0.0] * n
 
 @SET
 @given(form=FORMS, P_=st.integers(1, 4), budget=st.floats(0.1, 10), k=st.integers(1, 5))

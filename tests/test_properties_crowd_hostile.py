@@ -91,6 +91,7 @@ BAD_IDS = st.sampled_from([[0, 0], [-1], [1, -2], [0.5], [1.5, 0], [2**70], ['a'
 def test_duplicate_negative_and_fractional_ids_are_refused(ids):
     rejects(lambda: P.budget_greedy(ids, [1.0] * len(ids), 5.0), 'order')
     rejects(lambda: S.round_shapley(ids, S.QuadraticGame([1.0] * len(ids)), 3), 'participants')
+    rejects(lambda: S.shapley_tmr([(ids, S.QuadraticGame([1.0] * len(ids)))], 3), 'participants')
     rejects(lambda: S.QuadraticGame([1.0, 2.0, 3.0])(tuple(ids)), 'coalition')
     rejects(lambda: S.fl_utility(np.zeros(2), np.ones((3, 2)), np.ones(3), lambda w: 0.0)(tuple(ids)), 'coalition')
     rejects(lambda: F.cohort_for_samples(ids, [5, 5, 5], 8), 'order')
@@ -102,6 +103,7 @@ def test_utilities_that_return_no_number_are_refused(bad, at):
     u = lambda c: bad if len(c) == at else float(len(c))
     rejects(lambda: S.shapley_exact(u, 3), 'utility')
     rejects(lambda: S.shapley_mc(u, 3, 4, np.random.default_rng(0)), 'utility')
+    rejects(lambda: S.shapley_tmr([([0, 1, 2], u)], 3), 'utility')
 
 @SET
 @given(n=st.integers(1, 4), m=st.integers(1, 4))
