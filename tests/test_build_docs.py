@@ -252,3 +252,17 @@ def test_site_check_flags_a_site_over_its_weight_limit(tmp_path, monkeypatch):
     assert bd.site_bytes(tmp_path) == 4000 and bd.site_problems(tmp_path) == []
     monkeypatch.setattr(bd, 'MAX_SITE_BYTES', 3999)
     assert bd.site_problems(tmp_path) == ['the site: 0.0 MB, over the 0 MB it may weigh']
+
+def test_only_the_katex_files_a_page_loads_are_copied(tmp_path):
+    "The minified script, its style sheet, auto-render and woff2 fonts; not the unminified builds, modules or legacy fonts."
+    import shutil
+    src = tmp_path/'dist'
+    for rel in ('katex.min.js', 'katex.js', 'katex.mjs', 'katex.min.css', 'katex.css', 'contrib/auto-render.min.js',
+                'contrib/auto-render.js', 'contrib/mhchem.min.js', 'fonts/KaTeX_Main-Regular.woff2', 'fonts/KaTeX_Main-Regular.woff',
+                'fonts/KaTeX_Main-Regular.ttf'):
+        (src/rel).parent.mkdir(parents=True, exist_ok=True); (src/rel).write_text('x')
+    shutil.copytree(src, tmp_path/'out', ignore=bd.unused_katex_files)
+    kept = sorted(str(p.relative_to(tmp_path/'out')) for p in (tmp_path/'out').rglob('*') if p.is_file())
+    assert kept == ['contrib/auto-render.min.js', 'fonts/KaTeX_Main-Regular.woff2', 'katex.min.css', 'katex.min.js']
+    page_head = Path(bd.__file__).read_text()
+    assert all(f'katex/{"contrib/" if n.startswith("auto") else ""}{n}' in page_head for n in bd.KATEX_USED)

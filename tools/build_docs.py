@@ -625,6 +625,14 @@ def local_links(body: str, up: str) -> str:
 # the same module inline) and the icon fonts' legacy formats (browsers take the woff2 the font rules list before them).
 UNUSED_WIDGET_FILES = ('*.map', 'embed.js', 'libembed-amd.js', '*.eot', '*.ttf', '*.svg')
 
+# The KaTeX files a page loads (`render_page`): the minified script, its style sheet, auto-render and the woff2 fonts its
+# style sheet lists first; the unminified builds, ES modules, other extensions and legacy font formats stay out.
+KATEX_USED = ('katex.min.js', 'katex.min.css', 'auto-render.min.js')
+
+def unused_katex_files(folder: str, names: list[str]) -> set[str]:
+    "`shutil.copytree`'s ignore rule for KaTeX's dist folder: every file but `KATEX_USED` and the woff2 fonts."
+    return {n for n in names if not (Path(folder)/n).is_dir() and n not in KATEX_USED and not n.endswith('.woff2')}
+
 WIDGET_FONT = re.compile(r'([A-Za-z_$][\w$]*)\.p\+"([0-9a-f]{20}\.(?:woff2?|ttf|eot|svg))"')   # an icon font in the widget manager's bundle
 
 def shared_fonts(bundle: str) -> str:
@@ -666,7 +674,7 @@ def copy_assets(mods: Path) -> None:
     shutil.copytree(mods/'@jupyter-widgets'/'html-manager'/'dist', a/'html-manager', dirs_exist_ok=True,
                     ignore=shutil.ignore_patterns(*UNUSED_WIDGET_FILES))
     (a/'html-manager'/'embed-amd.js').write_text(shared_fonts((a/'html-manager'/'embed-amd.js').read_text()))
-    shutil.copytree(mods/'katex'/'dist', a/'katex', dirs_exist_ok=True)
+    shutil.copytree(mods/'katex'/'dist', a/'katex', dirs_exist_ok=True, ignore=unused_katex_files)
     for f in NBS.rglob('*'):
         if f.suffix.lower() in {'.png', '.jpg', '.jpeg', '.svg', '.gif', '.css'} and not any(p.startswith('.') for p in f.relative_to(NBS).parts):
             (OUT/f.relative_to(NBS)).parent.mkdir(parents=True, exist_ok=True); shutil.copy(f, OUT/f.relative_to(NBS))
