@@ -101,7 +101,22 @@ CASES = [
     ('sweeps.run_sweep', lambda v: sw.run_sweep(GRID, SWEEP_DIR, backend='sequential', address=v), 'address',
      st.sampled_from(['127.0.0.1:1', 'h:1'])),
 ]
-COVERED = {f'hetfl_explore.scale.{name}' for name, *_ in CASES}
+COVERED = {f'hetfl_explore.scale.{name}' for name, *_ in CASES} | {'hetfl_explore.scale.flower.flower_problem'}
+
+@SETTINGS
+@given(major=st.integers(0, 3), minor=st.integers(0, 60), patch=st.integers(0, 9))
+def test_flower_problem_names_a_version_outside_the_range_and_the_install(major, minor, patch):
+    "Versions in [1.22, 2) run the adapter; any other names itself, the supported range and the install command."
+    found = f'{major}.{minor}.{patch}'
+    why = fl.flower_problem(found)
+    if (1, 22) <= (major, minor) < (2, 0): assert why is None
+    else: assert found in why and fl.FLOWER_SUPPORTED in why and "pip install 'hetfl_explore[flower]'" in why
+
+@pytest.mark.parametrize('found', [None, '', 'not-a-version', '1.41.0rc', 3])
+def test_flower_problem_never_raises_on_what_metadata_reports(found):
+    why = fl.flower_problem(found)
+    assert why is None or 'pip install' in why
+    if found is None: assert why.startswith('Flower is not installed')
 
 @pytest.mark.parametrize('name,call,arg,bad', CASES, ids=[f'{c[0]}-{c[2]}' for c in CASES])
 @SETTINGS

@@ -158,3 +158,12 @@ def test_client_app_ships_the_data_once_while_ray_runs(data, monkeypatch):
     assert a is b and len(fl._SHIPPED) == 1                     # one copy per worker process, reused by every message
     x, y = a.rows(2)
     assert torch.equal(y, clients.rows(2)[1]) and torch.equal(x, clients.rows(2)[0])
+
+def test_importing_the_adapter_under_an_unsupported_flower_names_the_range_and_the_install():
+    "An installed Flower outside the supported range stops the import with what to install, before Flower is imported."
+    import subprocess, sys
+    code = ("import importlib.metadata as m; real = m.version; m.version = lambda n: '1.10.0' if n == 'flwr' else real(n)\n"
+            "import hetfl_explore.scale.flower")
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=300)
+    assert out.returncode != 0 and 'ImportError' in out.stderr
+    assert "flwr 1.10.0 is installed, outside the supported range: pip install 'hetfl_explore[flower]' (flwr>=1.22,<2)" in out.stderr

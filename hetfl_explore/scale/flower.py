@@ -6,6 +6,27 @@
 from __future__ import annotations
 import logging, pickle, sys, time
 from functools import partial
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version, InvalidVersion
+
+FLOWER_SUPPORTED = '>=1.22,<2'   # the Flower versions the adapter runs on: the message API (the `flower` extra's range)
+
+def flower_problem(found:str|None, # the installed Flower version (`flwr.__version__`), or None when Flower is not installed
+                  ) -> str|None: # what to install or change, or None when the adapter runs on `found`
+    "Why the Flower adapter cannot run on the installed Flower, naming the supported range and the install; None if it can."
+    install = f"pip install 'hetfl_explore[flower]' (flwr{FLOWER_SUPPORTED})"
+    if found is None: return f"Flower is not installed: {install}"
+    try: ok = Version(str(found)) in SpecifierSet(FLOWER_SUPPORTED)
+    except InvalidVersion: ok = False
+    return None if ok else f"flwr {found} is installed, outside the supported range: {install}"
+
+# %% auto #0
+__all__ = ['FLOWER_SUPPORTED', 'UNHOSTABLE', 'MEASURED', 'NODE_WAIT_S', 'REPLY_TIMEOUT_S', 'STUB_NODE_BASE', 'RUNTIMES',
+           'APP_KEYS', 'flower_client_app', 'flower_server_app', 'flower_problem', 'check_hostable', 'message_bytes',
+           'MessageLog', 'FlowerClients', 'flat_params', 'params_record', 'SelectorStrategy', 'StubGrid', 'run_flower',
+           'app_task']
+
+# %% ../../nbs/scale/80_flower.ipynb #f10a2b3c
 import numpy as np
 import pandas as pd
 import torch
@@ -21,18 +42,14 @@ from ..engine.store import History
 from ..engine.backends import train_sequential, pool_before_relu, gather_rows
 from ..feddiverse.registry import SELECTORS, make_selector
 from .sweeps import SWEEP_DATASETS, DATA_DEFAULTS, RUN_FIELDS, TASK_HIDDEN, interaction_matrices, sweep_grid
-try:
-    from flwr.app import ArrayRecord, ConfigRecord, Message, MetricRecord, RecordDict
-    from flwr.clientapp import ClientApp
-    from flwr.serverapp import Grid, ServerApp
-    from flwr.serverapp.strategy import FedAvg
-except ImportError as e:
-    raise ImportError("hetfl_explore.scale.flower needs Flower's message API: pip install hetfl_explore[flower]") from e
-
-# %% auto #0
-__all__ = ['UNHOSTABLE', 'MEASURED', 'NODE_WAIT_S', 'REPLY_TIMEOUT_S', 'STUB_NODE_BASE', 'RUNTIMES', 'APP_KEYS',
-           'flower_client_app', 'flower_server_app', 'check_hostable', 'message_bytes', 'MessageLog', 'FlowerClients',
-           'flat_params', 'params_record', 'SelectorStrategy', 'StubGrid', 'run_flower', 'app_task']
+from importlib.metadata import version, PackageNotFoundError
+try: FLOWER_FOUND = version('flwr')   # the installed Flower, checked before anything of it is imported
+except PackageNotFoundError: FLOWER_FOUND = None
+if (why := flower_problem(FLOWER_FOUND)): raise ImportError(f"hetfl_explore.scale.flower: {why}")
+from flwr.app import ArrayRecord, ConfigRecord, Message, MetricRecord, RecordDict
+from flwr.clientapp import ClientApp
+from flwr.serverapp import Grid, ServerApp
+from flwr.serverapp.strategy import FedAvg
 
 # %% ../../nbs/scale/80_flower.ipynb #9f1fc3ed
 UNHOSTABLE = {  # value generation -> why the adapter's ClientApp cannot serve it
