@@ -4,6 +4,7 @@
 
 # %% ../../nbs/scale/82_partitions.ipynb #3d30e1d5
 from __future__ import annotations
+import warnings
 import numpy as np
 import torch
 from ..foundation.core import check_type
@@ -15,7 +16,7 @@ except ImportError as e:
     raise ImportError("hetfl_explore.scale.partitions needs Flower Datasets: pip install hetfl_explore[flower]") from e
 
 # %% auto #0
-__all__ = ['POOL_COLUMNS', 'pool_dataset', 'federation_from_partitioner']
+__all__ = ['POOL_COLUMNS', 'PYARROW_SORT_DEPRECATION', 'pool_dataset', 'federation_from_partitioner']
 
 # %% ../../nbs/scale/82_partitions.ipynb #b7c924bd
 POOL_COLUMNS = ('row', 'label', 'attribute', 'group') # columns of `pool_dataset`: pool row, class, attribute, (class, attribute) group
@@ -28,6 +29,8 @@ def pool_dataset(data:FederatedData, # the federation whose training pool is par
     return Dataset.from_dict(dict(zip(POOL_COLUMNS, (np.arange(len(y)), y, a, y * data.n_attrs + a))))
 
 # %% ../../nbs/scale/82_partitions.ipynb #7694c57a
+PYARROW_SORT_DEPRECATION = 'Specifying null_placement in SortOptions is deprecated'   # pyarrow >= 25, via datasets' sort
+
 def _column(dataset:Dataset, name:str, column:str) -> np.ndarray:
     "The values of `column`, or a `ValueError` naming the argument `name` and the dataset's columns."
     if column not in dataset.column_names:
@@ -50,7 +53,9 @@ def federation_from_partitioner(partitioner:Partitioner, # a Flower Datasets par
     yy, aa = np.empty(len(rows), np.int64), np.empty(len(rows), np.int64)
     yy[rows], aa[rows] = y, a
     partitioner.dataset = ds
-    clients = [torch.as_tensor(np.asarray(partitioner.load_partition(k)[POOL_COLUMNS[0]]), dtype=torch.long)
-               for k in range(partitioner.num_partitions)]
+    with warnings.catch_warnings():   # the sorting partitioners reach a pyarrow option deprecated under datasets: not ours to change
+        warnings.filterwarnings('ignore', message=PYARROW_SORT_DEPRECATION, category=FutureWarning)
+        clients = [torch.as_tensor(np.asarray(partitioner.load_partition(k)[POOL_COLUMNS[0]]), dtype=torch.long)
+                   for k in range(partitioner.num_partitions)]
     return FederatedData(data.x, torch.as_tensor(yy), torch.as_tensor(aa), clients, data.x_test, data.y_test, data.a_test,
                          data.n_classes, data.n_attrs, data.class_names, data.attr_names)
