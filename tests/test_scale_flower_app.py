@@ -28,29 +28,40 @@ def stop(proc):
         try: proc.wait(STOP_S)
         except subprocess.TimeoutExpired: os.killpg(proc.pid, signal.SIGKILL); proc.wait(STOP_S)
 
-def wait_ready(port, proc):
+START_TRIES = 3   # SuperLinks started: a free port can be taken by another process (Ray's workers) before the SuperLink binds it
+
+def wait_ready(port, proc, log) -> bool:
+    "Whether the SuperLink `proc` answers on `port` (False when it exited at start-up; its output is in `log`)."
     import httpx
     t0 = time.monotonic()
     while time.monotonic() - t0 < START_S:
-        assert proc.poll() is None, 'the SuperLink exited at start-up'
+        if proc.poll() is not None: return False
         try:
-            if httpx.get(f'http://127.0.0.1:{port}/health', timeout=1).is_success: return
+            if httpx.get(f'http://127.0.0.1:{port}/health', timeout=1).is_success: return True
         except httpx.HTTPError: pass
         time.sleep(0.5)
-    raise TimeoutError(f'the SuperLink did not answer on port {port} within {START_S} s')
+    raise TimeoutError(f'the SuperLink did not answer on port {port} within {START_S} s:\n{log.read_text()[-3000:]}')
+
+def start_superlink(tmp_path, env):
+    "A SuperLink in simulation mode on a free port, with its `FLWR_HOME` config naming it; (process, port)."
+    for attempt in range(START_TRIES):
+        port, log = free_port(), tmp_path / f'superlink-{attempt}.log'
+        (Path(env['FLWR_HOME']) / 'config.toml').write_text(f'[superlink]\ndefault = "local-simulation"\n\n[superlink.local-simulation]\n'
+                                                          f'address = "127.0.0.1:{port}"\ninsecure = true\n')
+        link = subprocess.Popen([str(BIN / 'flower-superlink'), '--insecure', '--simulation', '--host', '127.0.0.1', '--port', str(port),
+                                 '--disable-runtime-dependency-installation'], env=env, cwd=tmp_path, start_new_session=True,
+                                stdout=log.open('w'), stderr=subprocess.STDOUT)
+        if wait_ready(port, link, log): return link, port
+        stop(link)
+    raise AssertionError(f'the SuperLink exited at start-up {START_TRIES} times; last output:\n{log.read_text()[-3000:]}')
 
 def test_flwr_run_selects_as_the_engine(tmp_path):
-    port, home, out = free_port(), tmp_path / 'flwr_home', tmp_path / 'history.pkl'
+    home, out = tmp_path / 'flwr_home', tmp_path / 'history.pkl'
     home.mkdir()
-    (home / 'config.toml').write_text(f'[superlink]\ndefault = "local-simulation"\n\n[superlink.local-simulation]\n'
-                                      f'address = "127.0.0.1:{port}"\ninsecure = true\n')
     env = {**os.environ, 'FLWR_HOME': str(home), 'PYTHONPATH': os.pathsep.join(filter(None, [str(ROOT), os.environ.get('PYTHONPATH')])),
            'OMP_NUM_THREADS': '1', 'FLWR_DISABLE_UPDATE_CHECK': '1'}
-    link = subprocess.Popen([str(BIN / 'flower-superlink'), '--insecure', '--simulation', '--host', '127.0.0.1', '--port', str(port),
-                             '--disable-runtime-dependency-installation'], env=env, cwd=tmp_path, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    link, port = start_superlink(tmp_path, env)
     try:
-        wait_ready(port, link)
         config = ' '.join(f'{k}={toml_value(v)}' for k, v in {**RUN_CONFIG, 'history-file': str(out)}.items())
         run = subprocess.run([str(BIN / 'flwr'), 'run', str(APP), 'local-simulation', '--federation-config', 'num-supernodes=8',
                               '--run-config', config, '--stream'], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=RUN_S)

@@ -26,6 +26,9 @@ import json, os, signal, socket, sys, threading, time
 PRELOAD = ('numpy', 'torch', 'torch.nn.functional', 'torch.func', 'scipy.optimize', 'scipy.stats', 'scipy.sparse',
            'pandas', 'sklearn.metrics', 'sklearn.linear_model', 'ipykernel.kernelapp', 'nbformat', 'jsonschema')
 POLL_S = 0.05   # how often a launcher checks its kernel is alive, and a kernel its launcher
+# pandas imports pyarrow where it is installed (the `flower` extra brings it), and pyarrow's jemalloc starts a background
+# thread unless told not to: the zygote must stay single-threaded to fork.
+NO_BACKGROUND_THREADS = {'JE_ARROW_MALLOC_CONF': 'background_thread:false'}
 READY = b'ready\n'   # the zygote's first line on stdout, once PRELOAD is imported and the socket listens
 
 def alive(pid: int) -> bool:
@@ -79,6 +82,7 @@ def become_kernel(request: dict) -> None:
 def serve(path: str) -> None:
     "Import PRELOAD, listen on the Unix socket `path` and fork a kernel for each request (a JSON line)."
     import importlib
+    os.environ.update(NO_BACKGROUND_THREADS)
     for m in PRELOAD: importlib.import_module(m)
     if len(os.listdir('/proc/self/task')) > 1:   # forking a process with threads (an OpenMP or BLAS pool) is unsafe
         sys.exit('kernel_zygote: the preloaded libraries started threads (is OMP_NUM_THREADS 1?); not forking kernels')

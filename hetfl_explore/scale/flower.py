@@ -46,10 +46,12 @@ from importlib.metadata import version, PackageNotFoundError
 try: FLOWER_FOUND = version('flwr')   # the installed Flower, checked before anything of it is imported
 except PackageNotFoundError: FLOWER_FOUND = None
 if (why := flower_problem(FLOWER_FOUND)): raise ImportError(f"hetfl_explore.scale.flower: {why}")
-from flwr.app import ArrayRecord, ConfigRecord, Message, MetricRecord, RecordDict
-from flwr.clientapp import ClientApp
-from flwr.serverapp import Grid, ServerApp
-from flwr.serverapp.strategy import FedAvg
+try:   # installed but not importable (a broken or shadowed install)
+    from flwr.app import ArrayRecord, ConfigRecord, Message, MetricRecord, RecordDict
+    from flwr.clientapp import ClientApp
+    from flwr.serverapp import Grid, ServerApp
+    from flwr.serverapp.strategy import FedAvg
+except ImportError as e: raise ImportError(f"hetfl_explore.scale.flower: {flower_problem(None)}") from e
 
 # %% ../../nbs/scale/80_flower.ipynb #9f1fc3ed
 UNHOSTABLE = {  # value generation -> why the adapter's ClientApp cannot serve it
