@@ -59,7 +59,8 @@ def test_flwr_run_selects_as_the_engine(tmp_path):
     home, out = tmp_path / 'flwr_home', tmp_path / 'history.pkl'
     home.mkdir()
     env = {**os.environ, 'FLWR_HOME': str(home), 'PYTHONPATH': os.pathsep.join(filter(None, [str(ROOT), os.environ.get('PYTHONPATH')])),
-           'OMP_NUM_THREADS': '1', 'FLWR_DISABLE_UPDATE_CHECK': '1'}
+           'OMP_NUM_THREADS': '1', 'FLWR_DISABLE_UPDATE_CHECK': '1',
+           'PATH': os.pathsep.join([str(BIN), os.environ.get('PATH', '')])}   # the SuperLink starts `flower-superexec` by name
     link, port = start_superlink(tmp_path, env)
     try:
         config = ' '.join(f'{k}={toml_value(v)}' for k, v in {**RUN_CONFIG, 'history-file': str(out)}.items())
