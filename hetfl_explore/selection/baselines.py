@@ -16,8 +16,8 @@ from .taxonomy import placement
 
 # %% auto #0
 __all__ = ['CHOICE_COMPILED_MIN', 'SUM_TOL', 'PROB_SUM_TOL', 'MAX_WEIGHT', 'SPREAD_EPS', 'budget', 'top_by',
-           'choice_without_replacement', 'sample_by', 'softmax', 'hamilton_quotas', 'allocate', 'stratified_pick',
-           'EqRep', 'EqW', 'RoundRobin', 'FedNova', 'flag_opposing', 'FedPNS', 'sketch', 'ward_clusters', 'HCSFed']
+           'choice_without_replacement', 'sample_by', 'softmax', 'allocate', 'stratified_pick', 'EqRep', 'EqW',
+           'RoundRobin', 'FedNova', 'flag_opposing', 'FedPNS', 'sketch', 'ward_clusters', 'HCSFed']
 
 # %% ../../nbs/selection/08_baselines.ipynb #d4e9907d
 def budget(k:int, # requested number of clients
@@ -115,7 +115,7 @@ def _check_allocation(capacity, weight):
     capacity = capacity.astype(np.int64)
     return capacity, np.where(capacity > 0, weight, 0)
 
-def hamilton_quotas(capacity:np.ndarray, # seats each group can take
+def _hamilton_quotas(capacity:np.ndarray, # seats each group can take
                     weight:np.ndarray, # relative claim of each group (zero where the capacity is 0)
                     m:int, # seats to split, at most `capacity.sum()`
                    ) -> list:
@@ -140,7 +140,7 @@ def allocate(capacity:np.ndarray, # how many clients each group can give
     capacity, weight = _check_allocation(capacity, weight)
     if rng is not None: check_type('rng', rng, np.random.Generator)
     m = min(check_int('m', m, lo=0), int(capacity.sum()))
-    quota = hamilton_quotas(capacity, weight, m)
+    quota = _hamilton_quotas(capacity, weight, m)
     out = np.array([int(q) for q in quota], dtype=np.int64)        # floors (quotas are non-negative)
     tie = rng.random(len(out)) if rng is not None else np.arange(len(out))
     order = sorted(range(len(out)), key=lambda g: (-(quota[g] - out[g]), tie[g]))   # largest remainder first
