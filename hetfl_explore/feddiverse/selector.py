@@ -18,8 +18,8 @@ __all__ = ['ZERO', 'DIMS', 'SELECTION_VARIANTS', 'ROUNDOFF', 'AS_PRINTED', 'DEFA
            'selection_options', 'as_float_array', 'check_triplets', 'check_rng', 'check_available', 'draw_by_weight',
            'pick_best', 'normalise_triplets', 'round_draws', 'diversity_round', 'selector_name', 'FedDiverseSelector',
            'algorithm5_round', 'LiteralFedDiverseSelector', 'client_matrices', 'oracle_triplets', 'perturb_triplets',
-           'triplet_error', 'noise_for_error', 'nonnegative_matrices', 'simplex_qp', 'fedrk_weights',
-           'mixture_variance', 'FedRKSelector']
+           'triplet_error', 'noise_for_error', 'nonnegative_matrices', 'fedrk_weights', 'mixture_variance',
+           'FedRKSelector']
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #7a2fdaae
 ZERO = 1e-12   # a sum of weights or a norm below this counts as zero (uniform fallback, zero cross product)
@@ -381,7 +381,7 @@ def nonnegative_matrices(matrices, # (K, |Y|, |A|): numpy, torch, nested list or
 
 RANK_TOL = 1e-10   # singular values below this fraction of the largest are dropped from the optimum's constraints
 
-def simplex_qp(objective, # f(w) to minimise
+def _simplex_qp(objective, # f(w) to minimise
                gradient, # its gradient
                start:np.ndarray, # feasible start
                E:np.ndarray, # (m, K) equality constraints E w = e, independent rows
@@ -404,10 +404,10 @@ def fedrk_weights(matrices:np.ndarray, # (K, |Y|, |A|) client interaction matric
     D = (U - U.mean(1, keepdims=True)).T
     D = D / max(np.sqrt(np.trace(D.T @ D) / len(U)), 1e-300)        # rescaling does not move the optimum
     P, one = D.T @ D, np.ones((1, len(U)))
-    W = simplex_qp(lambda W: W @ P @ W, lambda W: 2 * P @ W, n / K, one, np.ones(1))   # 1. an optimal mixture
+    W = _simplex_qp(lambda W: W @ P @ W, lambda W: 2 * P @ W, n / K, one, np.ones(1))   # 1. an optimal mixture
     _, sv, Vt = np.linalg.svd(np.vstack([D, one]), full_matrices=False)
     E = Vt[sv > RANK_TOL * sv[0]]                                    # 2. all weightings with that same mixture S ...
-    W = simplex_qp(lambda W: (W ** 2 / n).sum(), lambda W: 2 * W / n, W, E, E @ W)   # ... the one of least norm
+    W = _simplex_qp(lambda W: (W ** 2 / n).sum(), lambda W: 2 * W / n, W, E, E @ W)   # ... the one of least norm
     return (1 - floor) * (W / n)[inv.ravel()] + floor / K
 
 def mixture_variance(matrices:np.ndarray, # (K, |Y|, |A|) client matrices
