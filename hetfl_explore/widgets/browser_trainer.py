@@ -13,12 +13,13 @@ from ..foundation.core import check_int, check_float, check_choice, check_type, 
 from ..foundation.data import scale_federation
 from ..foundation.datasets import colored_mnist, COLOURS
 from ..feddiverse.simulation import simulate_selection
-from .editor import MatrixEditor, check_types, rows_json, EDITOR_K
+from .editor import MatrixEditor, check_types, rows_json, preset_types, EDITOR_K
 
 # %% auto #0
 __all__ = ['BROWSER_PRESET', 'POOL_TRAIN', 'POOL_TEST', 'POOL_SIDE', 'BROWSER_POOLS', 'BROWSER_SELECTORS', 'f32', 'f64',
-           'TRAINER_FILES', 'browser_pool', 'pool_features', 'init_weights', 'forward', 'sgd_step', 'train_round',
-           'evaluate', 'test_set', 'train_injected', 'draw_clients', 'reference_outcome', 'trainer_module']
+           'TRAINER_FILES', 'VIEW_FILES', 'WORKER_FILES', 'SAVED_LABEL', 'browser_pool', 'pool_features',
+           'init_weights', 'forward', 'sgd_step', 'train_round', 'evaluate', 'test_set', 'train_injected',
+           'draw_clients', 'reference_outcome', 'trainer_module', 'BrowserOutcomeView', 'browser_outcome']
 
 # %% ../../nbs/widgets/51a_browser_trainer.ipynb #ob004
 BROWSER_PRESET = dict(scale=0.2, hidden=16, rounds=20, seeds=5, lr=0.5, epochs=1, batch=10, maxWork=2e6)   # as trainer.js PRESET
@@ -152,8 +153,12 @@ def draw_clients(meta:dict, rows:list, # the pool's meta; editor rows [(m, N)]
     per, nA = meta['train'] + meta['test'], len(meta['attrs'])
     Y, A = rows[0][1].shape
     perm = {(c, a): rng.permutation(meta['train']) for c in range(Y) for a in range(A)}
-    nxt, out = {key: 0 for key in perm}, []
-    for m, S in zip([m for m, _ in rows], scale_federation(np.stack([N for _, N in rows]), scale)):
+    nxt, out, S_all = {key: 0 for key in perm}, [], scale_federation(np.stack([N for _, N in rows]), scale)
+    need = (S_all * np.array([m for m, _ in rows])[:, None, None]).sum(0)
+    if need.max() > meta['train']:
+        raise ValueError(f"rows: {int(need.max())} training images of one (class, attribute) cell after scaling × {scale}; "
+                         f"the pool holds {meta['train']} per cell")
+    for m, S in zip([m for m, _ in rows], S_all):
         for _ in range(m):
             ids = []
             for c in range(Y):
@@ -201,3 +206,34 @@ def _static(*names) -> str: return '\n'.join((files('hetfl_explore.widgets')/'st
 def trainer_module() -> str:
     "The trainer's ES module (hetero.js then trainer.js), as the worker and the Node test load it."
     return _static(*TRAINER_FILES)
+
+# %% ../../nbs/widgets/51a_browser_trainer.ipynb #ob021
+VIEW_FILES, WORKER_FILES = TRAINER_FILES + ('outcome_view.js',), TRAINER_FILES + ('outcome_worker.js',)
+
+class BrowserOutcomeView(anywidget.AnyWidget):
+    "Accuracy curves trained in the page by a Web Worker; the view follows the matrix editor before it in the page."
+    _esm = _static(*VIEW_FILES)
+    worker_src = traitlets.Unicode(_static(*WORKER_FILES)).tag(sync=True)   # the worker's ES module
+    pool_meta = traitlets.Dict().tag(sync=True)       # the pool's classes, attributes, side, channels, train and test sizes
+    pool = traitlets.Unicode('').tag(sync=True)       # the pool's uint8 bytes, base64
+    rows = traitlets.List().tag(sync=True)            # the editor rows the saved curves were trained on
+    k = traitlets.Int(EDITOR_K).tag(sync=True)        # κ of the saved curves
+    selectors = traitlets.List(['uniform', 'feddiverse']).tag(sync=True)   # the page's selector names
+    saved = traitlets.Dict().tag(sync=True)           # {'label', 'curves': selector -> seeds × rounds × [accuracy, worst]}
+
+# %% ../../nbs/widgets/51a_browser_trainer.ipynb #ob022
+SAVED_LABEL = ('saved curves: trained by the Python reference of this trainer when the page was made (its own random '
+               'stream); edit the matrices and this page trains the new federation')
+
+def browser_outcome(source='cmnist_gsc', # a `MatrixEditor` (its rows and κ now) or a preset of `EDITOR_PRESETS`
+                    selectors=('uniform', 'feddiverse'), # keys of `BROWSER_SELECTORS`
+                   ) -> BrowserOutcomeView:
+    "The kernel-free outcome view of `source`, with the reference's curves of its federation saved for first paint."
+    if isinstance(source, MatrixEditor): rows, k = source.types, source.view.k
+    else: rows, k = preset_types(check_type('source', source, str)), EDITOR_K
+    selectors = [check_choice('selectors', s, BROWSER_SELECTORS) for s in check_type('selectors', selectors, (list, tuple))]
+    meta, data = browser_pool('cmnist')
+    try: saved = dict(label=SAVED_LABEL, curves={s: v.tolist() for s, v in reference_outcome(rows, k, 'cmnist', selectors).items()})
+    except ValueError: saved = {}   # a federation the pool cannot fill: the page says why when it starts
+    return BrowserOutcomeView(pool_meta=meta, pool=base64.b64encode(data).decode(), rows=rows_json(rows), k=k,
+                              selectors=list(selectors), saved=saved)
