@@ -30,21 +30,26 @@ def wait_for_outcome(page, timeout_ms: int = 60000):
     page.wait_for_selector('.hx-outcome .hx-o-line', timeout=timeout_ms)
 
 # Timestamps in the page, per edit: the Enter keydown in an editor cell (t0); the outcome view's first point of the new
-# job on screen (the animation frame after `data-points` first turns non-zero); its last point (state 'done', then the
-# next frame); the longest gap between animation frames while the job ran (the editor's thread kept drawing). Each
-# finished edit is pushed to `window.__hxOutcome`.
+# job on screen (the animation frame after its `data-points` first turns non-zero); its complete curves (the frame after
+# `data-state` turns 'done'); the longest gap between animation frames meanwhile. Each finished edit is pushed to
+# `window.__hxOutcome`.
 OUTCOME_TIMER_JS = '''() => {
   window.__hxOutcome = [];
+  if (window.__hxO) return;   // installed already: a new series
   const root = document.querySelector('.hx-outcome'), s = window.__hxO = {t0: null};
-  document.addEventListener('keydown', e => { if (e.key === 'Enter' && e.target.closest('.hx-cell')) {
-    Object.assign(s, {t0: performance.now(), first: null, done: null, gap: 0, lastFrame: performance.now()}); tick(); } }, true);
   const tick = () => requestAnimationFrame(now => {
     if (s.t0 === null) return;
-    s.gap = Math.max(s.gap, now - s.lastFrame); s.lastFrame = now;
-    if (s.first === null && Number(root.dataset.points || 0) > 0 && root.dataset.state === 'training') s.first = performance.now() - s.t0;
-    if (root.dataset.state === 'done' && s.first !== null) {
-      window.__hxOutcome.push({first: s.first, done: performance.now() - s.t0, maxFrameGap: s.gap}); s.t0 = null; return; }
-    tick(); });
+    s.gap = Math.max(s.gap, now - s.lastFrame); s.lastFrame = now; tick(); });
+  document.addEventListener('keydown', e => { if (e.key === 'Enter' && e.target.closest('.hx-cell')) {
+    Object.assign(s, {t0: performance.now(), job: root.dataset.job, first: null, gap: 0, lastFrame: performance.now()}); tick(); } }, true);
+  new MutationObserver(() => {
+    if (s.t0 === null || root.dataset.job === s.job) return;   // no edit pending, or the old job still
+    if (s.first === null && Number(root.dataset.points || 0) > 0) {
+      s.first = -1; requestAnimationFrame(() => { s.first = performance.now() - s.t0; }); }
+    if (root.dataset.state === 'done') requestAnimationFrame(() => {
+      if (s.t0 === null) return;
+      window.__hxOutcome.push({first: s.first, done: performance.now() - s.t0, maxFrameGap: s.gap}); s.t0 = null; });
+  }).observe(root, {attributes: true, attributeFilter: ['data-points', 'data-state']});
 }'''
 
 def timed_outcome_edit(page, value: int, n_before: int, timeout_ms: int = 60000) -> dict:

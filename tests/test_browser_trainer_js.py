@@ -30,6 +30,9 @@ for (const [name, rows] of Object.entries(job.lesson)) {
            p => { ((res[p.selector] = res[p.selector] || [])[p.seed] = res[p.selector][p.seed] || [])[p.round] = p.worst; });
   out.lesson[name] = res;
 }
+const info = {meta: job.meta, Y: 2, A: 3};
+out.problems = job.problems.map(([rows, k]) => T.federationProblem(rows, k, info));
+out.scaled = job.scaled.map(N => T.scaleMatrix(N, T.PRESET.scale));
 process.stdout.write(JSON.stringify(out));
 '''
 
@@ -50,6 +53,28 @@ def random_job(rng, meta):
     return dict(Y=2, A=A, C=2, cfg=cfg, clients=[c.tolist() for c in clients], init={k: v.ravel().tolist() for k, v in init.items()},
                 selections=sels, orders=orders)
 
+GSC = preset_types('cmnist_gsc')
+PROBLEMS = [   # (rows, κ, the words the page's message must hold; None: trainable)
+    (GSC, 9, None),
+    ([(2, np.array([[90, 10], [10, 90]])), (1, np.array([[0, 0], [0, 0]]))], 1, 'a client with no samples'),
+    ([(3, np.array([[90, 10], [0, 0]]))], 1, 'class digit >= 5 has no samples in any client'),
+    ([(15, np.array([[1000, 10], [10, 90]]))], 9, 'the pool shipped with this page holds 400 per group'),
+    ([(2, np.array([[90, 10], [10, 90]]))], 3, 'κ = 3 clients per round, but the federation has 2 clients'),
+    ([(1, np.zeros((3, 2), np.int64) + 5)], 1, '3 classes × 2 attributes'),
+    ([(1, np.zeros((2, 4), np.int64) + 5)], 1, '2 classes × 4 attributes'),
+    ([(10000, np.array([[2, 0], [0, 2]]))], 10000, '10,000 training images after scaling'),
+]
+SCALED = [np.random.default_rng(i).integers(0, 200, (2, 3)) for i in range(200)] + [np.array([[2, 3, 7], [12, 13, 1]])]
+
+def test_bad_federations_are_refused_with_their_reason(run):
+    for (rows, k, words), got in zip(PROBLEMS, run[2]['problems']):
+        assert (got is None) if words is None else (got is not None and words in got), (words, got)
+
+def test_the_page_scales_counts_as_the_package(run):
+    from hetfl_explore.foundation.data import scale_federation
+    for N, js in zip(SCALED, run[2]['scaled']):
+        assert js == scale_federation(N[None], bt.BROWSER_PRESET['scale'])[0].tolist(), (N, js)
+
 @pytest.fixture(scope='module')
 def run():
     "Both checks' JavaScript in one node call; returns (injected jobs, lesson rows, node output)."
@@ -59,7 +84,7 @@ def run():
     lesson = {n: rows_json(preset_types(n)) for n in ('cmnist_gsc', 'spawrious_gsc')}
     with tempfile.TemporaryDirectory() as tmp:
         mod = Path(tmp)/'trainer.mjs'; mod.write_text(bt.trainer_module())
-        job = dict(meta=meta, pool=__import__('base64').b64encode(data).decode(), injected=jobs, lesson=lesson, seeds=LESSON_SEEDS)
+        job = dict(problems=[([{'m': m, 'N': np.asarray(N).tolist()} for m, N in r], k) for r, k, _ in PROBLEMS], scaled=[N.tolist() for N in SCALED], meta=meta, pool=__import__('base64').b64encode(data).decode(), injected=jobs, lesson=lesson, seeds=LESSON_SEEDS)
         res = subprocess.run([exe, '--input-type=module', '-e', RUNNER % json.dumps(mod.as_uri())], input=json.dumps(job),
                              capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stderr[-3000:]

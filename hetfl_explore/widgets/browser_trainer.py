@@ -22,7 +22,7 @@ __all__ = ['BROWSER_PRESET', 'POOL_TRAIN', 'POOL_TEST', 'POOL_SIDE', 'BROWSER_PO
            'draw_clients', 'reference_outcome', 'trainer_module', 'BrowserOutcomeView', 'browser_outcome']
 
 # %% ../../nbs/widgets/51a_browser_trainer.ipynb #ob004
-BROWSER_PRESET = dict(scale=0.2, hidden=16, rounds=20, seeds=5, lr=0.5, epochs=1, batch=10, maxWork=2e6)   # as trainer.js PRESET
+BROWSER_PRESET = dict(scale=0.2, hidden=16, rounds=20, seeds=5, lr=0.5, epochs=1, batch=10)   # as trainer.js PRESET
 POOL_TRAIN, POOL_TEST, POOL_SIDE = 400, 40, 8   # training and test images per (class, attribute) cell, image side
 BROWSER_POOLS = {   # name -> the pool's classes, attributes and channels (1: a grey digit painted into one colour channel)
     'cmnist': dict(classes=['digit < 5', 'digit >= 5'], attrs=list(COLOURS), channels=1)}

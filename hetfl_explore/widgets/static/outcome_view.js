@@ -129,7 +129,7 @@ function render({model, el}) {
     const key = jobKey(rows, k, selectors);
     if (key === shownKey) return;
     shownKey = key; last = {rows, k};
-    const problem = selectors.length ? federationProblem(rows, k, poolInfo, PRESET.scale, selectors) : 'choose at least one selector';
+    const problem = selectors.length ? federationProblem(rows, k, poolInfo, PRESET.scale) : 'choose at least one selector';
     if (problem) { refuse(problem); return; }
     cancel();
     msg.textContent = ''; chart.classList.remove('hx-stale'); table.classList.remove('hx-stale');

@@ -15,9 +15,7 @@ export const PRESET = {
   scale: 0.2,        // every edited count × 0.2 (half to even, a non-empty cell keeps >= 1): 200-sample clients train on 40
   hidden: 16,        // MLP d -> 16 (ReLU) -> |Y|: 3.1k parameters on 8 × 8 RGB inputs
   rounds: 20, seeds: 5, lr: 0.5, epochs: 1, batch: 10,
-  maxWork: 2e6,      // (training samples per round) × rounds × seeds × selectors above which a job is refused
-};
-export const OUTCOME_SELECTORS = ['uniform', 'feddiverse'];   // the default pair; 'size-proportional' may be added
+};   // the pool caps the work: clients are disjoint, so a round trains on at most (cells × 400) images
 
 const f32 = Math.fround;
 
@@ -42,7 +40,7 @@ export function preparePool(meta, bytes) {
 export const poolIndex = (pool, y, a, j) => (y * pool.A + a) * pool.per + j;
 
 // Why the federation cannot be trained with this pool, or null: rows [{m, N}] (the editor's), κ, the scale.
-export function federationProblem(rows, k, pool, scale = PRESET.scale, selectors = OUTCOME_SELECTORS) {
+export function federationProblem(rows, k, pool, scale = PRESET.scale) {
   if (!rows || !rows.length) return 'the federation has no clients';
   const Y = rows[0].N.length, A = rows[0].N[0].length, {classes, attrs} = pool.meta;
   if (Y > pool.Y || A > pool.A)
@@ -58,9 +56,6 @@ export function federationProblem(rows, k, pool, scale = PRESET.scale, selectors
   for (let y = 0; y < Y; y++) if (rows.every(r => r.N[y].every(c => c === 0)))
     return `class ${classes[y]} has no samples in any client: the model cannot learn it (its worst-group accuracy would be 0 whatever the selector)`;
   if (k > K) return `κ = ${k} clients per round, but the federation has ${K} clients`;
-  const perRound = Math.min(k, K) * Math.max(...S.map(N => N.flat().reduce((x, c) => x + c, 0)));
-  if (perRound * PRESET.rounds * PRESET.seeds * selectors.length > PRESET.maxWork)
-    return `${perRound.toLocaleString('en')} training images per round is more than this page trains on every edit: lower the counts or κ`;
   return null;
 }
 
