@@ -18,29 +18,32 @@ from .editor import MatrixEditor, check_types, rows_json, preset_types, EDITOR_K
 # %% auto #0
 __all__ = ['BROWSER_PRESET', 'POOL_TRAIN', 'POOL_TEST', 'POOL_SIDE', 'BROWSER_POOLS', 'BROWSER_SELECTORS', 'f32', 'f64',
            'TRAINER_FILES', 'VIEW_FILES', 'WORKER_FILES', 'SAVED_LABEL', 'browser_pool', 'pool_features',
-           'init_weights', 'forward', 'sgd_step', 'train_round', 'evaluate', 'test_set', 'train_injected',
-           'draw_clients', 'reference_outcome', 'trainer_module', 'BrowserOutcomeView', 'browser_outcome']
+           'init_weights', 'browser_forward', 'sgd_step', 'browser_round', 'browser_evaluate', 'test_set',
+           'train_injected', 'draw_clients', 'reference_outcome', 'trainer_module', 'BrowserOutcomeView',
+           'browser_outcome']
 
 # %% ../../nbs/widgets/51a_browser_trainer.ipynb #ob004
 BROWSER_PRESET = dict(scale=0.2, hidden=16, rounds=20, seeds=5, lr=0.5, epochs=1, batch=10)   # as trainer.js PRESET
 POOL_TRAIN, POOL_TEST, POOL_SIDE = 400, 40, 8   # training and test images per (class, attribute) cell, image side
-BROWSER_POOLS = {   # name -> the pool's classes, attributes and channels (1: a grey digit painted into one colour channel)
+BROWSER_POOLS = {   # name -> classes, attributes, channels (1: a grey digit painted into one colour channel)
     'cmnist': dict(classes=['digit < 5', 'digit >= 5'], attrs=list(COLOURS), channels=1)}
-BROWSER_SELECTORS = {'uniform': 'uniform', 'size-proportional': 'EqW', 'feddiverse': 'feddiverse[sign-invariant]'}   # page -> package name
+BROWSER_SELECTORS = {'uniform': 'uniform', 'size-proportional': 'EqW',   # the page's name -> the package's
+                     'feddiverse': 'feddiverse[sign-invariant]'}
 
 # %% ../../nbs/widgets/51a_browser_trainer.ipynb #ob006
 @functools.cache
 def browser_pool(name:str, # a key of `BROWSER_POOLS`
                  seed:int=0, # seed of the generator
                 ) -> tuple[dict, bytes]: # (meta, uint8 bytes: cell after cell, `train + test` images each)
-    "The image pool shipped with the page: per (class, attribute) cell, POOL_TRAIN + POOL_TEST images of side POOL_SIDE."
+    "The image pool shipped with the page: POOL_TRAIN + POOL_TEST images of side POOL_SIDE per (class, attribute) cell."
     spec, per = BROWSER_POOLS[check_choice('name', name, BROWSER_POOLS)], POOL_TRAIN + POOL_TEST
     counts = np.full((len(spec['classes']), len(spec['attrs'])), per)
     pool = colored_mnist(counts, seed=seed, size=POOL_SIDE)
     x, y, a = pool.x.numpy(), pool.y.numpy(), pool.a.numpy()
     if spec['channels'] == 1: x = x.sum(1, keepdims=True)   # one colour channel is non-zero: keep the grey digit
     q = np.rint(np.clip(x, 0, 1) * 255).astype(np.uint8)
-    order = np.concatenate([np.flatnonzero((y == c) & (a == j)) for c in range(counts.shape[0]) for j in range(counts.shape[1])])
+    Y, A = counts.shape
+    order = np.concatenate([np.flatnonzero((y == c) & (a == j)) for c in range(Y) for j in range(A)])
     meta = dict(name=name, classes=spec['classes'], attrs=spec['attrs'], side=POOL_SIDE, channels=spec['channels'],
                 train=POOL_TRAIN, test=POOL_TEST)
     return meta, q[order].tobytes()
@@ -72,7 +75,7 @@ def init_weights(d:int, H:int, C:int, # input, hidden and output sizes
     return dict(W1=((2 * u(d * H) - 1) * s1).astype(f32).reshape(d, H), b1=((2 * u(H) - 1) * s1).astype(f32),
                 W2=((2 * u(H * C) - 1) * s2).astype(f32).reshape(H, C), b2=((2 * u(C) - 1) * s2).astype(f32))
 
-def forward(w:dict, x:np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def browser_forward(w:dict, x:np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     "Hidden pre-activations h and logits z (float32) of the rows of `x`."
     h = (x.astype(f64) @ w['W1'].astype(f64) + w['b1']).astype(f32)
     z = (np.maximum(h, 0).astype(f64) @ w['W2'].astype(f64) + w['b2']).astype(f32)
@@ -84,7 +87,7 @@ def sgd_step(w:dict, # the model, updated in place
             ):
     "One SGD step on the mean cross-entropy of a batch, in the trainer's float32 arithmetic."
     m, C = len(x), w['b2'].shape[0]
-    h, z = forward(w, x)
+    h, z = browser_forward(w, x)
     e = np.exp(z.astype(f64) - z.max(1, keepdims=True))
     p = (e / e.sum(1, keepdims=True)).astype(f32)
     dz = ((p.astype(f64) - np.eye(C)[y]) / m).astype(f32)
@@ -94,7 +97,7 @@ def sgd_step(w:dict, # the model, updated in place
     for k in w: w[k] = (w[k].astype(f64) - lr * g[k].astype(f32).astype(f64)).astype(f32)
 
 # %% ../../nbs/widgets/51a_browser_trainer.ipynb #ob012
-def train_round(w:dict, # the global model
+def browser_round(w:dict, # the global model
                 X:np.ndarray, labels:np.ndarray, # the pool's features and labels
                 clients:list, # pool indices of every client
                 selected, # this round's clients
@@ -119,9 +122,9 @@ def train_round(w:dict, # the global model
         out[n] = acc.astype(f32)
     return out
 
-def evaluate(w:dict, X:np.ndarray, labels:np.ndarray, test:np.ndarray, groups:np.ndarray) -> dict:
+def browser_evaluate(w:dict, X:np.ndarray, labels:np.ndarray, test:np.ndarray, groups:np.ndarray) -> dict:
     "Average accuracy and worst-group accuracy (minimum over groups) on the test images `test` with group ids `groups`."
-    hit = (forward(w, X[test])[1].argmax(1) == labels[test]).astype(f64)
+    hit = (browser_forward(w, X[test])[1].argmax(1) == labels[test]).astype(f64)
     return dict(accuracy=hit.mean(), worst=min(hit[groups == g].mean() for g in np.unique(groups)))
 
 def test_set(meta:dict, Y:int, A:int) -> tuple[np.ndarray, np.ndarray]:
@@ -142,21 +145,22 @@ def train_injected(X:np.ndarray, labels:np.ndarray, # the pool's features and la
     test, groups = test_set(meta, job['Y'], job['A'])
     rows = []
     for r, sel in enumerate(job['selections']):
-        w = train_round(w, X, labels, job['clients'], sel, lambda k, e: job['orders'][r][sel.index(k)][e], job['cfg'])
-        rows.append(evaluate(w, X, labels, test, groups))
+        w = browser_round(w, X, labels, job['clients'], sel, lambda k, e: job['orders'][r][sel.index(k)][e], job['cfg'])
+        rows.append(browser_evaluate(w, X, labels, test, groups))
     return dict(rows=rows, weights={k: v.ravel() for k, v in w.items()})
 
 # %% ../../nbs/widgets/51a_browser_trainer.ipynb #ob016
 def draw_clients(meta:dict, rows:list, # the pool's meta; editor rows [(m, N)]
                  scale:float, rng:np.random.Generator) -> list:
-    "Each client's pool indices: every cell's training images shuffled, handed out in client order with the scaled counts."
+    "Each client's pool indices: every cell's training images shuffled, dealt in client order with the scaled counts."
     per, nA = meta['train'] + meta['test'], len(meta['attrs'])
     Y, A = rows[0][1].shape
     perm = {(c, a): rng.permutation(meta['train']) for c in range(Y) for a in range(A)}
     nxt, out, S_all = {key: 0 for key in perm}, [], scale_federation(np.stack([N for _, N in rows]), scale)
     need = (S_all * np.array([m for m, _ in rows])[:, None, None]).sum(0)
     if need.max() > meta['train']:
-        raise ValueError(f"rows: {int(need.max())} training images of one (class, attribute) cell after scaling × {scale}; "
+        raise ValueError(f"rows: {int(need.max())} training images of one (class, attribute) cell after scaling "
+                         f"× {scale}; "
                          f"the pool holds {meta['train']} per cell")
     for m, S in zip([m for m, _ in rows], S_all):
         for _ in range(m):
@@ -193,15 +197,18 @@ def reference_outcome(rows:list, # editor rows [(multiplicity, N)]
             chosen = simulate_selection(N, BROWSER_SELECTORS[s], rounds=rounds, k=min(k, len(N)), seed=seed).selected
             brng, w, curve = np.random.default_rng([seed, 1, j]), init, []
             for r in range(rounds):
-                w = train_round(w, X, labels, clients, np.flatnonzero(chosen[r]), lambda kk, e: brng.permutation(len(clients[kk])), cfg)
-                m = evaluate(w, X, labels, test, groups); curve.append((m['accuracy'], m['worst']))
+                order = lambda kk, e: brng.permutation(len(clients[kk]))
+                w = browser_round(w, X, labels, clients, np.flatnonzero(chosen[r]), order, cfg)
+                m = browser_evaluate(w, X, labels, test, groups); curve.append((m['accuracy'], m['worst']))
             out[s].append(curve)
     return {s: np.array(v) for s, v in out.items()}
 
 # %% ../../nbs/widgets/51a_browser_trainer.ipynb #ob019
 TRAINER_FILES = ('hetero.js', 'trainer.js')   # the computation: the editor's selectors, then the trainer
 
-def _static(*names) -> str: return '\n'.join((files('hetfl_explore.widgets')/'static'/n).read_text(encoding='utf-8') for n in names)
+def _static(*names) -> str:
+    "The files `names` of the package's static folder, joined."
+    return '\n'.join((files('hetfl_explore.widgets')/'static'/n).read_text(encoding='utf-8') for n in names)
 
 def trainer_module() -> str:
     "The trainer's ES module (hetero.js then trainer.js), as the worker and the Node test load it."
@@ -214,12 +221,12 @@ class BrowserOutcomeView(anywidget.AnyWidget):
     "Accuracy curves trained in the page by a Web Worker; the view follows the matrix editor before it in the page."
     _esm = _static(*VIEW_FILES)
     worker_src = traitlets.Unicode(_static(*WORKER_FILES)).tag(sync=True)   # the worker's ES module
-    pool_meta = traitlets.Dict().tag(sync=True)       # the pool's classes, attributes, side, channels, train and test sizes
+    pool_meta = traitlets.Dict().tag(sync=True)       # the pool's classes, attributes, side, channels, sizes
     pool = traitlets.Unicode('').tag(sync=True)       # the pool's uint8 bytes, base64
     rows = traitlets.List().tag(sync=True)            # the editor rows the saved curves were trained on
     k = traitlets.Int(EDITOR_K).tag(sync=True)        # κ of the saved curves
     selectors = traitlets.List(['uniform', 'feddiverse']).tag(sync=True)   # the page's selector names
-    saved = traitlets.Dict().tag(sync=True)           # {'label', 'curves': selector -> seeds × rounds × [accuracy, worst]}
+    saved = traitlets.Dict().tag(sync=True)           # {'label', 'curves': selector -> seeds × rounds × [acc, worst]}
 
 # %% ../../nbs/widgets/51a_browser_trainer.ipynb #ob022
 SAVED_LABEL = ('saved curves: trained by the Python reference of this trainer when the page was made (its own random '
@@ -231,9 +238,11 @@ def browser_outcome(source='cmnist_gsc', # a `MatrixEditor` (its rows and κ now
     "The kernel-free outcome view of `source`, with the reference's curves of its federation saved for first paint."
     if isinstance(source, MatrixEditor): rows, k = source.types, source.view.k
     else: rows, k = preset_types(check_type('source', source, str)), EDITOR_K
-    selectors = [check_choice('selectors', s, BROWSER_SELECTORS) for s in check_type('selectors', selectors, (list, tuple))]
+    selectors = [check_choice('selectors', s, BROWSER_SELECTORS)
+                 for s in check_type('selectors', selectors, (list, tuple))]
     meta, data = browser_pool('cmnist')
-    try: saved = dict(label=SAVED_LABEL, curves={s: v.tolist() for s, v in reference_outcome(rows, k, 'cmnist', selectors).items()})
+    try: saved = dict(label=SAVED_LABEL,
+                      curves={s: v.tolist() for s, v in reference_outcome(rows, k, 'cmnist', selectors).items()})
     except ValueError: saved = {}   # a federation the pool cannot fill: the page says why when it starts
     return BrowserOutcomeView(pool_meta=meta, pool=base64.b64encode(data).decode(), rows=rows_json(rows), k=k,
                               selectors=list(selectors), saved=saved)
