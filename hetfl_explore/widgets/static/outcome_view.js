@@ -157,14 +157,23 @@ function render({model, el}) {
     const before = eds.filter(e => e.compareDocumentPosition(root) & Node.DOCUMENT_POSITION_FOLLOWING);
     return before.length ? before[before.length - 1] : eds[0] || null;
   };
+  // the editor's note says where outcomes come from: here, this view
+  const claimNote = ed => {
+    const note = ed && ed.querySelector('.hx-note');
+    if (note && !note.dataset.outcome) { note.dataset.outcome = '1'; note.textContent = 'Training outcomes: the curves of the outcome view in this page follow every edit (trained in your browser, no kernel).'; }
+    return Boolean(note);
+  };
   const onRows = e => {
     const ed = e.target.closest && e.target.closest('.hx-editor');
     if (!ed || ed !== editor()) return;
-    const note = ed.querySelector('.hx-note');
-    if (note && !note.dataset.outcome) { note.dataset.outcome = '1'; note.textContent = 'Training outcomes: the curves of the outcome view in this page follow every edit (trained in your browser, no kernel).'; }
-    start(e.detail.rows, e.detail.k);
+    claimNote(ed); pending = e.detail;
+    if (!startFrame) startFrame = requestAnimationFrame(() => setTimeout(() => { startFrame = 0; start(pending.rows, pending.k); }, 0));
   };
+  let pending = null, startFrame = 0;   // the job starts once the editor's redraw is on screen (not inside it)
   document.addEventListener('hx-rows', onRows);
+  let tries = 0;   // the editor may render after this view: look for it a few times
+  const lookForEditor = () => { if (!claimNote(editor()) && ++tries < 20) setTimeout(lookForEditor, 100); };
+  lookForEditor();
 
   // --- first paint: the saved curves (same preset, trained by the Python reference when the page was made)
   const saved = model.get('saved');
@@ -174,7 +183,7 @@ function render({model, el}) {
   }
   draw();
   ensureSpare();
-  return () => { document.removeEventListener('hx-rows', onRows); cancel(); if (spare) spare.terminate(); clearTimeout(spareTimer); URL.revokeObjectURL(url); };
+  return () => { document.removeEventListener('hx-rows', onRows); cancelAnimationFrame(startFrame); cancel(); if (spare) spare.terminate(); clearTimeout(spareTimer); URL.revokeObjectURL(url); };
 }
 
 export default {render};
