@@ -21,7 +21,14 @@ Prints a table and writes benchmarks/results/widgets.json.
    cores, and spawrious_gci_100 (100 clients, κ = 12, 300 rounds of 3 selectors) for the shares. Targets: edit ->
    readout + simplex redrawn p95 <= 16 ms (one frame) quiet, <= 33 ms loaded; shares redrawn p95 <= 50 ms. Skipped with
    a message when Chromium or Playwright is missing.
-`--only edit,panels,outcome,browser` runs a subset.
+5. Static page outcome: the matrix editor and the kernel-free outcome view (browser trainer in a Web Worker) from their
+   saved state in a static page (no kernel), cmnist_gsc. Per edit of the first cell (Enter): the first point of the new
+   job on screen, and the complete curves (2 selectors × 5 seeds × 20 rounds); the editor's own redraw (readout +
+   simplex, next frame) of those edits (no job running at Enter) and, with a job running, of a further edit. Quiet and with `LOAD_PROCS` busy processes. Targets:
+   first point p95 <= 100 ms, complete curves p95 <= 2 s, editor redraw while training p95 <= 16 ms. `--only
+   static_outcome` runs this part alone and merges it into the existing record under `static_outcome` (the other parts
+   stay as they were).
+`--only edit,panels,outcome,browser,static_outcome` runs a subset.
 """
 import argparse, contextlib, os, subprocess, sys, tempfile, time
 from dataclasses import replace
@@ -153,21 +160,104 @@ def bench_browser(edits):
             rows += _page_series(page, edits, 'JupyterLab (kernel running)')
     return dict(series=rows)
 
+OUTCOME_VALUES, OUTCOME_START = (70, 80), 65   # counts committed in turn into the outcome page's first cell (90 there)
+
+def _outcome_series(page, edits, case):
+    "Edits with the outcome view following: Enter -> first point, -> complete curves; then the editor's redraw mid-job."
+    import editor_page as E, outcome_page as O
+    page.evaluate(O.OUTCOME_TIMER_JS)
+    O.timed_outcome_edit(page, OUTCOME_START, 0)              # untimed: every timed edit then changes the federation
+    page.evaluate(O.OUTCOME_TIMER_JS); page.evaluate(E.EDITOR_TIMER_JS)
+    t = [O.timed_outcome_edit(page, OUTCOME_VALUES[i % 2], i) for i in range(edits)]
+    idle = [e['frame'] / 1e3 for e in page.evaluate('() => window.__hxEdits')]   # the same edits: no job ran at Enter
+    page.evaluate(E.EDITOR_TIMER_JS)
+    redraw, cell = [], page.locator('.hx-editor .hx-cell input').first
+    for i in range(edits):
+        job = page.evaluate('() => Number(document.querySelector(".hx-outcome").dataset.job || 0)')
+        cell.fill(str(OUTCOME_VALUES[i % 2] + 5)); cell.press('Enter')    # a job starts
+        page.wait_for_function('(j) => { const r = document.querySelector(".hx-outcome").dataset;'
+                               ' return Number(r.job) > j && Number(r.points) > 0; }', arg=job, timeout=60000)
+        redraw.append(E.timed_page_edit(page, OUTCOME_VALUES[i % 2], i)['frame'] / 1e3)   # edited while it trains
+        page.wait_for_function('() => document.querySelector(".hx-outcome").dataset.state === "done"', timeout=60000)
+    col = lambda k: [e[k] / 1e3 for e in t]
+    return dict(case=case, first_point_ms=pct(col('first')), complete_ms=pct(col('done')),
+                editor_redraw_while_training_ms=pct(redraw), editor_redraw_idle_ms=pct(idle),
+                max_frame_gap_ms=pct(col('maxFrameGap')), edits=t)
+
+def bench_static_outcome(edits):
+    "The kernel-free outcome view in headless Chromium: its saved state beside the editor's in a static page, no kernel."
+    sys.path.insert(0, str(Path(__file__).parents[1]/'tests'))
+    import browser as B, outcome_page as O
+    from hetfl_explore.widgets.editor import MatrixEditor
+    from hetfl_explore.widgets.browser_trainer import browser_outcome
+    try: import playwright.sync_api  # noqa: F401
+    except ImportError: return dict(skipped='the playwright package is not installed')
+    if not B.chromium_path(): return dict(skipped='Chromium is not installed')
+    ed = MatrixEditor('cmnist_gsc')
+    rows = []
+    with tempfile.TemporaryDirectory() as d, B.browser() as b:
+        O.static_outcome_page(Path(d), ed, browser_outcome(ed))
+        with B.serve(Path(d)) as base:
+            page = b.new_page(viewport=BROWSER_VIEWPORT); page.goto(f'{base}/outcome.html')
+            O.wait_for_outcome(page); page.wait_for_timeout(SETTLE_MS)
+            rows.append(_outcome_series(page, edits, 'static page outcome (cmnist_gsc), quiet'))
+            with busy_cores(LOAD_PROCS):
+                page.wait_for_timeout(SETTLE_MS)
+                rows.append(_outcome_series(page, edits, f'static page outcome (cmnist_gsc), {LOAD_PROCS} busy processes'))
+    return dict(series=rows, loadavg=os.getloadavg())
+
+def static_outcome_figures(web):
+    "The headline figures of the static-page outcome series."
+    figs = {}
+    for r in web.get('series', []):
+        for key in ('first_point_ms', 'complete_ms', 'editor_redraw_while_training_ms', 'editor_redraw_idle_ms'):
+            figs.update({f"browser {r['case']} {key[:-3]} {q}": fig(r[key][q], 'ms') for q in ('p50', 'p95')})
+    return figs
+
+def merge_static_outcome(web, load0):
+    "Write the static-page outcome part into the existing widgets record, leaving its other parts as they are."
+    import json
+    from record import RESULTS
+    path = RESULTS/'widgets.json'
+    rec = json.loads(path.read_text()) if path.exists() else {'figures': {}}
+    rec['static_outcome'] = dict(web, command=' '.join(['.venv/bin/python'] + sys.argv), loadavg_before=load0,
+                                 loadavg_after=os.getloadavg())
+    rec['figures'] = {k: v for k, v in rec.get('figures', {}).items() if not k.startswith('browser static page outcome')}
+    rec['figures'].update(static_outcome_figures(web))
+    path.write_text(json.dumps(rec, indent=1, default=float) + '\n')
+    print('merged the static-page outcome series into', path)
+
+def print_static_outcome(web):
+    "The static-page outcome table."
+    if 'skipped' in web: print(f"static page outcome: skipped ({web['skipped']})"); return
+    for r in web['series']:
+        print(f"{r['case']:60s} first point p50 {r['first_point_ms']['p50']:6.1f} p95 {r['first_point_ms']['p95']:6.1f}  "
+              f"complete p50 {r['complete_ms']['p50']:7.1f} p95 {r['complete_ms']['p95']:7.1f}  editor redraw while training "
+              f"p50 {r['editor_redraw_while_training_ms']['p50']:5.1f} p95 {r['editor_redraw_while_training_ms']['p95']:5.1f}, "
+              f"idle p50 {r['editor_redraw_idle_ms']['p50']:5.1f} p95 {r['editor_redraw_idle_ms']['p95']:5.1f}  (ms)")
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument('--repeats', type=int, default=60)
     p.add_argument('--outcome-repeats', type=int, default=3)
     p.add_argument('--threads', type=int, default=2)
     p.add_argument('--edits', type=int, default=40, help='timed browser edits')
-    p.add_argument('--only', default='edit,panels,outcome,browser', help='comma-separated parts to run')
+    p.add_argument('--only', default='edit,panels,outcome,browser,static_outcome', help='comma-separated parts to run')
+    p.add_argument('--outcome-edits', type=int, default=20, help='timed edits per static-page outcome series')
     p.add_argument('--out', default=None)
     a = p.parse_args()
     torch.set_num_threads(a.threads)
     bench = Bench('widgets'); load0 = bench.load_before
     parts = set(a.only.split(','))
+    if parts == {'static_outcome'}:
+        web = bench_static_outcome(a.outcome_edits); print_static_outcome(web)
+        print(f"load average before/after: {load0[0]:.1f} / {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+        if 'skipped' not in web: merge_static_outcome(web, load0)
+        return
     edit = (bench_edit(a.repeats) if 'edit' in parts else []) + (bench_panels(a.repeats) if 'panels' in parts else [])
     outcome = bench_outcome(a.outcome_repeats) if 'outcome' in parts else []
     web = bench_browser(a.edits) if 'browser' in parts else dict(skipped='not run (--only)')
+    static_outcome = bench_static_outcome(a.outcome_edits) if 'static_outcome' in parts else dict(skipped='not run (--only)')
     meta = dict(torch_threads=a.threads, loadavg_before=load0, loadavg_after=os.getloadavg())
     print(f"load average before/after: {load0[0]:.1f} / {meta['loadavg_after'][0]:.1f} on {os.cpu_count()} cores")
     print(f"{'case':78s} {'CPU p50':>8s} {'CPU p95':>8s} {'wall p50':>9s} {'wall p95':>9s}  (ms)")
@@ -181,13 +271,15 @@ def main():
         for r in web['series']:
             print(f"{r['case']:110s} redrawn p50 {r['redrawn_ms']['p50']:6.1f} p95 {r['redrawn_ms']['p95']:6.1f}  "
                   f"shares p50 {r['shares_ms']['p50']:6.1f} p95 {r['shares_ms']['p95']:6.1f}  (ms)")
-    if parts != {'edit', 'panels', 'outcome', 'browser'}: print(f"(partial run: {a.only})")
+    print_static_outcome(static_outcome)
+    if parts != {'edit', 'panels', 'outcome', 'browser', 'static_outcome'}: print(f"(partial run: {a.only})")
     figs = {f"{r['case']} cpu p95": fig(r['cpu_ms']['p95'], 'ms') for r in edit}
     figs.update({f"{r['case']} total p50": fig(r['total_s']['p50'], 'ms') for r in outcome})
     if 'skipped' not in web:
         for r in web['series']:
             key = 'shares' if 'selection shares' in r['case'] else 'redrawn'
             figs.update({f"browser {r['case']} {key} {q}": fig(r[f'{key}_ms'][q], 'ms') for q in ('p50', 'p95')})
-    bench.write(dict(meta=meta, edit=edit, outcome=outcome, browser=web), figs, a.out)
+    figs.update(static_outcome_figures(static_outcome))
+    bench.write(dict(meta=meta, edit=edit, outcome=outcome, browser=web, static_outcome=static_outcome), figs, a.out)
 
 if __name__ == '__main__': main()

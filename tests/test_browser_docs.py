@@ -182,3 +182,33 @@ def test_the_matrix_editor_computes_on_the_docs_site_without_a_kernel():
         r1 = readout(); cell.fill('2.5'); cell.press('Enter')
         page.wait_for_function('() => document.querySelector(".hx-editor .hx-message").innerText.includes("not a whole number")')
         assert readout() == r1 and cell.input_value() == '0' and not errors, errors
+
+def test_the_outcome_view_trains_on_the_lab_page_without_a_kernel():
+    """On the lab page (widgets/explorers.html) the outcome view shows saved curves on first paint; an edit in the editor
+    above it starts a job in the page and the curves change; an edit beyond the shipped image pool is refused beside the
+    greyed curves, and the next valid edit trains again."""
+    rel = next((r for r in pages() if r.name == 'explorers.html'), None)
+    if rel is None: pytest.skip('the lab page (widgets/explorers.html) is not built')
+    path = lambda page: page.locator('.hx-outcome .hx-o-line').evaluate_all('ls => ls.map(l => l.getAttribute("d")).join("|")')
+    state = lambda page: page.evaluate('document.querySelector(".hx-outcome").dataset.state')
+    with serve(DOCS) as base, browser() as b:
+        page, errors = b.new_page(viewport={'width': 1280, 'height': 900}), []
+        page.on('pageerror', lambda e: errors.append(str(e)))
+        page.goto(f'{base}/{rel}', wait_until='networkidle')
+        page.wait_for_selector('.hx-outcome .hx-o-line', timeout=30000)           # curves on first paint, before any edit
+        assert state(page) == 'saved' and path(page).count('M') >= 4
+        p0, cell = path(page), page.locator('.hx-editor .hx-cell input').first
+        cell.fill('40'); cell.press('Enter')
+        page.wait_for_function('() => document.querySelector(".hx-outcome").dataset.state === "done"', timeout=60000)
+        p1 = path(page)
+        assert p1 != p0 and 'NaN' not in p1 and page.locator('.hx-outcome .hx-o-point').count() == 2 * 20
+        assert 'done in' in page.locator('.hx-outcome .hx-o-status').inner_text()
+        cell.fill('5000'); cell.press('Enter')                                      # 15 SC clients x 1000 images of one cell
+        page.wait_for_function('() => document.querySelector(".hx-outcome").dataset.state === "refused"', timeout=10000)
+        assert 'holds 400 per group' in page.locator('.hx-outcome .hx-o-message').inner_text()
+        assert 'hx-stale' in page.locator('.hx-outcome .hx-o-chart').get_attribute('class') and path(page) == p1
+        k = page.locator('.hx-editor .hx-k'); cell.fill('40'); cell.press('Enter'); k.fill('30'); k.press('Enter')
+        page.wait_for_function('() => document.querySelector(".hx-outcome .hx-o-message").innerText.includes("κ = 30")', timeout=10000)
+        k.fill('9'); k.press('Enter')                                               # valid again: trains, no longer greyed
+        page.wait_for_function('() => document.querySelector(".hx-outcome").dataset.state === "done"', timeout=60000)
+        assert 'hx-stale' not in page.locator('.hx-outcome .hx-o-chart').get_attribute('class') and not errors, errors

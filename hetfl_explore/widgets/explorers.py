@@ -199,7 +199,12 @@ def type_shares(self:SelectionExplorer) -> pd.DataFrame: "Type shares (%) and me
 @patch
 def _draw(self:SelectionExplorer):
     selection_figures(self.stats, self.show_w.value, self.figs)
-    self.table_w.value = self.type_shares().round(3).to_html(border=0)
+    N = self.matrices
+    glob = ' | '.join(' '.join(str(int(v)) for v in r) for r in N.sum(0))
+    self.table_w.value = (f'<div class="hx-table-caption" style="font-size:12px;color:#555">computed by the Python kernel for '
+                          f'{len(N)} clients, global matrix <code>{glob}</code>, κ = {self.k}, {self.rounds} rounds (a page '
+                          f'without a kernel keeps this table as saved)</div>'
+                          + self.type_shares().round(3).to_html(border=0))
 
 @patch
 def _sync(self:SelectionExplorer):

@@ -214,6 +214,7 @@ function render({model, el}) {
   const draw = () => {
     const s = summarize(rows);
     drawReadout(s); drawRowParts(s); drawSimplex(s);
+    root.dispatchEvent(new CustomEvent('hx-rows', {bubbles: true, detail: {rows: clone(rows), k: model.get('k')}}));   // outcome views follow
     cancelAnimationFrame(sharesFrame); clearTimeout(sharesTimer);
     sharesFrame = requestAnimationFrame(() => { sharesTimer = setTimeout(() => drawShares(s), 0); });
   };
