@@ -139,11 +139,11 @@ function render({model, el}) {
     dots.replaceChildren(...circles);
   };
 
-  // --- the readout: six metrics (published beside), clients, types, global matrix
+  // --- the readout: six metrics (beside them: printed by the source, derived from its matrices), clients, types, global matrix
   const drawReadout = (s) => {
-    const pub = model.get('published') || {}, hasPub = Object.keys(pub).length > 0;
-    const head = `<tr><th>metric</th><th>edited</th>${hasPub ? '<th>published</th>' : ''}</tr>`;
-    const body = METRICS.map(k => `<tr><th>${k}</th><td>${fmt(s.metrics[k])}</td>${hasPub ? `<td>${fmt(pub[k])}</td>` : ''}</tr>`).join('');
+    const refs = [['published', model.get('published') || {}], ['derived', model.get('derived') || {}]].filter(([, d]) => Object.keys(d).length);
+    const head = `<tr><th>metric</th><th>edited</th>${refs.map(([name]) => `<th>${name}</th>`).join('')}</tr>`;
+    const body = METRICS.map(k => `<tr><th>${k}</th><td>${fmt(s.metrics[k])}</td>${refs.map(([, d]) => `<td>${k in d ? fmt(d[k]) : '–'}</td>`).join('')}</tr>`).join('');
     const counts = Object.entries(s.typeCounts).sort().map(([k, v]) => `${k}: ${v}`).join(', ');
     const G = rows[0].N.map((line, y) => line.map((_, a) => rows.reduce((t, r) => t + r.m * r.N[y][a], 0)).join(' ')).join(' | ');
     readout.innerHTML = `<table>${head}${body}</table><div>${s.numClients} clients, ${s.nSamples} samples; types: ${counts}</div>`
@@ -236,7 +236,7 @@ function render({model, el}) {
   addBtn.addEventListener('click', () => { const next = clone(rows); next.push({m: 1, N: next[next.length - 1].N.map(x => x.slice())}); accept(next, true); });
   presetSel.addEventListener('change', () => {
     const p = model.get('presets')[presetSel.value];
-    model.set('preset', presetSel.value); model.set('published', p.published); model.set('names', {classes: p.classes, attrs: p.attrs});
+    model.set('preset', presetSel.value); model.set('published', p.published); model.set('derived', p.derived || {}); model.set('names', {classes: p.classes, attrs: p.attrs});
     accept(clone(p.rows), true);
   });
   const setting = (inp, key, lo, hi, what) => inp.addEventListener('change', () => {
@@ -257,7 +257,7 @@ function render({model, el}) {
   model.on('change:preset', () => { presetSel.value = model.get('preset'); });
   model.on('change:message', () => say(model.get('message')));
   model.on('change:names', rebuild);
-  model.on('change:published', draw);
+  model.on('change:published', draw); model.on('change:derived', draw);
   presetSel.value = model.get('preset');
   say(model.get('message'));
   rebuild(); draw();
