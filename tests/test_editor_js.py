@@ -189,3 +189,36 @@ def test_balanced_clients_get_the_documented_feddiverse_shares(run):
     for d, pct in zip(('CI', 'AI', 'SC'), (28.5, 17.9, 53.6)):
         se = np.sqrt(pct / 100 * (1 - pct / 100) / (9 * ROUNDS))        # a slot's type, 27,000 slots
         assert abs(js[d] - pct / 100) <= SE_LIMIT * se and abs(py[d] - pct / 100) <= SE_LIMIT * se, (d, js, py)
+
+PARSE_CASES = {   # typed text -> the parsed value, or a word of the refusal's true reason
+    '+5': 5, '5.0': 5, '5.': 5, '-0': 0, '007': 7, ' 12 ': 12, '+0.000': 0,
+    '0x10': 'hexadecimal', '0xE': 'hexadecimal', '0b11': 'binary', '-5': 'negative', '2.5': 'not a whole number',
+    '-2.5': 'not a whole number', '.5': 'not a whole number', '1e9': 'scientific', '+5e2': 'scientific', '1,000': 'thousands',
+    'abc': 'not a number', '': 'empty', '5000000': 'too large', 'Infinity': 'not a number'}
+
+def test_typed_counts_are_read_or_refused_for_the_true_reason(tmp_path):
+    "The editor's parser: unambiguous forms are read, every refusal names its real reason."
+    from hetfl_explore.widgets.editor import editor_esm
+    exe = node_path(); mod = tmp_path / 'editor.mjs'; mod.write_text(editor_esm(), encoding='utf-8')
+    js = f"import {{parseCount}} from {json.dumps(mod.as_uri())}; const cases = {json.dumps(list(PARSE_CASES))};" \
+         "process.stdout.write(JSON.stringify(cases.map(c => parseCount(c, 'cell', 0, 1000000))));"
+    res = subprocess.run([exe, '--input-type=module', '-e', js], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr[-2000:]
+    for (text, want), got in zip(PARSE_CASES.items(), json.loads(res.stdout)):
+        if isinstance(want, int): assert got == {'value': want}, (text, got)
+        else: assert 'error' in got and want in got['error'], (text, got)
+
+def test_shares_computed_in_bounded_slices_equal_the_whole_computation():
+    "7,500 clients: the sliced shares (what the page runs between edits) equal the one-block result; no slice exceeds its work."
+    exe = node_path()
+    rows = [(2500, np.array([[90, 10], [10, 90]])), (2500, np.array([[90, 90], [10, 10]])), (2500, np.array([[5, 5], [5, 5]]))]
+    js = f"""import * as H from {json.dumps(MODULE.as_uri())};
+const s = H.summarize({json.dumps(as_js(rows))}), c = s.clients, work = 50000, k = 9, R = 40;
+const whole = H.selectionShares(c.T, c.sizes, c.types, k, R, 3), it = H.selectionSharesSteps(c.T, c.sizes, c.types, k, R, 3, H.SELECTORS, work);
+let r = it.next(), slices = 1, last = 0, monotone = true;
+while (!r.done) {{ monotone = monotone && r.value > last && r.value <= 1; last = r.value; r = it.next(); slices++; }}
+process.stdout.write(JSON.stringify({{same: JSON.stringify(r.value) === JSON.stringify(whole), slices, monotone, K: s.numClients}}));"""
+    res = subprocess.run([exe, '--input-type=module', '-e', js], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr[-2000:]
+    out = json.loads(res.stdout)
+    assert out['same'] and out['monotone'] and out['K'] == 7500 and out['slices'] == 3 * 40 + 1, out   # 7,500 × 9 > work: one round a slice

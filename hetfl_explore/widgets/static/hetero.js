@@ -173,23 +173,36 @@ export function feddiverseRound(T, k, rng, tol = 1e-9, L = l1Normalise(T), Tf = 
 
 export const SELECTORS = ['uniform', 'size-proportional', 'feddiverse'];
 
-// Selection over `rounds` rounds of κ = k clients per round for each selector of SELECTORS: per-client frequency
-// (fraction of rounds selected), per-round participation counts, and the share of all selected slots by client type
-// (types with tie = 'first', as feddiverse.simulation.selection_stats). `T`: the clients' triplets, `sizes` their
-// data sizes, `types` their types.
-export function selectionShares(T, sizes, types, k, rounds, seed = 0, selectors = SELECTORS) {
+const SLICE_WORK = 2e5;                 // client visits (κ × clients per round) in one slice of selectionSharesSteps
+
+// Selection over `rounds` rounds of κ = k clients per round for each selector of SELECTORS, in slices: a generator
+// that yields its progress in [0, 1] after about `work` client visits and returns, per selector, the per-client
+// frequency (fraction of rounds selected) and the share of all selected slots by client type (types with
+// tie = 'first', as feddiverse.simulation.selection_stats). `T`: the clients' triplets, `sizes` their data sizes,
+// `types` their types. The editor runs one slice per task, so an edit typed meanwhile is never kept waiting.
+export function* selectionSharesSteps(T, sizes, types, k, rounds, seed = 0, selectors = SELECTORS, work = SLICE_WORK) {
   const out = {}, K = T.length, L = l1Normalise(T), Tf = flat(T), Lf = flat(L), ids = Int32Array.from({length: K}, (_, i) => i);
-  selectors.forEach((name, s) => {
+  const perRound = Math.max(1, K * Math.min(k, K)), all = selectors.length * rounds;
+  let budget = work, done = 0;
+  for (const [s, name] of selectors.entries()) {
     const rng = makeRng(seed * 7919 + s), count = new Array(K).fill(0), slots = {CI: 0, AI: 0, SC: 0};
     let total = 0;
     for (let r = 0; r < rounds; r++) {
       const chosen = name === 'uniform' ? uniformRound(K, k, rng, ids) : name === 'size-proportional' ? sizeRound(sizes, k, rng)
         : feddiverseRound(T, k, rng, 1e-9, L, Tf, Lf);
       for (const i of chosen) { count[i]++; slots[types[i]]++; total++; }
+      done++; budget -= perRound;
+      if (budget <= 0) { budget = work; yield done / all; }
     }
     out[name] = {frequency: count.map(c => c / rounds), typeShares: Object.fromEntries(TYPES.map(d => [d, slots[d] / Math.max(total, 1)]))};
-  });
+  }
   return out;
+}
+
+// selectionSharesSteps run to the end at once.
+export function selectionShares(T, sizes, types, k, rounds, seed = 0, selectors = SELECTORS) {
+  const steps = selectionSharesSteps(T, sizes, types, k, rounds, seed, selectors);
+  for (;;) { const r = steps.next(); if (r.done) return r.value; }
 }
 
 // Everything the editor shows for rows [{m, N}]: per-row triplets, types and simplex positions, the six metrics,
