@@ -80,11 +80,13 @@ SERIES_BELOW, SERIES_TERMS = 0.1, 20   # |x| below which g(x) is summed as a pow
 
 def excess(x):
     "g(x) = (1+x) log(1+x) - x (>= 0 for x >= -1) to full relative precision: a power series near 0."
-    x = np.asarray(x, np.float64); out = xlogy(1 + x, 1 + x) - x
+    shape = np.shape(x); x = np.asarray(x, np.float64).ravel()
+    with np.errstate(divide='ignore', invalid='ignore'): out = (1 + x) * np.log1p(x) - x
+    out[x == -1] = 1.0                                                   # the limit (0 log 0 = 0): an empty cell
     small = np.abs(x) < SERIES_BELOW; xs = x[small]; acc = np.zeros_like(xs)
     for j in range(SERIES_TERMS, -1, -1): acc = acc * -xs + 1 / ((j + 1) * (j + 2))
     out[small] = xs * xs * acc
-    return out
+    return out.reshape(shape)
 
 def _cross_diff(a, b, c, d):
     "a·b - c·d of non-negative integer-valued arrays, exact (int64, or Python integers when it could overflow), as float64."
