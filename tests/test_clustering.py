@@ -294,3 +294,16 @@ def test_hostile_labels_features_lengths_and_eccentricities_are_rejected():
     with pytest.raises(ValueError, match='same length'): ordinal_w1([1.0], [0.5, 0.5])
     with pytest.raises(ValueError, match='xi'): accepts(-1.0, 3)
     assert accepts(np.float32(0.1), np.int64(3))                                          # numpy scalars are numbers
+
+def test_mcl_mass_ties_dense_equals_sparse():
+    "A node split equally between two clusters joins the lower attractor's, whatever the arithmetic (dense or sparse)."
+    import scipy.sparse as sp
+    from hetfl_explore.clustering.mcl import mcl, mcl_matrix
+    bridge = np.zeros((5, 5))
+    for i, j in ((0, 1), (3, 4), (1, 2), (2, 3)): bridge[i, j] = bridge[j, i] = 1
+    np.testing.assert_allclose(mcl_matrix(bridge)[0][[1, 3], 2], [0.5, 0.5], atol=1e-12)   # a tie up to rounding
+    assert mcl(bridge).tolist() == mcl(sp.csr_matrix(bridge)).tolist() == [0, 0, 0, 1, 1]
+    for s in range(300):                                    # random symmetric 0/1 and small-integer weighted graphs
+        r = np.random.default_rng(s); n = int(r.integers(3, 14))
+        U = np.triu((r.random((n, n)) < 0.3) * (r.integers(1, 3, (n, n)) if s % 2 else 1), 1).astype(float)
+        assert mcl(U + U.T).tolist() == mcl(sp.csr_matrix(U + U.T)).tolist(), s

@@ -203,3 +203,17 @@ def test_abac_refuses_unknown_operators_and_compares_numpy_numbers():
     assert not pol.decide(Request({**GOOD, 'full_disk_encryption': 1}, 'register')).permit          # 1 is not true
     d = pol.decide(Request({**GOOD, 'protocols': [['TLS']]}, 'register'))                           # no TypeError
     assert not d.permit and 'plain values' in d.explain()
+
+def test_replays_and_other_task_updates_cannot_frame_a_device():
+    "Six rounds of a third party replaying alice's signed updates and other-task updates: rejected, logged, trust untouched."
+    pol = parse_policy(EXAMPLE_POLICY); ca = CertificateAuthority(policy=pol, now=T0); k = new_key()
+    cert = ca.enrol(make_csr(k, 'alice', GOOD), now=T0)[0]; srv = AuthenticatedServer(ca, 'task42', pol, dict(min_trust=0.8))
+    first = sign_update(k, cert, 'task42', 0, UPDATE); assert srv.screen([first], 0, T0) == [None]
+    trust = ca.trust.score('alice'); other = sign_update(k, cert, 'task7', 1, UPDATE)   # signed by alice for another task
+    for t in range(1, 7):
+        reasons = srv.screen([first, other, first], t, T0)                          # captured messages, resent by anyone
+        assert reasons == [REASONS['round'], REASONS['task'], REASONS['round']]
+    assert ca.trust.score('alice') == trust and len(srv.rejections) == 18
+    assert 'rejected' not in ca.trust.penalties
+    with pytest.raises(ValueError, match='event'): ca.trust.observe('alice', 'rejected')
+    assert srv.screen([sign_update(k, cert, 'task42', 7, UPDATE)], 7, T0) == [None]   # alice still takes part

@@ -42,7 +42,7 @@ CASES = {
  'modelhet.q5': ([1 / 3, 0.333], [(2 / 3, 'subtracts the FPR'), (1.0, 'added the FPR'), (-1 / 3, 'sign')]),
  'modelhet.q6': ([lambda l, m: roc_auc(-np.asarray(l), m), lambda l, m: roc_auc(1 / np.asarray(l), m)],
                  [(lambda l, m: roc_auc(l, m), 'LOWER loss'), (lambda l, m: float(((np.asarray(l) < 0.5) == m).mean()), 'not the ROC AUC'), (lambda l, m: 'high', 'one number')]),
- 'modelhet.q7': ([(5 / 6, best_advantage(EXP.scores, EXP.labels)), (83.3, best_advantage(EXP.scores, EXP.labels) - 0.02)],
+ 'modelhet.q7': ([(5 / 6, best_advantage(EXP.scores, EXP.labels)), (83.3, round(best_advantage(EXP.scores, EXP.labels), 2))],
                  [((0.5, 0.5), 'no separation'), ((1 / 6, 0.5), 'flipped'), ((5 / 6, 5 / 6), 'AUC again'), ((5 / 6, 0.2), 'best advantage')]),
  'feddiverse.q1': ([dht([[90, 10], [10, 90]]).tolist(), np.array([0, 0, 0.531]), (0, 0, 0.531)],
                    [([0, 0, 0.368], 'in nats'), ([0, 0, 0.469], 'H(A|Y)'), ([0.1, 0, 0.531], 'CI or AI'), ([0.531], 'three numbers')]),
@@ -121,3 +121,48 @@ def test_feedback_displays_and_records():
 def test_hints_show_no_literal_backticks():
     "Hints print as plain text in the lab: a name in backticks would show its backticks."
     for eid in exercises(): assert '`' not in grade(eid, ...).hint, eid
+
+def _adv_q5():
+    r = M.small_attack(); return r.preds[r.labels == 1].mean() - r.preds[r.labels == 0].mean()
+
+def _f32_auc(losses, is_member):
+    return np.float32(roc_auc(-np.asarray(losses, np.float32), is_member))
+
+def _start_adv():
+    return M.start_advantage()
+
+FORMS = {   # exercise: (right answers in the forms students type, [(plausible wrong answer, words of its feedback), ...])
+ 'selection.q4': ([fixed_pick, lambda K, k, rng: np.sort(rng.choice(K, k, replace=False))],
+                  [(lambda K, k, rng: (rng.integers(K) + np.arange(k)) % K, 'every set of k clients'),
+                   (lambda K, k, rng: (rng.integers(K // k) * k + np.arange(k)) % K, 'not uniform')]),
+ 'modelhet.q2': ([M.param_ratio(), round(M.param_ratio(), 3), 0.26, 25.62, '26%'],
+                 [(0.25, 'r² is the approximation'), (0.5, 'input AND output'), (0.27, 'not the ratio')]),
+ 'modelhet.q5': ([1 / 3, 0.33, 33.3, '33.3%', np.float32(1 / 3)], [(-1 / 3, 'sign'), (-33.3, 'sign'), (2 / 3, 'TPR')]),
+ 'modelhet.q6': ([lambda l, m: roc_auc(-np.asarray(l), m), _f32_auc, lambda l, m: torch.tensor(roc_auc(-np.asarray(l), m), dtype=torch.float32)],
+                 [(lambda l, m: roc_auc(np.asarray(l), m), 'LOWER loss'), (lambda l, m: 0.5, 'not the ROC AUC')]),
+ 'modelhet.q7': ([(5 / 6, 0.532), (0.83, 0.53), (83.3, 53.2), ('83%', '53%')],
+                 [((5 / 6, 0.507), 'starting threshold'), ((5 / 6, 5 / 6), 'AUC again'), ((0.5, 0.532), 'no separation'), ((5 / 6, 0.45), 'off')]),
+ 'feddiverse.q5': ([0.6622, 66.2, 66, '66%', 0.66], [(70, 'not the CI share'), (68.1, 'not the CI share'), (1 / 3, 'balance'), (35.7, 'fedrk row')]),
+}
+
+@pytest.mark.parametrize('eid', list(FORMS))
+def test_graders_accept_every_form_and_reject_plausible_mistakes(eid):
+    right, wrong = FORMS[eid]
+    for ans in right:
+        fb = grade(eid, ans); assert fb.status == 'correct', f'{eid}: {ans!r} -> {fb}'
+    for ans, words in wrong:
+        fb = grade(eid, ans); assert fb.status == 'wrong' and words in fb.message, f'{eid}: {ans!r} -> {fb}'
+
+def test_start_advantage_is_the_panels_first_reading():
+    "The q7 trap is the value the anatomy panel prints before the slider is moved."
+    from hetfl_explore.widgets.privacy_fairness import MIAAnatomy
+    assert MIAAnatomy(M.exponential_losses()).metrics['advantage'] == pytest.approx(M.start_advantage(), abs=1e-12)
+
+@pytest.mark.parametrize('eid,diff', [('fairness.q1', demographic_parity_diff), ('fairness.q2', None)])
+def test_fairness_gaps_accept_a_signed_difference(eid, diff):
+    "The gap is max − min; a student who subtracts the other way has the right size (−0.28 for 0.28), in either form."
+    from hetfl_explore.fairness.metrics import equal_opportunity_diff
+    want = float((diff or equal_opportunity_diff)(R.lab_confusion()))
+    for ans in (want, -want, round(-want, 2), -100 * want, f'{-100 * want:.1f}%'):
+        fb = grade(eid, ans); assert fb.status == 'correct', f'{eid}: {ans!r} -> {fb}'
+    assert grade(eid, want + 0.05).status == 'wrong'

@@ -17,12 +17,12 @@ QS = [(m, n) for m in (importlib.import_module(f'{core.PACKAGE}.{lab}') for lab 
       for n in sorted(vars(m)) if re.fullmatch(r'_q[0-9]+', n)]
 
 COVERED = {f'hetfl_explore.graders.core.{n}' for n in (
-    'Feedback', 'as_number', 'as_fraction', 'as_numbers', 'as_text', 'as_parts', 'is_placeholder', 'first_mistake',
+    'Feedback', 'as_number', 'as_fraction', 'as_signed_fraction', 'matches', 'as_numbers', 'as_text', 'as_parts', 'is_placeholder', 'first_mistake',
     'try_call', 'exercise', 'load_labs', 'exercises', 'grade', 'rubric_feedback', 'lab_report', 'assert_solved',
     'answer_problem')} | {
     'hetfl_explore.graders.selection.' + n for n in ('never_selected', 'sampler_problem', 'uniform_jain')} | {
     'hetfl_explore.graders.modelhet.' + n for n in ('param_ratio', 'layer_coverage',
-                                                   'small_attack', 'exponential_losses', 'predicted_auc')} | {
+                                                   'small_attack', 'exponential_losses', 'predicted_auc', 'start_advantage')} | {
     'hetfl_explore.graders.feddiverse.' + n for n in ('step3_cases', 'step3_scores', 'explorer_stats')} | {
     'hetfl_explore.graders.fairness.' + n for n in ('lab_confusion', 'federated_dp_cases', 'explorer_dp')}
 
@@ -89,6 +89,7 @@ def test_unknown_lab(lab):
 def test_readers_never_raise(x):
     assert core.as_number(x) is None or np.isfinite(core.as_number(x))
     assert core.as_fraction(x) is None or isinstance(core.as_fraction(x), float)
+    assert core.as_signed_fraction(x) is None or np.isfinite(core.as_signed_fraction(x))
     a = core.as_numbers(x); assert a is None or (a.ndim == 1 and np.isfinite(a).all())
     assert core.as_text(x) is None or isinstance(core.as_text(x), str)
     assert core.as_parts(x, 2) is None or len(core.as_parts(x, 2)) == 2
@@ -146,7 +147,8 @@ def test_step3_scores_rejects_bad_input(L, k):
     if not 0 <= k < 3: raises_naming(feddiverse.step3_scores, 'kp', np.eye(3), k, 0)
 
 def test_argument_free_helpers_are_deterministic():
-    for f in (modelhet.param_ratio, modelhet.layer_coverage, modelhet.predicted_auc, fairness.lab_confusion, modelhet.small_attack, core.load_labs):
+    for f in (modelhet.param_ratio, modelhet.layer_coverage, modelhet.predicted_auc, fairness.lab_confusion, modelhet.small_attack, core.load_labs,
+              modelhet.start_advantage):
         a, b = f(), f()
         assert type(a) is type(b)
 
@@ -161,3 +163,8 @@ def test_unreadable_answers_are_named_before_any_conversion(answer):
 @given(answer=st.one_of(st.floats(allow_nan=False), st.lists(st.integers(-10**6, 10**6), max_size=20), st.text(max_size=20)))
 def test_ordinary_answers_are_readable(answer):
     assert core.answer_problem(answer) is None
+
+def test_matches_refuses_bad_arguments_by_name():
+    assert core.matches(0.26, 0.2562, 0.0025) and not core.matches(0.25, 0.2562, 0.0025) and not core.matches(0.3, 0.2562, 0.0025)
+    for name, args in (('value', ('x', 0.5, 0.1)), ('want', (0.5, np.nan, 0.1)), ('tol', (0.5, 0.5, -1)), ('min_decimals', (0.5, 0.5, 0.1, -1))):
+        raises_naming(core.matches, name, *args)

@@ -217,3 +217,17 @@ def test_every_figure_widget_of_the_package_shares_plotly():
     assert isinstance(TradeoffExplorer().fig_w, SharedFigureWidget)
     live = LivePlot().widget
     assert isinstance(live, SharedFigureWidget) and live._esm == SHARED_PLOTLY_ESM and isinstance(live, go.FigureWidget)
+
+def test_editor_labels_derived_values_as_derived_and_rounds_once():
+    "spawrious_4: the paper prints only GCI, GAI, GSC; CAI is the package's own value, under 'derived', exact until shown."
+    import hetfl_explore.widgets.editor as wx
+    from hetfl_explore.foundation.data import federation
+    from hetfl_explore.foundation.hetero import fl_metrics
+    ed = wx.MatrixEditor('spawrious_4')
+    assert set(ed.view.published) == {'GCI', 'GAI', 'GSC'} and 'CAI' not in ed.view.published
+    cai = float(fl_metrics(federation('spawrious_4').matrices)['CAI'])
+    assert ed.view.derived['CAI'] == cai and f'{cai:.3f}' == '0.044'
+    page = wx._preset_entries()['spawrious_4']
+    assert 'CAI' not in page['published'] and page['derived']['CAI'] == cai
+    html = wx.summary_html(ed.summary(), wx.published_values('spawrious_4'), wx.derived_values('spawrious_4'))
+    assert '0.045' not in html and html.count('0.044') == 2          # edited and derived CAI: the same value, rounded once

@@ -64,7 +64,7 @@ def mcl_matrix(A, # (n, n) similarity/adjacency matrix (numpy or scipy.sparse); 
     return M, it
 
 # %% ../../nbs/clustering/71_mcl.ipynb #ca4ab5d8
-MCL_TIE_TOL = 1e-6  # attractor rows closer than this (max abs difference) are one cluster
+MCL_TIE_TOL = 1e-6  # attractor rows, or a node's cluster masses, closer than this (max abs difference) are equal
 
 def _labels_from_matrix(M, tie_tol):
     M = M.toarray() if sp.issparse(M) else M
@@ -76,7 +76,7 @@ def _labels_from_matrix(M, tie_tol):
         if same.size: group[i] = group[same[0]]
     ids = np.unique(group)
     mass = np.stack([M[att[group == g]].sum(0) for g in ids])   # (clusters, n) column mass per cluster
-    owner = ids[mass.argmax(0)]
+    owner = ids[(mass >= mass.max(0) - tie_tol).argmax(0)]    # tied masses: the cluster of the lowest attractor
     _, first = np.unique(owner, return_index=True)   # relabel clusters by their first member
     order = {o: i for i, o in enumerate(owner[np.sort(first)])}
     return np.array([order[o] for o in owner])
@@ -87,7 +87,7 @@ def mcl(A, # (n, n) similarity/adjacency matrix (numpy or scipy.sparse)
         loop_value:float=1.0, # weight of the self-loops
         max_iter:int=100, # iteration cap
         prune:float=1e-3, # pruning threshold
-        tie_tol:float=MCL_TIE_TOL, # attractor rows equal up to this (max abs difference) form one cluster
+        tie_tol:float=MCL_TIE_TOL, # attractor rows (and a node's cluster masses) equal up to this are equal
        ) -> np.ndarray: # (n,) cluster labels 0..k-1, numbered by first appearance
     "Markov clustering: one label per node."
     tie_tol = check_float('tie_tol', tie_tol, lo=0)

@@ -302,7 +302,7 @@ def decide(self:PolicySet, request:Request, # the request to authorise
 # %% ../../nbs/crowd/66_abac.ipynb #7b1e2d41
 TRUST_ATTRIBUTE = 'trust'   # the subject attribute that only the server's TrustStore supplies
 TRUST_INITIAL = 0.9         # a newly registered device's trust
-TRUST_PENALTIES = dict(duplicate=0.2, rejected=0.1, outlier=0.1, free_rider=0.2)   # trust lost per observed event
+TRUST_PENALTIES = dict(duplicate=0.2, outlier=0.1, free_rider=0.2)   # trust lost per event the device alone can cause
 TRUST_REWARD = 0.01         # trust gained per accepted update
 
 class TrustStore:

@@ -12,10 +12,10 @@ from plotly.subplots import make_subplots
 from .core import check_int, check_choice, check_float, check_type, check_count_array, check_distribution, check_array, as_array, PAGE_FIGURE_WIDTH
 
 # %% auto #0
-__all__ = ['METRICS', 'TYPES', 'LABEL_PX', 'MARKER_PX', 'MARKER_GROWTH_PX', 'BAR_LABEL_PT', 'BARS_WIDTH_PX', 'interaction_matrix',
-           'marginal_vector', 'as_counts', 'entropy', 'mutual_information', 'dht', 'delta_ci', 'delta_ai', 'delta_sc',
-           'fl_metrics', 'client_types', 'hellinger', 'js_divergence', 'label_skew', 'federation_heatmaps',
-           'simplex_positions', 'ternary_triplets', 'metric_bars']
+__all__ = ['SERIES_BELOW', 'SERIES_TERMS', 'METRICS', 'TYPES', 'LABEL_PX', 'MARKER_PX', 'MARKER_GROWTH_PX', 'BAR_LABEL_PT',
+           'BARS_WIDTH_PX', 'interaction_matrix', 'marginal_vector', 'as_counts', 'entropy', 'excess',
+           'mutual_information', 'dht', 'delta_ci', 'delta_ai', 'delta_sc', 'fl_metrics', 'client_types', 'hellinger',
+           'js_divergence', 'label_skew', 'federation_heatmaps', 'simplex_positions', 'ternary_triplets', 'metric_bars']
 
 # %% ../../nbs/foundation/01_hetero.ipynb #7bf5b705
 def interaction_matrix(y, # (n,) class labels in [0, n_classes) (numpy, torch or list)
@@ -71,41 +71,57 @@ def entropy(p, # probabilities or non-negative weights (normalised along `axis`)
     p = check_distribution('p', p, axis)
     return -xlogy(p, p).sum(axis)
 
-def _clogc(c):
-    "c log c (0 log 0 = 0) of integer-valued counts; a lookup table replaces the logs when counts are small."
-    top = int(c.max()) if c.size else 0
-    if top < min(c.size, 1 << 22):
-        ks = np.arange(top + 1, dtype=np.float64)
-        return (ks * np.log(np.maximum(ks, 1)))[c.astype(np.intp)]
-    return c * np.log(np.maximum(c, 1))
-
-def _entropies(N):
-    "H(Y), H(A), H(Y,A) in nats for validated counts (..., Y, A), from counts: H = log n - sum(c log c) / n."
-    Y, A = N.shape[-2:]
-    T = np.ascontiguousarray(N.reshape(-1, Y, A).transpose(1, 2, 0))   # (Y, A, batch); no copy after `as_counts`
-    n = T.sum((0, 1)); ln = np.log(n)
-    def h(c):   # round-off of log n - (1/n) sum c log c is ~1e-15; a true positive entropy is >= log(n)/n >> 1e-12
-        v = ln - _clogc(c).reshape(-1, len(n)).sum(0) / n
-        return np.where(v < 1e-12, 0.0, v).reshape(N.shape[:-2])
-    return h(T.sum(1)), h(T.sum(0)), h(T)
-
 def _scalar(v):
     "A 0-d array as its scalar; anything else unchanged."
     return v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v
 
 # %% ../../nbs/foundation/01_hetero.ipynb #0e9e6399
+SERIES_BELOW, SERIES_TERMS = 0.1, 20   # |x| below which g(x) is summed as a power series, and its terms (error < 1e-17)
+
+def excess(x):
+    "g(x) = (1+x) log(1+x) - x (>= 0 for x >= -1) to full relative precision: a power series near 0."
+    shape = np.shape(x); x = np.asarray(x, np.float64).ravel()
+    with np.errstate(divide='ignore', invalid='ignore'): out = (1 + x) * np.log1p(x) - x
+    out[x == -1] = 1.0                                                   # the limit (0 log 0 = 0): an empty cell
+    small = np.abs(x) < SERIES_BELOW; xs = x[small]; acc = np.zeros_like(xs)
+    for j in range(SERIES_TERMS, -1, -1): acc = acc * -xs + 1 / ((j + 1) * (j + 2))
+    out[small] = xs * xs * acc
+    return out.reshape(shape)
+
+def _cross_diff(a, b, c, d):
+    "a·b - c·d of non-negative integer-valued arrays, exact (int64, or Python integers when it could overflow), as float64."
+    if a.max(initial=0) * b.max(initial=0) < 2.0 ** 62 and c.max(initial=0) * d.max(initial=0) < 2.0 ** 62:
+        i = lambda v: np.asarray(v).astype(np.int64)
+        return (i(a) * i(b) - i(c) * i(d)).astype(np.float64)
+    o = lambda v: np.asarray(v).astype(np.int64).astype(object)
+    return (o(a) * o(b) - o(c) * o(d)).astype(np.float64)
+
+def _accurate_entropy(c, n):
+    "H in nats of counts `c` (..., m) summing to `n` (...): sum (c/n) log(n/c), every term >= 0, so no cancellation."
+    r = np.divide(n[..., None] - c, c, out=np.zeros_like(c), where=c > 0)
+    return (c / n[..., None] * np.log1p(r)).sum(-1)
+
+def _information(N):
+    "I(Y;A) = sum_ya P(y)P(a) g(n N_ya / (N_y N_a) - 1) of validated counts: exactly 0 for independence, no cancellation."
+    n, ny, na = N.sum((-2, -1)), N.sum(-1)[..., :, None], N.sum(-2)[..., None, :]
+    e = ny * na                                                          # N_y N_a (a weight: rounding is harmless)
+    z = np.divide(_cross_diff(n[..., None, None], N, ny, na), e, out=np.zeros_like(e), where=e > 0)
+    return (e / (n * n)[..., None, None] * excess(z)).sum((-2, -1))
+
 def mutual_information(N, # one (|Y|, |A|) matrix or a batch (..., |Y|, |A|) of counts
                       ) -> np.ndarray: # I(Y;A) in nats, shape (...)
-    "Mutual information $I(Y;A)$ of the empirical joint distribution of interaction matrices."
-    hy, ha, hya = _entropies(as_counts(N))
-    return _scalar(np.maximum(hy + ha - hya, 0.0))
+    "Mutual information $I(Y;A)$ of the empirical joint distribution of interaction matrices (exactly 0 for $Y \\perp A$)."
+    return _scalar(_information(as_counts(N)))
 
 def _triplet(N):
-    "Stack of [CI, AI, SC] along a new last axis for validated counts."
-    hy, ha, hya = _entropies(N)
-    denom = hy + ha
-    sc = np.divide(2 * np.maximum(denom - hya, 0.0), denom, out=np.zeros_like(denom), where=denom > 0)
-    return np.clip(np.stack([1 - hy / np.log(N.shape[-2]), 1 - ha / np.log(N.shape[-1]), sc], -1), 0.0, 1.0)
+    "Stack of [CI, AI, SC] along a new last axis for validated counts, each exact to rounding (exactly 0 when balanced)."
+    Y, A = N.shape[-2:]; n = N.sum((-2, -1)); ny, na = N.sum(-1), N.sum(-2)
+    def imbalance(m, k):   # 1 - H/log k = KL(p || uniform)/log k = mean_i g(x_i)/log k, x_i = (k m_i - n)/n (exact numerator)
+        return excess(_cross_diff(m, np.full_like(m, k), n[..., None], np.ones_like(m)) / n[..., None]).mean(-1) / np.log(k)
+    mi = _information(N)
+    denom = _accurate_entropy(ny, n) + _accurate_entropy(na, n)
+    sc = np.divide(2 * mi, denom, out=np.zeros_like(denom), where=denom > 0)
+    return np.clip(np.stack([imbalance(ny, Y), imbalance(na, A), sc], -1), 0.0, 1.0)
 
 def dht(N, # one (|Y|, |A|) matrix or a batch (..., |Y|, |A|) of counts (numpy, torch or lists)
        ) -> np.ndarray: # (..., 3): the data-heterogeneity triplet [CI, AI, SC]

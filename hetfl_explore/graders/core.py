@@ -14,9 +14,9 @@ from ..foundation.core import check_choice, check_float, check_int, check_type
 # %% auto #0
 __all__ = ['STATUSES', 'MIME', 'LABS', 'SYMBOLS', 'FEEDBACK_COLOURS', 'ANSWER_TOL', 'LAB_SEED', 'MAX_ANSWER_DEPTH',
            'MAX_ANSWER_ITEMS', 'FLOAT_MAX', 'EXERCISES', 'RESULTS', 'RIGHT', 'PACKAGE', 'MIN_WORDS', 'Feedback',
-           'as_number', 'as_fraction', 'as_numbers', 'as_text', 'as_parts', 'is_placeholder', 'first_mistake',
-           'try_call', 'answer_problem', 'exercise', 'load_labs', 'exercises', 'grade', 'rubric_feedback', 'lab_report',
-           'assert_solved']
+           'as_number', 'as_fraction', 'as_signed_fraction', 'matches', 'as_numbers', 'as_text', 'as_parts',
+           'is_placeholder', 'first_mistake', 'try_call', 'answer_problem', 'exercise', 'load_labs', 'exercises',
+           'grade', 'rubric_feedback', 'lab_report', 'assert_solved']
 
 # %% ../../nbs/graders/90_graders.ipynb #0c3883c5
 STATUSES = ('correct', 'wrong', 'not attempted', 'submitted')   # 'submitted': an open question, graded by a person
@@ -71,6 +71,22 @@ def as_fraction(x, # a probability in [0, 1] or a percentage in (1, 100]
     "A probability given as a fraction or as a percentage (values in (1, 100] are read as percent)."
     v = as_number(x)
     return None if v is None else v / 100 if 1 < v <= 100 else v
+
+def as_signed_fraction(x, # a value in [-1, 1], or a percentage in [-100, -1) or (1, 100]
+                      ) -> float | None: # the value, or None
+    "A signed share (an advantage, a difference of rates) given as a fraction or a percentage, either sign."
+    v = as_number(x)
+    return None if v is None else v / 100 if 1 < abs(v) <= 100 else v
+
+def matches(value:float, # the student's number
+            want:float, # the exact answer
+            tol:float, # absolute tolerance
+            min_decimals:int=2, # fewest decimals a student may round `want` to
+           ) -> bool:
+    "True if `value` is within `tol` of `want`, or is `want` rounded to `min_decimals` or more decimals (0.26 for 0.2562)."
+    value, want, tol = check_float('value', value), check_float('want', want), check_float('tol', tol, lo=0)
+    check_int('min_decimals', min_decimals, lo=0)
+    return abs(value - want) <= tol or any(abs(value - round(want, d)) < 1e-12 for d in range(min_decimals, 7))
 
 def as_numbers(x, # a list, tuple, array or tensor of numbers
               ) -> np.ndarray | None: # 1-D float array, or None

@@ -6,7 +6,8 @@
 from __future__ import annotations
 import warnings
 import numpy as np
-from .core import (ANSWER_TOL, exercise, as_fraction, as_number, as_numbers, as_parts, first_mistake, try_call,
+from .core import (ANSWER_TOL, exercise, as_fraction, as_signed_fraction, matches, as_number, as_numbers, as_parts,
+                                      first_mistake, try_call,
                                       rubric_feedback)
 from ..foundation.core import check_int, check_float
 from ..fairness.metrics import (rates_confusion, demographic_parity_diff, equal_opportunity_diff,
@@ -30,8 +31,8 @@ def _f(t) -> float: return float(t)
 @exercise('fairness.q1', hint='ΔDemPar compares the share of each group PREDICTED positive.')
 def _q1(answer, # the student's answer
        ):
-    "Check ΔDemPar of the lab's classifier (fraction or percentage)."
-    v = as_fraction(answer)
+    "Check ΔDemPar of the lab's classifier (fraction or percentage; min − max is the same gap)."
+    v = as_signed_fraction(answer); v = v if v is None else abs(v)   # the gap is max − min: a signed difference has its size
     if v is None: return 'expected one number (or a percentage).'
     C = lab_confusion(); want = _f(demographic_parity_diff(C))
     if abs(v - want) <= ANSWER_TOL: return None
@@ -44,8 +45,8 @@ def _q1(answer, # the student's answer
 @exercise('fairness.q2', hint='ΔEOp compares the TPRs: among the truly positive people, the share predicted positive.')
 def _q2(answer, # the student's answer
        ):
-    "Check ΔEOp of the lab's classifier (fraction or percentage)."
-    v = as_fraction(answer)
+    "Check ΔEOp of the lab's classifier (fraction or percentage; min − max is the same gap)."
+    v = as_signed_fraction(answer); v = v if v is None else abs(v)   # the gap is max − min: a signed difference has its size
     if v is None: return 'expected one number (or a percentage).'
     C = lab_confusion()
     if abs(v - _f(equal_opportunity_diff(C))) <= ANSWER_TOL: return None

@@ -106,7 +106,7 @@ def _q4(answer, # the student's answer
 # %% ../../nbs/graders/93_feddiverse.ipynb #689b4c1d
 EXPLORER = dict(fed='spawrious_gci', rounds=200, k=9, seed=0)   # what the lab's explorer runs
 EXPLORER_SELECTORS = ('uniform', 'feddiverse[sign-invariant]', 'fedrk')
-SHARE_TOL, NOISE = 0.04, 0.3    # q5: tolerance of a share read off the panel; q7: the triplet noise σ
+SHARE_TOL, NOISE = 0.01, 0.3    # q5: a share read off the panel (printed to 0.1 %, rounded to 1 %); q7: the triplet noise σ
 DRIFT = 0.03                    # q7: a CI share above 1/3 + DRIFT counts as drifting towards uniform
 
 def explorer_stats(selector:str, # a name of `EXPLORER_SELECTORS`
@@ -126,7 +126,9 @@ def _q5(answer, # the student's answer
     shares = explorer_stats('uniform').type_shares
     if abs(p - shares['CI']) <= SHARE_TOL: return None
     return first_mistake(p, [(1 / 3, "one third each is FedDiverse's balance; uniform sampling follows the federation's mix."),
-                             (shares['AI'], 'that is the AI share.'), (0.16, 'if you meant 16 clients: the question asks for the share of selected slots.')], SHARE_TOL / 4) \
+                             (shares['AI'], 'that is the AI share.'), (0.16, 'if you meant 16 clients: the question asks for the share of selected slots.')]
+                         + [(explorer_stats(s).type_shares['CI'], f"that is the CI share of the {s} row; the question asks for uniform's.")
+                            for s in EXPLORER_SELECTORS if s != 'uniform'], SHARE_TOL) \
         or f'{p:.0%} is not the CI share of the uniform row.'
 
 # %% ../../nbs/graders/93_feddiverse.ipynb #063d2945

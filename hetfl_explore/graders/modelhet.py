@@ -5,7 +5,8 @@
 # %% ../../nbs/graders/92_modelhet.ipynb #95a37409
 from __future__ import annotations
 import numpy as np
-from .core import (ANSWER_TOL, exercise, as_fraction, as_number, as_numbers, as_parts, first_mistake, try_call,
+from .core import (ANSWER_TOL, exercise, as_fraction, as_signed_fraction, matches, as_number, as_numbers, as_parts,
+                                      first_mistake, try_call,
                                       rubric_feedback)
 from ..foundation.core import check_int
 from ..modelhet.submodels import hidden_sizes, WidthCNN, count_params, coverage, quadrant_sets
@@ -13,8 +14,8 @@ from ..modelhet.mia import AttackResult, roc_auc, best_advantage
 
 # %% auto #0
 __all__ = ['Q1_U', 'Q1_RATE', 'Q2_U', 'Q2_RATE', 'Q3_LAYER', 'MEMBER_SCORES', 'NONMEMBER_SCORES', 'THRESHOLD', 'MEMBER_MEAN',
-           'NONMEMBER_MEAN', 'Q7_AUC_TOL', 'Q7_ADV_TOL', 'MODELHET_RUBRIC', 'param_ratio', 'layer_coverage',
-           'small_attack', 'exponential_losses', 'predicted_auc']
+           'NONMEMBER_MEAN', 'Q7_AUC_TOL', 'Q7_ADV_TOL', 'Q6_TOL', 'MIA_STEPS', 'MODELHET_RUBRIC', 'param_ratio',
+           'layer_coverage', 'small_attack', 'exponential_losses', 'start_advantage', 'predicted_auc']
 
 # %% ../../nbs/graders/92_modelhet.ipynb #970032c7
 Q1_U, Q1_RATE = 10, 0.25     # q1: base width u and width ratio r
@@ -44,7 +45,7 @@ def _q2(answer, # the student's answer
     "Check the parameter ratio of the half-width sub-model to the full model (fraction or percentage)."
     p = as_fraction(answer)
     if p is None: return 'expected one ratio (such as 0.3) or a percentage (such as 30).'
-    if abs(p - param_ratio()) <= ANSWER_TOL / 2: return None
+    if matches(p, param_ratio(), ANSWER_TOL / 2): return None   # 0.2562, or 0.256 / 0.26 rounded
     return first_mistake(p, [(Q2_RATE, "a layer's parameters grow with its input AND output channels, not linearly with r."),
                              (Q2_RATE ** 2, 'r² is the approximation; the exact ratio is a little larger (layers with a fixed number of inputs or outputs scale only with r): count them.'),
                              (Q2_RATE ** 4, 'r⁴ shrinks too much: each weight has one input and one output channel.')], ANSWER_TOL / 2) \
@@ -96,9 +97,9 @@ def _q4(answer, # the student's answer
 @exercise('modelhet.q5', hint='TPR: share of members called members; FPR: share of non-members called members.')
 def _q5(answer, # the student's answer
        ):
-    "Check the membership advantage TPR − FPR at the threshold 0.5."
-    v = as_number(answer)
-    if v is None: return 'expected one number.'
+    "Check the membership advantage TPR − FPR at the threshold 0.5 (fraction or percentage)."
+    v = as_signed_fraction(answer)
+    if v is None: return 'expected one number (or a percentage).'
     r = small_attack(); tpr, fpr = r.preds[r.labels == 1].mean(), r.preds[r.labels == 0].mean()
     if abs(v - (tpr - fpr)) <= ANSWER_TOL: return None
     return first_mistake(v, [(tpr, 'that is the TPR (or the accuracy); the advantage subtracts the FPR.'),
@@ -107,7 +108,9 @@ def _q5(answer, # the student's answer
 
 # %% ../../nbs/graders/92_modelhet.ipynb #b63020f1
 MEMBER_MEAN, NONMEMBER_MEAN = 0.2, 1.0   # mean losses of the synthetic members and non-members
-Q7_AUC_TOL, Q7_ADV_TOL = 0.02, 0.03      # the prediction is a formula; the advantage is read off a 60-step slider
+Q7_AUC_TOL, Q7_ADV_TOL = 0.02, ANSWER_TOL   # the prediction is a formula; the advantage is read off the slider as printed
+Q6_TOL = 1e-6                              # an AUC computed in float32 is right to about 1e-7
+MIA_STEPS = 60                             # the panel's slider positions (quantiles of the losses, as `MIAAnatomy`)
 
 def exponential_losses(n:int=1000, # members and non-members each
                        seed:int=0, # the sample's seed
@@ -130,11 +133,17 @@ def _q6(answer, # the student's answer
         if err: return err
         v, want = as_number(got), roc_auc(-loss, r.labels)
         if v is None: return 'your function must return one number, the AUC.'
-        if abs(v - (1 - want)) <= 1e-9: return 'your AUC is 1 − the right one: members have the LOWER loss, so the member score must grow as the loss falls.'
-        if abs(v - want) > 1e-9: return f'on a test sample your function returns {v:.3f}, which is not the ROC AUC of the loss attack.'
+        if abs(v - (1 - want)) <= Q6_TOL: return 'your AUC is 1 − the right one: members have the LOWER loss, so the member score must grow as the loss falls.'
+        if abs(v - want) > Q6_TOL: return f'on a test sample your function returns {v:.3f}, which is not the ROC AUC of the loss attack.'
     return None
 
 # %% ../../nbs/graders/92_modelhet.ipynb #81f378d2
+def start_advantage() -> float:
+    "TPR − FPR at the threshold the anatomy panel starts at (the middle of its slider)."
+    r = exponential_losses(); loss = r.info['loss']
+    grid = np.unique(np.quantile(loss, np.linspace(0, 1, MIA_STEPS))); nu = grid[len(grid) // 2]
+    return float((loss[r.labels == 1] < nu).mean() - (loss[r.labels == 0] < nu).mean())
+
 def predicted_auc() -> float:
     "The AUC of the score −loss for the two exponential distributions: P(non-member loss > member loss)."
     a, b = 1 / MEMBER_MEAN, 1 / NONMEMBER_MEAN
@@ -146,7 +155,7 @@ def _q7(answer, # the student's answer
     "Check (predicted AUC, best advantage read from the panel) for the synthetic losses."
     parts = as_parts(answer, 2)
     if parts is None: return 'expected a pair (predicted AUC, best advantage).'
-    auc, adv = as_fraction(parts[0]), as_number(parts[1])
+    auc, adv = as_fraction(parts[0]), as_signed_fraction(parts[1])
     if auc is None or adv is None: return 'both parts must be numbers.'
     want_auc, want_adv = predicted_auc(), best_advantage(exponential_losses().scores, exponential_losses().labels)
     if abs(auc - want_auc) > Q7_AUC_TOL:
@@ -154,6 +163,8 @@ def _q7(answer, # the student's answer
                                    (1 - want_auc, 'the first part (AUC) is flipped: members are the ones with the lower loss.')], Q7_AUC_TOL) \
             or 'the first part (predicted AUC) is off.'
     if abs(adv - want_adv) <= Q7_ADV_TOL: return None
+    if abs(adv - start_advantage()) <= Q7_ADV_TOL / 2:
+        return "the second part is the advantage at the panel's starting threshold; move ν to where TPR − FPR is largest."
     return 'the second part is the AUC again; the panel shows TPR − FPR at each threshold: take the largest.' if abs(adv - want_auc) <= Q7_AUC_TOL \
         else 'the second part (best advantage) is off: move the threshold to where TPR − FPR is largest.'
 

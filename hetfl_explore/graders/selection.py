@@ -12,7 +12,7 @@ from ..engine.protocol import UniformSelector, selection_trace
 from ..selection.compare import jain_index
 
 # %% auto #0
-__all__ = ['K', 'KAPPA', 'T', 'BUG_K', 'BUG_KAPPA', 'BUG_TRIALS', 'UNIFORM_TOL', 'Q5_COUNTS', 'Q6_ROUNDS', 'Q6_TOL',
+__all__ = ['K', 'KAPPA', 'T', 'BUG_K', 'BUG_KAPPA', 'BUG_TRIALS', 'UNIFORM_TOL', 'PAIR_TOL', 'Q5_COUNTS', 'Q6_ROUNDS', 'Q6_TOL',
            'SELECTION_RUBRIC', 'never_selected', 'sampler_problem', 'uniform_jain']
 
 # %% ../../nbs/graders/91_selection.ipynb #0d5b1347
@@ -68,11 +68,12 @@ def _q3(answer, # the student's answer
 # %% ../../nbs/graders/91_selection.ipynb #36dc4d4a
 BUG_K, BUG_KAPPA, BUG_TRIALS = 10, 4, 1000   # the grader's federation and number of seeded trials
 UNIFORM_TOL = 0.06                          # allowed gap between a client's selection share and k/K (about 5 s.d.)
+PAIR_TOL = 0.06                             # allowed gap between a pair's co-selection share and k(k-1)/(K(K-1)) (about 5.6 s.d.)
 
 def sampler_problem(pick, # the student's sampler pick(K, k, rng) -> ids
                    ) -> str | None: # what is wrong, or None
     "The first property of uniform sampling without replacement that `pick` violates, or None."
-    counts, first = np.zeros(BUG_K), None
+    counts, pairs, first = np.zeros(BUG_K), np.zeros((BUG_K, BUG_K)), None
     for s in range(BUG_TRIALS):
         ids, err = try_call(pick, BUG_K, BUG_KAPPA, np.random.default_rng(s))
         if err: return err
@@ -82,12 +83,17 @@ def sampler_problem(pick, # the student's sampler pick(K, k, rng) -> ids
         if len(set(a.tolist())) < len(a): return 'a round contains the same client twice: the draw is with replacement.'
         if a.min() < 0 or a.max() >= BUG_K: return f'ids must lie in 0..K-1 (K = {BUG_K}); got {a.tolist()}.'
         first = a if first is None else first
-        counts[a.astype(int)] += 1
+        counts[a.astype(int)] += 1; pairs[np.ix_(a.astype(int), a.astype(int))] += 1
     if all(counts[first.astype(int)] == BUG_TRIALS): return 'your function returns the same clients whatever the random generator: draw them with `rng`.'
     share = counts / BUG_TRIALS
     worst = int(np.argmax(np.abs(share - BUG_KAPPA / BUG_K)))
     if abs(share[worst] - BUG_KAPPA / BUG_K) > UNIFORM_TOL:
         return f'not uniform: client {worst} is in {share[worst]:.0%} of the rounds instead of about {BUG_KAPPA / BUG_K:.0%}.'
+    together, want = pairs[~np.eye(BUG_K, dtype=bool)] / BUG_TRIALS, BUG_KAPPA * (BUG_KAPPA - 1) / (BUG_K * (BUG_K - 1))
+    off = np.abs(pairs / BUG_TRIALS - want); np.fill_diagonal(off, 0); i, j = np.unravel_index(int(off.argmax()), off.shape)
+    if off[i, j] > PAIR_TOL:
+        return (f'every client appears equally often, but clients {i} and {j} are chosen together in {pairs[i, j] / BUG_TRIALS:.0%} of the '
+                f'rounds instead of about {want:.0%}: every set of k clients must be equally likely, not only every client.')
     return None
 
 @exercise('selection.q4', hint='which NumPy call draws k distinct ids? Compare rng.integers(...) and rng.choice(...).')

@@ -24,8 +24,8 @@ from ..feddiverse.selector import DIMS
 __all__ = ['MAX_CLIENTS', 'EDITOR_MAX_SIDE', 'DIRICHLET_CLIENTS', 'DIRICHLET_SIZE', 'EDITOR_PRESETS', 'SUMMARY_KEYS',
            'MAX_WARNINGS', 'MAX_BAR', 'TYPE_COLOURS', 'TYPE_LABELS', 'TERNARY_PX', 'EDITOR_ESM_FILES', 'EDITOR_K',
            'EDITOR_ROUNDS', 'EDITOR_MAX_ROUNDS', 'dirichlet_types', 'preset_types', 'expand_types', 'check_types',
-           'federation_summary', 'summary_html', 'triplet_bar_html', 'published_values', 'type_group', 'types_ternary',
-           'editor_esm', 'rows_json', 'EditorView', 'MatrixEditor', 'panel_matrices']
+           'federation_summary', 'summary_html', 'triplet_bar_html', 'published_values', 'derived_values', 'type_group',
+           'types_ternary', 'editor_esm', 'rows_json', 'EditorView', 'MatrixEditor', 'panel_matrices']
 
 # %% ../../nbs/widgets/50_editor.ipynb #dce691d2
 MAX_CLIENTS = 10_000   # the most clients an editor federation holds (every client is a row of the simulation)
@@ -124,26 +124,28 @@ MAX_WARNINGS = 6   # warnings listed in the readout; the rest are counted
 
 def _fmt(v): return '–' if v is None else f'{float(v):.3f}'
 
-def _metrics_table(m, pub):
-    "The six metrics as a narrow HTML table, one line per metric: the edited federation, and the published value when given."
-    vals = {'edited': m, **({'published': pub} if pub else {})}
+def _metrics_table(m, pub, derived):
+    "The six metrics as a narrow HTML table, one line per metric: the edited federation, the printed and the derived values."
+    vals = {'edited': m, **({'published': pub} if pub else {}), **({'derived': derived} if derived else {})}
     head = ''.join(f'<th style="padding:0 6px">{c}</th>' for c in vals)
     body = ''.join(f'<tr><th style="text-align:left">{k}</th>' + ''.join(
         f'<td style="padding:0 6px">{_fmt(v.get(k))}</td>' for v in vals.values()) + '</tr>' for k in METRICS)
     return f'<table style="font-family:monospace"><tr><th style="text-align:left">metric</th>{head}</tr>{body}</table>'
 
 def summary_html(summary:dict, # from `federation_summary`
-                 published:dict|None=None, # published values to show beside (a FederationSpec's `published` + `derived`)
+                 published:dict|None=None, # values printed by the source, shown beside (`published_values`)
+                 derived:dict|None=None, # values derived from the source's matrices, not printed there (`derived_values`)
                 ) -> str:
     "The editor's live readout: metrics table (published values beside), type counts, global matrix, warnings."
     _check_summary(summary)
     if published is not None: check_type('published', published, dict)
+    if derived is not None: check_type('derived', derived, dict)
     glob = ' | '.join(' '.join(str(int(v)) for v in r) for r in summary['global_matrix'])
     counts = ', '.join(f'{k}: {v}' for k, v in sorted(summary['type_counts'].items()))
     warn = ''.join(f'<li>{html.escape(w)}</li>' for w in summary['warnings'][:MAX_WARNINGS])
     more = len(summary['warnings']) - MAX_WARNINGS
     warn += f'<li>… {more} more</li>' if more > 0 else ''
-    return (_metrics_table(summary['metrics'], published or {})
+    return (_metrics_table(summary['metrics'], published or {}, derived or {})
             + f'<div>{summary["num_clients"]} clients, {summary["n_samples"]} samples; types: {counts}</div>'
             f'<div>global matrix (rows = classes): <code>{glob}</code></div>'
             + (f'<ul style="color:#8a6d3b;margin:2px 0">{warn}</ul>' if warn else ''))
@@ -166,10 +168,16 @@ def triplet_bar_html(t:np.ndarray, # one triplet [CI, AI, SC]
 # %% ../../nbs/widgets/50_editor.ipynb #c759d638
 def published_values(name:str, # a federation name (other presets have none)
                     ) -> dict:
-    "Published metrics of a registry federation (printed ones first, derived ones filling the gaps); {} for other presets."
+    "The metrics of a registry federation that its source prints (as printed); {} for other presets."
     if check_type('name', name, str) not in FEDERATIONS: return {}
-    fs = federation(name)
-    return {k: fs.published.get(k, fs.derived.get(k)) for k in METRICS}
+    return {k: v for k, v in federation(name).published.items() if k in METRICS}
+
+def derived_values(name:str, # a federation name (other presets have none)
+                  ) -> dict:
+    "The metrics its source does not print, computed at full precision from the published matrices (rounded only when shown)."
+    if check_type('name', name, str) not in FEDERATIONS: return {}
+    fs = federation(name); m = fl_metrics(fs.matrices)
+    return {k: float(m[k]) for k in METRICS if k not in fs.published}
 
 # %% ../../nbs/widgets/50_editor.ipynb #d3197fc1
 TYPE_COLOURS = {**TRIPLET_COLORS, 'tie': '#7f7f7f'}   # the library's one CI/AI/SC colour map, grey for ties
@@ -232,13 +240,14 @@ def rows_json(types:list, # [(multiplicity, N), ...] editor rows
 # %% ../../nbs/widgets/50_editor.ipynb #db642e38
 @functools.cache
 def _preset_entries():
-    "Every preset as the page needs it: label, rows, class and attribute names, published metrics."
+    "Every preset as the page needs it: label, rows, class and attribute names, printed and derived metrics."
     out = {}
     for name, label in EDITOR_PRESETS.items():
         types = preset_types(name); (Y, A), fs = types[0][1].shape, FEDERATIONS.get(name)
         classes, attrs = (list(fs.class_names), list(fs.attr_names)) if fs else ([f'y{i}' for i in range(Y)], [f'a{i}' for i in range(A)])
         out[name] = dict(label=label, rows=rows_json(types), classes=classes, attrs=attrs,
-                         published={k: float(v) for k, v in published_values(name).items() if v is not None})
+                         published={k: float(v) for k, v in published_values(name).items() if v is not None},
+                         derived=derived_values(name))
     return out
 
 # %% ../../nbs/widgets/50_editor.ipynb #ae6453a9
@@ -249,7 +258,8 @@ class EditorView(anywidget.AnyWidget):
     presets = traitlets.Dict().tag(sync=True)         # name -> label, rows, names and published metrics (`_preset_entries`)
     preset = traitlets.Unicode('').tag(sync=True)     # the preset the rows came from
     names = traitlets.Dict().tag(sync=True)           # {'classes': [...], 'attrs': [...]} row and column names
-    published = traitlets.Dict().tag(sync=True)       # published metrics shown beside the edited ones
+    published = traitlets.Dict().tag(sync=True)       # metrics printed by the source, shown beside the edited ones
+    derived = traitlets.Dict().tag(sync=True)         # metrics derived from the source's matrices (not printed there)
     message = traitlets.Unicode('').tag(sync=True)    # why the last edit made from Python was refused ('' once one is accepted)
     colours = traitlets.Dict(TYPE_COLOURS).tag(sync=True)   # type -> colour
     k = traitlets.Int(EDITOR_K).tag(sync=True)        # clients per round of the selection shares (κ)
@@ -267,7 +277,7 @@ class MatrixEditor:
                  max_rows:int=30, # rows shown as editable cells (all rows stay editable through the API)
                 ):
         self.max_rows, self._listeners, self._syncing, self.message = check_int('max_rows', max_rows, lo=1), [], False, ''
-        self.published, self.preset = {}, None
+        self.published, self.derived, self.preset = {}, {}, None
         if types is not None: types = check_types(types)   # bad arguments fail here, not on first use
         else: check_choice('preset', preset, EDITOR_PRESETS)
         self.view = self.box = EditorView(presets=_preset_entries(), max_rows=self.max_rows)
@@ -305,15 +315,16 @@ def load_preset(self:MatrixEditor,
     self._syncing = True
     try: self.view.preset = name
     finally: self._syncing = False
-    return self._commit(preset_types(name), published=published_values(name))
+    return self._commit(preset_types(name), published=published_values(name), derived=derived_values(name))
 
 @patch
 def set_types(self:MatrixEditor,
               types:list, # [(multiplicity, N), ...]
-              published:dict|None=None, # values to show beside the metrics
+              published:dict|None=None, # values printed by a source, shown beside the metrics
+              derived:dict|None=None, # values derived from a source's data (not printed there), shown beside them
              ) -> bool:
     "Replace all rows; invalid rows leave the editor unchanged and show why."
-    return self._commit(types, published=published or {})
+    return self._commit(types, published=published or {}, derived=derived or {})
 
 # %% ../../nbs/widgets/50_editor.ipynb #ad1abf51
 @patch
@@ -378,13 +389,15 @@ def _reject(self:MatrixEditor, err) -> bool:
     return False
 
 @patch
-def _commit(self:MatrixEditor, types, published=None) -> bool:
+def _commit(self:MatrixEditor, types, published=None, derived=None) -> bool:
     try: types = check_types(types); summary = federation_summary(types)
     except (TypeError, ValueError) as e: return self._reject(e)
     self._types, self._summary, self.message = types, summary, ''
     if published is not None: self.published = published
+    if derived is not None: self.derived = derived
     classes, attrs = self._names()
-    self._to_page(message='', published={k: float(v) for k, v in self.published.items() if k in METRICS and v is not None},
+    shown = lambda d: {k: float(v) for k, v in d.items() if k in METRICS and v is not None}
+    self._to_page(message='', published=shown(self.published), derived=shown(self.derived),
                   names=dict(classes=classes, attrs=attrs))
     for f in self._listeners: f(self)
     return True
@@ -395,7 +408,7 @@ def _from_page(self:MatrixEditor, change):
     "An edit made in the page (its rows, or a preset chosen there), validated and committed like one made from Python."
     if self._syncing: return
     v, was = self.view, self.preset
-    if v.preset in EDITOR_PRESETS and v.preset != self.preset: self.preset, self.published = v.preset, published_values(v.preset)
+    if v.preset in EDITOR_PRESETS and v.preset != self.preset: self.preset, self.published, self.derived = v.preset, published_values(v.preset), derived_values(v.preset)
     if v.rows == rows_json(self._types) and self.preset == was: return   # nothing new (the other trait of the same message)
     try: types = [(r['m'], r['N']) for r in v.rows]
     except (TypeError, KeyError) as e: return self._reject(TypeError(f"rows: {e!r}: expected rows of {{'m': multiplicity, 'N': counts}}"))

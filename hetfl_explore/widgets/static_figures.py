@@ -14,7 +14,8 @@ from ..feddiverse.selector import DIMS
 from ..feddiverse.simulation import simulate_selection
 from .layout import place_controls_above
 from .editor import (DIRICHLET_CLIENTS, DIRICHLET_SIZE, TYPE_COLOURS, type_group, dirichlet_types,
-                                          federation_summary, preset_types, published_values, types_ternary, panel_matrices)
+                                          federation_summary, preset_types, published_values, derived_values, types_ternary,
+                                          panel_matrices)
 from .explorers import check_selectors, check_explorer_settings, share_table
 from .stepper import explain_frames, step_figure
 
@@ -28,11 +29,12 @@ def _type_title(name):
     return f"{name}: " + ', '.join(f'{k}={v}' for k, v in sorted(federation_summary(preset_types(name))['type_counts'].items()))
 
 def _add_federation_traces(fig, name, visible):
-    "Add one federation's simplex traces and its computed and published metric bars; returns their index range."
-    s, pub, n0 = federation_summary(preset_types(name)), published_values(name), len(fig.data)
+    "Add one federation's simplex traces and its computed, printed and derived metric bars; returns their index range."
+    s, pub, der, n0 = federation_summary(preset_types(name)), published_values(name), derived_values(name), len(fig.data)
     for tr in types_ternary(s).data: fig.add_trace(tr.update(visible=visible, showlegend=visible, legendgroup=tr.name), 1, 1)
     for label, vals, colour in (('computed', [float(s['metrics'][k]) for k in METRICS], '#1f77b4'),
-                                ('published', [pub[k] for k in METRICS], '#bbbbbb')):
+                                ('published', [pub.get(k) for k in METRICS], '#bbbbbb'),
+                                ('derived (not printed)', [der.get(k) for k in METRICS], '#e0e0e0')):
         fig.add_trace(go.Bar(x=list(METRICS), y=vals, name=label, marker_color=colour, visible=visible, showlegend=visible), 1, 2)
     return range(n0, len(fig.data))
 
@@ -42,7 +44,7 @@ def federations_figure(names=tuple(FEDERATIONS), # federations in the dropdown
     names = tuple(check_choice('names', n, FEDERATIONS) for n in check_type('names', names, (list, tuple)))
     if not names: raise ValueError("names: choose at least one federation")
     fig = make_subplots(1, 2, specs=[[{'type': 'ternary'}, {'type': 'xy'}]], column_widths=[0.45, 0.55],
-                        subplot_titles=('client types on the simplex', 'six metrics: edited rows vs published'))
+                        subplot_titles=('client types on the simplex', 'six metrics: edited rows vs printed and derived'))
     per = [_add_federation_traces(fig, name, j == 0) for j, name in enumerate(names)]
     # each button shows one federation's traces with their legend entries, and its title (`title.text`: a bare `title` erased it)
     shown = [[i in r for i in range(len(fig.data))] for r in per]

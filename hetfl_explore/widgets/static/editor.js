@@ -8,27 +8,33 @@ const SIMPLEX = {w: 300, h: 270, pad: 24};  // the simplex's box; CI at the top,
 const BAR_PX = 84;                          // a full triplet bar
 const MAX_SIZED = 25;                       // a row shared by more clients draws as large as one shared by 25
 const MAX_SELECTION_WORK = 2e7;             // rounds × clients × κ above which the page does not recompute the shares
+const SLICE_MS = 8;                         // the longest the shares computation holds the page before yielding
 
 const el_ = (tag, cls, text) => { const e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; };
 const esc = t => String(t).replace(/[&<>"]/g, c => ({'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;'}[c]));   // names from Python, as HTML text
 const fmt = v => (Number.isFinite(v) ? v.toFixed(3) : '–');
 const clone = rows => rows.map(r => ({m: r.m, N: r.N.map(x => x.slice())}));
 
-// A typed count or multiplicity, checked: {value} or {error}. Only plain digits are a number: "2.5", "1e9", "-5", "abc"
-// and an emptied box are each refused with their own message; nothing is rewritten.
+// A typed count or multiplicity, checked: {value} or {error}. Decimal digits are a number, with an optional sign and a
+// fraction of zeros ("+5", "5.0" and "-0" are 5, 5 and 0); anything else is refused with the true reason: a fraction
+// ("2.5"), a negative count, scientific ("1e9"), hexadecimal, octal or binary notation ("0x10"), thousands separators,
+// an emptied box or text. Nothing is rewritten.
 export function parseCount(text, what, lo, hi) {
-  const s = String(text).trim();
-  if (s === '') return {error: `${what}: empty; type a whole number from ${lo} to ${hi.toLocaleString('en')}`};
-  if (/^\d+$/.test(s)) {
-    const v = Number(s);
+  const s = String(text).trim(), range = `a whole number from ${lo} to ${hi.toLocaleString('en')}`;
+  if (s === '') return {error: `${what}: empty; type ${range}`};
+  const dec = /^([+-]?)(\d+)(?:\.(\d*))?$/.exec(s);
+  if (dec) {
+    const [, sign, digits, frac = ''] = dec, v = Number(digits);
+    if (/[1-9]/.test(frac)) return {error: `${what}: ${s} is not a whole number`};
+    if (sign === '-' && v > 0) return {error: `${what}: ${s} is negative; a count is ${range}`};
     if (v < lo) return {error: `${what}: ${s} is below ${lo}`};
     if (v > hi) return {error: `${what}: ${s} is too large (at most ${hi.toLocaleString('en')})`};
     return {value: v};
   }
-  const v = Number(s);
-  if (s.startsWith('-') && Number.isFinite(v)) return {error: `${what}: ${s} is negative; a count is a whole number ≥ ${lo}`};
-  if (/e/i.test(s) && Number.isFinite(v)) return {error: `${what}: ${s} is scientific notation; type the digits (at most ${hi.toLocaleString('en')})`};
-  if (Number.isFinite(v)) return {error: `${what}: ${s} is not a whole number`};
+  if (/^[+-]?0[xob]/i.test(s)) return {error: `${what}: ${s} is not decimal (hexadecimal, octal or binary notation); type decimal digits`};
+  if (/^[+-]?(\d+\.?\d*|\.\d+)e[+-]?\d+$/i.test(s)) return {error: `${what}: ${s} is scientific notation; type the digits (at most ${hi.toLocaleString('en')})`};
+  if (/^\d{1,3}([,_ ']\d{3})+$/.test(s)) return {error: `${what}: ${s} has thousands separators; type the digits only`};
+  if (/^[+-]?\.\d+$/.test(s)) return {error: `${what}: ${s} is not a whole number`};
   return {error: `${what}: "${s}" is not a number`};
 }
 
@@ -77,7 +83,7 @@ function render({model, el}) {
   // would otherwise take them, and Enter would no longer commit a box.
   root.addEventListener('keydown', e => { if (e.target.matches('input, select')) e.stopPropagation(); });
   const colours = model.get('colours'), maxClients = model.get('max_clients');
-  let rows = clone(model.get('rows')), inputs = [], sharesTimer = null, sharesFrame = null;
+  let rows = clone(model.get('rows')), inputs = [], sharesTimer = null, sharesFrame = null, sharesJob = 0;
   // Work that must not delay the redraw on screen (the selection shares, telling Python) runs after the next paint:
   // a timeout set from inside an animation frame callback fires once that frame is drawn.
   const afterPaint = (fn) => requestAnimationFrame(() => setTimeout(fn, 0));
@@ -139,11 +145,11 @@ function render({model, el}) {
     dots.replaceChildren(...circles);
   };
 
-  // --- the readout: six metrics (published beside), clients, types, global matrix
+  // --- the readout: six metrics (beside them: printed by the source, derived from its matrices), clients, types, global matrix
   const drawReadout = (s) => {
-    const pub = model.get('published') || {}, hasPub = Object.keys(pub).length > 0;
-    const head = `<tr><th>metric</th><th>edited</th>${hasPub ? '<th>published</th>' : ''}</tr>`;
-    const body = METRICS.map(k => `<tr><th>${k}</th><td>${fmt(s.metrics[k])}</td>${hasPub ? `<td>${fmt(pub[k])}</td>` : ''}</tr>`).join('');
+    const refs = [['published', model.get('published') || {}], ['derived', model.get('derived') || {}]].filter(([, d]) => Object.keys(d).length);
+    const head = `<tr><th>metric</th><th>edited</th>${refs.map(([name]) => `<th>${name}</th>`).join('')}</tr>`;
+    const body = METRICS.map(k => `<tr><th>${k}</th><td>${fmt(s.metrics[k])}</td>${refs.map(([, d]) => `<td>${k in d ? fmt(d[k]) : '–'}</td>`).join('')}</tr>`).join('');
     const counts = Object.entries(s.typeCounts).sort().map(([k, v]) => `${k}: ${v}`).join(', ');
     const G = rows[0].N.map((line, y) => line.map((_, a) => rows.reduce((t, r) => t + r.m * r.N[y][a], 0)).join(' ')).join(' | ');
     readout.innerHTML = `<table>${head}${body}</table><div>${s.numClients} clients, ${s.nSamples} samples; types: ${counts}</div>`
@@ -162,7 +168,19 @@ function render({model, el}) {
       sharesOut.textContent = `${R} rounds × ${s.numClients} clients × κ = ${k} is too much to redraw on every edit: lower the rounds or κ.`;
       return;
     }
-    const res = selectionShares(s.clients.T, s.clients.sizes, s.clients.types, k, R, seed);
+    const job = sharesJob, steps = selectionSharesSteps(s.clients.T, s.clients.sizes, s.clients.types, k, R, seed);
+    const slice = () => {                       // one slice per task: typing and edits run between slices
+      if (job !== sharesJob) return;            // a newer edit started its own shares
+      const t0 = performance.now();
+      let r = steps.next();
+      while (!r.done && performance.now() - t0 < SLICE_MS) r = steps.next();
+      if (r.done) showShares(r.value, s, k, R, seed);
+      else { sharesOut.dataset.progress = r.value.toFixed(2); sharesTimer = setTimeout(slice, 0); }
+    };
+    slice();
+  };
+  const showShares = (res, s, k, R, seed) => {
+    delete sharesOut.dataset.progress;
     sharesOut.innerHTML = Object.entries(res).map(([name, r]) =>
       `<div class="hx-share" data-selector="${name}"><span class="hx-share-name">${name}</span>`
       + TYPES.map(d => `<span class="hx-share-bar" title="${d} ${(100 * r.typeShares[d]).toFixed(1)} %" style="display:inline-block;height:10px;width:${(2 * 100 * r.typeShares[d]).toFixed(1)}px;background:${colours[d]}"></span>`).join('')
@@ -215,7 +233,7 @@ function render({model, el}) {
     const s = summarize(rows);
     drawReadout(s); drawRowParts(s); drawSimplex(s);
     root.dispatchEvent(new CustomEvent('hx-rows', {bubbles: true, detail: {rows: clone(rows), k: model.get('k')}}));   // outcome views follow
-    cancelAnimationFrame(sharesFrame); clearTimeout(sharesTimer);
+    cancelAnimationFrame(sharesFrame); clearTimeout(sharesTimer); sharesJob++;
     sharesFrame = requestAnimationFrame(() => { sharesTimer = setTimeout(() => drawShares(s), 0); });
   };
   const accept = (next, shapeChanged) => {
@@ -237,7 +255,7 @@ function render({model, el}) {
   addBtn.addEventListener('click', () => { const next = clone(rows); next.push({m: 1, N: next[next.length - 1].N.map(x => x.slice())}); accept(next, true); });
   presetSel.addEventListener('change', () => {
     const p = model.get('presets')[presetSel.value];
-    model.set('preset', presetSel.value); model.set('published', p.published); model.set('names', {classes: p.classes, attrs: p.attrs});
+    model.set('preset', presetSel.value); model.set('published', p.published); model.set('derived', p.derived || {}); model.set('names', {classes: p.classes, attrs: p.attrs});
     accept(clone(p.rows), true);
   });
   const setting = (inp, key, lo, hi, what) => inp.addEventListener('change', () => {
@@ -258,11 +276,11 @@ function render({model, el}) {
   model.on('change:preset', () => { presetSel.value = model.get('preset'); });
   model.on('change:message', () => say(model.get('message')));
   model.on('change:names', rebuild);
-  model.on('change:published', draw);
+  model.on('change:published', draw); model.on('change:derived', draw);
   presetSel.value = model.get('preset');
   say(model.get('message'));
   rebuild(); draw();
-  return () => { cancelAnimationFrame(sharesFrame); clearTimeout(sharesTimer); };
+  return () => { cancelAnimationFrame(sharesFrame); clearTimeout(sharesTimer); sharesJob++; };
 }
 
 export default {render};

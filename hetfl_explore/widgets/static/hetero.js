@@ -16,32 +16,52 @@
 export const TYPES = ['CI', 'AI', 'SC'];            // the order of a triplet's components
 export const METRICS = ['GCI', 'GAI', 'GSC', 'CCI', 'CAI', 'CSC'];
 const ZERO = 1e-12;                                  // a sum of weights below this counts as zero (as selector.ZERO)
-const ROUNDOFF = 1e-12;                              // an entropy below this is round-off of 0 (as hetero._entropies)
+const SERIES_BELOW = 0.1, SERIES_TERMS = 20;         // g(x) as a power series below this |x| (as hetero.SERIES_BELOW)
 
-// c log c with 0 log 0 = 0
-const clogc = c => (c > 0 ? c * Math.log(c) : 0);
+// g(x) = (1+x) log(1+x) - x (>= 0 for x >= -1) to full relative precision: a power series near 0 (as hetero.excess).
+function excess(x) {
+  if (Math.abs(x) >= SERIES_BELOW) return x === -1 ? 1 : (1 + x) * Math.log1p(x) - x;
+  let acc = 0;
+  for (let j = SERIES_TERMS; j >= 0; j--) acc = acc * -x + 1 / ((j + 1) * (j + 2));
+  return x * x * acc;
+}
 
-// H = log n - (1/n) sum_c c log c, in nats, of a list of counts summing to n (n > 0); round-off below 1e-12 is 0.
+// a·b - c·d of non-negative integers, exact (BigInt when a product passes 2^53), rounded once to a double.
+function crossDiff(a, b, c, d) {
+  const p = a * b, q = c * d;
+  if (p <= Number.MAX_SAFE_INTEGER && q <= Number.MAX_SAFE_INTEGER) return p - q;
+  return Number(BigInt(a) * BigInt(b) - BigInt(c) * BigInt(d));
+}
+
+// H in nats of counts summing to n: sum (c/n) log(n/c), every term >= 0, so no cancellation.
 function entropyOfCounts(counts, n) {
+  let h = 0;
+  for (const c of counts) if (c > 0) h += c / n * Math.log1p((n - c) / c);
+  return h;
+}
+
+// 1 - H/log k of counts m summing to n: KL(p || uniform)/log k = mean_i g(x_i)/log k, x_i = (k m_i - n)/n exactly.
+function imbalance(m, n) {
   let s = 0;
-  for (const c of counts) s += clogc(c);
-  const v = Math.log(n) - s / n;
-  return v < ROUNDOFF ? 0 : v;
+  for (const c of m) s += excess(crossDiff(m.length, c, n, 1) / n);
+  return s / m.length / Math.log(m.length);
 }
 
 // The triplet [CI, AI, SC] of one interaction matrix N (rows = classes, columns = attributes; counts, not all 0):
-// CI = 1 - H(Y)/log|Y|, AI = 1 - H(A)/log|A|, SC = 2 I(Y;A) / (H(Y) + H(A)) with I = H(Y) + H(A) - H(Y,A)
-// (Németh et al. 2025, eqs. 2-4); SC = 0 when H(Y) + H(A) = 0; each component clipped to [0, 1].
+// CI = 1 - H(Y)/log|Y|, AI = 1 - H(A)/log|A|, SC = 2 I(Y;A) / (H(Y) + H(A)) (Németh et al. 2025, eqs. 2-4); SC = 0
+// when H(Y) + H(A) = 0; each clipped to [0, 1]. Computed as hetero._triplet: from exact integer differences, so a
+// balanced marginal or an independent matrix gives exactly 0 and tiny values keep their relative precision.
 export function triplet(N) {
-  const Y = N.length, A = N[0].length, rows = new Array(Y).fill(0), cols = new Array(A).fill(0), cells = [];
+  const Y = N.length, A = N[0].length, rows = new Array(Y).fill(0), cols = new Array(A).fill(0);
   let n = 0;
+  for (let y = 0; y < Y; y++) for (let a = 0; a < A; a++) { const c = N[y][a]; rows[y] += c; cols[a] += c; n += c; }
+  let mi = 0;                 // I(Y;A) = sum_ya P(y)P(a) g(n N_ya / (N_y N_a) - 1)
   for (let y = 0; y < Y; y++) for (let a = 0; a < A; a++) {
-    const c = N[y][a]; rows[y] += c; cols[a] += c; cells.push(c); n += c;
+    const e = rows[y] * cols[a];
+    if (e > 0) mi += e / (n * n) * excess(crossDiff(n, N[y][a], rows[y], cols[a]) / e);
   }
-  const hy = entropyOfCounts(rows, n), ha = entropyOfCounts(cols, n), hya = entropyOfCounts(cells, n);
-  const denom = hy + ha, clip = v => Math.min(1, Math.max(0, v));
-  const sc = denom > 0 ? 2 * Math.max(denom - hya, 0) / denom : 0;
-  return [clip(1 - hy / Math.log(Y)), clip(1 - ha / Math.log(A)), clip(sc)];
+  const denom = entropyOfCounts(rows, n) + entropyOfCounts(cols, n), clip = v => Math.min(1, Math.max(0, v));
+  return [clip(imbalance(rows, n)), clip(imbalance(cols, n)), clip(denom > 0 ? 2 * mi / denom : 0)];
 }
 
 // The six federation metrics of editor rows [{m, N}] (m clients share matrix N): the triplet of the global matrix
@@ -153,23 +173,36 @@ export function feddiverseRound(T, k, rng, tol = 1e-9, L = l1Normalise(T), Tf = 
 
 export const SELECTORS = ['uniform', 'size-proportional', 'feddiverse'];
 
-// Selection over `rounds` rounds of κ = k clients per round for each selector of SELECTORS: per-client frequency
-// (fraction of rounds selected), per-round participation counts, and the share of all selected slots by client type
-// (types with tie = 'first', as feddiverse.simulation.selection_stats). `T`: the clients' triplets, `sizes` their
-// data sizes, `types` their types.
-export function selectionShares(T, sizes, types, k, rounds, seed = 0, selectors = SELECTORS) {
+const SLICE_WORK = 2e5;                 // client visits (κ × clients per round) in one slice of selectionSharesSteps
+
+// Selection over `rounds` rounds of κ = k clients per round for each selector of SELECTORS, in slices: a generator
+// that yields its progress in [0, 1] after about `work` client visits and returns, per selector, the per-client
+// frequency (fraction of rounds selected) and the share of all selected slots by client type (types with
+// tie = 'first', as feddiverse.simulation.selection_stats). `T`: the clients' triplets, `sizes` their data sizes,
+// `types` their types. The editor runs one slice per task, so an edit typed meanwhile is never kept waiting.
+export function* selectionSharesSteps(T, sizes, types, k, rounds, seed = 0, selectors = SELECTORS, work = SLICE_WORK) {
   const out = {}, K = T.length, L = l1Normalise(T), Tf = flat(T), Lf = flat(L), ids = Int32Array.from({length: K}, (_, i) => i);
-  selectors.forEach((name, s) => {
+  const perRound = Math.max(1, K * Math.min(k, K)), all = selectors.length * rounds;
+  let budget = work, done = 0;
+  for (const [s, name] of selectors.entries()) {
     const rng = makeRng(seed * 7919 + s), count = new Array(K).fill(0), slots = {CI: 0, AI: 0, SC: 0};
     let total = 0;
     for (let r = 0; r < rounds; r++) {
       const chosen = name === 'uniform' ? uniformRound(K, k, rng, ids) : name === 'size-proportional' ? sizeRound(sizes, k, rng)
         : feddiverseRound(T, k, rng, 1e-9, L, Tf, Lf);
       for (const i of chosen) { count[i]++; slots[types[i]]++; total++; }
+      done++; budget -= perRound;
+      if (budget <= 0) { budget = work; yield done / all; }
     }
     out[name] = {frequency: count.map(c => c / rounds), typeShares: Object.fromEntries(TYPES.map(d => [d, slots[d] / Math.max(total, 1)]))};
-  });
+  }
   return out;
+}
+
+// selectionSharesSteps run to the end at once.
+export function selectionShares(T, sizes, types, k, rounds, seed = 0, selectors = SELECTORS) {
+  const steps = selectionSharesSteps(T, sizes, types, k, rounds, seed, selectors);
+  for (;;) { const r = steps.next(); if (r.done) return r.value; }
 }
 
 // Everything the editor shows for rows [{m, N}]: per-row triplets, types and simplex positions, the six metrics,
