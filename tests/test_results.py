@@ -50,7 +50,7 @@ def test_cheap_set_fits_its_budget():
     assert len(tool.resolve(['all', 'selection_shares'])) == len(tool.TARGETS)
 
 @pytest.mark.parametrize('argv, message', [(['nope'], 'unknown target'), ([], 'name at least one target'),
-                                           (['--keep', 'x', 'cheap'], '--keep and --strict only go with --check'),
+                                           (['--keep', 'x', 'cheap'], '--keep, --strict, --draw and --all-seeds only go with --check'),
                                            (['--list', 'cheap'], '--list takes no target names')])
 def test_bad_input(argv, message, monkeypatch):
     monkeypatch.setattr(tool.os, 'environ', dict(tool.os.environ))   # main() pins the thread variables: keep them local
@@ -69,3 +69,46 @@ def test_compare_uses_seed_spread():
     assert not {r['column']: r['ok'] for r in tool.compare(t, saved, far)}['MAE_AI']
     assert not tool.identical_rows(t, saved, near) and tool.identical_rows(t, saved, saved.assign(client_seconds=5.0))
     assert not tool.compare(t, saved, saved[saved.dataset == 'a'])[0]['ok']   # a missing group fails
+
+CHECK_ALL_BUDGET_S = 20 * 60   # `make results-check` (every file, whole or its drawn seeds) in about a quarter of an hour
+FEW_SEEDS = {   # trained files with fewer than MIN_SEEDS seeds: no chapter may assert a comparison between arms on them
+    'feddiverse_estimation': 'descriptive estimation errors per stand-in',
+    'modelhet_lira': 'old vs new shadow design of one attack, stated as within a seed std only'}
+
+def test_check_of_every_file_fits_its_budget():
+    assert sum(t.cost_check() for t in tool.TARGETS.values()) <= CHECK_ALL_BUDGET_S
+    assert all(t.check_seeds is None or 1 <= t.check_seeds < len(t.seeds) for t in tool.TARGETS.values())
+
+def test_trained_targets_run_seeds_0_to_s():
+    from hetfl_explore.foundation.core import MIN_SEEDS
+    for t in tool.TARGETS.values():
+        assert t.seeds == tuple(range(len(t.seeds))), f"{t.name}: seeds {t.seeds} are not 0..S-1"
+        if len(t.seeds) > 1 and t.name not in FEW_SEEDS: assert len(t.seeds) >= MIN_SEEDS, t.name
+
+@pytest.mark.parametrize('name', [n for n, t in tool.TARGETS.items() if len(t.seeds) > 1])
+def test_saved_file_holds_every_seed_of_every_group(name):
+    t, df = tool.TARGETS[name], pd.read_csv(RESULTS/tool.TARGETS[name].file)
+    assert set(df.seed.astype(int)) == set(t.seeds), f"{t.file}: seeds {sorted(set(df.seed))}, target {t.seeds}"
+    keys = [c for c in ('dataset', 'method', 'fl', 'level', 'rho', 'n_anti', 'n_large') if c in df.columns]
+    per = df.groupby(keys).seed.nunique()
+    assert (per == len(t.seeds)).all(), f"{t.file}: groups missing seeds:\n{per[per != len(t.seeds)]}"
+
+def test_draw_is_a_stated_random_subset():
+    t = tool.TARGETS['feddiverse_cmnist']
+    a, b = tool.draw_seeds(t, 1), tool.draw_seeds(t, 2)
+    assert len(a) == t.check_seeds and set(a) <= set(t.seeds) and a == tuple(sorted(a))
+    assert a == tool.draw_seeds(t, 1) and a != b                       # repeatable by its draw seed; another draw differs
+    assert tool.draw_seeds(tool.TARGETS['selection_shares'], 1) is None  # checked whole
+
+def test_compare_a_subset_of_seeds():
+    t = tool.TARGETS['feddiverse_cmnist']
+    rows = [dict(dataset='CMNIST_GSC', method=m, fl='FedAvgM', seed=s, wga=50.0 + s % 2 * 10, accuracy=70.0, share_CI=.3, share_AI=.3,
+                 share_SC=.4, rounds=40, seconds=1.0) for m in ('Uniform', 'FedDiverse') for s in t.seeds]
+    saved = pd.DataFrame(rows)
+    sigma = saved.groupby('method').wga.std(ddof=1).iloc[0]                          # the spread of the whole file
+    sub = (3, 8)
+    new = saved[saved.seed.isin(sub)].copy()
+    tol = tool.SPREAD_K * (2 / len(sub)) ** 0.5 * sigma
+    ok = lambda d: {r['column']: r['ok'] for r in tool.compare(t, saved, d, sub)}['wga']
+    assert ok(new.assign(wga=new.wga + 0.98 * tol)) and not ok(new.assign(wga=new.wga + 1.02 * tol))
+    assert tool.identical_rows(t, tool.seed_rows(saved, sub), new.assign(seconds=9.0))

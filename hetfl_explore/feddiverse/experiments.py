@@ -26,12 +26,12 @@ from .estimation import EstimationConfig, estimate_federation, EstimationResult
 
 # %% auto #0
 __all__ = ['CNN_HIDDEN_PER_WIDTH', 'WIDTH_PERCENT', 'PRESETS', 'DIVERSITY_DATASETS', 'FL_METHODS', 'TABLE1_METHODS',
-           'ORACLE_METHODS', 'METHOD_LABELS', 'PUBLISHED_TABLE1', 'CMNIST_MAX_SCALE', 'CMNIST_MAX_SIZE', 'GRID_KEY',
-           'METHOD_COLOURS', 'RESULTS_TOOL', 'TIMED_ROUNDS', 'REPORT_CSS', 'DOCS_URL', 'DEMO_CAPTIONS',
-           'DiversityPreset', 'check_runs', 'check_names', 'method_label', 'build_data', 'diversity_run_config',
-           'table1_selector', 'selected_type_shares', 'run_diversity', 'run_diversity_grid', 'paper_grid',
-           'estimation_errors', 'table1', 'table3', 'gain_table', 'wga_curve_figure', 'share_figure',
-           'regenerate_results', 'measure_overhead', 'demo_report', 'demo', 'main']
+           'ORACLE_METHODS', 'VARIANT_METHODS', 'METHOD_LABELS', 'ALL_METHODS', 'PUBLISHED_TABLE1', 'CMNIST_MAX_SCALE',
+           'CMNIST_MAX_SIZE', 'GRID_KEY', 'TEACHING_SEEDS', 'SHAPES_DATASETS', 'METHOD_COLOURS', 'RESULTS_TOOL',
+           'TIMED_ROUNDS', 'REPORT_CSS', 'DOCS_URL', 'DEMO_CAPTIONS', 'DiversityPreset', 'check_runs', 'check_names',
+           'method_label', 'build_data', 'diversity_run_config', 'table1_selector', 'selected_type_shares',
+           'run_diversity', 'run_diversity_grid', 'paper_grid', 'estimation_errors', 'table1', 'table3', 'gain_table',
+           'wga_curve_figure', 'share_figure', 'regenerate_results', 'measure_overhead', 'demo_report', 'demo', 'main']
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #dea7e0cf
 @dataclass
@@ -100,7 +100,11 @@ DIVERSITY_DATASETS = {'Spawrious_GSC': ('shapes', 'spawrious_gsc'), 'Spawrious_G
 FL_METHODS = ('FedAvg', 'FedAvgM', 'FedProx', 'FedAvgM+FedProx')
 TABLE1_METHODS = ('FedDiverse', 'Uniform', 'Round robin', 'FedNova', 'pow-d', 'FedPNS', 'HCSFed')
 ORACLE_METHODS = ('FedDiverse (known DHT)', 'FedRK')
-METHOD_LABELS = {'FedDiverse': 'FedDiverse [sign-invariant]', 'FedDiverse (known DHT)': 'FedDiverse [sign-invariant, known DHT]'}
+VARIANT_METHODS = ('FedNova (κ clients)',)   # not in the paper: Wang et al.'s partial participation
+METHOD_LABELS = {'FedDiverse': 'FedDiverse [sign-invariant]', 'FedDiverse (known DHT)': 'FedDiverse [sign-invariant, known DHT]',
+                 'FedNova': 'FedNova [every client trains]', 'FedNova (κ clients)': 'FedNova [κ clients, not the paper\'s]',
+                 'pow-d': 'pow-d [d = K]'}
+ALL_METHODS = TABLE1_METHODS + ORACLE_METHODS + VARIANT_METHODS
 
 def check_runs(runs, # rows of `run_diversity_grid` / `run_diversity`
                columns=('dataset', 'method', 'fl', 'wga'), # columns that must be present
@@ -166,20 +170,21 @@ def diversity_run_config(preset:DiversityPreset, # the scale
     return RunConfig(**kw)
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #f16ff887
-def table1_selector(method:str, # one of `TABLE1_METHODS` or `ORACLE_METHODS`
+def table1_selector(method:str, # one of `ALL_METHODS`
                     data, # the `FederatedData`
                     estimated:np.ndarray|None=None, # (K, 3) estimated triplets (needed by 'FedDiverse')
                    ) -> tuple: # (Selector, dict of RunConfig overrides)
     "The selector (and engine overrides) of a selection method."
-    check_choice('method', method, TABLE1_METHODS + ORACLE_METHODS)
+    check_choice('method', method, ALL_METHODS)
     if method == 'FedDiverse':
         if estimated is None: raise ValueError("method='FedDiverse' needs the estimated triplets (estimated=...)")
         return FedDiverseSelector(estimated), {}
     if method == 'FedDiverse (known DHT)':
         return FedDiverseSelector(oracle_triplets(data.interaction()), name='feddiverse[sign-invariant, known DHT]'), {}
     if method == 'FedRK': return FedRKSelector(data.interaction()), {}
-    if method == 'FedNova': return FedNova(participation='k'), {}   # kappa clients a round, as every method of Table 1
-    if method == 'pow-d': return PowD(d=data.num_clients), {}
+    if method == 'FedNova': return FedNova(participation='all'), {}   # the paper's: every client trains every round
+    if method == 'FedNova (κ clients)': return FedNova(participation='k'), {}   # Wang et al.'s partial participation
+    if method == 'pow-d': return PowD(d=data.num_clients), {}         # the authors' code: d = kappa_br = K
     return {'Uniform': UniformSelector, 'Round robin': RoundRobin, 'FedPNS': FedPNS, 'HCSFed': HCSFed}[method](), {}
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #b2d6a2ee
@@ -209,7 +214,7 @@ def run_diversity(dataset:str, # a key of `DIVERSITY_DATASETS`
                   estimation:EstimationResult|None=None, # the estimated triplets (computed when needed and None)
                  ) -> dict:
     "Train one cell of the comparison and summarise it."
-    check_choice('dataset', dataset, DIVERSITY_DATASETS); check_choice('method', method, TABLE1_METHODS + ORACLE_METHODS)
+    check_choice('dataset', dataset, DIVERSITY_DATASETS); check_choice('method', method, ALL_METHODS)
     check_choice('fl', fl, FL_METHODS); check_type('preset', preset, DiversityPreset); check_int('seed', seed, lo=0)
     data = build_data(dataset, preset, seed) if data is None else data
     preset = preset.for_dataset(dataset)
@@ -254,7 +259,7 @@ def run_diversity_grid(preset:DiversityPreset, # the scale
     "Run every (dataset, method, FL method, seed) cell, skipping those already in `out`."
     seeds = check_type('preset', preset, DiversityPreset).seeds if seeds is None else check_names('seeds', seeds, None)
     datasets, fls = check_names('datasets', datasets, DIVERSITY_DATASETS), check_names('fls', fls, FL_METHODS)
-    methods = check_names('methods', methods, TABLE1_METHODS + ORACLE_METHODS)
+    methods = check_names('methods', methods, ALL_METHODS)
     done, have = _load_done(out)
     rows = []
     for ds in datasets:
@@ -270,14 +275,20 @@ def run_diversity_grid(preset:DiversityPreset, # the scale
     return pd.concat([done, pd.DataFrame(rows)], ignore_index=True) if len(done) else pd.DataFrame(rows)
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #341bba2b
+TEACHING_SEEDS = {'cmnist': tuple(range(20)), 'shapes': tuple(range(10))}   # seeds 0..S-1 of the saved grids: a colored-MNIST run takes seconds
+SHAPES_DATASETS = tuple(d for d, (kind, _) in DIVERSITY_DATASETS.items() if kind == 'shapes')
+
 def paper_grid(preset:DiversityPreset, # the scale
-               out:str, # CSV to append finished cells to and resume from (the teaching grid: about a quarter of an hour, one thread)
+               out:str, # CSV to append finished cells to and resume from
+               datasets=tuple(DIVERSITY_DATASETS), # Table-1 columns
+               seeds=None, # seeds (default: the preset's)
                log=print, # progress printer (None: silent)
               ) -> pd.DataFrame:
-    "Table 1 (every selection method and both oracles, FedAvgM) then Table 3 (uniform vs FedDiverse, every FL method)."
+    "Table 1 (every selection method, both oracles and the FedNova variant, FedAvgM) then Table 3 (uniform vs FedDiverse, every FL method)."
     check_type('preset', preset, DiversityPreset); check_type('out', out, str)
-    run_diversity_grid(preset, methods=TABLE1_METHODS + ORACLE_METHODS, fls=('FedAvgM',), out=out, log=log)
-    return run_diversity_grid(preset, methods=('Uniform', 'FedDiverse'), fls=FL_METHODS, out=out, log=log)
+    kw = dict(datasets=datasets, seeds=seeds, out=out, log=log)
+    run_diversity_grid(preset, methods=ALL_METHODS, fls=('FedAvgM',), **kw)
+    return run_diversity_grid(preset, methods=('Uniform', 'FedDiverse'), fls=FL_METHODS, **kw)
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #0ecf8553
 def estimation_errors(preset:DiversityPreset, # the scale
@@ -307,7 +318,7 @@ def table1(runs:pd.DataFrame, # rows from `run_diversity_grid`
     "WGA (%) mean ± std over seeds: selection methods × datasets (Table 1 layout)."
     r = check_runs(runs); r = r[r.fl == check_choice('fl', fl, FL_METHODS)]
     t = r.groupby(['method', 'dataset']).wga.apply(lambda v: _cell(v.values)).unstack()
-    order = [m for m in TABLE1_METHODS + ORACLE_METHODS if m in t.index]
+    order = [m for m in ALL_METHODS if m in t.index]
     return t.loc[order, [d for d in DIVERSITY_DATASETS if d in t.columns]].rename(index=method_label)
 
 def table3(runs:pd.DataFrame, # rows from `run_diversity_grid`
