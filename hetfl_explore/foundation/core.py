@@ -17,7 +17,7 @@ __all__ = ['INT64_MIN', 'INT64_MAX', 'SEED_MAX', 'MAX_COUNT', 'MS_PER_S', 'KEY_M
            'check_array', 'check_tensor', 'check_count', 'check_count_array', 'check_probability', 'check_distribution',
            'check_ids', 'check_rng_seed', 'check_columns', 'check_callable', 'check_by_name', 'default_device',
            'seed_everything', 'spawn_seeds', 'rng_streams', 'torch_generator', 'validate_fields', 'outcome_seed',
-           'assert_learned', 'results_path', 'paired_differences', 'verdict']
+           'assert_learned', 'results_path', 'paired_differences', 'verdict', 'assert_paired', 'assert_not_significant']
 
 # %% ../../nbs/foundation/00_core.ipynb #ba8c93b3
 def _show(value, width:int=80) -> str:
@@ -438,6 +438,33 @@ def verdict(paper:float, # the difference the paper reports (same sign conventio
     if abs(mean) <= k * se: return 'not significant'
     if np.sign(mean) != np.sign(paper): return 'contradicted'
     return 'reproduced' if abs(mean - paper) <= k * se else 'direction only'
+
+
+# %% ../../nbs/foundation/00_core.ipynb #9cfaab3c
+def _paired_row(diff, name:str):
+    "A row of `paired_differences` checked for the fields and the seed count a stated comparison needs."
+    for f in ('mean', 'se', 'n', 'text'):
+        if f not in diff: raise TypeError(f"{name}: expected a row of `paired_differences`, lacking {f!r}")
+    if diff['n'] < MIN_SEEDS: raise AssertionError(f"{name}: {diff['text']} rests on {diff['n']} seeds; a stated comparison needs >= {MIN_SEEDS}")
+    return diff
+
+def assert_paired(diff, # a row of `paired_differences`
+                  sign:int, # the stated direction: +1 (a > b) or -1 (a < b)
+                  name:str='comparison', # what is compared, for the message
+                 ) -> str: # the row's text, e.g. '+11.7 ± 1.9 (18/20 seeds)'
+    "Assert a stated comparison: >= MIN_SEEDS seeds and a mean beyond SIGNIFICANCE_SE standard errors in direction `sign`."
+    d = _paired_row(diff, name); check_choice('sign', sign, (1, -1))
+    if not sign * d['mean'] > SIGNIFICANCE_SE * d['se']:
+        raise AssertionError(f"{name}: {d['text']} is not beyond {SIGNIFICANCE_SE:g} standard errors {'above' if sign > 0 else 'below'} 0")
+    return d['text']
+
+def assert_not_significant(diff, # a row of `paired_differences`
+                           name:str='comparison', # what is compared, for the message
+                          ) -> str: # the row's text
+    "Assert the sentence 'not significant at this scale': >= MIN_SEEDS seeds and |mean| within SIGNIFICANCE_SE standard errors."
+    d = _paired_row(diff, name)
+    if abs(d['mean']) > SIGNIFICANCE_SE * d['se']: raise AssertionError(f"{name}: {d['text']} is significant")
+    return d['text']
 
 
 # %% ../../nbs/foundation/00_core.ipynb #a25c0l1r
