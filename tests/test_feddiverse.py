@@ -230,3 +230,44 @@ def test_matrix_functions_accept_every_form():
     for bad in ('x', {'a': 1}, object()):
         with pytest.raises((ValueError, TypeError), match='matrices'): fedrk_weights(bad)
         with pytest.raises((ValueError, TypeError), match='triplets'): FedDiverseSelector(bad)
+
+def _exact_min_norm_balanced(N):
+    "Exact (rational) minimum-norm weights on the simplex whose mixture is the uniform matrix, all of them positive."
+    import sympy
+    K = len(N); w = sympy.symbols(f'w0:{K}'); flat = N.reshape(K, -1)
+    S = [sum(int(flat[k, c]) * w[k] for k in range(K)) for c in range(flat.shape[1])]
+    cons = [S[c] - S[0] for c in range(1, len(S))] + [sum(w) - 1]
+    lam = sympy.symbols(f'l0:{len(cons)}')
+    lagr = sum(x * x for x in w) - sum(l * g for l, g in zip(lam, cons))
+    sol = sympy.solve([sympy.diff(lagr, x) for x in w] + cons, list(w) + list(lam), dict=True)[0]
+    return np.array([float(sol[x]) for x in w]), [sol[x] for x in w]
+
+def test_fedrk_minimum_norm_optimum_is_exact_and_label_free():
+    "Spawrious_GSC: every balanced weighting is optimal; FedRK returns the minimum-norm one, whatever the client order."
+    N = federation('spawrious_gsc').matrices
+    exact, rational = _exact_min_norm_balanced(N)
+    assert all(r > 0 for r in rational) and rational[-1] == sympy_rational(15, 94)
+    w = fedrk_weights(N)
+    np.testing.assert_allclose(w, exact, atol=1e-9)
+    for seed in range(20):                                   # relabelling relabels the weights, nothing else
+        p = np.random.default_rng(seed).permutation(len(N))
+        np.testing.assert_allclose(fedrk_weights(N[p]), w[p], atol=1e-12)
+    same = np.flatnonzero((N.reshape(len(N), -1) == N[8].ravel()).all(1))   # 15 identical majority-SC clients
+    assert len(same) == 15 and np.ptp(w[same]) == 0
+
+def test_fedrk_identical_clients_get_identical_weights():
+    "Duplicating clients in any order: identical matrices always share one weight, and the mixture stays optimal."
+    N = federation('spawrious_gsc').matrices
+    rng = np.random.default_rng(3)
+    for _ in range(10):
+        M = np.concatenate([N, N[rng.integers(0, len(N), 5)]])[rng.permutation(len(N) + 5)]
+        w = fedrk_weights(M)
+        key = [tuple(m.ravel()) for m in M]
+        for k in set(key):
+            ids = [i for i, x in enumerate(key) if x == k]
+            assert np.ptp(w[ids]) == 0
+        assert np.tensordot(w, M.astype(float), 1).var() < 1e-12
+
+def sympy_rational(a, b):
+    import sympy
+    return sympy.Rational(a, b)

@@ -176,3 +176,56 @@ def test_selection_heatmaps_fit_the_page_column(fed):
     res = compare_selectors([UniformSelector(), RoundRobin()], fed, MODEL, dataclasses.replace(CFG, rounds=1))
     assert selection_heatmaps(res, cols=6).layout.width == PAGE_FIGURE_WIDTH
     assert selection_heatmaps(res, cols=2).layout.width == 2 * 220 + 40
+
+def hamilton_reference(weights, seats):
+    "Hamilton's method without caps, in exact fractions: floors of the quotas, then the largest remainders (ties: the lower index)."
+    from fractions import Fraction
+    q = [Fraction(w) * seats / sum(map(Fraction, weights)) for w in weights]
+    out = [int(x) for x in q]
+    for g in sorted(range(len(q)), key=lambda g: (-(q[g] - out[g]), g))[:seats - sum(out)]: out[g] += 1
+    return out, q
+
+@pytest.mark.parametrize('weights,seats,want', [((1, 1, 1), 2, [1, 1, 0]), ((5, 2, 1), 3, [2, 1, 0]),
+                                                ((.5, .3, .2), 9, [4, 3, 2]), ((6, 4, 2), 5, [2, 2, 1])])
+def test_allocate_is_hamiltons_largest_remainder(weights, seats, want):
+    assert allocate([50] * len(weights), weights, seats).tolist() == want == hamilton_reference(weights, seats)[0]
+
+def test_allocate_obeys_the_quota_rule_on_random_splits():
+    "500 random splits: equal to the exact reference, each group within floor/ceil of its quota; caps redistributed."
+    rng = np.random.default_rng(0)
+    for _ in range(500):
+        G = int(rng.integers(2, 8)); w = rng.integers(0, 20, G).astype(float); w[0] += 1; m = int(rng.integers(0, 40))
+        got = allocate([1000] * G, w, m); want, q = hamilton_reference(w.tolist(), m)
+        assert got.tolist() == want and all(int(x) <= g <= -(-x // 1) for g, x in zip(got, q))
+    got = allocate([1, 10, 10], [8, 1, 1], 6)                    # quota 4.8 > capacity 1: the other 5 seats re-split
+    assert got.tolist() == [1, 3, 2] or got.tolist() == [1, 2, 3]
+    assert allocate([1, 10, 10], [8, 1, 1], 6).sum() == 6
+
+def test_allocate_breaks_equal_remainders_at_random():
+    draws = np.array([allocate([3, 3, 3], [1, 1, 1], 2, np.random.default_rng(s)) for s in range(300)])
+    assert (draws.max(1) == 1).all() and (draws.sum(1) == 2).all()
+    assert all(60 < (draws[:, g] == 0).sum() < 140 for g in range(3))      # each group left out about 100 times
+
+def test_kfed_spreads_over_equal_groups():
+    "3 equal well-separated groups, κ = 2: never two clients of one group, and every client is selected."
+    from hetfl_explore.selection.efficiency import KFed
+    centres = np.array([[0., 0], [100, 0], [0, 100]])
+    cents = [centres[g] + np.random.default_rng(k).normal(0, .1, (2, 2)) for k, g in enumerate(np.repeat([0, 1, 2], 3))]
+    s = KFed(cents, n_global=3, n_groups=3); s.reset(9, 0); rng = np.random.default_rng(0)
+    assert len(set(s.group.tolist())) == 3
+    seen = np.zeros(9, int)
+    for t in range(300):
+        ids = s.select(t, make_view(9, t), 2, rng).ids
+        assert np.bincount(s.group[ids], minlength=3).max() == 1
+        seen[ids] += 1
+    assert (seen > 0).all()
+
+def test_hcsfed_neyman_allocation_reaches_every_cluster():
+    "Clusters of 6/4/2 with equal spreads, κ = 5: Neyman allocation [2, 2, 1] every round."
+    from hetfl_explore.selection.baselines import HCSFed
+    s = HCSFed(); s.reset(12, 0)
+    s.cluster = np.repeat([0, 1, 2], [6, 4, 2]); s.norm = np.tile([1., 2.], 6); s.centres, s.n_found = np.eye(3), 3
+    rng = np.random.default_rng(0)
+    for t in range(50):
+        ids = s.select(t, make_view(12, t), 5, rng).ids
+        assert np.bincount(s.cluster[ids], minlength=3).tolist() == [2, 2, 1]

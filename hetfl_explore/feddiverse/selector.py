@@ -14,12 +14,12 @@ from ..engine.protocol import Selector, Selection, ClientView
 from ..selection.baselines import choice_without_replacement
 
 # %% auto #0
-__all__ = ['ZERO', 'DIMS', 'SELECTION_VARIANTS', 'ROUNDOFF', 'AS_PRINTED', 'DEFAULT_ALIAS', 'reference_round',
+__all__ = ['ZERO', 'DIMS', 'SELECTION_VARIANTS', 'ROUNDOFF', 'AS_PRINTED', 'DEFAULT_ALIAS', 'RANK_TOL', 'reference_round',
            'selection_options', 'as_float_array', 'check_triplets', 'check_rng', 'check_available', 'draw_by_weight',
            'pick_best', 'normalise_triplets', 'round_draws', 'diversity_round', 'selector_name', 'FedDiverseSelector',
            'algorithm5_round', 'LiteralFedDiverseSelector', 'client_matrices', 'oracle_triplets', 'perturb_triplets',
-           'triplet_error', 'noise_for_error', 'nonnegative_matrices', 'fedrk_weights', 'mixture_variance',
-           'FedRKSelector']
+           'triplet_error', 'noise_for_error', 'nonnegative_matrices', 'simplex_qp', 'fedrk_weights',
+           'mixture_variance', 'FedRKSelector']
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #7a2fdaae
 ZERO = 1e-12   # a sum of weights or a norm below this counts as zero (uniform fallback, zero cross product)
@@ -379,20 +379,36 @@ def nonnegative_matrices(matrices, # (K, |Y|, |A|): numpy, torch, nested list or
     if not np.isfinite(A).all() or (A < 0).any(): raise ValueError(f"{name}: expected finite non-negative entries")
     return A
 
+RANK_TOL = 1e-10   # singular values below this fraction of the largest are dropped from the optimum's constraints
+
+def simplex_qp(objective, # f(w) to minimise
+               gradient, # its gradient
+               start:np.ndarray, # feasible start
+               E:np.ndarray, # (m, K) equality constraints E w = e, independent rows
+               e:np.ndarray, # (m,)
+              ) -> np.ndarray: # (K,) the minimiser, clipped at 0 and summing to 1
+    "Minimise a smooth convex function over non-negative weights under equality constraints (SLSQP, deterministic)."
+    res = minimize(objective, start, jac=gradient, method='SLSQP', bounds=[(0, 1)] * len(start),
+                   options=dict(ftol=1e-14, maxiter=2000), constraints=[dict(type='eq', fun=lambda w: E @ w - e, jac=lambda w: E)])
+    w = np.clip(res.x, 0, None)
+    return w / w.sum()
+
 def fedrk_weights(matrices:np.ndarray, # (K, |Y|, |A|) client interaction matrices
                   floor:float=0.0, # ε: mix with the uniform distribution, ω ← (1-ε)ω + ε/K
                  ) -> np.ndarray: # (K,) weights, ≥ 0, summing to 1
-    "FedRK's variance-minimising mixture weights of the client matrices (convex QP on the simplex, SLSQP)."
+    "FedRK's variance-minimising mixture weights: of all optimal weightings, the one of minimum Euclidean norm."
     A = nonnegative_matrices(matrices)
     floor = check_float('floor', floor, lo=0, hi=1)
-    K = len(A); flat = A.reshape(K, -1)
-    D = (flat - flat.mean(1, keepdims=True)).T
-    P = D.T @ D / D.shape[0]; P = P / max(np.trace(P) / K, 1e-12)     # rescaling does not move the optimum
-    res = minimize(lambda w: w @ P @ w, np.full(K, 1 / K), jac=lambda w: 2 * P @ w, method='SLSQP',
-                   bounds=[(0, 1)] * K, options=dict(ftol=1e-12, maxiter=1000),
-                   constraints=[dict(type='eq', fun=lambda w: w.sum() - 1, jac=lambda w: np.ones(K))])
-    w = np.clip(res.x, 0, None); w = w / w.sum()
-    return (1 - floor) * w + floor / K
+    K = len(A)
+    U, inv, n = np.unique(A.reshape(K, -1), axis=0, return_inverse=True, return_counts=True)   # canonical order
+    D = (U - U.mean(1, keepdims=True)).T
+    D = D / max(np.sqrt(np.trace(D.T @ D) / len(U)), 1e-300)        # rescaling does not move the optimum
+    P, one = D.T @ D, np.ones((1, len(U)))
+    W = simplex_qp(lambda W: W @ P @ W, lambda W: 2 * P @ W, n / K, one, np.ones(1))   # 1. an optimal mixture
+    _, sv, Vt = np.linalg.svd(np.vstack([D, one]), full_matrices=False)
+    E = Vt[sv > RANK_TOL * sv[0]]                                    # 2. all weightings with that same mixture S ...
+    W = simplex_qp(lambda W: (W ** 2 / n).sum(), lambda W: 2 * W / n, W, E, E @ W)   # ... the one of least norm
+    return (1 - floor) * (W / n)[inv.ravel()] + floor / K
 
 def mixture_variance(matrices:np.ndarray, # (K, |Y|, |A|) client matrices
                      weights:np.ndarray, # (K,) mixture weights

@@ -4,6 +4,7 @@
 
 # %% ../../nbs/selection/08_baselines.ipynb #434b7e2c
 from __future__ import annotations
+from fractions import Fraction
 import numpy as np
 import torch
 from numba import njit
@@ -15,8 +16,8 @@ from .taxonomy import placement
 
 # %% auto #0
 __all__ = ['CHOICE_COMPILED_MIN', 'SUM_TOL', 'PROB_SUM_TOL', 'MAX_WEIGHT', 'SPREAD_EPS', 'budget', 'top_by',
-           'choice_without_replacement', 'sample_by', 'softmax', 'allocate', 'stratified_pick', 'EqRep', 'EqW',
-           'RoundRobin', 'FedNova', 'flag_opposing', 'FedPNS', 'sketch', 'ward_clusters', 'HCSFed']
+           'choice_without_replacement', 'sample_by', 'softmax', 'hamilton_quotas', 'allocate', 'stratified_pick',
+           'EqRep', 'EqW', 'RoundRobin', 'FedNova', 'flag_opposing', 'FedPNS', 'sketch', 'ward_clusters', 'HCSFed']
 
 # %% ../../nbs/selection/08_baselines.ipynb #d4e9907d
 def budget(k:int, # requested number of clients
@@ -114,23 +115,39 @@ def _check_allocation(capacity, weight):
     capacity = capacity.astype(np.int64)
     return capacity, np.where(capacity > 0, weight, 0)
 
+def hamilton_quotas(capacity:np.ndarray, # seats each group can take
+                    weight:np.ndarray, # relative claim of each group (zero where the capacity is 0)
+                    m:int, # seats to split, at most `capacity.sum()`
+                   ) -> list:
+    "Exact quotas `m·w/W` (Fractions); a group whose quota reaches its capacity gets the capacity, the rest re-split."
+    quota, fixed = [Fraction(0)] * len(capacity), capacity <= 0
+    while True:
+        free = np.flatnonzero(~fixed)
+        w = [Fraction(float(weight[g])) for g in free]
+        if sum(w) == 0: w = [Fraction(1)] * len(free)              # only weightless groups left: split evenly
+        left = m - int(capacity[fixed].sum())
+        for g, wg in zip(free, w): quota[g] = left * wg / sum(w)
+        full = [g for g in free if quota[g] >= capacity[g]]
+        if not full: return quota
+        for g in full: quota[g], fixed[g] = Fraction(int(capacity[g])), True
+
 def allocate(capacity:np.ndarray, # how many clients each group can give
              weight:np.ndarray, # relative share of the budget each group deserves
              m:int, # total budget
+             rng:np.random.Generator|None=None, # breaks ties between equal remainders at random; None: the lower index
             ) -> np.ndarray:
-    "Integer split of `m` over groups, proportional to `weight`, largest remainders first, capped by `capacity`."
+    "Hamilton's largest-remainder split of `m` seats in proportion to `weight`, capped by `capacity`."
     capacity, weight = _check_allocation(capacity, weight)
-    m = min(check_int('m', m, lo=0), int(capacity.sum())); out = np.zeros(len(capacity), dtype=np.int64)
-    for _ in range(m + 1):               # every pass adds at least one client, so m passes suffice
-        if out.sum() >= m: return out
-        open_ = out < capacity
-        w = np.where(open_, weight, 0)
-        if w.sum() <= 0: w = open_.astype(float)
-        share = (m - out.sum()) * w / w.sum()
-        add = np.minimum(np.floor(share).astype(np.int64), capacity - out)
-        if add.sum() == 0: add[np.argmax(np.where(open_, share - np.floor(share) + w * 1e-12, -1))] = 1
-        out += add
-    raise RuntimeError(f"allocate did not place {m} clients in {m + 1} passes (capacity={capacity.tolist()}, weight={weight.tolist()})")
+    if rng is not None: check_type('rng', rng, np.random.Generator)
+    m = min(check_int('m', m, lo=0), int(capacity.sum()))
+    quota = hamilton_quotas(capacity, weight, m)
+    out = np.array([int(q) for q in quota], dtype=np.int64)        # floors (quotas are non-negative)
+    tie = rng.random(len(out)) if rng is not None else np.arange(len(out))
+    order = sorted(range(len(out)), key=lambda g: (-(quota[g] - out[g]), tie[g]))   # largest remainder first
+    out[order[:m - int(out.sum())]] += 1
+    return out
+
+
 
 # %% ../../nbs/selection/08_baselines.ipynb #c268a00a
 def stratified_pick(groups:np.ndarray, # group label of every client (indexed by id)
@@ -145,7 +162,7 @@ def stratified_pick(groups:np.ndarray, # group label of every client (indexed by
     if weight is not None: check_type('weight', weight, dict)
     members = [available[groups[available] == g] for g in labels]
     w = np.array([(weight or {}).get(g, 1.0) * len(mem) for g, mem in zip(labels, members)])
-    counts = allocate([len(mem) for mem in members], w, m)
+    counts = allocate([len(mem) for mem in members], w, m, rng)
     return np.concatenate([rng.choice(mem, size=c, replace=False) for mem, c in zip(members, counts)]).astype(np.int64)
 
 # %% ../../nbs/selection/08_baselines.ipynb #1f362203
