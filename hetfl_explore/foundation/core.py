@@ -443,8 +443,8 @@ def verdict(paper:float, # the difference the paper reports (same sign conventio
 # %% ../../nbs/foundation/00_core.ipynb #9cfaab3c
 def _paired_row(diff, name:str):
     "A row of `paired_differences` checked for the fields and the seed count a stated comparison needs."
-    for f in ('mean', 'se', 'n', 'text'):
-        if f not in diff: raise TypeError(f"{name}: expected a row of `paired_differences`, lacking {f!r}")
+    if not hasattr(diff, 'keys') or not {'mean', 'se', 'n', 'text'} <= set(diff.keys()):
+        raise TypeError(f"diff={diff!r:.80}: expected a row of `paired_differences` (mean, se, n, text) for {name}")
     if diff['n'] < MIN_SEEDS: raise AssertionError(f"{name}: {diff['text']} rests on {diff['n']} seeds; a stated comparison needs >= {MIN_SEEDS}")
     return diff
 
