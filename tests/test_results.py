@@ -1,6 +1,6 @@
 """The saved results in data/results: each file has a registered target in tools/results.py and a sidecar saying how it
 was made; the command line lists, and rejects bad input. Nothing is generated here (`make results-check` does that)."""
-import importlib.util, json, subprocess, sys
+import importlib.util, json, re, subprocess, sys
 import pandas as pd
 import pytest
 from conftest import ROOT
@@ -73,7 +73,8 @@ def test_compare_uses_seed_spread():
 CHECK_ALL_BUDGET_S = 20 * 60   # `make results-check` (every file, whole or its drawn seeds) in about a quarter of an hour
 FEW_SEEDS = {   # trained files with fewer than MIN_SEEDS seeds: no chapter may assert a comparison between arms on them
     'feddiverse_estimation': 'descriptive estimation errors per stand-in',
-    'modelhet_lira': 'old vs new shadow design of one attack, stated as within a seed std only'}
+    'modelhet_tiny': 'seeds 0-2: the chapter shows its paired differences marked "not stated (3 seeds)"',
+    'modelhet_lira': 'seeds 0-2: old vs new shadow design, no difference stated'}
 
 def test_check_of_every_file_fits_its_budget():
     assert sum(t.cost_check() for t in tool.TARGETS.values()) <= CHECK_ALL_BUDGET_S
@@ -112,3 +113,36 @@ def test_compare_a_subset_of_seeds():
     ok = lambda d: {r['column']: r['ok'] for r in tool.compare(t, saved, d, sub)}['wga']
     assert ok(new.assign(wga=new.wga + 0.98 * tol)) and not ok(new.assign(wga=new.wga + 1.02 * tol))
     assert tool.identical_rows(t, tool.seed_rows(saved, sub), new.assign(seconds=9.0))
+
+# ---- chapters state comparisons only through assert_paired / assert_not_significant ----------------------------------
+CHAPTERS = ('feddiverse/22_experiments', 'fairness/41_experiments', 'modelhet/32_experiments', 'tutorials/feddiverse_experiments',
+            'tutorials/fairness_lab', 'tutorials/model_heterogeneity_privacy', 'tutorials/selection_comparison')
+READS = re.compile(r"results_path\('(?!selection_shares|feddiverse_overhead|feddiverse_estimation)|load_teaching\(|load_results\(")
+RANKING = re.compile(r"\.rank\(|nlargest\(|nsmallest\(|idxmax\(|idxmin\(|is_monotonic|\.max\(\)\s*==|\.min\(\)\s*==")
+ASSERTS = re.compile(r"^\s*(assert\b|test_eq\(|test_close\()")
+
+def saved_result_names(cells:list) -> set:
+    "Names a chapter binds to trained saved results, directly or through other such names (one pass per cell, in order)."
+    names = set()
+    for src in cells:
+        for line in src.splitlines():
+            m = re.match(r"^\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*=(?!=)(.*)", line)
+            if m and (READS.search(m[2]) or any(re.search(rf'\b{n}\b', m[2]) for n in names)):
+                names |= {n.strip() for n in m[1].split(',')}
+    return names
+
+@pytest.mark.parametrize('chapter', CHAPTERS)
+def test_chapter_asserts_no_ranking_of_saved_results(chapter):
+    "An assert on trained saved results never ranks arms: comparisons go through assert_paired (>= 10 seeds, beyond 2 SE)."
+    nb = json.loads((ROOT/'nbs'/f'{chapter}.ipynb').read_text())
+    cells = [''.join(c['source']) for c in nb['cells'] if c['cell_type'] == 'code']
+    names = saved_result_names(cells)
+    bad = [line.strip() for src in cells for line in src.splitlines()
+           if ASSERTS.match(line) and RANKING.search(line) and any(re.search(rf'\b{n}\b', line) for n in names)]
+    assert not bad, f"{chapter}: asserts that rank arms of saved results instead of assert_paired:\n" + '\n'.join(bad)
+
+def test_assert_paired_refuses_fewer_than_10_seeds():
+    from hetfl_explore.foundation.core import paired_differences, assert_paired, MIN_SEEDS
+    runs = pd.DataFrame([dict(arm=a, seed=s, v=float(s) + 5 * (a == 'x')) for a in 'xy' for s in range(MIN_SEEDS - 1)])
+    with pytest.raises(AssertionError, match=f'rests on {MIN_SEEDS - 1} seeds'):
+        assert_paired(paired_differences(runs, 'arm', 'x', 'y', 'v').iloc[0], 1)
