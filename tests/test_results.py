@@ -21,7 +21,9 @@ FILES = sorted(p for p in RESULTS.iterdir() if p.is_file() and not p.name.endswi
 def test_every_file_has_a_target():
     files, targets = {p.name for p in FILES}, {t.file for t in tool.TARGETS.values()}
     assert not files - targets, f"files in data/results without a target in tools/results.py: {sorted(files - targets)}"
-    assert not targets - files, f"targets without a saved file (run `python tools/results.py NAME`): {sorted(targets - files)}"
+    pending = {tool.TARGETS[n].file for n in tool.PENDING}
+    assert not targets - files - pending, f"targets without a saved file (run `python tools/results.py NAME`): {sorted(targets - files - pending)}"
+    assert not pending & files, f"{sorted(pending & files)}: saved, so no longer pending (remove them from tools/results.py PENDING)"
 
 @pytest.mark.parametrize('path', FILES, ids=[p.name for p in FILES])
 def test_sidecar(path):
@@ -86,7 +88,7 @@ def test_trained_targets_run_seeds_0_to_s():
         assert t.seeds == tuple(range(len(t.seeds))), f"{t.name}: seeds {t.seeds} are not 0..S-1"
         if len(t.seeds) > 1 and t.name not in FEW_SEEDS: assert len(t.seeds) >= MIN_SEEDS, t.name
 
-@pytest.mark.parametrize('name', [n for n, t in tool.TARGETS.items() if len(t.seeds) > 1])
+@pytest.mark.parametrize('name', [n for n, t in tool.TARGETS.items() if len(t.seeds) > 1 and n not in tool.PENDING])
 def test_saved_file_holds_every_seed_of_every_group(name):
     t, df = tool.TARGETS[name], pd.read_csv(RESULTS/tool.TARGETS[name].file)
     assert set(df.seed.astype(int)) == set(t.seeds), f"{t.file}: seeds {sorted(set(df.seed))}, target {t.seeds}"
