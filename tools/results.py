@@ -194,7 +194,7 @@ TARGETS = {t.name: t for t in [
            check_seeds=4, note='per (method, FL method), mean over the drawn seeds; WGA curves not compared'),
     Target('feddiverse_teaching', _feddiverse_teaching, SEEDS, 3300, False, _TEACH_VIEW, _TEACH_TOL, timing=('seconds',),
            check_seeds=1, note='per (dataset, method, FL method), mean over the drawn seed; WGA curves not compared'),
-    Target('fairness_explorer', _fairness_explorer, SEEDS, 600, False, seed_view(('rho', 'n_anti', 'level'), _EXPL),
+    Target('fairness_explorer', _fairness_explorer, (0, 1, 2), 170, False, seed_view(('rho', 'n_anti', 'level'), _EXPL),
            {c: Spread() for c in _EXPL}, check_seeds=1, note='per (rho, n_anti, level), mean over the drawn seed'),
     Target('fairness_grid', _fairness_grid, SEEDS, 950, False, seed_view(('dataset', 'level'), _GRID),
            {c: Spread() for c in _GRID}, timing=('seconds',), check_seeds=1,
