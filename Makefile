@@ -23,7 +23,7 @@ help:
 	@echo "make docs   - render the docs site into _docs/"
 	@echo "make bench  - run the benchmarks; each writes benchmarks/results/<name>.json with the machine and flags figures >25% worse than the record"
 	@echo "make results        - regenerate every committed result file in data/results (with its .meta.json record)"
-	@echo "make results-check  - regenerate the cheap result files and compare them with the committed ones"
+	@echo "make results-check  - recompute every result file (whole, or a drawn subset of its seeds) and compare with the committed one"
 	@echo "make student - write the solution-free student edition of the classroom labs into nbs/labs/student"
 	@echo "make robust - re-run every learned-outcome check over seeds 0-9 and 1 and 2 threads; print the margins (tools/robustness.py)"
 	@echo "make apt-dry-run - simulate every apt-get install line of the project (tools/apt_dry_run.py); names a package conflict"
@@ -94,7 +94,7 @@ results: install
 	$(PY) tools/results.py all
 
 results-check: install
-	$(PY) tools/results.py --check cheap
+	$(PY) tools/results.py --check all
 
 robust: install
 	$(PY) tools/robustness.py --jobs 2

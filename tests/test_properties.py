@@ -104,6 +104,13 @@ SPECS = {
  'foundation.core.outcome_seed': spec(core.outcome_seed, _v(default=0), default=bad_seed()),
  'foundation.core.assert_learned': spec(core.assert_learned, _v(name='demo', value=0.9, bound=0.5), name=bad_str(), bound=bad_float()),
  'foundation.core.results_path': spec(core.results_path, _v(name='x.csv'), name=bad_str()),
+ 'foundation.core.paired_differences': spec(core.paired_differences, _v(runs=pd.DataFrame(dict(arm=['x', 'y'], seed=[0, 0], v=[1.0, 2.0])),
+                                                                     arm='arm', a='x', b='y', value='v'), runs=bad_frame(), by=st.sampled_from([None, 3, 'g'])),
+ 'foundation.core.verdict': spec(core.verdict, _v(paper=1.0, mean=1.0, se=0.1), paper=bad_float(), mean=bad_float(), se=bad_float(0)),
+ 'foundation.core.assert_paired': spec(core.assert_paired, _v(diff=dict(mean=1.0, se=0.1, n=10, text='t'), sign=1),
+                                       diff=st.sampled_from([None, 3, 'x', {'mean': 1}]), sign=bad_choice()),
+ 'foundation.core.assert_not_significant': spec(core.assert_not_significant, _v(diff=dict(mean=0.0, se=0.1, n=10, text='t')),
+                                                diff=st.sampled_from([None, 3, 'x', {'mean': 1}])),
 }
 SPECS['foundation.core.validate_fields'].names = {'obj': ('obj', 'OutcomeConfig')}
 for _k, _s in SPECS.items():   # a validator's error names the argument it is told about (its `name`), not 'value'
@@ -300,6 +307,9 @@ SPECS.update({
  'fairness.experiments.run_fairness_grid': spec(fx.run_fairness_grid, _v(datasets=(), preset=TINYP), datasets=st.sampled_from([('nope',), 3, None]), levels=st.sampled_from([('nope',), 3]),
                                        seeds=st.sampled_from([(-1,), (1.5,), 3]), preset=not_none(bad_obj()), path=st.sampled_from([3, ['x']]), log=st.sampled_from([3, 'x'])),
  'fairness.experiments.summarise': spec(fx.summarise, _v(runs='@runs'), runs=bad_frame()),
+ 'fairness.experiments.level_differences': spec(fx.level_differences, _v(runs='@runs', a='fedrk', b='random'), runs=bad_frame(),
+                                                 a=bad_choice(), b=bad_choice(), metric=bad_choice()),
+ 'fairness.experiments.fairness_reproduction_table': spec(fx.fairness_reproduction_table, _v(runs='@runs'), runs=bad_frame()),
  'fairness.experiments.resampling_gain': spec(fx.resampling_gain, _v(matrices='@Ns'), matrices=M3),
  'fairness.experiments.minority_cells': spec(fx.minority_cells, _v(matrices='@Ns'), matrices=M3),
  'fairness.experiments.minority_exposure': spec(fx.minority_exposure, _v(matrices='@Ns', level='random', rounds=5, k=3), matrices=M3, level=LEVEL,

@@ -182,6 +182,8 @@ SPECS = {
  'feddiverse.experiments.table1': spec(fx.table1, _v(runs='@runs'), runs=FRAME, fl=CHOICE),
  'feddiverse.experiments.table3': spec(fx.table3, _v(runs='@runs'), runs=FRAME),
  'feddiverse.experiments.gain_table': spec(fx.gain_table, _v(runs='@runs'), runs=FRAME, fl=CHOICE),
+ 'feddiverse.experiments.paired_gain': spec(fx.paired_gain, _v(runs='@runs'), runs=FRAME, a=CHOICE, b=CHOICE),
+ 'feddiverse.experiments.reproduction_table': spec(fx.reproduction_table, _v(runs='@runs'), runs=FRAME),
  'feddiverse.experiments.wga_curve_figure': spec(fx.wga_curve_figure, _v(runs='@runs'), runs=FRAME, dataset=[3, 'nope'], fl=[3, 'nope']),
  'feddiverse.experiments.share_figure': spec(fx.share_figure, _v(runs='@runs'), runs=FRAME, dataset=[3, 'nope']),
  'feddiverse.experiments.regenerate_results': spec(lambda names=('x',), check=False: fx.regenerate_results(*names, check=check),
@@ -308,7 +310,8 @@ SPECS['modelhet.experiments.ModelHetPreset'][3].update({k: (f'ModelHetPreset.{k}
 
 # argument-free entry points and result containers: checked by calling them / building them validly
 NO_ARGUMENTS = {'modelhet.experiments.appendix_tables', 'modelhet.experiments.table6', 'modelhet.experiments.table7',
-                'modelhet.experiments.table8', 'modelhet.experiments.table10', 'modelhet.submodels.taxonomy_table'}
+                'modelhet.experiments.table8', 'modelhet.experiments.table10', 'modelhet.submodels.taxonomy_table',
+                'feddiverse.experiments.load_teaching'}
 CONTAINERS = {'feddiverse.simulation.SelectionStats', 'feddiverse.estimation.EstimationResult', 'modelhet.submodels.SubmodelRun'}
 
 @pytest.mark.parametrize('name', sorted(SPECS))

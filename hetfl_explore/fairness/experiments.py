@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 import torch
 import plotly.graph_objects as go
-from hetfl_explore.foundation.core import (MAX_COUNT, check_int, check_float, check_choice, check_type, check_columns, check_array,
-    check_rng_seed)
+from ..foundation.core import (MAX_COUNT, check_int, check_float, check_choice, check_type, check_columns, check_array,
+    check_rng_seed, paired_differences, verdict, MIN_SEEDS)
 from ..foundation.hetero import dht, as_counts
 from ..engine.protocol import Selector, Selection, UniformSelector
 from ..feddiverse.selector import (FedDiverseSelector, FedRKSelector, fedrk_weights, oracle_triplets,
@@ -22,12 +22,13 @@ from .metrics import model_confusion, fairness_report, client_table, REPORTED_ME
 
 # %% auto #0
 __all__ = ['PRIVACY_LEVELS', 'EXTRA_LEVELS', 'ALL_LEVELS', 'DATASET_NAMES', 'COLUMNS', 'MAX_DECIMALS', 'LADDER', 'SPLIT_PRESETS',
-           'FAIRNESS_TINY', 'MAX_ROUNDS', 'SHORT_NAMES', 'LEVEL_COLOURS', 'FAIRNESS_EXPLORER', 'EXPLORER_LEVELS',
-           'EXPLORER_SEEDS', 'EXPLORER_METRICS', 'FedRKWeightedSelector', 'client_metadata', 'message_size',
-           'privacy_selector', 'thesis_summary', 'chapter_table', 'fairness_headlines', 'FairnessPreset',
-           'fairness_split', 'fairness_model_fn', 'fairness_run_config', 'estimate_triplets', 'run_level',
-           'run_fairness_grid', 'summarise', 'resampling_gain', 'minority_cells', 'minority_exposure', 'pattern_table',
-           'mix_matrices', 'exposure_table', 'run_client_table', 'results_figure', 'explore', 'explorer_grid',
+           'FAIRNESS_TINY', 'MAX_ROUNDS', 'FAIRNESS_SEEDS', 'THESIS_COMPARISONS', 'SHORT_NAMES', 'LEVEL_COLOURS',
+           'FAIRNESS_EXPLORER', 'EXPLORER_LEVELS', 'EXPLORER_SEEDS', 'EXPLORER_METRICS', 'FedRKWeightedSelector',
+           'client_metadata', 'message_size', 'privacy_selector', 'thesis_summary', 'chapter_table',
+           'fairness_headlines', 'FairnessPreset', 'fairness_split', 'fairness_model_fn', 'fairness_run_config',
+           'estimate_triplets', 'run_level', 'run_fairness_grid', 'summarise', 'resampling_gain', 'minority_cells',
+           'minority_exposure', 'pattern_table', 'mix_matrices', 'exposure_table', 'level_differences',
+           'fairness_reproduction_table', 'run_client_table', 'results_figure', 'explore', 'explorer_grid',
            'explorer_summary', 'explorer_figure']
 
 # %% ../../nbs/fairness/41_experiments.ipynb #a4fa600a
@@ -451,6 +452,36 @@ def exposure_table(n_antis=(0, 1, 2, 4, 6), # numbers of reversed SC clients to 
                          anti_freq_feddiverse=ex['feddiverse_known']['frequency'][anti].mean() if n else np.nan,
                          anti_freq_fedrk=ex['fedrk']['frequency'][anti].mean() if n else np.nan))
     return pd.DataFrame(rows).set_index('n_anti')
+
+# %% ../../nbs/fairness/41_experiments.ipynb #cc57d30f
+FAIRNESS_SEEDS = tuple(range(10))   # seeds 0..S-1 of the saved grid
+THESIS_COMPARISONS = (('feddiverse_predicted', 'random'), ('feddiverse_known', 'random'), ('fedrk', 'random'),
+                      ('feddiverse_known', 'feddiverse_predicted'), ('fedrk', 'feddiverse_known'))   # a − b, along the ladder
+
+def level_differences(runs:pd.DataFrame, # rows of `run_fairness_grid`
+                      a:str, # the level whose metric comes first
+                      b:str, # the level subtracted
+                      metric:str='wga', # a column of the rows, e.g. one of `REPORTED_METRICS`
+                     ) -> pd.DataFrame: # per dataset: mean, se, n, n_sign, significant, text
+    "The paired difference a − b of a metric over seeds, per split."
+    check_columns('runs', runs, ['dataset', 'level', 'seed']); check_choice('metric', metric, tuple(runs.columns))
+    check_choice('a', a, ALL_LEVELS); check_choice('b', b, ALL_LEVELS)
+    return paired_differences(runs, 'level', a, b, metric, by=('dataset',))
+
+def fairness_reproduction_table(runs:pd.DataFrame, # rows of `run_fairness_grid` (several seeds)
+                               ) -> pd.DataFrame: # one row per (comparison, metric, split)
+    "Each difference Table 23 implies next to ours (mean ± SE over seeds, seeds where the sign holds) and the verdict."
+    th, rows = thesis_summary(), []
+    for a, b in THESIS_COMPARISONS:
+        for m in REPORTED_METRICS:
+            g = level_differences(runs, a, b, m)
+            for d, r in g.iterrows():
+                paper = th.loc[(d, a), m] - th.loc[(d, b), m]
+                v = verdict(paper, r['mean'], r['se']) if r['n'] >= MIN_SEEDS else f"{r['n']} seeds: not stated"
+                rows.append(dict(comparison=f'{a} − {b}', metric=m, dataset=d, thesis=round(paper, 3), ours=r['text'],
+                                 mean=r['mean'], se=r['se'], n=int(r['n']), verdict=v))
+    return pd.DataFrame(rows)
+
 
 # %% ../../nbs/fairness/41_experiments.ipynb #74bb0612
 def run_client_table(row:pd.Series, # one row of `run_fairness_grid`'s CSV

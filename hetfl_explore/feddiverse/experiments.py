@@ -11,7 +11,8 @@ import pandas as pd
 import torch
 from fastcore.basics import patch
 import plotly.graph_objects as go
-from ..foundation.core import check_int, check_float, check_choice, check_type, validate_fields, results_path, MS_PER_S
+from ..foundation.core import (check_int, check_float, check_choice, check_type, validate_fields, results_path, MS_PER_S,
+    paired_differences, verdict, MIN_SEEDS)
 from ..foundation.hetero import dht, client_types, TYPES
 from ..foundation.data import federation
 from ..foundation.datasets import make_federated
@@ -26,12 +27,14 @@ from .estimation import EstimationConfig, estimate_federation, EstimationResult
 
 # %% auto #0
 __all__ = ['CNN_HIDDEN_PER_WIDTH', 'WIDTH_PERCENT', 'PRESETS', 'DIVERSITY_DATASETS', 'FL_METHODS', 'TABLE1_METHODS',
-           'ORACLE_METHODS', 'METHOD_LABELS', 'PUBLISHED_TABLE1', 'CMNIST_MAX_SCALE', 'CMNIST_MAX_SIZE', 'GRID_KEY',
-           'METHOD_COLOURS', 'RESULTS_TOOL', 'TIMED_ROUNDS', 'REPORT_CSS', 'DOCS_URL', 'DEMO_CAPTIONS',
-           'DiversityPreset', 'check_runs', 'check_names', 'method_label', 'build_data', 'diversity_run_config',
-           'table1_selector', 'selected_type_shares', 'run_diversity', 'run_diversity_grid', 'paper_grid',
-           'estimation_errors', 'table1', 'table3', 'gain_table', 'wga_curve_figure', 'share_figure',
-           'regenerate_results', 'measure_overhead', 'demo_report', 'demo', 'main']
+           'ORACLE_METHODS', 'VARIANT_METHODS', 'METHOD_LABELS', 'ALL_METHODS', 'PUBLISHED_TABLE1', 'CMNIST_MAX_SCALE',
+           'CMNIST_MAX_SIZE', 'GRID_KEY', 'TEACHING_SEEDS', 'SHAPES_DATASETS', 'SHAPES_METHODS', 'PUBLISHED_TABLE3',
+           'PUBLISHED_TABLE4', 'METHOD_COLOURS', 'RESULTS_TOOL', 'TEACHING_FILES', 'TIMED_ROUNDS', 'REPORT_CSS',
+           'DOCS_URL', 'DEMO_CAPTIONS', 'DiversityPreset', 'check_runs', 'check_names', 'method_label', 'build_data',
+           'diversity_run_config', 'table1_selector', 'selected_type_shares', 'run_diversity', 'run_diversity_grid',
+           'paper_grid', 'estimation_errors', 'table1', 'table3', 'gain_table', 'paired_gain', 'reproduction_table',
+           'wga_curve_figure', 'share_figure', 'regenerate_results', 'load_teaching', 'measure_overhead', 'demo_report',
+           'demo', 'main']
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #dea7e0cf
 @dataclass
@@ -100,7 +103,11 @@ DIVERSITY_DATASETS = {'Spawrious_GSC': ('shapes', 'spawrious_gsc'), 'Spawrious_G
 FL_METHODS = ('FedAvg', 'FedAvgM', 'FedProx', 'FedAvgM+FedProx')
 TABLE1_METHODS = ('FedDiverse', 'Uniform', 'Round robin', 'FedNova', 'pow-d', 'FedPNS', 'HCSFed')
 ORACLE_METHODS = ('FedDiverse (known DHT)', 'FedRK')
-METHOD_LABELS = {'FedDiverse': 'FedDiverse [sign-invariant]', 'FedDiverse (known DHT)': 'FedDiverse [sign-invariant, known DHT]'}
+VARIANT_METHODS = ('FedNova (κ clients)',)   # not in the paper: Wang et al.'s partial participation
+METHOD_LABELS = {'FedDiverse': 'FedDiverse [sign-invariant]', 'FedDiverse (known DHT)': 'FedDiverse [sign-invariant, known DHT]',
+                 'FedNova': 'FedNova [every client trains]', 'FedNova (κ clients)': 'FedNova [κ clients, not the paper\'s]',
+                 'pow-d': 'pow-d [d = K]'}
+ALL_METHODS = TABLE1_METHODS + ORACLE_METHODS + VARIANT_METHODS
 
 def check_runs(runs, # rows of `run_diversity_grid` / `run_diversity`
                columns=('dataset', 'method', 'fl', 'wga'), # columns that must be present
@@ -166,20 +173,21 @@ def diversity_run_config(preset:DiversityPreset, # the scale
     return RunConfig(**kw)
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #f16ff887
-def table1_selector(method:str, # one of `TABLE1_METHODS` or `ORACLE_METHODS`
+def table1_selector(method:str, # one of `ALL_METHODS`
                     data, # the `FederatedData`
                     estimated:np.ndarray|None=None, # (K, 3) estimated triplets (needed by 'FedDiverse')
                    ) -> tuple: # (Selector, dict of RunConfig overrides)
     "The selector (and engine overrides) of a selection method."
-    check_choice('method', method, TABLE1_METHODS + ORACLE_METHODS)
+    check_choice('method', method, ALL_METHODS)
     if method == 'FedDiverse':
         if estimated is None: raise ValueError("method='FedDiverse' needs the estimated triplets (estimated=...)")
         return FedDiverseSelector(estimated), {}
     if method == 'FedDiverse (known DHT)':
         return FedDiverseSelector(oracle_triplets(data.interaction()), name='feddiverse[sign-invariant, known DHT]'), {}
     if method == 'FedRK': return FedRKSelector(data.interaction()), {}
-    if method == 'FedNova': return FedNova(participation='k'), {}   # kappa clients a round, as every method of Table 1
-    if method == 'pow-d': return PowD(d=data.num_clients), {}
+    if method == 'FedNova': return FedNova(participation='all'), {}   # the paper's: every client trains every round
+    if method == 'FedNova (κ clients)': return FedNova(participation='k'), {}   # Wang et al.'s partial participation
+    if method == 'pow-d': return PowD(d=data.num_clients), {}         # the authors' code: d = kappa_br = K
     return {'Uniform': UniformSelector, 'Round robin': RoundRobin, 'FedPNS': FedPNS, 'HCSFed': HCSFed}[method](), {}
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #b2d6a2ee
@@ -209,7 +217,7 @@ def run_diversity(dataset:str, # a key of `DIVERSITY_DATASETS`
                   estimation:EstimationResult|None=None, # the estimated triplets (computed when needed and None)
                  ) -> dict:
     "Train one cell of the comparison and summarise it."
-    check_choice('dataset', dataset, DIVERSITY_DATASETS); check_choice('method', method, TABLE1_METHODS + ORACLE_METHODS)
+    check_choice('dataset', dataset, DIVERSITY_DATASETS); check_choice('method', method, ALL_METHODS)
     check_choice('fl', fl, FL_METHODS); check_type('preset', preset, DiversityPreset); check_int('seed', seed, lo=0)
     data = build_data(dataset, preset, seed) if data is None else data
     preset = preset.for_dataset(dataset)
@@ -254,7 +262,7 @@ def run_diversity_grid(preset:DiversityPreset, # the scale
     "Run every (dataset, method, FL method, seed) cell, skipping those already in `out`."
     seeds = check_type('preset', preset, DiversityPreset).seeds if seeds is None else check_names('seeds', seeds, None)
     datasets, fls = check_names('datasets', datasets, DIVERSITY_DATASETS), check_names('fls', fls, FL_METHODS)
-    methods = check_names('methods', methods, TABLE1_METHODS + ORACLE_METHODS)
+    methods = check_names('methods', methods, ALL_METHODS)
     done, have = _load_done(out)
     rows = []
     for ds in datasets:
@@ -270,14 +278,22 @@ def run_diversity_grid(preset:DiversityPreset, # the scale
     return pd.concat([done, pd.DataFrame(rows)], ignore_index=True) if len(done) else pd.DataFrame(rows)
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #341bba2b
+TEACHING_SEEDS = {'cmnist': tuple(range(20)), 'shapes': tuple(range(10))}   # seeds 0..S-1 of the saved grids: a colored-MNIST run takes seconds
+SHAPES_DATASETS = tuple(d for d, (kind, _) in DIVERSITY_DATASETS.items() if kind == 'shapes')
+SHAPES_METHODS = ('FedDiverse', 'Uniform', 'FedNova', 'pow-d', 'FedDiverse (known DHT)')   # the Table-1 methods of the saved shapes grid
+
 def paper_grid(preset:DiversityPreset, # the scale
-               out:str, # CSV to append finished cells to and resume from (the teaching grid: about a quarter of an hour, one thread)
+               out:str, # CSV to append finished cells to and resume from
+               datasets=tuple(DIVERSITY_DATASETS), # Table-1 columns
+               seeds=None, # seeds (default: the preset's)
+               methods=ALL_METHODS, # the Table-1 methods (run with FedAvgM)
                log=print, # progress printer (None: silent)
               ) -> pd.DataFrame:
-    "Table 1 (every selection method and both oracles, FedAvgM) then Table 3 (uniform vs FedDiverse, every FL method)."
+    "Table 1 (the selection methods, by default all with both oracles and the FedNova variant, FedAvgM), then Table 3 (uniform vs FedDiverse, every FL method)."
     check_type('preset', preset, DiversityPreset); check_type('out', out, str)
-    run_diversity_grid(preset, methods=TABLE1_METHODS + ORACLE_METHODS, fls=('FedAvgM',), out=out, log=log)
-    return run_diversity_grid(preset, methods=('Uniform', 'FedDiverse'), fls=FL_METHODS, out=out, log=log)
+    kw = dict(datasets=datasets, seeds=seeds, out=out, log=log)
+    run_diversity_grid(preset, methods=methods, fls=('FedAvgM',), **kw)
+    return run_diversity_grid(preset, methods=('Uniform', 'FedDiverse'), fls=FL_METHODS, **kw)
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #0ecf8553
 def estimation_errors(preset:DiversityPreset, # the scale
@@ -307,7 +323,7 @@ def table1(runs:pd.DataFrame, # rows from `run_diversity_grid`
     "WGA (%) mean ± std over seeds: selection methods × datasets (Table 1 layout)."
     r = check_runs(runs); r = r[r.fl == check_choice('fl', fl, FL_METHODS)]
     t = r.groupby(['method', 'dataset']).wga.apply(lambda v: _cell(v.values)).unstack()
-    order = [m for m in TABLE1_METHODS + ORACLE_METHODS if m in t.index]
+    order = [m for m in ALL_METHODS if m in t.index]
     return t.loc[order, [d for d in DIVERSITY_DATASETS if d in t.columns]].rename(index=method_label)
 
 def table3(runs:pd.DataFrame, # rows from `run_diversity_grid`
@@ -328,6 +344,55 @@ def gain_table(runs:pd.DataFrame, # rows from `run_diversity_grid`
     out = pd.DataFrame({'measured': m['FedDiverse'] - m['Uniform']})   # FedDiverse = the sign-invariant variant
     out['published'] = [PUBLISHED_TABLE1['FedDiverse'][d][0] - PUBLISHED_TABLE1['Uniform'][d][0] for d in out.index]
     return out.loc[[d for d in DIVERSITY_DATASETS if d in out.index]].round(2)
+
+# %% ../../nbs/feddiverse/22_experiments.ipynb #b4c4281e
+PUBLISHED_TABLE3 = {  # WGA %, mean of 3 runs, (uniform random, FedDiverse) per FL method (Németh et al. (2025), Diversity-Driven Learning, Table 3 = thesis Table 16)
+    'FedAvg': {'Spawrious_GSC': (85.09, 85.90), 'Spawrious_GCI': (85.65, 89.43), 'Spawrious_GAI': (80.49, 84.33), 'WaterBirds_dist': (31.72, 46.47), 'Spawrious_4': (81.07, 83.86), 'CMNIST_GSC': (87.58, 91.01)},
+    'FedAvgM': {d: (PUBLISHED_TABLE1['Uniform'][d][0], PUBLISHED_TABLE1['FedDiverse'][d][0]) for d in PUBLISHED_TABLE1['Uniform']},
+    'FedProx': {'Spawrious_GSC': (84.43, 86.33), 'Spawrious_GCI': (82.91, 87.30), 'Spawrious_GAI': (81.39, 83.81), 'WaterBirds_dist': (31.57, 43.51), 'Spawrious_4': (80.44, 83.64), 'CMNIST_GSC': (91.36, 91.49)},
+    'FedAvgM+FedProx': {'Spawrious_GSC': (85.41, 87.85), 'Spawrious_GCI': (88.38, 90.48), 'Spawrious_GAI': (85.65, 85.17), 'WaterBirds_dist': (44.29, 53.84), 'Spawrious_4': (82.97, 86.12), 'CMNIST_GSC': (92.42, 93.24)},
+}
+PUBLISHED_TABLE4 = {  # WaterBirds_dist, T0 = 1, WGA %, mean of 3 runs (Németh et al. (2025), Table 4 = thesis Table 17)
+    'FedAvg': {'FedDiverse': 46.47, 'FedDiverse (known DHT)': 50.62, 'FedRK': 51.82},
+    'FedAvgM': {'FedDiverse': 54.10, 'FedDiverse (known DHT)': 58.88, 'FedRK': 57.84},
+}
+
+def paired_gain(runs:pd.DataFrame, # rows of `run_diversity_grid`
+                a:str='FedDiverse', # the method whose WGA comes first
+                b:str='Uniform', # the method subtracted
+                value:str='wga', # the compared figure
+               ) -> pd.DataFrame: # per (dataset, fl): mean, se, n, n_sign, significant, text
+    "The paired difference a − b over seeds, per dataset and FL method (`foundation.core.paired_differences`)."
+    check_runs(runs, ('dataset', 'method', 'fl', 'seed', value))
+    check_choice('a', a, ALL_METHODS); check_choice('b', b, ALL_METHODS)
+    return paired_differences(runs, 'method', a, b, value, by=('dataset', 'fl'))
+
+
+# %% ../../nbs/feddiverse/22_experiments.ipynb #20a8f800
+def _published_pairs():
+    "(comparison, a, b, fl, dataset, paper's a − b) for every difference the paper's Tables 1, 3 and 4 give."
+    out = [('FedDiverse − Uniform', 'FedDiverse', 'Uniform', fl, d, fd - u) for fl, t in PUBLISHED_TABLE3.items() for d, (u, fd) in t.items()]
+    out += [(f'FedDiverse − {b}', 'FedDiverse', b, 'FedAvgM', d, PUBLISHED_TABLE1['FedDiverse'][d][0] - PUBLISHED_TABLE1[b][d][0])
+            for b in TABLE1_METHODS[2:] for d in PUBLISHED_TABLE1[b]]
+    return out + [(f'{o} − FedDiverse', o, 'FedDiverse', fl, 'WaterBirds_dist', t[o] - t['FedDiverse'])
+                  for fl, t in PUBLISHED_TABLE4.items() for o in ORACLE_METHODS]
+
+def reproduction_table(runs:pd.DataFrame, # rows of `run_diversity_grid` (several seeds per cell)
+                      ) -> pd.DataFrame: # one row per published difference that the runs cover
+    "Each difference the paper reports next to ours (mean ± SE over seeds, seeds where the sign holds) and the verdict."
+    check_runs(runs, ('dataset', 'method', 'fl', 'seed', 'wga'))
+    rows, cache, have = [], {}, set(runs.method)
+    for name, a, b, fl, d, paper in _published_pairs():
+        if (a, b) not in cache:
+            cache[a, b] = paired_gain(runs, a, b) if {a, b} <= have else None
+        g = cache[a, b]
+        if g is None or (d, fl) not in g.index: continue
+        r = g.loc[(d, fl)]
+        v = verdict(paper, r['mean'], r['se']) if r['n'] >= MIN_SEEDS else f"{r['n']} seeds: not stated"
+        rows.append(dict(comparison=name.replace(b, method_label(b)) if b != 'Uniform' else name, fl=fl, dataset=d, paper=round(paper, 2),
+                         ours=r['text'], mean=r['mean'], se=r['se'], n=int(r['n']), verdict=v))
+    return pd.DataFrame(rows)
+
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #f8af6b67
 METHOD_COLOURS = ('#d62728', '#1f77b4', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b', '#e377c2', '#7f7f7f', '#17becf')   # one per selection method
@@ -384,6 +449,15 @@ def regenerate_results(*names:str, # targets of `python tools/results.py --list`
     r = subprocess.run([sys.executable, tool, *(['--check'] if check else []), *names], capture_output=True, text=True)
     if r.returncode: raise RuntimeError(f"{' '.join(r.args[1:])} failed (exit {r.returncode}):\n{r.stdout}\n{r.stderr}")
     return r.stdout
+
+# %% ../../nbs/feddiverse/22_experiments.ipynb #23f8bcff
+TEACHING_FILES = ('feddiverse_cmnist.csv',)   # the saved teaching grids: colored MNIST (the shapes grid is made by `feddiverse_teaching`)
+
+def load_teaching() -> pd.DataFrame: # rows of `paper_grid`, both files
+    "The saved teaching grids (`TEACHING_FILES`) as one table of runs."
+    missing = [f for f in TEACHING_FILES if not results_path(f).exists()]
+    if missing: raise FileNotFoundError(f"{missing}: not found; make them with `python {RESULTS_TOOL} feddiverse_cmnist`")
+    return pd.concat([pd.read_csv(results_path(f)) for f in TEACHING_FILES], ignore_index=True)
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #a7b76b56
 TIMED_ROUNDS = 3   # FL rounds timed to measure the cost of one round

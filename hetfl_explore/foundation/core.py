@@ -12,11 +12,12 @@ import torch
 
 # %% auto #0
 __all__ = ['INT64_MIN', 'INT64_MAX', 'SEED_MAX', 'MAX_COUNT', 'MS_PER_S', 'KEY_MAX', 'OUTCOME_SEED_ENV', 'OUTCOME_LOG_ENV',
-           'RESULTS_DIR', 'TRIPLET_COLORS', 'FONT_FAMILY', 'PAGE_FIGURE_WIDTH', 'check_int', 'check_float',
-           'check_choice', 'check_type', 'check_keys', 'as_array', 'check_array', 'check_tensor', 'check_count',
-           'check_count_array', 'check_probability', 'check_distribution', 'check_ids', 'check_rng_seed',
-           'check_columns', 'check_callable', 'check_by_name', 'default_device', 'seed_everything', 'spawn_seeds',
-           'rng_streams', 'torch_generator', 'validate_fields', 'outcome_seed', 'assert_learned', 'results_path']
+           'RESULTS_DIR', 'SIGNIFICANCE_SE', 'MIN_SEEDS', 'VERDICTS', 'TRIPLET_COLORS', 'FONT_FAMILY',
+           'PAGE_FIGURE_WIDTH', 'check_int', 'check_float', 'check_choice', 'check_type', 'check_keys', 'as_array',
+           'check_array', 'check_tensor', 'check_count', 'check_count_array', 'check_probability', 'check_distribution',
+           'check_ids', 'check_rng_seed', 'check_columns', 'check_callable', 'check_by_name', 'default_device',
+           'seed_everything', 'spawn_seeds', 'rng_streams', 'torch_generator', 'validate_fields', 'outcome_seed',
+           'assert_learned', 'results_path', 'paired_differences', 'verdict', 'assert_paired', 'assert_not_significant']
 
 # %% ../../nbs/foundation/00_core.ipynb #ba8c93b3
 def _show(value, width:int=80) -> str:
@@ -393,6 +394,78 @@ def results_path(name:str, # a file name under data/results, e.g. 'modelhet_tiny
     import hetfl_explore
     base = Path(hetfl_explore.__file__).resolve().parents[1].joinpath(*RESULTS_DIR)
     return (base if base.is_dir() else Path(*RESULTS_DIR)) / check_type('name', name, str)
+
+# %% ../../nbs/foundation/00_core.ipynb #c9b9923b
+SIGNIFICANCE_SE = 2.0   # a paired difference is stated only when its mean is beyond this many standard errors
+MIN_SEEDS = 10          # the fewest seeds a stated comparison rests on
+VERDICTS = ('reproduced', 'direction only', 'not significant', 'contradicted')
+
+def paired_differences(runs, # DataFrame: one row per (group..., arm, seed)
+                       arm:str, # column naming the arm
+                       a:str, # the arm whose value comes first in a − b
+                       b:str, # the arm subtracted
+                       value:str, # column of the compared figure
+                       by=(), # columns that define a group (one comparison per group)
+                       seed:str='seed', # column of the seed
+                      ): # DataFrame indexed by `by`: mean, se, n, n_sign, significant, text
+    "Mean ± standard error of the per-seed difference a − b, with the number of seeds in which its sign holds."
+    import pandas as pd
+    by = list(check_type('by', by, (list, tuple)))
+    check_columns('runs', runs, [arm, value, seed, *by])
+    if a == b: raise ValueError(f"a={a!r}, b={b!r}: compare two different arms")
+    wide = runs[runs[arm].isin([a, b])].pivot_table(index=[*by, seed], columns=arm, values=value, aggfunc='first')
+    for x in (a, b):
+        if x not in wide.columns: raise ValueError(f"{arm}={x!r}: no rows of that arm in runs")
+    d = (wide[a] - wide[b]).dropna().rename('d').reset_index()
+    g = d.groupby(by, sort=False).d if by else d.assign(_all='all').groupby('_all').d
+    out = pd.DataFrame(dict(mean=g.mean(), se=g.std(ddof=1) / np.sqrt(g.size()), n=g.size()))
+    out['n_sign'] = g.apply(lambda v: int((np.sign(v) == np.sign(v.mean())).sum()) if v.mean() else 0)
+    out['significant'] = (out['mean'].abs() > SIGNIFICANCE_SE * out.se.fillna(np.inf)) & (out.n >= 2)
+    out['text'] = [f"{m:+.{_dec(s)}f} ± {s:.{_dec(s)}f} ({k}/{n} seeds)" for m, s, k, n in zip(out['mean'], out.se.fillna(0), out.n_sign, out.n)]
+    return out
+
+def _dec(se:float) -> int: "Decimals that show two significant digits of a standard error."; return int(min(4, max(1, 1 - np.floor(np.log10(se))))) if se > 0 else 2
+
+
+# %% ../../nbs/foundation/00_core.ipynb #1ff58543
+def verdict(paper:float, # the difference the paper reports (same sign convention)
+            mean:float, # our mean paired difference
+            se:float, # its standard error
+            k:float=SIGNIFICANCE_SE, # standard errors that make a difference significant
+           ) -> str: # one of `VERDICTS`
+    "Our paired difference against the paper's: reproduced (sign and size), direction only, not significant, or contradicted."
+    paper, mean, se, k = check_float('paper', paper), check_float('mean', mean), check_float('se', se, lo=0), check_float('k', k, lo=0)
+    if abs(mean) <= k * se: return 'not significant'
+    if np.sign(mean) != np.sign(paper): return 'contradicted'
+    return 'reproduced' if abs(mean - paper) <= k * se else 'direction only'
+
+
+# %% ../../nbs/foundation/00_core.ipynb #9cfaab3c
+def _paired_row(diff, name:str):
+    "A row of `paired_differences` checked for the fields and the seed count a stated comparison needs."
+    if not hasattr(diff, 'keys') or not {'mean', 'se', 'n', 'text'} <= set(diff.keys()):
+        raise TypeError(f"diff={diff!r:.80}: expected a row of `paired_differences` (mean, se, n, text) for {name}")
+    if diff['n'] < MIN_SEEDS: raise AssertionError(f"{name}: {diff['text']} rests on {diff['n']} seeds; a stated comparison needs >= {MIN_SEEDS}")
+    return diff
+
+def assert_paired(diff, # a row of `paired_differences`
+                  sign:int, # the stated direction: +1 (a > b) or -1 (a < b)
+                  name:str='comparison', # what is compared, for the message
+                 ) -> str: # the row's text, e.g. '+11.7 ± 1.9 (18/20 seeds)'
+    "Assert a stated comparison: >= MIN_SEEDS seeds and a mean beyond SIGNIFICANCE_SE standard errors in direction `sign`."
+    d = _paired_row(diff, name); check_choice('sign', sign, (1, -1))
+    if not sign * d['mean'] > SIGNIFICANCE_SE * d['se']:
+        raise AssertionError(f"{name}: {d['text']} is not beyond {SIGNIFICANCE_SE:g} standard errors {'above' if sign > 0 else 'below'} 0")
+    return d['text']
+
+def assert_not_significant(diff, # a row of `paired_differences`
+                           name:str='comparison', # what is compared, for the message
+                          ) -> str: # the row's text
+    "Assert the sentence 'not significant at this scale': >= MIN_SEEDS seeds and |mean| within SIGNIFICANCE_SE standard errors."
+    d = _paired_row(diff, name)
+    if abs(d['mean']) > SIGNIFICANCE_SE * d['se']: raise AssertionError(f"{name}: {d['text']} is significant")
+    return d['text']
+
 
 # %% ../../nbs/foundation/00_core.ipynb #a25c0l1r
 TRIPLET_COLORS = {'CI': '#1f77b4', 'AI': '#ff7f0e', 'SC': '#2ca02c'}   # class imbalance, attribute imbalance, spurious correlation

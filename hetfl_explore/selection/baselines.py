@@ -127,7 +127,7 @@ def _hamilton_quotas(capacity:np.ndarray, # seats each group can take
         if sum(w) == 0: w = [Fraction(1)] * len(free)              # only weightless groups left: split evenly
         left = m - int(capacity[fixed].sum())
         for g, wg in zip(free, w): quota[g] = left * wg / sum(w)
-        full = [g for g in free if quota[g] >= capacity[g]]
+        full = [g for g in free if quota[g] >= int(capacity[g])]   # a Python int: Fraction vs np.int64 overflows
         if not full: return quota
         for g in full: quota[g], fixed[g] = Fraction(int(capacity[g])), True
 
