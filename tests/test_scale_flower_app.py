@@ -1,7 +1,8 @@
 """The Flower App (apps/flower/) run by `flwr run`: a SuperLink in simulation mode on free ports under a temporary
 FLWR_HOME, 8 supernodes, 2 rounds; the run selects the clients `run_fl` selects with the same selector and seed.
 The SuperLink (and everything it starts) is stopped whatever happens."""
-import os, pickle, signal, socket, subprocess, sys, time
+import json, logging, os, pickle, signal, socket, subprocess, sys, time
+from types import SimpleNamespace
 from pathlib import Path
 import pytest
 pytest.importorskip('flwr', reason='Flower is not installed: pip install hetfl_explore[flower]')
@@ -56,14 +57,14 @@ def start_superlink(tmp_path, env):
     raise AssertionError(f'the SuperLink exited at start-up {START_TRIES} times; last output:\n{log.read_text()[-3000:]}')
 
 def test_flwr_run_selects_as_the_engine(tmp_path):
-    home, out = tmp_path / 'flwr_home', tmp_path / 'history.pkl'
+    home, out, result_file = tmp_path / 'flwr_home', tmp_path / 'history.pkl', str(tmp_path / 'result.json')
     home.mkdir()
     env = {**os.environ, 'FLWR_HOME': str(home), 'PYTHONPATH': os.pathsep.join(filter(None, [str(ROOT), os.environ.get('PYTHONPATH')])),
            'OMP_NUM_THREADS': '1', 'FLWR_DISABLE_UPDATE_CHECK': '1',
            'PATH': os.pathsep.join([str(BIN), os.environ.get('PATH', '')])}   # the SuperLink starts `flower-superexec` by name
     link, port = start_superlink(tmp_path, env)
     try:
-        config = ' '.join(f'{k}={toml_value(v)}' for k, v in {**RUN_CONFIG, 'history-file': str(out)}.items())
+        config = ' '.join(f'{k}={toml_value(v)}' for k, v in {**RUN_CONFIG, 'history-file': str(out), 'result-file': result_file}.items())
         run = subprocess.run([str(BIN / 'flwr'), 'run', str(APP), 'local-simulation', '--federation-config', 'num-supernodes=8',
                               '--run-config', config, '--stream'], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=RUN_S)
     finally: stop(link)
@@ -74,6 +75,10 @@ def test_flwr_run_selects_as_the_engine(tmp_path):
     engine = run_fl(t['model_fn'], t['data'], t['selector'], t['config'])
     assert len(flower) == 2 and flower.rounds.selected.tolist() == engine.rounds.selected.tolist()
     assert (flower.final_params - engine.final_params).abs().max().item() <= 1e-6
+    result = json.loads(Path(result_file).read_text())   # the readable result, at the path the run logged
+    assert [r['selected'] for r in result['rounds']] == engine.rounds.selected.tolist() and result['selector'] == 'pow-d'
+    assert f'hetfl result (selected clients and metrics per round): {result_file}' in run.stdout + run.stderr
+    assert 'hetfl round 2/2: selected clients' in run.stdout + run.stderr
 
 def test_app_run_config_declares_only_keys_the_app_reads():
     import tomllib
@@ -84,7 +89,25 @@ def test_app_run_config_declares_only_keys_the_app_reads():
     t = app_task(cfg['config'])
     assert t['data'].num_clients == cfg['config']['num-clients'] and t['config'].rounds == cfg['config']['rounds']
 
-@pytest.mark.parametrize('bad, allowed', [({'selector': 'best'}, "'pow-d'"), ({'federation': 'cifar'}, "'digits'"),
-                                          ({'epochs': 3}, 'clients_per_round')])
+@pytest.mark.parametrize('bad, allowed', [({'selector': 'best'}, "pow-d, afl-g"), ({'federation': 'cifar'}, "'digits', 'spawrious_gsc'"),
+                                          ({'epochs': 3}, 'clients_per_round'),
+                                          ({'federation': 'cmnist_gsc', 'num-clients': 5}, "has 24 clients")])
 def test_bad_run_config_names_the_allowed_values(bad, allowed):
     with pytest.raises(ValueError, match=allowed): app_task(bad)
+
+@pytest.mark.parametrize('old, new', [('AFL_G', 'afl-g'), ('round_robin', 'round-robin'), ('Oort', 'oort'), ('q-FFL', 'q-ffl')])
+def test_selector_names_have_one_spelling_and_old_aliases(old, new):
+    a, b = app_task({'selector': old}), app_task({'selector': new})
+    assert type(a['selector']) is type(b['selector'])
+
+def test_a_published_federation_can_be_named():
+    t = app_task({'federation': 'cmnist_gsc', 'scale': 0.2})
+    assert t['data'].num_clients == 24 and t['data'].x.ndim == 2
+
+def test_a_bad_run_config_is_the_first_log_line_and_nothing_runs(caplog):
+    from hetfl_explore.scale.flower import flower_server_app, _app_main
+    class NoGrid:   # the ServerApp must not touch the grid with a bad run config
+        def __getattr__(self, name): raise AssertionError(f'the grid was used ({name}) despite a bad run config')
+    with caplog.at_level(logging.INFO, logger='flwr'):
+        _app_main(NoGrid(), SimpleNamespace(run_config={'selector': 'best'}))
+    assert caplog.records[0].levelno == logging.ERROR and caplog.records[0].getMessage().startswith("run config: selector='best'")
