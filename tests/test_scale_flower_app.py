@@ -2,6 +2,7 @@
 FLWR_HOME, 8 supernodes, 2 rounds; the run selects the clients `run_fl` selects with the same selector and seed.
 The SuperLink (and everything it starts) is stopped whatever happens."""
 import json, logging, os, pickle, signal, socket, subprocess, sys, time
+from contextlib import contextmanager
 from types import SimpleNamespace
 from pathlib import Path
 import pytest
@@ -56,18 +57,35 @@ def start_superlink(tmp_path, env):
         stop(link)
     raise AssertionError(f'the SuperLink exited at start-up {START_TRIES} times; last output:\n{log.read_text()[-3000:]}')
 
+LOCAL_RAY_TRIES = 3   # calls of `start_ray` before the test gives up on starting Ray
+
+@contextmanager
+def local_ray(env:dict):
+    """A local Ray cluster started here (retrying a start-up that timed out), which the simulation joins via RAY_ADDRESS.
+    Ray gives a raylet it starts a fixed 30 s to register: on a loaded machine Flower's own start-up can fail every time,
+    while joining a running cluster has no such wait. The cluster belongs to this process and ends with it."""
+    import ray
+    from hetfl_explore.scale.sweeps import start_ray
+    for attempt in range(LOCAL_RAY_TRIES):   # each call already retries a few times
+        try: ctx = start_ray(2); break
+        except Exception:
+            if attempt == LOCAL_RAY_TRIES - 1: raise
+    try: yield {**env, 'RAY_ADDRESS': ctx.address_info['gcs_address']}
+    finally: ray.shutdown()
+
 def test_flwr_run_selects_as_the_engine(tmp_path):
     home, out, result_file = tmp_path / 'flwr_home', tmp_path / 'history.pkl', str(tmp_path / 'result.json')
     home.mkdir()
     env = {**os.environ, 'FLWR_HOME': str(home), 'PYTHONPATH': os.pathsep.join(filter(None, [str(ROOT), os.environ.get('PYTHONPATH')])),
            'OMP_NUM_THREADS': '1', 'FLWR_DISABLE_UPDATE_CHECK': '1',
            'PATH': os.pathsep.join([str(BIN), os.environ.get('PATH', '')])}   # the SuperLink starts `flower-superexec` by name
-    link, port = start_superlink(tmp_path, env)
-    try:
-        config = ' '.join(f'{k}={toml_value(v)}' for k, v in {**RUN_CONFIG, 'history-file': str(out), 'result-file': result_file}.items())
-        run = subprocess.run([str(BIN / 'flwr'), 'run', str(APP), 'local-simulation', '--federation-config', 'num-supernodes=8',
-                              '--run-config', config, '--stream'], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=RUN_S)
-    finally: stop(link)
+    with local_ray(env) as env:
+        link, port = start_superlink(tmp_path, env)
+        try:
+            config = ' '.join(f'{k}={toml_value(v)}' for k, v in {**RUN_CONFIG, 'history-file': str(out), 'result-file': result_file}.items())
+            run = subprocess.run([str(BIN / 'flwr'), 'run', str(APP), 'local-simulation', '--federation-config', 'num-supernodes=8',
+                                  '--run-config', config, '--stream'], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=RUN_S)
+        finally: stop(link)
     assert out.exists(), f'the run wrote no history:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}'
     flower = History.from_dict(pickle.loads(out.read_bytes()))
     defaults = {'local-epochs': 1, 'batch-size': 16, 'lr': 0.05, 'backend': 'sequential'}   # apps/flower/pyproject.toml

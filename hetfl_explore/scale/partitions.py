@@ -32,11 +32,15 @@ def pool_dataset(data:FederatedData, # the federation whose training pool is par
 # %% ../../nbs/scale/82_partitions.ipynb #7694c57a
 PYARROW_SORT_DEPRECATION = 'Specifying null_placement in SortOptions is deprecated'   # pyarrow >= 25, via datasets' sort
 
-def _column(dataset:Dataset, name:str, column:str) -> np.ndarray:
-    "The values of `column`, or a `ValueError` naming the argument `name` and the dataset's columns."
+def _check_column(dataset:Dataset, name:str, column:str) -> str:
+    "`column` if `dataset` has it, else a `ValueError` naming the argument `name` and the dataset's columns."
     if column not in dataset.column_names:
         raise ValueError(f"{name}={column!r}: the dataset has no such column (its columns: {', '.join(dataset.column_names)})")
-    return np.asarray(dataset[column])
+    return column
+
+def _column(dataset:Dataset, name:str, column:str) -> np.ndarray:
+    "The values of `column` (argument `name`), checked by `_check_column`."
+    return np.asarray(dataset[_check_column(dataset, name, column)])
 
 def federation_from_partitioner(partitioner:Partitioner, # a Flower Datasets partitioner whose dataset is not yet set
                                 data:FederatedData, # the pool (inputs) and test set the clients are cut from
@@ -96,8 +100,7 @@ def federation_from_dataset(dataset:Dataset, # the whole data set: one row per s
     if partitioner.is_dataset_assigned(): raise ValueError(f"partitioner={partitioner!r}: it already holds a dataset; pass a new one")
     named = [('features', f) for f in ([features] if isinstance(features, str) else list(features))] + [('label', label)]
     for name, col in named + ([('attribute', attribute)] if attribute is not None else []):
-        if col not in dataset.column_names:   # every column checked before anything is cut
-            raise ValueError(f"{name}={col!r}: the dataset has no such column (its columns: {', '.join(dataset.column_names)})")
+        _check_column(dataset, name, col)   # every column checked before anything is cut
     train, held = _split(dataset, test, seed)
     track = '__hetfl_row__'   # the rows' positions, tracked through the partitioner
     partitioner.dataset = train.add_column(track, np.arange(len(train)))
