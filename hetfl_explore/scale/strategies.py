@@ -54,8 +54,8 @@ def sampling_name(name:str, # a selector name in either spelling
     "The one spelling of a sampling-only selector, or a `ValueError` listing them."
     key = selector_spelling(registry_key(name))
     if key not in SAMPLING_ONLY:
-        raise ValueError(f"selector={name!r} is not sampling-only (it changes the aggregation or reads client updates); "
-                         f"sampling-only selectors: {', '.join(SAMPLING_ONLY)}")
+        raise ValueError(f"selector={name!r} is not sampling-only (it changes the aggregation or reads client "
+                         f"updates); sampling-only selectors: {', '.join(SAMPLING_ONLY)}")
     return key
 
 def sampling_level(name:str, # a sampling-only selector, in either spelling
@@ -75,7 +75,7 @@ class SamplingMixin:
                  selector:str='uniform', # a sampling-only selector (`SAMPLING_ONLY`), either spelling
                  seed:int=0, # seed of the selector's random stream
                  level:str|None=None, # what nodes share before round 1 (`LEVELS`); None: the least the selector needs
-                 shape:tuple|None=None, # expected (num-classes, num-attributes) at level 'matrix'; None: the most common
+                 shape:tuple|None=None, # (num-classes, num-attributes) at level 'matrix'; None: the most common
                  loss_key:str=LOSS_KEY, # metric of a `query.loss` reply that holds the loss
                  train_loss_key:str=TRAIN_LOSS_KEY, # metric of a train reply that holds the training loss (Oort, AFL)
                  wait_s:float=WAIT_S, # seconds to wait for nodes and for query replies
@@ -86,11 +86,13 @@ class SamplingMixin:
         self.level = sampling_level(selector) if level is None else check_choice('level', level, LEVELS)
         if not needs <= PROVIDES[self.level]:
             ok = [lv for lv in LEVELS if needs <= PROVIDES[lv]]
-            raise ValueError(f"level={level!r} does not give selector {self.selector_name!r} the {sorted(needs)} it needs; allowed: {ok}")
+            raise ValueError(f"level={level!r} does not give selector {self.selector_name!r} the {sorted(needs)} "
+                             f"it needs; allowed: {ok}")
         self.seed, self.wait_s = check_int('seed', seed, lo=0), check_float('wait_s', wait_s, lo=0, lo_open=True)
         self.shape = None if shape is None else tuple(check_int('shape', s, lo=1) for s in shape)
-        self.loss_key, self.train_loss_key = check_type('loss_key', loss_key, str), check_type('train_loss_key', train_loss_key, str)
-        self.nodes, self.dropped, self.selected = None, {}, {}   # client id -> node id; node id -> reason; round -> node ids
+        self.loss_key = check_type('loss_key', loss_key, str)
+        self.train_loss_key = check_type('train_loss_key', train_loss_key, str)
+        self.nodes, self.dropped, self.selected = None, {}, {}   # client id -> node; node -> reason; round -> nodes
 
 # %% ../../nbs/scale/80b_strategies.ipynb #31226b6c
 def _wait_nodes(grid:Grid, need:int, wait_s:float, why:str) -> list[int]:
@@ -98,8 +100,8 @@ def _wait_nodes(grid:Grid, need:int, wait_s:float, why:str) -> list[int]:
     t0, said = time.monotonic(), False
     while len(nodes := sorted(int(n) for n in grid.get_node_ids())) < need:
         if time.monotonic() - t0 > wait_s:
-            raise RuntimeError(f"only {len(nodes)} nodes connected within wait_s={wait_s:g} s, {need} needed ({why}): start more "
-                               f"nodes (in simulation, num-supernodes) or ask for fewer")
+            raise RuntimeError(f"only {len(nodes)} nodes connected within wait_s={wait_s:g} s, {need} needed ({why}): "
+                               f"start more nodes (in simulation, num-supernodes) or ask for fewer")
         if not said: _LOG.info("Waiting for nodes: %d connected, %d needed (%s)", len(nodes), need, why); said = True
         time.sleep(POLL_S)
     return nodes
@@ -137,12 +139,14 @@ def _collect_stats(strategy, grid:Grid, nodes:list) -> dict:
     "The checked stats of every node that answered `query.stats` well, by node id; the others dropped."
     replies = _ask(grid, nodes, STATS_QUERY, {'config': ConfigRecord({'level': strategy.level})}, strategy.wait_s)
     if replies and all(missing_handler(r) for r in replies.values()):
-        raise RuntimeError(handler_error(STATS_QUERY, f"selector {strategy.selector_name!r} needs for its level-{strategy.level!r} stats"))
+        why = f"selector {strategy.selector_name!r} needs for its level-{strategy.level!r} stats"
+        raise RuntimeError(handler_error(STATS_QUERY, why))
     shape = strategy.shape or (_common_shape(list(replies.values())) if strategy.level == 'matrix' else None)
     good = {}
     for n in nodes:
-        if n not in replies: _drop(strategy, n, f"no reply to {STATS_QUERY} within wait_s={strategy.wait_s:g} s"); continue
-        try: good[n] = read_stats(replies[n], strategy.level, shape)
+        try:
+            if n not in replies: raise ValueError(f"no reply within wait_s={strategy.wait_s:g} s")
+            good[n] = read_stats(replies[n], strategy.level, shape)
         except ValueError as e: _drop(strategy, n, f"bad {STATS_QUERY} reply: {e}")
     if not good: raise RuntimeError(f"no node gave a valid {STATS_QUERY} reply (see the reasons above)")
     return good
@@ -164,11 +168,12 @@ def _build(strategy, stats:dict):
 
 # %% ../../nbs/scale/80b_strategies.ipynb #02538f94
 def _losses(strategy, ids:np.ndarray, what:str) -> np.ndarray:
-    "The `query.loss` answers of clients `ids` for the current global model (−inf for a node that failed, left out of the round)."
-    if what != 'loss': raise ValueError(f"selector {strategy.selector_name!r} asked for {what!r}: sampling-only strategies answer 'loss'")
+    "The `query.loss` answers of clients `ids` for the current model (−inf for a failed node, left out of the round)."
+    if what != 'loss':
+        raise ValueError(f"selector {strategy.selector_name!r} asked for {what!r}: sampling-only strategies answer 'loss'")
     nodes = [int(strategy.nodes[i]) for i in ids]
-    replies = _ask(strategy.grid, nodes, LOSS_QUERY, {'arrays': strategy.arrays, 'config': ConfigRecord({'server-round': strategy.round})},
-                   strategy.wait_s)
+    ask = {'arrays': strategy.arrays, 'config': ConfigRecord({'server-round': strategy.round})}
+    replies = _ask(strategy.grid, nodes, LOSS_QUERY, ask, strategy.wait_s)
     out = np.full(len(nodes), -np.inf)
     for j, n in enumerate(nodes):
         try:
@@ -179,14 +184,15 @@ def _losses(strategy, ids:np.ndarray, what:str) -> np.ndarray:
             if not np.isfinite(v): raise ValueError(f"'{strategy.loss_key}'={v}: expected a finite loss")
             out[j] = v
         except (ValueError, KeyError, StopIteration) as e:
-            strategy.failed.add(int(ids[j])); _LOG.warning("Node %d is left out of round %d: bad %s reply: %s", n, strategy.round, LOSS_QUERY, e)
+            strategy.failed.add(int(ids[j]))
+            _LOG.warning("Node %d is left out of round %d: bad %s reply: %s", n, strategy.round, LOSS_QUERY, e)
     return out
 
 def _probe_loss(strategy, grid:Grid, arrays:ArrayRecord):
     "Ask one node for a loss before round 1: a ClientApp without the handler is named now, not mid-run."
     n = int(strategy.nodes[0])
-    r = _ask(grid, [n], LOSS_QUERY, {'arrays': arrays, 'config': ConfigRecord({'server-round': 0})}, strategy.wait_s).get(n)
-    if r is not None and missing_handler(r):
+    r = _ask(grid, [n], LOSS_QUERY, {'arrays': arrays, 'config': ConfigRecord({'server-round': 0})}, strategy.wait_s)
+    if n in r and missing_handler(r[n]):
         raise RuntimeError(handler_error(LOSS_QUERY, f"selector {strategy.selector_name!r} needs for its candidates' losses"))
 
 # %% ../../nbs/scale/80b_strategies.ipynb #3d64c592
@@ -202,11 +208,13 @@ def _select(strategy, server_round:int, k:int, arrays:ArrayRecord, grid:Grid) ->
     "The node ids the selector picks for `server_round` (at most `k`), failed nodes left out."
     live = {int(n) for n in grid.get_node_ids()}
     available = np.array([i for i, n in enumerate(strategy.nodes) if int(n) in live], dtype=np.int64)
-    if not len(available): raise RuntimeError(f"round {server_round}: none of the {len(strategy.nodes)} selectable nodes is connected")
+    if not len(available):
+        raise RuntimeError(f"round {server_round}: none of the {len(strategy.nodes)} selectable nodes is connected")
     strategy.grid, strategy.arrays, strategy.round, strategy.failed = grid, arrays, server_round, set()
-    view = ClientView(round=server_round - 1, available=available, n_samples=strategy.sizes, num_clients=len(strategy.nodes),
+    t = server_round - 1
+    view = ClientView(round=t, available=available, n_samples=strategy.sizes, num_clients=len(strategy.nodes),
                       query=lambda ids, what: _losses(strategy, ids, what))
-    sel = validate_selection(strategy.selector.select(server_round - 1, view, k, strategy.rng), view, strategy.selector_name)
+    sel = validate_selection(strategy.selector.select(t, view, k, strategy.rng), view, strategy.selector_name)
     return [int(strategy.nodes[i]) for i in sel.ids if int(i) not in strategy.failed]
 
 # %% ../../nbs/scale/80b_strategies.ipynb #69eaf13a
@@ -216,15 +224,17 @@ def _configure_train(self, server_round:int, # Flower's round (1-based)
                      grid:Grid, # the grid to the nodes
                     ) -> list[Message]:
     "The wrapped strategy's train messages, addressed to the nodes the selector picks."
-    if self.fraction_train == 0.0: return list(super(SamplingMixin, self).configure_train(server_round, arrays, config, grid))
+    flower = super(SamplingMixin, self).configure_train   # the wrapped strategy's own
+    if self.fraction_train == 0.0: return list(flower(server_round, arrays, config, grid))
     if self.nodes is None: _prepare(self, grid, arrays)
     need, why = _round_need(self)
     _wait_nodes(grid, need, self.wait_s, why)
-    msgs = list(super(SamplingMixin, self).configure_train(server_round, arrays, config, grid))
+    msgs = list(flower(server_round, arrays, config, grid))
     if not msgs: return msgs
     nodes = _select(self, server_round, len(msgs), arrays, grid)
     self.selected[server_round] = nodes
-    _LOG.info("configure_train: %s selected %d nodes (%d asked, %d selectable)", self.selector_name, len(nodes), len(msgs), len(self.nodes))
+    _LOG.info("configure_train: %s selected %d nodes (%d asked, %d selectable)", self.selector_name, len(nodes), len(msgs),
+              len(self.nodes))
     return [Message(content=msgs[0].content, message_type=msgs[0].metadata.message_type, dst_node_id=n) for n in nodes]
 
 SamplingMixin.configure_train = _configure_train
@@ -248,9 +258,10 @@ def _observe(self, server_round:int, replies:list):
            if not r.has_error() and int(r.metadata.src_node_id) in self.index]
     got = [(i, v) for i, v in got if np.isfinite(v) or TRAIN_LOSS_KEY not in self.reads]
     ids = np.array([i for i, _ in got], np.int64); n, nan = len(ids), np.full(len(ids), np.nan)
-    self.selector.observe(server_round - 1, Reports(round=server_round - 1, ids=ids, n_samples=self.sizes[ids],
-                          loss=np.array([v for _, v in got]), loss_before=nan, steps=np.zeros(n, np.int64), update_norm=nan,
-                          time=nan, energy=nan, updates=torch.zeros(n, 0), global_params=_flat(self.arrays)))
+    t, loss = server_round - 1, np.array([v for _, v in got])
+    self.selector.observe(t, Reports(round=t, ids=ids, n_samples=self.sizes[ids], loss=loss, loss_before=nan,
+                                     steps=np.zeros(n, np.int64), update_norm=nan, time=nan, energy=nan,
+                                     updates=torch.zeros(n, 0), global_params=_flat(self.arrays)))
 
 # %% ../../nbs/scale/80b_strategies.ipynb #8e0bb8f1
 def _aggregate_train(self, server_round:int, # Flower's round (1-based)
@@ -275,9 +286,10 @@ def sampling(strategy:type, # a Flower strategy class derived from `FedAvg` (Fed
             ) -> type:
     "The subclass of `strategy` whose training nodes a selector of this package picks (`SamplingMixin`)."
     if not (isinstance(strategy, type) and issubclass(strategy, FedAvg)):
-        raise TypeError(f"strategy={strategy!r}: expected a Flower strategy class derived from FedAvg (FedAvg, FedProx, FedAvgM, FedAdam, ...)")
-    return type(f'Sampled{strategy.__name__}', (SamplingMixin, strategy),
-                {'__doc__': f"Flower's {strategy.__name__} whose training nodes a selector of hetfl_explore picks.", '__module__': __name__})
+        raise TypeError(f"strategy={strategy!r}: expected a Flower strategy class derived from FedAvg "
+                        f"(FedAvg, FedProx, FedAvgM, FedAdam, ...)")
+    doc = f"Flower's {strategy.__name__} whose training nodes a selector of hetfl_explore picks."
+    return type(f'Sampled{strategy.__name__}', (SamplingMixin, strategy), {'__doc__': doc, '__module__': __name__})
 
 SampledFedAvg = sampling(FedAvg)
 
@@ -290,12 +302,13 @@ class AppGrid(Grid):
                  num_nodes:int, # nodes (partitions 0 .. num_nodes-1)
                  run_config:dict|None=None, # the run config every node's `Context` carries
                 ):
-        from flwr.supercore.task_identity import TaskIdentity   # messages read the sender's identity, set by Flower's runtime
+        from flwr.supercore.task_identity import TaskIdentity   # messages read it; Flower's runtime sets it
         try: TaskIdentity.run_id
         except RuntimeError: TaskIdentity.run_id, TaskIdentity.node_id, TaskIdentity.task_id = 0, 0, 0
         self.app, n = check_type('app', app, ClientApp), check_int('num_nodes', num_nodes, lo=1)
-        self.contexts = {NODE_BASE + k: Context(run_id=0, node_id=NODE_BASE + k, node_config={'partition-id': k, 'num-partitions': n},
-                                                state=RecordDict(), run_config=dict(run_config or {})) for k in range(n)}
+        self.contexts = {NODE_BASE + k: Context(run_id=0, node_id=NODE_BASE + k, state=RecordDict(),
+                                                node_config={'partition-id': k, 'num-partitions': n},
+                                                run_config=dict(run_config or {})) for k in range(n)}
         self._run, self._inbox = None, []
     def set_run(self, run): "Remember the run this grid serves."; self._run = run
     @property
@@ -304,7 +317,10 @@ class AppGrid(Grid):
         "A new instruction message (as Flower's grids build them)."
         return Message(content, dst_node_id=dst_node_id, message_type=message_type, group_id=group_id, ttl=ttl)
     def get_node_ids(self): "Every node id."; return list(self.contexts)
-    def push_messages(self, messages): "Queue `messages`."; self._inbox = list(messages); return [str(i) for i in range(len(self._inbox))]
+    def push_messages(self, messages):
+        "Queue `messages`; their ids."
+        self._inbox = list(messages)
+        return [str(i) for i in range(len(self._inbox))]
     def pull_messages(self, message_ids): "The replies to the queued messages."; return [self._reply(m) for m in self._inbox]
     def send_and_receive(self, messages, *, timeout=None):
         "Run the app on every message; the replies."
