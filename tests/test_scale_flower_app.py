@@ -44,18 +44,34 @@ def wait_ready(port, proc, log) -> bool:
         time.sleep(0.5)
     raise TimeoutError(f'the SuperLink did not answer on port {port} within {START_S} s:\n{log.read_text()[-3000:]}')
 
-def start_superlink(tmp_path, env):
-    "A SuperLink in simulation mode on a free port, with its `FLWR_HOME` config naming it; (process, port)."
+def start_superlink(tmp_path, env, simulation=True):
+    "A SuperLink (in simulation mode unless `simulation` is False) on a free port, its `FLWR_HOME` config naming it; (process, port)."
     for attempt in range(START_TRIES):
         port, log = free_port(), tmp_path / f'superlink-{attempt}.log'
         (Path(env['FLWR_HOME']) / 'config.toml').write_text(f'[superlink]\ndefault = "local-simulation"\n\n[superlink.local-simulation]\n'
                                                           f'address = "127.0.0.1:{port}"\ninsecure = true\n')
-        link = subprocess.Popen([str(BIN / 'flower-superlink'), '--insecure', '--simulation', '--host', '127.0.0.1', '--port', str(port),
-                                 '--disable-runtime-dependency-installation'], env=env, cwd=tmp_path, start_new_session=True,
+        link = subprocess.Popen([str(BIN / 'flower-superlink'), '--insecure', *(['--simulation'] * simulation), '--host', '127.0.0.1',
+                                 '--port', str(port), '--disable-runtime-dependency-installation'], env=env, cwd=tmp_path, start_new_session=True,
                                 stdout=log.open('w'), stderr=subprocess.STDOUT)
         if wait_ready(port, link, log): return link, port
         stop(link)
     raise AssertionError(f'the SuperLink exited at start-up {START_TRIES} times; last output:\n{log.read_text()[-3000:]}')
+
+@contextmanager
+def deployment(tmp_path, env, n:int):
+    "A SuperLink in deployment mode and `n` SuperNodes with partition ids 0 .. n-1 (no Ray); all stopped whatever happens."
+    link, port = start_superlink(tmp_path, env, simulation=False)
+    nodes = []
+    try:
+        for k in range(n):
+            log = tmp_path / f'supernode-{k}.log'
+            nodes.append(subprocess.Popen([str(BIN / 'flower-supernode'), '--insecure', '--superlink', f'127.0.0.1:{port}',
+                                           '--port', str(free_port()), '--node-config', f'partition-id={k} num-partitions={n}'],
+                                          env=env, cwd=tmp_path, start_new_session=True, stdout=log.open('w'), stderr=subprocess.STDOUT))
+        yield port
+    finally:
+        for p in nodes: stop(p)
+        stop(link)
 
 LOCAL_RAY_TRIES = 3   # calls of `start_ray` before the test gives up on starting Ray
 

@@ -1,14 +1,16 @@
 """Sampling-only strategies under `flwr run`: a quickstart-style Flower App written here in its own files (its ClientApp
-uses no package code but the one-line `register_stats`), run once in simulation (fresh FLWR_HOME, free port, 10
-supernodes) with uniform, FedDiverse, pow-d and round robin sampling, then Flower's own FedAvg shown the uniform run's
+uses no package code but the one-line `register_stats`), run once per runtime (deployment: a SuperLink and 10
+SuperNodes with partition ids; simulation: 10 supernodes on Ray), each time under a fresh FLWR_HOME on a free port, with
+uniform, FedDiverse, pow-d and round robin sampling one after the other, then Flower's own FedAvg shown the uniform run's
 nodes. The app trains, evaluates federatedly, and uniform sampling gives FedAvg's weights."""
 import json, os, subprocess, textwrap
 import numpy as np
 import pytest
 pytest.importorskip('flwr', reason='Flower is not installed: pip install hetfl_explore[flower]')
-from test_scale_flower_app import BIN, ROOT, local_ray, start_superlink, stop
+from test_scale_flower_app import BIN, ROOT, deployment, local_ray, start_superlink, stop
 
 NODES, ROUNDS, RUN_S = 10, 2, 420
+RUNTIMES = ('deployment', 'simulation')   # Flower's two runtimes: SuperNode processes, or Ray actors
 SELECTORS = ('uniform', 'feddiverse', 'pow-d', 'round-robin')
 
 CLIENT = '''
@@ -134,9 +136,17 @@ selectors = "uniform"
 result = ""
 '''
 
-@pytest.fixture(scope='module')
-def result(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp('quickstart')
+def flwr_run(app, tmp, env, out, extra=()) -> str:
+    "`flwr run` of the quickstart app on the SuperLink `config.toml` names; its whole output."
+    config = f"rounds={ROUNDS} nodes={NODES} selectors='{','.join(SELECTORS)}' result='{out}'"
+    run = subprocess.run([str(BIN / 'flwr'), 'run', str(app), 'local-simulation', *extra, '--run-config', config, '--stream'],
+                         env=env, cwd=tmp, capture_output=True, text=True, timeout=RUN_S)
+    return run.stdout + run.stderr
+
+@pytest.fixture(scope='module', params=RUNTIMES)
+def result(request, tmp_path_factory):
+    "The quickstart app run once per runtime: Flower's simulation (Ray) and deployment (a SuperLink and 10 SuperNodes)."
+    tmp = tmp_path_factory.mktemp(f'quickstart-{request.param}')
     app, home, out = tmp / 'app', tmp / 'flwr_home', tmp / 'result.json'
     app.mkdir(); home.mkdir()
     for name, text in (('client.py', CLIENT), ('server.py', SERVER), ('pyproject.toml', PYPROJECT)):
@@ -144,15 +154,13 @@ def result(tmp_path_factory):
     env = {**os.environ, 'FLWR_HOME': str(home), 'OMP_NUM_THREADS': '1', 'FLWR_DISABLE_UPDATE_CHECK': '1',
            'PYTHONPATH': os.pathsep.join(filter(None, [str(ROOT), str(app), os.environ.get('PYTHONPATH')])),
            'PATH': os.pathsep.join([str(BIN), os.environ.get('PATH', '')])}
-    with local_ray(env) as env:
-        link, _ = start_superlink(tmp, env)
-        try:
-            config = f"rounds={ROUNDS} nodes={NODES} selectors='{','.join(SELECTORS)}' result='{out}'"
-            run = subprocess.run([str(BIN / 'flwr'), 'run', str(app), 'local-simulation', '--federation-config',
-                                  f'num-supernodes={NODES}', '--run-config', config, '--stream'],
-                                 env=env, cwd=tmp, capture_output=True, text=True, timeout=RUN_S)
-        finally: stop(link)
-    log = run.stdout + run.stderr
+    if request.param == 'simulation':
+        with local_ray(env) as env:
+            link, _ = start_superlink(tmp, env)
+            try: log = flwr_run(app, tmp, env, out, ('--federation-config', f'num-supernodes={NODES}'))
+            finally: stop(link)
+    else:
+        with deployment(tmp, env, NODES): log = flwr_run(app, tmp, env, out)
     (tmp / 'run.log').write_text(log)   # kept for a failure's whole story
     assert out.exists(), f'the run wrote no result:\n{log[-6000:]}'
     return json.loads(out.read_text()), log
