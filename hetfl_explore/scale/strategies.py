@@ -21,7 +21,7 @@ except ImportError as e:
     raise ImportError("hetfl_explore.scale.strategies needs Flower: pip install 'hetfl_explore[flower]'") from e
 
 # %% auto #0
-__all__ = ['SELECTOR_NAMES', 'FEDDIVERSE_NAMES', 'SAMPLING_ONLY', 'WAIT_S', 'POLL_S', 'SampledFedAvg', 'NODE_BASE',
+__all__ = ['SELECTOR_NAMES', 'FEDDIVERSE_NAMES', 'SAMPLING_ONLY', 'WAIT_S', 'POLL_S', 'ASK_CHUNK', 'SampledFedAvg', 'NODE_BASE',
            'selector_spelling', 'registry_key', 'sampling_name', 'sampling_level', 'SamplingMixin', 'sampling',
            'AppGrid']
 
@@ -129,11 +129,16 @@ def _drop(strategy, node:int, why:str):
     strategy.dropped[int(node)] = why
     _LOG.warning("Node %d is left out of selection: %s", node, why)
 
-# %% ../../nbs/scale/80b_strategies.ipynb #8c14bc2c
+# %% ../../nbs/scale/80b_strategies.ipynb #26614572
+ASK_CHUNK = 100 # query messages in flight at once (Flower's in-memory runtime slows with nodes × messages in flight)
+
 def _ask(grid:Grid, nodes:list, kind:str, records:dict, wait_s:float) -> dict:
-    "Send a `kind` message with `records` to every node in `nodes`; their replies by node id (missing ones absent)."
-    msgs = [Message(RecordDict(records), dst_node_id=int(n), message_type=kind) for n in nodes]
-    return {int(r.metadata.src_node_id): r for r in grid.send_and_receive(msgs, timeout=wait_s)}
+    "Send a `kind` message with `records` to every node in `nodes`, `ASK_CHUNK` at a time; replies by node id (missing absent)."
+    out = {}
+    for i in range(0, len(nodes), ASK_CHUNK):
+        msgs = [Message(RecordDict(records), dst_node_id=int(n), message_type=kind) for n in nodes[i:i + ASK_CHUNK]]
+        out.update({int(r.metadata.src_node_id): r for r in grid.send_and_receive(msgs, timeout=wait_s)})
+    return out
 
 def _collect_stats(strategy, grid:Grid, nodes:list) -> dict:
     "The checked stats of every node that answered `query.stats` well, by node id; the others dropped."
