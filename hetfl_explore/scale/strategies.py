@@ -159,7 +159,7 @@ def _collect_stats(strategy, grid:Grid, nodes:list) -> dict:
 # %% ../../nbs/scale/80b_strategies.ipynb #42b7997b
 def _build(strategy, stats:dict):
     "Fix the client ids (valid nodes in id order) and build the selector from their stats."
-    strategy.nodes = np.array(sorted(stats), dtype=np.int64)
+    strategy.nodes = sorted(int(n) for n in stats)   # Flower's node ids are unsigned 64-bit: Python ints, not int64
     facts = [stats[n] for n in strategy.nodes]
     N = np.stack([f['matrix'] for f in facts]) if strategy.level == 'matrix' else None
     t = np.stack([f['triplet'] for f in facts]) if strategy.level in ('triplet', 'matrix') else None
@@ -298,8 +298,8 @@ def sampling(strategy:type, # a Flower strategy class derived from `FedAvg` (Fed
 
 SampledFedAvg = sampling(FedAvg)
 
-# %% ../../nbs/scale/80b_strategies.ipynb #0bf3923c
-NODE_BASE = 1000 # node id of partition 0 on an `AppGrid` (node ids are arbitrary in Flower)
+# %% ../../nbs/scale/80b_strategies.ipynb #71c29c79
+NODE_BASE = 2 ** 63 + 1000 # node id of partition 0 on an `AppGrid`: Flower's ids are unsigned 64-bit, often above int64's range
 
 class AppGrid(Grid):
     "An in-process Flower `Grid` whose node `NODE_BASE + k` runs `app` with partition id `k`."
