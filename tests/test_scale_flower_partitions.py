@@ -6,7 +6,7 @@ import pytest
 pytest.importorskip('flwr_datasets', reason='Flower Datasets is not installed: pip install hetfl_explore[flower]')
 import torch
 from flwr_datasets.partitioner import IidPartitioner, DirichletPartitioner, PathologicalPartitioner, ShardPartitioner
-from hetfl_explore.scale.partitions import pool_dataset, federation_from_partitioner, POOL_COLUMNS
+from hetfl_explore.scale.partitions import pool_dataset, federation_from_partitioner, federation_from_dataset, POOL_COLUMNS
 from hetfl_explore.foundation.data import digits_federation
 from hetfl_explore.foundation.hetero import fl_metrics
 from hetfl_explore.feddiverse.registry import SELECTORS, make_selector
@@ -67,7 +67,7 @@ def test_bad_columns_and_partitioners_are_named(digits):
     pool = pool_dataset(digits)
     with pytest.raises(ValueError, match="attribute='attribute'"): federation_from_partitioner(IidPartitioner(4), digits, pool.remove_columns('attribute'))
     with pytest.raises(ValueError, match="label='digit'"): federation_from_partitioner(IidPartitioner(4), digits, label='digit')
-    with pytest.raises(ValueError, match="row='row'"): federation_from_partitioner(IidPartitioner(4), digits, pool.remove_columns('row'))
+    with pytest.raises(ValueError, match="no 'row' column.*federation_from_dataset"): federation_from_partitioner(IidPartitioner(4), digits, pool.remove_columns('row'))
     with pytest.raises(ValueError, match="'row' column"): federation_from_partitioner(IidPartitioner(4), digits, pool.select(range(100)))
     used = IidPartitioner(4); federation_from_partitioner(used, digits)
     with pytest.raises(ValueError, match='already holds a dataset'): federation_from_partitioner(used, digits)
@@ -96,3 +96,32 @@ def test_partitions_are_disjoint_clients_of_the_pool(digits, n, column, shards):
         assert torch.equal(fed.y[rows], digits.y[rows]) and torch.equal(fed.a[rows], digits.a[rows])
     iid = federation_from_partitioner(IidPartitioner(n), digits)
     assert iid.client_sizes.sum() == len(digits.y) and iid.client_sizes.max() - iid.client_sizes.min() <= 1
+
+
+def own_dataset(n=1797):
+    "A user's own Dataset: sklearn's digits with their own column names, no 'row' column."
+    from datasets import Dataset
+    from sklearn.datasets import load_digits
+    X, Y = load_digits(return_X_y=True)
+    return Dataset.from_dict({'pixels': X[:n].tolist(), 'digit': Y[:n].tolist(), 'bold': (X[:n].sum(1) > 300).astype(int).tolist()}), X[:n], Y[:n]
+
+def test_a_users_dataset_becomes_a_federation_in_one_call():
+    ds, X, Y = own_dataset()
+    p = DirichletPartitioner(10, 'digit', 0.3, min_partition_size=5, seed=2)
+    fed = federation_from_dataset(ds, p, features='pixels', label='digit', attribute='bold', test=0.25, seed=1)
+    assert fed.num_clients == 10 and fed.n_classes == 10 and fed.n_attrs == 2
+    assert int(fed.client_sizes.sum()) + len(fed.y_test) == len(ds)
+    for k in range(10):   # client k holds exactly partition k's rows: its inputs, labels and attributes
+        part = p.load_partition(k)
+        assert torch.equal(fed.x[fed.client_idx[k]], torch.tensor(part['pixels'], dtype=torch.float32))
+        assert fed.y[fed.client_idx[k]].tolist() == part['digit'] and fed.a[fed.client_idx[k]].tolist() == part['bold']
+    several = federation_from_dataset(ds, IidPartitioner(4), features=['digit', 'bold'], label='digit', test=0.5)
+    assert tuple(several.x.shape[1:]) == (2,) and several.n_attrs == 1
+
+@pytest.mark.parametrize('kw, match', [(dict(features='image', label='digit'), "features='image'"),
+                                       (dict(features='pixels'), "label='label'"),
+                                       (dict(features='pixels', label='digit', attribute='colour'), "attribute='colour'"),
+                                       (dict(features='pixels', label='digit', test=0.0), 'test')])
+def test_federation_from_dataset_errors_name_the_argument(kw, match):
+    ds, _, _ = own_dataset(200)
+    with pytest.raises(ValueError, match=match): federation_from_dataset(ds, IidPartitioner(4), **kw)

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/scale/80_flower.ipynb #bada3a91
 from __future__ import annotations
-import logging, pickle, sys, time
+import json, logging, os, pickle, sys, time
 from functools import partial
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version, InvalidVersion
@@ -22,9 +22,9 @@ def flower_problem(found:str|None, # the installed Flower version (`flwr.__versi
 
 # %% auto #0
 __all__ = ['FLOWER_SUPPORTED', 'UNHOSTABLE', 'MEASURED', 'NODE_WAIT_S', 'REPLY_TIMEOUT_S', 'STUB_NODE_BASE', 'RUNTIMES',
-           'APP_KEYS', 'flower_client_app', 'flower_server_app', 'flower_problem', 'check_hostable', 'message_bytes',
-           'MessageLog', 'FlowerClients', 'flat_params', 'params_record', 'SelectorStrategy', 'StubGrid', 'run_flower',
-           'app_task']
+           'APP_ONLY', 'APP_KEYS', 'APP_FEDERATIONS', 'RESULT_FILE', 'ROUND_COLUMNS', 'flower_client_app',
+           'flower_server_app', 'flower_problem', 'check_hostable', 'message_bytes', 'MessageLog', 'FlowerClients',
+           'flat_params', 'params_record', 'SelectorStrategy', 'StubGrid', 'run_flower', 'app_task']
 
 # %% ../../nbs/scale/80_flower.ipynb #f10a2b3c
 import numpy as np
@@ -41,6 +41,9 @@ from ..engine.models import ParamLayout, mlp
 from ..engine.store import History
 from ..engine.backends import train_sequential, pool_before_relu, gather_rows
 from ..feddiverse.registry import SELECTORS, make_selector
+from ..foundation.data import FEDERATIONS
+from ..foundation.datasets import make_federated
+from .strategies import registry_key, selector_spelling
 from .sweeps import SWEEP_DATASETS, DATA_DEFAULTS, RUN_FIELDS, TASK_HIDDEN, interaction_matrices, sweep_grid
 from importlib.metadata import version, PackageNotFoundError
 try: FLOWER_FOUND = version('flwr')   # the installed Flower, checked before anything of it is imported
@@ -429,10 +432,11 @@ class StubGrid(Grid):
 # %% ../../nbs/scale/80_flower.ipynb #e5b11770
 RUNTIMES = ('stub', 'simulation')
 
-def _start(strategy:SelectorStrategy, grid:Grid):
-    "Run every round of `strategy` on `grid` with Flower's own round loop (`Strategy.start`)."
+def _start(strategy:SelectorStrategy, grid:Grid, quiet:bool=True):
+    "Run every round of `strategy` on `grid` with Flower's own round loop (`Strategy.start`); `quiet`: Flower's INFO lines hidden."
     sim, log = strategy.sim, logging.getLogger('flwr')
-    level = log.level; log.setLevel(logging.WARNING)  # Flower logs every round at INFO
+    level = log.level
+    if quiet: log.setLevel(logging.WARNING)  # Flower logs every round at INFO; notebooks and benchmarks keep it short
     try: strategy.start(grid=grid, initial_arrays=params_record(sim.layout, sim.params), num_rounds=sim.config.rounds, timeout=strategy.timeout)
     finally: log.setLevel(level)
 
@@ -486,24 +490,38 @@ def run_flower(model_fn, # builds the model (called under the run's seed, as in 
     return _finish(strategy), strategy.log
 
 # %% ../../nbs/scale/80_flower.ipynb #f1app002
-APP_KEYS = ('selector', 'federation', 'seed', *DATA_DEFAULTS, *RUN_FIELDS, 'history_file') # run-config keys the app reads ('-' or '_')
+APP_ONLY = ('scale', 'timeout', 'result_file', 'history_file') # run-config keys of the app itself (not the engine's)
+APP_KEYS = ('selector', 'federation', 'seed', *DATA_DEFAULTS, *RUN_FIELDS, *APP_ONLY) # run-config keys the app reads ('-' or '_')
+APP_FEDERATIONS = (*SWEEP_DATASETS, *FEDERATIONS) # federations a run config may name
+
+def _app_data(fed:str, dpar:dict, scale:float, seed:int):
+    "The federation `fed` of a run config: a sweep dataset sized by `dpar`, or a published one filled at `scale`."
+    if fed in SWEEP_DATASETS: return SWEEP_DATASETS[fed](dpar['num_clients'], dpar['alpha'], seed=seed)
+    data = make_federated('tabular', fed, scale=check_float('scale', scale, lo=0, lo_open=True), seed=seed)
+    if dpar['num_clients'] not in (DATA_DEFAULTS['num_clients'], data.num_clients):
+        raise ValueError(f"num-clients={dpar['num_clients']}: federation {fed!r} has {data.num_clients} clients (omit num-clients)")
+    return data
 
 def app_task(run_config:dict, # a Flower App run config: selector, federation, seed, `num-clients`, `alpha`, `RunConfig` fields
             ) -> dict:
     "The federation (`data`), model builder (`model_fn`), `selector` and `config` (a `RunConfig`) a run config names."
     cfg = {str(k).replace('-', '_'): v for k, v in check_type('run_config', run_config, dict).items()}
     if bad := sorted(set(cfg) - set(APP_KEYS)): raise ValueError(f"run_config: unknown keys {bad}; allowed: {', '.join(APP_KEYS)}")
-    cfg.pop('history_file', None)
-    fed = check_choice('federation', cfg.pop('federation', 'digits'), SWEEP_DATASETS)
-    sel, seed = check_choice('selector', cfg.pop('selector', 'uniform'), SELECTORS), cfg.pop('seed', 0)
-    sweep_grid([fed], [sel], [seed], **{k: [v] for k, v in cfg.items()})   # the sweeps' checks of every value
+    for k in ('history_file', 'result_file', 'timeout'): cfg.pop(k, None)
+    fed, scale = check_choice('federation', cfg.pop('federation', 'digits'), APP_FEDERATIONS), cfg.pop('scale', 1.0)
+    sel, seed = registry_key(cfg.pop('selector', 'uniform')), cfg.pop('seed', 0)
+    sweep_grid(['digits'], [sel], [seed], **{k: [v] for k, v in cfg.items()})   # the sweeps' checks of every value
     dpar = {k: cfg.pop(k, v) for k, v in DATA_DEFAULTS.items()}
-    data = SWEEP_DATASETS[fed](dpar['num_clients'], dpar['alpha'], seed=seed)
+    data = _app_data(fed, dpar, scale, seed)
     return dict(data=data, model_fn=partial(mlp, data.x.shape[1], TASK_HIDDEN, int(data.n_classes)),
                 selector=make_selector(sel, interaction_matrices(data)), config=RunConfig(**{'seed': seed, **cfg}))
 
+
 # %% ../../nbs/scale/80_flower.ipynb #f1app005
 _APP_CLIENTS = {}  # run config (sorted items) -> the FlowerClients this worker process built for it
+RESULT_FILE = 'hetfl-flower-result.json' # the app's default result file (JSON), relative to the ServerApp's working folder
+ROUND_COLUMNS = ('accuracy', 'loss', 'train_loss', 'n_selected') # per-round numbers of the result file (the engine's round row)
+
 
 def _app_reply(msg:Message, context) -> Message:
     "The reply of client `partition-id` of the run config's federation to `msg`."
@@ -515,14 +533,35 @@ def _app_reply(msg:Message, context) -> Message:
         raise ValueError(f"partition-id={k}: the run config's federation has num-clients={K}; run it with num-supernodes={K}")
     return clients.handle(msg, k)
 
+def _round_line(row:dict) -> dict:
+    "One round of the run as plain JSON values: its number (1-based), the clients selected and reporting, its metrics."
+    num = {k: float(row[k]) if np.isfinite(row[k]) else None for k in ROUND_COLUMNS}
+    return dict(round=int(row['round']) + 1, selected=list(row['selected']), reported=list(row['reported']), **num)
+
+def _progress(rounds:int, lines:list):
+    "A round callback that logs one line per round through Flower's logger and keeps the round in `lines`."
+    def cb(sim, row):
+        lines.append(r := _round_line(row))
+        logging.getLogger('flwr').info("hetfl round %d/%d: selected clients %s, accuracy %s, train loss %s", r['round'], rounds,
+                                       r['selected'], r['accuracy'], r['train_loss'])
+    return cb
+
 def _app_main(grid:Grid, context):
-    "Run the run config's selector as a `SelectorStrategy` on `grid`; pickle its `History` to `history-file` if one is named."
-    t = app_task(dict(context.run_config))
-    strategy = SelectorStrategy(Simulation(t['model_fn'], t['data'], t['selector'], t['config']))
-    _start(strategy, grid)
-    if out := str(context.run_config.get('history-file', '')):
+    "Check the run config, run its selector as a `SelectorStrategy` on `grid`, write the result JSON (and the pickled History)."
+    log, rc = logging.getLogger('flwr'), dict(context.run_config)
+    try: t = app_task(rc)
+    except (ValueError, TypeError) as e:
+        log.error("run config: %s", e); return   # the first line of the run, and nothing runs
+    lines, path = [], os.path.abspath(str(rc.get('result-file', '') or RESULT_FILE))
+    sim = Simulation(t['model_fn'], t['data'], t['selector'], t['config'], callbacks=[_progress(t['config'].rounds, lines)])
+    strategy = SelectorStrategy(sim, timeout=float(rc.get('timeout', REPLY_TIMEOUT_S)))
+    _start(strategy, grid, quiet=False)
+    with open(path, 'w') as f: json.dump(dict(run_config=rc, selector=selector_spelling(t['selector'].name), rounds=lines), f, indent=1)
+    log.info("hetfl result (selected clients and metrics per round): %s", path)
+    if out := str(rc.get('history-file', '')):
         with open(out, 'wb') as f: pickle.dump(_finish(strategy).to_dict(), f)
 
 flower_client_app = _client_app(_app_reply) # the app's ClientApp component
 flower_server_app = ServerApp() # the app's ServerApp component
 flower_server_app.main()(_app_main)
+

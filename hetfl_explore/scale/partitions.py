@@ -7,7 +7,7 @@ from __future__ import annotations
 import warnings
 import numpy as np
 import torch
-from ..foundation.core import check_type
+from ..foundation.core import check_type, check_float, check_int
 from ..foundation.data import FederatedData
 try:
     from datasets import Dataset
@@ -16,7 +16,8 @@ except ImportError as e:
     raise ImportError("hetfl_explore.scale.partitions needs Flower Datasets: pip install hetfl_explore[flower]") from e
 
 # %% auto #0
-__all__ = ['POOL_COLUMNS', 'PYARROW_SORT_DEPRECATION', 'pool_dataset', 'federation_from_partitioner']
+__all__ = ['POOL_COLUMNS', 'PYARROW_SORT_DEPRECATION', 'TEST_SHARE', 'pool_dataset', 'federation_from_partitioner',
+           'federation_from_dataset']
 
 # %% ../../nbs/scale/82_partitions.ipynb #b7c924bd
 POOL_COLUMNS = ('row', 'label', 'attribute', 'group') # columns of `pool_dataset`: pool row, class, attribute, (class, attribute) group
@@ -31,11 +32,15 @@ def pool_dataset(data:FederatedData, # the federation whose training pool is par
 # %% ../../nbs/scale/82_partitions.ipynb #7694c57a
 PYARROW_SORT_DEPRECATION = 'Specifying null_placement in SortOptions is deprecated'   # pyarrow >= 25, via datasets' sort
 
-def _column(dataset:Dataset, name:str, column:str) -> np.ndarray:
-    "The values of `column`, or a `ValueError` naming the argument `name` and the dataset's columns."
+def _check_column(dataset:Dataset, name:str, column:str) -> str:
+    "`column` if `dataset` has it, else a `ValueError` naming the argument `name` and the dataset's columns."
     if column not in dataset.column_names:
         raise ValueError(f"{name}={column!r}: the dataset has no such column (its columns: {', '.join(dataset.column_names)})")
-    return np.asarray(dataset[column])
+    return column
+
+def _column(dataset:Dataset, name:str, column:str) -> np.ndarray:
+    "The values of `column` (argument `name`), checked by `_check_column`."
+    return np.asarray(dataset[_check_column(dataset, name, column)])
 
 def federation_from_partitioner(partitioner:Partitioner, # a Flower Datasets partitioner whose dataset is not yet set
                                 data:FederatedData, # the pool (inputs) and test set the clients are cut from
@@ -47,7 +52,10 @@ def federation_from_partitioner(partitioner:Partitioner, # a Flower Datasets par
     check_type('partitioner', partitioner, Partitioner); check_type('data', data, FederatedData)
     ds = pool_dataset(data) if dataset is None else check_type('dataset', dataset, Dataset)
     if partitioner.is_dataset_assigned(): raise ValueError(f"partitioner={partitioner!r}: it already holds a dataset; pass a new one")
-    rows, y, a = _column(ds, 'row', POOL_COLUMNS[0]), _column(ds, 'label', label), _column(ds, 'attribute', attribute)
+    if POOL_COLUMNS[0] not in ds.column_names:
+        raise ValueError(f"dataset: it has no 'row' column mapping its rows to data's pool (its columns: {', '.join(ds.column_names)}); "
+                         f"a dataset with its own features needs no pool: use federation_from_dataset(dataset, partitioner, features=...)")
+    rows, y, a = np.asarray(ds[POOL_COLUMNS[0]]), _column(ds, 'label', label), _column(ds, 'attribute', attribute)
     if not np.array_equal(np.sort(rows), np.arange(len(data.y))):
         raise ValueError(f"dataset: its 'row' column must number the {len(data.y)} pool samples, each once")
     yy, aa = np.empty(len(rows), np.int64), np.empty(len(rows), np.int64)
@@ -59,3 +67,49 @@ def federation_from_partitioner(partitioner:Partitioner, # a Flower Datasets par
                    for k in range(partitioner.num_partitions)]
     return FederatedData(data.x, torch.as_tensor(yy), torch.as_tensor(aa), clients, data.x_test, data.y_test, data.a_test,
                          data.n_classes, data.n_attrs, data.class_names, data.attr_names)
+
+# %% ../../nbs/scale/82_partitions.ipynb #2cbd2d30
+TEST_SHARE = 0.2 # default share of a dataset's rows held out as the federation's test set
+
+def _inputs(ds:Dataset, features) -> torch.Tensor:
+    "The inputs of `ds` from one column (arrays of any shape) or several scalar columns (stacked), as float32."
+    cols = [features] if isinstance(features, str) else list(check_type('features', features, (str, list, tuple)))
+    if not cols: raise ValueError("features=[]: name at least one column")
+    arrs = [np.asarray(_column(ds, 'features', c), dtype=np.float32) for c in cols]
+    return torch.from_numpy(arrs[0] if len(arrs) == 1 else np.stack(arrs, axis=1))
+
+def _split(dataset:Dataset, test, seed:int) -> tuple[Dataset, Dataset]:
+    "(train, test) of `dataset`: `test` is a Dataset, or the share of rows held out with `seed`."
+    if isinstance(test, Dataset): return dataset, test
+    share = check_float('test', test, lo=0, hi=1, lo_open=True, hi_open=True)
+    parts = dataset.train_test_split(test_size=share, seed=check_int('seed', seed, lo=0))
+    return parts['train'], parts['test']
+
+
+# %% ../../nbs/scale/82_partitions.ipynb #3f9367ab
+def federation_from_dataset(dataset:Dataset, # the whole data set: one row per sample
+                            partitioner:Partitioner, # a Flower Datasets partitioner whose dataset is not yet set
+                            features='image', # the input column, or a list of scalar columns stacked as features
+                            label:str='label', # the class column (integers 0 .. C-1)
+                            attribute:str|None=None, # the protected-attribute column (integers 0 .. A-1); None: no attribute
+                            test=TEST_SHARE, # a `Dataset` of the same columns, or the share of `dataset` held out for testing
+                            seed:int=0, # seed of the held-out split
+                           ) -> FederatedData:
+    "The federation whose client `k` is partition `k` of `partitioner` over `dataset` (minus its test rows), in one call."
+    check_type('dataset', dataset, Dataset); check_type('partitioner', partitioner, Partitioner)
+    if partitioner.is_dataset_assigned(): raise ValueError(f"partitioner={partitioner!r}: it already holds a dataset; pass a new one")
+    named = [('features', f) for f in ([features] if isinstance(features, str) else list(features))] + [('label', label)]
+    for name, col in named + ([('attribute', attribute)] if attribute is not None else []):
+        _check_column(dataset, name, col)   # every column checked before anything is cut
+    train, held = _split(dataset, test, seed)
+    track = '__hetfl_row__'   # the rows' positions, tracked through the partitioner
+    partitioner.dataset = train.add_column(track, np.arange(len(train)))
+    with warnings.catch_warnings():   # as in federation_from_partitioner
+        warnings.filterwarnings('ignore', message=PYARROW_SORT_DEPRECATION, category=FutureWarning)
+        clients = [torch.as_tensor(np.asarray(partitioner.load_partition(k)[track]), dtype=torch.long) for k in range(partitioner.num_partitions)]
+    ys = [torch.as_tensor(_column(d, 'label', label), dtype=torch.long) for d in (train, held)]
+    az = [torch.zeros_like(y) if attribute is None else torch.as_tensor(_column(d, 'attribute', attribute), dtype=torch.long)
+          for d, y in zip((train, held), ys)]
+    n_classes, n_attrs = int(max(int(y.max()) for y in ys)) + 1, int(max(int(a.max()) for a in az)) + 1
+    return FederatedData(_inputs(train, features), ys[0], az[0], clients, _inputs(held, features), ys[1], az[1], n_classes, n_attrs)
+
