@@ -315,10 +315,8 @@ _THREAD_ASKS: list = []       # the counts every active `torch_threads` block as
 _THREAD_SAVED: list = []      # the count in force before the first active block began
 
 @contextmanager
-def torch_threads(n:int=PANEL_TORCH_THREADS, # at most this many torch threads inside the block
-                 ):
-    "Run the block with torch limited to `n` threads; the previous count comes back when the last active block ends."
-    n = check_int('n', n, lo=1)
+def _bounded_threads(n:int):
+    "The block of `torch_threads` (n already checked)."
     with _THREAD_LOCK:
         if not _THREAD_ASKS: _THREAD_SAVED[:] = [torch.get_num_threads()]
         _THREAD_ASKS.append(n); torch.set_num_threads(min(_THREAD_ASKS))
@@ -327,6 +325,11 @@ def torch_threads(n:int=PANEL_TORCH_THREADS, # at most this many torch threads i
         with _THREAD_LOCK:
             _THREAD_ASKS.remove(n)
             torch.set_num_threads(min(_THREAD_ASKS) if _THREAD_ASKS else _THREAD_SAVED[0])
+
+def torch_threads(n:int=PANEL_TORCH_THREADS, # at most this many torch threads inside the block
+                 ):
+    "Context manager: torch uses at most `n` threads in the block; the previous count returns when the last block ends."
+    return _bounded_threads(check_int('n', n, lo=1))
 
 # %% ../../nbs/foundation/00_core.ipynb #a360470f
 def seed_everything(seed:int, # The experiment seed
