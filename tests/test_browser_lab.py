@@ -169,6 +169,6 @@ def test_outcome_curves_follow_an_edit_in_jupyterlab_without_pressing_run():
         (ROOT/'test-artifacts').mkdir(exist_ok=True)
         page.screenshot(path=str(ROOT/'test-artifacts'/'lab-outcome-follows-edit-1366x768.png'))
         boxes = [page.locator(sel).first.bounding_box() for sel in ('.hx-editor .hx-cell input', '.hx-editor .hx-simplex',
-                                                                     '.hx-status', '.hx-status >> xpath=ancestor::div[contains(@class,"jp-OutputArea-output")]//div[contains(@class,"js-plotly-plot")]')]
+                                                                     '.hx-status', '.hx-status >> xpath=ancestor::div[contains(@class,"jp-OutputArea-output")]//*[contains(@class,"main-svg")]')]
         assert all(0 <= bx['x'] and bx['x'] + bx['width'] <= SMALL_SCREEN['width'] + 1 and 0 <= bx['y']
                    and bx['y'] + bx['height'] <= SMALL_SCREEN['height'] + 1 for bx in boxes), boxes   # editor and curves on one screen
