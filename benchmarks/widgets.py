@@ -28,9 +28,18 @@ Prints a table and writes benchmarks/results/widgets.json.
    first point p95 <= 100 ms, complete curves p95 <= 2 s, editor redraw while training p95 <= 16 ms. `--only
    static_outcome` runs this part alone and merges it into the existing record under `static_outcome` (the other parts
    stay as they were).
-`--only edit,panels,outcome,browser,static_outcome` runs a subset.
+6. Live outcomes (`--only outcome_live`, merged into the record under `outcome_live`, other keys kept): a child Python
+   started with no thread settings (OMP_NUM_THREADS and OMP_WAIT_POLICY removed, as plain `jupyter lab` starts a
+   kernel) holds a `MatrixEditor` and an `OutcomePanel` following it (2 selectors × 5 seeds × 20 rounds, the teaching
+   preset); each timed edit commits a new count into a cell (never trained before, so nothing comes from the cache) and
+   stamps the kernel-side time to the first drawn curve point and to the complete curves. Quiet and with
+   `LOAD_PROCS` busy processes. Targets: first point p95 <= 100 ms, complete curves p95 <= 1 s. Also the thread
+   check: the same training (`run_outcome_seeds`) in children with no thread settings (the package bounds torch's
+   threads itself), with `make lab`'s settings, and with the bounding switched off (torch's default pool), each with
+   `LOAD_PROCS` busy processes; target: no settings within 2x of `make lab`'s.
+`--only edit,panels,outcome,browser,static_outcome` runs a subset; `--only outcome_live` runs part 6 alone.
 """
-import argparse, contextlib, os, subprocess, sys, tempfile, time
+import argparse, contextlib, json, os, subprocess, sys, tempfile, time
 from dataclasses import replace
 from pathlib import Path
 import numpy as np
@@ -101,6 +110,75 @@ def bench_outcome(repeats):
         rows.append(dict(case=f'outcome teaching preset ({sel}, 24 clients, 20 rounds)', first_point_s=pct(first),
                          total_s=pct(total), process_cpu_s=pct(cpu)))
     return rows
+
+LIVE_CHILD = r"""
+import json, sys, time, contextlib
+mode, edits = sys.argv[1], int(sys.argv[2])
+import numpy as np
+from hetfl_explore.widgets import outcome as O
+from hetfl_explore.widgets.editor import MatrixEditor
+from hetfl_explore.foundation.data import federation
+if mode == 'panel':
+    ed = MatrixEditor('cmnist_gsc'); p = O.OutcomePanel(ed); p.wait(); stamps = {}
+    p.on_round(lambda t, rows: stamps.setdefault('first', time.perf_counter()) if t >= 0 else None)
+    out = []
+    for i in range(edits):
+        stamps.clear(); base = int(ed.types[0][1][0, 0]); time.sleep(2 * O.DEBOUNCE_S)
+        w0 = time.perf_counter(); ed.set_cell(0, 0, 0, base + 1 + i % 2 * 2); p.wait()
+        assert 'done' in p.status, p.status
+        out.append(dict(first=stamps['first'] - w0, total=time.perf_counter() - w0))
+else:
+    if mode == 'unbounded': O.torch_threads = lambda: contextlib.nullcontext()
+    N, out = federation('cmnist_gsc').matrices.copy(), []
+    for i in range(edits + 1):
+        N[0, 0, 0] += 4; w0 = time.perf_counter(); O.run_outcome_seeds(N); out.append(dict(total=time.perf_counter() - w0))
+    out = out[1:]
+print('RESULT ' + json.dumps(out))
+"""
+
+def _live_child(mode, edits, env):
+    "Run LIVE_CHILD in a fresh Python with `env`; its per-edit timings."
+    r = subprocess.run([sys.executable, '-c', LIVE_CHILD, mode, str(edits)], env=env, capture_output=True, text=True, check=True)
+    return json.loads(next(line for line in r.stdout.splitlines() if line.startswith('RESULT '))[7:])
+
+def _env(threads):
+    "This process's environment without thread settings (`threads=None`, plain `jupyter lab`) or with `make lab`'s."
+    env = {k: v for k, v in os.environ.items() if k not in ('OMP_NUM_THREADS', 'OMP_WAIT_POLICY')}
+    return env if threads is None else dict(env, OMP_NUM_THREADS=str(threads), OMP_WAIT_POLICY='PASSIVE')
+
+def bench_outcome_live(edits):
+    "Edit -> first point and -> complete curves of a following OutcomePanel, and the thread check (see item 5 above)."
+    rows, load = [], {}
+    for busy in (0, LOAD_PROCS):
+        with busy_cores(busy):
+            t = _live_child('panel', edits, _env(None)); load[f'panel, {busy} busy'] = os.getloadavg()
+        rows.append(dict(case=f'edit -> outcome curves (2 selectors x 5 seeds x 20 rounds), no thread settings, {busy} busy processes',
+                         first_point_ms=pct([e['first'] for e in t]), complete_ms=pct([e['total'] for e in t])))
+    threads = {}
+    with busy_cores(LOAD_PROCS):
+        for name, mode, env in (('no thread settings', 'runs', _env(None)), ("make lab's settings", 'runs', _env(1)),
+                                ('no thread settings, bounding off', 'unbounded', _env(None))):
+            threads[name] = pct([e["total"] for e in _live_child(mode, max(2, edits // 4), env)])
+        load['thread check'] = os.getloadavg()
+    ratio = threads['no thread settings']['p50'] / threads["make lab's settings"]['p50']
+    return dict(series=rows, threads=threads, ratio_no_settings_to_make_lab=ratio, load=load)
+
+def merge_outcome_live(live, path=None):
+    "Write the live-outcome figures into the widgets record under `outcome_live`, keeping every other key."
+    path = Path(path) if path else Path(__file__).parent/'results'/'widgets.json'
+    rec = json.loads(path.read_text()) if path.exists() else {}
+    rec['outcome_live'] = dict(live, command=' '.join(['.venv/bin/python'] + sys.argv), cpu_count=os.cpu_count(),
+                               date_utc=time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime()))
+    figs = {f"outcome live {r['case']} {k} p95": fig(r[k]['p95'], 'ms') for r in live['series'] for k in ('first_point_ms', 'complete_ms')}
+    figs['outcome live thread check: no settings / make lab, 2 busy processes'] = fig(live['ratio_no_settings_to_make_lab'], 'x')
+    rec.setdefault('figures', {}).update(figs)
+    path.write_text(json.dumps(rec, indent=1, default=float) + '\n')
+    for r in live['series']:
+        print(f"{r['case']:100s} first p50 {r['first_point_ms']['p50']:6.0f} p95 {r['first_point_ms']['p95']:6.0f}  "
+              f"complete p50 {r['complete_ms']['p50']:6.0f} p95 {r['complete_ms']['p95']:6.0f} (ms)")
+    for k, v in live['threads'].items(): print(f"training with {LOAD_PROCS} busy processes, {k:40s} p50 {v['p50']:7.0f} ms")
+    print(f"no thread settings / make lab's: {live['ratio_no_settings_to_make_lab']:.2f}x; load averages {live['load']}")
+    print('merged outcome_live into', path)
 
 EDIT_VALUES = (60, 120)   # counts committed in turn into the editor's first cell (spawrious_gsc holds 90 there)
 GCI100_VALUES = (60, 50)  # the same for spawrious_gci_100 (68 there)
@@ -245,7 +323,9 @@ def main():
     p.add_argument('--only', default='edit,panels,outcome,browser,static_outcome', help='comma-separated parts to run')
     p.add_argument('--outcome-edits', type=int, default=20, help='timed edits per static-page outcome series')
     p.add_argument('--out', default=None)
+    p.add_argument('--live-edits', type=int, default=20, help='timed edits of the live outcome panel')
     a = p.parse_args()
+    if a.only == 'outcome_live': return merge_outcome_live(bench_outcome_live(a.live_edits), a.out)
     torch.set_num_threads(a.threads)
     bench = Bench('widgets'); load0 = bench.load_before
     parts = set(a.only.split(','))

@@ -137,3 +137,38 @@ def test_a_saved_notebook_of_figures_reopens_with_every_figure_and_no_widget_err
         (ROOT/'test-artifacts').mkdir(exist_ok=True)
         page.screenshot(path=str(ROOT/'test-artifacts'/'lab-saved-figures-reopened.png'))
         assert not [e for e in errors if 'anywidget' in e or 'Failed to initialize' in e], errors
+
+OUTCOME_CELLS = ["from dataclasses import replace\nfrom hetfl_explore.widgets.editor import MatrixEditor\n"
+                 "from hetfl_explore.widgets.outcome import OutcomePanel, TEACHING_PRESET\neditor = MatrixEditor('cmnist_gsc')\n"
+                 "outcome = OutcomePanel(editor, config=replace(TEACHING_PRESET, rounds=8, seeds=2))\noutcome.beside_editor()"]
+SMALL_SCREEN = {'width': 1366, 'height': 768}   # a small laptop screen: the editor and the curves must fit on it together
+OUTCOME_MS = 240_000     # a follow-up run drawn, on a loaded 2-core machine
+# The outcome panel's status line and the y values of its first mean curve (trace 1: the first selector's average accuracy).
+OUTCOME_STATE_JS = '''() => { const s = document.querySelector('.hx-status'); if (!s) return null;
+  const plot = s.closest('.jp-OutputArea-output').querySelector('.js-plotly-plot');
+  const y = plot && plot.data && plot.data[1] ? Array.from(plot.data[1].y || []) : [];
+  return {status: s.innerText, y: y.map(v => Number(v).toFixed(6)).join(',')}; }'''
+
+def test_outcome_curves_follow_an_edit_in_jupyterlab_without_pressing_run():
+    "An edit of the editor retrains the outcome panel below it: its curves change and complete, nobody presses run."
+    require_browser()
+    with jupyter_lab({'outcome.ipynb': OUTCOME_CELLS}) as (url, token, root), browser() as b:
+        page = b.new_page(viewport=SMALL_SCREEN)
+        run_notebook(page, url, token, 'outcome.ipynb'); wait_for_page_editor(page)
+        done = '''(before) => { const s = (%s)(); return s && s.status.includes('done') && s.y.split(',').length === 8 && s.y !== before; }''' % OUTCOME_STATE_JS
+        page.wait_for_function(done, arg='', timeout=OUTCOME_MS)
+        assert page.locator('.hx-editor .hx-note').first.evaluate('e => getComputedStyle(e).display') == 'none'   # a kernel answered
+        before = page.evaluate(OUTCOME_STATE_JS)
+        cell = page.locator('.hx-editor .hx-cell input').first
+        cell.fill(str(int(cell.input_value()) + 40)); cell.press('Enter')
+        page.wait_for_function(done, arg=before['y'], timeout=OUTCOME_MS)
+        after = page.evaluate(OUTCOME_STATE_JS)
+        assert after['y'] != before['y'] and 'done' in after['status']
+        page.evaluate('window.jupyterapp.shell.collapseLeft()'); page.wait_for_timeout(500)
+        page.locator('.hx-editor').first.evaluate('e => e.scrollIntoView({block: "start"})'); page.wait_for_timeout(500)
+        (ROOT/'test-artifacts').mkdir(exist_ok=True)
+        page.screenshot(path=str(ROOT/'test-artifacts'/'lab-outcome-follows-edit-1366x768.png'))
+        boxes = [page.locator(sel).first.bounding_box() for sel in ('.hx-editor .hx-cell input', '.hx-editor .hx-simplex',
+                                                                     '.hx-status', '.hx-status >> xpath=ancestor::div[contains(@class,"jp-OutputArea-output")]//*[contains(@class,"main-svg")]')]
+        assert all(0 <= bx['x'] and bx['x'] + bx['width'] <= SMALL_SCREEN['width'] + 1 and 0 <= bx['y']
+                   and bx['y'] + bx['height'] <= SMALL_SCREEN['height'] + 1 for bx in boxes), boxes   # editor and curves on one screen

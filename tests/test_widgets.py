@@ -1,4 +1,5 @@
 """Panels of the heterogeneity lab driven through their Python API (no browser): editor, explorer, stepper, taxonomy, outcome."""
+import time
 import numpy as np
 import pytest
 from conftest import ROOT
@@ -84,16 +85,95 @@ def test_stepper_and_taxonomy():
     tx = TaxonomyExplorer(); assert 'pow-d' in tx.set_filter(message='loss') and tx.run_w.disabled   # no explorer linked
     with pytest.raises(ValueError, match='no SelectionExplorer'): tx.run_in_explorer('pow-d')
 
-def test_outcome_panel_short_training_and_cache():
-    from hetfl_explore.widgets.outcome import OutcomePanel, TEACHING_PRESET
+from hetfl_explore.widgets.outcome import DEBOUNCE_S
+SMALL_RUN = dict(rounds=4, seeds=2)   # outcome runs of the tests: a few rounds, two seeds (the properties do not depend on size)
+
+def _small(**kw):
+    from hetfl_explore.widgets.outcome import TEACHING_PRESET
     from dataclasses import replace
-    p = OutcomePanel('cmnist_gsc', selectors=('uniform',), config=replace(TEACHING_PRESET, rounds=3))
+    return replace(TEACHING_PRESET, **{**SMALL_RUN, **kw})
+
+def test_outcome_panel_short_training_and_cache():
+    from hetfl_explore.widgets.outcome import OutcomePanel
+    p = OutcomePanel('cmnist_gsc', selectors=('uniform',), config=_small(rounds=3))
     r = p.run(background=False)
-    assert len(r['uniform']) == 3 and 0 <= p.table().loc['uniform', 'worst_group_accuracy'] <= 1
-    rounds = []; p.on_round(lambda name, row: rounds.append(row['round']))
-    again = p.run(background=False)                                       # cached: the same History, no round trained
-    assert again['uniform'] is r['uniform'] and rounds == []
+    assert [len(h) for h in r['uniform']] == [3, 3] and 0 <= p.table().loc['uniform', 'worst_group_accuracy'] <= 1
+    rounds = []; p.on_round(lambda t, rows: rounds.append(t))
+    again = p.run(background=False)                                       # cached: the same Histories, no round trained
+    assert all(a is b for a, b in zip(again['uniform'], r['uniform'])) and rounds == [2]   # one draw of the finished curves
     assert not p.set(aggregator='nope') and p.config.aggregator == 'fedavg'
+
+def test_outcome_runs_bound_torch_threads_and_restore_them():
+    import torch
+    from hetfl_explore.widgets.outcome import run_outcome_seeds, run_outcome
+    from hetfl_explore.foundation.core import PANEL_TORCH_THREADS
+    before = torch.get_num_threads(); torch.set_num_threads(2); inside = []
+    try:
+        run_outcome_seeds(federation('cmnist_gsc').matrices, ('uniform',), _small(seed=900), on_round=lambda rows: inside.append(torch.get_num_threads()))
+        run_outcome(federation('cmnist_gsc').matrices, 'fedrk', _small(seed=901), callbacks=[lambda sim, row: inside.append(torch.get_num_threads())])
+        assert set(inside) == {PANEL_TORCH_THREADS} and len(inside) == 5 + 4 and torch.get_num_threads() == 2
+    finally: torch.set_num_threads(before)
+
+def test_outcome_seeds_count_band_and_table():
+    from hetfl_explore.widgets.outcome import run_outcome_seeds, seed_band, seed_table, curves
+    res = run_outcome_seeds(federation('cmnist_gsc').matrices, ('uniform', 'fedrk'), _small(seed=910, seeds=3))
+    assert [len(v) for v in res.values()] == [3, 3] and [h.config['seed'] for h in res['uniform']] == [910, 911, 912]
+    w = np.array([[r['worst_group_accuracy'] for r in h.round_rows] for h in res['fedrk']])
+    r, m, se = seed_band(res['fedrk'])
+    assert list(r) == [0, 1, 2, 3] and np.allclose(m, w.mean(0)) and np.allclose(se, w.std(0, ddof=1) / np.sqrt(3))
+    band = curves(res).data[6]; n = len(r)                                 # fedrk's worst-group band
+    assert np.allclose(band.y[:n], m + se) and np.allclose(band.y[n:][::-1], m - se)
+    t = seed_table(res); d = w[:, -1] - np.array([h.round_rows[-1]['worst_group_accuracy'] for h in res['uniform']])
+    assert t.loc['fedrk', 'worst group − first'] == pytest.approx(d.mean()) and t.loc['fedrk', 'seeds'] == 3
+    assert t.loc['fedrk', 'sign holds'] == f'{int((np.sign(d) == np.sign(d.mean())).sum())}/3'
+
+def _follower(editor, **kw):
+    from hetfl_explore.widgets.outcome import OutcomePanel
+    p = OutcomePanel(editor, selectors=('uniform',), config=_small(**kw)); p.wait(60)
+    return p
+
+def test_outcome_panel_follows_an_edit_and_a_stale_run_never_draws():
+    ed = MatrixEditor('cmnist_gsc')
+    p = _follower(ed, rounds=12, seed=920); drawn, edited = [], []
+    g0 = p.generation
+    def at_round(t, rows):
+        drawn.append((p.generation, t))
+        if t == 2 and p.generation == g0 + 1 and not edited:             # a second edit while the first one's run is at round 2
+            edited.append(t); ed.set_cell(0, 0, 0, int(ed.types[0][1][0, 0]) + 4)
+    p.on_round(at_round)
+    ed.set_cell(0, 0, 0, int(ed.types[0][1][0, 0]) + 4)                   # the first edit: generation g0 + 1 trains at once
+    p.wait(120); time.sleep(2 * DEBOUNCE_S); p.wait(120)                  # (a debounced follow-up starts within DEBOUNCE_S)
+    g1 = p.generation
+    assert g1 > g0 + 1 and edited == [2] and 'done' in p.status
+    assert [t for g, t in drawn if g == g0 + 1] == [-1, 0, 1, 2]           # the stale generation stopped after the edit's round
+    assert [t for g, t in drawn if g == g1] == list(range(-1, 12)) and drawn[-1] == (g1, 11)
+    assert p.matrices[0, 0, 0] == ed.matrices[0, 0, 0] and all(h.round_rows for h in p.results['uniform'])
+
+def test_outcome_panel_with_follow_off_waits_for_run():
+    ed = MatrixEditor('cmnist_gsc')
+    from hetfl_explore.widgets.outcome import OutcomePanel
+    p = OutcomePanel(ed, selectors=('uniform',), config=_small(seed=930), follow=False)
+    assert not p.running and p.generation == 0
+    ed.set_cell(0, 0, 0, int(ed.types[0][1][0, 0]) + 2)
+    assert p.generation == 0 and not p.running and 'press run' in p.status
+
+@pytest.mark.parametrize('edit, says', [
+    (lambda N: N[:, 1].__setitem__(Ellipsis, 0), 'no client holds class 1'),
+    (lambda N: N[0, 0].__setitem__(0, 100_000), 'needs'),
+    (lambda N: N[3].__setitem__(Ellipsis, 0), 'client 3'),
+])
+def test_outcome_panel_refuses_untrainable_federations_beside_grey_curves(edit, says):
+    from hetfl_explore.widgets.outcome import OutcomePanel, GREY
+    p = OutcomePanel('cmnist_gsc', selectors=('uniform',), config=_small(seed=940))
+    p.run(background=False); drawn = {t.line.color for t in p.fig.data}
+    N = p.matrices.copy(); edit(N); p.source = N
+    p.run(); p.wait(60)
+    assert not p.running and says in p.status and p.status.startswith('⚠') and {t.line.color for t in p.fig.data} == {GREY} != drawn
+
+def test_outcome_panel_refuses_more_clients_per_round_than_clients():
+    from hetfl_explore.widgets.outcome import OutcomePanel
+    p = OutcomePanel(federation('cmnist_gsc').matrices[:5], selectors=('uniform',), config=_small(seed=950))
+    assert p.run(background=False) == {} and 'k=9' in p.status
 
 def test_privacy_fairness_panels():
     from hetfl_explore.widgets.privacy_fairness import FairnessExplorer, shortcut_confusions, fairness_matrices, threshold_metrics, MIAAnatomy

@@ -4,20 +4,22 @@
 
 # %% ../../nbs/foundation/00_core.ipynb #f3247e9c
 from __future__ import annotations
-import json, os, random, numbers
+import json, os, random, numbers, threading
+from contextlib import contextmanager
 from typing import Any, Iterable
 from pathlib import Path
 import numpy as np
 import torch
 
 # %% auto #0
-__all__ = ['INT64_MIN', 'INT64_MAX', 'SEED_MAX', 'MAX_COUNT', 'MS_PER_S', 'KEY_MAX', 'OUTCOME_SEED_ENV', 'OUTCOME_LOG_ENV',
-           'RESULTS_DIR', 'SIGNIFICANCE_SE', 'MIN_SEEDS', 'VERDICTS', 'TRIPLET_COLORS', 'FONT_FAMILY',
-           'PAGE_FIGURE_WIDTH', 'check_int', 'check_float', 'check_choice', 'check_type', 'check_keys', 'as_array',
-           'check_array', 'check_tensor', 'check_count', 'check_count_array', 'check_probability', 'check_distribution',
-           'check_ids', 'check_rng_seed', 'check_columns', 'check_callable', 'check_by_name', 'default_device',
-           'seed_everything', 'spawn_seeds', 'rng_streams', 'torch_generator', 'validate_fields', 'outcome_seed',
-           'assert_learned', 'results_path', 'paired_differences', 'verdict', 'assert_paired', 'assert_not_significant']
+__all__ = ['INT64_MIN', 'INT64_MAX', 'SEED_MAX', 'MAX_COUNT', 'MS_PER_S', 'PANEL_TORCH_THREADS', 'KEY_MAX', 'OUTCOME_SEED_ENV',
+           'OUTCOME_LOG_ENV', 'RESULTS_DIR', 'SIGNIFICANCE_SE', 'MIN_SEEDS', 'VERDICTS', 'TRIPLET_COLORS',
+           'FONT_FAMILY', 'PAGE_FIGURE_WIDTH', 'check_int', 'check_float', 'check_choice', 'check_type', 'check_keys',
+           'as_array', 'check_array', 'check_tensor', 'check_count', 'check_count_array', 'check_probability',
+           'check_distribution', 'check_ids', 'check_rng_seed', 'check_columns', 'check_callable', 'check_by_name',
+           'default_device', 'torch_threads', 'seed_everything', 'spawn_seeds', 'rng_streams', 'torch_generator',
+           'validate_fields', 'outcome_seed', 'assert_learned', 'results_path', 'paired_differences', 'verdict',
+           'assert_paired', 'assert_not_significant']
 
 # %% ../../nbs/foundation/00_core.ipynb #ba8c93b3
 def _show(value, width:int=80) -> str:
@@ -306,6 +308,29 @@ def default_device(device:str|torch.device|None=None, # 'cpu', 'cuda', 'cuda:1',
     if dev.type == 'cuda' and not torch.cuda.is_available():
         raise ValueError(f"device={device!r}: CUDA was requested but no GPU is available here; use 'cpu'")
     return dev
+
+# %% ../../nbs/foundation/00_core.ipynb #4e642304
+PANEL_TORCH_THREADS = 1   # torch threads a panel trains with: small models gain nothing from more, and shared cores lose much
+_THREAD_LOCK = threading.Lock()
+_THREAD_ASKS: list = []       # the counts every active `torch_threads` block asked for
+_THREAD_SAVED: list = []      # the count in force before the first active block began
+
+@contextmanager
+def _bounded_threads(n:int):
+    "The block of `torch_threads` (n already checked)."
+    with _THREAD_LOCK:
+        if not _THREAD_ASKS: _THREAD_SAVED[:] = [torch.get_num_threads()]
+        _THREAD_ASKS.append(n); torch.set_num_threads(min(_THREAD_ASKS))
+    try: yield n
+    finally:
+        with _THREAD_LOCK:
+            _THREAD_ASKS.remove(n)
+            torch.set_num_threads(min(_THREAD_ASKS) if _THREAD_ASKS else _THREAD_SAVED[0])
+
+def torch_threads(n:int=PANEL_TORCH_THREADS, # at most this many torch threads inside the block
+                 ):
+    "Context manager: torch uses at most `n` threads in the block; the previous count returns when the last block ends."
+    return _bounded_threads(check_int('n', n, lo=1))
 
 # %% ../../nbs/foundation/00_core.ipynb #a360470f
 def seed_everything(seed:int, # The experiment seed

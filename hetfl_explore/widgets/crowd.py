@@ -11,7 +11,7 @@ from ..foundation.figure_widget import SharedFigureWidget
 import ipywidgets as W
 from IPython.display import display
 from fastcore.basics import patch
-from ..foundation.core import check_int, check_float, check_type, check_keys
+from ..foundation.core import check_int, check_float, check_type, check_keys, torch_threads
 from ..engine.protocol import make_view
 from ..engine.config import RunConfig
 from ..engine.models import mlp
@@ -152,7 +152,7 @@ def set(self:RacePanel, **values) -> bool:
         if unknown or not new['racers']: raise ValueError(f"racers={list(new['racers'])}: expected one or more of {list(RACERS)}")
         data, pool = digits_federation(num_clients=n, alpha=0.5, seed=0), DevicePool.sample(n, seed=0)
         cfg = RunConfig(rounds=rounds, clients_per_round=10, batch_size=8, lr=0.2, local_epochs=3, seed=0)
-        race = selection_race([RACERS[r](pool, budget) for r in new['racers']], pool, data, lambda: mlp(64, 32), cfg, mode=new['mode'])
+        with torch_threads(): race = selection_race([RACERS[r](pool, budget) for r in new['racers']], pool, data, lambda: mlp(64, 32), cfg, mode=new['mode'])
     except (TypeError, ValueError) as e: self.msg_w.value = error_html(e); return False
     self.race, self.table = race, race_table(race, np.array([len(i) for i in data.client_idx]), 0.6)
     self.msg_w.value, self.table_w.value = '', self.table.round(3).to_html(border=0)

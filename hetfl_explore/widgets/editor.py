@@ -270,6 +270,10 @@ class EditorView(anywidget.AnyWidget):
     max_rows = traitlets.Int(30).tag(sync=True)       # rows shown as editable cells
 
 # %% ../../nbs/widgets/50_editor.ipynb #20afc005
+def _answer_hello(view, content, buffers):
+    "Answer the page's hello: a kernel runs here, so the page hides its note that outcomes need one."
+    if isinstance(content, dict) and content.get('kind') == 'hello': view.send({'kind': 'kernel'})
+
 class MatrixEditor:
     "Edit a federation's client matrices (rows = client types with a multiplicity) and see its heterogeneity live."
     def __init__(self, preset:str|None='spawrious_gsc', # a key of `EDITOR_PRESETS` (ignored when `types` is given)
@@ -282,6 +286,7 @@ class MatrixEditor:
         else: check_choice('preset', preset, EDITOR_PRESETS)
         self.view = self.box = EditorView(presets=_preset_entries(), max_rows=self.max_rows)
         self.view.observe(self._from_page, ['rows', 'preset'])
+        self.view.on_msg(_answer_hello)                 # the page asks whether a kernel runs (its 'needs a kernel' note)
         if types is not None: self.set_types(types)
         else: self.load_preset(preset)
 

@@ -95,6 +95,9 @@ function render({model, el}) {
   const hint = el_('div', 'hx-hint', 'Type a count, then press Enter or Tab. Everything below is computed in this page: no kernel needed.');
   const note = el_('div', 'hx-note');
   note.innerHTML = 'Training outcomes (the outcome panel) need a Python kernel: run <code>make lab</code> and open this notebook.';
+  // A live kernel answers the page's hello; then outcomes train here and the note does not apply (a saved page gets no answer).
+  model.on('msg:custom', (m) => { if (m && m.kind === 'kernel') note.style.display = 'none'; });
+  try { model.send({kind: 'hello'}); } catch (e) { /* no kernel to ask */ }
   const msg = el_('div', 'hx-message');
   const body = el_('div', 'hx-body'), table = el_('div', 'hx-rows'), side = el_('div', 'hx-side');
   const readout = el_('div', 'hx-metrics'), simplex = el_('div', 'hx-simplex'), legend = el_('div', 'hx-legend');
