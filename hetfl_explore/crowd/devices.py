@@ -45,7 +45,8 @@ def processing_capacity(cores:np.ndarray, # cores of each device
                         gpu:np.ndarray, # whether the device has a GPU
                        ) -> np.ndarray:
     "Spare FLOPs per second of each device: cores x clock x FLOPs/cycle x (1 - utilisation), x `GPU_SPEEDUP` with a GPU."
-    cores, ghz, util = (check_array(n, v, lo=0, nonempty=True) for n, v in (('cores', cores), ('ghz', ghz), ('util', util)))
+    cores, ghz = (check_array(n, v, lo=0, nonempty=True) for n, v in (('cores', cores), ('ghz', ghz)))
+    util = check_array('util', util, lo=0, hi=1, nonempty=True)
     cap = cores * ghz * GIGA * FLOPS_PER_CYCLE * np.clip(1 - util, 0, 1)
     return cap * np.where(check_array('gpu', gpu, lo=0, nonempty=True) > 0, GPU_SPEEDUP, 1.0)
 
