@@ -21,8 +21,8 @@ __all__ = ['TRAIN_FLOPS_PER_FORWARD', 'RACE_COLUMNS', 'CrowdRanked', 'CrowdRando
 
 # %% ../../nbs/crowd/63_baselines.ipynb #157ef072
 def _check_pool(pool:DevicePool, # the selector's device pool
-                    clients, # the round's `ClientView`
-                   ):
+                clients, # the round's `ClientView`
+               ):
     "Raise a `ValueError` naming `clients` unless the round's federation has one client per device of the pool."
     n = check_type('clients', clients, ClientView).num_clients
     if n != pool.num_devices:

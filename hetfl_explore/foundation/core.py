@@ -42,7 +42,8 @@ def check_int(name:str, # Argument name, quoted in the error
     value = _scalar(value)
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(_bad(name, value, 'an integer'))
-    value = int(value)
+    try: value = int(value)
+    except Exception as e: raise TypeError(_bad(name, value, f'an integer ({type(e).__name__} when read as one)')) from None
     if (lo is not None and value < lo) or (hi is not None and value > hi):
         raise ValueError(_bad(name, value, f"an integer in [{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}]"))
     if (lo is None and value < INT64_MIN) or (hi is None and value > INT64_MAX):   # an unbounded side stops at 64 bits
@@ -63,6 +64,7 @@ def check_float(name:str, # Argument name, quoted in the error
         raise TypeError(_bad(name, value, 'a real number'))
     try: value = float(value)
     except OverflowError: raise ValueError(_bad(name, value, 'a finite number (this one is beyond the float range)')) from None
+    except Exception as e: raise TypeError(_bad(name, value, f'a real number ({type(e).__name__} when read as one)')) from None
     lb, ub = '(' if lo_open else '[', ')' if hi_open else ']'
     rng = f"a finite number in {lb}{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}{ub}"
     if not np.isfinite(value): raise ValueError(_bad(name, value, rng))
