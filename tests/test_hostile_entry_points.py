@@ -196,3 +196,19 @@ def test_bad_seeds_are_named_by_attack_table_and_cfl():
     for s in (-1, 1.5, 'x', float('nan')):
         refused(lambda: attack_table(fed, seed=s), 'seed')
         refused(lambda: CFL().run(har_like_stream(rounds=2, drift_round=1), 1, seed=s), 'seed')
+
+def test_numbers_and_choices_whose_methods_raise_are_refused_by_name():
+    from hetfl_explore.foundation.core import check_int, check_float, check_choice
+    from hetfl_explore.selection.incentives import CBIM
+    refused(lambda: check_int('k', RaisingInt(3)), 'k', 'RaisingInt', exc=TypeError)
+    refused(lambda: check_float('lr', RaisingFloat(0.5)), 'lr', 'RaisingFloat', exc=TypeError)
+    refused(lambda: check_choice('norm', RaisingStr('l1'), ['l1', 'l2']), 'norm', 'RaisingStr', exc=TypeError)
+    refused(lambda: CBIM(reward_budget=RaisingFloat(1.0)), 'reward_budget')
+    assert CBIM(reward_budget=float('inf')).reward_budget == float('inf')
+
+def test_reference_round_refuses_a_tolerance_that_is_no_tolerance():
+    from hetfl_explore.feddiverse.selector import reference_round
+    T = np.array([[.1, .2, .3], [.4, .1, .0], [.2, .2, .2]])
+    for v in (float('nan'), -1.0, '1e-9'):
+        refused(lambda: reference_round(T, 2, np.random.default_rng(0), tol=v), 'tol')
+    assert len(reference_round(T, 2, np.random.default_rng(0))) == 2

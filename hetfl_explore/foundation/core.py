@@ -43,7 +43,8 @@ def check_int(name:str, # Argument name, quoted in the error
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(_bad(name, value, 'an integer'))
     try: value = int(value)
-    except Exception as e: raise TypeError(_bad(name, value, f'an integer ({type(e).__name__} when read as one)')) from None
+    except Exception as e: raise TypeError(_bad(name, value, f'an integer (a {type(value).__name__} that raised {type(e).__name__} '
+                                                             'when read as one)')) from None
     if (lo is not None and value < lo) or (hi is not None and value > hi):
         raise ValueError(_bad(name, value, f"an integer in [{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}]"))
     if (lo is None and value < INT64_MIN) or (hi is None and value > INT64_MAX):   # an unbounded side stops at 64 bits
@@ -64,7 +65,8 @@ def check_float(name:str, # Argument name, quoted in the error
         raise TypeError(_bad(name, value, 'a real number'))
     try: value = float(value)
     except OverflowError: raise ValueError(_bad(name, value, 'a finite number (this one is beyond the float range)')) from None
-    except Exception as e: raise TypeError(_bad(name, value, f'a real number ({type(e).__name__} when read as one)')) from None
+    except Exception as e: raise TypeError(_bad(name, value, f'a real number (a {type(value).__name__} that raised {type(e).__name__} '
+                                                             'when read as one)')) from None
     lb, ub = '(' if lo_open else '[', ')' if hi_open else ']'
     rng = f"a finite number in {lb}{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}{ub}"
     if not np.isfinite(value): raise ValueError(_bad(name, value, rng))
@@ -85,8 +87,11 @@ def check_choice(name:str, # Argument name, quoted in the error
                 ):
     "Return `value` if it is one of `choices`, else raise a `ValueError` listing them."
     choices = list(choices)
-    if not any(_same(value, c) for c in choices): raise ValueError(_bad(name, value, 'one of ' + ', '.join(map(repr, choices))))
-    return value
+    if any(_same(value, c) for c in choices): return value
+    try: value == value
+    except Exception as e: raise TypeError(_bad(name, value, f"one of {', '.join(map(repr, choices))} (a {type(value).__name__} "
+                                                f"cannot be compared: {type(e).__name__})")) from None
+    raise ValueError(_bad(name, value, 'one of ' + ', '.join(map(repr, choices))))
 
 # %% ../../nbs/foundation/00_core.ipynb #9e0a1886
 def check_type(name:str, # Argument name, quoted in the error
