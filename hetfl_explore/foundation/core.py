@@ -140,8 +140,9 @@ def as_array(name:str, # Argument name, quoted in the error
     if value is None or isinstance(value, (str, bytes, dict, set, bool, np.bool_)):   # a lone truth value is no array of numbers
         raise TypeError(f"{name}={_show(value)}: expected an array of numbers")
     try: arr = np.asarray(value)
-    except (ValueError, TypeError) as e: raise ValueError(f"{name}: not a rectangular array of numbers ({e})") from None
-    except Exception as e: raise TypeError(f"{name}: {type(value).__name__} cannot be read as numbers ({type(e).__name__}: {e})") from None
+    except (ValueError, TypeError) as e: raise ValueError(f"{name}: not a rectangular array of numbers ({e}); expected one") from None
+    except Exception as e: raise TypeError(f"{name}: {type(value).__name__} cannot be read as numbers ({type(e).__name__}: {e}); "
+                                           "expected an array of numbers") from None
     if arr.dtype.kind == 'O' and arr.size: arr = _real_objects(name, arr)
     if arr.dtype.kind not in 'biuf' and not (arr.size == 0 and arr.dtype.kind == 'O'):
         raise TypeError(f"{name}={_show(value)}: expected an array of numbers, got dtype {arr.dtype}")
