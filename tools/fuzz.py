@@ -195,8 +195,7 @@ def _controls() -> dict:
      'crowd.promethee': [('budget_greedy', dict(order=(np.array([0, 1]), 'unique_ids'), cost=(np.array([1., 1.]), 'nonneg_linked'), budget=(2.0, 'nonneg'))),
                          ('preference', dict(d=(np.array([.1, .3]), 'array'), q=(0.05, 'nonneg'), p=(0.5, 'pos')))],
      'crowd.robust': [('krum_scores', dict(points=(torch.eye(5), 'array'), f=(1, 'count'))),
-                      ('robust_aggregate', dict(mus=(torch.zeros(3, 2), 'array'), vars=(torch.ones(3, 2), 'nonneg_linked'), rule=('fedavg', 'choice'), f=(1, 'count'),
-                                                prior_var=(1.0, 'pos')))],
+                      ('robust_aggregate', dict(mus=(torch.zeros(3, 2), 'array'), vars=(torch.ones(3, 2), 'nonneg_linked'), rule=('fedavg', 'choice'), f=(1, 'count')))],
      'crowd.bayesian': [('gaussian_kl', dict(mu_q=(torch.zeros(3), 'array'), var_q=(torch.ones(3), 'nonneg_linked'), mu_p=(torch.zeros(3), 'linked_array'), var_p=(torch.ones(3), 'nonneg_linked'))),   # 3: a prior one short of 2 would be a broadcast scalar
                         ('aggregate_posteriors', dict(mus=(torch.zeros(2, 3), 'array'), vars=(torch.ones(2, 3), 'nonneg_linked'), mode=('poe', 'choice'))),
                         ('linear_posterior', dict(X=(torch.eye(3), 'array'), y=(torch.ones(3), 'linked_array'), noise_var=(0.5, 'pos'))),
@@ -245,13 +244,13 @@ def _more_controls(Ns) -> dict:
      'clustering.mcl': [('mcl_matrix', dict(A=(np.ones((3, 3)), 'nonneg_array'), expansion=(2, 'size'), inflation=(1.7, 'pos'), loop_value=(1.0, 'nonneg'),
                                             max_iter=(10, 'size'), prune=(1e-3, 'prob'), tol=(1e-8, 'nonneg')))],
      'clustering.profiles': [('class_counts', dict(y=(np.array([0, 1, 1]), 'labels'), n_classes=(2, 'size'))),
-                             ('sparsify', dict(S=(np.ones((3, 3)), 'array'), D=(D, 'nonneg_array'), mode=('knn', 'choice'), k=(1, 'size'),
+                             ('sparsify', dict(S=(np.ones((3, 3)), 'array'), D=(D, 'nonneg_array'), mode=('eps', 'choice'),
                                                eps_q=(0.2, 'prob')))],
      'clustering.data': [('har_like_stream', dict(rounds=(3, 'size'), n_features=(4, 'size'), drift_round=(1, 'size'), seed=(0, 'count'),
                                                   batch_range=((20, 40), 'obj')))],
      'engine.protocol': [('Selection', dict(ids=(np.array([0, 2]), 'unique_ids')))],
      'engine.aggregation': [('fednova_norm', dict(steps=(np.array([3., 5.]), 'nonneg_array'), lr=(np.array([.1, .1]), 'nonneg_linked'),
-                                                  momentum=(0.0, 'prob'), prox_mu=(0.0, 'nonneg')))],
+                                                  momentum=(0.0, 'prob'), prox_mu=(0.1, 'pos')))],
      'selection.efficiency': [('FLCIR', dict(class_counts=(np.eye(3) * 10, 'nonneg_array'), c=(1.5, 'nonneg')))],
     }
 
@@ -445,7 +444,7 @@ def _call(fn, kwargs): return lambda: fn(**kwargs)
 # broadcasts over the criteria).
 VALID_MUTANTS = {('ClientView', 'available'): {'empty'}, ('make_view', 'available'): {'empty'},
                  ('diversity_round', 'available'): {'empty'}, ('batch_plan', 'sizes'): {'empty'}, ('preference', 'q'): {'list'}, ('preference', 'p'): {'list'},
-                 ('preference', 'd'): {'empty'}}   # elementwise, like numpy: no differences give no preferences
+                 ('preference', 'd'): {'empty'}, ('Selection', 'ids'): {'empty'}}   # elementwise, like numpy: no differences give no preferences
 
 def fuzz_group(group:str, entries:list, timeout:float, auto:bool=False) -> list:
     "Every control of a group, then its malformed and equivalent mutants; one record per call."

@@ -83,10 +83,11 @@ def weighted_f1(y:np.ndarray, # (n,) true labels in [0, K)
                 K:int, # number of classes
                ) -> float:
     "Support-weighted mean of the per-class F1 = 2TP / (2TP + FP + FN) (0 where undefined), as scikit-learn's average='weighted'."
-    y, pred, K = np.asarray(y), np.asarray(pred), check_int('K', K, lo=1)
+    y, pred = (check_array(n, v, allow_nan=True, allow_inf=True) for n, v in (('y', y), ('pred', pred)))
+    K = check_int('K', K, lo=1)
     for name, v in (('y', y), ('pred', pred)):
-        if v.ndim != 1 or v.shape != y.shape or (v.size and (not np.issubdtype(v.dtype, np.integer) or v.min() < 0 or v.max() >= K)):
-            raise ValueError(f"{name}: expected {y.size} integer labels in [0, {K - 1}]")
+        if v.ndim != 1 or v.shape != y.shape or (v.size and (not np.all(np.rint(v) == v) or v.min() < 0 or v.max() >= K)):
+            raise ValueError(f"{name}={v!r}: expected {y.size} integer labels in [0, {K - 1}]")
     cm = np.bincount(y.astype(np.int64) * K + pred.astype(np.int64), minlength=K * K).reshape(K, K)
     tp, sup = np.diag(cm), cm.sum(1); den = sup + cm.sum(0)
     f1 = np.divide(2 * tp, den, out=np.zeros(K), where=den > 0)

@@ -30,8 +30,8 @@ def _as_ids(name, ids):
     if ids.ndim != 1: raise ValueError(f"{name}: expected a 1-d array of client ids, got shape {ids.shape}")
     if ids.size and not np.issubdtype(ids.dtype, np.integer):
         if not np.all(np.equal(np.mod(ids, 1), 0)): raise TypeError(f"{name}={ids!r}: expected integer client ids")
-    far = np.flatnonzero(np.abs(ids) > MAX_COUNT) if ids.size else ()
-    if len(far): raise ValueError(f"{name}: id {ids[far[0]].item()!r} is beyond {MAX_COUNT}: expected client ids in [0, {MAX_COUNT}]")
+    far = np.flatnonzero((ids < 0) | (ids > MAX_COUNT)) if ids.size else ()
+    if len(far): raise ValueError(f"{name}: id {ids[far[0]].item()!r} is out of range: expected client ids in [0, {MAX_COUNT}]")
     return ids.astype(np.int64)
 
 # %% ../../nbs/engine/06_protocol.ipynb #fee503b7
