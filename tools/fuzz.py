@@ -14,7 +14,7 @@ go to `graders.core.grade(id, answer)` for every exercise id; anything but a `Fe
 Run: `python tools/fuzz.py [--json fuzz.json] [--only crowd.robust engine] [--timeout 20]`.
 """
 from __future__ import annotations
-import argparse, fractions, importlib, inspect, json, os, pickle, sys, time, traceback
+import argparse, fractions, importlib, inspect, json, os, pickle, pkgutil, re, sys, time, traceback
 from collections import Counter, defaultdict
 import numpy as np
 import torch
@@ -31,6 +31,24 @@ class SelfRaising:
     __add__ = __radd__ = __mul__ = __rmul__ = __lt__ = __gt__ = __le__ = __ge__ = __eq__ = __hash__ = _boom
     def __repr__(self): return 'SelfRaising()'
 
+class RaisingStr(str):
+    "A `str` whose methods raise (a hostile answer or choice: `strip`, comparison, hashing, iteration)."
+    def _boom(self, *a, **k): raise RuntimeError('hostile str')
+    strip = lower = upper = split = splitlines = encode = startswith = __iter__ = __len__ = __contains__ = _boom
+    __eq__ = __ne__ = __hash__ = __lt__ = __format__ = _boom
+
+class RaisingInt(int):
+    "An `int` whose conversions, comparisons and arithmetic raise."
+    def _boom(self, *a, **k): raise RuntimeError('hostile int')
+    __int__ = __index__ = __float__ = __eq__ = __ne__ = __lt__ = __gt__ = __le__ = __ge__ = __hash__ = _boom
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __abs__ = __neg__ = __bool__ = _boom
+
+class RaisingFloat(float):
+    "A `float` whose conversions, comparisons and arithmetic raise."
+    def _boom(self, *a, **k): raise RuntimeError('hostile float')
+    __float__ = __int__ = __eq__ = __ne__ = __lt__ = __gt__ = __le__ = __ge__ = __hash__ = _boom
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __abs__ = __neg__ = __bool__ = _boom
+
 def recursive_list():
     "A list that contains itself."
     xs = [1.0]; xs.append(xs); return xs
@@ -43,11 +61,12 @@ def nested(depth:int):
 
 # %% mutants: kind -> (malformed values, equivalent valid forms); both are functions of the valid value
 def _real_bad(v): return {'nan': float('nan'), 'inf': float('inf'), '-inf': float('-inf'), '10**400': 10**400, 'str': '1.0', 'bool': True, 'None': None, 'list': [v],
-                          'hostile': SelfRaising()}
+                          'hostile': SelfRaising(), 'float subclass': RaisingFloat(float(v))}
 def _real_ok(v): return {'np.float64': np.float64(v), 'np.float32': np.float32(v), '0-d array': np.array(float(v)),
                          'Fraction': fractions.Fraction(v).limit_denominator(10**6)}
 def _int_bad(v): return {'1.5': v + 0.5, '1e300': 1e300, 'nan': float('nan'), 'inf': float('inf'), '2**64': 2**64, '10**400': 10**400,
-                         '-2**64': -2**64, 'str': str(v), 'bool': True, 'None': None, 'hostile': SelfRaising()}
+                         '-2**64': -2**64, 'str': str(v), 'bool': True, 'None': None, 'hostile': SelfRaising(),
+                         'int subclass': RaisingInt(int(v))}
 def _int_ok(v): return {'np.int64': np.int64(v), 'np.int32': np.int32(v), '0-d array': np.array(v)}
 
 def _array_bad(v):
@@ -94,10 +113,15 @@ KINDS = {   # kind -> (malformed(v), equivalent(v), extra malformed(v))
     'labels': (_array_bad, _array_ok, lambda v: {'label -1': np.r_[-1, np.asarray(v)[1:]],
                                                  'label past the end': np.r_[np.asarray(v)[:-1], 10**3],
                                                  'fractional label': np.asarray(v, float) + 0.5}),
-    'choice': (lambda v: {'unknown': 'no-such-choice', 'int': 3, 'None': None, 'hostile': SelfRaising()}, lambda v: {}, lambda v: {}),
+    'choice': (lambda v: {'unknown': 'no-such-choice', 'int': 3, 'None': None, 'hostile': SelfRaising(), 'str subclass': RaisingStr(v)},
+               lambda v: {}, lambda v: {}),
     'callable': (lambda v: {'int': 3, 'str': 'f'}, lambda v: {}, lambda v: {}),
     'obj': (lambda v: {'int': 3, 'hostile': SelfRaising()}, lambda v: {}, lambda v: {}),
     'fixed': (lambda v: {}, lambda v: {}, lambda v: {}),
+    'auto_int': (lambda v: {'1.5': v + 0.5, 'nan': float('nan'), 'str': str(v), '10**400': 10**400, 'hostile': SelfRaising(),
+                            'int subclass': RaisingInt(int(v))}, lambda v: {'np.int64': np.int64(v)}, lambda v: {}),
+    'auto_real': (lambda v: {'nan': float('nan'), 'str': str(float(v)), '10**400': 10**400, 'hostile': SelfRaising(),
+                             'float subclass': RaisingFloat(float(v))}, lambda v: {'np.float64': np.float64(v)}, lambda v: {}),
 }
 
 # %% the valid control calls: group -> [(entry point, {argument: (valid value, kind)})]; a bare value is not mutated
@@ -115,7 +139,7 @@ def _controls() -> dict:
     view = make_view(4, 0, None, np.array([10, 20, 30, 40]))
     y = np.array([0, 1, 0, 1, 1, 0, 1, 0]); a = np.array([0, 0, 1, 1, 0, 1, 1, 0])
     g, u = torch.zeros(3), torch.ones(2, 3)
-    return {
+    base = {
      'engine.config': [('RunConfig', dict(rounds=(2, 'size'), clients_per_round=(2, 'size'), batch_size=(8, 'size'), lr=(0.1, 'pos'),
                                           momentum=(0.0, 'nonneg'), seed=(0, 'count'), device='cpu'))],
      'engine.simulation': [('run_fl', dict(model_fn=(lambda: mlp(64, 8, 10), 'callable'), data=(fed, 'obj'), selector=UniformSelector(),
@@ -192,6 +216,193 @@ def _controls() -> dict:
      'modelhet.mia': [('roc_auc', dict(scores=(np.array([.1, .9, .4, .6]), 'array'), labels=(np.array([0, 1, 0, 1]), 'labels'))),
                       ('advantage', dict(preds=(np.array([0, 1, 1, 1]), 'labels'), labels=(np.array([0, 1, 0, 1]), 'labels')))],
     }
+    for g, entries in _more_controls(Ns).items(): base.setdefault(g, []).extend(entries)
+    return base
+
+def _more_controls(Ns) -> dict:
+    "Controls of the entry points whose hostile inputs once slipped through (a NaN batch, a fractional id, an infinite tolerance)."
+    from hetfl_explore.crowd.bayesian import bayes_mlp
+    from hetfl_explore.crowd.abac import parse_policy, EXAMPLE_POLICY
+    from hetfl_explore.crowd.devices import DevicePool
+    D = np.array([[0., 1., 2.], [1., 0., 1.5], [2., 1.5, 0.]])
+    return {
+     'foundation.data': [('digits_federation', dict(num_clients=(5, 'size'), alpha=(0.5, 'pos'), test_size=(297, 'size'), seed=(0, 'count')))],
+     'feddiverse.simulation': [('simulate_selection', dict(fed=Ns, selector=('uniform', 'choice'), rounds=(3, 'size'), k=(2, 'size'), seed=(0, 'count'),
+                                                           noise=(0.0, 'nonneg'), loss_noise=(0.05, 'nonneg')))],
+     'crowd.shapley': [('free_rider_run', dict(n_benign=(2, 'size'), kinds=['zero'], rounds=(1, 'size'), dim=(3, 'size'), samples=(10, 'size'),
+                                               local_steps=(2, 'size'), lr=(0.05, 'pos'), kappa=(0.1, 'nonneg'), seed=(0, 'count')))],
+     'crowd.bayesian': [('bayes_mlp', dict(in_features=(4, 'size'), n_classes=(3, 'size'), hidden=(5, 'size'), prior_var=(1.0, 'pos'))),
+                        ('neg_elbo', dict(model=bayes_mlp(4, 3, 5), x=(torch.zeros(2, 4), 'array'), y=(torch.tensor([0, 2]), 'labels'),
+                                          n_data=(10, 'size'), noise_var=(1.0, 'pos')))],
+     'crowd.pki': [('serialise', dict(update=(torch.ones(3), 'array')))],
+     'crowd.abac': [('PolicySet', dict(rules=(parse_policy(EXAMPLE_POLICY).rules, 'obj'), combining=('deny-overrides', 'choice')))],
+     'crowd.devices': [('processing_capacity', dict(cores=(np.array([2., 4.]), 'nonneg_array'), ghz=(np.array([1., 2.]), 'nonneg_linked'),
+                                                    util=(np.array([.5, .2]), 'nonneg_linked'), gpu=(np.array([0., 1.]), 'nonneg_linked')))],
+     'crowd.baselines': [('PriceFirst', dict(pool=(DevicePool.sample(4), 'obj'), budget=(5.0, 'pos')))],
+     'clustering.gpfl': [('weighted_average', dict(thetas=([np.ones(2), np.zeros(2)], 'obj'), weights=(np.array([1., 3.]), 'nonneg_linked'))),
+                         ('weighted_f1', dict(y=(np.array([0, 1, 1]), 'labels'), pred=(np.array([0, 1, 0]), 'labels'), K=(2, 'size')))],
+     'clustering.mcl': [('mcl_matrix', dict(A=(np.ones((3, 3)), 'nonneg_array'), expansion=(2, 'size'), inflation=(1.7, 'pos'), loop_value=(1.0, 'nonneg'),
+                                            max_iter=(10, 'size'), prune=(1e-3, 'prob'), tol=(1e-8, 'nonneg')))],
+     'clustering.profiles': [('class_counts', dict(y=(np.array([0, 1, 1]), 'labels'), n_classes=(2, 'size'))),
+                             ('sparsify', dict(S=(np.ones((3, 3)), 'array'), D=(D, 'nonneg_array'), mode=('eps', 'choice'),
+                                               eps_q=(0.2, 'prob')))],
+     'clustering.data': [('har_like_stream', dict(rounds=(3, 'size'), n_features=(4, 'size'), drift_round=(1, 'size'), seed=(0, 'count'),
+                                                  batch_range=((20, 40), 'obj')))],
+     'engine.protocol': [('Selection', dict(ids=(np.array([0, 2]), 'unique_ids')))],
+     'engine.aggregation': [('fednova_norm', dict(steps=(np.array([3., 5.]), 'nonneg_array'), lr=(np.array([.1, .1]), 'nonneg_linked'),
+                                                  momentum=(0.0, 'prob'), prox_mu=(0.1, 'pos')))],
+     'selection.efficiency': [('FLCIR', dict(class_counts=(np.eye(3) * 10, 'nonneg_array'), c=(1.5, 'nonneg')))],
+    }
+
+# %% every public entry point: the hand-written controls above, automatic ones for the rest, and what is not fuzzed here
+FLOWER_PARTS = ('hetfl_explore.scale.flower.', 'hetfl_explore.scale.partitions.')   # the Flower adapter's own fuzz and tests cover these
+SIDE_EFFECTS = {   # defaults that write result files, start servers or run whole experiment grids: never called blind
+    'hetfl_explore.feddiverse.experiments.regenerate_results', 'hetfl_explore.feddiverse.experiments.main',
+    'hetfl_explore.feddiverse.experiments.demo', 'hetfl_explore.feddiverse.experiments.measure_overhead',
+    'hetfl_explore.modelhet.experiments.run_preset', 'hetfl_explore.fairness.experiments.run_fairness_grid',
+    'hetfl_explore.scale.sweeps.start_ray', 'hetfl_explore.foundation.core.seed_everything'}
+PROGRESS = False    # print each entry point to stderr as it is fuzzed (--progress)
+AUTO_SLOW_S = 5.0   # an automatic control slower than this is run once, without mutants (its defaults are a long experiment)
+
+def public_callables() -> dict:
+    "Qualified name -> object of every function and class in a hetfl_explore module's `__all__` that the module defines itself."
+    import hetfl_explore
+    out = {}
+    for info in pkgutil.walk_packages(hetfl_explore.__path__, 'hetfl_explore.'):
+        mod = importlib.import_module(info.name)
+        for n in getattr(mod, '__all__', ()):
+            obj = getattr(mod, n, None)
+            if (inspect.isfunction(obj) or inspect.isclass(obj)) and getattr(obj, '__module__', None) == mod.__name__:
+                out[f'{mod.__name__}.{n}'] = obj
+    return out
+
+def _required_values() -> dict:
+    "Argument name -> a builder of a valid value, for the automatic controls of entry points that need the argument."
+    from hetfl_explore.foundation.data import tiny_digits_federation
+    from hetfl_explore.crowd.devices import DevicePool
+    from hetfl_explore.engine.protocol import UniformSelector
+    from hetfl_explore.engine.models import mlp
+    Ns = np.array([[[3., 1.], [2., 4.]], [[1., 1.], [5., 2.]], [[2., 2.], [2., 2.]]])
+    y = np.array([0, 1, 0, 1, 1, 0, 1, 0])
+    D = np.array([[0., 1., 2.], [1., 0., 1.5], [2., 1.5, 0.]])
+    return {'rng': lambda: np.random.default_rng(0), 'matrices': lambda: Ns.copy(), 'Ns': lambda: Ns.copy(),
+            'N': lambda: Ns[0].copy(), 'triplets': lambda: np.array([[.1, .2, .3], [.4, .1, .0], [.2, .2, .2], [.0, .3, .1]]),
+            'n_classes': lambda: 2, 'num_clients': lambda: 4, 'n_clients': lambda: 4, 'n_players': lambda: 3,
+            'utility': lambda: (lambda s: float(len(s))), 'seed': lambda: 0, 'rounds': lambda: 2, 'k': lambda: 2,
+            'y': lambda: y.copy(), 'a': lambda: y[::-1].copy(), 'p': lambda: np.array([.5, .5]), 'q': lambda: np.array([.2, .8]),
+            'C': lambda: np.array([[[5., 1.], [2., 6.]], [[4., 2.], [1., 3.]]]), 'labels': lambda: np.array([0, 0, 1]),
+            'scores': lambda: np.array([.1, .9, .4, .6]), 'counts': lambda: np.array([1., 2., 3.]),
+            'weights': lambda: np.array([.2, .3, .5]), 'n': lambda: 3, 'n_attrs': lambda: 2, 'K': lambda: 2, 'm': lambda: 2,
+            'data': lambda: tiny_digits_federation(num_clients=4, min_size=10, n_test=40), 'pool': lambda: DevicePool.sample(4),
+            'fd': lambda: tiny_digits_federation(num_clients=4, min_size=10, n_test=40), 'selector': lambda: UniformSelector(),
+            't': lambda: 0, 'round': lambda: 0, 'ids': lambda: np.array([0, 1]), 'available': lambda: np.array([0, 1]),
+            'n_samples': lambda: np.array([10, 20, 30, 40]), 'hidden': lambda: 4, 'in_features': lambda: 4, 'batch_size': lambda: 8,
+            'lr': lambda: 0.1, 'n_features': lambda: 4, 'steps': lambda: np.array([3., 5.]), 'values': lambda: np.array([1., 2., 3.]),
+            'D': lambda: D.copy(), 'A': lambda: np.ones((3, 3)), 'S': lambda: 1 / (1 + D),
+            'model': lambda: mlp(64, 8, 10), 'model_fn': lambda: (lambda: mlp(64, 8, 10)), 'x': lambda: np.array([1., 2., 3.])}
+
+def _auto_kind(p:inspect.Parameter) -> str|None:
+    "The automatic family of a parameter from its default: 'auto_int' or 'auto_real' for numbers; None otherwise."
+    d, ann = p.default, str(p.annotation)
+    if d is p.empty or isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, float, np.integer, np.floating)): return None
+    return 'auto_int' if isinstance(d, (int, np.integer)) and 'float' not in ann else 'auto_real'
+
+def coverage(manual:dict|None=None) -> dict:
+    "Every public callable by how the fuzz covers it: 'manual', 'auto' (built from defaults), 'flower', 'side_effects' or 'gap'."
+    manual = _controls() if manual is None else manual
+    done = {f'hetfl_explore.{g}.{name}' for g, entries in manual.items() for name, _ in entries}
+    req, out = _required_values(), {}
+    for q, obj in public_callables().items():
+        if q in done: out[q] = 'manual'; continue
+        if q.startswith(FLOWER_PARTS): out[q] = 'flower'; continue
+        if q in SIDE_EFFECTS or q in AUTO_GAPS: out[q] = 'side_effects' if q in SIDE_EFFECTS else 'gap'; continue
+        try: ps = [p for p in inspect.signature(obj).parameters.values() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        except (TypeError, ValueError): out[q] = 'gap'; continue
+        out[q] = 'auto' if all(p.default is not p.empty or p.name in req for p in ps) else 'gap'
+    return out
+
+def auto_controls(manual:dict) -> dict:
+    "group -> [(entry, spec)] for the 'auto' entry points: required arguments from `_required_values`, numbers mutated."
+    req, out = _required_values(), defaultdict(list)
+    for q, how in coverage(manual).items():
+        if how != 'auto': continue
+        obj, (mod, name) = public_callables()[q], q[len('hetfl_explore.'):].rsplit('.', 1)
+        spec = {}
+        for p in inspect.signature(obj).parameters.values():
+            if p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY): continue
+            if p.default is p.empty: spec[p.name] = req[p.name](); continue
+            kind = _auto_kind(p)
+            if kind: spec[p.name] = (p.default, kind)
+        out[mod].append((name, spec))
+    return dict(out)
+
+# automatic controls that need more than their defaults (found by running them): {qualified name: why}; listed in the coverage test
+AUTO_GAPS: dict = {
+    'hetfl_explore.fairness.experiments.pattern_table': 'its default k=9 needs >= 9 clients; the automatic matrices have 3',
+    'hetfl_explore.fairness.experiments.explorer_grid': 'its defaults compute the whole explorer grid (past the per-call limit)',
+    'hetfl_explore.graders.clustering.cfl_first_split': 'its defaults run CFL to the first split (past the per-call limit)',
+    'hetfl_explore.graders.clustering.gpfl_first_move': 'its defaults run GP-FL to the first move (past the per-call limit)',
+    'hetfl_explore.widgets.outcome.outcome_figure': 'its defaults train the outcome runs (past the per-call limit)',
+    # found by the automatic run of the tool: the named-argument values (`_required_values`) do not fit these entry points
+    'hetfl_explore.clustering.contribution.contribution_study': 'the automatic arguments do not fit it (TypeError: data=FederatedData(4 clients, pool (1757, 1, 8, 8), test 40,)',
+    'hetfl_explore.clustering.contribution.deletion_influence': 'the automatic arguments do not fit it (TypeError: data=FederatedData(4 clients, pool (1757, 1, 8, 8), test 40,)',
+    'hetfl_explore.clustering.contribution.fl_cohort': 'the automatic arguments do not fit it (TypeError: data=FederatedData(4 clients, pool (1757, 1, 8, 8), test 40,)',
+    'hetfl_explore.clustering.contribution.imbalance_descriptors': 'the automatic arguments do not fit it (ValueError: counts has shape (3,): expected a (W, Q) array of non-negati)',
+    'hetfl_explore.clustering.contribution.rank_correlation_matrix': 'the automatic arguments do not fit it (TypeError: scores=array([0.1, 0.9, 0.4, 0.6]): expected an instance of )',
+    'hetfl_explore.clustering.contribution.top_fraction_curves': 'the automatic arguments do not fit it (AttributeError: "FederatedData" object has no attribute "n_clients")',
+    'hetfl_explore.clustering.gpfl.run_rounds': 'the automatic arguments do not fit it (TypeError: data=FederatedData(4 clients, pool (1757, 1, 8, 8), test 40,)',
+    'hetfl_explore.clustering.profiles.check_ground': 'the automatic arguments do not fit it (ValueError: ground: shape (2, 2, 2): expected an array with 2 dimension()',
+    'hetfl_explore.crowd.bayesian.elbo_loss': 'the automatic arguments do not fit it (ValueError: model has no MeanFieldLinear layers: expected a Bayesian mod)',
+    'hetfl_explore.crowd.bayesian.forward': 'the automatic arguments do not fit it (ValueError: model has no MeanFieldLinear layers: expected a Bayesian mod)',
+    'hetfl_explore.crowd.bayesian.get_posterior': 'the automatic arguments do not fit it (ValueError: model has no MeanFieldLinear layers: expected a Bayesian mod)',
+    'hetfl_explore.crowd.bayesian.posterior_rule': 'the automatic arguments do not fit it (ValueError: model has no MeanFieldLinear layers: expected a Bayesian mod)',
+    'hetfl_explore.crowd.bayesian.predictive': 'the automatic arguments do not fit it (AttributeError: "str" object has no attribute "type")',
+    'hetfl_explore.crowd.bayesian.run_bayesfl': 'the automatic arguments do not fit it (ValueError: clients_per_round=5: expected an integer in [1, 4])',
+    'hetfl_explore.crowd.bayesian.run_bayesfl_engine': 'the automatic arguments do not fit it (ValueError: clients_per_round=5: expected an integer in [1, 4])',
+    'hetfl_explore.crowd.promethee.check_thresholds': 'the automatic arguments do not fit it (ValueError: q=array([0.2, 0.8]): expected a number or one per criterion )',
+    'hetfl_explore.crowd.promethee.check_weights': 'the automatic arguments do not fit it (ValueError: weights=array([0.2, 0.3, 0.5]): expected 4 weights, one per )',
+    'hetfl_explore.crowd.robust.attack_table': 'the automatic arguments do not fit it (ValueError: clients_per_round=5: expected an integer in [1, 4])',
+    'hetfl_explore.crowd.shapley.shapley_subsets': 'the automatic arguments do not fit it (TypeError: n_samples=array([10, 20, 30, 40]): expected an integer)',
+    'hetfl_explore.engine.models.evaluate': 'the automatic arguments do not fit it (AttributeError: "str" object has no attribute "type")',
+    'hetfl_explore.engine.models.mobilenet_v2_gn': 'its defaults run past the per-call limit',
+    'hetfl_explore.fairness.experiments.estimate_triplets': 'the automatic arguments do not fit it (ValueError: data: samples of shape (1, 8, 8), but the model of preset (i)',
+    'hetfl_explore.fairness.experiments.explore': 'its defaults run past the per-call limit',
+    'hetfl_explore.fairness.metrics.model_confusion': 'the automatic arguments do not fit it (TypeError: x=array([1., 2., 3.]): expected an instance of Tensor)',
+    'hetfl_explore.feddiverse.estimation.estimate_client': 'the automatic arguments do not fit it (TypeError: x=array([1., 2., 3.]): expected an instance of Tensor)',
+    'hetfl_explore.feddiverse.estimation.estimate_federation': 'its defaults run past the per-call limit',
+    'hetfl_explore.feddiverse.estimation.toy_client': 'the automatic arguments do not fit it (ValueError: counts: shape (3,): expected (..., n_classes, n_attrs) with )',
+    'hetfl_explore.feddiverse.estimation.train_biased': 'the automatic arguments do not fit it (TypeError: x=array([1., 2., 3.]): expected an instance of Tensor)',
+    'hetfl_explore.feddiverse.simulation.selection_share_table': 'its defaults run past the per-call limit',
+    'hetfl_explore.foundation.data.partition_from_matrices': 'the automatic arguments do not fit it (ValueError: cell (y=0, a=0): the clients need 6 samples but the pool has)',
+    'hetfl_explore.foundation.datasets.check_counts': 'the automatic arguments do not fit it (ValueError: counts: shape (3,): expected (..., n_classes, n_attrs) with )',
+    'hetfl_explore.foundation.datasets.colored_mnist': 'the automatic arguments do not fit it (ValueError: counts: shape (3,): expected (..., n_classes, n_attrs) with )',
+    'hetfl_explore.foundation.datasets.faces': 'the automatic arguments do not fit it (ValueError: counts: shape (3,): expected (..., n_classes, n_attrs) with )',
+    'hetfl_explore.foundation.datasets.feature_scatter': 'the automatic arguments do not fit it (TypeError: pool=DevicePool(hw_tier=array([1, 1, 3, 2]), net_tier=array()',
+    'hetfl_explore.foundation.datasets.group_grid': 'the automatic arguments do not fit it (TypeError: pool=DevicePool(hw_tier=array([1, 1, 3, 2]), net_tier=array()',
+    'hetfl_explore.foundation.datasets.shapes': 'the automatic arguments do not fit it (ValueError: counts: shape (3,): expected (..., n_classes, n_attrs) with )',
+    'hetfl_explore.graders.clustering.first_rejected_drift': 'its defaults run past the per-call limit',
+    'hetfl_explore.graders.clustering.mcl_cluster_counts': 'its defaults run past the per-call limit',
+    'hetfl_explore.graders.crowd.panel_ranking': 'its defaults run past the per-call limit',
+    'hetfl_explore.graders.crowd.shapley_panel_table': 'its defaults run past the per-call limit',
+    'hetfl_explore.graders.feddiverse.explorer_stats': 'the automatic arguments do not fit it (ValueError: selector=UniformSelector(name="uniform"): expected one of "u)',
+    'hetfl_explore.modelhet.mia.best_advantage': 'the automatic arguments do not fit it (ValueError: labels: length 3 differs from the length 4 of scores)',
+    'hetfl_explore.modelhet.mia.fit_classifier': 'the automatic arguments do not fit it (TypeError: x=array([1., 2., 3.]): expected an instance of Tensor)',
+    'hetfl_explore.modelhet.mia.model_outputs': 'the automatic arguments do not fit it (TypeError: x=array([1., 2., 3.]): expected an instance of Tensor)',
+    'hetfl_explore.modelhet.mia.roc_curve': 'the automatic arguments do not fit it (ValueError: labels: length 3 differs from the length 4 of scores)',
+    'hetfl_explore.modelhet.mia.tpr_at_fpr': 'the automatic arguments do not fit it (ValueError: labels: length 3 differs from the length 4 of scores)',
+    'hetfl_explore.modelhet.submodels.check_hidden': 'the automatic arguments do not fit it (TypeError: hidden=4: expected an instance of list or tuple)',
+    'hetfl_explore.modelhet.submodels.full_set': 'the automatic arguments do not fit it (TypeError: hidden=4: expected an instance of list or tuple)',
+    'hetfl_explore.modelhet.submodels.quadrant_sets': 'the automatic arguments do not fit it (TypeError: hidden=4: expected an instance of list or tuple)',
+    'hetfl_explore.selection.efficiency.round_half_up': 'the automatic arguments do not fit it (TypeError: x=array([1., 2., 3.]): expected a real number)',
+    'hetfl_explore.widgets.clustering.FedCOTradeoff': 'its defaults run past the per-call limit',
+    'hetfl_explore.widgets.clustering.GPFLPlayer': 'its defaults run past the per-call limit',
+    'hetfl_explore.widgets.clustering.WhoContributes': 'its defaults run past the per-call limit',
+    'hetfl_explore.widgets.crowd.PrometheePanel': 'its defaults run past the per-call limit',
+    'hetfl_explore.widgets.crowd.ShapleyPanel': 'its defaults run past the per-call limit',
+    'hetfl_explore.widgets.editor.triplet_bar_html': 'the automatic arguments do not fit it (ValueError: t: shape (): expected one triplet (3,))',
+    'hetfl_explore.widgets.explorers.SelectionExplorer': 'its defaults run past the per-call limit',
+    'hetfl_explore.widgets.outcome.outcome_simulation': 'the automatic arguments do not fit it (ValueError: selector=UniformSelector(name="uniform"): expected one of "u)',
+}
 
 # %% one call in its own forked process
 def _describe(e:BaseException) -> dict:
@@ -200,13 +411,36 @@ def _describe(e:BaseException) -> dict:
     return {'type': type(e).__name__, 'message': str(e)[:300], 'where': tb[-1].filename if tb else '',
             'value_type': isinstance(e, (ValueError, TypeError))}
 
+def nonfinite(x, depth:int=0) -> bool:
+    "True if a returned value holds NaN or ±inf: numbers, numpy arrays, tensors, pandas tables, containers and dataclasses."
+    import dataclasses, pandas as pd
+    if depth > 4: return False
+    if isinstance(x, bool): return False
+    if isinstance(x, (float, np.floating)): return not np.isfinite(x)
+    if isinstance(x, np.ndarray): return x.dtype.kind in 'fc' and not np.isfinite(x).all()
+    if isinstance(x, torch.Tensor): return x.is_floating_point() and not bool(torch.isfinite(x.detach()).all())
+    if isinstance(x, pd.DataFrame): return nonfinite(x.select_dtypes('number').to_numpy(float), depth + 1)
+    if isinstance(x, pd.Series): return x.dtype.kind in 'fc' and nonfinite(x.to_numpy(float), depth + 1)
+    if isinstance(x, dict): return any(nonfinite(v, depth + 1) for v in list(x.values())[:1000])
+    if isinstance(x, (list, tuple)): return any(nonfinite(v, depth + 1) for v in x[:1000])
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return any(nonfinite(getattr(x, f.name, None), depth + 1) for f in dataclasses.fields(x))
+    return False
+
 def run_forked(fn, timeout:float=TIMEOUT_S) -> dict:
-    "Run `fn()` in a forked child; {'outcome': 'ok'|'raised'|'hang'|'crash', ...} with the result's type or the exception."
+    "Run `fn()` in a forked child; {'outcome': 'ok'|'raised'|'hang'|'crash', ...} with the result's type (and whether it holds NaN/inf) or the exception."
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:   # the child: run, report, exit without cleanup
         os.close(r)
-        try: out = {'outcome': 'ok', 'result': type(fn()).__name__}
+        import warnings
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter('always')
+                res = fn()
+            try: bad = nonfinite(res)
+            except Exception: bad = False
+            out = {'outcome': 'ok', 'result': type(res).__name__, 'nonfinite': bad, 'warned': bool(caught)}
         except BaseException as e: out = {'outcome': 'raised', **_describe(e)}
         try: os.write(w, pickle.dumps(out))
         finally: os._exit(0)
@@ -226,12 +460,42 @@ def run_forked(fn, timeout:float=TIMEOUT_S) -> dict:
     os.close(r); os.waitpid(pid, 0)
     return pickle.loads(b''.join(chunks)) if chunks else {'outcome': 'crash'}
 
-def classify(res:dict, arg:str) -> str:
-    "clear / unclear / silent / hang for a malformed call."
+ALLOWED_WORDS = re.compile(r'\b(expected|expects|must|allowed|one of|at least|at most|needs?)\b')
+
+def names_argument(arg:str, message:str) -> bool:
+    "True if `message` names `arg` as a whole word (case-sensitive: `t` is not `T`, `y` is not `y_test`)."
+    return re.search(rf'(?<![\w]){re.escape(arg)}(?![\w])', message) is not None
+
+def value_forms(value) -> list|None:
+    "Texts any of which shows a scalar mutant's value in a message; None for arrays and objects (the entry is named instead)."
+    if value is None or isinstance(value, bool): return [repr(value)]
+    if isinstance(value, (RaisingStr, RaisingInt, RaisingFloat)): return [type(value).__name__, 'hostile', 'subclass', 'read']
+    if isinstance(value, str): return [value]
+    if isinstance(value, int): return [repr(value)[:12]]
+    if isinstance(value, float):
+        return ['nan', 'NaN'] if value != value else ['inf'] if abs(value) == float('inf') else [repr(value), f'{value:g}']
+    return None
+
+def classify(res:dict, arg:str, value=None) -> str:
+    "clear / unclear / silent / hang for a malformed call: clear names the argument as a word, the value and what is allowed."
     if res['outcome'] in ('hang', 'ok'): return {'hang': 'hang', 'ok': 'silent'}[res['outcome']]
     if res['outcome'] == 'crash': return 'unclear'
+    msg, forms = res['message'], value_forms(value)
     ours = PACKAGE_DIR in res['where']
-    return 'clear' if res['value_type'] and ours and arg.lower() in res['message'].lower() else 'unclear'
+    shown = forms is None or any(f in msg for f in forms)
+    return 'clear' if res['value_type'] and ours and names_argument(arg, msg) and ALLOWED_WORDS.search(msg) and shown else 'unclear'
+
+def accepted(res:dict, entry:str) -> str:
+    "accepted / nonfinite / rejected for a valid call: a result holding NaN/inf without a warning is reported."
+    if res['outcome'] != 'ok': return 'rejected'
+    return 'nonfinite' if res.get('nonfinite') and not res.get('warned') and entry not in NONFINITE_OK else 'accepted'
+
+# entry points whose valid results hold ±inf or NaN by design: {name: why}
+NONFINITE_OK = {
+    'exposure_table': 'the anti-client pick frequency of a row without anti clients is NaN (undefined), not 0',
+    'selection_share_table': "the 'published uniform' rows carry the published shares only; their union columns are NaN",
+    'appendix_tables': 'a run that never reaches the target accuracy has T = NaN (the paper prints a dash)',
+    'load_results': 'columns a result file does not record are NaN'}
 
 def _call(fn, kwargs): return lambda: fn(**kwargs)
 
@@ -240,18 +504,20 @@ def _call(fn, kwargs): return lambda: fn(**kwargs)
 # broadcasts over the criteria).
 VALID_MUTANTS = {('ClientView', 'available'): {'empty'}, ('make_view', 'available'): {'empty'},
                  ('diversity_round', 'available'): {'empty'}, ('batch_plan', 'sizes'): {'empty'}, ('preference', 'q'): {'list'}, ('preference', 'p'): {'list'},
-                 ('preference', 'd'): {'empty'}}   # elementwise, like numpy: no differences give no preferences
+                 ('preference', 'd'): {'empty'}, ('Selection', 'ids'): {'empty'}}   # elementwise, like numpy: no differences give no preferences
 
-def fuzz_group(group:str, entries:list, timeout:float) -> list:
+def fuzz_group(group:str, entries:list, timeout:float, auto:bool=False) -> list:
     "Every control of a group, then its malformed and equivalent mutants; one record per call."
     mod, rows = importlib.import_module(f'hetfl_explore.{group}'), []
     for name, spec in entries:
+        if PROGRESS: print(f'{group}.{name}', file=sys.stderr, flush=True)
         fn = getattr(mod, name)
         none_ok = {k for k, p in inspect.signature(fn).parameters.items() if p.default is None}   # None documented as a default
         valid = {k: (v[0] if isinstance(v, tuple) else v) for k, v in spec.items()}
-        res = run_forked(_call(fn, valid), timeout)
-        rows.append({'group': group, 'entry': name, 'arg': '', 'mutant': 'control', 'role': 'control',
-                     'outcome': 'accepted' if res['outcome'] == 'ok' else 'rejected', 'detail': res})
+        t0 = time.monotonic(); res = run_forked(_call(fn, valid), timeout); took = time.monotonic() - t0
+        rows.append({'group': group, 'entry': name, 'arg': '', 'mutant': 'control', 'role': 'control', 'auto': auto,
+                     'outcome': accepted(res, name), 'detail': {**res, 'seconds': round(took, 2)}})
+        if auto and (res['outcome'] != 'ok' or took > AUTO_SLOW_S): continue
         for arg, v in spec.items():
             if not isinstance(v, tuple): continue
             value, kind = v
@@ -262,8 +528,8 @@ def fuzz_group(group:str, entries:list, timeout:float) -> list:
                     if mname == 'None' and arg in none_ok: continue   # a valid call, not a malformed one
                     kind_of = 'equivalent' if mname in valid_here else role
                     res = run_forked(_call(fn, {**valid, arg: mval}), timeout)
-                    outcome = classify(res, arg) if kind_of == 'malformed' else ('accepted' if res['outcome'] == 'ok' else 'rejected')
-                    rows.append({'group': group, 'entry': name, 'arg': arg, 'mutant': mname, 'role': kind_of,
+                    outcome = classify(res, arg, mval) if kind_of == 'malformed' else accepted(res, name)
+                    rows.append({'group': group, 'entry': name, 'arg': arg, 'mutant': mname, 'role': kind_of, 'auto': auto,
                                  'outcome': outcome, 'detail': res})
     return rows
 
@@ -273,7 +539,10 @@ def hostile_answers() -> dict:
             'huge array': np.ones(BIG_ANSWER), '10**400': 10**400, '[10**400]': [10**400, 1], '2**64': 2**64,
             'nan': float('nan'), '-inf': float('-inf'), 'hostile': SelfRaising(), '[hostile]': [SelfRaising()],
             'dict': {'a': 1}, 'bytes': b'\xff', 'bool': True, 'tensor': torch.ones(3), 'set': {1, 2},
-            'function': lambda *a: 1 / 0, 'empty': [], 'string': 'zz'}
+            'function': lambda *a: 1 / 0, 'empty': [], 'string': 'zz', 'str subclass': RaisingStr('right'),
+            'empty str subclass': RaisingStr(''), '[str subclass]': [RaisingStr('x'), 1.0], 'int subclass': RaisingInt(3),
+            'float subclass': RaisingFloat(0.5), '(int, float subclasses)': (RaisingInt(1), RaisingFloat(2.0)),
+            '{key: str subclass}': {'k': RaisingStr('v')}}
 
 def fuzz_grade(timeout:float) -> list:
     "Every exercise id against every hostile answer; the outcome is 'feedback' or the problem."
@@ -304,19 +573,19 @@ def summary(rows:list) -> dict:
 
 def table(summ:dict) -> str:
     "A text table: one line per group, percentages of the malformed calls."
-    head = f"{'group':26} {'malformed':>9} {'clear%':>7} {'unclear':>7} {'silent':>6} {'hang':>4} {'valid':>5} {'rejected':>8} {'answers':>7} {'no feedback':>11}"
+    head = f"{'group':26} {'malformed':>9} {'clear%':>7} {'unclear':>7} {'silent':>6} {'hang':>4} {'valid':>5} {'rejected':>8} {'nonfinite':>9} {'answers':>7} {'no feedback':>11}"
     lines = [head, '-' * len(head)]
     for g in sorted(summ, key=lambda g: (g == 'ALL', g)):
         m, v, a = (Counter(summ[g][k]) for k in ('malformed', 'valid', 'answers'))
         n = sum(m.values())
         pct = f"{100 * m['clear'] / n:.1f}" if n else '-'
         lines.append(f"{g:26} {n:9} {pct:>7} {m['unclear']:7} {m['silent']:6} {m['hang']:4} {sum(v.values()):5} "
-                     f"{v['rejected']:8} {sum(a.values()):7} {sum(a.values()) - a['feedback']:11}")
+                     f"{v['rejected']:8} {v['nonfinite']:9} {sum(a.values()):7} {sum(a.values()) - a['feedback']:11}")
     return '\n'.join(lines)
 
 def problems(rows:list, limit:int=400) -> list:
     "One line per malformed call not answered clearly, valid call rejected or answer without feedback."
-    bad = [r for r in rows if r['outcome'] in ('unclear', 'silent', 'hang', 'rejected', 'raised', 'crash')]
+    bad = [r for r in rows if r['outcome'] in ('unclear', 'silent', 'hang', 'rejected', 'nonfinite', 'raised', 'crash')]
     return [f"{r['group']}.{r['entry']}({r['arg']}={r['mutant']}): {r['outcome']} "
             f"{r['detail'].get('type', '')} {r['detail'].get('message', '')[:120]!r}" for r in bad[:limit]]
 
@@ -326,16 +595,26 @@ def main(argv=None):
     ap.add_argument('--only', nargs='*', help='groups (or prefixes, e.g. crowd) to fuzz; graders.grade for the answers')
     ap.add_argument('--timeout', type=float, default=TIMEOUT_S, help='seconds per call')
     ap.add_argument('--problems', action='store_true', help='list every call that is a problem')
+    ap.add_argument('--progress', action='store_true', help='print each entry point to stderr as it is fuzzed')
+    ap.add_argument('--auto-only', action='store_true', help='only the automatic controls (and their families)')
+    ap.add_argument('--no-auto', action='store_true', help='only the hand-written controls (no automatic families)')
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
+    global PROGRESS
+    PROGRESS = args.progress
     controls = _controls()
     pick = lambda g: not args.only or any(g == o or g.startswith(o + '.') for o in args.only)
     rows = []
     for group, entries in controls.items():
-        if pick(group): rows += fuzz_group(group, entries, args.timeout)
-    if pick('graders.grade'): rows += fuzz_grade(args.timeout)
+        if pick(group) and not args.auto_only: rows += fuzz_group(group, entries, args.timeout)
+    if not args.no_auto:
+        for group, entries in auto_controls(controls).items():
+            if pick(group): rows += fuzz_group(group, entries, args.timeout, auto=True)
+    if pick('graders.grade') and not args.auto_only: rows += fuzz_grade(args.timeout)
     summ = summary(rows)
     print(table(summ))
+    cov = Counter(coverage(controls).values())
+    print('entry points:', ', '.join(f'{k} {v}' for k, v in sorted(cov.items())), f'(of {sum(cov.values())} public callables)')
     if args.problems: print('\n'.join(problems(rows)))
     if args.json:
         with open(args.json, 'w') as f: json.dump({'summary': summ, 'calls': rows}, f, indent=1, default=str)

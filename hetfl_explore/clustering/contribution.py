@@ -175,6 +175,8 @@ def contribution_study(data:FedStream, # the federation
     from hetfl_explore.clustering.cafl import CAFL
     from hetfl_explore.clustering.gpfl import GPFL
     check_type('data', data, FedStream)
+    k, cohorts = check_int('k', k, 1, data.n_clients), check_int('cohorts', cohorts, 1, data.n_clients)
+    rounds, seed = check_int('rounds', rounds, 1, data.rounds), check_int('seed', seed, lo=0)
     ca = training_scores(CAFL(k).run(data, rounds, seed))
     gp = training_scores(GPFL().run_all(data, rounds, seed))
     return pd.DataFrame({'Deletion': deletion_influence(data, rounds, seed=seed), 'FL-Cohort': fl_cohort(data, cohorts, rounds, seed)['client'],

@@ -80,7 +80,9 @@ def har_like_stream(group_sizes:tuple=(2, 4, 3, 3, 3), # planted group sizes (wo
     rounds, d = check_int('rounds', rounds, lo=1), check_int('n_features', n_features, lo=2)
     drift_round = check_int('drift_round', drift_round, 1, rounds)
     W, K = sum(sizes), len(ACTIVITIES)
-    lo, hi = (check_int('batch_range', b, lo=2) for b in batch_range)
+    if len(check_type('batch_range', batch_range, (tuple, list))) != 2:
+        raise ValueError(f"batch_range={batch_range!r}: expected (lo, hi), two batch sizes")
+    lo = check_int('batch_range', batch_range[0], lo=2); hi = check_int('batch_range', batch_range[1], lo=lo)
     for name, ws in (('drift_workers', drift_workers), ('noisy_workers', noisy_workers)):
         for w in check_type(name, ws, (tuple, list)): check_int(name, w, 0, W - 1)
     rng = np.random.default_rng(check_int('seed', seed, lo=0))

@@ -73,21 +73,22 @@ def weighted_average(thetas:list, # parameter arrays of the same shape
                      weights, # non-negative weights, e.g. the clients' sample counts
                     ) -> np.ndarray:
     "Sum_i w_i theta_i / Sum_i w_i (FedAvg's aggregation, Eq. 2, normalised within the group)."
-    w = np.asarray(weights, float)
-    if len(thetas) == 0 or w.shape != (len(thetas),) or (w < 0).any() or w.sum() <= 0:
-        raise ValueError(f"weights={weights!r}: expected {len(thetas)} non-negative weights with a positive sum")
-    return np.tensordot(w / w.sum(), np.stack(thetas), 1)
+    T, w = check_array('thetas', thetas, nonempty=True), check_array('weights', weights, ndim=1, lo=0)
+    if w.shape != (len(T),) or w.sum() <= 0:
+        raise ValueError(f"weights={weights!r}: expected {len(T)} non-negative weights with a positive sum")
+    return np.tensordot(w / w.sum(), T, 1)
 
 def weighted_f1(y:np.ndarray, # (n,) true labels in [0, K)
                 pred:np.ndarray, # (n,) predicted labels in [0, K)
                 K:int, # number of classes
                ) -> float:
     "Support-weighted mean of the per-class F1 = 2TP / (2TP + FP + FN) (0 where undefined), as scikit-learn's average='weighted'."
-    y, pred, K = np.asarray(y), np.asarray(pred), check_int('K', K, lo=1)
+    y, pred = (check_array(n, v, allow_nan=True, allow_inf=True) for n, v in (('y', y), ('pred', pred)))
+    K = check_int('K', K, lo=1)
     for name, v in (('y', y), ('pred', pred)):
-        if v.ndim != 1 or v.shape != y.shape or (v.size and (not np.issubdtype(v.dtype, np.integer) or v.min() < 0 or v.max() >= K)):
-            raise ValueError(f"{name}: expected {y.size} integer labels in [0, {K - 1}]")
-    cm = np.bincount(y * K + pred, minlength=K * K).reshape(K, K)
+        if v.ndim != 1 or v.shape != y.shape or (v.size and (not np.all(np.rint(v) == v) or v.min() < 0 or v.max() >= K)):
+            raise ValueError(f"{name}={v!r}: expected {y.size} integer labels in [0, {K - 1}]")
+    cm = np.bincount(y.astype(np.int64) * K + pred.astype(np.int64), minlength=K * K).reshape(K, K)
     tp, sup = np.diag(cm), cm.sum(1); den = sup + cm.sum(0)
     f1 = np.divide(2 * tp, den, out=np.zeros(K), where=den > 0)
     return float(f1 @ sup / max(sup.sum(), 1))
@@ -324,7 +325,7 @@ def run(self, data:FedStream, # the federation
         seed:int=0, # seed of the shuffles
        ) -> FLRun:
     "Run CFL and return its record (labels per round, norms in `log`)."
-    T = run_rounds(data, rounds)
+    T, seed = run_rounds(data, rounds), check_int('seed', seed, lo=0)
     W, run = data.n_clients, FLRun(self.name)
     clusters, models = [np.arange(W)], [lr_init(data.n_features, data.n_classes)]
     for t in range(T + 1):

@@ -50,7 +50,7 @@ def mcl_matrix(A, # (n, n) similarity/adjacency matrix (numpy or scipy.sparse); 
     expansion = check_int('expansion', expansion, lo=2)
     inflation = check_float('inflation', inflation, lo=1, lo_open=True)
     loop_value, prune = check_float('loop_value', loop_value, lo=0), check_float('prune', prune, 0, 1)
-    max_iter = check_int('max_iter', max_iter, lo=1)
+    max_iter, tol = check_int('max_iter', max_iter, lo=1), check_float('tol', tol, lo=0)
     if sp.issparse(A): M = (A - sp.diags(A.diagonal()) + loop_value * sp.eye(A.shape[0])).tocsr()
     else: M = A.copy(); np.fill_diagonal(M, loop_value)
     M = _col_normalize(M)

@@ -60,10 +60,10 @@ def class_counts(y, # integer labels of one client
                 ) -> np.ndarray:
     "Counts of each class 0..K-1 in `y`."
     n_classes = check_int('n_classes', n_classes, lo=1)
-    y = np.asarray(y)
-    if y.ndim != 1 or (y.size and (not np.issubdtype(y.dtype, np.integer) or y.min() < 0 or y.max() >= n_classes)):
-        raise ValueError(f"y: expected a 1-D array of integer labels in [0, {n_classes - 1}]")
-    return np.bincount(y, minlength=n_classes).astype(float)
+    y = check_array('y', y, allow_nan=True, allow_inf=True)   # numbers only; NaN and inf are refused as labels below
+    if y.ndim != 1 or (y.size and (not np.all(np.rint(y) == y) or y.min() < 0 or y.max() >= n_classes)):
+        raise ValueError(f"y={y!r}: expected a 1-D array of integer labels in [0, {n_classes - 1}]")
+    return np.bincount(y.astype(np.int64), minlength=n_classes).astype(float)   # labels are read as floats
 
 # %% ../../nbs/clustering/70_profiles.ipynb #b3b67eb6
 def ema_update(p_old, # the current probability vector(s)
@@ -183,7 +183,8 @@ def sparsify(S, # (n, n) similarity matrix
         m = np.zeros_like(keep); m[np.repeat(np.arange(n), k), nn.ravel()] = True
         keep &= m | m.T
     elif mode == 'eps':
-        eps = check_float('eps_abs', eps_abs, lo=0) if eps_abs is not None else np.quantile(D[keep], check_float('eps_q', eps_q, 0, 1))
+        q = check_float('eps_q', eps_q, 0, 1)
+        eps = check_float('eps_abs', eps_abs, lo=0) if eps_abs is not None else np.quantile(D[keep], q) if keep.any() else 0.0
         keep &= D <= eps
     A = np.where(keep, S, 0.0)
     return sp.csr_matrix(A) if as_sparse else A

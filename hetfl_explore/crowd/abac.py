@@ -154,7 +154,9 @@ class PolicySet:
     rules: tuple # the `Rule`s, in file order
     combining: str = 'deny-overrides' # one of COMBINING
 
-    def __post_init__(self): check_choice('combining', self.combining, COMBINING)
+    def __post_init__(self):
+        check_choice('combining', self.combining, COMBINING)
+        for r in check_type('rules', self.rules, (tuple, list)): check_type('rules', r, Rule)
 
 def _header(toks, line):
     "Parse `rule NAME: permit|deny ACTION`."

@@ -11,7 +11,7 @@ import numpy as np
 import torch
 from cryptography import x509
 from fastcore.basics import patch
-from ..foundation.core import check_int, check_type, check_choice
+from ..foundation.core import check_int, check_type, check_choice, check_ids, MAX_COUNT
 from .abac import PolicySet, Request
 from .bayesian import run_bayesfl
 from .pki import (CertificateAuthority, SignedUpdate, REASONS, check_certificate, client_id_of,
@@ -100,6 +100,13 @@ def deserialise(payload:bytes, # the bytes from `pki.serialise` of a (mu, var) p
     a = np.frombuffer(payload, '<f4')
     return tuple(torch.from_numpy(a.copy()).split(len(a) // 2))
 
+def _start_time(start:datetime|None, # the time of round 0, timezone-aware, or None for now
+              ) -> datetime:
+    "`start` checked (a timezone-aware datetime), or the current UTC time; errors name `start`."
+    if start is not None and check_type('start', start, datetime).tzinfo is None:
+        raise ValueError(f"start={start!r}: expected a timezone-aware datetime")
+    return aware_now(start)
+
 def _signed(identities, task_id, t, ids, updates):
     "What the selected clients send: each update signed with its own client's key and certificate."
     missing = [int(c) for c in ids if int(c) not in identities]
@@ -118,7 +125,7 @@ def run_authenticated(fd, # a `FederatedData`
     "BayFL-SVI where every update is signed by its client and verified by the server before aggregation."
     missing = [c for c in range(fd.num_clients) if c not in check_type('identities', identities, dict)]
     if missing: raise ValueError(f"identities: clients {missing[:5]} have no (key, certificate)")
-    start, accepted = aware_now(start), []
+    start, accepted = _start_time(start), []
     index = {client_id_of(cert): c for c, (_, cert) in identities.items()}          # certificate id -> client index
     def exchange(t, ids, posts, mu):
         ups = _signed(identities, server.task_id, t, ids, posts)
@@ -136,9 +143,11 @@ def authenticated_filter(server:AuthenticatedServer, # the task's enforcement po
                         ) -> Callable: # an `accept(t, ids, updates, global_params)` filter for the engine
     "The engine's `accept` filter for authenticated aggregation: clients sign their updates, the server screens what arrives."
     check_type('server', server, AuthenticatedServer); check_type('identities', identities, dict)
-    start, round_interval = aware_now(start), check_type('round_interval', round_interval, timedelta)
+    start, round_interval = _start_time(start), check_type('round_interval', round_interval, timedelta)
     def accept(t, ids, updates, global_params):
         "Sign each trained update, pass it through `intercept`, and let the server decide; returns (mask, reasons)."
+        t, ids = check_int('t', t, lo=0), check_ids('ids', ids, MAX_COUNT, unique=True)
+        if len(updates) != len(ids): raise ValueError(f"updates: {len(updates)} updates for {len(ids)} ids: expected one per id")
         sent = _signed(identities, server.task_id, t, ids, updates)
         got = intercept(t, list(sent)) if intercept else sent
         if len(got) != len(sent): raise ValueError(f"intercept returned {len(got)} updates for {len(sent)} clients: expected one per client")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from ..foundation.core import check_int, check_float, check_type, check_choice, check_array
-from ..engine.protocol import Selection, Selector
+from ..engine.protocol import Selection, Selector, ClientView
 from ..engine.simulation import Simulation, BYTES_PER_PARAM
 from ..engine.config import RunConfig
 from ..engine.backends import model_profile
@@ -20,6 +20,14 @@ __all__ = ['TRAIN_FLOPS_PER_FORWARD', 'RACE_COLUMNS', 'CrowdRanked', 'CrowdRando
            'ResourceAware', 'Budgeted', 'RaceClock', 'selection_race', 'race_table', 'race_figure']
 
 # %% ../../nbs/crowd/63_baselines.ipynb #157ef072
+def _check_pool(pool:DevicePool, # the selector's device pool
+                clients, # the round's `ClientView`
+               ):
+    "Raise a `ValueError` naming `clients` unless the round's federation has one client per device of the pool."
+    n = check_type('clients', clients, ClientView).num_clients
+    if n != pool.num_devices:
+        raise ValueError(f"clients: a round of {n} clients, but the pool has {pool.num_devices} devices: expected one device per client")
+
 class CrowdRanked(Selector):
     "Base of the crowd baselines: order the available clients, then top-k or a greedy pass under a per-round budget."
     def __init__(self, pool:DevicePool, # the crowd's devices (price, and criteria for Resource-aware)
@@ -41,6 +49,7 @@ class CrowdRanked(Selector):
         return a[np.argsort(self.key(t, clients)[a], kind='stable')]
     def select(self, t, clients, k, rng):
         "The first `k` of `order`, within the budget (Algorithm 1's greedy pass) if one is set."
+        _check_pool(self.pool, clients)
         o, k = self.order(t, clients, rng), check_int('k', k, lo=1)
         return Selection(budget_greedy(o, self.pool.cost[o], self.budget, min(k, len(o))) if self.budget is not None else o[:k])
 
@@ -93,6 +102,7 @@ class Budgeted(Selector):
         super().reset(num_clients, seed); self.inner.reset(num_clients, seed)
     def select(self, t, clients, k, rng):
         "The wrapped selector's picks that fit the budget, in its order."
+        _check_pool(self.pool, clients)
         ids = self.inner.select(t, clients, k, rng)
         ids = ids.ids if isinstance(ids, Selection) else np.asarray(ids)
         return Selection(budget_greedy(ids, self.pool.cost[ids], self.budget))

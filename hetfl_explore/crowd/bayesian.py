@@ -98,7 +98,7 @@ def bayes_mlp(in_features:int, # input features (images are flattened)
               prior_var:float=1.0, # prior variance of every weight
              ) -> nn.Sequential:
     "A one-hidden-layer Bayesian MLP of `MeanFieldLinear` layers."
-    check_int('hidden', hidden, lo=1)
+    check_int('in_features', in_features, lo=1); check_int('n_classes', n_classes, lo=1); check_int('hidden', hidden, lo=1)
     return nn.Sequential(nn.Flatten(), MeanFieldLinear(in_features, hidden, prior_var), nn.ReLU(),
                          MeanFieldLinear(hidden, n_classes, prior_var))
 
@@ -162,6 +162,15 @@ def _nll(out, y, likelihood, noise_var, reduction='mean'):
     per = 0.5 * (((out.squeeze(-1) - y) ** 2) / noise_var + math.log(2 * math.pi * noise_var))
     return per.mean() if reduction == 'mean' else per
 
+def _check_batch(model, x, y, likelihood):
+    "Finite inputs, and one label in [0, outputs) (or one finite target) per input; errors name `x` and `y`."
+    x, n_out = check_tensor('x', x), _layers(model)[-1].weight_mu.shape[0]
+    if likelihood == 'gaussian': t = check_tensor('y', y)
+    else:
+        t = torch.as_tensor(check_ids('y', y.detach().cpu() if isinstance(y, torch.Tensor) else y, n_out), device=x.device)
+    if len(t) != len(x): raise ValueError(f"y: {len(t)} labels for the {len(x)} rows of x: expected one per row")
+    return x, t
+
 def neg_elbo(model:nn.Module, # a model with MeanFieldLinear layers
              x:torch.Tensor, # a mini-batch of inputs
              y:torch.Tensor, # its labels (class ids) or targets (floats)
@@ -172,6 +181,10 @@ def neg_elbo(model:nn.Module, # a model with MeanFieldLinear layers
     "The per-sample negative ELBO of a mini-batch: expected negative log-likelihood plus KL / n_i."
     check_choice('likelihood', likelihood, LIKELIHOODS)
     n_data, noise_var = check_int('n_data', n_data, lo=1), check_float('noise_var', noise_var, lo=0, lo_open=True)
+    return _elbo(model, *_check_batch(model, x, y, likelihood), n_data, likelihood, noise_var)
+
+def _elbo(model, x, y, n_data, likelihood, noise_var):
+    "`neg_elbo` on a checked batch (the training loop checks the client's data once, not every mini-batch)."
     return _nll(model(x), y, likelihood, noise_var) + sum(l.kl() for l in _layers(model)) / n_data
 
 # %% ../../nbs/crowd/65_bayesian.ipynb #e0be1dae
@@ -190,12 +203,13 @@ def train_client(model:nn.Module, # a Bayesian model (its posterior is overwritt
     "Local SVI: Adam steps on the negative ELBO from the broadcast posterior; returns the client posterior."
     epochs, batch_size, lr = check_int('epochs', epochs, lo=1), check_int('batch_size', batch_size, lo=1), check_float('lr', lr, lo=0, lo_open=True)
     if len(x) != len(y) or len(x) == 0: raise ValueError(f"x and y have {len(x)} and {len(y)} rows: expected the same non-zero number")
-    set_posterior(model, mu, var)
+    set_posterior(model, mu, var); x, y = _check_batch(model, x, y, check_choice('likelihood', likelihood, LIKELIHOODS))
+    noise_var = check_float('noise_var', noise_var, lo=0, lo_open=True)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     with _seeded(int(torch.randint(2**62, (1,), generator=generator)), x.device):
         for _ in range(epochs):
             for b in torch.randperm(len(x), generator=generator).split(batch_size):
-                loss = neg_elbo(model, x[b], y[b], len(x), likelihood, noise_var)
+                loss = _elbo(model, x[b], y[b], len(x), likelihood, noise_var)
                 opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
     return get_posterior(model)
 

@@ -45,9 +45,12 @@ def processing_capacity(cores:np.ndarray, # cores of each device
                         gpu:np.ndarray, # whether the device has a GPU
                        ) -> np.ndarray:
     "Spare FLOPs per second of each device: cores x clock x FLOPs/cycle x (1 - utilisation), x `GPU_SPEEDUP` with a GPU."
-    cores, ghz, util = (check_array(n, v, lo=0, nonempty=True) for n, v in (('cores', cores), ('ghz', ghz), ('util', util)))
+    cores, ghz = (check_array(n, v, lo=0, nonempty=True) for n, v in (('cores', cores), ('ghz', ghz)))
+    util, gpu = check_array('util', util, lo=0, hi=1, nonempty=True), check_array('gpu', gpu, lo=0, nonempty=True)
+    for n, v in (('ghz', ghz), ('util', util), ('gpu', gpu)):
+        if v.shape != cores.shape: raise ValueError(f"{n} has shape {v.shape}: expected {cores.shape}, one entry per device like cores")
     cap = cores * ghz * GIGA * FLOPS_PER_CYCLE * np.clip(1 - util, 0, 1)
-    return cap * np.where(check_array('gpu', gpu, lo=0, nonempty=True) > 0, GPU_SPEEDUP, 1.0)
+    return cap * np.where(gpu > 0, GPU_SPEEDUP, 1.0)
 
 def memory_impact(required_gb:float, # memory the task needs on the device
                   free_gb:np.ndarray, # free memory of each device

@@ -17,7 +17,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from cryptography.x509.oid import NameOID
 from fastcore.basics import patch
-from ..foundation.core import check_type, check_int, check_float
+from ..foundation.core import check_type, check_int, check_float, check_array
 from .abac import PolicySet, Request, Decision, TrustStore, TRUST_ATTRIBUTE
 
 # %% auto #0
@@ -183,8 +183,7 @@ def serialise(update, # a tensor, array, or tuple/list of them (e.g. (mu, var))
     "An update as float32 little-endian bytes (tuple parts concatenated in order)."
     parts = update if isinstance(update, (tuple, list)) else (update,)
     if not parts: raise ValueError("update: expected a tensor or a non-empty tuple of tensors")
-    try: arrs = [np.ascontiguousarray((p.detach().cpu().numpy() if isinstance(p, torch.Tensor) else np.asarray(p)), dtype='<f4') for p in parts]
-    except (TypeError, ValueError): raise TypeError(f"update: expected tensors or numeric arrays, got {type(parts[0]).__name__}") from None
+    arrs = [np.ascontiguousarray(check_array('update', p, nonempty=True), dtype='<f4') for p in parts]   # finite numbers only
     return b''.join(memoryview(a).cast('B') for a in arrs)                  # one copy into the payload
 
 def _statement(task_id, round, client_id, payload, nonce) -> bytes:

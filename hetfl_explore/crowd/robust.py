@@ -8,10 +8,10 @@ import dataclasses
 import numpy as np
 import pandas as pd
 import torch
-from ..foundation.core import check_int, check_float, check_choice, check_type, check_tensor, check_ids, MAX_COUNT
+from ..foundation.core import check_int, check_float, check_choice, check_type, check_tensor, check_ids, MAX_COUNT, check_rng_seed
 from typing import Callable, Sequence
 from .abac import TrustStore
-from .bayesian import MODES, aggregate_posteriors, run_bayesfl
+from .bayesian import MODES, MIN_VAR, aggregate_posteriors, run_bayesfl
 
 # %% auto #0
 __all__ = ['RULES', 'ATTACKS', 'SCALE_RANGE', 'CLAIMED_VAR', 'OUTLIER_RATIO', 'krum_scores', 'robust_aggregate', 'flip_labels',
@@ -48,7 +48,7 @@ def robust_aggregate(mus, # (N, P) client means
     if mus.shape != vars.shape: raise ValueError(f"vars has shape {tuple(vars.shape)}: expected {tuple(mus.shape)} like mus")
     if len(mus) == 0: raise ValueError(f"mus: shape {tuple(mus.shape)}: expected at least one client")
     if not (vars > 0).all(): raise ValueError("vars: expected positive variances")
-    if rule in MODES: return aggregate_posteriors(mus, vars, 0., check_float('prior_var', prior_var, lo=0, lo_open=True), rule)
+    if rule in MODES: return aggregate_posteriors(mus, vars, 0., check_float('prior_var', prior_var, lo=MIN_VAR), rule)   # float32 holds it
     if rule == 'fedavg': return mus.mean(0), vars.mean(0)
     if rule == 'median': return mus.median(0).values, vars.median(0).values
     keep = _krum_order(mus, f)[:1 if rule == 'krum' else len(mus) - f]
@@ -99,6 +99,7 @@ def attack_table(fd, # a `FederatedData`
         if not len(check_type(name, given, (list, tuple))): raise ValueError(f"{name}: expected at least one of {', '.join(allowed)}, got none")
         for v in given: check_choice(name, v, allowed)
     fraction, last = check_float('fraction', fraction, lo=0, hi=0.5), check_int('last', last, lo=1, hi=check_int('rounds', rounds, lo=1))
+    seed = check_rng_seed('seed', seed)
     bad = np.random.default_rng([seed, 2]).choice(fd.num_clients, int(round(fraction * fd.num_clients)), replace=False)
     rows = {}
     for a in attacks:

@@ -287,6 +287,8 @@ def free_rider_run(n_benign:int=6, # honest clients
     rng = np.random.default_rng(check_int('seed', seed, lo=0)); d, nb = check_int('dim', dim, lo=1), check_int('n_benign', n_benign, lo=1)
     for k in kinds: check_choice('kinds', k, FREE_RIDER_KINDS)
     kappa, trust = check_float('kappa', kappa, lo=0), None if trust is None else check_type('trust', trust, TrustStore)
+    samples, local_steps = check_int('samples', samples, lo=1), check_int('local_steps', local_steps, lo=1)
+    lr = check_float('lr', lr, lo=0, lo_open=True)
     truth = rng.normal(size=d)
     data = [(X := rng.normal(size=(samples, d)), X @ truth + rng.normal(0, 0.5, samples)) for _ in range(nb)]
     Xv = rng.normal(size=(200, d)); yv = Xv @ truth

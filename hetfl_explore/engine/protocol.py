@@ -30,6 +30,8 @@ def _as_ids(name, ids):
     if ids.ndim != 1: raise ValueError(f"{name}: expected a 1-d array of client ids, got shape {ids.shape}")
     if ids.size and not np.issubdtype(ids.dtype, np.integer):
         if not np.all(np.equal(np.mod(ids, 1), 0)): raise TypeError(f"{name}={ids!r}: expected integer client ids")
+    far = np.flatnonzero((ids < 0) | (ids > MAX_COUNT)) if ids.size else ()
+    if len(far): raise ValueError(f"{name}: id {ids[far[0]].item()!r} is out of range: expected client ids in [0, {MAX_COUNT}]")
     return ids.astype(np.int64)
 
 # %% ../../nbs/engine/06_protocol.ipynb #fee503b7
@@ -209,7 +211,10 @@ def make_view(num_clients:int, # clients in the federation
               global_params:torch.Tensor|None=None, # the current global model, for selectors that read it (LAG)
              ) -> ClientView:
     "A `ClientView` for experimenting with selectors outside the engine."
-    num_clients = check_int('num_clients', num_clients, lo=1)
+    num_clients, t = check_int('num_clients', num_clients, lo=1), check_int('t', t, lo=0)
+    available = None if available is None else check_ids('available', available, num_clients, unique=True)
+    if n_samples is not None and check_count_array('n_samples', n_samples).shape != (num_clients,):
+        raise ValueError(f"n_samples: shape {np.shape(n_samples)}: expected ({num_clients},), one data size per client")
     query = None if loss_fn is None else (lambda ids, what: loss_fn(ids))
     return ClientView(round=t, available=np.arange(num_clients) if available is None else available,
                       n_samples=np.full(num_clients, 100) if n_samples is None else n_samples,
@@ -253,7 +258,7 @@ def selection_trace(selector:Selector, # the strategy to exercise
                    ) -> np.ndarray: # (rounds, num_clients) 0/1 participation matrix
     "Run `selector` for `rounds` rounds on synthetic reports and return who was selected when."
     num_clients, rounds = check_int('num_clients', num_clients, lo=1, hi=MAX_COUNT), check_int('rounds', rounds, lo=1, hi=MAX_COUNT)
-    k = check_int('k', k, lo=1, hi=MAX_COUNT)
+    k, selector = check_int('k', k, lo=1, hi=MAX_COUNT), check_type('selector', selector, Selector)
     sel_rng, av_rng, rep_rng = rng_streams(seed, 3, 'selection_trace')
     n_samples = np.full(num_clients, DEFAULT_SAMPLES) if n_samples is None else check_count_array('n_samples', n_samples)
     p = check_array('availability', availability, ndim=(0, 1), lo=0, hi=1)   # NaN would make every client unavailable

@@ -64,7 +64,7 @@ class Simulation:
         self.accept, self.client_loss = _optional_callable('accept', accept), _optional_callable('client_loss', client_loss)
         self.backend = resolve_backend(cfg.backend, self.net, self.x, self.client_loss, self.device, self.profile, cfg.batch_size)
         self.block = cfg.block_clients or block_size(self.profile, cfg.batch_size, self.device)
-        self.callbacks, self.stop_when = list(callbacks), stop_when
+        self.callbacks, self.stop_when = list(callbacks), _optional_callable('stop_when', stop_when)
         self.store = RunStore(store) if isinstance(store, (str, os.PathLike)) else store
         self.identity = run_identity(cfg, self.backend, self.device, data, self.net, selector, self.store is not None, profiles,
                                      dict(stop_when=stop_when, aggregation=self.rule, accept=self.accept, client_loss=self.client_loss))

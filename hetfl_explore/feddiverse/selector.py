@@ -30,6 +30,7 @@ def reference_round(triplets:np.ndarray, # (K, 3) non-negative triplets [CI, AI,
                     tol:float=1e-9, # scores within `tol` of the best are ties
                    ) -> np.ndarray: # the chosen ids, in order of selection
     "One round of the default FedDiverse rule, as a plain loop: probabilistic, complementary, orthogonal, repeated."
+    k, tol = check_int('k', k, lo=1), check_float('tol', tol, lo=0)
     T = np.maximum(np.asarray(triplets, np.float64), 0.0); left, picks = np.ones(len(T), bool), []
     L = T / np.maximum(T.sum(1, keepdims=True), ZERO)                # steps 2 and 3 compare L1-normalised triplets
     def take(i): picks.append(int(i)); left[i] = False; return len(picks) == min(k, len(T))

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-from ..foundation.core import check_int, check_choice, check_type, rng_streams, TRIPLET_COLORS
+from ..foundation.core import check_int, check_float, check_choice, check_type, rng_streams, TRIPLET_COLORS
 from ..foundation.hetero import dht, client_types
 from ..engine.protocol import Selector, UniformSelector, RoundRobinSelector, make_view, synthetic_reports
 from .selector import (DIMS, SELECTION_VARIANTS, AS_PRINTED, selector_name, as_float_array,
@@ -85,6 +85,7 @@ def simulate_selection(fed, # a federation name, a `FederationSpec`, or (K, |Y|,
     "Run a selector for `rounds` rounds on a federation's matrices (no training) and summarise whom it picked."
     N = _matrices(fed); K = len(N)
     rounds, k = check_int('rounds', rounds, lo=1), check_int('k', k, lo=1)
+    loss_noise = check_float('loss_noise', loss_noise, lo=0)
     sel = (make_selector(check_choice('selector', selector, SELECTORS), N, noise, seed) if isinstance(selector, str)
            else check_type('selector', selector, Selector))
     rng, lrng, rrng = rng_streams(seed, 3, 'simulate_selection')   # selection, loss noise, synthetic reports

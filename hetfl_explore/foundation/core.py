@@ -45,7 +45,9 @@ def check_int(name:str, # Argument name, quoted in the error
     value = _scalar(value)
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(_bad(name, value, 'an integer'))
-    value = int(value)
+    try: value = int(value)
+    except Exception as e: raise TypeError(_bad(name, value, f'an integer (a {type(value).__name__} that raised {type(e).__name__} '
+                                                             'when read as one)')) from None
     if (lo is not None and value < lo) or (hi is not None and value > hi):
         raise ValueError(_bad(name, value, f"an integer in [{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}]"))
     if (lo is None and value < INT64_MIN) or (hi is None and value > INT64_MAX):   # an unbounded side stops at 64 bits
@@ -66,6 +68,8 @@ def check_float(name:str, # Argument name, quoted in the error
         raise TypeError(_bad(name, value, 'a real number'))
     try: value = float(value)
     except OverflowError: raise ValueError(_bad(name, value, 'a finite number (this one is beyond the float range)')) from None
+    except Exception as e: raise TypeError(_bad(name, value, f'a real number (a {type(value).__name__} that raised {type(e).__name__} '
+                                                             'when read as one)')) from None
     lb, ub = '(' if lo_open else '[', ')' if hi_open else ']'
     rng = f"a finite number in {lb}{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}{ub}"
     if not np.isfinite(value): raise ValueError(_bad(name, value, rng))
@@ -86,8 +90,11 @@ def check_choice(name:str, # Argument name, quoted in the error
                 ):
     "Return `value` if it is one of `choices`, else raise a `ValueError` listing them."
     choices = list(choices)
-    if not any(_same(value, c) for c in choices): raise ValueError(_bad(name, value, 'one of ' + ', '.join(map(repr, choices))))
-    return value
+    if any(_same(value, c) for c in choices): return value
+    try: value == value
+    except Exception as e: raise TypeError(_bad(name, value, f"one of {', '.join(map(repr, choices))} (a {type(value).__name__} "
+                                                f"cannot be compared: {type(e).__name__})")) from None
+    raise ValueError(_bad(name, value, 'one of ' + ', '.join(map(repr, choices))))
 
 # %% ../../nbs/foundation/00_core.ipynb #9e0a1886
 def check_type(name:str, # Argument name, quoted in the error
@@ -136,8 +143,9 @@ def as_array(name:str, # Argument name, quoted in the error
     if value is None or isinstance(value, (str, bytes, dict, set, bool, np.bool_)):   # a lone truth value is no array of numbers
         raise TypeError(f"{name}={_show(value)}: expected an array of numbers")
     try: arr = np.asarray(value)
-    except (ValueError, TypeError) as e: raise ValueError(f"{name}: not a rectangular array of numbers ({e})") from None
-    except Exception as e: raise TypeError(f"{name}: {type(value).__name__} cannot be read as numbers ({type(e).__name__}: {e})") from None
+    except (ValueError, TypeError) as e: raise ValueError(f"{name}: not a rectangular array of numbers ({e}); expected one") from None
+    except Exception as e: raise TypeError(f"{name}: {type(value).__name__} cannot be read as numbers ({type(e).__name__}: {e}); "
+                                           "expected an array of numbers") from None
     if arr.dtype.kind == 'O' and arr.size: arr = _real_objects(name, arr)
     if arr.dtype.kind not in 'biuf' and not (arr.size == 0 and arr.dtype.kind == 'O'):
         raise TypeError(f"{name}={_show(value)}: expected an array of numbers, got dtype {arr.dtype}")

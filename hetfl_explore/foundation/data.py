@@ -13,7 +13,7 @@ import torch
 from torch.utils.data import TensorDataset, DataLoader
 from fastcore.basics import patch
 from .core import (check_int, check_float, check_choice, check_type, rng_streams, torch_generator,
-    default_device, check_count, check_count_array, check_ids, check_rng_seed, as_array)
+    default_device, check_count, check_count_array, check_ids, check_rng_seed, as_array, check_tensor)
 from .hetero import as_counts, dht, fl_metrics, client_types, interaction_matrix, METRICS, TYPES
 
 # %% auto #0
@@ -391,10 +391,11 @@ class FederatedData:
 def _as_label_tensors(fd:FederatedData):
     "Inputs as float tensors, labels as int64 on the pool's device, counts as checked ints."
     x = torch.as_tensor(fd.x); dev = x.device
-    fd.x = x if x.is_floating_point() else x.float()
+    fd.x = check_tensor('x', x if x.is_floating_point() else x.float())   # a NaN input would fail a round later, in aggregation
     fd.y, fd.a = _long('y', fd.y, dev), _long('a', fd.a, dev)
     fd.x_test = torch.as_tensor(fd.x_test, device=dev)
     if not fd.x_test.is_floating_point(): fd.x_test = fd.x_test.float()
+    check_tensor('x_test', fd.x_test)
     fd.y_test, fd.a_test = _long('y_test', fd.y_test, dev), _long('a_test', fd.a_test, dev)
     fd.n_classes, fd.n_attrs = check_int('n_classes', fd.n_classes, lo=1), check_int('n_attrs', fd.n_attrs, lo=1)
 
@@ -595,8 +596,9 @@ def digits_federation(num_clients:int=20, # K clients
                      ):
     "sklearn's 8x8 digits as a `FederatedData`: 10 classes, attribute = bold (1) or thin (0) stroke relative to the digit's median ink."
     from sklearn.datasets import load_digits
-    K = check_int('num_clients', num_clients, lo=1)
     X, y = load_digits(return_X_y=True)
+    test_size = check_int('test_size', test_size, lo=1, hi=len(X) - 1)
+    K = check_int('num_clients', num_clients, lo=1, hi=len(X) - test_size if samples_per_client is None else None)   # one digit each
     X = torch.tensor(X / 16.0, dtype=torch.float32); y = torch.tensor(y, dtype=torch.long)
     ink = X.sum(1); a = torch.zeros_like(y)
     for c in range(10): a[y == c] = (ink[y == c] > ink[y == c].median()).long()

@@ -177,9 +177,13 @@ def exercise(eid:str, # the exercise id, '<lab>.q<n>'
     def deco(f):
         @functools.wraps(f)
         def run(answer):
-            why = answer_problem(answer)
+            try: why, empty = answer_problem(answer), None
+            except Exception as e: why = f'your answer could not be read: {type(e).__name__}: {str(e)[:200]}'   # e.g. a str whose strip raises
+            if why is None:
+                try: empty = is_placeholder(answer)
+                except Exception as e: why = f'your answer could not be read: {type(e).__name__}: {str(e)[:200]}'
             if why is not None: fb = Feedback(eid, 'wrong', why, hint)
-            elif is_placeholder(answer):
+            elif empty:
                 fb = Feedback(eid, 'not attempted', 'replace the `...` placeholder with your answer and run the cell again.', hint)
             else:
                 try: out = f(answer)

@@ -58,6 +58,9 @@ def sweep_grid(datasets:Sequence[str], # dataset names (keys of `SWEEP_DATASETS`
     axes = dict(dataset=[check_choice('datasets', d, SWEEP_DATASETS) for d in _axis('datasets', datasets)],
                 selector=[check_choice('selectors', s, SELECTORS) for s in _axis('selectors', selectors)],
                 seed=[check_int('seeds', s, lo=0) for s in _axis('seeds', seeds)])
+    for name, vals in axes.items():
+        twice = [v for i, v in enumerate(vals) if v in vals[:i]]
+        if twice: raise ValueError(f"{name + 's'}={vals!r}: {twice[0]!r} appears twice; expected distinct values")
     for k, v in hyper.items():
         check_choice('hyper-parameter', k, [*DATA_DEFAULTS, *RUN_FIELDS])
         axes[k] = _axis(k, v)

@@ -131,7 +131,9 @@ class CBIM(SystemAwareSelector):
                 ):
         super().__init__(epochs)
         self.threshold, self.n_types = check_float('threshold', threshold, 0, 1), check_int('n_types', n_types, lo=1)
-        self.reward_budget = np.inf if isinstance(reward_budget, float) and reward_budget == np.inf else check_float('reward_budget', reward_budget, 0)
+        try: unlimited = isinstance(reward_budget, float) and reward_budget == np.inf
+        except Exception: unlimited = False   # a number whose comparison raises is refused by check_float
+        self.reward_budget = np.inf if unlimited else check_float('reward_budget', reward_budget, 0)
         self.cap = cap
 
     def reset(self, num_clients, seed):
