@@ -182,3 +182,78 @@ def test_the_matrix_editor_computes_on_the_docs_site_without_a_kernel():
         r1 = readout(); cell.fill('2.5'); cell.press('Enter')
         page.wait_for_function('() => document.querySelector(".hx-editor .hx-message").innerText.includes("not a whole number")')
         assert readout() == r1 and cell.input_value() == '0' and not errors, errors
+
+# The reader's path: from the index, by links alone, the live editor, the selection explorer, the outcomes, the course
+# and a lab (each hop: the text of a link on the page it starts from, then the page it must open)
+READERS_PATH = [('the live matrix editor', 'widgets/editor.html'), ('Next', 'widgets/explorers.html'), ('Next', 'widgets/outcome.html'),
+                ('Next', 'course.html'), ('Next', 'labs/lab_selection.html')]
+
+def follow(page, text: str):
+    "Click the first link on `page` whose text contains `text` ('Next': the pager's next link) and wait for the new page."
+    link = page.locator('nav.hx-pager a.hx-next') if text == 'Next' else page.locator('.hx-main a', has_text=text).first
+    with page.expect_navigation(wait_until='domcontentloaded'): link.click()
+
+def panel_top(page) -> float:
+    "How far down the page its first panel starts (px; inf when it shows none)."
+    return page.evaluate("""() => { const p = document.querySelector('.hx-main .jupyter-widgets, .hx-main .hx-editor');
+        return p ? p.getBoundingClientRect().top + window.scrollY : Infinity; }""")
+
+def test_the_readers_path_leads_from_the_index_to_a_lab_by_links_alone():
+    "The index links the live editor in its first screen; Next leads on to the explorer, the outcomes, the course and a lab; panel pages open on their panel."
+    listed = {str(p) for p in pages()}
+    assert all(dest in listed for _, dest in READERS_PATH), 'the reader\'s path names a page the site lacks'
+    with serve(DOCS) as base, browser() as b:
+        page = b.new_page(viewport={'width': 1366, 'height': 900})
+        page.goto(f'{base}/index.html', wait_until='domcontentloaded')
+        first = page.locator('.hx-main a', has_text=READERS_PATH[0][0]).first
+        assert first.bounding_box()['y'] < 900, 'the index does not link the live editor in its first screen'
+        for text, dest in READERS_PATH:
+            follow(page, text)
+            assert page.url.endswith('/' + dest), f'{text!r} led to {page.url}, expected {dest}'
+            if dest.startswith('widgets/'):
+                page.wait_for_selector('.hx-main .jupyter-widgets, .hx-main .hx-editor', timeout=20000)
+                top, api = panel_top(page), page.evaluate("() => { const h = document.querySelector('.hx-main h3[id], .hx-main h2[id] + .highlight');"
+                                                           " return h ? h.getBoundingClientRect().top + window.scrollY : Infinity; }")
+                assert top < 1800 and top < api, f'{dest}: the panel starts {top:.0f} px down, the API reference at {api:.0f} px'
+        page.close()
+
+SEARCHED = ('fl_metrics', 'simulate_selection', 'matrices_from_frame')   # a query for each lands on its definition
+
+def test_search_finds_functions_by_name_and_lands_on_their_definition():
+    "Typing an exported function's name lists its definition (with its signature) first, and Enter opens the page at it."
+    listed = pages()
+    with serve(DOCS) as base, browser() as b:
+        page = b.new_page(viewport={'width': 1366, 'height': 900})
+        for name in SEARCHED:
+            page.goto(f'{base}/{listed[0]}', wait_until='domcontentloaded')
+            page.fill('.hx-search', name)
+            page.wait_for_selector('.hx-results li a', timeout=10000)
+            first = page.locator('.hx-results li').first
+            assert first.locator('a').inner_text() == name and name + '(' in first.locator('small').inner_text()
+            with page.expect_navigation(wait_until='domcontentloaded'): page.press('.hx-search', 'Enter')
+            assert page.url.endswith('#' + name), page.url
+            assert page.locator(f'[id="{name}"]').count() == 1, f'{page.url}: no definition anchored at #{name}'
+        page.close()
+
+PHONE = {'width': 390, 'height': 844}
+PHONE_PAGES = ("index.html", "widgets/editor.html", "foundation/hetero.html")   # prose, the live panel, a chapter with figures
+
+def test_three_pages_fit_a_phone_screen():
+    "At 390 px the sidebar folds into a menu that opens, and nothing on the index, the editor and a chapter runs past the screen's edge."
+    listed = {str(p) for p in pages()}
+    ARTIFACTS.mkdir(exist_ok=True)
+    with serve(DOCS) as base, browser() as b:
+        for rel in (r for r in PHONE_PAGES if r in listed):
+            page = b.new_page(viewport=PHONE)
+            page.goto(f'{base}/{rel}', wait_until='networkidle')
+            page.wait_for_timeout(500)
+            assert not page.locator('.hx-sidebar li a').first.is_visible(), f'{rel}: the page list is open on a phone'
+            over = page.evaluate("""() => { const w = document.documentElement.clientWidth;
+                return [document.documentElement.scrollWidth - w, [...document.querySelectorAll('.hx-main *')]
+                  .filter(e => e.getBoundingClientRect().right > w + 1 && !e.closest('[style*="overflow"], .jp-OutputArea-output, .jp-Cell, pre, table, .katex-display'))
+                  .slice(0, 3).map(e => e.tagName + '.' + String(e.className).slice(0, 30))]; }""")
+            page.screenshot(path=str(ARTIFACTS/f"phone-{rel.replace('/', '-')[:-5]}.png"))
+            assert over[0] <= 0 and not over[1], f'{rel}: {over[0]} px of horizontal overflow at 390 px: {over[1]}'
+            page.click('.hx-menu')
+            assert page.locator('.hx-sidebar li a').first.is_visible(), f'{rel}: the menu does not open the page list'
+            page.close()
