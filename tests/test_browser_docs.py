@@ -50,6 +50,28 @@ FIGURE_TEXT_OVERLAPS = """() => [...document.querySelectorAll('.js-plotly-plot')
       out.push(`figure ${n + 1}: '${s}' overlaps '${t}'`); }));
   return out; })"""
 
+# Text and markers that hide each other inside one figure: two point labels (text drawn at data points) or two tick labels
+# of one axis on top of each other, a marker drawn over a tick label or an axis title (a simplex corner marker hiding the
+# axis numbers). Overlaps of at most OVERLAP_PX pixels (glyph boxes touching) do not count.
+FIGURE_CLUTTER = """(OVERLAP_PX) => [...document.querySelectorAll('.js-plotly-plot')].flatMap((plot, n) => {
+  const box = e => e.getBoundingClientRect(), shown = e => { const r = box(e); return r.width > 0 && r.height > 0; };
+  const texts = sel => [...plot.querySelectorAll(sel)].filter(t => t.textContent.trim() && shown(t));
+  const hit = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > OVERLAP_PX
+                      && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > OVERLAP_PX;
+  const out = [], pairs = (xs, what) => xs.forEach((a, i) => xs.slice(i + 1).forEach(b => {
+    if (hit(box(a), box(b))) out.push(`figure ${n + 1}: ${what} '${a.textContent}' and '${b.textContent}' overlap`); }));
+  pairs(texts('.textpoint text'), 'point labels');
+  const axes = new Map();   // tick labels grouped by axis: the tick's class (xtick, ytick, atick...) within one axis layer
+  texts('g[class$="tick"] > text').forEach(t => { const g = t.parentNode, key = [g.getAttribute('class'), g.parentNode.parentNode && g.parentNode.parentNode.getAttribute('class'), g.closest('.subplot, .ternary') && g.closest('.subplot, .ternary').getAttribute('class')].join('|');
+    axes.set(key, [...(axes.get(key) || []), t]); });
+  axes.forEach(ts => pairs(ts, 'tick labels'));
+  const labels = [...texts('g[class$="tick"] > text'), ...texts('[class*="title"] text')];
+  [...plot.querySelectorAll('.scatterlayer path.point, .ternarylayer path.point')].filter(shown).forEach(m => {
+    const l = labels.find(t => hit(box(m), box(t)));
+    if (l) out.push(`figure ${n + 1}: a marker covers the axis label '${l.textContent}'`); });
+  return [...new Set(out)]; })"""
+OVERLAP_PX = 1
+
 def check_page(page, base: str, rel: str) -> list[str]:
     "Everything one docs page must get right in Chromium at 1280 px; returns the problems found (empty when clean)."
     errors, problems = [], []
@@ -74,6 +96,8 @@ def check_page(page, base: str, rel: str) -> list[str]:
     for problem in page.evaluate(READER_CHECKS): problems.append(f'{rel}: {problem}')
     overlaps = page.evaluate(FIGURE_TEXT_OVERLAPS)
     if overlaps: problems.append(f'{rel}: {len(overlaps)} overlapping text(s) in figures: {overlaps[:3]}')
+    clutter = page.evaluate(FIGURE_CLUTTER, OVERLAP_PX)
+    if clutter: problems.append(f'{rel}: {len(clutter)} label(s) or marker(s) hiding others in figures: {clutter[:3]}')
     math_errors = page.locator('.katex-error')              # KaTeX shows a formula it cannot parse as red source text
     if math_errors.count(): problems.append(f'{rel}: math errors: {[math_errors.nth(i).get_attribute("title") for i in range(min(3, math_errors.count()))]}')
     wide = page.evaluate("""() => [...document.querySelectorAll('.hx-main .plotly-graph-div, .hx-main .jupyter-widgets')]
