@@ -281,3 +281,31 @@ def test_three_pages_fit_a_phone_screen():
             page.click('.hx-menu')
             assert page.locator('.hx-sidebar li a').first.is_visible(), f'{rel}: the menu does not open the page list'
             page.close()
+
+def test_the_editor_says_where_the_problem_is_and_limits_kappa_to_the_clients():
+    "On the 24-row Dirichlet preset a fraction typed in row 20 is refused beside that row (the box marked), in view; κ above the number of clients is refused beside its box; each metric explains itself on hover."
+    rel = next(r for r in pages() if r.name.startswith('editor'))
+    with serve(DOCS) as base, browser() as b:
+        page = b.new_page(viewport={'width': 1366, 'height': 900})
+        page.goto(f'{base}/{rel}', wait_until='networkidle')
+        ed = page.locator('.hx-editor').first; ed.locator('.hx-metrics').wait_for(timeout=20000)
+        notes = ed.locator('.hx-metrics th[title]').evaluate_all('ths => ths.map(t => [t.textContent, t.title])')
+        assert [n for n, _ in notes] == ['GCI', 'GAI', 'GSC', 'CCI', 'CAI', 'CSC'] and all(len(t) > 30 for _, t in notes), notes
+        assert ed.locator('.hx-metrics td').evaluate_all('tds => tds.every(t => getComputedStyle(t).whiteSpace === "nowrap")')
+        ed.locator('.hx-preset').select_option('dirichlet4_1')
+        ed.locator('.hx-row').nth(23).wait_for(timeout=10000)
+        cell = ed.locator('.hx-row').nth(20).locator('.hx-cell input').first
+        before = cell.input_value(); cell.scroll_into_view_if_needed(); cell.fill('2.5'); cell.press('Enter')
+        near = ed.locator('.hx-message-near').first
+        near.wait_for(timeout=5000)
+        assert 'not a whole number' in near.inner_text() and 'hx-bad' in cell.get_attribute('class') and cell.input_value() == before
+        box, view = near.bounding_box(), page.viewport_size
+        assert 0 <= box['y'] <= view['height'], f'the message is drawn at y = {box["y"]:.0f} px, outside the window'
+        row = ed.locator('.hx-row').nth(20).bounding_box()
+        assert abs(box['y'] - (row['y'] + row['height'])) < 40, 'the message is not beside the row'
+        clients = ed.locator('.hx-row .hx-mult').evaluate_all('ms => ms.reduce((t, m) => t + Number(m.value), 0)')
+        k = ed.locator('.hx-k'); k0 = k.input_value()
+        k.fill(str(clients + 6)); k.press('Enter')
+        assert k.input_value() == k0 and 'hx-bad' in k.get_attribute('class')
+        assert f'too large (at most {clients})' in ed.locator('.hx-message-near').first.inner_text()
+        page.close()
