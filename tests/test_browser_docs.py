@@ -20,8 +20,8 @@ DRAWN_AS_DECLARED = """() => [...document.querySelectorAll('.js-plotly-plot')].f
     .flatMap(el => el._fullData.filter(t => t.type !== (el.data[t.index].type || 'scatter')).map(t => el.data[t.index].type))"""
 
 # What a reader meets: a saved panel (the output holding the read-only caption) that still takes input (other than a
-# widget that computes in the browser), a code line cut
-# off without a scroll bar, the current page's sidebar entry out of view, a contents entry that prints a formula twice
+# widget that computes in the browser), a code line cut off without a scroll bar or wider than the column (code wraps),
+# the current page's sidebar entry out of view, a contents entry that prints a formula twice
 READER_CHECKS = """() => {
   const out = [], side = document.querySelector('.hx-sidebar'), active = side && side.querySelector('a.active');
   const live = [...document.querySelectorAll('.hx-static-banner')].map(b => b.parentElement)
@@ -30,6 +30,9 @@ READER_CHECKS = """() => {
   const cut = [...document.querySelectorAll('.jp-InputArea-editor, .jp-InputArea-editor pre')]
     .filter(e => e.scrollWidth > e.clientWidth + 2 && !['auto', 'scroll'].includes(getComputedStyle(e).overflowX));
   if (cut.length) out.push(`${cut.length} code block(s) cut off without a scroll bar`);
+  const wide = [...document.querySelectorAll('.jp-InputArea-editor pre, .jp-RenderedMarkdown .highlight pre')]   // code wraps to the column
+    .filter(e => e.scrollWidth > e.clientWidth + 2);
+  if (wide.length) out.push(`${wide.length} code block(s) with a line wider than the column: ${wide[0].textContent.split('\\n').sort((a, b) => b.length - a.length)[0].slice(0, 80)}`);
   if (active) { const a = active.getBoundingClientRect(), s = side.getBoundingClientRect();
     if (a.top < s.top || a.bottom > s.bottom) out.push('the sidebar entry of this page is out of view'); }
   const twice = [...document.querySelectorAll('.hx-toc a')].filter(a => {
