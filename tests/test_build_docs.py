@@ -282,6 +282,11 @@ def test_citations_render_as_author_year_links_and_an_unknown_key_fails_the_buil
     assert '[Beutel et al., 2020](../references.ipynb#ref-beutel2020flower "Flower: A Friendly' in md and '[@' not in md
     assert '; [Németh, 2025](../references.ipynb#ref-nemeth2025thesis' in md and '([Moritz et al., 2018]' in md
     assert bd.cite_label({'author': 'Hardt, M. and Price, E.', 'year': '2016'}) == 'Hardt and Price, 2016'
+    loc = bd.cite('FedAvg [@mcmahan2017fedavg, Algorithm 1].', 'references.ipynb')
+    assert loc.startswith('FedAvg ([McMahan et al., 2017](references.ipynb#ref-mcmahan2017fedavg') and loc.endswith('), Algorithm 1).')
+    assert bd.unresolved_citations('[@nobody, p. 3] [@cho2022powd]') == ['nobody']
+    write(tmp_path, 'raw.html', '<h1>T</h1><p>FedAvg [@mcmahan2017fedavg, Algorithm 1]</p>')
+    assert bd.site_problems(tmp_path) == ["raw.html: 1 citation(s) shown as text: ['[@mcmahan2017fedavg']"]
     assert bd.latex_text("N{\\'e}meth and Fan{\\`i} and K{\\\"a}rkk{\\\"a}inen") == 'Németh and Fanì and Kärkkäinen'
     refs = bd.anchor_references('- D. J. Beutel et al. (2020). *Flower*. [`beutel2020flower`]; not a key: `flwr`')
     assert '<code id="ref-beutel2020flower">beutel2020flower</code>' in refs and '`flwr`' in refs

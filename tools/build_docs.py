@@ -354,7 +354,10 @@ def clean_cells(nb, link=lambda target: target[:-len('.ipynb')] + '.html'):
 
 # ---------------------------------------------------------------- citations
 BIB = NBS/'references.bib'
-CITATION = re.compile(r'\[(@[\w:.-]+(?:\s*;\s*@[\w:.-]+)*)\]')   # pandoc's [@key] and [@key1; @key2]
+CITE_ONE = r'@([\w:.-]+)(?:,\s*([^\];@]*[^\];@\s]))?'   # a key and its locator: '@key' or '@key, Algorithm 1'
+CITE_ITEM = r'@[\w:.-]+(?:,\s*[^\];@]*[^\];@\s])?'   # the same, without groups
+CITATION = re.compile(rf'\[({CITE_ITEM}(?:\s*;\s*{CITE_ITEM})*)\]')   # pandoc's [@key], [@key, locator], [@a; @b, locator]
+RAW_CITATION = re.compile(r'\[@[\w:.-]+')   # a citation left as text on a rendered page
 ACCENTS = {"'": '\u0301', '`': '\u0300', '"': '\u0308', '~': '\u0303', '^': '\u0302', 'v': '\u030c', 'c': '\u0327', '=': '\u0304'}
 REFERENCES_PAGE = 'references.ipynb'
 
@@ -399,15 +402,15 @@ def cite_label(entry: dict[str, str]) -> str:
 
 def unresolved_citations(md: str) -> list[str]:
     "The keys cited in markdown `md` (as [@key]) that `nbs/references.bib` does not hold."
-    return [k for m in CITATION.finditer(md) for k in re.findall(r'@([\w:.-]+)', m.group(1)) if k not in references()]
+    return [k for m in CITATION.finditer(md) for k, _ in re.findall(CITE_ONE, m.group(1)) if k not in references()]
 
 def cite(md: str, refs: str) -> str:
     "Markdown with each [@key; ...] as '(Author et al., year)' linking to the key's entry on the references page `refs` (a notebook path)."
-    def one(key):
+    def one(key, where):
         e = references()[key]
         title = html.escape(re.sub(r'[()]', '', e.get('title', '')), quote=True)   # a parenthesis would end the link
-        return f'[{cite_label(e)}]({refs}#ref-{key} "{title}")'
-    return CITATION.sub(lambda m: '(' + '; '.join(one(k) for k in re.findall(r'@([\w:.-]+)', m.group(1))) + ')', md)
+        return f'[{cite_label(e)}]({refs}#ref-{key} "{title}")' + (f', {where}' if where else '')
+    return CITATION.sub(lambda m: '(' + '; '.join(one(k, w) for k, w in re.findall(CITE_ONE, m.group(1))) + ')', md)
 
 def anchor_references(md: str) -> str:
     "The references page's markdown with each `key` of the bibliography made the target `#ref-key` of the citations."
@@ -899,6 +902,7 @@ def site_problems(out: Path = OUT) -> list[str]:
         problems += [f'{rel}: absolute path {p}' for p in sorted(found)]
         if (n := len(RAW_FENCE.findall(text))): problems.append(f'{rel}: {n} Quarto fence(s) shown as text')
         if (n := text.count('<h1')) > 1: problems.append(f'{rel}: {n} top-level headings (a commented-out markdown cell?)')
+        if (raw := RAW_CITATION.findall(text)): problems.append(f'{rel}: {len(raw)} citation(s) shown as text: {raw[:3]}')
         if (size := page.stat().st_size) > MAX_PAGE_BYTES: problems.append(f'{rel}: {size / 1e6:.1f} MB, over the {MAX_PAGE_BYTES / 1e6:.0f} MB a page may weigh')
     if (total := site_bytes(out)) > MAX_SITE_BYTES: problems.append(f'the site: {total / 1e6:.1f} MB, over the {MAX_SITE_BYTES / 1e6:.0f} MB it may weigh')
     return problems
