@@ -15,3 +15,5 @@ from .engine.config import RunConfig
 from .engine.simulation import run_fl
 from .feddiverse.selector import FedDiverseSelector
 from .feddiverse.simulation import simulate_selection
+from .foundation.hetero import interaction_matrix
+from .feddiverse.own_data import matrices_from_arrays, matrices_from_frame, load_client_csv

@@ -110,12 +110,16 @@ def test_saved_panels_equal_a_fresh_construction_from_their_cell(tmp_path):
         assert want and any(controls(state, b) == want for b in boxes), (name, want)
 
 def test_pager_follows_the_sidebar_and_search_entry_holds_the_prose():
-    metas = {Path(p): dict(title=t, description='', path=Path(p).with_suffix('.html'))
-             for p, t in (('index.ipynb', 'Home'), ('widgets/50d_layout.ipynb', 'Panel layout'), ('widgets/51_outcome.ipynb', 'Outcome'))}
+    "Next leads along the reader's path: index, the editor, the explorer, the outcomes, the course, then the chapters; the package's own pages last."
+    names = ('index.ipynb', 'architecture.ipynb', 'widgets/50a_explorers.ipynb', 'widgets/50b_stepper.ipynb', 'course.ipynb',
+             'widgets/51_outcome.ipynb', 'references.ipynb', 'foundation/01_hetero.ipynb', 'widgets/50_editor.ipynb')
+    metas = {Path(p): dict(title=Path(p).stem, description='', path=Path(p).with_suffix('.html')) for p in names}
+    order = [str(p) for p in bd.page_order(metas)]
+    assert order == ['index.ipynb', 'widgets/50_editor.ipynb', 'widgets/50a_explorers.ipynb', 'widgets/51_outcome.ipynb', 'course.ipynb',
+                     'foundation/01_hetero.ipynb', 'widgets/50b_stepper.ipynb', 'architecture.ipynb', 'references.ipynb']
+    pager = bd.pager_html(Path('widgets/50a_explorers.ipynb'), metas)
+    assert 'href="../widgets/50_editor.html">← 50_editor' in pager and 'href="../widgets/51_outcome.html">→ 51_outcome' in pager
     order = bd.page_order(metas)
-    assert order.index(Path('widgets/50d_layout.ipynb')) + 1 == order.index(Path('widgets/51_outcome.ipynb'))
-    pager = bd.pager_html(Path('widgets/51_outcome.ipynb'), metas)
-    assert 'href="../widgets/50d_layout.html">← Panel layout' in pager                    # links relative to the page's folder
     assert bd.pager_html(order[-1], metas).endswith('<span></span></nav>')               # the last page has no next
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell('## Why *select*\nFedDiverse picks [a link](x.ipynb) $k$'),
                                          nbformat.v4.new_code_cell('secret_code = 1')])
@@ -266,3 +270,74 @@ def test_only_the_katex_files_a_page_loads_are_copied(tmp_path):
     assert kept == ['contrib/auto-render.min.js', 'fonts/KaTeX_Main-Regular.woff2', 'katex.min.css', 'katex.min.js']
     page_head = Path(bd.__file__).read_text()
     assert all(f'katex/{"contrib/" if n.startswith("auto") else ""}{n}' in page_head for n in bd.KATEX_USED)
+
+def _md_nb(*sources):
+    "A notebook of markdown cells, written where `check_citations` reads processed notebooks."
+    nb = nbformat.v4.new_notebook(); nb.cells = [nbformat.v4.new_markdown_cell(s) for s in sources]
+    return nb
+
+def test_citations_render_as_author_year_links_and_an_unknown_key_fails_the_build(tmp_path):
+    "[@key] becomes '(Beutel et al., 2020)' linking to the key's entry on the references page; a key missing from references.bib stops the build."
+    md = bd.cite('Flower [@beutel2020flower] and Ray [@moritz2018ray; @nemeth2025thesis].', '../references.ipynb')
+    assert '[Beutel et al., 2020](../references.ipynb#ref-beutel2020flower "Flower: A Friendly' in md and '[@' not in md
+    assert '; [Németh, 2025](../references.ipynb#ref-nemeth2025thesis' in md and '([Moritz et al., 2018]' in md
+    assert bd.cite_label({'author': 'Hardt, M. and Price, E.', 'year': '2016'}) == 'Hardt and Price, 2016'
+    loc = bd.cite('FedAvg [@mcmahan2017fedavg, Algorithm 1].', 'references.ipynb')
+    assert loc.startswith('FedAvg ([McMahan et al., 2017](references.ipynb#ref-mcmahan2017fedavg') and loc.endswith('), Algorithm 1).')
+    assert bd.unresolved_citations('[@nobody, p. 3] [@cho2022powd]') == ['nobody']
+    write(tmp_path, 'raw.html', '<h1>T</h1><p>FedAvg [@mcmahan2017fedavg, Algorithm 1]</p>')
+    assert bd.site_problems(tmp_path) == ["raw.html: 1 citation(s) shown as text: ['[@mcmahan2017fedavg']"]
+    assert bd.latex_text("N{\\'e}meth and Fan{\\`i} and K{\\\"a}rkk{\\\"a}inen") == 'Németh and Fanì and Kärkkäinen'
+    refs = bd.anchor_references('- D. J. Beutel et al. (2020). *Flower*. [`beutel2020flower`]; not a key: `flwr`')
+    assert '<code id="ref-beutel2020flower">beutel2020flower</code>' in refs and '`flwr`' in refs
+    ok, bad = tmp_path/'ok.ipynb', tmp_path/'bad.ipynb'
+    nbformat.write(_md_nb('Flower [@beutel2020flower].'), ok)
+    nbformat.write(_md_nb('Fine.', 'Flower [@beutel2020flowr] and [@cho2022powd; @nobody1999].'), bad)
+    bd.check_citations({Path('ok.ipynb'): ok})
+    with pytest.raises(SystemExit, match=r'bad.ipynb: \[@beutel2020flowr\]\n  bad.ipynb: \[@nobody1999\]'):
+        bd.check_citations({Path('ok.ipynb'): ok, Path('bad.ipynb'): bad})
+
+def test_every_citation_in_the_notebooks_resolves():
+    "Each [@key] of every notebook is an entry of references.bib (the build would stop on it)."
+    import glob
+    bad = [f'{p}: {k}' for p in sorted(glob.glob(str(ROOT/'nbs'/'**'/'*.ipynb'), recursive=True))
+           for c in nbformat.read(p, as_version=4).cells if c.cell_type == 'markdown' for k in bd.unresolved_citations(c.source)]
+    assert bad == []
+
+def test_a_panel_page_opens_on_its_panel_before_its_api_reference():
+    "On a page of the panels' part the cell showing the first panel moves up to follow the introduction; other pages keep their order."
+    view = nbformat.v4.new_output('display_data', {bd.WIDGET_VIEW: {'model_id': 'abc', 'version_major': 2, 'version_minor': 0}, 'text/plain': 'Panel'})
+    def nb():
+        n = nbformat.v4.new_notebook()
+        n.cells = [nbformat.v4.new_markdown_cell('Intro.'), nbformat.v4.new_code_cell('#| export\ndef f(): pass'),
+                   nbformat.v4.new_markdown_cell('### f'), nbformat.v4.new_code_cell('panel', outputs=[view]),
+                   nbformat.v4.new_code_cell('second', outputs=[view])]
+        return n
+    moved = [c.source for c in bd.panel_first(nb(), Path('widgets/50_editor.ipynb')).cells]
+    assert moved == ['Intro.', 'panel', '#| export\ndef f(): pass', '### f', 'second']
+    assert [c.source for c in bd.panel_first(nb(), Path('foundation/01_hetero.ipynb')).cells][1] == '#| export\ndef f(): pass'
+
+def test_search_indexes_every_exported_name_with_its_signature_and_docments():
+    "The search index holds an entry per exported name: its definition's anchor, its signature, its docstring and its parameters' docments."
+    entries = {e['title']: e for e in bd.api_entries({'foundation/hetero.html', 'feddiverse/simulation.html', 'feddiverse/own_data.html'})}
+    import hetfl_explore.foundation.hetero as H
+    assert set(H.__all__) - {n for n in H.__all__ if n.isupper()} <= set(entries)
+    e = entries['client_types']
+    assert e['path'] == 'foundation/hetero.html#client_types' and e['kind'] == 'api'
+    assert e['description'] == "client_types(triplets, tie: str = 'join', atol: float = 1e-09) -> np.ndarray"
+    assert e['text'].startswith('Type each client by the argmax') and "tie: 'first' (argmax order CI, AI, SC)" in e['text']
+    assert entries['simulate_selection']['path'] == 'feddiverse/simulation.html#simulate_selection'
+    assert 'fl_metrics' not in {e['title'] for e in bd.api_entries({'feddiverse/simulation.html'})}   # pages not built: left out
+
+def test_the_readme_own_data_snippet_runs_in_a_fresh_python(tmp_path):
+    "README's 'Your own data': at most ten lines, top-level imports only, and it runs, printing the six metrics, the types and both selections."
+    import re, subprocess, os
+    text = (ROOT/'README.md').read_text()
+    code = re.search(r'## Your own data\n.*?```python\n(.*?)```', text, re.S).group(1)
+    assert len(code.strip().splitlines()) <= 10 and 'from hetfl_explore import' in code and 'hetfl_explore.' not in code
+    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS='1')
+    run = subprocess.run([sys.executable, '-c', code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    out = run.stdout
+    assert all(f"'{m}'" in out for m in ('GCI', 'GAI', 'GSC', 'CCI', 'CAI', 'CSC')) and "'SC' 'SC' 'SC' 'SC' 'CI'" in out
+    assert out.count("'SC':") == 2 and 'uniform' in out and 'feddiverse' in out

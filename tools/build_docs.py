@@ -275,8 +275,11 @@ def sidebar_entries() -> list[tuple[str | None, list[Path]]]:
     "The sidebar of `_quarto.yml` as (section title or None, notebook paths relative to `nbs/`)."
     import yaml
     cfg = yaml.safe_load((ROOT/'_quarto.yml').read_text())
-    out = []
-    def expand(pattern): return sorted(Path(p).relative_to(NBS) for p in glob.glob(str(NBS/pattern)))
+    out, seen = [], set()
+    def expand(pattern):   # a page listed earlier (the reader's path names a few panels first) keeps its first place
+        found = [q for q in sorted(Path(p).relative_to(NBS) for p in glob.glob(str(NBS/pattern))) if q not in seen]
+        seen.update(found)
+        return found
     for item in cfg['website']['sidebar']['contents']:
         if isinstance(item, str): out.append((None, expand(item)))
         else:
@@ -349,6 +352,103 @@ def clean_cells(nb, link=lambda target: target[:-len('.ipynb')] + '.html'):
     nb.cells = cells
     return nb
 
+# ---------------------------------------------------------------- citations
+BIB = NBS/'references.bib'
+CITE_ONE = r'@([\w:.-]+)(?:,\s*([^\];@]*[^\];@\s]))?'   # a key and its locator: '@key' or '@key, Algorithm 1'
+CITE_ITEM = r'@[\w:.-]+(?:,\s*[^\];@]*[^\];@\s])?'   # the same, without groups
+CITATION = re.compile(rf'\[({CITE_ITEM}(?:\s*;\s*{CITE_ITEM})*)\]')   # pandoc's [@key], [@key, locator], [@a; @b, locator]
+RAW_CITATION = re.compile(r'\[@[\w:.-]+')   # a citation left as text on a rendered page
+ACCENTS = {"'": '\u0301', '`': '\u0300', '"': '\u0308', '~': '\u0303', '^': '\u0302', 'v': '\u030c', 'c': '\u0327', '=': '\u0304'}
+REFERENCES_PAGE = 'references.ipynb'
+
+def latex_text(value: str) -> str:
+    "A BibTeX field as plain text: accents such as {\\'e} become é, grouping braces go."
+    import unicodedata
+    value = re.sub(r"\{?\\([`'\"~^=vc])\s*\{?([A-Za-z])\}?\}?", lambda m: m.group(2) + ACCENTS[m.group(1)], value)
+    return unicodedata.normalize('NFC', re.sub(r'\s+', ' ', value.replace('{', '').replace('}', ''))).strip()
+
+def bib_entries(text: str) -> dict[str, dict[str, str]]:
+    "The entries of a BibTeX file as {key: {field: plain text}} (nested braces and quoted values read whole)."
+    out = {}
+    for m in re.finditer(r'@(\w+)\s*\{\s*([^,\s]+)\s*,', text):
+        i, depth, fields = m.end(), 1, {}
+        body_start = i
+        while i < len(text) and depth:                     # the entry ends where its opening brace closes
+            depth += {'{': 1, '}': -1}.get(text[i], 0); i += 1
+        body = text[body_start:i - 1]
+        for f in re.finditer(r'(\w+)\s*=\s*', body):
+            j, v = f.end(), ''
+            if j < len(body) and body[j] == '{':
+                d, k = 0, j
+                while k < len(body):
+                    d += {'{': 1, '}': -1}.get(body[k], 0); k += 1
+                    if not d: break
+                v = body[j + 1:k - 1]
+            else: v = re.match(r'"?([^",]*)', body[j:]).group(1)
+            fields.setdefault(f.group(1).lower(), latex_text(v))
+        out[m.group(2)] = fields
+    return out
+
+@functools.lru_cache(maxsize=None)
+def references() -> dict[str, dict[str, str]]:
+    "The entries of `nbs/references.bib`, read once per process."
+    return bib_entries(BIB.read_text(encoding='utf-8'))
+
+def cite_label(entry: dict[str, str]) -> str:
+    "A citation as the references page gives it: 'Beutel et al., 2020' (one or two family names, else the first and 'et al.')."
+    names = [a.split(',')[0].strip() if ',' in a else a.split()[-1] for a in entry.get('author', entry.get('title', '?')).split(' and ')]
+    who = names[0] if len(names) == 1 else ' and '.join(names) if len(names) == 2 else f'{names[0]} et al.'
+    return f"{who}, {entry.get('year', 'n.d.')}"
+
+def unresolved_citations(md: str) -> list[str]:
+    "The keys cited in markdown `md` (as [@key]) that `nbs/references.bib` does not hold."
+    return [k for m in CITATION.finditer(md) for k, _ in re.findall(CITE_ONE, m.group(1)) if k not in references()]
+
+def cite(md: str, refs: str) -> str:
+    "Markdown with each [@key; ...] as '(Author et al., year)' linking to the key's entry on the references page `refs` (a notebook path)."
+    def one(key, where):
+        e = references()[key]
+        title = html.escape(re.sub(r'[()]', '', e.get('title', '')), quote=True)   # a parenthesis would end the link
+        return f'[{cite_label(e)}]({refs}#ref-{key} "{title}")' + (f', {where}' if where else '')
+    return CITATION.sub(lambda m: '(' + '; '.join(one(k, w) for k, w in re.findall(CITE_ONE, m.group(1))) + ')', md)
+
+def anchor_references(md: str) -> str:
+    "The references page's markdown with each `key` of the bibliography made the target `#ref-key` of the citations."
+    return re.sub(r'`([\w:.-]+)`', lambda m: f'<code id="ref-{m.group(1)}">{m.group(1)}</code>' if m.group(1) in references() else m.group(0), md)
+
+def check_citations(nbs: dict[Path, Path]) -> None:
+    "Fail the build when a page cites a key that `nbs/references.bib` lacks (it would print as raw text)."
+    bad = [f'{rel}: [@{k}]' for rel, src in sorted(nbs.items()) for c in read_processed(src).cells if c.cell_type == 'markdown'
+           for k in unresolved_citations(c.source)]
+    if bad: raise SystemExit('docs: citations of keys missing from nbs/references.bib (add the entry or fix the key):\n  ' + '\n  '.join(bad))
+
+def cite_cells(nb, rel: Path):
+    "Resolve the citations of a page's markdown cells (links relative to the page), and anchor the references page's keys."
+    refs = os.path.relpath(REFERENCES_PAGE, rel.parent or '.')
+    for c in nb.cells:
+        if c.cell_type != 'markdown': continue
+        c.source = cite(c.source, refs)
+        if rel == Path(REFERENCES_PAGE): c.source = anchor_references(c.source)
+    return nb
+
+# the parts whose pages are panels: each opens on its first saved panel, its API reference below it
+PANEL_PARTS = ('widgets',)
+
+def shows_widget(cell) -> bool:
+    "Whether a code cell's outputs display a widget (a saved panel)."
+    return cell.cell_type == 'code' and any(WIDGET_VIEW in o.get('data', {}) for o in cell.get('outputs', []))
+
+def panel_first(nb, rel: Path):
+    """A panel page (under `PANEL_PARTS`) with the cell that shows its first panel moved up to follow the introduction
+    (the prose before the first code cell): the reader meets the panel before the API reference of the code behind it.
+    The notebook itself keeps its order (its code must define the panel before showing it)."""
+    if rel.parts[0] not in PANEL_PARTS: return nb
+    panel = next((i for i, c in enumerate(nb.cells) if shows_widget(c)), None)
+    intro = next((i for i, c in enumerate(nb.cells) if c.cell_type == 'code'), len(nb.cells))
+    if panel is None or panel <= intro: return nb
+    nb.cells.insert(intro, nb.cells.pop(panel))
+    return nb
+
 def inline_code(text: str) -> str:
     "Plain text as HTML with its `backticked` spans as code (page descriptions are one line of markdown)."
     return re.sub(r'`([^`]+)`', r'<code>\1</code>', html.escape(text))
@@ -416,6 +516,7 @@ def sidebar_html(current: Path, metas: dict[Path, dict]) -> str:
     "The navigation sidebar, with a search box and links relative to the page `current` (a notebook path relative to `nbs/`)."
     up = '../' * (len(current.parts) - 1)
     parts = ['<nav class="hx-sidebar"><a class="hx-brand" href="%sindex.html">hetfl_explore</a>' % up,
+             '<button class="hx-menu" type="button" aria-expanded="false">Menu</button>',
              f'<input class="hx-search" type="search" placeholder="Search" aria-label="Search the docs" data-root="{up}">'
              '<ul class="hx-results"></ul><ul>']
     for section, pages in sidebar_entries():
@@ -451,6 +552,47 @@ def search_entry(nb, meta: dict) -> dict:
     return dict(title=meta['title'], path=meta['path'].as_posix(), description=meta['description'], headings=heads,
                 text=re.sub(r'\s+', ' ', text)[:SEARCH_TEXT_CHARS])
 
+def api_object(module: str, name: str):
+    "The object `name` (dotted: 'Class.method') of `module`, or None when the module does not import here (an optional extra)."
+    import importlib
+    try: obj = importlib.import_module(module)
+    except Exception: return None
+    for part in name.split('.'): obj = getattr(obj, part, None)
+    return obj
+
+def api_text(obj) -> tuple[str, str]:
+    "The signature of an exported object and its docstring followed by each parameter's docment ('' where there is none)."
+    import inspect
+    from fastcore.docments import docments
+    class Written(str):   # an annotation kept as text (`from __future__ import annotations`): shown as written, unquoted
+        def __repr__(self): return str(self)
+    try:
+        sig = inspect.signature(obj)
+        sig = str(sig.replace(parameters=[p.replace(annotation=Written(p.annotation)) if isinstance(p.annotation, str) else p
+                                          for p in sig.parameters.values()],
+                              return_annotation=Written(sig.return_annotation) if isinstance(sig.return_annotation, str) else sig.return_annotation))
+    except (TypeError, ValueError): sig = ''
+    doc = (inspect.getdoc(obj) or '').split('\n')[0]
+    try: params = {k: v for k, v in docments(obj).items() if v and k != 'return'}
+    except Exception: params = {}
+    return sig, ' '.join([doc] + [f'{k}: {v}.' for k, v in params.items()])
+
+def api_entries(pages: set[str]) -> list[dict]:
+    """One search entry per exported name of the package (functions, classes, constants, methods added with `@patch`):
+    its name, signature and docstring with its parameters' docments, pointing at its definition (`page#name`) on one of
+    `pages` (the rendered page paths)."""
+    from hetfl_explore._modidx import d
+    out = []
+    for module, syms in d['syms'].items():
+        for full, (url, _) in syms.items():
+            name, page = full[len(module) + 1:], url.split('#')[0]
+            if page not in pages or any(p.startswith('_') for p in name.split('.')): continue
+            sig, text = api_text(obj) if (obj := api_object(module, name)) is not None else ('', '')
+            out.append(dict(title=name, path=f'{page}#{name}', description=f'{name}{sig}'[:API_SIGNATURE_CHARS], headings=[],
+                            text=text[:API_TEXT_CHARS], kind='api', module=module))
+    return out
+
+API_SIGNATURE_CHARS, API_TEXT_CHARS = 300, 600   # characters of an exported name's signature and docs kept in the search index
 SEARCH_TEXT_CHARS = 20000   # characters of each page's prose kept in the search index
 
 SITE_CSS = """
@@ -470,13 +612,34 @@ body, .jupyter-widgets, .widget-label, .widget-html-content, .jp-RenderedHTMLCom
 .hx-search { width: 100%%; box-sizing: border-box; margin: .3rem 0 .5rem; padding: 4px 6px; border: 1px solid #ccc; border-radius: 4px; }
 .hx-results li a { font-size: 13px; } .hx-results li small { display: block; color: #777; padding: 0 6px 4px; }
 .hx-toc { font: 13px %(font)s; margin: .5rem 0 1rem; padding: .4rem .8rem; border-left: 3px solid #e3e8f3; columns: 2; }
-.hx-toc strong { column-span: all; display: block; }
+.hx-toc summary { column-span: all; display: list-item; font-weight: 600; cursor: pointer; }
 .hx-toc a { display: block; color: #555; text-decoration: none; padding: 1px 0; } .hx-toc a.h3 { padding-left: 12px; }
 /* beside the page where a figure-wide column and the contents both fit; above the first section otherwise */
 @media (min-width: 1440px) { .hx-toc { position: fixed; top: 1rem; right: 1rem; width: 200px; max-height: 85vh; overflow-y: auto;
   margin: 0; padding: 0; border: 0; columns: 1; } .hx-has-toc .hx-main { margin-right: 220px; } }
 .jp-InputArea-editor, .jp-Cell-inputWrapper pre, .jp-OutputArea-output pre { overflow-x: auto; }
-.jp-InputArea-editor pre { white-space: pre; }
+/* code and signatures fit the column: a long line wraps at a space (after a parameter's comma), never inside a name;
+   a single token wider than the column scrolls */
+.hx-main .jp-InputArea-editor pre, .hx-main .jp-RenderedMarkdown pre, .hx-main .jp-RenderedHTMLCommon pre {
+  white-space: pre-wrap; word-break: normal; overflow-wrap: normal; }
+.hx-results small.hx-sig { font-family: monospace; font-size: 11px; word-break: normal; overflow-wrap: anywhere; }
+.hx-results a.hx-api { font-family: monospace; }
+.hx-main .katex-display { overflow-x: auto; overflow-y: hidden; }
+.hx-menu { display: none; }
+/* a phone: the sidebar folds into a menu above the page, the page takes the width, wide panels and tables scroll inside it */
+@media (max-width: 800px) {
+  .hx-sidebar { position: static; width: auto; max-height: none; border-right: 0; border-bottom: 1px solid #ddd; padding: .5rem 1rem; }
+  .hx-brand { display: inline-block; margin-bottom: .3rem; }
+  .hx-menu { display: inline-block; float: right; padding: 2px 10px; border: 1px solid #bbb; border-radius: 4px; background: #fff; }
+  .hx-sidebar:not(.hx-open) > ul:not(.hx-results) { display: none; }
+  .hx-main { margin-left: 0; max-width: none; padding: .5rem .8rem 3rem; }
+  .hx-main .jp-Cell, .hx-main .jp-OutputArea-output, .hx-main .jupyter-widgets, .hx-main .plotly-graph-div,
+  .hx-main .jp-RenderedHTMLCommon table { max-width: 100%%; min-width: 0; overflow-x: auto; }
+  .hx-main .jp-OutputArea-child, .hx-main .jp-Cell-inputWrapper { min-width: 0; max-width: 100%%; }
+  .hx-main .jp-RenderedHTMLCommon table { display: block; }
+  .hx-main img { max-width: 100%%; height: auto; }
+  .hx-toc { columns: 1; }
+}
 .hx-readonly input, .hx-readonly select, .hx-readonly textarea, .hx-readonly button, .hx-readonly .noUi-target {
   pointer-events: none; cursor: not-allowed; }
 .hx-readonly .noUi-target, .hx-readonly input, .hx-readonly select, .hx-readonly button { opacity: .6; }
@@ -514,10 +677,14 @@ document.addEventListener("DOMContentLoaded", () => {
                                               else if (!i.disabled) { i.disabled = true; i.tabIndex = -1; } }); });
   new MutationObserver(() => { draw(); freeze(); }).observe(document.body, {childList: true, subtree: true}); draw(); freeze();
   const side = document.querySelector(".hx-sidebar"), active = side && side.querySelector("a.active");   // keep the current page in view
+  const menu = side && side.querySelector(".hx-menu");   // on a phone the page list folds behind this button
+  menu && menu.addEventListener("click", () => menu.setAttribute("aria-expanded", side.classList.toggle("hx-open")));
   if (active) side.scrollTop = active.offsetTop - side.clientHeight / 3;
   const heads = document.querySelectorAll(".hx-main h2[id], .hx-main h3[id]");   // on-page table of contents
   if (heads.length > 1) {
-    const toc = document.createElement("nav"); toc.className = "hx-toc"; toc.innerHTML = "<strong>On this page</strong>";
+    // folded where it would sit above the page (a narrow screen): the panel or the first section stays in the first screen
+    const toc = document.createElement("details"); toc.className = "hx-toc"; toc.innerHTML = "<summary>On this page</summary>";
+    toc.open = window.matchMedia("(min-width: 1440px)").matches;
     heads.forEach(h => { const a = document.createElement("a"), c = h.cloneNode(true); a.href = "#" + h.id; a.className = h.tagName.toLowerCase();
       c.querySelectorAll(".katex-mathml, .anchor-link").forEach(e => e.remove());   // KaTeX keeps MathML beside its HTML: one copy
       a.textContent = c.textContent.replace(/¶$/, "").trim(); toc.appendChild(a); });
@@ -529,14 +696,19 @@ document.addEventListener("DOMContentLoaded", () => {
     const terms = box.value.toLowerCase().split(/\\s+/).filter(t => t.length > 1);
     res.innerHTML = ""; if (!terms.length) return;
     index = index || await (await fetch(box.dataset.root + "search.json")).json();
-    // title, description and headings weigh most; then how often the page's prose uses the term
+    // title, description and headings weigh most; then how often the page's prose uses the term; an exported name typed
+    // in full ranks its definition first
+    const query = terms.join(" ");
     const score = p => { const title = p.title.toLowerCase(), desc = p.description.toLowerCase(), heads = p.headings.join(" ").toLowerCase(),
       text = p.text.toLowerCase(), all = [title, desc, heads, text].join(" ");
-      return terms.every(t => all.includes(t)) ? terms.reduce((s, t) => s + 20 * title.includes(t) + 8 * desc.includes(t)
+      const exact = p.kind === "api" && (title === query || title.endsWith("." + query)) ? 1000 : 0;
+      return terms.every(t => all.includes(t)) ? exact + terms.reduce((s, t) => s + 20 * title.includes(t) + 8 * desc.includes(t)
         + 3 * count(heads, t) + count(text, t) / 2, 0) : 0; };
     index.map(p => [score(p), p]).filter(x => x[0] > 0).sort((a, b) => b[0] - a[0]).slice(0, 10).forEach(([_, p]) => {
       const li = document.createElement("li"), a = document.createElement("a"), d = document.createElement("small");
-      a.href = box.dataset.root + p.path; a.textContent = p.title; d.textContent = p.description; li.append(a, d); res.appendChild(li); });
+      a.href = box.dataset.root + p.path; a.textContent = p.title; d.textContent = p.description;
+      if (p.kind === "api") { a.classList.add("hx-api"); d.classList.add("hx-sig"); }
+      li.append(a, d); res.appendChild(li); });
     if (!res.children.length) res.innerHTML = "<li><small>no page matches</small></li>";
   });
   box && box.addEventListener("keydown", e => {   // Enter opens the first result
@@ -575,7 +747,7 @@ def render_page(src: Path, rel: Path, metas: dict[Path, dict], exporter) -> None
         dest = Path(os.path.normpath(rel.parent/target))
         page = metas[dest]['path'] if dest in metas else dest.with_suffix('.html')
         return os.path.relpath(page, rel.parent)
-    body, _ = exporter.from_notebook_node(static_figures(clean_cells(nb, link)))
+    body, _ = exporter.from_notebook_node(static_figures(clean_cells(cite_cells(panel_first(nb, rel), rel), link)))
     up = '../' * (len(rel.parts) - 1)
     assets = up + 'assets/'
     body = re.sub(r'<!-- Load mathjax -->.*?<!-- End of mathjax configuration -->', '', body, flags=re.S)
@@ -704,9 +876,11 @@ def render_all(jobs: int = 2, # pages rendered in parallel
     copy_assets(mods)
     pages = {p.relative_to(PROC): p for p in PROC.rglob('*.ipynb')}
     metas = {rel: page_meta(read_processed(p), rel) for rel, p in pages.items()}
+    check_citations(pages)
     with cf.ProcessPoolExecutor(jobs) as ex:   # pages are independent: render them side by side
         list(ex.map(render_one, *zip(*sorted(pages.items())), [metas] * len(pages)))
-    (OUT/'search.json').write_text(json.dumps([search_entry(read_processed(pages[rel]), metas[rel]) for rel in page_order(metas)]))
+    index = [search_entry(read_processed(pages[rel]), metas[rel]) for rel in page_order(metas)]
+    (OUT/'search.json').write_text(json.dumps(index + api_entries({m['path'].as_posix() for m in metas.values()})))
     (OUT/'.nojekyll').touch()
     return len(pages)
 
@@ -728,6 +902,7 @@ def site_problems(out: Path = OUT) -> list[str]:
         problems += [f'{rel}: absolute path {p}' for p in sorted(found)]
         if (n := len(RAW_FENCE.findall(text))): problems.append(f'{rel}: {n} Quarto fence(s) shown as text')
         if (n := text.count('<h1')) > 1: problems.append(f'{rel}: {n} top-level headings (a commented-out markdown cell?)')
+        if (raw := RAW_CITATION.findall(text)): problems.append(f'{rel}: {len(raw)} citation(s) shown as text: {raw[:3]}')
         if (size := page.stat().st_size) > MAX_PAGE_BYTES: problems.append(f'{rel}: {size / 1e6:.1f} MB, over the {MAX_PAGE_BYTES / 1e6:.0f} MB a page may weigh')
     if (total := site_bytes(out)) > MAX_SITE_BYTES: problems.append(f'the site: {total / 1e6:.1f} MB, over the {MAX_SITE_BYTES / 1e6:.0f} MB it may weigh')
     return problems
@@ -747,7 +922,7 @@ def build_readme() -> None:
     meta = page_meta(nb, Path('index.ipynb'))
     exp = MarkdownExporter(exclude_input_prompt=True, exclude_output_prompt=True)
     exp.register_preprocessor(TagRemovePreprocessor(remove_input_tags={HIDE_INPUT}), enabled=True)
-    body, _ = exp.from_notebook_node(clean_cells(nb, link=lambda target: f'nbs/{target}'))
+    body, _ = exp.from_notebook_node(clean_cells(cite_cells(nb, Path('index.ipynb')), link=lambda target: f'nbs/{target}'))
     body = re.sub(r'\n{3,}', '\n\n', body.replace('<!-- WARNING: THIS FILE WAS AUTOGENERATED! DO NOT EDIT! -->', ''))
     body = re.sub(r'(!\[[^\]]*\]\()(?![a-z]+:|/)([^)\s]+\))', r'\1nbs/\2', body)   # images beside the notebook, seen from the root
     (ROOT/'README.md').write_text(f"# {meta['title']}\n\n<!-- generated from nbs/index.ipynb by `make readme`; edit the notebook -->\n\n"

@@ -12,8 +12,8 @@ from plotly.subplots import make_subplots
 from .core import check_int, check_choice, check_float, check_type, check_count_array, check_distribution, check_array, as_array, PAGE_FIGURE_WIDTH
 
 # %% auto #0
-__all__ = ['SERIES_BELOW', 'SERIES_TERMS', 'METRICS', 'TYPES', 'LABEL_PX', 'MARKER_PX', 'MARKER_GROWTH_PX', 'BAR_LABEL_PT',
-           'BARS_WIDTH_PX', 'interaction_matrix', 'marginal_vector', 'as_counts', 'entropy', 'excess',
+__all__ = ['SERIES_BELOW', 'SERIES_TERMS', 'METRICS', 'TYPES', 'LABEL_PX', 'MARKER_PX', 'MARKER_GROWTH_PX', 'SIMPLEX_TICKS',
+           'BAR_LABEL_PT', 'BARS_WIDTH_PX', 'interaction_matrix', 'marginal_vector', 'as_counts', 'entropy', 'excess',
            'mutual_information', 'dht', 'delta_ci', 'delta_ai', 'delta_sc', 'fl_metrics', 'client_types', 'hellinger',
            'js_divergence', 'label_skew', 'federation_heatmaps', 'simplex_positions', 'ternary_triplets', 'metric_bars']
 
@@ -270,6 +270,7 @@ def simplex_positions(triplets, # (K, 3) triplets [CI, AI, SC]
 
 # %% ../../nbs/foundation/01_hetero.ipynb #eb9f2dfb
 MARKER_PX, MARKER_GROWTH_PX = 8, 5   # a lone client's marker, and its growth with the square root of the clients at a point
+SIMPLEX_TICKS = (0.2, 0.4, 0.6, 0.8)   # numbered inside the sides only: a client at a corner (a pure type) would hide 0 and 1
 
 def ternary_triplets(triplets, # (K, 3) triplets [CI, AI, SC]
                      labels:list[str]|None=None, # hover label per client (default 'client k')
@@ -291,7 +292,8 @@ def ternary_triplets(triplets, # (K, 3) triplets [CI, AI, SC]
             marker=dict(size=sizes[i], opacity=0.8), text=[labels[j] for j in i],
             customdata=t[i], hovertemplate='%{text}<br>CI %{customdata[0]:.3f}, AI %{customdata[1]:.3f}, '
                                             'SC %{customdata[2]:.3f}<extra>%{fullData.name}</extra>'))
-    fig.update_layout(ternary=dict(aaxis_title='CI', baxis_title='AI', caxis_title='SC'), height=380, width=480,
+    axis = lambda title: dict(title=title, tickvals=SIMPLEX_TICKS)
+    fig.update_layout(ternary=dict(aaxis=axis('CI'), baxis=axis('AI'), caxis=axis('SC')), height=380, width=480,
                       margin=dict(l=40, r=40, t=40, b=30), legend_title='type')
     return fig
 

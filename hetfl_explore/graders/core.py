@@ -241,12 +241,21 @@ def rubric_feedback(eid:str, # the exercise id
     return Feedback(eid, 'submitted', msg + '. Your teacher grades it with the rubric.', '' if not miss else 'reread the rubric.')
 
 # %% ../../nbs/graders/90_graders.ipynb #44cd964d
+class _LabReport(pd.DataFrame):
+    "The table `lab_report` returns: a DataFrame that shows every message and hint whole (pandas cuts a cell at 50 characters)."
+    @property
+    def _constructor(self): return _LabReport
+    def _repr_html_(self):
+        with pd.option_context('display.max_colwidth', None): return super()._repr_html_()
+    def __repr__(self):
+        with pd.option_context('display.max_colwidth', None, 'display.width', None): return super().__repr__()
+
 def lab_report(lab:str|None=None, # one lab of `LABS`, or None for all
               ) -> pd.DataFrame:
-    "The last feedback of every exercise of `lab` in this session ('not run' if never checked)."
+    "The last feedback of every exercise of `lab` in this session ('not run' if never checked), messages and hints shown whole."
     done = load_labs().RESULTS
     rows = [asdict(done[e]) if e in done else dict(exercise=e, status='not run', message='', hint='') for e in exercises(lab)]
-    return pd.DataFrame(rows).set_index('exercise')
+    return _LabReport(pd.DataFrame(rows).set_index('exercise'))
 
 def assert_solved(lab:str, # one lab of `LABS`
                  ) -> None:

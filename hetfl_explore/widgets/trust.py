@@ -47,7 +47,7 @@ def playground_figure(clients:int=10, # number of clients
                      go.Scatter(x=[PLAYGROUND_TRUTH] * 2, y=['centralised', f'global ({mode}, {prior})'], mode='lines', name='θ*', line=dict(dash='dot')),
                      go.Scatter(x=list(range(1, rounds + 1)), y=[cv / float(g[1][0, 0]) for g in out], name='variance ratio', xaxis='x2', yaxis='y2')])
     fig.update_layout(xaxis=dict(domain=[0, 0.55], title='θ'), xaxis2=dict(domain=[0.65, 1], title='round', anchor='y2'),
-                      yaxis2=dict(type='log', anchor='x2', title='centralised var / global var'), height=340, margin=dict(t=30))
+                      yaxis2=dict(type='log', anchor='x2', title='centralised var / global var', nticks=6, tickformat='.2g'), height=340, margin=dict(t=30))
     return fig
 
 # %% ../../nbs/widgets/54_trust.ipynb #b1abe36d

@@ -9,6 +9,13 @@ const BAR_PX = 84;                          // a full triplet bar
 const MAX_SIZED = 25;                       // a row shared by more clients draws as large as one shared by 25
 const MAX_SELECTION_WORK = 2e7;             // rounds × clients × κ above which the page does not recompute the shares
 const SLICE_MS = 8;                         // the longest the shares computation holds the page before yielding
+const METRIC_NOTES = {                      // each metric's one line, shown on hover over its name in the readout
+  GCI: 'global class imbalance: 1 − H(Y)/log|Y| of the pooled data (0: every class equally common)',
+  GAI: 'global attribute imbalance: 1 − H(A)/log|A| of the pooled data (0: every attribute equally common)',
+  GSC: 'global spurious correlation: 2 I(Y;A)/(H(Y)+H(A)) of the pooled data (0: class and attribute independent)',
+  CCI: "client class imbalance: the mean over clients of each client's 1 − H(Y)/log|Y|",
+  CAI: "client attribute imbalance: the mean over clients of each client's 1 − H(A)/log|A|",
+  CSC: "client spurious correlation: the mean over clients of each client's 2 I(Y;A)/(H(Y)+H(A))"};
 
 const el_ = (tag, cls, text) => { const e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; };
 const esc = t => String(t).replace(/[&<>"]/g, c => ({'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;'}[c]));   // names from Python, as HTML text
@@ -53,6 +60,7 @@ const CSS = `
 .hx-editor .hx-top { display: flex; gap: 8px; align-items: center; }
 .hx-editor .hx-hint, .hx-editor .hx-note { font-size: 12px; color: #555; margin: 2px 0; }
 .hx-editor .hx-message { height: 36px; overflow: hidden; color: #c00; font-size: 12px; }
+.hx-editor .hx-message-near { color: #c00; font-size: 12px; margin: 2px 0; } .hx-editor .hx-bad { outline: 2px solid #c00; background: #fff0f0; }
 .hx-editor .hx-body { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; }
 .hx-editor .hx-row, .hx-editor .hx-columns { display: flex; align-items: center; gap: 4px; border-bottom: 1px solid #eee; font-size: 12px; }
 .hx-editor .hx-columns span { font-weight: 600; overflow: hidden; }
@@ -67,6 +75,8 @@ const CSS = `
 .hx-editor .hx-side { width: 320px; }
 .hx-editor .hx-metrics table { font-family: monospace; border-collapse: collapse; }
 .hx-editor .hx-metrics th, .hx-editor .hx-metrics td { padding: 0 6px; text-align: left; }
+.hx-editor .hx-metrics td, .hx-editor .hx-metrics code { white-space: nowrap; } .hx-editor .hx-metrics { overflow-x: auto; }
+.hx-editor .hx-metrics th[title] { cursor: help; text-decoration: underline dotted; }
 .hx-editor .hx-legend { font-size: 11px; }
 .hx-editor .hx-shares { margin-top: 8px; }
 .hx-editor .hx-k, .hx-editor .hx-rounds { width: 60px; }
@@ -108,7 +118,12 @@ function render({model, el}) {
   legend.innerHTML = ['CI: class imbalance', 'AI: attribute imbalance', 'SC: spurious correlation', 'tie: equal top components']
     .map((t, i) => `<span><span style="color:${colours[['CI', 'AI', 'SC', 'tie'][i]]}">●</span> ${t}</span>`).join(' ');
 
-  const say = text => { msg.textContent = text ? `⚠ ${text} — kept the last valid federation` : ''; msg.title = text || ''; };
+  const near = el_('div', 'hx-message-near');   // the same message beside the refused box (marked), wherever it is on the page
+  const say = (text, inp) => {
+    msg.textContent = text ? `⚠ ${text} — kept the last valid federation` : ''; msg.title = text || '';
+    root.querySelectorAll('.hx-bad').forEach(e => e.classList.remove('hx-bad')); near.remove();
+    if (text && inp) { inp.classList.add('hx-bad'); near.textContent = `⚠ ${text}`; (inp.closest('.hx-row') || inp.parentNode).after(near); }
+  };
   let saving = false;   // the page's own `rows` update must not come back as a change from Python
   const save = () => {
     saving = true; model.set('rows', clone(rows)); saving = false;
@@ -152,7 +167,7 @@ function render({model, el}) {
   const drawReadout = (s) => {
     const refs = [['published', model.get('published') || {}], ['derived', model.get('derived') || {}]].filter(([, d]) => Object.keys(d).length);
     const head = `<tr><th>metric</th><th>edited</th>${refs.map(([name]) => `<th>${name}</th>`).join('')}</tr>`;
-    const body = METRICS.map(k => `<tr><th>${k}</th><td>${fmt(s.metrics[k])}</td>${refs.map(([, d]) => `<td>${k in d ? fmt(d[k]) : '–'}</td>`).join('')}</tr>`).join('');
+    const body = METRICS.map(k => `<tr><th title="${METRIC_NOTES[k]}">${k}</th><td>${fmt(s.metrics[k])}</td>${refs.map(([, d]) => `<td>${k in d ? fmt(d[k]) : '–'}</td>`).join('')}</tr>`).join('');
     const counts = Object.entries(s.typeCounts).sort().map(([k, v]) => `${k}: ${v}`).join(', ');
     const G = rows[0].N.map((line, y) => line.map((_, a) => rows.reduce((t, r) => t + r.m * r.N[y][a], 0)).join(' ')).join(' | ');
     readout.innerHTML = `<table>${head}${body}</table><div>${s.numClients} clients, ${s.nSamples} samples; types: ${counts}</div>`
@@ -167,6 +182,8 @@ function render({model, el}) {
   shares.append(controls, sharesOut);
   const drawShares = (s) => {
     const k = model.get('k'), R = model.get('rounds'), seed = model.get('seed');
+    kIn.classList.toggle('hx-bad', k > s.numClients);   // clients removed since κ was set: say so beside the box
+    kIn.title = k > s.numClients ? `κ = ${k} is more than the ${s.numClients} clients: each round picks all ${s.numClients}` : '';
     if (R * s.numClients * Math.min(k, s.numClients) > MAX_SELECTION_WORK) {
       sharesOut.textContent = `${R} rounds × ${s.numClients} clients × κ = ${k} is too much to redraw on every edit: lower the rounds or κ.`;
       return;
@@ -188,6 +205,7 @@ function render({model, el}) {
       `<div class="hx-share" data-selector="${name}"><span class="hx-share-name">${name}</span>`
       + TYPES.map(d => `<span class="hx-share-bar" title="${d} ${(100 * r.typeShares[d]).toFixed(1)} %" style="display:inline-block;height:10px;width:${(2 * 100 * r.typeShares[d]).toFixed(1)}px;background:${colours[d]}"></span>`).join('')
       + `<small> ${TYPES.map(d => `${d} ${(100 * r.typeShares[d]).toFixed(1)}%`).join(' · ')}</small></div>`).join('')
+      + (k > s.numClients ? `<div class="hx-message-near">⚠ ${kIn.title}</div>` : '')
       + `<small>share of selected slots by client type (ties count as their first type), ${Math.min(k, s.numClients)} of ${s.numClients} clients, ${R} rounds, seed ${seed}</small>`;
     root.dataset.sharesDrawn = String(Number(root.dataset.sharesDrawn || 0) + 1);
   };
@@ -249,7 +267,7 @@ function render({model, el}) {
   const edit = (inp, i, y, a) => {
     const isCell = y !== null, what = isCell ? `row r${i}, ${names().classes[y]}, ${names().attrs[a]}` : `clients of row r${i}`;
     const p = isCell ? parseCount(inp.value, what, 0, MAX_CELL) : parseCount(inp.value, what, 1, maxClients);
-    if (p.error) { say(p.error); syncInputs(); return; }
+    if (p.error) { say(p.error, inp); syncInputs(); return; }
     const next = clone(rows);
     if (isCell) next[i].N[y][a] = p.value; else next[i].m = p.value;
     accept(next, false);
@@ -262,12 +280,12 @@ function render({model, el}) {
     accept(clone(p.rows), true);
   });
   const setting = (inp, key, lo, hi, what) => inp.addEventListener('change', () => {
-    const p = parseCount(inp.value, what, lo, hi);
-    if (p.error) { say(p.error); inp.value = model.get(key); return; }
+    const p = parseCount(inp.value, what, lo, typeof hi === 'function' ? hi() : hi);
+    if (p.error) { say(p.error, inp); inp.value = model.get(key); return; }
     say(''); model.set(key, p.value); try { model.save_changes(); } catch (e) { /* a saved page */ }
     draw();
   });
-  setting(kIn, 'k', 1, maxClients, 'κ (clients per round)');
+  setting(kIn, 'k', 1, () => Math.min(maxClients, rows.reduce((t, r) => t + r.m, 0)), 'κ (clients per round)');
   setting(rIn, 'rounds', 1, model.get('max_rounds'), 'rounds');
 
   // Changes made from Python (presets, set_cell, a refused API edit): take them as the page's state.
