@@ -77,11 +77,7 @@ FIGURE_CLUTTER = """(OVERLAP_PX) => [...document.querySelectorAll('.js-plotly-pl
 OVERLAP_PX = 1
 # Pages whose figures the check still flags, each with what hides what; a page is removed once its figure is fixed (the
 # check fails when a listed page is clean, so the list only shrinks)
-KNOWN_CLUTTER = {
-    'modelhet/experiments.html': "tradeoff_scatter's point labels (UFR over FedAvg-small, OSM over GSR)",
-    'tutorials/model_heterogeneity_privacy.html': "the same tradeoff_scatter labels (UFR over FedAvg-small)",
-    'clustering/cafl.html': "the communication-accuracy labels (FedAvg, FedProx(0.01), CMFL(0.7); the two FedCO points)",
-    'widgets/static_figures.html': "the kernel-free simplex: corner markers over the ternary numbers 0 and 1"}
+KNOWN_CLUTTER: dict[str, str] = {}
 
 def check_page(page, base: str, rel: str) -> list[str]:
     "Everything one docs page must get right in Chromium at 1280 px; returns the problems found (empty when clean)."

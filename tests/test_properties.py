@@ -140,6 +140,11 @@ SPECS.update({
  'foundation.hetero.simplex_positions': spec(hetero.simplex_positions, _v(triplets='@trip'), triplets=bad_reals(0, 1, (2, 3))),
  'foundation.hetero.ternary_triplets': spec(hetero.ternary_triplets, _v(triplets='@trip'), triplets=bad_reals(0, 1, (2, 3)), tie=bad_choice(),
                                             sizes=st.sampled_from([[1, 2], [-1] * 24, 'x'])),
+ 'foundation.hetero.label_box': spec(hetero.label_box, _v(x=10, y=10, text='a', pos='top center', r=3), x=bad_float(), y=bad_float(),
+                                     text=st.sampled_from([None, 3, ['a']]), pos=bad_choice(('top',)), r=bad_float(0)),
+ 'foundation.hetero.box_overlap': spec(hetero.box_overlap, _v(a=(0, 0, 1, 1), b=(0, 0, 2, 2)),
+                                       a=st.sampled_from([None, 'x', (0, 0, 1), (0, NAN, 1, 1), (0, 0, INF, 1)]), b=st.sampled_from([(1, 2), [[0, 0, 1, 1]]])),
+ 'foundation.hetero.spread_labels': spec(hetero.spread_labels, lambda: {'fig': hetero.go.Figure()}, fig=st.sampled_from([None, 'x', {'data': []}, 3])),
  'foundation.hetero.metric_bars': spec(hetero.metric_bars, _v(metrics='@Ns'), metrics=M3, published=st.sampled_from([3, 'x', {'GCI': 'x'}, {'GCI': INF}])),
 })
 

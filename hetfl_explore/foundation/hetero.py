@@ -13,9 +13,10 @@ from .core import check_int, check_choice, check_float, check_type, check_count_
 
 # %% auto #0
 __all__ = ['SERIES_BELOW', 'SERIES_TERMS', 'METRICS', 'TYPES', 'LABEL_PX', 'MARKER_PX', 'MARKER_GROWTH_PX', 'SIMPLEX_TICKS',
-           'BAR_LABEL_PT', 'BARS_WIDTH_PX', 'interaction_matrix', 'marginal_vector', 'as_counts', 'entropy', 'excess',
-           'mutual_information', 'dht', 'delta_ci', 'delta_ai', 'delta_sc', 'fl_metrics', 'client_types', 'hellinger',
-           'js_divergence', 'label_skew', 'federation_heatmaps', 'simplex_positions', 'ternary_triplets', 'metric_bars']
+           'LABEL_CHAR_PX', 'LABEL_LINE_PX', 'LABEL_POSITIONS', 'BAR_LABEL_PT', 'BARS_WIDTH_PX', 'interaction_matrix',
+           'marginal_vector', 'as_counts', 'entropy', 'excess', 'mutual_information', 'dht', 'delta_ci', 'delta_ai',
+           'delta_sc', 'fl_metrics', 'client_types', 'hellinger', 'js_divergence', 'label_skew', 'federation_heatmaps',
+           'simplex_positions', 'ternary_triplets', 'label_box', 'box_overlap', 'spread_labels', 'metric_bars']
 
 # %% ../../nbs/foundation/01_hetero.ipynb #7bf5b705
 def interaction_matrix(y, # (n,) class labels in [0, n_classes) (numpy, torch or list)
@@ -295,6 +296,66 @@ def ternary_triplets(triplets, # (K, 3) triplets [CI, AI, SC]
     axis = lambda title: dict(title=title, tickvals=SIMPLEX_TICKS)
     fig.update_layout(ternary=dict(aaxis=axis('CI'), baxis=axis('AI'), caxis=axis('SC')), height=380, width=480,
                       margin=dict(l=40, r=40, t=40, b=30), legend_title='type')
+    return fig
+
+# %% ../../nbs/foundation/01_hetero.ipynb #spreadlabels
+LABEL_CHAR_PX, LABEL_LINE_PX = 7.5, 16   # a point label's width per character and its height (plotly's 12 px font)
+LABEL_POSITIONS = ('top center', 'bottom center', 'middle right', 'middle left', 'top right', 'top left', 'bottom right', 'bottom left')
+
+def label_box(x:float, y:float, # the marker's centre in pixels (y grows downwards)
+              text:str, pos:str, # the label and its plotly `textposition`
+              r:float, # the marker's radius in pixels
+             ) -> tuple: # (left, top, right, bottom) in pixels
+    "The pixel box of a point label drawn at `pos` beside a marker."
+    x, y = check_float('x', x), check_float('y', y)
+    return _label_box(x, y, check_type('text', text, str), check_choice('pos', pos, LABEL_POSITIONS), check_float('r', r, lo=0))
+
+def _label_box(x, y, text, pos, r):
+    "`label_box` without the checks (`spread_labels` calls it eight times a point)."
+    w, h = LABEL_CHAR_PX * len(text), LABEL_LINE_PX
+    v, hz = pos.split()
+    cx = x + {'center': 0, 'right': r + w / 2, 'left': -r - w / 2}[hz]
+    cy = y + {'middle': 0, 'top': -r - h / 2, 'bottom': r + h / 2}[v]
+    return cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2
+
+def _check_box(name, box):
+    "A pixel box checked: four finite numbers (left, top, right, bottom)."
+    box = check_array(name, box, ndim=1)
+    if len(box) != 4: raise ValueError(f"{name}: {len(box)} numbers: expected a box (left, top, right, bottom)")
+    return tuple(box.tolist())
+
+def box_overlap(a:tuple, # a pixel box (left, top, right, bottom)
+                b:tuple, # another one
+               ) -> float:
+    "The area two pixel boxes share."
+    return _overlap(_check_box('a', a), _check_box('b', b))
+
+def _overlap(a, b):
+    "`box_overlap` without the checks (`spread_labels` calls it for every pair of candidate and placed box)."
+    return max(0, min(a[2], b[2]) - max(a[0], b[0])) * max(0, min(a[3], b[3]) - max(a[1], b[1]))
+
+# %% ../../nbs/foundation/01_hetero.ipynb #spreadlabels2
+def spread_labels(fig:go.Figure, # a scatter figure with point labels (mode 'markers+text'), its width and height set
+                 ) -> go.Figure:
+    "Put each point label where it hides the fewest markers and labels placed before it and stays inside the figure (changed in place)."
+    traces = [t for t in check_type('fig', fig, go.Figure).data if 'text' in (t.mode or '') and t.text is not None and t.visible is not False]
+    pts = [(t, i, float(x), float(y), str(s), (t.marker.size or 6) / 2) for t in traces
+           for i, (x, y, s) in enumerate(zip(t.x, t.y, t.text))]
+    if not pts: return fig
+    m, W, H = fig.layout.margin, fig.layout.width or 700, fig.layout.height or 450
+    l, r, top, b = (v if v is not None else d for v, d in ((m.l, 80), (m.r, 80), (m.t, 100), (m.b, 80)))
+    xs, ys = np.array([p[2] for p in pts]), np.array([p[3] for p in pts])
+    (x0, x1), (y0, y1) = [(v.min() - 0.06 * (np.ptp(v) or 1), v.max() + 0.06 * (np.ptp(v) or 1)) for v in (xs, ys)]   # plotly's autorange pad
+    px = lambda x, y: (l + (x - x0) / (x1 - x0) * (W - l - r), top + (y1 - y) / (y1 - y0) * (H - top - b))
+    placed = [(cx - rad, cy - rad, cx + rad, cy + rad) for _, _, x, y, _, rad in pts for cx, cy in [px(x, y)]]   # the markers
+    cut_off = lambda box: _overlap(box, box) - _overlap(box, (0, 0, W, H))   # the part of a label outside the figure
+    hidden = lambda box: sum(_overlap(box, q) for q in placed) + cut_off(box)
+    chosen = {id(t): [LABEL_POSITIONS[0]] * len(t.x) for t in traces}
+    for t, i, x, y, s, rad in sorted(pts, key=lambda p: -p[3]):   # from the top down
+        boxes = {pos: _label_box(*px(x, y), s, pos, rad) for pos in LABEL_POSITIONS}
+        best = min(LABEL_POSITIONS, key=lambda pos: hidden(boxes[pos]))
+        chosen[id(t)][i] = best; placed.append(boxes[best])
+    for t in traces: t.textposition = chosen[id(t)]
     return fig
 
 # %% ../../nbs/foundation/01_hetero.ipynb #43499898

@@ -244,6 +244,7 @@ def tradeoff_scatter(df:pd.DataFrame, # Appendix-style table (thesis or `summari
     check_frame('df', df, ('n_large', 'method', 'client_acc')); check_int('n_large', n_large, 0, 10)
     check_choice('privacy', privacy, [c for c in df.columns if c.startswith(('auc', 'adv', 'tpr'))])
     import plotly.graph_objects as go
+    from hetfl_explore.foundation.hetero import spread_labels
     if dataset is not None and 'dataset' in df: df = df[df.dataset == dataset]
     d = df[((df.n_large == n_large) & df.method.isin(METHODS)) | df.method.isin(BASELINES)]
     if d.empty: raise ValueError(f"no rows for n_large={n_large}, dataset={dataset!r}")
@@ -262,7 +263,7 @@ def tradeoff_scatter(df:pd.DataFrame, # Appendix-style table (thesis or `summari
     fig.update_layout(title=title or f'{dataset or ""} {n_large} large clients: privacy-accuracy trade-off',
                       xaxis_title=f'client {privacy} (lower = more private)', yaxis_title='client accuracy',
                       width=620, height=420, margin=dict(l=50, r=10, t=40, b=40), legend=dict(x=0, y=-0.25, orientation='h'))
-    return fig
+    return spread_labels(fig)
 
 # %% ../../nbs/modelhet/32_experiments.ipynb #8604fdf6
 def modelhet_headlines(df:pd.DataFrame, # Appendix-style table of one dataset (n_large in 2/5/8 plus baselines)

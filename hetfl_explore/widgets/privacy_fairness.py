@@ -14,7 +14,7 @@ from ..foundation.figure_widget import SharedFigureWidget
 import ipywidgets as W
 from IPython.display import display
 from ..foundation.core import check_int, check_float, check_choice, check_type, check_array, check_keys
-from ..foundation.hetero import as_counts
+from ..foundation.hetero import as_counts, spread_labels
 from .editor import MAX_CLIENTS
 from .explorers import EXPLORER_MAX_ROUNDS
 from .layout import place_controls_above, figure_row
@@ -26,9 +26,8 @@ from ..fairness.experiments import PRIVACY_LEVELS
 from ..feddiverse.simulation import simulate_selection
 
 # %% auto #0
-__all__ = ['LABEL_CHAR_PX', 'LABEL_LINE_PX', 'LABEL_POSITIONS', 'PRIVACY_COLUMNS', 'TABLE_COLUMNS', 'LABEL_PAD_PX',
-           'TITLE_BAND_EXTRA_PX', 'FAIRNESS_EXPLORER_LEVELS', 'MAX_CLIENT_SIZE', 'MAX_STEPS', 'threshold_metrics',
-           'MIAAnatomy', 'redraw_in_place', 'SubmodelExplorer', 'label_box', 'box_overlap', 'spread_labels',
+__all__ = ['PRIVACY_COLUMNS', 'TABLE_COLUMNS', 'LABEL_PAD_PX', 'TITLE_BAND_EXTRA_PX', 'FAIRNESS_EXPLORER_LEVELS',
+           'MAX_CLIENT_SIZE', 'MAX_STEPS', 'threshold_metrics', 'MIAAnatomy', 'redraw_in_place', 'SubmodelExplorer',
            'TradeoffExplorer', 'fairness_matrices', 'shortcut_confusions', 'FairnessExplorer', 'fairness_static_figure',
            'tradeoff_static_figure']
 
@@ -139,47 +138,6 @@ def set(self:SubmodelExplorer,
     self.figures = (coverage_heatmap(self.schedule, self.round), schedule_timeline(self.schedule, self.rounds))
     for fw, fig in zip(self.fig_ws, self.figures): redraw_in_place(fw, fig)
     return self.schedule
-
-# %% ../../nbs/widgets/52_privacy_fairness.ipynb #spreadlabels
-LABEL_CHAR_PX, LABEL_LINE_PX = 7.5, 16   # a point label's width per character and its height (plotly's 12 px font)
-LABEL_POSITIONS = ('top center', 'bottom center', 'middle right', 'middle left', 'top right', 'top left', 'bottom right', 'bottom left')
-
-def label_box(x:float, y:float, # the marker's centre in pixels (y grows downwards)
-              text:str, pos:str, # the label and its plotly `textposition`
-              r:float, # the marker's radius in pixels
-             ) -> tuple: # (left, top, right, bottom) in pixels
-    "The pixel box of a point label drawn at `pos` beside a marker."
-    w, h = LABEL_CHAR_PX * len(text), LABEL_LINE_PX
-    v, hz = pos.split()
-    cx = x + {'center': 0, 'right': r + w / 2, 'left': -r - w / 2}[hz]
-    cy = y + {'middle': 0, 'top': -r - h / 2, 'bottom': r + h / 2}[v]
-    return cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2
-
-def box_overlap(a:tuple, b:tuple) -> float:
-    "The area two pixel boxes share."
-    return max(0, min(a[2], b[2]) - max(a[0], b[0])) * max(0, min(a[3], b[3]) - max(a[1], b[1]))
-
-# %% ../../nbs/widgets/52_privacy_fairness.ipynb #spreadlabels2
-def spread_labels(fig:go.Figure, # a scatter figure with point labels (mode 'markers+text'), its width and height set
-                 ) -> go.Figure:
-    "Put each point label where it overlaps the fewest markers and labels placed before it (the same figure, changed in place)."
-    traces = [t for t in fig.data if 'text' in (t.mode or '') and t.text is not None and t.visible is not False]
-    pts = [(t, i, float(x), float(y), str(s), (t.marker.size or 6) / 2) for t in traces
-           for i, (x, y, s) in enumerate(zip(t.x, t.y, t.text))]
-    if not pts: return fig
-    m, W, H = fig.layout.margin, fig.layout.width or 700, fig.layout.height or 450
-    l, r, top, b = (v if v is not None else d for v, d in ((m.l, 80), (m.r, 80), (m.t, 100), (m.b, 80)))
-    xs, ys = np.array([p[2] for p in pts]), np.array([p[3] for p in pts])
-    (x0, x1), (y0, y1) = [(v.min() - 0.06 * (np.ptp(v) or 1), v.max() + 0.06 * (np.ptp(v) or 1)) for v in (xs, ys)]   # plotly's autorange pad
-    px = lambda x, y: (l + (x - x0) / (x1 - x0) * (W - l - r), top + (y1 - y) / (y1 - y0) * (H - top - b))
-    placed = [(cx - rad, cy - rad, cx + rad, cy + rad) for _, _, x, y, _, rad in pts for cx, cy in [px(x, y)]]   # the markers
-    chosen = {id(t): [LABEL_POSITIONS[0]] * len(t.x) for t in traces}
-    for t, i, x, y, s, rad in sorted(pts, key=lambda p: -p[3]):   # from the top down
-        boxes = {pos: label_box(*px(x, y), s, pos, rad) for pos in LABEL_POSITIONS}
-        best = min(LABEL_POSITIONS, key=lambda pos: sum(box_overlap(boxes[pos], q) for q in placed))
-        chosen[id(t)][i] = best; placed.append(boxes[best])
-    for t in traces: t.textposition = chosen[id(t)]
-    return fig
 
 # %% ../../nbs/widgets/52_privacy_fairness.ipynb #e5fb9b8a
 PRIVACY_COLUMNS = {'mean AUC of the three attacks': 'auc_avg', 'Yeom AUC': 'auc_yeom', 'LiRA AUC': 'auc_lira',

@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 from ..foundation.core import TRIPLET_COLORS, PAGE_FIGURE_WIDTH, check_float, check_choice, check_type, check_rng_seed
-from ..foundation.hetero import METRICS, simplex_positions
+from ..foundation.hetero import METRICS, SIMPLEX_TICKS, simplex_positions
 from ..foundation.data import FEDERATIONS
 from ..feddiverse.selector import DIMS
 from ..feddiverse.simulation import simulate_selection
@@ -20,8 +20,8 @@ from .explorers import check_selectors, check_explorer_settings, share_table
 from .stepper import explain_frames, step_figure
 
 # %% auto #0
-__all__ = ['DIRICHLET_ALPHAS', 'TERNARY_TOP', 'SELECTION_KS', 'federations_figure', 'dirichlet_metrics_figure',
-           'selection_static_figure', 'selection_k_figure', 'stepper_figure']
+__all__ = ['SIMPLEX_TICK_PX', 'SIMPLEX_AXES', 'DIRICHLET_ALPHAS', 'TERNARY_TOP', 'SELECTION_KS', 'federations_figure',
+           'dirichlet_metrics_figure', 'selection_static_figure', 'selection_k_figure', 'stepper_figure']
 
 # %% ../../nbs/widgets/50c_static_figures.ipynb #3b3b1ea3
 def _type_title(name):
@@ -38,6 +38,12 @@ def _add_federation_traces(fig, name, visible):
         fig.add_trace(go.Bar(x=list(METRICS), y=vals, name=label, marker_color=colour, visible=visible, showlegend=visible), 1, 2)
     return range(n0, len(fig.data))
 
+# the simplex's sides, numbered inside only (as `hetero.ternary_triplets`: a corner marker would hide 0 and 1), the numbers
+# set off by outside ticks so that a marker on a side (a client without one of the three) leaves them readable
+SIMPLEX_TICK_PX = 8   # tick length: more than a marker's radius
+SIMPLEX_AXES = {f'{k}axis': dict(title=t, tickvals=SIMPLEX_TICKS, ticks='outside', ticklen=SIMPLEX_TICK_PX)
+                for k, t in zip('abc', ('CI', 'AI', 'SC'))}
+
 def federations_figure(names=tuple(FEDERATIONS), # federations in the dropdown
                       ) -> go.Figure:
     "Kernel-free explorer of the presets: a dropdown over federations showing their rows on the simplex and the six metrics."
@@ -51,7 +57,7 @@ def federations_figure(names=tuple(FEDERATIONS), # federations in the dropdown
     buttons = [dict(label=n, method='update', args=[{'visible': v, 'showlegend': v}, {'title.text': _type_title(n)}])
                for n, v in zip(names, shown)]
     fig.update_layout(updatemenus=[dict(buttons=buttons)], barmode='group', height=440, width=860, yaxis_range=[0, 1],
-                      ternary=dict(aaxis_title='CI', baxis_title='AI', caxis_title='SC', domain_y=[0, 0.86]),   # CI below the subplot title
+                      ternary=dict(**SIMPLEX_AXES, domain_y=[0, 0.86]),   # CI below the subplot title
                       margin=dict(l=30, r=10, b=30), title=buttons[0]['args'][1]['title.text'])
     return place_controls_above(fig, subplot_titles=True)
 
@@ -90,7 +96,7 @@ def dirichlet_metrics_figure(alphas=DIRICHLET_ALPHAS, # Dirichlet concentrations
     names = [f'α={a:g}' for a in alphas]
     fig.frames = [go.Frame(data=t, name=n, traces=[0, 1]) for t, n in zip(traces, names)]
     fig.update_layout(sliders=[_frame_slider(names, names, 'Dirichlet ')], yaxis_range=[0, 1], height=460,
-                      width=PAGE_FIGURE_WIDTH, margin=dict(t=90, b=40), ternary=dict(aaxis_title='CI', baxis_title='AI', caxis_title='SC', domain_y=[0, TERNARY_TOP]),
+                      width=PAGE_FIGURE_WIDTH, margin=dict(t=90, b=40), ternary=dict(**SIMPLEX_AXES, domain_y=[0, TERNARY_TOP]),
                       title=f'{num_clients} clients of {size} samples, {n_classes} classes × 2 attributes: move α')
     return fig
 
