@@ -14,7 +14,7 @@ from ..modelhet.mia import AttackResult, roc_auc, best_advantage
 
 # %% auto #0
 __all__ = ['Q1_U', 'Q1_RATE', 'Q2_U', 'Q2_RATE', 'Q3_LAYER', 'MEMBER_SCORES', 'NONMEMBER_SCORES', 'THRESHOLD', 'MEMBER_MEAN',
-           'NONMEMBER_MEAN', 'Q7_AUC_TOL', 'Q7_ADV_TOL', 'Q6_TOL', 'MIA_STEPS', 'MODELHET_RUBRIC', 'param_ratio',
+           'NONMEMBER_MEAN', 'Q7_AUC_TOL', 'Q7_ADV_TOL', 'Q6_AUC_TOL', 'MIA_STEPS', 'MODELHET_RUBRIC', 'param_ratio',
            'layer_coverage', 'small_attack', 'exponential_losses', 'start_advantage', 'predicted_auc']
 
 # %% ../../nbs/graders/92_modelhet.ipynb #970032c7
@@ -109,7 +109,7 @@ def _q5(answer, # the student's answer
 # %% ../../nbs/graders/92_modelhet.ipynb #b63020f1
 MEMBER_MEAN, NONMEMBER_MEAN = 0.2, 1.0   # mean losses of the synthetic members and non-members
 Q7_AUC_TOL, Q7_ADV_TOL = 0.02, ANSWER_TOL   # the prediction is a formula; the advantage is read off the slider as printed
-Q6_TOL = 1e-6                              # an AUC computed in float32 is right to about 1e-7
+Q6_AUC_TOL = 1e-6                              # an AUC computed in float32 is right to about 1e-7
 MIA_STEPS = 60                             # the panel's slider positions (quantiles of the losses, as `MIAAnatomy`)
 
 def exponential_losses(n:int=1000, # members and non-members each
@@ -133,8 +133,8 @@ def _q6(answer, # the student's answer
         if err: return err
         v, want = as_number(got), roc_auc(-loss, r.labels)
         if v is None: return 'your function must return one number, the AUC.'
-        if abs(v - (1 - want)) <= Q6_TOL: return 'your AUC is 1 − the right one: members have the LOWER loss, so the member score must grow as the loss falls.'
-        if abs(v - want) > Q6_TOL: return f'on a test sample your function returns {v:.3f}, which is not the ROC AUC of the loss attack.'
+        if abs(v - (1 - want)) <= Q6_AUC_TOL: return 'your AUC is 1 − the right one: members have the LOWER loss, so the member score must grow as the loss falls.'
+        if abs(v - want) > Q6_AUC_TOL: return f'on a test sample your function returns {v:.3f}, which is not the ROC AUC of the loss attack.'
     return None
 
 # %% ../../nbs/graders/92_modelhet.ipynb #81f378d2
