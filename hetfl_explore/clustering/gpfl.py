@@ -93,6 +93,7 @@ def weighted_f1(y:np.ndarray, # (n,) true labels in [0, K)
     f1 = np.divide(2 * tp, den, out=np.zeros(K), where=den > 0)
     return float(f1 @ sup / max(sup.sum(), 1))
 
+# %% ../../nbs/clustering/74_gpfl.ipynb #87f9654f
 def scores(theta:np.ndarray, # (d + 1, K) parameters
            X:np.ndarray, # (n, d) features
            y:np.ndarray, # (n,) labels

@@ -113,6 +113,7 @@ def _signed(identities, task_id, t, ids, updates):
     if missing: raise ValueError(f"identities: clients {missing[:5]} have no (key, certificate)")
     return [sign_update(*identities[int(c)], task_id, t, u) for c, u in zip(ids, updates)]
 
+# %% ../../nbs/crowd/68_authenticated.ipynb #ae50a505
 def run_authenticated(fd, # a `FederatedData`
                       server:AuthenticatedServer, # the task's enforcement point (it keeps the rejection log)
                       identities:dict, # client index -> (private key, certificate), for every client

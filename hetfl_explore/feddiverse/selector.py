@@ -394,6 +394,7 @@ def _simplex_qp(objective, # f(w) to minimise
     w = np.clip(res.x, 0, None)
     return w / w.sum()
 
+# %% ../../nbs/feddiverse/20_selector.ipynb #d46aa650
 def fedrk_weights(matrices:np.ndarray, # (K, |Y|, |A|) client interaction matrices
                   floor:float=0.0, # ε: mix with the uniform distribution, ω ← (1-ε)ω + ε/K
                  ) -> np.ndarray: # (K,) weights, ≥ 0, summing to 1

@@ -109,6 +109,7 @@ def _information(N):
     z = np.divide(_cross_diff(n[..., None, None], N, ny, na), e, out=np.zeros_like(e), where=e > 0)
     return (e / (n * n)[..., None, None] * excess(z)).sum((-2, -1))
 
+# %% ../../nbs/foundation/01_hetero.ipynb #617aee1d
 def mutual_information(N, # one (|Y|, |A|) matrix or a batch (..., |Y|, |A|) of counts
                       ) -> np.ndarray: # I(Y;A) in nats, shape (...)
     "Mutual information $I(Y;A)$ of the empirical joint distribution of interaction matrices (exactly 0 for $Y \\perp A$)."

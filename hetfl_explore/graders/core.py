@@ -78,6 +78,7 @@ def as_signed_fraction(x, # a value in [-1, 1], or a percentage in [-100, -1) or
     v = as_number(x)
     return None if v is None else v / 100 if 1 < abs(v) <= 100 else v
 
+# %% ../../nbs/graders/90_graders.ipynb #2acb680f
 def matches(value:float, # the student's number
             want:float, # the exact answer
             tol:float, # absolute tolerance

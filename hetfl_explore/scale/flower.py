@@ -509,7 +509,7 @@ def app_task(run_config:dict, # a Flower App run config: selector, federation, s
     if bad := sorted(set(cfg) - set(APP_KEYS)): raise ValueError(f"run_config: unknown keys {bad}; allowed: {', '.join(APP_KEYS)}")
     for k in ('history_file', 'result_file', 'timeout'): cfg.pop(k, None)
     fed, scale = check_choice('federation', cfg.pop('federation', 'digits'), APP_FEDERATIONS), cfg.pop('scale', 1.0)
-    sel, seed = registry_key(cfg.pop('selector', 'uniform')), cfg.pop('seed', 0)
+    sel, seed = registry_key(check_type('selector', cfg.pop('selector', 'uniform'), str)), cfg.pop('seed', 0)
     sweep_grid(['digits'], [sel], [seed], **{k: [v] for k, v in cfg.items()})   # the sweeps' checks of every value
     dpar = {k: cfg.pop(k, v) for k, v in DATA_DEFAULTS.items()}
     data = _app_data(fed, dpar, scale, seed)
@@ -546,6 +546,7 @@ def _progress(rounds:int, lines:list):
                                        r['selected'], r['accuracy'], r['train_loss'])
     return cb
 
+# %% ../../nbs/scale/80_flower.ipynb #dd84dfa4
 def _app_main(grid:Grid, context):
     "Check the run config, run its selector as a `SelectorStrategy` on `grid`, write the result JSON (and the pickled History)."
     log, rc = logging.getLogger('flwr'), dict(context.run_config)

@@ -49,6 +49,7 @@ def _settings(config:dict) -> tuple:
     dpar = dict(num_clients=check_int('num_clients', dpar['num_clients'], lo=1), alpha=check_float('alpha', dpar['alpha'], lo=0, lo_open=True))
     return name, sel, seed, dpar, RunConfig(**{'seed': seed, **cfg})
 
+# %% ../../nbs/scale/81_sweeps.ipynb #97273d1a
 def sweep_grid(datasets:Sequence[str], # dataset names (keys of `SWEEP_DATASETS`)
                selectors:Sequence[str], # selector names (keys of `feddiverse.registry.SELECTORS`)
                seeds:Sequence[int], # seeds

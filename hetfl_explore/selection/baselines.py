@@ -131,6 +131,7 @@ def _hamilton_quotas(capacity:np.ndarray, # seats each group can take
         if not full: return quota
         for g in full: quota[g], fixed[g] = Fraction(int(capacity[g])), True
 
+# %% ../../nbs/selection/08_baselines.ipynb #2786976f
 def allocate(capacity:np.ndarray, # how many clients each group can give
              weight:np.ndarray, # relative share of the budget each group deserves
              m:int, # total budget
