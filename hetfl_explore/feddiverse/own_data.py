@@ -31,8 +31,12 @@ def as_labels(name:str, # argument name, quoted in the error
               index=None, # what to call each entry in the error (default its position; a table passes its row labels)
              ) -> np.ndarray: # 1-D int64 labels
     "`values` as int64 labels; a label that is not a non-negative integer raises naming `name`, its position and value."
-    arr = np.asarray(values.detach().cpu() if hasattr(values, 'detach') else values)
+    check_type('name', name, str)
+    try: arr = np.asarray(values.detach().cpu() if hasattr(values, 'detach') else values)
+    except ValueError: raise ValueError(f"{name}: ragged {values!r:.60}: expected a 1-D sequence of labels") from None
     if arr.ndim != 1: raise ValueError(f"{name}: shape {arr.shape}: expected a 1-D sequence of labels")
+    if index is not None and len(check_type('index', index, (list, tuple, range, np.ndarray, pd.Index))) != len(arr):
+        raise ValueError(f"index: {len(index)} entries for the {len(arr)} labels of {name}; expected one per label")
     if arr.dtype.kind == 'b': arr = arr.astype(np.int64)
     bad = _bad_entries(arr)
     if bad.any():
@@ -49,6 +53,10 @@ def level_count(name:str, # 'n_classes' or 'n_attrs', quoted in the error
                 what:str, # 'labels' or 'attributes': the argument holding `labels`
                ) -> int:
     "`given` (checked to cover every label) or one more than the largest label, at least `MIN_LEVELS`."
+    check_type('name', name, str); check_type('what', what, str); check_type('labels', labels, (list, tuple))
+    whole = lambda y: isinstance(y, np.ndarray) and y.ndim == 1 and y.size and y.dtype.kind in 'iu'
+    if not labels or not all(map(whole, labels)):
+        raise ValueError(f"labels: {labels!r:.60}: expected non-empty 1-D integer arrays, one per client (`as_labels`)")
     top = max(int(y.max()) for y in labels)
     if given is None: return max(top + 1, MIN_LEVELS)
     n = check_int(name, given, lo=MIN_LEVELS)
@@ -86,7 +94,14 @@ def client_order(ids:pd.Series, # the client column
                  clients=None, # the client ids in the order wanted, or None
                 ) -> list:
     "The clients of a table in order: `clients`, else a categorical column's categories, else the sorted ids."
-    if clients is not None: return list(clients)
+    check_type('ids', ids, pd.Series)
+    if clients is not None:
+        order = list(check_type('clients', clients, (list, tuple)))
+        try: repeated = len(set(order)) < len(order)
+        except TypeError:
+            raise TypeError(f"clients: {order!r:.60} has an unhashable id; expected ids like 'a'") from None
+        if repeated: raise ValueError(f"clients: {order!r:.60} names a client twice; expected each client once")
+        return order
     if isinstance(ids.dtype, pd.CategoricalDtype): return list(ids.cat.categories)
     seen = list(pd.unique(ids))
     try: return sorted(seen)
@@ -102,6 +117,7 @@ def matrices_from_frame(df:pd.DataFrame, # one row per sample
                         n_attrs:int|None=None, # |A| (default: the largest attribute label + 1, at least 2)
                        ) -> np.ndarray: # (K, |Y|, |A|) int64 interaction matrices, in client order
     "The interaction matrices of the clients in a table with one row per sample (client, class label, attribute label)."
+    for name, column in (('client', client), ('label', label), ('attribute', attribute)): check_type(name, column, str)
     check_columns('df', df, (client, label, attribute))
     if df[client].isna().any():
         raise ValueError(f"df[{client!r}]: row {df.index[df[client].isna().to_numpy()][0]!r} has no client")

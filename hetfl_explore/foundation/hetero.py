@@ -14,8 +14,8 @@ from .core import check_int, check_choice, check_float, check_type, check_count_
 # %% auto #0
 __all__ = ['SERIES_BELOW', 'SERIES_TERMS', 'METRICS', 'TYPES', 'LABEL_PX', 'MARKER_PX', 'MARKER_GROWTH_PX', 'SIMPLEX_TICKS',
            'LABEL_CHAR_PX', 'LABEL_LINE_PX', 'LABEL_POSITIONS', 'BAR_LABEL_PT', 'BARS_WIDTH_PX', 'interaction_matrix',
-           'marginal_vector', 'as_counts', 'entropy', 'excess', 'mutual_information', 'dht', 'delta_ci', 'delta_ai',
-           'delta_sc', 'fl_metrics', 'client_types', 'hellinger', 'js_divergence', 'label_skew', 'federation_heatmaps',
+           'marginal_vector', 'as_counts', 'entropy', 'mutual_information', 'dht', 'delta_ci', 'delta_ai', 'delta_sc',
+           'fl_metrics', 'client_types', 'hellinger', 'js_divergence', 'label_skew', 'federation_heatmaps',
            'simplex_positions', 'ternary_triplets', 'label_box', 'box_overlap', 'spread_labels', 'metric_bars']
 
 # %% ../../nbs/foundation/01_hetero.ipynb #7bf5b705
@@ -79,7 +79,7 @@ def _scalar(v):
 # %% ../../nbs/foundation/01_hetero.ipynb #0e9e6399
 SERIES_BELOW, SERIES_TERMS = 0.1, 20   # |x| below which g(x) is summed as a power series, and its terms (error < 1e-17)
 
-def excess(x):
+def _excess(x):
     "g(x) = (1+x) log(1+x) - x (>= 0 for x >= -1) to full relative precision: a power series near 0."
     shape = np.shape(x); x = np.asarray(x, np.float64).ravel()
     with np.errstate(divide='ignore', invalid='ignore'): out = (1 + x) * np.log1p(x) - x
@@ -107,7 +107,7 @@ def _information(N):
     n, ny, na = N.sum((-2, -1)), N.sum(-1)[..., :, None], N.sum(-2)[..., None, :]
     e = ny * na                                                          # N_y N_a (a weight: rounding is harmless)
     z = np.divide(_cross_diff(n[..., None, None], N, ny, na), e, out=np.zeros_like(e), where=e > 0)
-    return (e / (n * n)[..., None, None] * excess(z)).sum((-2, -1))
+    return (e / (n * n)[..., None, None] * _excess(z)).sum((-2, -1))
 
 # %% ../../nbs/foundation/01_hetero.ipynb #617aee1d
 def mutual_information(N, # one (|Y|, |A|) matrix or a batch (..., |Y|, |A|) of counts
@@ -119,7 +119,7 @@ def _triplet(N):
     "Stack of [CI, AI, SC] along a new last axis for validated counts, each exact to rounding (exactly 0 when balanced)."
     Y, A = N.shape[-2:]; n = N.sum((-2, -1)); ny, na = N.sum(-1), N.sum(-2)
     def imbalance(m, k):   # 1 - H/log k = KL(p || uniform)/log k = mean_i g(x_i)/log k, x_i = (k m_i - n)/n (exact numerator)
-        return excess(_cross_diff(m, np.full_like(m, k), n[..., None], np.ones_like(m)) / n[..., None]).mean(-1) / np.log(k)
+        return _excess(_cross_diff(m, np.full_like(m, k), n[..., None], np.ones_like(m)) / n[..., None]).mean(-1) / np.log(k)
     mi = _information(N)
     denom = _accurate_entropy(ny, n) + _accurate_entropy(na, n)
     sc = np.divide(2 * mi, denom, out=np.zeros_like(denom), where=denom > 0)

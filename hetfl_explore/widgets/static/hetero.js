@@ -18,7 +18,7 @@ export const METRICS = ['GCI', 'GAI', 'GSC', 'CCI', 'CAI', 'CSC'];
 const ZERO = 1e-12;                                  // a sum of weights below this counts as zero (as selector.ZERO)
 const SERIES_BELOW = 0.1, SERIES_TERMS = 20;         // g(x) as a power series below this |x| (as hetero.SERIES_BELOW)
 
-// g(x) = (1+x) log(1+x) - x (>= 0 for x >= -1) to full relative precision: a power series near 0 (as hetero.excess).
+// g(x) = (1+x) log(1+x) - x (>= 0 for x >= -1) to full relative precision: a power series near 0 (as hetero._excess).
 function excess(x) {
   if (Math.abs(x) >= SERIES_BELOW) return x === -1 ? 1 : (1 + x) * Math.log1p(x) - x;
   let acc = 0;
