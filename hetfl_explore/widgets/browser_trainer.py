@@ -9,11 +9,11 @@ from importlib.resources import files
 import numpy as np
 import anywidget
 import traitlets
-from ..foundation.core import check_int, check_float, check_choice, check_type, check_rng_seed
+from ..foundation.core import check_int, check_float, check_choice, check_type, check_rng_seed, check_callable
 from ..foundation.data import scale_federation
 from ..foundation.datasets import colored_mnist, COLOURS
 from ..feddiverse.simulation import simulate_selection
-from .editor import MatrixEditor, check_types, rows_json, preset_types, EDITOR_K
+from .editor import MatrixEditor, check_types, rows_json, preset_types, EDITOR_K, EDITOR_PRESETS
 
 # %% auto #0
 __all__ = ['BROWSER_PRESET', 'POOL_TRAIN', 'POOL_TEST', 'POOL_SIDE', 'BROWSER_POOLS', 'BROWSER_SELECTORS', 'f32', 'f64',
@@ -49,11 +49,23 @@ def browser_pool(name:str, # a key of `BROWSER_POOLS`
     return meta, q[order].tobytes()
 
 # %% ../../nbs/widgets/51a_browser_trainer.ipynb #ob007
+_META_KEYS = ('classes', 'attrs', 'side', 'channels', 'train', 'test')   # what a pool's meta holds
+
+def _check_meta(meta) -> dict:
+    "`meta` if it is a pool's meta (a dict with `_META_KEYS`), else an error naming `meta`."
+    missing = [k for k in _META_KEYS if k not in check_type('meta', meta, dict)]
+    if missing: raise ValueError(f"meta: missing {missing}; expected the meta of `browser_pool`")
+    return meta
+
 def pool_features(meta:dict, # from `browser_pool`
                   data:bytes, # from `browser_pool`
                  ) -> tuple[np.ndarray, np.ndarray]: # X (n, 3 side²) float32, labels (n,) int64
     "The pool as the trainer sees it: float32 features b / 255 (a grey digit goes to its colour's channel) and labels."
+    meta = _check_meta(meta)
     Y, A, per, px = len(meta['classes']), len(meta['attrs']), meta['train'] + meta['test'], meta['side'] ** 2
+    size = Y * A * per * meta['channels'] * px
+    if len(check_type('data', data, bytes)) != size:
+        raise ValueError(f"data: {len(data)} bytes; expected {size}, the pool that `meta` describes")
     raw = np.frombuffer(data, np.uint8).reshape(Y * A * per, meta['channels'] * px)
     vals = (raw / 255).astype(np.float32)
     if meta['channels'] == 3: X = vals
@@ -71,23 +83,52 @@ def init_weights(d:int, H:int, C:int, # input, hidden and output sizes
                  u, # a function `u(n)` -> n uniforms in [0, 1)
                 ) -> dict:
     "PyTorch's nn.Linear initialisation U(±1/sqrt(fan_in)) of the MLP's W1 (d × H), b1, W2 (H × C), b2, as float32."
+    d, H, C = (check_int(n, v, lo=1) for n, v in (('d', d), ('H', H), ('C', C)))
+    check_callable('u', u)
     s1, s2 = 1 / np.sqrt(d), 1 / np.sqrt(H)
     return dict(W1=((2 * u(d * H) - 1) * s1).astype(f32).reshape(d, H), b1=((2 * u(H) - 1) * s1).astype(f32),
                 W2=((2 * u(H * C) - 1) * s2).astype(f32).reshape(H, C), b2=((2 * u(C) - 1) * s2).astype(f32))
 
-def browser_forward(w:dict, x:np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    "Hidden pre-activations h and logits z (float32) of the rows of `x`."
+_WEIGHTS = ('W1', 'b1', 'W2', 'b2')   # the MLP's arrays
+
+def _check_weights(w) -> dict:
+    "`w` if it holds the MLP's numpy arrays W1 (d × H), b1 (H,), W2 (H × C), b2 (C,), else an error naming `w`."
+    ok = sorted(check_type('w', w, dict)) == sorted(_WEIGHTS) and all(isinstance(w[k], np.ndarray) for k in _WEIGHTS)
+    if ok and w['W1'].ndim == 2 and w['W2'].ndim == 2:
+        H, C = w['W2'].shape
+        ok = w['W1'].shape[1] == H and w['b1'].shape == (H,) and w['b2'].shape == (C,)
+    else: ok = False
+    if not ok: raise ValueError(f"w: {({k: getattr(v, 'shape', type(v).__name__) for k, v in w.items()})}; "
+                                "expected numpy arrays W1 (d × H), b1 (H,), W2 (H × C), b2 (C,)")
+    return w
+
+def _check_features(name:str, x, d:int) -> np.ndarray:
+    "`x` if it is a finite float array of rows of `d` features, else an error naming `name`."
+    if check_type(name, x, np.ndarray).ndim != 2 or x.shape[1] != d or x.dtype.kind != 'f' or not np.isfinite(x).all():
+        raise ValueError(f"{name}: shape {x.shape}, dtype {x.dtype}: expected finite float rows of {d} features")
+    return x
+
+def _check_labels(name:str, y, n:int, C:int) -> np.ndarray:
+    "`y` if it is `n` integer labels in [0, C), else an error naming `name`."
+    bad = check_type(name, y, np.ndarray).dtype.kind not in 'iu' or y.shape != (n,)
+    if bad or (n and not 0 <= y.min() <= y.max() < C):
+        raise ValueError(f"{name}: shape {y.shape}, dtype {y.dtype}: expected {n} integer labels in [0, {C})")
+    return y
+
+def _forward(w:dict, x:np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    "`browser_forward` without the checks (the training loops call it)."
     h = (x.astype(f64) @ w['W1'].astype(f64) + w['b1']).astype(f32)
     z = (np.maximum(h, 0).astype(f64) @ w['W2'].astype(f64) + w['b2']).astype(f32)
     return h, z
 
-def sgd_step(w:dict, # the model, updated in place
-             x:np.ndarray, y:np.ndarray, # the batch's features (m, d) float32 and labels (m,)
-             lr:float, # learning rate
-            ):
-    "One SGD step on the mean cross-entropy of a batch, in the trainer's float32 arithmetic."
+def browser_forward(w:dict, x:np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    "Hidden pre-activations h and logits z (float32) of the rows of `x`."
+    return _forward(_check_weights(w), _check_features('x', x, w['W1'].shape[0]))
+
+def _sgd_step(w:dict, x:np.ndarray, y:np.ndarray, lr:float):
+    "`sgd_step` without the checks (the training loops call it)."
     m, C = len(x), w['b2'].shape[0]
-    h, z = browser_forward(w, x)
+    h, z = _forward(w, x)
     e = np.exp(z.astype(f64) - z.max(1, keepdims=True))
     p = (e / e.sum(1, keepdims=True)).astype(f32)
     dz = ((p.astype(f64) - np.eye(C)[y]) / m).astype(f32)
@@ -96,15 +137,17 @@ def sgd_step(w:dict, # the model, updated in place
              W2=np.maximum(h, 0).astype(f64).T @ dz.astype(f64), b2=dz.astype(f64).sum(0))
     for k in w: w[k] = (w[k].astype(f64) - lr * g[k].astype(f32).astype(f64)).astype(f32)
 
+def sgd_step(w:dict, # the model, updated in place
+             x:np.ndarray, y:np.ndarray, # the batch's features (m, d) float32 and labels (m,)
+             lr:float, # learning rate
+            ):
+    "One SGD step on the mean cross-entropy of a batch, in the trainer's float32 arithmetic."
+    x = _check_features('x', x, _check_weights(w)['W1'].shape[0])
+    _sgd_step(w, x, _check_labels('y', y, len(x), w['b2'].shape[0]), check_float('lr', lr, lo=0))
+
 # %% ../../nbs/widgets/51a_browser_trainer.ipynb #ob012
-def browser_round(w:dict, # the global model
-                X:np.ndarray, labels:np.ndarray, # the pool's features and labels
-                clients:list, # pool indices of every client
-                selected, # this round's clients
-                order, # order(client, epoch) -> a permutation of that client's samples
-                cfg:dict, # lr, epochs, batch
-               ) -> dict:
-    "One FedAvg round: local SGD epochs on every selected client, then the n_k / n weighted average (float64 sum)."
+def _round(w:dict, X:np.ndarray, labels:np.ndarray, clients:list, selected, order, cfg:dict) -> dict:
+    "`browser_round` without the checks (the training loops call it)."
     models, sizes = [], []
     for k in selected:
         wk, ids = {n: v.copy() for n, v in w.items()}, np.asarray(clients[k])
@@ -112,7 +155,7 @@ def browser_round(w:dict, # the global model
             o = np.asarray(order(k, e))
             for s in range(0, len(o), cfg['batch']):
                 b = ids[o[s:s + cfg['batch']]]
-                sgd_step(wk, X[b], labels[b], cfg['lr'])
+                _sgd_step(wk, X[b], labels[b], cfg['lr'])
         models.append(wk); sizes.append(len(ids))
     p = np.array(sizes, f64) / sum(sizes)
     out = {}
@@ -122,14 +165,60 @@ def browser_round(w:dict, # the global model
         out[n] = acc.astype(f32)
     return out
 
+def _check_ids(name:str, ids, n:int) -> np.ndarray:
+    "`ids` as a 1-D integer array of indices in [0, n), else an error naming `name`."
+    a = np.asarray(check_type(name, ids, (list, tuple, range, np.ndarray)))
+    if a.ndim != 1 or (a.size and (a.dtype.kind not in 'iu' or a.min() < 0 or a.max() >= n)):
+        raise ValueError(f"{name}: {ids!r:.80}: expected integer indices in [0, {n})")
+    return a.astype(np.int64)
+
+def _check_data(X, labels, C:int) -> tuple[np.ndarray, np.ndarray]:
+    "The pool's features `X` (float rows) and `labels` (integers in [0, C)), each checked."
+    X = check_type('X', X, np.ndarray)
+    X = _check_features('X', X, X.shape[1] if X.ndim == 2 else -1)
+    return X, _check_labels('labels', labels, len(X), C)
+
+def _check_cfg(cfg) -> dict:
+    "`cfg` if it holds a learning rate `lr` >= 0 and integers `epochs`, `batch` >= 1, else an error naming `cfg`."
+    missing = [k for k in ('lr', 'epochs', 'batch') if k not in check_type('cfg', cfg, dict)]
+    if missing: raise ValueError(f"cfg: missing {missing}; expected lr, epochs and batch")
+    check_float("cfg['lr']", cfg['lr'], lo=0)
+    for k in ('epochs', 'batch'): check_int(f"cfg['{k}']", cfg[k], lo=1)
+    return cfg
+
+def browser_round(w:dict, # the global model
+                X:np.ndarray, labels:np.ndarray, # the pool's features and labels
+                clients:list, # pool indices of every client
+                selected, # this round's clients
+                order, # order(client, epoch) -> a permutation of that client's samples
+                cfg:dict, # lr, epochs, batch
+               ) -> dict:
+    "One FedAvg round: local SGD epochs on every selected client, then the n_k / n weighted average (float64 sum)."
+    X, labels = _check_data(X, labels, _check_weights(w)['b2'].shape[0])
+    if X.shape[1] != w['W1'].shape[0]: raise ValueError(f"X: {X.shape[1]} features; `w` takes {w['W1'].shape[0]}")
+    clients = [_check_ids('clients', c, len(X)) for c in check_type('clients', clients, (list, tuple))]
+    selected = _check_ids('selected', selected, len(clients))
+    if not len(selected): raise ValueError("selected: no client; expected at least one")
+    return _round(w, X, labels, clients, selected, check_callable('order', order), _check_cfg(cfg))
+
+def _evaluate(w:dict, X:np.ndarray, labels:np.ndarray, test:np.ndarray, groups:np.ndarray) -> dict:
+    "`browser_evaluate` without the checks (the training loops call it)."
+    hit = (_forward(w, X[test])[1].argmax(1) == labels[test]).astype(f64)
+    return dict(accuracy=hit.mean(), worst=min(hit[groups == g].mean() for g in np.unique(groups)))
+
 def browser_evaluate(w:dict, X:np.ndarray, labels:np.ndarray, test:np.ndarray, groups:np.ndarray) -> dict:
     "Average accuracy and worst-group accuracy (minimum over groups) on the test images `test` with group ids `groups`."
-    hit = (browser_forward(w, X[test])[1].argmax(1) == labels[test]).astype(f64)
-    return dict(accuracy=hit.mean(), worst=min(hit[groups == g].mean() for g in np.unique(groups)))
+    X, labels = _check_data(X, labels, _check_weights(w)['b2'].shape[0])
+    test = _check_ids('test', test, len(X))
+    if not len(test): raise ValueError("test: no image; expected at least one")
+    groups = check_type('groups', groups, np.ndarray)
+    if groups.shape != test.shape: raise ValueError(f"groups: shape {groups.shape}; expected {test.shape}")
+    return _evaluate(w, X, labels, test, groups)
 
 def test_set(meta:dict, Y:int, A:int) -> tuple[np.ndarray, np.ndarray]:
     "Pool indices and group ids of the balanced test set of a Y × A federation (the pool's test images of those cells)."
-    per, nA = meta['train'] + meta['test'], len(meta['attrs'])
+    per, nA = _check_meta(meta)['train'] + meta['test'], len(meta['attrs'])
+    Y, A = check_int('Y', Y, lo=1, hi=len(meta['classes'])), check_int('A', A, lo=1, hi=nA)
     ids = [(c * nA + a) * per + meta['train'] + j for c in range(Y) for a in range(A) for j in range(meta['test'])]
     return np.array(ids), np.repeat(np.arange(Y * A), meta['test'])
 
@@ -139,21 +228,33 @@ def train_injected(X:np.ndarray, labels:np.ndarray, # the pool's features and la
                    job:dict, # Y, A, C, cfg, clients, init, selections, orders (as `trainInjected`)
                   ) -> dict:
     "Train with injected randomness; per-round metrics and the final weights."
-    d, H, C, init = X.shape[1], job['cfg']['hidden'], job['C'], job['init']
+    keys = ('Y', 'A', 'C', 'cfg', 'clients', 'init', 'selections', 'orders')
+    missing = [k for k in keys if k not in check_type('job', job, dict)]
+    if missing: raise ValueError(f"job: missing {missing}")
+    X, labels = _check_data(X, labels, check_int("job['C']", job['C'], lo=1))
+    test, groups = test_set(meta, job['Y'], job['A'])
+    cfg = _check_cfg(job['cfg'])
+    d, H, C, init = X.shape[1], check_int("cfg['hidden']", cfg.get('hidden'), lo=1), job['C'], job['init']
     w = dict(W1=np.asarray(init['W1'], f32).reshape(d, H), b1=np.asarray(init['b1'], f32),
              W2=np.asarray(init['W2'], f32).reshape(H, C), b2=np.asarray(init['b2'], f32))
-    test, groups = test_set(meta, job['Y'], job['A'])
-    rows = []
+    clients, rows = [_check_ids("job['clients']", c, len(X)) for c in job['clients']], []
     for r, sel in enumerate(job['selections']):
-        w = browser_round(w, X, labels, job['clients'], sel, lambda k, e: job['orders'][r][sel.index(k)][e], job['cfg'])
-        rows.append(browser_evaluate(w, X, labels, test, groups))
+        w = _round(w, X, labels, clients, sel, lambda k, e: job['orders'][r][sel.index(k)][e], cfg)
+        rows.append(_evaluate(w, X, labels, test, groups))
     return dict(rows=rows, weights={k: v.ravel() for k, v in w.items()})
 
 # %% ../../nbs/widgets/51a_browser_trainer.ipynb #ob016
+def _check_rows(rows) -> list:
+    "Editor rows checked by `check_types`, its errors naming `rows`."
+    try: return check_types(rows)
+    except (TypeError, ValueError) as e: raise type(e)(f"rows: {e}") from None
+
 def draw_clients(meta:dict, rows:list, # the pool's meta; editor rows [(m, N)]
                  scale:float, rng:np.random.Generator) -> list:
     "Each client's pool indices: every cell's training images shuffled, dealt in client order with the scaled counts."
-    per, nA = meta['train'] + meta['test'], len(meta['attrs'])
+    per, nA = _check_meta(meta)['train'] + meta['test'], len(meta['attrs'])
+    rows, scale = _check_rows(rows), check_float('scale', scale, lo=0, lo_open=True)
+    check_type('rng', rng, np.random.Generator)
     Y, A = rows[0][1].shape
     perm = {(c, a): rng.permutation(meta['train']) for c in range(Y) for a in range(A)}
     nxt, out, S_all = {key: 0 for key in perm}, [], scale_federation(np.stack([N for _, N in rows]), scale)
@@ -181,8 +282,9 @@ def reference_outcome(rows:list, # editor rows [(multiplicity, N)]
                       rounds:int=BROWSER_PRESET['rounds'], # communication rounds
                      ) -> dict: # selector -> (seeds, rounds, 2) array of (accuracy, worst-group accuracy)
     "The browser preset trained by the Python reference with numpy streams and the package's selectors."
-    rows, k = check_types(rows), check_int('k', k, lo=1)
-    for s in selectors: check_choice('selectors', s, BROWSER_SELECTORS)
+    rows, k, rounds = _check_rows(rows), check_int('k', k, lo=1), check_int('rounds', rounds, lo=1)
+    for s in check_type('selectors', selectors, (list, tuple)): check_choice('selectors', s, BROWSER_SELECTORS)
+    seeds = [check_rng_seed('seeds', s) for s in check_type('seeds', seeds, (list, tuple, range))]
     meta, data = browser_pool(check_choice('dataset', dataset, BROWSER_POOLS))
     X, labels = pool_features(meta, data)
     Y, A = rows[0][1].shape
@@ -190,7 +292,7 @@ def reference_outcome(rows:list, # editor rows [(multiplicity, N)]
     N = np.repeat(np.stack([N for _, N in rows]), [m for m, _ in rows], axis=0)
     cfg, out = BROWSER_PRESET, {s: [] for s in selectors}
     for seed in seeds:
-        drng = np.random.default_rng([check_rng_seed('seeds', seed), 0])
+        drng = np.random.default_rng([seed, 0])
         clients = draw_clients(meta, rows, cfg['scale'], drng)
         init = init_weights(X.shape[1], cfg['hidden'], Y, drng.random)
         for j, s in enumerate(selectors):
@@ -198,8 +300,8 @@ def reference_outcome(rows:list, # editor rows [(multiplicity, N)]
             brng, w, curve = np.random.default_rng([seed, 1, j]), init, []
             for r in range(rounds):
                 order = lambda kk, e: brng.permutation(len(clients[kk]))
-                w = browser_round(w, X, labels, clients, np.flatnonzero(chosen[r]), order, cfg)
-                m = browser_evaluate(w, X, labels, test, groups); curve.append((m['accuracy'], m['worst']))
+                w = _round(w, X, labels, clients, np.flatnonzero(chosen[r]), order, cfg)
+                m = _evaluate(w, X, labels, test, groups); curve.append((m['accuracy'], m['worst']))
             out[s].append(curve)
     return {s: np.array(v) for s, v in out.items()}
 
@@ -237,7 +339,7 @@ def browser_outcome(source='cmnist_gsc', # a `MatrixEditor` (its rows and κ now
                    ) -> BrowserOutcomeView:
     "The kernel-free outcome view of `source`, with the reference's curves of its federation saved for first paint."
     if isinstance(source, MatrixEditor): rows, k = source.types, source.view.k
-    else: rows, k = preset_types(check_type('source', source, str)), EDITOR_K
+    else: rows, k = preset_types(check_choice('source', check_type('source', source, str), EDITOR_PRESETS)), EDITOR_K
     selectors = [check_choice('selectors', s, BROWSER_SELECTORS)
                  for s in check_type('selectors', selectors, (list, tuple))]
     meta, data = browser_pool('cmnist')
