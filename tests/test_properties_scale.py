@@ -130,7 +130,8 @@ def test_every_public_function_and_class_is_covered():
     import inspect
     names = {f'hetfl_explore.scale.{m.__name__.rsplit(".", 1)[1]}.{n}' for m in (fl, sw, pa) for n in m.__all__
              if inspect.isfunction(getattr(m, n)) or inspect.isclass(getattr(m, n))}
-    assert names == COVERED, sorted(names ^ COVERED)
+    elsewhere = {'hetfl_explore.scale.partitions.federation_from_dataset'}   # in test_properties_scale_strategies.py
+    assert names - elsewhere == COVERED, sorted((names - elsewhere) ^ COVERED)
 
 def test_rows_never_wrap_a_negative_id():
     "Client -1 is no client: `rows(-1)` used to return the last client's rows."

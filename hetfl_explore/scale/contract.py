@@ -6,7 +6,7 @@
 from __future__ import annotations
 import math
 import numpy as np
-from ..foundation.core import check_type, check_choice
+from ..foundation.core import check_type, check_choice, check_int, check_count_array
 from ..foundation.hetero import dht
 try:
     from flwr.app import ArrayRecord, ConfigRecord, Message, MetricRecord, RecordDict
@@ -16,7 +16,8 @@ except ImportError as e:
 
 # %% auto #0
 __all__ = ['CONTRACT_PAGE', 'STATS_QUERY', 'LOSS_QUERY', 'STATS_KEY', 'LOSS_KEY', 'TRAIN_LOSS_KEY', 'LEVELS', 'PROVIDES',
-           'stats_record', 'register_stats', 'register_loss', 'read_stats', 'missing_handler', 'handler_error']
+           'stats_record', 'register_stats', 'register_loss', 'stats_shape', 'read_stats', 'missing_handler',
+           'handler_error']
 
 # %% ../../nbs/scale/80a_contract.ipynb #d618b0ee
 CONTRACT_PAGE = "the selector client contract (scale/80a_contract in the docs)"   # named by every contract error
@@ -31,7 +32,7 @@ def stats_record(counts, # (|Y|, |A|) class × attribute counts of the node's tr
                 ) -> MetricRecord:
     "The `'stats'` record a node sends at `level`: its data size, its triplet, or its counts (and size)."
     check_choice('level', level, LEVELS[1:])
-    n = np.asarray(counts)
+    n = check_count_array('counts', counts)
     if n.ndim != 2: raise ValueError(f"counts: shape {n.shape}: expected (num-classes, num-attributes) counts")
     if level == 'size': return MetricRecord({'num-examples': int(n.sum())})
     if level == 'triplet': return MetricRecord({'triplet': [float(v) for v in dht(n)]})
@@ -78,12 +79,20 @@ def _key(record, key):
     return record[key]
 
 # %% ../../nbs/scale/80a_contract.ipynb #f043a9af
+def stats_shape(shape:tuple|None, # (num-classes, num-attributes) of the count matrices, or None: any
+               ) -> tuple|None:
+    "`shape` as a tuple of two positive ints (None stays None); a `TypeError`/`ValueError` naming `shape` otherwise."
+    if shape is None: return None
+    dims = tuple(check_int('shape', s, lo=1) for s in check_type('shape', shape, (tuple, list)))
+    if len(dims) != 2: raise ValueError(f"shape={shape!r}: expected (num-classes, num-attributes)")
+    return dims
+
 def read_stats(reply:Message, # a node's reply to `query.stats`
                level:str, # the level that was asked
                shape:tuple|None=None, # the expected (num-classes, num-attributes) at level 'matrix'; None: any
               ) -> dict:
     "What a node's `query.stats` reply says (`size`, `triplet`, `matrix`), or a `ValueError` with the reason to drop it."
-    check_choice('level', level, LEVELS[1:])
+    check_type('reply', reply, Message); check_choice('level', level, LEVELS[1:]); shape = stats_shape(shape)
     if reply.has_error(): raise ValueError(f"it replied with an error: {reply.error.reason}")
     if STATS_KEY not in reply.content.metric_records: raise ValueError(f"the reply has no '{STATS_KEY}' MetricRecord")
     rec = reply.content.metric_records[STATS_KEY]
@@ -106,11 +115,12 @@ def read_stats(reply:Message, # a node's reply to `query.stats`
 def missing_handler(reply:Message, # a node's reply
                    ) -> bool:
     "Whether `reply` is Flower's error for a message type the node's ClientApp has no handler for."
-    return reply.has_error() and 'function registered with name' in str(reply.error.reason)
+    return check_type('reply', reply, Message).has_error() and 'function registered with name' in str(reply.error.reason)
 
 def handler_error(kind:str, # the message type nobody answers ('query.stats' or 'query.loss')
                   why:str, # which selector needs it and for what
                  ) -> str:
     "The message for a ClientApp that has no handler for `kind`."
+    check_choice('kind', kind, (STATS_QUERY, LOSS_QUERY)); check_type('why', why, str)
     return (f"the nodes' ClientApp has no '{kind}' handler, which {why}: register one in one line "
             f"(register_stats(app, counts) or register_loss(app, loss)); see {CONTRACT_PAGE}")

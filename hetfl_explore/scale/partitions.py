@@ -98,7 +98,9 @@ def federation_from_dataset(dataset:Dataset, # the whole data set: one row per s
     "The federation whose client `k` is partition `k` of `partitioner` over `dataset` (minus its test rows), in one call."
     check_type('dataset', dataset, Dataset); check_type('partitioner', partitioner, Partitioner)
     if partitioner.is_dataset_assigned(): raise ValueError(f"partitioner={partitioner!r}: it already holds a dataset; pass a new one")
-    named = [('features', f) for f in ([features] if isinstance(features, str) else list(features))] + [('label', label)]
+    cols = [features] if isinstance(features, str) else list(check_type('features', features, (list, tuple)))
+    if not cols: raise ValueError("features=[]: expected a column name or a non-empty list of them")
+    named = [('features', f) for f in cols] + [('label', label)]
     for name, col in named + ([('attribute', attribute)] if attribute is not None else []):
         _check_column(dataset, name, col)   # every column checked before anything is cut
     train, held = _split(dataset, test, seed)

@@ -11,7 +11,7 @@ from ..foundation.core import check_int, check_float, check_type, check_choice, 
 from ..engine.protocol import Selector, ClientView, Reports, validate_selection
 from ..feddiverse.registry import SELECTORS
 from .contract import (LEVELS, PROVIDES, STATS_QUERY, LOSS_QUERY, STATS_KEY, LOSS_KEY, TRAIN_LOSS_KEY,
-                                          read_stats, missing_handler, handler_error)
+                                          read_stats, missing_handler, handler_error, stats_shape)
 try:
     from flwr.app import ArrayRecord, ConfigRecord, Context, Error, Message, MetricRecord, RecordDict
     from flwr.clientapp import ClientApp
@@ -81,7 +81,7 @@ class SamplingMixin:
                  wait_s:float=WAIT_S, # seconds to wait for nodes and for query replies
                  **kwargs): # the Flower strategy's own arguments (fraction_train, min_available_nodes, ...)
         super().__init__(*args, **kwargs)
-        self.selector_name = sampling_name(selector)
+        self.selector_name = sampling_name(check_type('selector', selector, str))
         needs, self.reads = SAMPLING_ONLY[self.selector_name]
         self.level = sampling_level(selector) if level is None else check_choice('level', level, LEVELS)
         if not needs <= PROVIDES[self.level]:
@@ -89,7 +89,7 @@ class SamplingMixin:
             raise ValueError(f"level={level!r} does not give selector {self.selector_name!r} the {sorted(needs)} "
                              f"it needs; allowed: {ok}")
         self.seed, self.wait_s = check_int('seed', seed, lo=0), check_float('wait_s', wait_s, lo=0, lo_open=True)
-        self.shape = None if shape is None else tuple(check_int('shape', s, lo=1) for s in shape)
+        self.shape = stats_shape(shape)
         self.loss_key = check_type('loss_key', loss_key, str)
         self.train_loss_key = check_type('train_loss_key', train_loss_key, str)
         self.nodes, self.dropped, self.selected = None, {}, {}   # client id -> node; node -> reason; round -> nodes
@@ -313,7 +313,7 @@ class AppGrid(Grid):
         self.app, n = check_type('app', app, ClientApp), check_int('num_nodes', num_nodes, lo=1)
         self.contexts = {NODE_BASE + k: Context(run_id=0, node_id=NODE_BASE + k, state=RecordDict(),
                                                 node_config={'partition-id': k, 'num-partitions': n},
-                                                run_config=dict(run_config or {})) for k in range(n)}
+                                                run_config=dict(check_type('run_config', run_config, dict) if run_config is not None else {})) for k in range(n)}
         self._run, self._inbox = None, []
     def set_run(self, run): "Remember the run this grid serves."; self._run = run
     @property
