@@ -303,8 +303,10 @@ def ternary_triplets(triplets, # (K, 3) triplets [CI, AI, SC]
 LABEL_CHAR_PX, LABEL_LINE_PX = 7.5, 16   # a point label's width per character and its height (plotly's 12 px font)
 LABEL_POSITIONS = ('top center', 'bottom center', 'middle right', 'middle left', 'top right', 'top left', 'bottom right', 'bottom left')
 
-def label_box(x:float, y:float, # the marker's centre in pixels (y grows downwards)
-              text:str, pos:str, # the label and its plotly `textposition`
+def label_box(x:float, # the marker's centre, pixels from the left
+              y:float, # the marker's centre, pixels from the top (y grows downwards)
+              text:str, # the label
+              pos:str, # its plotly `textposition`
               r:float, # the marker's radius in pixels
              ) -> tuple: # (left, top, right, bottom) in pixels
     "The pixel box of a point label drawn at `pos` beside a marker."

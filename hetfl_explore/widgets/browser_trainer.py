@@ -79,7 +79,9 @@ def pool_features(meta:dict, # from `browser_pool`
 # %% ../../nbs/widgets/51a_browser_trainer.ipynb #ob010
 f32, f64 = np.float32, np.float64
 
-def init_weights(d:int, H:int, C:int, # input, hidden and output sizes
+def init_weights(d:int, # input size
+                 H:int, # hidden width
+                 C:int, # number of classes
                  u, # a function `u(n)` -> n uniforms in [0, 1)
                 ) -> dict:
     "PyTorch's nn.Linear initialisation U(±1/sqrt(fan_in)) of the MLP's W1 (d × H), b1, W2 (H × C), b2, as float32."
@@ -108,6 +110,7 @@ def _check_features(name:str, x, d:int) -> np.ndarray:
         raise ValueError(f"{name}: shape {x.shape}, dtype {x.dtype}: expected finite float rows of {d} features")
     return x
 
+# %% ../../nbs/widgets/51a_browser_trainer.ipynb #9a2f2a86
 def _check_labels(name:str, y, n:int, C:int) -> np.ndarray:
     "`y` if it is `n` integer labels in [0, C), else an error naming `name`."
     bad = check_type(name, y, np.ndarray).dtype.kind not in 'iu' or y.shape != (n,)
@@ -121,7 +124,9 @@ def _forward(w:dict, x:np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     z = (np.maximum(h, 0).astype(f64) @ w['W2'].astype(f64) + w['b2']).astype(f32)
     return h, z
 
-def browser_forward(w:dict, x:np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def browser_forward(w:dict, # the MLP's arrays W1, b1, W2, b2
+                    x:np.ndarray, # (m, d) float rows
+                   ) -> tuple[np.ndarray, np.ndarray]:
     "Hidden pre-activations h and logits z (float32) of the rows of `x`."
     return _forward(_check_weights(w), _check_features('x', x, w['W1'].shape[0]))
 
@@ -137,8 +142,10 @@ def _sgd_step(w:dict, x:np.ndarray, y:np.ndarray, lr:float):
              W2=np.maximum(h, 0).astype(f64).T @ dz.astype(f64), b2=dz.astype(f64).sum(0))
     for k in w: w[k] = (w[k].astype(f64) - lr * g[k].astype(f32).astype(f64)).astype(f32)
 
+# %% ../../nbs/widgets/51a_browser_trainer.ipynb #0ff623e2
 def sgd_step(w:dict, # the model, updated in place
-             x:np.ndarray, y:np.ndarray, # the batch's features (m, d) float32 and labels (m,)
+             x:np.ndarray, # the batch's features (m, d) float32
+             y:np.ndarray, # the batch's labels (m,)
              lr:float, # learning rate
             ):
     "One SGD step on the mean cross-entropy of a batch, in the trainer's float32 arithmetic."
@@ -178,6 +185,7 @@ def _check_data(X, labels, C:int) -> tuple[np.ndarray, np.ndarray]:
     X = _check_features('X', X, X.shape[1] if X.ndim == 2 else -1)
     return X, _check_labels('labels', labels, len(X), C)
 
+# %% ../../nbs/widgets/51a_browser_trainer.ipynb #141d5764
 def _check_cfg(cfg) -> dict:
     "`cfg` if it holds a learning rate `lr` >= 0 and integers `epochs`, `batch` >= 1, else an error naming `cfg`."
     missing = [k for k in ('lr', 'epochs', 'batch') if k not in check_type('cfg', cfg, dict)]
@@ -187,7 +195,8 @@ def _check_cfg(cfg) -> dict:
     return cfg
 
 def browser_round(w:dict, # the global model
-                X:np.ndarray, labels:np.ndarray, # the pool's features and labels
+                X:np.ndarray, # the pool's features
+                labels:np.ndarray, # the pool's labels
                 clients:list, # pool indices of every client
                 selected, # this round's clients
                 order, # order(client, epoch) -> a permutation of that client's samples
@@ -206,7 +215,13 @@ def _evaluate(w:dict, X:np.ndarray, labels:np.ndarray, test:np.ndarray, groups:n
     hit = (_forward(w, X[test])[1].argmax(1) == labels[test]).astype(f64)
     return dict(accuracy=hit.mean(), worst=min(hit[groups == g].mean() for g in np.unique(groups)))
 
-def browser_evaluate(w:dict, X:np.ndarray, labels:np.ndarray, test:np.ndarray, groups:np.ndarray) -> dict:
+# %% ../../nbs/widgets/51a_browser_trainer.ipynb #10483e54
+def browser_evaluate(w:dict, # the MLP's arrays W1, b1, W2, b2
+                     X:np.ndarray, # the pool's features
+                     labels:np.ndarray, # the pool's labels
+                     test:np.ndarray, # pool indices of the test images
+                     groups:np.ndarray, # the (class, attribute) group id of each test image
+                    ) -> dict:
     "Average accuracy and worst-group accuracy (minimum over groups) on the test images `test` with group ids `groups`."
     X, labels = _check_data(X, labels, _check_weights(w)['b2'].shape[0])
     test = _check_ids('test', test, len(X))
@@ -215,7 +230,10 @@ def browser_evaluate(w:dict, X:np.ndarray, labels:np.ndarray, test:np.ndarray, g
     if groups.shape != test.shape: raise ValueError(f"groups: shape {groups.shape}; expected {test.shape}")
     return _evaluate(w, X, labels, test, groups)
 
-def test_set(meta:dict, Y:int, A:int) -> tuple[np.ndarray, np.ndarray]:
+def test_set(meta:dict, # the pool's meta (classes, attributes, images per cell)
+             Y:int, # classes of the federation
+             A:int, # attributes of the federation
+            ) -> tuple[np.ndarray, np.ndarray]:
     "Pool indices and group ids of the balanced test set of a Y × A federation (the pool's test images of those cells)."
     per, nA = _check_meta(meta)['train'] + meta['test'], len(meta['attrs'])
     Y, A = check_int('Y', Y, lo=1, hi=len(meta['classes'])), check_int('A', A, lo=1, hi=nA)
@@ -223,7 +241,8 @@ def test_set(meta:dict, Y:int, A:int) -> tuple[np.ndarray, np.ndarray]:
     return np.array(ids), np.repeat(np.arange(Y * A), meta['test'])
 
 # %% ../../nbs/widgets/51a_browser_trainer.ipynb #ob014
-def train_injected(X:np.ndarray, labels:np.ndarray, # the pool's features and labels
+def train_injected(X:np.ndarray, # the pool's features
+                   labels:np.ndarray, # the pool's labels
                    meta:dict, # the pool's meta (test images)
                    job:dict, # Y, A, C, cfg, clients, init, selections, orders (as `trainInjected`)
                   ) -> dict:
@@ -249,8 +268,11 @@ def _check_rows(rows) -> list:
     try: return check_types(rows)
     except (TypeError, ValueError) as e: raise type(e)(f"rows: {e}") from None
 
-def draw_clients(meta:dict, rows:list, # the pool's meta; editor rows [(m, N)]
-                 scale:float, rng:np.random.Generator) -> list:
+def draw_clients(meta:dict, # the pool's meta
+                 rows:list, # editor rows [(m, N)]
+                 scale:float, # every count is multiplied by this, rounded half to even
+                 rng:np.random.Generator, # shuffles each cell's images
+                ) -> list:
     "Each client's pool indices: every cell's training images shuffled, dealt in client order with the scaled counts."
     per, nA = _check_meta(meta)['train'] + meta['test'], len(meta['attrs'])
     rows, scale = _check_rows(rows), check_float('scale', scale, lo=0, lo_open=True)
