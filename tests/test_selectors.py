@@ -229,8 +229,8 @@ def test_reward_budget_is_plus_infinity_or_a_non_negative_number():
 
 def test_allocate_with_float_weights_of_long_fractions():
     "Weights whose exact fractions have huge denominators (HCSFed's Neyman weights) still get quotas within capacity."
-    from hetfl_explore.selection.baselines import allocate, hamilton_quotas
+    from hetfl_explore.selection.baselines import allocate, _hamilton_quotas
     cap, w = np.array([6, 16, 2]), np.array([1.2440093902041816, 1.358769844101891, 0.022020936014268067])
-    q = [float(x) for x in hamilton_quotas(cap, w, 9)]
+    q = [float(x) for x in _hamilton_quotas(cap, w, 9)]
     np.testing.assert_allclose(q, 9 * w / w.sum())                     # no group reaches its capacity: plain proportions
     assert allocate(cap, w, 9).tolist() == [4, 5, 0]
