@@ -100,7 +100,7 @@ def test_outcome_panel_short_training_and_cache():
     assert [len(h) for h in r['uniform']] == [3, 3] and 0 <= p.table().loc['uniform', 'worst_group_accuracy'] <= 1
     rounds = []; p.on_round(lambda t, rows: rounds.append(t))
     again = p.run(background=False)                                       # cached: the same Histories, no round trained
-    assert all(a is b for a, b in zip(again['uniform'], r['uniform'])) and rounds == [2]   # one draw of the finished curves
+    assert all(a is b for a, b in zip(again['uniform'], r['uniform'])) and rounds == [2, 2]   # finished curves: the first seed's, then all
     assert not p.set(aggregator='nope') and p.config.aggregator == 'fedavg'
 
 def test_outcome_runs_bound_torch_threads_and_restore_them():
@@ -145,8 +145,8 @@ def test_outcome_panel_follows_an_edit_and_a_stale_run_never_draws():
     p.wait(120); time.sleep(2 * DEBOUNCE_S); p.wait(120)                  # (a debounced follow-up starts within DEBOUNCE_S)
     g1 = p.generation
     assert g1 > g0 + 1 and edited == [2] and 'done' in p.status
-    assert [t for g, t in drawn if g == g0 + 1] == [-1, 0, 1, 2]           # the stale generation stopped after the edit's round
-    assert [t for g, t in drawn if g == g1] == list(range(-1, 12)) and drawn[-1] == (g1, 11)
+    assert [t for g, t in drawn if g == g0 + 1] == [0, 0, 1, 2]            # the stale generation stopped after the edit's round
+    assert [t for g, t in drawn if g == g1] == [0, *range(12)] and drawn[-1] == (g1, 11)   # round 0: first seed, then all
     assert p.matrices[0, 0, 0] == ed.matrices[0, 0, 0] and all(h.round_rows for h in p.results['uniform'])
 
 def test_outcome_panel_with_follow_off_waits_for_run():

