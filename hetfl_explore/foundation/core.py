@@ -184,6 +184,11 @@ def check_array(name:str, # Argument name, quoted in the error
     return arr
 
 # %% ../../nbs/foundation/00_core.ipynb #3df58263
+def _all_finite(t:torch.Tensor) -> bool:
+    "Whether every element of a floating tensor is finite, from one float64 sum where that sum cannot overflow."
+    if bool(torch.isfinite(t.sum(dtype=torch.float64))): return True     # NaN and ±inf propagate into the sum
+    return t.dtype == torch.float64 and bool(torch.isfinite(t).all())    # float64 values can overflow it: look at each
+
 def check_tensor(name:str, # Argument name, quoted in the error
                  value:Any, # torch tensor (kept on its device), numpy array, nested list or number
                  ndim:int|tuple|None=None, # the number of dimensions required (one, or a tuple of allowed ones), if any
@@ -194,7 +199,7 @@ def check_tensor(name:str, # Argument name, quoted in the error
     if not isinstance(value, torch.Tensor): return torch.from_numpy(check_array(name, value, ndim, allow_nan=not finite, allow_inf=not finite))
     t = value if value.is_floating_point() else value.double()
     _check_ndim(name, tuple(t.shape), ndim)
-    if finite and not torch.isfinite(t).all(): raise ValueError(f"{name}: expected finite values (NaN or ±inf found)")
+    if finite and not _all_finite(t): raise ValueError(f"{name}: expected finite values (NaN or ±inf found)")
     return t
 
 # %% ../../nbs/foundation/00_core.ipynb #a691dd07

@@ -31,7 +31,7 @@ from .layout import place_controls_above
 
 # %% auto #0
 __all__ = ['OUTCOME_AGGREGATORS', 'MAX_OUTCOME_SEEDS', 'TEACHING_PRESET', 'GREY', 'BAND_OPACITY', 'CURVES_PX', 'EDITOR_PX',
-           'DEBOUNCE_S', 'CONTROL_PX', 'OutcomeConfig', 'outcome_data', 'outcome_model', 'check_trainable',
+           'REDRAW_S', 'DEBOUNCE_S', 'CONTROL_PX', 'OutcomeConfig', 'outcome_data', 'outcome_model', 'check_trainable',
            'outcome_simulation', 'run_outcome', 'run_outcome_seeds', 'seed_band', 'curves', 'seed_table',
            'OutcomePanel', 'outcome_figure']
 
@@ -50,7 +50,7 @@ class OutcomeConfig:
     rounds: int = 20 # communication rounds
     k: int = 9 # clients per round
     lr: float = 0.3 # client learning rate
-    local_epochs: int = 2 # local epochs per round
+    local_epochs: int = 1 # local epochs per round
     batch_size: int = 32 # local batch size
     aggregator: str = 'fedavg' # a key of `OUTCOME_AGGREGATORS`: 'fedavg', 'fedavgm' (server momentum 0.9) or 'fedprox' (μ = 0.01)
     seed: int = 0 # first seed of data, model and selection
@@ -314,6 +314,7 @@ def seed_table(results:dict, # selector -> one History per seed (what `run_outco
     return pd.DataFrame(out).T
 
 # %% ../../nbs/widgets/51_outcome.ipynb #91ef8391
+REDRAW_S = 0.1   # the curves are redrawn at most this often while training (the first and last rounds always)
 DEBOUNCE_S = 0.15   # edits closer together than this are trained once, after the last; an isolated edit starts at once
 CONTROL_PX = 250    # width of the panel's control column (the curves take the rest of a notebook output)
 
@@ -327,7 +328,7 @@ class OutcomePanel:
                 ):
         panel_matrices(source); check_selectors(selectors); check_type('config', config, OutcomeConfig)   # fail now, not on first use
         self.source, self.store, self.results, self.live = source, check_type('store', store, (RunStore, str, type(None))), {}, {}
-        self._stop, self._thread, self.status, self.first_point_s = threading.Event(), None, 'idle', None
+        self._stop, self._thread, self.status, self.first_point_s, self._drawn_at = threading.Event(), None, 'idle', None, 0.0
         self._round_listeners, self.generation, self._lock, self._timer, self._last_edit = [], 0, threading.Lock(), None, -np.inf
         self._build_widgets(check_type('follow', follow, bool))
         if not self.set(selectors=selectors, config=config): raise ValueError(self.status)
@@ -462,7 +463,9 @@ def _on_rows(self:OutcomePanel, g:int, rows:dict):
     with self._lock:
         if g != self.generation: return
         if t >= 0 and self.first_point_s is None: self.first_point_s = time.perf_counter() - self._t0
-        self.live = rows; curves(rows, self.fig)
+        self.live, now = rows, time.perf_counter()
+        if t <= 0 or t == self.config.rounds - 1 or now - self._drawn_at >= REDRAW_S:   # first, last, and 1 in REDRAW_S
+            curves(rows, self.fig); self._drawn_at = now
         n = min((len(runs) for runs in rows.values()), default=0)
         if t >= 0: self._say(f'round {t + 1}/{self.config.rounds}, mean of {n} seed{"s" * (n != 1)}'
                              + ('' if self.follow else ' (follow edits is off)'))
