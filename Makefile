@@ -113,7 +113,7 @@ bench: install
 	OMP_NUM_THREADS=1 $(PY) benchmarks/selection_sim.py
 	OMP_NUM_THREADS=$(BENCH_THREADS) $(PY) benchmarks/widgets.py --threads $(BENCH_THREADS)
 	OMP_NUM_THREADS=$(BENCH_THREADS) $(PY) benchmarks/engine.py --threads $(BENCH_THREADS)
-	OMP_NUM_THREADS=2 $(PY) benchmarks/engine.py --threads 2 --quick --workloads cmnist24,digits1000,cifar1000 --runners engine-sequential,plain,flower,flower-plain --scaling '' --section flower
+	OMP_NUM_THREADS=2 $(PY) benchmarks/engine.py --threads 2 --quick --workloads cmnist24,digits1000,cifar1000 --runners engine-sequential,plain,flower,flower-plain,flower-fedavg,flower-feddiverse --scaling '' --section flower
 	OMP_NUM_THREADS=$(BENCH_THREADS) $(PY) benchmarks/gpu.py --threads $(BENCH_THREADS)
 	OMP_NUM_THREADS=1 $(PY) benchmarks/crowd.py
 	OMP_NUM_THREADS=$(BENCH_THREADS) $(PY) benchmarks/trust.py

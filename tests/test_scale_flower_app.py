@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 APP = ROOT / 'apps' / 'flower'
 BIN = Path(sys.executable).parent   # flwr and flower-superlink come with the flwr package
 START_S, RUN_S, STOP_S = 60, 420, 10   # seconds: SuperLink ready, the whole `flwr run`, a stop before SIGKILL
+SPELLED = {'pow-d': 'pow-d', 'feddiverse': 'feddiverse[sign-invariant]'}   # selector -> its name in the result file
 RUN_CONFIG = {'selector': 'pow-d', 'federation': 'digits', 'num-clients': 8, 'rounds': 2, 'clients-per-round': 3, 'seed': 1}
 
 def free_port() -> int:
@@ -89,28 +90,40 @@ def local_ray(env:dict):
     try: yield {**env, 'RAY_ADDRESS': ctx.address_info['gcs_address']}
     finally: ray.shutdown()
 
-def test_flwr_run_selects_as_the_engine(tmp_path):
+def own_dataset(folder) -> dict:
+    "A user's own Dataset saved in `folder`: two features, 3 classes, a binary attribute, 8 sites; the run config naming it."
+    import numpy as np
+    from datasets import Dataset
+    r, n = np.random.default_rng(0), 400
+    Dataset.from_dict(dict(x0=r.normal(size=n), x1=r.normal(size=n), label=r.integers(0, 3, n), group=r.integers(0, 2, n),
+                           site=np.arange(n) % 8)).save_to_disk(str(folder))
+    return {'selector': 'feddiverse', 'federation': f'dataset:{folder}', 'features': 'x0,x1', 'attribute': 'group',
+            'partition-by': 'site', 'rounds': 2, 'clients-per-round': 3, 'seed': 1}
+
+@pytest.mark.parametrize('data', ['digits', 'own dataset'])
+def test_flwr_run_selects_as_the_engine(tmp_path, data):
     home, out, result_file = tmp_path / 'flwr_home', tmp_path / 'history.pkl', str(tmp_path / 'result.json')
     home.mkdir()
+    run_config = RUN_CONFIG if data == 'digits' else own_dataset(tmp_path / 'mine')
     env = {**os.environ, 'FLWR_HOME': str(home), 'PYTHONPATH': os.pathsep.join(filter(None, [str(ROOT), os.environ.get('PYTHONPATH')])),
            'OMP_NUM_THREADS': '1', 'FLWR_DISABLE_UPDATE_CHECK': '1',
            'PATH': os.pathsep.join([str(BIN), os.environ.get('PATH', '')])}   # the SuperLink starts `flower-superexec` by name
     with local_ray(env) as env:
         link, port = start_superlink(tmp_path, env)
         try:
-            config = ' '.join(f'{k}={toml_value(v)}' for k, v in {**RUN_CONFIG, 'history-file': str(out), 'result-file': result_file}.items())
+            config = ' '.join(f'{k}={toml_value(v)}' for k, v in {**run_config, 'history-file': str(out), 'result-file': result_file}.items())
             run = subprocess.run([str(BIN / 'flwr'), 'run', str(APP), 'local-simulation', '--federation-config', 'num-supernodes=8',
                                   '--run-config', config, '--stream'], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=RUN_S)
         finally: stop(link)
     assert out.exists(), f'the run wrote no history:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}'
     flower = History.from_dict(pickle.loads(out.read_bytes()))
     defaults = {'local-epochs': 1, 'batch-size': 16, 'lr': 0.05, 'backend': 'sequential'}   # apps/flower/pyproject.toml
-    t = app_task({**defaults, **RUN_CONFIG})
+    t = app_task({**defaults, **run_config})
     engine = run_fl(t['model_fn'], t['data'], t['selector'], t['config'])
     assert len(flower) == 2 and flower.rounds.selected.tolist() == engine.rounds.selected.tolist()
     assert (flower.final_params - engine.final_params).abs().max().item() <= 1e-6
     result = json.loads(Path(result_file).read_text())   # the readable result, at the path the run logged
-    assert [r['selected'] for r in result['rounds']] == engine.rounds.selected.tolist() and result['selector'] == 'pow-d'
+    assert [r['selected'] for r in result['rounds']] == engine.rounds.selected.tolist() and result['selector'] == SPELLED[run_config['selector']]
     assert f'hetfl result (selected clients and metrics per round): {result_file}' in run.stdout + run.stderr
     assert 'hetfl round 2/2: selected clients' in run.stdout + run.stderr
 

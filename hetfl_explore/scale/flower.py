@@ -22,9 +22,10 @@ def flower_problem(found:str|None, # the installed Flower version (`flwr.__versi
 
 # %% auto #0
 __all__ = ['FLOWER_SUPPORTED', 'UNHOSTABLE', 'MEASURED', 'NODE_WAIT_S', 'REPLY_TIMEOUT_S', 'STUB_NODE_BASE', 'RUNTIMES',
-           'APP_ONLY', 'APP_KEYS', 'APP_FEDERATIONS', 'RESULT_FILE', 'ROUND_COLUMNS', 'flower_client_app',
-           'flower_server_app', 'flower_problem', 'check_hostable', 'message_bytes', 'MessageLog', 'FlowerClients',
-           'flat_params', 'params_record', 'SelectorStrategy', 'StubGrid', 'run_flower', 'app_task']
+           'APP_ONLY', 'DATASET_DEFAULTS', 'APP_KEYS', 'APP_FEDERATIONS', 'DATASET_PREFIX', 'RESULT_FILE',
+           'ROUND_COLUMNS', 'flower_client_app', 'flower_server_app', 'flower_problem', 'check_hostable',
+           'message_bytes', 'MessageLog', 'FlowerClients', 'flat_params', 'params_record', 'SelectorStrategy',
+           'StubGrid', 'run_flower', 'app_task']
 
 # %% ../../nbs/scale/80_flower.ipynb #f10a2b3c
 import numpy as np
@@ -489,17 +490,52 @@ def run_flower(model_fn, # builds the model (called under the run's seed, as in 
     else: _simulate(strategy, clients, num_cpus)
     return _finish(strategy), strategy.log
 
+# %% ../../nbs/scale/80_flower.ipynb #f1app0d1
+def _dash(key:str) -> str: return key.replace('_', '-')   # a run-config key as the run config spells it
+
+def _app_federation(fed) -> str:
+    "`fed` if a run config may name it: a federation of `APP_FEDERATIONS` or `dataset:<folder>`."
+    if isinstance(fed, str) and fed.startswith(DATASET_PREFIX) and len(fed) > len(DATASET_PREFIX): return fed
+    return check_choice('federation', fed, (*APP_FEDERATIONS, f'{DATASET_PREFIX}<folder>'))
+
+def _disk_data(folder:str, dpar:dict, cols:dict, seed:int):
+    "The federation of the `Dataset` saved in `folder`: one client per value of `partition-by`, else `num-clients` IID parts."
+    import datasets
+    from datasets import Dataset, load_from_disk
+    from flwr_datasets.partitioner import IidPartitioner, NaturalIdPartitioner
+    from hetfl_explore.scale.partitions import federation_from_dataset
+    where = f"federation='{DATASET_PREFIX}{folder}'"
+    if not os.path.isdir(folder): raise ValueError(f"{where}: no such folder; expected one written by datasets.Dataset.save_to_disk")
+    ds = load_from_disk(folder)
+    if not isinstance(ds, Dataset): raise ValueError(f"{where}: holds a {type(ds).__name__}; save one split (a Dataset)")
+    by, feats, attr = cols.get('partition_by') or None, str(cols.get('features', 'image')), cols.get('attribute') or None
+    if attr is None: raise ValueError(f"attribute: missing; {where} needs its attribute column (selectors read class x attribute counts)")
+    if by is not None and by not in ds.column_names:
+        raise ValueError(f"partition-by={by!r}: the dataset has no such column (its columns: {', '.join(ds.column_names)})")
+    part = IidPartitioner(dpar['num_clients']) if by is None else NaturalIdPartitioner(partition_by=by)
+    quiet = not datasets.are_progress_bars_disabled()
+    if quiet: datasets.disable_progress_bars()       # a node's log carries Flower's lines, not Datasets' bars
+    try: return federation_from_dataset(ds, part, feats.split(',') if ',' in feats else feats, str(cols.get('label', 'label')),
+                                        str(attr), seed=seed)
+    finally:
+        if quiet: datasets.enable_progress_bars()
+
+
 # %% ../../nbs/scale/80_flower.ipynb #f1app002
 APP_ONLY = ('scale', 'timeout', 'result_file', 'history_file') # run-config keys of the app itself (not the engine's)
-APP_KEYS = ('selector', 'federation', 'seed', *DATA_DEFAULTS, *RUN_FIELDS, *APP_ONLY) # run-config keys the app reads ('-' or '_')
-APP_FEDERATIONS = (*SWEEP_DATASETS, *FEDERATIONS) # federations a run config may name
+DATASET_DEFAULTS = dict(partition_by='', features='image', label='label', attribute='') # columns of a `dataset:` federation
+APP_KEYS = ('selector', 'federation', 'seed', *DATA_DEFAULTS, *RUN_FIELDS, *APP_ONLY, *DATASET_DEFAULTS) # keys the app reads ('-' or '_')
+APP_FEDERATIONS = (*SWEEP_DATASETS, *FEDERATIONS) # federations a run config may name (or `dataset:<folder>`)
+DATASET_PREFIX = 'dataset:' # federation `dataset:<folder>`: a `datasets.Dataset` written by `save_to_disk`
 
-def _app_data(fed:str, dpar:dict, scale:float, seed:int):
-    "The federation `fed` of a run config: a sweep dataset sized by `dpar`, or a published one filled at `scale`."
+def _app_data(fed:str, dpar:dict, scale:float, seed:int, cols:dict):
+    "The federation `fed` of a run config: a sweep dataset sized by `dpar`, a published one filled at `scale`, or a Dataset."
     if fed in SWEEP_DATASETS: return SWEEP_DATASETS[fed](dpar['num_clients'], dpar['alpha'], seed=seed)
-    data = make_federated('tabular', fed, scale=check_float('scale', scale, lo=0, lo_open=True), seed=seed)
+    if fed.startswith(DATASET_PREFIX): data = _disk_data(fed[len(DATASET_PREFIX):], dpar, cols, seed)
+    else: data = make_federated('tabular', fed, scale=check_float('scale', scale, lo=0, lo_open=True), seed=seed)
     if dpar['num_clients'] not in (DATA_DEFAULTS['num_clients'], data.num_clients):
-        raise ValueError(f"num-clients={dpar['num_clients']}: federation {fed!r} has {data.num_clients} clients (omit num-clients)")
+        raise ValueError(f"num-clients={dpar['num_clients']}: federation {fed!r} has {data.num_clients} clients; "
+                         f"set num-clients={data.num_clients} (and num-supernodes={data.num_clients})")
     return data
 
 def app_task(run_config:dict, # a Flower App run config: selector, federation, seed, `num-clients`, `alpha`, `RunConfig` fields
@@ -508,12 +544,14 @@ def app_task(run_config:dict, # a Flower App run config: selector, federation, s
     cfg = {str(k).replace('-', '_'): v for k, v in check_type('run_config', run_config, dict).items()}
     if bad := sorted(set(cfg) - set(APP_KEYS)): raise ValueError(f"run_config: unknown keys {bad}; allowed: {', '.join(APP_KEYS)}")
     for k in ('history_file', 'result_file', 'timeout'): cfg.pop(k, None)
-    fed, scale = check_choice('federation', cfg.pop('federation', 'digits'), APP_FEDERATIONS), cfg.pop('scale', 1.0)
+    fed, scale = _app_federation(cfg.pop('federation', 'digits')), cfg.pop('scale', 1.0)
+    cols = {k: v for k, d in DATASET_DEFAULTS.items() if (v := cfg.pop(k, d)) != d}   # the columns the run config names
+    if cols and not fed.startswith(DATASET_PREFIX): raise ValueError(f"{_dash(next(iter(cols)))}: only for a federation '{DATASET_PREFIX}<folder>'")
     sel, seed = registry_key(check_type('selector', cfg.pop('selector', 'uniform'), str)), cfg.pop('seed', 0)
     sweep_grid(['digits'], [sel], [seed], **{k: [v] for k, v in cfg.items()})   # the sweeps' checks of every value
     dpar = {k: cfg.pop(k, v) for k, v in DATA_DEFAULTS.items()}
-    data = _app_data(fed, dpar, scale, seed)
-    return dict(data=data, model_fn=partial(mlp, data.x.shape[1], TASK_HIDDEN, int(data.n_classes)),
+    data = _app_data(fed, dpar, scale, seed, cols)
+    return dict(data=data, model_fn=partial(mlp, int(np.prod(data.x.shape[1:])), TASK_HIDDEN, int(data.n_classes)),
                 selector=make_selector(sel, interaction_matrices(data)), config=RunConfig(**{'seed': seed, **cfg}))
 
 
