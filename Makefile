@@ -23,8 +23,8 @@ help:
 	@echo "make docs   - render the docs site into _docs/"
 	@echo "make bench  - run the benchmarks; each writes benchmarks/results/<name>.json with the machine and flags figures >25% worse than the record"
 	@echo "make results        - regenerate every committed result file in data/results (with its .meta.json record)"
-	@echo "make results-check  - regenerate the cheap result files whole and compare them with the committed ones (CI runs this)"
-	@echo "make results-check-all - recompute every result file (whole, or a drawn subset of its seeds) and compare"
+	@echo "make results-check  - recompute every result file (whole, or a drawn subset of its seeds) and compare (CI runs this)"
+	@echo "make results-check-all - recompute every seed of every result file and compare (as long as make results)"
 	@echo "make student - write the solution-free student edition of the classroom labs into nbs/labs/student"
 	@echo "make robust - re-run every learned-outcome check over seeds 0-9 and 1 and 2 threads; print the margins (tools/robustness.py)"
 	@echo "make apt-dry-run - simulate every apt-get install line of the project (tools/apt_dry_run.py); names a package conflict"
@@ -94,12 +94,12 @@ student: install
 results: install
 	$(PY) tools/results.py all
 
+# Every file, whole or a printed random draw of its seeds (and of its dataset, for the grids): about 10 minutes on one core.
 results-check: install
-	$(PY) tools/results.py --check cheap
-
-# Every file, whole or a printed random draw of its seeds (about 16 minutes on a quiet core).
-results-check-all: install
 	$(PY) tools/results.py --check all
+
+results-check-all: install
+	$(PY) tools/results.py --check all --all-seeds
 
 robust: install
 	$(PY) tools/robustness.py --jobs 2

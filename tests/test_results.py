@@ -72,15 +72,18 @@ def test_compare_uses_seed_spread():
     assert not tool.identical_rows(t, saved, near) and tool.identical_rows(t, saved, saved.assign(client_seconds=5.0))
     assert not tool.compare(t, saved, saved[saved.dataset == 'a'])[0]['ok']   # a missing group fails
 
-CHECK_ALL_BUDGET_S = 20 * 60   # `make results-check` (every file, whole or its drawn seeds) in about a quarter of an hour
+CHECK_ALL_BUDGET_S = 12 * 60   # `make results-check` (CI: every file, whole or its drawn seeds and part) in about 10 minutes
 FEW_SEEDS = {   # trained files with fewer than MIN_SEEDS seeds: no chapter may assert a comparison between arms on them
     'feddiverse_estimation': 'descriptive estimation errors per stand-in',
     'modelhet_tiny': 'seeds 0-2: the chapter shows its paired differences marked "not stated (3 seeds)"',
     'modelhet_lira': 'seeds 0-2: old vs new shadow design, no difference stated',
     'fairness_explorer': 'seeds 0-2: an illustration for reading trends, no comparison stated'}
 
+PARTS = {'feddiverse_teaching': 5, 'fairness_grid': 3}   # values of each grid's `check_part` column in its saved file
+
 def test_check_of_every_file_fits_its_budget():
-    assert sum(t.cost_check() for t in tool.TARGETS.values()) <= CHECK_ALL_BUDGET_S
+    assert {n for n, t in tool.TARGETS.items() if t.check_part} == set(PARTS)
+    assert sum(t.cost_check(PARTS.get(n, 1)) for n, t in tool.TARGETS.items()) <= CHECK_ALL_BUDGET_S
     assert all(t.check_seeds is None or 1 <= t.check_seeds < len(t.seeds) for t in tool.TARGETS.values())
 
 def test_trained_targets_run_seeds_0_to_s():
@@ -103,6 +106,19 @@ def test_draw_is_a_stated_random_subset():
     assert len(a) == t.check_seeds and set(a) <= set(t.seeds) and a == tuple(sorted(a))
     assert a == tool.draw_seeds(t, 1) and a != b                       # repeatable by its draw seed; another draw differs
     assert tool.draw_seeds(tool.TARGETS['selection_shares'], 1) is None  # checked whole
+
+def test_a_grid_check_draws_one_dataset_and_compares_its_rows_only():
+    t = tool.TARGETS['fairness_grid']
+    saved = pd.read_csv(RESULTS/t.file)
+    part = tool.draw_part(t, 1, saved)
+    assert part[0] == 'dataset' and part[1] in set(saved.dataset) and part == tool.draw_part(t, 1, saved)
+    assert len({tool.draw_part(t, d, saved)[1] for d in range(20)}) == saved.dataset.nunique()   # every dataset can be drawn
+    seeds = tool.draw_seeds(t, 1)
+    mine = tool.seed_rows(saved, seeds, part)
+    assert set(mine.dataset) == {part[1]} and set(mine.seed) == set(seeds)
+    assert all(r['ok'] for r in tool.compare(t, saved, mine, seeds, part))            # its own rows: within tolerance
+    assert not tool.compare(t, saved, mine.iloc[1:], seeds, part)[0]['ok']             # a missing row fails
+    assert tool.draw_part(tool.TARGETS['feddiverse_cmnist'], 1, saved) is None          # no part: every dataset
 
 def test_compare_a_subset_of_seeds():
     t = tool.TARGETS['feddiverse_cmnist']

@@ -25,7 +25,9 @@ Usage:
     python tools/results.py NAME... | all          regenerate into data/results (with sidecars)
     python tools/results.py --check NAME... | cheap regenerate into a temporary folder and compare (exit 1 if not)
     python tools/results.py --list                 targets, cost and tolerance
-`make results` runs `all`; `make results-check` runs `--check all` (every file: whole, or its drawn subset of seeds);
+`make results` runs `all`; `make results-check` (CI) runs `--check all`: every file, whole or a drawn subset (its
+`check_seeds` seeds, and for a grid over datasets one drawn dataset, `check_part`), about 10 minutes on one core;
+`make results-check-all` recomputes every seed of every file (`--all-seeds`, as long as `make results`);
 `--check cheap` is the quick set that regenerates whole in about 3 minutes.
 """
 from __future__ import annotations
@@ -112,13 +114,16 @@ class Target:
     rows:Callable|None = None # rows(df) -> bool mask of the rows compared (default: all)
     note:str = '' # what is compared, in words
     check_seeds:int|None = None # seeds a check recomputes (drawn at random from `seeds`); None: the whole file
+    check_part:str|None = None # a column of the file, passed to `make` as a keyword: a check also draws one of its values
     @property
     def file(self) -> str: "The file name under data/results."; return f'{self.name}.csv'
     def compared(self, df):
         "The compared part of a saved file: timing columns and rows left out."
         df = df if self.rows is None else df[self.rows(df)]
         return df.drop(columns=[c for c in self.timing if c in df.columns])
-    def cost_check(self) -> float: "Estimated seconds of a check (the drawn seeds only)."; return self.cost_s * (self.check_seeds or len(self.seeds)) / len(self.seeds)
+    def cost_check(self, parts:int=1) -> float:
+        "Estimated seconds of a check (the drawn seeds, and one of the `parts` values of `check_part`, only)."
+        return self.cost_s * (self.check_seeds or len(self.seeds)) / len(self.seeds) / (parts if self.check_part else 1)
 
 def _selection_shares(path, seeds):
     "Type shares of every selection rule on the seven federations, 3,000 rounds (no training)."
@@ -140,10 +145,11 @@ def _feddiverse_cmnist(path, seeds):
     from hetfl_explore.feddiverse.experiments import paper_grid, PRESETS
     paper_grid(PRESETS['teaching'], out=str(path), datasets=('CMNIST_GSC',), seeds=seeds, log=None)
 
-def _feddiverse_teaching(path, seeds):
-    "Tables 1 and 3 at the teaching scale on the five shapes stand-ins, the methods of SHAPES_METHODS: 55 runs per seed."
+def _feddiverse_teaching(path, seeds, dataset=None):
+    "Tables 1 and 3 at the teaching scale on the five shapes stand-ins (or one), the methods of SHAPES_METHODS: 55 runs per seed."
     from hetfl_explore.feddiverse.experiments import paper_grid, PRESETS, SHAPES_DATASETS, SHAPES_METHODS
-    paper_grid(PRESETS['teaching'], out=str(path), datasets=SHAPES_DATASETS, seeds=seeds, methods=SHAPES_METHODS, log=None)
+    datasets = SHAPES_DATASETS if dataset is None else (dataset,)
+    paper_grid(PRESETS['teaching'], out=str(path), datasets=datasets, seeds=seeds, methods=SHAPES_METHODS, log=None)
 
 def _modelhet_tiny(path, seeds):
     "The tiny digits sweep of chapter 4: 9 sub-model methods x 3 configurations + 2 baselines, Yeom attack."
@@ -162,10 +168,11 @@ def _lira_view(df):
     from hetfl_explore.modelhet.experiments import lira_comparison
     return lira_comparison(df)
 
-def _fairness_grid(path, seeds):
-    "Chapter 6's grid: 3 faces-like splits x 5 privacy levels."
-    from hetfl_explore.fairness.experiments import run_fairness_grid, ALL_LEVELS, FairnessPreset
-    run_fairness_grid(levels=tuple(ALL_LEVELS), seeds=tuple(seeds), preset=FairnessPreset(), path=str(path), log=None)
+def _fairness_grid(path, seeds, dataset=None):
+    "Chapter 6's grid: 3 faces-like splits (or one) x 5 privacy levels."
+    from hetfl_explore.fairness.experiments import run_fairness_grid, ALL_LEVELS, FairnessPreset, SPLIT_PRESETS
+    datasets = tuple(SPLIT_PRESETS) if dataset is None else (dataset,)
+    run_fairness_grid(datasets, levels=tuple(ALL_LEVELS), seeds=tuple(seeds), preset=FairnessPreset(), path=str(path), log=None)
 
 def _fairness_explorer(path, seeds):
     "The fairness explorer's precomputed grid: 4 rho x 3 client mixes x 4 levels."
@@ -193,12 +200,13 @@ TARGETS = {t.name: t for t in [
     Target('feddiverse_cmnist', _feddiverse_cmnist, CMNIST_SEEDS, 400, False, _TEACH_VIEW, _TEACH_TOL, timing=('seconds',),
            check_seeds=4, note='per (method, FL method), mean over the drawn seeds; WGA curves not compared'),
     Target('feddiverse_teaching', _feddiverse_teaching, SEEDS, 3300, False, _TEACH_VIEW, _TEACH_TOL, timing=('seconds',),
-           check_seeds=1, note='per (dataset, method, FL method), mean over the drawn seed; WGA curves not compared'),
+           check_seeds=1, check_part='dataset', note='per (method, FL method) of the drawn dataset, mean over the drawn seed; '
+           'WGA curves not compared'),
     Target('fairness_explorer', _fairness_explorer, (0, 1, 2), 170, False, seed_view(('rho', 'n_anti', 'level'), _EXPL),
            {c: Spread() for c in _EXPL}, check_seeds=1, note='per (rho, n_anti, level), mean over the drawn seed'),
     Target('fairness_grid', _fairness_grid, SEEDS, 950, False, seed_view(('dataset', 'level'), _GRID),
-           {c: Spread() for c in _GRID}, timing=('seconds',), check_seeds=1,
-           note='per (dataset, level), mean over the drawn seed; count tensors not compared'),
+           {c: Spread() for c in _GRID}, timing=('seconds',), check_seeds=1, check_part='dataset',
+           note='per level of the drawn dataset, mean over the drawn seed; count tensors not compared'),
     Target('modelhet_tiny', _modelhet_tiny, (0, 1, 2), 365, False, modelhet_view,
            {'n_seeds': Abs(0), **{c: Spread() for c in _MH}}, timing=('seconds',), check_seeds=1,
            note='summarize() per (n_large, method), %, mean over the drawn seed'),
@@ -250,6 +258,7 @@ def meta_path(csv:Path) -> Path: "The sidecar of a result file."; return csv.wit
 def worker(name:str, # target to make
            out_dir:str, # folder to write `<name>.csv` and its sidecar into (an unfinished file there is resumed)
            seeds:str='', # comma-separated seeds to make ('': all the target's seeds)
+           part:str='', # a value of the target's `check_part` column to make alone ('': all of them)
           ):
     "Make one target in this (fresh, single-threaded) process and write its sidecar."
     import torch
@@ -257,7 +266,8 @@ def worker(name:str, # target to make
     t, path = TARGETS[name], Path(out_dir)/TARGETS[name].file
     seeds = tuple(int(x) for x in seeds.split(',')) if seeds else t.seeds
     date = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds')
-    t0 = time.perf_counter(); t.make(path, seeds); wall = time.perf_counter() - t0
+    kw = {t.check_part: part} if part else {}
+    t0 = time.perf_counter(); t.make(path, seeds, **kw); wall = time.perf_counter() - t0
     meta = dict(target=name, file=f'data/results/{t.file}', command=f'python {TOOL} {name}', also_made_by='make results (every file)',
                 check=f'python {TOOL} --check {name}', seeds=list(seeds), **environment(), date=date, wall_seconds=round(wall, 1),
                 wall_note='seconds of the last (resumed) session only' if path.exists() and wall < t.cost_s / 4 else '')
@@ -266,12 +276,14 @@ def worker(name:str, # target to make
 def generate(t:Target, # target
              out_dir:Path, # folder for the new file and sidecar
              seeds:tuple|None=None, # the seeds to make (None: all the target's)
+             part:str|None=None, # one value of the target's `check_part` column to make (None: all)
             ) -> float: # wall seconds, process start included
     "Run `worker` for one target in a fresh process with the thread count pinned in its environment."
     t0 = time.perf_counter()
     env = {**os.environ, **THREAD_ENV, 'PYTHONWARNINGS': 'ignore'}
     arg = ','.join(map(str, seeds)) if seeds is not None else ''
-    r = subprocess.run([sys.executable, str(Path(__file__).resolve()), '--worker', t.name, str(out_dir), arg], cwd=ROOT, env=env)
+    r = subprocess.run([sys.executable, str(Path(__file__).resolve()), '--worker', t.name, str(out_dir), arg, part or ''],
+                       cwd=ROOT, env=env)
     if r.returncode: raise RuntimeError(f"{t.name}: generation failed (exit {r.returncode}, traceback above)")
     return time.perf_counter() - t0
 
@@ -285,9 +297,11 @@ def _max_diff(a, b) -> float:
 
 def seed_rows(df, # a saved file
               seeds:tuple|None, # the seeds kept (None: every row)
+              part:tuple|None=None, # (column, value): only the rows with this value (None: every row)
              ):
-    "The rows of the given seeds (files without a seed column are kept whole)."
-    return df if seeds is None or 'seed' not in df.columns else df[df.seed.isin(seeds)]
+    "The rows of the given seeds (files without a seed column are kept whole), and of the given part."
+    df = df if seeds is None or 'seed' not in df.columns else df[df.seed.isin(seeds)]
+    return df if part is None else df[df[part[0]] == part[1]]
 
 def draw_seeds(t:Target, # target
                draw:int, # seed of the draw (printed by the check, so a draw can be repeated)
@@ -297,14 +311,24 @@ def draw_seeds(t:Target, # target
     if t.check_seeds is None or t.check_seeds >= len(t.seeds): return None
     return tuple(sorted(random.Random(f'{draw}:{t.name}').sample(list(t.seeds), t.check_seeds)))
 
+def draw_part(t:Target, # target
+              draw:int, # seed of the draw (as for `draw_seeds`)
+              saved, # DataFrame of the saved file (its values of `t.check_part`)
+             ) -> tuple|None: # (column, value), or None when the target has no `check_part`
+    "One value of the target's `check_part` column, drawn at random from the saved file's values."
+    import random
+    if t.check_part is None: return None
+    return t.check_part, random.Random(f'{draw}:{t.name}:part').choice(sorted(map(str, saved[t.check_part].unique())))
+
 def compare(t:Target, # target
             saved, # DataFrame of the saved file (whole: the seed spread σ is read from all its seeds)
             new, # DataFrame of the regenerated file (the drawn seeds only, or whole)
             seeds:tuple|None=None, # the seeds recomputed (None: the whole file)
+            part:tuple|None=None, # (column, value) recomputed (None: every value)
            ) -> list[dict]: # one row per compared column
     "Compare the published figures of two versions of a file (the target's view) within the target's tolerances."
     full = t.view(t.compared(saved))
-    vs, vn = t.view(t.compared(seed_rows(saved, seeds))), t.view(t.compared(new))
+    vs, vn = t.view(t.compared(seed_rows(saved, seeds, part))), t.view(t.compared(new))
     n = len(seeds) if seeds is not None else len(t.seeds)
     rows = []
     if set(vs.index) != set(vn.index):
@@ -389,14 +413,16 @@ def regenerate_and_compare(targets:list[Target], # targets to regenerate and com
             notes.append(f"{t.file}: not checked, {PENDING[t.name]}; make it with `python {TOOL} {t.name}`"); continue
         if not saved_path.exists(): raise FileNotFoundError(f"{saved_path}: no saved file to check; make it with `python {TOOL} {t.name}`")
         with tempfile.TemporaryDirectory(prefix=f'results-check-{t.name}-') as tmp:
-            seeds = None if all_seeds else draw_seeds(t, draw)
+            saved = pd.read_csv(saved_path)
+            seeds, part = (None, None) if all_seeds else (draw_seeds(t, draw), draw_part(t, draw, saved))
             which = 'every seed' if seeds is None else f"seed{'s' if len(seeds) > 1 else ''} {', '.join(map(str, seeds))} of {len(t.seeds)}"
-            cost = t.cost_s if seeds is None else t.cost_check()
+            which += '' if part is None else f", {part[0]} {part[1]}"
+            cost = t.cost_s if seeds is None else t.cost_check(saved[t.check_part].nunique() if part else 1)
             print(f"{t.name}: regenerating {which} into a temporary folder (about {cost / 60:.1f} min) ...", flush=True)
-            wall = generate(t, Path(tmp), seeds)
-            saved, new = pd.read_csv(saved_path), pd.read_csv(Path(tmp)/t.file)
-            rows += compare(t, saved, new, seeds)
-            same, identical = same_machine(meta_path(saved_path), meta_path(Path(tmp)/t.file)), identical_rows(t, seed_rows(saved, seeds), new)
+            wall = generate(t, Path(tmp), seeds, None if part is None else part[1])
+            new = pd.read_csv(Path(tmp)/t.file)
+            rows += compare(t, saved, new, seeds, part)
+            same, identical = same_machine(meta_path(saved_path), meta_path(Path(tmp)/t.file)), identical_rows(t, seed_rows(saved, seeds, part), new)
             if strict and same and not identical:
                 rows.append(dict(file=t.file, column='(bit-identical rows)', max_abs_diff='no', tolerance='yes', rule='--strict', ok=False))
             machine = 'same CPU and packages as the saved file' if same else 'another CPU or package set than the saved file'
