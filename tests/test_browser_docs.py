@@ -95,6 +95,9 @@ def check_page(page, base: str, rel: str) -> list[str]:
         page.wait_for_function("[...document.querySelectorAll('.hx-plotly')].filter(e => e.offsetParent !== null)"
                                ".every(e => e.querySelector('.main-svg'))", timeout=15000)   # every shown panel figure drew (plotly skips closed tabs)
     undrawn = page.evaluate(DRAWN_AS_DECLARED)
+    empty = page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot')]"
+                          ".filter(p => Array.isArray(p.data) && !p.data.length).length")   # a figure with no trace at all
+    if empty: problems.append(f'{rel}: {empty} figure(s) drawn without a single trace (an empty frame)')
     if undrawn: problems.append(f'{rel}: {len(undrawn)} trace(s) not drawn as their type (a plotly.js bundle without it?): {undrawn[:3]}')
     views = page.locator('script[type="application/vnd.jupyter.widget-view+json"]').count()
     if views: page.wait_for_selector('.jupyter-widgets', timeout=15000)
