@@ -5,6 +5,7 @@
 # %% ../../nbs/scale/80_flower.ipynb #bada3a91
 from __future__ import annotations
 import json, logging, os, pickle, sys, time
+from contextlib import contextmanager
 from functools import partial
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version, InvalidVersion
@@ -498,9 +499,20 @@ def _app_federation(fed) -> str:
     if isinstance(fed, str) and fed.startswith(DATASET_PREFIX) and len(fed) > len(DATASET_PREFIX): return fed
     return check_choice('federation', fed, (*APP_FEDERATIONS, f'{DATASET_PREFIX}<folder>'))
 
+@contextmanager
+def _quiet_partitioning():
+    "Datasets' progress bars and the natural-id partitioner's per-row bar switched off (a node logs Flower's lines)."
+    import datasets
+    from flwr_datasets.partitioner import natural_id_partitioner as nip
+    was_on, bar = not datasets.are_progress_bars_disabled(), nip.tqdm
+    datasets.disable_progress_bars(); nip.tqdm = partial(bar, disable=True)
+    try: yield
+    finally:
+        nip.tqdm = bar
+        if was_on: datasets.enable_progress_bars()
+
 def _disk_data(folder:str, dpar:dict, cols:dict, seed:int):
     "The federation of the `Dataset` saved in `folder`: one client per value of `partition-by`, else `num-clients` IID parts."
-    import datasets
     from datasets import Dataset, load_from_disk
     from flwr_datasets.partitioner import IidPartitioner, NaturalIdPartitioner
     from hetfl_explore.scale.partitions import federation_from_dataset
@@ -513,13 +525,9 @@ def _disk_data(folder:str, dpar:dict, cols:dict, seed:int):
     if by is not None and by not in ds.column_names:
         raise ValueError(f"partition-by={by!r}: the dataset has no such column (its columns: {', '.join(ds.column_names)})")
     part = IidPartitioner(dpar['num_clients']) if by is None else NaturalIdPartitioner(partition_by=by)
-    quiet = not datasets.are_progress_bars_disabled()
-    if quiet: datasets.disable_progress_bars()       # a node's log carries Flower's lines, not Datasets' bars
-    try: return federation_from_dataset(ds, part, feats.split(',') if ',' in feats else feats, str(cols.get('label', 'label')),
-                                        str(attr), seed=seed)
-    finally:
-        if quiet: datasets.enable_progress_bars()
-
+    with _quiet_partitioning():
+        return federation_from_dataset(ds, part, feats.split(',') if ',' in feats else feats, str(cols.get('label', 'label')),
+                                       str(attr), seed=seed)
 
 # %% ../../nbs/scale/80_flower.ipynb #f1app002
 APP_ONLY = ('scale', 'timeout', 'result_file', 'history_file') # run-config keys of the app itself (not the engine's)
