@@ -75,7 +75,6 @@ def test_compare_uses_seed_spread():
 CHECK_ALL_BUDGET_S = 12 * 60   # `make results-check` (CI: every file, whole or its drawn seeds and part) in about 10 minutes
 FEW_SEEDS = {   # trained files with fewer than MIN_SEEDS seeds: no chapter may assert a comparison between arms on them
     'feddiverse_estimation': 'descriptive estimation errors per stand-in',
-    'modelhet_tiny': 'seeds 0-2: the chapter shows its paired differences marked "not stated (3 seeds)"',
     'modelhet_lira': 'seeds 0-2: old vs new shadow design, no difference stated',
     'fairness_explorer': 'seeds 0-2: an illustration for reading trends, no comparison stated'}
 

@@ -207,7 +207,7 @@ TARGETS = {t.name: t for t in [
     Target('fairness_grid', _fairness_grid, SEEDS, 950, False, seed_view(('dataset', 'level'), _GRID),
            {c: Spread() for c in _GRID}, timing=('seconds',), check_seeds=1, check_part='dataset',
            note='per level of the drawn dataset, mean over the drawn seed; count tensors not compared'),
-    Target('modelhet_tiny', _modelhet_tiny, (0, 1, 2), 365, False, modelhet_view,
+    Target('modelhet_tiny', _modelhet_tiny, SEEDS, 1220, False, modelhet_view,
            {'n_seeds': Abs(0), **{c: Spread() for c in _MH}}, timing=('seconds',), check_seeds=1,
            note='summarize() per (n_large, method), %, mean over the drawn seed'),
     Target('modelhet_lira', _modelhet_lira, (0, 1, 2), 420, False, _lira_view,
