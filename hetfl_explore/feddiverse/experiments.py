@@ -451,12 +451,12 @@ def regenerate_results(*names:str, # targets of `python tools/results.py --list`
     return r.stdout
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #23f8bcff
-TEACHING_FILES = ('feddiverse_cmnist.csv',)   # the saved teaching grids: colored MNIST (the shapes grid is made by `feddiverse_teaching`)
+TEACHING_FILES = ('feddiverse_cmnist.csv', 'feddiverse_teaching.csv')   # the saved teaching grids: colored MNIST, the shapes stand-ins
 
 def load_teaching() -> pd.DataFrame: # rows of `paper_grid`, both files
     "The saved teaching grids (`TEACHING_FILES`) as one table of runs."
     missing = [f for f in TEACHING_FILES if not results_path(f).exists()]
-    if missing: raise FileNotFoundError(f"{missing}: not found; make them with `python {RESULTS_TOOL} feddiverse_cmnist`")
+    if missing: raise FileNotFoundError(f"{missing}: not found; make them with `python {RESULTS_TOOL} feddiverse_cmnist feddiverse_teaching`")
     return pd.concat([pd.read_csv(results_path(f)) for f in TEACHING_FILES], ignore_index=True)
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #a7b76b56
