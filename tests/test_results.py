@@ -81,8 +81,8 @@ FEW_SEEDS = {   # trained files with fewer than MIN_SEEDS seeds: no chapter may 
 PARTS = {'feddiverse_teaching': 5, 'fairness_grid': 3}   # values of each grid's `check_part` column in its saved file
 
 def test_check_of_every_file_fits_its_budget():
-    assert {n for n, t in tool.TARGETS.items() if t.check_part} == set(PARTS)
-    assert sum(t.cost_check(PARTS.get(n, 1)) for n, t in tool.TARGETS.items()) <= CHECK_ALL_BUDGET_S
+    assert {n: tool.parts(t) for n, t in tool.TARGETS.items() if t.check_part} == PARTS
+    assert sum(t.cost_check(tool.parts(t)) for t in tool.TARGETS.values()) <= CHECK_ALL_BUDGET_S
     assert all(t.check_seeds is None or 1 <= t.check_seeds < len(t.seeds) for t in tool.TARGETS.values())
 
 def test_trained_targets_run_seeds_0_to_s():

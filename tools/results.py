@@ -360,6 +360,12 @@ def print_table(rows:list[dict]):
     for line in [head, tuple('-' * x for x in w), *cells]: print('  '.join(s.ljust(x) for s, x in zip(line, w)).rstrip())
 
 # ------------------------------------------------------------------------------------------------------- commands
+def parts(t:Target) -> int:
+    "How many values of the target's `check_part` column its saved file holds (1 without a part or a saved file)."
+    import pandas as pd
+    if t.check_part is None or not (RESULTS/t.file).exists(): return 1
+    return int(pd.read_csv(RESULTS/t.file, usecols=[t.check_part])[t.check_part].nunique())
+
 def list_targets():
     "Print every target with its cost estimate, seeds and tolerance."
     print(f"{'target':22s} {'file':27s} {'cost':>7s}  {'cheap':5s}  seeds    tolerance (rule: columns) and what is compared")
@@ -368,13 +374,14 @@ def list_targets():
         for c, r in t.tolerance.items(): by_rule.setdefault(str(r), []).append(c)
         tol = '; '.join(f"{r}: {', '.join(cs)}" for r, cs in by_rule.items())
         seeds = f"{t.seeds[0]}..{t.seeds[-1]}" if len(t.seeds) > 1 else str(t.seeds[0])
-        checked = 'whole' if t.check_seeds is None else f'{t.check_seeds} drawn seed(s), {t.cost_check() / 60:.1f} m'
+        part = '' if t.check_part is None else f' and {t.check_part}'
+        checked = 'whole' if t.check_seeds is None else f'{t.check_seeds} drawn seed(s){part}, {t.cost_check(parts(t)) / 60:.1f} m'
         print(f"{t.name:22s} {t.file:27s} {t.cost_s / 60:5.1f} m  {'yes' if t.cheap else 'no':5s}  {seeds:7s}  "
               f"{tol}\n{'':75s}(check: {checked}; {t.note})" + (f"\n{'':75s}PENDING: {PENDING[t.name]}" if t.name in PENDING else ''))
     print(f"σ = the figure's std over seeds, pooled over the file's groups (from the whole saved file); "
           f"{SPREAD_K:g}·σ·√(2/n) = {SPREAD_K:g} standard errors of a difference of two n-seed means (n: the seeds compared). "
           f"cheap: {sum(t.cost_s for t in TARGETS.values() if t.cheap) / 60:.1f} m, check of all: "
-          f"{sum(t.cost_check() for t in TARGETS.values()) / 60:.0f} m, regeneration of all: {sum(t.cost_s for t in TARGETS.values()) / 60:.0f} m.")
+          f"{sum(t.cost_check(parts(t)) for t in TARGETS.values()) / 60:.0f} m, regeneration of all: {sum(t.cost_s for t in TARGETS.values()) / 60:.0f} m.")
 
 def regenerate(targets:list[Target]):
     "Regenerate each target into data/results (file and sidecar replaced only when the run succeeds; an interrupted run resumes)."
@@ -417,7 +424,7 @@ def regenerate_and_compare(targets:list[Target], # targets to regenerate and com
             seeds, part = (None, None) if all_seeds else (draw_seeds(t, draw), draw_part(t, draw, saved))
             which = 'every seed' if seeds is None else f"seed{'s' if len(seeds) > 1 else ''} {', '.join(map(str, seeds))} of {len(t.seeds)}"
             which += '' if part is None else f", {part[0]} {part[1]}"
-            cost = t.cost_s if seeds is None else t.cost_check(saved[t.check_part].nunique() if part else 1)
+            cost = t.cost_s if seeds is None else t.cost_check(parts(t))
             print(f"{t.name}: regenerating {which} into a temporary folder (about {cost / 60:.1f} min) ...", flush=True)
             wall = generate(t, Path(tmp), seeds, None if part is None else part[1])
             new = pd.read_csv(Path(tmp)/t.file)
