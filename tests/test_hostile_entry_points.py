@@ -212,3 +212,44 @@ def test_reference_round_refuses_a_tolerance_that_is_no_tolerance():
     for v in (float('nan'), -1.0, '1e-9'):
         refused(lambda: reference_round(T, 2, np.random.default_rng(0), tol=v), 'tol')
     assert len(reference_round(T, 2, np.random.default_rng(0))) == 2
+
+def test_contribution_curves_refuse_a_federation_of_the_wrong_kind():
+    "`top_fraction_curves`, `group_curves` and `drop_unstable_curves` take a `FedStream`: another object is named, not read."
+    from hetfl_explore.clustering.contribution import top_fraction_curves, group_curves, drop_unstable_curves
+    from hetfl_explore.clustering.data import from_client_arrays
+    from hetfl_explore.foundation.data import tiny_digits_federation
+    fd, s = tiny_digits_federation(num_clients=4, min_size=10, n_test=40), np.arange(4.)
+    for bad in (fd, None, 'digits', np.ones(4)):
+        refused(lambda: top_fraction_curves(bad, s, rounds=1), 'data', 'FedStream')
+        refused(lambda: group_curves(bad, s, (2,), rounds=1), 'data', 'FedStream')
+        refused(lambda: drop_unstable_curves(bad, s, 1, rounds=1), 'data', 'FedStream')
+    rng = np.random.default_rng(0)
+    X = [rng.normal(size=(12, 2)) + i for i in range(4)]; y = [np.arange(12) % 2 for _ in range(4)]
+    st = from_client_arrays('toy', X, y, 2, rounds=2, seed=0)
+    out = top_fraction_curves(st, s, (0.5, 1.0), rounds=1)
+    assert list(out.columns) == ['top 50%', 'top 100%'] and len(out) == 2 and np.isfinite(out.to_numpy()).all()
+
+def test_predictive_and_evaluate_check_their_inputs_and_devices():
+    "An array whose `.device` is the string 'cpu' (numpy 2), a tensor on another device, NaN rows or bad labels are named."
+    from hetfl_explore.crowd.bayesian import predictive, bayes_mlp
+    from hetfl_explore.engine.models import evaluate, mlp
+    torch.manual_seed(0)
+    bm, m = bayes_mlp(4, 3, 5), mlp(4, 5, 3)
+    x, y, a = torch.randn(6, 4), torch.tensor([0, 1, 2, 0, 1, 2]), torch.tensor([0, 1, 0, 1, 0, 1])
+    mean, var = predictive(bm, x, samples=3)
+    assert mean.shape == (6, 3) and torch.allclose(mean.sum(1), torch.ones(6)) and (var >= 0).all()
+    assert torch.allclose(predictive(bm, x.double(), samples=3)[0], mean, atol=1e-6)   # float64 rows read in the model's dtype
+    r = evaluate(m, x, y, a, 3, 2)
+    assert 0 <= r['accuracy'] <= 1 and r['group_counts'].sum() == 6
+    nan = x.clone(); nan[2, 1] = float('nan')
+    for bad, what in ((x.numpy(), 'Tensor'), (x.to('meta'), 'meta'), (nan, 'NaN'), (x[:, :3], '4'), ('cpu', 'Tensor')):
+        refused(lambda: predictive(bm, bad), 'x', what)
+        refused(lambda: evaluate(m, bad, y, a, 3, 2), 'x', what)
+    refused(lambda: predictive('nope', x), 'model')
+    refused(lambda: evaluate(m, x, y.numpy(), a, 3, 2), 'y', 'Tensor')
+    refused(lambda: evaluate(m, x, torch.tensor([0, 1, 2, 0, 1, 3]), a, 3, 2), 'y', '3')
+    refused(lambda: evaluate(m, x, y, torch.tensor([0, 1, 0, 1, 0, 2]), 3, 2), 'a', '2')   # once counted as class 1's group
+    refused(lambda: evaluate(m, x, y[:5], a, 3, 2), 'y', '5')
+    refused(lambda: evaluate(m, x, y.float(), a, 3, 2), 'y', 'float')
+    refused(lambda: evaluate(m, x, y, a, 0, 2), 'n_classes', '0')
+    refused(lambda: evaluate(m, x, y, a, 3, 2.5), 'n_attrs', '2.5')

@@ -406,8 +406,19 @@ def predictive(model:nn.Sequential, # a Bayesian classifier
               ) -> tuple[torch.Tensor, torch.Tensor]: # (n, classes) mean probabilities, (n, classes) their variance
     "Monte Carlo predictive mean and variance of the class probabilities."
     samples, seed = check_int('samples', samples, lo=1), check_int('seed', seed, lo=0)
+    x = _check_inputs(model, x)
     with _seeded(seed, x.device), torch.no_grad(): p = torch.stack([forward(model, x).softmax(-1) for _ in range(samples)])
     return p.mean(0), p.var(0, unbiased=False)
+
+def _check_inputs(model, x):
+    "Finite rows of in_features values (flattened) as a tensor on the model's device, in its dtype; errors name `model` and `x`."
+    w = _layers(check_type('model', model, nn.Sequential))[0].weight_mu
+    check_type('x', x, torch.Tensor)
+    if x.device != w.device: raise ValueError(f"x is on device {x.device}: expected the model's device {w.device}")
+    x = check_tensor('x', x)
+    if x.ndim < 2 or x[0].numel() != w.shape[1]:
+        raise ValueError(f"x: shape {tuple(x.shape)}: expected n rows of {w.shape[1]} values, one per model input")
+    return x.to(w.dtype)
 
 ECE_BINS = 15   # equal-width confidence bins (Guo et al., 2017)
 
