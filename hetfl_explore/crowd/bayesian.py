@@ -411,12 +411,12 @@ def predictive(model:nn.Sequential, # a Bayesian classifier
     return p.mean(0), p.var(0, unbiased=False)
 
 def _check_inputs(model, x):
-    "Finite rows of in_features values (flattened) as a tensor on the model's device, in its dtype; errors name `model` and `x`."
+    "Finite rows of in_features values (flattened), on the model's device and in its dtype; errors name `model`, `x`."
     w = _layers(check_type('model', model, nn.Sequential))[0].weight_mu
     check_type('x', x, torch.Tensor)
     if x.device != w.device: raise ValueError(f"x is on device {x.device}: expected the model's device {w.device}")
     x = check_tensor('x', x)
-    if x.ndim < 2 or x[0].numel() != w.shape[1]:
+    if x.ndim < 2 or math.prod(x.shape[1:]) != w.shape[1]:
         raise ValueError(f"x: shape {tuple(x.shape)}: expected n rows of {w.shape[1]} values, one per model input")
     return x.to(w.dtype)
 

@@ -413,7 +413,8 @@ def assert_learned(name:str, # a short, unique name of the assertion (e.g. 'FAVO
                   ) -> float: # the margin value - bound
     "Assert that a learned quantity clears its bound; record the margin when a robustness run asks for it."
     check_type('name', name, str)
-    value, bound = float(value), check_float('bound', bound)
+    if isinstance(value, torch.Tensor) and value.numel() == 1: value = value.item()   # a one-element tensor: its number
+    value, bound = check_float('value', value), check_float('bound', bound)
     margin = value - bound
     path = os.environ.get(OUTCOME_LOG_ENV, '').strip()
     if path:

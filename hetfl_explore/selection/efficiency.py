@@ -313,7 +313,11 @@ def pooled_balance(class_counts:np.ndarray, # (K, C) class histograms
                   ) -> float:
     "1 - class imbalance (Delta_CI) of the pooled class histogram of clients `ids`: 1 = perfectly balanced."
     counts = check_count_array('class_counts', check_array('class_counts', class_counts, 2))
-    pooled = counts[check_ids('ids', ids, len(counts), unique=True)].sum(0)
+    if not counts.size:
+        raise ValueError(f"class_counts: shape {counts.shape}: expected at least one client and one class")
+    ids = check_ids('ids', ids, len(counts), unique=True)
+    if not len(ids): raise ValueError("ids: empty: expected at least one client to pool")
+    pooled = counts[ids].sum(0)
     return float(entropy(pooled) / np.log(len(pooled)))
 
 # %% ../../nbs/selection/09_efficiency.ipynb #0fec36df
