@@ -358,3 +358,9 @@ def test_promethee_weights_gpfl_labels_and_pool_labels_are_named():
     for bad in (None, 'abc', [[0], [1, 1]]): refused(lambda: local_sgd(th, X, bad, rng), 'y')
     assert local_sgd(th, X, np.array([0, 1, 1, 0]), rng).shape == (3, 2)
     y = np.array([0, 0, 1, 1]); refused(lambda: balanced_split(y, y[:0], 2, 2, 1, 0), 'a', 'expected')
+
+def test_flcir_needs_at_least_one_client():
+    "An empty (0, C) histogram table was accepted and left a selector with no client to pick."
+    from hetfl_explore.selection.efficiency import FLCIR
+    refused(lambda: FLCIR(np.zeros((0, 3))), 'class_counts', 'expected')
+    assert FLCIR(np.eye(3) * 10).class_counts.shape == (3, 3)

@@ -327,7 +327,7 @@ class FLCIR(Selector):
     taxonomy = placement('FL-CIR', 'Efficiency', 'V D S R T', ('theta', 'loss'), 'Bandit-based', 'Ranking', 'Fixed rounds')
     def __init__(self, class_counts:np.ndarray, # (K, C) per-client class histograms (known or estimated)
                  c:float=1.5, # CUCB exploration constant in sqrt(c ln t / n_k) (Chen, Wang & Yuan 2013: 3/2)
-                ): self.class_counts, self.c = check_array('class_counts', class_counts, 2, lo=0), check_float('c', c, lo=0)
+                ): self.class_counts, self.c = check_array('class_counts', class_counts, 2, lo=0, nonempty=True), check_float('c', c, lo=0)
 
     def reset(self, num_clients, seed):
         "Every arm unplayed, no reward yet; the class histograms must cover the federation."
