@@ -364,3 +364,23 @@ def test_flcir_needs_at_least_one_client():
     from hetfl_explore.selection.efficiency import FLCIR
     refused(lambda: FLCIR(np.zeros((0, 3))), 'class_counts', 'expected')
     assert FLCIR(np.eye(3) * 10).class_counts.shape == (3, 3)
+
+def test_default_device_names_a_gpu_index_the_machine_lacks(monkeypatch):
+    "'cuda:7' on a one-GPU machine was returned as a device and failed at first use inside torch."
+    from hetfl_explore.foundation.core import default_device
+    assert default_device('cpu') == torch.device('cpu') and default_device(torch.device('cpu')).type == 'cpu'
+    refused(lambda: default_device('nope'), 'device', 'nope')
+    refused(lambda: default_device(3), 'device', '3')
+    monkeypatch.setattr(torch.cuda, 'is_available', lambda: True)
+    monkeypatch.setattr(torch.cuda, 'device_count', lambda: 1)
+    refused(lambda: default_device('cuda:7'), 'device', 'cuda:7')
+    assert default_device('cuda:0') == torch.device('cuda:0') and default_device('cuda').type == 'cuda'
+
+def test_toy_client_checks_its_margins():
+    "A NaN or text margin once produced NaN features (or failed inside torch)."
+    from hetfl_explore.feddiverse.estimation import toy_client
+    N = np.array([[3, 1], [2, 4]])
+    for name in ('attr_margin', 'class_margin'):
+        for v in (float('nan'), float('inf'), '1', None): refused(lambda: toy_client(N, **{name: v}), name)
+    x, y, a = toy_client(N, noise_dims=2)
+    assert x.shape == (10, 4) and torch.isfinite(x).all() and len(y) == len(a) == 10

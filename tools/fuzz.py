@@ -123,6 +123,8 @@ KINDS = {   # kind -> (malformed(v), equivalent(v), extra malformed(v))
     'tensor': (lambda v: _as_tensors(_array_bad(v)), lambda v: {}, lambda v: {'array': np.asarray(v), 'list': np.asarray(v).tolist()}),
     'tensor_labels': (lambda v: _as_tensors(_array_bad(v)), lambda v: {'int32': torch.as_tensor(v).int()},
                       lambda v: {**_as_tensors(_label_bad(v)), 'array': np.asarray(v)}),
+    'device': (lambda v: {'unknown': 'nope', 'absent GPU': 'cuda:99', 'int': 3, 'hostile': SelfRaising(), 'str subclass': RaisingStr(v)},
+               lambda v: {'torch.device': torch.device(v)}, lambda v: {}),
     'choice': (lambda v: {'unknown': 'no-such-choice', 'int': 3, 'None': None, 'hostile': SelfRaising(), 'str subclass': RaisingStr(v)},
                lambda v: {}, lambda v: {}),
     'callable': (lambda v: {'int': 3, 'str': 'f'}, lambda v: {}, lambda v: {}),
@@ -226,7 +228,7 @@ def _controls() -> dict:
      'modelhet.mia': [('roc_auc', dict(scores=(np.array([.1, .9, .4, .6]), 'array'), labels=(np.array([0, 1, 0, 1]), 'labels'))),
                       ('advantage', dict(preds=(np.array([0, 1, 1, 1]), 'labels'), labels=(np.array([0, 1, 0, 1]), 'labels')))],
     }
-    for more in (_more_controls(Ns), _core_controls(), _entry_controls(fed), _array_controls(Ns), _object_controls(), _study_controls(Ns)):
+    for more in (_more_controls(Ns), _core_controls(), _entry_controls(fed), _array_controls(Ns), _object_controls(), _study_controls(Ns), _device_controls(Ns)):
         for g, entries in more.items(): base.setdefault(g, []).extend(entries)
     return base
 
@@ -399,6 +401,19 @@ def _study_controls(Ns) -> dict:
                          ('flows_pairwise', dict(X=(X, 'array'), weights=(w, 'nonneg_array'), q=(0.05, 'nonneg'), p=(0.5, 'pos'))),
                          ('compute_flows_as_printed', dict(g=(np.array([.1, .5, .3]), 'array'), q=(0.05, 'nonneg'), p=(0.5, 'pos')))],
      'crowd.pki': [('seal', dict(key=(bytes(32), 'obj'), data=(b'update', 'obj')))],
+    }
+
+def _device_controls(Ns) -> dict:
+    "Controls of entry points that take a device by name, a method's name or a toy client's matrix."
+    from hetfl_explore.engine.models import mlp
+    x = torch.randn(6, 4, generator=torch.Generator().manual_seed(0))
+    y, a = torch.tensor([0, 1, 0, 1, 1, 0]), torch.tensor([0, 0, 1, 1, 0, 1])
+    return {
+     'fairness.metrics': [('model_confusion', dict(model=mlp(4, 5, 2), x=x, y=y, a=a, n_classes=2, n_groups=2, device=('cpu', 'device')))],
+     'foundation.core': [('default_device', dict(device=('cpu', 'device')))],
+     'feddiverse.estimation': [('toy_client', dict(counts=(Ns[0], 'counts'), seed=(0, 'count'), attr_margin=(3.0, 'real'),
+                                                   class_margin=(0.6, 'real'), noise_dims=(2, 'count')))],
+     'feddiverse.experiments': [('method_label', dict(method=('FedDiverse', 'obj')))],
     }
 
 # %% every public entry point: the hand-written controls above, automatic ones for the rest, and what is not fuzzed here
@@ -664,7 +679,8 @@ VALID_MUTANTS = {('ClientView', 'available'): {'empty'}, ('make_view', 'availabl
                  ('bin_scores', 'x'): {'empty'}, ('select_per_group', 'max_per_group'): {'None'},   # no scores to bin; None keeps every sample
                  ('uni_flows_sorted', 'q'): {'list'}, ('uni_flows_sorted', 'p'): {'list'},   # a threshold per criterion (one here)
                  **{(f, t): {'list'} for f in ('check_thresholds', 'flows_sorted', 'flows_pairwise', 'compute_flows_as_printed') for t in 'qp'},
-                 ('balanced_split', 'test_per_group'): {'0'}}   # no test set: every sample trains
+                 ('balanced_split', 'test_per_group'): {'0'},   # no test set: every sample trains
+                 ('default_device', 'device'): {'str subclass'}, ('model_confusion', 'device'): {'str subclass'}}   # torch reads its characters, 'cpu'
 
 def fuzz_group(group:str, entries:list, timeout:float, auto:bool=False) -> list:
     "Every control of a group, then its malformed and equivalent mutants; one record per call."

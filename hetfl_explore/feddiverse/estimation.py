@@ -80,6 +80,7 @@ def toy_client(counts, # (|Y|, |A|) interaction matrix of the client
               ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]: # x (n, 2 + noise_dims), y, a
     "Gaussian features in which the attribute is easier to read than the class, with the given (y, a) counts."
     check_estimation_arguments(seed=seed, noise_dims=noise_dims)
+    attr_margin, class_margin = check_float('attr_margin', attr_margin), check_float('class_margin', class_margin)
     N = as_counts(counts, 'counts').astype(np.int64); g = torch_generator(seed)
     if N.ndim != 2: raise ValueError(f"counts: shape {N.shape}: expected one (|Y|, |A|) matrix")
     y = torch.as_tensor(np.repeat(np.arange(N.shape[0]), N.sum(1)))
