@@ -384,3 +384,23 @@ def test_toy_client_checks_its_margins():
         for v in (float('nan'), float('inf'), '1', None): refused(lambda: toy_client(N, **{name: v}), name)
     x, y, a = toy_client(N, noise_dims=2)
     assert x.shape == (10, 4) and torch.isfinite(x).all() and len(y) == len(a) == 10
+
+def test_selection_and_kl_and_label_mismatches_name_the_callers_argument():
+    "validate_selection once named Selection.ids, not `sel`; gaussian_kl, interaction_matrix, triplet_error and the MIA "
+    "metrics said what differs but not what fits; neg_elbo rejected a batch given as a list (read as float64)."
+    from hetfl_explore.engine.protocol import validate_selection, make_view
+    from hetfl_explore.crowd.bayesian import gaussian_kl, neg_elbo, bayes_mlp
+    from hetfl_explore.foundation.hetero import interaction_matrix
+    from hetfl_explore.feddiverse.selector import triplet_error
+    from hetfl_explore.modelhet.mia import roc_auc
+    view = make_view(4, 0)
+    for bad in (None, 'abc', np.array([0.5, 1.5]), np.array([0, 0]), np.array([], int)):
+        refused(lambda: validate_selection(bad, view), 'sel')
+    assert validate_selection(np.array([0, 2]), view).ids.tolist() == [0, 2]
+    z, o = torch.zeros(3), torch.ones(3)
+    refused(lambda: gaussian_kl(z, o, torch.zeros(2), o), 'mu_p', 'expected')
+    refused(lambda: interaction_matrix(np.array([0, 1]), np.array([0]), 2, 2), 'a', 'expected')
+    t = np.full((3, 3), .1); refused(lambda: triplet_error(t, t[:2]), 'true', 'expected')
+    refused(lambda: roc_auc(np.array([.1, .9]), np.array([0])), 'labels', 'expected')
+    m = bayes_mlp(4, 3, 5); torch.manual_seed(0); a = neg_elbo(m, [[0.] * 4, [1.] * 4], torch.tensor([0, 2]), 10)
+    torch.manual_seed(0); assert torch.allclose(a, neg_elbo(m, torch.tensor([[0.] * 4, [1.] * 4]), torch.tensor([0, 2]), 10))

@@ -44,7 +44,8 @@ def gaussian_kl(mu_q, # means of q
         if (v <= 0).any(): raise ValueError(f"{n}: expected positive variances")
     if var_q.shape != mu_q.shape: raise ValueError(f"var_q has shape {tuple(var_q.shape)}: expected {tuple(mu_q.shape)} like mu_q")
     try: torch.broadcast_shapes(mu_q.shape, mu_p.shape, var_p.shape)
-    except RuntimeError: raise ValueError(f"mu_p, var_p: shapes {tuple(mu_p.shape)}, {tuple(var_p.shape)} do not broadcast against mu_q {tuple(mu_q.shape)}") from None
+    except RuntimeError: raise ValueError(f"mu_p, var_p: shapes {tuple(mu_p.shape)}, {tuple(var_p.shape)} do not broadcast against mu_q {tuple(mu_q.shape)}: "
+                                 "expected shapes that broadcast against it") from None
     return _kl_sum(mu_q, var_q, mu_p, var_p)
 
 # %% ../../nbs/crowd/65_bayesian.ipynb #d5de777c
@@ -164,7 +165,7 @@ def _nll(out, y, likelihood, noise_var, reduction='mean'):
 
 def _check_batch(model, x, y, likelihood):
     "Finite inputs, and one label in [0, outputs) (or one finite target) per input; errors name `x` and `y`."
-    x, n_out = check_tensor('x', x), _layers(model)[-1].weight_mu.shape[0]
+    ls = _layers(model); x, n_out = check_tensor('x', x).to(ls[0].weight_mu.dtype), ls[-1].weight_mu.shape[0]   # in its dtype
     if likelihood == 'gaussian': t = check_tensor('y', y)
     else:
         t = torch.as_tensor(check_ids('y', y.detach().cpu() if isinstance(y, torch.Tensor) else y, n_out), device=x.device)
