@@ -212,3 +212,195 @@ def test_reference_round_refuses_a_tolerance_that_is_no_tolerance():
     for v in (float('nan'), -1.0, '1e-9'):
         refused(lambda: reference_round(T, 2, np.random.default_rng(0), tol=v), 'tol')
     assert len(reference_round(T, 2, np.random.default_rng(0))) == 2
+
+def test_contribution_curves_refuse_a_federation_of_the_wrong_kind():
+    "`top_fraction_curves`, `group_curves` and `drop_unstable_curves` take a `FedStream`: another object is named, not read."
+    from hetfl_explore.clustering.contribution import top_fraction_curves, group_curves, drop_unstable_curves
+    from hetfl_explore.clustering.data import from_client_arrays
+    from hetfl_explore.foundation.data import tiny_digits_federation
+    fd, s = tiny_digits_federation(num_clients=4, min_size=10, n_test=40), np.arange(4.)
+    for bad in (fd, None, 'digits', np.ones(4)):
+        refused(lambda: top_fraction_curves(bad, s, rounds=1), 'data', 'FedStream')
+        refused(lambda: group_curves(bad, s, (2,), rounds=1), 'data', 'FedStream')
+        refused(lambda: drop_unstable_curves(bad, s, 1, rounds=1), 'data', 'FedStream')
+    rng = np.random.default_rng(0)
+    X = [rng.normal(size=(12, 2)) + i for i in range(4)]; y = [np.arange(12) % 2 for _ in range(4)]
+    st = from_client_arrays('toy', X, y, 2, rounds=2, seed=0)
+    out = top_fraction_curves(st, s, (0.5, 1.0), rounds=1)
+    assert list(out.columns) == ['top 50%', 'top 100%'] and len(out) == 2 and np.isfinite(out.to_numpy()).all()
+
+def test_predictive_and_evaluate_check_their_inputs_and_devices():
+    "An array whose `.device` is the string 'cpu' (numpy 2), a tensor on another device, NaN rows or bad labels are named."
+    from hetfl_explore.crowd.bayesian import predictive, bayes_mlp
+    from hetfl_explore.engine.models import evaluate, mlp
+    torch.manual_seed(0)
+    bm, m = bayes_mlp(4, 3, 5), mlp(4, 5, 3)
+    x, y, a = torch.randn(6, 4), torch.tensor([0, 1, 2, 0, 1, 2]), torch.tensor([0, 1, 0, 1, 0, 1])
+    mean, var = predictive(bm, x, samples=3)
+    assert mean.shape == (6, 3) and torch.allclose(mean.sum(1), torch.ones(6)) and (var >= 0).all()
+    assert torch.allclose(predictive(bm, x.double(), samples=3)[0], mean, atol=1e-6)   # float64 rows read in the model's dtype
+    r = evaluate(m, x, y, a, 3, 2)
+    assert 0 <= r['accuracy'] <= 1 and r['group_counts'].sum() == 6
+    nan = x.clone(); nan[2, 1] = float('nan')
+    for bad, what in ((x.numpy(), 'Tensor'), (x.to('meta'), 'meta'), (nan, 'NaN'), (x[:, :3], '4'), ('cpu', 'Tensor')):
+        refused(lambda: predictive(bm, bad), 'x', what)
+        refused(lambda: evaluate(m, bad, y, a, 3, 2), 'x', what)
+    refused(lambda: predictive('nope', x), 'model')
+    refused(lambda: evaluate(m, x, y.numpy(), a, 3, 2), 'y', 'Tensor')
+    refused(lambda: evaluate(m, x, torch.tensor([0, 1, 2, 0, 1, 3]), a, 3, 2), 'y', '3')
+    refused(lambda: evaluate(m, x, y, torch.tensor([0, 1, 0, 1, 0, 2]), 3, 2), 'a', '2')   # once counted as class 1's group
+    refused(lambda: evaluate(m, x, y[:5], a, 3, 2), 'y', '5')
+    refused(lambda: evaluate(m, x, y.float(), a, 3, 2), 'y', 'float')
+    refused(lambda: evaluate(m, x, y, a, 0, 2), 'n_classes', '0')
+    refused(lambda: evaluate(m, x, y, a, 3, 2.5), 'n_attrs', '2.5')
+
+def test_assert_learned_reads_its_value_as_a_finite_number():
+    "A learned value of '1.0', True, inf or NaN is named (once '1.0' and True passed, inf passed every bound)."
+    from hetfl_explore.foundation.core import assert_learned
+    for v in ('1.0', True, float('inf'), float('nan'), None):
+        refused(lambda: assert_learned('fuzz', v, 0.5), 'value')
+    assert assert_learned('fuzz', np.float32(0.75), 0.5) == 0.25 and assert_learned('fuzz', torch.tensor(0.75), 0.5) == 0.25
+
+def test_seeds_and_gaps_of_selection_helpers_are_checked():
+    "`sketch` and the clustering streams' `train_round` name a bad seed; `robust_low_outliers` a bad `min_gap`."
+    from hetfl_explore.selection.baselines import sketch
+    from hetfl_explore.selection.constraints import robust_low_outliers
+    from hetfl_explore.clustering.gpfl import train_round, TrainConfig, lr_init
+    from hetfl_explore.clustering.data import from_client_arrays
+    u = torch.ones(3, 4)
+    for v in (-1, 1.5, 2**64, 'x'): refused(lambda: sketch(u, 2, v), 'seed')
+    assert np.allclose(sketch(u, 2, np.int64(3)), sketch(u, 2, 3))
+    acc = np.array([.9, .8, .85, .1])
+    for v in (-1.0, float('nan'), 'x', None): refused(lambda: robust_low_outliers(acc, min_gap=v), 'min_gap')
+    assert robust_low_outliers(acc).tolist() == [False, False, False, True]
+    st = from_client_arrays('toy', [np.ones((6, 2)) * i for i in range(2)], [np.arange(6) % 2] * 2, 2, rounds=2, seed=0)
+    for v in (-1, 1.5, 'x'): refused(lambda: train_round(st, 0, {0: lr_init(2, 2)}, TrainConfig(), v), 'seed')
+
+def test_linked_lengths_name_both_arguments_and_what_is_allowed():
+    "A length or shape mismatch names the argument that was changed, not only its partner, and says what fits."
+    from hetfl_explore.selection.baselines import top_by, choice_without_replacement, stratified_pick
+    from hetfl_explore.selection.constraints import qffl_step, oort_utility
+    from hetfl_explore.selection.incentives import subjective_reputation
+    from hetfl_explore.selection.efficiency import pooled_balance
+    from hetfl_explore.fairness.metrics import gap
+    rng = np.random.default_rng(0)
+    refused(lambda: top_by(np.array([], int), np.array([3., 1., 2.]), 2, rng), 'ids', 'expected')
+    refused(lambda: choice_without_replacement(np.array([0, 1, 2]), np.array([.5, .5]), 2, rng), 'p', 'expected')
+    refused(lambda: choice_without_replacement(np.array([], int), np.array([.2, .3, .5]), 2, rng), 'a', 'expected')
+    refused(lambda: qffl_step(torch.zeros(0), torch.ones(2, 3), np.ones(2), 1.0), 'global_params', 'expected')
+    refused(lambda: qffl_step(torch.zeros(3), torch.ones(2, 3), np.ones(1), 1.0), 'losses', 'expected')
+    refused(lambda: oort_utility(np.ones(2), np.ones(2), np.ones(0), 2.0), 'times', 'expected')
+    refused(lambda: subjective_reputation(np.ones(0), np.ones(2)), 'pos', 'expected')
+    refused(lambda: gap(np.zeros(0)), 'rates', 'expected')
+    refused(lambda: stratified_pick(np.zeros(0), np.array([0, 1]), 1, rng), 'groups', 'expected')
+    assert stratified_pick(np.array([0., 1.]), np.array([], int), 2, rng).tolist() == []   # nobody available: nobody picked
+    refused(lambda: pooled_balance(np.zeros((0, 2)), np.array([0])), 'class_counts', 'expected')
+    refused(lambda: pooled_balance(np.array([[3, 1], [1, 3]]), np.array([], int)), 'ids', 'expected')
+    assert pooled_balance(np.array([[3, 1], [1, 3]]), np.array([0, 1])) == 1.0
+
+def test_evaluation_reads_int32_labels_and_empty_batches():
+    "int32 labels once crashed cross-entropy; no rows once raised IndexError in the width check."
+    from hetfl_explore.engine.models import evaluate, mlp
+    from hetfl_explore.crowd.bayesian import predictive, bayes_mlp
+    torch.manual_seed(0); m = mlp(4, 5, 3); x, y, a = torch.randn(6, 4), torch.tensor([0, 1, 2, 0, 1, 2]), torch.tensor([0, 1, 0, 1, 0, 1])
+    r32, r64 = evaluate(m, x, y.int(), a.int(), 3, 2), evaluate(m, x, y, a, 3, 2)
+    assert r32['accuracy'] == r64['accuracy'] and r32['loss'] == r64['loss']
+    assert evaluate(m, x[:0], y[:0], a[:0], 3, 2)['group_counts'].sum() == 0
+    assert predictive(bayes_mlp(4, 3, 5), x[:0], samples=2)[0].shape == (0, 3)
+
+def test_estimation_pivot_checks_labels_and_mask():
+    "`pivot_class` and `estimate_matrix` name labels out of range, float labels and a mask of another length."
+    from hetfl_explore.feddiverse.estimation import pivot_class, estimate_matrix
+    maj, y = torch.tensor([True, False, True, False]), torch.tensor([0, 0, 1, 1])
+    assert pivot_class(maj, y, 2) in (0, 1)
+    refused(lambda: pivot_class(maj, torch.tensor([0, 0, 1, 5]), 2), 'y', '5')
+    refused(lambda: pivot_class(maj, y.float(), 2), 'y', 'float')
+    refused(lambda: pivot_class(maj[:3], y, 2), 'majority', '3')
+    refused(lambda: estimate_matrix(maj, torch.tensor([-1, 0, 1, 1]), 2, None, None), 'y', '-1')
+
+def test_select_per_group_reads_labels_as_non_negative_integers():
+    "NaN, negative or fractional labels were cast to int64 and grouped silently (also when every sample is kept)."
+    from hetfl_explore.foundation.loaders import select_per_group
+    y, a = np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1])
+    for bad in (np.array([0., np.nan, 1., 1.]), np.array([0, -1, 1, 1]), np.array([0., .5, 1., 1.])):
+        for m in (1, None):
+            refused(lambda: select_per_group(bad, a, m), 'y')
+            refused(lambda: select_per_group(y, bad, m), 'a')
+    refused(lambda: select_per_group(y, a[:3], 1), 'a', 'expected')
+    assert select_per_group(y, a, None).tolist() == [0, 1, 2, 3] and sorted(select_per_group(y, a, 1).tolist()) == [0, 1, 2, 3]
+
+def test_check_prob_checks_its_tolerance():
+    "An atol of NaN, inf or a negative number once made every sum pass (or none)."
+    from hetfl_explore.clustering.profiles import check_prob
+    for v in (float('nan'), float('inf'), -1e-3, 'x'): refused(lambda: check_prob('p', [.5, .5], atol=v), 'atol')
+    refused(lambda: check_prob('p', [.5, .6], atol=1e-6), 'p', 'expected')
+    assert check_prob('p', [.5, .5]).tolist() == [.5, .5]
+
+def test_unit_masks_names_a_model_that_is_not_a_module():
+    "A number or any other object once failed with AttributeError ('named_modules')."
+    from hetfl_explore.engine.aggregation import unit_masks
+    from hetfl_explore.engine.models import mlp
+    for bad in (3, 'mlp', None): refused(lambda: unit_masks(bad, 0.5, np.random.default_rng(0)), 'model', 'Module')
+    m = unit_masks(mlp(4, 6, 3), 0.5, np.random.default_rng(0))
+    assert set(m.unique().tolist()) <= {0.0, 1.0} and 0 < m.mean() < 1
+
+def test_promethee_weights_gpfl_labels_and_pool_labels_are_named():
+    "An object whose reading raises (weights), None or text as labels (local_sgd) and labels of another length are named."
+    from fractions import Fraction
+    from hetfl_explore.crowd.promethee import check_weights
+    from hetfl_explore.clustering.gpfl import local_sgd
+    from hetfl_explore.foundation.data import balanced_split
+    class Raising:
+        def __array__(self, *a, **k): raise RuntimeError('hostile')
+    refused(lambda: check_weights(Raising()), 'weights')
+    assert check_weights([Fraction(1, 4)] * 4).tolist() == [.25] * 4
+    th, X, rng = np.zeros((3, 2)), np.ones((4, 2)), np.random.default_rng(0)
+    for bad in (None, 'abc', [[0], [1, 1]]): refused(lambda: local_sgd(th, X, bad, rng), 'y')
+    assert local_sgd(th, X, np.array([0, 1, 1, 0]), rng).shape == (3, 2)
+    y = np.array([0, 0, 1, 1]); refused(lambda: balanced_split(y, y[:0], 2, 2, 1, 0), 'a', 'expected')
+
+def test_flcir_needs_at_least_one_client():
+    "An empty (0, C) histogram table was accepted and left a selector with no client to pick."
+    from hetfl_explore.selection.efficiency import FLCIR
+    refused(lambda: FLCIR(np.zeros((0, 3))), 'class_counts', 'expected')
+    assert FLCIR(np.eye(3) * 10).class_counts.shape == (3, 3)
+
+def test_default_device_names_a_gpu_index_the_machine_lacks(monkeypatch):
+    "'cuda:7' on a one-GPU machine was returned as a device and failed at first use inside torch."
+    from hetfl_explore.foundation.core import default_device
+    assert default_device('cpu') == torch.device('cpu') and default_device(torch.device('cpu')).type == 'cpu'
+    refused(lambda: default_device('nope'), 'device', 'nope')
+    refused(lambda: default_device(3), 'device', '3')
+    monkeypatch.setattr(torch.cuda, 'is_available', lambda: True)
+    monkeypatch.setattr(torch.cuda, 'device_count', lambda: 1)
+    refused(lambda: default_device('cuda:7'), 'device', 'cuda:7')
+    assert default_device('cuda:0') == torch.device('cuda:0') and default_device('cuda').type == 'cuda'
+
+def test_toy_client_checks_its_margins():
+    "A NaN or text margin once produced NaN features (or failed inside torch)."
+    from hetfl_explore.feddiverse.estimation import toy_client
+    N = np.array([[3, 1], [2, 4]])
+    for name in ('attr_margin', 'class_margin'):
+        for v in (float('nan'), float('inf'), '1', None): refused(lambda: toy_client(N, **{name: v}), name)
+    x, y, a = toy_client(N, noise_dims=2)
+    assert x.shape == (10, 4) and torch.isfinite(x).all() and len(y) == len(a) == 10
+
+def test_selection_and_kl_and_label_mismatches_name_the_callers_argument():
+    "validate_selection once named Selection.ids, not `sel`; gaussian_kl, interaction_matrix, triplet_error and the MIA "
+    "metrics said what differs but not what fits; neg_elbo rejected a batch given as a list (read as float64)."
+    from hetfl_explore.engine.protocol import validate_selection, make_view
+    from hetfl_explore.crowd.bayesian import gaussian_kl, neg_elbo, bayes_mlp
+    from hetfl_explore.foundation.hetero import interaction_matrix
+    from hetfl_explore.feddiverse.selector import triplet_error
+    from hetfl_explore.modelhet.mia import roc_auc
+    view = make_view(4, 0)
+    for bad in (None, 'abc', np.array([0.5, 1.5]), np.array([0, 0]), np.array([], int)):
+        refused(lambda: validate_selection(bad, view), 'sel')
+    assert validate_selection(np.array([0, 2]), view).ids.tolist() == [0, 2]
+    z, o = torch.zeros(3), torch.ones(3)
+    refused(lambda: gaussian_kl(z, o, torch.zeros(2), o), 'mu_p', 'expected')
+    refused(lambda: interaction_matrix(np.array([0, 1]), np.array([0]), 2, 2), 'a', 'expected')
+    t = np.full((3, 3), .1); refused(lambda: triplet_error(t, t[:2]), 'true', 'expected')
+    refused(lambda: roc_auc(np.array([.1, .9]), np.array([0])), 'labels', 'expected')
+    m = bayes_mlp(4, 3, 5); torch.manual_seed(0); a = neg_elbo(m, [[0.] * 4, [1.] * 4], torch.tensor([0, 2]), 10)
+    torch.manual_seed(0); assert torch.allclose(a, neg_elbo(m, torch.tensor([[0.] * 4, [1.] * 4]), torch.tensor([0, 2]), 10))

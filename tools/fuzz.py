@@ -83,6 +83,13 @@ def _array_ok(v):
     a = np.asarray(v)
     return {'torch tensor': torch.as_tensor(a), 'list': a.tolist()}
 
+def _as_tensors(muts:dict) -> dict:
+    "Array mutants as torch tensors (an entry point that takes tensors only refuses arrays before it reads their entries)."
+    return {k: torch.as_tensor(x) if isinstance(x, np.ndarray) and x.dtype.kind in 'biuf' else x for k, x in muts.items()}
+
+def _label_bad(v): return {'label -1': np.r_[-1, np.asarray(v)[1:]], 'label past the end': np.r_[np.asarray(v)[:-1], 10**3],
+                           'fractional label': np.asarray(v, float) + 0.5, 'one short': np.asarray(v)[:-1]}
+
 KINDS = {   # kind -> (malformed(v), equivalent(v), extra malformed(v))
     'real': (_real_bad, _real_ok, lambda v: {}),
     'pos': (_real_bad, _real_ok, lambda v: {'0': 0.0, '-1': -1.0}),
@@ -113,6 +120,11 @@ KINDS = {   # kind -> (malformed(v), equivalent(v), extra malformed(v))
     'labels': (_array_bad, _array_ok, lambda v: {'label -1': np.r_[-1, np.asarray(v)[1:]],
                                                  'label past the end': np.r_[np.asarray(v)[:-1], 10**3],
                                                  'fractional label': np.asarray(v, float) + 0.5}),
+    'tensor': (lambda v: _as_tensors(_array_bad(v)), lambda v: {}, lambda v: {'array': np.asarray(v), 'list': np.asarray(v).tolist()}),
+    'tensor_labels': (lambda v: _as_tensors(_array_bad(v)), lambda v: {'int32': torch.as_tensor(v).int()},
+                      lambda v: {**_as_tensors(_label_bad(v)), 'array': np.asarray(v)}),
+    'device': (lambda v: {'unknown': 'nope', 'absent GPU': 'cuda:99', 'int': 3, 'hostile': SelfRaising(), 'str subclass': RaisingStr(v)},
+               lambda v: {'torch.device': torch.device(v)}, lambda v: {}),
     'choice': (lambda v: {'unknown': 'no-such-choice', 'int': 3, 'None': None, 'hostile': SelfRaising(), 'str subclass': RaisingStr(v)},
                lambda v: {}, lambda v: {}),
     'callable': (lambda v: {'int': 3, 'str': 'f'}, lambda v: {}, lambda v: {}),
@@ -216,7 +228,8 @@ def _controls() -> dict:
      'modelhet.mia': [('roc_auc', dict(scores=(np.array([.1, .9, .4, .6]), 'array'), labels=(np.array([0, 1, 0, 1]), 'labels'))),
                       ('advantage', dict(preds=(np.array([0, 1, 1, 1]), 'labels'), labels=(np.array([0, 1, 0, 1]), 'labels')))],
     }
-    for g, entries in _more_controls(Ns).items(): base.setdefault(g, []).extend(entries)
+    for more in (_more_controls(Ns), _core_controls(), _entry_controls(fed), _array_controls(Ns), _object_controls(), _study_controls(Ns), _device_controls(Ns)):
+        for g, entries in more.items(): base.setdefault(g, []).extend(entries)
     return base
 
 def _more_controls(Ns) -> dict:
@@ -252,6 +265,155 @@ def _more_controls(Ns) -> dict:
      'engine.aggregation': [('fednova_norm', dict(steps=(np.array([3., 5.]), 'nonneg_array'), lr=(np.array([.1, .1]), 'nonneg_linked'),
                                                   momentum=(0.0, 'prob'), prox_mu=(0.1, 'pos')))],
      'selection.efficiency': [('FLCIR', dict(class_counts=(np.eye(3) * 10, 'nonneg_array'), c=(1.5, 'nonneg')))],
+    }
+
+def _core_controls() -> dict:
+    "Controls of the `check_*` helpers: each is called with name='value', so its message must name the caller's `value`."
+    import pandas as pd
+    V = 'value'
+    return {
+     'foundation.core': [('check_int', dict(name=V, value=(3, 'count'), lo=0)), ('check_count', dict(name=V, value=(3, 'count'))),
+                         ('check_rng_seed', dict(name=V, value=(3, 'count'))), ('check_probability', dict(name=V, value=(0.3, 'prob'))),
+                         ('check_float', dict(name=V, value=(0.5, 'unit'), lo=0, hi=1, lo_open=True)),
+                         ('check_array', dict(name=V, value=(np.array([[1., 2.], [3., 4.]]), 'array'), ndim=2, nonempty=True)),
+                         ('check_tensor', dict(name=V, value=(torch.ones(2, 3), 'array'), ndim=2)),
+                         ('check_count_array', dict(name=V, value=(np.array([1, 2, 0]), 'counts'))),
+                         ('check_distribution', dict(name=V, value=(np.array([1., 3.]), 'nonneg_array'))),
+                         ('check_ids', dict(name=V, value=(np.array([0, 2]), 'unique_ids'), n=4, unique=True)),
+                         ('check_choice', dict(name=V, value=('a', 'choice'), choices=['a', 'b'])),
+                         ('check_type', dict(name=V, value=('x', 'obj'), types=str)),
+                         ('check_callable', dict(name=V, value=(len, 'callable'))),
+                         ('check_keys', dict(name='values', values=({'a': 1}, 'obj'), allowed=['a', 'b'])),
+                         ('check_columns', dict(name=V, value=(pd.DataFrame({'a': [1.]}), 'obj'), columns=['a'])),
+                         ('verdict', dict(paper=(0.1, 'real'), mean=(0.12, 'real'), se=(0.01, 'nonneg'), k=(2.0, 'nonneg'))),
+                         ('assert_learned', dict(name='fuzz', value=(0.9, 'real'), bound=(0.5, 'real')))],
+    }
+
+def _entry_controls(fed) -> dict:
+    "Controls of entry points that need built objects (a model, a Bayesian model, a stream) or several linked arrays."
+    from hetfl_explore.crowd.bayesian import bayes_mlp
+    from hetfl_explore.engine.models import mlp
+    from hetfl_explore.clustering.data import from_client_arrays
+    g = np.random.default_rng(0)
+    stream = from_client_arrays('toy', [g.normal(size=(12, 2)) + i for i in range(4)], [np.arange(12) % 2] * 4, 2, rounds=2, seed=0)
+    x6, y6, a6 = torch.randn(6, 4, generator=torch.Generator().manual_seed(0)), torch.tensor([0, 1, 2, 0, 1, 2]), torch.tensor([0, 1, 0, 1, 0, 1])
+    return {
+     'engine.models': [('evaluate', dict(model=(mlp(4, 5, 3), 'obj'), x=(x6, 'tensor'), y=(y6, 'tensor_labels'), a=(a6, 'tensor_labels'),
+                                         n_classes=(3, 'size'), n_attrs=(2, 'size'), batch_size=(4, 'size')))],
+     'crowd.bayesian': [('predictive', dict(model=(bayes_mlp(4, 3, 5), 'obj'), x=(x6, 'tensor'), samples=(3, 'size'), seed=(0, 'count')))],
+     'clustering.contribution': [('top_fraction_curves', dict(data=(stream, 'obj'), scores=(np.arange(4.), 'linked_array'),
+                                                              fractions=(np.array([0.5, 1.0]), 'array'), rounds=(1, 'size'), seed=(0, 'count')))],
+     'selection.baselines': [('stratified_pick', dict(groups=(np.array([0., 0., 1., 1.]), 'array'), available=(np.array([0, 1, 2]), 'unique_ids'),
+                                                      m=(2, 'count'), rng=np.random.default_rng(0))),
+                             ('flag_opposing', dict(updates=(torch.tensor([[1., 0.], [1., .5], [-1., 0.]]), 'tensor'))),
+                             ('sketch', dict(updates=(torch.ones(3, 4), 'array'), dim=(2, 'size'), seed=(0, 'count'))),
+                             ('ward_clusters', dict(z=(np.array([[0., 0.], [0., .1], [5., 5.]]), 'array'), n=(2, 'size')))],
+     'selection.constraints': [('project_simplex', dict(v=(np.array([.2, .9, -.1]), 'array'))),
+                               ('normalised_utility', dict(u=(np.array([1., 3., 2.]), 'array'), clip=(0.95, 'unit'))),
+                               ('oort_utility', dict(n_samples=(np.array([10., 20.]), 'nonneg_array'), rms_loss=(np.array([1., 2.]), 'nonneg_linked'),
+                                                     times=(np.array([1., 3.]), 'nonneg_linked'), preferred=(2.0, 'pos'), alpha=(2.0, 'nonneg'))),
+                               ('qffl_step', dict(global_params=(torch.zeros(3), 'array'), updates=(torch.ones(2, 3), 'array'),
+                                                  losses=(np.array([1., 2.]), 'nonneg_linked'), q=(1.0, 'nonneg'), L=(1.0, 'pos'))),
+                               ('robust_low_outliers', dict(acc=(np.array([.9, .8, .85, .1]), 'array'), z=(3.0, 'nonneg'), min_gap=(0.05, 'nonneg')))],
+     'selection.efficiency': [('round_half_up', dict(x=(2.5, 'real'))),
+                              ('pooled_balance', dict(class_counts=(np.array([[3, 1], [1, 3], [2, 2]]), 'counts'), ids=(np.array([0, 1]), 'unique_ids')))],
+     'selection.incentives': [('contract_menu', dict(costs=(np.array([1., 3., 2.]), 'nonneg_array'))),
+                              ('subjective_reputation', dict(pos=(np.array([3., 0.]), 'nonneg_array'), neg=(np.array([1., 2.]), 'nonneg_linked'),
+                                                             W=(2.0, 'pos'), base=(0.5, 'prob')))],
+     'fairness.metrics': [('hard_predictions', dict(out=(torch.tensor([[.2, .8], [.9, .1]]), 'array'), threshold=(0.5, 'prob'))),
+                          ('gap', dict(rates=(np.array([.2, .5, .4]), 'array'), how=('maxmin', 'choice'))),
+                          ('rates_confusion', dict(n=(np.array([10., 20.]), 'nonneg_array'), base_rate=(np.array([.5, .3]), 'linked_array'),
+                                                   tpr=(np.array([.8, .7]), 'linked_array'), fpr=(np.array([.1, .2]), 'linked_array')))],
+     'fairness.experiments': [('message_size', dict(level=('fedrk', 'choice'), n_classes=(2, 'size'), n_attrs=(3, 'size')))],
+     'feddiverse.estimation': [('pivot_class', dict(majority=torch.tensor([True, False, True, False]), y=(torch.tensor([0, 0, 1, 1]), 'tensor_labels'),
+                                                    n_classes=(2, 'size'))),
+                               ('with_head', dict(model=(mlp(4, 5, 3), 'obj'), n_out=(2, 'size')))],
+    }
+
+def _array_controls(Ns) -> dict:
+    "Controls of entry points that take arrays and numbers only (profiles, scores, flows, costs, federations)."
+    P = np.array([[.5, .5, 0.], [.2, .3, .5], [.1, .8, .1]]); D = np.array([[0., 1., 2.], [1., 0., 1.5], [2., 1.5, 0.]])
+    X = np.array([[1., 2., .5, 3.], [2., 1., .7, 1.], [1.5, 1.5, .2, 2.]])
+    return {
+     'clustering.profiles': [('check_prob', dict(name='p', p=(np.array([.2, .8]), 'nonneg_array'), atol=(1e-6, 'nonneg'))),
+                             ('check_distance_matrix', dict(name='D', D=(D, 'nonneg_array'))),
+                             ('ema_update', dict(p_old=(np.array([.5, .5]), 'nonneg_array'), p_new=(np.array([.2, .8]), 'nonneg_linked'), w=(0.5, 'prob'))),
+                             ('class_distance_matrix', dict(P=(P, 'nonneg_array'), metric=('tv', 'choice'))),
+                             ('semantic_w1', dict(p=(np.array([.5, .5, 0.]), 'nonneg_array'), q=(np.array([.2, .3, .5]), 'nonneg_linked'), ground=(D, 'nonneg_array')))],
+     'clustering.mcl': [('kmedoids_cost', dict(D=(D, 'nonneg_array'), medoids=(np.array([0, 2]), 'unique_ids')))],
+     'clustering.cafl': [('cmfl_relevance', dict(u=(np.array([1., -2., 3.]), 'array'), u_bar=(np.array([1., 2., 3.]), 'linked_array')))],
+     'clustering.gpfl': [('predict_proba', dict(theta=(np.zeros((3, 2)), 'array'), X=(np.ones((4, 2)), 'array')))],
+     'clustering.contribution': [('bin_scores', dict(x=(np.array([1., 3., 6.]), 'array'), edges=(np.array([2., 5.]), 'array')))],
+     'crowd.devices': [('memory_impact', dict(required_gb=(2.0, 'nonneg'), free_gb=(np.array([1., 4.]), 'nonneg_array')))],
+     'crowd.promethee': [('minmax_columns', dict(X=(X, 'array'))),
+                         ('uni_flows_sorted', dict(g=(np.array([.1, .5, .3]), 'array'), q=(0.05, 'nonneg'), p=(0.5, 'pos')))],
+     'crowd.shapley': [('flag_free_riders', dict(phi=(np.array([.3, .2, .01]), 'array'), kappa=(0.1, 'nonneg'))),
+                       ('shapley_tmr', dict(games=([((0, 1), lambda c: float(len(c))), ((1, 2), lambda c: 0.5 * len(c))], 'obj'),
+                                           n_clients=(3, 'size'), threshold=(0.0, 'real'), decay=(1.0, 'prob')))],
+     'crowd.robust': [('robust_outliers', dict(mus=(torch.eye(5), 'array'), rule=('multi_krum', 'choice'), f=(1, 'count'), ratio=(100.0, 'pos')))],
+     'modelhet.mia': [('min_nonmembers', dict(fpr=(0.01, 'unit'))), ('n_known_members', dict(n_members=(100, 'size')))],
+     'foundation.data': [('scale_federation', dict(spec_or_matrices=(Ns, 'counts'), scale=(0.5, 'pos'), min_nonzero=(1, 'count'))),
+                         ('federation', dict(name=('spawrious_gsc', 'choice')))],
+     'foundation.datasets': [('check_counts', dict(counts=(Ns[0], 'counts')))],
+     'foundation.loaders': [('select_per_group', dict(y=(np.array([0, 0, 1, 1]), 'counts'), a=(np.array([0, 1, 0, 1]), 'linked_array'),
+                                                      max_per_group=(1, 'size'), seed=(0, 'count')))],
+     'feddiverse.selector': [('noise_for_error', dict(triplets=(np.array([[.1, .2, .3], [.4, .1, 0.]]), 'array'), target=(0.05, 'nonneg'), seed=(0, 'count')))],
+     'fairness.metrics': [('sum_confusions', dict(confusions=([torch.ones(2, 2, 2), torch.ones(2, 2, 2)], 'obj'))),
+                          ('client_accuracy_parity', dict(confusions=([torch.ones(2, 2, 2), torch.eye(2).repeat(2, 1, 1)], 'obj')))],
+    }
+
+def _object_controls() -> dict:
+    "Controls of entry points that take models, rules, tables of labels, mappings or text."
+    from hetfl_explore.engine.models import mlp
+    from hetfl_explore.engine.aggregation import fedavg_rule
+    from hetfl_explore.engine.protocol import make_view
+    return {
+     'engine.aggregation': [('unit_masks', dict(model=(mlp(4, 5, 3), 'obj'), keep=(0.5, 'unit'), rng=np.random.default_rng(0))),
+                            ('aggregation_rule_name', dict(rule=(fedavg_rule, 'callable')))],
+     'engine.store': [('run_key', dict(identity=('abc', 'obj'))), ('hook_identity', dict(hook=(len, 'callable')))],
+     'feddiverse.own_data': [('matrices_from_arrays', dict(labels=([np.array([0, 1]), np.array([1, 1])], 'obj'),
+                                                           attributes=([np.array([1, 0]), np.array([0, 1])], 'obj'), n_classes=(2, 'size'), n_attrs=(2, 'size')))],
+     'selection.efficiency': [('q_net', dict(n_in=(4, 'size'), hidden=(3, 'size'), g=torch.Generator().manual_seed(0)))],
+     'selection.taxonomy': [('method_card', dict(method=('Oort', 'choice')))],
+     'selection.baselines': [('budget', dict(k=(2, 'size'), clients=(make_view(4, 0), 'obj')))],
+     'crowd.shapley': [('payouts', dict(phi=(np.array([.3, .2, .5]), 'array'), reward_pool=(10.0, 'nonneg')))],
+     'clustering.contribution': [('rank_correlation_matrix', dict(scores=({'a': np.array([1., 2., 3.]), 'b': np.array([3., 1., 2.])}, 'obj')))],
+    }
+
+def _study_controls(Ns) -> dict:
+    "Controls of the splits, games and multi-criteria flows of the studies (small federations, three players, four criteria)."
+    from hetfl_explore.foundation.data import federation
+    X = np.array([[1., 2., .5, 3.], [2., 1., .7, 1.], [1.5, 1.5, .2, 2.]]); w = np.full(4, .25)
+    y, a = np.array([0, 0, 1, 1, 0, 0, 1, 1]), np.array([0, 1, 0, 1, 0, 1, 0, 1])
+    u = lambda s: float(len(s))
+    return {
+     'foundation.data': [('scale_drift', dict(spec_or_matrices=(Ns, 'counts'), scale=(0.5, 'pos'), min_nonzero=(1, 'count'), level=('clients', 'choice'))),
+                         ('balanced_split', dict(y=(y, 'labels'), a=(a, 'labels'), n_classes=(2, 'size'), n_attrs=(2, 'size'),
+                                                 test_per_group=(1, 'size'), seed=(0, 'count'))),
+                         ('check_published', dict(spec=(federation('spawrious_gsc'), 'obj')))],
+     'clustering.gpfl': [('local_sgd', dict(theta=(np.zeros((3, 2)), 'array'), X=(np.ones((4, 2)), 'array'), y=(np.array([0, 1, 1, 0]), 'labels'),
+                                            rng=np.random.default_rng(0), lr=(0.05, 'pos'), epochs=(1, 'size'), batch_size=(2, 'size'), prox_mu=(0.0, 'nonneg')))],
+     'crowd.shapley': [('shapley_mc', dict(utility=(u, 'callable'), n_players=(3, 'size'), n_perm=(4, 'size'), rng=np.random.default_rng(0))),
+                       ('shapley_subsets', dict(utility=(u, 'callable'), n_players=(3, 'size'), n_samples=(4, 'size'), rng=np.random.default_rng(0))),
+                       ('round_shapley', dict(participants=(np.array([0, 2]), 'unique_ids'), utility=(u, 'callable'), n_clients=(3, 'size')))],
+     'crowd.promethee': [('check_weights', dict(weights=(w, 'nonneg_array'))), ('check_thresholds', dict(q=(0.05, 'nonneg'), p=(0.5, 'pos'))),
+                         ('flows_sorted', dict(X=(X, 'array'), weights=(w, 'nonneg_array'), q=(0.05, 'nonneg'), p=(0.5, 'pos'))),
+                         ('flows_pairwise', dict(X=(X, 'array'), weights=(w, 'nonneg_array'), q=(0.05, 'nonneg'), p=(0.5, 'pos'))),
+                         ('compute_flows_as_printed', dict(g=(np.array([.1, .5, .3]), 'array'), q=(0.05, 'nonneg'), p=(0.5, 'pos')))],
+     'crowd.pki': [('seal', dict(key=(bytes(32), 'obj'), data=(b'update', 'obj')))],
+    }
+
+def _device_controls(Ns) -> dict:
+    "Controls of entry points that take a device by name, a method's name or a toy client's matrix."
+    from hetfl_explore.engine.models import mlp
+    x = torch.randn(6, 4, generator=torch.Generator().manual_seed(0))
+    y, a = torch.tensor([0, 1, 0, 1, 1, 0]), torch.tensor([0, 0, 1, 1, 0, 1])
+    return {
+     'fairness.metrics': [('model_confusion', dict(model=mlp(4, 5, 2), x=x, y=y, a=a, n_classes=2, n_groups=2, device=('cpu', 'device')))],
+     'foundation.core': [('default_device', dict(device=('cpu', 'device')))],
+     'feddiverse.estimation': [('toy_client', dict(counts=(Ns[0], 'counts'), seed=(0, 'count'), attr_margin=(3.0, 'real'),
+                                                   class_margin=(0.6, 'real'), noise_dims=(2, 'count')))],
+     'feddiverse.experiments': [('method_label', dict(method=('FedDiverse', 'obj')))],
     }
 
 # %% every public entry point: the hand-written controls above, automatic ones for the rest, and what is not fuzzed here
@@ -349,21 +511,18 @@ AUTO_GAPS: dict = {
     'hetfl_explore.clustering.contribution.fl_cohort': 'the automatic arguments do not fit it (TypeError: data=FederatedData(4 clients, pool (1757, 1, 8, 8), test 40,)',
     'hetfl_explore.clustering.contribution.imbalance_descriptors': 'the automatic arguments do not fit it (ValueError: counts has shape (3,): expected a (W, Q) array of non-negati)',
     'hetfl_explore.clustering.contribution.rank_correlation_matrix': 'the automatic arguments do not fit it (TypeError: scores=array([0.1, 0.9, 0.4, 0.6]): expected an instance of )',
-    'hetfl_explore.clustering.contribution.top_fraction_curves': 'the automatic arguments do not fit it (AttributeError: "FederatedData" object has no attribute "n_clients")',
     'hetfl_explore.clustering.gpfl.run_rounds': 'the automatic arguments do not fit it (TypeError: data=FederatedData(4 clients, pool (1757, 1, 8, 8), test 40,)',
     'hetfl_explore.clustering.profiles.check_ground': 'the automatic arguments do not fit it (ValueError: ground: shape (2, 2, 2): expected an array with 2 dimension()',
     'hetfl_explore.crowd.bayesian.elbo_loss': 'the automatic arguments do not fit it (ValueError: model has no MeanFieldLinear layers: expected a Bayesian mod)',
     'hetfl_explore.crowd.bayesian.forward': 'the automatic arguments do not fit it (ValueError: model has no MeanFieldLinear layers: expected a Bayesian mod)',
     'hetfl_explore.crowd.bayesian.get_posterior': 'the automatic arguments do not fit it (ValueError: model has no MeanFieldLinear layers: expected a Bayesian mod)',
     'hetfl_explore.crowd.bayesian.posterior_rule': 'the automatic arguments do not fit it (ValueError: model has no MeanFieldLinear layers: expected a Bayesian mod)',
-    'hetfl_explore.crowd.bayesian.predictive': 'the automatic arguments do not fit it (AttributeError: "str" object has no attribute "type")',
     'hetfl_explore.crowd.bayesian.run_bayesfl': 'the automatic arguments do not fit it (ValueError: clients_per_round=5: expected an integer in [1, 4])',
     'hetfl_explore.crowd.bayesian.run_bayesfl_engine': 'the automatic arguments do not fit it (ValueError: clients_per_round=5: expected an integer in [1, 4])',
     'hetfl_explore.crowd.promethee.check_thresholds': 'the automatic arguments do not fit it (ValueError: q=array([0.2, 0.8]): expected a number or one per criterion )',
     'hetfl_explore.crowd.promethee.check_weights': 'the automatic arguments do not fit it (ValueError: weights=array([0.2, 0.3, 0.5]): expected 4 weights, one per )',
     'hetfl_explore.crowd.robust.attack_table': 'the automatic arguments do not fit it (ValueError: clients_per_round=5: expected an integer in [1, 4])',
     'hetfl_explore.crowd.shapley.shapley_subsets': 'the automatic arguments do not fit it (TypeError: n_samples=array([10, 20, 30, 40]): expected an integer)',
-    'hetfl_explore.engine.models.evaluate': 'the automatic arguments do not fit it (AttributeError: "str" object has no attribute "type")',
     'hetfl_explore.engine.models.mobilenet_v2_gn': 'its defaults run past the per-call limit',
     'hetfl_explore.fairness.experiments.estimate_triplets': 'the automatic arguments do not fit it (ValueError: data: samples of shape (1, 8, 8), but the model of preset (i)',
     'hetfl_explore.fairness.experiments.explore': 'its defaults run past the per-call limit',
@@ -495,7 +654,9 @@ NONFINITE_OK = {
     'exposure_table': 'the anti-client pick frequency of a row without anti clients is NaN (undefined), not 0',
     'selection_share_table': "the 'published uniform' rows carry the published shares only; their union columns are NaN",
     'appendix_tables': 'a run that never reaches the target accuracy has T = NaN (the paper prints a dash)',
-    'load_results': 'columns a result file does not record are NaN'}
+    'load_results': 'columns a result file does not record are NaN',
+    'normalised_utility': 'a client never tried (NaN, or an unbounded inf utility) keeps NaN: it has no place on the [0, 1] scale',
+    'oort_utility': 'a client never tried (NaN loss) has NaN utility; Oort explores it instead of ranking it'}
 
 def _call(fn, kwargs): return lambda: fn(**kwargs)
 
@@ -504,7 +665,22 @@ def _call(fn, kwargs): return lambda: fn(**kwargs)
 # broadcasts over the criteria).
 VALID_MUTANTS = {('ClientView', 'available'): {'empty'}, ('make_view', 'available'): {'empty'},
                  ('diversity_round', 'available'): {'empty'}, ('batch_plan', 'sizes'): {'empty'}, ('preference', 'q'): {'list'}, ('preference', 'p'): {'list'},
-                 ('preference', 'd'): {'empty'}, ('Selection', 'ids'): {'empty'}}   # elementwise, like numpy: no differences give no preferences
+                 ('preference', 'd'): {'empty'}, ('Selection', 'ids'): {'empty'},   # elementwise, like numpy: no differences give no preferences
+                 ('check_tensor', 'value'): {'empty'}, ('check_count_array', 'value'): {'empty'},   # an empty tensor, no counts
+                 ('check_ids', 'value'): {'empty'},   # and no ids are values these helpers hand back unchanged
+                 ('top_fraction_curves', 'rounds'): {'None'},   # every round the stream offers
+                 ('sketch', 'updates'): {'empty'}, ('ward_clusters', 'z'): {'empty'},   # no clients this round: nothing to sketch or cluster
+                 ('normalised_utility', 'u'): {'empty', 'nan entry', 'inf entry'},   # NaN: never tried; inf: Oort's unbounded utility
+                 ('oort_utility', 'rms_loss'): {'one short', 'nan entry'}, ('oort_utility', 'times'): {'one short', 'inf entry'},   # broadcast; never tried; never returns
+                 ('hard_predictions', 'out'): {'empty', 'inf entry', 'flattened'},   # no samples; a sure logit; one logit per sample
+                 ('gap', 'rates'): {'nan entry'},   # an undefined group's rate
+                 ('stratified_pick', 'available'): {'empty'}, ('flag_opposing', 'updates'): {'empty'},   # no client this round
+                 ('predictive', 'x'): {'empty'},   # no rows: no predictions
+                 ('bin_scores', 'x'): {'empty'}, ('select_per_group', 'max_per_group'): {'None'},   # no scores to bin; None keeps every sample
+                 ('uni_flows_sorted', 'q'): {'list'}, ('uni_flows_sorted', 'p'): {'list'},   # a threshold per criterion (one here)
+                 **{(f, t): {'list'} for f in ('check_thresholds', 'flows_sorted', 'flows_pairwise', 'compute_flows_as_printed') for t in 'qp'},
+                 ('balanced_split', 'test_per_group'): {'0'},   # no test set: every sample trains
+                 ('default_device', 'device'): {'str subclass'}, ('model_confusion', 'device'): {'str subclass'}}   # torch reads its characters, 'cpu'
 
 def fuzz_group(group:str, entries:list, timeout:float, auto:bool=False) -> list:
     "Every control of a group, then its malformed and equivalent mutants; one record per call."

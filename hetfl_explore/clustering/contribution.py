@@ -198,6 +198,8 @@ def fedavg_on_clients(data:FedStream, # the federation
     return np.array(curve)
 
 def _check_scores(name, scores, data):
+    "The federation checked to be a `FedStream`, and one finite score per client."
+    check_type('data', data, FedStream)
     s = check_array(name, scores, ndim=1)
     if s.size != data.n_clients: raise ValueError(f"{name} has {s.size} entries: expected one per client ({data.n_clients})")
     return s

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 import numpy as np
 from sklearn.cluster import AgglomerativeClustering
-from ..foundation.core import check_int, check_float, check_choice, check_type, check_array
+from ..foundation.core import check_int, check_float, check_choice, check_type, check_array, check_rng_seed, as_array
 from .profiles import (laplace_smooth, class_counts, ema_update, class_distance_matrix,
                                                distance_to_similarity, sparsify, GROUND_METRICS, SIMILARITIES, GRAPHS)
 from .mcl import mcl, clustering_report
@@ -34,7 +34,7 @@ def _check_model(theta, X, y=None):
     if th.shape[0] < 2 or th.shape[1] < 2: raise ValueError(f"theta has shape {th.shape}: expected (d + 1, K) parameters with d >= 1, K >= 2")
     if X.shape[1] != th.shape[0] - 1: raise ValueError(f"X has shape {X.shape}: expected (n, {th.shape[0] - 1}) features for theta {th.shape}")
     if y is not None:
-        y = np.asarray(y)
+        y = as_array('y', y)
         if y.shape != (len(X),) or (y.size and (not np.issubdtype(y.dtype, np.integer) or y.min() < 0 or y.max() >= th.shape[1])):
             raise ValueError(f"y: expected {len(X)} integer labels in [0, {th.shape[1] - 1}]")
     return th, X, y
@@ -58,7 +58,7 @@ def local_sgd(theta:np.ndarray, # (d + 1, K) starting parameters
               prox_mu:float=0.0, # FedProx proximal weight (0 = plain SGD)
              ) -> np.ndarray:
     "Mini-batch SGD on the cross-entropy of a softmax regression (Eq. 1), with an optional FedProx term."
-    theta, X, y = _check_model(theta, X, y); check_type('rng', rng, np.random.Generator)
+    theta, X, y = _check_model(theta, X, as_array('y', y)); check_type('rng', rng, np.random.Generator)
     lr, epochs, batch_size = check_float('lr', lr, lo=0, lo_open=True), check_int('epochs', epochs, lo=1), check_int('batch_size', batch_size, lo=1)
     prox_mu = check_float('prox_mu', prox_mu, lo=0)
     th, start = theta.copy(), theta
@@ -158,6 +158,7 @@ def train_round(data:FedStream, # the federation
                ) -> tuple[dict, dict, dict]: # worker -> new parameters, sample counts, class counts
     "Local training of the given workers on their round-t batches."
     check_type('data', data, FedStream); check_type('start', start, dict); check_type('cfg', cfg, TrainConfig)
+    seed = check_rng_seed('seed', seed)
     new, n, counts = {}, {}, {}
     for w, th in start.items():
         X, y = data.batch(t, w)

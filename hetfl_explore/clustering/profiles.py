@@ -24,7 +24,7 @@ def check_prob(name:str, # argument name, quoted in the error
                atol:float=PROB_ATOL, # allowed deviation of each sum from 1
               ) -> np.ndarray:
     "Return `p` as a float array after checking that each vector is non-negative and sums to 1."
-    a = check_array(name, p, ndim=(1, 2), nonempty=True)
+    a, atol = check_array(name, p, ndim=(1, 2), nonempty=True), check_float('atol', atol, lo=0)
     if (a < 0).any(): raise ValueError(f"{name} has negative entries (min {a.min():.3g}): expected probabilities >= 0")
     s = a.sum(-1)
     if not np.allclose(s, 1, atol=atol): raise ValueError(f"{name} sums to {np.atleast_1d(s)[np.argmax(np.abs(np.atleast_1d(s) - 1))]:.6g}: expected each probability vector to sum to 1")

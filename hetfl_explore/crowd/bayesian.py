@@ -44,7 +44,8 @@ def gaussian_kl(mu_q, # means of q
         if (v <= 0).any(): raise ValueError(f"{n}: expected positive variances")
     if var_q.shape != mu_q.shape: raise ValueError(f"var_q has shape {tuple(var_q.shape)}: expected {tuple(mu_q.shape)} like mu_q")
     try: torch.broadcast_shapes(mu_q.shape, mu_p.shape, var_p.shape)
-    except RuntimeError: raise ValueError(f"mu_p, var_p: shapes {tuple(mu_p.shape)}, {tuple(var_p.shape)} do not broadcast against mu_q {tuple(mu_q.shape)}") from None
+    except RuntimeError: raise ValueError(f"mu_p, var_p: shapes {tuple(mu_p.shape)}, {tuple(var_p.shape)} do not broadcast against mu_q {tuple(mu_q.shape)}: "
+                                 "expected shapes that broadcast against it") from None
     return _kl_sum(mu_q, var_q, mu_p, var_p)
 
 # %% ../../nbs/crowd/65_bayesian.ipynb #d5de777c
@@ -164,7 +165,7 @@ def _nll(out, y, likelihood, noise_var, reduction='mean'):
 
 def _check_batch(model, x, y, likelihood):
     "Finite inputs, and one label in [0, outputs) (or one finite target) per input; errors name `x` and `y`."
-    x, n_out = check_tensor('x', x), _layers(model)[-1].weight_mu.shape[0]
+    ls = _layers(model); x, n_out = check_tensor('x', x).to(ls[0].weight_mu.dtype), ls[-1].weight_mu.shape[0]   # in its dtype
     if likelihood == 'gaussian': t = check_tensor('y', y)
     else:
         t = torch.as_tensor(check_ids('y', y.detach().cpu() if isinstance(y, torch.Tensor) else y, n_out), device=x.device)
@@ -406,8 +407,19 @@ def predictive(model:nn.Sequential, # a Bayesian classifier
               ) -> tuple[torch.Tensor, torch.Tensor]: # (n, classes) mean probabilities, (n, classes) their variance
     "Monte Carlo predictive mean and variance of the class probabilities."
     samples, seed = check_int('samples', samples, lo=1), check_int('seed', seed, lo=0)
+    x = _check_inputs(model, x)
     with _seeded(seed, x.device), torch.no_grad(): p = torch.stack([forward(model, x).softmax(-1) for _ in range(samples)])
     return p.mean(0), p.var(0, unbiased=False)
+
+def _check_inputs(model, x):
+    "Finite rows of in_features values (flattened), on the model's device and in its dtype; errors name `model`, `x`."
+    w = _layers(check_type('model', model, nn.Sequential))[0].weight_mu
+    check_type('x', x, torch.Tensor)
+    if x.device != w.device: raise ValueError(f"x is on device {x.device}: expected the model's device {w.device}")
+    x = check_tensor('x', x)
+    if x.ndim < 2 or math.prod(x.shape[1:]) != w.shape[1]:
+        raise ValueError(f"x: shape {tuple(x.shape)}: expected n rows of {w.shape[1]} values, one per model input")
+    return x.to(w.dtype)
 
 ECE_BINS = 15   # equal-width confidence bins (Guo et al., 2017)
 

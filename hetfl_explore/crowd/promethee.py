@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 from fastcore.basics import patch
 from ..foundation.core import check_int, check_float, check_choice, check_type, check_array, check_ids, MAX_COUNT
+from ..foundation.core import as_array
 from ..engine.protocol import Selection, Selector
 from .devices import DevicePool, TaskRequirements
 
@@ -30,8 +31,7 @@ def check_weights(weights:dict|np.ndarray|list, # a weight per criterion: a {cri
         unknown = [c for c in weights if c not in criteria]
         if unknown: raise ValueError(f"weights: unknown criteria {unknown}: expected keys among {list(criteria)}")
         weights = [weights.get(c, 0.0) for c in criteria]
-    try: w = np.asarray(weights, np.float64)
-    except (TypeError, ValueError): raise TypeError(f"weights={weights!r}: expected numbers") from None
+    w = as_array('weights', weights).astype(np.float64)   # an object that cannot be read as numbers is named
     if w.shape != (len(criteria),): raise ValueError(f"weights={weights!r}: expected {len(criteria)} weights, one per criterion {list(criteria)}")
     if not np.all(np.isfinite(w)) or (w < 0).any(): raise ValueError(f"weights={weights!r}: expected finite non-negative weights")
     if abs(w.sum() - 1) > WEIGHT_TOL: raise ValueError(f"weights={weights!r}: sum to {w.sum():.6g}, expected weights summing to one")

@@ -160,7 +160,8 @@ def unit_masks(model:nn.Module, # a chain of Linear / Conv2d layers without norm
               ) -> torch.Tensor: # (P,) 0/1 mask over the flat parameters (`ParamLayout` order)
     "Federated Dropout's sub-model as a mask: ceil(keep * N_l) random units per hidden layer, with their in- and outgoing weights."
     keep = check_float('keep', keep, 0, 1, lo_open=True)
-    layers, masks = _masked_layers(model), {n: torch.ones_like(p) for n, p in model.named_parameters()}
+    layers = _masked_layers(check_type('model', model, nn.Module))
+    masks = {n: torch.ones_like(p) for n, p in model.named_parameters()}
     for (name, m), (nxt_name, nxt) in zip(layers[:-1], layers[1:]):
         n = _units(m); u = torch.zeros(n, device=m.weight.device)   # on the model's device (a GPU model gets GPU masks)
         u[torch.from_numpy(rng.choice(n, max(1, math.ceil(keep * n - KEEP_TOL)), replace=False))] = 1

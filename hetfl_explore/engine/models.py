@@ -123,6 +123,44 @@ def _chunked_forward(model, fparams, xb, chunk):
     f = (lambda z: model(z)) if fparams is None else (lambda z: functional_call(model, fparams, (z,)))
     return f(xb) if len(xb) <= chunk else torch.cat([f(xb[i:i + chunk]) for i in range(0, len(xb), chunk)])
 
+# %% ../../nbs/engine/05a_models.ipynb #ev4lchk2
+def _check_labels(name, t, n_rows, n):
+    "Integer labels, one per row of x, on x's device (their range is read with the inputs' check)."
+    check_type(name, t, torch.Tensor)
+    if t.is_floating_point() or t.is_complex() or t.dtype == torch.bool:
+        raise TypeError(f"{name}: dtype {t.dtype}: expected integer labels in [0, {n})")
+    if tuple(t.shape) != (n_rows,):
+        raise ValueError(f"{name}: shape {tuple(t.shape)}: expected ({n_rows},), one label per row of x")
+
+def _check_input_width(model, x):
+    "Rows that fit the model's first layer when it is a linear or convolutional one (its inputs or channels)."
+    first = next((m for m in model.modules() if next(m.parameters(recurse=False), None) is not None), None)
+    if isinstance(first, nn.Linear) and first.in_features not in (x.shape[-1], math.prod(x.shape[1:])):
+        raise ValueError(f"x: shape {tuple(x.shape)}: expected rows of {first.in_features} inputs (the first layer's)")
+    if isinstance(first, (nn.Conv1d, nn.Conv2d, nn.Conv3d)) and x.shape[1] != first.in_channels:
+        raise ValueError(f"x: shape {tuple(x.shape)}: expected {first.in_channels} channels in dimension 1 (the first layer)")
+
+def _check_eval_data(model, x, y, a, n_classes, n_attrs):
+    "Tensors of inputs and labels on the model's device, finite inputs, labels within their ranges (one device read)."
+    check_type('model', model, nn.Module); check_type('x', x, torch.Tensor)
+    n_classes, n_attrs = check_int('n_classes', n_classes, lo=1), check_int('n_attrs', n_attrs, lo=1)
+    p = next(model.parameters(), None)
+    if p is not None and x.device != p.device:
+        raise ValueError(f"x is on device {x.device}: expected the model's device {p.device}")
+    if x.ndim < 2: raise ValueError(f"x: shape {tuple(x.shape)}: expected a batch of inputs with 2 or more dimensions")
+    _check_input_width(model, x)
+    for name, t, n in (('y', y, n_classes), ('a', a, n_attrs)): _check_labels(name, t, len(x), n)
+    if not len(x): return n_classes, n_attrs
+    f64 = torch.float64
+    ends = [e.to(f64) for t in (y, a) for e in torch.aminmax(t)]
+    lo_y, hi_y, lo_a, hi_a, s = torch.stack([*ends, x.sum(dtype=f64)]).tolist()
+    if not math.isfinite(s) and (x.dtype != f64 or not bool(torch.isfinite(x).all())):   # a float64 sum may overflow
+        raise ValueError("x: expected finite values (NaN or ±inf found)")
+    for name, lo, hi, n in (('y', lo_y, hi_y, n_classes), ('a', lo_a, hi_a, n_attrs)):
+        if lo < 0 or hi >= n:
+            raise ValueError(f"{name}: label {int(lo if lo < 0 else hi)} is out of range; expected labels in [0, {n})")
+    return n_classes, n_attrs
+
 # %% ../../nbs/engine/05a_models.ipynb #dd0d5eab
 def evaluate(model:nn.Module, # the model (its current weights are used unless `params` is given)
              x:torch.Tensor, # inputs
@@ -136,6 +174,8 @@ def evaluate(model:nn.Module, # the model (its current weights are used unless `
             ) -> dict:
     "Accuracy, worst-group accuracy, per-group (class x attribute) accuracy and counts, and mean loss of a model."
     batch_size = check_int('batch_size', batch_size, lo=1)
+    n_classes, n_attrs = _check_eval_data(model, x, y, a, n_classes, n_attrs)
+    y = y.long()   # cross-entropy reads int64 class ids
     chunk = check_int('forward_chunk', forward_chunk, lo=1) if forward_chunk is not None else EVAL_FORWARD_CHUNK if x.device.type == 'cpu' else batch_size
     g = (y * n_attrs + a).long()
     correct = torch.zeros(n_classes * n_attrs, dtype=torch.float64, device=x.device)

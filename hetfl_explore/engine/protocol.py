@@ -170,8 +170,9 @@ def validate_selection(sel:Selection|np.ndarray|list, # a selector's output
                       ) -> Selection:
     "Normalise `sel` and check it picks at least one client and only available ones."
     check_type('clients', clients, ClientView)
-    sel = as_selection(sel)
-    if not len(sel.ids): raise ValueError(f"{who} selected no client in round {clients.round}")
+    try: sel = as_selection(sel)
+    except (TypeError, ValueError) as e: raise type(e)(f"sel: {e}") from None   # name the caller's argument
+    if not len(sel.ids): raise ValueError(f"{who} selected no client in round {clients.round} (sel is empty): expected at least one")
     bad = np.setdiff1d(sel.ids, clients.available)
     if bad.size: raise ValueError(f"{who} selected unavailable or unknown clients {bad.tolist()} in round {clients.round}")
     return sel

@@ -167,6 +167,7 @@ def gap(rates, # (|A|,) per-group rates, NaN where undefined
     r = rates.to(torch.float64) if isinstance(rates, torch.Tensor) else torch.as_tensor(check_array('rates', rates, allow_nan=True))
     if torch.isinf(r).any(): raise ValueError("rates: contains an infinite rate; expected finite rates or NaN (undefined)")
     if r.dim() != 1: raise ValueError(f"rates: expected a 1-D vector of per-group rates, got shape {tuple(r.shape)}")
+    if not len(r): raise ValueError("rates: empty: expected one rate per group")
     ref, ok = check_int('ref', ref, lo=0, hi=len(r) - 1), ~torch.isnan(r)
     nan = torch.tensor(_NAN, dtype=torch.float64)
     if how == 'maxmin':

@@ -80,6 +80,7 @@ def toy_client(counts, # (|Y|, |A|) interaction matrix of the client
               ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]: # x (n, 2 + noise_dims), y, a
     "Gaussian features in which the attribute is easier to read than the class, with the given (y, a) counts."
     check_estimation_arguments(seed=seed, noise_dims=noise_dims)
+    attr_margin, class_margin = check_float('attr_margin', attr_margin), check_float('class_margin', class_margin)
     N = as_counts(counts, 'counts').astype(np.int64); g = torch_generator(seed)
     if N.ndim != 2: raise ValueError(f"counts: shape {N.shape}: expected one (|Y|, |A|) matrix")
     y = torch.as_tensor(np.repeat(np.arange(N.shape[0]), N.sum(1)))
@@ -219,12 +220,24 @@ def majority_mask(biased:list[nn.Module], # from `train_biased`
     return out
 
 # %% ../../nbs/feddiverse/21_estimation.ipynb #75d3258f
+def _check_client_labels(majority, y, n_classes):
+    "A boolean mask and integer class ids of equal length, the ids in [0, n_classes); errors name `majority` and `y`."
+    if y.dtype.is_floating_point or y.dtype == torch.bool or y.dim() != 1:
+        raise TypeError(f"y: dtype {y.dtype}, shape {tuple(y.shape)}: expected a 1-D tensor of integer class ids")
+    if majority.dtype != torch.bool or majority.shape != y.shape:
+        raise ValueError(f"majority: dtype {majority.dtype}, shape {tuple(majority.shape)}: expected a boolean mask "
+                         f"of shape {tuple(y.shape)}, one entry per label in y")
+    lo, hi = (int(v) for v in torch.aminmax(y)) if len(y) else (0, 0)
+    if lo < 0 or hi >= n_classes:
+        raise ValueError(f"y: label {lo if lo < 0 else hi} is out of range; expected class ids in [0, {n_classes})")
+
 def pivot_class(majority:torch.Tensor, # (n,) bool from `majority_mask`
                 y:torch.Tensor, # (n,) class labels
                 n_classes:int, # |Y|
                ) -> int|None: # ŷ, or None when no class has both groups non-empty
     "The class whose majority and minority groups are closest in size, among classes having both."
     check_estimation_arguments(majority=majority, y=y, n_classes=n_classes)
+    _check_client_labels(majority, y, n_classes)
     G = torch.bincount(y[majority], minlength=n_classes).cpu().numpy()
     g = torch.bincount(y[~majority], minlength=n_classes).cpu().numpy()
     ok = (G > 0) & (g > 0)
@@ -267,6 +280,7 @@ def estimate_matrix(majority:torch.Tensor, # (n,) bool from `majority_mask`
                    ) -> np.ndarray: # (|Y|, 2) int64 estimated Ñ^k
     r"Algorithm 4: the estimated interaction matrix $\tilde N^k$."
     check_estimation_arguments(majority=majority, y=y, n_classes=n_classes)
+    _check_client_labels(majority, y, n_classes)
     M = torch.bincount(y, minlength=n_classes).cpu().numpy().astype(np.int64)
     if pivot is None: return np.stack([M, M], 1)        # fallback: CI exact, AI = SC = 0
     check_int('pivot', pivot, 0, n_classes - 1); check_type('attribute_pred', attribute_pred, torch.Tensor)

@@ -350,7 +350,7 @@ def triplet_error(estimated:np.ndarray, # (K, 3) estimated triplets
                  ) -> dict: # MAE per component, mean and sup Euclidean error
     "Estimation error of triplets: mean absolute error of CI, AI and SC, and the mean / max Euclidean error."
     est, tru = check_triplets(estimated, 'estimated'), check_triplets(true, 'true')
-    if est.shape != tru.shape: raise ValueError(f"estimated: shape {est.shape} differs from true's {tru.shape}")
+    if est.shape != tru.shape: raise ValueError(f"estimated, true: shapes {est.shape} and {tru.shape}: expected equal shapes")
     e = est - tru; d = np.linalg.norm(e, axis=1)
     return dict(**{f'MAE_{n}': float(v) for n, v in zip(DIMS, np.abs(e).mean(0))}, euclid_mean=float(d.mean()), euclid_sup=float(d.max()))
 

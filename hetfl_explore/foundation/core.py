@@ -317,9 +317,12 @@ def default_device(device:str|torch.device|None=None, # 'cpu', 'cuda', 'cuda:1',
     if not isinstance(device, (str, torch.device)):
         raise TypeError(f"device={device!r}: expected a string such as 'cpu' or 'cuda', a torch.device, or None")
     try: dev = torch.device(device)
-    except RuntimeError: raise ValueError(f"device={device!r}: not a device name; use 'cpu', 'cuda' or 'cuda:N'") from None
+    except RuntimeError: raise ValueError(f"device={device!r}: not a device name; expected 'cpu', 'cuda' or 'cuda:N'") from None
     if dev.type == 'cuda' and not torch.cuda.is_available():
-        raise ValueError(f"device={device!r}: CUDA was requested but no GPU is available here; use 'cpu'")
+        raise ValueError(f"device={device!r}: CUDA was requested but no GPU is available here; expected 'cpu'")
+    n_gpu = torch.cuda.device_count() if dev.type == 'cuda' else 0
+    if dev.type == 'cuda' and dev.index is not None and dev.index >= n_gpu:   # torch accepts any index and fails at first use
+        raise ValueError(f"device={device!r}: this machine has {n_gpu} GPU(s); expected 'cuda' or 'cuda:N' with N in [0, {n_gpu})")
     return dev
 
 # %% ../../nbs/foundation/00_core.ipynb #4e642304
@@ -413,7 +416,8 @@ def assert_learned(name:str, # a short, unique name of the assertion (e.g. 'FAVO
                   ) -> float: # the margin value - bound
     "Assert that a learned quantity clears its bound; record the margin when a robustness run asks for it."
     check_type('name', name, str)
-    value, bound = float(value), check_float('bound', bound)
+    if isinstance(value, torch.Tensor) and value.numel() == 1: value = value.item()   # a one-element tensor: its number
+    value, bound = check_float('value', value), check_float('bound', bound)
     margin = value - bound
     path = os.environ.get(OUTCOME_LOG_ENV, '').strip()
     if path:

@@ -207,7 +207,7 @@ def _labels(y, a=None, name='y'):
     if y.size and y.min() < 0: raise ValueError(f"{name}: labels must be non-negative, found {y.min()}")
     if a is None: return y.astype(np.int64), None
     a = _labels(a, name='a')[0]
-    if len(a) != len(y): raise ValueError(f"y and a: lengths differ ({len(y)} vs {len(a)})")
+    if len(a) != len(y): raise ValueError(f"y and a: lengths differ ({len(y)} vs {len(a)}): expected one a per y")
     return y.astype(np.int64), a
 
 def _split_by_owner(idx, owner, K):

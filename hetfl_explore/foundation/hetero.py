@@ -27,7 +27,7 @@ def interaction_matrix(y, # (n,) class labels in [0, n_classes) (numpy, torch or
     "Count samples by (class, attribute): the interaction matrix $N_{ya}$."
     n_classes, n_attrs = check_int('n_classes', n_classes, lo=1), check_int('n_attrs', n_attrs, lo=1)
     y, a = as_array('y', y).reshape(-1), as_array('a', a).reshape(-1)
-    if y.shape != a.shape: raise ValueError(f"y and a: lengths differ ({len(y)} vs {len(a)})")
+    if y.shape != a.shape: raise ValueError(f"y and a: lengths differ ({len(y)} vs {len(a)}): expected one a per y")
     for name, v, hi in (('y', y, n_classes), ('a', a, n_attrs)):
         if v.size and (v.dtype.kind not in 'iub' or v.min() < 0 or v.max() >= hi):
             raise ValueError(f"{name}: expected integer labels in [0, {hi}), got dtype {v.dtype} with range "

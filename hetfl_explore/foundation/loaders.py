@@ -54,10 +54,11 @@ def select_per_group(y:np.ndarray, # (n,) class labels
                     ) -> np.ndarray: # sorted positions to keep
     "A seeded subset with at most `max_per_group` samples of every (class, attribute) group."
     seed = check_rng_seed('seed', seed)
+    y, a = (check_count_array(n, as_array(n, v, ndim=1)) for n, v in (('y', y), ('a', a)))   # non-negative integers
+    if len(y) != len(a):
+        raise ValueError(f"y and a: lengths differ ({len(y)} vs {len(a)}): expected one attribute in a per label in y")
     if max_per_group is None: return np.arange(len(y))
     m = check_int('max_per_group', max_per_group, lo=1)
-    y, a = as_array('y', y, ndim=1).astype(np.int64), as_array('a', a, ndim=1).astype(np.int64)
-    if len(y) != len(a): raise ValueError(f"y and a: lengths differ ({len(y)} vs {len(a)})")
     g = y * (int(np.max(a, initial=0)) + 1) + a
     rng = rng_streams(seed, 1, 'select_per_group')[0]
     keep = [rng.permutation(np.flatnonzero(g == c))[:m] for c in np.unique(g)]

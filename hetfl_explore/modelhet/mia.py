@@ -53,7 +53,7 @@ def check_labels(labels, # 0/1 values
     "Validate a 1-D array of 0/1 values (of length `n`)."
     a = check_array(name, labels, ndim=1)
     if a.ndim != 1 or not np.isin(a, (0, 1)).all(): raise ValueError(f"{name}: expected a 1-D array of 0/1 values")
-    if n is not None and len(a) != n: raise ValueError(f"{name}: length {len(a)} differs from the length {n} of {ref}")
+    if n is not None and len(a) != n: raise ValueError(f"{name}: length {len(a)} differs from the length {n} of {ref}: expected one per entry of {ref}")
     return a.astype(np.int64)
 
 def _check_both(labels):

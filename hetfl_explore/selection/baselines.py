@@ -10,6 +10,7 @@ import torch
 from numba import njit
 from fastcore.basics import patch
 from ..foundation.core import check_int, check_float, check_type, check_choice, spawn_seeds, check_array, check_ids, check_tensor, MAX_COUNT
+from ..foundation.core import check_rng_seed
 from ..engine.protocol import Selection, ClientView, Selector, RoundRobinSelector
 from ..engine.aggregation import fednova_rule
 from .taxonomy import placement
@@ -33,7 +34,7 @@ def top_by(ids:np.ndarray, # candidate client ids
           ) -> np.ndarray:
     "The `m` ids with the highest `values` (ties broken at random), best first."
     ids, values, m = check_ids('ids', ids, MAX_COUNT, unique=True), check_array('values', values, 1, allow_nan=True, allow_inf=True), check_int('m', m, lo=0)
-    if len(values) != len(ids): raise ValueError(f"values: {len(values)} values for {len(ids)} ids")   # NaN ranks last
+    if len(values) != len(ids): raise ValueError(f"ids, values: {len(ids)} ids but {len(values)} values: expected one value per id")   # NaN ranks last
     order = np.lexsort((rng.random(len(ids)), -values))
     return ids[order[:m]]
 
@@ -68,7 +69,7 @@ def choice_without_replacement(a:np.ndarray, # 1-d population
     "`rng.choice(a, size, replace=False, p=p)`, compiled from `CHOICE_COMPILED_MIN` candidates × draws (the same draws)."
     a, q, size = check_ids('a', a, MAX_COUNT, unique=True), check_array('p', p, 1, lo=0), check_int('size', size, lo=0)
     check_type('rng', rng, np.random.Generator)
-    if q.shape != (len(a),): raise ValueError(f"p: {len(q)} probabilities for {len(a)} entries of a")
+    if q.shape != (len(a),): raise ValueError(f"a, p: {len(a)} entries of a but {len(q)} probabilities in p: expected one probability per entry")
     if abs(q.sum() - 1) > PROB_SUM_TOL: raise ValueError(f"p: sums to {q.sum()!r}; expected probabilities summing to 1")
     if np.count_nonzero(q) < size: raise ValueError(f"size={size}: more than the {np.count_nonzero(q)} entries of positive probability")
     if len(a) * size < CHOICE_COMPILED_MIN or abs(q.sum() - 1) > SUM_TOL:
@@ -159,7 +160,9 @@ def stratified_pick(groups:np.ndarray, # group label of every client (indexed by
                    ) -> np.ndarray:
     "Pick `m` available clients spread over `groups` (see `allocate`), uniformly within each group."
     m, groups = check_int('m', m, lo=0), check_array('groups', groups, 1)   # any finite labels (HCSFed: -1 = not clustered)
+    if not len(groups): raise ValueError("groups: empty: expected one group label per client")
     available = check_ids('available', available, len(groups), unique=True); labels = np.unique(groups[available])
+    if not len(available): return np.zeros(0, np.int64)   # no client available: nothing to pick
     if weight is not None: check_type('weight', weight, dict)
     members = [available[groups[available] == g] for g in labels]
     w = np.array([(weight or {}).get(g, 1.0) * len(mem) for g, mem in zip(labels, members)])
@@ -255,7 +258,7 @@ def sketch(updates:torch.Tensor, # (n, P) updates
           ) -> np.ndarray:
     "Seeded Gaussian random projection of `updates` to `dim` dimensions (Johnson-Lindenstrauss sketch)."
     dim, updates = check_int('dim', dim, lo=1), check_tensor('updates', updates, 2)
-    g = torch.Generator().manual_seed(seed)
+    g = torch.Generator().manual_seed(check_rng_seed('seed', seed))
     proj = torch.randn(updates.shape[1], dim, generator=g, dtype=torch.float64) / np.sqrt(dim)
     return (updates.double().cpu() @ proj).numpy()
 

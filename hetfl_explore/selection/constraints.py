@@ -181,9 +181,9 @@ def qffl_step(global_params:torch.Tensor, # (P,) broadcast parameters theta^t
     "One q-FedAvg server step (Li et al., 2020, Algorithm 2)."
     q, L = check_float('q', q, lo=0), check_float('L', L, 0, lo_open=True)
     global_params, updates = check_tensor('global_params', global_params, 1), check_tensor('updates', updates, 2)
-    if updates.shape[1] != len(global_params): raise ValueError(f"updates: shape {tuple(updates.shape)}: expected (n, {len(global_params)})")
+    if updates.shape[1] != len(global_params): raise ValueError(f"updates: shape {tuple(updates.shape)}: expected (n, {len(global_params)}), one column per entry of global_params")
     F = torch.as_tensor(check_array('losses', losses, 1, lo=0), dtype=updates.dtype)
-    if len(F) != len(updates): raise ValueError(f"losses: {len(F)} losses for {len(updates)} updates")
+    if len(F) != len(updates): raise ValueError(f"losses: {len(F)} losses for {len(updates)} rows of updates: expected one loss per client update")
     delta = -L * updates                       # L (theta - theta_k)
     h = q * F.pow(q - 1) * delta.pow(2).sum(1) + L * F.pow(q) if q else L * torch.ones_like(F)
     return global_params - (F.pow(q)[:, None] * delta).sum(0) / h.sum()
@@ -258,7 +258,7 @@ def oort_utility(n_samples:np.ndarray, # |B_k| per client
     times, preferred = check_array('times', times, lo=0, allow_inf=True), check_float('preferred', preferred, 0, lo_open=True)
     n, loss = check_array('n_samples', n_samples, lo=0), check_array('rms_loss', rms_loss, lo=0, allow_nan=True)   # nan: never tried
     try: np.broadcast_shapes(n.shape, loss.shape, times.shape)
-    except ValueError: raise ValueError(f"n_samples, rms_loss, times: shapes {n.shape}, {loss.shape}, {times.shape} do not match") from None
+    except ValueError: raise ValueError(f"n_samples, rms_loss, times: shapes {n.shape}, {loss.shape}, {times.shape}: expected shapes that broadcast together") from None
     return n * loss * np.where(preferred < times, (preferred / times) ** check_float('alpha', alpha, lo=0), 1.0)
 
 # %% ../../nbs/selection/10_constraints.ipynb #b72175b8
@@ -399,7 +399,9 @@ def robust_low_outliers(acc:np.ndarray, # accuracies of one round's client model
                         min_gap:float=0.05, # never flag clients closer than this to the median
                        ) -> np.ndarray:
     "Boolean mask of accuracies far below the median (median - z * 1.4826 * MAD, and at least `min_gap` below)."
-    acc, z = check_array('acc', acc, 1, lo=0, hi=1, nonempty=True), check_float('z', z, lo=0); med = np.median(acc)
+    acc, z = check_array('acc', acc, 1, lo=0, hi=1, nonempty=True), check_float('z', z, lo=0)
+    min_gap = check_float('min_gap', min_gap, lo=0)
+    med = np.median(acc)
     mad = MAD_TO_SD * np.median(np.abs(acc - med))
     return acc < med - max(z * mad, min_gap)
 

@@ -313,7 +313,11 @@ def pooled_balance(class_counts:np.ndarray, # (K, C) class histograms
                   ) -> float:
     "1 - class imbalance (Delta_CI) of the pooled class histogram of clients `ids`: 1 = perfectly balanced."
     counts = check_count_array('class_counts', check_array('class_counts', class_counts, 2))
-    pooled = counts[check_ids('ids', ids, len(counts), unique=True)].sum(0)
+    if not counts.size:
+        raise ValueError(f"class_counts: shape {counts.shape}: expected at least one client and one class")
+    ids = check_ids('ids', ids, len(counts), unique=True)
+    if not len(ids): raise ValueError("ids: empty: expected at least one client to pool")
+    pooled = counts[ids].sum(0)
     return float(entropy(pooled) / np.log(len(pooled)))
 
 # %% ../../nbs/selection/09_efficiency.ipynb #0fec36df
@@ -323,7 +327,7 @@ class FLCIR(Selector):
     taxonomy = placement('FL-CIR', 'Efficiency', 'V D S R T', ('theta', 'loss'), 'Bandit-based', 'Ranking', 'Fixed rounds')
     def __init__(self, class_counts:np.ndarray, # (K, C) per-client class histograms (known or estimated)
                  c:float=1.5, # CUCB exploration constant in sqrt(c ln t / n_k) (Chen, Wang & Yuan 2013: 3/2)
-                ): self.class_counts, self.c = check_array('class_counts', class_counts, 2, lo=0), check_float('c', c, lo=0)
+                ): self.class_counts, self.c = check_array('class_counts', class_counts, 2, lo=0, nonempty=True), check_float('c', c, lo=0)
 
     def reset(self, num_clients, seed):
         "Every arm unplayed, no reward yet; the class histograms must cover the federation."

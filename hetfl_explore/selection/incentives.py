@@ -113,7 +113,8 @@ def subjective_reputation(pos:np.ndarray, # positive interactions per client
                          ) -> np.ndarray:
     "Subjective-logic reputation b + a u from positive/negative interaction counts."
     pos, neg, W = check_array('pos', pos, lo=0), check_array('neg', neg, lo=0), check_float('W', W, 0, lo_open=True)
-    if pos.shape != neg.shape: raise ValueError(f"neg: shape {neg.shape} differs from the shape {pos.shape} of pos")
+    if pos.shape != neg.shape:
+        raise ValueError(f"pos, neg: shapes {pos.shape} and {neg.shape}: expected equal shapes, one of each per client")
     base = check_float('base', base, 0, 1)
     tot = pos + neg + W
     return pos / tot + base * W / tot
