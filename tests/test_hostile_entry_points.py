@@ -404,3 +404,26 @@ def test_selection_and_kl_and_label_mismatches_name_the_callers_argument():
     refused(lambda: roc_auc(np.array([.1, .9]), np.array([0])), 'labels', 'expected')
     m = bayes_mlp(4, 3, 5); torch.manual_seed(0); a = neg_elbo(m, [[0.] * 4, [1.] * 4], torch.tensor([0, 2]), 10)
     torch.manual_seed(0); assert torch.allclose(a, neg_elbo(m, torch.tensor([[0.] * 4, [1.] * 4]), torch.tensor([0, 2]), 10))
+
+def test_fednova_norm_needs_one_learning_rate_per_client():
+    from hetfl_explore.engine.aggregation import fednova_norm
+    for steps, lr in ((np.array([3., 5.]), np.array([])), (np.array([3., 5.]), np.array([.1])), (np.array([]), np.array([.1, .1]))):
+        refused(lambda: fednova_norm(steps, lr), 'lr', 'one learning rate per client')
+    assert fednova_norm(np.array([3., 5.]), np.array([.1, .1]), prox_mu=0.0).tolist() == [3., 5.]   # prox_mu = 0: plain FedNova
+
+def test_dirichlet_splits_name_an_empty_pool():
+    from hetfl_explore.foundation.data import partition_dirichlet, dirichlet_size_split
+    refused(lambda: partition_dirichlet(np.array([], int), 2, 0.5, 0), 'y', 'no labels')
+    refused(lambda: dirichlet_size_split(np.array([], int), 2), 'y', 'no labels')
+
+def test_group_averages_and_f1_name_the_callers_argument():
+    from hetfl_explore.clustering.gpfl import weighted_average, weighted_f1
+    refused(lambda: weighted_average(3, [1.0]), 'thetas', 'thetas=3')
+    refused(lambda: weighted_f1(np.array([]), np.array([0, 1, 0]), 2), 'y', '0 and 3 labels')
+    assert weighted_f1(np.array([0, 1]), np.array([0, 1]), 2) == 1.0
+
+def test_messages_show_the_value_received():
+    from hetfl_explore.engine.store import check_federated_data
+    from hetfl_explore.foundation.core import check_array
+    refused(lambda: check_federated_data(3), 'data', 'data=3 (int)')
+    refused(lambda: check_array('availability', [1.0, 10**400]), 'availability', '10000')

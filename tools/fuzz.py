@@ -263,7 +263,7 @@ def _more_controls(Ns) -> dict:
                                                   batch_range=((20, 40), 'obj')))],
      'engine.protocol': [('Selection', dict(ids=(np.array([0, 2]), 'unique_ids')))],
      'engine.aggregation': [('fednova_norm', dict(steps=(np.array([3., 5.]), 'nonneg_array'), lr=(np.array([.1, .1]), 'nonneg_linked'),
-                                                  momentum=(0.0, 'prob'), prox_mu=(0.1, 'pos')))],
+                                                  momentum=(0.0, 'prob'), prox_mu=(0.1, 'nonneg')))],   # prox_mu = 0: no proximal term
      'selection.efficiency': [('FLCIR', dict(class_counts=(np.eye(3) * 10, 'nonneg_array'), c=(1.5, 'nonneg')))],
     }
 
@@ -676,6 +676,9 @@ VALID_MUTANTS = {('ClientView', 'available'): {'empty'}, ('make_view', 'availabl
                  ('gap', 'rates'): {'nan entry'},   # an undefined group's rate
                  ('stratified_pick', 'available'): {'empty'}, ('flag_opposing', 'updates'): {'empty'},   # no client this round
                  ('predictive', 'x'): {'empty'},   # no rows: no predictions
+                 ('class_counts', 'y'): {'empty'},   # no samples: zero counts
+                 ('serialise', 'update'): {'ragged'},   # a list of parts of any lengths, as (mu, var)
+                 ('digits_federation', 'alpha'): {'None'},   # None: IID
                  ('bin_scores', 'x'): {'empty'}, ('select_per_group', 'max_per_group'): {'None'},   # no scores to bin; None keeps every sample
                  ('uni_flows_sorted', 'q'): {'list'}, ('uni_flows_sorted', 'p'): {'list'},   # a threshold per criterion (one here)
                  **{(f, t): {'list'} for f in ('check_thresholds', 'flows_sorted', 'flows_pairwise', 'compute_flows_as_printed') for t in 'qp'},

@@ -74,6 +74,7 @@ def weighted_average(thetas:list, # parameter arrays of the same shape
                     ) -> np.ndarray:
     "Sum_i w_i theta_i / Sum_i w_i (FedAvg's aggregation, Eq. 2, normalised within the group)."
     T, w = check_array('thetas', thetas, nonempty=True), check_array('weights', weights, ndim=1, lo=0)
+    if T.ndim == 0: raise ValueError(f"thetas={thetas!r}: expected a list of parameter arrays, one per client")
     if w.shape != (len(T),) or w.sum() <= 0:
         raise ValueError(f"weights={weights!r}: expected {len(T)} non-negative weights with a positive sum")
     return np.tensordot(w / w.sum(), T, 1)
@@ -85,6 +86,7 @@ def weighted_f1(y:np.ndarray, # (n,) true labels in [0, K)
     "Support-weighted mean of the per-class F1 = 2TP / (2TP + FP + FN) (0 where undefined), as scikit-learn's average='weighted'."
     y, pred = (check_array(n, v, allow_nan=True, allow_inf=True) for n, v in (('y', y), ('pred', pred)))
     K = check_int('K', K, lo=1)
+    if pred.shape != y.shape: raise ValueError(f"y, pred: {y.size} and {pred.size} labels; expected one prediction per label of y")
     for name, v in (('y', y), ('pred', pred)):
         if v.ndim != 1 or v.shape != y.shape or (v.size and (not np.all(np.rint(v) == v) or v.min() < 0 or v.max() >= K)):
             raise ValueError(f"{name}={v!r}: expected {y.size} integer labels in [0, {K - 1}]")

@@ -27,10 +27,11 @@ def fednova_norm(steps:np.ndarray, # local steps tau_k of each client
                 ) -> np.ndarray:
     "FedNova's a_k = ||a_k||_1: the total weight local SGD puts on the client's gradients (tau_k for plain SGD)."
     momentum, prox_mu = check_float('momentum', momentum, 0, 1, hi_open=True), check_float('prox_mu', prox_mu, lo=0)
-    tau = check_array('steps', steps, lo=0)
+    tau, lr = check_array('steps', steps, ndim=1, lo=0), check_array('lr', lr, ndim=1, lo=0)
+    if lr.shape != tau.shape: raise ValueError(f"lr={lr!r}: expected one learning rate per client ({len(tau)}, as steps)")
     if momentum: return (tau - momentum * (1 - momentum ** tau) / (1 - momentum)) / (1 - momentum)
     if prox_mu:
-        q = 1 - check_array('lr', lr, lo=0) * prox_mu
+        q = 1 - lr * prox_mu
         return (1 - q ** tau) / (1 - q)
     return tau
 

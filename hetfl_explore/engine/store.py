@@ -4,7 +4,7 @@
 
 # %% ../../nbs/engine/05g_store.ipynb #36232b20
 from __future__ import annotations
-import hashlib, json, os, pickle, sqlite3, time
+import reprlib, hashlib, json, os, pickle, sqlite3, time
 from dataclasses import asdict
 from functools import partial
 from typing import Any, Callable, Sequence
@@ -163,7 +163,7 @@ def check_federated_data(data, # a `FederatedData` (or anything with its fields)
                         ):
     "`data` itself, after checking it has every field of a `FederatedData` (an error names the missing ones)."
     missing = [f for f in FEDERATED_FIELDS if not hasattr(data, f)]
-    if missing: raise TypeError(f"data={type(data).__name__}: expected a FederatedData; missing {missing}")
+    if missing: raise TypeError(f"data={reprlib.repr(data)} ({type(data).__name__}): expected a FederatedData; missing {missing}")
     return data
 
 # %% ../../nbs/engine/05g_store.ipynb #a9e7036e

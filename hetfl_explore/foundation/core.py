@@ -4,7 +4,7 @@
 
 # %% ../../nbs/foundation/00_core.ipynb #f3247e9c
 from __future__ import annotations
-import json, os, random, numbers, threading
+import reprlib, json, os, random, numbers, threading
 from contextlib import contextmanager
 from typing import Any, Iterable
 from pathlib import Path
@@ -131,8 +131,11 @@ def _check_ndim(name, shape:tuple, ndim):
 def _real_objects(name, arr:np.ndarray) -> np.ndarray:
     "An object array of real numbers (`Fraction`, integers beyond int64) as float64; other object arrays unchanged."
     if not all(isinstance(x, numbers.Real) and not isinstance(x, bool) for x in arr.flat): return arr
-    try: return np.array([float(x) for x in arr.flat]).reshape(arr.shape)
-    except OverflowError: raise ValueError(f"{name}: an entry is beyond the float range; expected finite numbers") from None
+    out = []
+    for x in arr.flat:
+        try: out.append(float(x))
+        except OverflowError: raise ValueError(f"{name}: the entry {reprlib.repr(x)} is beyond the float range; expected finite numbers") from None
+    return np.array(out).reshape(arr.shape)
 
 def as_array(name:str, # Argument name, quoted in the error
              value:Any, # numpy array, torch tensor, nested list or number

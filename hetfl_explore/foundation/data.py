@@ -263,6 +263,7 @@ MAX_TRIES = 100_000   # the most redraws a rejection sampler may ask for (a boun
 def _check_min_size(min_size, K, n):
     "`min_size` checked as a count that `K` clients can all reach from a pool of `n` samples."
     min_size = check_count('min_size', min_size)
+    if n == 0: raise ValueError("y: no labels (an empty pool); expected the pool's class labels, one per sample")
     if K * min_size > n:
         raise ValueError(f"min_size={min_size}: {K} clients x {min_size} samples need {K * min_size}, but the pool has "
                          f"only {n}; no draw can succeed")
