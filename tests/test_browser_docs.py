@@ -75,6 +75,10 @@ FIGURE_CLUTTER = """(OVERLAP_PX) => [...document.querySelectorAll('.js-plotly-pl
     if (l) out.push(`figure ${n + 1}: a marker covers the axis label '${l.textContent}'`); });
   return [...new Set(out)]; })"""
 OVERLAP_PX = 1
+# Figures drawn with nothing in them: no trace, and no shape, annotation or image in the layout (a diagram drawn with
+# shapes alone is a figure; a chart saved before its data arrived is an empty frame)
+EMPTY_FIGURES = """() => [...document.querySelectorAll('.js-plotly-plot')].filter(p => Array.isArray(p.data) && !p.data.length
+  && !['shapes', 'annotations', 'images'].some(k => ((p.layout || {})[k] || []).length)).length"""
 # Pages whose figures the check still flags, each with what hides what; a page is removed once its figure is fixed (the
 # check fails when a listed page is clean, so the list only shrinks)
 KNOWN_CLUTTER: dict[str, str] = {}   # pages whose figures still hide labels, each with what overlaps what
@@ -95,8 +99,7 @@ def check_page(page, base: str, rel: str) -> list[str]:
         page.wait_for_function("[...document.querySelectorAll('.hx-plotly')].filter(e => e.offsetParent !== null)"
                                ".every(e => e.querySelector('.main-svg'))", timeout=15000)   # every shown panel figure drew (plotly skips closed tabs)
     undrawn = page.evaluate(DRAWN_AS_DECLARED)
-    empty = page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot')]"
-                          ".filter(p => Array.isArray(p.data) && !p.data.length).length")   # a figure with no trace at all
+    empty = page.evaluate(EMPTY_FIGURES)
     if empty: problems.append(f'{rel}: {empty} figure(s) drawn without a single trace (an empty frame)')
     if undrawn: problems.append(f'{rel}: {len(undrawn)} trace(s) not drawn as their type (a plotly.js bundle without it?): {undrawn[:3]}')
     views = page.locator('script[type="application/vnd.jupyter.widget-view+json"]').count()

@@ -155,7 +155,7 @@ def test_run_fl_refuses_a_model_that_does_not_fit(fed):
     with pytest.raises(ValueError, match='n_classes=10'): run_fl(lambda: mlp(64, 16, 3), fed)
 
 def test_run_fl_refuses_no_data():
-    with pytest.raises(TypeError, match='data=NoneType'): run_fl(MODEL, None)
+    with pytest.raises(TypeError, match=r'data=None \(NoneType\)'): run_fl(MODEL, None)
 
 def test_seed_range():
     with pytest.raises(ValueError, match='RunConfig.seed'): RunConfig(seed=2 ** 64)

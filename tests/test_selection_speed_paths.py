@@ -216,7 +216,7 @@ def test_choice_without_replacement_names_the_bad_argument(p, m, monkeypatch):
     try: want = np.random.default_rng(0).choice(ids, m, replace=False, p=p)
     except ValueError as e: want = e
     if isinstance(want, ValueError):
-        with pytest.raises(ValueError, match=r'^(p|size)\b'): sb.choice_without_replacement(ids, p, m, np.random.default_rng(0))
+        with pytest.raises(ValueError, match=r'^(p|size|a, p)\b'): sb.choice_without_replacement(ids, p, m, np.random.default_rng(0))
     else: np.testing.assert_array_equal(sb.choice_without_replacement(ids, p, m, np.random.default_rng(0)), want)
 
 def plain_sample_by(ids, p, m, rng):
