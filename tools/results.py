@@ -360,11 +360,14 @@ def print_table(rows:list[dict]):
     for line in [head, tuple('-' * x for x in w), *cells]: print('  '.join(s.ljust(x) for s, x in zip(line, w)).rstrip())
 
 # ------------------------------------------------------------------------------------------------------- commands
-def parts(t:Target) -> int:
+def parts(t:Target, # target
+          saved=None, # DataFrame of its saved file, if already read (None: read the column from data/results)
+         ) -> int:
     "How many values of the target's `check_part` column its saved file holds (1 without a part or a saved file)."
     import pandas as pd
-    if t.check_part is None or not (RESULTS/t.file).exists(): return 1
-    return int(pd.read_csv(RESULTS/t.file, usecols=[t.check_part])[t.check_part].nunique())
+    if t.check_part is None or (saved is None and not (RESULTS/t.file).exists()): return 1
+    col = saved[t.check_part] if saved is not None else pd.read_csv(RESULTS/t.file, usecols=[t.check_part])[t.check_part]
+    return int(col.nunique())
 
 def list_targets():
     "Print every target with its cost estimate, seeds and tolerance."
@@ -424,7 +427,7 @@ def regenerate_and_compare(targets:list[Target], # targets to regenerate and com
             seeds, part = (None, None) if all_seeds else (draw_seeds(t, draw), draw_part(t, draw, saved))
             which = 'every seed' if seeds is None else f"seed{'s' if len(seeds) > 1 else ''} {', '.join(map(str, seeds))} of {len(t.seeds)}"
             which += '' if part is None else f", {part[0]} {part[1]}"
-            cost = t.cost_s if seeds is None else t.cost_check(parts(t))
+            cost = t.cost_s if seeds is None else t.cost_check(parts(t, saved))
             print(f"{t.name}: regenerating {which} into a temporary folder (about {cost / 60:.1f} min) ...", flush=True)
             wall = generate(t, Path(tmp), seeds, None if part is None else part[1])
             new = pd.read_csv(Path(tmp)/t.file)

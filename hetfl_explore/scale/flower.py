@@ -520,13 +520,14 @@ def _disk_data(folder:str, dpar:dict, cols:dict, seed:int):
     if not os.path.isdir(folder): raise ValueError(f"{where}: no such folder; expected one written by datasets.Dataset.save_to_disk")
     ds = load_from_disk(folder)
     if not isinstance(ds, Dataset): raise ValueError(f"{where}: holds a {type(ds).__name__}; save one split (a Dataset)")
-    by, feats, attr = cols.get('partition_by') or None, str(cols.get('features', 'image')), cols.get('attribute') or None
+    c = {**DATASET_DEFAULTS, **cols}
+    by, feats, attr = c['partition_by'] or None, str(c['features']), c['attribute'] or None
     if attr is None: raise ValueError(f"attribute: missing; {where} needs its attribute column (selectors read class x attribute counts)")
     if by is not None and by not in ds.column_names:
         raise ValueError(f"partition-by={by!r}: the dataset has no such column (its columns: {', '.join(ds.column_names)})")
     part = IidPartitioner(dpar['num_clients']) if by is None else NaturalIdPartitioner(partition_by=by)
     with _quiet_partitioning():
-        return federation_from_dataset(ds, part, feats.split(',') if ',' in feats else feats, str(cols.get('label', 'label')),
+        return federation_from_dataset(ds, part, feats.split(',') if ',' in feats else feats, str(c['label']),
                                        str(attr), seed=seed)
 
 # %% ../../nbs/scale/80_flower.ipynb #f1app002
