@@ -14,7 +14,7 @@ go to `graders.core.grade(id, answer)` for every exercise id; anything but a `Fe
 Run: `python tools/fuzz.py [--json fuzz.json] [--only crowd.robust engine] [--timeout 20]`.
 """
 from __future__ import annotations
-import argparse, fractions, importlib, inspect, json, os, pickle, pkgutil, re, sys, time, traceback
+import argparse, fractions, glob, importlib, inspect, json, os, pickle, pkgutil, re, sys, time, traceback
 from collections import Counter, defaultdict
 import numpy as np
 import torch
@@ -228,9 +228,19 @@ def _controls() -> dict:
      'modelhet.mia': [('roc_auc', dict(scores=(np.array([.1, .9, .4, .6]), 'array'), labels=(np.array([0, 1, 0, 1]), 'labels'))),
                       ('advantage', dict(preds=(np.array([0, 1, 1, 1]), 'labels'), labels=(np.array([0, 1, 0, 1]), 'labels')))],
     }
-    for more in (_more_controls(Ns), _core_controls(), _entry_controls(fed), _array_controls(Ns), _object_controls(), _study_controls(Ns), _device_controls(Ns)):
+    parts = [m.controls() for m in control_modules()]
+    for more in (_more_controls(Ns), _core_controls(), _entry_controls(fed), _array_controls(Ns), _object_controls(), _study_controls(Ns), _device_controls(Ns), *parts):
         for g, entries in more.items(): base.setdefault(g, []).extend(entries)
     return base
+
+CONTROL_FILES = 'fuzz_controls_*.py'   # one file of controls per part of the package, beside this one
+
+def control_modules() -> list:
+    "The modules `tools/fuzz_controls_*.py`: each has `controls()` and may add to `VALID_MUTANTS`, `NONFINITE_OK` and `SIDE_EFFECTS`."
+    here = os.path.dirname(os.path.abspath(__file__))
+    if here not in sys.path: sys.path.insert(0, here)
+    names = sorted(os.path.basename(p)[:-3] for p in glob.glob(os.path.join(here, CONTROL_FILES)))
+    return [importlib.import_module(n) for n in names]
 
 def _more_controls(Ns) -> dict:
     "Controls of the entry points whose hostile inputs once slipped through (a NaN batch, a fractional id, an infinite tolerance)."
@@ -684,6 +694,15 @@ VALID_MUTANTS = {('ClientView', 'available'): {'empty'}, ('make_view', 'availabl
                  **{(f, t): {'list'} for f in ('check_thresholds', 'flows_sorted', 'flows_pairwise', 'compute_flows_as_printed') for t in 'qp'},
                  ('balanced_split', 'test_per_group'): {'0'},   # no test set: every sample trains
                  ('default_device', 'device'): {'str subclass'}, ('model_confusion', 'device'): {'str subclass'}}   # torch reads its characters, 'cpu'
+
+def _merge_part_tables():
+    "Add each control file's `VALID_MUTANTS`, `NONFINITE_OK` and `SIDE_EFFECTS` to this module's."
+    for m in control_modules():
+        VALID_MUTANTS.update(getattr(m, 'VALID_MUTANTS', {}))
+        NONFINITE_OK.update(getattr(m, 'NONFINITE_OK', {}))
+        SIDE_EFFECTS.update(getattr(m, 'SIDE_EFFECTS', set()))
+
+_merge_part_tables()
 
 def fuzz_group(group:str, entries:list, timeout:float, auto:bool=False) -> list:
     "Every control of a group, then its malformed and equivalent mutants; one record per call."
