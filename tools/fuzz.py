@@ -90,6 +90,10 @@ def _as_tensors(muts:dict) -> dict:
 def _label_bad(v): return {'label -1': np.r_[-1, np.asarray(v)[1:]], 'label past the end': np.r_[np.asarray(v)[:-1], 10**3],
                            'fractional label': np.asarray(v, float) + 0.5, 'one short': np.asarray(v)[:-1]}
 
+def _hostile_inputs() -> dict:
+    "The hostile answers of `hostile_answers` small enough to send to every answer-taking entry point."
+    return {k: v for k, v in hostile_answers().items() if k not in ('huge list', 'huge array', 'deep')}
+
 KINDS = {   # kind -> (malformed(v), equivalent(v), extra malformed(v))
     'real': (_real_bad, _real_ok, lambda v: {}),
     'pos': (_real_bad, _real_ok, lambda v: {'0': 0.0, '-1': -1.0}),
@@ -130,6 +134,7 @@ KINDS = {   # kind -> (malformed(v), equivalent(v), extra malformed(v))
     'callable': (lambda v: {'int': 3, 'str': 'f'}, lambda v: {}, lambda v: {}),
     'obj': (lambda v: {'int': 3, 'hostile': SelfRaising()}, lambda v: {}, lambda v: {}),
     'fixed': (lambda v: {}, lambda v: {}, lambda v: {}),
+    'answer': (lambda v: {}, lambda v: _hostile_inputs(), lambda v: {}),   # anything a student may hand in: feedback, never a raise
     'auto_int': (lambda v: {'1.5': v + 0.5, 'nan': float('nan'), 'str': str(v), '10**400': 10**400, 'hostile': SelfRaising(),
                             'int subclass': RaisingInt(int(v))}, lambda v: {'np.int64': np.int64(v)}, lambda v: {}),
     'auto_real': (lambda v: {'nan': float('nan'), 'str': str(float(v)), '10**400': 10**400, 'hostile': SelfRaising(),
@@ -236,7 +241,7 @@ def _controls() -> dict:
 CONTROL_FILES = 'fuzz_controls_*.py'   # one file of controls per part of the package, beside this one
 
 def control_modules() -> list:
-    "The modules `tools/fuzz_controls_*.py`: each has `controls()` and may add to `VALID_MUTANTS`, `NONFINITE_OK` and `SIDE_EFFECTS`."
+    "The modules `tools/fuzz_controls_*.py`: each has `controls()` and may add `KINDS`, `VALID_MUTANTS`, `NONFINITE_OK`, `SIDE_EFFECTS`."
     here = os.path.dirname(os.path.abspath(__file__))
     if here not in sys.path: sys.path.insert(0, here)
     names = sorted(os.path.basename(p)[:-3] for p in glob.glob(os.path.join(here, CONTROL_FILES)))
@@ -696,8 +701,9 @@ VALID_MUTANTS = {('ClientView', 'available'): {'empty'}, ('make_view', 'availabl
                  ('default_device', 'device'): {'str subclass'}, ('model_confusion', 'device'): {'str subclass'}}   # torch reads its characters, 'cpu'
 
 def _merge_part_tables():
-    "Add each control file's `VALID_MUTANTS`, `NONFINITE_OK` and `SIDE_EFFECTS` to this module's."
+    "Add each control file's `KINDS`, `VALID_MUTANTS`, `NONFINITE_OK` and `SIDE_EFFECTS` to this module's."
     for m in control_modules():
+        KINDS.update(getattr(m, 'KINDS', {}))
         VALID_MUTANTS.update(getattr(m, 'VALID_MUTANTS', {}))
         NONFINITE_OK.update(getattr(m, 'NONFINITE_OK', {}))
         SIDE_EFFECTS.update(getattr(m, 'SIDE_EFFECTS', set()))
