@@ -114,7 +114,7 @@ def as_parts(x, # a tuple or list answer
 def is_placeholder(answer, # the student's answer
                   ) -> bool:
     "True for an unanswered exercise: `...`, None, an empty string, or a tuple/list of those only."
-    if answer is ... or answer is None or (isinstance(answer, str) and not answer.strip()): return True
+    if answer is ... or answer is None or (isinstance(answer, str) and not str.strip(answer)): return True
     return isinstance(answer, (tuple, list)) and len(answer) > 0 and all(is_placeholder(a) for a in answer)
 
 # %% ../../nbs/graders/90_graders.ipynb #7bb362a9
@@ -146,9 +146,8 @@ def _size(x) -> int | None:
     numel = getattr(x, 'numel', None)
     return numel() if callable(numel) and hasattr(x, 'detach') else None
 
-def answer_problem(answer, # the student's answer
-                  ) -> str | None: # what makes it unreadable, or None
-    "Why no grader can read `answer` (nested too deep or inside itself, too large, an integer beyond float range), or None."
+def _unreadable(answer) -> str | None:
+    "`answer_problem` for an answer whose parts can be read (a hostile part raises)."
     stack, items = [(answer, 0)], 0
     while stack:
         x, depth = stack.pop()
@@ -162,6 +161,12 @@ def answer_problem(answer, # the student's answer
         if isinstance(x, (list, tuple, set, frozenset)): stack.extend((v, depth + 1) for v in x)
     return None
 
+def answer_problem(answer, # the student's answer
+                  ) -> str | None: # what makes it unreadable, or None
+    "Why no grader can read `answer` (nested too deep or inside itself, too large, an integer beyond float range), or None."
+    try: return _unreadable(answer)
+    except Exception as e: return f'your answer could not be read: {type(e).__name__}: {str(e)[:200]}'   # a part that raises
+
 # %% ../../nbs/graders/90_graders.ipynb #aa966d98
 EXERCISES: dict = {}   # exercise id -> its grader (filled by the lab modules of this part)
 RESULTS: dict = {}     # exercise id -> the last Feedback given in this session
@@ -172,19 +177,16 @@ def exercise(eid:str, # the exercise id, '<lab>.q<n>'
              praise:str = RIGHT, # what to say when it is right (may add a why)
             ) -> Callable:
     "Register the decorated function as the grader of exercise `eid`."
+    eid = str.__str__(eid) if isinstance(eid, str) else eid   # its characters: a `str` subclass's methods may raise
     if not isinstance(eid, str) or not re.fullmatch(r'[a-z]+\.q[0-9]+', eid):
         raise ValueError(f"eid: expected an id '<lab>.q<n>' such as 'selection.q1', got {eid!r}")
     check_type('hint', hint, str); check_type('praise', praise, str)
     def deco(f):
         @functools.wraps(f)
         def run(answer):
-            try: why, empty = answer_problem(answer), None
-            except Exception as e: why = f'your answer could not be read: {type(e).__name__}: {str(e)[:200]}'   # e.g. a str whose strip raises
-            if why is None:
-                try: empty = is_placeholder(answer)
-                except Exception as e: why = f'your answer could not be read: {type(e).__name__}: {str(e)[:200]}'
+            why = answer_problem(answer)
             if why is not None: fb = Feedback(eid, 'wrong', why, hint)
-            elif empty:
+            elif is_placeholder(answer):
                 fb = Feedback(eid, 'not attempted', 'replace the `...` placeholder with your answer and run the cell again.', hint)
             else:
                 try: out = f(answer)
@@ -209,7 +211,7 @@ def load_labs():
 def exercises(lab:str|None=None, # one lab of `LABS`, or None for all
              ) -> list[str]: # exercise ids in course order
     "The exercise ids that have a grader, of one lab or of all."
-    if lab is not None and lab not in LABS: raise ValueError(f"lab: unknown lab {lab!r}; known labs: {', '.join(LABS)}")
+    if lab is not None: check_choice('lab', lab, LABS)
     ids = [e for e in load_labs().EXERCISES if lab is None or e.split('.')[0] == lab]
     return sorted(ids, key=lambda e: (LABS.index(e.split('.')[0]), int(e.split('.q')[1])))
 
@@ -217,10 +219,9 @@ def grade(exercise:str, # the exercise id, e.g. 'selection.q3'
           answer, # the student's answer (`...` when not attempted)
          ) -> Feedback:
     "Check `answer` to exercise `exercise` and return the feedback."
-    if not isinstance(exercise, str): raise TypeError(f"exercise: expected an id such as 'selection.q1', got {type(exercise).__name__} {exercise!r}")
     registry = load_labs().EXERCISES
-    if exercise not in registry: raise ValueError(f"exercise: unknown id {exercise!r}; known ids: {', '.join(exercises())}")
-    return registry[exercise](answer)
+    eid = str.__str__(check_type('exercise', exercise, str))   # its characters: a `str` subclass's methods may raise
+    return registry[check_choice('exercise', eid, exercises())](answer)
 
 # %% ../../nbs/graders/90_graders.ipynb #82b064b2
 MIN_WORDS = 40   # an open answer shorter than this many words is sent back
@@ -233,7 +234,7 @@ def rubric_feedback(eid:str, # the exercise id
     "A 'submitted' Feedback naming the rubric points a text addresses and those it does not; a message if unusable."
     check_type('eid', eid, str); check_type('rubric', rubric, dict); min_words = check_int('min_words', min_words, lo=1)
     if not isinstance(text, str): return f'expected your answer as a string (a paragraph of text), got {type(text).__name__}.'
-    words = re.findall(r'\w+', text.lower())
+    words = re.findall(r'\w+', str.lower(text))   # str's own method: a subclass's may raise
     if len(words) < min_words: return f'too short: {len(words)} words; argue your answer in at least {min_words} words.'
     low = ' '.join(words)
     hit = [p for p, keys in rubric.items() if any(re.search(rf'\b{re.escape(k)}', low) for k in keys)]
@@ -261,6 +262,6 @@ def lab_report(lab:str|None=None, # one lab of `LABS`, or None for all
 def assert_solved(lab:str, # one lab of `LABS`
                  ) -> None:
     "Raise AssertionError listing the exercises of `lab` whose last grader is not correct (or submitted)."
-    rep = lab_report(lab)
+    rep = lab_report(check_choice('lab', lab, LABS))
     bad = rep[~rep.status.isin(['correct', 'submitted'])]
     assert bad.empty, 'not solved: ' + '; '.join(f'{e} ({r.status}: {r.message})' for e, r in bad.iterrows())

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from .core import (ANSWER_TOL, exercise, as_fraction, as_number, as_numbers, as_parts, as_text, first_mistake,
                                       try_call, rubric_feedback)
-from ..foundation.core import check_int, check_float, check_choice
+from ..foundation.core import check_int, check_float, check_choice, check_array
 from ..foundation.hetero import dht, entropy, mutual_information, fl_metrics
 from ..foundation.data import federation
 from ..feddiverse.simulation import simulate_selection
@@ -82,8 +82,8 @@ def step3_scores(L, # (K, 3) normalised triplets
                  kc:int, # the complementary pick
                 ) -> np.ndarray: # (K,) signed scores
     "Signed alignment of every client's triplet with the cross product of k_p's and k_c's."
-    L = np.asarray(L, dtype=float) if not isinstance(L, (str, bytes)) else None
-    if L is None or L.ndim != 2 or L.shape[1] != 3 or not np.isfinite(L).all(): raise ValueError(f'L: expected a finite (K, 3) array')
+    L = check_array('L', L, ndim=2, nonempty=True)
+    if L.shape[1] != 3: raise ValueError(f"L: shape {L.shape}: expected a (K, 3) array of triplets")
     kp, kc = check_int('kp', kp, lo=0, hi=len(L) - 1), check_int('kc', kc, lo=0, hi=len(L) - 1)
     return L @ np.cross(L[kp], L[kc])
 

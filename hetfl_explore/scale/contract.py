@@ -33,7 +33,8 @@ def stats_record(counts, # (|Y|, |A|) class × attribute counts of the node's tr
     "The `'stats'` record a node sends at `level`: its data size, its triplet, or its counts (and size)."
     check_choice('level', level, LEVELS[1:])
     n = check_count_array('counts', counts)
-    if n.ndim != 2: raise ValueError(f"counts: shape {n.shape}: expected (num-classes, num-attributes) counts")
+    if n.ndim != 2 or 0 in n.shape:
+        raise ValueError(f"counts: shape {n.shape}: expected (num-classes, num-attributes) counts, at least one of each")
     if level == 'size': return MetricRecord({'num-examples': int(n.sum())})
     if level == 'triplet': return MetricRecord({'triplet': [float(v) for v in dht(n)]})
     return MetricRecord({'counts': [int(v) for v in n.reshape(-1)], 'num-classes': n.shape[0],

@@ -26,18 +26,19 @@ __all__ = ['SELECTOR_NAMES', 'FEDDIVERSE_NAMES', 'SAMPLING_ONLY', 'WAIT_S', 'POL
            'AppGrid']
 
 # %% ../../nbs/scale/80b_strategies.ipynb #6107156c
-def selector_spelling(name:str, # a selector name in any of the registry's styles
+def selector_spelling(selector:str, # a selector name in any of the registry's styles
                      ) -> str:
     "The one spelling of a selector name: lowercase, hyphens instead of underscores."
-    return check_type('name', name, str).strip().lower().replace('_', '-')
+    text = str.__str__(check_type('selector', selector, str))   # its characters (a `str` subclass's methods may differ)
+    return text.strip().lower().replace('_', '-')
 
 SELECTOR_NAMES = {selector_spelling(k): k for k in SELECTORS}   # the one spelling -> the registry's key
 
-def registry_key(name:str, # a selector name: its one spelling or the registry's own name
+def registry_key(selector:str, # a selector name: its one spelling or the registry's own name
                 ) -> str:
     "The registry key of a selector named in either spelling; a `ValueError` listing the names otherwise."
-    key = SELECTOR_NAMES.get(selector_spelling(name))
-    if key is None: raise ValueError(f"selector={name!r}: unknown; allowed: {', '.join(SELECTOR_NAMES)}")
+    key = SELECTOR_NAMES.get(selector_spelling(selector))
+    if key is None: raise ValueError(f"selector={selector!r}: unknown; allowed: {', '.join(SELECTOR_NAMES)}")
     return key
 
 # %% ../../nbs/scale/80b_strategies.ipynb #02843c0f
@@ -49,19 +50,19 @@ SAMPLING_ONLY = {  # the one spelling -> (facts it needs before round 1, what it
     **{k: ({'triplet'}, ()) for k in FEDDIVERSE_NAMES},
 }
 
-def sampling_name(name:str, # a selector name in either spelling
+def sampling_name(selector:str, # a selector name in either spelling
                  ) -> str:
     "The one spelling of a sampling-only selector, or a `ValueError` listing them."
-    key = selector_spelling(registry_key(name))
+    key = selector_spelling(registry_key(selector))
     if key not in SAMPLING_ONLY:
-        raise ValueError(f"selector={name!r} is not sampling-only (it changes the aggregation or reads client "
+        raise ValueError(f"selector={selector!r} is not sampling-only (it changes the aggregation or reads client "
                          f"updates); sampling-only selectors: {', '.join(SAMPLING_ONLY)}")
     return key
 
-def sampling_level(name:str, # a sampling-only selector, in either spelling
+def sampling_level(selector:str, # a sampling-only selector, in either spelling
                   ) -> str:
-    "The most private level of `LEVELS` that gives selector `name` what it needs."
-    needs = SAMPLING_ONLY[sampling_name(name)][0]
+    "The most private level of `LEVELS` that gives `selector` what it needs."
+    needs = SAMPLING_ONLY[sampling_name(selector)][0]
     return next(lv for lv in LEVELS if needs <= PROVIDES[lv])
 
 # %% ../../nbs/scale/80b_strategies.ipynb #c7a61218

@@ -40,14 +40,21 @@ def _settings(config:dict) -> tuple:
     "A configuration's dataset name, selector name, seed, federation parameters and `RunConfig`, every value checked."
     cfg = dict(check_type('config', config, dict))
     missing = [k for k in ('dataset', 'selector', 'seed') if k not in cfg]
-    if missing: raise ValueError(f"config={config!r}: missing {missing}")
+    if missing: raise ValueError(f"config={config!r}: missing {missing}; expected the keys dataset, selector and seed")
     unknown = sorted(set(cfg) - {'dataset', 'selector', 'seed', *DATA_DEFAULTS, *RUN_FIELDS})
-    if unknown: raise ValueError(f"config={config!r}: unknown keys {unknown}")
-    name, sel = check_choice('dataset', cfg.pop('dataset'), SWEEP_DATASETS), check_choice('selector', cfg.pop('selector'), SELECTORS)
-    seed = check_int('seed', cfg.pop('seed'), lo=0)
+    if unknown: raise ValueError(f"config={config!r}: unknown keys {unknown}; allowed: {_config_keys()}")
+    name = check_choice("config['dataset']", cfg.pop('dataset'), SWEEP_DATASETS)
+    sel, seed = check_choice("config['selector']", cfg.pop('selector'), SELECTORS), check_int("config['seed']", cfg.pop('seed'), lo=0)
     dpar = {k: cfg.pop(k, v) for k, v in DATA_DEFAULTS.items()}
-    dpar = dict(num_clients=check_int('num_clients', dpar['num_clients'], lo=1), alpha=check_float('alpha', dpar['alpha'], lo=0, lo_open=True))
-    return name, sel, seed, dpar, RunConfig(**{'seed': seed, **cfg})
+    dpar = dict(num_clients=check_int("config['num_clients']", dpar['num_clients'], lo=1),
+                alpha=check_float("config['alpha']", dpar['alpha'], lo=0, lo_open=True))
+    try: run = RunConfig(**{'seed': seed, **cfg})
+    except (TypeError, ValueError) as e: raise type(e)(f"config: {e}") from None
+    return name, sel, seed, dpar, run
+
+def _config_keys() -> str:
+    "The keys a configuration of `fl_task` may hold."
+    return ', '.join(['dataset', 'selector', 'seed', *DATA_DEFAULTS, *RUN_FIELDS])
 
 # %% ../../nbs/scale/81_sweeps.ipynb #97273d1a
 def sweep_grid(datasets:Sequence[str], # dataset names (keys of `SWEEP_DATASETS`)
@@ -120,11 +127,14 @@ class SweepStore:
         if not os.fspath(check_type('path', path, (str, os.PathLike))).strip():
             raise ValueError(f"path={path!r}: expected a directory name (an empty path would write into the working directory)")
         self.path, self.task = Path(path), task
-        self.configs = check_type('configs', configs, list)
+        self.configs = configs = list(check_type('configs', configs, (list, tuple)))
         if not configs: raise ValueError("configs=[]: a sweep needs at least one configuration")
         for c in configs: check_type('configs', c, dict)
         self.keys = [config_key(c, task) for c in configs]
-        if len(set(self.keys)) != len(self.keys): raise ValueError("configs: the grid repeats a configuration")
+        if len(set(self.keys)) != len(self.keys):
+            i = next(i for i, k in enumerate(self.keys) if self.keys.index(k) < i)
+            raise ValueError(f"configs: configs[{i}] repeats configs[{self.keys.index(self.keys[i])}]; "
+                             "expected each configuration once")
         self.grid = run_key(json.dumps(sorted(self.keys)))
         (self.path / RUNS_DIR).mkdir(parents=True, exist_ok=True)
         self._claim()
@@ -242,7 +252,12 @@ def run_sweep(configs:list[dict], # the grid (e.g. from `sweep_grid`)
     check_type('progress', progress, bool)
     backend, num_cpus = check_choice('backend', backend, SWEEP_BACKENDS), check_int('num_cpus', num_cpus, lo=1)
     if address is not None and backend != 'ray': raise ValueError(f"address={address!r}: a cluster address needs backend='ray'")
+    if task is fl_task:   # every configuration checked before the directory is touched
+        for i, c in enumerate(check_type('configs', configs, (list, tuple))):
+            try: _settings(c)
+            except (TypeError, ValueError) as e: raise type(e)(f"configs[{i}]: {e}") from None
     store = SweepStore(path, configs, task)
+    configs = store.configs
     before = store.finished()
     todo = [i for i, k in enumerate(store.keys) if k not in before]
     with tqdm(total=len(configs), initial=len(before), disable=not progress, desc='sweep') as bar:
