@@ -295,7 +295,21 @@ def run_flower_plain(w, plan):
     if len(ends) != len(plan): raise RuntimeError(f"the plain Flower app ended after {len(ends)} of {len(plan)} rounds (see Flower's log above)")
     model.load_state_dict(out['result'].arrays.to_torch_state_dict())
     return dict(total=time.perf_counter() - t0, per_round=np.diff([t0, *ends]).tolist(), first_round_end_s=ends[0] - t0,
+                server_s=[server[r] for r in range(1, rounds + 1)],
                 params=layout.flatten(model).detach().clone(), version=flwr.__version__, accuracy=float(out['accuracy']))
+
+def _time_server_steps(strategy) -> dict:
+    "Time the strategy's own work each round (its `configure_train` and `aggregate_train`): round -> seconds."
+    spent = {}
+    def timed(step):
+        def run(server_round, *args, **kwargs):
+            t0 = time.perf_counter()
+            try: return step(server_round, *args, **kwargs)
+            finally: spent[server_round] = spent.get(server_round, 0.0) + time.perf_counter() - t0
+        return run
+    strategy.configure_train = timed(strategy.configure_train)
+    strategy.aggregate_train = timed(strategy.aggregate_train)
+    return spent
 
 FLOWER_DEFAULT_BACKEND = {'init_args': {'num_cpus': os.cpu_count()}}  # Flower's default client resources (2 CPUs, 0 GPUs a ClientApp)
 
@@ -344,24 +358,39 @@ def run_flower_user(w, rounds, selector=None):
     store = ray.put((d.x.numpy(), d.y.numpy(), d.a.numpy(), [np.asarray(i, np.int64) for i in d.client_idx]))
     kw = dict(fraction_train=cfg.clients_per_round / n, fraction_evaluate=0.0, min_train_nodes=cfg.clients_per_round, min_available_nodes=n)
     strategy = FedAvg(**kw) if selector is None else SampledFedAvg(selector=selector, seed=cfg.seed, **kw)
+    server = _time_server_steps(strategy)
     def evaluate(server_round, arrays):
         model.load_state_dict(arrays.to_torch_state_dict())
         out['accuracy'] = _evaluate_flat(model, layout, layout.flatten(model), d)
         if server_round: ends.append(time.perf_counter())
-    server = ServerApp()
-    @server.main()
+    app = ServerApp()
+    @app.main()
     def main(grid, context):
         out['result'] = strategy.start(grid=grid, initial_arrays=ArrayRecord(model.state_dict()), num_rounds=rounds,
                                        train_config=ConfigRecord({'lr': cfg.lr}), evaluate_fn=evaluate)
     shape = (int(d.n_classes), max(int(d.n_attrs), 2))   # a federation without attributes reports one empty attribute column
     log = logging.getLogger('flwr'); level = log.level; log.setLevel(logging.WARNING)   # both runners alike: Flower's round lines off
-    try: run_simulation(server_app=server, client_app=user_client_app(w['model_fn'], cfg.lr, cfg.batch_size, store, shape), num_supernodes=n,
+    try: run_simulation(server_app=app, client_app=user_client_app(w['model_fn'], cfg.lr, cfg.batch_size, store, shape), num_supernodes=n,
                         backend_config=FLOWER_DEFAULT_BACKEND)
     finally: log.setLevel(level); ray.shutdown()
     if len(ends) != rounds: raise RuntimeError(f"the Flower user app ended after {len(ends)} of {rounds} rounds (see Flower's log above)")
     model.load_state_dict(out['result'].arrays.to_torch_state_dict())
     return dict(total=time.perf_counter() - t0, per_round=np.diff([t0, *ends]).tolist(), first_round_end_s=ends[0] - t0,
+                server_s=[server[r] for r in range(1, rounds + 1)],
                 params=layout.flatten(model).detach().clone(), version=flwr.__version__, accuracy=float(out['accuracy']))
+
+def _time_server_steps(strategy) -> dict:
+    "Time the strategy's own work each round (its `configure_train` and `aggregate_train`): round -> seconds."
+    spent = {}
+    def timed(step):
+        def run(server_round, *args, **kwargs):
+            t0 = time.perf_counter()
+            try: return step(server_round, *args, **kwargs)
+            finally: spent[server_round] = spent.get(server_round, 0.0) + time.perf_counter() - t0
+        return run
+    strategy.configure_train = timed(strategy.configure_train)
+    strategy.aggregate_train = timed(strategy.aggregate_train)
+    return spent
 
 # ---------------------------------------------------------------------------------------------- measures
 def matmul_peak(device='cpu', reps=10, trials=5) -> float:
@@ -626,7 +655,8 @@ def run_workload(name, w, runners, reps, device, flower_missing, with_tricks=Fal
         rows[r] = dict(total_s=float(np.median([x['total'] for x in rr])), steady_s_per_round=float(np.median(steady)), best_s_per_round=min(steady),
                        totals=[x['total'] for x in rr], steadies=steady, params=rr[0]['params'],
                        **{k: rr[0][k] for k in ('backend', 'version', 'accuracy') if rr[0].get(k) is not None},
-                       **({'first_round_end_s': float(np.median([x['first_round_end_s'] for x in rr]))} if 'first_round_end_s' in rr[0] else {}))
+                       **({'first_round_end_s': float(np.median([x['first_round_end_s'] for x in rr]))} if 'first_round_end_s' in rr[0] else {}),
+                       **({'server_s_per_round': float(np.median([x['server_s'][1:] for x in rr]))} if 'server_s' in rr[0] else {}))
         print(f"  {name:10s} {r:18s} total {rows[r]['total_s']:7.2f} s   steady {rows[r]['steady_s_per_round']:.4f} s/round", flush=True)
     bare_s = min(bare); check = ceiling_check(bare_s, rows)   # best repetitions on both sides (see `ceiling_check`)
     engines = [r for r in rows if r.startswith('engine-')] if check['valid'] else []   # an invalid ceiling is no anchor
@@ -644,8 +674,9 @@ def run_workload(name, w, runners, reps, device, flower_missing, with_tricks=Fal
     if all(r in rows for r in ADAPTER_RUNNERS):   # the adapter's cost over plain Flower's on the same work (1 = free)
         rows['flower']['steady_over_flower_plain'] = rows['flower']['steady_s_per_round'] / rows['flower-plain']['steady_s_per_round']
     if all(r in rows for r in USER_RUNNERS):   # what FedDiverse sampling costs over Flower's own FedAvg, same ClientApp (1 = free)
-        rows['flower-feddiverse']['steady_over_flower_fedavg'] = (rows['flower-feddiverse']['steady_s_per_round']
-                                                                  / rows['flower-fedavg']['steady_s_per_round'])
+        fd, fa = rows['flower-feddiverse'], rows['flower-fedavg']
+        fd['steady_over_flower_fedavg'] = fd['steady_s_per_round'] / fa['steady_s_per_round']
+        fd['server_extra_s_per_round'] = fd['server_s_per_round'] - fa['server_s_per_round']   # the selection's own cost
     auto = Simulation(w['model_fn'], w['data'], UniformSelector(), dataclasses.replace(w['config'], device=device)).backend   # what 'auto' picks
     out = dict(config=dataclasses.asdict(w['config']), train_flops_per_round=flops, auto_backend=auto, num_clients=w['data'].num_clients,
                **({'data_source': w['source']} if 'source' in w else {}),
@@ -668,6 +699,7 @@ def figures(out) -> dict:
             if 'first_round_end_s' in row: f[f'{name} {r} to the end of round 1'] = fig(row['first_round_end_s'], 's')
             if 'steady_over_flower_plain' in row: f[f'{name} {r} / flower-plain'] = fig(row['steady_over_flower_plain'], 'ratio')
             if 'steady_over_flower_fedavg' in row: f[f'{name} {r} / flower-fedavg'] = fig(row['steady_over_flower_fedavg'], 'ratio')
+            if 'server_extra_s_per_round' in row: f[f'{name} {r} selection s/round'] = fig(row['server_extra_s_per_round'], 's')
             for k, label in (('steady_speedup_vs_plain', 'x plain'), ('steady_speedup_vs_flower', 'x flower'), ('fraction_of_ceiling', '/ ceiling'),
                              ('paired_fraction_of_ceiling', 'paired / ceiling')):
                 if k in row and r not in label: f[f'{name} {r} {label}'] = fig(row[k], 'ratio', 'higher')
@@ -762,7 +794,8 @@ def table(out) -> str:
         fd = w['runners'].get('flower-feddiverse', {})
         if 'steady_over_flower_fedavg' in fd:
             lines.append(f"{name:11s} sampling-only FedDiverse / Flower's FedAvg, same ClientApp, steady round: {fd['steady_over_flower_fedavg']:.3f}x; "
-                         f"to the end of round 1: {fd['first_round_end_s']:.1f} s vs {w['runners']['flower-fedavg']['first_round_end_s']:.1f} s")
+                         f"to the end of round 1: {fd['first_round_end_s']:.1f} s vs {w['runners']['flower-fedavg']['first_round_end_s']:.1f} s; "
+                         f"the strategy's own work: {1e3 * fd['server_extra_s_per_round']:+.1f} ms a steady round")
         if w['bare_sgd']['valid']:
             lines.append(f"{name:11s} ratios: " + ', '.join(f"{r} / ceiling {row['fraction_of_ceiling']:.3f}" for r, row in w['runners'].items())
                          + f"; ceiling / matmul {w['bare_sgd']['fraction_of_peak']:.3f}")
