@@ -116,3 +116,11 @@ def test_shapley_panel_names_kinds_that_are_not_a_list():
 def test_promethee_panel_takes_a_seed_given_as_a_0d_array():
     a, b = PrometheePanel(n=6, seed=np.array(3), top=5), PrometheePanel(n=6, seed=3, top=5)
     assert np.array_equal(a.sizes, b.sizes) and np.array_equal(a.losses, b.losses)
+
+def test_train_injected_names_initial_weights_that_do_not_fit_the_features():
+    meta, X, y, w, *_ = _tiny()
+    job = dict(Y=2, A=2, C=2, cfg=dict(lr=0.1, epochs=1, batch=2, hidden=3), clients=[[0, 1], [10, 11]],
+               init={k: v.ravel().tolist() for k, v in w.items()}, selections=[[0, 1]], orders=[[[[0, 1]], [[0, 1]]]])
+    with pytest.raises(ValueError, match=r"job\['init'\]\['W1'\]: 36 values; expected 15 for the 5 features of X"):
+        bt.train_injected(X[:, :5], y, meta, job)
+    assert len(bt.train_injected(X, y, meta, job)['rows']) == 1

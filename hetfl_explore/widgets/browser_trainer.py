@@ -248,6 +248,18 @@ def test_set(meta:dict, # the pool's meta (classes, attributes, images per cell)
     return np.array(ids), np.repeat(np.arange(Y * A), meta['test'])
 
 # %% ../../nbs/widgets/51a_browser_trainer.ipynb #ob014
+def _initial_weights(init, d:int, H:int, C:int) -> dict:
+    "The flat arrays of `job['init']` as the MLP's float32 W1 (d × H), b1, W2 (H × C), b2; an error names a wrong size."
+    shapes = dict(W1=(d, H), b1=(H,), W2=(H, C), b2=(C,))
+    missing = [k for k in shapes if k not in check_type("job['init']", init, dict)]
+    if missing: raise ValueError(f"job['init']: missing {missing}; expected W1, b1, W2 and b2")
+    w = {k: as_array(f"job['init']['{k}']", init[k]).astype(f32) for k in shapes}
+    for k, s in shapes.items():
+        if w[k].size != np.prod(s):
+            raise ValueError(f"job['init']['{k}']: {w[k].size} values; expected {int(np.prod(s))} for the {d} features "
+                             f"of X, hidden {H} and C {C}")
+    return {k: v.reshape(shapes[k]) for k, v in w.items()}
+
 def train_injected(X:np.ndarray, # the pool's features
                    labels:np.ndarray, # the pool's labels
                    meta:dict, # the pool's meta (test images)
@@ -261,8 +273,7 @@ def train_injected(X:np.ndarray, # the pool's features
     test, groups = test_set(meta, job['Y'], job['A'])
     cfg = _check_cfg(job['cfg'])
     d, H, C, init = X.shape[1], check_int("cfg['hidden']", cfg.get('hidden'), lo=1), job['C'], job['init']
-    w = dict(W1=np.asarray(init['W1'], f32).reshape(d, H), b1=np.asarray(init['b1'], f32),
-             W2=np.asarray(init['W2'], f32).reshape(H, C), b2=np.asarray(init['b2'], f32))
+    w = _initial_weights(init, d, H, C)
     clients, rows = [_check_ids("job['clients']", c, len(X)) for c in job['clients']], []
     for r, sel in enumerate(job['selections']):
         w = _round(w, X, labels, clients, sel, lambda k, e: job['orders'][r][sel.index(k)][e], cfg)
