@@ -9,8 +9,8 @@ from importlib.resources import files
 import numpy as np
 import anywidget
 import traitlets
-from ..foundation.core import (check_int, check_float, check_choice, check_type, check_rng_seed, check_callable,
-                                          check_array, as_array)
+from ..foundation.core import (
+    check_int, check_float, check_choice, check_type, check_rng_seed, check_callable, check_array, as_array)
 from ..foundation.data import scale_federation
 from ..foundation.datasets import colored_mnist, COLOURS
 from ..feddiverse.simulation import simulate_selection
@@ -179,7 +179,7 @@ def _round(w:dict, X:np.ndarray, labels:np.ndarray, clients:list, selected, orde
 
 def _check_ids(name:str, ids, n:int, unique:bool=False) -> np.ndarray:
     "`ids` (a list, range, array or tensor) as a 1-D integer array of indices in [0, n), else an error naming `name`."
-    a = as_array(name, list(ids) if isinstance(ids, range) else ids)
+    a = as_array(name, ids)
     if a.ndim != 1 or (a.size and (a.dtype.kind not in 'iu' or a.min() < 0 or a.max() >= n)):
         raise ValueError(f"{name}: {reprlib.repr(ids)}: expected integer indices in [0, {n})")
     if unique and len(np.unique(a)) < len(a):

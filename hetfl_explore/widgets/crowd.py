@@ -11,8 +11,8 @@ from ..foundation.figure_widget import SharedFigureWidget
 import ipywidgets as W
 from IPython.display import display
 from fastcore.basics import patch
-from ..foundation.core import (check_int, check_float, check_choice, check_type, check_keys, check_rng_seed,
-                                          torch_threads)
+from ..foundation.core import (
+    check_int, check_float, check_choice, check_type, check_keys, check_rng_seed, torch_threads)
 from ..engine.protocol import make_view
 from ..engine.config import RunConfig
 from ..engine.models import mlp
