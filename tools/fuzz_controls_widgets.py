@@ -101,6 +101,9 @@ def _outcome_controls() -> dict:
         ('curves', dict(histories=({'uniform': [_rows([.5, .6]), _rows([.55, .7])]}, 'obj'), grey=(False, 'obj'))),
         ('seed_table', dict(results=({'uniform': hs, 'fedrk': hs[::-1]}, 'obj'))),
         ('outcome_simulation', dict(matrices=(Ns, 'counts'), selector=('uniform', 'choice'), cfg=(cfg, 'obj'))),
+        ('check_trainable', dict(matrices=(Ns, 'counts'), cfg=(cfg, 'obj'))),   # the automatic control's k=9 exceeds 3 clients
+        ('run_outcome', dict(matrices=(Ns, 'counts'), selector=('uniform', 'choice'), cfg=(cfg, 'obj'))),
+        ('run_outcome_seeds', dict(matrices=(Ns, 'counts'), selectors=(('uniform',), 'obj'), cfg=(cfg, 'obj'))),
         ('outcome_figure', dict(federations=(('cmnist_gsc',), 'obj'), selectors=(('uniform',), 'obj'), cfg=(cfg, 'obj')))]}
 
 def _figure_controls() -> dict:
