@@ -1,5 +1,6 @@
 """Fuzz controls of `hetfl_explore.widgets`: the editor's helpers, the browser trainer's numpy reference, the explorers,
-the outcome helpers, the figures and the panels (built headless, with few clients and rounds so that each call stays short).
+the outcome helpers, the figures and the panels (built headless, with few clients and rounds so that each call stays
+short).
 
 Read by `tools/fuzz.py` (every `tools/fuzz_controls_*.py`); see its docstring for the kinds and the outcomes."""
 from __future__ import annotations
@@ -7,7 +8,8 @@ import numpy as np
 
 # documented valid inputs among the mutants: {(entry, argument): {mutant names}}
 VALID_MUTANTS = {
-    ('published_values', 'name'): {'unknown'}, ('derived_values', 'name'): {'unknown'},   # a name without a federation: {}
+    ('published_values', 'name'): {'unknown'},   # a name without a federation has no values: {}
+    ('derived_values', 'name'): {'unknown'},
     ('browser_forward', 'x'): {'empty'},   # no rows: no hidden values and no logits
     ('threshold_metrics', 'nu'): {'inf', '-inf'},   # the ROC's end points: everyone, or no one, called a member
 }
@@ -48,11 +50,13 @@ def _browser_controls() -> dict:
     cfg = dict(lr=0.1, epochs=1, batch=2)
     order = lambda k, e: np.arange(len(clients[k]))
     job = dict(Y=2, A=2, C=2, cfg=dict(cfg, hidden=3), clients=[c.tolist() for c in clients],
-               init={k: v.ravel().tolist() for k, v in w.items()}, selections=[[0, 1]], orders=[[[[0, 1, 2]], [[0, 1, 2, 3]]]])
+               init={k: v.ravel().tolist() for k, v in w.items()}, selections=[[0, 1]],
+               orders=[[[[0, 1, 2]], [[0, 1, 2, 3]]]])
     rows = [(1, np.array([[1, 1], [1, 1]])), (1, np.array([[2, 0], [0, 1]]))]
     return {'widgets.browser_trainer': [
         ('pool_features', dict(meta=(meta, 'obj'), data=(data, 'obj'))),
-        ('init_weights', dict(d=(12, 'size'), H=(3, 'size'), C=(2, 'size'), u=(np.random.default_rng(0).random, 'callable'))),
+        ('init_weights', dict(d=(12, 'size'), H=(3, 'size'), C=(2, 'size'),
+                              u=(np.random.default_rng(0).random, 'callable'))),
         ('browser_forward', dict(w=(w, 'obj'), x=(X[:4], 'array'))),
         ('sgd_step', dict(w=({k: v.copy() for k, v in w.items()}, 'obj'), x=(X[:4], 'array'),
                           y=(labels[:4], 'labels'), lr=(0.1, 'nonneg'))),
@@ -62,7 +66,8 @@ def _browser_controls() -> dict:
                                   groups=(groups, 'linked_array'))),
         ('test_set', dict(meta=(meta, 'obj'), Y=(2, 'size'), A=(2, 'size'))),
         ('train_injected', dict(X=(X, 'array'), labels=(labels, 'labels'), meta=(meta, 'obj'), job=(job, 'obj'))),
-        ('draw_clients', dict(meta=(meta, 'obj'), rows=(rows, 'obj'), scale=(1.0, 'pos'), rng=(np.random.default_rng(0), 'obj'))),
+        ('draw_clients', dict(meta=(meta, 'obj'), rows=(rows, 'obj'), scale=(1.0, 'pos'),
+                              rng=(np.random.default_rng(0), 'obj'))),
         ('reference_outcome', dict(rows=([(4, np.array([[20, 20], [20, 20]]))], 'obj'), k=(2, 'size'),
                                    dataset=('cmnist', 'choice'), selectors=(('uniform',), 'obj'), seeds=([0], 'obj'),
                                    rounds=(1, 'size')))]}
@@ -78,7 +83,8 @@ def _explorer_controls() -> dict:
                                          rounds=(5, 'size'), noise=(0.0, 'nonneg'))),
         ('share_table', dict(stats=(stats, 'obj'))),
         ('selection_figures', dict(stats=(stats, 'obj'), show=('uniform', 'choice'))),
-        ('SelectionExplorer', dict(source=(Ns, 'counts'), selectors=('uniform', 'choice'), k=(2, 'size'), rounds=(5, 'size'),
+        ('SelectionExplorer', dict(source=(Ns, 'counts'), selectors=('uniform', 'choice'), k=(2, 'size'),
+                                   rounds=(5, 'size'),
                                    seed=(0, 'count'), noise=(0.0, 'nonneg')))]}
 
 def _rows(acc):
@@ -95,16 +101,18 @@ def _outcome_controls() -> dict:
         h = History({}); h.round_rows = _rows(acc); hs.append(h)
     cfg = OutcomeConfig(scale=0.05, size=4, test_per_group=2, hidden=4, rounds=1, k=2, seeds=1)
     Ns = np.array([[[8, 2], [2, 8]], [[2, 8], [8, 2]], [[6, 6], [6, 6]]])
-    outcome_figure(('cmnist_gsc',), ('uniform',), replace(cfg, seed=1))   # warms the data generator once (seed 1, not the control's)
+    outcome_figure(('cmnist_gsc',), ('uniform',), replace(cfg, seed=1))   # warms the data generator (seed 1, not 0)
     return {'widgets.outcome': [
-        ('seed_band', dict(seeds=([_rows([.5, .6]), _rows([.55, .7])], 'obj'), measure=('worst_group_accuracy', 'choice'))),
+        ('seed_band', dict(seeds=([_rows([.5, .6]), _rows([.55, .7])], 'obj'),
+                           measure=('worst_group_accuracy', 'choice'))),
         ('curves', dict(histories=({'uniform': [_rows([.5, .6]), _rows([.55, .7])]}, 'obj'), grey=(False, 'obj'))),
         ('seed_table', dict(results=({'uniform': hs, 'fedrk': hs[::-1]}, 'obj'))),
         ('outcome_simulation', dict(matrices=(Ns, 'counts'), selector=('uniform', 'choice'), cfg=(cfg, 'obj'))),
-        ('check_trainable', dict(matrices=(Ns, 'counts'), cfg=(cfg, 'obj'))),   # the automatic control's k=9 exceeds 3 clients
+        ('check_trainable', dict(matrices=(Ns, 'counts'), cfg=(cfg, 'obj'))),   # the automatic k=9 exceeds 3 clients
         ('run_outcome', dict(matrices=(Ns, 'counts'), selector=('uniform', 'choice'), cfg=(cfg, 'obj'))),
         ('run_outcome_seeds', dict(matrices=(Ns, 'counts'), selectors=(('uniform',), 'obj'), cfg=(cfg, 'obj'))),
-        ('outcome_figure', dict(federations=(('cmnist_gsc',), 'obj'), selectors=(('uniform',), 'obj'), cfg=(cfg, 'obj')))]}
+        ('outcome_figure', dict(federations=(('cmnist_gsc',), 'obj'), selectors=(('uniform',), 'obj'),
+                                cfg=(cfg, 'obj')))]}
 
 def _figure_controls() -> dict:
     "The layout helper, the stepper's frames and figures, the privacy and fairness helpers, the trust walkthrough."
@@ -134,14 +142,17 @@ def _figure_controls() -> dict:
                 ('MIAAnatomy', dict(res=(res, 'obj'), steps=(10, 'size'))),
                 ('redraw_in_place', dict(fw=(go.FigureWidget(), 'obj'), fig=(go.Figure(go.Bar(y=[1, 2])), 'obj'))),
                 ('shortcut_confusions', dict(matrices=(Ns, 'counts'), reliance=(0.5, 'prob')))],
-            'widgets.trust': [('walkthrough', dict(policy_text=(EXAMPLE_POLICY, 'obj'), attributes=(dict(DEMO_DEVICE), 'obj'),
+            'widgets.trust': [('walkthrough', dict(policy_text=(EXAMPLE_POLICY, 'obj'),
+                                                   attributes=(dict(DEMO_DEVICE), 'obj'),
                                                    attack=('tamper one byte', 'choice'), trust=(0.5, 'prob')))]}
 
 def _panel_controls() -> dict:
     "The crowd and clustering panels, built headless with few devices, clients and rounds."
     return {'widgets.crowd': [('error_html', dict(e=(ValueError('x=1: expected y'), 'obj'))),
-                              ('PrometheePanel', dict(n=(6, 'size'), seed=(0, 'count'), budget=(25.0, 'pos'), top=(5, 'size'))),
-                              ('ShapleyPanel', dict(n_benign=(2, 'size'), kinds=(('zero',), 'obj'), rounds=(1, 'size')))],
+                              ('PrometheePanel', dict(n=(6, 'size'), seed=(0, 'count'), budget=(25.0, 'pos'),
+                                                      top=(5, 'size'))),
+                              ('ShapleyPanel', dict(n_benign=(2, 'size'), kinds=(('zero',), 'obj'),
+                                                    rounds=(1, 'size')))],
             'widgets.clustering': [('FedCOTradeoff', dict(rounds=(2, 'size'), seed=(0, 'count'))),
                                    ('GPFLPlayer', dict(rounds=(6, 'size'), seed=(0, 'count'))),
                                    ('WhoContributes', dict(rounds=(2, 'size'), seed=(0, 'count')))]}
