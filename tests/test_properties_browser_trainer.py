@@ -25,8 +25,8 @@ TEST, GROUPS = bt.test_set(META, 2, 2)
 ORDER = lambda k, e: np.arange(len(CLIENTS[k]))
 BAD_META = [None, 'meta', 3, {}, {'classes': [0, 1]}]
 BAD_W = [None, 'w', {}, {'W1': W['W1']}, {**W, 'b1': np.zeros(H + 1, np.float32)}, {**W, 'W2': W['W2'].tolist()}]
-BAD_X = [None, 'x', X.tolist(), X[:, :5], X.astype(np.int64), np.full_like(X[:3], np.nan), X[0]]
-BAD_LABELS = [None, 'y', LABELS[:3], LABELS.astype(np.float64), LABELS + 5, LABELS - 1]
+BAD_X = [None, 'x', X[:, :5], np.full_like(X[:3], np.nan), X[0], np.full(X[:3].shape, 'a')]   # lists, tensors: valid
+BAD_LABELS = [None, 'y', LABELS[:3], LABELS + 0.5, LABELS + 5, LABELS - 1]   # whole floats are labels too
 
 def cases(bads:dict) -> st.SearchStrategy:
     "(argument, bad value) pairs over every argument of `bads`."
@@ -51,7 +51,7 @@ def test_init_weights_rejects_bad_arguments(case):
 def test_browser_forward_rejects_bad_arguments(case): rejects(bt.browser_forward, dict(w=W, x=X[:4]), case)
 
 @SMALL
-@given(case=cases({'w': BAD_W, 'x': BAD_X, 'y': [None, 'y', LABELS[:3], LABELS[:4] + 2, LABELS[:4] * 1.0],
+@given(case=cases({'w': BAD_W, 'x': BAD_X, 'y': [None, 'y', LABELS[:3], LABELS[:4] + 2, LABELS[:4] + 0.5],
                    'lr': [None, 'x', -0.1, float('nan'), float('inf')]}))
 def test_sgd_step_rejects_bad_arguments(case):
     w = {k: v.copy() for k, v in W.items()}
@@ -70,7 +70,7 @@ EVAL = dict(w=W, X=X, labels=LABELS, test=TEST, groups=GROUPS)
 
 @SMALL
 @given(case=cases({'w': BAD_W, 'X': BAD_X, 'labels': BAD_LABELS, 'test': [None, [], [-1], [len(X)], 'x', [0.5]],
-                   'groups': [None, GROUPS[:-1], 'g', GROUPS.tolist()]}))
+                   'groups': [None, GROUPS[:-1], 'g', GROUPS + 0.5]}))
 def test_browser_evaluate_rejects_bad_arguments(case): rejects(bt.browser_evaluate, EVAL, case)
 
 @SMALL

@@ -151,7 +151,7 @@ def test_pki_types(pki, bad):
     rejects(lambda: AU.authenticated_filter(bad, {}), 'server')
     rejects(lambda: AU.authenticated_filter(AU.AuthenticatedServer(ca, 't'), bad), 'identities')
     rejects(lambda: AU.authenticated_filter(AU.AuthenticatedServer(ca, 't'), {}, round_interval=bad), 'round_interval')
-    rejects(lambda: WT.walkthrough(bad, {}), 'text')
+    rejects(lambda: WT.walkthrough(bad, {}), 'policy_text')   # the caller's argument, not parse_policy's
 
 def test_pki_values(pki):
     ca, key, cert = pki

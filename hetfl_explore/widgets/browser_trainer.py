@@ -4,12 +4,13 @@
 
 # %% ../../nbs/widgets/51a_browser_trainer.ipynb #ob002
 from __future__ import annotations
-import base64, functools, json
+import base64, functools, json, reprlib
 from importlib.resources import files
 import numpy as np
 import anywidget
 import traitlets
-from ..foundation.core import check_int, check_float, check_choice, check_type, check_rng_seed, check_callable
+from ..foundation.core import (
+    check_int, check_float, check_choice, check_type, check_rng_seed, check_callable, check_array, as_array)
 from ..foundation.data import scale_federation
 from ..foundation.datasets import colored_mnist, COLOURS
 from ..feddiverse.simulation import simulate_selection
@@ -104,19 +105,23 @@ def _check_weights(w) -> dict:
                                 "expected numpy arrays W1 (d × H), b1 (H,), W2 (H × C), b2 (C,)")
     return w
 
-def _check_features(name:str, x, d:int) -> np.ndarray:
-    "`x` if it is a finite float array of rows of `d` features, else an error naming `name`."
-    if check_type(name, x, np.ndarray).ndim != 2 or x.shape[1] != d or x.dtype.kind != 'f' or not np.isfinite(x).all():
-        raise ValueError(f"{name}: shape {x.shape}, dtype {x.dtype}: expected finite float rows of {d} features")
+def _check_features(name:str, x, d:int|None=None, nonempty:bool=False) -> np.ndarray:
+    "`x` (an array, tensor or nested list) as float64 rows of `d` finite features, else an error naming `name`."
+    x = check_array(name, x, ndim=2, nonempty=nonempty)   # float32 features are exact in float64, the loops' arithmetic
+    if d is not None and x.shape[1] != d: raise ValueError(f"{name}: shape {x.shape}: expected rows of {d} features")
     return x
 
 # %% ../../nbs/widgets/51a_browser_trainer.ipynb #9a2f2a86
+def _whole(a:np.ndarray) -> bool:
+    "Whether `a` holds integers only: an integer dtype, or finite floats without a fractional part."
+    return a.dtype.kind in 'iu' or (a.dtype.kind == 'f' and bool(np.all(np.isfinite(a) & (np.rint(a) == a))))
+
 def _check_labels(name:str, y, n:int, C:int) -> np.ndarray:
     "`y` if it is `n` integer labels in [0, C), else an error naming `name`."
-    bad = check_type(name, y, np.ndarray).dtype.kind not in 'iu' or y.shape != (n,)
-    if bad or (n and not 0 <= y.min() <= y.max() < C):
+    y = as_array(name, y)
+    if not _whole(y) or y.shape != (n,) or (n and not 0 <= y.min() <= y.max() < C):
         raise ValueError(f"{name}: shape {y.shape}, dtype {y.dtype}: expected {n} integer labels in [0, {C})")
-    return y
+    return y.astype(np.int64)
 
 def _forward(w:dict, x:np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     "`browser_forward` without the checks (the training loops call it)."
@@ -149,7 +154,7 @@ def sgd_step(w:dict, # the model, updated in place
              lr:float, # learning rate
             ):
     "One SGD step on the mean cross-entropy of a batch, in the trainer's float32 arithmetic."
-    x = _check_features('x', x, _check_weights(w)['W1'].shape[0])
+    x = _check_features('x', x, _check_weights(w)['W1'].shape[0], nonempty=True)   # the mean loss needs a sample
     _sgd_step(w, x, _check_labels('y', y, len(x), w['b2'].shape[0]), check_float('lr', lr, lo=0))
 
 # %% ../../nbs/widgets/51a_browser_trainer.ipynb #ob012
@@ -172,17 +177,18 @@ def _round(w:dict, X:np.ndarray, labels:np.ndarray, clients:list, selected, orde
         out[n] = acc.astype(f32)
     return out
 
-def _check_ids(name:str, ids, n:int) -> np.ndarray:
-    "`ids` as a 1-D integer array of indices in [0, n), else an error naming `name`."
-    a = np.asarray(check_type(name, ids, (list, tuple, range, np.ndarray)))
+def _check_ids(name:str, ids, n:int, unique:bool=False) -> np.ndarray:
+    "`ids` (a list, range, array or tensor) as a 1-D integer array of indices in [0, n), else an error naming `name`."
+    a = as_array(name, ids)
     if a.ndim != 1 or (a.size and (a.dtype.kind not in 'iu' or a.min() < 0 or a.max() >= n)):
-        raise ValueError(f"{name}: {ids!r:.80}: expected integer indices in [0, {n})")
+        raise ValueError(f"{name}: {reprlib.repr(ids)}: expected integer indices in [0, {n})")
+    if unique and len(np.unique(a)) < len(a):
+        raise ValueError(f"{name}: {reprlib.repr(ids)}: expected distinct indices")
     return a.astype(np.int64)
 
 def _check_data(X, labels, C:int) -> tuple[np.ndarray, np.ndarray]:
-    "The pool's features `X` (float rows) and `labels` (integers in [0, C)), each checked."
-    X = check_type('X', X, np.ndarray)
-    X = _check_features('X', X, X.shape[1] if X.ndim == 2 else -1)
+    "The pool's features `X` (float rows, at least one) and `labels` (integers in [0, C)), each checked."
+    X = _check_features('X', X, nonempty=True)
     return X, _check_labels('labels', labels, len(X), C)
 
 # %% ../../nbs/widgets/51a_browser_trainer.ipynb #141d5764
@@ -206,7 +212,7 @@ def browser_round(w:dict, # the global model
     X, labels = _check_data(X, labels, _check_weights(w)['b2'].shape[0])
     if X.shape[1] != w['W1'].shape[0]: raise ValueError(f"X: {X.shape[1]} features; `w` takes {w['W1'].shape[0]}")
     clients = [_check_ids('clients', c, len(X)) for c in check_type('clients', clients, (list, tuple))]
-    selected = _check_ids('selected', selected, len(clients))
+    selected = _check_ids('selected', selected, len(clients), unique=True)
     if not len(selected): raise ValueError("selected: no client; expected at least one")
     return _round(w, X, labels, clients, selected, check_callable('order', order), _check_cfg(cfg))
 
@@ -226,8 +232,9 @@ def browser_evaluate(w:dict, # the MLP's arrays W1, b1, W2, b2
     X, labels = _check_data(X, labels, _check_weights(w)['b2'].shape[0])
     test = _check_ids('test', test, len(X))
     if not len(test): raise ValueError("test: no image; expected at least one")
-    groups = check_type('groups', groups, np.ndarray)
-    if groups.shape != test.shape: raise ValueError(f"groups: shape {groups.shape}; expected {test.shape}")
+    groups = as_array('groups', groups)
+    if groups.shape != test.shape or not _whole(groups):
+        raise ValueError(f"groups: shape {groups.shape}, dtype {groups.dtype}: expected {test.shape} integer group ids")
     return _evaluate(w, X, labels, test, groups)
 
 def test_set(meta:dict, # the pool's meta (classes, attributes, images per cell)
@@ -241,6 +248,18 @@ def test_set(meta:dict, # the pool's meta (classes, attributes, images per cell)
     return np.array(ids), np.repeat(np.arange(Y * A), meta['test'])
 
 # %% ../../nbs/widgets/51a_browser_trainer.ipynb #ob014
+def _initial_weights(init, d:int, H:int, C:int) -> dict:
+    "The flat arrays of `job['init']` as the MLP's float32 W1 (d × H), b1, W2 (H × C), b2; an error names a wrong size."
+    shapes = dict(W1=(d, H), b1=(H,), W2=(H, C), b2=(C,))
+    missing = [k for k in shapes if k not in check_type("job['init']", init, dict)]
+    if missing: raise ValueError(f"job['init']: missing {missing}; expected W1, b1, W2 and b2")
+    w = {k: as_array(f"job['init']['{k}']", init[k]).astype(f32) for k in shapes}
+    for k, s in shapes.items():
+        if w[k].size != np.prod(s):
+            raise ValueError(f"job['init']['{k}']: {w[k].size} values; expected {int(np.prod(s))} for the {d} features "
+                             f"of X, hidden {H} and C {C}")
+    return {k: v.reshape(shapes[k]) for k, v in w.items()}
+
 def train_injected(X:np.ndarray, # the pool's features
                    labels:np.ndarray, # the pool's labels
                    meta:dict, # the pool's meta (test images)
@@ -254,8 +273,7 @@ def train_injected(X:np.ndarray, # the pool's features
     test, groups = test_set(meta, job['Y'], job['A'])
     cfg = _check_cfg(job['cfg'])
     d, H, C, init = X.shape[1], check_int("cfg['hidden']", cfg.get('hidden'), lo=1), job['C'], job['init']
-    w = dict(W1=np.asarray(init['W1'], f32).reshape(d, H), b1=np.asarray(init['b1'], f32),
-             W2=np.asarray(init['W2'], f32).reshape(H, C), b2=np.asarray(init['b2'], f32))
+    w = _initial_weights(init, d, H, C)
     clients, rows = [_check_ids("job['clients']", c, len(X)) for c in job['clients']], []
     for r, sel in enumerate(job['selections']):
         w = _round(w, X, labels, clients, sel, lambda k, e: job['orders'][r][sel.index(k)][e], cfg)

@@ -11,7 +11,8 @@ from ..foundation.figure_widget import SharedFigureWidget
 import ipywidgets as W
 from IPython.display import display
 from fastcore.basics import patch
-from ..foundation.core import check_int, check_float, check_type, check_keys, torch_threads
+from ..foundation.core import (
+    check_int, check_float, check_choice, check_type, check_keys, check_rng_seed, torch_threads)
 from ..engine.protocol import make_view
 from ..engine.config import RunConfig
 from ..engine.models import mlp
@@ -43,7 +44,8 @@ class PrometheePanel:
                 ):
         n, self.top = check_int('n', n, lo=2), check_int('top', top, lo=1)
         budget = check_float('budget', budget, lo=0.5, hi=100)
-        self.pool = DevicePool.sample(n, seed=check_int('seed', seed, lo=0))
+        seed = check_rng_seed('seed', seed)
+        self.pool = DevicePool.sample(n, seed=seed)
         r = np.random.default_rng(seed); self.sizes, self.losses = r.integers(10, 400, n), r.uniform(0.2, 2.5, n)
         ref = REFERENCE_CONFIG
         self.w = {**{c: W.FloatSlider(value=ref['weights'][c], min=0, max=1, step=0.05, description=f'W_{c}') for c in CRITERIA},
@@ -168,7 +170,7 @@ class ShapleyPanel:
                  rounds:int=8, # federated rounds
                 ):
         n_benign, rounds = check_int('n_benign', n_benign, lo=1, hi=20), check_int('rounds', rounds, lo=1, hi=30)
-        if isinstance(kinds, str) or not all(k in FREE_RIDER_KINDS for k in kinds): raise ValueError(f"kinds={kinds!r}: expected a tuple of {list(FREE_RIDER_KINDS)}")
+        kinds = tuple(check_choice('kinds', k, FREE_RIDER_KINDS) for k in check_type('kinds', kinds, (list, tuple)))
         self.w = dict(n_benign=W.IntSlider(value=n_benign, min=1, max=20, description='benign'),
                       kinds=W.SelectMultiple(options=list(FREE_RIDER_KINDS), value=tuple(kinds), description='free riders'),
                       rounds=W.IntSlider(value=rounds, min=1, max=30, description='rounds'),

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/widgets/50_editor.ipynb #2f759074
 from __future__ import annotations
-import functools, html
+import functools, html, itertools
 from importlib.resources import files
 from typing import Callable
 import numpy as np
@@ -22,10 +22,11 @@ from ..feddiverse.selector import DIMS
 
 # %% auto #0
 __all__ = ['MAX_CLIENTS', 'EDITOR_MAX_SIDE', 'DIRICHLET_CLIENTS', 'DIRICHLET_SIZE', 'EDITOR_PRESETS', 'SUMMARY_KEYS',
-           'MAX_WARNINGS', 'MAX_BAR', 'TYPE_COLOURS', 'TYPE_LABELS', 'TERNARY_PX', 'EDITOR_ESM_FILES', 'EDITOR_K',
-           'EDITOR_ROUNDS', 'EDITOR_MAX_ROUNDS', 'dirichlet_types', 'preset_types', 'expand_types', 'check_types',
-           'federation_summary', 'summary_html', 'triplet_bar_html', 'published_values', 'derived_values', 'type_group',
-           'types_ternary', 'editor_esm', 'rows_json', 'EditorView', 'MatrixEditor', 'panel_matrices']
+           'MAX_WARNINGS', 'MAX_BAR', 'TYPE_COLOURS', 'TYPE_NAMES', 'TYPE_LABELS', 'TERNARY_PX', 'EDITOR_ESM_FILES',
+           'EDITOR_K', 'EDITOR_ROUNDS', 'EDITOR_MAX_ROUNDS', 'dirichlet_types', 'preset_types', 'expand_types',
+           'check_types', 'federation_summary', 'summary_html', 'triplet_bar_html', 'published_values',
+           'derived_values', 'type_group', 'types_ternary', 'editor_esm', 'rows_json', 'EditorView', 'MatrixEditor',
+           'panel_matrices']
 
 # %% ../../nbs/widgets/50_editor.ipynb #dce691d2
 MAX_CLIENTS = 10_000   # the most clients an editor federation holds (every client is a row of the simulation)
@@ -166,28 +167,38 @@ def triplet_bar_html(t:np.ndarray, # one triplet [CI, AI, SC]
                    for n, v, c in zip(DIMS, t, colours))
 
 # %% ../../nbs/widgets/50_editor.ipynb #c759d638
+def _names_federation(name) -> bool:
+    "Whether the string `name` is a registry federation's name; a `TypeError` naming `name` for any other object."
+    name = check_type('name', name, str)
+    try: return name in FEDERATIONS
+    except Exception as e:
+        raise TypeError(f"name={name!r}: expected a str that can be compared (this {type(name).__name__} "
+                        f"raised {type(e).__name__})") from None
+
 def published_values(name:str, # a federation name (other presets have none)
                     ) -> dict:
     "The metrics of a registry federation that its source prints (as printed); {} for other presets."
-    if check_type('name', name, str) not in FEDERATIONS: return {}
+    if not _names_federation(name): return {}
     return {k: v for k, v in federation(name).published.items() if k in METRICS}
 
 def derived_values(name:str, # a federation name (other presets have none)
                   ) -> dict:
     "The metrics its source does not print, computed at full precision from the published matrices (rounded only when shown)."
-    if check_type('name', name, str) not in FEDERATIONS: return {}
+    if not _names_federation(name): return {}
     fs = federation(name); m = fl_metrics(fs.matrices)
     return {k: float(m[k]) for k in METRICS if k not in fs.published}
 
 # %% ../../nbs/widgets/50_editor.ipynb #d3197fc1
 TYPE_COLOURS = {**TRIPLET_COLORS, 'tie': '#7f7f7f'}   # the library's one CI/AI/SC colour map, grey for ties
+TYPE_NAMES = tuple('='.join(t for t, b in zip(TYPES, bits) if b)
+                   for bits in itertools.product((1, 0), repeat=len(TYPES)))[:-1]   # every type and tie
 TYPE_LABELS = {'CI': 'CI: class imbalance', 'AI': 'AI: attribute imbalance', 'SC': 'SC: spurious correlation',
                'tie': 'tie: equal top components'}   # the simplex legend: one entry per type trace
 
 def type_group(ty:str, # a type of `hetero.client_types`: 'CI', 'AI', 'SC' or a tie such as 'CI=AI'
                ) -> str:
     "The simplex group of a client type: CI, AI or SC itself, 'tie' for every tie between components."
-    ty = check_type('ty', ty, str)
+    ty = check_choice('ty', check_type('ty', ty, str), TYPE_NAMES)
     return ty if ty in TYPES else 'tie'
 
 # %% ../../nbs/widgets/50_editor.ipynb #b7dce7d9

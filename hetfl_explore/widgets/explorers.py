@@ -13,6 +13,7 @@ import ipywidgets as W
 from IPython.display import display
 from fastcore.basics import patch
 from ..foundation.core import TRIPLET_COLORS, check_int, check_float, check_choice, check_type, check_rng_seed
+from ..foundation.hetero import as_counts
 from ..feddiverse.simulation import SelectionStats, simulate_selection, selection_stats
 from ..feddiverse.selector import DIMS
 from ..feddiverse.registry import SELECTORS
@@ -59,7 +60,9 @@ def check_explorer_settings(matrices, # the federation's client matrices (K, |Y|
                             noise, # σ of the noise on the triplets FedDiverse sees
                            ) -> tuple: # (selectors, k, rounds, noise)
     "An explorer's settings checked against its federation `matrices`; an error names the setting."
-    return (check_selectors(selectors), check_int('k', k, lo=1, hi=len(matrices)),
+    N = as_counts(matrices, 'matrices')
+    if N.ndim != 3: raise ValueError(f"matrices: shape {N.shape}: expected client matrices (K, |Y|, |A|)")
+    return (check_selectors(selectors), check_int('k', k, lo=1, hi=len(N)),
             check_int('rounds', rounds, lo=1, hi=EXPLORER_MAX_ROUNDS), check_float('noise', noise, lo=0))
 
 # %% ../../nbs/widgets/50a_explorers.ipynb #5034436d
@@ -89,7 +92,7 @@ def selection_figures(stats:dict, # selector name -> `SelectionStats`
     "The explorer's four views: type shares per selector, client × round heatmap, frequencies, and the union SC per round."
     _check_stats(stats)
     if figs is not None: check_type('figs', figs, dict)
-    show = show if show in stats else next(iter(stats))
+    show = next(iter(stats)) if show is None else check_choice('show', show, stats)
     st, names = stats[show], list(stats)
     figs = _new_selection_figures() if figs is None else figs
     with figs['shares'].batch_update():
@@ -198,7 +201,8 @@ def type_shares(self:SelectionExplorer) -> pd.DataFrame: "Type shares (%) and me
 
 @patch
 def _draw(self:SelectionExplorer):
-    selection_figures(self.stats, self.show_w.value, self.figs)
+    show = self.show_w.value if self.show_w.value in self.stats else None   # a choice the last edit removed: the first
+    selection_figures(self.stats, show, self.figs)
     N = self.matrices
     glob = ' | '.join(' '.join(str(int(v)) for v in r) for r in N.sum(0))
     self.table_w.value = (f'<div class="hx-table-caption" style="font-size:12px;color:#555">computed by the Python kernel for '

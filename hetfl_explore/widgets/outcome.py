@@ -248,6 +248,7 @@ def seed_band(seeds:list, # one History (or list of round rows) per seed
     per = [[r for r in _rows(h) if not np.isnan(r['accuracy'])] for h in check_type('seeds', seeds, list)]
     n = min((len(p) for p in per), default=0)
     if n == 0: return np.zeros(0, int), np.zeros(0), np.zeros(0)
+    check_choice('measure', measure, per[0][0])   # a column of the round rows
     v = np.array([[r[measure] for r in p[:n]] for p in per], np.float64)
     se = v.std(0, ddof=1) / np.sqrt(len(v)) if len(v) > 1 else np.zeros(n)
     return np.array([r['round'] for r in per[0][:n]]), v.mean(0), se

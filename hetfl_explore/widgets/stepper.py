@@ -4,7 +4,7 @@
 
 # %% ../../nbs/widgets/50b_stepper.ipynb #6c4efe60
 from __future__ import annotations
-import html
+import html, reprlib
 import numpy as np
 import plotly.graph_objects as go
 from ..foundation.figure_widget import SharedFigureWidget
@@ -30,7 +30,8 @@ def explain_frames(explanation:dict, # `FedDiverseSelector.explain()` after a se
                   ) -> list[dict]: # one frame per step: kind, text, ids, values, chosen, before (ids already selected)
     "Flatten FedDiverse's trace of one round into the frames of the step-through view."
     if not isinstance(explanation, dict) or not isinstance(explanation.get('steps'), list):
-        raise TypeError(f"explanation: expected the dict of `FedDiverseSelector.explain()` (with a 'steps' list), got {type(explanation).__name__}")
+        raise TypeError(f"explanation={reprlib.repr(explanation)}: expected the dict of `FedDiverseSelector.explain()` "
+                        f"(with a 'steps' list), got a {type(explanation).__name__}")
     frames, before = [], []
     for s in explanation['steps']:
         for kind, ids, vals, who in (('p', s['candidates'], s['p'], 'k_p'), ('c', s.get('dot_ids'), s.get('dots'), 'k_c'),
@@ -68,6 +69,10 @@ def step_figure(triplets:np.ndarray, # (K, 3) triplets the selector used
     if missing: raise ValueError(f"frame: missing {missing}: expected one of `explain_frames`")
     fig = _new_step_figure() if fig is None else fig
     ids, chosen, before = frame['ids'], frame['chosen'], frame['before']
+    named = np.concatenate([np.ravel(ids), np.ravel(before), [chosen]]).astype(int)   # every client the frame shows
+    if named.max() >= K:
+        raise ValueError(f"triplets: shape {pos.shape}: {K} clients, but the frame names client {named.max()}; "
+                         "expected the triplets of the frame's round")
     groups = dict(other=np.setdiff1d(np.arange(K), np.concatenate([ids, before]).astype(int)),
                   candidates=ids, selected=np.asarray(before, int), pick=np.array([chosen]))
     with fig.batch_update():

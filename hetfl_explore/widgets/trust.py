@@ -13,7 +13,7 @@ from ..foundation.figure_widget import SharedFigureWidget
 import ipywidgets as W
 from IPython.display import display
 from fastcore.basics import patch
-from ..foundation.core import check_int, check_float, check_choice, check_keys
+from ..foundation.core import check_int, check_float, check_choice, check_keys, check_type
 from ..crowd.bayesian import MODES, PRIORS, conjugate_rounds, linear_posterior
 from ..crowd.abac import EXAMPLE_POLICY, parse_policy, Request
 from ..crowd.pki import CertificateAuthority, new_key, make_csr, sign_update, attributes_of, REASONS
@@ -104,7 +104,9 @@ def walkthrough(policy_text:str, # the policy (see `abac.EXAMPLE_POLICY`)
                 trust:float|None=None, # the server's trust score for the device (None: a new device's TRUST_INITIAL)
                ) -> dict: # 'register' and 'participate' decisions, 'certificate' (or None), 'verdict' (None if accepted, else the reason)
     "Parse, authorise, enrol, sign and verify: the whole participation path of one device."
-    policy, attack = parse_policy(policy_text), check_choice('attack', attack, WALKTHROUGH_ATTACKS)
+    policy = parse_policy(check_type('policy_text', policy_text, str))
+    attack = check_choice('attack', attack, WALKTHROUGH_ATTACKS)
+    if trust is not None: trust = check_float('trust', trust, lo=0, hi=1)
     t0 = datetime(2026, 1, 1, tzinfo=timezone.utc); key = new_key()
     ca = CertificateAuthority(policy=policy, now=t0)
     cert, reg = ca.enrol(make_csr(key, 'device-1', attributes), now=t0)
