@@ -517,7 +517,6 @@ def auto_controls(manual:dict) -> dict:
 AUTO_GAPS: dict = {
     'hetfl_explore.fairness.experiments.pattern_table': 'its default k=9 needs >= 9 clients; the automatic matrices have 3',
     'hetfl_explore.fairness.experiments.explorer_grid': 'its defaults compute the whole explorer grid (past the per-call limit)',
-    'hetfl_explore.widgets.outcome.outcome_figure': 'its defaults train the outcome runs (past the per-call limit)',
     # found by the automatic run of the tool: the named-argument values (`_required_values`) do not fit these entry points
     'hetfl_explore.clustering.contribution.contribution_study': 'the automatic arguments do not fit it (TypeError: data=FederatedData(4 clients, pool (1757, 1, 8, 8), test 40,)',
     'hetfl_explore.clustering.contribution.deletion_influence': 'the automatic arguments do not fit it (TypeError: data=FederatedData(4 clients, pool (1757, 1, 8, 8), test 40,)',
@@ -553,14 +552,6 @@ AUTO_GAPS: dict = {
     'hetfl_explore.modelhet.submodels.check_hidden': 'the automatic arguments do not fit it (TypeError: hidden=4: expected an instance of list or tuple)',
     'hetfl_explore.modelhet.submodels.full_set': 'the automatic arguments do not fit it (TypeError: hidden=4: expected an instance of list or tuple)',
     'hetfl_explore.modelhet.submodels.quadrant_sets': 'the automatic arguments do not fit it (TypeError: hidden=4: expected an instance of list or tuple)',
-    'hetfl_explore.widgets.clustering.FedCOTradeoff': 'its defaults run past the per-call limit',
-    'hetfl_explore.widgets.clustering.GPFLPlayer': 'its defaults run past the per-call limit',
-    'hetfl_explore.widgets.clustering.WhoContributes': 'its defaults run past the per-call limit',
-    'hetfl_explore.widgets.crowd.PrometheePanel': 'its defaults run past the per-call limit',
-    'hetfl_explore.widgets.crowd.ShapleyPanel': 'its defaults run past the per-call limit',
-    'hetfl_explore.widgets.editor.triplet_bar_html': 'the automatic arguments do not fit it (ValueError: t: shape (): expected one triplet (3,))',
-    'hetfl_explore.widgets.explorers.SelectionExplorer': 'its defaults run past the per-call limit',
-    'hetfl_explore.widgets.outcome.outcome_simulation': 'the automatic arguments do not fit it (ValueError: selector=UniformSelector(name="uniform"): expected one of "u)',
 }
 
 # %% one call in its own forked process
