@@ -9,7 +9,7 @@ import pandas as pd
 from scipy.stats import kendalltau
 from sklearn.cluster import KMeans
 from sklearn.preprocessing import StandardScaler
-from ..foundation.core import check_int, check_choice, check_type, check_ids, check_array, as_array
+from ..foundation.core import check_int, check_choice, check_type, check_ids, check_array, as_array, check_count_array
 from .data import FedStream
 from .gpfl import (FLRun, TrainConfig, lr_init, train_round, weighted_average, predict_proba, weighted_f1,
                                            server_accuracy, run_rounds)
@@ -56,12 +56,13 @@ def cohort_scores(members:dict, # cohort -> client ids (1-based, as in the paper
                   n:int, # number of clients
                  ) -> np.ndarray:
     "Per-client scores from per-cohort values (each client gets its cohort's value)."
-    check_type('members', members, dict); out = np.full(check_int('n', n, lo=1), np.nan)
+    check_type('members', members, dict); check_type('values', values, (dict, pd.Series))
+    out = np.full(check_int('n', n, lo=1), np.nan)
     for c, ids in members.items():
         ids = np.asarray(ids)
         if ids.size == 0 or not np.issubdtype(ids.dtype, np.integer) or ids.min() < 1 or ids.max() > n: raise ValueError(f"members[{c!r}]={ids.tolist()}: expected client ids in [1, {n}]")
         try: out[ids - 1] = float(values[c])
-        except (KeyError, IndexError, TypeError, ValueError): raise ValueError(f"values: no numeric value for cohort {c!r}") from None
+        except Exception: raise ValueError(f"values={values!r:.80}: no numeric value for cohort {c!r}; expected one number per cohort") from None
     if np.isnan(out).any(): raise ValueError(f"members: clients {(np.flatnonzero(np.isnan(out)) + 1).tolist()} belong to no cohort")
     return out
 
@@ -124,8 +125,8 @@ def deletion_influence(data:FedStream, # the federation (its server_test is the 
 def imbalance_descriptors(counts, # (W, Q) label counts per client
                          ) -> np.ndarray: # (W, 3) columns LI, LDI, QI
     "FL-Cohort's imbalance descriptors [LI, LDI, QI] of every client."
-    c = np.asarray(counts, float)
-    if c.ndim != 2 or c.size == 0 or not np.isfinite(c).all() or (c < 0).any(): raise ValueError(f"counts has shape {c.shape}: expected a (W, Q) array of non-negative counts")
+    c = check_count_array('counts', counts).astype(float)
+    if c.ndim != 2 or c.size == 0: raise ValueError(f"counts has shape {c.shape}: expected a non-empty (W, Q) array of label counts")
     tot = c.sum(1)
     if (tot == 0).any(): raise ValueError(f"counts: client(s) {np.flatnonzero(tot == 0).tolist()} have no examples (an empty client)")
     LI = c.max(1) / np.where(c > 0, c, np.inf).min(1)

@@ -52,12 +52,14 @@ def check_labels(labels, # 0/1 values
                 ) -> np.ndarray: # 1-D int64
     "Validate a 1-D array of 0/1 values (of length `n`)."
     a = check_array(name, labels, ndim=1)
-    if a.ndim != 1 or not np.isin(a, (0, 1)).all(): raise ValueError(f"{name}: expected a 1-D array of 0/1 values")
+    bad = np.flatnonzero(~np.isin(a, (0, 1)))
+    if bad.size: raise ValueError(f"{name}: entry {bad[0]} = {a[bad[0]].item()!r} is not 0 or 1; expected a 1-D array of 0/1 values")
     if n is not None and len(a) != n: raise ValueError(f"{name}: length {len(a)} differs from the length {n} of {ref}: expected one per entry of {ref}")
     return a.astype(np.int64)
 
 def _check_both(labels):
-    if labels.min() == labels.max(): raise ValueError("labels must contain both members (1) and non-members (0)")
+    if labels.min() == labels.max():
+        raise ValueError(f"labels: all {len(labels)} entries are {labels[0]}; expected both members (1) and non-members (0)")
 
 def roc_auc(scores:np.ndarray, # Membership scores
             labels:np.ndarray, # 1 = member, 0 = non-member
@@ -69,9 +71,11 @@ def roc_auc(scores:np.ndarray, # Membership scores
 def roc_curve(scores:np.ndarray, # Membership scores
               labels:np.ndarray, # 1 = member, 0 = non-member
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    "(fpr, tpr, thresholds) with the convention member iff score >= threshold (all points kept)."
+    "(fpr, tpr, thresholds) with the convention member iff score >= threshold (all points kept; the first flags no one)."
     scores = check_scores(scores); labels = check_labels(labels, n=len(scores)); _check_both(labels)
-    return _sk_roc(labels, scores, drop_intermediate=False)
+    fpr, tpr, thr = _sk_roc(labels, scores, drop_intermediate=False)
+    thr[0] = np.nextafter(thr[1], np.inf)   # the smallest finite threshold above every score (scikit-learn writes inf)
+    return fpr, tpr, thr
 
 # %% ../../nbs/modelhet/31_mia.ipynb #b9fb59b4
 _ARGUMENT_RULES = {   # kind of argument -> rule(name, value)
@@ -116,7 +120,8 @@ def tpr_at_fpr(scores:np.ndarray, # Membership scores
               ) -> float:
     "TPR of the ROC point with the largest FPR <= `fpr`."
     fpr, scores = check_float('fpr', fpr, 0, 1, lo_open=True), check_scores(scores)
-    n_neg = int((check_labels(labels, n=len(scores)) == 0).sum())
+    check_type('strict_resolution', strict_resolution, (bool, np.bool_))
+    labels = check_labels(labels, n=len(scores)); _check_both(labels); n_neg = int((labels == 0).sum())
     if strict_resolution and n_neg < min_nonmembers(fpr): return float('nan')
     f, t, _ = roc_curve(scores, labels)
     return float(t[np.where(f <= fpr + FPR_TOL)[0][-1]])
