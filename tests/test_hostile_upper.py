@@ -68,3 +68,24 @@ def test_mia_label_errors_show_the_bad_value(fn):
 def test_tpr_at_fpr_strict_resolution_is_a_bool():
     with pytest.raises(TypeError, match=r"^strict_resolution='no': expected"): tpr_at_fpr(S, L, 0.5, 'no')
     assert tpr_at_fpr(S, L, 0.5, np.bool_(False)) == 1.0 and np.isnan(tpr_at_fpr(S, L, 0.01))
+
+def test_policy_parts_check_their_fields():
+    from hetfl_explore.crowd.abac import Condition, Decision, Ref, Rule, PolicySyntaxError
+    cond = Condition('subject.ram_gb', '>=', 4)
+    with pytest.raises(TypeError, match=r'^name=3: expected'): Rule(3, 'permit', 'register', (cond,))
+    with pytest.raises(ValueError, match=r"^effect='allow': expected one of"): Rule('r', 'allow', 'register', (cond,))
+    with pytest.raises(TypeError, match=r'^conditions=.*expected'): Rule('r', 'permit', 'register', ('x',))
+    with pytest.raises(ValueError, match=r'^line=-1: expected'): Rule('r', 'permit', 'register', (cond,), -1)
+    with pytest.raises(TypeError, match=r'^name=3: expected'): Ref(3)
+    with pytest.raises(TypeError, match=r'^trace=3: expected'): Decision(True, 'r', 'register', 3)
+    with pytest.raises(TypeError, match=r'^text=3: expected'): Condition('subject.ram_gb', '>=', 4, text=3)
+    with pytest.raises(ValueError, match=r'^column=0: expected'): PolicySyntaxError(1, 0, 'bad')
+    assert PolicySyntaxError(2, 3, 'bad').column == 3 and Rule('r', 'deny', 'register', ()).effect == 'deny'
+
+def test_race_table_needs_a_size_for_every_client_in_the_race():
+    from hetfl_explore.crowd.baselines import race_table
+    race = pd.DataFrame(dict(method=['a', 'a'], round=[0, 1], accuracy=[.5, .6], time=[1., 1.], money=[1., 1.],
+                             selected=[[0, 3], [1, 2]], total_time=[1., 2.], total_money=[1., 2.]))
+    with pytest.raises(ValueError, match=r'^n_samples has 2 sizes: expected one per client, at least 4'): race_table(race, [10, 20], 0.5)
+    with pytest.raises(ValueError, match=r'^n_samples: entry \(0,\) = 10.5 is not an integer'): race_table(race, [10.5, 20, 30, 40], 0.5)
+    assert race_table(race, [10, 20, 30, 40], 0.55).loc['a', 'unique samples'] == 100

@@ -6,7 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 # documented valid inputs of one argument: {(entry, argument): {mutant names}}
-VALID_MUTANTS = {}
+VALID_MUTANTS = {   # a SignedUpdate is a message as it arrived: any field may be junk; AuthenticatedServer.reason refuses it
+    ('Condition', 'left'): {'str subclass'},   # its characters are read with str's own methods: a valid attribute name
+    **{('SignedUpdate', f): {'int', 'hostile'} for f in ('task_id', 'round', 'client_id', 'payload', 'nonce', 'signature', 'certificate')},
+}
 # entry points whose valid results hold NaN/inf by design: {entry: why}
 _TPR_NAN = 'TPR at a false-positive rate needs at least 1/FPR non-members; with fewer it is NaN (unresolved), as documented'
 NONFINITE_OK = {'tpr_at_fpr': _TPR_NAN, 'attack_metrics': _TPR_NAN, 'metrics_table': _TPR_NAN,
@@ -152,7 +155,7 @@ def _crowd_trust_controls() -> dict:
                                   line=(1, 'count'))),
                     ('client_name', dict(c=(3, 'count'))),
                     ('parse_policy', dict(text=(EXAMPLE_POLICY, 'obj')))],
-     'crowd.pki': [('SignedUpdate', dict(task_id=('task', 'obj'), round=(1, 'count'), client_id=('c0', 'obj'), payload=(up.payload, 'obj'),
+     'crowd.pki': [('SignedUpdate', dict(task_id=('task', 'obj'), round=(1, 'obj'), client_id=('c0', 'obj'), payload=(up.payload, 'obj'),
                                          nonce=(up.nonce, 'obj'), signature=(up.signature, 'obj'), certificate=(cert, 'obj'))),
                    ('attributes_of', dict(obj=(cert, 'obj'))), ('client_id_of', dict(obj=(csr, 'obj'))),
                    ('aware_now', dict(now=(T0(), 'obj'))),
