@@ -7,7 +7,9 @@ import numpy as np
 
 # documented valid inputs of one argument: {(entry, argument): {mutant names}}
 VALID_MUTANTS = {   # a SignedUpdate is a message as it arrived: any field may be junk; AuthenticatedServer.reason refuses it
-    ('Condition', 'left'): {'str subclass'},   # its characters are read with str's own methods: a valid attribute name
+    ('Condition', 'left'): {'str subclass'},
+    **{(f, 'rounds'): {'None'} for f in ('fedavg_on_clients', 'drop_unstable_curves', 'group_curves')},   # None: every round offered
+    ('silhouette_relocate', 'reps'): {'empty'},   # no representative to re-check: the labels come back as they are   # its characters are read with str's own methods: a valid attribute name
     **{('SignedUpdate', f): {'int', 'hostile'} for f in ('task_id', 'round', 'client_id', 'payload', 'nonce', 'signature', 'certificate')},
 }
 # entry points whose valid results hold NaN/inf by design: {entry: why}

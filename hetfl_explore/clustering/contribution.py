@@ -109,7 +109,7 @@ def deletion_influence(data:FedStream, # the federation (its server_test is the 
     "Leave-one-out influence of every client on the model's predictions."
     check_type('data', data, FedStream); rounds = check_int('rounds', rounds, 1, data.rounds)
     mode, dist = check_choice('mode', mode, DELETION_MODES), check_choice('dist', dist, DELETION_DISTS)
-    cfg, W, X = check_type('train', train or TrainConfig(), TrainConfig), data.n_clients, data.server_test[0]
+    cfg, W, X = check_type('train', TrainConfig() if train is None else train, TrainConfig), data.n_clients, data.server_test[0]
     if len(X) == 0: raise ValueError("data.server_test is empty: the deletion approach needs an evaluation set")
     if mode == 'retrain':
         full = _fedavg(data, list(range(W)), rounds, cfg, seed)
@@ -144,7 +144,7 @@ def fl_cohort(data:FedStream, # the federation (server_test is the test set)
     check_type('data', data, FedStream); W, rounds = data.n_clients, check_int('rounds', rounds, 1, data.rounds)
     k = check_int('k', k, lo=1)
     if k > W: raise ValueError(f"k={k}: fewer clients ({W}) than cohorts")
-    cfg, (X, y) = check_type('train', train or TrainConfig(), TrainConfig), data.server_test
+    cfg, (X, y) = check_type('train', TrainConfig() if train is None else train, TrainConfig), data.server_test
     counts = np.stack([np.bincount(data.batch(0, w)[1], minlength=data.n_classes) for w in range(W)])
     lab = KMeans(k, n_init=10, random_state=check_int('seed', seed, lo=0)).fit_predict(StandardScaler().fit_transform(imbalance_descriptors(counts)))
     last = {}
@@ -195,7 +195,7 @@ def fedavg_on_clients(data:FedStream, # the federation
     ids = check_ids('clients', clients, data.n_clients, unique=True)
     if ids.size == 0: raise ValueError("clients=[]: expected at least one client to train on")
     curve = []
-    _fedavg(data, ids.tolist(), rounds, check_type('train', train or TrainConfig(), TrainConfig), seed, curve=curve)
+    _fedavg(data, ids.tolist(), rounds, check_type('train', TrainConfig() if train is None else train, TrainConfig), seed, curve=curve)
     return np.array(curve)
 
 def _check_scores(name, scores, data):

@@ -160,7 +160,7 @@ def train_round(data:FedStream, # the federation
                ) -> tuple[dict, dict, dict]: # worker -> new parameters, sample counts, class counts
     "Local training of the given workers on their round-t batches."
     check_type('data', data, FedStream); check_type('start', start, dict); check_type('cfg', cfg, TrainConfig)
-    seed = check_rng_seed('seed', seed)
+    seed, t = check_rng_seed('seed', seed), check_int('t', t, 0, data.rounds)
     new, n, counts = {}, {}, {}
     for w, th in start.items():
         X, y = data.batch(t, w)

@@ -18,6 +18,7 @@ from ..engine.config import RunConfig
 from ..engine.simulation import Simulation
 from ..engine.aggregation import AggregationInput
 from ..engine.protocol import UniformSelector
+from ..foundation.data import FederatedData
 
 # %% auto #0
 __all__ = ['RHO_INIT', 'MIN_VAR', 'LIKELIHOODS', 'MODES', 'PRIORS', 'WEIGHTINGS', 'ECE_BINS', 'gaussian_kl', 'MeanFieldLinear',
@@ -330,7 +331,7 @@ def conjugate_rounds(Xs:list, # per-client (n_i, P) design matrices
     P = check_tensor('Xs[0]', Xs[0], ndim=2).shape[1]
     bad = [i for i, X in enumerate(Xs) if check_tensor(f'Xs[{i}]', X, ndim=2).shape[1] != P]
     if bad: raise ValueError(f"Xs[{bad[0]}] has {check_tensor('Xs', Xs[bad[0]]).shape[1]} columns: expected {P} like Xs[0]")
-    hyper = (torch.full((P,), float(mu0), dtype=torch.float64), torch.eye(P, dtype=torch.float64) * check_float('var0', var0, lo=0, lo_open=True))
+    hyper = (torch.full((P,), check_float('mu0', mu0), dtype=torch.float64), torch.eye(P, dtype=torch.float64) * check_float('var0', var0, lo=0, lo_open=True))
     pr, out = hyper, []
     for _ in range(rounds):
         post = [linear_posterior(X, y, noise_var, *pr) for X, y in zip(Xs, ys)]
@@ -344,7 +345,7 @@ def forward(model:nn.Sequential, # a sequential model with MeanFieldLinear layer
             sample:bool=True, # draw weights (True) or use the posterior means (False)
            ) -> torch.Tensor:
     "The model's output with sampled weights or with the posterior means."
-    _layers(check_type('model', model, nn.Sequential))
+    _layers(check_type('model', model, nn.Sequential)); x = check_tensor('x', check_type('x', x, torch.Tensor))
     for m in model: x = m(x, sample) if isinstance(m, MeanFieldLinear) else m(x)
     return x
 
@@ -376,7 +377,7 @@ def run_bayesfl(fd, # a `FederatedData` (e.g. `tiny_digits_federation()`)
                 weighting:str='variance', # default server: 'variance' (precisions only) | 'size' (precisions times sample counts)
                ) -> dict: # 'model' (global posterior loaded), 'mu', 'var', 'accuracy' per round
     "BayFL-SVI: local SVI on sampled clients, Gaussian aggregation with `mode` on the server."
-    check_choice('weighting', weighting, WEIGHTINGS); check_choice('mode', mode, MODES)
+    check_type('fd', fd, FederatedData); check_choice('weighting', weighting, WEIGHTINGS); check_choice('mode', mode, MODES)
     if server is not None and weighting != 'variance': raise ValueError(f"weighting={weighting!r} applies to the default server; a custom server gets the client ids and weighs them itself")
     sizes = np.asarray(fd.client_sizes, np.float64)
     server = server or (lambda m, v, ids: aggregate_posteriors(m, v, 0., prior_var, mode, sizes[ids] if weighting == 'size' else None))
@@ -500,6 +501,7 @@ def run_bayesfl_engine(fd, # a `FederatedData`
                        weighting:str='variance', # 'variance' (precisions only) | 'size' (precisions times sample counts)
                       ) -> dict: # 'history', 'model' (global posterior loaded), 'mu', 'var', 'accuracy' per round
     "BayFL-SVI inside the engine: `elbo_loss` as the client loss, `posterior_rule` as the aggregation, optional `accept` filter."
+    check_type('fd', fd, FederatedData); check_int('epochs', epochs, lo=1); check_int('batch_size', batch_size, lo=1)
     check_choice('mode', mode, MODES); rounds, seed = check_int('rounds', rounds, lo=1), check_int('seed', seed, lo=0)
     k = check_int('clients_per_round', clients_per_round, lo=1, hi=fd.num_clients)
     make = lambda: bayes_mlp(int(np.prod(fd.x.shape[1:])), fd.n_classes, hidden, prior_var)
