@@ -8,6 +8,8 @@ import numpy as np
 # documented valid inputs of one argument: {(entry, argument): {mutant names}}
 VALID_MUTANTS = {   # a SignedUpdate is a message as it arrived: any field may be junk; AuthenticatedServer.reason refuses it
     ('Condition', 'left'): {'str subclass'},
+    **{(f, t): {'list'} for f in ('promethee', 'flows_as_printed') for t in 'qp'},   # a threshold per criterion (one here)
+    ('sign_update', 'update'): {'ragged'},   # a list of parts of any lengths, as serialise takes
     **{(f, 'rounds'): {'None'} for f in ('fedavg_on_clients', 'drop_unstable_curves', 'group_curves')},   # None: every round offered
     ('silhouette_relocate', 'reps'): {'empty'},   # no representative to re-check: the labels come back as they are   # its characters are read with str's own methods: a valid attribute name
     **{('SignedUpdate', f): {'int', 'hostile'} for f in ('task_id', 'round', 'client_id', 'payload', 'nonce', 'signature', 'certificate')},
@@ -249,9 +251,13 @@ def _crowd_learning_controls() -> dict:
                                                 n_perms=((2, 5), 'obj'), seeds=((0, 1), 'obj'), L=(2, 'size'), tol=(0.05, 'nonneg'))),
                        ('fl_utility', dict(global_params=(np.zeros(4), 'array'), updates=(np.ones((3, 4)), 'array'),
                                            weights=(np.ones(3), 'nonneg_linked'), score=(lambda p: float(p.sum()), 'callable'))),
+                       # one control per kind: each reads only its own arguments
                        ('free_rider_update', dict(kind=('noise', 'choice'), global_now=(np.ones(4), 'array'), rng=np.random.default_rng(0),
-                                                  global_prev=(np.zeros(4), 'linked_array'), replay=(np.ones(4), 'linked_array'),
-                                                  noise_sd=(1e-3, 'nonneg'), scale=(0.5, 'nonneg')))],
+                                                  noise_sd=(1e-3, 'nonneg'))),
+                       ('free_rider_update', dict(kind=('stale_global', 'choice'), global_now=(np.ones(4), 'array'),
+                                                  rng=np.random.default_rng(0), global_prev=(np.zeros(4), 'linked_array'))),
+                       ('free_rider_update', dict(kind=('scaled_replay', 'choice'), global_now=(np.ones(4), 'array'),
+                                                  rng=np.random.default_rng(0), replay=(np.ones(4), 'linked_array'), scale=(0.5, 'real')))],
     }
 
 

@@ -98,7 +98,7 @@ def _probs(name, v, n):
     "`v` broadcast to (n,) probabilities in [0, 1]; errors name `name`."
     a = check_array(name, v, lo=0, nonempty=True)
     if a.shape not in ((), (n,)): raise ValueError(f"{name}: expected a scalar or {n} probabilities, got shape {a.shape}")
-    if (a > 1).any(): raise ValueError(f"{name}: expected probabilities in [0, 1]")
+    if (a > 1).any(): raise ValueError(f"{name}={v!r:.80}: expected probabilities in [0, 1]")
     return np.broadcast_to(a, (n,)).copy()
 
 def _positive(name, v, n):

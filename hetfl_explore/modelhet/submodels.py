@@ -234,7 +234,7 @@ def aggregate_submodels(global_state:dict, # Current server state dict
                         weights:list[float]|np.ndarray, # Aggregation weight w_k of each client (e.g. |D_k|)
                        ) -> dict:
     "Per-cell weighted mean over the clients whose sub-model contains the cell; uncovered cells keep their value."
-    check_state('global_state', global_state)
+    check_state('global_state', global_state); weights = weights.tolist() if isinstance(weights, torch.Tensor) else weights
     for n, v in (('client_states', client_states), ('sets', sets), ('weights', weights)): check_type(n, v, (list, tuple, np.ndarray))
     for i, s in enumerate(sets): check_type(f'sets[{i}]', s, ChannelSet)
     if not (len(client_states) == len(sets) == len(weights)) or not sets:
