@@ -13,7 +13,8 @@ from hetfl_explore.modelhet.mia import roc_curve, best_advantage, tpr_at_fpr
 class Hostile:
     "An object every conversion of which raises."
     def _boom(self, *a, **k): raise RuntimeError('hostile')
-    __array__ = __len__ = __iter__ = __getitem__ = __float__ = __index__ = _boom
+    __array__ = __len__ = __iter__ = __getitem__ = __float__ = __index__ = __bool__ = _boom
+    def __repr__(self): return "Hostile()"
 
 GROUND = np.array([[0., 1.], [1., 0.]])
 S, L = np.array([.1, .9, .4, .6]), np.array([0, 1, 0, 1])
@@ -89,3 +90,67 @@ def test_race_table_needs_a_size_for_every_client_in_the_race():
     with pytest.raises(ValueError, match=r'^n_samples has 2 sizes: expected one per client, at least 4'): race_table(race, [10, 20], 0.5)
     with pytest.raises(ValueError, match=r'^n_samples: entry \(0,\) = 10.5 is not an integer'): race_table(race, [10.5, 20, 30, 40], 0.5)
     assert race_table(race, [10, 20, 30, 40], 0.55).loc['a', 'unique samples'] == 100
+
+@pytest.fixture(scope='module')
+def stream():
+    from hetfl_explore.clustering.data import from_client_arrays
+    g = np.random.default_rng(0)
+    return from_client_arrays('toy', [g.normal(size=(12, 2)) + i for i in range(4)], [np.arange(12) % 2] * 4, 2, rounds=2, seed=0)
+
+def test_fedstream_checks_groups_and_the_test_pair(stream):
+    from dataclasses import replace
+    with pytest.raises(ValueError, match=r'^groups: entry \(0, 0\) = nan'): replace(stream, groups=np.full((3, 4), np.nan))
+    with pytest.raises(ValueError, match=r'^groups has shape \(3, 3\): expected \(3, 4\)'): replace(stream, groups=np.zeros((3, 3)))
+    with pytest.raises(TypeError, match=r'^server_test=3: expected an \(X, y\) pair'): replace(stream, server_test=3)
+
+def test_clustering_runs_name_their_arguments(stream):
+    from hetfl_explore.clustering.gpfl import train_round, TrainConfig, lr_init
+    from hetfl_explore.clustering.contribution import fedavg_on_clients
+    from hetfl_explore.clustering.cafl import silhouette_relocate
+    from hetfl_explore.clustering.eccentricity import eccentricity_reassign
+    with pytest.raises(TypeError, match=r'^train=Hostile'): fedavg_on_clients(stream, [0, 1], 1, train=Hostile())
+    new, _, _ = train_round(stream, np.array(1), {0: lr_init(2, 2)}, TrainConfig())   # a 0-d array is a round
+    assert new[0].shape == (3, 2)
+    with pytest.raises(ValueError, match=r'^t=3: expected an integer in \[0, 2\]'): train_round(stream, 3, {0: lr_init(2, 2)}, TrainConfig())
+    D = np.array([[0., 1., 4.], [1., 0., 4.], [4., 4., 0.]])
+    with pytest.raises(TypeError, match=r'^reps'): silhouette_relocate(D, [0, 0, 1], Hostile())
+    P = np.array([[.8, .2], [.7, .3], [.2, .8]])
+    with pytest.raises(ValueError, match=r'^var_floor=nan: expected'): eccentricity_reassign(P, P, [0, 0, 1], var_floor=float('nan'))
+
+def test_clustering_loaders_check_their_options(tmp_path):
+    import json
+    from hetfl_explore.clustering.data import load_leaf_json, load_realworld
+    leaf = {'users': ['u0'], 'num_samples': [3], 'user_data': {'u0': {'x': [[1, 2]] * 3, 'y': [0, 1, 0]}}}
+    (tmp_path / 'train.json').write_text(json.dumps(leaf))
+    with pytest.raises(ValueError, match=r'^n_classes=0: expected'): load_leaf_json(tmp_path / 'train.json', n_classes=0)
+    with pytest.raises(ValueError, match=r"^position='elbow': expected one of 'chest'"): load_realworld(tmp_path, position='elbow')
+
+def test_crowd_runs_name_their_arguments():
+    import torch
+    from hetfl_explore.crowd.bayesian import run_bayesfl, run_bayesfl_engine, forward, bayes_mlp, conjugate_rounds
+    from hetfl_explore.crowd.fedondemand import preliminary_training, cohort_for_samples
+    from hetfl_explore.crowd.devices import DevicePool
+    from hetfl_explore.engine.config import RunConfig
+    with pytest.raises(TypeError, match=r'^fd=3: expected an instance of FederatedData'): run_bayesfl(3)
+    with pytest.raises(TypeError, match=r'^fd=3: expected an instance of FederatedData'): run_bayesfl_engine(3)
+    with pytest.raises(ValueError, match=r'^x: expected finite'): forward(bayes_mlp(4, 3, 5), torch.full((2, 4), float('nan')))
+    with pytest.raises(ValueError, match=r'^mu0=nan: expected'): conjugate_rounds([torch.ones(3, 2)], [torch.ones(3)], 1.0, mu0=float('nan'))
+    with pytest.raises(TypeError, match=r'^data=3: expected'): preliminary_training(lambda: None, 3, [0], RunConfig())
+    with pytest.raises(ValueError, match=r'^n_samples: entry \(0,\) = 10.5 is not an integer'): cohort_for_samples([0, 1], [10.5, 20], 15)
+    with pytest.raises(ValueError, match=r'^availability=1.5: expected probabilities'): DevicePool(np.array([0, 1]), np.array([0, 1]), availability=1.5)
+
+def test_authenticated_parts_name_their_arguments():
+    from hetfl_explore.crowd.pki import CertificateAuthority
+    from hetfl_explore.crowd.authenticated import AuthenticatedServer, run_authenticated
+    from hetfl_explore.foundation.data import tiny_digits_federation
+    with pytest.raises(TypeError, match=r'^resource=Hostile'): AuthenticatedServer(CertificateAuthority(), 't', resource=Hostile())
+    fd = tiny_digits_federation(num_clients=2, min_size=10, n_test=20)
+    with pytest.raises(TypeError, match=r'^server=3: expected an instance of AuthenticatedServer'): run_authenticated(fd, 3, {})
+
+def test_aggregate_submodels_takes_weights_as_a_tensor():
+    import torch
+    from hetfl_explore.modelhet.submodels import WidthCNN, hidden_sizes, full_set, aggregate_submodels
+    gs = WidthCNN(u=2, in_channels=1, n_classes=10).state_dict(); full = full_set(hidden_sizes(2))
+    a = aggregate_submodels(gs, [gs, gs], [full, full], torch.tensor([1., 2.]))
+    b = aggregate_submodels(gs, [gs, gs], [full, full], [1., 2.])
+    assert all(torch.equal(a[k], b[k]) for k in a)
