@@ -9,7 +9,8 @@ import numpy as np
 VALID_MUTANTS = {   # a SignedUpdate is a message as it arrived: any field may be junk; AuthenticatedServer.reason refuses it
     ('Condition', 'left'): {'str subclass'},
     **{(f, t): {'list'} for f in ('promethee', 'flows_as_printed') for t in 'qp'},   # a threshold per criterion (one here)
-    ('sign_update', 'update'): {'ragged'},   # a list of parts of any lengths, as serialise takes
+    ('sign_update', 'update'): {'ragged'},
+    ('param_index', 'name'): {'str subclass'},   # a regular expression reads its characters: a valid state-dict key   # a list of parts of any lengths, as serialise takes
     **{(f, 'rounds'): {'None'} for f in ('fedavg_on_clients', 'drop_unstable_curves', 'group_curves')},   # None: every round offered
     ('silhouette_relocate', 'reps'): {'empty'},   # no representative to re-check: the labels come back as they are   # its characters are read with str's own methods: a valid attribute name
     **{('SignedUpdate', f): {'int', 'hostile'} for f in ('task_id', 'round', 'client_id', 'payload', 'nonce', 'signature', 'certificate')},
@@ -302,7 +303,7 @@ def _modelhet_controls(files:dict) -> dict:
         ('check_hidden', dict(hidden=(hid, 'obj'))),
         ('check_state', dict(name='state', state=(gs, 'obj'))),
         ('coverage', dict(global_state=(gs, 'obj'), sets=([full, half], 'obj'))),
-        ('coverage_heatmap', dict(schedule=(sched, 'obj'), t=(0, 'count'), layer=(1, 'size'), clients=([0, 1], 'obj'))),
+        ('coverage_heatmap', dict(schedule=(sched, 'obj'), t=(0, 'count'), layer=(1, 'count'), clients=([0, 1], 'obj'))),
         ('extract_state', dict(global_state=(gs, 'obj'), cs=(half, 'obj'))),
         ('extract_submodel', dict(global_model=(gm, 'obj'), cs=(half, 'obj'))),
         ('full_set', dict(hidden=(hid, 'obj'))),
