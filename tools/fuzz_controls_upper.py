@@ -10,7 +10,9 @@ VALID_MUTANTS = {   # a SignedUpdate is a message as it arrived: any field may b
     ('Condition', 'left'): {'str subclass'},
     **{(f, t): {'list'} for f in ('promethee', 'flows_as_printed') for t in 'qp'},   # a threshold per criterion (one here)
     ('sign_update', 'update'): {'ragged'},
-    ('param_index', 'name'): {'str subclass'},   # a regular expression reads its characters: a valid state-dict key   # a list of parts of any lengths, as serialise takes
+    ('param_index', 'name'): {'str subclass'},
+    ('attack_exchange', 'attackers'): {'empty'}, ('flip_labels', 'clients'): {'empty'},   # no attacker: an honest run
+    ('forward', 'x'): {'empty'},   # no rows: no outputs   # a regular expression reads its characters: a valid state-dict key   # a list of parts of any lengths, as serialise takes
     **{(f, 'rounds'): {'None'} for f in ('fedavg_on_clients', 'drop_unstable_curves', 'group_curves')},   # None: every round offered
     ('silhouette_relocate', 'reps'): {'empty'},   # no representative to re-check: the labels come back as they are   # its characters are read with str's own methods: a valid attribute name
     **{('SignedUpdate', f): {'int', 'hostile'} for f in ('task_id', 'round', 'client_id', 'payload', 'nonce', 'signature', 'certificate')},
@@ -205,7 +207,7 @@ def _crowd_learning_controls() -> dict:
     u = lambda s: float(len(s))
     return {
      'crowd.baselines': [('Budgeted', dict(inner=(UniformSelector(), 'obj'), pool=(pool, 'obj'), budget=(5.0, 'pos'))),
-                         ('RaceClock', dict(pool=(pool, 'obj'), flops_per_sample=(1e5, 'pos'), n_bytes=(1e4, 'pos'), mode=('max', 'choice'))),
+                         ('RaceClock', dict(pool=(pool, 'obj'), flops_per_sample=(1e5, 'pos'), n_bytes=(1e4, 'nonneg'), mode=('max', 'choice'))),
                          ('race_figure', dict(race=(race, 'obj'), target=(0.55, 'prob'))),
                          ('race_table', dict(race=(race, 'obj'), n_samples=(np.array([10, 20, 30, 40]), 'counts'), target=(0.55, 'prob'))),
                          ('selection_race', dict(selectors=([PriceFirst(pool, 15.0)], 'obj'), pool=(pool, 'obj'), data=(fd, 'obj'),
@@ -225,9 +227,9 @@ def _crowd_learning_controls() -> dict:
         ('run_bayesfl_engine', dict(fd=(fd, 'obj'), rounds=(1, 'size'), clients_per_round=(2, 'size'), mode=('poe', 'choice'),
                                     hidden=(2, 'size'), prior_var=(1.0, 'pos'), epochs=(1, 'size'), lr=(0.3, 'pos'), batch_size=(8, 'size'),
                                     seed=(0, 'count'), weighting=('variance', 'choice'))),
-        ('set_posterior', dict(model=(bm, 'obj'), mu=(mu, 'tensor'), var=(var, 'tensor'))),
-        ('set_prior', dict(model=(bm, 'obj'), mu=(mu, 'tensor'), var=(var, 'tensor'))),
-        ('train_client', dict(model=(bm, 'obj'), mu=(mu, 'tensor'), var=(var, 'tensor'), x=(x, 'tensor'), y=(y, 'tensor_labels'),
+        ('set_posterior', dict(model=(bm, 'obj'), mu=(mu, 'array'), var=(var, 'nonneg_linked'))),
+        ('set_prior', dict(model=(bm, 'obj'), mu=(mu, 'array'), var=(var, 'nonneg_linked'))),
+        ('train_client', dict(model=(bm, 'obj'), mu=(mu, 'array'), var=(var, 'nonneg_linked'), x=(x, 'array'), y=(y, 'labels'),
                               generator=(torch.Generator().manual_seed(0), 'obj'), epochs=(1, 'size'), batch_size=(4, 'size'),
                               lr=(0.01, 'pos'), likelihood=('categorical', 'choice'), noise_var=(1.0, 'pos')))],
      'crowd.devices': [('DevicePool', dict(hw_tier=(np.array([0, 1, 2]), 'ids'), net_tier=(np.array([1, 0, 2]), 'ids'), seed=(0, 'count'),
@@ -243,11 +245,11 @@ def _crowd_learning_controls() -> dict:
         ('pac_bayes_sample_size', dict(epsilon=(0.5, 'pos'), kl=(2.0, 'nonneg'), delta=(0.05, 'unit'), loss_bound=(1.0, 'pos'))),
         ('preliminary_training', dict(model_fn=(lambda: mlp(64, 4), 'callable'), data=(fd, 'obj'), ids=(np.array([0, 3]), 'unique_ids'),
                                       config=(RunConfig(batch_size=8, lr=0.2, seed=0), 'obj'), fraction=(0.25, 'unit')))],
-     'crowd.robust': [('attack_exchange', dict(attack=('gradient_scaling', 'choice'), attackers=(np.array([0]), 'unique_ids'),
+     'crowd.robust': [('attack_exchange', dict(attack=('gradient_scaling', 'choice'), attackers=(np.array([0, 2]), 'unique_ids'),
                                                seed=(0, 'count'))),
                       ('attack_table', dict(fd=(fd, 'obj'), attacks=(('none',), 'obj'), rules=(('fedavg',), 'obj'), fraction=(0.25, 'prob'),
                                             rounds=(1, 'size'), last=(1, 'size'), seed=(0, 'count'), clients_per_round=2, hidden=2)),
-                      ('flip_labels', dict(fd=(fd, 'obj'), clients=(np.array([1]), 'unique_ids')))],
+                      ('flip_labels', dict(fd=(fd, 'obj'), clients=(np.array([1, 3]), 'unique_ids')))],
      'crowd.shapley': [('estimator_error', dict(utility=(u, 'callable'), n_players=(3, 'size'), exact=(np.ones(3), 'array'),
                                                 n_perms=((2, 5), 'obj'), seeds=((0, 1), 'obj'), L=(2, 'size'), tol=(0.05, 'nonneg'))),
                        ('fl_utility', dict(global_params=(np.zeros(4), 'array'), updates=(np.ones((3, 4)), 'array'),

@@ -7,6 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from ..foundation.core import check_int, check_float, check_type, check_choice, check_array, check_count_array
+from ..foundation.core import check_callable
+from ..foundation.data import FederatedData
 from ..engine.protocol import Selection, Selector, ClientView
 from ..engine.simulation import Simulation, BYTES_PER_PARAM
 from ..engine.config import RunConfig
@@ -138,8 +140,9 @@ def selection_race(selectors:list, # `Selector` instances with distinct names
                    mode:str='max', # round time: 'max' (synchronous) or 'sum'
                   ) -> pd.DataFrame:
     "Run each selector on the crowd through the engine; one row per (method, round) with accuracy, time and money."
-    check_type('config', config, RunConfig); check_type('pool', pool, DevicePool)
-    names = [check_type('selectors[i]', s, Selector).name for s in selectors]
+    check_type('config', config, RunConfig); check_type('pool', pool, DevicePool); check_type('data', data, FederatedData)
+    check_callable('model_fn', model_fn)
+    names = [check_type('selectors[i]', s, Selector).name for s in check_type('selectors', selectors, (list, tuple))]
     if not names or len(set(names)) != len(names): raise ValueError(f"selectors: expected a non-empty list with distinct names, got {names}")
     if len(data.client_idx) != pool.num_devices:
         raise ValueError(f"data has {len(data.client_idx)} clients: expected one per device of the pool ({pool.num_devices})")
