@@ -12,7 +12,10 @@ VALID_MUTANTS = {   # a SignedUpdate is a message as it arrived: any field may b
     ('sign_update', 'update'): {'ragged'},
     ('param_index', 'name'): {'str subclass'},
     ('attack_exchange', 'attackers'): {'empty'}, ('flip_labels', 'clients'): {'empty'},   # no attacker: an honest run
-    ('forward', 'x'): {'empty'},   # no rows: no outputs   # a regular expression reads its characters: a valid state-dict key   # a list of parts of any lengths, as serialise takes
+    ('forward', 'x'): {'empty'},   # no rows: no outputs
+    # without a model the class count is unknown: any non-negative integer label is a class
+    **{k: {'label past the end'} for k in (('MIASplit', 'y'), ('MIASplit', 'y_known'), ('disjoint_pool', 'y_pool'), ('mia_split', 'y_members'),
+                                           ('mia_split', 'y_pool'), ('lira_population', 'y_pool'), ('train_shadows', 'y_pool'))},   # a regular expression reads its characters: a valid state-dict key   # a list of parts of any lengths, as serialise takes
     **{(f, 'rounds'): {'None'} for f in ('fedavg_on_clients', 'drop_unstable_curves', 'group_curves')},   # None: every round offered
     ('silhouette_relocate', 'reps'): {'empty'},   # no representative to re-check: the labels come back as they are   # its characters are read with str's own methods: a valid attribute name
     **{('SignedUpdate', f): {'int', 'hostile'} for f in ('task_id', 'round', 'client_id', 'payload', 'nonce', 'signature', 'certificate')},
@@ -333,8 +336,8 @@ def _modelhet_controls(files:dict) -> dict:
                               seed=(0, 'count'))),
         ('disjoint_pool', dict(x_pool=(xp, 'tensor'), y_pool=(yp, 'tensor_labels'), x_exclude=(xm, 'tensor'))),
         ('distill_trajectory', dict(teacher=(target, 'obj'), model_fn=(model_fn, 'callable'), x_dl=(xp, 'tensor'), x=(xm, 'tensor'),
-                                    y=(ym, 'tensor_labels'), epochs=(1, 'size'), lr=(1e-3, 'pos'), batch_size=(4, 'size'), seed=(0, 'count'))),
-        ('fit_classifier', dict(model=(model_fn(), 'obj'), x=(xm, 'tensor'), y=(ym, 'tensor_labels'), epochs=(1, 'size'), lr=(1e-3, 'pos'),
+                                    y=(ym, 'tensor_labels'), epochs=(1, 'count'), lr=(1e-3, 'pos'), batch_size=(4, 'size'), seed=(0, 'count'))),
+        ('fit_classifier', dict(model=(model_fn(), 'obj'), x=(xm, 'tensor'), y=(ym, 'tensor_labels'), epochs=(1, 'count'), lr=(1e-3, 'pos'),
                                 batch_size=(4, 'size'), seed=(0, 'count'))),
         ('lira_offline', dict(model=(target, 'obj'), split=(split, 'obj'), shadows=(shadows, 'obj'), logit_scale=True, global_variance=False,
                               batch_size=(4, 'size'), seed=(0, 'count'))),
@@ -344,10 +347,10 @@ def _modelhet_controls(files:dict) -> dict:
         ('metrics_table', dict(results=([res], 'obj'), n_boot=(0, 'count'))),
         ('mia_anatomy', dict(res=(res, 'obj'), threshold=(0.5, 'real'), bins=(5, 'size'))),
         ('mia_split', dict(x_members=(xm, 'tensor'), y_members=(ym, 'tensor_labels'), x_pool=(xp, 'tensor'), y_pool=(yp, 'tensor_labels'),
-                           cap=(4, 'size'), n_known=(3, 'size'), seed=(0, 'count'))),
+                           cap=(4, 'size'), n_known=(3, 'count'), seed=(0, 'count'))),
         ('model_outputs', dict(model=(target, 'obj'), x=(xm, 'tensor'), y=(ym, 'tensor_labels'), batch_size=(4, 'size'), seed=(0, 'count'))),
         ('tmia_attack', dict(model=(target, 'obj'), split=(split, 'obj'), model_fn=(model_fn, 'callable'), x_aux=(xp, 'tensor'),
-                             y_aux=(yp, 'tensor_labels'), distill_epochs=(1, 'size'), train_fn=(quick, 'callable'), hidden=((4,), 'obj'),
+                             y_aux=(yp, 'tensor_labels'), distill_epochs=(1, 'count'), train_fn=(quick, 'callable'), hidden=((4,), 'obj'),
                              mlp_epochs=(2, 'size'), seed=(0, 'count'))),
         ('train_shadows', dict(model_fn=(model_fn, 'callable'), x_pool=(xp, 'tensor'), y_pool=(yp, 'tensor_labels'), n_shadows=(2, 'size'),
                                p_in=(0.5, 'unit'), train_fn=(quick, 'callable'), seed=(0, 'count'))),

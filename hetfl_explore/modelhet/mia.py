@@ -15,6 +15,7 @@ import torch.nn.functional as F
 from scipy.stats import norm as _normal
 from sklearn.metrics import roc_auc_score, roc_curve as _sk_roc
 from ..foundation.core import check_int, check_float, check_type, check_array, check_count_array, check_callable, check_by_name, torch_generator
+from ..foundation.core import check_ids, MAX_COUNT
 
 # %% auto #0
 __all__ = ['ARGUMENT_KINDS', 'PAIRED', 'FPR_TOL', 'CEIL_TOL', 'MIA_METRICS', 'KNOWN_FRACTION', 'MIN_KNOWN', 'MIA_CAP',
@@ -37,6 +38,7 @@ class AttackResult:
     def __post_init__(self):
         self.scores, self.labels = check_scores(self.scores), check_labels(self.labels, 'labels', len(self.scores))
         self.preds = check_labels(self.preds, 'preds', len(self.scores))
+        check_type('attack', self.attack, str); check_type('info', self.info, dict)
 
 # %% ../../nbs/modelhet/31_mia.ipynb #70962645
 def check_scores(scores, # membership scores
@@ -84,14 +86,14 @@ _ARGUMENT_RULES = {   # kind of argument -> rule(name, value)
     'split': lambda n, v: check_type(n, v, MIASplit), 'shadows': lambda n, v: check_type(n, v, Shadows),
     'result': lambda n, v: check_type(n, v, AttackResult)}
 ARGUMENT_KINDS = dict(model='module', teacher='module', x='tensor', y='tensor', x_dl='tensor', x_pool='tensor', y_pool='tensor',
-                      x_exclude='tensor', x_aux='tensor', y_aux='tensor', x_members='tensor', y_members='tensor', model_fn='fn',
+                      x_exclude='tensor', x_aux='tensor', x_known='tensor', y_known='tensor', y_aux='tensor', x_members='tensor', y_members='tensor', model_fn='fn',
                       metric='fn', train_fn='fn_or_none', seed='seed', split='split', shadows='shadows', res='result')
 
-PAIRED = (('x', 'y'), ('x_members', 'y_members'), ('x_pool', 'y_pool'), ('x_aux', 'y_aux'))   # inputs and their labels
+PAIRED = (('x', 'y'), ('x_members', 'y_members'), ('x_pool', 'y_pool'), ('x_aux', 'y_aux'), ('x_known', 'y_known'))   # inputs and their labels
 
 def _check_finite(name, t):
     "A tensor without NaN or infinite entries."
-    if t.is_floating_point() and not torch.isfinite(t).all(): raise ValueError(f"{name}: NaN or infinite entries")
+    if t.is_floating_point() and not torch.isfinite(t).all(): raise ValueError(f"{name}: NaN or infinite entries; expected finite values")
 
 def check_mia_arguments(**arguments, # argument name -> value; the name decides the rule (`ARGUMENT_KINDS`)
                        ):
@@ -99,7 +101,7 @@ def check_mia_arguments(**arguments, # argument name -> value; the name decides 
     check_by_name(_ARGUMENT_RULES, ARGUMENT_KINDS, **arguments)
     for xn, yn in PAIRED:
         if xn in arguments and yn in arguments and len(arguments[xn]) != len(arguments[yn]):
-            raise ValueError(f"{yn}: {len(arguments[yn])} labels for the {len(arguments[xn])} inputs of {xn}")
+            raise ValueError(f"{yn}: {len(arguments[yn])} labels for the {len(arguments[xn])} inputs of {xn}; expected one label per input")
         y = arguments.get(yn)
         if y is not None and (y.is_floating_point() or (len(y) and int(y.min()) < 0)): raise ValueError(f"{yn}: expected non-negative integer labels")
 
@@ -150,6 +152,7 @@ def bootstrap_ci(metric:Callable, # metric(scores, labels, preds) -> float
                 ) -> tuple[float, float]:
     "Stratified percentile bootstrap interval of `metric` (members and non-members resampled separately)."
     check_mia_arguments(metric=metric, res=res, seed=seed)
+    seed = check_int('seed', seed, lo=0)   # a 0-d array or numpy integer as an int
     n_boot, level = check_int('n_boot', n_boot, lo=10), check_float('level', level, 0, 1, True, True)
     rng = np.random.default_rng(seed)
     pos, neg = np.where(res.labels == 1)[0], np.where(res.labels == 0)[0]
@@ -175,6 +178,7 @@ def attack_metrics(res:AttackResult, # The attack result
                   ) -> dict:
     "AUC, advantage, best advantage, TPR at 0.1% and 1% FPR, and the sample counts of one attack result."
     check_mia_arguments(res=res, seed=seed)
+    seed = check_int('seed', seed, lo=0)   # a 0-d array or numpy integer as an int
     n_boot = check_int('n_boot', n_boot, lo=0)
     out = {k: f(res.scores, res.labels, res.preds) for k, f in MIA_METRICS.items()}
     out.update(n_members=int(res.labels.sum()), n_nonmembers=int((res.labels == 0).sum()))
@@ -192,6 +196,7 @@ def model_outputs(model:nn.Module, # The target (any classifier returning logits
                  ) -> tuple[np.ndarray, np.ndarray]: # per-sample (loss, logit-scaled confidence), in input order
     "Per-sample cross-entropy loss and logit-scaled confidence of `model` on (x, y), queried in mixed batches."
     check_mia_arguments(model=model, x=x, y=y, seed=seed)
+    seed = check_int('seed', seed, lo=0)   # a 0-d array or numpy integer as an int
     was = model.training; model.eval()
     dev = next(model.parameters()).device
     order = np.random.default_rng(seed).permutation(len(x))
@@ -215,8 +220,12 @@ class MIASplit:
     x_known: torch.Tensor; y_known: torch.Tensor  # members known to the attacker (Yeom's D_A+)
     member_idx: np.ndarray; nonmember_idx: np.ndarray  # positions of the queries in the member / non-member pools
     def __post_init__(self):
-        check_mia_arguments(x=self.x, y=self.y); check_type('x_known', self.x_known, torch.Tensor); check_type('y_known', self.y_known, torch.Tensor)
+        check_mia_arguments(x=self.x, y=self.y, x_known=self.x_known, y_known=self.y_known)
         self.labels = check_labels(self.labels, 'labels', len(self.x), 'x')
+        for f, n in (('member_idx', int(self.labels.sum())), ('nonmember_idx', int((self.labels == 0).sum()))):
+            v = check_ids(f, getattr(self, f), MAX_COUNT, unique=True)
+            if len(v) != n: raise ValueError(f"{f} has {len(v)} positions: expected {n}, one per query of its kind in labels")
+            setattr(self, f, v)
 
 KNOWN_FRACTION = 0.01   # the attacker knows 1 % of the target's members ...
 MIN_KNOWN = 3           # ... but at least 3 (Németh (2025), thesis §4.5.1, with max for min)
@@ -260,6 +269,7 @@ def mia_split(x_members:torch.Tensor, # The target's training inputs
              ) -> MIASplit:
     "A balanced member/non-member query set plus the attacker's known members (excluded from the queries)."
     check_mia_arguments(x_members=x_members, y_members=y_members, x_pool=x_pool, y_pool=y_pool, seed=seed)
+    seed = check_int('seed', seed, lo=0)   # a 0-d array or numpy integer as an int
     n_m = len(x_members)
     k = n_known_members(n_m) if n_known is None else check_int('n_known', n_known, 0, n_m - 1)
     if strata is not None: s_m, s_p = _check_strata(strata, n_m, len(x_pool))
@@ -291,6 +301,7 @@ def fit_classifier(model:nn.Module, # Model to train in place
     "Train `model` with Adam on cross-entropy (or KL to soft targets); returns the model."
     batch_size = check_int('batch_size', batch_size, lo=1)
     check_mia_arguments(model=model, x=x, y=y, seed=seed)
+    seed = check_int('seed', seed, lo=0)   # a 0-d array or numpy integer as an int
     dev = next(model.parameters()).device
     opt = torch.optim.Adam(model.parameters(), lr=check_float('lr', lr, 0, lo_open=True))
     g = torch_generator(seed)
@@ -313,6 +324,7 @@ def yeom_attack(model:nn.Module, # Target model
                ) -> AttackResult:
     "Yeom et al.'s attack: member iff loss < mean loss of the known members; score = -loss."
     check_mia_arguments(model=model, split=split, seed=seed)
+    seed = check_int('seed', seed, lo=0)   # a 0-d array or numpy integer as an int
     x = torch.cat([split.x_known, split.x]); y = torch.cat([split.y_known, split.y])
     loss, _ = model_outputs(model, x, y, batch_size, seed)      # known members are queried in the same mixed batches
     k = len(split.x_known)
@@ -329,7 +341,7 @@ class Shadows:
     def __post_init__(self):
         for i, m in enumerate(check_type('models', self.models, (list, tuple))): check_type(f'models[{i}]', m, nn.Module)
         if not isinstance(self.in_pool, np.ndarray) or self.in_pool.dtype != bool or self.in_pool.ndim != 2 or len(self.in_pool) != len(self.models):
-            raise ValueError(f"in_pool: expected a (n_shadows={len(self.models)}, n_pool) bool array")
+            raise ValueError(f"in_pool={self.in_pool!r:.60}: expected a (n_shadows={len(self.models)}, n_pool) bool array")
 
 SHADOW_EPOCHS = 20   # epochs of the default shadow recipe, `fit_classifier`
 
@@ -343,6 +355,7 @@ def train_shadows(model_fn:Callable[[], nn.Module], # Builds an untrained shadow
                  ) -> Shadows:
     "Train `n_shadows` models; each pool sample is in the training set of round(p_in * n_shadows) of them (masks kept)."
     check_mia_arguments(model_fn=model_fn, x_pool=x_pool, y_pool=y_pool, train_fn=train_fn, seed=seed)
+    seed = check_int('seed', seed, lo=0)   # a 0-d array or numpy integer as an int
     n_shadows, p_in = check_int('n_shadows', n_shadows, lo=1), check_float('p_in', p_in, 0, 1, True, True)
     train_fn = train_fn or (lambda m, x, y, s: fit_classifier(m, x, y, epochs=SHADOW_EPOCHS, seed=s))
     rng = np.random.default_rng(seed)   # balanced design (Carlini et al.): every sample is IN for round(p_in * n) shadows
@@ -368,6 +381,7 @@ def lira_offline(model:nn.Module, # Target model
                 ) -> AttackResult:
     "Offline LiRA: score z = (phi_target - mu_out) / sigma_out per query (one-sided, upper tail); member iff z > 0."
     check_mia_arguments(model=model, split=split, shadows=shadows, seed=seed)
+    seed = check_int('seed', seed, lo=0)   # a 0-d array or numpy integer as an int
     def phi(m):
         c = model_outputs(m, split.x, split.y, batch_size, seed)[1]
         return c if logit_scale else 1 / (1 + np.exp(-c))      # p_y = sigmoid(logit-scaled confidence)
@@ -409,6 +423,7 @@ def lira_population(model:nn.Module, # Target model
                    ) -> AttackResult:
     "Offline LiRA whose shadows train only on a pool disjoint from the target's records: every query has all shadows OUT."
     check_mia_arguments(model=model, split=split, model_fn=model_fn, x_pool=x_pool, y_pool=y_pool, train_fn=train_fn, seed=seed)
+    seed = check_int('seed', seed, lo=0)   # a 0-d array or numpy integer as an int
     n_shadows = check_int('n_shadows', n_shadows, lo=2)
     if n_shadows % 2: raise ValueError(f"n_shadows={n_shadows}: expected an even number (balanced IN/OUT masks)")
     n_bad = len(x_pool) - len(disjoint_pool(x_pool, y_pool, torch.cat([split.x, split.x_known]))[0])
@@ -433,6 +448,7 @@ def distill_trajectory(teacher:nn.Module, # Model whose behaviour is distilled
                       ) -> np.ndarray: # (n, epochs + 1) losses: teacher, then each snapshot
     "Loss trajectory of (x, y) along a distillation of `teacher` on `x_dl`."
     check_mia_arguments(teacher=teacher, model_fn=model_fn, x_dl=x_dl, x=x, y=y, seed=seed)
+    seed = check_int('seed', seed, lo=0)   # a 0-d array or numpy integer as an int
     check_int('batch_size', batch_size, lo=1); check_int('epochs', epochs, lo=0)
     dev = next(teacher.parameters()).device
     with torch.no_grad():
@@ -479,6 +495,7 @@ def tmia_attack(model:nn.Module, # Target model
                ) -> AttackResult:
     "TMIA-lite: distil target and shadow, train an MLP on the shadow's loss trajectories, score the target's."
     check_mia_arguments(model=model, split=split, model_fn=model_fn, x_aux=x_aux, y_aux=y_aux, train_fn=train_fn, seed=seed)
+    seed = check_int('seed', seed, lo=0)   # a 0-d array or numpy integer as an int
     train_fn = train_fn or (lambda m, x, y, s: fit_classifier(m, x, y, epochs=SHADOW_EPOCHS, seed=s))
     distill_epochs = check_int('distill_epochs', distill_epochs, lo=0)
     p = np.random.default_rng(seed).permutation(len(x_aux)); n3 = len(p) // 3
