@@ -26,7 +26,8 @@ def test_check_ground_checks_K(K, err):
 def test_check_ground_names_the_callers_matrix():
     with pytest.raises(ValueError, match=r'^C has negative entries'): check_ground(-GROUND, 2)
     with pytest.raises(ValueError, match=r'^C has shape \(2, 2\): expected \(3, 3\)'): check_ground(GROUND, 3)
-    with pytest.raises(ValueError, match=r'^ground has shape'): semantic_w1(np.array([.5, .25, .25]), np.array([.2, .3, .5]), GROUND)
+    with pytest.raises(ValueError, match=r'^ground has shape'): semantic_w1(np.array([.5, .25, .25]),
+                                                                            np.array([.2, .3, .5]), GROUND)
     assert check_ground(GROUND, np.int64(2)).shape == (2, 2)
 
 @pytest.mark.parametrize('bad', [None, 'ab', True, Hostile()])
@@ -46,14 +47,16 @@ def test_cfl_bipartition_names_dW(bad):
 def test_scores_names_y(bad):
     with pytest.raises((ValueError, TypeError), match=r'^y'): scores(np.zeros((3, 2)), np.ones((4, 2)), bad)
 
-@pytest.mark.parametrize('bad', [None, 'abc', Hostile(), np.array([[3., 1.5], [2., 2.]]), np.array([[3., -1.], [2., 2.]])])
+@pytest.mark.parametrize('bad',
+                         [None, 'abc', Hostile(), np.array([[3., 1.5], [2., 2.]]), np.array([[3., -1.], [2., 2.]])])
 def test_imbalance_descriptors_refuses_what_is_not_counts(bad):
     with pytest.raises((ValueError, TypeError), match=r'^counts'): imbalance_descriptors(bad)
 
 @pytest.mark.parametrize('bad', [3, Hostile(), 'ab'])
 def test_cohort_scores_shows_the_values_it_cannot_read(bad):
     with pytest.raises(TypeError, match=r'^values=.*expected'): cohort_scores({'a': [1, 2], 'b': [3]}, bad, 3)
-    with pytest.raises(ValueError, match=r"^values=\{'a': 'x'.*expected one number"): cohort_scores({'a': [1, 2]}, {'a': 'x'}, 2)
+    with pytest.raises(ValueError,
+                       match=r"^values=\{'a': 'x'.*expected one number"): cohort_scores({'a': [1, 2]}, {'a': 'x'}, 2)
     np.testing.assert_allclose(cohort_scores({'a': [1, 2], 'b': [3]}, pd.Series({'a': .5, 'b': .2}), 3), [.5, .5, .2])
 
 def test_roc_curve_thresholds_are_finite_and_the_first_flags_no_one():
@@ -87,20 +90,25 @@ def test_race_table_needs_a_size_for_every_client_in_the_race():
     from hetfl_explore.crowd.baselines import race_table
     race = pd.DataFrame(dict(method=['a', 'a'], round=[0, 1], accuracy=[.5, .6], time=[1., 1.], money=[1., 1.],
                              selected=[[0, 3], [1, 2]], total_time=[1., 2.], total_money=[1., 2.]))
-    with pytest.raises(ValueError, match=r'^n_samples has 2 sizes: expected one per client, at least 4'): race_table(race, [10, 20], 0.5)
-    with pytest.raises(ValueError, match=r'^n_samples: entry \(0,\) = 10.5 is not an integer'): race_table(race, [10.5, 20, 30, 40], 0.5)
+    with pytest.raises(ValueError, match=r'^n_samples has 2 sizes: expected one per client, at least 4'):
+        race_table(race, [10, 20], 0.5)
+    with pytest.raises(ValueError, match=r'^n_samples: entry \(0,\) = 10.5 is not an integer'):
+        race_table(race, [10.5, 20, 30, 40], 0.5)
     assert race_table(race, [10, 20, 30, 40], 0.55).loc['a', 'unique samples'] == 100
 
 @pytest.fixture(scope='module')
 def stream():
     from hetfl_explore.clustering.data import from_client_arrays
     g = np.random.default_rng(0)
-    return from_client_arrays('toy', [g.normal(size=(12, 2)) + i for i in range(4)], [np.arange(12) % 2] * 4, 2, rounds=2, seed=0)
+    return from_client_arrays('toy', [g.normal(size=(12, 2)) + i for i in range(4)], [np.arange(12) % 2] * 4, 2,
+                              rounds=2, seed=0)
 
 def test_fedstream_checks_groups_and_the_test_pair(stream):
     from dataclasses import replace
-    with pytest.raises(ValueError, match=r'^groups: entry \(0, 0\) = nan'): replace(stream, groups=np.full((3, 4), np.nan))
-    with pytest.raises(ValueError, match=r'^groups has shape \(3, 3\): expected \(3, 4\)'): replace(stream, groups=np.zeros((3, 3)))
+    with pytest.raises(ValueError, match=r'^groups: entry \(0, 0\) = nan'): replace(stream,
+                                                                                    groups=np.full((3, 4), np.nan))
+    with pytest.raises(ValueError,
+                       match=r'^groups has shape \(3, 3\): expected \(3, 4\)'): replace(stream, groups=np.zeros((3, 3)))
     with pytest.raises(TypeError, match=r'^server_test=3: expected an \(X, y\) pair'): replace(stream, server_test=3)
 
 def test_clustering_runs_name_their_arguments(stream):
@@ -111,19 +119,25 @@ def test_clustering_runs_name_their_arguments(stream):
     with pytest.raises(TypeError, match=r'^train=Hostile'): fedavg_on_clients(stream, [0, 1], 1, train=Hostile())
     new, _, _ = train_round(stream, np.array(1), {0: lr_init(2, 2)}, TrainConfig())   # a 0-d array is a round
     assert new[0].shape == (3, 2)
-    with pytest.raises(ValueError, match=r'^t=3: expected an integer in \[0, 2\]'): train_round(stream, 3, {0: lr_init(2, 2)}, TrainConfig())
+    with pytest.raises(ValueError,
+                       match=r'^t=3: expected an integer in \[0, 2\]'): train_round(stream, 3, {0: lr_init(2, 2)},
+                                                                                    TrainConfig())
     D = np.array([[0., 1., 4.], [1., 0., 4.], [4., 4., 0.]])
     with pytest.raises(TypeError, match=r'^reps'): silhouette_relocate(D, [0, 0, 1], Hostile())
     P = np.array([[.8, .2], [.7, .3], [.2, .8]])
-    with pytest.raises(ValueError, match=r'^var_floor=nan: expected'): eccentricity_reassign(P, P, [0, 0, 1], var_floor=float('nan'))
+    with pytest.raises(ValueError,
+                       match=r'^var_floor=nan: expected'): eccentricity_reassign(P, P, [0, 0, 1],
+                                                                                 var_floor=float('nan'))
 
 def test_clustering_loaders_check_their_options(tmp_path):
     import json
     from hetfl_explore.clustering.data import load_leaf_json, load_realworld
     leaf = {'users': ['u0'], 'num_samples': [3], 'user_data': {'u0': {'x': [[1, 2]] * 3, 'y': [0, 1, 0]}}}
     (tmp_path / 'train.json').write_text(json.dumps(leaf))
-    with pytest.raises(ValueError, match=r'^n_classes=0: expected'): load_leaf_json(tmp_path / 'train.json', n_classes=0)
-    with pytest.raises(ValueError, match=r"^position='elbow': expected one of 'chest'"): load_realworld(tmp_path, position='elbow')
+    with pytest.raises(ValueError, match=r'^n_classes=0: expected'): load_leaf_json(tmp_path / 'train.json',
+                                                                                    n_classes=0)
+    with pytest.raises(ValueError,
+                       match=r"^position='elbow': expected one of 'chest'"): load_realworld(tmp_path, position='elbow')
 
 def test_crowd_runs_name_their_arguments():
     import torch
@@ -133,19 +147,25 @@ def test_crowd_runs_name_their_arguments():
     from hetfl_explore.engine.config import RunConfig
     with pytest.raises(TypeError, match=r'^fd=3: expected an instance of FederatedData'): run_bayesfl(3)
     with pytest.raises(TypeError, match=r'^fd=3: expected an instance of FederatedData'): run_bayesfl_engine(3)
-    with pytest.raises(ValueError, match=r'^x: expected finite'): forward(bayes_mlp(4, 3, 5), torch.full((2, 4), float('nan')))
-    with pytest.raises(ValueError, match=r'^mu0=nan: expected'): conjugate_rounds([torch.ones(3, 2)], [torch.ones(3)], 1.0, mu0=float('nan'))
+    with pytest.raises(ValueError, match=r'^x: expected finite'): forward(bayes_mlp(4, 3, 5),
+                                                                          torch.full((2, 4), float('nan')))
+    with pytest.raises(ValueError, match=r'^mu0=nan: expected'): conjugate_rounds([torch.ones(3, 2)], [torch.ones(3)],
+                                                                                  1.0, mu0=float('nan'))
     with pytest.raises(TypeError, match=r'^data=3: expected'): preliminary_training(lambda: None, 3, [0], RunConfig())
-    with pytest.raises(ValueError, match=r'^n_samples: entry \(0,\) = 10.5 is not an integer'): cohort_for_samples([0, 1], [10.5, 20], 15)
-    with pytest.raises(ValueError, match=r'^availability=1.5: expected probabilities'): DevicePool(np.array([0, 1]), np.array([0, 1]), availability=1.5)
+    with pytest.raises(ValueError, match=r'^n_samples: entry \(0,\) = 10.5 is not an integer'):
+        cohort_for_samples([0, 1], [10.5, 20], 15)
+    with pytest.raises(ValueError, match=r'^availability=1.5: expected probabilities'):
+        DevicePool(np.array([0, 1]), np.array([0, 1]), availability=1.5)
 
 def test_authenticated_parts_name_their_arguments():
     from hetfl_explore.crowd.pki import CertificateAuthority
     from hetfl_explore.crowd.authenticated import AuthenticatedServer, run_authenticated
     from hetfl_explore.foundation.data import tiny_digits_federation
-    with pytest.raises(TypeError, match=r'^resource=Hostile'): AuthenticatedServer(CertificateAuthority(), 't', resource=Hostile())
+    with pytest.raises(TypeError, match=r'^resource=Hostile'): AuthenticatedServer(CertificateAuthority(), 't',
+                                                                                   resource=Hostile())
     fd = tiny_digits_federation(num_clients=2, min_size=10, n_test=20)
-    with pytest.raises(TypeError, match=r'^server=3: expected an instance of AuthenticatedServer'): run_authenticated(fd, 3, {})
+    with pytest.raises(TypeError,
+                       match=r'^server=3: expected an instance of AuthenticatedServer'): run_authenticated(fd, 3, {})
 
 def test_aggregate_submodels_takes_weights_as_a_tensor():
     import torch
