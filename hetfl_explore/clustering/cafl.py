@@ -34,7 +34,8 @@ def silhouette_relocate(D:np.ndarray, # (n, n) distances between the clients' pa
                         s_min:float=0.0, # a representative whose silhouette here and in every other cluster is below this becomes a singleton
                        ) -> np.ndarray:
     "Keep each representative where its silhouette reaches `s_min`, else move it to its best cluster or make it a singleton."
-    D = check_distance_matrix('D', D); lab, s_min = check_cluster_labels(labels, len(D)).copy(), check_float('s_min', s_min, -1, 1)
+    D = check_distance_matrix('D', D)
+    lab, s_min = check_cluster_labels(labels, len(D)).copy(), check_float('s_min', s_min, -1, 1)
     reps = check_ids('reps', np.atleast_1d(as_array('reps', reps)), len(D), unique=True)
     for w in reps:
         if np.unique(np.delete(lab, w)).size < 2: continue             # one other cluster: nothing to compare

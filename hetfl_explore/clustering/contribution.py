@@ -62,7 +62,9 @@ def cohort_scores(members:dict, # cohort -> client ids (1-based, as in the paper
         ids = np.asarray(ids)
         if ids.size == 0 or not np.issubdtype(ids.dtype, np.integer) or ids.min() < 1 or ids.max() > n: raise ValueError(f"members[{c!r}]={ids.tolist()}: expected client ids in [1, {n}]")
         try: out[ids - 1] = float(values[c])
-        except Exception: raise ValueError(f"values={values!r:.80}: no numeric value for cohort {c!r}; expected one number per cohort") from None
+        except Exception:
+            raise ValueError(f"values={values!r:.80}: no numeric value for cohort {c!r}; "
+                             "expected one number per cohort") from None
     if np.isnan(out).any(): raise ValueError(f"members: clients {(np.flatnonzero(np.isnan(out)) + 1).tolist()} belong to no cohort")
     return out
 
@@ -109,7 +111,8 @@ def deletion_influence(data:FedStream, # the federation (its server_test is the 
     "Leave-one-out influence of every client on the model's predictions."
     check_type('data', data, FedStream); rounds = check_int('rounds', rounds, 1, data.rounds)
     mode, dist = check_choice('mode', mode, DELETION_MODES), check_choice('dist', dist, DELETION_DISTS)
-    cfg, W, X = check_type('train', TrainConfig() if train is None else train, TrainConfig), data.n_clients, data.server_test[0]
+    cfg = check_type('train', TrainConfig() if train is None else train, TrainConfig)
+    W, X = data.n_clients, data.server_test[0]
     if len(X) == 0: raise ValueError("data.server_test is empty: the deletion approach needs an evaluation set")
     if mode == 'retrain':
         full = _fedavg(data, list(range(W)), rounds, cfg, seed)
@@ -126,7 +129,8 @@ def imbalance_descriptors(counts, # (W, Q) label counts per client
                          ) -> np.ndarray: # (W, 3) columns LI, LDI, QI
     "FL-Cohort's imbalance descriptors [LI, LDI, QI] of every client."
     c = check_count_array('counts', counts).astype(float)
-    if c.ndim != 2 or c.size == 0: raise ValueError(f"counts has shape {c.shape}: expected a non-empty (W, Q) array of label counts")
+    if c.ndim != 2 or c.size == 0:
+        raise ValueError(f"counts has shape {c.shape}: expected a non-empty (W, Q) array of label counts")
     tot = c.sum(1)
     if (tot == 0).any(): raise ValueError(f"counts: client(s) {np.flatnonzero(tot == 0).tolist()} have no examples (an empty client)")
     LI = c.max(1) / np.where(c > 0, c, np.inf).min(1)
@@ -195,7 +199,8 @@ def fedavg_on_clients(data:FedStream, # the federation
     ids = check_ids('clients', clients, data.n_clients, unique=True)
     if ids.size == 0: raise ValueError("clients=[]: expected at least one client to train on")
     curve = []
-    _fedavg(data, ids.tolist(), rounds, check_type('train', TrainConfig() if train is None else train, TrainConfig), seed, curve=curve)
+    cfg = check_type('train', TrainConfig() if train is None else train, TrainConfig)
+    _fedavg(data, ids.tolist(), rounds, cfg, seed, curve=curve)
     return np.array(curve)
 
 def _check_scores(name, scores, data):

@@ -40,7 +40,8 @@ class FedStream:
         check_int('n_features', self.n_features, lo=1); check_int('rounds', self.rounds, lo=0); check_int('seed', self.seed, lo=0)
         if not callable(self.sampler): raise TypeError(f"sampler={self.sampler!r}: expected a callable (t, w, split, rng) -> (X, y)")
         g, shape = check_array('groups', self.groups, ndim=2), (self.rounds + 1, self.n_clients)
-        if g.shape != shape or (g != np.rint(g)).any(): raise ValueError(f"groups has shape {g.shape}: expected {shape} integer labels")
+        if g.shape != shape or (g != np.rint(g)).any():
+            raise ValueError(f"groups has shape {g.shape}: expected {shape} integer labels")
         self.groups = g.astype(np.int64)
         if not isinstance(self.server_test, tuple) or len(self.server_test) != 2:
             raise TypeError(f"server_test={self.server_test!r:.80}: expected an (X, y) pair")
@@ -223,7 +224,7 @@ def load_leaf_json(path:str|Path, # a LEAF .json file or a folder of them
 HAR_STATS = ('mean', 'std', 'min', 'max')       # per-axis window features
 HHAR_CLASSES = ('sit', 'stand', 'walk', 'stairsup', 'stairsdown', 'bike')
 REALWORLD_CLASSES = ('sitting', 'standing', 'walking', 'climbingup', 'climbingdown', 'jumping', 'lying', 'running')
-REALWORLD_POSITIONS = ('chest', 'forearm', 'head', 'shin', 'thigh', 'upperarm', 'waist')   # the dataset's sensor positions
+REALWORLD_POSITIONS = ('chest', 'forearm', 'head', 'shin', 'thigh', 'upperarm', 'waist')   # the sensor positions
 
 def _windows(df, axes, label, window):
     n = len(df) // window

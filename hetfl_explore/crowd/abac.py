@@ -57,7 +57,8 @@ class Condition:
     text: str = '' # the source text, for traces
 
     def __post_init__(self):
-        if not isinstance(self.left, str) or str.split(self.left, '.')[0] not in SCOPES:   # str's own split: a subclass may override it
+        # str's own split: a subclass may override it
+        if not isinstance(self.left, str) or str.split(self.left, '.')[0] not in SCOPES:
             raise ValueError(f"left={self.left!r}: expected a qualified attribute name starting with one of {', '.join(SCOPES)}")
         check_type('forall', self.forall, (bool, np.bool_)); check_type('text', self.text, str)
         check_choice('op', self.op, ('>=', '=') if self.forall else OPERATORS)
@@ -80,7 +81,8 @@ class Rule:
     line: int = 0 # the header's line in the policy text
 
     def __post_init__(self):
-        check_type('name', self.name, str); check_choice('effect', self.effect, ('permit', 'deny')); check_type('action', self.action, str)
+        check_type('name', self.name, str); check_choice('effect', self.effect, ('permit', 'deny'))
+        check_type('action', self.action, str)
         for c in check_type('conditions', self.conditions, tuple): check_type('conditions', c, Condition)
         check_int('line', self.line, lo=0)
 

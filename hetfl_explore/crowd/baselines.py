@@ -140,7 +140,8 @@ def selection_race(selectors:list, # `Selector` instances with distinct names
                    mode:str='max', # round time: 'max' (synchronous) or 'sum'
                   ) -> pd.DataFrame:
     "Run each selector on the crowd through the engine; one row per (method, round) with accuracy, time and money."
-    check_type('config', config, RunConfig); check_type('pool', pool, DevicePool); check_type('data', data, FederatedData)
+    check_type('config', config, RunConfig); check_type('pool', pool, DevicePool)
+    check_type('data', data, FederatedData)
     check_callable('model_fn', model_fn)
     names = [check_type('selectors[i]', s, Selector).name for s in check_type('selectors', selectors, (list, tuple))]
     if not names or len(set(names)) != len(names): raise ValueError(f"selectors: expected a non-empty list with distinct names, got {names}")
@@ -171,13 +172,15 @@ def race_table(race:pd.DataFrame, # from `selection_race`
               ) -> pd.DataFrame:
     "One row per method: final accuracy, ToA@target, total time, clients/round, unique clients and samples, Jain's index, money."
     n_samples, target = check_count_array('n_samples', n_samples), check_float('target', target, lo=0, hi=1)
-    if n_samples.ndim != 1 or n_samples.size == 0: raise ValueError(f"n_samples has shape {n_samples.shape}: expected one size per client")
+    if n_samples.ndim != 1 or n_samples.size == 0:
+        raise ValueError(f"n_samples has shape {n_samples.shape}: expected one size per client")
     _check_race(race)
     rows = []
     for m, d in race.groupby('method', sort=False):
         counts = np.bincount(np.concatenate([np.asarray(s, np.int64) for s in d['selected']]), minlength=len(n_samples))
         if len(counts) > len(n_samples):
-            raise ValueError(f"n_samples has {len(n_samples)} sizes: expected one per client, at least {len(counts)} (client ids in race)")
+            raise ValueError(f"n_samples has {len(n_samples)} sizes: expected one per client, at least {len(counts)} "
+                             "(client ids in race)")
         hit = d[d['accuracy'] >= target]
         rows.append({'method': m, 'final accuracy': d['accuracy'].iloc[-1], f'ToA@{target:g} (s)': hit['total_time'].iloc[0] if len(hit) else np.nan,
                      'time (s)': d['total_time'].iloc[-1], 'clients/round': float(np.mean([len(s) for s in d['selected']])),

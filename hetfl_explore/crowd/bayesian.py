@@ -121,7 +121,8 @@ def _split(model, name, v):
     "Split a flat vector into per-layer chunks, checking its length."
     ls = _layers(model); sizes = [l.prior_mu.numel() for l in ls]
     v = check_tensor(name, v, ndim=1)
-    if len(v) != sum(sizes): raise ValueError(f"{name} has {len(v)} entries: expected {sum(sizes)}, one per parameter of the model")
+    if len(v) != sum(sizes):
+        raise ValueError(f"{name} has {len(v)} entries: expected {sum(sizes)}, one per parameter of the model")
     return zip(ls, v.split(sizes))
 
 def set_posterior(model:nn.Module, # a model with MeanFieldLinear layers
@@ -333,7 +334,8 @@ def conjugate_rounds(Xs:list, # per-client (n_i, P) design matrices
     P = check_tensor('Xs[0]', Xs[0], ndim=2).shape[1]
     bad = [i for i, X in enumerate(Xs) if check_tensor(f'Xs[{i}]', X, ndim=2).shape[1] != P]
     if bad: raise ValueError(f"Xs[{bad[0]}] has {check_tensor('Xs', Xs[bad[0]]).shape[1]} columns: expected {P} like Xs[0]")
-    hyper = (torch.full((P,), check_float('mu0', mu0), dtype=torch.float64), torch.eye(P, dtype=torch.float64) * check_float('var0', var0, lo=0, lo_open=True))
+    mu0, var0 = check_float('mu0', mu0), check_float('var0', var0, lo=0, lo_open=True)
+    hyper = (torch.full((P,), mu0, dtype=torch.float64), torch.eye(P, dtype=torch.float64) * var0)
     pr, out = hyper, []
     for _ in range(rounds):
         post = [linear_posterior(X, y, noise_var, *pr) for X, y in zip(Xs, ys)]
@@ -381,7 +383,8 @@ def run_bayesfl(fd, # a `FederatedData` (e.g. `tiny_digits_federation()`)
                 weighting:str='variance', # default server: 'variance' (precisions only) | 'size' (precisions times sample counts)
                ) -> dict: # 'model' (global posterior loaded), 'mu', 'var', 'accuracy' per round
     "BayFL-SVI: local SVI on sampled clients, Gaussian aggregation with `mode` on the server."
-    check_type('fd', fd, FederatedData); check_choice('weighting', weighting, WEIGHTINGS); check_choice('mode', mode, MODES)
+    check_type('fd', fd, FederatedData)
+    check_choice('weighting', weighting, WEIGHTINGS); check_choice('mode', mode, MODES)
     if server is not None and weighting != 'variance': raise ValueError(f"weighting={weighting!r} applies to the default server; a custom server gets the client ids and weighs them itself")
     sizes = np.asarray(fd.client_sizes, np.float64)
     server = server or (lambda m, v, ids: aggregate_posteriors(m, v, 0., prior_var, mode, sizes[ids] if weighting == 'size' else None))

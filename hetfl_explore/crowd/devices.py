@@ -8,7 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from fastcore.basics import patch
-from ..foundation.core import check_int, check_float, check_choice, check_type, spawn_seeds, check_array, as_array, MS_PER_S
+from ..foundation.core import check_int, check_float, check_choice, check_type, spawn_seeds, check_array, MS_PER_S
+from ..foundation.core import as_array
 from ..engine.system import SystemProfiles, TRANSFERS_PER_ROUND
 
 # %% auto #0

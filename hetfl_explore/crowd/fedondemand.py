@@ -68,7 +68,8 @@ def preliminary_training(model_fn, # builds the task's model (called under `conf
                         ) -> pd.DataFrame:
     "Each client trains w0 on a subset of its data; returns its data size and the loss on the requester's test set."
     check_type('data', data, FederatedData)
-    frac, ids = check_float('fraction', fraction, lo=0, hi=1, lo_open=True), check_ids('ids', ids, data.num_clients, unique=True)
+    frac = check_float('fraction', fraction, lo=0, hi=1, lo_open=True)
+    ids = check_ids('ids', ids, data.num_clients, unique=True)
     if ids.size == 0: raise ValueError("ids: an empty population, expected at least one eligible_devices client")
     config = check_type('config', config, RunConfig)
     if not callable(model_fn): raise TypeError(f"model_fn={model_fn!r:.80}: expected a callable that builds the model")
@@ -128,7 +129,8 @@ def cohort_for_samples(order:np.ndarray, # client ids, best first
                       ) -> np.ndarray:
     "The shortest prefix of `order` whose clients hold at least `n_required` samples (all of them if they never do)."
     need, n_samples = check_int('n_required', n_required, lo=1), check_count_array('n_samples', n_samples)
-    if n_samples.ndim != 1 or n_samples.size == 0: raise ValueError(f"n_samples has shape {n_samples.shape}: expected one size per client")
+    if n_samples.ndim != 1 or n_samples.size == 0:
+        raise ValueError(f"n_samples has shape {n_samples.shape}: expected one size per client")
     order = check_ids('order', order, len(n_samples), unique=True)
     if order.size == 0: raise ValueError("order: an empty population, expected at least one client")
     covered = np.cumsum(n_samples[order])

@@ -430,7 +430,8 @@ def run_modelhet(method:str, # Method code or baseline
                  seed:int=0, # Seed of training and attacks
                 ) -> pd.DataFrame:
     "Train one run and attack it: per-client rows with accuracies and attack metrics."
-    check_choice('method', method, METHODS + BASELINES); check_int('n_large', n_large, lo=0); check_type('preset', preset, ModelHetPreset)
+    check_choice('method', method, METHODS + BASELINES); check_int('n_large', n_large, lo=0)
+    check_type('preset', preset, ModelHetPreset)
     seed = check_int('seed', seed, lo=0); check_type('data', data, FederatedData)
     t0 = time.perf_counter()
     run = run_submodels(method, data, n_large, preset.config(seed), u=preset.u, rate=preset.rate, norm=preset.norm)
@@ -496,7 +497,8 @@ def real_federation(root:str, # Data folder (see `load_cifar`, `load_femnist_lea
                     alpha:float=0.85, # Dirichlet concentration of the CIFAR client sizes
                    ):
     "The chapter's federations from local files: CIFAR with Dirichlet sizes (class-balanced), FEMNIST by writer."
-    check_type('root', root, (str, os.PathLike)); seed, num_clients = check_int('seed', seed, lo=0), check_int('num_clients', num_clients, lo=1); check_float('alpha', alpha, lo=0, lo_open=True)
+    check_type('root', root, (str, os.PathLike)); check_float('alpha', alpha, lo=0, lo_open=True)
+    seed, num_clients = check_int('seed', seed, lo=0), check_int('num_clients', num_clients, lo=1)
     from hetfl_explore.foundation.data import FederatedData
     check_choice('name', name, ('cifar10', 'cifar100', 'femnist'))
     if name == 'femnist':

@@ -55,13 +55,16 @@ def check_labels(labels, # 0/1 values
     "Validate a 1-D array of 0/1 values (of length `n`)."
     a = check_array(name, labels, ndim=1)
     bad = np.flatnonzero(~np.isin(a, (0, 1)))
-    if bad.size: raise ValueError(f"{name}: entry {bad[0]} = {a[bad[0]].item()!r} is not 0 or 1; expected a 1-D array of 0/1 values")
+    if bad.size:
+        raise ValueError(f"{name}: entry {bad[0]} = {a[bad[0]].item()!r} is not 0 or 1; "
+                         "expected a 1-D array of 0/1 values")
     if n is not None and len(a) != n: raise ValueError(f"{name}: length {len(a)} differs from the length {n} of {ref}: expected one per entry of {ref}")
     return a.astype(np.int64)
 
 def _check_both(labels):
     if labels.min() == labels.max():
-        raise ValueError(f"labels: all {len(labels)} entries are {labels[0]}; expected both members (1) and non-members (0)")
+        raise ValueError(f"labels: all {len(labels)} entries are {labels[0]}; "
+                         "expected both members (1) and non-members (0)")
 
 def roc_auc(scores:np.ndarray, # Membership scores
             labels:np.ndarray, # 1 = member, 0 = non-member
@@ -73,7 +76,7 @@ def roc_auc(scores:np.ndarray, # Membership scores
 def roc_curve(scores:np.ndarray, # Membership scores
               labels:np.ndarray, # 1 = member, 0 = non-member
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    "(fpr, tpr, thresholds) with the convention member iff score >= threshold (all points kept; the first flags no one)."
+    "(fpr, tpr, thresholds), member iff score >= threshold (all points kept; the first flags no one)."
     scores = check_scores(scores); labels = check_labels(labels, n=len(scores)); _check_both(labels)
     fpr, tpr, thr = _sk_roc(labels, scores, drop_intermediate=False)
     thr[0] = np.nextafter(thr[1], np.inf)   # the smallest finite threshold above every score (scikit-learn writes inf)
@@ -86,14 +89,17 @@ _ARGUMENT_RULES = {   # kind of argument -> rule(name, value)
     'split': lambda n, v: check_type(n, v, MIASplit), 'shadows': lambda n, v: check_type(n, v, Shadows),
     'result': lambda n, v: check_type(n, v, AttackResult)}
 ARGUMENT_KINDS = dict(model='module', teacher='module', x='tensor', y='tensor', x_dl='tensor', x_pool='tensor', y_pool='tensor',
-                      x_exclude='tensor', x_aux='tensor', x_known='tensor', y_known='tensor', y_aux='tensor', x_members='tensor', y_members='tensor', model_fn='fn',
+                      x_exclude='tensor', x_aux='tensor', y_aux='tensor', x_members='tensor', y_members='tensor', model_fn='fn',
                       metric='fn', train_fn='fn_or_none', seed='seed', split='split', shadows='shadows', res='result')
 
-PAIRED = (('x', 'y'), ('x_members', 'y_members'), ('x_pool', 'y_pool'), ('x_aux', 'y_aux'), ('x_known', 'y_known'))   # inputs and their labels
+ARGUMENT_KINDS.update(x_known='tensor', y_known='tensor')   # the attacker's known members
+PAIRED = (('x', 'y'), ('x_members', 'y_members'), ('x_pool', 'y_pool'), ('x_aux', 'y_aux'),
+          ('x_known', 'y_known'))   # inputs and their labels
 
 def _check_finite(name, t):
     "A tensor without NaN or infinite entries."
-    if t.is_floating_point() and not torch.isfinite(t).all(): raise ValueError(f"{name}: NaN or infinite entries; expected finite values")
+    if t.is_floating_point() and not torch.isfinite(t).all():
+        raise ValueError(f"{name}: NaN or infinite entries; expected finite values")
 
 def check_mia_arguments(**arguments, # argument name -> value; the name decides the rule (`ARGUMENT_KINDS`)
                        ):
@@ -101,7 +107,8 @@ def check_mia_arguments(**arguments, # argument name -> value; the name decides 
     check_by_name(_ARGUMENT_RULES, ARGUMENT_KINDS, **arguments)
     for xn, yn in PAIRED:
         if xn in arguments and yn in arguments and len(arguments[xn]) != len(arguments[yn]):
-            raise ValueError(f"{yn}: {len(arguments[yn])} labels for the {len(arguments[xn])} inputs of {xn}; expected one label per input")
+            raise ValueError(f"{yn}: {len(arguments[yn])} labels for the {len(arguments[xn])} inputs of {xn}; "
+                             "expected one label per input")
         y = arguments.get(yn)
         if y is not None and (y.is_floating_point() or (len(y) and int(y.min()) < 0)): raise ValueError(f"{yn}: expected non-negative integer labels")
 
@@ -224,7 +231,8 @@ class MIASplit:
         self.labels = check_labels(self.labels, 'labels', len(self.x), 'x')
         for f, n in (('member_idx', int(self.labels.sum())), ('nonmember_idx', int((self.labels == 0).sum()))):
             v = check_ids(f, getattr(self, f), MAX_COUNT, unique=True)
-            if len(v) != n: raise ValueError(f"{f} has {len(v)} positions: expected {n}, one per query of its kind in labels")
+            if len(v) != n:
+                raise ValueError(f"{f} has {len(v)} positions: expected {n}, one per query of its kind in labels")
             setattr(self, f, v)
 
 KNOWN_FRACTION = 0.01   # the attacker knows 1 % of the target's members ...
@@ -341,7 +349,8 @@ class Shadows:
     def __post_init__(self):
         for i, m in enumerate(check_type('models', self.models, (list, tuple))): check_type(f'models[{i}]', m, nn.Module)
         if not isinstance(self.in_pool, np.ndarray) or self.in_pool.dtype != bool or self.in_pool.ndim != 2 or len(self.in_pool) != len(self.models):
-            raise ValueError(f"in_pool={self.in_pool!r:.60}: expected a (n_shadows={len(self.models)}, n_pool) bool array")
+            raise ValueError(f"in_pool={self.in_pool!r:.60}: expected a (n_shadows={len(self.models)}, n_pool) "
+                             "bool array")
 
 SHADOW_EPOCHS = 20   # epochs of the default shadow recipe, `fit_classifier`
 

@@ -235,7 +235,8 @@ def aggregate_submodels(global_state:dict, # Current server state dict
                         weights:list[float]|np.ndarray, # Aggregation weight w_k of each client (e.g. |D_k|)
                        ) -> dict:
     "Per-cell weighted mean over the clients whose sub-model contains the cell; uncovered cells keep their value."
-    check_state('global_state', global_state); weights = weights.tolist() if isinstance(weights, torch.Tensor) else weights
+    check_state('global_state', global_state)
+    weights = weights.tolist() if isinstance(weights, torch.Tensor) else weights
     for n, v in (('client_states', client_states), ('sets', sets), ('weights', weights)): check_type(n, v, (list, tuple, np.ndarray))
     for i, s in enumerate(sets): check_type(f'sets[{i}]', s, ChannelSet)
     if not (len(client_states) == len(sets) == len(weights)) or not sets:
@@ -292,7 +293,7 @@ _STREAM = {m: i for i, m in enumerate(METHODS)}
 def _check_method(method):
     "`method`, after rejecting the three unstudied cells with a clear message and any unknown code."
     tax = taxonomy_table()
-    if type(method) is str and method in tax.index and not tax.loc[method, 'studied']:   # a plain string: hashable, comparable
+    if type(method) is str and method in tax.index and not tax.loc[method, 'studied']:   # a plain str: hashable
         raise ValueError(f"method={method!r}: one of the three combinations (GSM, UFM, USM) the chapter does not study")
     return check_choice('method', method, METHODS + BASELINES)
 
@@ -443,7 +444,8 @@ def coverage_heatmap(schedule:ChannelSchedule, # The method's schedule
     check_type('schedule', schedule, ChannelSchedule)
     import plotly.graph_objects as go
     layer = check_int('layer', layer, 0, len(schedule.hidden) - 1)
-    count, text = _layer_cells(schedule, t, layer, schedule.small if clients is None else check_type('clients', clients, (list, tuple, range, np.ndarray)))
+    clients = schedule.small if clients is None else check_type('clients', clients, (list, tuple, range, np.ndarray))
+    count, text = _layer_cells(schedule, t, layer, clients)
     fig = go.Figure(go.Heatmap(z=count, text=text, hovertemplate='out %{y}, in %{x}<br>clients: %{text}<extra></extra>',
                                colorscale='Viridis', colorbar=dict(title='# clients')))
     fig.update_layout(title=f'{schedule.method}: layer {layer+1} cells trained in round {t}', width=420, height=380,
@@ -496,7 +498,8 @@ def small_clients(sizes:np.ndarray, # Dataset size of every client
                  ) -> list[int]:
     "Ids of the K - n_large clients with the smallest datasets (they get the small models)."
     sizes = check_count_array('sizes', sizes)   # non-negative whole numbers
-    if sizes.ndim != 1 or sizes.size == 0: raise ValueError(f"sizes has shape {sizes.shape}: expected a 1-D array of client sizes")
+    if sizes.ndim != 1 or sizes.size == 0:
+        raise ValueError(f"sizes has shape {sizes.shape}: expected a 1-D array of client sizes")
     n_large = check_int('n_large', n_large, 0, len(sizes))
     return sorted(int(k) for k in np.argsort(np.asarray(sizes), kind='stable')[:len(sizes) - n_large])
 
@@ -548,8 +551,10 @@ def run_submodels(method:str, # One of METHODS or BASELINES ('FedAvg-large': all
     from hetfl_explore.engine.config import RunConfig
     from hetfl_explore.foundation.data import FederatedData
     from hetfl_explore.foundation.core import default_device
-    check_choice('method', method, METHODS + BASELINES); check_type('data', data, FederatedData); check_type('config', config, RunConfig)
-    rate = check_float('rate', rate, 0, 1, lo_open=True); check_type('schedule_kw', {} if schedule_kw is None else schedule_kw, dict)
+    check_choice('method', method, METHODS + BASELINES)
+    check_type('data', data, FederatedData); check_type('config', config, RunConfig)
+    rate = check_float('rate', rate, 0, 1, lo_open=True)
+    check_type('schedule_kw', {} if schedule_kw is None else schedule_kw, dict)
     dev = default_device(config.device); data = data.to(dev)
     u, small = _width_and_small(method, data, n_large, u, rate)
     arch = dict(u=u, in_channels=data.x.shape[1], n_classes=data.n_classes, norm=norm)
