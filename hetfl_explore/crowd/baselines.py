@@ -141,10 +141,9 @@ def selection_race(selectors:list, # `Selector` instances with distinct names
                   ) -> pd.DataFrame:
     "Run each selector on the crowd through the engine; one row per (method, round) with accuracy, time and money."
     check_type('config', config, RunConfig); check_type('pool', pool, DevicePool)
-    check_type('data', data, FederatedData)
-    check_callable('model_fn', model_fn)
     names = [check_type('selectors[i]', s, Selector).name for s in check_type('selectors', selectors, (list, tuple))]
     if not names or len(set(names)) != len(names): raise ValueError(f"selectors: expected a non-empty list with distinct names, got {names}")
+    check_type('data', data, FederatedData); check_callable('model_fn', model_fn)
     if len(data.client_idx) != pool.num_devices:
         raise ValueError(f"data has {len(data.client_idx)} clients: expected one per device of the pool ({pool.num_devices})")
     prof = model_profile(model_fn(), data.x[0])

@@ -67,8 +67,7 @@ def preliminary_training(model_fn, # builds the task's model (called under `conf
                          fraction:float=0.25, # share of each client's data used in the preliminary round
                         ) -> pd.DataFrame:
     "Each client trains w0 on a subset of its data; returns its data size and the loss on the requester's test set."
-    check_type('data', data, FederatedData)
-    frac = check_float('fraction', fraction, lo=0, hi=1, lo_open=True)
+    frac = check_float('fraction', fraction, lo=0, hi=1, lo_open=True); check_type('data', data, FederatedData)
     ids = check_ids('ids', ids, data.num_clients, unique=True)
     if ids.size == 0: raise ValueError("ids: an empty population, expected at least one eligible_devices client")
     config = check_type('config', config, RunConfig)
