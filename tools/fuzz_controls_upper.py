@@ -13,6 +13,7 @@ VALID_MUTANTS = {
     ('sign_update', 'update'): {'ragged'},   # a list of parts of any lengths, as serialise takes
     ('attack_exchange', 'attackers'): {'empty'}, ('flip_labels', 'clients'): {'empty'},   # no attacker: an honest run
     ('forward', 'x'): {'empty'},   # no rows: no outputs
+    ('disjoint_pool', 'x_exclude'): {'empty'},   # nothing to exclude: the whole pool
     ('silhouette_relocate', 'reps'): {'empty'},   # no representative to re-check: the labels come back as they are
     **{(f, 'rounds'): {'None'} for f in ('fedavg_on_clients', 'drop_unstable_curves', 'group_curves')},   # every round
     # without a model the class count is unknown: any non-negative integer label is a class

@@ -408,7 +408,7 @@ def lira_offline(model:nn.Module, # Target model
                         dict(phi=t, mu_out=mu, sd_out=sd, n_out=out.sum(0), z=z, lam=_normal.cdf(z), log_lam=_normal.logcdf(z)))
 
 # %% ../../nbs/modelhet/31_mia.ipynb #a7641d53
-def _row_keys(x): return [r.tobytes() for r in x.detach().cpu().reshape(len(x), -1).float().numpy()]
+def _row_keys(x): return [r.tobytes() for r in x.detach().cpu().flatten(1).float().numpy()]
 
 def disjoint_pool(x_pool:torch.Tensor, # Candidate shadow-training inputs
                   y_pool:torch.Tensor, # ... and labels
@@ -416,6 +416,9 @@ def disjoint_pool(x_pool:torch.Tensor, # Candidate shadow-training inputs
                  ) -> tuple[torch.Tensor, torch.Tensor]:
     "The pool without any record equal to one of `x_exclude` (compared value by value)."
     check_mia_arguments(x_pool=x_pool, y_pool=y_pool, x_exclude=x_exclude)
+    if x_exclude.dim() < 2 or x_exclude.shape[1:] != x_pool.shape[1:]:
+        raise ValueError(f"x_exclude has shape {tuple(x_exclude.shape)}: "
+                         f"expected records shaped like x_pool's {tuple(x_pool.shape[1:])}")
     bad = set(_row_keys(x_exclude))
     keep = torch.tensor([k not in bad for k in _row_keys(x_pool)], dtype=torch.bool)
     return x_pool[keep.to(x_pool.device)], y_pool[keep.to(y_pool.device)]
@@ -507,6 +510,7 @@ def tmia_attack(model:nn.Module, # Target model
     seed = check_int('seed', seed, lo=0)   # a 0-d array or numpy integer as an int
     train_fn = train_fn or (lambda m, x, y, s: fit_classifier(m, x, y, epochs=SHADOW_EPOCHS, seed=s))
     distill_epochs = check_int('distill_epochs', distill_epochs, lo=0)
+    hidden = [check_int(f'hidden[{i}]', h, lo=1) for i, h in enumerate(check_type('hidden', hidden, (tuple, list)))]
     p = np.random.default_rng(seed).permutation(len(x_aux)); n3 = len(p) // 3
     if n3 < 4: raise ValueError(f"x_aux has {len(x_aux)} samples; TMIA needs at least 12 (three parts)")
     i_in, i_out, i_dl = (torch.from_numpy(p[j*n3:(j+1)*n3]) for j in range(3))
