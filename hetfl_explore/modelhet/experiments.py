@@ -12,7 +12,7 @@ import pandas as pd
 import torch
 from scipy.stats import spearmanr, pearsonr
 from ..foundation.core import check_int, check_float, check_choice, check_type, validate_fields, results_path
-from .submodels import METHODS, BASELINES, run_submodels, submodel_client_accuracies, SubmodelRun
+from .submodels import METHODS, BASELINES, run_submodels, submodel_client_accuracies
 from .mia import (MIA_CAP, MIASplit, mia_split, yeom_attack, lira_population, disjoint_pool, lira_offline, train_shadows,
                                        tmia_attack, attack_metrics)
 from ..foundation.data import FederatedData, dirichlet_size_split, tiny_digits_federation
@@ -407,7 +407,9 @@ def attack_clients(run, # `SubmodelRun`
                   ) -> pd.DataFrame:
     "One row per (target, client, attack): AUC, advantage, best advantage, TPR@1% of attacks on theta_k^T (and the global model)."
     check_type('preset', preset, ModelHetPreset); seed = check_int('seed', seed, lo=0)
-    check_type('run', run, SubmodelRun); check_type('data', data, FederatedData)
+    check_type('data', data, FederatedData)
+    missing = [a for a in ('client_model', 'global_model', 'sets', 'small') if not hasattr(run, a)]
+    if missing: raise TypeError(f"run={run!r:.60}: expected a SubmodelRun (it lacks {', '.join(missing)})")
     for a in preset.attacks: check_choice('attacks', a, MIA_ATTACKS)
     pooled = _pooled_shadows(run, data, preset, seed)
     K = data.num_clients
