@@ -578,9 +578,8 @@ def submodel_client_accuracies(run:SubmodelRun, # A finished run
                                data, # The `FederatedData` it was trained on
                               ) -> np.ndarray:
     "Test accuracy of each client's last local model theta_k^T (the chapter's client accuracy, averaged later)."
-    check_type('run', run, SubmodelRun); check_type('data', data, FederatedData)
     from hetfl_explore.engine.models import evaluate
-    from hetfl_explore.engine.config import RunConfig
     from hetfl_explore.foundation.data import FederatedData
+    check_type('run', run, SubmodelRun); check_type('data', data, FederatedData)
     return np.array([evaluate(run.client_model(k).to(data.x_test.device), data.x_test, data.y_test, data.a_test,
                               data.n_classes, data.n_attrs)['accuracy'] for k in range(len(run.sets))])
