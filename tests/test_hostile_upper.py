@@ -174,3 +174,16 @@ def test_aggregate_submodels_takes_weights_as_a_tensor():
     a = aggregate_submodels(gs, [gs, gs], [full, full], torch.tensor([1., 2.]))
     b = aggregate_submodels(gs, [gs, gs], [full, full], [1., 2.])
     assert all(torch.equal(a[k], b[k]) for k in a)
+
+def test_submodel_runs_name_their_data_and_run():
+    from hetfl_explore.foundation.data import tiny_digits_federation
+    from hetfl_explore.engine.config import RunConfig
+    from hetfl_explore.modelhet.submodels import run_submodels, submodel_client_accuracies
+    from hetfl_explore.modelhet.experiments import attack_clients
+    fd = tiny_digits_federation(num_clients=3, min_size=10, n_test=40)
+    with pytest.raises(TypeError, match=r'^data=3: expected an instance of FederatedData'):
+        run_submodels('OFM', 3, 1, RunConfig(rounds=1, device='cpu'), u=2)
+    run = run_submodels('OFM', fd, 1, RunConfig(rounds=1, batch_size=16, device='cpu'), u=2)
+    assert submodel_client_accuracies(run, fd).shape == (3,)
+    with pytest.raises(TypeError, match=r'^data=3: expected an instance of FederatedData'): submodel_client_accuracies(run, 3)
+    with pytest.raises(TypeError, match=r'^run=3: expected a SubmodelRun'): attack_clients(3, fd)
