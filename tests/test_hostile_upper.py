@@ -185,5 +185,6 @@ def test_submodel_runs_name_their_data_and_run():
         run_submodels('OFM', 3, 1, RunConfig(rounds=1, device='cpu'), u=2)
     run = run_submodels('OFM', fd, 1, RunConfig(rounds=1, batch_size=16, device='cpu'), u=2)
     assert submodel_client_accuracies(run, fd).shape == (3,)
-    with pytest.raises(TypeError, match=r'^data=3: expected an instance of FederatedData'): submodel_client_accuracies(run, 3)
+    with pytest.raises(TypeError, match=r'^data=3: expected an instance of FederatedData'):
+        submodel_client_accuracies(run, 3)
     with pytest.raises(TypeError, match=r'^run=3: expected a SubmodelRun'): attack_clients(3, fd)
