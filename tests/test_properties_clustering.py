@@ -38,7 +38,7 @@ CASES = [
     ('profiles.total_variation', lambda v: pr.total_variation([.5, .5], v), 'q', BAD_PROB),
     ('profiles.check_prob_pair', lambda v: pr.check_prob_pair([.5, .5], v), 'q', st.one_of(BAD_PROB, st.just([1.0]), st.just([.2, .3, .5]))),
     ('profiles.ordinal_w1', lambda v: pr.ordinal_w1(v, [.5, .5]), 'p', BAD_PROB),
-    ('profiles.check_ground', lambda v: pr.check_ground(v, 4), 'ground', BAD_DIST),
+    ('profiles.check_ground', lambda v: pr.check_ground(v, 4), 'C', BAD_DIST),
     ('profiles.semantic_w1', lambda v: pr.semantic_w1([.5, .5], [.5, .5], v), 'ground', BAD_DIST),
     ('profiles.class_distance_matrix', lambda v: pr.class_distance_matrix(P3, v), 'metric', BAD_CHOICE),
     ('profiles.distance_to_similarity', lambda v: pr.distance_to_similarity(v), 'D', BAD_DIST),

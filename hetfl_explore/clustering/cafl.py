@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from fastcore.basics import patch_to
-from ..foundation.core import check_int, check_float, check_choice, check_type, check_ids, check_array
+from ..foundation.core import check_int, check_float, check_choice, check_type, check_ids, check_array, as_array
 from .mcl import kmedoids, silhouette_samples, clustering_report, check_cluster_labels
 from .profiles import check_distance_matrix
 from .data import FedStream
@@ -34,8 +34,9 @@ def silhouette_relocate(D:np.ndarray, # (n, n) distances between the clients' pa
                         s_min:float=0.0, # a representative whose silhouette here and in every other cluster is below this becomes a singleton
                        ) -> np.ndarray:
     "Keep each representative where its silhouette reaches `s_min`, else move it to its best cluster or make it a singleton."
-    D = check_distance_matrix('D', D); lab, s_min = check_cluster_labels(np.asarray(labels), len(D)).copy(), check_float('s_min', s_min, -1, 1)
-    reps = check_ids('reps', np.atleast_1d(reps), len(D), unique=True)
+    D = check_distance_matrix('D', D)
+    lab, s_min = check_cluster_labels(labels, len(D)).copy(), check_float('s_min', s_min, -1, 1)
+    reps = check_ids('reps', np.atleast_1d(as_array('reps', reps)), len(D), unique=True)
     for w in reps:
         if np.unique(np.delete(lab, w)).size < 2: continue             # one other cluster: nothing to compare
         ids, s = _candidate_silhouettes(D, lab, w)

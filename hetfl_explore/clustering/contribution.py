@@ -9,7 +9,7 @@ import pandas as pd
 from scipy.stats import kendalltau
 from sklearn.cluster import KMeans
 from sklearn.preprocessing import StandardScaler
-from ..foundation.core import check_int, check_choice, check_type, check_ids, check_array, as_array
+from ..foundation.core import check_int, check_choice, check_type, check_ids, check_array, as_array, check_count_array
 from .data import FedStream
 from .gpfl import (FLRun, TrainConfig, lr_init, train_round, weighted_average, predict_proba, weighted_f1,
                                            server_accuracy, run_rounds)
@@ -56,12 +56,15 @@ def cohort_scores(members:dict, # cohort -> client ids (1-based, as in the paper
                   n:int, # number of clients
                  ) -> np.ndarray:
     "Per-client scores from per-cohort values (each client gets its cohort's value)."
-    check_type('members', members, dict); out = np.full(check_int('n', n, lo=1), np.nan)
+    check_type('members', members, dict); check_type('values', values, (dict, pd.Series))
+    out = np.full(check_int('n', n, lo=1), np.nan)
     for c, ids in members.items():
         ids = np.asarray(ids)
         if ids.size == 0 or not np.issubdtype(ids.dtype, np.integer) or ids.min() < 1 or ids.max() > n: raise ValueError(f"members[{c!r}]={ids.tolist()}: expected client ids in [1, {n}]")
         try: out[ids - 1] = float(values[c])
-        except (KeyError, IndexError, TypeError, ValueError): raise ValueError(f"values: no numeric value for cohort {c!r}") from None
+        except Exception:
+            raise ValueError(f"values={values!r:.80}: no numeric value for cohort {c!r}; "
+                             "expected one number per cohort") from None
     if np.isnan(out).any(): raise ValueError(f"members: clients {(np.flatnonzero(np.isnan(out)) + 1).tolist()} belong to no cohort")
     return out
 
@@ -108,7 +111,8 @@ def deletion_influence(data:FedStream, # the federation (its server_test is the 
     "Leave-one-out influence of every client on the model's predictions."
     check_type('data', data, FedStream); rounds = check_int('rounds', rounds, 1, data.rounds)
     mode, dist = check_choice('mode', mode, DELETION_MODES), check_choice('dist', dist, DELETION_DISTS)
-    cfg, W, X = check_type('train', train or TrainConfig(), TrainConfig), data.n_clients, data.server_test[0]
+    cfg = check_type('train', TrainConfig() if train is None else train, TrainConfig)
+    W, X = data.n_clients, data.server_test[0]
     if len(X) == 0: raise ValueError("data.server_test is empty: the deletion approach needs an evaluation set")
     if mode == 'retrain':
         full = _fedavg(data, list(range(W)), rounds, cfg, seed)
@@ -124,8 +128,9 @@ def deletion_influence(data:FedStream, # the federation (its server_test is the 
 def imbalance_descriptors(counts, # (W, Q) label counts per client
                          ) -> np.ndarray: # (W, 3) columns LI, LDI, QI
     "FL-Cohort's imbalance descriptors [LI, LDI, QI] of every client."
-    c = np.asarray(counts, float)
-    if c.ndim != 2 or c.size == 0 or not np.isfinite(c).all() or (c < 0).any(): raise ValueError(f"counts has shape {c.shape}: expected a (W, Q) array of non-negative counts")
+    c = check_count_array('counts', counts).astype(float)
+    if c.ndim != 2 or c.size == 0:
+        raise ValueError(f"counts has shape {c.shape}: expected a non-empty (W, Q) array of label counts")
     tot = c.sum(1)
     if (tot == 0).any(): raise ValueError(f"counts: client(s) {np.flatnonzero(tot == 0).tolist()} have no examples (an empty client)")
     LI = c.max(1) / np.where(c > 0, c, np.inf).min(1)
@@ -143,7 +148,7 @@ def fl_cohort(data:FedStream, # the federation (server_test is the test set)
     check_type('data', data, FedStream); W, rounds = data.n_clients, check_int('rounds', rounds, 1, data.rounds)
     k = check_int('k', k, lo=1)
     if k > W: raise ValueError(f"k={k}: fewer clients ({W}) than cohorts")
-    cfg, (X, y) = check_type('train', train or TrainConfig(), TrainConfig), data.server_test
+    cfg, (X, y) = check_type('train', TrainConfig() if train is None else train, TrainConfig), data.server_test
     counts = np.stack([np.bincount(data.batch(0, w)[1], minlength=data.n_classes) for w in range(W)])
     lab = KMeans(k, n_init=10, random_state=check_int('seed', seed, lo=0)).fit_predict(StandardScaler().fit_transform(imbalance_descriptors(counts)))
     last = {}
@@ -194,7 +199,8 @@ def fedavg_on_clients(data:FedStream, # the federation
     ids = check_ids('clients', clients, data.n_clients, unique=True)
     if ids.size == 0: raise ValueError("clients=[]: expected at least one client to train on")
     curve = []
-    _fedavg(data, ids.tolist(), rounds, check_type('train', train or TrainConfig(), TrainConfig), seed, curve=curve)
+    cfg = check_type('train', TrainConfig() if train is None else train, TrainConfig)
+    _fedavg(data, ids.tolist(), rounds, cfg, seed, curve=curve)
     return np.array(curve)
 
 def _check_scores(name, scores, data):

@@ -10,13 +10,13 @@ from dataclasses import dataclass, field
 from typing import Callable
 import numpy as np
 import pandas as pd
-from ..foundation.core import check_int, check_float, check_type, check_array, spawn_seeds
+from ..foundation.core import check_int, check_float, check_type, check_array, check_choice, spawn_seeds
 
 # %% auto #0
 __all__ = ['SPLITS', 'ACTIVITIES', 'FAMILY', 'FAMILY_SCALE', 'CLASS_SCALE', 'PLACEMENT_SCALE', 'PROFILE_CONCENTRATION',
            'SIZE_RANGE', 'SMALL_BATCH', 'DOMINANT_FRACTION', 'WRITER_BATCH', 'HAR_STATS', 'HHAR_CLASSES',
-           'REALWORLD_CLASSES', 'FedStream', 'har_like_stream', 'leaf_synthetic', 'digits_writers',
-           'from_client_arrays', 'load_leaf_json', 'load_hhar', 'load_realworld']
+           'REALWORLD_CLASSES', 'REALWORLD_POSITIONS', 'FedStream', 'har_like_stream', 'leaf_synthetic',
+           'digits_writers', 'from_client_arrays', 'load_leaf_json', 'load_hhar', 'load_realworld']
 
 # %% ../../nbs/clustering/73_data.ipynb #306daff3
 SPLITS = ('train', 'test')      # a client's round batch, or its local test batch
@@ -39,6 +39,12 @@ class FedStream:
         check_type('name', self.name, str); check_int('n_clients', self.n_clients, lo=1); check_int('n_classes', self.n_classes, lo=2)
         check_int('n_features', self.n_features, lo=1); check_int('rounds', self.rounds, lo=0); check_int('seed', self.seed, lo=0)
         if not callable(self.sampler): raise TypeError(f"sampler={self.sampler!r}: expected a callable (t, w, split, rng) -> (X, y)")
+        g, shape = check_array('groups', self.groups, ndim=2), (self.rounds + 1, self.n_clients)
+        if g.shape != shape or (g != np.rint(g)).any():
+            raise ValueError(f"groups has shape {g.shape}: expected {shape} integer labels")
+        self.groups = g.astype(np.int64)
+        if not isinstance(self.server_test, tuple) or len(self.server_test) != 2:
+            raise TypeError(f"server_test={self.server_test!r:.80}: expected an (X, y) pair")
 
     def batch(self, t:int, # the round 0..rounds
               w:int, # the client
@@ -211,13 +217,14 @@ def load_leaf_json(path:str|Path, # a LEAF .json file or a folder of them
         d = json.loads(f.read_text())
         if not {'users', 'user_data'} <= set(d): raise ValueError(f"path={str(f)!r}: not LEAF JSON (needs 'users' and 'user_data')")
         for u in d['users']: Xs.append(d['user_data'][u]['x']); ys.append(d['user_data'][u]['y'])
-    K = n_classes or int(max(max(y) for y in ys)) + 1
+    K = int(max(max(y) for y in ys)) + 1 if n_classes is None else check_int('n_classes', n_classes, lo=2)
     return from_client_arrays(f'LEAF {path.name}', Xs, ys, K, **kwargs)
 
 # %% ../../nbs/clustering/73_data.ipynb #a2401d8f
 HAR_STATS = ('mean', 'std', 'min', 'max')       # per-axis window features
 HHAR_CLASSES = ('sit', 'stand', 'walk', 'stairsup', 'stairsdown', 'bike')
 REALWORLD_CLASSES = ('sitting', 'standing', 'walking', 'climbingup', 'climbingdown', 'jumping', 'lying', 'running')
+REALWORLD_POSITIONS = ('chest', 'forearm', 'head', 'shin', 'thigh', 'upperarm', 'waist')   # the sensor positions
 
 def _windows(df, axes, label, window):
     n = len(df) // window
@@ -253,7 +260,7 @@ def load_realworld(path:str|Path, # folder holding the unzipped proband<i>/data/
                   ) -> FedStream:
     "Read RealWorld (HAR) accelerometer CSVs from a local folder; one worker per proband."
     path = Path(check_type('path', path, (str, Path))); window = check_int('window', window, lo=2)
-    Xs, ys = [], []
+    check_choice('position', position, REALWORLD_POSITIONS); Xs, ys = [], []
     for pdir in sorted(path.glob('proband*'), key=lambda p: int(''.join(filter(str.isdigit, p.name)) or 0)):
         F, Y = [], []
         for k, act in enumerate(REALWORLD_CLASSES):

@@ -85,7 +85,9 @@ def eccentricity_reassign(P_new, # (C, K) the workers' updated class-probability
     P_new, P_old = check_prob('P_new', P_new), check_prob('P_old', P_old)
     if P_new.shape != P_old.shape: raise ValueError(f"P_new has shape {P_new.shape}: expected the shape of P_old {P_old.shape}")
     lab = check_cluster_labels(labels, len(P_new)); check_choice('threshold', threshold, THRESHOLDS)
-    mode = check_choice('mode', mode, ECC_MODES); stats = _stats_for(P_old, lab, var_floor)
+    mode = check_choice('mode', mode, ECC_MODES)
+    if var_floor is not None: var_floor = check_float('var_floor', var_floor, lo=0, lo_open=True)
+    stats = _stats_for(P_old, lab, var_floor)
     new, nxt = lab.copy(), int(lab.max()) + 1
     for i, p in enumerate(P_new):
         own = int(lab[i])

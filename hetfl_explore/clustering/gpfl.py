@@ -101,7 +101,7 @@ def scores(theta:np.ndarray, # (d + 1, K) parameters
            y:np.ndarray, # (n,) labels
           ) -> tuple[float, float]:
     "Accuracy and weighted F1 of a model (NaN for an empty set) on (X, y)."
-    if np.size(y) == 0 and np.size(X) == 0: return float('nan'), float('nan')
+    if as_array('y', y).size == 0 and as_array('X', X).size == 0: return float('nan'), float('nan')
     theta, X, y = _check_model(theta, X, y)
     pred = predict_proba(theta, X).argmax(1)
     return float((pred == y).mean()), weighted_f1(y, pred, theta.shape[1])
@@ -160,7 +160,7 @@ def train_round(data:FedStream, # the federation
                ) -> tuple[dict, dict, dict]: # worker -> new parameters, sample counts, class counts
     "Local training of the given workers on their round-t batches."
     check_type('data', data, FedStream); check_type('start', start, dict); check_type('cfg', cfg, TrainConfig)
-    seed = check_rng_seed('seed', seed)
+    seed, t = check_rng_seed('seed', seed), check_int('t', t, 0, data.rounds)
     new, n, counts = {}, {}, {}
     for w, th in start.items():
         X, y = data.batch(t, w)
@@ -302,8 +302,8 @@ def run_all(self, data:FedStream, # the federation
 def cfl_bipartition(dW:np.ndarray, # (n, P) the members' flattened updates
                    ) -> np.ndarray:
     "Split clients in two by complete-linkage agglomerative clustering on the negative cosine similarity of their updates."
-    dW = np.asarray(dW, float)
-    if dW.ndim != 2 or len(dW) < 2: raise ValueError(f"dW has shape {dW.shape}: expected (n >= 2, P) updates")
+    dW = check_array('dW', dW, ndim=2)
+    if len(dW) < 2: raise ValueError(f"dW has shape {dW.shape}: expected (n >= 2, P) updates")
     U = dW / np.maximum(np.linalg.norm(dW, axis=1, keepdims=True), 1e-12)
     return AgglomerativeClustering(n_clusters=2, metric='precomputed', linkage='complete').fit(-(U @ U.T)).labels_
 

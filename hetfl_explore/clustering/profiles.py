@@ -110,10 +110,12 @@ def ordinal_w1(p, # a probability vector over ordered classes 0..K-1
 # %% ../../nbs/clustering/70_profiles.ipynb #f0fa2181
 def check_ground(C, # (K, K) ground cost between classes
                  K:int, # number of classes it must cover
+                 name:str='C', # the caller's name of the matrix, quoted in the errors
                 ) -> np.ndarray:
     "Check a semantic ground cost: a K x K symmetric, non-negative matrix with zero diagonal."
-    C = check_distance_matrix('ground', C)
-    if C.shape[0] != K: raise ValueError(f"ground has shape {C.shape}: expected ({K}, {K}) for {K} classes")
+    K = check_int('K', K, lo=1)
+    C = check_distance_matrix(name, C)
+    if C.shape[0] != K: raise ValueError(f"{name} has shape {C.shape}: expected ({K}, {K}) for K={K} classes")
     return C
 
 def semantic_w1(p, # a probability vector
@@ -122,7 +124,7 @@ def semantic_w1(p, # a probability vector
                ) -> float:
     "Wasserstein-1 with a user ground cost, solved as a transport linear program."
     p, q = check_prob('p', p), check_prob('q', q)
-    C, K = check_ground(ground, p.size), p.size
+    C, K = check_ground(ground, p.size, 'ground'), p.size
     rows = np.kron(np.eye(K), np.ones(K)); cols = np.kron(np.ones(K), np.eye(K))
     res = linprog(C.ravel(), A_eq=np.vstack([rows, cols]), b_eq=np.r_[p, q], bounds=(0, None), method='highs')
     return float(res.fun)
@@ -141,7 +143,7 @@ def class_distance_matrix(P, # (C, K) one probability vector per client
         F = np.cumsum(P, 1)[:, :-1]
         return np.abs(F[:, None] - F[None]).sum(-1)
     if ground is None: raise ValueError("ground=None: metric='semantic' needs a (K, K) ground cost matrix")
-    check_ground(ground, P.shape[1])
+    check_ground(ground, P.shape[1], 'ground')
     D = np.zeros((len(P), len(P)))
     for i in range(len(P)):
         for j in range(i + 1, len(P)): D[i, j] = D[j, i] = semantic_w1(P[i], P[j], ground)

@@ -44,8 +44,8 @@ class PolicySyntaxError(ValueError):
                  column:int, # 1-based column
                  message:str, # what is wrong
                 ):
-        self.line, self.column = line, column
-        super().__init__(f"policy line {line}, column {column}: {message}")
+        self.line, self.column = check_int('line', line, lo=1), check_int('column', column, lo=1)
+        super().__init__(f"policy line {line}, column {column}: {check_type('message', message, str)}")
 
 @dataclass(frozen=True)
 class Condition:
@@ -57,8 +57,10 @@ class Condition:
     text: str = '' # the source text, for traces
 
     def __post_init__(self):
-        if not isinstance(self.left, str) or self.left.split('.')[0] not in SCOPES:
+        # str's own split: a subclass may override it
+        if not isinstance(self.left, str) or str.split(self.left, '.')[0] not in SCOPES:
             raise ValueError(f"left={self.left!r}: expected a qualified attribute name starting with one of {', '.join(SCOPES)}")
+        check_type('forall', self.forall, (bool, np.bool_)); check_type('text', self.text, str)
         check_choice('op', self.op, ('>=', '=') if self.forall else OPERATORS)
 
 
@@ -67,6 +69,7 @@ class Condition:
 class Ref:
     "A reference to an attribute on the right-hand side of a condition."
     name: str # the qualified attribute name
+    def __post_init__(self): check_type('name', self.name, str)
 
 @dataclass(frozen=True)
 class Rule:
@@ -76,6 +79,12 @@ class Rule:
     action: str # the action it governs, e.g. 'register' or 'participate'
     conditions: tuple # the `Condition`s (a conjunction)
     line: int = 0 # the header's line in the policy text
+
+    def __post_init__(self):
+        check_type('name', self.name, str); check_choice('effect', self.effect, ('permit', 'deny'))
+        check_type('action', self.action, str)
+        for c in check_type('conditions', self.conditions, tuple): check_type('conditions', c, Condition)
+        check_int('line', self.line, lo=0)
 
 # %% ../../nbs/crowd/66_abac.ipynb #6ff97242
 _TOKEN = re.compile(r'(?P<ws>\s+)|(?P<num>-?\d+(?:\.\d+)?(?![\w.\-]))|(?P<str>"[^"]*")|(?P<op>>=|=|\{|\}|,|:)'
@@ -275,6 +284,9 @@ class Decision:
     decided_by: str # the deciding rule's name, or 'default deny'
     action: str # the requested action
     trace: list # one dict per rule for the action: name, effect, applies, checks [(condition, holds, reason)]
+    def __post_init__(self):
+        check_type('permit', self.permit, (bool, np.bool_)); check_type('decided_by', self.decided_by, str)
+        check_type('action', self.action, str); check_type('trace', self.trace, list)
 
     def explain(self) -> str:
         "A readable trace: each rule, each condition with a tick or the reason it failed, and the decision."

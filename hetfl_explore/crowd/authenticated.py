@@ -14,6 +14,7 @@ from fastcore.basics import patch
 from ..foundation.core import check_int, check_type, check_choice, check_ids, MAX_COUNT
 from .abac import PolicySet, Request
 from .bayesian import run_bayesfl
+from ..foundation.data import FederatedData
 from .pki import (CertificateAuthority, SignedUpdate, REASONS, check_certificate, client_id_of,
                                      attributes_of, verify_update, sign_update, aware_now)
 
@@ -33,7 +34,7 @@ class AuthenticatedServer:
         if not isinstance(task_id, str) or not task_id: raise ValueError(f"task_id={task_id!r}: expected a non-empty string")
         self.task_id, self.action = task_id, check_type('action', action, str)
         self.policy = None if policy is None else check_type('policy', policy, PolicySet)
-        self.resource = dict(check_type('resource', resource or {}, dict))
+        self.resource = dict(check_type('resource', {} if resource is None else resource, dict))
         self.seen, self.accepted, self.rejections = set(), {}, []   # nonces; round -> client ids accepted; the log
 
 # %% ../../nbs/crowd/68_authenticated.ipynb #b76cab23
@@ -124,6 +125,8 @@ def run_authenticated(fd, # a `FederatedData`
                       **kwargs, # passed to `run_bayesfl` (rounds, clients_per_round, mode, weighting, seed, ...)
                      ) -> dict: # `run_bayesfl`'s result plus 'accepted' (per round)
     "BayFL-SVI where every update is signed by its client and verified by the server before aggregation."
+    check_type('fd', fd, FederatedData); check_type('server', server, AuthenticatedServer)
+    check_type('round_interval', round_interval, timedelta)
     missing = [c for c in range(fd.num_clients) if c not in check_type('identities', identities, dict)]
     if missing: raise ValueError(f"identities: clients {missing[:5]} have no (key, certificate)")
     start, accepted = _start_time(start), []

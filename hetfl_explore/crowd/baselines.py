@@ -6,7 +6,9 @@
 from __future__ import annotations
 import numpy as np
 import pandas as pd
-from ..foundation.core import check_int, check_float, check_type, check_choice, check_array
+from ..foundation.core import check_int, check_float, check_type, check_choice, check_array, check_count_array
+from ..foundation.core import check_callable
+from ..foundation.data import FederatedData
 from ..engine.protocol import Selection, Selector, ClientView
 from ..engine.simulation import Simulation, BYTES_PER_PARAM
 from ..engine.config import RunConfig
@@ -139,8 +141,9 @@ def selection_race(selectors:list, # `Selector` instances with distinct names
                   ) -> pd.DataFrame:
     "Run each selector on the crowd through the engine; one row per (method, round) with accuracy, time and money."
     check_type('config', config, RunConfig); check_type('pool', pool, DevicePool)
-    names = [check_type('selectors[i]', s, Selector).name for s in selectors]
+    names = [check_type('selectors[i]', s, Selector).name for s in check_type('selectors', selectors, (list, tuple))]
     if not names or len(set(names)) != len(names): raise ValueError(f"selectors: expected a non-empty list with distinct names, got {names}")
+    check_type('data', data, FederatedData); check_callable('model_fn', model_fn)
     if len(data.client_idx) != pool.num_devices:
         raise ValueError(f"data has {len(data.client_idx)} clients: expected one per device of the pool ({pool.num_devices})")
     prof = model_profile(model_fn(), data.x[0])
@@ -167,11 +170,16 @@ def race_table(race:pd.DataFrame, # from `selection_race`
                target:float, # accuracy of ToA@target
               ) -> pd.DataFrame:
     "One row per method: final accuracy, ToA@target, total time, clients/round, unique clients and samples, Jain's index, money."
-    n_samples, target = check_array('n_samples', n_samples, ndim=1, lo=0, nonempty=True).astype(np.int64), check_float('target', target, lo=0, hi=1)
+    n_samples, target = check_count_array('n_samples', n_samples), check_float('target', target, lo=0, hi=1)
+    if n_samples.ndim != 1 or n_samples.size == 0:
+        raise ValueError(f"n_samples has shape {n_samples.shape}: expected one size per client")
     _check_race(race)
     rows = []
     for m, d in race.groupby('method', sort=False):
         counts = np.bincount(np.concatenate([np.asarray(s, np.int64) for s in d['selected']]), minlength=len(n_samples))
+        if len(counts) > len(n_samples):
+            raise ValueError(f"n_samples has {len(n_samples)} sizes: expected one per client, at least {len(counts)} "
+                             "(client ids in race)")
         hit = d[d['accuracy'] >= target]
         rows.append({'method': m, 'final accuracy': d['accuracy'].iloc[-1], f'ToA@{target:g} (s)': hit['total_time'].iloc[0] if len(hit) else np.nan,
                      'time (s)': d['total_time'].iloc[-1], 'clients/round': float(np.mean([len(s) for s in d['selected']])),

@@ -18,6 +18,7 @@ from ..engine.config import RunConfig
 from ..engine.simulation import Simulation
 from ..engine.aggregation import AggregationInput
 from ..engine.protocol import UniformSelector
+from ..foundation.data import FederatedData
 
 # %% auto #0
 __all__ = ['RHO_INIT', 'MIN_VAR', 'LIKELIHOODS', 'MODES', 'PRIORS', 'WEIGHTINGS', 'ECE_BINS', 'gaussian_kl', 'MeanFieldLinear',
@@ -120,7 +121,8 @@ def _split(model, name, v):
     "Split a flat vector into per-layer chunks, checking its length."
     ls = _layers(model); sizes = [l.prior_mu.numel() for l in ls]
     v = check_tensor(name, v, ndim=1)
-    if len(v) != sum(sizes): raise ValueError(f"{name} has {len(v)} entries: the model has {sum(sizes)} parameters")
+    if len(v) != sum(sizes):
+        raise ValueError(f"{name} has {len(v)} entries: expected {sum(sizes)}, one per parameter of the model")
     return zip(ls, v.split(sizes))
 
 def set_posterior(model:nn.Module, # a model with MeanFieldLinear layers
@@ -203,8 +205,9 @@ def train_client(model:nn.Module, # a Bayesian model (its posterior is overwritt
                 ) -> tuple[torch.Tensor, torch.Tensor]: # the client's flat posterior means and variances
     "Local SVI: Adam steps on the negative ELBO from the broadcast posterior; returns the client posterior."
     epochs, batch_size, lr = check_int('epochs', epochs, lo=1), check_int('batch_size', batch_size, lo=1), check_float('lr', lr, lo=0, lo_open=True)
-    if len(x) != len(y) or len(x) == 0: raise ValueError(f"x and y have {len(x)} and {len(y)} rows: expected the same non-zero number")
+    check_type('generator', generator, torch.Generator)
     set_posterior(model, mu, var); x, y = _check_batch(model, x, y, check_choice('likelihood', likelihood, LIKELIHOODS))
+    if len(x) == 0: raise ValueError(f"x has shape {tuple(x.shape)}: expected at least one training row")
     noise_var = check_float('noise_var', noise_var, lo=0, lo_open=True)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     with _seeded(int(torch.randint(2**62, (1,), generator=generator)), x.device):
@@ -325,12 +328,14 @@ def conjugate_rounds(Xs:list, # per-client (n_i, P) design matrices
                     ) -> list[tuple[torch.Tensor, torch.Tensor]]: # the global (mean, covariance) after each round
     "Federated conjugate linear regression with exact client posteriors, aggregated with `mode` each round."
     check_choice('prior', prior, PRIORS); check_choice('mode', mode, MODES); rounds = check_int('rounds', rounds, lo=1)
-    if not isinstance(Xs, (list, tuple)) or not isinstance(ys, (list, tuple)) or len(Xs) != len(ys) or not Xs:
+    check_type('Xs', Xs, (list, tuple)); check_type('ys', ys, (list, tuple))
+    if len(Xs) != len(ys) or not Xs:
         raise ValueError("Xs and ys: expected two non-empty lists of the same length (one entry per client)")
     P = check_tensor('Xs[0]', Xs[0], ndim=2).shape[1]
     bad = [i for i, X in enumerate(Xs) if check_tensor(f'Xs[{i}]', X, ndim=2).shape[1] != P]
     if bad: raise ValueError(f"Xs[{bad[0]}] has {check_tensor('Xs', Xs[bad[0]]).shape[1]} columns: expected {P} like Xs[0]")
-    hyper = (torch.full((P,), float(mu0), dtype=torch.float64), torch.eye(P, dtype=torch.float64) * check_float('var0', var0, lo=0, lo_open=True))
+    mu0, var0 = check_float('mu0', mu0), check_float('var0', var0, lo=0, lo_open=True)
+    hyper = (torch.full((P,), mu0, dtype=torch.float64), torch.eye(P, dtype=torch.float64) * var0)
     pr, out = hyper, []
     for _ in range(rounds):
         post = [linear_posterior(X, y, noise_var, *pr) for X, y in zip(Xs, ys)]
@@ -344,7 +349,9 @@ def forward(model:nn.Sequential, # a sequential model with MeanFieldLinear layer
             sample:bool=True, # draw weights (True) or use the posterior means (False)
            ) -> torch.Tensor:
     "The model's output with sampled weights or with the posterior means."
-    _layers(check_type('model', model, nn.Sequential))
+    _layers(check_type('model', model, nn.Sequential)); x = check_tensor('x', check_type('x', x, torch.Tensor))
+    if x.dim() < 2: raise ValueError(f"x has shape {tuple(x.shape)}: expected a batch of inputs (n, ...)")
+    x = x.to(_layers(model)[0].weight_mu.dtype)
     for m in model: x = m(x, sample) if isinstance(m, MeanFieldLinear) else m(x)
     return x
 
@@ -376,6 +383,7 @@ def run_bayesfl(fd, # a `FederatedData` (e.g. `tiny_digits_federation()`)
                 weighting:str='variance', # default server: 'variance' (precisions only) | 'size' (precisions times sample counts)
                ) -> dict: # 'model' (global posterior loaded), 'mu', 'var', 'accuracy' per round
     "BayFL-SVI: local SVI on sampled clients, Gaussian aggregation with `mode` on the server."
+    check_type('fd', fd, FederatedData)
     check_choice('weighting', weighting, WEIGHTINGS); check_choice('mode', mode, MODES)
     if server is not None and weighting != 'variance': raise ValueError(f"weighting={weighting!r} applies to the default server; a custom server gets the client ids and weighs them itself")
     sizes = np.asarray(fd.client_sizes, np.float64)
@@ -500,6 +508,7 @@ def run_bayesfl_engine(fd, # a `FederatedData`
                        weighting:str='variance', # 'variance' (precisions only) | 'size' (precisions times sample counts)
                       ) -> dict: # 'history', 'model' (global posterior loaded), 'mu', 'var', 'accuracy' per round
     "BayFL-SVI inside the engine: `elbo_loss` as the client loss, `posterior_rule` as the aggregation, optional `accept` filter."
+    check_type('fd', fd, FederatedData); check_int('epochs', epochs, lo=1); check_int('batch_size', batch_size, lo=1)
     check_choice('mode', mode, MODES); rounds, seed = check_int('rounds', rounds, lo=1), check_int('seed', seed, lo=0)
     k = check_int('clients_per_round', clients_per_round, lo=1, hi=fd.num_clients)
     make = lambda: bayes_mlp(int(np.prod(fd.x.shape[1:])), fd.n_classes, hidden, prior_var)

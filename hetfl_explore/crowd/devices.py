@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 from fastcore.basics import patch
 from ..foundation.core import check_int, check_float, check_choice, check_type, spawn_seeds, check_array, MS_PER_S
+from ..foundation.core import as_array
 from ..engine.system import SystemProfiles, TRANSFERS_PER_ROUND
 
 # %% auto #0
@@ -88,8 +89,7 @@ class DevicePool:
 # %% ../../nbs/crowd/60_devices.ipynb #a9a2b149
 def _tiers(name, v, n_tiers):
     "`v` as a non-empty 1-d int array of tier indices in [0, n_tiers); errors name `name`."
-    try: a = np.asarray(v)
-    except (TypeError, ValueError): raise TypeError(f"{name}={v!r:.80}: expected an array of integer tier indices") from None
+    a = as_array(name, v)
     if a.ndim != 1 or a.size == 0: raise ValueError(f"{name}: expected a non-empty 1-d array of tier indices, got shape {a.shape}")
     if not np.issubdtype(a.dtype, np.integer): raise TypeError(f"{name}={v!r:.80}: expected integer tier indices")
     if a.min() < 0 or a.max() >= n_tiers: raise ValueError(f"{name}={v!r:.80}: expected tier indices in [0, {n_tiers - 1}]")
@@ -99,7 +99,7 @@ def _probs(name, v, n):
     "`v` broadcast to (n,) probabilities in [0, 1]; errors name `name`."
     a = check_array(name, v, lo=0, nonempty=True)
     if a.shape not in ((), (n,)): raise ValueError(f"{name}: expected a scalar or {n} probabilities, got shape {a.shape}")
-    if (a > 1).any(): raise ValueError(f"{name}: expected probabilities in [0, 1]")
+    if (a > 1).any(): raise ValueError(f"{name}={v!r:.80}: expected probabilities in [0, 1]")
     return np.broadcast_to(a, (n,)).copy()
 
 def _positive(name, v, n):

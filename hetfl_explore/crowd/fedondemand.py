@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 import torch
-from ..foundation.core import check_int, check_float, check_type, rng_streams, check_array, check_ids
+from ..foundation.core import check_int, check_float, check_type, rng_streams, check_array, check_ids, check_count_array
+from ..foundation.data import FederatedData
 from ..engine.protocol import Selector
 from ..engine.config import RunConfig
 from ..engine.backends import local_train
@@ -66,10 +67,10 @@ def preliminary_training(model_fn, # builds the task's model (called under `conf
                          fraction:float=0.25, # share of each client's data used in the preliminary round
                         ) -> pd.DataFrame:
     "Each client trains w0 on a subset of its data; returns its data size and the loss on the requester's test set."
-    frac, ids = check_float('fraction', fraction, lo=0, hi=1, lo_open=True), check_array('ids', ids, ndim=1, lo=0)
+    frac = check_float('fraction', fraction, lo=0, hi=1, lo_open=True); check_type('data', data, FederatedData)
+    ids = check_ids('ids', ids, data.num_clients, unique=True)
     if ids.size == 0: raise ValueError("ids: an empty population, expected at least one eligible_devices client")
-    if (ids % 1).any() or (ids >= len(data.client_idx)).any(): raise ValueError(f"ids: expected client ids in [0, {len(data.client_idx) - 1}]")
-    ids, config = ids.astype(np.int64), check_type('config', config, RunConfig)
+    config = check_type('config', config, RunConfig)
     if not callable(model_fn): raise TypeError(f"model_fn={model_fn!r:.80}: expected a callable that builds the model")
     torch.manual_seed(config.seed); model = model_fn()
     w0, rngs = ParamLayout(model).flatten(model).clone(), rng_streams(config.seed, len(ids), 'preliminary')
@@ -126,7 +127,9 @@ def cohort_for_samples(order:np.ndarray, # client ids, best first
                        n_required:int, # samples the task needs
                       ) -> np.ndarray:
     "The shortest prefix of `order` whose clients hold at least `n_required` samples (all of them if they never do)."
-    need, n_samples = check_int('n_required', n_required, lo=1), check_array('n_samples', n_samples, ndim=1, lo=0, nonempty=True)
+    need, n_samples = check_int('n_required', n_required, lo=1), check_count_array('n_samples', n_samples)
+    if n_samples.ndim != 1 or n_samples.size == 0:
+        raise ValueError(f"n_samples has shape {n_samples.shape}: expected one size per client")
     order = check_ids('order', order, len(n_samples), unique=True)
     if order.size == 0: raise ValueError("order: an empty population, expected at least one client")
     covered = np.cumsum(n_samples[order])

@@ -177,7 +177,7 @@ def promethee(X:np.ndarray|pd.DataFrame, # (n, m) criteria scores (a DataFrame's
     if isinstance(X, pd.DataFrame):
         missing = [c for c in CRITERIA if c not in X.columns]
         if missing: raise ValueError(f"X: missing criteria columns {missing}: expected columns {list(CRITERIA)}")
-        X = X[list(CRITERIA)].to_numpy(np.float64)
+        X = X[list(CRITERIA)].to_numpy()
     X = _matrix(X, weights, q, p)[0]
     plus, minus = FLOW_METHODS[method](minmax_columns(X) if check_type('normalise', normalise, bool) else X, weights, q, p)
     phi = plus - minus

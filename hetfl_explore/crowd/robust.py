@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import torch
 from ..foundation.core import check_int, check_float, check_choice, check_type, check_tensor, check_ids, MAX_COUNT, check_rng_seed
+from ..foundation.data import FederatedData
 from typing import Callable, Sequence
 from .abac import TrustStore
 from .bayesian import MODES, MIN_VAR, aggregate_posteriors, run_bayesfl
@@ -63,7 +64,7 @@ def flip_labels(fd, # a `FederatedData`
                 clients, # the attacker client ids
                ):
     "A copy of `fd` whose attacker clients' training labels are flipped to |Y| - 1 - y."
-    y = fd.y.clone()
+    y = check_type('fd', fd, FederatedData).y.clone()
     for c in check_ids('clients', clients, fd.num_clients, unique=True): i = fd.client_idx[c]; y[i] = fd.n_classes - 1 - y[i]
     return dataclasses.replace(fd, y=y)
 
@@ -95,6 +96,7 @@ def attack_table(fd, # a `FederatedData`
                  **kwargs, # passed to `run_bayesfl` (clients_per_round, hidden, epochs, lr, ...)
                 ) -> pd.DataFrame: # rows: attacks, columns: rules, values: mean test accuracy of the last rounds
     "Mean final accuracy of BayFL-SVI clients for every attack x aggregation rule."
+    check_type('fd', fd, FederatedData)
     for name, given, allowed in (('attacks', attacks, ATTACKS), ('rules', rules, RULES)):
         if not len(check_type(name, given, (list, tuple))): raise ValueError(f"{name}: expected at least one of {', '.join(allowed)}, got none")
         for v in given: check_choice(name, v, allowed)

@@ -146,7 +146,9 @@ def check_choice_all(name:str, # argument name
                      choices, # allowed values
                     ) -> tuple:
     "A tuple of allowed values (errors name the argument)."
-    return tuple(check_choice(name, v, list(choices)) for v in check_type(name, values, (tuple, list)))
+    try: choices = list(choices)
+    except Exception: raise TypeError(f"choices={choices!r:.80}: expected an iterable of the allowed values") from None
+    return tuple(check_choice(name, v, choices) for v in check_type(name, values, (tuple, list)))
 
 def check_frame(name:str, # argument name
                 df, # the table
@@ -154,6 +156,8 @@ def check_frame(name:str, # argument name
                ) -> pd.DataFrame:
     "`df` if it is a DataFrame holding `columns`, else an error naming the argument."
     check_type(name, df, pd.DataFrame)
+    try: columns = list(columns)
+    except Exception: raise TypeError(f"columns={columns!r:.80}: expected an iterable of column names") from None
     missing = [c for c in columns if c not in df.columns]
     if missing: raise ValueError(f"{name}: missing columns {missing}")
     return df
@@ -242,6 +246,7 @@ def tradeoff_scatter(df:pd.DataFrame, # Appendix-style table (thesis or `summari
                     ):
     "Figure 9/11: client accuracy vs client privacy metric, colour = server accuracy, symbol = repeat frequency T."
     check_frame('df', df, ('n_large', 'method', 'client_acc')); check_int('n_large', n_large, 0, 10)
+    if title is not None: check_type('title', title, str)
     check_choice('privacy', privacy, [c for c in df.columns if c.startswith(('auc', 'adv', 'tpr'))])
     import plotly.graph_objects as go
     from hetfl_explore.foundation.hetero import spread_labels
@@ -401,7 +406,10 @@ def attack_clients(run, # `SubmodelRun`
                    global_model:bool=True, # Also attack the global model with each client's data
                   ) -> pd.DataFrame:
     "One row per (target, client, attack): AUC, advantage, best advantage, TPR@1% of attacks on theta_k^T (and the global model)."
-    check_type('preset', preset, ModelHetPreset); check_int('seed', seed, lo=0)
+    check_type('preset', preset, ModelHetPreset); seed = check_int('seed', seed, lo=0)
+    check_type('data', data, FederatedData)
+    missing = [a for a in ('client_model', 'global_model', 'sets', 'small') if not hasattr(run, a)]
+    if missing: raise TypeError(f"run={run!r:.60}: expected a SubmodelRun (it lacks {', '.join(missing)})")
     for a in preset.attacks: check_choice('attacks', a, MIA_ATTACKS)
     pooled = _pooled_shadows(run, data, preset, seed)
     K = data.num_clients
@@ -424,7 +432,9 @@ def run_modelhet(method:str, # Method code or baseline
                  seed:int=0, # Seed of training and attacks
                 ) -> pd.DataFrame:
     "Train one run and attack it: per-client rows with accuracies and attack metrics."
-    check_choice('method', method, METHODS + BASELINES); check_int('n_large', n_large, lo=0); check_type('preset', preset, ModelHetPreset); check_int('seed', seed, lo=0)
+    check_choice('method', method, METHODS + BASELINES); check_int('n_large', n_large, lo=0)
+    check_type('preset', preset, ModelHetPreset)
+    seed = check_int('seed', seed, lo=0); check_type('data', data, FederatedData)
     t0 = time.perf_counter()
     run = run_submodels(method, data, n_large, preset.config(seed), u=preset.u, rate=preset.rate, norm=preset.norm)
     acc = submodel_client_accuracies(run, data)
@@ -489,7 +499,8 @@ def real_federation(root:str, # Data folder (see `load_cifar`, `load_femnist_lea
                     alpha:float=0.85, # Dirichlet concentration of the CIFAR client sizes
                    ):
     "The chapter's federations from local files: CIFAR with Dirichlet sizes (class-balanced), FEMNIST by writer."
-    check_type('root', root, (str, os.PathLike)); check_int('seed', seed, lo=0); check_int('num_clients', num_clients, lo=1); check_float('alpha', alpha, lo=0, lo_open=True)
+    check_type('root', root, (str, os.PathLike)); check_float('alpha', alpha, lo=0, lo_open=True)
+    seed, num_clients = check_int('seed', seed, lo=0), check_int('num_clients', num_clients, lo=1)
     from hetfl_explore.foundation.data import FederatedData
     check_choice('name', name, ('cifar10', 'cifar100', 'femnist'))
     if name == 'femnist':

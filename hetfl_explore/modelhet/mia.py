@@ -15,6 +15,7 @@ import torch.nn.functional as F
 from scipy.stats import norm as _normal
 from sklearn.metrics import roc_auc_score, roc_curve as _sk_roc
 from ..foundation.core import check_int, check_float, check_type, check_array, check_count_array, check_callable, check_by_name, torch_generator
+from ..foundation.core import check_ids, MAX_COUNT
 
 # %% auto #0
 __all__ = ['ARGUMENT_KINDS', 'PAIRED', 'FPR_TOL', 'CEIL_TOL', 'MIA_METRICS', 'KNOWN_FRACTION', 'MIN_KNOWN', 'MIA_CAP',
@@ -37,6 +38,7 @@ class AttackResult:
     def __post_init__(self):
         self.scores, self.labels = check_scores(self.scores), check_labels(self.labels, 'labels', len(self.scores))
         self.preds = check_labels(self.preds, 'preds', len(self.scores))
+        check_type('attack', self.attack, str); check_type('info', self.info, dict)
 
 # %% ../../nbs/modelhet/31_mia.ipynb #70962645
 def check_scores(scores, # membership scores
@@ -52,12 +54,17 @@ def check_labels(labels, # 0/1 values
                 ) -> np.ndarray: # 1-D int64
     "Validate a 1-D array of 0/1 values (of length `n`)."
     a = check_array(name, labels, ndim=1)
-    if a.ndim != 1 or not np.isin(a, (0, 1)).all(): raise ValueError(f"{name}: expected a 1-D array of 0/1 values")
+    bad = np.flatnonzero(~np.isin(a, (0, 1)))
+    if bad.size:
+        raise ValueError(f"{name}: entry {bad[0]} = {a[bad[0]].item()!r} is not 0 or 1; "
+                         "expected a 1-D array of 0/1 values")
     if n is not None and len(a) != n: raise ValueError(f"{name}: length {len(a)} differs from the length {n} of {ref}: expected one per entry of {ref}")
     return a.astype(np.int64)
 
 def _check_both(labels):
-    if labels.min() == labels.max(): raise ValueError("labels must contain both members (1) and non-members (0)")
+    if labels.min() == labels.max():
+        raise ValueError(f"labels: all {len(labels)} entries are {labels[0]}; "
+                         "expected both members (1) and non-members (0)")
 
 def roc_auc(scores:np.ndarray, # Membership scores
             labels:np.ndarray, # 1 = member, 0 = non-member
@@ -69,9 +76,11 @@ def roc_auc(scores:np.ndarray, # Membership scores
 def roc_curve(scores:np.ndarray, # Membership scores
               labels:np.ndarray, # 1 = member, 0 = non-member
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    "(fpr, tpr, thresholds) with the convention member iff score >= threshold (all points kept)."
+    "(fpr, tpr, thresholds), member iff score >= threshold (all points kept; the first flags no one)."
     scores = check_scores(scores); labels = check_labels(labels, n=len(scores)); _check_both(labels)
-    return _sk_roc(labels, scores, drop_intermediate=False)
+    fpr, tpr, thr = _sk_roc(labels, scores, drop_intermediate=False)
+    thr[0] = np.nextafter(thr[1], np.inf)   # the smallest finite threshold above every score (scikit-learn writes inf)
+    return fpr, tpr, thr
 
 # %% ../../nbs/modelhet/31_mia.ipynb #b9fb59b4
 _ARGUMENT_RULES = {   # kind of argument -> rule(name, value)
@@ -83,11 +92,14 @@ ARGUMENT_KINDS = dict(model='module', teacher='module', x='tensor', y='tensor', 
                       x_exclude='tensor', x_aux='tensor', y_aux='tensor', x_members='tensor', y_members='tensor', model_fn='fn',
                       metric='fn', train_fn='fn_or_none', seed='seed', split='split', shadows='shadows', res='result')
 
-PAIRED = (('x', 'y'), ('x_members', 'y_members'), ('x_pool', 'y_pool'), ('x_aux', 'y_aux'))   # inputs and their labels
+ARGUMENT_KINDS.update(x_known='tensor', y_known='tensor')   # the attacker's known members
+PAIRED = (('x', 'y'), ('x_members', 'y_members'), ('x_pool', 'y_pool'), ('x_aux', 'y_aux'),
+          ('x_known', 'y_known'))   # inputs and their labels
 
 def _check_finite(name, t):
     "A tensor without NaN or infinite entries."
-    if t.is_floating_point() and not torch.isfinite(t).all(): raise ValueError(f"{name}: NaN or infinite entries")
+    if t.is_floating_point() and not torch.isfinite(t).all():
+        raise ValueError(f"{name}: NaN or infinite entries; expected finite values")
 
 def check_mia_arguments(**arguments, # argument name -> value; the name decides the rule (`ARGUMENT_KINDS`)
                        ):
@@ -95,7 +107,8 @@ def check_mia_arguments(**arguments, # argument name -> value; the name decides 
     check_by_name(_ARGUMENT_RULES, ARGUMENT_KINDS, **arguments)
     for xn, yn in PAIRED:
         if xn in arguments and yn in arguments and len(arguments[xn]) != len(arguments[yn]):
-            raise ValueError(f"{yn}: {len(arguments[yn])} labels for the {len(arguments[xn])} inputs of {xn}")
+            raise ValueError(f"{yn}: {len(arguments[yn])} labels for the {len(arguments[xn])} inputs of {xn}; "
+                             "expected one label per input")
         y = arguments.get(yn)
         if y is not None and (y.is_floating_point() or (len(y) and int(y.min()) < 0)): raise ValueError(f"{yn}: expected non-negative integer labels")
 
@@ -116,7 +129,8 @@ def tpr_at_fpr(scores:np.ndarray, # Membership scores
               ) -> float:
     "TPR of the ROC point with the largest FPR <= `fpr`."
     fpr, scores = check_float('fpr', fpr, 0, 1, lo_open=True), check_scores(scores)
-    n_neg = int((check_labels(labels, n=len(scores)) == 0).sum())
+    check_type('strict_resolution', strict_resolution, (bool, np.bool_))
+    labels = check_labels(labels, n=len(scores)); _check_both(labels); n_neg = int((labels == 0).sum())
     if strict_resolution and n_neg < min_nonmembers(fpr): return float('nan')
     f, t, _ = roc_curve(scores, labels)
     return float(t[np.where(f <= fpr + FPR_TOL)[0][-1]])
@@ -145,6 +159,7 @@ def bootstrap_ci(metric:Callable, # metric(scores, labels, preds) -> float
                 ) -> tuple[float, float]:
     "Stratified percentile bootstrap interval of `metric` (members and non-members resampled separately)."
     check_mia_arguments(metric=metric, res=res, seed=seed)
+    seed = check_int('seed', seed, lo=0)   # a 0-d array or numpy integer as an int
     n_boot, level = check_int('n_boot', n_boot, lo=10), check_float('level', level, 0, 1, True, True)
     rng = np.random.default_rng(seed)
     pos, neg = np.where(res.labels == 1)[0], np.where(res.labels == 0)[0]
@@ -170,6 +185,7 @@ def attack_metrics(res:AttackResult, # The attack result
                   ) -> dict:
     "AUC, advantage, best advantage, TPR at 0.1% and 1% FPR, and the sample counts of one attack result."
     check_mia_arguments(res=res, seed=seed)
+    seed = check_int('seed', seed, lo=0)   # a 0-d array or numpy integer as an int
     n_boot = check_int('n_boot', n_boot, lo=0)
     out = {k: f(res.scores, res.labels, res.preds) for k, f in MIA_METRICS.items()}
     out.update(n_members=int(res.labels.sum()), n_nonmembers=int((res.labels == 0).sum()))
@@ -187,6 +203,7 @@ def model_outputs(model:nn.Module, # The target (any classifier returning logits
                  ) -> tuple[np.ndarray, np.ndarray]: # per-sample (loss, logit-scaled confidence), in input order
     "Per-sample cross-entropy loss and logit-scaled confidence of `model` on (x, y), queried in mixed batches."
     check_mia_arguments(model=model, x=x, y=y, seed=seed)
+    seed = check_int('seed', seed, lo=0)   # a 0-d array or numpy integer as an int
     was = model.training; model.eval()
     dev = next(model.parameters()).device
     order = np.random.default_rng(seed).permutation(len(x))
@@ -210,8 +227,13 @@ class MIASplit:
     x_known: torch.Tensor; y_known: torch.Tensor  # members known to the attacker (Yeom's D_A+)
     member_idx: np.ndarray; nonmember_idx: np.ndarray  # positions of the queries in the member / non-member pools
     def __post_init__(self):
-        check_mia_arguments(x=self.x, y=self.y); check_type('x_known', self.x_known, torch.Tensor); check_type('y_known', self.y_known, torch.Tensor)
+        check_mia_arguments(x=self.x, y=self.y, x_known=self.x_known, y_known=self.y_known)
         self.labels = check_labels(self.labels, 'labels', len(self.x), 'x')
+        for f, n in (('member_idx', int(self.labels.sum())), ('nonmember_idx', int((self.labels == 0).sum()))):
+            v = check_ids(f, getattr(self, f), MAX_COUNT, unique=True)
+            if len(v) != n:
+                raise ValueError(f"{f} has {len(v)} positions: expected {n}, one per query of its kind in labels")
+            setattr(self, f, v)
 
 KNOWN_FRACTION = 0.01   # the attacker knows 1 % of the target's members ...
 MIN_KNOWN = 3           # ... but at least 3 (Németh (2025), thesis §4.5.1, with max for min)
@@ -255,6 +277,7 @@ def mia_split(x_members:torch.Tensor, # The target's training inputs
              ) -> MIASplit:
     "A balanced member/non-member query set plus the attacker's known members (excluded from the queries)."
     check_mia_arguments(x_members=x_members, y_members=y_members, x_pool=x_pool, y_pool=y_pool, seed=seed)
+    seed = check_int('seed', seed, lo=0)   # a 0-d array or numpy integer as an int
     n_m = len(x_members)
     k = n_known_members(n_m) if n_known is None else check_int('n_known', n_known, 0, n_m - 1)
     if strata is not None: s_m, s_p = _check_strata(strata, n_m, len(x_pool))
@@ -286,6 +309,7 @@ def fit_classifier(model:nn.Module, # Model to train in place
     "Train `model` with Adam on cross-entropy (or KL to soft targets); returns the model."
     batch_size = check_int('batch_size', batch_size, lo=1)
     check_mia_arguments(model=model, x=x, y=y, seed=seed)
+    seed = check_int('seed', seed, lo=0)   # a 0-d array or numpy integer as an int
     dev = next(model.parameters()).device
     opt = torch.optim.Adam(model.parameters(), lr=check_float('lr', lr, 0, lo_open=True))
     g = torch_generator(seed)
@@ -308,6 +332,7 @@ def yeom_attack(model:nn.Module, # Target model
                ) -> AttackResult:
     "Yeom et al.'s attack: member iff loss < mean loss of the known members; score = -loss."
     check_mia_arguments(model=model, split=split, seed=seed)
+    seed = check_int('seed', seed, lo=0)   # a 0-d array or numpy integer as an int
     x = torch.cat([split.x_known, split.x]); y = torch.cat([split.y_known, split.y])
     loss, _ = model_outputs(model, x, y, batch_size, seed)      # known members are queried in the same mixed batches
     k = len(split.x_known)
@@ -324,7 +349,8 @@ class Shadows:
     def __post_init__(self):
         for i, m in enumerate(check_type('models', self.models, (list, tuple))): check_type(f'models[{i}]', m, nn.Module)
         if not isinstance(self.in_pool, np.ndarray) or self.in_pool.dtype != bool or self.in_pool.ndim != 2 or len(self.in_pool) != len(self.models):
-            raise ValueError(f"in_pool: expected a (n_shadows={len(self.models)}, n_pool) bool array")
+            raise ValueError(f"in_pool={self.in_pool!r:.60}: expected a (n_shadows={len(self.models)}, n_pool) "
+                             "bool array")
 
 SHADOW_EPOCHS = 20   # epochs of the default shadow recipe, `fit_classifier`
 
@@ -338,6 +364,7 @@ def train_shadows(model_fn:Callable[[], nn.Module], # Builds an untrained shadow
                  ) -> Shadows:
     "Train `n_shadows` models; each pool sample is in the training set of round(p_in * n_shadows) of them (masks kept)."
     check_mia_arguments(model_fn=model_fn, x_pool=x_pool, y_pool=y_pool, train_fn=train_fn, seed=seed)
+    seed = check_int('seed', seed, lo=0)   # a 0-d array or numpy integer as an int
     n_shadows, p_in = check_int('n_shadows', n_shadows, lo=1), check_float('p_in', p_in, 0, 1, True, True)
     train_fn = train_fn or (lambda m, x, y, s: fit_classifier(m, x, y, epochs=SHADOW_EPOCHS, seed=s))
     rng = np.random.default_rng(seed)   # balanced design (Carlini et al.): every sample is IN for round(p_in * n) shadows
@@ -363,6 +390,7 @@ def lira_offline(model:nn.Module, # Target model
                 ) -> AttackResult:
     "Offline LiRA: score z = (phi_target - mu_out) / sigma_out per query (one-sided, upper tail); member iff z > 0."
     check_mia_arguments(model=model, split=split, shadows=shadows, seed=seed)
+    seed = check_int('seed', seed, lo=0)   # a 0-d array or numpy integer as an int
     def phi(m):
         c = model_outputs(m, split.x, split.y, batch_size, seed)[1]
         return c if logit_scale else 1 / (1 + np.exp(-c))      # p_y = sigmoid(logit-scaled confidence)
@@ -380,7 +408,7 @@ def lira_offline(model:nn.Module, # Target model
                         dict(phi=t, mu_out=mu, sd_out=sd, n_out=out.sum(0), z=z, lam=_normal.cdf(z), log_lam=_normal.logcdf(z)))
 
 # %% ../../nbs/modelhet/31_mia.ipynb #a7641d53
-def _row_keys(x): return [r.tobytes() for r in x.detach().cpu().reshape(len(x), -1).float().numpy()]
+def _row_keys(x): return [r.tobytes() for r in x.detach().cpu().flatten(1).float().numpy()]
 
 def disjoint_pool(x_pool:torch.Tensor, # Candidate shadow-training inputs
                   y_pool:torch.Tensor, # ... and labels
@@ -388,6 +416,9 @@ def disjoint_pool(x_pool:torch.Tensor, # Candidate shadow-training inputs
                  ) -> tuple[torch.Tensor, torch.Tensor]:
     "The pool without any record equal to one of `x_exclude` (compared value by value)."
     check_mia_arguments(x_pool=x_pool, y_pool=y_pool, x_exclude=x_exclude)
+    if x_exclude.dim() < 2 or x_exclude.shape[1:] != x_pool.shape[1:]:
+        raise ValueError(f"x_exclude has shape {tuple(x_exclude.shape)}: "
+                         f"expected records shaped like x_pool's {tuple(x_pool.shape[1:])}")
     bad = set(_row_keys(x_exclude))
     keep = torch.tensor([k not in bad for k in _row_keys(x_pool)], dtype=torch.bool)
     return x_pool[keep.to(x_pool.device)], y_pool[keep.to(y_pool.device)]
@@ -404,6 +435,7 @@ def lira_population(model:nn.Module, # Target model
                    ) -> AttackResult:
     "Offline LiRA whose shadows train only on a pool disjoint from the target's records: every query has all shadows OUT."
     check_mia_arguments(model=model, split=split, model_fn=model_fn, x_pool=x_pool, y_pool=y_pool, train_fn=train_fn, seed=seed)
+    seed = check_int('seed', seed, lo=0)   # a 0-d array or numpy integer as an int
     n_shadows = check_int('n_shadows', n_shadows, lo=2)
     if n_shadows % 2: raise ValueError(f"n_shadows={n_shadows}: expected an even number (balanced IN/OUT masks)")
     n_bad = len(x_pool) - len(disjoint_pool(x_pool, y_pool, torch.cat([split.x, split.x_known]))[0])
@@ -428,6 +460,7 @@ def distill_trajectory(teacher:nn.Module, # Model whose behaviour is distilled
                       ) -> np.ndarray: # (n, epochs + 1) losses: teacher, then each snapshot
     "Loss trajectory of (x, y) along a distillation of `teacher` on `x_dl`."
     check_mia_arguments(teacher=teacher, model_fn=model_fn, x_dl=x_dl, x=x, y=y, seed=seed)
+    seed = check_int('seed', seed, lo=0)   # a 0-d array or numpy integer as an int
     check_int('batch_size', batch_size, lo=1); check_int('epochs', epochs, lo=0)
     dev = next(teacher.parameters()).device
     with torch.no_grad():
@@ -474,8 +507,10 @@ def tmia_attack(model:nn.Module, # Target model
                ) -> AttackResult:
     "TMIA-lite: distil target and shadow, train an MLP on the shadow's loss trajectories, score the target's."
     check_mia_arguments(model=model, split=split, model_fn=model_fn, x_aux=x_aux, y_aux=y_aux, train_fn=train_fn, seed=seed)
+    seed = check_int('seed', seed, lo=0)   # a 0-d array or numpy integer as an int
     train_fn = train_fn or (lambda m, x, y, s: fit_classifier(m, x, y, epochs=SHADOW_EPOCHS, seed=s))
     distill_epochs = check_int('distill_epochs', distill_epochs, lo=0)
+    hidden = [check_int(f'hidden[{i}]', h, lo=1) for i, h in enumerate(check_type('hidden', hidden, (tuple, list)))]
     p = np.random.default_rng(seed).permutation(len(x_aux)); n3 = len(p) // 3
     if n3 < 4: raise ValueError(f"x_aux has {len(x_aux)} samples; TMIA needs at least 12 (three parts)")
     i_in, i_out, i_dl = (torch.from_numpy(p[j*n3:(j+1)*n3]) for j in range(3))

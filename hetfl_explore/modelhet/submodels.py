@@ -167,6 +167,7 @@ def submatrix_set(hidden:list[int], # Hidden widths of the server model
                  ) -> ChannelSet:
     "M policy: contiguous channel blocks, block a in odd layers and block b in even layers (Eq. 12), coupled."
     hidden = check_hidden(hidden)
+    if label is not None: check_type('label', label, str)
     if not isinstance(block, (tuple, list)) or len(block) != 2 or not all(isinstance(b, (int, np.integer)) for b in block): raise TypeError(f"block={block!r}: expected a pair of ints")
     m = _blocks_per_layer(rate)
     if any(not 0 <= x < m for x in block): raise ValueError(f"block={block!r}: expected two block indices in [0, {m})")
@@ -198,7 +199,7 @@ def param_index(name:str, # A state-dict key of `WidthCNN`
         return (cs.outs[l], cs.ins[l]) if (kind, p) == ('conv', 'weight') else (cs.outs[l],)
     if name == 'fc.weight': return (None, cs.ins[-1])
     if name == 'fc.bias': return (None,)
-    raise ValueError(f"name={name!r}: not a parameter of WidthCNN")
+    raise ValueError(f"name={name!r}: not a parameter of WidthCNN; expected a key of its state_dict")
 
 def _grid(idx, shape, device):
     "Broadcastable advanced-index tuple selecting the sub-tensor (an `np.ix_` for torch)."
@@ -235,6 +236,7 @@ def aggregate_submodels(global_state:dict, # Current server state dict
                        ) -> dict:
     "Per-cell weighted mean over the clients whose sub-model contains the cell; uncovered cells keep their value."
     check_state('global_state', global_state)
+    weights = weights.tolist() if isinstance(weights, torch.Tensor) else weights
     for n, v in (('client_states', client_states), ('sets', sets), ('weights', weights)): check_type(n, v, (list, tuple, np.ndarray))
     for i, s in enumerate(sets): check_type(f'sets[{i}]', s, ChannelSet)
     if not (len(client_states) == len(sets) == len(weights)) or not sets:
@@ -291,7 +293,7 @@ _STREAM = {m: i for i, m in enumerate(METHODS)}
 def _check_method(method):
     "`method`, after rejecting the three unstudied cells with a clear message and any unknown code."
     tax = taxonomy_table()
-    if method in tax.index and not tax.loc[method, 'studied']:
+    if type(method) is str and method in tax.index and not tax.loc[method, 'studied']:   # a plain str: hashable
         raise ValueError(f"method={method!r}: one of the three combinations (GSM, UFM, USM) the chapter does not study")
     return check_choice('method', method, METHODS + BASELINES)
 
@@ -442,7 +444,8 @@ def coverage_heatmap(schedule:ChannelSchedule, # The method's schedule
     check_type('schedule', schedule, ChannelSchedule)
     import plotly.graph_objects as go
     layer = check_int('layer', layer, 0, len(schedule.hidden) - 1)
-    count, text = _layer_cells(schedule, t, layer, schedule.small if clients is None else list(clients))
+    clients = schedule.small if clients is None else check_type('clients', clients, (list, tuple, range, np.ndarray))
+    count, text = _layer_cells(schedule, t, layer, clients)
     fig = go.Figure(go.Heatmap(z=count, text=text, hovertemplate='out %{y}, in %{x}<br>clients: %{text}<extra></extra>',
                                colorscale='Viridis', colorbar=dict(title='# clients')))
     fig.update_layout(title=f'{schedule.method}: layer {layer+1} cells trained in round {t}', width=420, height=380,
@@ -479,6 +482,9 @@ class SubmodelRun:
     client_states: list  # theta_k^T: each client's last local (sub-)model state
     history: pd.DataFrame  # round, accuracy, loss (server model on the test set)
     arch: dict  # WidthCNN arguments of the server model (u, in_channels, n_classes, norm)
+    def __post_init__(self):
+        for f, t in (('method', str), ('small', list), ('sets', list), ('global_state', dict), ('client_states', list),
+                     ('history', pd.DataFrame), ('arch', dict)): check_type(f, getattr(self, f), t)
 
     def global_model(self) -> WidthCNN:
         "The server model."
@@ -491,9 +497,9 @@ def small_clients(sizes:np.ndarray, # Dataset size of every client
                   n_large:int, # Number of clients that train the full model
                  ) -> list[int]:
     "Ids of the K - n_large clients with the smallest datasets (they get the small models)."
-    sizes = np.asarray(check_type('sizes', sizes, (list, tuple, np.ndarray)), dtype=float)
-    if sizes.ndim != 1 or not np.isfinite(sizes).all(): raise ValueError(f"sizes: expected a 1-D array of finite client sizes")
-    check_count_array('sizes', sizes)   # non-negative whole numbers
+    sizes = check_count_array('sizes', sizes)   # non-negative whole numbers
+    if sizes.ndim != 1 or sizes.size == 0:
+        raise ValueError(f"sizes has shape {sizes.shape}: expected a 1-D array of client sizes")
     n_large = check_int('n_large', n_large, 0, len(sizes))
     return sorted(int(k) for k in np.argsort(np.asarray(sizes), kind='stable')[:len(sizes) - n_large])
 
@@ -542,8 +548,13 @@ def run_submodels(method:str, # One of METHODS or BASELINES ('FedAvg-large': all
                  ) -> SubmodelRun:
     "Train the chapter's heterogeneous FL: all clients every round, sub-models by `method`, per-cell aggregation."
     from hetfl_explore.engine.models import evaluate
+    from hetfl_explore.engine.config import RunConfig
+    from hetfl_explore.foundation.data import FederatedData
     from hetfl_explore.foundation.core import default_device
     check_choice('method', method, METHODS + BASELINES)
+    check_type('data', data, FederatedData); check_type('config', config, RunConfig)
+    rate = check_float('rate', rate, 0, 1, lo_open=True)
+    check_type('schedule_kw', {} if schedule_kw is None else schedule_kw, dict)
     dev = default_device(config.device); data = data.to(dev)
     u, small = _width_and_small(method, data, n_large, u, rate)
     arch = dict(u=u, in_channels=data.x.shape[1], n_classes=data.n_classes, norm=norm)
@@ -567,7 +578,8 @@ def submodel_client_accuracies(run:SubmodelRun, # A finished run
                                data, # The `FederatedData` it was trained on
                               ) -> np.ndarray:
     "Test accuracy of each client's last local model theta_k^T (the chapter's client accuracy, averaged later)."
-    check_type('run', run, SubmodelRun)
     from hetfl_explore.engine.models import evaluate
+    from hetfl_explore.foundation.data import FederatedData
+    check_type('run', run, SubmodelRun); check_type('data', data, FederatedData)
     return np.array([evaluate(run.client_model(k).to(data.x_test.device), data.x_test, data.y_test, data.a_test,
                               data.n_classes, data.n_attrs)['accuracy'] for k in range(len(run.sets))])
