@@ -325,6 +325,8 @@ def _check_box(name, box):
     "A pixel box checked: four finite numbers (left, top, right, bottom)."
     box = check_array(name, box, ndim=1)
     if len(box) != 4: raise ValueError(f"{name}: {len(box)} numbers: expected a box (left, top, right, bottom)")
+    if box[2] < box[0] or box[3] < box[1]:
+        raise ValueError(f"{name}={tuple(box.tolist())}: an inverted box: expected left <= right and top <= bottom")
     return tuple(box.tolist())
 
 def box_overlap(a:tuple, # a pixel box (left, top, right, bottom)

@@ -98,11 +98,14 @@ def _tuple(name, cells, vocabulary):
 def parse_characteristics(text:str, # e.g. 'V ¬D ¬S R T' ('¬' or '!' negates the letter that follows)
                          ) -> dict[str, bool]:
     "Parse a client-characteristics cell into {letter: assumed?} for V, D, S, R, T."
-    check_type('client', text, str)
-    letters = text.replace('!', '¬').split()
+    return _characteristics('text', text)
+
+def _characteristics(name, text):
+    "`parse_characteristics` with the errors naming `name` (`placement` reads its `client` argument with it)."
+    letters = str(check_type(name, text, str)).replace('!', '¬').split()   # a str subclass is read by its characters
     out = {l.lstrip('¬'): not l.startswith('¬') for l in letters}
     if sorted(out) != sorted(CHARACTERISTICS) or len(letters) != 5:
-        raise ValueError(f"client={text!r}: expected each of V, D, S, R, T once, optionally negated with '¬'")
+        raise ValueError(f"{name}={str(text)!r}: expected each of V, D, S, R, T once, optionally negated with '¬'")
     return {c: out[c] for c in CHARACTERISTICS}
 
 def characteristics_text(flags:dict[str, bool], # {letter: assumed?} for V, D, S, R, T
@@ -128,7 +131,7 @@ def placement(method:str, # the method's name as used in this library (Table 4 s
     if exp not in ('', 'Exp'): raise ValueError(f"interpretation={interpretation!r}: the only modifier is ' + Exp'")
     policy = check_choice('policy', policy, dims['policy']['categories'])
     return dict(method=check_type('method', method, str), policy=policy, policy_family=POLICY_FAMILIES[policy],
-                policy_label=label, **parse_characteristics(client),
+                policy_label=label, **_characteristics('client', client),
                 message=_tuple('message', message, MESSAGES),
                 value_generation=_tuple('generation', generation, dims['value_generation']['categories']),
                 value_interpretation=check_choice('interpretation', interp, dims['value_interpretation']['categories']),

@@ -1,0 +1,89 @@
+"""Hostile inputs to the lower parts of the package (foundation, engine, selection, feddiverse, fairness) get clear errors.
+
+Each test holds a malformed call the fuzz (`tools/fuzz.py`, controls in `tools/fuzz_controls_lower.py`) once found
+accepted or refused with a message from inside numpy/torch/scikit-learn; the error must now name the argument, show the
+value and say what is allowed, and the valid call beside it must still work."""
+from __future__ import annotations
+import numpy as np
+import pytest
+import torch
+
+
+def test_gce_loss_refuses_class_indices_out_of_range():
+    from hetfl_explore.feddiverse.estimation import gce_loss
+    logits = torch.zeros(3, 2)
+    assert float(gce_loss(logits, torch.tensor([0, 1, 1]), q=1.0)) == pytest.approx(0.5)   # (1 - 1/2) / 1
+    for bad in ([0, 1, 2], [-1, 0, 1]):
+        with pytest.raises(ValueError, match=r'target: class -?\d is out of range; expected class indices in \[0, 2\)'):
+            gce_loss(logits, torch.tensor(bad))
+    with pytest.raises(ValueError, match='target.*expected 3 integer class indices'): gce_loss(logits, torch.tensor([0., 1., 1.]))
+    with pytest.raises(ValueError, match='logits: expected finite'): gce_loss(torch.full((3, 2), float('nan')), torch.tensor([0, 1, 1]))
+
+
+def test_gather_rows_refuses_rows_out_of_range_and_non_integer_rows():
+    from hetfl_explore.engine.backends import gather_rows
+    x = torch.arange(12.).reshape(4, 3)
+    assert torch.equal(gather_rows(x, torch.tensor([3, 0])), x[[3, 0]])
+    with pytest.raises(ValueError, match=r'rows: row 4 is out of range; expected row indices in \[0, 4\)'):
+        gather_rows(x, torch.tensor([0, 4]))
+    with pytest.raises(ValueError, match='rows: row -1 is out of range'): gather_rows(x, torch.tensor([-1, 0]))
+    with pytest.raises(TypeError, match='rows: torch.float32.*expected a 1-D tensor of integer row indices'):
+        gather_rows(x, torch.tensor([0.5]))
+    with pytest.raises(TypeError, match='rows=.*expected an instance of Tensor'): gather_rows(x, np.array([0, 1]))
+
+
+def test_draw_by_weight_refuses_nan_negative_and_mismatched_inputs():
+    from hetfl_explore.feddiverse.selector import draw_by_weight
+    w = np.array([[1., 2., 3.], [0., 1., 1.]])
+    assert draw_by_weight(w, np.array([0.0, 0.99])).tolist() == [0, 2]   # cumulative shares 1/6, 1/2, 1 and 0, 1/2, 1
+    with pytest.raises(ValueError, match=r'w: entry \(0, 0\) = nan is NaN'): draw_by_weight(np.where(w == 1, np.nan, w), np.array([.1, .2]))
+    with pytest.raises(ValueError, match=r'w: entry \(0, 0\) = -1.0 is out of range; expected finite numbers in \[0'):
+        draw_by_weight(-w, np.array([.1, .2]))
+    with pytest.raises(ValueError, match='u: 1 uniforms for the 2 rows of w'): draw_by_weight(w, np.array([.1]))
+    with pytest.raises(ValueError, match=r'u: entry 1 = 1.5: expected uniforms in \[0, 1\)'): draw_by_weight(w, np.array([.1, 1.5]))
+    with pytest.raises(ValueError, match='w: row 1 has no positive weight'): draw_by_weight(w * [[1], [0]], np.array([.1, .2]))
+
+
+def test_as_float_array_refuses_nan_and_inf():
+    from hetfl_explore.feddiverse.selector import as_float_array
+    assert as_float_array([1, 2], 'x').dtype == np.float64
+    for bad in (np.nan, np.inf):
+        with pytest.raises(ValueError, match=r'weights: entry 1 = (nan|inf) is (NaN|infinite); expected finite numbers'):
+            as_float_array([1., bad], 'weights')
+
+
+def test_probe_accuracy_refuses_nan_and_fractional_labels_with_a_message_of_its_own():
+    from hetfl_explore.foundation.datasets import probe_accuracy
+    x = np.random.default_rng(0).normal(size=(20, 2)); y = np.arange(20) % 2
+    assert 0 <= probe_accuracy(x, y) <= 1
+    with pytest.raises(ValueError, match='labels: entry 0 = nan is NaN; expected finite'): probe_accuracy(x, np.r_[np.nan, y[1:]])
+    with pytest.raises(ValueError, match='labels: entry 0 = 0.5: expected integer class labels'): probe_accuracy(x, y + 0.5)
+    with pytest.raises(ValueError, match='features and labels: 20 rows of features, 19 labels: expected one label per row'):
+        probe_accuracy(x, y[:-1])
+
+
+def test_as_labels_shows_the_value_and_refuses_objects_that_raise():
+    from hetfl_explore.feddiverse.own_data import as_labels
+    class Hostile:
+        def __array__(self, *a, **k): raise RuntimeError('hostile')
+        def __len__(self): raise RuntimeError('hostile')
+    assert as_labels('labels', [2, 0]).tolist() == [2, 0]
+    with pytest.raises(ValueError, match=r"labels=None: shape \(\): expected a 1-D sequence of labels"): as_labels('labels', None)
+    with pytest.raises(TypeError, match='labels: Hostile cannot be read as labels.*expected a 1-D sequence'): as_labels('labels', Hostile())
+
+
+def test_parse_characteristics_names_its_own_argument():
+    from hetfl_explore.selection.taxonomy import parse_characteristics, placement
+    assert parse_characteristics('V ¬D S !R T') == dict(V=True, D=False, S=True, R=False, T=True)
+    with pytest.raises(TypeError, match='text=3: expected an instance of str'): parse_characteristics(3)
+    with pytest.raises(ValueError, match=r"text='V D': expected each of V, D, S, R, T once"): parse_characteristics('V D')
+    with pytest.raises(ValueError, match=r"client='V D': expected each of V, D, S, R, T once"):   # through `placement`: its own name
+        placement('m', 'Baseline', 'V D', 'theta', '-', 'Probability', '-')
+
+
+def test_box_overlap_refuses_an_inverted_box():
+    from hetfl_explore.foundation.hetero import box_overlap
+    assert box_overlap((0, 0, 4, 3), (1, 1, 6, 5)) == 6.0   # 3 x 2
+    with pytest.raises(ValueError, match=r'a=\(4.0, 0.0, 0.0, 3.0\): an inverted box: expected left <= right and top <= bottom'):
+        box_overlap((4, 0, 0, 3), (1, 1, 6, 5))
+    with pytest.raises(ValueError, match='b=.*an inverted box'): box_overlap((0, 0, 4, 3), (1, 5, 6, 1))
