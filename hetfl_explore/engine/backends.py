@@ -61,17 +61,20 @@ def _sgd_direction(g, w, w0, buf, cfg):
 
 def _gather(x, rows):
     "`gather_rows` without the checks (the training loops call it for every batch of rows they planned themselves)."
-    if x.dim() != 4 or x.is_contiguous() or not x.is_contiguous(memory_format=torch.channels_last): return torch.index_select(x, 0, rows)
+    if x.dim() != 4 or x.is_contiguous() or not x.is_contiguous(memory_format=torch.channels_last):
+        return torch.index_select(x, 0, rows)
     return torch.index_select(x.permute(0, 2, 3, 1), 0, rows).permute(0, 3, 1, 2)
 
 def gather_rows(x:torch.Tensor, # a pool of samples, images possibly channels-last
                 rows:torch.Tensor, # 1-D row indices
                ) -> torch.Tensor: # `x[rows]`, same values and memory layout
     "`x[rows]` in `x`'s memory layout with `index_select` (5x faster than indexing); a channels-last image pool is gathered as the NHWC array it is (2.5x)."
-    if check_type('x', x, torch.Tensor).dim() == 0: raise ValueError("x: a 0-d tensor: expected a pool with one row per sample")
+    if check_type('x', x, torch.Tensor).dim() == 0:
+        raise ValueError("x: a 0-d tensor: expected a pool with one row per sample")
     check_type('rows', rows, torch.Tensor)
     if rows.dim() != 1 or rows.is_floating_point() or rows.is_complex() or rows.dtype == torch.bool:
-        raise TypeError(f"rows: {rows.dtype} tensor of shape {tuple(rows.shape)}: expected a 1-D tensor of integer row indices")
+        raise TypeError(f"rows: {rows.dtype} tensor of shape {tuple(rows.shape)}: "
+                        "expected a 1-D tensor of integer row indices")
     if len(rows) and not (0 <= int(rows.min()) and int(rows.max()) < len(x)):
         bad = rows[(rows < 0) | (rows >= len(x))][0]
         raise ValueError(f"rows: row {int(bad)} is out of range; expected row indices in [0, {len(x)}) of x")

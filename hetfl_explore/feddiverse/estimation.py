@@ -12,7 +12,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
-from ..foundation.core import check_int, check_float, check_choice, check_type, check_callable, check_by_name, check_tensor, torch_generator, seed_everything
+from ..foundation.core import (check_int, check_float, check_choice, check_type, check_callable, check_by_name,
+                                           check_tensor, torch_generator, seed_everything)
 from ..foundation.hetero import dht, interaction_matrix, TYPES, as_counts
 from ..foundation.data import FederatedData
 from .selector import triplet_error
@@ -56,10 +57,12 @@ def gce_loss(logits:torch.Tensor, # (n, C) unnormalised scores
     check_estimation_arguments(logits=logits, target=target)
     q = check_float('q', q, lo=0, hi=1, lo_open=True); check_choice('reduction', reduction, ('mean', 'sum', 'none'))
     check_tensor('logits', logits, ndim=2)
-    if len(logits) == 0 or logits.shape[1] == 0: raise ValueError(f"logits: shape {tuple(logits.shape)}: expected (n, C) with n, C >= 1")
-    if target.shape != logits.shape[:1] or target.is_floating_point() or target.is_complex() or target.dtype == torch.bool:
-        raise ValueError(f"target: {target.dtype} tensor of shape {tuple(target.shape)}: expected {len(logits)} integer class "
-                         f"indices, one per row of logits")
+    if len(logits) == 0 or logits.shape[1] == 0:
+        raise ValueError(f"logits: shape {tuple(logits.shape)}: expected (n, C) with n, C >= 1")
+    integer = not (target.is_floating_point() or target.is_complex() or target.dtype == torch.bool)
+    if target.shape != logits.shape[:1] or not integer:
+        raise ValueError(f"target: {target.dtype} tensor of shape {tuple(target.shape)}: "
+                         f"expected {len(logits)} integer class indices, one per row of logits")
     if not (0 <= int(target.min()) and int(target.max()) < logits.shape[1]):
         raise ValueError(f"target: class {int(target[(target < 0) | (target >= logits.shape[1])][0])} is out of range; "
                          f"expected class indices in [0, {logits.shape[1]})")

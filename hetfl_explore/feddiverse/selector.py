@@ -112,10 +112,12 @@ def draw_by_weight(w:np.ndarray, # (R, K) non-negative weights, one row per roun
     "Inverse-CDF draws, one per row of `w`: the first index whose cumulative share exceeds `u`."
     w, u = check_array('w', w, ndim=2, lo=0), check_array('u', u, ndim=1, lo=0)
     if len(u) != len(w): raise ValueError(f"u: {len(u)} uniforms for the {len(w)} rows of w: expected one per row")
-    if (u >= 1).any(): raise ValueError(f"u: entry {int(np.argmax(u >= 1))} = {float(u[u >= 1][0])!r}: expected uniforms in [0, 1)")
+    if (u >= 1).any():
+        raise ValueError(f"u: entry {int(np.argmax(u >= 1))} = {float(u[u >= 1][0])!r}: expected uniforms in [0, 1)")
     empty = ~(w.sum(-1) > 0)
     if w.shape[1] == 0 or empty.any():
-        raise ValueError(f"w: row {int(np.argmax(empty)) if empty.any() else 0} has no positive weight: expected at least one per row")
+        row = int(np.argmax(empty)) if empty.any() else 0
+        raise ValueError(f"w: row {row} has no positive weight: expected at least one per row")
     return _draw(w, u)
 
 def _draw(w, u):
@@ -174,7 +176,8 @@ def _probabilistic(M, left, col, u):
     fallback = w.sum() <= ZERO
     if fallback: w = left.astype(np.float64)
     cand = np.flatnonzero(left)
-    return dict(candidates=cand, uniform_fallback=bool(fallback), p=w[cand] / w.sum(), k_p=int(_draw(w[None], np.array([u]))[0]))
+    return dict(candidates=cand, uniform_fallback=bool(fallback), p=w[cand] / w.sum(),
+                k_p=int(_draw(w[None], np.array([u]))[0]))
 
 def _complementary(M, left, kp, u, o, tol):
     "Step 2: the client left whose normalised triplet is least aligned with k_p's (normalised over k_p and those left)."

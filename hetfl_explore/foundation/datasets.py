@@ -268,11 +268,12 @@ def probe_accuracy(features:np.ndarray, # (n, d) features
     from sklearn.linear_model import LogisticRegression
     from sklearn.preprocessing import StandardScaler
     features, labels = check_array('features', features, ndim=2), check_array('labels', labels, ndim=1)
-    if (np.rint(labels) != labels).any():
-        raise ValueError(f"labels: entry {int(np.argmax(np.rint(labels) != labels))} = {float(labels[np.rint(labels) != labels][0])!r}: "
-                         "expected integer class labels")
+    frac = np.rint(labels) != labels
+    if frac.any():
+        raise ValueError(f"labels: entry {int(np.argmax(frac))} = {float(labels[frac][0])!r}: expected integer class labels")
     if len(features) != len(labels):
-        raise ValueError(f"features and labels: {len(features)} rows of features, {len(labels)} labels: expected one label per row")
+        raise ValueError(f"features and labels: {len(features)} rows of features, {len(labels)} labels: "
+                         "expected one label per row")
     if len(np.unique(labels)) < 2: raise ValueError("labels: a probe needs at least two distinct labels")
     p = rng_streams(seed, 1, 'probe')[0].permutation(len(labels)); tr, te = p[: len(p) // 2], p[len(p) // 2:]
     sc = StandardScaler().fit(features[tr])
