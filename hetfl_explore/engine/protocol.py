@@ -282,7 +282,7 @@ def participation_figure(trace:np.ndarray, # (rounds, clients) 0/1 matrix from `
                          title:str='Who was selected when', # figure title
                         ):
     "A plotly heatmap of participation: rounds down, clients across."
-    trace = check_array('trace', trace, 2, allow_nan=True, allow_inf=True)
+    trace = check_array('trace', trace, 2, lo=0, hi=1, allow_nan=True); check_type('title', title, str)
     import plotly.graph_objects as go
     fig = go.Figure(go.Heatmap(z=trace, colorscale=[[0, '#f4f4f4'], [1, '#1f77b4']], showscale=False,
                                hovertemplate='round %{y}, client %{x}<extra></extra>'))
