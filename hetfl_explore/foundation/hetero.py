@@ -371,7 +371,11 @@ def metric_bars(metrics, # a dict from `fl_metrics`, or client matrices (K, |Y|,
                 title:str='', # figure title
                ) -> go.Figure:
     "The six FedDiverse metrics as bars, next to published values where given."
-    m = metrics if isinstance(metrics, dict) else fl_metrics(metrics)
+    check_type('title', title, str)
+    if not isinstance(metrics, dict):
+        N = as_counts(metrics, 'metrics')
+        if N.ndim != 3 or not len(N): raise ValueError(f"metrics: shape {N.shape}: expected a dict or (K, |Y|, |A|) client matrices")
+    m = metrics if isinstance(metrics, dict) else fl_metrics(N)
     missing = [k for k in METRICS if k not in m]
     if missing: raise ValueError(f"metrics: a dict without {', '.join(missing)}: expected the six keys of fl_metrics")
     check_array('metrics', [m[k] for k in METRICS], allow_nan=True)
