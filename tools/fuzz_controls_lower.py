@@ -15,6 +15,7 @@ VALID_MUTANTS = {
     ('parse_characteristics', 'text'): {'str subclass'},   # read by its characters, as a str
     ('placement', 'client'): {'str subclass'},   # parsed text, read as a str
     ('placement', 'interpretation'): {'str subclass'},
+    ('round_estimates', 'ids'): {'empty'},   # no client to estimate
     ('gather_rows', 'x'): {'nan entry', 'inf entry', 'flattened'},
       # a gather copies values without judging them; 1-D pools
     ('gather_rows', 'rows'): {'one short'},   # any number of rows
