@@ -28,7 +28,8 @@ class History:
     def __init__(self, config:dict, # the run's `RunConfig` as a dict
                  meta:dict|None=None, # run facts: backend, device, key, num_clients, n_params, block_clients, selector
                 ):
-        self.config, self.meta = check_type('config', config, dict), dict(check_type('meta', {} if meta is None else meta, dict))
+        self.config = check_type('config', config, dict)
+        self.meta = dict(check_type('meta', {} if meta is None else meta, dict))
         self.round_rows, self.group_rows = [], []
         self.client_cols = {}   # the client table column by column (name -> list of values): 10,000 rows a round cost no dict each
         self.final_params, self.stop_reason = None, None
