@@ -67,7 +67,7 @@ def test_probe_accuracy_refuses_nan_and_fractional_labels_with_a_message_of_its_
     with pytest.raises(ValueError, match='labels: entry 0 = nan is NaN; expected finite'): probe_accuracy(x,
                                                                                                           np.r_[np.nan,
                                                                                                                 y[1:]])
-    with pytest.raises(ValueError, match='labels: entry 0 = 0.5: expected integer class labels'):
+    with pytest.raises(ValueError, match='labels: entry 0 = 0.5: expected integer labels'):
         probe_accuracy(x, y + 0.5)
     with pytest.raises(ValueError,
                        match='features and labels: 20 rows of features, 19 labels: expected one label per row'):

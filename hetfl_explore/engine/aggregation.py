@@ -135,7 +135,8 @@ def resolve_aggregation_rule(aggregation:Callable|None, # the run's `aggregation
                              config:RunConfig, # the run's config (`aggregator`)
                             ) -> Callable|None:
     "The run's aggregation rule: `aggregation`, else the selector's `aggregation`, else None (the config's aggregator)."
-    own = getattr(check_type('selector', selector, Selector), 'aggregation', None); check_type('config', config, RunConfig)
+    own = getattr(check_type('selector', selector, Selector), 'aggregation', None)
+    check_type('config', config, RunConfig)
     for name, r in (('aggregation', aggregation), (f'{selector.name}.aggregation', own)):
         if r is not None and not callable(r): raise TypeError(f"{name}={r!r}: expected a callable rule(AggregationInput) -> update")
     if aggregation is not None and own is not None:

@@ -83,7 +83,8 @@ class ClientView:
         return np.asarray(self.query(_as_ids('ids', ids), what), dtype=np.float64)
 
 # %% ../../nbs/engine/06_protocol.ipynb #fa867f6e
-_REPORT_ARRAYS = dict(n_samples=False, loss=True, loss_before=True, steps=False, update_norm=True, time=False, energy=False)
+_REPORT_ARRAYS = dict(n_samples=False, loss=True, loss_before=True, steps=False, update_norm=True,   # name: NaN allowed
+                      time=False, energy=False)
 
 @dataclass
 class Reports:
@@ -106,12 +107,13 @@ class Reports:
             raise ValueError(f"Reports.updates: expected a ({len(self.ids)}, P) tensor, one update per id")
         check_int('Reports.round', self.round, lo=0)
         if not torch.is_tensor(self.global_params) or self.global_params.shape != self.updates.shape[1:]:
-            raise ValueError(f"Reports.global_params: expected a ({self.updates.shape[1]},) tensor, one entry per parameter")
+            raise ValueError(f"Reports.global_params: expected a ({self.updates.shape[1]},) tensor, one per parameter")
         if self.server_eval is not None and not callable(self.server_eval):
             raise TypeError(f"Reports.server_eval={self.server_eval!r:.40}: expected a callable or None")
         for name, nan_ok in _REPORT_ARRAYS.items():   # per reporting client: non-negative numbers (NaN: not measured)
             v = check_array(f'Reports.{name}', getattr(self, name), ndim=1, lo=0, allow_nan=nan_ok)
-            if len(v) != len(self.ids): raise ValueError(f"Reports.{name}: {len(v)} entries: expected {len(self.ids)}, one per id")
+            if len(v) != len(self.ids):
+                raise ValueError(f"Reports.{name}: {len(v)} entries: expected {len(self.ids)}, one per id")
 
 # %% ../../nbs/engine/06_protocol.ipynb #21d5d269
 class Selector:

@@ -90,7 +90,7 @@ class RoundPlan:
         if not (isinstance(self.dropped, np.ndarray) and self.dropped.dtype == bool and self.dropped.shape == (n,)):
             raise ValueError(f"RoundPlan.dropped: expected a boolean array of shape ({n},), got {self.dropped!r:.60}")
         C = int((~self.dropped).sum())
-        self.done_frac = check_array('RoundPlan.done_frac', self.done_frac, ndim=1, lo=0, hi=1)   # a few numbers a round
+        self.done_frac = check_array('RoundPlan.done_frac', self.done_frac, ndim=1, lo=0, hi=1)
         self.steps = check_count_array('RoundPlan.steps', self.steps)
         for name, v, rows in (('dropped', self.dropped, n), ('done_frac', self.done_frac, n), ('local', self.local, C), ('valid', self.valid, C), ('steps', self.steps, C)):
             if not isinstance(v, np.ndarray) or len(v) != rows:

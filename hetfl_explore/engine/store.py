@@ -235,7 +235,8 @@ def run_identity(config:RunConfig, # the run's config
                 ) -> str:
     "Everything that determines a run's result, as canonical JSON."
     check_type('config', config, RunConfig); check_choice('backend', backend, BACKEND_NAMES)
-    check_type('device', device, torch.device); check_type('selector', selector, Selector); check_type('stored', stored, bool)
+    check_type('device', device, torch.device); check_type('selector', selector, Selector)
+    check_type('stored', stored, bool)
     weights = torch.cat([p.detach().reshape(-1) for p in check_type('model', model, nn.Module).parameters()])
     return json.dumps(dict(config=asdict(config), backend=backend, device=device.type,
         data=data_fingerprint(data), model=f"{model!r}:{_sha(weights)}",

@@ -270,7 +270,7 @@ def probe_accuracy(features:np.ndarray, # (n, d) features
     features, labels = check_array('features', features, ndim=2), check_array('labels', labels, ndim=1)
     frac = np.rint(labels) != labels
     if frac.any():
-        raise ValueError(f"labels: entry {int(np.argmax(frac))} = {float(labels[frac][0])!r}: expected integer class labels")
+        raise ValueError(f"labels: entry {int(np.argmax(frac))} = {float(labels[frac][0])!r}: expected integer labels")
     if len(features) != len(labels):
         raise ValueError(f"features and labels: {len(features)} rows of features, {len(labels)} labels: "
                          "expected one label per row")

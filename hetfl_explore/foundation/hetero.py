@@ -374,7 +374,8 @@ def metric_bars(metrics, # a dict from `fl_metrics`, or client matrices (K, |Y|,
     check_type('title', title, str)
     if not isinstance(metrics, dict):
         N = as_counts(metrics, 'metrics')
-        if N.ndim != 3 or not len(N): raise ValueError(f"metrics: shape {N.shape}: expected a dict or (K, |Y|, |A|) client matrices")
+        if N.ndim != 3 or not len(N):
+            raise ValueError(f"metrics: shape {N.shape}: expected a dict or (K, |Y|, |A|) client matrices")
     m = metrics if isinstance(metrics, dict) else fl_metrics(N)
     missing = [k for k in METRICS if k not in m]
     if missing: raise ValueError(f"metrics: a dict without {', '.join(missing)}: expected the six keys of fl_metrics")

@@ -183,7 +183,7 @@ def toy_reports(t:int, # the round
     if not (torch.is_tensor(updates) and updates.dim() == 2): raise TypeError(f"updates={updates!r}: expected an (n, P) tensor")
     check_int('t', t, lo=0); ids = check_ids('ids', ids, MAX_COUNT, unique=True); check_tensor('updates', updates)
     m = len(ids)
-    if len(updates) != m: raise ValueError(f"ids and updates: {m} ids, {len(updates)} rows: expected one update row per id")
+    if len(updates) != m: raise ValueError(f"ids and updates: {m} ids, {len(updates)} rows: expected one row per id")
     if not torch.is_tensor(target) or target.shape != updates.shape[1:]:
         raise ValueError(f"target={target!r:.40}: expected a ({updates.shape[1]},) tensor, one entry per parameter")
     check_tensor('target', target)

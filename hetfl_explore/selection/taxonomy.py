@@ -298,7 +298,8 @@ def placement_table(selectors, # selector classes or instances with a `taxonomy`
     if isinstance(selectors, (str, bytes)) or not hasattr(selectors, '__iter__'): raise TypeError(f"selectors={selectors!r}: expected selector classes or instances")
     try: selectors = list(selectors)
     except Exception as e:
-        raise TypeError(f"selectors: iterating raised {type(e).__name__}; expected selector classes or instances") from None
+        raise TypeError(f"selectors: iterating raised {type(e).__name__}; expected selector classes or instances") \
+            from None
     for s in selectors:
         if not (isinstance(s, type) or hasattr(s, 'select')): raise TypeError(f"selectors[i]={s!r}: expected a selector class or instance")
         cls = s if isinstance(s, type) else type(s)
