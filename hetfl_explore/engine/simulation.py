@@ -86,6 +86,7 @@ class RoundPlan:
     t0: float # `time.perf_counter()` when the round began (for `wall_time`)
     def __post_init__(self):
         check_int('RoundPlan.t', self.t, lo=0); check_type('RoundPlan.sel', self.sel, Selection)
+        self.t0 = check_float('RoundPlan.t0', self.t0, lo=0)   # a `time.perf_counter()` reading
         n = len(self.sel.ids)
         if not (isinstance(self.dropped, np.ndarray) and self.dropped.dtype == bool and self.dropped.shape == (n,)):
             raise ValueError(f"RoundPlan.dropped: expected a boolean array of shape ({n},), got {self.dropped!r:.60}")
