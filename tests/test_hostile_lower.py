@@ -111,7 +111,7 @@ def test_paired_differences_names_the_column_or_arm_that_is_missing():
     from hetfl_explore.foundation.core import paired_differences, assert_paired
     runs = pd.DataFrame([dict(arm=arm, seed=s, v=s + (arm == 'a')) for s in range(10) for arm in 'ab'])
     assert paired_differences(runs, 'arm', 'a', 'b', 'v').iloc[0]['mean'] == 1.0
-    with pytest.raises(ValueError, match="value='w': expected one of 'arm', 'seed', 'v'"): paired_differences(runs,
+    with pytest.raises(ValueError, match="value='w': not a column of runs: expected one of \['arm', 'seed', 'v'\]"): paired_differences(runs,
                                                                                                               'arm',
                                                                                                               'a', 'b',
                                                                                                               'w')

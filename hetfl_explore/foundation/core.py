@@ -456,8 +456,10 @@ def paired_differences(runs, # DataFrame: one row per (group..., arm, seed)
     "Mean ± standard error of the per-seed difference a − b, with the number of seeds in which its sign holds."
     import pandas as pd
     by = list(check_type('by', by, (list, tuple)))
+    cols = list(check_type('runs', runs, pd.DataFrame).columns)
     for name, col in (('arm', arm), ('value', value), ('seed', seed)):
-        check_choice(name, col, list(check_type('runs', runs, pd.DataFrame).columns))
+        try: check_choice(name, col, cols)
+        except ValueError: raise ValueError(f"{name}={col!r}: not a column of runs: expected one of {cols}") from None
     check_columns('runs', runs, by)
     for name, x in (('a', a), ('b', b)): check_choice(name, x, list(pd.unique(runs[arm])))
     if a == b: raise ValueError(f"a={a!r}, b={b!r}: compare two different arms")
