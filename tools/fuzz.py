@@ -691,7 +691,9 @@ def fuzz_group(group:str, entries:list, timeout:float, auto:bool=False) -> list:
     for name, spec in entries:
         if PROGRESS: print(f'{group}.{name}', file=sys.stderr, flush=True)
         fn = getattr(mod, name)
-        none_ok = {k for k, p in inspect.signature(fn).parameters.items() if p.default is None}   # None documented as a default
+        try: params = inspect.signature(fn).parameters   # a builtin type (a warning class) has no signature
+        except ValueError: params = {}
+        none_ok = {k for k, p in params.items() if p.default is None}   # None documented as a default
         valid = {k: (v[0] if isinstance(v, tuple) else v) for k, v in spec.items()}
         t0 = time.monotonic(); res = run_forked(_call(fn, valid), timeout); took = time.monotonic() - t0
         rows.append({'group': group, 'entry': name, 'arg': '', 'mutant': 'control', 'role': 'control', 'auto': auto,
