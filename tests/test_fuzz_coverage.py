@@ -1,10 +1,10 @@
-"""The fuzz (`tools/fuzz.py`) reaches every public entry point of the package, or the entry point is listed here as a known gap.
+"""The fuzz (`tools/fuzz.py`) reaches every public entry point of the package.
 
 The list of public entry points is derived as `test_properties.public_names` derives it: every function and class in a
 module's `__all__` that the module defines. Each is fuzzed with a hand-written control and its argument kinds, with an
 automatic control built from its defaults (numbers mutated into NaN, text, 10**400, self-raising objects and subclasses),
-or is covered elsewhere (the Flower adapter), never called blind (defaults that write files or run experiment grids), or
-is a known gap below. A new public callable that is none of these fails `test_every_public_callable_is_fuzzed`."""
+or is covered elsewhere (the Flower adapter) or never called blind (defaults that write files or run experiment grids).
+A new public callable that is none of these fails `test_every_public_callable_is_fuzzed`."""
 from __future__ import annotations
 import sys
 from conftest import ROOT
@@ -12,18 +12,10 @@ from conftest import ROOT
 sys.path.insert(0, str(ROOT / 'tools'))
 import fuzz
 
-KNOWN_GAP = frozenset((ROOT / 'tools' / 'fuzz_known_gaps.txt').read_text().split())
-
-def test_every_public_callable_is_fuzzed_or_a_listed_gap():
-    cov = fuzz.coverage()
-    gaps = {q for q, how in cov.items() if how == 'gap'}
-    new = sorted(gaps - KNOWN_GAP)
-    assert not new, f"{len(new)} public callables without a fuzz family (add a control to tools/fuzz.py):\n" + '\n'.join(new)
-
-def test_the_known_gap_list_holds_only_uncovered_public_names():
-    cov = fuzz.coverage()
-    stale = sorted(KNOWN_GAP - {q for q, how in cov.items() if how == 'gap'})
-    assert not stale, f"covered now or no longer public; remove from tools/fuzz_known_gaps.txt: {stale}"
+def test_every_public_callable_is_fuzzed():
+    gaps = sorted(q for q, how in fuzz.coverage().items() if how == 'gap')
+    assert not gaps, (f"{len(gaps)} public callables without a fuzz family (add a control to the part's "
+                      f"tools/fuzz_controls_*.py):\n" + '\n'.join(gaps))
 
 def test_the_word_rule_is_not_a_substring_rule():
     "A message names the argument as a word: `t` is not named by `ClientView.round` nor `y` by `y_test`."

@@ -104,7 +104,7 @@ CASES = [
     ('engine.simulation.LivePlot', lambda v: simulation.LivePlot(v), 'metrics', st.sampled_from([None, 3, [], [1]])),
 ]
 CASES += [
-    ('selection.taxonomy.parse_characteristics', lambda v: tx.parse_characteristics(v), 'client', st.sampled_from([None, 3, 'V D Q', ''])),
+    ('selection.taxonomy.parse_characteristics', lambda v: tx.parse_characteristics(v), 'text', st.sampled_from([None, 3, 'V D Q', ''])),
     ('selection.taxonomy.characteristics_text', lambda v: tx.characteristics_text(v), 'flags', st.sampled_from([None, 3, {'Q': True}])),
     ('selection.taxonomy.placement', lambda v: tx.placement('X', v, 'V D S R T', 'theta', '-', 'Ranking', '-'), 'policy', NOT_CHOICE),
     ('selection.taxonomy.methods_where', lambda v: tx.methods_where(V=v), 'V', st.sampled_from(['maybe', 3])),

@@ -515,22 +515,7 @@ def auto_controls(manual:dict) -> dict:
 
 # automatic controls that need more than their defaults (found by running them): {qualified name: why}; listed in the coverage test
 AUTO_GAPS: dict = {
-    'hetfl_explore.fairness.experiments.pattern_table': 'its default k=9 needs >= 9 clients; the automatic matrices have 3',
-    'hetfl_explore.fairness.experiments.explorer_grid': 'its defaults compute the whole explorer grid (past the per-call limit)',
     # found by the automatic run of the tool: the named-argument values (`_required_values`) do not fit these entry points
-    'hetfl_explore.engine.models.mobilenet_v2_gn': 'its defaults run past the per-call limit',
-    'hetfl_explore.fairness.experiments.estimate_triplets': 'the automatic arguments do not fit it (ValueError: data: samples of shape (1, 8, 8), but the model of preset (i)',
-    'hetfl_explore.fairness.experiments.explore': 'its defaults run past the per-call limit',
-    'hetfl_explore.feddiverse.estimation.estimate_client': 'the automatic arguments do not fit it (TypeError: x=array([1., 2., 3.]): expected an instance of Tensor)',
-    'hetfl_explore.feddiverse.estimation.estimate_federation': 'its defaults run past the per-call limit',
-    'hetfl_explore.feddiverse.estimation.train_biased': 'the automatic arguments do not fit it (TypeError: x=array([1., 2., 3.]): expected an instance of Tensor)',
-    'hetfl_explore.feddiverse.simulation.selection_share_table': 'its defaults run past the per-call limit',
-    'hetfl_explore.foundation.data.partition_from_matrices': 'the automatic arguments do not fit it (ValueError: cell (y=0, a=0): the clients need 6 samples but the pool has)',
-    'hetfl_explore.foundation.datasets.colored_mnist': 'the automatic arguments do not fit it (ValueError: counts: shape (3,): expected (..., n_classes, n_attrs) with )',
-    'hetfl_explore.foundation.datasets.faces': 'the automatic arguments do not fit it (ValueError: counts: shape (3,): expected (..., n_classes, n_attrs) with )',
-    'hetfl_explore.foundation.datasets.feature_scatter': 'the automatic arguments do not fit it (TypeError: pool=DevicePool(hw_tier=array([1, 1, 3, 2]), net_tier=array()',
-    'hetfl_explore.foundation.datasets.group_grid': 'the automatic arguments do not fit it (TypeError: pool=DevicePool(hw_tier=array([1, 1, 3, 2]), net_tier=array()',
-    'hetfl_explore.foundation.datasets.shapes': 'the automatic arguments do not fit it (ValueError: counts: shape (3,): expected (..., n_classes, n_attrs) with )',
 }
 
 # %% one call in its own forked process
@@ -671,7 +656,9 @@ def fuzz_group(group:str, entries:list, timeout:float, auto:bool=False) -> list:
     for name, spec in entries:
         if PROGRESS: print(f'{group}.{name}', file=sys.stderr, flush=True)
         fn = getattr(mod, name)
-        none_ok = {k for k, p in inspect.signature(fn).parameters.items() if p.default is None}   # None documented as a default
+        try: params = inspect.signature(fn).parameters   # a builtin type (a warning class) has no signature
+        except ValueError: params = {}
+        none_ok = {k for k, p in params.items() if p.default is None}   # None documented as a default
         valid = {k: (v[0] if isinstance(v, tuple) else v) for k, v in spec.items()}
         t0 = time.monotonic(); res = run_forked(_call(fn, valid), timeout); took = time.monotonic() - t0
         rows.append({'group': group, 'entry': name, 'arg': '', 'mutant': 'control', 'role': 'control', 'auto': auto,

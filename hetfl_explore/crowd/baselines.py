@@ -187,6 +187,7 @@ def race_table(race:pd.DataFrame, # from `selection_race`
                      "Jain's index": jain_index(counts), 'money': d['total_money'].iloc[-1]})
     return pd.DataFrame(rows).set_index('method')
 
+# %% ../../nbs/crowd/63_baselines.ipynb #0b823b3c
 def race_figure(race:pd.DataFrame, # from `selection_race`
                 target:float|None=None, # draw the target accuracy as a line
                ):

@@ -56,6 +56,12 @@ class AggregationInput:
         if P != len(self.global_params): raise ValueError(f"updates: shape {(C, P)}: expected {len(self.global_params)} columns, one per parameter")
         self.weights = check_array('weights', self.weights, ndim=1, lo=0)   # a negative weight would extrapolate
         if len(self.weights) != C: raise ValueError(f"weights: {len(self.weights)} entries: expected {C}, one per client update")
+        for name in ('steps', 'lr'):   # optional per-client numbers (FedNova): C finite non-negative entries
+            v = getattr(self, name)
+            if v is None: continue
+            v = check_array(name, v, ndim=1, lo=0)
+            if len(v) != C: raise ValueError(f"{name}: {len(v)} entries: expected {C}, one per client update")
+            setattr(self, name, v)
 
 def fedavg_rule(inp:AggregationInput, # the round's updates and weights
                ) -> torch.Tensor:
@@ -130,6 +136,7 @@ def resolve_aggregation_rule(aggregation:Callable|None, # the run's `aggregation
                             ) -> Callable|None:
     "The run's aggregation rule: `aggregation`, else the selector's `aggregation`, else None (the config's aggregator)."
     own = getattr(check_type('selector', selector, Selector), 'aggregation', None)
+    check_type('config', config, RunConfig)
     for name, r in (('aggregation', aggregation), (f'{selector.name}.aggregation', own)):
         if r is not None and not callable(r): raise TypeError(f"{name}={r!r}: expected a callable rule(AggregationInput) -> update")
     if aggregation is not None and own is not None:

@@ -12,7 +12,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 from fastcore.basics import patch
-from ..foundation.core import check_int, check_float, check_choice, check_type, validate_fields
+from ..foundation.core import check_int, check_float, check_choice, check_type, check_array, validate_fields
 from .models import ParamLayout
 
 # %% auto #0
@@ -101,7 +101,24 @@ class LocalWork:
     cfg: RunConfig # momentum, weight_decay, prox_mu
     client_loss: Callable|None = None # per-sample loss(out, y, params, n_data) -> (B,); None: cross-entropy
     n_data: np.ndarray|None = None # (C,) each client's number of samples (passed to `client_loss`)
-    def __post_init__(self): check_type('layout', self.layout, ParamLayout); check_type('cfg', self.cfg, RunConfig)
+    def __post_init__(self):
+        "Types and shapes only (no scan of the pool's values: the federation checked them once, rounds stay fast)."
+        check_type('layout', self.layout, ParamLayout); check_type('cfg', self.cfg, RunConfig)
+        check_type('model', self.model, nn.Module)
+        for name in ('w0', 'x', 'y', 'idx', 'mask'): check_type(name, getattr(self, name), torch.Tensor)
+        if self.w0.dim() not in (1, 2) or self.w0.shape[-1] != self.layout.size:
+            P = self.layout.size
+            raise ValueError(f"w0: shape {tuple(self.w0.shape)}: expected ({P},) or (C, {P})")
+        if self.x.dim() == 0 or not len(self.x) or self.y.shape != self.x.shape[:1] or self.y.is_floating_point():
+            raise ValueError(f"x, y: shapes {tuple(self.x.shape)}, {tuple(self.y.shape)} ({self.y.dtype}): "
+                             "expected a non-empty pool and one integer label per row")
+        if self.idx.dim() != 3 or self.mask.shape != self.idx.shape or self.mask.dtype != torch.bool:
+            raise ValueError(f"idx, mask: shapes {tuple(self.idx.shape)}, {tuple(self.mask.shape)}: "
+                             "expected (C, S, B) indices and a boolean mask of the same shape")
+        C = len(self.idx)
+        for name in ('steps', 'lr'):
+            v = check_array(name, getattr(self, name), ndim=1, lo=0)
+            if len(v) != C: raise ValueError(f"{name}: {len(v)} entries: expected {C}, one per client of idx")
 
 # %% ../../nbs/engine/05b_config.ipynb #a9210500
 @patch

@@ -83,6 +83,9 @@ class ClientView:
         return np.asarray(self.query(_as_ids('ids', ids), what), dtype=np.float64)
 
 # %% ../../nbs/engine/06_protocol.ipynb #fa867f6e
+_REPORT_ARRAYS = dict(n_samples=False, loss=True, loss_before=True, steps=False, update_norm=True,   # name: NaN allowed
+                      time=False, energy=False)
+
 @dataclass
 class Reports:
     "What the selected clients shared with the server after local training in one round."
@@ -102,6 +105,15 @@ class Reports:
         self.ids = _as_ids('Reports.ids', self.ids)
         if not torch.is_tensor(self.updates) or self.updates.dim() != 2 or len(self.updates) != len(self.ids):
             raise ValueError(f"Reports.updates: expected a ({len(self.ids)}, P) tensor, one update per id")
+        check_int('Reports.round', self.round, lo=0)
+        if not torch.is_tensor(self.global_params) or self.global_params.shape != self.updates.shape[1:]:
+            raise ValueError(f"Reports.global_params: expected a ({self.updates.shape[1]},) tensor, one per parameter")
+        if self.server_eval is not None and not callable(self.server_eval):
+            raise TypeError(f"Reports.server_eval={self.server_eval!r:.40}: expected a callable or None")
+        for name, nan_ok in _REPORT_ARRAYS.items():   # per reporting client: non-negative numbers (NaN: not measured)
+            v = check_array(f'Reports.{name}', getattr(self, name), ndim=1, lo=0, allow_nan=nan_ok)
+            if len(v) != len(self.ids):
+                raise ValueError(f"Reports.{name}: {len(v)} entries: expected {len(self.ids)}, one per id")
 
 # %% ../../nbs/engine/06_protocol.ipynb #21d5d269
 class Selector:
@@ -282,7 +294,7 @@ def participation_figure(trace:np.ndarray, # (rounds, clients) 0/1 matrix from `
                          title:str='Who was selected when', # figure title
                         ):
     "A plotly heatmap of participation: rounds down, clients across."
-    trace = check_array('trace', trace, 2, allow_nan=True, allow_inf=True)
+    trace = check_array('trace', trace, 2, lo=0, hi=1, allow_nan=True); check_type('title', title, str)
     import plotly.graph_objects as go
     fig = go.Figure(go.Heatmap(z=trace, colorscale=[[0, '#f4f4f4'], [1, '#1f77b4']], showscale=False,
                                hovertemplate='round %{y}, client %{x}<extra></extra>'))

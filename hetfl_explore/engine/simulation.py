@@ -13,7 +13,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.func import functional_call
 from fastcore.basics import patch
-from ..foundation.core import check_int, check_float, check_choice, check_type, default_device, rng_streams, spawn_seeds, check_array, check_callable
+from ..foundation.core import check_int, check_float, check_choice, check_type, default_device, rng_streams, spawn_seeds, check_array, check_callable, check_count_array
 from .protocol import Selection, ClientView, Reports, Selector, validate_selection, UniformSelector
 from .models import ParamLayout, check_vmappable, evaluate, mlp
 from .config import RunConfig, LocalWork
@@ -86,10 +86,13 @@ class RoundPlan:
     t0: float # `time.perf_counter()` when the round began (for `wall_time`)
     def __post_init__(self):
         check_int('RoundPlan.t', self.t, lo=0); check_type('RoundPlan.sel', self.sel, Selection)
+        self.t0 = check_float('RoundPlan.t0', self.t0, lo=0)   # a `time.perf_counter()` reading
         n = len(self.sel.ids)
         if not (isinstance(self.dropped, np.ndarray) and self.dropped.dtype == bool and self.dropped.shape == (n,)):
             raise ValueError(f"RoundPlan.dropped: expected a boolean array of shape ({n},), got {self.dropped!r:.60}")
         C = int((~self.dropped).sum())
+        self.done_frac = check_array('RoundPlan.done_frac', self.done_frac, ndim=1, lo=0, hi=1)
+        self.steps = check_count_array('RoundPlan.steps', self.steps)
         for name, v, rows in (('dropped', self.dropped, n), ('done_frac', self.done_frac, n), ('local', self.local, C), ('valid', self.valid, C), ('steps', self.steps, C)):
             if not isinstance(v, np.ndarray) or len(v) != rows:
                 raise ValueError(f"RoundPlan.{name}: expected an array with {rows} rows (one per {'selected' if rows == n else 'reporting'} client), got {v!r:.60}")

@@ -13,9 +13,9 @@ import pandas as pd
 import torch
 import torch.nn as nn
 from fastcore.basics import patch
-from ..foundation.core import check_int, check_type
+from ..foundation.core import check_int, check_type, check_choice
 from .protocol import Selector
-from .config import RunConfig
+from .config import RunConfig, BACKEND_NAMES
 from .aggregation import aggregation_rule_name
 
 # %% auto #0
@@ -28,7 +28,8 @@ class History:
     def __init__(self, config:dict, # the run's `RunConfig` as a dict
                  meta:dict|None=None, # run facts: backend, device, key, num_clients, n_params, block_clients, selector
                 ):
-        self.config, self.meta = check_type('config', config, dict), dict(meta or {})
+        self.config = check_type('config', config, dict)
+        self.meta = dict(check_type('meta', {} if meta is None else meta, dict))
         self.round_rows, self.group_rows = [], []
         self.client_cols = {}   # the client table column by column (name -> list of values): 10,000 rows a round cost no dict each
         self.final_params, self.stop_reason = None, None
@@ -233,7 +234,9 @@ def run_identity(config:RunConfig, # the run's config
                  hooks:dict={}, # stop_when and aggregation (always listed), accept and client_loss (listed when set)
                 ) -> str:
     "Everything that determines a run's result, as canonical JSON."
-    check_type('config', config, RunConfig)
+    check_type('config', config, RunConfig); check_choice('backend', backend, BACKEND_NAMES)
+    check_type('device', device, torch.device); check_type('selector', selector, Selector)
+    check_type('stored', stored, bool)
     weights = torch.cat([p.detach().reshape(-1) for p in check_type('model', model, nn.Module).parameters()])
     return json.dumps(dict(config=asdict(config), backend=backend, device=device.type,
         data=data_fingerprint(data), model=f"{model!r}:{_sha(weights)}",

@@ -12,7 +12,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
-from ..foundation.core import check_int, check_float, check_choice, check_type, check_callable, check_by_name, torch_generator, seed_everything
+from ..foundation.core import (check_int, check_float, check_choice, check_type, check_callable, check_by_name,
+                                           check_tensor, torch_generator, seed_everything)
 from ..foundation.hetero import dht, interaction_matrix, TYPES, as_counts
 from ..foundation.data import FederatedData
 from .selector import triplet_error
@@ -55,6 +56,20 @@ def gce_loss(logits:torch.Tensor, # (n, C) unnormalised scores
     "Generalized cross-entropy $(1 - p_y^q)/q$ of softmax probabilities."
     check_estimation_arguments(logits=logits, target=target)
     q = check_float('q', q, lo=0, hi=1, lo_open=True); check_choice('reduction', reduction, ('mean', 'sum', 'none'))
+    check_tensor('logits', logits, ndim=2)
+    if len(logits) == 0 or logits.shape[1] == 0:
+        raise ValueError(f"logits: shape {tuple(logits.shape)}: expected (n, C) with n, C >= 1")
+    integer = not (target.is_floating_point() or target.is_complex() or target.dtype == torch.bool)
+    if target.shape != logits.shape[:1] or not integer:
+        raise ValueError(f"target: {target.dtype} tensor of shape {tuple(target.shape)}: "
+                         f"expected {len(logits)} integer class indices, one per row of logits")
+    if not (0 <= int(target.min()) and int(target.max()) < logits.shape[1]):
+        raise ValueError(f"target: class {int(target[(target < 0) | (target >= logits.shape[1])][0])} is out of range; "
+                         f"expected class indices in [0, {logits.shape[1]})")
+    return _gce(logits, target, q, reduction)
+
+def _gce(logits, target, q, reduction='mean'):
+    "`gce_loss` without the checks (`train_biased` calls it for every mini-batch of its own checked data)."
     logp = F.log_softmax(logits, 1).gather(1, target.view(-1, 1)).squeeze(1)
     loss = -torch.expm1(q * logp) / q         # (1 - exp(q log p)) / q, accurate for small q
     return loss.mean() if reduction == 'mean' else loss.sum() if reduction == 'sum' else loss
@@ -197,7 +212,8 @@ def train_biased(model:nn.Module, # the pre-trained model f(θ^{T_0}) (not modif
     check_estimation_arguments(model=model, x=x, y=y, n_classes=n_classes, steps=steps, lr=lr, batch_size=batch_size, seed=seed)
     steps, n_classes = check_int('steps', steps, lo=0), check_int('n_classes', n_classes, lo=2)
     ovr = n_classes > 2 if one_vs_rest is None else bool(one_vs_rest)
-    loss = lambda out, t: gce_loss(out, t, q)
+    q = check_float('q', q, lo=0, hi=1, lo_open=True)
+    loss = lambda out, t: _gce(out, t, q)
     if not ovr: return [_sgd(with_head(model, n_classes), loss, x, y, steps, lr, batch_size, seed)]
     return [_sgd(with_head(model, 2), loss, x, (y == b).long(), steps, lr, batch_size, seed + b) for b in range(n_classes)]
 

@@ -34,7 +34,10 @@ def as_labels(name:str, # argument name, quoted in the error
     check_type('name', name, str)
     try: arr = np.asarray(values.detach().cpu() if hasattr(values, 'detach') else values)
     except ValueError: raise ValueError(f"{name}: ragged {values!r:.60}: expected a 1-D sequence of labels") from None
-    if arr.ndim != 1: raise ValueError(f"{name}: shape {arr.shape}: expected a 1-D sequence of labels")
+    except Exception as e:
+        raise TypeError(f"{name}: {type(values).__name__} cannot be read as labels ({type(e).__name__}); "
+                        "expected a 1-D sequence of labels") from None
+    if arr.ndim != 1: raise ValueError(f"{name}={values!r:.60}: shape {arr.shape}: expected a 1-D sequence of labels")
     if index is not None and len(check_type('index', index, (list, tuple, range, np.ndarray, pd.Index))) != len(arr):
         raise ValueError(f"index: {len(index)} entries for the {len(arr)} labels of {name}; expected one per label")
     if arr.dtype.kind == 'b': arr = arr.astype(np.int64)

@@ -8,7 +8,7 @@ import itertools
 import numpy as np
 from scipy.optimize import minimize
 from fastcore.basics import patch
-from ..foundation.core import check_int, check_float, check_choice, check_type, rng_streams, as_array, check_ids
+from ..foundation.core import check_int, check_float, check_choice, check_type, rng_streams, check_array, check_ids
 from ..foundation.hetero import as_counts, dht, TYPES
 from ..engine.protocol import Selector, Selection, ClientView
 from ..selection.baselines import choice_without_replacement
@@ -74,8 +74,8 @@ ROUNDOFF = 1e-12   # a component in [-ROUNDOFF, 0) is float round-off of a 0 (e.
 def as_float_array(x, # numpy array, torch tensor or nested list
                    name:str, # argument name for the errors
                   ) -> np.ndarray:
-    "`x` as a float64 array, or a ValueError naming `name`."
-    return as_array(name, x).astype(np.float64)   # the shared reader: tensors, nested lists, objects that raise
+    "`x` as a float64 array of finite numbers, or a ValueError naming `name`."
+    return check_array(name, x)   # the shared reader: tensors, nested lists, objects that raise; NaN and inf refused
 
 def check_triplets(triplets, # (K, 3) triplets [CI, AI, SC]: numpy, torch or nested list; or a `FederationSpec` (its true triplets)
                    name:str='triplets', # argument name for the errors
@@ -86,7 +86,6 @@ def check_triplets(triplets, # (K, 3) triplets [CI, AI, SC]: numpy, torch or nes
     t = as_float_array(triplets, name)
     if (t.ndim < 2 if batch else t.ndim != 2) or t.shape[-1] != 3 or not t.size:
         raise ValueError(f"{name}: shape {t.shape}: expected (K, 3) with at least one client")
-    if not np.all(np.isfinite(t)): raise ValueError(f"{name}: expected finite non-negative values (got NaN or inf)")
     if (t < -ROUNDOFF).any():
         bad = np.argwhere(t < -ROUNDOFF)[0]; *_, k, d = bad
         raise ValueError(f"{name}: client {k} {DIMS[d]} = {t[tuple(bad)]!r}: expected finite non-negative values")
@@ -111,6 +110,18 @@ def draw_by_weight(w:np.ndarray, # (R, K) non-negative weights, one row per roun
                    u:np.ndarray, # (R,) uniforms in [0, 1)
                   ) -> np.ndarray: # (R,) drawn indices
     "Inverse-CDF draws, one per row of `w`: the first index whose cumulative share exceeds `u`."
+    w, u = check_array('w', w, ndim=2, lo=0), check_array('u', u, ndim=1, lo=0)
+    if len(u) != len(w): raise ValueError(f"u: {len(u)} uniforms for the {len(w)} rows of w: expected one per row")
+    if (u >= 1).any():
+        raise ValueError(f"u: entry {int(np.argmax(u >= 1))} = {float(u[u >= 1][0])!r}: expected uniforms in [0, 1)")
+    empty = ~(w.sum(-1) > 0)
+    if w.shape[1] == 0 or empty.any():
+        row = int(np.argmax(empty)) if empty.any() else 0
+        raise ValueError(f"w: row {row} has no positive weight: expected at least one per row")
+    return _draw(w, u)
+
+def _draw(w, u):
+    "`draw_by_weight` without the checks (the selector's rounds call it with weights they built themselves)."
     cdf = np.cumsum(w / w.sum(-1, keepdims=True), -1); cdf /= cdf[..., -1:]
     return (cdf <= u[:, None]).sum(-1)
 
@@ -165,7 +176,8 @@ def _probabilistic(M, left, col, u):
     fallback = w.sum() <= ZERO
     if fallback: w = left.astype(np.float64)
     cand = np.flatnonzero(left)
-    return dict(candidates=cand, uniform_fallback=bool(fallback), p=w[cand] / w.sum(), k_p=int(draw_by_weight(w[None], np.array([u]))[0]))
+    return dict(candidates=cand, uniform_fallback=bool(fallback), p=w[cand] / w.sum(),
+                k_p=int(_draw(w[None], np.array([u]))[0]))
 
 def _complementary(M, left, kp, u, o, tol):
     "Step 2: the client left whose normalised triplet is least aligned with k_p's (normalised over k_p and those left)."
@@ -283,7 +295,7 @@ def algorithm5_round(triplets, # (K, 3) triplets [CI, AI, SC]
     dots = lambda x: (L * x).sum(1)   # each row's dot product with x: three products added left to right
     while len(chosen) < k and left.any():
         w = np.where(left, T[:, col], 0.0)
-        kp = int(draw_by_weight(w[None] if w.sum() > ZERO else left[None].astype(float), rng.random(1))[0])
+        kp = int(_draw(w[None] if w.sum() > ZERO else left[None].astype(float), rng.random(1))[0])
         if take(kp) or not left.any(): break
         kc = one(dots(L[kp]), left, 'min')
         if take(kc): break

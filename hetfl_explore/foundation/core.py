@@ -456,7 +456,12 @@ def paired_differences(runs, # DataFrame: one row per (group..., arm, seed)
     "Mean ± standard error of the per-seed difference a − b, with the number of seeds in which its sign holds."
     import pandas as pd
     by = list(check_type('by', by, (list, tuple)))
-    check_columns('runs', runs, [arm, value, seed, *by])
+    cols = list(check_type('runs', runs, pd.DataFrame).columns)
+    for name, col in (('arm', arm), ('value', value), ('seed', seed)):
+        try: check_choice(name, col, cols)
+        except ValueError: raise ValueError(f"{name}={col!r}: not a column of runs: expected one of {cols}") from None
+    check_columns('runs', runs, by)
+    for name, x in (('a', a), ('b', b)): check_choice(name, x, list(pd.unique(runs[arm])))
     if a == b: raise ValueError(f"a={a!r}, b={b!r}: compare two different arms")
     wide = runs[runs[arm].isin([a, b])].pivot_table(index=[*by, seed], columns=arm, values=value, aggfunc='first')
     for x in (a, b):
@@ -488,6 +493,7 @@ def verdict(paper:float, # the difference the paper reports (same sign conventio
 # %% ../../nbs/foundation/00_core.ipynb #9cfaab3c
 def _paired_row(diff, name:str):
     "A row of `paired_differences` checked for the fields and the seed count a stated comparison needs."
+    check_type('name', name, str)
     if not hasattr(diff, 'keys') or not {'mean', 'se', 'n', 'text'} <= set(diff.keys()):
         raise TypeError(f"diff={diff!r:.80}: expected a row of `paired_differences` (mean, se, n, text) for {name}")
     if diff['n'] < MIN_SEEDS: raise AssertionError(f"{name}: {diff['text']} rests on {diff['n']} seeds; a stated comparison needs >= {MIN_SEEDS}")

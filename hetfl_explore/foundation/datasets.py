@@ -11,8 +11,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 import plotly.graph_objects as go
-from .core import (check_int, check_float, check_choice, check_type, rng_streams, check_count,
-    check_ids, check_array, as_array)
+from hetfl_explore.foundation.core import (check_int, check_float, check_choice, check_type, rng_streams, check_count,
+    check_ids, check_array)
 from .hetero import interaction_matrix, as_counts
 
 # %% auto #0
@@ -267,8 +267,13 @@ def probe_accuracy(features:np.ndarray, # (n, d) features
     "Test accuracy of a logistic regression trained on one random half of (features, labels), tested on the other."
     from sklearn.linear_model import LogisticRegression
     from sklearn.preprocessing import StandardScaler
-    features, labels = check_array('features', features, ndim=2), as_array('labels', labels, ndim=1)
-    if len(features) != len(labels): raise ValueError(f"features and labels: lengths differ ({len(features)} vs {len(labels)})")
+    features, labels = check_array('features', features, ndim=2), check_array('labels', labels, ndim=1)
+    frac = np.rint(labels) != labels
+    if frac.any():
+        raise ValueError(f"labels: entry {int(np.argmax(frac))} = {float(labels[frac][0])!r}: expected integer labels")
+    if len(features) != len(labels):
+        raise ValueError(f"features and labels: {len(features)} rows of features, {len(labels)} labels: "
+                         "expected one label per row")
     if len(np.unique(labels)) < 2: raise ValueError("labels: a probe needs at least two distinct labels")
     p = rng_streams(seed, 1, 'probe')[0].permutation(len(labels)); tr, te = p[: len(p) // 2], p[len(p) // 2:]
     sc = StandardScaler().fit(features[tr])

@@ -325,6 +325,8 @@ def _check_box(name, box):
     "A pixel box checked: four finite numbers (left, top, right, bottom)."
     box = check_array(name, box, ndim=1)
     if len(box) != 4: raise ValueError(f"{name}: {len(box)} numbers: expected a box (left, top, right, bottom)")
+    if box[2] < box[0] or box[3] < box[1]:
+        raise ValueError(f"{name}={tuple(box.tolist())}: an inverted box: expected left <= right and top <= bottom")
     return tuple(box.tolist())
 
 def box_overlap(a:tuple, # a pixel box (left, top, right, bottom)
@@ -369,7 +371,12 @@ def metric_bars(metrics, # a dict from `fl_metrics`, or client matrices (K, |Y|,
                 title:str='', # figure title
                ) -> go.Figure:
     "The six FedDiverse metrics as bars, next to published values where given."
-    m = metrics if isinstance(metrics, dict) else fl_metrics(metrics)
+    check_type('title', title, str)
+    if not isinstance(metrics, dict):
+        N = as_counts(metrics, 'metrics')
+        if N.ndim != 3 or not len(N):
+            raise ValueError(f"metrics: shape {N.shape}: expected a dict or (K, |Y|, |A|) client matrices")
+    m = metrics if isinstance(metrics, dict) else fl_metrics(N)
     missing = [k for k in METRICS if k not in m]
     if missing: raise ValueError(f"metrics: a dict without {', '.join(missing)}: expected the six keys of fl_metrics")
     check_array('metrics', [m[k] for k in METRICS], allow_nan=True)

@@ -66,6 +66,7 @@ def _check_both(labels):
         raise ValueError(f"labels: all {len(labels)} entries are {labels[0]}; "
                          "expected both members (1) and non-members (0)")
 
+# %% ../../nbs/modelhet/31_mia.ipynb #256c7689
 def roc_auc(scores:np.ndarray, # Membership scores
             labels:np.ndarray, # 1 = member, 0 = non-member
            ) -> float:

@@ -8,8 +8,8 @@ import math
 import numpy as np
 import torch
 from fastcore.basics import patch
-from ..foundation.core import check_int, check_float, check_choice, check_array, check_ids, check_tensor, MAX_COUNT
-from ..engine.protocol import Selection, Selector
+from ..foundation.core import check_int, check_float, check_choice, check_array, check_ids, check_tensor, check_type, MAX_COUNT
+from ..engine.protocol import Selection, Selector, ClientView
 from ..engine.simulation import BYTES_PER_PARAM
 from .taxonomy import placement
 from .baselines import budget, top_by, sample_by
@@ -27,6 +27,8 @@ def round_estimates(clients, # this round's `ClientView`
                     model_bytes:float=0.0, # bytes of one model transfer
                    ) -> tuple[np.ndarray, np.ndarray]:
     "Expected (seconds, energy) of one round for clients `ids`; without profiles: n_k seconds and n_k energy."
+    check_type('clients', clients, ClientView)
+    ids, model_bytes = check_ids('ids', ids, len(clients.n_samples)), check_float('model_bytes', model_bytes, lo=0)
     work = check_float('epochs', epochs, 0, lo_open=True) * clients.n_samples[ids].astype(np.float64)
     if clients.profiles is None: return work, work.copy()
     return clients.profiles.round_cost(np.asarray(ids), work, model_bytes)

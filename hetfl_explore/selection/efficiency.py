@@ -9,7 +9,7 @@ import numpy as np
 import torch
 from fastcore.basics import patch
 from torch import nn
-from ..foundation.core import check_int, check_float, check_type, spawn_seeds, check_array, check_ids, check_count_array, check_callable, MAX_COUNT
+from ..foundation.core import check_int, check_float, check_type, spawn_seeds, check_array, check_ids, check_count_array, check_callable, check_choice, check_tensor, MAX_COUNT
 from ..engine.protocol import Selection, Selector, Reports
 from .taxonomy import placement
 from .baselines import budget, top_by, sample_by, softmax, stratified_pick, sketch
@@ -133,7 +133,7 @@ def coalition_utility(reports, # a round's `Reports` (needs `server_eval`)
                       metric:int=0, # 0: validation accuracy, 1: minus validation loss
                      ):
     "u(C) = validation score of the global model plus the mean update of coalition C (C as indices into reports.ids)."
-    check_type('reports', reports, Reports)
+    check_type('reports', reports, Reports); check_choice('metric', metric, (0, 1))
     if reports.server_eval is None:
         raise ValueError("this selector needs a server validation set: set RunConfig.val_fraction > 0")
     def u(coalition):
@@ -181,7 +181,14 @@ def toy_reports(t:int, # the round
     "`Reports` whose `server_eval` scores parameters by closeness to `target` (accuracy = exp(-distance)); for demos and tests."
     from hetfl_explore.engine.protocol import Reports
     if not (torch.is_tensor(updates) and updates.dim() == 2): raise TypeError(f"updates={updates!r}: expected an (n, P) tensor")
-    m = len(ids); g = torch.zeros_like(target) if global_params is None else global_params
+    check_int('t', t, lo=0); ids = check_ids('ids', ids, MAX_COUNT, unique=True); check_tensor('updates', updates)
+    m = len(ids)
+    if len(updates) != m: raise ValueError(f"ids and updates: {m} ids, {len(updates)} rows: expected one row per id")
+    if not torch.is_tensor(target) or target.shape != updates.shape[1:]:
+        raise ValueError(f"target={target!r:.40}: expected a ({updates.shape[1]},) tensor, one entry per parameter")
+    check_tensor('target', target)
+    if n_samples is not None: n_samples = check_count_array('n_samples', n_samples)
+    g = torch.zeros_like(target) if global_params is None else check_tensor('global_params', global_params)
     ev = lambda p: (float(torch.exp(-(p - target).norm())), float((p - target).norm()))
     loss = np.array([ev(g + u)[1] for u in updates])
     return Reports(round=t, ids=np.asarray(ids, np.int64), n_samples=np.full(m, 100) if n_samples is None else np.asarray(n_samples),

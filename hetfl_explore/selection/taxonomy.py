@@ -91,6 +91,8 @@ MESSAGE_SYMBOLS = dict(theta='θ', data_size='|D|', loss='L', lipschitz='L_f', t
 # %% ../../nbs/selection/07_taxonomy.ipynb #7af50638
 def _tuple(name, cells, vocabulary):
     "`cells` as a tuple, each checked against `vocabulary`."
+    if not isinstance(cells, (str, list, tuple)):
+        raise TypeError(f"{name}={cells!r:.60}: expected one of {list(vocabulary)} or a tuple of them")
     cells = (cells,) if isinstance(cells, str) else tuple(cells)
     for c in cells: check_choice(name, c, vocabulary)
     return cells
@@ -98,11 +100,14 @@ def _tuple(name, cells, vocabulary):
 def parse_characteristics(text:str, # e.g. 'V ¬D ¬S R T' ('¬' or '!' negates the letter that follows)
                          ) -> dict[str, bool]:
     "Parse a client-characteristics cell into {letter: assumed?} for V, D, S, R, T."
-    check_type('client', text, str)
-    letters = text.replace('!', '¬').split()
+    return _characteristics('text', text)
+
+def _characteristics(name, text):
+    "`parse_characteristics` with the errors naming `name` (`placement` reads its `client` argument with it)."
+    letters = str(check_type(name, text, str)).replace('!', '¬').split()   # a str subclass is read by its characters
     out = {l.lstrip('¬'): not l.startswith('¬') for l in letters}
     if sorted(out) != sorted(CHARACTERISTICS) or len(letters) != 5:
-        raise ValueError(f"client={text!r}: expected each of V, D, S, R, T once, optionally negated with '¬'")
+        raise ValueError(f"{name}={str(text)!r}: expected each of V, D, S, R, T once, optionally negated with '¬'")
     return {c: out[c] for c in CHARACTERISTICS}
 
 def characteristics_text(flags:dict[str, bool], # {letter: assumed?} for V, D, S, R, T
@@ -124,11 +129,11 @@ def placement(method:str, # the method's name as used in this library (Table 4 s
              ) -> dict:
     "A normalised, validated taxonomy placement (one Table 4 row)."
     dims = DIMENSIONS
-    interp, _, exp = interpretation.partition(' + ')
+    interp, _, exp = str(check_type('interpretation', interpretation, str)).partition(' + ')
     if exp not in ('', 'Exp'): raise ValueError(f"interpretation={interpretation!r}: the only modifier is ' + Exp'")
     policy = check_choice('policy', policy, dims['policy']['categories'])
     return dict(method=check_type('method', method, str), policy=policy, policy_family=POLICY_FAMILIES[policy],
-                policy_label=label, **parse_characteristics(client),
+                policy_label=label, **_characteristics('client', client),
                 message=_tuple('message', message, MESSAGES),
                 value_generation=_tuple('generation', generation, dims['value_generation']['categories']),
                 value_interpretation=check_choice('interpretation', interp, dims['value_interpretation']['categories']),
@@ -291,6 +296,10 @@ def placement_table(selectors, # selector classes or instances with a `taxonomy`
     "Placements declared by `selectors`, one row each, with the implementing class and whether it is a Table 4 row."
     rows = []
     if isinstance(selectors, (str, bytes)) or not hasattr(selectors, '__iter__'): raise TypeError(f"selectors={selectors!r}: expected selector classes or instances")
+    try: selectors = list(selectors)
+    except Exception as e:
+        raise TypeError(f"selectors: iterating raised {type(e).__name__}; expected selector classes or instances") \
+            from None
     for s in selectors:
         if not (isinstance(s, type) or hasattr(s, 'select')): raise TypeError(f"selectors[i]={s!r}: expected a selector class or instance")
         cls = s if isinstance(s, type) else type(s)
