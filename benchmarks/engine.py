@@ -295,23 +295,7 @@ def run_flower_plain(w, plan):
     if len(ends) != len(plan): raise RuntimeError(f"the plain Flower app ended after {len(ends)} of {len(plan)} rounds (see Flower's log above)")
     model.load_state_dict(out['result'].arrays.to_torch_state_dict())
     return dict(total=time.perf_counter() - t0, per_round=np.diff([t0, *ends]).tolist(), first_round_end_s=ends[0] - t0,
-                server_s=[server[r] for r in range(1, rounds + 1)],
                 params=layout.flatten(model).detach().clone(), version=flwr.__version__, accuracy=float(out['accuracy']))
-
-def _time_server_steps(strategy) -> dict:
-    "Time the strategy's own work each round (its `configure_train` and `aggregate_train`): round -> seconds."
-    spent = {}
-    def timed(step):
-        def run(server_round, *args, **kwargs):
-            t0 = time.perf_counter()
-            try: return step(server_round, *args, **kwargs)
-            finally: spent[server_round] = spent.get(server_round, 0.0) + time.perf_counter() - t0
-        return run
-    strategy.configure_train = timed(strategy.configure_train)
-    strategy.aggregate_train = timed(strategy.aggregate_train)
-    return spent
-
-FLOWER_DEFAULT_BACKEND = {'init_args': {'num_cpus': os.cpu_count()}}  # Flower's default client resources (2 CPUs, 0 GPUs a ClientApp)
 
 def user_client_app(model_fn, lr, batch, store, shape):
     """A Flower user's own ClientApp, as Flower's quickstarts write one: the node trains on its own partition (its rows of
