@@ -297,6 +297,8 @@ def run_flower_plain(w, plan):
     return dict(total=time.perf_counter() - t0, per_round=np.diff([t0, *ends]).tolist(), first_round_end_s=ends[0] - t0,
                 params=layout.flatten(model).detach().clone(), version=flwr.__version__, accuracy=float(out['accuracy']))
 
+FLOWER_DEFAULT_BACKEND = {'init_args': {'num_cpus': os.cpu_count()}}  # Flower's default client resources (2 CPUs, 0 GPUs a ClientApp)
+
 def user_client_app(model_fn, lr, batch, store, shape):
     """A Flower user's own ClientApp, as Flower's quickstarts write one: the node trains on its own partition (its rows of
     the pool, held in Ray's object store `store` as a user's loader would cache them), shuffled with its own seed, with
