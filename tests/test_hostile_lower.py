@@ -130,10 +130,11 @@ def test_engine_records_check_their_per_client_arrays():
               updates=torch.ones(2, 3),
               global_params=torch.zeros(3))
     assert Reports(**ok).round == 0   # NaN loss_before: not measured
+    assert Reports(**{**ok, 'updates': torch.zeros(2, 0)}).updates.shape == (2, 0)   # sampling only: no update shared
     bad = [(dict(round=-1), r'Reports.round=-1: expected an integer in \[0, inf\]'),
            (dict(time=-np.ones(2)), 'Reports.time: entry 0 = -1.0 is out of range'),
            (dict(energy=np.ones(1)), 'Reports.energy: 1 entries: expected 2, one per id'),
-           (dict(global_params=torch.zeros(2)), r'Reports.global_params: expected a \(3,\) tensor')]
+           (dict(global_params=torch.zeros(2)), r'Reports.global_params: expected a 1-D tensor, one entry per parameter \(3, ')]
     for change, message in bad:
         with pytest.raises(ValueError, match=message): Reports(**{**ok, **change})
     with pytest.raises(ValueError, match='steps: entry 0 = nan is NaN'):

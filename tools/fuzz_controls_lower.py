@@ -8,6 +8,7 @@ import numpy as np
 
 # documented valid inputs of one argument: {(entry, argument): {mutant names}}
 VALID_MUTANTS = {
+    **{('Reports', a): {'nan entry'} for a in ('time', 'energy')},   # NaN: not measured (a Flower server's view)
     ('as_float_array', 'x'): {'empty'},   # no entries: an empty float array
     ('as_array', 'value'): {'empty', 'nan entry', 'inf entry'},   # the reader converts; `check_array` judges entries
     ('participation_figure', 'trace'): {'empty', 'nan entry'},   # no rounds yet; a round not recorded

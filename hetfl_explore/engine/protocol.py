@@ -84,7 +84,7 @@ class ClientView:
 
 # %% ../../nbs/engine/06_protocol.ipynb #fa867f6e
 _REPORT_ARRAYS = dict(n_samples=False, loss=True, loss_before=True, steps=False, update_norm=True,   # name: NaN allowed
-                      time=False, energy=False)
+                      time=True, energy=True)   # NaN: not measured (a Flower server does not see the clients' time)
 
 @dataclass
 class Reports:
@@ -98,7 +98,7 @@ class Reports:
     update_norm: np.ndarray # L2 norm of each client's update
     time: np.ndarray # simulated seconds each client spent (compute + communication)
     energy: np.ndarray # simulated energy each client spent
-    updates: torch.Tensor # (len(ids), P) flattened deltas, local minus global
+    updates: torch.Tensor # (len(ids), P) flattened deltas, local minus global; (len(ids), 0) when none are shared
     global_params: torch.Tensor # (P,) flattened global parameters that were broadcast
     server_eval: Callable[[torch.Tensor], tuple[float, float]]|None = None # flat params -> (accuracy, loss) on a server validation set
     def __post_init__(self):
@@ -106,8 +106,10 @@ class Reports:
         if not torch.is_tensor(self.updates) or self.updates.dim() != 2 or len(self.updates) != len(self.ids):
             raise ValueError(f"Reports.updates: expected a ({len(self.ids)}, P) tensor, one update per id")
         check_int('Reports.round', self.round, lo=0)
-        if not torch.is_tensor(self.global_params) or self.global_params.shape != self.updates.shape[1:]:
-            raise ValueError(f"Reports.global_params: expected a ({self.updates.shape[1]},) tensor, one per parameter")
+        P = self.updates.shape[1]
+        if not torch.is_tensor(self.global_params) or self.global_params.dim() != 1 or P not in (0, len(self.global_params)):
+            raise ValueError(f"Reports.global_params: expected a 1-D tensor, one entry per parameter "
+                             f"({P}, the updates' columns, unless the updates are not shared)")
         if self.server_eval is not None and not callable(self.server_eval):
             raise TypeError(f"Reports.server_eval={self.server_eval!r:.40}: expected a callable or None")
         for name, nan_ok in _REPORT_ARRAYS.items():   # per reporting client: non-negative numbers (NaN: not measured)
