@@ -1,4 +1,4 @@
-"""Fuzz controls of the top of the package: the labs' graders and the scale-out part (Flower contract and strategies, sweeps).
+"""Fuzz controls of the top of the package: the graders and the scale-out part (Flower contract, strategies, sweeps).
 
 Read by `tools/fuzz.py` (`control_modules`). Entry points that take whatever a student hands in (an answer, a function)
 use the kind 'answer': every hostile answer must come back as feedback, never as an exception."""
@@ -100,7 +100,8 @@ def _grader_controls() -> dict:
         ('first_mistake', dict(value=(0.5, 'real'), mistakes=([(0.5, 'halved')], 'obj'), tol=(1e-3, 'nonneg'))),
         ('grade', dict(exercise=('selection.q1', 'choice'), answer=(0.5, 'answer'))),
         ('matches', dict(value=(0.26, 'real'), want=(0.2562, 'real'), tol=(5e-3, 'nonneg'), min_decimals=(2, 'count'))),
-        ('rubric_feedback', dict(eid=('fuzz.q1', 'obj'), text=('a short answer', 'answer'), rubric=({'k': ['k']}, 'obj'),
+        ('rubric_feedback', dict(eid=('fuzz.q1', 'obj'), text=('a short answer', 'answer'),
+                                 rubric=({'k': ['k']}, 'obj'),
                                  min_words=(3, 'size'))),
         ('try_call', dict(f=(any_fn, 'answer')))],
      'graders.clustering': [
@@ -111,7 +112,8 @@ def _grader_controls() -> dict:
         ('threshold_problem', dict(f=(any_fn, 'answer'))), ('w1_problem', dict(w1=(any_fn, 'answer')))],
      'graders.crowd': [
         ('panel_ranking', dict(budget=(25.0, 'pos'))), ('shapley_panel_table', dict()),
-        ('flows_problem', dict(compute_flows=(any_fn, 'answer'))), ('verifier_problem', dict(accept=(any_fn, 'answer')))],
+        ('flows_problem', dict(compute_flows=(any_fn, 'answer'))),
+        ('verifier_problem', dict(accept=(any_fn, 'answer')))],
      'graders.fairness': [('explorer_dp', dict(mix=(0.5, 'prob'), reliance=(0.0, 'prob')))],
      'graders.feddiverse': [
         ('explorer_stats', dict(selector=('uniform', 'choice'), noise=(0.0, 'nonneg'))),
