@@ -8,7 +8,8 @@ import numpy as np
 
 # documented valid inputs of one argument: {(entry, argument): {mutant names}}
 VALID_MUTANTS = {
-    **{('Reports', a): {'nan entry'} for a in ('time', 'energy')},   # NaN: not measured (a Flower server's view)
+    **{('Reports', a): {'nan entry'}   # NaN: not measured
+       for a in ('loss', 'loss_before', 'update_norm', 'time', 'energy')},
     ('as_float_array', 'x'): {'empty'},   # no entries: an empty float array
     ('as_array', 'value'): {'empty', 'nan entry', 'inf entry'},   # the reader converts; `check_array` judges entries
     ('participation_figure', 'trace'): {'empty', 'nan entry'},   # no rounds yet; a round not recorded
@@ -24,6 +25,7 @@ VALID_MUTANTS = {
 
 # entry points whose valid results hold NaN or inf by design: {name: why}
 NONFINITE_OK = {
+    'Reports': "a client's loss, loss before training, update norm, time or energy may be NaN: not measured",
     'as_array': 'the reader returns the numbers it was given; NaN and inf are judged by `check_array`',
     'gather_rows': 'a gather returns the rows it was asked for, NaN rows included',
 }
