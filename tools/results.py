@@ -365,9 +365,11 @@ def parts(t:Target, # target
          ) -> int:
     "How many values of the target's `check_part` column its saved file holds (1 without a part or a saved file)."
     import pandas as pd
-    if t.check_part is None or (saved is None and not (RESULTS/t.file).exists()): return 1
-    col = saved[t.check_part] if saved is not None else pd.read_csv(RESULTS/t.file, usecols=[t.check_part])[t.check_part]
-    return int(col.nunique())
+    if t.check_part is None: return 1
+    if saved is None:
+        if not (RESULTS/t.file).exists(): return 1
+        saved = pd.read_csv(RESULTS/t.file, usecols=[t.check_part])
+    return int(saved[t.check_part].nunique())
 
 def list_targets():
     "Print every target with its cost estimate, seeds and tolerance."

@@ -231,7 +231,8 @@ def run_outcome_seeds(matrices, # (K, |Y|, |A|) client matrices
         if not early: draw()                                                 # the first seeds came from the cache: at once
         stopped = _lockstep(early, live, draw, should_stop, rounds=1)          # the first point, from the first seeds
         late = [] if stopped else start(seeds[_FIRST_SEEDS:])
-        stopped = stopped or _lockstep(late if early else [], live, lambda: None, should_stop, rounds=1)   # catch up, unseen
+        behind = late if early else []   # the later seeds trail the first by one round; none when those were cached
+        stopped = stopped or _lockstep(behind, live, lambda: None, should_stop, rounds=1)   # catch up, unseen
         if not stopped and (late or not early): draw()                        # the caught-up seeds, or the cached curves
         todo = [sim for k, sim in sims.items() if k not in done and sim.stop_reason is None]
         stopped = stopped or _lockstep(todo, live, draw, should_stop)
