@@ -185,7 +185,7 @@ def _sgd(model:nn.Module, # the model to train in place
         ) -> nn.Module:
     "Plain SGD for `steps` mini-batches drawn with replacement (uniformly, or ∝ `weights`)."
     g = torch_generator(seed)
-    opt = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=lr)
+    opt = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=float(lr))
     n = len(t); bs = min(batch_size, n)
     w = torch.ones(n) if weights is None else torch.as_tensor(weights, dtype=torch.float)
     model.train()

@@ -571,7 +571,8 @@ def demo_report(runs:pd.DataFrame, # the runs of `demo`
                ) -> str: # a complete HTML page
     "The `make demo` report: what was run, the table, three captioned figures and where to go next."
     check_runs(runs); check_type('summary', summary, pd.DataFrame); check_type('preset', preset, DiversityPreset)
-    check_type('est', est, EstimationResult); check_float('wall', wall, lo=0)
+    check_type('est', est, EstimationResult)
+    wall = check_float('wall', wall, lo=0)
     from hetfl_explore.feddiverse.estimation import triplet_scatter_figure
     figs = [wga_curve_figure(runs, 'CMNIST_GSC'), share_figure(runs), triplet_scatter_figure(est)]
     body = (_demo_intro(preset, len(est.true_triplets), wall) + "<h2>Results</h2>"

@@ -324,7 +324,7 @@ def render_faces(levels:dict, # trait -> (n,) float levels in [0, 1]
 # %% ../../nbs/foundation/03_datasets.ipynb #15df246b
 def _identity_sizes(images_per_identity, n:int, rng) -> np.ndarray:
     "Images per individual: a fixed count or a uniform draw in an inclusive (lo, hi) range."
-    if isinstance(images_per_identity, numbers.Integral):
+    if not isinstance(images_per_identity, (tuple, list)):
         return np.full(n, check_int('images_per_identity', images_per_identity, lo=1))
     lo, hi = images_per_identity
     lo, hi = check_int('images_per_identity[0]', lo, lo=1), check_int('images_per_identity[1]', hi, lo=1)

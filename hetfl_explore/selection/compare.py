@@ -163,8 +163,10 @@ def selection_heatmaps(result:pd.DataFrame, # from `compare_selectors`
                       ) -> go.Figure:
     "Client x round participation heatmap per method (dark = selected and reported)."
     check_type('result', result, pd.DataFrame)
+    cols = check_int('cols', cols, lo=1)
     seed = result['seed'].iloc[0] if seed is None else seed
     items = [(m, h) for (m, s), h in result.attrs['histories'].items() if s == seed]
+    if not items: raise ValueError(f'seed={seed!r}: expected one of the seeds run, {sorted(set(result["seed"]))}')
     rows = -(-len(items) // cols)
     fig = make_subplots(rows, cols, subplot_titles=[m for m, _ in items], horizontal_spacing=0.04, vertical_spacing=0.12 if rows > 1 else 0.1)
     for i, (m, h) in enumerate(items):
