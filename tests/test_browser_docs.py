@@ -56,7 +56,7 @@ FIGURE_TEXT_OVERLAPS = """() => [...document.querySelectorAll('.js-plotly-plot')
 # Text and markers that hide each other inside one figure: two point labels (text drawn at data points) or two tick labels
 # of one axis on top of each other, a marker drawn over a tick label or an axis title (a simplex corner marker hiding the
 # axis numbers). Overlaps of at most OVERLAP_PX pixels (glyph boxes touching) do not count.
-FIGURE_CLUTTER = """(OVERLAP_PX) => [...document.querySelectorAll('.js-plotly-plot')].flatMap((plot, n) => {
+FIGURE_CLUTTER = r"""(OVERLAP_PX) => [...document.querySelectorAll('.js-plotly-plot')].flatMap((plot, n) => {
   const box = e => e.getBoundingClientRect(), shown = e => { const r = box(e); return r.width > 0 && r.height > 0; };
   const texts = sel => [...plot.querySelectorAll(sel)].filter(t => t.textContent.trim() && shown(t));
   const hit = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > OVERLAP_PX
