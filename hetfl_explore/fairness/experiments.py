@@ -146,7 +146,8 @@ def chapter_table(summary:pd.DataFrame, # from `summarise` or `thesis_summary`
     "Format a summary in the chapter's layout: datasets as blocks, the four privacy setups as rows."
     check_columns('summary', summary, [c for m in COLUMNS for c in (m, f'{m}_std')])
     if summary.index.nlevels != 2: raise ValueError("summary: expected an index (dataset, level), as `summarise` returns")
-    dec = {**dict(acc=2, wga=2, d_eop=2, d_dp=2), **check_type('decimals', decimals or {}, dict)}
+    given = {} if decimals is None else check_type('decimals', decimals, dict)
+    dec = {**dict(acc=2, wga=2, d_eop=2, d_dp=2), **given}
     for m, d in dec.items(): check_int(f'decimals[{m!r}]', d, lo=0, hi=MAX_DECIMALS)
     out = pd.DataFrame(index=summary.index)
     for m, col in COLUMNS.items():

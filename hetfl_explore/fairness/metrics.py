@@ -313,7 +313,8 @@ def client_table(confusions:Sequence, # Per-client count tensors C_k
     "Per-client metrics next to their (weighted) mean and the exact federated metrics; the last two differ in general."
     cs = [check_confusion(c) for c in check_type('confusions', confusions, (list, tuple))]
     if not cs: raise ValueError("confusions: expected at least one count tensor")
-    names = list(names) if names is not None else [f'client {k}' for k in range(len(cs))]
+    default = [f'client {k}' for k in range(len(cs))]
+    names = default if names is None else list(check_type('names', names, (list, tuple)))
     if len(names) != len(cs): raise ValueError(f"names: expected {len(cs)} names, got {len(names)}")
     if len(set(map(str, names))) != len(names): raise ValueError(f"names: {names!r:.80}: row names must be distinct")
     w = np.array([float(c.sum()) for c in cs]) if weights is None else check_array('weights', weights, lo=0)

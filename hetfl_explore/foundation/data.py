@@ -24,8 +24,9 @@ __all__ = ['FEDERATIONS', 'MAX_TRIES', 'FederationSpec', 'federation', 'check_pu
 
 # %% ../../nbs/foundation/02_data.ipynb #8271dacb
 def _check_spec(spec):
-    "A FederationSpec's name, its (multiplicity, matrix) pairs and one name per class and attribute, checked."
+    "A FederationSpec's fields checked: name, (multiplicity, matrix) pairs, one name per class and attribute, the rest."
     check_type('name', spec.name, str); check_type('client_types', spec.client_types, tuple)
+    check_type('class_names', spec.class_names, (tuple, list)); check_type('attr_names', spec.attr_names, (tuple, list))
     if not spec.client_types: raise ValueError("client_types: a federation needs at least one (m, N) pair")
     for i, pair in enumerate(spec.client_types):
         if not isinstance(pair, (tuple, list)) or len(pair) != 2: raise TypeError(f"client_types[{i}]={pair!r:.80}: expected an (m, N) pair")
@@ -33,6 +34,9 @@ def _check_spec(spec):
     N = as_counts([N for _, N in spec.client_types], 'client_types')
     if N.shape[1:] != (len(spec.class_names), len(spec.attr_names)):
         raise ValueError(f"class_names/attr_names: {len(spec.class_names)} x {len(spec.attr_names)} names for {N.shape[1]} x {N.shape[2]} matrices")
+    check_type('published', spec.published, dict); check_type('derived', spec.derived, dict)
+    check_type('source', spec.source, str)
+    object.__setattr__(spec, 'kappa', check_int('kappa', spec.kappa, lo=1))   # frozen: store the checked int
 
 
 # %% ../../nbs/foundation/02_data.ipynb #caa7c77e
@@ -172,9 +176,10 @@ def _matrices(spec_or_matrices, name='matrices'):
 def scale_federation(spec_or_matrices, # a FederationSpec, its name, or client matrices (K, |Y|, |A|)
                      scale:float, # multiply every cell by this (> 0)
                      min_nonzero:int=1, # a non-empty cell keeps at least this many samples
+                     name:str='spec_or_matrices', # the caller's name of the matrices, in errors
                     ) -> np.ndarray: # (K, |Y|, |A|) int64
     "Scale client matrices to integer counts, rounding half to even and keeping non-empty cells non-empty."
-    Ns = _matrices(spec_or_matrices, 'spec_or_matrices')
+    Ns = _matrices(spec_or_matrices, check_type('name', name, str))
     scale, min_nonzero = check_float('scale', scale, lo=0, lo_open=True), check_count('min_nonzero', min_nonzero)
     with np.errstate(over='ignore'):   # an overflowing product is caught by the count rule just below
         S = np.where(Ns > 0, np.maximum(np.rint(Ns * scale), min_nonzero), 0)
@@ -223,8 +228,9 @@ def partition_from_matrices(y, # (n,) pool class labels
     "Give client k exactly N^k[y, a] pool samples of every cell (y, a); disjoint, seeded."
     y, a = _labels(y, a)
     Ns = _matrices(matrices); K, Y, A = Ns.shape
-    if y.size and (y.max() >= Y or a.max() >= A):
-        raise ValueError(f"y/a: labels reach ({y.max()}, {a.max()}) but the matrices are {Y} x {A}")
+    for name, v, n in (('y', y, Y), ('a', a, A)):
+        if v.size and v.max() >= n: raise ValueError(f"{name}: labels reach {v.max()}; the matrices are {Y} x {A}, "
+                                                     f"so {name} must lie in [0, {n})")
     g = y * A + a
     rngs = rng_streams(seed, Y * A, 'partition_from_matrices')
     idx, owner = [], []
@@ -389,22 +395,27 @@ class FederatedData:
                 f"{self.n_classes} classes x {self.n_attrs} attributes, device={self.device})")
 
 # %% ../../nbs/foundation/02_data.ipynb #66111ff5
+def _inputs(name, v, device=None) -> torch.Tensor:
+    "Inputs (n, ...) as a finite floating tensor: a NaN input would fail a round later, in aggregation."
+    if not isinstance(v, torch.Tensor): as_array(name, v)   # text, a truth value, an unreadable object: refused by name
+    t = torch.as_tensor(v, device=device)
+    if t.dim() == 0: raise ValueError(f"{name}: a 0-d tensor {t.item()!r}: expected samples of shape (n, ...)")
+    return check_tensor(name, t if t.is_floating_point() else t.float())
+
 def _as_label_tensors(fd:FederatedData):
     "Inputs as float tensors, labels as int64 on the pool's device, counts as checked ints."
-    x = torch.as_tensor(fd.x); dev = x.device
-    fd.x = check_tensor('x', x if x.is_floating_point() else x.float())   # a NaN input would fail a round later, in aggregation
+    fd.x = _inputs('x', fd.x); dev = fd.x.device
     fd.y, fd.a = _long('y', fd.y, dev), _long('a', fd.a, dev)
-    fd.x_test = torch.as_tensor(fd.x_test, device=dev)
-    if not fd.x_test.is_floating_point(): fd.x_test = fd.x_test.float()
-    check_tensor('x_test', fd.x_test)
+    fd.x_test = _inputs('x_test', fd.x_test, dev)
     fd.y_test, fd.a_test = _long('y_test', fd.y_test, dev), _long('a_test', fd.a_test, dev)
     fd.n_classes, fd.n_attrs = check_int('n_classes', fd.n_classes, lo=1), check_int('n_attrs', fd.n_attrs, lo=1)
 
 def _check_labels(fd:FederatedData):
     "Labels as long as their inputs and inside [0, n_classes) / [0, n_attrs); test samples shaped like training ones."
     n, m = len(fd.x), len(fd.x_test)
-    for name, v, ln in (('y', fd.y, n), ('a', fd.a, n), ('y_test', fd.y_test, m), ('a_test', fd.a_test, m)):
-        if len(v) != ln: raise ValueError(f"{name}: length {len(v)}, expected {ln} (the length of its inputs)")
+    for name, v, of, ln in (('y', fd.y, 'x', n), ('a', fd.a, 'x', n), ('y_test', fd.y_test, 'x_test', m),
+                            ('a_test', fd.a_test, 'x_test', m)):
+        if len(v) != ln: raise ValueError(f"{name}: length {len(v)}, expected {ln} (one label per sample of {of})")
     if fd.x_test.shape[1:] != fd.x.shape[1:]:
         raise ValueError(f"x_test: sample shape {tuple(fd.x_test.shape[1:])} differs from x's {tuple(fd.x.shape[1:])}")
     for name, v, hi in (('y', fd.y, fd.n_classes), ('y_test', fd.y_test, fd.n_classes),

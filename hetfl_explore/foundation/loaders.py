@@ -30,7 +30,7 @@ def require(path:Path, # the file or folder that must exist
             what:str, # what it is, in words, with the expected layout
            ) -> Path:
     "Return `path` if it exists, else raise `FileNotFoundError` naming it and what it should be."
-    path = _as_path('path', path)
+    path, what = _as_path('path', path), check_type('what', what, str)
     if not path.exists(): raise FileNotFoundError(f"{what}: not found at {path}")
     return path
 
@@ -40,8 +40,8 @@ def find_root(root:str|Path, # the folder the user passed
               what:str='dataset', # the dataset's name, for the error
              ) -> Path:
     "`root` itself or its subfolder that contains `marker`; `FileNotFoundError` listing where it looked."
-    root = _as_path('root', root); check_type('marker', marker, str)
-    tried = [root] + [root / s for s in subdirs]
+    root = _as_path('root', root); check_type('marker', marker, str); check_type('what', what, str)
+    tried = [root] + [root / _as_path('subdirs', s) for s in check_type('subdirs', subdirs, (tuple, list))]
     for r in tried:
         if (r / marker).exists(): return r
     raise FileNotFoundError(f"{what}: no {marker!r} in " + ', '.join(str(t) for t in tried))
@@ -70,7 +70,8 @@ def load_images(paths:list, # image files (any format PIL reads)
                ) -> torch.Tensor: # (n, 3, size, size) float32 in [0, 1]
     "Decode image files to RGB, resize them (bilinear) and stack them."
     size = check_int('size', size, lo=1, hi=4096)
-    missing = [str(p) for p in paths if not Path(p).is_file()]
+    paths = [_as_path('paths', p) for p in check_type('paths', paths, (list, tuple))]
+    missing = [str(p) for p in paths if not p.is_file()]
     if missing:
         raise FileNotFoundError(f"{len(missing)} {what} file(s) listed but not on disk, e.g. {missing[:3]}")
     out = np.empty((len(paths), size, size, 3), np.uint8)
@@ -195,7 +196,7 @@ def load_mnist(root:str|Path, # the folder that holds MNIST/raw/ (torchvision's 
                train:bool=True, # the 60k training set, or the 10k test set
               ) -> tuple[torch.Tensor, torch.Tensor]: # (n, 28, 28) uint8 images, (n,) int64 digits
     "MNIST from torchvision's on-disk IDX files `<root>/MNIST/raw/*-ubyte` (the .gz archives also work)."
-    raw, prefix = _as_path('root', root) / 'MNIST' / 'raw', 'train' if train else 't10k'
+    raw, prefix = _as_path('root', root) / 'MNIST' / 'raw', 'train' if check_type('train', train, bool) else 't10k'
     def find(kind):
         f = raw / f'{prefix}-{kind}-ubyte'
         return f if f.exists() or not f.with_name(f.name + '.gz').exists() else f.with_name(f.name + '.gz')

@@ -10,6 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 from ..foundation.core import check_type, check_float, check_int, check_choice, PAGE_FIGURE_WIDTH, check_array
+from ..foundation.core import check_rng_seed, check_ids
 from ..engine.protocol import Selector
 from ..engine.config import RunConfig
 from ..engine.simulation import Simulation
@@ -47,7 +48,7 @@ def history_metrics(h:History, # the run's history
                     target:float|None=None, # target accuracy for rounds / simulated time to target
                    ) -> dict:
     "Scalar metrics of one run: accuracies, time to target, participation and communication."
-    check_type('h', h, History)
+    check_type('h', h, History); target = None if target is None else check_float('target', target, 0, 1)
     r = h.rounds; ev = r.dropna(subset=['accuracy'])
     counts = h.participation().sum(0)
     hit = ev[ev['accuracy'] >= target] if target is not None else ev.iloc[:0]
@@ -72,13 +73,18 @@ def _needs_validation(selector):
 
 def _check_selectors(selectors, config):
     "Raise if selector names repeat or a selector needs a validation set that `config` does not hold out."
-    check_type('config', config, RunConfig)
-    if isinstance(selectors, (str, bytes)) or not hasattr(selectors, '__iter__'): raise TypeError(f"selectors={selectors!r}: expected a list of Selectors")
+    check_type('config', config, RunConfig); check_type('selectors', selectors, (list, tuple))
     names = [check_type('selectors[i]', s, Selector).name for s in selectors]
     if len(set(names)) != len(names): raise ValueError(f"selectors: names must differ, got {names}")
     need = [s.name for s in selectors if _needs_validation(s)]
     if need and config.val_fraction <= 0:
         raise ValueError(f"{need} need a server validation set: set RunConfig.val_fraction > 0 (shared by all methods)")
+
+def _check_seeds(seeds) -> list:
+    "The run seeds: a tuple, list or range of distinct seeds (a repeated seed would overwrite its run's history)."
+    seeds = [check_rng_seed('seeds', s) for s in check_type('seeds', seeds, (tuple, list, range))]
+    if len(set(seeds)) != len(seeds): raise ValueError(f"seeds={seeds!r:.80}: expected distinct seeds")
+    return seeds
 
 def run_strategy(selector:Selector, # the strategy to run
                  data, # a `FederatedData`
@@ -90,7 +96,7 @@ def run_strategy(selector:Selector, # the strategy to run
                  progress:bool=False, # progress bar
                 ) -> tuple[History, np.ndarray]:
     "One run of `selector` (stopping when it sets `stop_round`): its history and the final model's per-client accuracy."
-    cfg = dataclasses.replace(config, seed=check_int('seed', seed, lo=0))
+    cfg = dataclasses.replace(check_type('config', config, RunConfig), seed=check_int('seed', seed, lo=0))
     stop = lambda h: getattr(selector, 'stop_round', None) is not None
     sim = Simulation(model_fn, data, selector, cfg, profiles=profiles, store=store, stop_when=stop)
     h = sim.run(progress=progress)
@@ -108,7 +114,7 @@ def compare_selectors(selectors:list, # `Selector` instances (names must differ)
                       progress:bool=False, # progress bars
                      ) -> pd.DataFrame:
     "Run every selector on the same federation, config, seeds and profiles; one row per (method, seed), histories in `.attrs`."
-    _check_selectors(selectors, config)
+    _check_selectors(selectors, config); seeds = _check_seeds(seeds)
     target = config.target_accuracy if target is None else check_float('target', target, 0, 1)
     rows, histories = [], {}
     for s in selectors:
@@ -131,11 +137,18 @@ def summary(result:pd.DataFrame, # from `compare_selectors`
            ) -> pd.DataFrame:
     "Mean and standard deviation over seeds of each metric, one row per method (in the order of `result`)."
     check_type('result', result, pd.DataFrame)
-    g = result.groupby('method', sort=False)[list(columns)]
+    columns = [check_choice('columns', c, result.columns) for c in check_type('columns', columns, (tuple, list))]
+    g = result.groupby('method', sort=False)[columns]
     out = g.mean().join(g.std(ddof=0).add_suffix('_std'))
     return out[[c for col in columns for c in (col, col + '_std')]]
 
 # %% ../../nbs/selection/13_compare.ipynb #3f04e680
+def _round_columns(result:pd.DataFrame) -> list:
+    "The numeric columns of `History.rounds` that every run of `result` records (what a curve can show)."
+    tables = [h.rounds for h in result.attrs.get('histories', {}).values()]
+    if not tables: raise ValueError("result: no run histories in result.attrs; expected a table from compare_selectors")
+    return [c for c in tables[0].columns if all(c in t.columns and t[c].dtype.kind in 'biuf' for t in tables)]
+
 def curves_figure(result:pd.DataFrame, # from `compare_selectors`
                   metric:str='accuracy', # a column of `History.rounds`
                   x:str='round', # 'round' or 'sim_time' (cumulative simulated seconds)
@@ -143,7 +156,8 @@ def curves_figure(result:pd.DataFrame, # from `compare_selectors`
                  ) -> go.Figure:
     "One line per method: `metric` averaged over seeds, against rounds or cumulative simulated time."
     check_type('result', result, pd.DataFrame)
-    check_choice('x', x, ('round', 'sim_time'))
+    check_choice('x', x, ('round', 'sim_time')); check_type('title', title, (str, type(None)))
+    metric = check_choice('metric', str(check_type('metric', metric, str)), _round_columns(result))   # its characters
     fig = go.Figure()
     for method in result['method'].unique():
         hs = [h.rounds for (m, _), h in result.attrs['histories'].items() if m == method]
@@ -164,7 +178,7 @@ def selection_heatmaps(result:pd.DataFrame, # from `compare_selectors`
     "Client x round participation heatmap per method (dark = selected and reported)."
     check_type('result', result, pd.DataFrame)
     cols = check_int('cols', cols, lo=1)
-    seed = result['seed'].iloc[0] if seed is None else seed
+    seed = result['seed'].iloc[0] if seed is None else check_rng_seed('seed', seed)
     items = [(m, h) for (m, s), h in result.attrs['histories'].items() if s == seed]
     if not items: raise ValueError(f'seed={seed!r}: expected one of the seeds run, {sorted(set(result["seed"]))}')
     rows = -(-len(items) // cols)
@@ -183,7 +197,7 @@ def poison_labels(data, # a `FederatedData`
                  ):
     "A copy of `data` whose listed clients have every training label shifted to the next class."
     if not (hasattr(data, 'client_idx') and hasattr(data, 'y')): raise TypeError(f"data={data!r}: expected a FederatedData")
-    clients = [check_int('clients[i]', c, lo=0, hi=data.num_clients - 1) for c in clients]
+    clients = check_ids('clients', clients, data.num_clients, unique=True)   # a repeated client would shift twice
     y = data.y.clone()
     for c in clients:
         i = data.client_idx[c]; y[i] = (y[i] + 1) % data.n_classes
