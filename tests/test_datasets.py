@@ -143,3 +143,26 @@ def test_views():
     assert len(fig.data) == 1 and list(fig.layout.yaxis.ticktext) == ['square / beach', 'square / snow', 'circle / beach']
     assert len(feature_scatter(gaussian_spurious([[5, 5], [5, 5]])).data) == 4
     with pytest.raises(ValueError, match='feature_scatter'): group_grid(gaussian_spurious([[1, 1], [1, 1]]))
+
+def test_pool_and_federation_inputs_are_finite_sample_arrays():
+    "Pool and FederatedData refuse NaN or non-array inputs by name; valid inputs keep their dtype as before."
+    from hetfl_explore.foundation.data import FederatedData
+    y, a = torch.tensor([0, 1]), torch.tensor([0, 0])
+    with pytest.raises(ValueError, match='Pool.x: expected finite'):
+        Pool(torch.tensor([[0.], [np.nan]]), y, a, ['p', 'q'], ['r'])
+    with pytest.raises(TypeError, match='Pool.x'): Pool(np.zeros((2, 1)), y, a, ['p', 'q'], ['r'])
+    assert len(Pool(torch.zeros(2, 1, dtype=torch.uint8), y, a, ['p', 'q'], ['r'])) == 2   # raw pixels: integers
+    args = lambda x: (x, y, a, [torch.tensor([0, 1])], x, y, a, 2, 1)
+    assert FederatedData(*args([[0.5], [1.0]])).x.dtype == torch.float32                     # a list, as torch reads it
+    assert FederatedData(*args(np.zeros((2, 1), np.uint8))).x.dtype == torch.float32
+    with pytest.raises(TypeError, match="x='ab': expected an array"): FederatedData(*args('ab'))
+    with pytest.raises(ValueError, match=r'y: length 2, expected 0 \(one label per sample of x\)'):
+        FederatedData(torch.zeros(0, 1), y, a, [], torch.zeros(2, 1), y, a, 2, 1)
+
+def test_group_grid_pixel_and_feature_scatter_dims_are_checked():
+    pool = shapes([[2, 2], [2, 0]], size=8)
+    with pytest.raises(ValueError, match=r'pixel=33: expected an integer in \[1, 32\]'): group_grid(pool, pixel=33)
+    width = lambda p: group_grid(pool, pixel=p).layout.width - 140   # the images' part of the width
+    assert width(32) == 32 * width(1)
+    with pytest.raises(TypeError, match='dims=.*expected two feature columns'):
+        feature_scatter(gaussian_spurious([[5, 5], [5, 5]]), dims=(0,))

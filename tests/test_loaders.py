@@ -225,3 +225,13 @@ def test_fake_fairface_and_subsets(tmp_path):
     np.testing.assert_array_equal(p.counts(), np.full((2, 2), 2))
     q = load_fairface(tmp_path, 'val', max_per_group=2, seed=0, size=8)
     assert torch.equal(p.x, q.x)
+
+def test_idx_of_no_items_round_trips(tmp_path):
+    "An IDX file of zero items is valid: `write_idx` writes it (fake_mnist with n_test=0) and `read_idx` reads it back."
+    from hetfl_explore.foundation.loaders import write_idx
+    write_idx(tmp_path / 'empty-labels-idx1-ubyte', np.zeros(0, np.uint8))
+    assert read_idx(tmp_path / 'empty-labels-idx1-ubyte').shape == (0,)
+    fake_mnist(tmp_path, n_train=4, n_test=0)
+    x, y = load_mnist(tmp_path, train=False)
+    assert x.shape == (0, 28, 28) and y.shape == (0,)
+    with pytest.raises(TypeError, match='train=1: expected an instance of bool'): load_mnist(tmp_path, train=1)

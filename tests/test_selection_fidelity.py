@@ -229,3 +229,17 @@ def test_hcsfed_neyman_allocation_reaches_every_cluster():
     for t in range(50):
         ids = s.select(t, make_view(12, t), 5, rng).ids
         assert np.bincount(s.cluster[ids], minlength=3).tolist() == [2, 2, 1]
+
+def test_comparison_arguments_are_checked(fed):
+    "Repeated seeds (a run would overwrite another) and poisoned clients (shifted twice) are refused."
+    from hetfl_explore.selection.compare import poison_labels, curves_figure, history_metrics, summary
+    with pytest.raises(ValueError, match='seeds=.*distinct'):
+        compare_selectors([UniformSelector()], fed, MODEL, CFG, seeds=(0, 0))
+    with pytest.raises(ValueError, match='clients: id 1 appears more than once'): poison_labels(fed, [1, 1])
+    assert torch.equal(poison_labels(fed, []).y, fed.y)
+    res = compare_selectors([UniformSelector()], fed, MODEL, dataclasses.replace(CFG, rounds=1), seeds=range(2))
+    assert list(res.seed) == [0, 1] and len(curves_figure(res, 'total_sim_time').data) == 1
+    with pytest.raises(ValueError, match="metric='selected': expected one of"): curves_figure(res, 'selected')
+    with pytest.raises(ValueError, match=r'target=1.5: expected a finite number in \[0, 1\]'):
+        history_metrics(res.attrs['histories'][('uniform', 0)], 1.5)
+    with pytest.raises(ValueError, match="columns='nope'"): summary(res, ('final_accuracy', 'nope'))
