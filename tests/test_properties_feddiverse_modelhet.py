@@ -106,6 +106,8 @@ SPECS = {
  'feddiverse.selector.normalise_triplets': spec(fs.normalise_triplets, _v(triplets='@T'), triplets=TRIPS, norm=CHOICE),
  'feddiverse.selector.check_triplets': spec(fs.check_triplets, _v(triplets='@T'), triplets=TRIPS),
  'feddiverse.selector.check_available': spec(fs.check_available, _v(available=[0], K=4), available=[[-1], [4], [1.5], 'x'], K=POS),
+ 'feddiverse.selector.check_client_types': spec(fs.check_client_types, _v(name='types', types=['CI', 'SC'], K=2),
+                                               types=[None, 'x', 3, ['XX', 'CI'], ['CI'], [['CI', 'SC']], [1, 2]]),
  'feddiverse.rounds.diversity_rounds': spec(frd.diversity_rounds, _v(triplets='@T', k=3, rounds=2, rng='@rng'), triplets=TRIPS,
                                                k=POS, rounds=POS, rng=OBJ, available=[[-1], [99]], tol=FLOAT + [-1.0], compiled=['yes', 1]),
  'feddiverse.selector.diversity_round': spec(fs.diversity_round, _v(triplets='@T', k=3, rng='@rng'), triplets=TRIPS, k=POS,
