@@ -369,8 +369,8 @@ def test_matrix_forms_agree(name, fed):
     outs = [np.asarray(MATRIX_FUNCTIONS[name](x), float) for x in (spec_, N, N.tolist(), torch.as_tensor(N))]
     for o in outs[1:]: np.testing.assert_allclose(o, outs[0])
 
-# numeric helpers the one-round and the many-round selection share, and the plain one-round reference: they do no
-# validation of their own; `diversity_round` and `diversity_rounds`, which validate, are asserted equal to them
+# numeric helpers the one-round and the many-round selection share, and the plain one-round reference: their malformed
+# arguments are the fuzz table's (`tools/fuzz_controls_lower.py`); `diversity_round` and `diversity_rounds` are asserted equal to them
 HELPERS = {'feddiverse.selector.reference_round', 'feddiverse.selector.draw_by_weight', 'feddiverse.selector.pick_best',
            'feddiverse.selector.round_draws'}
 COVERED = ({f'hetfl_explore.{k}' for k in SPECS} | {f'hetfl_explore.{k}' for k in NO_ARGUMENTS | CONTAINERS | CONSTANTS | HELPERS})

@@ -11,8 +11,8 @@ import pandas as pd
 import torch
 from fastcore.basics import patch
 import plotly.graph_objects as go
-from ..foundation.core import (check_int, check_float, check_choice, check_type, check_keys, validate_fields, results_path,
-    MS_PER_S, paired_differences, verdict, MIN_SEEDS)
+from ..foundation.core import (check_int, check_float, check_choice, check_type, check_keys, validate_fields,
+    results_path, MS_PER_S, paired_differences, verdict, MIN_SEEDS)
 from ..foundation.hetero import dht, client_types, TYPES
 from ..foundation.data import federation, FederatedData
 from ..foundation.datasets import make_federated
@@ -227,7 +227,8 @@ def selected_type_shares(history, # an engine `History`
     check_type('history', history, History); types = check_client_types('types', types)
     ids = np.concatenate([np.asarray(s, dtype=np.int64) for s in history.rounds['selected']])
     if ids.size and ids.max() >= len(types):
-        raise ValueError(f"types: {len(types)} client types, but the run selected client {ids.max()}: expected one per client")
+        raise ValueError(f"types: {len(types)} client types, but the run selected client {ids.max()}: "
+                         "expected one per client")
     return {d: float(np.mean(types[ids] == d)) for d in TYPES}
 
 def _estimate(preset:DiversityPreset, # the scale, already specialised with `DiversityPreset.for_dataset`

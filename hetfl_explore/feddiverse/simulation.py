@@ -67,7 +67,8 @@ def _check_participation(name:str, # argument name for the errors
     "Validate a (rounds, K) 0/1 participation matrix with at least one round."
     chosen = as_float_array(chosen, name)
     if chosen.ndim != 2 or chosen.shape[1] != K or not len(chosen) or not np.isin(chosen, (0, 1)).all():
-        raise ValueError(f"{name}: shape {chosen.shape}: expected a (rounds, {K}) array of 0/1 participation, at least one round")
+        raise ValueError(f"{name}: shape {chosen.shape}: expected a (rounds, {K}) array of 0/1 participation, "
+                         "at least one round")
     return chosen
 
 def selection_stats(matrices:np.ndarray, # (K, |Y|, |A|) client matrices
