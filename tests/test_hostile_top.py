@@ -69,13 +69,15 @@ def test_rubric_feedback_reads_a_hostile_text_and_grade_reads_a_hostile_id():
     assert isinstance(out, Feedback) and out.status == 'submitted'
     assert grade(RaisingStr('selection.q1'), ...).status == 'not attempted'
 
-def test_labs_and_exercise_ids_are_checked_by_name():
-    from hetfl_explore.graders.core import assert_solved, grade, exercises, exercise
+def test_labs_and_exercise_ids_are_checked_by_name(monkeypatch):
+    from hetfl_explore.graders.core import assert_solved, grade, exercises, exercise, EXERCISES
+    monkeypatch.setitem(EXERCISES, 'fuzz.q7', None)   # the registration below is undone after the test
     refused(lambda: assert_solved('chemistry'), 'lab', "'chemistry'")
     refused(lambda: assert_solved(None), 'lab', 'None')
     refused(lambda: exercises('chemistry'), 'lab', "'chemistry'")
     refused(lambda: grade('selection.q99', 1.0), 'exercise', "'selection.q99'")
     assert exercise(RaisingStr('fuzz.q7'), 'look again')(lambda a: None).exercise == 'fuzz.q7'
+    assert exercises()[-1] == 'fuzz.q7' and exercises()[0] == 'selection.q1'   # a lab of one's own comes after the course's
 
 def test_step3_scores_names_its_triplets():
     from hetfl_explore.graders.feddiverse import step3_scores

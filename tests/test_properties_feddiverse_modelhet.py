@@ -106,6 +106,8 @@ SPECS = {
  'feddiverse.selector.normalise_triplets': spec(fs.normalise_triplets, _v(triplets='@T'), triplets=TRIPS, norm=CHOICE),
  'feddiverse.selector.check_triplets': spec(fs.check_triplets, _v(triplets='@T'), triplets=TRIPS),
  'feddiverse.selector.check_available': spec(fs.check_available, _v(available=[0], K=4), available=[[-1], [4], [1.5], 'x'], K=POS),
+ 'feddiverse.selector.check_client_types': spec(fs.check_client_types, _v(name='types', types=['CI', 'SC'], K=2),
+                                               types=[None, 'x', 3, ['XX', 'CI'], ['CI'], [['CI', 'SC']], [1, 2]]),
  'feddiverse.rounds.diversity_rounds': spec(frd.diversity_rounds, _v(triplets='@T', k=3, rounds=2, rng='@rng'), triplets=TRIPS,
                                                k=POS, rounds=POS, rng=OBJ, available=[[-1], [99]], tol=FLOAT + [-1.0], compiled=['yes', 1]),
  'feddiverse.selector.diversity_round': spec(fs.diversity_round, _v(triplets='@T', k=3, rng='@rng'), triplets=TRIPS, k=POS,
@@ -367,8 +369,8 @@ def test_matrix_forms_agree(name, fed):
     outs = [np.asarray(MATRIX_FUNCTIONS[name](x), float) for x in (spec_, N, N.tolist(), torch.as_tensor(N))]
     for o in outs[1:]: np.testing.assert_allclose(o, outs[0])
 
-# numeric helpers the one-round and the many-round selection share, and the plain one-round reference: they do no
-# validation of their own; `diversity_round` and `diversity_rounds`, which validate, are asserted equal to them
+# numeric helpers the one-round and the many-round selection share, and the plain one-round reference: their malformed
+# arguments are the fuzz table's (`tools/fuzz_controls_lower.py`); `diversity_round` and `diversity_rounds` are asserted equal to them
 HELPERS = {'feddiverse.selector.reference_round', 'feddiverse.selector.draw_by_weight', 'feddiverse.selector.pick_best',
            'feddiverse.selector.round_draws'}
 COVERED = ({f'hetfl_explore.{k}' for k in SPECS} | {f'hetfl_explore.{k}' for k in NO_ARGUMENTS | CONTAINERS | CONSTANTS | HELPERS})

@@ -18,6 +18,7 @@ VALID_MUTANTS = {
     ('placement', 'client'): {'str subclass'},   # parsed text, read as a str
     ('placement', 'interpretation'): {'str subclass'},
     ('round_estimates', 'ids'): {'empty'},   # no client to estimate
+    ('round_draws', 'available'): {'empty'},   # nobody available this round: no picks, as in `diversity_round`
     ('gather_rows', 'x'): {'nan entry', 'inf entry', 'flattened'},
       # a gather copies values without judging them; 1-D pools
     ('gather_rows', 'rows'): {'one short'},   # any number of rows

@@ -5,6 +5,7 @@
 # %% ../../nbs/feddiverse/21_estimation.ipynb #77d9ba38
 from __future__ import annotations
 import copy, time
+from functools import partial
 from dataclasses import dataclass
 import numpy as np
 import torch
@@ -13,7 +14,8 @@ import torch.nn.functional as F
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 from ..foundation.core import (check_int, check_float, check_choice, check_type, check_callable, check_by_name,
-                                           check_tensor, torch_generator, seed_everything)
+                                           check_tensor, check_array, check_count_array, check_ids,
+                                           validate_fields, torch_generator, seed_everything)
 from ..foundation.hetero import dht, interaction_matrix, TYPES, as_counts
 from ..foundation.data import FederatedData
 from .selector import triplet_error
@@ -45,6 +47,35 @@ def check_estimation_arguments(**arguments, # argument name -> value; the name d
                               ):
     "Validate the common arguments of the estimation steps by name: models, tensors, counts, step sizes, configs."
     check_by_name(_KIND_RULES, ESTIMATION_ARGUMENTS, **arguments)
+
+
+def _check_labels(name:str, # the argument name, quoted in the error
+                  y:torch.Tensor, # integer ids (class labels, pseudo or predicted attribute labels)
+                  n_classes:int, # the ids are in [0, n_classes)
+                  n:int|None=None, # how many ids are required (None: any number)
+                  of:str='samples of x', # what the `n` ids belong to, for the error
+                 ) -> torch.Tensor: # the ids as int64, on y's device
+    "A 1-D tensor of `n` integer ids in [0, n_classes), as int64; errors name `name`, the id and the range."
+    check_type(name, y, torch.Tensor)
+    if y.is_floating_point() or y.is_complex() or y.dtype == torch.bool or y.dim() != 1:
+        raise TypeError(f"{name}: {y.dtype} tensor of shape {tuple(y.shape)}: expected a 1-D tensor of integer ids")
+    if n is not None and len(y) != n:
+        raise ValueError(f"{name}: {len(y)} entries for the {n} {of}; expected one per sample")
+    lo, hi = (int(v) for v in torch.aminmax(y)) if len(y) else (0, 0)
+    if lo < 0 or hi >= n_classes:
+        raise ValueError(f"{name}: label {lo if lo < 0 else hi} is out of range; expected ids in [0, {n_classes})")
+    return y.long()
+
+def _check_client_data(x:torch.Tensor, # the client's inputs, one sample per row
+                       y:torch.Tensor, # one integer id per sample
+                       n_classes:int, # the ids are in [0, n_classes)
+                       labels:str='y', # the name of the ids' argument, quoted in the error
+                      ) -> tuple[torch.Tensor, torch.Tensor]: # x and the ids as int64
+    "A client's finite inputs `x` (at least one sample) and its ids in [0, n_classes), one per sample."
+    x = check_tensor('x', check_type('x', x, torch.Tensor))
+    if x.dim() == 0 or len(x) == 0:
+        raise ValueError(f"x: shape {tuple(x.shape)}: expected at least one sample (a non-empty first dimension)")
+    return x, _check_labels(labels, y, n_classes, len(x))
 
 
 # %% ../../nbs/feddiverse/21_estimation.ipynb #b99b1356
@@ -211,6 +242,7 @@ def train_biased(model:nn.Module, # the pre-trained model f(θ^{T_0}) (not modif
     "Algorithm 2: fine-tune copies of `model` with GCE on the client's data (one-vs-rest when |Y| > 2)."
     check_estimation_arguments(model=model, x=x, y=y, n_classes=n_classes, steps=steps, lr=lr, batch_size=batch_size, seed=seed)
     steps, n_classes = check_int('steps', steps, lo=0), check_int('n_classes', n_classes, lo=2)
+    x, y = _check_client_data(x, y, n_classes)
     ovr = n_classes > 2 if one_vs_rest is None else bool(one_vs_rest)
     q = check_float('q', q, lo=0, hi=1, lo_open=True)
     loss = lambda out, t: _gce(out, t, q)
@@ -220,6 +252,11 @@ def train_biased(model:nn.Module, # the pre-trained model f(θ^{T_0}) (not modif
 # %% ../../nbs/feddiverse/21_estimation.ipynb #3444a4b6
 PREDICT_BATCH = 1024   # samples per forward pass when predicting a whole client (memory, not results)
 
+def _biased_classes(biased:list, # the biased models from `train_biased`
+                   ) -> int: # |Y|
+    "The number of classes biased models tell apart: one model per class, or the outputs of one softmax model's head."
+    return len(biased) if len(biased) > 1 else biased[0].get_submodule(_head_name(biased[0])).out_features
+
 @torch.no_grad()
 def majority_mask(biased:list[nn.Module], # from `train_biased`
                   x:torch.Tensor, # the client's inputs
@@ -228,6 +265,8 @@ def majority_mask(biased:list[nn.Module], # from `train_biased`
                  ) -> torch.Tensor: # (n,) bool: True = majority group G̃ (learned), False = minority g̃
     r"Which samples the biased model gets right: the majority groups $\tilde G_y$ (True) and minority $\tilde g_y$ (False)."
     check_estimation_arguments(biased=biased, x=x, y=y, batch_size=batch_size)
+    biased = [biased] if isinstance(biased, nn.Module) else list(biased)
+    x, y = _check_client_data(x, y, _biased_classes(biased))
     out = torch.zeros(len(y), dtype=torch.bool, device=y.device)
     for i in range(0, len(y), batch_size):
         xb, yb = x[i:i + batch_size], y[i:i + batch_size]
@@ -237,15 +276,12 @@ def majority_mask(biased:list[nn.Module], # from `train_biased`
 
 # %% ../../nbs/feddiverse/21_estimation.ipynb #75d3258f
 def _check_client_labels(majority, y, n_classes):
-    "A boolean mask and integer class ids of equal length, the ids in [0, n_classes); errors name `majority` and `y`."
-    if y.dtype.is_floating_point or y.dtype == torch.bool or y.dim() != 1:
-        raise TypeError(f"y: dtype {y.dtype}, shape {tuple(y.shape)}: expected a 1-D tensor of integer class ids")
+    "A boolean mask and class ids (returned as int64) of equal length, the ids in [0, n_classes); errors name both."
+    y = _check_labels('y', y, n_classes)
     if majority.dtype != torch.bool or majority.shape != y.shape:
         raise ValueError(f"majority: dtype {majority.dtype}, shape {tuple(majority.shape)}: expected a boolean mask "
                          f"of shape {tuple(y.shape)}, one entry per label in y")
-    lo, hi = (int(v) for v in torch.aminmax(y)) if len(y) else (0, 0)
-    if lo < 0 or hi >= n_classes:
-        raise ValueError(f"y: label {lo if lo < 0 else hi} is out of range; expected class ids in [0, {n_classes})")
+    return y
 
 def pivot_class(majority:torch.Tensor, # (n,) bool from `majority_mask`
                 y:torch.Tensor, # (n,) class labels
@@ -253,7 +289,7 @@ def pivot_class(majority:torch.Tensor, # (n,) bool from `majority_mask`
                ) -> int|None: # ŷ, or None when no class has both groups non-empty
     "The class whose majority and minority groups are closest in size, among classes having both."
     check_estimation_arguments(majority=majority, y=y, n_classes=n_classes)
-    _check_client_labels(majority, y, n_classes)
+    y = _check_client_labels(majority, y, n_classes)
     G = torch.bincount(y[majority], minlength=n_classes).cpu().numpy()
     g = torch.bincount(y[~majority], minlength=n_classes).cpu().numpy()
     ok = (G > 0) & (g > 0)
@@ -274,7 +310,7 @@ def train_attribute_classifier(biased:nn.Module, # the biased model whose featur
                               ) -> nn.Module: # f̂ = ψ̂ ∘ φ, predicting the attribute of any sample
     "Algorithm 3: train a 2-way attribute head on the frozen features of the biased model."
     check_estimation_arguments(biased=biased, x=x, pseudo=pseudo, steps=steps, lr=lr, batch_size=batch_size, seed=seed)
-    check_choice('init', init, ('biased', 'fresh'))
+    check_choice('init', init, ('biased', 'fresh')); x, pseudo = _check_client_data(x, pseudo, 2, 'pseudo')
     phi, head = split_head(with_head(biased, 2))
     if init == 'fresh': head = nn.Linear(head.in_features, 2).to(head.weight.device)
     for p in phi.parameters(): p.requires_grad_(False)
@@ -296,10 +332,11 @@ def estimate_matrix(majority:torch.Tensor, # (n,) bool from `majority_mask`
                    ) -> np.ndarray: # (|Y|, 2) int64 estimated Ñ^k
     r"Algorithm 4: the estimated interaction matrix $\tilde N^k$."
     check_estimation_arguments(majority=majority, y=y, n_classes=n_classes)
-    _check_client_labels(majority, y, n_classes)
+    y = _check_client_labels(majority, y, n_classes)
     M = torch.bincount(y, minlength=n_classes).cpu().numpy().astype(np.int64)
     if pivot is None: return np.stack([M, M], 1)        # fallback: CI exact, AI = SC = 0
-    check_int('pivot', pivot, 0, n_classes - 1); check_type('attribute_pred', attribute_pred, torch.Tensor)
+    pivot = check_int('pivot', pivot, 0, n_classes - 1)
+    attribute_pred = _check_labels('attribute_pred', attribute_pred, 2, len(y), 'labels of y')
     N = np.asarray(interaction_matrix(y.cpu(), attribute_pred.cpu(), n_classes, 2), dtype=np.int64)
     piv = y == pivot
     N[pivot] = [int((majority & piv).sum()), int((~majority & piv).sum())]
@@ -336,6 +373,7 @@ def estimate_client(model:nn.Module, # the pre-trained model θ^{T_0}
                    ) -> dict: # matrix, triplet, pivot, majority mask, seconds
     r"Algorithms 2–4 on one client: the estimated matrix $\tilde N^k$ and triplet $\tilde\Delta^k$."
     check_estimation_arguments(model=model, x=x, y=y, n_classes=n_classes, cfg=cfg, seed=seed)
+    x, y = _check_client_data(x, y, n_classes)
     cfg, t0 = cfg or EstimationConfig(), time.perf_counter()
     biased = train_biased(model, x, y, n_classes, cfg.bias_steps, cfg.q, cfg.lr, cfg.batch_size, cfg.one_vs_rest, seed)
     maj = majority_mask(biased, x, y)
@@ -350,6 +388,38 @@ def estimate_client(model:nn.Module, # the pre-trained model θ^{T_0}
     return dict(matrix=N, triplet=dht(N), pivot=piv, majority=maj.cpu(), seconds=time.perf_counter() - t0)
 
 # %% ../../nbs/feddiverse/21_estimation.ipynb #94b046f6
+def _client_counts(name:str, # the field's name, quoted in the error
+                   value, # (K, |Y|, |A|) counts
+                   lead:tuple|None=None, # the (K, |Y|) the counts must have (None: any, K >= 1)
+                  ) -> np.ndarray: # int64 counts
+    "One count matrix per client: a 3-D array of non-negative integers of at least one client."
+    arr = check_count_array(name, value)
+    if arr.ndim != 3 or not arr.size or (lead is not None and arr.shape[:2] != lead):
+        want = 'at least one client' if lead is None else f'K, |Y| = {lead}, as in est_matrices'
+        raise ValueError(f"{name}: shape {arr.shape}: expected (K, |Y|, |A|) counts of {want}")
+    return arr
+
+def _client_rows(name:str, # the field's name, quoted in the error
+                 value, # (K,) or (K, width) numbers
+                 shape:tuple, # the shape required: one row per client
+                 hi:float|None=None, # largest allowed value (None: no limit)
+                ) -> np.ndarray: # float64 values
+    "Finite non-negative numbers (at most `hi`), one row per client of `est_matrices`."
+    arr = check_array(name, value, lo=0, hi=hi)
+    if arr.shape != shape:
+        raise ValueError(f"{name}: shape {arr.shape}: expected {shape}, one row per client of est_matrices")
+    return arr
+
+def _client_pivots(name:str, # the field's name, quoted in the error
+                   value, # one pivot class (or None) per client
+                   K:int, # clients
+                   n_classes:int, # |Y|: a pivot is a class in [0, n_classes)
+                  ) -> list: # the pivots as a list of ints and Nones
+    "One pivot per client: a class id in [0, n_classes), or None where the client fell back to no pivot."
+    check_type(name, value, (list, tuple))
+    if len(value) != K: raise ValueError(f"{name}: {len(value)} pivots for {K} clients; expected one per client")
+    return [p if p is None else check_int(f'{name}[{k}]', p, lo=0, hi=n_classes - 1) for k, p in enumerate(value)]
+
 @dataclass
 class EstimationResult:
     "Estimated vs true matrices and triplets of a whole federation."
@@ -361,6 +431,16 @@ class EstimationResult:
     client_seconds: np.ndarray # (K,) compute time of Algorithms 2-4 per client
     pretrain_seconds: float # wall time of Algorithm 1
     n_params: int # |θ| of the model
+    def __post_init__(self):
+        "Check every field: counts, triplets in [0, 1], timings and pivots, one row per client of `est_matrices`."
+        validate_fields(self, est_matrices=_client_counts)
+        K, Y = self.est_matrices.shape[:2]
+        triplets = partial(_client_rows, shape=(K, 3), hi=1)
+        validate_fields(self, true_matrices=partial(_client_counts, lead=(K, Y)), est_triplets=triplets,
+                        true_triplets=triplets, pivots=partial(_client_pivots, K=K, n_classes=Y),
+                        client_seconds=partial(_client_rows, shape=(K,)),
+                        pretrain_seconds=lambda n, v: check_float(n, v, lo=0),
+                        n_params=lambda n, v: check_int(n, v, lo=1))
     def error(self) -> dict:
         "MAE per component and Euclidean errors (`feddiverse.triplet_error`)."
         return triplet_error(self.est_triplets, self.true_triplets)
@@ -398,7 +478,8 @@ def matrix_comparison_figure(result:EstimationResult, # from `estimate_federatio
     if clients is None:
         _, first = np.unique(result.true_matrices.reshape(len(result.true_matrices), -1), axis=0, return_index=True)
         clients = sorted(first)[:6]
-    clients = list(clients); c = len(clients)
+    clients = check_ids('clients', clients, len(result.true_matrices)).tolist(); c = len(clients)
+    if not c: raise ValueError("clients: no client ids; expected at least one client to show")
     fig = make_subplots(2, c, horizontal_spacing=0.04, vertical_spacing=0.18,
                         subplot_titles=[f'k={k} true {np.round(result.true_triplets[k], 2).tolist()}' for k in clients]
                                       + [f'est. {np.round(result.est_triplets[k], 2).tolist()}' for k in clients])

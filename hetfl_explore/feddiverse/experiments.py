@@ -11,10 +11,10 @@ import pandas as pd
 import torch
 from fastcore.basics import patch
 import plotly.graph_objects as go
-from ..foundation.core import (check_int, check_float, check_choice, check_type, validate_fields, results_path, MS_PER_S,
-    paired_differences, verdict, MIN_SEEDS)
+from ..foundation.core import (check_int, check_float, check_choice, check_type, check_keys, validate_fields,
+    results_path, MS_PER_S, paired_differences, verdict, MIN_SEEDS)
 from ..foundation.hetero import dht, client_types, TYPES
-from ..foundation.data import federation
+from ..foundation.data import federation, FederatedData
 from ..foundation.datasets import make_federated
 from ..engine.config import RunConfig
 from ..engine.simulation import run_fl
@@ -22,21 +22,39 @@ from ..engine.models import mlp, cnn, mobilenet_v2_gn
 from ..engine.protocol import UniformSelector
 from ..selection.baselines import RoundRobin, FedNova, FedPNS, HCSFed
 from ..selection.efficiency import PowD
-from .selector import FedDiverseSelector, FedRKSelector, oracle_triplets, diversity_round
+from .selector import (FedDiverseSelector, FedRKSelector, oracle_triplets, diversity_round,
+                                               check_triplets, check_client_types)
 from .estimation import EstimationConfig, estimate_federation, EstimationResult
 
 # %% auto #0
-__all__ = ['CNN_HIDDEN_PER_WIDTH', 'WIDTH_PERCENT', 'PRESETS', 'DIVERSITY_DATASETS', 'FL_METHODS', 'TABLE1_METHODS',
-           'ORACLE_METHODS', 'VARIANT_METHODS', 'METHOD_LABELS', 'ALL_METHODS', 'PUBLISHED_TABLE1', 'CMNIST_MAX_SCALE',
-           'CMNIST_MAX_SIZE', 'GRID_KEY', 'TEACHING_SEEDS', 'SHAPES_DATASETS', 'SHAPES_METHODS', 'PUBLISHED_TABLE3',
-           'PUBLISHED_TABLE4', 'METHOD_COLOURS', 'RESULTS_TOOL', 'TEACHING_FILES', 'TIMED_ROUNDS', 'REPORT_CSS',
-           'DOCS_URL', 'DEMO_CAPTIONS', 'DiversityPreset', 'check_runs', 'check_names', 'method_label', 'build_data',
-           'diversity_run_config', 'table1_selector', 'selected_type_shares', 'run_diversity', 'run_diversity_grid',
-           'paper_grid', 'estimation_errors', 'table1', 'table3', 'gain_table', 'paired_gain', 'reproduction_table',
-           'wga_curve_figure', 'share_figure', 'regenerate_results', 'load_teaching', 'measure_overhead', 'demo_report',
-           'demo', 'main']
+__all__ = ['PRESET_MODELS', 'CNN_HIDDEN_PER_WIDTH', 'WIDTH_PERCENT', 'PRESETS', 'DIVERSITY_DATASETS', 'FL_METHODS',
+           'TABLE1_METHODS', 'ORACLE_METHODS', 'VARIANT_METHODS', 'METHOD_LABELS', 'ALL_METHODS', 'PUBLISHED_TABLE1',
+           'CMNIST_MAX_SCALE', 'CMNIST_MAX_SIZE', 'DATA_METHODS', 'GRID_KEY', 'TEACHING_SEEDS', 'SHAPES_DATASETS',
+           'SHAPES_METHODS', 'PUBLISHED_TABLE3', 'PUBLISHED_TABLE4', 'METHOD_COLOURS', 'RESULTS_TOOL', 'TEACHING_FILES',
+           'TIMED_ROUNDS', 'REPORT_CSS', 'DOCS_URL', 'DEMO_CAPTIONS', 'check_names', 'DiversityPreset', 'check_runs',
+           'method_label', 'build_data', 'diversity_run_config', 'table1_selector', 'selected_type_shares',
+           'run_diversity', 'run_diversity_grid', 'paper_grid', 'estimation_errors', 'table1', 'table3', 'gain_table',
+           'paired_gain', 'reproduction_table', 'wga_curve_figure', 'share_figure', 'regenerate_results',
+           'load_teaching', 'measure_overhead', 'demo_report', 'demo', 'main']
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #dea7e0cf
+PRESET_MODELS = ('mlp', 'cnn', 'mobilenet_v2_gn')   # the models a preset can train
+
+def check_names(name:str, # argument name
+                values, # a tuple or list
+                choices, # allowed values (a tuple, list or dict), or None for seeds (non-negative integers)
+               ) -> tuple:
+    "A tuple or list of allowed names (or seeds), as a tuple; errors name the argument."
+    check_type(name, values, (tuple, list)); check_type('choices', choices, (tuple, list, dict, type(None)))
+    return tuple(check_int(name, v, lo=0) if choices is None else check_choice(name, v, choices) for v in values)
+
+def _check_per_kind(name:str, # argument name for the errors
+                    per_kind:dict, # {stand-in kind: {field: value}}
+                   ) -> dict:
+    "Field overrides per stand-in kind: dicts keyed by fields of `DiversityPreset` (`for_dataset` checks their values)."
+    fields = [f.name for f in dataclasses.fields(DiversityPreset) if f.name not in ('name', 'per_kind')]
+    return {kind: check_keys(f"{name}[{kind!r}]", o, fields) for kind, o in check_type(name, per_kind, dict).items()}
+
 @dataclass
 class DiversityPreset:
     "Everything that defines one experiment scale (data, model, FL hyper-parameters, estimation, seeds)."
@@ -62,7 +80,12 @@ class DiversityPreset:
         pos = lambda n, v: check_int(n, v, lo=1); pos_f = lambda n, v: check_float(n, v, lo=0, lo_open=True)
         validate_fields(self, rounds=pos, kappa=pos, scale=pos_f, img_size=pos, width=pos, lr=pos_f, batch_size=pos,
                         local_epochs=pos, server_lr=pos_f, server_momentum=lambda n, v: check_float(n, v, 0, 1, hi_open=True),
-                        prox_mu=lambda n, v: check_float(n, v, lo=0), test_per_group=pos)
+                        prox_mu=lambda n, v: check_float(n, v, lo=0), test_per_group=pos,
+                        name=lambda n, v: check_type(n, v, str), model=lambda n, v: check_choice(n, v, PRESET_MODELS),
+                        seeds=lambda n, v: check_names(n, v, None),
+                        estimation=lambda n, v: check_type(n, v, EstimationConfig),
+                        weights_path=lambda n, v: v if v is None else check_type(n, v, (str, os.PathLike)),
+                        per_kind=_check_per_kind)
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #29e6be67
 CNN_HIDDEN_PER_WIDTH = 4   # hidden units of the CNN's dense layer per unit of its width
@@ -79,7 +102,7 @@ def for_dataset(self:DiversityPreset, dataset:str, # a key of `DIVERSITY_DATASET
 def model_fn(self:DiversityPreset, n_classes:int, # outputs of the model
             ): # returns () -> nn.Module
     "The model builder of this preset for `n_classes` outputs."
-    check_choice('model', self.model, ('mlp', 'cnn', 'mobilenet_v2_gn'))
+    check_choice('model', self.model, PRESET_MODELS)
     if self.model == 'mlp': return lambda: mlp(3 * self.img_size ** 2, self.width, n_classes)
     if self.model == 'cnn':
         return lambda: cnn(3, n_classes, width=self.width, img_size=self.img_size, hidden=CNN_HIDDEN_PER_WIDTH * self.width, norm='group')
@@ -117,14 +140,6 @@ def check_runs(runs, # rows of `run_diversity_grid` / `run_diversity`
     missing = sorted(set(columns) - set(runs.columns))
     if missing: raise ValueError(f"runs: missing columns {missing} (rows of `run_diversity_grid` expected)")
     return runs
-
-def check_names(name:str, # argument name
-                values, # a tuple or list
-                choices, # allowed values, or None for seeds (non-negative integers)
-               ) -> tuple:
-    "A tuple or list of allowed names (or seeds), as a tuple; errors name the argument."
-    check_type(name, values, (tuple, list))
-    return tuple(check_int(name, v, lo=0) if choices is None else check_choice(name, v, choices) for v in values)
 
 def method_label(method:str, # a method name as stored in the result rows
                 ) -> str:
@@ -173,15 +188,28 @@ def diversity_run_config(preset:DiversityPreset, # the scale
     return RunConfig(**kw)
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #f16ff887
+DATA_METHODS = ('FedDiverse (known DHT)', 'FedRK', 'pow-d')   # the selection methods that read the federation itself
+
+def _check_estimated(estimated, # (K, 3) estimated triplets
+                     data, # the `FederatedData`, or None
+                    ) -> np.ndarray:
+    "The estimated triplets, checked (`check_triplets`), one per client of `data` when it is given."
+    t = check_triplets(estimated, 'estimated')
+    if data is not None and len(t) != data.num_clients:
+        raise ValueError(f"estimated: {len(t)} triplets: expected one per client of data ({data.num_clients})")
+    return t
+
 def table1_selector(method:str, # one of `ALL_METHODS`
-                    data, # the `FederatedData`
+                    data, # the `FederatedData` (may be None for the methods not in `DATA_METHODS`)
                     estimated:np.ndarray|None=None, # (K, 3) estimated triplets (needed by 'FedDiverse')
                    ) -> tuple: # (Selector, dict of RunConfig overrides)
     "The selector (and engine overrides) of a selection method."
-    check_choice('method', method, ALL_METHODS)
+    check_choice('method', method, ALL_METHODS); check_type('data', data, (FederatedData, type(None)))
+    if data is None and method in DATA_METHODS:
+        raise ValueError(f"data=None: method={method!r} reads the federation; expected a FederatedData")
     if method == 'FedDiverse':
         if estimated is None: raise ValueError("method='FedDiverse' needs the estimated triplets (estimated=...)")
-        return FedDiverseSelector(estimated), {}
+        return FedDiverseSelector(_check_estimated(estimated, data)), {}
     if method == 'FedDiverse (known DHT)':
         return FedDiverseSelector(oracle_triplets(data.interaction()), name='feddiverse[sign-invariant, known DHT]'), {}
     if method == 'FedRK': return FedRKSelector(data.interaction()), {}
@@ -196,8 +224,11 @@ def selected_type_shares(history, # an engine `History`
                         ) -> dict:
     "Share of CI / AI / SC clients among all selected slots of a run."
     from hetfl_explore.engine.store import History
-    check_type('history', history, History)
+    check_type('history', history, History); types = check_client_types('types', types)
     ids = np.concatenate([np.asarray(s, dtype=np.int64) for s in history.rounds['selected']])
+    if ids.size and ids.max() >= len(types):
+        raise ValueError(f"types: {len(types)} client types, but the run selected client {ids.max()}: "
+                         "expected one per client")
     return {d: float(np.mean(types[ids] == d)) for d in TYPES}
 
 def _estimate(preset:DiversityPreset, # the scale, already specialised with `DiversityPreset.for_dataset`
@@ -219,7 +250,7 @@ def run_diversity(dataset:str, # a key of `DIVERSITY_DATASETS`
     "Train one cell of the comparison and summarise it."
     check_choice('dataset', dataset, DIVERSITY_DATASETS); check_choice('method', method, ALL_METHODS)
     check_choice('fl', fl, FL_METHODS); check_type('preset', preset, DiversityPreset); check_int('seed', seed, lo=0)
-    data = build_data(dataset, preset, seed) if data is None else data
+    data = build_data(dataset, preset, seed) if data is None else check_type('data', data, FederatedData)
     preset = preset.for_dataset(dataset)
     if method == 'FedDiverse' and estimation is None:
         estimation = _estimate(preset, data, seed)
@@ -363,7 +394,8 @@ def paired_gain(runs:pd.DataFrame, # rows of `run_diversity_grid`
                 value:str='wga', # the compared figure
                ) -> pd.DataFrame: # per (dataset, fl): mean, se, n, n_sign, significant, text
     "The paired difference a − b over seeds, per dataset and FL method (`foundation.core.paired_differences`)."
-    check_runs(runs, ('dataset', 'method', 'fl', 'seed', value))
+    check_runs(runs, ('dataset', 'method', 'fl', 'seed'))
+    check_choice('value', value, runs.select_dtypes('number').columns)
     check_choice('a', a, ALL_METHODS); check_choice('b', b, ALL_METHODS)
     return paired_differences(runs, 'method', a, b, value, by=('dataset', 'fl'))
 

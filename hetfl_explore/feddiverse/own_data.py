@@ -62,7 +62,7 @@ def level_count(name:str, # 'n_classes' or 'n_attrs', quoted in the error
         raise ValueError(f"labels: {labels!r:.60}: expected non-empty 1-D integer arrays, one per client (`as_labels`)")
     top = max(int(y.max()) for y in labels)
     if given is None: return max(top + 1, MIN_LEVELS)
-    n = check_int(name, given, lo=MIN_LEVELS)
+    n = check_int(f'given {name}', given, lo=MIN_LEVELS)   # the error names `given` and the caller's `name`
     for k, y in enumerate(labels):
         if y.max() >= n:
             raise ValueError(f"{what}[{k}]: label {int(y.max())} at entry {int(y.argmax())} is not below {name}={n}")
@@ -111,6 +111,17 @@ def client_order(ids:pd.Series, # the client column
     except TypeError: return seen   # ids of mixed types: the order of first appearance
 
 # %% ../../nbs/feddiverse/23_own_data.ipynb #433a1bb6
+def _column_name(name:str, # the argument naming the column, quoted in the error
+                 column:str, # the column name given
+                ) -> str: # the name as a plain `str`
+    "A column name: a `str` that hashes and compares, as pandas needs to look the column up."
+    check_type(name, column, str)
+    try: hash(column); column == column
+    except Exception as e:
+        raise TypeError(f"{name}: a {type(column).__name__} that raised {type(e).__name__} when hashed or compared; "
+                        "expected a column name (a str)") from None
+    return str.__str__(column)
+
 def matrices_from_frame(df:pd.DataFrame, # one row per sample
                         client:str='client', # the column naming each sample's client
                         label:str='label', # the column of class labels (integers 0..|Y|-1)
@@ -120,7 +131,8 @@ def matrices_from_frame(df:pd.DataFrame, # one row per sample
                         n_attrs:int|None=None, # |A| (default: the largest attribute label + 1, at least 2)
                        ) -> np.ndarray: # (K, |Y|, |A|) int64 interaction matrices, in client order
     "The interaction matrices of the clients in a table with one row per sample (client, class label, attribute label)."
-    for name, column in (('client', client), ('label', label), ('attribute', attribute)): check_type(name, column, str)
+    named = (('client', client), ('label', label), ('attribute', attribute))
+    client, label, attribute = (_column_name(n, c) for n, c in named)
     check_columns('df', df, (client, label, attribute))
     if df[client].isna().any():
         raise ValueError(f"df[{client!r}]: row {df.index[df[client].isna().to_numpy()][0]!r} has no client")

@@ -9,17 +9,18 @@ import numpy as np
 from scipy.optimize import minimize
 from fastcore.basics import patch
 from ..foundation.core import check_int, check_float, check_choice, check_type, rng_streams, check_array, check_ids
+from ..foundation.core import as_array, check_keys
 from ..foundation.hetero import as_counts, dht, TYPES
 from ..engine.protocol import Selector, Selection, ClientView
 from ..selection.baselines import choice_without_replacement
 
 # %% auto #0
 __all__ = ['ZERO', 'DIMS', 'SELECTION_VARIANTS', 'ROUNDOFF', 'AS_PRINTED', 'DEFAULT_ALIAS', 'RANK_TOL', 'reference_round',
-           'selection_options', 'as_float_array', 'check_triplets', 'check_rng', 'check_available', 'draw_by_weight',
-           'pick_best', 'normalise_triplets', 'round_draws', 'diversity_round', 'selector_name', 'FedDiverseSelector',
-           'algorithm5_round', 'LiteralFedDiverseSelector', 'client_matrices', 'oracle_triplets', 'perturb_triplets',
-           'triplet_error', 'noise_for_error', 'nonnegative_matrices', 'fedrk_weights', 'mixture_variance',
-           'FedRKSelector']
+           'selection_options', 'as_float_array', 'check_triplets', 'check_rng', 'check_available',
+           'check_client_types', 'draw_by_weight', 'pick_best', 'normalise_triplets', 'round_draws', 'diversity_round',
+           'selector_name', 'FedDiverseSelector', 'algorithm5_round', 'LiteralFedDiverseSelector', 'client_matrices',
+           'oracle_triplets', 'perturb_triplets', 'triplet_error', 'noise_for_error', 'nonnegative_matrices',
+           'fedrk_weights', 'mixture_variance', 'FedRKSelector']
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #7a2fdaae
 ZERO = 1e-12   # a sum of weights or a norm below this counts as zero (uniform fallback, zero cross product)
@@ -104,26 +105,58 @@ def check_available(available, # ids that may be chosen, or None (all)
     if available is None: return np.arange(K)
     return np.sort(check_ids('available', available, K, unique=True))
 
+def check_client_types(name:str, # argument name for the errors
+                       types, # (K,) client types: a numpy array, list or tuple of 'CI', 'AI', 'SC'
+                       K:int|None=None, # clients in the federation, if known
+                      ) -> np.ndarray: # (K,) str array
+    "Validate one type per client, each one of `DIMS` (as `foundation.hetero.client_types` gives them)."
+    arr = np.asarray(check_type(name, types, (np.ndarray, list, tuple)), dtype=object)
+    if arr.ndim != 1 or (K is not None and len(arr) != K):
+        raise ValueError(f"{name}: shape {arr.shape}: expected ({'K' if K is None else K},), one type per client")
+    bad = [i for i, x in enumerate(arr) if type(x) not in (str, np.str_) or x not in DIMS]
+    if bad: raise ValueError(f"{name}: entry {bad[0]} = {arr[bad[0]]!r}: expected one of {', '.join(DIMS)}")
+    return arr.astype(str)
+
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #d2a7f9c1
 def draw_by_weight(w:np.ndarray, # (R, K) non-negative weights, one row per round
                    u:np.ndarray, # (R,) uniforms in [0, 1)
                   ) -> np.ndarray: # (R,) drawn indices
     "Inverse-CDF draws, one per row of `w`: the first index whose cumulative share exceeds `u`."
-    w, u = check_array('w', w, ndim=2, lo=0), check_array('u', u, ndim=1, lo=0)
-    if len(u) != len(w): raise ValueError(f"u: {len(u)} uniforms for the {len(w)} rows of w: expected one per row")
-    if (u >= 1).any():
-        raise ValueError(f"u: entry {int(np.argmax(u >= 1))} = {float(u[u >= 1][0])!r}: expected uniforms in [0, 1)")
+    w = check_array('w', w, ndim=2, lo=0)
+    u = _check_uniforms(u, len(w), 'w')
     empty = ~(w.sum(-1) > 0)
     if w.shape[1] == 0 or empty.any():
         row = int(np.argmax(empty)) if empty.any() else 0
         raise ValueError(f"w: row {row} has no positive weight: expected at least one per row")
     return _draw(w, u)
 
+def _check_uniforms(u, # (R,) uniforms, one per row
+                   rows:int, # rows of the argument they draw in
+                   of:str, # that argument's name, for the errors
+                  ) -> np.ndarray: # float64 uniforms
+    "`u` as a float64 vector of one uniform in [0, 1) per row of the argument `of`; errors name `u`."
+    u = check_array('u', u, ndim=1, lo=0)
+    if len(u) != rows: raise ValueError(f"u: {len(u)} uniforms for the {rows} rows of {of}: expected one per row")
+    if (u >= 1).any():
+        raise ValueError(f"u: entry {int(np.argmax(u >= 1))} = {float(u[u >= 1][0])!r}: expected uniforms in [0, 1)")
+    return u
+
 def _draw(w, u):
     "`draw_by_weight` without the checks (the selector's rounds call it with weights they built themselves)."
     cdf = np.cumsum(w / w.sum(-1, keepdims=True), -1); cdf /= cdf[..., -1:]
     return (cdf <= u[:, None]).sum(-1)
+
+def _check_left(left, # (R, K) mask of the clients that may be picked: booleans or 0/1
+               shape:tuple, # (R, K), the shape of the scores
+              ) -> np.ndarray: # boolean mask
+    "`left` as a boolean mask of `shape` with a client left in every row; errors name `left`."
+    m = as_array('left', left)
+    if m.shape != shape: raise ValueError(f"left: shape {m.shape}: expected {shape}, the shape of the scores")
+    if not np.isin(m, (0, 1)).all(): raise ValueError("left: entries other than True/False: expected a boolean mask")
+    empty = ~m.astype(bool).any(-1)
+    if empty.any(): raise ValueError(f"left: row {int(np.argmax(empty))} has no client left: expected one or more per row")
+    return m.astype(bool)
 
 def pick_best(scores:np.ndarray, # (R, K) scores, one row per round
               left:np.ndarray, # (R, K) mask of the clients that may be picked
@@ -133,6 +166,10 @@ def pick_best(scores:np.ndarray, # (R, K) scores, one row per round
               tol:float, # scores within `tol` of the best are ties
              ) -> np.ndarray: # (R,) picked ids
     "Per row, a client of `left` whose score is within `tol` of the best: the first one, or the ⌊u·n⌋-th of the n tied."
+    scores = check_array('scores', scores, ndim=2, nonempty=True)
+    left, best = _check_left(left, scores.shape), check_choice('best', best, ('min', 'max'))
+    u, ties = _check_uniforms(u, len(scores), 'scores'), check_choice('ties', ties, _OPTION_CHOICES['ties'])
+    tol = check_float('tol', tol, lo=0)
     s = np.where(left, scores, np.inf if best == 'min' else -np.inf)
     b = s.min(-1, keepdims=True) if best == 'min' else s.max(-1, keepdims=True)
     cand = left & (np.abs(scores - b) <= tol)
@@ -159,9 +196,11 @@ def round_draws(K:int, # clients in the federation
                 rounds:int, # rounds drawn for side by side
                 rng:np.random.Generator, # the selection random stream
                 available, # ids that may be chosen (None: all)
-                options:dict, # the selection options (`selection_options`)
+                options:dict, # the selection options (`selection_options`); missing ones come from 'sign-invariant'
                ) -> tuple: # (available mask, picks per round n, (rounds, 3·random lead + n) uniforms, (rounds, 3) dimension order)
     "What every round starts from: the available clients, its number of picks, its uniforms and its order of the dimensions."
+    K, k, rounds = check_int('K', K, lo=1), check_int('k', k, lo=1), check_int('rounds', rounds, lo=1)
+    rng, options = check_rng(rng), selection_options('sign-invariant', **check_keys('options', options, _OPTION_CHOICES))
     avail = np.zeros(K, bool); avail[check_available(available, K)] = True
     target = k if options['remainder'] == 'truncate' else -(-k // 3) * 3
     n, rand = min(target, int(avail.sum())), options['lead'] == 'random'
@@ -207,7 +246,7 @@ def diversity_round(triplets:np.ndarray, # (K, 3) triplets [CI, AI, SC] of every
                    ) -> tuple[np.ndarray, dict]: # (chosen ids in selection order, trace of the round)
     "One FedDiverse round with any options, and the trace of every intermediate quantity."
     T, o, tol = check_triplets(triplets), selection_options('sign-invariant', **options), check_float('tol', tol, lo=0)
-    avail, n, U, order = round_draws(len(T), check_int('k', k, lo=1), 1, check_rng(rng), available, o)
+    avail, n, U, order = round_draws(len(T), k, 1, rng, available, o)
     rand, order, t = o['lead'] == 'random', order[0], check_int('t', t, lo=0)
     M, left, u, picks, steps = T[:, order] if rand else T, avail.copy(), iter(U[0, 3 * rand:]), [], []
     def take(i): picks.append(i); left[i] = False; return len(picks) == n

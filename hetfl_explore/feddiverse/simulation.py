@@ -9,10 +9,13 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from ..foundation.core import check_int, check_float, check_choice, check_type, rng_streams, TRIPLET_COLORS
+from ..foundation.core import (check_array, check_count_array, check_keys, check_probability,
+                                           validate_fields)
 from ..foundation.hetero import dht, client_types
 from ..engine.protocol import Selector, UniformSelector, RoundRobinSelector, make_view, synthetic_reports
 from .selector import (DIMS, SELECTION_VARIANTS, AS_PRINTED, selector_name, as_float_array,
-                                               client_matrices, oracle_triplets, FedDiverseSelector,
+                                               client_matrices, oracle_triplets, check_client_types, check_triplets,
+                                               FedDiverseSelector,
                                                LiteralFedDiverseSelector, FedRKSelector)
 from .registry import SELECTORS, make_selector
 from . import rounds as fast_rounds   # gives the FedDiverse selectors their compiled `select_rounds`
@@ -31,16 +34,49 @@ class SelectionStats:
     union_triplets: np.ndarray # (rounds, 3) DHT of the union of the selected clients' data per round
     types: np.ndarray # (K,) type of each client
     duplicates: np.ndarray|None = None # (rounds,) re-picked clients per round (Algorithm 5 as printed), else None
+    def __post_init__(self):
+        "Check every field (errors name it): K clients in `frequency`, `selected` and `types`, one row per round."
+        K, R = lambda: len(self.frequency), lambda: len(self.selected)   # called once those fields are checked
+        validate_fields(self, type_shares=_check_shares,
+                        frequency=lambda n, v: check_array(n, v, ndim=1, lo=0, hi=1, nonempty=True),
+                        selected=lambda n, v: _check_participation(n, v, K()),
+                        union_triplets=lambda n, v: _check_rows(n, check_triplets(v, n), (R(), len(DIMS))),
+                        types=lambda n, v: check_client_types(n, v, K()),
+                        duplicates=lambda n, v: v if v is None else _check_rows(n, check_count_array(n, v), (R(),)))
     def union_mean(self) -> np.ndarray: "Mean union triplet over rounds."; return self.union_triplets.mean(0)
+
+def _check_shares(name:str, # argument name for the errors
+                  shares, # {'CI': share, 'AI': share, 'SC': share}
+                 ) -> dict:
+    "A share in [0, 1] for each client type, as floats; errors name `name` and the type."
+    check_keys(name, shares, DIMS)
+    return {d: check_probability(f"{name}[{d!r}]", shares.get(d)) for d in DIMS}
+
+def _check_rows(name:str, # argument name for the errors
+                arr:np.ndarray, # an array already checked entry by entry
+                shape:tuple, # the shape it must have
+               ) -> np.ndarray:
+    "`arr` if it has `shape`, else a ValueError naming `name`."
+    if arr.shape != shape: raise ValueError(f"{name}: shape {arr.shape}: expected {shape}, one row per round")
+    return arr
+
+def _check_participation(name:str, # argument name for the errors
+                        chosen, # (rounds, K) 0/1 participation
+                        K:int, # clients in the federation
+                       ) -> np.ndarray: # float64 (rounds, K)
+    "Validate a (rounds, K) 0/1 participation matrix with at least one round."
+    chosen = as_float_array(chosen, name)
+    if chosen.ndim != 2 or chosen.shape[1] != K or not len(chosen) or not np.isin(chosen, (0, 1)).all():
+        raise ValueError(f"{name}: shape {chosen.shape}: expected a (rounds, {K}) array of 0/1 participation, "
+                         "at least one round")
+    return chosen
 
 def selection_stats(matrices:np.ndarray, # (K, |Y|, |A|) client matrices
                     chosen:np.ndarray, # (rounds, K) 0/1 participation
                    ) -> SelectionStats:
     "Type shares, frequencies and the triplet of the union of each round's selected data (vectorised over rounds)."
     N = client_matrices(matrices); K = len(N)
-    chosen = as_float_array(chosen, 'chosen')
-    if chosen.ndim != 2 or chosen.shape[1] != K or not len(chosen) or not np.isin(chosen, (0, 1)).all():
-        raise ValueError(f"chosen: shape {chosen.shape}: expected a (rounds, {K}) array of 0/1 participation, at least one round")
+    chosen = _check_participation('chosen', chosen, K)
     types = client_types(dht(N), tie='first')
     union = dht((chosen @ N.reshape(K, -1)).reshape(-1, *N.shape[1:]))
     slots = chosen.sum(0)

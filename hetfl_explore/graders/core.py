@@ -213,7 +213,12 @@ def exercises(lab:str|None=None, # one lab of `LABS`, or None for all
     "The exercise ids that have a grader, of one lab or of all."
     if lab is not None: check_choice('lab', lab, LABS)
     ids = [e for e in load_labs().EXERCISES if lab is None or e.split('.')[0] == lab]
-    return sorted(ids, key=lambda e: (LABS.index(e.split('.')[0]), int(e.split('.q')[1])))
+    return sorted(ids, key=_course_order)
+
+def _course_order(eid:str) -> tuple:
+    "Sort key of an exercise id: the course's labs in `LABS` order, then any other lab by name; questions by number."
+    lab, n = eid.split('.q')
+    return (LABS.index(lab) if lab in LABS else len(LABS), lab, int(n))
 
 def grade(exercise:str, # the exercise id, e.g. 'selection.q3'
           answer, # the student's answer (`...` when not attempted)
