@@ -237,7 +237,9 @@ def test_comparison_arguments_are_checked(fed):
         compare_selectors([UniformSelector()], fed, MODEL, CFG, seeds=(0, 0))
     with pytest.raises(ValueError, match='clients: id 1 appears more than once'): poison_labels(fed, [1, 1])
     assert torch.equal(poison_labels(fed, []).y, fed.y)
-    res = compare_selectors([UniformSelector()], fed, MODEL, dataclasses.replace(CFG, rounds=1), seeds=range(2))
+    with pytest.raises(ValueError, match=r'seeds: expected a 1-D array of seeds, got an array of shape \(2, 2\)'):
+        compare_selectors([UniformSelector()], fed, MODEL, CFG, seeds=np.zeros((2, 2), int))
+    res = compare_selectors([UniformSelector()], fed, MODEL, dataclasses.replace(CFG, rounds=1), seeds=np.arange(2))
     assert list(res.seed) == [0, 1] and len(curves_figure(res, 'total_sim_time').data) == 1
     with pytest.raises(ValueError, match="metric='selected': expected one of"): curves_figure(res, 'selected')
     with pytest.raises(ValueError, match=r'target=1.5: expected a finite number in \[0, 1\]'):
