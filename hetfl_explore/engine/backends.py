@@ -248,7 +248,7 @@ def resolve_backend(backend:str, # `RunConfig.backend`: 'auto' or one of `BACKEN
                    ) -> str:
     "`backend` itself, or `choose_backend`'s pick when it is 'auto'; an explicit 'fused' is checked now (the error says what is missing)."
     backend, batch_size = check_choice('backend', backend, ['auto', *BACKEND_NAMES]), check_int('batch_size', batch_size, lo=1)
-    check_pool(x); _check_profile(profile, ('flops', 'params'), device)   # the pool's values once per pool
+    check_pool(x); check_type('device', device, torch.device)   # the pool's values once per pool; `profile`: when 'auto'
     if backend == 'fused': fused_dims(model, x, client_loss, device)
     if backend != 'auto': return backend
     try: fusable = fused_dims(model, x, client_loss, device) is not None

@@ -136,20 +136,23 @@ def _n_outputs(model:nn.Module, x:torch.Tensor) -> int|None:
 def check_pool(x:torch.Tensor, # the training pool: one row per sample
                y:torch.Tensor|None=None, # its labels (None: the pool alone)
                model:nn.Module|None=None, # the model whose outputs the labels index (None: no upper bound)
+               x_name:str='x', # the caller's name of the pool, quoted in errors
+               y_name:str='y', # ... and of the labels
               ) -> torch.Tensor: # `x`
-    "A non-empty pool of finite values with one integer label per row in [0, outputs); errors name `x` and `y`."
-    if check_type('x', x, torch.Tensor).dim() == 0 or not len(x):
-        raise ValueError(f"x: shape {tuple(x.shape)}: expected a non-empty pool, one row per sample")
+    "A non-empty pool of finite values with one integer label per row in [0, outputs); errors name the caller's arguments."
+    if check_type(x_name, x, torch.Tensor).dim() == 0 or not len(x):
+        raise ValueError(f"{x_name}: shape {tuple(x.shape)}: expected a non-empty pool, one row per sample")
     row = _scanned(x, _nonfinite_row)   # once per pool and version: the rounds that read it again pay nothing
-    if row >= 0: raise ValueError(f"x: row {row} holds NaN or ±inf; expected finite values")
+    if row >= 0: raise ValueError(f"{x_name}: row {row} holds NaN or ±inf; expected finite values")
     if y is None: return x
-    if check_type('y', y, torch.Tensor).shape != x.shape[:1] or y.is_floating_point() or y.dtype == torch.bool:
-        raise ValueError(f"y: shape {tuple(y.shape)} ({y.dtype}): expected one integer label per row of x ({len(x)} rows)")
+    if check_type(y_name, y, torch.Tensor).shape != x.shape[:1] or y.is_floating_point() or y.dtype == torch.bool:
+        raise ValueError(f"{y_name}: shape {tuple(y.shape)} ({y.dtype}): expected one integer label per row of {x_name} "
+                         f"({len(x)} rows)")
     lo, hi = _scanned(y, _min_max)
     n = None if model is None else _n_outputs(model, x)
     if lo < 0 or (n is not None and hi >= n):
         allowed = 'non-negative labels' if n is None else f"labels in [0, {n}), one per output of the model"
-        raise ValueError(f"y: label {lo if lo < 0 else hi} is out of range; expected {allowed}")
+        raise ValueError(f"{y_name}: label {lo if lo < 0 else hi} is out of range; expected {allowed}")
     return x
 
 def check_start(name:str, # argument name, quoted in the error
