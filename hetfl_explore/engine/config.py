@@ -149,7 +149,7 @@ def check_pool(x:torch.Tensor, # the training pool: one row per sample
         raise ValueError(f"{y_name}: shape {tuple(y.shape)} ({y.dtype}): expected one integer label per row of {x_name} "
                          f"({len(x)} rows)")
     lo, hi = _scanned(y, _min_max)
-    n = None if model is None else _n_outputs(model, x)
+    n = None if model is None else _n_outputs(check_type('model', model, nn.Module), x)
     if lo < 0 or (n is not None and hi >= n):
         allowed = 'non-negative labels' if n is None else f"labels in [0, {n}), one per output of the model"
         raise ValueError(f"{y_name}: label {lo if lo < 0 else hi} is out of range; expected {allowed}")
@@ -160,7 +160,7 @@ def check_start(name:str, # argument name, quoted in the error
                 size:int, # P, the model's parameter count
                ) -> torch.Tensor:
     "Finite flat starting parameters: a (P,) tensor, or (C, P) with one start per client; errors name `name`."
-    t = check_tensor(name, check_type(name, value, torch.Tensor), ndim=(1, 2))
+    t, size = check_tensor(name, check_type(name, value, torch.Tensor), ndim=(1, 2)), check_int('size', size, lo=1)
     if t.shape[-1] != size: raise ValueError(f"{name}: shape {tuple(t.shape)}: expected ({size},) or (C, {size})")
     return t
 
