@@ -71,6 +71,8 @@ CASES = [
      st.sampled_from([None, 'x', 3, torch.zeros(0, 4), torch.tensor([[np.nan, 1.]]), torch.tensor([[np.inf, 1.]])])),
     ('engine.config.check_start', lambda v: config.check_start('w0', v, 23), 'w0',
      st.sampled_from([None, 'w0', torch.zeros(22), torch.zeros(2, 2, 23), torch.full((23,), np.nan)])),
+    ('engine.config.check_finite', lambda v: config.check_finite('updates', v), 'updates',
+     st.sampled_from([None, 'u', 3, torch.tensor([np.nan, 1.]), torch.tensor([[1., -np.inf]])])),
     ('engine.backends.train_sequential', lambda v: backends.train_sequential(v), 'work', NOT_MODEL),
     ('engine.backends.train_batched', lambda v: backends.train_batched(v), 'work', NOT_MODEL),
     ('engine.fused.train_fused', lambda v: fused.train_fused(v), 'work', NOT_MODEL),

@@ -10,6 +10,7 @@ import numpy as np
 import torch
 from ..foundation.core import (check_int, check_type, rng_streams, as_array, check_array, check_count,
                                            check_count_array, check_ids, check_tensor, MAX_COUNT)
+from .config import check_finite
 
 # %% auto #0
 __all__ = ['FAKE_LOSS', 'FAKE_LOSS_DROP', 'FAKE_UPDATE_SD', 'FAKE_BATCH', 'FAKE_TIME', 'FAKE_ENERGY', 'FAKE_PARAMS',
@@ -98,7 +99,7 @@ def _report_column(name, v, n):
 
 def _report_tensor(name, v, ndim):
     "`updates` or `global_params` of `Reports`: a tensor of `ndim` dimensions with finite entries; errors name the field."
-    return check_tensor(f'Reports.{name}', check_type(f'Reports.{name}', v, torch.Tensor), ndim=ndim)
+    return check_tensor(f'Reports.{name}', check_finite(f'Reports.{name}', v), ndim=ndim, finite=False)   # one min-max pass
 
 @dataclass
 class Reports:
