@@ -11,7 +11,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from torch.func import functional_call, vmap
-from ..foundation.core import check_int, check_float, check_type, check_choice, check_count_array, check_tensor
+from ..foundation.core import (check_int, check_float, check_type, check_choice, check_count_array,
+                                           check_tensor)
 from .models import ParamLayout
 from .config import RunConfig, BACKEND_NAMES, LocalWork, check_pool, check_start
 from .fused import train_fused, fused_dims
@@ -196,10 +197,10 @@ def model_profile(model:nn.Module, # the model
 
 # %% ../../nbs/engine/05c_backends.ipynb #7be5a9bb
 def _check_profile(profile:dict, keys:tuple, device:torch.device) -> dict:
-    "The counts `keys` of a `model_profile` dict as non-negative numbers, after checking `device`; errors name the argument."
+    "The counts `keys` of a `model_profile` dict as non-negative numbers, after checking `device`."
     check_type('device', device, torch.device)
     missing = [k for k in keys if k not in check_type('profile', profile, dict)]
-    if missing: raise ValueError(f"profile: no {missing}: expected a dict from `model_profile` with the counts {list(keys)}")
+    if missing: raise ValueError(f"profile: no {missing}: expected a dict from `model_profile` with {list(keys)}")
     return {k: check_float(f"profile['{k}']", profile[k], lo=0) for k in keys}
 
 def choose_backend(profile:dict, # from `model_profile`
@@ -208,7 +209,8 @@ def choose_backend(profile:dict, # from `model_profile`
                    fusable:bool=False, # whether `train_fused` can train the model (`mlp_dims`, float32 pool, cross-entropy)
                   ) -> str:
     "The faster backend: batched on GPUs; on CPUs fused (or batched) only when one client step is too small to keep the cores busy."
-    batch_size, profile = check_int('batch_size', batch_size, lo=1), _check_profile(profile, ('flops', 'params'), device)
+    batch_size = check_int('batch_size', batch_size, lo=1)
+    profile = _check_profile(profile, ('flops', 'params'), device)
     if device.type == 'cuda': return 'batched'
     step_flops = profile['flops'] * batch_size
     if fusable and step_flops <= AUTO_CPU_FUSED_STEP_FLOPS: return 'fused'
@@ -230,7 +232,8 @@ def block_size(profile:dict, # from `model_profile`
                budget_bytes:float|None=None, # memory a block may use (None: `CPU_BLOCK_BUDGET_BYTES`, or a share of the free GPU memory)
               ) -> int:
     "How many clients one vmapped block may hold: ~4 parameter copies plus ~3x the activations per client, within a memory budget."
-    batch_size, profile = check_int('batch_size', batch_size, lo=1), _check_profile(profile, ('params', 'activations'), device)
+    batch_size = check_int('batch_size', batch_size, lo=1)
+    profile = _check_profile(profile, ('params', 'activations'), device)
     if budget_bytes is not None: budget_bytes = check_float('budget_bytes', budget_bytes, lo=0, lo_open=True)
     elif device.type == 'cuda': budget_bytes = GPU_FREE_MEMORY_SHARE * torch.cuda.mem_get_info(device)[0]
     else: budget_bytes = CPU_BLOCK_BUDGET_BYTES
@@ -247,8 +250,9 @@ def resolve_backend(backend:str, # `RunConfig.backend`: 'auto' or one of `BACKEN
                     batch_size:int, # local batch size
                    ) -> str:
     "`backend` itself, or `choose_backend`'s pick when it is 'auto'; an explicit 'fused' is checked now (the error says what is missing)."
-    backend, batch_size = check_choice('backend', backend, ['auto', *BACKEND_NAMES]), check_int('batch_size', batch_size, lo=1)
-    check_pool(x); check_type('device', device, torch.device)   # the pool's values once per pool; `profile`: when 'auto'
+    backend = check_choice('backend', backend, ['auto', *BACKEND_NAMES])
+    batch_size = check_int('batch_size', batch_size, lo=1)
+    check_pool(x); check_type('device', device, torch.device)   # the pool once per pool; `profile` when 'auto'
     if backend == 'fused': fused_dims(model, x, client_loss, device)
     if backend != 'auto': return backend
     try: fusable = fused_dims(model, x, client_loss, device) is not None

@@ -88,11 +88,11 @@ def _check_run_config(cfg:RunConfig):
         raise ValueError("RunConfig.aggregator='fednova': the normaliser is implemented for momentum or a proximal term, not both")
 
 # %% ../../nbs/engine/05b_config.ipynb #0e847ebd
-_SCANS = WeakIdKeyDictionary()   # tensor -> (its version, the scan, what it found): a pool is scanned once, not every round
+_SCANS = WeakIdKeyDictionary()   # tensor -> (its version, the scan, what it found): a pool is scanned once
 _OUTPUTS = WeakIdKeyDictionary()   # model -> (its parameter count, its number of outputs), from one probe pass
 
 def _scanned(t:torch.Tensor, scan:Callable):
-    "`scan(t)`, remembered per tensor and version: a tensor read again unchanged is not scanned again (changed in place, it is)."
+    "`scan(t)`, remembered per tensor and version: an unchanged tensor is not scanned again (changed in place, it is)."
     version = None if t.is_inference() else t._version   # an inference tensor keeps no version: scanned every time
     seen = _SCANS.get(t)
     if version is not None and seen is not None and seen[:2] == (version, scan): return seen[2]
@@ -108,7 +108,8 @@ def check_finite(name:str, # argument name, quoted in the error
                  value:torch.Tensor, # the tensor to check
                 ) -> torch.Tensor: # `value` itself
     "`value`, a tensor without NaN or ±inf (the per-round check of updates and starts); errors name `name`."
-    if not _finite(check_type(name, value, torch.Tensor)): raise ValueError(f"{name}: NaN or ±inf entries; expected finite values")
+    if not _finite(check_type(name, value, torch.Tensor)):
+        raise ValueError(f"{name}: NaN or ±inf entries; expected finite values")
     return value
 
 def _nonfinite_row(x:torch.Tensor) -> int:
@@ -124,7 +125,7 @@ def _min_max(t:torch.Tensor) -> tuple[int, int]:
 PROBE_ROWS = 2 # rows of the pool the output probe reads (a normalisation without running statistics needs two)
 
 def _probe(model:nn.Module, x:torch.Tensor):
-    "`model`'s output on the first rows of `x`, in eval mode without gradients; every module's mode and the RNG as before."
+    "`model`'s output on the first rows of `x` (eval mode, no gradients); every module's mode and the RNG kept."
     modes = [(m, m.training) for m in model.modules()]
     try:
         with torch.no_grad(), torch.random.fork_rng(devices=[x.device] if x.device.type == 'cuda' else []):
@@ -149,15 +150,15 @@ def check_pool(x:torch.Tensor, # the training pool: one row per sample
                x_name:str='x', # the caller's name of the pool, quoted in errors
                y_name:str='y', # ... and of the labels
               ) -> torch.Tensor: # `x`
-    "A non-empty pool of finite values with one integer label per row in [0, outputs); errors name the caller's arguments."
+    "A non-empty pool of finite values, one integer label per row in [0, outputs); errors name the caller's arguments."
     if check_type(x_name, x, torch.Tensor).dim() == 0 or not len(x):
         raise ValueError(f"{x_name}: shape {tuple(x.shape)}: expected a non-empty pool, one row per sample")
     row = _scanned(x, _nonfinite_row)   # once per pool and version: the rounds that read it again pay nothing
     if row >= 0: raise ValueError(f"{x_name}: row {row} holds NaN or ±inf; expected finite values")
     if y is None: return x
     if check_type(y_name, y, torch.Tensor).shape != x.shape[:1] or y.is_floating_point() or y.dtype == torch.bool:
-        raise ValueError(f"{y_name}: shape {tuple(y.shape)} ({y.dtype}): expected one integer label per row of {x_name} "
-                         f"({len(x)} rows)")
+        raise ValueError(f"{y_name}: shape {tuple(y.shape)} ({y.dtype}): "
+                         f"expected one integer label per row of {x_name} ({len(x)} rows)")
     lo, hi = _scanned(y, _min_max)
     n = None if model is None else _n_outputs(check_type('model', model, nn.Module), x)
     if lo < 0 or (n is not None and hi >= n):
@@ -183,7 +184,8 @@ def _check_plan(idx:torch.Tensor, mask:torch.Tensor, n:int):
     if idx.is_floating_point() or idx.is_complex() or idx.dtype == torch.bool:
         raise TypeError(f"idx: a {idx.dtype} tensor: expected integer pool indices")
     lo, hi = _min_max(idx) if idx.numel() else (0, -1)
-    if lo < 0 or hi >= n: raise ValueError(f"idx: index {lo if lo < 0 else hi} is out of range; expected pool rows in [0, {n})")
+    if lo < 0 or hi >= n:
+        raise ValueError(f"idx: index {lo if lo < 0 else hi} is out of range; expected pool rows in [0, {n})")
 
 # %% ../../nbs/engine/05b_config.ipynb #78ea2a4a
 @dataclass
@@ -202,7 +204,7 @@ class LocalWork:
     client_loss: Callable|None = None # per-sample loss(out, y, params, n_data) -> (B,); None: cross-entropy
     n_data: np.ndarray|None = None # (C,) each client's number of samples (passed to `client_loss`)
     def __post_init__(self):
-        "Types, shapes and index ranges every call; the pool's values once per pool (`check_pool`), so rounds stay fast."
+        "Types, shapes and index ranges every call; the pool's values once per pool (`check_pool`): rounds stay fast."
         check_type('layout', self.layout, ParamLayout); check_type('cfg', self.cfg, RunConfig)
         check_type('model', self.model, nn.Module)
         self.w0 = check_start('w0', self.w0, self.layout.size)
@@ -211,7 +213,7 @@ class LocalWork:
         C = len(self.idx)
         for name, rule in (('steps', check_count_array), ('lr', lambda n, v: check_array(n, v, lo=0))):
             v = rule(name, getattr(self, name))
-            if v.shape != (C,): raise ValueError(f"{name}: shape {v.shape}: expected ({C},), one entry per client of idx")
+            if v.shape != (C,): raise ValueError(f"{name}: shape {v.shape}: expected ({C},), one per client of idx")
 
 # %% ../../nbs/engine/05b_config.ipynb #a9210500
 @patch

@@ -36,7 +36,7 @@ def _as_ids(name, ids, unique:bool=False):
     if len(far): raise ValueError(f"{name}: id {ids[far[0]].item()!r} is out of range: expected client ids in [0, {MAX_COUNT}]")
     ids = ids.astype(np.int64)
     twin = np.flatnonzero(np.diff(np.sort(ids)) == 0) if unique else ()   # sorted, a repeated id sits next to its twin
-    if len(twin): raise ValueError(f"{name}: id {np.sort(ids)[twin[0]]} appears more than once; expected distinct client ids")
+    if len(twin): raise ValueError(f"{name}: id {np.sort(ids)[twin[0]]} appears more than once; expected distinct ids")
     return ids
 
 # %% ../../nbs/engine/06_protocol.ipynb #fee503b7
@@ -88,7 +88,7 @@ class ClientView:
 
 # %% ../../nbs/engine/06_protocol.ipynb #fa867f6e
 _REPORT_ARRAYS = dict(n_samples='count', loss='measure', loss_before='measure', steps='count', update_norm='measure',
-                      time='measure', energy='measure')   # measure: NaN = not measured (a Flower server sees no client time)
+                      time='measure', energy='measure')   # measure: NaN = not measured (Flower sees no client time)
 
 def _report_column(name, v, n):
     "One per-client column of `Reports`: n counts (non-negative integers) or n measures (non-negative, or NaN)."
@@ -98,8 +98,8 @@ def _report_column(name, v, n):
     return v
 
 def _report_tensor(name, v, ndim):
-    "`updates` or `global_params` of `Reports`: a tensor of `ndim` dimensions with finite entries; errors name the field."
-    return check_tensor(f'Reports.{name}', check_finite(f'Reports.{name}', v), ndim=ndim, finite=False)   # one min-max pass
+    "`updates` or `global_params` of `Reports`: a tensor of `ndim` dimensions, finite (one min-max pass)."
+    return check_tensor(f'Reports.{name}', check_finite(f'Reports.{name}', v), ndim=ndim, finite=False)
 
 @dataclass
 class Reports:

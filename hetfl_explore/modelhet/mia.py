@@ -311,7 +311,7 @@ def fit_classifier(model:nn.Module, # Model to train in place
     "Train `model` with Adam on cross-entropy (or KL to soft targets); returns the model."
     batch_size = check_int('batch_size', batch_size, lo=1)
     check_mia_arguments(model=model, x=x, y=y, seed=seed)
-    if len(x): check_pool(x, y, model)   # labels index the model's outputs (no data: nothing to train, nothing to check)
+    if len(x): check_pool(x, y, model)   # labels index the model's outputs (no data: nothing to train or check)
     seed = check_int('seed', seed, lo=0)   # a 0-d array or numpy integer as an int
     dev = next(model.parameters()).device
     opt = torch.optim.Adam(model.parameters(), lr=check_float('lr', lr, 0, lo_open=True))
