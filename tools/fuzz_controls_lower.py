@@ -19,6 +19,7 @@ VALID_MUTANTS = {
     ('placement', 'interpretation'): {'str subclass'},
     ('round_estimates', 'ids'): {'empty'},   # no client to estimate
     ('round_draws', 'available'): {'empty'},   # nobody available this round: no picks, as in `diversity_round`
+    ('check_finite', 'value'): {'empty'},   # no entries: none is NaN (a round's updates of no client)
     ('gather_rows', 'x'): {'nan entry', 'inf entry', 'flattened'},
       # a gather copies values without judging them; 1-D pools
     ('gather_rows', 'rows'): {'one short'},   # any number of rows
@@ -500,7 +501,11 @@ def _engine() -> dict:
                                           x=(x, 'tensor'), y=(y, 'tensor_labels'),
                                           idx=(idx, 'tensor'), mask=(torch.from_numpy(valid), 'obj'),
                                           steps=(steps, 'counts'),
-                                          lr=(np.array([.1, .1]), 'nonneg_linked'), cfg=(cfg, 'obj')))],
+                                          lr=(np.array([.1, .1]), 'nonneg_linked'), cfg=(cfg, 'obj'))),
+                       ('check_pool', dict(x=(x, 'tensor'), y=(y, 'tensor_labels'), model=(net, 'obj'), x_name='x',
+                                           y_name='y')),
+                       ('check_start', dict(name='value', value=(g, 'tensor'), size=(P, 'size'))),
+                       ('check_finite', dict(name='value', value=(x, 'tensor')))],
      'engine.models': [('mobilenet_v2_gn', dict(n_classes=(3, 'size'), width_mult=(0.25, 'pos'), groups=(4, 'size'),
                                                 dropout=(0.1, 'prob')))],
      'engine.protocol': [('Reports', dict(round=(0, 'count'), ids=(np.array([0, 2]), 'unique_ids'),

@@ -11,9 +11,10 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from torch.func import functional_call, vmap
-from ..foundation.core import check_int, check_type, check_choice, check_count_array
+from ..foundation.core import (check_int, check_float, check_type, check_choice, check_count_array,
+                                           check_tensor)
 from .models import ParamLayout
-from .config import RunConfig, BACKEND_NAMES, LocalWork
+from .config import RunConfig, BACKEND_NAMES, LocalWork, check_pool, check_start
 from .fused import train_fused, fused_dims
 
 # %% auto #0
@@ -164,8 +165,10 @@ def local_train(model:nn.Module, # the architecture (its weights are overwritten
                 generator:np.random.Generator, # the client's random stream (batch order)
                ) -> tuple[torch.Tensor, dict]: # new flat parameters, and stats (loss per step, steps)
     "Train one client with local SGD (the sequential backend's update, usable on its own)."
-    check_type('config', config, RunConfig)
+    check_type('config', config, RunConfig); check_type('generator', generator, np.random.Generator)
+    check_pool(x, y, check_type('model', model, nn.Module))   # `LocalWork` below finds this pool checked
     layout = ParamLayout(model)
+    params = check_start('params', params, layout.size)
     local, valid, steps = batch_plan(np.array([len(x)]), config.batch_size, generator, config.local_epochs, config.local_steps)
     new, losses = train_sequential(LocalWork(model, layout, params, x, y, torch.from_numpy(local).to(x.device), torch.from_numpy(valid).to(x.device),
                                    steps, np.array([config.lr]), config))
@@ -177,6 +180,9 @@ def model_profile(model:nn.Module, # the model
                  ) -> dict: # forward FLOPs and activation floats per sample, parameter count
     "Forward FLOPs (2 x multiply-adds of conv and linear layers) and activation size per sample, from one forward pass."
     check_type('model', model, nn.Module)
+    if not check_type('sample', sample, torch.Tensor).numel():
+        raise ValueError(f"sample: shape {tuple(sample.shape)}: expected one input sample with at least one value")
+    check_tensor('sample', sample)   # finite: NaN or ±inf would run through the model unnoticed
     flops, acts = [0], [0]
     def hook(m, inp, out):
         if isinstance(out, torch.Tensor): acts[0] += out.numel()
@@ -190,6 +196,13 @@ def model_profile(model:nn.Module, # the model
     return dict(flops=flops[0], activations=acts[0], params=sum(p.numel() for p in model.parameters()))
 
 # %% ../../nbs/engine/05c_backends.ipynb #7be5a9bb
+def _check_profile(profile:dict, keys:tuple, device:torch.device) -> dict:
+    "The counts `keys` of a `model_profile` dict as non-negative numbers, after checking `device`."
+    check_type('device', device, torch.device)
+    missing = [k for k in keys if k not in check_type('profile', profile, dict)]
+    if missing: raise ValueError(f"profile: no {missing}: expected a dict from `model_profile` with {list(keys)}")
+    return {k: check_float(f"profile['{k}']", profile[k], lo=0) for k in keys}
+
 def choose_backend(profile:dict, # from `model_profile`
                    batch_size:int, # local batch size
                    device:torch.device, # where training runs
@@ -197,6 +210,7 @@ def choose_backend(profile:dict, # from `model_profile`
                   ) -> str:
     "The faster backend: batched on GPUs; on CPUs fused (or batched) only when one client step is too small to keep the cores busy."
     batch_size = check_int('batch_size', batch_size, lo=1)
+    profile = _check_profile(profile, ('flops', 'params'), device)
     if device.type == 'cuda': return 'batched'
     step_flops = profile['flops'] * batch_size
     if fusable and step_flops <= AUTO_CPU_FUSED_STEP_FLOPS: return 'fused'
@@ -219,8 +233,10 @@ def block_size(profile:dict, # from `model_profile`
               ) -> int:
     "How many clients one vmapped block may hold: ~4 parameter copies plus ~3x the activations per client, within a memory budget."
     batch_size = check_int('batch_size', batch_size, lo=1)
-    if budget_bytes is None:
-        budget_bytes = GPU_FREE_MEMORY_SHARE * torch.cuda.mem_get_info(device)[0] if device.type == 'cuda' else CPU_BLOCK_BUDGET_BYTES
+    profile = _check_profile(profile, ('params', 'activations'), device)
+    if budget_bytes is not None: budget_bytes = check_float('budget_bytes', budget_bytes, lo=0, lo_open=True)
+    elif device.type == 'cuda': budget_bytes = GPU_FREE_MEMORY_SHARE * torch.cuda.mem_get_info(device)[0]
+    else: budget_bytes = CPU_BLOCK_BUDGET_BYTES
     per_client = BYTES_PER_FLOAT32 * (PARAM_COPIES_PER_CLIENT * profile['params'] + ACTIVATION_COPIES_PER_CLIENT * profile['activations'] * batch_size)
     return max(1, int(budget_bytes // per_client))
 
@@ -234,7 +250,10 @@ def resolve_backend(backend:str, # `RunConfig.backend`: 'auto' or one of `BACKEN
                     batch_size:int, # local batch size
                    ) -> str:
     "`backend` itself, or `choose_backend`'s pick when it is 'auto'; an explicit 'fused' is checked now (the error says what is missing)."
-    if check_choice('backend', backend, ['auto', *BACKEND_NAMES]) == 'fused': fused_dims(model, x, client_loss, device)
+    backend = check_choice('backend', backend, ['auto', *BACKEND_NAMES])
+    batch_size = check_int('batch_size', batch_size, lo=1)
+    check_pool(x); check_type('device', device, torch.device)   # the pool once per pool; `profile` when 'auto'
+    if backend == 'fused': fused_dims(model, x, client_loss, device)
     if backend != 'auto': return backend
     try: fusable = fused_dims(model, x, client_loss, device) is not None
     except ValueError: fusable = False

@@ -12,7 +12,7 @@ import torch.nn as nn
 from numba import njit
 from ..foundation.core import check_type
 from .models import Flatten1, ParamLayout
-from .config import RunConfig, LocalWork
+from .config import RunConfig, LocalWork, check_pool
 
 # %% auto #0
 __all__ = ['FUSED_FASTMATH', 'mlp_dims', 'fused_dims', 'train_fused']
@@ -155,12 +155,14 @@ def fused_dims(model:nn.Module, # the run's model
                device:torch.device, # where training runs
               ) -> tuple[int, ...]: # the model's `mlp_dims`
     "The model's `mlp_dims`, after checking the fused backend can train it on pool `x` on `device` (a ValueError says what is missing)."
+    check_pool(x); check_type('device', device, torch.device)   # a pool's values are scanned once, not every round
     dims = mlp_dims(model)
     if dims is None: raise ValueError(f"backend='fused' trains float32 Linear/ReLU chains with biases (what `mlp` builds); got {type(model).__name__}: use 'batched' or 'sequential'")
     if client_loss is not None: raise ValueError("backend='fused' computes cross-entropy itself: a client_loss needs backend='batched' or 'sequential'")
     if device.type != 'cpu' or x.device.type != 'cpu': raise ValueError(f"backend='fused' runs on the CPU; got device {device.type!r}: use 'batched' on a GPU")
     if x.dtype != torch.float32 or x[0].numel() != dims[0]:
-        raise ValueError(f"backend='fused': the pool has {x[0].numel()} {x.dtype} values per sample; the model takes {dims[0]} float32 inputs")
+        raise ValueError(f"x: {x[0].numel()} {x.dtype} values per sample; "
+                         f"backend='fused' expects {dims[0]} float32 inputs (the model's)")
     return dims
 
 def _split_run(kernel, n:int, threads:int):

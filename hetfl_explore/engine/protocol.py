@@ -8,7 +8,9 @@ from dataclasses import dataclass
 from typing import Callable, Any
 import numpy as np
 import torch
-from ..foundation.core import check_int, check_type, rng_streams, as_array, check_array, check_count, check_count_array, check_ids, MAX_COUNT
+from ..foundation.core import (check_int, check_type, rng_streams, as_array, check_array, check_count,
+                                           check_count_array, check_ids, check_tensor, MAX_COUNT)
+from .config import check_finite
 
 # %% auto #0
 __all__ = ['FAKE_LOSS', 'FAKE_LOSS_DROP', 'FAKE_UPDATE_SD', 'FAKE_BATCH', 'FAKE_TIME', 'FAKE_ENERGY', 'FAKE_PARAMS',
@@ -24,15 +26,18 @@ def _aligned(name, v, ids, ok, allowed):
     if not (np.all(np.isfinite(v)) and ok(v)): raise ValueError(f"Selection.{name}={v!r}: expected values {allowed}")
     return v
 
-def _as_ids(name, ids):
-    "`ids` as a 1-d int64 array of client ids (integral floats accepted); errors name `name`."
+def _as_ids(name, ids, unique:bool=False):
+    "`ids` as a 1-d int64 array of client ids (integral floats accepted; `unique`: no id twice); errors name `name`."
     ids = as_array(name, ids)   # the shared reader: refuses None, strings, ragged and self-raising values with `name`
     if ids.ndim != 1: raise ValueError(f"{name}: expected a 1-d array of client ids, got shape {ids.shape}")
     if ids.size and not np.issubdtype(ids.dtype, np.integer):
         if not np.all(np.equal(np.mod(ids, 1), 0)): raise TypeError(f"{name}={ids!r}: expected integer client ids")
     far = np.flatnonzero((ids < 0) | (ids > MAX_COUNT)) if ids.size else ()
     if len(far): raise ValueError(f"{name}: id {ids[far[0]].item()!r} is out of range: expected client ids in [0, {MAX_COUNT}]")
-    return ids.astype(np.int64)
+    ids = ids.astype(np.int64)
+    twin = np.flatnonzero(np.diff(np.sort(ids)) == 0) if unique else ()   # sorted, a repeated id sits next to its twin
+    if len(twin): raise ValueError(f"{name}: id {np.sort(ids)[twin[0]]} appears more than once; expected distinct ids")
+    return ids
 
 # %% ../../nbs/engine/06_protocol.ipynb #fee503b7
 @dataclass
@@ -42,8 +47,7 @@ class Selection:
     weights: np.ndarray|None = None # aggregation weights aligned with `ids`; None: the aggregator's default; all 0: keep the model
     keep: np.ndarray|None = None # share of hidden units each client trains (Federated Dropout), in (0, 1]; None: the full model
     def __post_init__(self):
-        self.ids = _as_ids('Selection.ids', self.ids)
-        if (np.diff(np.sort(self.ids)) == 0).any(): raise ValueError(f"Selection.ids={self.ids!r}: ids must be distinct")
+        self.ids = _as_ids('Selection.ids', self.ids, unique=True)
         if self.keep is not None: self.keep = _aligned('keep', self.keep, self.ids, lambda v: np.all((v > 0) & (v <= 1)), 'in (0, 1]')
         if self.weights is None: return
         w = _aligned('weights', self.weights, self.ids, lambda v: np.all(v >= 0), 'finite and non-negative')
@@ -83,8 +87,19 @@ class ClientView:
         return np.asarray(self.query(_as_ids('ids', ids), what), dtype=np.float64)
 
 # %% ../../nbs/engine/06_protocol.ipynb #fa867f6e
-_REPORT_ARRAYS = dict(n_samples=False, loss=True, loss_before=True, steps=False, update_norm=True,   # name: NaN allowed
-                      time=True, energy=True)   # NaN: not measured (a Flower server does not see the clients' time)
+_REPORT_ARRAYS = dict(n_samples='count', loss='measure', loss_before='measure', steps='count', update_norm='measure',
+                      time='measure', energy='measure')   # measure: NaN = not measured (Flower sees no client time)
+
+def _report_column(name, v, n):
+    "One per-client column of `Reports`: n counts (non-negative integers) or n measures (non-negative, or NaN)."
+    if _REPORT_ARRAYS[name] == 'count': v = check_count_array(f'Reports.{name}', v)
+    else: v = check_array(f'Reports.{name}', v, ndim=1, lo=0, allow_nan=True)
+    if v.shape != (n,): raise ValueError(f"Reports.{name}: {v.size} entries: expected {n}, one per id")
+    return v
+
+def _report_tensor(name, v, ndim):
+    "`updates` or `global_params` of `Reports`: a tensor of `ndim` dimensions, finite (one min-max pass)."
+    return check_tensor(f'Reports.{name}', check_finite(f'Reports.{name}', v), ndim=ndim, finite=False)
 
 @dataclass
 class Reports:
@@ -102,20 +117,20 @@ class Reports:
     global_params: torch.Tensor # (P,) flattened global parameters that were broadcast
     server_eval: Callable[[torch.Tensor], tuple[float, float]]|None = None # flat params -> (accuracy, loss) on a server validation set
     def __post_init__(self):
-        self.ids = _as_ids('Reports.ids', self.ids)
-        if not torch.is_tensor(self.updates) or self.updates.dim() != 2 or len(self.updates) != len(self.ids):
-            raise ValueError(f"Reports.updates: expected a ({len(self.ids)}, P) tensor, one update per id")
+        self.ids = _as_ids('Reports.ids', self.ids, unique=True)
+        self.updates = _report_tensor('updates', self.updates, 2)
+        if len(self.updates) != len(self.ids):
+            raise ValueError(f"Reports.updates: {len(self.updates)} rows for the {len(self.ids)} ids of Reports.ids: "
+                             "expected one update per id")
         check_int('Reports.round', self.round, lo=0)
         P = self.updates.shape[1]
-        if not torch.is_tensor(self.global_params) or self.global_params.dim() != 1 or P not in (0, len(self.global_params)):
+        self.global_params = _report_tensor('global_params', self.global_params, 1)
+        if P not in (0, len(self.global_params)):
             raise ValueError(f"Reports.global_params: expected a 1-D tensor, one entry per parameter "
                              f"({P}, the updates' columns, unless the updates are not shared)")
         if self.server_eval is not None and not callable(self.server_eval):
             raise TypeError(f"Reports.server_eval={self.server_eval!r:.40}: expected a callable or None")
-        for name, nan_ok in _REPORT_ARRAYS.items():   # per reporting client: non-negative numbers (NaN: not measured)
-            v = check_array(f'Reports.{name}', getattr(self, name), ndim=1, lo=0, allow_nan=nan_ok)
-            if len(v) != len(self.ids):
-                raise ValueError(f"Reports.{name}: {len(v)} entries: expected {len(self.ids)}, one per id")
+        for name in _REPORT_ARRAYS: setattr(self, name, _report_column(name, getattr(self, name), len(self.ids)))
 
 # %% ../../nbs/engine/06_protocol.ipynb #21d5d269
 class Selector:

@@ -16,6 +16,7 @@ from scipy.stats import norm as _normal
 from sklearn.metrics import roc_auc_score, roc_curve as _sk_roc
 from ..foundation.core import check_int, check_float, check_type, check_array, check_count_array, check_callable, check_by_name, torch_generator
 from ..foundation.core import check_ids, MAX_COUNT
+from ..engine.config import check_pool
 
 # %% auto #0
 __all__ = ['ARGUMENT_KINDS', 'PAIRED', 'FPR_TOL', 'CEIL_TOL', 'MIA_METRICS', 'KNOWN_FRACTION', 'MIN_KNOWN', 'MIA_CAP',
@@ -310,6 +311,7 @@ def fit_classifier(model:nn.Module, # Model to train in place
     "Train `model` with Adam on cross-entropy (or KL to soft targets); returns the model."
     batch_size = check_int('batch_size', batch_size, lo=1)
     check_mia_arguments(model=model, x=x, y=y, seed=seed)
+    if len(x): check_pool(x, y, model)   # labels index the model's outputs (no data: nothing to train or check)
     seed = check_int('seed', seed, lo=0)   # a 0-d array or numpy integer as an int
     dev = next(model.parameters()).device
     opt = torch.optim.Adam(model.parameters(), lr=check_float('lr', lr, 0, lo_open=True))
@@ -461,6 +463,7 @@ def distill_trajectory(teacher:nn.Module, # Model whose behaviour is distilled
                       ) -> np.ndarray: # (n, epochs + 1) losses: teacher, then each snapshot
     "Loss trajectory of (x, y) along a distillation of `teacher` on `x_dl`."
     check_mia_arguments(teacher=teacher, model_fn=model_fn, x_dl=x_dl, x=x, y=y, seed=seed)
+    check_pool(x_dl, x_name='x_dl')   # the student learns from these rows: at least one
     seed = check_int('seed', seed, lo=0)   # a 0-d array or numpy integer as an int
     check_int('batch_size', batch_size, lo=1); check_int('epochs', epochs, lo=0)
     dev = next(teacher.parameters()).device
@@ -508,6 +511,7 @@ def tmia_attack(model:nn.Module, # Target model
                ) -> AttackResult:
     "TMIA-lite: distil target and shadow, train an MLP on the shadow's loss trajectories, score the target's."
     check_mia_arguments(model=model, split=split, model_fn=model_fn, x_aux=x_aux, y_aux=y_aux, train_fn=train_fn, seed=seed)
+    check_pool(x_aux, y_aux, model, 'x_aux', 'y_aux')   # the shadow's labels index the target's outputs
     seed = check_int('seed', seed, lo=0)   # a 0-d array or numpy integer as an int
     train_fn = train_fn or (lambda m, x, y, s: fit_classifier(m, x, y, epochs=SHADOW_EPOCHS, seed=s))
     distill_epochs = check_int('distill_epochs', distill_epochs, lo=0)
