@@ -124,6 +124,7 @@ def _min_max(t:torch.Tensor) -> tuple[int, int]:
 
 PROBE_ROWS = 2 # rows of the pool the output probe reads (a normalisation without running statistics needs two)
 
+# %% ../../nbs/engine/05b_config.ipynb #5641c0cb
 def _probe(model:nn.Module, x:torch.Tensor):
     "`model`'s output on the first rows of `x` (eval mode, no gradients); every module's mode and the RNG kept."
     modes = [(m, m.training) for m in model.modules()]
@@ -175,6 +176,7 @@ def check_start(name:str, # argument name, quoted in the error
     if t.shape[-1] != size: raise ValueError(f"{name}: shape {tuple(t.shape)}: expected ({size},) or (C, {size})")
     return t
 
+# %% ../../nbs/engine/05b_config.ipynb #2e3b075d
 def _check_plan(idx:torch.Tensor, mask:torch.Tensor, n:int):
     "The batch plan: (C, S, B) integer pool indices in [0, n) and a boolean mask of the same shape."
     check_type('idx', idx, torch.Tensor); check_type('mask', mask, torch.Tensor)

@@ -101,6 +101,7 @@ def _report_tensor(name, v, ndim):
     "`updates` or `global_params` of `Reports`: a tensor of `ndim` dimensions, finite (one min-max pass)."
     return check_tensor(f'Reports.{name}', check_finite(f'Reports.{name}', v), ndim=ndim, finite=False)
 
+# %% ../../nbs/engine/06_protocol.ipynb #71f31c2b
 @dataclass
 class Reports:
     "What the selected clients shared with the server after local training in one round."

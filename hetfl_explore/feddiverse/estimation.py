@@ -66,6 +66,7 @@ def _check_labels(name:str, # the argument name, quoted in the error
         raise ValueError(f"{name}: label {lo if lo < 0 else hi} is out of range; expected ids in [0, {n_classes})")
     return y.long()
 
+# %% ../../nbs/feddiverse/21_estimation.ipynb #b6db1daf
 def _check_client_data(x:torch.Tensor, # the client's inputs, one sample per row
                        y:torch.Tensor, # one integer id per sample
                        n_classes:int, # the ids are in [0, n_classes)
@@ -76,7 +77,6 @@ def _check_client_data(x:torch.Tensor, # the client's inputs, one sample per row
     if x.dim() == 0 or len(x) == 0:
         raise ValueError(f"x: shape {tuple(x.shape)}: expected at least one sample (a non-empty first dimension)")
     return x, _check_labels(labels, y, n_classes, len(x))
-
 
 # %% ../../nbs/feddiverse/21_estimation.ipynb #b99b1356
 def gce_loss(logits:torch.Tensor, # (n, C) unnormalised scores
@@ -420,6 +420,7 @@ def _client_pivots(name:str, # the field's name, quoted in the error
     if len(value) != K: raise ValueError(f"{name}: {len(value)} pivots for {K} clients; expected one per client")
     return [p if p is None else check_int(f'{name}[{k}]', p, lo=0, hi=n_classes - 1) for k, p in enumerate(value)]
 
+# %% ../../nbs/feddiverse/21_estimation.ipynb #4d302f33
 @dataclass
 class EstimationResult:
     "Estimated vs true matrices and triplets of a whole federation."

@@ -55,6 +55,7 @@ def _check_per_kind(name:str, # argument name for the errors
     fields = [f.name for f in dataclasses.fields(DiversityPreset) if f.name not in ('name', 'per_kind')]
     return {kind: check_keys(f"{name}[{kind!r}]", o, fields) for kind, o in check_type(name, per_kind, dict).items()}
 
+# %% ../../nbs/feddiverse/22_experiments.ipynb #43de3775
 @dataclass
 class DiversityPreset:
     "Everything that defines one experiment scale (data, model, FL hyper-parameters, estimation, seeds)."

@@ -105,6 +105,7 @@ def check_available(available, # ids that may be chosen, or None (all)
     if available is None: return np.arange(K)
     return np.sort(check_ids('available', available, K, unique=True))
 
+# %% ../../nbs/feddiverse/20_selector.ipynb #9fcfc887
 def check_client_types(name:str, # argument name for the errors
                        types, # (K,) client types: a numpy array, list or tuple of 'CI', 'AI', 'SC'
                        K:int|None=None, # clients in the federation, if known
@@ -117,7 +118,6 @@ def check_client_types(name:str, # argument name for the errors
     bad = [i for i, x in enumerate(arr) if type(x) not in (str, np.str_) or x not in DIMS]
     if bad: raise ValueError(f"{name}: entry {bad[0]} = {arr[bad[0]]!r}: expected one of {', '.join(DIMS)}")
     return arr.astype(str)
-
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #d2a7f9c1
 def draw_by_weight(w:np.ndarray, # (R, K) non-negative weights, one row per round
@@ -159,6 +159,7 @@ def _check_left(left, # (R, K) mask of the clients that may be picked: booleans 
     if empty.any(): raise ValueError(f"left: row {int(np.argmax(empty))} has no client left: expected one or more per row")
     return m.astype(bool)
 
+# %% ../../nbs/feddiverse/20_selector.ipynb #71f4505f
 def pick_best(scores:np.ndarray, # (R, K) scores, one row per round
               left:np.ndarray, # (R, K) mask of the clients that may be picked
               best:str, # 'min' or 'max': which end of the scores is best

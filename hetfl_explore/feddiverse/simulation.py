@@ -60,6 +60,7 @@ def _check_rows(name:str, # argument name for the errors
     if arr.shape != shape: raise ValueError(f"{name}: shape {arr.shape}: expected {shape}, one row per round")
     return arr
 
+# %% ../../nbs/feddiverse/20c_simulation.ipynb #2c732c87
 def _check_participation(name:str, # argument name for the errors
                         chosen, # (rounds, K) 0/1 participation
                         K:int, # clients in the federation

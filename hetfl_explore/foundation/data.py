@@ -422,6 +422,7 @@ def _check_labels(fd:FederatedData):
                         ('a', fd.a, fd.n_attrs), ('a_test', fd.a_test, fd.n_attrs)):
         if len(v) and (v.min() < 0 or v.max() >= hi): raise ValueError(f"{name}: labels must lie in [0, {hi}), found [{v.min()}, {v.max()}]")
 
+# %% ../../nbs/foundation/02_data.ipynb #2c3144f6
 def _check_clients_and_names(fd:FederatedData):
     "Client index sets inside the pool and disjoint; class and attribute names, one per row/column."
     n, dev = len(fd.x), fd.x.device

@@ -4,10 +4,11 @@
 
 # %% ../../nbs/foundation/03_datasets.ipynb #ff389f81
 from __future__ import annotations
-import math, numbers
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 import numpy as np
+from fastcore.basics import patch
 import torch
 import torch.nn.functional as F
 import plotly.graph_objects as go
@@ -29,6 +30,7 @@ def _check_pool_inputs(x) -> int:
     if x.is_floating_point(): check_tensor('Pool.x', x)   # integer inputs (raw pixels) are finite
     return len(x)
 
+# %% ../../nbs/foundation/03_datasets.ipynb #69b1bd72
 @dataclass
 class Pool:
     "Samples with class labels `y` and attribute labels `a`: what a dataset generator or a loader returns."
@@ -64,11 +66,14 @@ class Pool:
     def counts(self) -> np.ndarray:
         "The pool's interaction matrix, (n_classes, n_attrs) int64."
         return interaction_matrix(self.y, self.a, self.n_classes, self.n_attrs)
-    def subset(self, idx) -> Pool:
-        "The samples at positions `idx`, as a new `Pool`."
-        idx = torch.as_tensor(check_ids('idx', idx, len(self)), dtype=torch.long)
-        return Pool(self.x[idx], self.y[idx], self.a[idx], list(self.class_names), list(self.attr_names),
-                    None if self.identity is None else self.identity[idx])
+
+# %% ../../nbs/foundation/03_datasets.ipynb #5414c7f4
+@patch
+def subset(self:Pool, idx) -> Pool:
+    "The samples at positions `idx`, as a new `Pool`."
+    idx = torch.as_tensor(check_ids('idx', idx, len(self)), dtype=torch.long)
+    return Pool(self.x[idx], self.y[idx], self.a[idx], list(self.class_names), list(self.attr_names),
+                None if self.identity is None else self.identity[idx])
 
 # %% ../../nbs/foundation/03_datasets.ipynb #0c784736
 MAX_SAMPLES = 1_000_000   # the most samples one generator call produces (a bound on memory and time)
