@@ -179,3 +179,41 @@ def test_figures_and_placements_name_their_own_arguments():
                                                                                  'Probability', '-')
     with pytest.raises(TypeError, match='interpretation=3: expected an instance of str'):
         placement('m', 'Baseline', 'V D S R T', 'theta', '-', 3, '-')
+
+
+def test_int32_labels_train_and_score_as_int64_ones():
+    "Integer labels of any width are labels: a pool, one client's training and the attack's losses read int32 as int64."
+    from hetfl_explore.foundation.datasets import Pool
+    from hetfl_explore.engine.backends import local_train
+    from hetfl_explore.engine.config import RunConfig
+    from hetfl_explore.engine.models import mlp
+    from hetfl_explore.modelhet.mia import model_outputs, fit_classifier
+    x, y = torch.rand(12, 4), torch.arange(12) % 3
+    pool = Pool(x, y.int(), y.int(), ['a', 'b', 'c'], ['p', 'q', 'r'])
+    assert pool.y.dtype == torch.int64 and torch.equal(pool.y, y)
+    cfg = RunConfig(batch_size=4, local_steps=2, device='cpu')
+    runs = []
+    for labels in (y, y.int()):
+        torch.manual_seed(0); model = mlp(4, 8, 3)
+        runs.append(local_train(model, torch.zeros(sum(p.numel() for p in model.parameters())), x, labels, cfg,
+                                np.random.default_rng(0))[0])
+    assert torch.equal(runs[0], runs[1])
+    torch.manual_seed(0); model = mlp(4, 8, 3)
+    assert np.array_equal(model_outputs(model, x, y)[0], model_outputs(model, x, y.int())[0])
+    fit_classifier(model, x, y.int(), epochs=1, batch_size=4)
+    with pytest.raises(TypeError, match='y=None'):
+        local_train(model, torch.zeros_like(runs[0]), x, None, cfg, np.random.default_rng(0))
+
+
+def test_columns_ids_and_attribute_labels_are_named_by_the_callers_argument():
+    import pandas as pd
+    from hetfl_explore.feddiverse.own_data import matrices_from_frame
+    from hetfl_explore.foundation.core import check_ids
+    from hetfl_explore.foundation.data import partition_from_matrices
+    df = pd.DataFrame(dict(client=[0, 1], label=[0, 1], attribute=[1, 0]))
+    assert matrices_from_frame(df).shape == (2, 2, 2)
+    with pytest.raises(ValueError, match=r"label='cls': not a column of df; expected one of \['client', 'label'"):
+        matrices_from_frame(df, label='cls')
+    with pytest.raises(ValueError, match=r'clients=3: shape \(\): expected a 1-D list of ids'): check_ids('clients', 3, 4)
+    with pytest.raises(TypeError, match="a=None: expected the pool's attribute labels"):
+        partition_from_matrices(np.array([0, 1]), None, np.ones((1, 2, 2), int), 0)

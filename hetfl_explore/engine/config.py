@@ -210,7 +210,8 @@ class LocalWork:
         check_type('layout', self.layout, ParamLayout); check_type('cfg', self.cfg, RunConfig)
         check_type('model', self.model, nn.Module)
         self.w0 = check_start('w0', self.w0, self.layout.size)
-        check_pool(self.x, self.y, self.model)
+        check_pool(self.x, check_type('y', self.y, torch.Tensor), self.model)
+        self.y = self.y.long()   # any integer labels (int64 ones as they are, no copy)
         _check_plan(self.idx, self.mask, len(self.x))
         C = len(self.idx)
         for name, rule in (('steps', check_count_array), ('lr', lambda n, v: check_array(n, v, lo=0))):

@@ -318,7 +318,8 @@ def client_table(confusions:Sequence, # Per-client count tensors C_k
     if len(names) != len(cs): raise ValueError(f"names: expected {len(cs)} names, got {len(names)}")
     if len(set(map(str, names))) != len(names): raise ValueError(f"names: {names!r:.80}: row names must be distinct")
     w = np.array([float(c.sum()) for c in cs]) if weights is None else check_array('weights', weights, lo=0)
-    if w.shape != (len(cs),) or (w < 0).any() or w.sum() <= 0: raise ValueError(f"weights: expected {len(cs)} non-negative weights with a positive sum")
+    if w.shape != (len(cs),) or (w < 0).any() or w.sum() <= 0:
+        raise ValueError(f"weights={w.tolist()!r:.80}: expected {len(cs)} non-negative weights with a positive sum")
     df = pd.DataFrame([fairness_report(c, **kw) for c in cs], index=names)
     mean = {m: np.average(df[m][df[m].notna()], weights=w[df[m].notna().to_numpy()]) if df[m].notna().any() else np.nan
             for m in df.columns}   # NaN client metrics are left out of the mean, never counted as 0

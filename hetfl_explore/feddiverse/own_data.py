@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 import numpy as np
 import pandas as pd
-from ..foundation.core import check_int, check_type, check_columns
+from ..foundation.core import check_int, check_type
 from ..foundation.hetero import interaction_matrix
 
 # %% auto #0
@@ -133,7 +133,10 @@ def matrices_from_frame(df:pd.DataFrame, # one row per sample
     "The interaction matrices of the clients in a table with one row per sample (client, class label, attribute label)."
     named = (('client', client), ('label', label), ('attribute', attribute))
     client, label, attribute = (_column_name(n, c) for n, c in named)
-    check_columns('df', df, (client, label, attribute))
+    check_type('df', df, pd.DataFrame)
+    for arg, column in zip(('client', 'label', 'attribute'), (client, label, attribute)):
+        if column not in df.columns:
+            raise ValueError(f"{arg}={column!r}: not a column of df; expected one of {list(df.columns)[:12]}")
     if df[client].isna().any():
         raise ValueError(f"df[{client!r}]: row {df.index[df[client].isna().to_numpy()][0]!r} has no client")
     ys = as_labels(f"df[{label!r}]", df[label].to_numpy(), df.index)

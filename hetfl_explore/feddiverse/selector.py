@@ -111,7 +111,7 @@ def check_client_types(name:str, # argument name for the errors
                        K:int|None=None, # clients in the federation, if known
                       ) -> np.ndarray: # (K,) str array
     "Validate one type per client, each one of `DIMS` (as `foundation.hetero.client_types` gives them)."
-    K = None if K is None else check_int('K', K, lo=0)
+    K = None if K is None else check_int('K', K, lo=1)
     arr = np.asarray(check_type(name, types, (np.ndarray, list, tuple)), dtype=object)
     if arr.ndim != 1 or (K is not None and len(arr) != K):
         raise ValueError(f"{name}: shape {arr.shape}: expected ({'K' if K is None else K},), one type per client")

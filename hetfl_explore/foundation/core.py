@@ -264,7 +264,7 @@ def check_ids(name:str, # Argument name, quoted in the error
     "Return ids as a 1-D int64 array of integers in [0, n); errors name `name`, the id and the population."
     n = check_count('n', n)
     arr = as_array(name, value)
-    if arr.ndim != 1: raise ValueError(f"{name}: shape {arr.shape}: expected a 1-D list of ids")
+    if arr.ndim != 1: raise ValueError(f"{name}={_show(value)}: shape {arr.shape}: expected a 1-D list of ids")
     if arr.size and arr.dtype.kind not in 'iu' and not (arr.dtype.kind == 'f' and np.all(np.rint(arr) == arr)):
         raise TypeError(f"{name}={_show(value)}: expected integer ids in [0, {n})")
     bad = ~((arr >= 0) & (arr < n)) if arr.size else np.zeros(0, bool)

@@ -226,6 +226,7 @@ def partition_from_matrices(y, # (n,) pool class labels
                             seed:int, # seed of the per-cell shuffles
                            ) -> list[np.ndarray]: # K disjoint sorted int64 index arrays
     "Give client k exactly N^k[y, a] pool samples of every cell (y, a); disjoint, seeded."
+    if a is None: raise TypeError("a=None: expected the pool's attribute labels, one per label of y")
     y, a = _labels(y, a)
     Ns = _matrices(matrices); K, Y, A = Ns.shape
     for name, v, n in (('y', y, Y), ('a', a, A)):

@@ -47,9 +47,10 @@ class Pool:
         check_type('Pool.attr_names', self.attr_names, (list, tuple))
         for name in ('y', 'a') + (('identity',) if self.identity is not None else ()):
             v = check_type(f'Pool.{name}', getattr(self, name), torch.Tensor)
-            if v.shape != (n,) or v.dtype != torch.int64:
-                raise ValueError(f"Pool.{name}: expected an int64 tensor of shape ({n},) (one per sample of x), got "
-                                 f"{getattr(v, 'dtype', type(v).__name__)} {tuple(getattr(v, 'shape', ()))}")
+            if v.shape != (n,) or v.is_floating_point() or v.is_complex() or v.dtype == torch.bool:
+                raise ValueError(f"Pool.{name}: expected an integer tensor of shape ({n},) (one per sample of x), got "
+                                 f"{v.dtype} {tuple(v.shape)}")
+            setattr(self, name, v.long())   # stored as int64
         for name, v, names in (('y', self.y, self.class_names), ('a', self.a, self.attr_names)):
             if n and (v.min() < 0 or v.max() >= len(names)):
                 raise ValueError(f"Pool.{name}: labels must lie in [0, {len(names)}), one per name in {list(names)}")

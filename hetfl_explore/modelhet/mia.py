@@ -212,7 +212,7 @@ def model_outputs(model:nn.Module, # The target (any classifier returning logits
     loss, conf = torch.empty(len(x)), torch.empty(len(x))
     for idx in np.array_split(order, -(-len(x) // check_int('batch_size', batch_size, lo=2))):   # near-equal batches, none of size 1
         idx = torch.from_numpy(idx)
-        z = model(x[idx].to(dev)).float().cpu(); yy = y[idx].cpu()
+        z = model(x[idx].to(dev)).float().cpu(); yy = y[idx].cpu().long()   # any integer labels
         if int(yy.max()) >= z.shape[1]: raise ValueError(f"y: label {int(yy.max())} is not one of the model's {z.shape[1]} classes")
         loss[idx] = F.cross_entropy(z, yy, reduction='none')
         zy = z.gather(1, yy[:, None])[:, 0]
@@ -321,7 +321,7 @@ def fit_classifier(model:nn.Module, # Model to train in place
         for idx in torch.randperm(len(x), generator=g).split(batch_size):
             if len(idx) < 2: continue   # BatchNorm needs 2 samples
             z = model(x[idx].to(dev))
-            loss = (F.cross_entropy(z, y[idx].to(dev)) if soft_targets is None else
+            loss = (F.cross_entropy(z, y[idx].to(dev).long()) if soft_targets is None else
                     F.kl_div(F.log_softmax(z, 1), soft_targets[idx].to(dev), reduction='batchmean'))
             opt.zero_grad(); loss.backward(); opt.step()
         if callback is not None: callback(model, e)
