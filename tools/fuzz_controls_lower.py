@@ -11,6 +11,12 @@ VALID_MUTANTS = {
     **{('Reports', a): {'nan entry'}   # NaN: not measured
        for a in ('loss', 'loss_before', 'update_norm', 'time', 'energy')},
     ('as_float_array', 'x'): {'empty'},   # no entries: an empty float array
+    **{('FederatedData', a): {'array', 'list'} if a.startswith('x') else {'array'}   # read as the tensors they hold
+       for a in ('x', 'y', 'a', 'x_test', 'y_test', 'a_test')},
+    ('estimate_matrix', 'pivot'): {'None'},   # no pivot class found: the CI-only fallback of the chapter
+    ('level_count', 'given'): {'None'},   # None: the count is inferred from the labels
+    ('fake_mnist', 'n_train'): {'0'},   # an IDX file of no items is a valid file (as `write_idx` writes)
+    ('fake_mnist', 'n_test'): {'0'},
     ('as_array', 'value'): {'empty', 'nan entry', 'inf entry'},   # the reader converts; `check_array` judges entries
     ('participation_figure', 'trace'): {'empty', 'nan entry'},   # no rounds yet; a round not recorded
     ('as_labels', 'values'): {'empty', 'label past the end'},   # no rows; labels have no upper bound until counted
@@ -18,8 +24,8 @@ VALID_MUTANTS = {
     ('placement', 'client'): {'str subclass'},   # parsed text, read as a str
     ('placement', 'interpretation'): {'str subclass'},
     ('round_estimates', 'ids'): {'empty'},   # no client to estimate
-    ('round_draws', 'available'): {'empty'},   # nobody available this round: no picks, as in `diversity_round`
-    ('check_finite', 'value'): {'empty'},   # no entries: none is NaN (a round's updates of no client)
+    ('round_draws', 'available'): {'empty', 'None'},   # nobody available: no picks, as in `diversity_round`; None: all
+    ('check_finite', 'value'): {'empty', 'flattened'},   # no entries: none is NaN; any shape is scanned
     ('gather_rows', 'x'): {'nan entry', 'inf entry', 'flattened'},
       # a gather copies values without judging them; 1-D pools
     ('gather_rows', 'rows'): {'one short'},   # any number of rows
@@ -32,6 +38,8 @@ NONFINITE_OK = {
     'Reports': "a client's loss, loss before training, update norm, time or energy may be NaN: not measured",
     'as_array': 'the reader returns the numbers it was given; NaN and inf are judged by `check_array`',
     'gather_rows': 'a gather returns the rows it was asked for, NaN rows included',
+    'compare_selectors': 'a run that never reaches the target accuracy has its time to target NaN (not reached)',
+    'history_metrics': 'a run that never reaches the target accuracy has its time to target NaN (not reached)',
 }
 
 SIDE_EFFECTS = set()
