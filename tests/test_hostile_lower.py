@@ -217,3 +217,13 @@ def test_columns_ids_and_attribute_labels_are_named_by_the_callers_argument():
     with pytest.raises(ValueError, match=r'clients=3: shape \(\): expected a 1-D list of ids'): check_ids('clients', 3, 4)
     with pytest.raises(TypeError, match="a=None: expected the pool's attribute labels"):
         partition_from_matrices(np.array([0, 1]), None, np.ones((1, 2, 2), int), 0)
+
+
+def test_distillation_rows_are_shaped_like_the_queried_ones():
+    from hetfl_explore.engine.models import mlp
+    from hetfl_explore.modelhet.mia import distill_trajectory
+    torch.manual_seed(0)
+    x, y = torch.rand(6, 4), torch.arange(6) % 3
+    assert distill_trajectory(mlp(4, 8, 3), lambda: mlp(4, 8, 3), torch.rand(8, 4), x, y, epochs=1).shape == (6, 2)
+    with pytest.raises(ValueError, match=r"x_dl: shape \(8,\): expected rows shaped like x's, \(4,\)"):
+        distill_trajectory(mlp(4, 8, 3), lambda: mlp(4, 8, 3), torch.rand(8), x, y, epochs=1)

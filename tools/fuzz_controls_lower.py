@@ -17,6 +17,7 @@ VALID_MUTANTS = {
     ('level_count', 'given'): {'None'},   # None: the count is inferred from the labels
     ('fake_mnist', 'n_train'): {'0'},   # an IDX file of no items is a valid file (as `write_idx` writes)
     ('fake_mnist', 'n_test'): {'0'},
+    ('make_federated', 'test_per_group'): {'0'},   # no held-out test set carved (0 is allowed by design)
     ('as_array', 'value'): {'empty', 'nan entry', 'inf entry'},   # the reader converts; `check_array` judges entries
     ('participation_figure', 'trace'): {'empty', 'nan entry'},   # no rounds yet; a round not recorded
     ('as_labels', 'values'): {'empty', 'label past the end'},   # no rows; labels have no upper bound until counted

@@ -464,6 +464,8 @@ def distill_trajectory(teacher:nn.Module, # Model whose behaviour is distilled
     "Loss trajectory of (x, y) along a distillation of `teacher` on `x_dl`."
     check_mia_arguments(teacher=teacher, model_fn=model_fn, x_dl=x_dl, x=x, y=y, seed=seed)
     check_pool(x_dl, x_name='x_dl')   # the student learns from these rows: at least one
+    if x_dl.shape[1:] != x.shape[1:]:
+        raise ValueError(f"x_dl: shape {tuple(x_dl.shape)}: expected rows shaped like x's, {tuple(x.shape[1:])}")
     seed = check_int('seed', seed, lo=0)   # a 0-d array or numpy integer as an int
     check_int('batch_size', batch_size, lo=1); check_int('epochs', epochs, lo=0)
     dev = next(teacher.parameters()).device
