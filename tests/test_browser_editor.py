@@ -107,7 +107,8 @@ PROBE_TRIES, PROBE_WAIT_MS = 6, 15000   # reruns of the probe cell, and how long
 
 def python_sees(page, text: str) -> bool:
     """Run the probe cell until its output holds `text`. ipywidgets holds a model's update back while an earlier one is
-    unanswered, so a cell run right after an edit may still print the old value: the edit counts once a later run shows it."""
+    unanswered, so a cell run right after an edit may still print the old value: the edit counts once a later run
+    shows it."""
     probe = f"() => [...document.querySelectorAll('.jp-OutputArea-output')].some(o => o.innerText.includes({text!r}))"
     for _ in range(PROBE_TRIES):
         page.evaluate('(() => { const nb = window.jupyterapp.shell.currentWidget.content; nb.activeCellIndex = 1; '

@@ -134,7 +134,8 @@ def test_engine_records_check_their_per_client_arrays():
     bad = [(dict(round=-1), r'Reports.round=-1: expected an integer in \[0, inf\]'),
            (dict(time=-np.ones(2)), 'Reports.time: entry 0 = -1.0 is out of range'),
            (dict(energy=np.ones(1)), 'Reports.energy: 1 entries: expected 2, one per id'),
-           (dict(global_params=torch.zeros(2)), r'Reports.global_params: expected a 1-D tensor, one entry per parameter \(3, ')]
+           (dict(global_params=torch.zeros(2)),
+            r'Reports.global_params: expected a 1-D tensor, one entry per parameter \(3, ')]
     for change, message in bad:
         with pytest.raises(ValueError, match=message): Reports(**{**ok, **change})
     with pytest.raises(ValueError, match='steps: entry 0 = nan is NaN'):
@@ -214,7 +215,8 @@ def test_columns_ids_and_attribute_labels_are_named_by_the_callers_argument():
     assert matrices_from_frame(df).shape == (2, 2, 2)
     with pytest.raises(ValueError, match=r"label='cls': not a column of df; expected one of \['client', 'label'"):
         matrices_from_frame(df, label='cls')
-    with pytest.raises(ValueError, match=r'clients=3: shape \(\): expected a 1-D list of ids'): check_ids('clients', 3, 4)
+    with pytest.raises(ValueError, match=r'clients=3: shape \(\): expected a 1-D list of ids'):
+        check_ids('clients', 3, 4)
     with pytest.raises(TypeError, match="a=None: expected the pool's attribute labels"):
         partition_from_matrices(np.array([0, 1]), None, np.ones((1, 2, 2), int), 0)
 

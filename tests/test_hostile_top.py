@@ -77,7 +77,7 @@ def test_labs_and_exercise_ids_are_checked_by_name(monkeypatch):
     refused(lambda: exercises('chemistry'), 'lab', "'chemistry'")
     refused(lambda: grade('selection.q99', 1.0), 'exercise', "'selection.q99'")
     assert exercise(RaisingStr('fuzz.q7'), 'look again')(lambda a: None).exercise == 'fuzz.q7'
-    assert exercises()[-1] == 'fuzz.q7' and exercises()[0] == 'selection.q1'   # a lab of one's own comes after the course's
+    assert exercises()[-1] == 'fuzz.q7' and exercises()[0] == 'selection.q1'   # one's own lab after the course's
 
 def test_step3_scores_names_its_triplets():
     from hetfl_explore.graders.feddiverse import step3_scores

@@ -370,7 +370,8 @@ def test_matrix_forms_agree(name, fed):
     for o in outs[1:]: np.testing.assert_allclose(o, outs[0])
 
 # numeric helpers the one-round and the many-round selection share, and the plain one-round reference: their malformed
-# arguments are the fuzz table's (`tools/fuzz_controls_lower.py`); `diversity_round` and `diversity_rounds` are asserted equal to them
+# arguments are the fuzz table's (`tools/fuzz_controls_lower.py`); `diversity_round` and `diversity_rounds` are
+# asserted equal to them
 HELPERS = {'feddiverse.selector.reference_round', 'feddiverse.selector.draw_by_weight', 'feddiverse.selector.pick_best',
            'feddiverse.selector.round_draws'}
 COVERED = ({f'hetfl_explore.{k}' for k in SPECS} | {f'hetfl_explore.{k}' for k in NO_ARGUMENTS | CONTAINERS | CONSTANTS | HELPERS})

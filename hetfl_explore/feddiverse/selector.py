@@ -156,7 +156,8 @@ def _check_left(left, # (R, K) mask of the clients that may be picked: booleans 
     if m.shape != shape: raise ValueError(f"left: shape {m.shape}: expected {shape}, the shape of the scores")
     if not np.isin(m, (0, 1)).all(): raise ValueError("left: entries other than True/False: expected a boolean mask")
     empty = ~m.astype(bool).any(-1)
-    if empty.any(): raise ValueError(f"left: row {int(np.argmax(empty))} has no client left: expected one or more per row")
+    if empty.any():
+        raise ValueError(f"left: row {int(np.argmax(empty))} has no client left: expected one or more per row")
     return m.astype(bool)
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #71f4505f
@@ -202,7 +203,8 @@ def round_draws(K:int, # clients in the federation
                ) -> tuple: # (available mask, picks per round n, (rounds, 3·random lead + n) uniforms, (rounds, 3) dimension order)
     "What every round starts from: the available clients, its number of picks, its uniforms and its order of the dimensions."
     K, k, rounds = check_int('K', K, lo=1), check_int('k', k, lo=1), check_int('rounds', rounds, lo=1)
-    rng, options = check_rng(rng), selection_options('sign-invariant', **check_keys('options', options, _OPTION_CHOICES))
+    rng = check_rng(rng)
+    options = selection_options('sign-invariant', **check_keys('options', options, _OPTION_CHOICES))
     avail = np.zeros(K, bool); avail[check_available(available, K)] = True
     target = k if options['remainder'] == 'truncate' else -(-k // 3) * 3
     n, rand = min(target, int(avail.sum())), options['lead'] == 'random'

@@ -81,7 +81,7 @@ def _check_selectors(selectors, config):
         raise ValueError(f"{need} need a server validation set: set RunConfig.val_fraction > 0 (shared by all methods)")
 
 def _check_seeds(seeds) -> list:
-    "The run seeds: a tuple, list, range or 1-D array of distinct seeds (a repeated seed would overwrite its run's history)."
+    "The run seeds: a tuple, list, range or 1-D array of distinct seeds (a repeated seed overwrites a run's history)."
     if isinstance(check_type('seeds', seeds, (tuple, list, range, np.ndarray)), np.ndarray) and seeds.ndim != 1:
         raise ValueError(f'seeds: expected a 1-D array of seeds, got an array of shape {seeds.shape}')
     seeds = [check_rng_seed('seeds', s) for s in seeds]
