@@ -5,7 +5,7 @@
 # %% ../../nbs/scale/80_flower.ipynb #bada3a91
 from __future__ import annotations
 import json, logging, os, pickle, sys, time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from functools import partial
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version, InvalidVersion
@@ -23,8 +23,8 @@ def flower_problem(found:str|None, # the installed Flower version (`flwr.__versi
 
 # %% auto #0
 __all__ = ['FLOWER_SUPPORTED', 'UNHOSTABLE', 'MEASURED', 'NODE_WAIT_S', 'REPLY_TIMEOUT_S', 'STUB_NODE_BASE', 'RUNTIMES',
-           'APP_ONLY', 'DATASET_DEFAULTS', 'APP_KEYS', 'APP_FEDERATIONS', 'DATASET_PREFIX', 'RESULT_FILE',
-           'ROUND_COLUMNS', 'flower_client_app', 'flower_server_app', 'flower_problem', 'check_hostable',
+           'CLIENT_CPUS', 'APP_ONLY', 'DATASET_DEFAULTS', 'APP_KEYS', 'APP_FEDERATIONS', 'DATASET_PREFIX',
+           'RESULT_FILE', 'ROUND_COLUMNS', 'flower_client_app', 'flower_server_app', 'flower_problem', 'check_hostable',
            'message_bytes', 'MessageLog', 'FlowerClients', 'flat_params', 'params_record', 'SelectorStrategy',
            'StubGrid', 'run_flower', 'app_task']
 
@@ -35,7 +35,8 @@ import torch
 import torch.nn.functional as F
 from fastcore.basics import patch
 from torch.func import functional_call
-from ..foundation.core import check_int, check_float, check_type, check_choice, check_callable, check_tensor, check_array
+from ..foundation.core import (check_int, check_float, check_type, check_choice, check_callable, check_tensor,
+                                           check_array, torch_threads)
 from ..engine.protocol import Selector
 from ..engine.simulation import Simulation, RoundPlan
 from ..engine.config import RunConfig, LocalWork
@@ -246,9 +247,14 @@ def _client_app(reply) -> ClientApp:
     return app
 
 @patch
-def client_app(self:FlowerClients) -> ClientApp:
+def client_app(self:FlowerClients,
+               threads:int|None=None, # torch threads each message is handled with (None: the process's own count)
+              ) -> ClientApp:
     "A Flower `ClientApp` whose supernode with partition id `k` serves client `k` through `handle`."
-    return _client_app(lambda msg, context: self.handle(msg, int(context.node_config['partition-id'])))
+    bound = partial(torch_threads, check_int('threads', threads, lo=1)) if threads is not None else nullcontext
+    def reply(msg, context):
+        with bound(): return self.handle(msg, int(context.node_config['partition-id']))
+    return _client_app(reply)
 
 # %% ../../nbs/scale/80_flower.ipynb #f1ow0011
 _SHIPPED = {}  # object-store key -> the FlowerClients this process rebuilt from it (one per worker process and run)
@@ -433,6 +439,7 @@ class StubGrid(Grid):
 
 # %% ../../nbs/scale/80_flower.ipynb #e5b11770
 RUNTIMES = ('stub', 'simulation')
+CLIENT_CPUS = 1 # CPUs (and torch threads) of each client app in the simulation runtime: `num_cpus` apps train at once
 
 def _start(strategy:SelectorStrategy, grid:Grid, quiet:bool=True):
     "Run every round of `strategy` on `grid` with Flower's own round loop (`Strategy.start`); `quiet`: Flower's INFO lines hidden."
@@ -460,8 +467,9 @@ def _simulate(strategy:SelectorStrategy, clients:FlowerClients, num_cpus:int):
     if not ray.is_initialized():   # Flower uses a running Ray as it is: start it here, retrying a timed-out start-up
         path = os.pathsep.join([*sys.path, *filter(None, [os.environ.get('PYTHONPATH')])])   # what Flower gives its workers
         start_ray(num_cpus, runtime_env={'env_vars': {'PYTHONPATH': path}})
-    try: run_simulation(server_app=server, client_app=clients.client_app(), num_supernodes=strategy.sim.num_clients,
-                        backend_config={'client_resources': {'num_cpus': 1, 'num_gpus': 0}, 'init_args': {'num_cpus': num_cpus}})
+    resources = {'num_cpus': CLIENT_CPUS, 'num_gpus': 0}   # each client app trains with as many threads as it has CPUs
+    try: run_simulation(server_app=server, client_app=clients.client_app(CLIENT_CPUS), num_supernodes=strategy.sim.num_clients,
+                        backend_config={'client_resources': resources, 'init_args': {'num_cpus': num_cpus}})
     finally: ray.shutdown()   # Flower shuts Ray down when it ends normally; also when it fails
     if strategy.sim.round == 0: raise RuntimeError("Flower's simulation runtime ended before the first round (see its log above)")
 
