@@ -91,7 +91,7 @@ def clear_error(self:Panel):
 # %% ../../nbs/widgets/49_panel.ipynb #9df53531
 @patch
 def set(self:Panel, **values) -> bool:
-    "Change controls by name and recompute; a value the library refuses shows its message and keeps the last good state."
+    "Change controls by name and recompute; a value the library refuses shows its message, the last good state stays."
     with self.quiet():
         try:
             new = {**self.settings, **check_keys('settings', values, self.w)}
