@@ -78,8 +78,8 @@ def fail(self:Panel,
          e:BaseException, # the library's error
         ) -> bool:
     "Show `e` on the error line (the panel keeps its last good state); returns False."
-    self.error = str(e)
     self.msg_w.value = error_html(e)
+    self.error = str(e)
     return False
 
 @patch
