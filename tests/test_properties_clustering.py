@@ -123,7 +123,8 @@ CASES += [
 ]
 import hetfl_explore.widgets.clustering as wc
 CASES += [
-    ('widgets.clustering.Panel', lambda v: wc.Panel()._build(v), 'controls', st.sampled_from([None, 3, 'ab'])),
+    ('widgets.clustering.FigurePanel', lambda v: wc.FigurePanel()._build(v), 'controls',
+     st.sampled_from([None, 3, 'ab'])),
     ('widgets.clustering.ProfileLab', lambda v: wc.ProfileLab(seed=v), 'seed', st.one_of(NOT_INT, st.integers(max_value=-1))),
     ('widgets.clustering.EccentricityPanel', lambda v: wc.EccentricityPanel(seed=v), 'seed', st.one_of(NOT_INT, st.integers(max_value=-1))),
     ('widgets.clustering.GPFLPlayer', lambda v: wc.GPFLPlayer(rounds=v), 'rounds', st.one_of(NOT_INT, st.integers(max_value=5), st.integers(31, 99))),
