@@ -284,7 +284,7 @@ def grouped_identity(identity:str, # a run's identity (canonical JSON from `stor
     return json.dumps(d, sort_keys=True)
 
 def _grouping_fingerprint(grouping):
-    "The rule's class and a hash of its pickled state (its `repr` when it cannot be pickled, e.g. a class in a function)."
+    "The rule's class and a hash of its pickled state (its `repr` when it cannot be pickled: a class in a function)."
     try: state = hashlib.sha1(pickle.dumps(grouping, protocol=4)).hexdigest()
     except (pickle.PicklingError, AttributeError, TypeError): state = repr(grouping)
     return f"{type(grouping).__module__}.{type(grouping).__qualname__}:{state}"
