@@ -10,7 +10,9 @@ from hetfl_explore.engine.models import mlp
 from hetfl_explore.engine.config import RunConfig
 from hetfl_explore.engine.protocol import UniformSelector
 from hetfl_explore.engine.simulation import Simulation, run_fl, BYTES_PER_PARAM
-from hetfl_explore.clustering.ifca import IFCA, ifca_assign
+from hetfl_explore.clustering.ifca import IFCA, ifca_assign, stream_federation
+from hetfl_explore.clustering.data import har_like_stream
+from hetfl_explore.engine.groups import FixedGroups
 
 torch.set_num_threads(1)
 
@@ -145,3 +147,20 @@ def test_bad_arguments_are_named():
     with pytest.raises(ValueError, match='losses'): ifca_assign([1., 2.])
     with pytest.raises(ValueError, match='starts'):
         Simulation(LINEAR, hand_data(), UniformSelector(), HAND_CFG, grouping=IFCA(2, starts=torch.zeros(2, 5)))
+
+def test_a_fedstream_runs_on_the_engine_round_by_round():
+    har = har_like_stream(group_sizes=(2, 3), rounds=3, drift_round=2, seed=1)
+    data, stream = stream_federation(har)
+    for t in range(4):
+        for w in range(har.n_clients):
+            X, y = har.batch(t, w)
+            rows = stream.at(t)[w]
+            assert torch.equal(data.x[rows], torch.as_tensor(X)) and torch.equal(data.y[rows], torch.as_tensor(y).long())
+    assert torch.equal(data.x_test, torch.as_tensor(har.server_test[0])) and len(stream.rounds) == 4
+    assert len(stream_federation(har, rounds=1)[1].rounds) == 2
+    cfg = RunConfig(rounds=4, clients_per_round=5, batch_size=16, lr=0.05, seed=0)
+    h = run_fl(lambda: mlp(har.n_features, [], har.n_classes), data, UniformSelector(), cfg, stream=stream,
+               grouping=FixedGroups(har.groups[0]))
+    sizes = h.clients.groupby('round').n_samples.sum().tolist()
+    assert sizes == [sum(len(har.batch(t, w)[1]) for w in range(har.n_clients)) for t in range(4)]
+    with pytest.raises(ValueError, match='rounds'): stream_federation(har, rounds=4)

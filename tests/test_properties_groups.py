@@ -42,6 +42,7 @@ CASES = [
     ('clustering.ifca.ifca_assign', lambda v: ifca.ifca_assign(v), 'losses',
      st.sampled_from([None, 'x', [1., 2.], [[1, 'a']], np.zeros((2, 0)), 3.0])),
     ('clustering.ifca.IFCA', lambda v: ifca.IFCA(v), 'n_groups', NOT_INT),
+    ('clustering.ifca.stream_federation', lambda v: ifca.stream_federation(v), 'stream', NOT_OBJ),
 ]
 COVERED = {f'hetfl_explore.{name}' for name, *_ in CASES}
 

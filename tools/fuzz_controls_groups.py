@@ -15,6 +15,8 @@ def controls() -> dict:
     from hetfl_explore.engine.config import RunConfig
     from hetfl_explore.engine.models import mlp, ParamLayout
     from hetfl_explore.engine.groups import GroupView, FixedGroups
+    from hetfl_explore.clustering.data import leaf_synthetic
+    small = leaf_synthetic(n_clients=4, n_features=3, n_classes=2, rounds=2, seed=0)
     net = mlp(2, [], 2)
     P = ParamLayout(net).size
     view = GroupView(0, np.array([0, 1]), torch.zeros(2, P), np.full(4, -1))
@@ -38,5 +40,6 @@ def controls() -> dict:
                        ('grouped_identity', dict(identity=('{}', 'obj'), grouping=(FixedGroups([0, 1]), 'obj'),
                                                  stream=None))],
      'clustering.ifca': [('ifca_assign', dict(losses=(np.array([[1., 2.], [3., 0.]]), 'array'))),
-                         ('IFCA', dict(n_groups=(2, 'size'), init=('seeded', 'choice')))],
+                         ('IFCA', dict(n_groups=(2, 'size'), init=('seeded', 'choice'))),
+                         ('stream_federation', dict(stream=(small, 'obj'), rounds=(1, 'count')))],
     }

@@ -6,11 +6,13 @@
 from __future__ import annotations
 import numpy as np
 import torch
-from ..foundation.core import as_array, check_choice
-from ..engine.groups import Grouping, GROUP_INITS
+from ..foundation.core import as_array, check_choice, check_int, check_type
+from ..foundation.data import FederatedData
+from ..engine.groups import Grouping, ClientStream, GROUP_INITS
+from .data import FedStream
 
 # %% auto #0
-__all__ = ['ifca_assign', 'IFCA']
+__all__ = ['ifca_assign', 'IFCA', 'stream_federation']
 
 # %% ../../nbs/clustering/77_ifca.ipynb #73ee64fa
 def ifca_assign(losses, # (C, k) loss of every cluster model on each client's data
@@ -39,3 +41,26 @@ class IFCA(Grouping):
         "Each client of `view.ids` to the cluster whose model has its lowest loss."
         if view.n_groups == 1: return np.zeros(len(view.ids), np.int64)
         return ifca_assign(view.ask_losses(view.ids))
+
+# %% ../../nbs/clustering/77_ifca.ipynb #c3d7061c
+def stream_federation(stream:FedStream, # the federation (new batches every round)
+                      rounds:int|None=None, # rounds 0..rounds of batches (None: all the stream offers)
+                     ) -> tuple[FederatedData, ClientStream]:
+    "A `FedStream`'s training batches as one pool and a `ClientStream`, with its server test set as the test set."
+    check_type('stream', stream, FedStream)
+    T = check_int('rounds', stream.rounds if rounds is None else rounds, 0, stream.rounds)
+    xs, ys, table, start = [], [], [], 0
+    for t in range(T + 1):
+        row = []
+        for w in range(stream.n_clients):
+            X, y = stream.batch(t, w)
+            xs.append(X)
+            ys.append(y)
+            row.append(np.arange(start, start + len(y)))
+            start += len(y)
+        table.append(row)
+    x, y = torch.as_tensor(np.concatenate(xs), dtype=torch.float32), torch.as_tensor(np.concatenate(ys)).long()
+    xt, yt = torch.as_tensor(stream.server_test[0], dtype=torch.float32), torch.as_tensor(stream.server_test[1]).long()
+    zeros = lambda n: torch.zeros(n, dtype=torch.long)   # one attribute value: no protected attribute in these streams
+    data = FederatedData(x, y, zeros(len(y)), table[0], xt, yt, zeros(len(yt)), stream.n_classes, 1)
+    return data, ClientStream(table)
