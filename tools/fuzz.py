@@ -292,6 +292,7 @@ def _core_controls() -> dict:
                          ('check_float', dict(name=V, value=(0.5, 'unit'), lo=0, hi=1, lo_open=True)),
                          ('check_array', dict(name=V, value=(np.array([[1., 2.], [3., 4.]]), 'array'), ndim=2, nonempty=True)),
                          ('check_tensor', dict(name=V, value=(torch.ones(2, 3), 'array'), ndim=2)),
+                         ('all_finite', dict(t=(torch.ones(2, 3), 'obj'))),
                          ('check_count_array', dict(name=V, value=(np.array([1, 2, 0]), 'counts'))),
                          ('check_distribution', dict(name=V, value=(np.array([1., 3.]), 'nonneg_array'))),
                          ('check_ids', dict(name=V, value=(np.array([0, 2]), 'unique_ids'), n=4, unique=True)),

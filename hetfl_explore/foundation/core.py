@@ -15,11 +15,11 @@ import torch
 __all__ = ['INT64_MIN', 'INT64_MAX', 'SEED_MAX', 'MAX_COUNT', 'MS_PER_S', 'PANEL_TORCH_THREADS', 'KEY_MAX', 'OUTCOME_SEED_ENV',
            'OUTCOME_LOG_ENV', 'RESULTS_DIR', 'SIGNIFICANCE_SE', 'MIN_SEEDS', 'VERDICTS', 'TRIPLET_COLORS',
            'FONT_FAMILY', 'PAGE_FIGURE_WIDTH', 'check_int', 'check_float', 'check_choice', 'check_type', 'check_keys',
-           'as_array', 'check_array', 'check_tensor', 'check_count', 'check_count_array', 'check_probability',
-           'check_distribution', 'check_ids', 'check_rng_seed', 'check_columns', 'check_callable', 'check_by_name',
-           'default_device', 'torch_threads', 'seed_everything', 'spawn_seeds', 'rng_streams', 'torch_generator',
-           'validate_fields', 'outcome_seed', 'assert_learned', 'results_path', 'paired_differences', 'verdict',
-           'assert_paired', 'assert_not_significant']
+           'as_array', 'check_array', 'all_finite', 'check_tensor', 'check_count', 'check_count_array',
+           'check_probability', 'check_distribution', 'check_ids', 'check_rng_seed', 'check_columns', 'check_callable',
+           'check_by_name', 'default_device', 'torch_threads', 'seed_everything', 'spawn_seeds', 'rng_streams',
+           'torch_generator', 'validate_fields', 'outcome_seed', 'assert_learned', 'results_path', 'paired_differences',
+           'verdict', 'assert_paired', 'assert_not_significant']
 
 # %% ../../nbs/foundation/00_core.ipynb #ba8c93b3
 def _show(value, width:int=80) -> str:
@@ -187,10 +187,12 @@ def check_array(name:str, # Argument name, quoted in the error
     return arr
 
 # %% ../../nbs/foundation/00_core.ipynb #3df58263
-def _all_finite(t:torch.Tensor) -> bool:
-    "Whether every element of a floating tensor is finite, from one float64 sum where that sum cannot overflow."
-    if bool(torch.isfinite(t.sum(dtype=torch.float64))): return True     # NaN and ±inf propagate into the sum
-    return t.dtype == torch.float64 and bool(torch.isfinite(t).all())    # float64 values can overflow it: look at each
+def all_finite(t:torch.Tensor, # any tensor, on any device
+              ) -> bool:
+    "Whether `t` holds no NaN or ±inf, from one min-max pass (exact: no sum that large finite values could overflow)."
+    if check_type('t', t, torch.Tensor).is_complex(): return bool(torch.isfinite(t).all())
+    if not t.is_floating_point() or not t.numel(): return True              # integers and bools are always finite
+    return bool(torch.isfinite(torch.stack(torch.aminmax(t))).all())       # NaN propagates into both ends; ±inf is one
 
 def check_tensor(name:str, # Argument name, quoted in the error
                  value:Any, # torch tensor (kept on its device), numpy array, nested list or number
@@ -202,7 +204,7 @@ def check_tensor(name:str, # Argument name, quoted in the error
     if not isinstance(value, torch.Tensor): return torch.from_numpy(check_array(name, value, ndim, allow_nan=not finite, allow_inf=not finite))
     t = value if value.is_floating_point() else value.double()
     _check_ndim(name, tuple(t.shape), ndim)
-    if finite and not _all_finite(t): raise ValueError(f"{name}: expected finite values (NaN or ±inf found)")
+    if finite and not all_finite(t): raise ValueError(f"{name}: expected finite values (NaN or ±inf found)")
     return t
 
 # %% ../../nbs/foundation/00_core.ipynb #a691dd07
