@@ -7,7 +7,8 @@ import scipy.sparse as sp
 from scipy.stats import wasserstein_distance, kendalltau
 from sklearn.metrics import silhouette_samples as sk_silhouette, adjusted_rand_score
 from hetfl_explore.clustering.profiles import (laplace_smooth, class_distance_matrix, ordinal_w1, total_variation, naive_scipy_w1,
-    semantic_w1, distance_to_similarity, sparsify, check_prob, ema_update)
+    semantic_w1, distance_to_similarity, sparsify, ema_update, PROB_ATOL)
+from hetfl_explore.foundation.core import check_distribution
 from itertools import combinations
 from hetfl_explore.clustering.mcl import mcl, silhouette_samples, clustering_report, kmedoids, kmedoids_cost
 from hetfl_explore.clustering.eccentricity import cluster_stats, eccentricity, chebyshev_threshold, accepts, eccentricity_reassign
@@ -215,9 +216,9 @@ def test_loaders_bad_paths(tmp_path):
     with pytest.raises(ValueError, match='path'): load_realworld(tmp_path)
 
 @pytest.mark.parametrize('call, match', [
-    (lambda: check_prob('p', [0.5, 0.6]), 'p sums'),
-    (lambda: check_prob('p', [1.2, -0.2]), 'p has negative'),
-    (lambda: class_distance_matrix([[0.5, 0.6]]), 'P sums'),
+    (lambda: check_distribution('p', [0.5, 0.6], atol=PROB_ATOL), r'p: weights at \(0,\) along axis -1 sum to 1.1'),
+    (lambda: check_distribution('p', [1.2, -0.2], atol=PROB_ATOL), 'p: entry 1 = -0.2 is out of range'),
+    (lambda: class_distance_matrix([[0.5, 0.6]]), 'P: weights at .* expected probabilities summing to 1'),
     (lambda: distance_to_similarity([[0, 1], [2, 0]]), 'D is not symmetric'),
     (lambda: mcl(np.ones((3, 3)), inflation=1.0), 'inflation'),
     (lambda: mcl(np.ones((3, 3)), inflation=0.5), 'inflation'),

@@ -5,8 +5,9 @@ import numpy as np
 import pytest
 import torch
 from hetfl_explore.crowd.abac import parse_policy, PolicySyntaxError, Request, EXAMPLE_POLICY
-from hetfl_explore.crowd.pki import (CertificateAuthority, new_key, make_csr, sign_update, verify_update, check_certificate, SignedUpdate,
-                                     REASONS, session_key, seal, unseal, serialise, attributes_of)
+from hetfl_explore.crowd.pki import (CertificateAuthority, new_key, make_csr, sign_update, verify_update,
+                                     certificate_problem, SignedUpdate, REASONS, session_key, seal, unseal, serialise,
+                                     attributes_of)
 from hetfl_explore.crowd.authenticated import AuthenticatedServer, run_authenticated, deserialise
 
 T0 = datetime(2026, 3, 1, tzinfo=timezone.utc)
@@ -81,7 +82,7 @@ def test_expired_and_revoked_certificates_are_rejected(world):
     assert srv.rejections[-1]['reason'] == REASONS['expired']
     ca.revoke(cert, T0)
     assert srv.receive([sign_update(k, cert, 'task42', 2, UPDATE)], 2, T0) == [] and srv.rejections[-1]['reason'] == REASONS['revoked']
-    assert check_certificate(cert, ca.cert, ca.crl(T0), T0) == REASONS['revoked']
+    assert certificate_problem(cert, ca.cert, ca.crl(T0), T0) == REASONS['revoked']
 
 def test_signature_covers_every_field(world):
     _, _, ids = world; u = sign_update(*ids['alice'], 'task42', 3, UPDATE)

@@ -1,7 +1,8 @@
 """The crowdsourced-FL panels (widgets.crowd): they call the library, and bad input shows the library's message."""
 import html
 import numpy as np, pytest
-from hetfl_explore.widgets.crowd import PrometheePanel, RacePanel, ShapleyPanel, error_html
+from hetfl_explore.widgets.crowd import PrometheePanel, RacePanel, ShapleyPanel
+from hetfl_explore.widgets.panel import error_html
 from hetfl_explore.crowd.promethee import promethee, minmax_columns
 
 def test_promethee_panel_ranks_like_the_library_and_reports_errors():

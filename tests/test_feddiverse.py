@@ -4,7 +4,7 @@ import torch.nn.functional as F
 from hypothesis import given, settings, strategies as st, HealthCheck
 from hetfl_explore.feddiverse.selector import (diversity_round, FedDiverseSelector, FedRKSelector, fedrk_weights,
                                                SELECTION_VARIANTS, oracle_triplets, perturb_triplets)
-from hetfl_explore.feddiverse.rounds import diversity_rounds
+from hetfl_explore.feddiverse.selector import diversity_rounds
 from hetfl_explore.feddiverse.registry import SELECTORS
 from hetfl_explore.feddiverse.simulation import simulate_selection
 from hetfl_explore.engine.protocol import make_view

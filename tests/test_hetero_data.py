@@ -5,7 +5,7 @@ from hypothesis.extra.numpy import arrays
 from hetfl_explore.foundation.hetero import (as_counts, dht, delta_ci, delta_ai, delta_sc, fl_metrics, client_types, marginal_vector,
                                   interaction_matrix, mutual_information, hellinger, js_divergence, label_skew, METRICS,
                                   federation_heatmaps, ternary_triplets, metric_bars)
-from hetfl_explore.foundation.data import (FEDERATIONS, federation, check_published, scale_federation, scale_drift,
+from hetfl_explore.foundation.data import (FEDERATIONS, federation, assert_published, scale_federation, scale_drift,
                                 partition_from_matrices, partition_iid, partition_dirichlet, partition_shards,
                                 balanced_split, FederatedData, FlwrPartitioner)
 
@@ -32,13 +32,13 @@ def test_published_global_values(name):
 
 @pytest.mark.parametrize('name', list(FEDERATIONS))
 def test_derived_metrics_and_types(name):
-    check_published(federation(name))   # six metrics within 1e-3 of spec §3.4, type counts, plus the above
+    assert_published(federation(name))   # six metrics within 1e-3 of spec §3.4, type counts, plus the above
 
-def test_check_published_can_fail():
+def test_assert_published_can_fail():
     spec = federation('spawrious_gsc')
     bad = type(spec)(spec.name, ((23, [[90, 90], [10, 10]]), (1, [[10, 90], [90, 10]])), spec.class_names,
                      spec.attr_names, spec.published, spec.derived)
-    with pytest.raises(AssertionError): check_published(bad)
+    with pytest.raises(AssertionError): assert_published(bad)
 
 def test_sizes_and_kappa():
     got = {n: (s.num_clients, int(s.global_matrix.sum()), s.kappa) for n, s in FEDERATIONS.items()}

@@ -329,12 +329,13 @@ def test_select_per_group_reads_labels_as_non_negative_integers():
     refused(lambda: select_per_group(y, a[:3], 1), 'a', 'expected')
     assert select_per_group(y, a, None).tolist() == [0, 1, 2, 3] and sorted(select_per_group(y, a, 1).tolist()) == [0, 1, 2, 3]
 
-def test_check_prob_checks_its_tolerance():
+def test_check_distribution_checks_its_tolerance():
     "An atol of NaN, inf or a negative number once made every sum pass (or none)."
-    from hetfl_explore.clustering.profiles import check_prob
-    for v in (float('nan'), float('inf'), -1e-3, 'x'): refused(lambda: check_prob('p', [.5, .5], atol=v), 'atol')
-    refused(lambda: check_prob('p', [.5, .6], atol=1e-6), 'p', 'expected')
-    assert check_prob('p', [.5, .5]).tolist() == [.5, .5]
+    from hetfl_explore.foundation.core import check_distribution
+    for v in (float('nan'), float('inf'), -1e-3, 'x'):
+        refused(lambda: check_distribution('p', [.5, .5], atol=v), 'atol')
+    refused(lambda: check_distribution('p', [.5, .6], atol=1e-6), 'p', 'expected')
+    assert check_distribution('p', [.5, .5], atol=1e-6).tolist() == [.5, .5]
 
 def test_unit_masks_names_a_model_that_is_not_a_module():
     "A number or any other object once failed with AttributeError ('named_modules')."

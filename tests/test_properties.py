@@ -157,9 +157,10 @@ def _flwr(data, pid=0):
 _data_module = data
 _SPEC_ARGS = lambda: dict(name='x', client_types=((1, [[1, 1], [1, 1]]),), class_names=('a', 'b'), attr_names=('c', 'd'), published={}, derived={})
 SPECS.update({
- 'foundation.data.FederationSpec': spec(lambda **kw: data.check_published(data.FederationSpec(**kw)), _SPEC_ARGS, client_types=st.sampled_from([None, 3])),
+ 'foundation.data.FederationSpec': spec(lambda **kw: data.assert_published(data.FederationSpec(**kw)), _SPEC_ARGS,
+                                        client_types=st.sampled_from([None, 3])),
  'foundation.data.federation': spec(data.federation, _v(name='spawrious_gsc'), name=bad_choice()),
- 'foundation.data.check_published': spec(data.check_published, _v(spec='@fed'), spec=bad_obj()),
+ 'foundation.data.assert_published': spec(data.assert_published, _v(spec='@fed'), spec=bad_obj()),
  'foundation.data.scale_federation': spec(data.scale_federation, _v(spec_or_matrices='@fed', scale=0.5), spec_or_matrices=M3,
                                           scale=st.one_of(bad_float(0, None, lo_open=True), st.just(1e300)), min_nonzero=bad_int(0)),
  'foundation.data.scale_drift': spec(data.scale_drift, _v(spec_or_matrices='@fed', scale=0.5), spec_or_matrices=M3, scale=bad_float(0, None, lo_open=True),

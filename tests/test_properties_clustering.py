@@ -5,6 +5,7 @@ import pytest
 import torch
 from hypothesis import given, settings, strategies as st, HealthCheck
 import hetfl_explore.clustering.profiles as pr
+from hetfl_explore.foundation.core import check_distribution
 import hetfl_explore.clustering.mcl as mc
 import hetfl_explore.clustering.eccentricity as ec
 import hetfl_explore.clustering.data as da
@@ -29,7 +30,8 @@ TH, X2, Y2 = np.zeros((3, 2)), np.zeros((4, 2)), np.array([0, 1, 0, 1])
 
 # (fully qualified name, call with the bad value, argument name quoted in the error, strategy of bad values)
 CASES = [
-    ('profiles.check_prob', lambda v: pr.check_prob('p', v), 'p', BAD_PROB),
+    ('profiles probabilities', lambda v: check_distribution('p', v, atol=pr.PROB_ATOL, ndim=pr.PROB_NDIM), 'p',
+     BAD_PROB),
     ('profiles.check_distance_matrix', lambda v: pr.check_distance_matrix('D', v), 'D', BAD_DIST),
     ('profiles.laplace_smooth', lambda v: pr.laplace_smooth(v), 'counts', st.one_of(NOT_ARRAY, st.just([[1, -2]]), st.just([[0, 0]]))),
     ('profiles.class_counts', lambda v: pr.class_counts([0, 1], v), 'n_classes', st.one_of(NOT_INT, st.integers(max_value=0))),
@@ -121,7 +123,8 @@ CASES += [
 ]
 import hetfl_explore.widgets.clustering as wc
 CASES += [
-    ('widgets.clustering.Panel', lambda v: wc.Panel()._build(v), 'controls', st.sampled_from([None, 3, 'ab'])),
+    ('widgets.clustering.FigurePanel', lambda v: wc.FigurePanel()._build(v), 'controls',
+     st.sampled_from([None, 3, 'ab'])),
     ('widgets.clustering.ProfileLab', lambda v: wc.ProfileLab(seed=v), 'seed', st.one_of(NOT_INT, st.integers(max_value=-1))),
     ('widgets.clustering.EccentricityPanel', lambda v: wc.EccentricityPanel(seed=v), 'seed', st.one_of(NOT_INT, st.integers(max_value=-1))),
     ('widgets.clustering.GPFLPlayer', lambda v: wc.GPFLPlayer(rounds=v), 'rounds', st.one_of(NOT_INT, st.integers(max_value=5), st.integers(31, 99))),

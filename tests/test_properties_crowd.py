@@ -1,12 +1,13 @@
 """Bad input never surprises (crowdsourced FL): every public callable of crowd.devices, crowd.promethee,
-crowd.shapley, crowd.baselines, crowd.fedondemand and widgets.crowd answers malformed input with a ValueError/TypeError naming the
-argument; criteria matrices given as numpy, nested lists or torch give the same ranking."""
+crowd.shapley, crowd.baselines, crowd.fedondemand, widgets.crowd and widgets.panel answers malformed input with a
+ValueError/TypeError naming the argument; criteria matrices given as numpy, nested lists or torch give the same
+ranking."""
 import re
 import numpy as np, pandas as pd, pytest, torch
 from hypothesis import given, settings, strategies as st, HealthCheck
 from hetfl_explore.crowd import devices as D, promethee as P, shapley as S, baselines as B, fedondemand as F
 from hetfl_explore.engine.protocol import UniformSelector
-from hetfl_explore.widgets import crowd as Wc
+from hetfl_explore.widgets import crowd as Wc, panel as Wp
 from hetfl_explore.engine.config import RunConfig
 
 NAN, INF = float('nan'), float('inf')
@@ -93,7 +94,8 @@ CASES = {
     'crowd.fedondemand.pac_bayes_sample_size': (lambda v: F.pac_bayes_sample_size(0.1, 1.0, v), 'delta', bad_num(lo=0, hi=1)),
     'crowd.fedondemand.cohort_for_samples': (lambda v: F.cohort_for_samples([0, 1], [5, 5], v), 'n_required', bad_int(lo=1)),
     'crowd.fedondemand.ShapleyLedger': (lambda v: F.ShapleyLedger(v), 'inner', bad_obj()),
-    'widgets.crowd.error_html': (lambda v: Wc.error_html(v), 'e', bad_obj()),
+    'widgets.panel.error_html': (lambda v: Wp.error_html(v), 'e', bad_obj()),
+    'widgets.panel.Panel': (lambda v: Wp.Panel().sync(**{v: 1}), 'values', st.sampled_from(['x', 'unknown', 'w'])),
     'widgets.crowd.PrometheePanel': (lambda v: Wc.PrometheePanel(n=v), 'n', bad_int(lo=2)),
     'widgets.crowd.RacePanel': (lambda v: Wc.RacePanel(devices=v), 'devices', bad_int(lo=10)),
     'widgets.crowd.ShapleyPanel': (lambda v: Wc.ShapleyPanel(n_benign=v), 'n_benign', bad_int(lo=1)),
@@ -110,7 +112,7 @@ def test_malformed_input_is_a_clear_error(name):
 
 def test_every_public_callable_is_covered():
     import inspect
-    for mod in (D, P, S, B, F, Wc):
+    for mod in (D, P, S, B, F, Wc, Wp):
         for n in mod.__all__:
             obj = getattr(mod, n)
             if inspect.isfunction(obj) or inspect.isclass(obj):

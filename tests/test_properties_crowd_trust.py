@@ -19,7 +19,8 @@ COVERED = {f'hetfl_explore.crowd.bayesian.{n}' for n in ('gaussian_kl', 'MeanFie
            'elbo_loss', 'posterior_rule', 'run_bayesfl_engine')} | \
           {f'hetfl_explore.crowd.abac.{n}' for n in ('PolicySyntaxError', 'Condition', 'Ref', 'Rule', 'PolicySet', 'parse_policy', 'Request', 'Decision')} | \
           {f'hetfl_explore.crowd.pki.{n}' for n in ('new_key', 'make_csr', 'attributes_of', 'client_id_of', 'CertificateAuthority',
-           'check_certificate', 'serialise', 'SignedUpdate', 'sign_update', 'verify_update', 'session_key', 'seal', 'unseal', 'aware_now')} | \
+           'certificate_problem', 'serialise', 'SignedUpdate', 'sign_update', 'verify_update', 'session_key', 'seal',
+           'unseal', 'aware_now')} | \
           {f'hetfl_explore.crowd.authenticated.{n}' for n in ('AuthenticatedServer', 'deserialise', 'run_authenticated', 'authenticated_filter')} | \
           {f'hetfl_explore.crowd.robust.{n}' for n in ('krum_scores', 'robust_aggregate', 'flip_labels', 'attack_exchange', 'attack_table',
                                                'robust_outliers', 'robust_server')} | {'hetfl_explore.crowd.abac.client_name'} | \
@@ -135,7 +136,7 @@ def test_pki_types(pki, bad):
     rejects(lambda: K.make_csr(key, 'c', bad), 'attributes')
     rejects(lambda: K.attributes_of(bad), 'obj'); rejects(lambda: K.client_id_of(bad), 'obj')
     rejects(lambda: K.CertificateAuthority(name=bad), 'name')
-    rejects(lambda: K.check_certificate(bad, ca.cert, ca.crl(T0), T0), 'cert')
+    rejects(lambda: K.certificate_problem(bad, ca.cert, ca.crl(T0), T0), 'cert')
     rejects(lambda: K.sign_update(key, cert, bad, 0, torch.ones(2)), 'task_id')
     if not isinstance(bad, int): rejects(lambda: K.sign_update(key, cert, 't', bad, torch.ones(2)), 'round')   # an int is a valid round
     if not isinstance(bad, (int, float)): rejects(lambda: K.serialise(bad if bad is not None else object()), 'update')  # numbers serialise
@@ -159,7 +160,7 @@ def test_pki_values(pki):
     rejects(lambda: K.CertificateAuthority(now=datetime(2026, 1, 1)), 'now')
     rejects(lambda: K.seal(b'short', b'x'), 'key')
     rejects(lambda: AU.deserialise(b'abc'), 'payload')
-    rejects(lambda: K.check_certificate(cert, ca.cert, K.CertificateAuthority(now=T0).crl(T0), T0), 'crl')
+    rejects(lambda: K.certificate_problem(cert, ca.cert, K.CertificateAuthority(now=T0).crl(T0), T0), 'crl')
     su = K.sign_update(key, cert, 't', 0, b'raw'); assert isinstance(su, K.SignedUpdate) and K.verify_update(su)
     rejects(lambda: AU.run_authenticated(__import__('hetfl_explore.foundation.data', fromlist=['x']).tiny_digits_federation(0),
                                          AU.AuthenticatedServer(ca, 't'), {}), 'identities')

@@ -16,11 +16,11 @@ from torch import nn
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from hetfl_explore.foundation.data import federation, tiny_digits_federation
-from hetfl_explore.feddiverse import (selector as fs, rounds as frd, registry as freg, simulation as fsim, estimation as fe,
+from hetfl_explore.feddiverse import (selector as fs, registry as freg, simulation as fsim, estimation as fe,
                                       experiments as fx)
 from hetfl_explore.modelhet import submodels as ms, mia as mm, experiments as mx
 
-MODULES = {'feddiverse.selector': fs, 'feddiverse.rounds': frd, 'feddiverse.registry': freg, 'feddiverse.simulation': fsim,
+MODULES = {'feddiverse.selector': fs, 'feddiverse.registry': freg, 'feddiverse.simulation': fsim,
            'feddiverse.estimation': fe, 'feddiverse.experiments': fx,
            'modelhet.submodels': ms, 'modelhet.mia': mm, 'modelhet.experiments': mx}
 CALL_LIMIT_S = 20
@@ -108,8 +108,9 @@ SPECS = {
  'feddiverse.selector.check_available': spec(fs.check_available, _v(available=[0], K=4), available=[[-1], [4], [1.5], 'x'], K=POS),
  'feddiverse.selector.check_client_types': spec(fs.check_client_types, _v(name='types', types=['CI', 'SC'], K=2),
                                                types=[None, 'x', 3, ['XX', 'CI'], ['CI'], [['CI', 'SC']], [1, 2]]),
- 'feddiverse.rounds.diversity_rounds': spec(frd.diversity_rounds, _v(triplets='@T', k=3, rounds=2, rng='@rng'), triplets=TRIPS,
-                                               k=POS, rounds=POS, rng=OBJ, available=[[-1], [99]], tol=FLOAT + [-1.0], compiled=['yes', 1]),
+ 'feddiverse.selector.diversity_rounds': spec(fs.diversity_rounds, _v(triplets='@T', k=3, rounds=2, rng='@rng'),
+                                              triplets=TRIPS, k=POS, rounds=POS, rng=OBJ, available=[[-1], [99]],
+                                              tol=FLOAT + [-1.0], compiled=['yes', 1]),
  'feddiverse.selector.diversity_round': spec(fs.diversity_round, _v(triplets='@T', k=3, rng='@rng'), triplets=TRIPS, k=POS,
                                               rng=OBJ, available=[[-1], [99]], tol=FLOAT + [-1.0]),
  'feddiverse.selector.selector_name': spec(fs.selector_name, variant=CHOICE),

@@ -4,11 +4,11 @@ The FedDiverse teaching results and the tutorial numbers depend on the exact ran
 compared, pick by pick, with the reference on several seeds, κ values, variants and option overrides.
 """
 import numpy as np, pytest
-import hetfl_explore.feddiverse.selector as fs, hetfl_explore.feddiverse.rounds as frd, hetfl_explore.feddiverse.simulation as fsim
+import hetfl_explore.feddiverse.selector as fs, hetfl_explore.feddiverse.simulation as fsim
 from hetfl_explore.foundation.data import federation
 from hetfl_explore.feddiverse.selector import (SELECTION_VARIANTS, reference_round, diversity_round, oracle_triplets,
                                                FedDiverseSelector, LiteralFedDiverseSelector)
-from hetfl_explore.feddiverse.rounds import COMPILED_MIN_WORK, diversity_rounds, _pairwise, _algorithm5_rounds
+from hetfl_explore.feddiverse.selector import COMPILED_MIN_WORK, diversity_rounds, _pairwise, _algorithm5_rounds
 from hetfl_explore.feddiverse.simulation import simulate_selection
 from hetfl_explore.foundation.core import rng_streams
 from hetfl_explore.engine.protocol import make_view
@@ -102,7 +102,7 @@ def test_compiled_dot_products_are_numpys_to_the_last_bit():
     "`_dots1` is `(L * x).sum(1)` bit for bit (the literal rounds' steps 2 and 3), on rows of every scale and sign."
     r = np.random.default_rng(0)
     L = r.normal(size=(5000, 3)) * 10.0 ** r.integers(-8, 8, size=(5000, 1)); x = r.normal(size=3)
-    np.testing.assert_array_equal(frd._dots1(L, x[0], x[1], x[2], np.empty(len(L))), (L * x).sum(1))
+    np.testing.assert_array_equal(fs._dots1(L, x[0], x[1], x[2], np.empty(len(L))), (L * x).sum(1))
 
 def test_simulate_selection_literal_compiled_path_equals_round_by_round():
     "Above the threshold `simulate_selection` runs the literal rounds compiled: same participation, same re-picks."

@@ -9,7 +9,7 @@ from hetfl_explore.widgets.editor import MatrixEditor, check_types, expand_types
 from hetfl_explore.widgets.explorers import SelectionExplorer, TaxonomyExplorer
 from hetfl_explore.widgets.stepper import FedDiverseStepper
 from hetfl_explore.feddiverse.selector import oracle_triplets
-from hetfl_explore.feddiverse.rounds import diversity_rounds
+from hetfl_explore.feddiverse.selector import diversity_rounds
 from hetfl_explore.feddiverse.simulation import simulate_selection
 from hetfl_explore.feddiverse.registry import SELECTORS
 from hetfl_explore.foundation.hetero import fl_metrics

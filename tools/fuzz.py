@@ -196,10 +196,12 @@ def _controls() -> dict:
                              ('perturb_triplets', dict(triplets=(trip, 'array'), sigma=(0.1, 'nonneg'), seed=(0, 'count'))),
                              ('triplet_error', dict(estimated=(trip, 'array'), true=(trip + .1, 'linked_array'))),
                              ('diversity_round', dict(triplets=(trip, 'array'), k=(2, 'size'), rng=rng(), t=(0, 'count'), available=(np.array([0, 1, 2]), 'unique_ids'))),
-                             ('FedDiverseSelector', dict(triplets=(trip, 'array'), variant=('sign-invariant', 'choice'), tol=(1e-9, 'nonneg')))],
+                             ('FedDiverseSelector', dict(triplets=(trip, 'array'), variant=('sign-invariant', 'choice'),
+                                                         tol=(1e-9, 'nonneg'))),
+                             ('diversity_rounds', dict(triplets=(trip, 'array'), k=(2, 'size'), rounds=(2, 'size'),
+                                                       rng=rng(), t0=(0, 'count')))],
      'feddiverse.simulation': [('selection_stats', dict(matrices=(Ns, 'counts'), chosen=(np.array([[1, 0, 1], [0, 1, 1]]), 'array'))),
                                ('proxy_losses', dict(matrices=(Ns, 'counts')))],
-     'feddiverse.rounds': [('diversity_rounds', dict(triplets=(trip, 'array'), k=(2, 'size'), rounds=(2, 'size'), rng=rng(), t0=(0, 'count')))],
      'feddiverse.registry': [('make_selector', dict(name=('feddiverse', 'choice'), matrices=(Ns, 'counts'), noise=(0.0, 'nonneg'), seed=(0, 'count')))],
      'fairness.metrics': [('group_confusion', dict(y=(y, 'labels'), a=(a, 'labels'), y_hat=(y[::-1].copy(), 'labels'), n_classes=(2, 'size'), n_groups=(2, 'size'))),
                           ('demographic_parity_diff', dict(C=(C, 'nonneg_array'), pos_label=(1, 'count'), how=('maxmin', 'choice'))),
@@ -351,8 +353,7 @@ def _array_controls(Ns) -> dict:
     P = np.array([[.5, .5, 0.], [.2, .3, .5], [.1, .8, .1]]); D = np.array([[0., 1., 2.], [1., 0., 1.5], [2., 1.5, 0.]])
     X = np.array([[1., 2., .5, 3.], [2., 1., .7, 1.], [1.5, 1.5, .2, 2.]])
     return {
-     'clustering.profiles': [('check_prob', dict(name='p', p=(np.array([.2, .8]), 'nonneg_array'), atol=(1e-6, 'nonneg'))),
-                             ('check_distance_matrix', dict(name='D', D=(D, 'nonneg_array'))),
+     'clustering.profiles': [('check_distance_matrix', dict(name='D', D=(D, 'nonneg_array'))),
                              ('ema_update', dict(p_old=(np.array([.5, .5]), 'nonneg_array'), p_new=(np.array([.2, .8]), 'nonneg_linked'), w=(0.5, 'prob'))),
                              ('class_distance_matrix', dict(P=(P, 'nonneg_array'), metric=('tv', 'choice'))),
                              ('semantic_w1', dict(p=(np.array([.5, .5, 0.]), 'nonneg_array'), q=(np.array([.2, .3, .5]), 'nonneg_linked'), ground=(D, 'nonneg_array')))],
@@ -406,7 +407,7 @@ def _study_controls(Ns) -> dict:
      'foundation.data': [('scale_drift', dict(spec_or_matrices=(Ns, 'counts'), scale=(0.5, 'pos'), min_nonzero=(1, 'count'), level=('clients', 'choice'))),
                          ('balanced_split', dict(y=(y, 'labels'), a=(a, 'labels'), n_classes=(2, 'size'), n_attrs=(2, 'size'),
                                                  test_per_group=(1, 'size'), seed=(0, 'count'))),
-                         ('check_published', dict(spec=(federation('spawrious_gsc'), 'obj')))],
+                         ('assert_published', dict(spec=(federation('spawrious_gsc'), 'obj')))],
      'clustering.gpfl': [('local_sgd', dict(theta=(np.zeros((3, 2)), 'array'), X=(np.ones((4, 2)), 'array'), y=(np.array([0, 1, 1, 0]), 'labels'),
                                             rng=np.random.default_rng(0), lr=(0.05, 'pos'), epochs=(1, 'size'), batch_size=(2, 'size'), prox_mu=(0.0, 'nonneg')))],
      'crowd.shapley': [('shapley_mc', dict(utility=(u, 'callable'), n_players=(3, 'size'), n_perm=(4, 'size'), rng=np.random.default_rng(0))),

@@ -209,7 +209,7 @@ def _crowd_trust_controls() -> dict:
                                                                              'obj'), certificate=(cert, 'obj'))),
                    ('attributes_of', dict(obj=(cert, 'obj'))), ('client_id_of', dict(obj=(csr, 'obj'))),
                    ('aware_now', dict(now=(T0(), 'obj'))),
-                   ('check_certificate',
+                   ('certificate_problem',
                     dict(cert=(cert, 'obj'), ca_cert=(ca.cert, 'obj'), crl=(ca.crl(now=T0()), 'obj'),
                                               now=(T0(), 'obj'))),
                    ('make_csr', dict(key=(key, 'obj'), client_id=('c9', 'obj'), attributes=(GOOD, 'obj'))),

@@ -147,9 +147,9 @@ def _figure_controls() -> dict:
                                                    attack=('tamper one byte', 'choice'), trust=(0.5, 'prob')))]}
 
 def _panel_controls() -> dict:
-    "The crowd and clustering panels, built headless with few devices, clients and rounds."
-    return {'widgets.crowd': [('error_html', dict(e=(ValueError('x=1: expected y'), 'obj'))),
-                              ('PrometheePanel', dict(n=(6, 'size'), seed=(0, 'count'), budget=(25.0, 'pos'),
+    "The panels' error line, the crowd and clustering panels, built headless with few devices, clients and rounds."
+    return {'widgets.panel': [('error_html', dict(e=(ValueError('x=1: expected y'), 'obj')))],
+            'widgets.crowd': [('PrometheePanel', dict(n=(6, 'size'), seed=(0, 'count'), budget=(25.0, 'pos'),
                                                       top=(5, 'size'))),
                               ('ShapleyPanel', dict(n_benign=(2, 'size'), kinds=(('zero',), 'obj'),
                                                     rounds=(1, 'size')))],

@@ -6,7 +6,8 @@
 from __future__ import annotations
 import numpy as np
 from ..foundation.core import check_int, check_float, check_choice, check_array
-from .profiles import check_prob
+from ..foundation.core import check_distribution
+from .profiles import PROB_ATOL, PROB_NDIM
 from .mcl import check_cluster_labels
 
 # %% auto #0
@@ -18,7 +19,8 @@ def cluster_stats(P, # (C, K) class-probability vectors
                   labels, # (C,) integer cluster labels
                  ) -> dict: # label -> (mu (K,), var (scalar), n)
     "Mean vector, scalar variance (1/n) sum ||p - mu||^2 and size of every cluster."
-    P = check_prob('P', P); lab = check_cluster_labels(labels, len(P))
+    P = check_distribution('P', P, atol=PROB_ATOL, ndim=PROB_NDIM)
+    lab = check_cluster_labels(labels, len(P))
     out = {}
     for j in np.unique(lab):
         X = P[lab == j]; mu = X.mean(0)
@@ -82,7 +84,8 @@ def eccentricity_reassign(P_new, # (C, K) the workers' updated class-probability
                           var_floor:float|None=None, # variance for singleton candidates; None = median of the others
                          ) -> tuple[np.ndarray, np.ndarray]: # (new labels, changed mask)
     "One GP-FL re-grouping step: stay, move to the accepting cluster of lowest eccentricity, or become a singleton."
-    P_new, P_old = check_prob('P_new', P_new), check_prob('P_old', P_old)
+    P_new = check_distribution('P_new', P_new, atol=PROB_ATOL, ndim=PROB_NDIM)
+    P_old = check_distribution('P_old', P_old, atol=PROB_ATOL, ndim=PROB_NDIM)
     if P_new.shape != P_old.shape: raise ValueError(f"P_new has shape {P_new.shape}: expected the shape of P_old {P_old.shape}")
     lab = check_cluster_labels(labels, len(P_new)); check_choice('threshold', threshold, THRESHOLDS)
     mode = check_choice('mode', mode, ECC_MODES)

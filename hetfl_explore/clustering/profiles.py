@@ -9,26 +9,17 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 from scipy.stats import wasserstein_distance
 from ..foundation.core import check_int, check_float, check_choice, check_array
+from ..foundation.core import check_distribution
 
 # %% auto #0
-__all__ = ['PROB_ATOL', 'SYM_ATOL', 'GROUND_METRICS', 'SIMILARITIES', 'GRAPHS', 'check_prob', 'check_distance_matrix',
+__all__ = ['PROB_ATOL', 'SYM_ATOL', 'PROB_NDIM', 'GROUND_METRICS', 'SIMILARITIES', 'GRAPHS', 'check_distance_matrix',
            'laplace_smooth', 'class_counts', 'ema_update', 'check_prob_pair', 'naive_scipy_w1', 'total_variation',
            'ordinal_w1', 'check_ground', 'semantic_w1', 'class_distance_matrix', 'distance_to_similarity', 'sparsify']
 
 # %% ../../nbs/clustering/70_profiles.ipynb #52db1e3a
-PROB_ATOL = 1e-6      # how far a probability vector's sum may be from 1
+PROB_ATOL = 1e-5      # how far a probability vector's sum may be from 1 (the `atol` of `check_distribution`)
 SYM_ATOL = 1e-9       # how far a distance matrix may be from symmetric
-
-def check_prob(name:str, # argument name, quoted in the error
-               p, # a probability vector (K,) or one per row (C, K)
-               atol:float=PROB_ATOL, # allowed deviation of each sum from 1
-              ) -> np.ndarray:
-    "Return `p` as a float array after checking that each vector is non-negative and sums to 1."
-    a, atol = check_array(name, p, ndim=(1, 2), nonempty=True), check_float('atol', atol, lo=0)
-    if (a < 0).any(): raise ValueError(f"{name} has negative entries (min {a.min():.3g}): expected probabilities >= 0")
-    s = a.sum(-1)
-    if not np.allclose(s, 1, atol=atol): raise ValueError(f"{name} sums to {np.atleast_1d(s)[np.argmax(np.abs(np.atleast_1d(s) - 1))]:.6g}: expected each probability vector to sum to 1")
-    return a
+PROB_NDIM = (1, 2)    # a probability vector (K,), or one per row (C, K)
 
 # %% ../../nbs/clustering/70_profiles.ipynb #8c7dd86a
 def check_distance_matrix(name:str, # argument name, quoted in the error
@@ -71,7 +62,8 @@ def ema_update(p_old, # the current probability vector(s)
                w:float=0.5, # weight of the old vector (0.5 is the paper's plain average)
               ) -> np.ndarray:
     "Moving average w * p_old + (1 - w) * p_new of probability vectors."
-    a, b = check_prob('p_old', p_old), check_prob('p_new', p_new)
+    a = check_distribution('p_old', p_old, atol=PROB_ATOL, ndim=PROB_NDIM)
+    b = check_distribution('p_new', p_new, atol=PROB_ATOL, ndim=PROB_NDIM)
     if a.shape != b.shape: raise ValueError(f"p_new has shape {b.shape}: expected the shape of p_old {a.shape}")
     w = check_float('w', w, 0, 1)
     return w * a + (1 - w) * b
@@ -85,7 +77,8 @@ def check_prob_pair(p, # a probability vector
     "Return `p` and `q` as 1-D probability vectors after checking they cover the same number of classes."
     p, q = check_array('p', p, ndim=1), check_array('q', q, ndim=1)
     if p.size != q.size: raise ValueError(f"p has {p.size} classes and q has {q.size}: expected two probability vectors of the same length")
-    return check_prob('p', p), check_prob('q', q)
+    p = check_distribution('p', p, atol=PROB_ATOL, ndim=PROB_NDIM)
+    return p, check_distribution('q', q, atol=PROB_ATOL, ndim=PROB_NDIM)
 
 def naive_scipy_w1(p, # a probability vector
                    q, # another probability vector
@@ -123,7 +116,8 @@ def semantic_w1(p, # a probability vector
                 ground, # (K, K) ground cost between classes
                ) -> float:
     "Wasserstein-1 with a user ground cost, solved as a transport linear program."
-    p, q = check_prob('p', p), check_prob('q', q)
+    p = check_distribution('p', p, atol=PROB_ATOL, ndim=PROB_NDIM)
+    q = check_distribution('q', q, atol=PROB_ATOL, ndim=PROB_NDIM)
     C, K = check_ground(ground, p.size, 'ground'), p.size
     rows = np.kron(np.eye(K), np.ones(K)); cols = np.kron(np.ones(K), np.eye(K))
     res = linprog(C.ravel(), A_eq=np.vstack([rows, cols]), b_eq=np.r_[p, q], bounds=(0, None), method='highs')
@@ -135,7 +129,7 @@ def class_distance_matrix(P, # (C, K) one probability vector per client
                           ground=None, # (K, K) ground cost, required for 'semantic'
                          ) -> np.ndarray:
     "Pairwise Wasserstein distances between the clients' class-probability vectors."
-    P = check_prob('P', P)
+    P = check_distribution('P', P, atol=PROB_ATOL, ndim=PROB_NDIM)
     P = P[None] if P.ndim == 1 else P
     check_choice('metric', metric, GROUND_METRICS)
     if metric == 'tv': return 0.5 * np.abs(P[:, None] - P[None]).sum(-1)

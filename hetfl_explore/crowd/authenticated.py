@@ -15,7 +15,7 @@ from ..foundation.core import check_int, check_type, check_choice, check_ids, MA
 from .abac import PolicySet, Request
 from .bayesian import run_bayesfl
 from ..foundation.data import FederatedData
-from .pki import (CertificateAuthority, SignedUpdate, REASONS, check_certificate, client_id_of,
+from .pki import (CertificateAuthority, SignedUpdate, REASONS, certificate_problem, client_id_of,
                                      attributes_of, verify_update, sign_update, aware_now)
 
 # %% auto #0
@@ -52,7 +52,7 @@ def reason(self:AuthenticatedServer, u:SignedUpdate, # a received update
           ) -> str|None:
     "Why `u` must be rejected in this round (a value of REASONS), or None if it is acceptable."
     if _malformed(check_type('u', u, SignedUpdate)): return REASONS['malformed']
-    r = check_certificate(u.certificate, self.ca.cert, crl, now)
+    r = certificate_problem(u.certificate, self.ca.cert, crl, now)
     if r: return r
     if u.client_id != client_id_of(u.certificate): return REASONS['identity']
     if not verify_update(u): return REASONS['signature']

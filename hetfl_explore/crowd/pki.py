@@ -22,7 +22,7 @@ from .abac import PolicySet, Request, Decision, TrustStore, TRUST_ATTRIBUTE
 
 # %% auto #0
 __all__ = ['ATTRIBUTES_OID', 'CURVE', 'DEFAULT_VALIDITY', 'REASONS', 'NONCE_BYTES', 'GCM_NONCE_BYTES', 'GCM_TAG_BYTES', 'new_key',
-           'aware_now', 'make_csr', 'attributes_of', 'client_id_of', 'CertificateAuthority', 'check_certificate',
+           'aware_now', 'make_csr', 'attributes_of', 'client_id_of', 'CertificateAuthority', 'certificate_problem',
            'serialise', 'SignedUpdate', 'sign_update', 'verify_update', 'session_key', 'seal', 'unseal']
 
 # %% ../../nbs/crowd/67_pki.ipynb #0a1ca9f4
@@ -159,12 +159,12 @@ REASONS = dict(not_ca='certificate not issued by the CA', expired='certificate e
                identity='client id does not match the certificate', duplicate='second update from this client in this round',
                malformed='malformed update')
 
-def check_certificate(cert:x509.Certificate, # the certificate to check
+def certificate_problem(cert:x509.Certificate, # the certificate to check
                       ca_cert:x509.Certificate, # the CA's certificate
                       crl:x509.CertificateRevocationList, # the CA's current revocation list
                       now:datetime|None=None, # the time of the check
                      ) -> str|None: # None if valid, else the reason (a value of REASONS)
-    "Chain, validity window and revocation checks of a device certificate."
+    "What is wrong with a device certificate (its chain, validity window or revocation), or None if nothing is."
     check_type('cert', cert, x509.Certificate); check_type('ca_cert', ca_cert, x509.Certificate)
     if not check_type('crl', crl, x509.CertificateRevocationList).is_signature_valid(ca_cert.public_key()):
         raise ValueError("crl: not signed by the CA")

@@ -21,6 +21,8 @@ from .backends import BACKENDS, batch_plan, block_size, model_profile, pool_befo
 from .aggregation import aggregate, aggregation_rule_name, resolve_aggregation_rule, unit_masks
 from .system import SystemProfiles
 from .store import History, RunStore, check_federated_data, run_identity, run_key
+from .groups import (Grouping, GroupView, ClientStream, check_assignment, group_models, aggregate_groups,
+                                         group_shares, mix_evaluations, grouped_identity)
 
 # %% auto #0
 __all__ = ['BYTES_PER_PARAM', 'BYTES_PER_ANSWER', 'EVAL_CHUNK', 'QUERY_KINDS', 'MESSAGE_TYPES', 'Simulation', 'RoundPlan',
@@ -45,6 +47,8 @@ class Simulation:
                  aggregation:Callable|None=None, # an aggregation rule `rule(AggregationInput) -> update` (e.g. a robust median)
                  accept:Callable|None=None, # per-update filter `accept(t, ids, updates, global_params) -> (mask, reasons)`
                  client_loss:Callable|None=None, # per-sample client loss `client_loss(out, y, params, n_data) -> (B,)`; None: cross-entropy
+                 grouping:Grouping|None=None, # G models, each client trains its group's (None: one global model)
+                 stream:ClientStream|None=None, # each client's pool rows per round; None: `data.client_idx`
                 ):
         self.config, self.selector = check_type('config', config, RunConfig), check_type('selector', selector, Selector)
         check_callable('model_fn', model_fn)
@@ -57,6 +61,7 @@ class Simulation:
         self._set_data(check_federated_data(data))
         self._check_model_fits()
         self._check_inputs(profiles)
+        self._set_groups(model_fn, grouping, stream, data)
         N = self.num_clients
         self.profiles, self.devices = profiles, profiles or SystemProfiles.sample(N, cfg.seed, speed_sigma=0.0)
         self.lr = np.asarray(cfg.client_lr or [cfg.lr] * N, np.float64)
@@ -66,10 +71,16 @@ class Simulation:
         self.block = cfg.block_clients or block_size(self.profile, cfg.batch_size, self.device)
         self.callbacks, self.stop_when = list(callbacks), _optional_callable('stop_when', stop_when)
         self.store = RunStore(store) if isinstance(store, (str, os.PathLike)) else store
-        self.identity = run_identity(cfg, self.backend, self.device, data, self.net, selector, self.store is not None, profiles,
-                                     dict(stop_when=stop_when, aggregation=self.rule, accept=self.accept, client_loss=self.client_loss))
-        self.key = run_key(self.identity)
+        self._set_identity(data, stop_when)
         self._start()
+
+# %% ../../nbs/engine/05_fedavg.ipynb #p1angr0up
+def _plan_groups(groups, n:int) -> np.ndarray:
+    "`RoundPlan.groups` checked: one non-negative integer group per selected client."
+    groups = check_count_array('RoundPlan.groups', groups)
+    if groups.shape != (n,):
+        raise ValueError(f"RoundPlan.groups: shape {groups.shape}: expected one per selected client ({n},)")
+    return groups
 
 # %% ../../nbs/engine/05_fedavg.ipynb #d9070109
 @dataclass
@@ -84,6 +95,7 @@ class RoundPlan:
     valid: np.ndarray # (C, S, B) which entries of `local` are real samples
     steps: np.ndarray # (C,) local steps of each reporting client
     t0: float # `time.perf_counter()` when the round began (for `wall_time`)
+    groups: np.ndarray|None = None # (len(sel.ids),) each selected client's group (grouped runs); None: one global model
     def __post_init__(self):
         check_int('RoundPlan.t', self.t, lo=0); check_type('RoundPlan.sel', self.sel, Selection)
         self.t0 = check_float('RoundPlan.t0', self.t0, lo=0)   # a `time.perf_counter()` reading
@@ -96,6 +108,7 @@ class RoundPlan:
         for name, v, rows in (('dropped', self.dropped, n), ('done_frac', self.done_frac, n), ('local', self.local, C), ('valid', self.valid, C), ('steps', self.steps, C)):
             if not isinstance(v, np.ndarray) or len(v) != rows:
                 raise ValueError(f"RoundPlan.{name}: expected an array with {rows} rows (one per {'selected' if rows == n else 'reporting'} client), got {v!r:.60}")
+        self.groups = None if self.groups is None else _plan_groups(self.groups, n)
     @property
     def rep(self) -> np.ndarray:
         "The clients that will report: selected and not dropped, in selection order."
@@ -104,6 +117,10 @@ class RoundPlan:
     def rep_masks(self) -> torch.Tensor|None:
         "The reporting clients' sub-model masks (None: full models)."
         return None if self.masks is None else self.masks[torch.from_numpy(~self.dropped).to(self.masks.device)]
+    @property
+    def rep_groups(self) -> np.ndarray|None:
+        "The reporting clients' groups (None: one global model)."
+        return None if self.groups is None else self.groups[~self.dropped]
 
 # %% ../../nbs/engine/05_fedavg.ipynb #r0und5tep
 @patch
@@ -119,11 +136,13 @@ def begin_round(self:Simulation) -> RoundPlan|None:
     "Round `self.round` up to the broadcast: the selection, dropouts, sub-model masks and batch plan (None, and stop, when no client is available)."
     t, t0, cfg = self.round, time.perf_counter(), self.config
     rng, self._queries = self._round_rng(t), {}
+    if self.stream is not None: self._set_clients(self.stream.at(t))    # this round's data
     sel = self._select(t, rng)                                            # 1. select
     if sel is None: return None
     dropped, done_frac = self._dropouts(sel.ids, rng)
     local, valid, steps = batch_plan(self.sizes[sel.ids[~dropped]], cfg.batch_size, rng, cfg.local_epochs, cfg.local_steps)
-    return RoundPlan(t, sel, dropped, done_frac, self._submodel_masks(t, sel), local, valid, steps, t0)
+    masks, groups = self._submodel_masks(t, sel), self._assign(t, sel.ids)   # 1b. a grouped run's assignment
+    return RoundPlan(t, sel, dropped, done_frac, masks, local, valid, steps, t0, groups)
 
 @patch
 def train_round(self:Simulation, plan:RoundPlan, # from `begin_round`
@@ -132,7 +151,7 @@ def train_round(self:Simulation, plan:RoundPlan, # from `begin_round`
     self._check_plan(plan)
     with torch.random.fork_rng(devices=[self.device] if self.device.type == 'cuda' else []):
         torch.manual_seed(spawn_seeds(self.config.seed, 1, f'torch{plan.t}')[0])  # dropout etc. inside models: seeded per round
-        return self.train_clients(plan.rep, plan.local, plan.valid, plan.steps, None if plan.masks is None else self.params * plan.rep_masks)
+        return self.train_clients(plan.rep, plan.local, plan.valid, plan.steps, self._start_params(plan))
 
 # %% ../../nbs/engine/05_fedavg.ipynb #f1n1shr0und
 @patch
@@ -144,15 +163,19 @@ def finish_round(self:Simulation, plan:RoundPlan, # from `begin_round`, for the 
     "Steps 4-6 of the planned round from the clients' results: screen, report, observe, aggregate (or keep), record, evaluate; the round row."
     self._check_plan(plan, new, losses)
     t, ids, dropped, rep, rep_masks, steps = plan.t, plan.sel.ids, plan.dropped, plan.rep, plan.rep_masks, plan.steps
-    updates = new.sub_(self.params) if rep_masks is None else new.sub_(self.params).mul_(rep_masks)   # in place: no (C, P) copy
+    base, groups = self._broadcast(plan.rep_groups), plan.rep_groups      # what each reporting client started from
+    updates = new.sub_(base) if rep_masks is None else new.sub_(base).mul_(rep_masks)   # in place: no (C, P) copy
     ok, rejected = self._screen(t, rep, updates)                          # the accept filter (if any)
-    if not ok.all(): rep, updates, losses, steps, rep_masks = self._keep(ok, rep, updates, losses, steps, rep_masks)
+    if not ok.all():
+        rep, updates, losses, steps, rep_masks = self._keep(ok, rep, updates, losses, steps, rep_masks)
+        groups = None if groups is None else groups[ok]
     gone = dropped.copy(); gone[~dropped] = ~ok                           # rejected updates leave the round, like dropouts
     sim_t, energy = self._round_costs(ids, dropped, plan.done_frac, plan.masks)
-    reports = self._report(t, rep, updates, losses, steps, sim_t[~gone], energy[~gone])   # 4. report
+    reports = self._report(t, rep, updates, losses, steps, sim_t[~gone], energy[~gone], groups)   # 4. report
     self.selector.observe(t, reports)
-    weights, kept = self._aggregate(plan.sel, gone, updates, steps, reports, rep_masks)   # 5. aggregate (or keep)
-    row = self._record(t, ids, rep, dropped, weights, reports, sim_t, energy, plan.masks, kept, rejected, measured)
+    weights, kept = self._aggregate(plan.sel, gone, updates, steps, reports, rep_masks, groups)   # 5. aggregate
+    row = self._record(t, ids, rep, dropped, weights, reports, sim_t, energy, plan.masks, kept, rejected, measured,
+                       plan.groups)
     self._evaluate(row)                                                   # 6. evaluate, stop or go on
     row['wall_time'] = time.perf_counter() - plan.t0
     self.round += 1
@@ -179,7 +202,8 @@ def run(self:Simulation, progress:bool=True, # show a (notebook-aware) tqdm prog
     if self.store is not None:
         status, obj = self.store.get(self.key)
         if status == 'finished':
-            self.history, self.params = obj, obj.final_params.to(self.device)
+            self.history = obj
+            self._load_final(obj.final_params.to(self.device))
             return obj
         if status == 'running': self._restore(obj)
     from tqdm.auto import tqdm
@@ -188,7 +212,7 @@ def run(self:Simulation, progress:bool=True, # show a (notebook-aware) tqdm prog
             row = self.step()
             bar.update(1)
             if row is not None and not np.isnan(row['accuracy']): bar.set_postfix(acc=f"{row['accuracy']:.3f}")
-    self.history.final_params, self.history.stop_reason = self.params.detach().cpu().clone(), self.stop_reason
+    self.history.final_params, self.history.stop_reason = self._final_params().detach().cpu().clone(), self.stop_reason
     if self.store is not None: self.store.finish(self.key, self.identity, self.history)
     return self.history
 
@@ -252,12 +276,12 @@ def _keep(self:Simulation, ok:np.ndarray, rep, updates, losses, steps, masks):
 # %% ../../nbs/engine/05_fedavg.ipynb #48016c92
 @patch
 def _report(self:Simulation, t:int, rep:np.ndarray, updates:torch.Tensor, losses:torch.Tensor, steps:np.ndarray,
-            sim_t:np.ndarray, energy:np.ndarray) -> Reports:
+            sim_t:np.ndarray, energy:np.ndarray, groups:np.ndarray|None=None) -> Reports:
     "Step 4: what the reporting clients `rep` send back after local training."
     first = self.config.loss_before == 'first_batch'
     host = torch.stack([losses.sum(1), updates.norm(dim=1)] + [losses[:, 0]] * first).cpu().numpy()  # one read from the device
     train_loss = (host[0] / np.maximum(steps, 1).astype(np.float32)).astype(np.float64)  # float32 division, as on the device
-    loss_before = {'full': lambda: self.client_losses(self.params, rep), 'first_batch': lambda: host[2].astype(np.float64),
+    loss_before = {'full': lambda: self._own_losses(rep, groups), 'first_batch': lambda: host[2].astype(np.float64),
                    'off': lambda: np.full(len(rep), np.nan)}[self.config.loss_before]()
     return Reports(t, rep, self.sizes[rep], train_loss, loss_before, steps, host[1].astype(np.float64),
                    sim_t, energy, updates, self.params, self._server_eval if self.val else None)
@@ -288,11 +312,12 @@ def _reweighted(self:Simulation, sel:Selection, reports:Reports, weights:np.ndar
 # %% ../../nbs/engine/05_fedavg.ipynb #0b112022
 @patch
 def _aggregate(self:Simulation, sel:Selection, dropped:np.ndarray, updates:torch.Tensor, steps:np.ndarray,
-               reports:Reports, masks:torch.Tensor|None=None) -> tuple[np.ndarray, bool]:
+               reports:Reports, masks:torch.Tensor|None=None, groups:np.ndarray|None=None) -> tuple[np.ndarray, bool]:
     "Step 5: move the global model by the weighted updates; returns the weights and whether the previous model was kept."
     rep = sel.ids[~dropped]
     weights = self._reweighted(sel, reports, self._weights(sel, dropped))
     if not len(rep) or weights.sum() <= 0: return weights, True
+    if groups is not None: return weights, self._aggregate_groups(updates, weights, groups, steps, self.lr[rep], masks)
     self.params = aggregate(self.params, updates, weights, self.config, self.server_state, steps, self.lr[rep], self.rule, reports, masks)
     return weights, False
 
@@ -340,7 +365,12 @@ def _place_pool(self:Simulation, data):
     d = self.device
     self.x, self.y, self.a = data.x.to(d), data.y.to(d).long(), data.a.to(d).long()
     self.n_classes, self.n_attrs = int(data.n_classes), int(data.n_attrs)
-    self.client_idx = [torch.as_tensor(i, dtype=torch.long) for i in data.client_idx]
+    self._set_clients(data.client_idx)
+
+@patch
+def _set_clients(self:Simulation, client_idx:list):
+    "Install a client -> pool-rows table: index tensors, sizes, padded table, owner vector (a stream: every round)."
+    self.client_idx = [torch.as_tensor(i, dtype=torch.long) for i in client_idx]
     self.num_clients = len(self.client_idx)
     self.sizes = np.array([len(i) for i in self.client_idx], np.int64)
     self.table = np.zeros((self.num_clients, max(int(self.sizes.max(initial=1)), 1)), np.int64)  # client -> pool index
@@ -380,10 +410,17 @@ def _start(self:Simulation):
     self.spent = np.zeros(self.num_clients)
     self.totals = dict(sim_time=0.0, energy=0.0, bytes=0.0, reward=0.0)
     self.best, self.since_best, self._queries = -np.inf, 0, {}
+    self._start_groups()
     self.history = History(asdict(cfg), dict(backend=self.backend, device=str(self.device), key=self.key, num_clients=self.num_clients,
                                              n_params=self.layout.size, block_clients=self.block, selector=self.selector.name,
                                              aggregation=aggregation_rule_name(self.rule) or cfg.aggregator,
-                                             system='profiles' if self.profiles is not None else 'drawn'))
+                                             system='profiles' if self.profiles is not None else 'drawn',
+                                             **self._group_meta()))
+
+@patch
+def _group_meta(self:Simulation) -> dict:
+    "The history's facts of a grouped run (the rule's name, G); none for a plain run."
+    return {} if self.grouping is None else dict(grouping=self.grouping.name, n_groups=len(self.models))
 
 @patch(as_prop=True)
 def global_params(self:Simulation) -> torch.Tensor:
@@ -481,6 +518,7 @@ def _round_costs(self:Simulation, ids:np.ndarray, dropped:np.ndarray, done_frac:
     self.spent[ids] += energy
     return sim_t, energy
 
+# %% ../../nbs/engine/05_fedavg.ipynb #m3ssag3s
 MESSAGE_TYPES = ('query_loss', 'query_time', 'download', 'upload', 'skipped') # message kinds counted per round
 
 @patch
@@ -488,9 +526,12 @@ def _messages(self:Simulation, ids:np.ndarray, dropped:np.ndarray, masks:torch.T
     "Messages and bytes of the round by type (`MESSAGE_TYPES`): queries, (sub-)model downloads, uploads, skipped uploads."
     P, q = self.layout.size, self._queries
     n_params = np.full(len(ids), P) if masks is None else masks.sum(1).cpu().numpy()
-    n = dict(query_loss=q.get('loss', 0), query_time=q.get('time', 0), download=len(ids), upload=int((~dropped).sum()), skipped=int(dropped.sum()))
+    per = len(self.models) if self.grouping is not None and self.grouping.broadcast_all else 1   # models a download holds
+    n = dict(query_loss=q.get('loss', 0), query_time=q.get('time', 0), download=len(ids) * per,
+             upload=int((~dropped).sum()), skipped=int(dropped.sum()))
     b = dict(query_loss=n['query_loss'] * (BYTES_PER_PARAM * P + BYTES_PER_ANSWER), query_time=n['query_time'] * BYTES_PER_ANSWER,
-             download=BYTES_PER_PARAM * float(n_params.sum()), upload=BYTES_PER_PARAM * float(n_params[~dropped].sum()), skipped=0.0)
+             download=BYTES_PER_PARAM * float(n_params.sum()) * per,
+             upload=BYTES_PER_PARAM * float(n_params[~dropped].sum()), skipped=0.0)
     return {**{f'msg_{k}': n[k] for k in MESSAGE_TYPES}, **{f'bytes_{k}': float(b[k]) for k in MESSAGE_TYPES}}
 
 def _checked_messages(got, # what a runtime's `measured()` returned
@@ -505,7 +546,8 @@ def _checked_messages(got, # what a runtime's `measured()` returned
 
 # %% ../../nbs/engine/05_fedavg.ipynb #de9e3163
 @patch
-def _record(self:Simulation, t, ids, rep, dropped, weights, reports, sim_t, energy, masks=None, kept=False, rejected=None, measured=None) -> dict:
+def _record(self:Simulation, t, ids, rep, dropped, weights, reports, sim_t, energy, masks=None, kept=False, rejected=None,
+            measured=None, groups=None) -> dict:
     "Add round `t`'s costs to the totals and append its round row (messages by type, whether the model was kept) and client rows."
     msgs = self._messages(ids, dropped, masks)
     if measured is not None: msgs.update(_checked_messages(measured(), msgs))
@@ -517,13 +559,14 @@ def _record(self:Simulation, t, ids, rep, dropped, weights, reports, sim_t, ener
                selected=ids.tolist(), reported=rep.tolist(), weights=weights.tolist(), n_selected=len(ids), n_dropped=int(dropped.sum()),
                sim_time=float(sim_t.max(initial=0)), bytes=n_bytes, energy=float(energy.sum()), reward=reward, queries=sum(self._queries.values()),
                kept_previous=kept, info=self.selector.round_info(), **msgs, **{f'total_{k}': v for k, v in self.totals.items()},
-               **({} if self.accept is None else dict(n_rejected=len(rejected), rejected=rejected)))
+               **({} if self.accept is None else dict(n_rejected=len(rejected), rejected=rejected)),
+               **({} if groups is None else dict(groups=groups.tolist())))
     self.history.round_rows.append(row)
-    self._record_clients(t, ids, rep, weights, reports, sim_t, energy, rejected or {})
+    self._record_clients(t, ids, rep, weights, reports, sim_t, energy, rejected or {}, groups)
     return row
 
 @patch
-def _record_clients(self:Simulation, t, ids, rep, weights, reports, sim_t, energy, rejected={}):
+def _record_clients(self:Simulation, t, ids, rep, weights, reports, sim_t, energy, rejected={}, groups=None):
     "One history row per selected client of round `t`: its size, weight, time and energy, and what it reported."
     C, pos = len(ids), np.full(self.num_clients, -1)
     pos[rep] = np.arange(len(rep)); pos = pos[ids]                         # each selected client's row in the reports, -1: none
@@ -535,6 +578,7 @@ def _record_clients(self:Simulation, t, ids, rep, weights, reports, sim_t, energ
                 weight=reported(weights, 0.0), time=sim_t.tolist(), energy=energy.tolist())
     if ok.any(): cols.update({k: reported(getattr(reports, k)) for k in ('loss', 'loss_before', 'steps', 'update_norm')})
     if rejected: cols['rejection'] = [rejected.get(k, np.nan) for k in ids.tolist()]
+    if groups is not None: cols['group'] = groups.tolist()
     self.history.add_client_rows(C, **cols)
 
 # %% ../../nbs/engine/05_fedavg.ipynb #005736c7
@@ -554,9 +598,9 @@ def _evaluate(self:Simulation, row:dict):
 def _eval_row(self:Simulation, row:dict) -> str|None:
     "Fill `row` with test metrics (and group/client tables); return 'target_accuracy' or 'early_stopping' if one fires."
     cfg, t = self.config, row['round']
-    self.layout.load(self.net, self.params)   # the net's weights are scratch space: a plain forward is cheaper than `functional_call`
-    r = evaluate(self.fast_net, *self.test, self.n_classes, self.n_attrs)
+    r = self._test_eval()
     row.update(accuracy=r['accuracy'], worst_group_accuracy=r['worst_group_accuracy'], loss=r['loss'])
+    if 'model_accuracy' in r: row['model_accuracy'] = r['model_accuracy']
     for yy in range(self.n_classes):
         for aa in range(self.n_attrs):
             self.history.group_rows.append(dict(round=t, y=yy, a=aa, accuracy=r['group_accuracy'][yy, aa], count=int(r['group_counts'][yy, aa])))
@@ -569,8 +613,17 @@ def _eval_row(self:Simulation, row:dict) -> str|None:
 # %% ../../nbs/engine/05_fedavg.ipynb #e369dbe4
 @patch
 def _eval_clients(self:Simulation, t:int):
-    "Accuracy and loss of the global model on every client's own training data."
-    fp, correct, loss = self.layout.unflatten(self.params), [], []
+    "Accuracy and loss of the global model (its group's model, in a grouped run) on every client's own training data."
+    if self.models is not None and len(self.models) > 1: return self._eval_clients_grouped(t)
+    own_acc, own_loss = self._own_scores(self.params)
+    N = self.num_clients
+    self.history.add_client_rows(N, round=[t] * N, client=list(range(N)), own_accuracy=own_acc.tolist(),
+                                 own_loss=own_loss.tolist())
+
+@patch
+def _own_scores(self:Simulation, params:torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
+    "(N,) accuracy and (N,) mean loss of the flat model `params` on every client's own data (one pass over the pool)."
+    fp, correct, loss = self.layout.unflatten(params), [], []
     with torch.no_grad():
         for i in range(0, len(self.x), EVAL_CHUNK):
             out, yb = functional_call(self.fast_net, fp, (self.x[i:i + EVAL_CHUNK],)), self.y[i:i + EVAL_CHUNK]
@@ -579,9 +632,7 @@ def _eval_clients(self:Simulation, t:int):
     acc = torch.zeros(self.num_clients, dtype=torch.float64).index_add_(0, self.owner[own], torch.cat(correct).cpu()[own])
     lo = torch.zeros(self.num_clients, dtype=torch.float64).index_add_(0, self.owner[own], torch.cat(loss).cpu()[own])
     n = np.maximum(self.sizes, 1)
-    own_acc, own_loss = (acc.numpy() / n).tolist(), (lo.numpy() / n).tolist()             # one division per column, not per client
-    N = self.num_clients
-    self.history.add_client_rows(N, round=[t] * N, client=list(range(N)), own_accuracy=own_acc, own_loss=own_loss)
+    return acc.numpy() / n, lo.numpy() / n                                # one division per column, not per client
 
 # %% ../../nbs/engine/05_fedavg.ipynb #701cc29f
 @patch
@@ -589,7 +640,15 @@ def _state(self:Simulation) -> dict:
     "Everything a resumed run needs that is not derived from (seed, round)."
     return dict(round=self.round, params=self.params.cpu(), server_state={k: v.cpu() for k, v in self.server_state.items()},
                 selector=self.selector, rng_select=self.rng_select, spent=self.spent, totals=self.totals, best=self.best,
-                since_best=self.since_best, stop_reason=self.stop_reason, history=self.history.to_dict())
+                since_best=self.since_best, stop_reason=self.stop_reason, history=self.history.to_dict(),
+                **self._group_checkpoint())
+
+@patch
+def _group_checkpoint(self:Simulation) -> dict:
+    "A grouped run's state for a checkpoint: the G models, the assignment, the rule, each group's server state."
+    if self.models is None: return {}
+    states = [{k: v.cpu() for k, v in g.items()} for g in self.group_state]
+    return dict(models=self.models.cpu(), assignment=self.assignment.copy(), grouping=self.grouping, group_state=states)
 
 @patch
 def _checkpoint(self:Simulation):
@@ -604,6 +663,125 @@ def _restore(self:Simulation, s:dict):
     self.server_state = {k: v.to(self.device) for k, v in s['server_state'].items()}
     self.selector, self.rng_select, self.best, self.since_best = s['selector'], s['rng_select'], s['best'], s['since_best']
     self.history = History.from_dict(s['history'])
+    if self.models is None: return
+    self.models, self.assignment, self.grouping = s['models'].to(self.device), s['assignment'], s['grouping']
+    self.group_state = [{k: v.to(self.device) for k, v in g.items()} for g in s['group_state']]
+
+# %% ../../nbs/engine/05_fedavg.ipynb #gr0ups0c
+@patch
+def _set_groups(self:Simulation, model_fn, grouping, stream, data):
+    "Check a grouped run's rule and stream, and build its G starting models (nothing without a rule)."
+    self.grouping = None if grouping is None else check_type('grouping', grouping, Grouping)
+    self.stream = None if stream is None else check_type('stream', stream, ClientStream).check_fits(data)
+    self.group_init = None
+    if self.grouping is not None:
+        self.group_init = group_models(model_fn, self.layout.flatten(self.net).clone(), grouping, self.config.seed)
+
+@patch
+def _set_identity(self:Simulation, data, stop_when):
+    "The run's identity (all that determines its result, a grouped run's rule and stream included) and store key."
+    hooks = dict(stop_when=stop_when, aggregation=self.rule, accept=self.accept, client_loss=self.client_loss)
+    identity = run_identity(self.config, self.backend, self.device, data, self.net, self.selector, self.store is not None,
+                            self.profiles, hooks)
+    self.identity = grouped_identity(identity, self.grouping, self.stream)
+    self.key = run_key(self.identity)
+
+# %% ../../nbs/engine/05_fedavg.ipynb #gr0ups1c
+@patch
+def _start_groups(self:Simulation):
+    "Fresh grouped state (nothing without a grouping): the G starting models, per-group server state, nobody assigned."
+    self.models = None if self.grouping is None else self.group_init.clone()
+    if self.models is None: return
+    self.grouping.reset(self.num_clients, self.config.seed)
+    self.group_state = [{} for _ in self.models]
+    self.assignment = np.full(self.num_clients, -1, np.int64)
+    self.params = self._consensus()
+
+@patch
+def _consensus(self:Simulation) -> torch.Tensor:
+    "A grouped run's global view (what selectors and filters see): the one model, or a share-weighted mean."
+    if len(self.models) == 1: return self.models[0].clone()
+    shares = group_shares(self.assignment, self.sizes, len(self.models))
+    return torch.as_tensor(shares, dtype=self.models.dtype, device=self.device) @ self.models
+
+@patch
+def _assign(self:Simulation, t:int, ids:np.ndarray) -> np.ndarray|None:
+    "Step 1b of a grouped run: the rule's validated group of each selected client, remembered as its last group."
+    if self.grouping is None: return None
+    view = GroupView(t, ids, self.models, self.assignment.copy(), self._group_losses)
+    groups = check_assignment(self.grouping.assign(t, view), view, self.grouping.name)
+    self.assignment[ids] = groups
+    return groups
+
+@patch
+def _group_losses(self:Simulation, ids:np.ndarray) -> np.ndarray:
+    "(len(ids), G): each group model's mean loss on each client's data (a server's ask bills a loss query per model)."
+    if not self.grouping.broadcast_all:
+        self._queries['loss'] = self._queries.get('loss', 0) + len(ids) * len(self.models)
+    return np.stack([self.client_losses(m, ids) for m in self.models], 1)
+
+# %% ../../nbs/engine/05_fedavg.ipynb #gr0ups2c
+@patch
+def _broadcast(self:Simulation, groups:np.ndarray|None) -> torch.Tensor:
+    "What the reporting clients received: the global model (P,), or each one's group model (C, P)."
+    return self.params if groups is None else self.models[torch.from_numpy(groups).to(self.device)]
+
+@patch
+def _start_params(self:Simulation, plan:RoundPlan) -> torch.Tensor|None:
+    "Each reporting client's start: None (the global model), its sub-model, or its group's model (masked)."
+    base = None if plan.groups is None else self._broadcast(plan.rep_groups)
+    if plan.masks is None: return base
+    return (self.params if base is None else base) * plan.rep_masks
+
+@patch
+def _own_losses(self:Simulation, rep:np.ndarray, groups:np.ndarray|None) -> np.ndarray:
+    "Each reporting client's loss before training: of the global model, or of its own group's model."
+    if groups is None: return self.client_losses(self.params, rep)
+    out = np.zeros(len(rep))
+    for g in np.unique(groups): out[groups == g] = self.client_losses(self.models[g], rep[groups == g])
+    return out
+
+@patch
+def _aggregate_groups(self:Simulation, updates, weights, groups, steps, lr, masks) -> bool:
+    "Step 5 of a grouped run: aggregate within each group; returns whether every model was kept."
+    moved = aggregate_groups(self.models, updates, weights, groups, self.config, self.group_state, steps, lr, self.rule,
+                             masks)
+    self.params = self._consensus()
+    return not len(moved)
+
+# %% ../../nbs/engine/05_fedavg.ipynb #gr0ups3c
+@patch
+def _test_eval(self:Simulation) -> dict:
+    "The test-set evaluation of the round: the global model, or the G group models mixed by their clients' data shares."
+    if self.models is None or len(self.models) == 1:
+        self.layout.load(self.net, self.params)   # the net's weights are scratch space: a plain forward is cheaper
+        return evaluate(self.fast_net, *self.test, self.n_classes, self.n_attrs)
+    rs = [evaluate(self.fast_net, *self.test, self.n_classes, self.n_attrs, params=m) for m in self.models]
+    return mix_evaluations(rs, group_shares(self.assignment, self.sizes, len(self.models)))
+
+@patch
+def _eval_clients_grouped(self:Simulation, t:int):
+    "Accuracy and loss of each client's own group model on its own training data (NaN for a client never assigned)."
+    acc, loss = (np.stack(v) for v in zip(*[self._own_scores(m) for m in self.models]))
+    N, g = self.num_clients, self.assignment
+    pick = lambda v: np.where(g >= 0, v[g.clip(0), np.arange(N)], np.nan).tolist()
+    self.history.add_client_rows(N, round=[t] * N, client=list(range(N)), own_accuracy=pick(acc), own_loss=pick(loss),
+                                 group=g.tolist())
+
+@patch
+def _final_params(self:Simulation) -> torch.Tensor:
+    "What `History.final_params` keeps: the global model (P,), or the G group models (G, P) of a run with G > 1."
+    return self.params if self.models is None or len(self.models) == 1 else self.models
+
+@patch
+def _load_final(self:Simulation, p:torch.Tensor):
+    "Install a finished run's `final_params` (the global model, or the G group models)."
+    if p.dim() == 2:
+        self.models = p.clone()
+        self.params = self._consensus()
+        return
+    self.params = p
+    if self.models is not None: self.models[0] = p
 
 # %% ../../nbs/engine/05_fedavg.ipynb #058514c1
 class LivePlot:

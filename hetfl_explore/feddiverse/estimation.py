@@ -44,9 +44,9 @@ ESTIMATION_ARGUMENTS = dict(model='module', biased='module_or_list', x='tensor',
                             cfg='config', result='result', seed='count0', data='data')
 
 def check_estimation_arguments(**arguments, # argument name -> value; the name decides the rule (`ESTIMATION_ARGUMENTS`)
-                              ):
+                              ) -> dict: # argument name -> its cleaned value
     "Validate the common arguments of the estimation steps by name: models, tensors, counts, step sizes, configs."
-    check_by_name(_KIND_RULES, ESTIMATION_ARGUMENTS, **arguments)
+    return check_by_name(_KIND_RULES, ESTIMATION_ARGUMENTS, **arguments)
 
 
 def _check_labels(name:str, # the argument name, quoted in the error

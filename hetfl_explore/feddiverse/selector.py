@@ -8,6 +8,7 @@ import itertools
 import numpy as np
 from scipy.optimize import minimize
 from fastcore.basics import patch
+from numba import njit
 from ..foundation.core import check_int, check_float, check_choice, check_type, rng_streams, check_array, check_ids
 from ..foundation.core import as_array, check_keys
 from ..foundation.hetero import as_counts, dht, TYPES
@@ -15,12 +16,12 @@ from ..engine.protocol import Selector, Selection, ClientView
 from ..selection.baselines import choice_without_replacement
 
 # %% auto #0
-__all__ = ['ZERO', 'DIMS', 'SELECTION_VARIANTS', 'ROUNDOFF', 'AS_PRINTED', 'DEFAULT_ALIAS', 'RANK_TOL', 'reference_round',
-           'selection_options', 'as_float_array', 'check_triplets', 'check_rng', 'check_available',
-           'check_client_types', 'draw_by_weight', 'pick_best', 'normalise_triplets', 'round_draws', 'diversity_round',
-           'selector_name', 'FedDiverseSelector', 'algorithm5_round', 'LiteralFedDiverseSelector', 'client_matrices',
-           'oracle_triplets', 'perturb_triplets', 'triplet_error', 'noise_for_error', 'nonnegative_matrices',
-           'fedrk_weights', 'mixture_variance', 'FedRKSelector']
+__all__ = ['ZERO', 'DIMS', 'SELECTION_VARIANTS', 'ROUNDOFF', 'AS_PRINTED', 'DEFAULT_ALIAS', 'COMPILED_MIN_WORK', 'BLOCK', 'STACK',
+           'RANK_TOL', 'reference_round', 'selection_options', 'as_float_array', 'check_triplets', 'check_rng',
+           'check_available', 'check_client_types', 'draw_by_weight', 'pick_best', 'normalise_triplets', 'round_draws',
+           'diversity_round', 'selector_name', 'FedDiverseSelector', 'algorithm5_round', 'LiteralFedDiverseSelector',
+           'diversity_rounds', 'client_matrices', 'oracle_triplets', 'perturb_triplets', 'triplet_error',
+           'noise_for_error', 'nonnegative_matrices', 'fedrk_weights', 'mixture_variance', 'FedRKSelector']
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #7a2fdaae
 ZERO = 1e-12   # a sum of weights or a norm below this counts as zero (uniform fallback, zero cross product)
@@ -374,6 +375,377 @@ class LiteralFedDiverseSelector(Selector):
         self.duplicates.append(tr['duplicates'])
         return Selection(ids)
 
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #fc6ea32e
+class _Rounds:
+    "`R` FedDiverse rounds selected side by side: who is left, the coordinates the steps work in, the uniforms."
+    def __init__(self, t, k, R, rng, t0, available, tol, o):
+        self.o, self.tol, self.rows, self.rand = o, tol, np.arange(R), o['lead'] == 'random'
+        avail, self.n, self.U, self.order = round_draws(len(t), k, R, rng, available, o)
+        self.left = np.tile(avail, (R, 1))
+        self.M = t[:, self.order].transpose(1, 0, 2) if self.rand else np.broadcast_to(t, (R, len(t), 3))
+        self.offset = {'per_triplet': None, 'per_round': t0 + self.rows, 'none': 0}[o['rotate']]
+        self.picks = []
+
+    def col(self, r):
+        "Column of `M` that leads triplet `r` of each round (the code rotates its rows with M[[2,0,1]])."
+        off = np.asarray(r if self.offset is None else self.offset)
+        return np.broadcast_to((-off) % 3 if self.rand else self.order[0][off % 3], self.rows.shape)
+
+    def u(self): return self.U[:, 3 * self.rand + len(self.picks)]
+
+    def take(self, ids):
+        "Record one pick per round; `True` once the rounds are complete."
+        self.left[self.rows, ids] = False
+        self.picks.append(ids)
+        return len(self.picks) == self.n
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #c2e9fbee
+@patch
+def probabilistic(self:_Rounds, r):
+    "Step 1: draw k_p with probability proportional to the leading component (uniformly if all are 0)."
+    w = np.where(self.left, self.M[self.rows, :, self.col(r)], 0.0)
+    w = np.where((w.sum(1) <= ZERO)[:, None], self.left, w)
+    self.kp = draw_by_weight(w, self.u())
+    return self.take(self.kp)
+
+@patch
+def complementary(self:_Rounds):
+    "Step 2: the client whose normalised triplet is least aligned with k_p's."
+    inplay = self.left.copy()
+    inplay[self.rows, self.kp] = True
+    self.L = normalise_triplets(self.M, self.o['norm'], rows=inplay)
+    dots = (self.L * self.L[self.rows, self.kp][:, None]).sum(-1)
+    self.kc = pick_best(dots, self.left, 'min', self.u(), self.o['ties'], self.tol)
+    return self.take(self.kc)
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #90e89b7e
+@patch
+def orthogonal(self:_Rounds):
+    "Step 3: the client best aligned with the cross product of k_p and k_c (signed or absolute score)."
+    L = self.L
+    v = np.cross(L[self.rows, self.kp], L[self.rows, self.kc])
+    nv = np.linalg.norm(v, axis=1, keepdims=True)
+    if self.o['norm'] == 'cosine': v = np.where(nv > 0, v / np.where(nv > 0, nv, 1), v)
+    sc = (L * v[:, None]).sum(-1)
+    score = sc if self.o['signed'] else np.abs(sc)
+    kr = pick_best(score, self.left, 'max', self.u(), self.o['ties'], self.tol)
+    if self.o['cumulative']: self.M = L
+    return self.take(kr)
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #b3acfaff
+def _run_rounds(triplets, k, rounds, rng, t0, available, tol, options):
+    "Run `rounds` rounds side by side; the finished `_Rounds`."
+    t, k, rounds = check_triplets(triplets), check_int('k', k, lo=1), check_int('rounds', rounds, lo=1)
+    rng, tol = check_rng(rng), check_float('tol', tol, lo=0)
+    st = _Rounds(t, k, rounds, rng, t0, available, tol, selection_options('sign-invariant', **options))
+    r = 0
+    while len(st.picks) < st.n:
+        st.probabilistic(r) or st.complementary() or st.orthogonal()
+        r += 1
+    return st
+
+COMPILED_MIN_WORK = 2_000_000   # rounds × clients × κ from which `diversity_rounds` compiles (numpy is faster below)
+
+def diversity_rounds(triplets:np.ndarray, # (K, 3) triplets [CI, AI, SC] of every client, indexed by id
+                     k:int, # clients to select per round (κ)
+                     rounds:int, # number of rounds
+                     rng:np.random.Generator, # the selection random stream
+                     t0:int=0, # index of the first round (used by `rotate='per_round'`)
+                     available:np.ndarray|None=None, # ids that may be chosen in every round (default: all)
+                     tol:float=1e-9, # scores within `tol` of the best are ties
+                     compiled:bool|None=None, # run the compiled kernel (the same picks); None: from `COMPILED_MIN_WORK`
+                     **options, # the selection options (`selection_options`); missing ones from 'sign-invariant'
+                    ) -> np.ndarray: # (rounds, picks) chosen ids in selection order
+    "FedDiverse's probabilistic / complementary / orthogonal selection for many rounds at once, vectorised or compiled."
+    t0 = check_int('t0', t0, lo=0)
+    if compiled is None:
+        work = check_int('rounds', rounds, lo=1) * len(check_triplets(triplets)) * check_int('k', k, lo=1)
+        compiled = work >= COMPILED_MIN_WORK
+    if check_type('compiled', compiled, bool):
+        t, o = check_triplets(triplets), selection_options('sign-invariant', **options)
+        k, rounds, rng = check_int('k', k, lo=1), check_int('rounds', rounds, lo=1), check_rng(rng)
+        avail, n, U, order = round_draws(len(t), k, rounds, rng, available, o)
+        return _rounds_kernel(t, avail, U, order, *_kernel_options(o, n, t0, check_float('tol', tol, lo=0)))
+    st = _run_rounds(triplets, k, rounds, rng, t0, available, tol, options)
+    return np.stack(st.picks, 1) if st.picks else np.zeros((len(st.rows), 0), np.int64)
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #1a19b9ab
+BLOCK = 128   # numpy's pairwise summation adds blocks of up to 128 values with eight partial sums (PW_BLOCKSIZE)
+STACK = 64    # depth of the explicit stack of `_pairwise` (halving 2**63 values needs fewer levels)
+
+@njit(cache=True)
+def _block(a, lo, n):
+    "numpy's sum of `a[lo:lo+n]`, n <= BLOCK: one by one below 8 values, else eight interleaved partial sums."
+    if n < 8:
+        r = 0.0
+        for i in range(lo, lo + n): r += a[i]
+        return r
+    r0, r1, r2, r3, r4, r5, r6, r7 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3], a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
+    i = 8
+    while i < n - n % 8:
+        j = lo + i
+        r0 += a[j]
+        r1 += a[j + 1]
+        r2 += a[j + 2]
+        r3 += a[j + 3]
+        r4 += a[j + 4]
+        r5 += a[j + 5]
+        r6 += a[j + 6]
+        r7 += a[j + 7]
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res += a[lo + i]
+        i += 1
+    return res
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #b75eaa14
+@njit(cache=True)
+def _pairwise(a):
+    "numpy's pairwise sum of a contiguous row, `a.sum()` to the last bit: halves at multiples of 8 down to blocks."
+    if len(a) <= BLOCK: return _block(a, 0, len(a))
+    lo, size, state = np.empty(STACK, np.int64), np.empty(STACK, np.int64), np.zeros(STACK, np.int8)
+    vals, top, nv = np.empty(STACK), 0, 0   # an explicit stack: numba's on-disk cache cannot hold recursive functions
+    lo[0], size[0] = 0, len(a)
+    while top >= 0:
+        n = size[top]
+        if n <= BLOCK:
+            vals[nv] = _block(a, lo[top], n)
+            nv += 1
+            top -= 1
+        elif state[top] == 2:
+            vals[nv - 2] += vals[nv - 1]
+            nv -= 1
+            top -= 1
+        else:
+            h = n // 2
+            h -= h % 8
+            first = state[top] == 0
+            state[top] += 1
+            top += 1
+            lo[top], size[top], state[top] = (lo[top - 1], h, 0) if first else (lo[top - 1] + h, n - h, 0)
+    return vals[0]
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #c77ebc4b
+@njit(cache=True)
+def _draw1(w, left, u, M, sums):
+    """`_draw` of one round, in place on its weights `w`: the uniform fallback of step 1, the cumulative shares, the
+    first above `u`. With three `sums`, the same loop adds up the coordinates `M` of the clients left, one after the
+    other, into them."""
+    s = _pairwise(w)
+    if s <= ZERO:
+        for i in range(len(w)): w[i] = 1.0 if left[i] else 0.0
+        s = _pairwise(w)
+    c, c0, c1, c2, colsums = 0.0, 0.0, 0.0, 0.0, len(sums) == 3
+    for i in range(len(w)):
+        c += w[i] / s
+        w[i] = c
+        if colsums:   # a second chain of additions beside the first: both latency-bound, they overlap
+            g = 1.0 if left[i] else 0.0   # times 0 or 1 is exact
+            c0 += M[0, i] * g
+            c1 += M[1, i] * g
+            c2 += M[2, i] * g
+    if colsums: sums[0], sums[1], sums[2] = c0, c1, c2
+    lo, hi = 0, len(w) - 1   # the shares w / c never decrease, the last is c / c = 1 > u: bisect for the first above u
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if w[mid] / c <= u: lo = mid + 1
+        else: hi = mid
+    return lo
+
+@njit(cache=True)
+def _pick1(scores, left, best_min, u, first, tol, buf):
+    "`_pick` of one round: a client left within `tol` of the best score, the first or the ⌊u·n⌋-th of the n tied."
+    b = np.inf if best_min else -np.inf
+    for i in range(len(scores)):
+        if left[i] and (scores[i] < b if best_min else scores[i] > b): b = scores[i]
+    n = 0
+    for i in range(len(scores)):
+        if left[i] and abs(scores[i] - b) <= tol:
+            if first: return i
+            buf[n] = i
+            n += 1
+    return buf[int(np.floor(u * n))]
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #e1eb2e90
+@njit(cache=True)
+def _normalise1(M, inplay, cosine, L, sums):
+    """`normalise_triplets` of one round's (3, K) coordinates `M` into `L`: 'l1' per client, or 'cosine' over the
+    clients in play, whose coordinate sums `_draw1` has put in `sums` (numpy sums over the clients one by one)."""
+    K = M.shape[1]
+    if not cosine:
+        for i in range(K):
+            s = max((M[0, i] + M[1, i]) + M[2, i], 1e-12)
+            L[0, i], L[1, i], L[2, i] = M[0, i] / s, M[1, i] / s, M[2, i] / s
+        return
+    c0, c1, c2 = max(sums[0], 1e-12), max(sums[1], 1e-12), max(sums[2], 1e-12)
+    for i in range(K):
+        g = 1.0 if inplay[i] else 0.0   # times 0 or 1 is exact: the branch-free loop vectorises
+        x0, x1, x2 = M[0, i] * g / c0, M[1, i] * g / c1, M[2, i] * g / c2
+        nr = max(np.sqrt((x0 * x0 + x1 * x1) + x2 * x2), 1e-12)
+        L[0, i], L[1, i], L[2, i] = x0 / nr, x1 / nr, x2 / nr
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #71ef08e5
+@njit(cache=True)
+def _dots1(L, x0, x1, x2, out):
+    "`(L * x).sum(1)` for (K, 3) rows `L` and the vector x = (x0, x1, x2), into `out`: products added left to right."
+    for i in range(L.shape[0]): out[i] = (L[i, 0] * x0 + L[i, 1] * x1) + L[i, 2] * x2
+    return out
+
+@njit(cache=True)
+def _triplet1(M, L, left, inplay, w, sc, buf, pick, u, p, col, opts, sums):
+    "Steps 1-3 of one triplet of one round, writing each pick into `pick` from position `p`; the picks made after it."
+    cosine, signed, first, n, tol, fixed = opts
+    K = len(w)
+    for i in range(K): w[i] = M[col, i] if left[i] else 0.0
+    kp = _draw1(w, left, u[p], M, sums)
+    left[kp] = False
+    pick[p] = kp
+    if p + 1 == n: return n
+    if not fixed:
+        inplay[:] = left
+        inplay[kp] = True
+        _normalise1(M, inplay, cosine, L, sums)
+    a0, a1, a2 = L[0, kp], L[1, kp], L[2, kp]
+    kc = _pick1(_dots1(L.T, a0, a1, a2, sc),   # L.T: the clients' (K, 3) rows
+                left, True, u[p + 1], first, tol, buf)
+    left[kc] = False
+    pick[p + 1] = kc
+    if p + 2 == n: return n
+    b0, b1, b2 = L[0, kc], L[1, kc], L[2, kc]
+    v0, v1, v2 = a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0   # np.cross, product by product
+    nv = np.sqrt((v0 * v0 + v1 * v1) + v2 * v2)
+    if cosine and nv > 0: v0, v1, v2 = v0 / nv, v1 / nv, v2 / nv
+    _dots1(L.T, v0, v1, v2, sc)
+    if not signed:
+        for i in range(K): sc[i] = abs(sc[i])
+    kr = _pick1(sc, left, False, u[p + 2], first, tol, buf)
+    left[kr] = False
+    pick[p + 2] = kr
+    return p + 3
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #7fb5a15e
+@njit(cache=True)
+def _rounds_kernel(T, avail, U, order, rand, rotate, cosine, cumulative, signed, first, n, t0, tol):
+    "Every round of `diversity_rounds`, one after the other: `_Rounds`' arithmetic in its order, so the same picks."
+    R, K = U.shape[0], T.shape[0]
+    picks = np.empty((R, n), np.int64)
+    w, sc, buf, inplay = np.empty(K), np.empty(K), np.empty(K, np.int64), np.empty(K, np.bool_)
+    M, L = np.empty((3, K)), np.empty((3, K))   # one row per dimension: the loops over clients vectorise
+    fixed = not cosine and not cumulative   # 'l1' of fixed coordinates: one normalisation a round
+    opts = (cosine, signed, first, n, tol, fixed)
+    sums = np.empty(3 if cosine else 0)   # the cosine normalisation's column sums, added up by `_draw1`
+    for r in range(R):
+        o, left = order[r], avail.copy()
+        for d in range(3): M[d] = T[:, o[d]] if rand else T[:, d]
+        if fixed: _normalise1(M, left, False, L, sums)
+        p, trip, u = 0, 0, U[r, 3 if rand else 0:]
+        while p < n:
+            off = trip if rotate == 0 else (t0 + r if rotate == 1 else 0)   # per triplet, per round, none
+            col = (-off) % 3 if rand else o[off % 3]
+            p = _triplet1(M, L, left, inplay, w, sc, buf, picks[r], u, p, col, opts, sums)
+            if cumulative: M, L = L, M   # the normalisation becomes the coordinates (L is recomputed from them)
+            trip += 1
+    return picks
+
+def _kernel_options(o, n, t0, tol):
+    "The arguments of `_rounds_kernel` after the arrays, from an option dict."
+    return (o['lead'] == 'random', ('per_triplet', 'per_round', 'none').index(o['rotate']), o['norm'] == 'cosine',
+            o['cumulative'], o['signed'], o['ties'] == 'first', n, t0, tol)
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #d5f8a1a3
+@njit(cache=True)
+def _take1(i, left, chosen, row, n):
+    "Algorithm 6's set union for one pick: `i` leaves `left` and joins `row` unless already chosen; the round's size."
+    left[i] = False
+    if chosen[i]: return n
+    chosen[i] = True
+    row[n] = i
+    return n + 1
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #ec26db25
+@njit(cache=True)
+def _literal_rounds(T, L, avail, cols, k, U, pos, r, out, dups, tol):
+    "`algorithm5_round` for rounds r, r+1, … while `U[pos:]` holds a worst-case round's uniforms; (next r, next pos)."
+    K = len(T)
+    w, sc, buf, m, no_sums = np.empty(K), np.empty(K), np.empty(K, np.int64), avail.sum(), np.empty(0)
+    while r < len(out) and pos + 3 * m <= len(U):
+        left, chosen, n, picks = avail.copy(), np.zeros(K, np.bool_), 0, 0
+        while n < k and left.any():
+            for i in range(K): w[i] = T[i, cols[r]] if left[i] else 0.0
+            kp = _draw1(w, left, U[pos], L, no_sums)
+            n, pos, picks = _take1(kp, left, chosen, out[r], n), pos + 1, picks + 1
+            if n >= k or not left.any(): break
+            a = L[kp]
+            kc = _pick1(_dots1(L, a[0], a[1], a[2], sc), left, True, U[pos], False, tol, buf)
+            n, pos, picks = _take1(kc, left, chosen, out[r], n), pos + 1, picks + 1
+            if n >= k: break
+            rest = avail.copy()
+            rest[kp] = rest[kc] = False
+            if rest.any():
+                b = L[kc]   # np.cross(a, b), product by product
+                v0, v1, v2 = a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]
+                kr = _pick1(_dots1(L, v0, v1, v2, sc), rest, False, U[pos], False, tol, buf)
+                n, pos, picks = _take1(kr, left, chosen, out[r], n), pos + 1, picks + 1
+        dups[r] = picks - n
+        r += 1
+    return r, pos
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #b6930e37
+def _algorithm5_rounds(triplets, # (K, 3) triplets [CI, AI, SC]
+                       k:int, # clients to select per round (κ)
+                       rounds:int, # number of consecutive rounds
+                       rng:np.random.Generator, # the selection stream, read as `algorithm5_round` reads it
+                       t0:int=0, # index of the first round (the leading dimension cycles with it)
+                       available=None, # ids that may be chosen in every round (default: all)
+                       tol:float=1e-9, # scores within `tol` of the best are ties (broken at random)
+                      ) -> tuple[np.ndarray, np.ndarray]: # (ids in order of selection, (rounds,) re-picks)
+    "`algorithm5_round` for many consecutive rounds in one compiled loop: the same clients and re-pick counts."
+    T, k, rounds = check_triplets(triplets), check_int('k', k, lo=1), check_int('rounds', rounds, lo=1)
+    rng, tol = check_rng(rng), check_float('tol', tol, lo=0)
+    av = check_available(available, len(T))
+    avail = np.isin(np.arange(len(T)), av)
+    cols = np.array([DIMS.index(d) for d in ('SC', 'CI', 'AI')])[(check_int('t0', t0, lo=0) + np.arange(rounds)) % 3]
+    out, dups = np.zeros((rounds, min(k, len(av))), np.int64), np.zeros(rounds, np.int64)
+    U, pos, r = rng.random(rounds * k + 3 * len(av)), 0, 0   # uniforms for one pick per slot; re-picks ask for more
+    L = normalise_triplets(T)
+    while True:
+        r, pos = _literal_rounds(T, L, avail, cols, k, U, pos, r, out, dups, tol)
+        if r == rounds: return out, dups
+        U, pos = np.concatenate([U[pos:], rng.random((rounds - r) * k + 3 * len(av))]), 0
+
+# %% ../../nbs/feddiverse/20_selector.ipynb #120ac238
+def _participation(ids:np.ndarray, K:int) -> np.ndarray:
+    "(rounds, K) 0/1 participation from (rounds, picks) chosen ids."
+    chosen = np.zeros((len(ids), K), np.int64)
+    chosen[np.arange(len(ids))[:, None], ids] = 1
+    return chosen
+
+@patch
+def select_rounds(self:FedDiverseSelector, clients:ClientView, # who is available (the same clients every round)
+                  k:int, # clients to select each round (κ)
+                  rounds:int, # rounds to play, t = 0, 1, ..., rounds - 1
+                  rng:np.random.Generator, # the selection stream
+                  feedback=None, # unused: FedDiverse reads no reports
+                 ) -> np.ndarray: # (rounds, num_clients) 0/1 participation
+    "`diversity_rounds` for all the rounds: the clients `select` picks round after round from the same stream."
+    ids = diversity_rounds(self.triplets, k, rounds, rng, 0, clients.available, self.tol, **self.options)
+    return _participation(ids, clients.num_clients)
+
+@patch
+def select_rounds(self:LiteralFedDiverseSelector, clients:ClientView, # who is available (the same clients every round)
+                  k:int, # clients to select each round (κ)
+                  rounds:int, # rounds to play, t = 0, 1, ..., rounds - 1
+                  rng:np.random.Generator, # the selection stream
+                  feedback=None, # unused: the literal rule reads no reports
+                 ) -> np.ndarray: # (rounds, num_clients) 0/1 participation
+    "Compiled `algorithm5_round`s from `COMPILED_MIN_WORK` on (re-picks appended to `duplicates`), else `select`."
+    if check_int('rounds', rounds, lo=1) * clients.num_clients * check_int('k', k, lo=1) < COMPILED_MIN_WORK:
+        return Selector.select_rounds(self, clients, k, rounds, rng, feedback)
+    ids, dup = _algorithm5_rounds(self.triplets, k, rounds, rng, 0, clients.available, self.tol)
+    self.duplicates.extend(dup.tolist())
+    return _participation(ids, clients.num_clients)
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #31b7c9e8
 def client_matrices(matrices, # (K, |Y|, |A|) counts: numpy, torch, nested list or `FederationSpec`

@@ -18,7 +18,6 @@ from .selector import (DIMS, SELECTION_VARIANTS, AS_PRINTED, selector_name, as_f
                                                FedDiverseSelector,
                                                LiteralFedDiverseSelector, FedRKSelector)
 from .registry import SELECTORS, make_selector
-from . import rounds as fast_rounds   # gives the FedDiverse selectors their compiled `select_rounds`
 
 # %% auto #0
 __all__ = ['PUBLISHED_UNIFORM_SHARES', 'SHARE_FEDERATIONS', 'SelectionStats', 'selection_stats', 'proxy_losses',

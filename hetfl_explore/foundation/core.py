@@ -4,7 +4,7 @@
 
 # %% ../../nbs/foundation/00_core.ipynb #f3247e9c
 from __future__ import annotations
-import reprlib, json, os, random, numbers, threading
+import reprlib, json, os, random, numbers, threading, importlib.util
 from contextlib import contextmanager
 from typing import Any, Iterable
 from pathlib import Path
@@ -13,7 +13,7 @@ import torch
 
 # %% auto #0
 __all__ = ['INT64_MIN', 'INT64_MAX', 'SEED_MAX', 'MAX_COUNT', 'MS_PER_S', 'PANEL_TORCH_THREADS', 'KEY_MAX', 'OUTCOME_SEED_ENV',
-           'OUTCOME_LOG_ENV', 'RESULTS_DIR', 'SIGNIFICANCE_SE', 'MIN_SEEDS', 'VERDICTS', 'TRIPLET_COLORS',
+           'OUTCOME_LOG_ENV', 'RESULTS_DIR', 'LIBRARY', 'SIGNIFICANCE_SE', 'MIN_SEEDS', 'VERDICTS', 'TRIPLET_COLORS',
            'FONT_FAMILY', 'PAGE_FIGURE_WIDTH', 'check_int', 'check_float', 'check_choice', 'check_type', 'check_keys',
            'as_array', 'check_array', 'all_finite', 'check_tensor', 'check_count', 'check_count_array',
            'check_probability', 'check_distribution', 'check_ids', 'check_rng_seed', 'check_columns', 'check_callable',
@@ -245,17 +245,20 @@ def check_probability(name:str, # Argument name, quoted in the error
 def check_distribution(name:str, # Argument name, quoted in the error
                        value:Any, # probabilities or non-negative weights (numpy, torch, nested list)
                        axis:int=-1, # axis that holds each distribution
+                       atol:float|None=None, # None: normalise any weights; a number: each must sum to 1 within `atol`
+                       ndim:int|tuple|None=None, # allowed numbers of dimensions (None: any from 1 up)
                       ) -> np.ndarray: # float64 probabilities summing to 1 along `axis`
-    "Normalise finite non-negative weights along `axis`; every distribution needs a positive, finite total."
-    p = check_array(name, value, lo=0)
+    "Normalise finite non-negative weights along `axis`, or, given `atol`, check that they are probabilities already."
+    p = check_array(name, value, ndim=ndim, lo=0, nonempty=atol is not None)
     if p.ndim == 0: raise ValueError(f"{name}: a single number: expected a vector of weights")
     check_int('axis', axis, lo=-p.ndim, hi=p.ndim - 1)
     total = p.sum(axis, keepdims=True)
-    zero = ~(np.isfinite(total) & (total > 0))
-    if zero.any():
-        raise ValueError(f"{name}: weights at {tuple(int(i) for i in np.argwhere(zero)[0])} along axis {axis} "
-                         f"sum to {float(total[zero].flat[0])!r}: expected a positive, finite total")
-    return p / total
+    bad = ~(np.isfinite(total) & (total > 0)) if atol is None else np.abs(total - 1) > check_float('atol', atol, lo=0)
+    if bad.any():
+        what = 'a positive, finite total' if atol is None else f'probabilities summing to 1 (within atol={atol})'
+        raise ValueError(f"{name}: weights at {tuple(int(i) for i in np.argwhere(bad)[0])} along axis {axis} "
+                         f"sum to {float(total[bad].flat[0])!r}: expected {what}")
+    return p / total if atol is None else p
 
 # %% ../../nbs/foundation/00_core.ipynb #2722cc69
 def check_ids(name:str, # Argument name, quoted in the error
@@ -307,12 +310,15 @@ def check_callable(name:str, # Argument name, quoted in the error
 def check_by_name(rules:dict, # kind -> rule(name, value) that raises on a bad value
                   kinds:dict, # argument name -> its kind
                   **arguments, # argument name -> value
-                 ) -> None:
-    "Validate keyword arguments by their names: each name's kind picks the rule that checks it."
-    check_type('rules', rules, dict); check_type('kinds', kinds, dict)
+                 ) -> dict: # argument name -> its cleaned value (what its rule returns)
+    "Validate keyword arguments by their names (each name's kind picks the rule); the cleaned values by name."
+    check_type('rules', rules, dict)
+    check_type('kinds', kinds, dict)
+    cleaned = {}
     for name, value in arguments.items():
         if name not in kinds: raise ValueError(f"{name}: no validation rule for this argument; known: {sorted(kinds)}")
-        rules[kinds[name]](name, value)
+        cleaned[name] = rules[kinds[name]](name, value)
+    return cleaned
 
 # %% ../../nbs/foundation/00_core.ipynb #77e3aa98
 def default_device(device:str|torch.device|None=None, # 'cpu', 'cuda', 'cuda:1', a `torch.device`, or None for automatic
@@ -434,12 +440,13 @@ def assert_learned(name:str, # a short, unique name of the assertion (e.g. 'FAVO
 
 # %% ../../nbs/foundation/00_core.ipynb #8b806b21
 RESULTS_DIR = ('data', 'results')   # the committed result files, relative to the repository root
+LIBRARY = 'hetfl_explore'   # the package's import name: `results_path` finds its folder without importing it
 
 def results_path(name:str, # a file name under data/results, e.g. 'modelhet_tiny.csv'
                 ) -> Path:
     "Path of a committed result file: the repository's data/results beside the package, else under the working folder."
-    import hetfl_explore
-    base = Path(hetfl_explore.__file__).resolve().parents[1].joinpath(*RESULTS_DIR)
+    package = importlib.util.find_spec(LIBRARY)   # located on the import path, not imported: foundation imports no part
+    base = Path(package.origin).resolve().parents[1].joinpath(*RESULTS_DIR) if package else Path(*RESULTS_DIR)
     return (base if base.is_dir() else Path(*RESULTS_DIR)) / check_type('name', name, str)
 
 # %% ../../nbs/foundation/00_core.ipynb #c9b9923b

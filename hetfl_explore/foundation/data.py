@@ -17,7 +17,7 @@ from .core import (check_int, check_float, check_choice, check_type, rng_streams
 from .hetero import as_counts, dht, fl_metrics, client_types, interaction_matrix, METRICS, TYPES
 
 # %% auto #0
-__all__ = ['FEDERATIONS', 'MAX_TRIES', 'FederationSpec', 'federation', 'check_published', 'scale_federation', 'scale_drift',
+__all__ = ['FEDERATIONS', 'MAX_TRIES', 'FederationSpec', 'federation', 'assert_published', 'scale_federation', 'scale_drift',
            'partition_from_matrices', 'partition_iid', 'partition_dirichlet', 'partition_shards', 'balanced_split',
            'Stacked', 'FederatedData', 'FlwrPartitioner', 'dirichlet_size_split', 'tiny_digits_federation',
            'digits_federation']
@@ -147,7 +147,7 @@ def federation(name:str, # one of `FEDERATIONS`: 'spawrious_gsc', 'cmnist_gsc', 
     return FEDERATIONS[check_choice('name', name, FEDERATIONS)]
 
 # %% ../../nbs/foundation/02_data.ipynb #369ac089
-def check_published(spec:FederationSpec, # a federation from the registry
+def assert_published(spec:FederationSpec, # a federation from the registry
                    ) -> None:
     "Assert that `spec`'s matrices reproduce every published and derived value (raises `AssertionError`)."
     check_type('spec', spec, FederationSpec)

@@ -99,21 +99,22 @@ PAIRED = (('x', 'y'), ('x_members', 'y_members'), ('x_pool', 'y_pool'), ('x_aux'
           ('x_known', 'y_known'))   # inputs and their labels
 
 def _check_finite(name, t):
-    "A tensor without NaN or infinite entries."
+    "`t` if it has no NaN or infinite entries."
     if t.is_floating_point() and not torch.isfinite(t).all():
         raise ValueError(f"{name}: NaN or infinite entries; expected finite values")
+    return t
 
 def check_mia_arguments(**arguments, # argument name -> value; the name decides the rule (`ARGUMENT_KINDS`)
-                       ):
+                       ) -> dict: # argument name -> its cleaned value
     "Validate the common arguments of the attacks by name: models, tensors, callables, seeds, splits, shadows, results."
-    check_by_name(_ARGUMENT_RULES, ARGUMENT_KINDS, **arguments)
+    cleaned = check_by_name(_ARGUMENT_RULES, ARGUMENT_KINDS, **arguments)
     for xn, yn in PAIRED:
         if xn in arguments and yn in arguments and len(arguments[xn]) != len(arguments[yn]):
             raise ValueError(f"{yn}: {len(arguments[yn])} labels for the {len(arguments[xn])} inputs of {xn}; "
                              "expected one label per input")
         y = arguments.get(yn)
         if y is not None and (y.is_floating_point() or (len(y) and int(y.min()) < 0)): raise ValueError(f"{yn}: expected non-negative integer labels")
-
+    return cleaned
 
 # %% ../../nbs/modelhet/31_mia.ipynb #e485d15a
 FPR_TOL = 1e-12   # an ROC point counts as "FPR <= alpha" within this float rounding slack

@@ -4,12 +4,12 @@
 
 # %% ../../nbs/widgets/55_clustering.ipynb #272a5720
 from __future__ import annotations
-import html
 import numpy as np
 import plotly.graph_objects as go
 from ..foundation.figure_widget import SharedFigureWidget
 from plotly.subplots import make_subplots
 import ipywidgets as W
+from IPython.display import display
 from sklearn.metrics import adjusted_rand_score
 from fastcore.basics import patch_to
 from ..foundation.core import check_int, check_float, check_choice, check_type
@@ -22,36 +22,40 @@ from ..clustering.gpfl import GPFL, FedAvg, CFL
 from ..clustering.cafl import FedCO
 from ..clustering.contribution import contribution_study, rank_correlation_matrix
 from .layout import PANEL_FIGURE_PX
+from .panel import Panel
 
 # %% auto #0
-__all__ = ['DISTANCES', 'Panel', 'family_cost', 'ProfileLab', 'EccentricityPanel', 'GPFLPlayer', 'FedCOTradeoff',
+__all__ = ['DISTANCES', 'FigurePanel', 'family_cost', 'ProfileLab', 'EccentricityPanel', 'GPFLPlayer', 'FedCOTradeoff',
            'WhoContributes']
 
 # %% ../../nbs/widgets/55_clustering.ipynb #15433865
-class Panel:
-    "Base of the chapter's panels: a status line, a figure, and `refresh` that turns library errors into messages."
-    def _build(self, controls:list, # the panel's control widgets
+class FigurePanel(Panel):
+    "A panel of the chapter: controls in two rows, a status line (the result's text or the library's error), a figure."
+    def _build(self, controls:dict, # control name -> widget
               ):
         "Lay out the controls, the status line and the figure, and refresh on every change."
-        controls = check_type('controls', controls, list)
-        self.status, self.fig = W.HTML(), SharedFigureWidget()
-        for c in controls: c.observe(lambda _: self.refresh(), 'value')
-        self.box = W.VBox([W.HBox(controls[:4]), W.HBox(controls[4:]), self.status, self.fig])
+        self.w = check_type('controls', controls, dict)
+        self.msg_w = self.status = W.HTML()   # the status line is the error line
+        self.fig = SharedFigureWidget()
+        self.listen(lambda name, value: self.refresh())
+        row = list(self.w.values())
+        self.box = W.VBox([W.HBox(row[:4]), W.HBox(row[4:]), self.status, self.fig])
         self.refresh()
 
     def refresh(self) -> dict|None:
-        "Recompute from the widgets; show the error instead of raising."
-        try: res = self.compute(**self.values())
-        except (ValueError, TypeError) as e:
-            self.status.value = f'<span style="color:#b00">⚠ {html.escape(str(e))}</span>'; return None
+        "Recompute from the controls; show the error instead of raising (None)."
+        return self.result if self.set(**self.values()) else None
+
+    def draw(self, res:dict, # `compute`'s result: its 'text' and 'figure'
+            ):
+        "Show the result's text and figure."
         self.status.value = res['text']
         with self.fig.batch_update():
-            self.fig.data = (); self.fig.layout = res['figure'].layout; self.fig.add_traces(res['figure'].data)
-        return res
+            self.fig.data = ()
+            self.fig.layout = res['figure'].layout
+            self.fig.add_traces(res['figure'].data)
 
-    def _ipython_display_(self):
-        from IPython.display import display
-        display(self.box)
+    def _ipython_display_(self): display(self.box)
 
 # %% ../../nbs/widgets/55_clustering.ipynb #cde62215
 DISTANCES = ('tv', 'w1_ordinal', 'naive scipy (wrong)', 'semantic')
@@ -61,7 +65,7 @@ def family_cost() -> np.ndarray:
     f = np.array(FAMILY); C = np.where(f[:, None] == f[None], 0.5, 1.0); np.fill_diagonal(C, 0)
     return C
 
-class ProfileLab(Panel):
+class ProfileLab(FigurePanel):
     "Distance, similarity, graph and inflation -> MCL clusters of the HAR-like workers, with the ARI against the planted groups."
     def __init__(self, seed:int=0, # seed of the HAR-like stream
                 ):
@@ -72,11 +76,7 @@ class ProfileLab(Panel):
                       graph=W.Dropdown(options=GRAPHS, value='eps', description='graph'), k=W.IntSlider(2, 1, 8, description='k'),
                       eps_q=W.FloatSlider(value=0.15, min=0.05, max=1, step=0.05, description='ε quantile'),
                       inflation=W.FloatSlider(value=1.7, min=1.2, max=3.0, step=0.1, description='inflation'))
-        self._build(list(self.w.values()))
-
-    def values(self) -> dict:
-        "The current widget values."
-        return {k: v.value for k, v in self.w.items()}
+        self._build(self.w)
 
 # %% ../../nbs/widgets/55_clustering.ipynb #7633ca1d
 @patch_to(ProfileLab)
@@ -102,7 +102,7 @@ def compute(self, distance:str='tv', # one of DISTANCES
     return dict(labels=labels, ari=float(ari), report=rep, figure=fig, text=text)
 
 # %% ../../nbs/widgets/55_clustering.ipynb #15677a23
-class EccentricityPanel(Panel):
+class EccentricityPanel(FigurePanel):
     "Eccentricity of every worker of a cluster, one of them drifting, against the Chebyshev threshold."
     def __init__(self, seed:int=0, # seed of the cluster's profiles
                 ):
@@ -112,11 +112,7 @@ class EccentricityPanel(Panel):
         self.w = dict(m=W.FloatSlider(value=3, min=1, max=4, step=0.5, description='m'), threshold=W.ToggleButtons(options=THRESHOLDS),
                       mode=W.ToggleButtons(options=ECC_MODES), size=W.IntSlider(6, 2, 12, description='size'),
                       drift=W.FloatSlider(value=0.3, min=0, max=1, step=0.05, description='drift'))
-        self._build(list(self.w.values()))
-
-    def values(self) -> dict:
-        "The current widget values."
-        return {k: v.value for k, v in self.w.items()}
+        self._build(self.w)
 
 # %% ../../nbs/widgets/55_clustering.ipynb #f1ab2456
 @patch_to(EccentricityPanel)
@@ -142,7 +138,7 @@ def compute(self, m:float=3.0, # Chebyshev multiplier
     return dict(xi=xi, v=v, accepted=ok, figure=fig, text=f"worker 0 {'accepted' if ok[0] else 'rejected'} · max ξ {xi.max():.3f}")
 
 # %% ../../nbs/widgets/55_clustering.ipynb #208f9cdf
-class GPFLPlayer(Panel):
+class GPFLPlayer(FigurePanel):
     "Round-by-round view of GP-FL: membership table, F1 against CFL and FedAvg, and a cluster's activity profiles."
     def __init__(self, rounds:int=10, # rounds to run
                  seed:int=0, # seed of the stream and the runs
@@ -154,11 +150,7 @@ class GPFLPlayer(Panel):
         self.gp, self.avg, self._cfl = g.run, FedAvg().run(self.data, seed=seed), {}
         self.w = dict(t=W.IntSlider(0, 0, rounds, description='round'), eps1=W.FloatSlider(value=0.4, min=0, max=3, step=0.1, description='ε₁'),
                       eps2=W.FloatSlider(value=1.6, min=0, max=3, step=0.1, description='ε₂'), warmup=W.IntSlider(5, 0, rounds, description='warm-up'))
-        self._build(list(self.w.values()))
-
-    def values(self) -> dict:
-        "The current widget values."
-        return {k: v.value for k, v in self.w.items()}
+        self._build(self.w)
 
     def cfl(self, eps1:float, # CFL's epsilon 1
             eps2:float, # CFL's epsilon 2
@@ -187,7 +179,7 @@ def compute(self, t:int=0, # the round to show
     return dict(labels=L, figure=fig, text=f"round {t}: {len(set(L[:, -1]))} clusters · moved: {[w + 1 for w in moved] or 'nobody'} · CFL: {n_cfl} cluster(s)")
 
 # %% ../../nbs/widgets/55_clustering.ipynb #2cd0452d
-class FedCOTradeoff(Panel):
+class FedCOTradeoff(FigurePanel):
     "Cumulative uploads and accuracy of FedCO settings against FedAvg."
     def __init__(self, rounds:int=10, # rounds of each run
                  seed:int=0, # seed of the data and the runs
@@ -196,11 +188,7 @@ class FedCOTradeoff(Panel):
         self.base = FedAvg().run(self.data, seed=seed); self.seed = seed
         self.w = dict(k=W.IntSlider(5, 1, 10, description='k'), r=W.IntSlider(1, 1, 4, description='r'),
                       theta=W.FloatSlider(value=0.0, min=0, max=1, step=0.05, description='θ'), split=W.Checkbox(value=True, description='split'))
-        self._build(list(self.w.values()))
-
-    def values(self) -> dict:
-        "The current widget values."
-        return {k: v.value for k, v in self.w.items()}
+        self._build(self.w)
 
     def compute(self, k:int=5, # initial clusters
                 r:int=1, # representatives per cluster
@@ -217,7 +205,7 @@ class FedCOTradeoff(Panel):
         return dict(run=run, saved=saved, figure=fig, text=f"FedCO saves {saved:.0%} of FedAvg's uploads · accuracy {run.curve('server_acc')[-1]:.3f} vs {self.base.curve('server_acc')[-1]:.3f}")
 
 # %% ../../nbs/widgets/55_clustering.ipynb #4647dba8
-class WhoContributes(Panel):
+class WhoContributes(FigurePanel):
     "Contribution scores of four methods with injected faulty clients, and their rank correlations."
     def __init__(self, rounds:int=6, # rounds of every method
                  seed:int=0, # seed of the data and the runs
@@ -225,11 +213,7 @@ class WhoContributes(Panel):
         self.rounds, self.seed = check_int('rounds', rounds, 2, 30), check_int('seed', seed, lo=0)
         self.w = dict(label_flip=W.IntSlider(2, 0, 5, description='label flip'), quantity_skew=W.IntSlider(1, 0, 5, description='tiny'),
                       drifting=W.IntSlider(2, 0, 5, description='drifting'))
-        self._build(list(self.w.values()))
-
-    def values(self) -> dict:
-        "The current widget values."
-        return {k: v.value for k, v in self.w.items()}
+        self._build(self.w)
 
 # %% ../../nbs/widgets/55_clustering.ipynb #6108c18c
 @patch_to(WhoContributes)

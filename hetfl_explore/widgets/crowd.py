@@ -4,7 +4,6 @@
 
 # %% ../../nbs/widgets/53_crowd.ipynb #827f18da
 from __future__ import annotations
-import html
 import numpy as np
 import pandas as pd
 from ..foundation.figure_widget import SharedFigureWidget
@@ -12,7 +11,7 @@ import ipywidgets as W
 from IPython.display import display
 from fastcore.basics import patch
 from ..foundation.core import (
-    check_int, check_float, check_choice, check_type, check_keys, check_rng_seed, torch_threads)
+    check_int, check_float, check_choice, check_type, check_rng_seed, torch_threads)
 from ..engine.protocol import make_view
 from ..engine.config import RunConfig
 from ..engine.models import mlp
@@ -23,19 +22,13 @@ from ..crowd.promethee import PrometheeSelector, CRITERIA, FLOW_METHODS, REFEREN
 from ..crowd.baselines import CrowdRandom, GreedyPerCost, PriceFirst, ResourceAware, Budgeted, selection_race, race_table, race_figure
 from ..crowd.shapley import free_rider_run, payouts, flag_free_riders, FREE_RIDER_KINDS, TRUNCATIONS
 from .layout import figure_row
+from .panel import Panel
 
 # %% auto #0
-__all__ = ['RACERS', 'error_html', 'PrometheePanel', 'RacePanel', 'ShapleyPanel']
-
-# %% ../../nbs/widgets/53_crowd.ipynb #aee2c693
-def error_html(e:Exception, # the library's error
-              ) -> str:
-    "The error message as a red warning line (what every panel shows instead of crashing)."
-    check_type('e', e, BaseException)
-    return f'<span style="color:#c00">⚠ {html.escape(str(e))}</span>'
+__all__ = ['RACERS', 'PrometheePanel', 'RacePanel', 'ShapleyPanel']
 
 # %% ../../nbs/widgets/53_crowd.ipynb #450819e4
-class PrometheePanel:
+class PrometheePanel(Panel):
     "Weights, thresholds, budget and method of FedPROM on a device pool, with the live ranking and who is selected."
     def __init__(self, n:int=30, # devices in the pool
                  seed:int=0, # seed of the pool and of the clients' data sizes and losses
@@ -46,56 +39,49 @@ class PrometheePanel:
         budget = check_float('budget', budget, lo=0.5, hi=100)
         seed = check_rng_seed('seed', seed)
         self.pool = DevicePool.sample(n, seed=seed)
-        r = np.random.default_rng(seed); self.sizes, self.losses = r.integers(10, 400, n), r.uniform(0.2, 2.5, n)
-        ref = REFERENCE_CONFIG
-        self.w = {**{c: W.FloatSlider(value=ref['weights'][c], min=0, max=1, step=0.05, description=f'W_{c}') for c in CRITERIA},
-                  'q': W.FloatSlider(value=ref['q'], min=0, max=1, step=0.01, description='q'), 'p': W.FloatSlider(value=ref['p'], min=0, max=1, step=0.01, description='p'),
+        r = np.random.default_rng(seed)
+        self.sizes, self.losses = r.integers(10, 400, n), r.uniform(0.2, 2.5, n)
+        ref, unit = REFERENCE_CONFIG, dict(min=0, max=1, step=0.05)
+        self.w = {**{c: W.FloatSlider(value=ref['weights'][c], description=f'W_{c}', **unit) for c in CRITERIA},
+                  'q': W.FloatSlider(value=ref['q'], description='q', **{**unit, 'step': 0.01}),
+                  'p': W.FloatSlider(value=ref['p'], description='p', **{**unit, 'step': 0.01}),
                   'budget': W.FloatSlider(value=budget, min=0.5, max=100, step=0.5, description='budget'),
                   'method': W.Dropdown(options=list(FLOW_METHODS), value='sorted', description='method'),
-                  'round': W.IntSlider(value=0, min=0, max=49, description='round'), 'normalise': W.Checkbox(value=True, description='normalise weights')}
+                  'round': W.IntSlider(value=0, min=0, max=49, description='round'),
+                  'normalise': W.Checkbox(value=True, description='normalise weights')}
         self.msg_w, self.table_w, self.fig = W.HTML(), W.HTML(), SharedFigureWidget()
-        for name, w_ in self.w.items(): w_.observe(lambda ch, name=name: self.set(**{name: ch.new}), 'value')
-        self.box = W.VBox([W.HBox([W.VBox([self.w[c] for c in CRITERIA]), W.VBox([self.w[k] for k in ('q', 'p', 'budget', 'method', 'round', 'normalise')])]),
-                           self.msg_w, figure_row(self.table_w, self.fig)])
-        self.values = {k: w_.value for k, w_ in self.w.items()}
-        if not self.set(): raise ValueError(self.msg_w.value)
+        self.listen()
+        right = W.VBox([self.w[k] for k in ('q', 'p', 'budget', 'method', 'round', 'normalise')])
+        self.box = W.VBox([W.HBox([W.VBox([self.w[c] for c in CRITERIA]), right]), self.msg_w,
+                           figure_row(self.table_w, self.fig)])
+        self.settings = self.values()
+        if not self.set(): raise ValueError(self.error)
     def _ipython_display_(self): display(self.box)
 
 # %% ../../nbs/widgets/53_crowd.ipynb #be99d87c
-def _sync(widgets:dict, values:dict, owner):
-    "Set each widget to its value without re-triggering the panel (`owner._busy` guards the observers)."
-    owner._busy = True
-    try:
-        for k, w_ in widgets.items():
-            if k in values and w_.value != values[k]: w_.value = values[k]
-    finally: owner._busy = False
-
 @patch
-def set(self:PrometheePanel, **values) -> bool:
-    "Change any control (W_H..W_T, q, p, budget, method, round, normalise); bad values show the library's message."
-    if getattr(self, '_busy', False): return False
-    new = {**self.values, **values}
-    try:
-        check_keys('settings', values, self.w)
-        w = {c: new[c] for c in CRITERIA}
-        if new['normalise']:
-            total = sum(float(v) for v in w.values())
-            if total <= 0: raise ValueError(f"weights={w}: all zero, expected at least one positive weight")
-            w = {c: float(v) / total for c, v in w.items()}
-        sel = PrometheeSelector(self.pool, weights=w, q=new['q'], p=new['p'], method=new['method'], budget=new['budget'], prior_loss=self.losses)
-        n = self.pool.num_devices; sel.reset(n, 0)
-        t = check_int('round', new['round'], lo=0)
-        sel.select(t, make_view(n, t=t, n_samples=self.sizes), n, np.random.default_rng(t))
-    except (TypeError, ValueError) as e: self.msg_w.value = error_html(e); return False
-    self.values, self.table, self.msg_w.value = new, sel.table, ''
-    _sync(self.w, new, self)
-    self._draw()
-    return True
+def compute(self:PrometheePanel, **settings) -> pd.DataFrame:
+    "FedPROM's table (criteria, flows, cost, chosen) under the settings (W_H..W_T, q, p, budget, method, round, ...)."
+    w = {c: settings[c] for c in CRITERIA}
+    if settings['normalise']:
+        total = sum(float(v) for v in w.values())
+        if total <= 0: raise ValueError(f"weights={w}: all zero, expected at least one positive weight")
+        w = {c: float(v) / total for c, v in w.items()}
+    sel = PrometheeSelector(self.pool, weights=w, q=settings['q'], p=settings['p'], method=settings['method'],
+                            budget=settings['budget'], prior_loss=self.losses)
+    n = self.pool.num_devices
+    sel.reset(n, 0)
+    t = check_int('round', settings['round'], lo=0)
+    sel.select(t, make_view(n, t=t, n_samples=self.sizes), n, np.random.default_rng(t))
+    return sel.table
 
 # %% ../../nbs/widgets/53_crowd.ipynb #7f249047
 @patch
-def _draw(self:PrometheePanel):
-    "Refresh the ranking table and the H-Q scatter."
+def draw(self:PrometheePanel,
+         table:pd.DataFrame, # FedPROM's table (`compute`)
+        ):
+    "Show the ranking table and the H-Q scatter."
+    self.table = table
     t = self.ranking()
     self.table_w.value = t.head(self.top)[['client', *CRITERIA, 'phi', 'cost', 'chosen']].round(3).to_html(border=0, index=False)
     with self.fig.batch_update():
@@ -120,7 +106,7 @@ RACERS = {'Random': lambda pool, b: CrowdRandom(pool, b), 'Active': lambda pool,
           'Resource-aware': lambda pool, b: ResourceAware(pool, b), 'Price-first': lambda pool, b: PriceFirst(pool, b),
           'FedPROM': lambda pool, b: PrometheeSelector(pool, budget=b)} # panel name -> selector factory (pool, budget)
 
-class RacePanel:
+class RacePanel(Panel):
     "Choose racers, devices, rounds, budget and round-time rule; Run shows the race table and accuracy against simulated time."
     def __init__(self, devices:int=40, # devices (and clients) in the race
                  rounds:int=10, # rounds per racer
@@ -129,41 +115,49 @@ class RacePanel:
                 ):
         devices, rounds = check_int('devices', devices, lo=10, hi=200), check_int('rounds', rounds, lo=1, hi=40)
         budget = check_float('budget', budget, lo=0.5, hi=100)
-        if isinstance(racers, str) or not all(r in RACERS for r in racers): raise ValueError(f"racers={racers!r}: expected a tuple of keys of RACERS {list(RACERS)}")
+        if isinstance(racers, str) or not all(r in RACERS for r in racers):
+            raise ValueError(f"racers={racers!r}: expected a tuple of keys of RACERS {list(RACERS)}")
         self.w = dict(devices=W.IntSlider(value=devices, min=10, max=200, step=10, description='devices'),
                       rounds=W.IntSlider(value=rounds, min=1, max=40, description='rounds'),
                       budget=W.FloatSlider(value=budget, min=0.5, max=100, step=0.5, description='budget'),
                       mode=W.ToggleButtons(options=['max', 'sum'], value='max', description='round time'),
                       racers=W.SelectMultiple(options=list(RACERS), value=tuple(racers), description='racers'))
         self.run_w, self.msg_w, self.table_w, self.fig_w = W.Button(description='Run'), W.HTML(), W.HTML(), W.Output()
-        self.run_w.on_click(lambda _: self.set(**{k: w_.value for k, w_ in self.w.items()}))
-        self.box = W.VBox([W.HBox([W.VBox([self.w[k] for k in ('devices', 'rounds', 'budget', 'mode')]), self.w['racers'], self.run_w]),
-                           self.msg_w, self.table_w, self.fig_w])
+        self.run_w.on_click(self.heard(lambda _: self.set(**self.values())))
+        left = W.VBox([self.w[k] for k in ('devices', 'rounds', 'budget', 'mode')])
+        self.box = W.VBox([W.HBox([left, self.w['racers'], self.run_w]), self.msg_w, self.table_w, self.fig_w])
         self.race = self.table = None
+        self.settings = self.values()
     def _ipython_display_(self): display(self.box)
 
 # %% ../../nbs/widgets/53_crowd.ipynb #afa7c28b
 @patch
-def set(self:RacePanel, **values) -> bool:
-    "Run the race with these settings (devices, rounds, budget, mode, racers); bad values show the library's message."
-    new = {**{k: w_.value for k, w_ in self.w.items()}, **values}
-    try:
-        check_keys('settings', values, self.w)
-        n, rounds, budget = check_int('devices', new['devices'], lo=2), check_int('rounds', new['rounds'], lo=1), check_float('budget', new['budget'], lo=0, lo_open=True)
-        unknown = [r for r in new['racers'] if r not in RACERS]
-        if unknown or not new['racers']: raise ValueError(f"racers={list(new['racers'])}: expected one or more of {list(RACERS)}")
-        data, pool = digits_federation(num_clients=n, alpha=0.5, seed=0), DevicePool.sample(n, seed=0)
-        cfg = RunConfig(rounds=rounds, clients_per_round=10, batch_size=8, lr=0.2, local_epochs=3, seed=0)
-        with torch_threads(): race = selection_race([RACERS[r](pool, budget) for r in new['racers']], pool, data, lambda: mlp(64, 32), cfg, mode=new['mode'])
-    except (TypeError, ValueError) as e: self.msg_w.value = error_html(e); return False
-    self.race, self.table = race, race_table(race, np.array([len(i) for i in data.client_idx]), 0.6)
-    self.msg_w.value, self.table_w.value = '', self.table.round(3).to_html(border=0)
+def compute(self:RacePanel, **settings) -> tuple:
+    "Run the race with the settings (devices, rounds, budget, mode, racers); returns the race and the clients' sizes."
+    n, rounds = check_int('devices', settings['devices'], lo=2), check_int('rounds', settings['rounds'], lo=1)
+    budget = check_float('budget', settings['budget'], lo=0, lo_open=True)
+    unknown = [r for r in settings['racers'] if r not in RACERS]
+    if unknown or not settings['racers']:
+        raise ValueError(f"racers={list(settings['racers'])}: expected one or more of {list(RACERS)}")
+    data, pool = digits_federation(num_clients=n, alpha=0.5, seed=0), DevicePool.sample(n, seed=0)
+    cfg = RunConfig(rounds=rounds, clients_per_round=10, batch_size=8, lr=0.2, local_epochs=3, seed=0)
+    racers = [RACERS[r](pool, budget) for r in settings['racers']]
+    with torch_threads(): race = selection_race(racers, pool, data, lambda: mlp(64, 32), cfg, mode=settings['mode'])
+    return race, np.array([len(i) for i in data.client_idx])
+
+@patch
+def draw(self:RacePanel,
+         result:tuple, # the race and the clients' sizes (`compute`)
+        ):
+    "Show the race table and the accuracy-time figure."
+    self.race, sizes = result
+    self.table = race_table(self.race, sizes, 0.6)
+    self.table_w.value = self.table.round(3).to_html(border=0)
     self.fig_w.clear_output(wait=True)
-    with self.fig_w: race_figure(race, 0.6).show()
-    return True
+    with self.fig_w: race_figure(self.race, 0.6).show()
 
 # %% ../../nbs/widgets/53_crowd.ipynb #9f1fdef1
-class ShapleyPanel:
+class ShapleyPanel(Panel):
     "Free riders injected into a federation: per-round Shapley values (exact or estimated), payouts, profits and flags."
     def __init__(self, n_benign:int=5, # honest clients
                  kinds:tuple=FREE_RIDER_KINDS, # free riders, one per kind
@@ -182,34 +176,39 @@ class ShapleyPanel:
                       beta=W.FloatSlider(value=1.0, min=0, max=20, step=0.5, description='β'),
                       negative=W.ToggleButtons(options=['clip', 'shift', 'error'], value='clip', description='φ < 0'))
         self.msg_w, self.table_w, self.fig = W.HTML(), W.HTML(), SharedFigureWidget()
-        for name, w_ in self.w.items(): w_.observe(lambda ch, name=name: self.set(**{name: ch.new}), 'value')
-        self.box = W.VBox([W.HBox([W.VBox(list(self.w.values())[:6]), W.VBox(list(self.w.values())[6:])]), self.msg_w, figure_row(self.table_w, self.fig)])
-        self.values = {k: w_.value for k, w_ in self.w.items()}
-        if not self.set(): raise ValueError(self.msg_w.value)
+        self.listen()
+        controls = list(self.w.values())
+        self.box = W.VBox([W.HBox([W.VBox(controls[:6]), W.VBox(controls[6:])]), self.msg_w,
+                           figure_row(self.table_w, self.fig)])
+        self.settings = self.values()
+        if not self.set(): raise ValueError(self.error)
     def _ipython_display_(self): display(self.box)
 
 # %% ../../nbs/widgets/53_crowd.ipynb #b1de7361
 @patch
-def set(self:ShapleyPanel, **values) -> bool:
-    "Change any control and recompute values, payouts and flags; bad values show the library's message."
-    if getattr(self, '_busy', False): return False
-    new = {**self.values, **values}
-    try:
-        check_keys('settings', values, self.w)
-        mc = {} if new['method'] == 'exact' else dict(n_perm=new['n_perm'], L=new['L'], tol=new['tol'])
-        runs = free_rider_run(n_benign=new['n_benign'], kinds=tuple(new['kinds']), rounds=new['rounds'], method=new['method'], **mc)
-        cum = runs.groupby(['client', 'kind'], sort=True)['phi'].sum().reset_index()
-        x = (cum['kind'] == 'benign').to_numpy(np.float64)
-        pay = payouts(cum['phi'].to_numpy(), new['reward_pool'], x=x, beta=new['beta'], negative=new['negative'])
-        flags = flag_free_riders(cum['phi'].to_numpy(), new['kappa'])
-    except (TypeError, ValueError) as e: self.msg_w.value = error_html(e); return False
-    self.values, self.runs, self.msg_w.value = new, runs, ''
-    self.table = pd.concat([cum[['client', 'kind']], pay], axis=1).assign(flagged=flags)
-    _sync(self.w, new, self)
+def compute(self:ShapleyPanel, **settings) -> tuple:
+    "Per-round values of every client, and the table of cumulative values, payouts and flags, under the settings."
+    mc = {} if settings['method'] == 'exact' else dict(n_perm=settings['n_perm'], L=settings['L'], tol=settings['tol'])
+    runs = free_rider_run(n_benign=settings['n_benign'], kinds=tuple(settings['kinds']), rounds=settings['rounds'],
+                          method=settings['method'], **mc)
+    cum = runs.groupby(['client', 'kind'], sort=True)['phi'].sum().reset_index()
+    x = (cum['kind'] == 'benign').to_numpy(np.float64)
+    pay = payouts(cum['phi'].to_numpy(), settings['reward_pool'], x=x, beta=settings['beta'],
+                  negative=settings['negative'])
+    flags = flag_free_riders(cum['phi'].to_numpy(), settings['kappa'])
+    return runs, pd.concat([cum[['client', 'kind']], pay], axis=1).assign(flagged=flags)
+
+@patch
+def draw(self:ShapleyPanel,
+         result:tuple, # per-round values and the table (`compute`)
+        ):
+    "Show the table and every client's cumulative value over the rounds."
+    self.runs, self.table = result
     self.table_w.value = self.table.round(3).to_html(border=0, index=False)
-    curve = runs.assign(cum=runs.groupby('client')['phi'].cumsum())
+    curve = self.runs.assign(cum=self.runs.groupby('client')['phi'].cumsum())
     with self.fig.batch_update():
         self.fig.data = []
-        for c, d in curve.groupby('client'): self.fig.add_scatter(x=d['round'], y=d['cum'], mode='lines', name=f"{c} {d['kind'].iloc[0]}")
-        self.fig.update_layout(xaxis_title='round', yaxis_title='cumulative φ', height=340, width=480, margin=dict(l=40, r=10, t=20, b=40))
-    return True
+        for c, d in curve.groupby('client'):
+            self.fig.add_scatter(x=d['round'], y=d['cum'], mode='lines', name=f"{c} {d['kind'].iloc[0]}")
+        self.fig.update_layout(xaxis_title='round', yaxis_title='cumulative φ', height=340, width=480,
+                               margin=dict(l=40, r=10, t=20, b=40))

@@ -19,6 +19,7 @@ from ..foundation.core import (TRIPLET_COLORS, check_int, check_float, check_cho
 from ..foundation.hetero import as_counts, dht, fl_metrics, client_types, METRICS, TYPES, simplex_positions
 from ..foundation.data import FEDERATIONS, federation
 from ..feddiverse.selector import DIMS
+from .panel import Panel
 
 # %% auto #0
 __all__ = ['MAX_CLIENTS', 'EDITOR_MAX_SIDE', 'DIRICHLET_CLIENTS', 'DIRICHLET_SIZE', 'EDITOR_PRESETS', 'SUMMARY_KEYS',
@@ -285,18 +286,18 @@ def _answer_hello(view, content, buffers):
     "Answer the page's hello: a kernel runs here, so the page hides its note that outcomes need one."
     if isinstance(content, dict) and content.get('kind') == 'hello': view.send({'kind': 'kernel'})
 
-class MatrixEditor:
+class MatrixEditor(Panel):
     "Edit a federation's client matrices (rows = client types with a multiplicity) and see its heterogeneity live."
     def __init__(self, preset:str|None='spawrious_gsc', # a key of `EDITOR_PRESETS` (ignored when `types` is given)
                  types:list|None=None, # [(multiplicity, N), ...] rows to start from instead of a preset
                  max_rows:int=30, # rows shown as editable cells (all rows stay editable through the API)
                 ):
-        self.max_rows, self._listeners, self._syncing, self.message = check_int('max_rows', max_rows, lo=1), [], False, ''
+        self.max_rows, self._listeners, self.message = check_int('max_rows', max_rows, lo=1), [], ''
         self.published, self.derived, self.preset = {}, {}, None
         if types is not None: types = check_types(types)   # bad arguments fail here, not on first use
         else: check_choice('preset', preset, EDITOR_PRESETS)
         self.view = self.box = EditorView(presets=_preset_entries(), max_rows=self.max_rows)
-        self.view.observe(self._from_page, ['rows', 'preset'])
+        self.view.observe(self.heard(self._from_page), ['rows', 'preset'])
         self.view.on_msg(_answer_hello)                 # the page asks whether a kernel runs (its 'needs a kernel' note)
         if types is not None: self.set_types(types)
         else: self.load_preset(preset)
@@ -328,9 +329,7 @@ def load_preset(self:MatrixEditor,
                ) -> bool:
     "Replace the rows by a preset's."
     self.preset = check_choice('name', name, EDITOR_PRESETS)
-    self._syncing = True
-    try: self.view.preset = name
-    finally: self._syncing = False
+    with self.quiet(): self.view.preset = name
     return self._commit(preset_types(name), published=published_values(name), derived=derived_values(name))
 
 @patch
@@ -391,12 +390,9 @@ def remove_client(self:MatrixEditor,
 @patch
 def _to_page(self:MatrixEditor, **traits):
     "Set the page's traits (one message to the browser) without taking them as an edit made in the page."
-    self._syncing = True
-    try:
-        with self.view.hold_sync():
-            self.view.rows = rows_json(self._types)
-            for k, v in traits.items(): setattr(self.view, k, v)
-    finally: self._syncing = False
+    with self.quiet(), self.view.hold_sync():
+        self.view.rows = rows_json(self._types)
+        for k, v in traits.items(): setattr(self.view, k, v)
 
 @patch
 def _reject(self:MatrixEditor, err) -> bool:
@@ -422,7 +418,6 @@ def _commit(self:MatrixEditor, types, published=None, derived=None) -> bool:
 @patch
 def _from_page(self:MatrixEditor, change):
     "An edit made in the page (its rows, or a preset chosen there), validated and committed like one made from Python."
-    if self._syncing: return
     v, was = self.view, self.preset
     if v.preset in EDITOR_PRESETS and v.preset != self.preset: self.preset, self.published, self.derived = v.preset, published_values(v.preset), derived_values(v.preset)
     if v.rows == rows_json(self._types) and self.preset == was: return   # nothing new (the other trait of the same message)

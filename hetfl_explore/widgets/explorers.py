@@ -4,7 +4,6 @@
 
 # %% ../../nbs/widgets/50a_explorers.ipynb #9a390714
 from __future__ import annotations
-import html
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -20,6 +19,7 @@ from ..feddiverse.registry import SELECTORS
 from ..selection.taxonomy import DIMENSIONS, CHARACTERISTICS, methods_where, method_card
 from .layout import LAB_OUTPUT_PX, figure_row
 from .editor import MatrixEditor, panel_matrices
+from .panel import Panel
 
 # %% auto #0
 __all__ = ['MATRIX_FREE', 'EXPLORER_MAX_ROUNDS', 'TABLE4_TO_EXPLORER', 'TAXONOMY_FILTERS', 'check_selectors', 'share_table',
@@ -112,7 +112,7 @@ def selection_figures(stats:dict, # selector name -> `SelectionStats`
     return figs
 
 # %% ../../nbs/widgets/50a_explorers.ipynb #fd29ebd5
-class SelectionExplorer:
+class SelectionExplorer(Panel):
     "Run selectors on a federation (no training) and see whom they pick, type shares, frequencies and exposure."
     def __init__(self, source='spawrious_gsc', # a `MatrixEditor` (observed live), a federation name, or matrices (K, |Y|, |A|)
                  selectors=('uniform', 'feddiverse[sign-invariant]'), # keys of `SELECTORS`
@@ -121,7 +121,7 @@ class SelectionExplorer:
                  seed:int=0, # selection seed
                  noise:float=0.0, # σ of the noise on the triplets FedDiverse sees
                 ):
-        self.source, self._cache, self._busy = source, {}, False
+        self.source, self._cache = source, {}
         self.seed = check_rng_seed('seed', seed)   # every argument is checked here: a bad one fails now, not on first use
         self.selectors, self.k, self.rounds, self.noise = check_explorer_settings(self.matrices, selectors, k, rounds, noise)
         self._build_widgets()
@@ -142,9 +142,9 @@ def _build_widgets(self:SelectionExplorer):
     self.msg_w, self.table_w = W.HTML(), W.HTML()
     self.table_w.add_class('hx-shares')
     self.figs = {n: SharedFigureWidget(f) for n, f in _new_selection_figures().items()}
-    for w_, name in ((self.selectors_w, 'selectors'), (self.k_w, 'k'), (self.rounds_w, 'rounds'), (self.noise_w, 'noise')):
-        w_.observe(lambda ch, name=name: self._from_widget(name, ch.new), 'value')
-    self.show_w.observe(lambda ch: None if self._busy else self._draw(), 'value')
+    self.w = dict(selectors=self.selectors_w, k=self.k_w, rounds=self.rounds_w, noise=self.noise_w)
+    self.listen()
+    self.show_w.observe(self.heard(lambda ch: self._draw()), 'value')
     self.box = W.VBox([W.HBox([self.selectors_w, W.VBox([self.k_w, self.rounds_w, self.noise_w, self.show_w])]), self.msg_w,
                        self.table_w, figure_row(self.figs['shares'], self.figs['heatmap']),
                        figure_row(self.figs['frequency'], self.figs['exposure'])])
@@ -165,8 +165,8 @@ def set(self:SelectionExplorer,
     try: sel, k, rounds, noise = check_explorer_settings(self.matrices, keep(selectors, self.selectors), keep(k, self.k),
                                                  keep(rounds, self.rounds), keep(noise, self.noise))
     except (TypeError, ValueError) as e:
-        self.msg_w.value = f'<span style="color:#c00">⚠ {html.escape(str(e))}</span>'
-        self._sync(); return False
+        self._sync()
+        return self.fail(e)
     self.selectors, self.k, self.rounds, self.noise = sel, k, rounds, noise
     self.refresh(); return True
 
@@ -184,7 +184,7 @@ def refresh(self:SelectionExplorer) -> dict:
             st = simulate_selection(N, name, self.rounds, self.k, self.seed, self.noise)
             if name in MATRIX_FREE: self._cache[key] = st.selected
         self.stats[name] = st
-    self.msg_w.value = ''
+    self.clear_error()
     self._sync(); self._draw()
     return self.stats
 
@@ -212,17 +212,12 @@ def _draw(self:SelectionExplorer):
 
 @patch
 def _sync(self:SelectionExplorer):
-    self._busy = True
-    try:
+    "Show the settings on the controls (not heard as edits)."
+    with self.quiet():
         self.selectors_w.value, self.k_w.value, self.k_w.max = self.selectors, self.k, len(self.matrices)
         self.rounds_w.value, self.noise_w.value = self.rounds, self.noise
         self.show_w.options = self.selectors
         if self.show_w.value not in self.selectors: self.show_w.value = self.selectors[0]   # ipywidgets 8 keeps None
-    finally: self._busy = False
-
-@patch
-def _from_widget(self:SelectionExplorer, name, value):
-    if not self._busy: self.set(**{name: value})
 
 # %% ../../nbs/widgets/50a_explorers.ipynb #50fa41db
 TABLE4_TO_EXPLORER = {'EqRep': 'uniform', 'EqW': 'EqW', 'pow-d': 'pow-d', 'AFL_G': 'AFL_G', 'Oort': 'Oort',
@@ -236,17 +231,18 @@ def _filter_options(col):
     if col in CHARACTERISTICS: return [('any', None), ('assumed', True), ('not assumed', False)]
     return [('any', None)] + [(v, v) for v in DIMENSIONS[col]['categories']]
 
-class TaxonomyExplorer:
+class TaxonomyExplorer(Panel):
     "Filter Table 4 by taxonomy dimension, read a method's card, and send runnable methods to a `SelectionExplorer`."
     def __init__(self, explorer:SelectionExplorer|None=None, # where 'run in explorer' adds the method's selector
                 ):
-        self.explorer, self.criteria, self._busy = check_type('explorer', explorer, (SelectionExplorer, type(None))), {}, False
+        self.explorer, self.criteria = check_type('explorer', explorer, (SelectionExplorer, type(None))), {}
         self.filter_w = {c: W.Dropdown(options=_filter_options(c), description=c.replace('_', ' '), style=dict(description_width='120px'),
                                        layout=W.Layout(width='330px' if c not in CHARACTERISTICS else '230px'))
                          for c in TAXONOMY_FILTERS}
-        for c, w_ in self.filter_w.items(): w_.observe(lambda ch, c=c: None if self._busy else self.set_filter(**{c: ch.new}), 'value')
+        self.w = self.filter_w
+        self.listen(lambda c, value: self.set_filter(**{c: value}))
         self.list_w = W.Select(rows=10, layout=W.Layout(width='200px'))
-        self.list_w.observe(lambda ch: None if self._busy or ch.new is None else self.show(ch.new), 'value')
+        self.list_w.observe(self.heard(lambda ch: None if ch.new is None else self.show(ch.new)), 'value')
         self.card_w = W.HTML(); self.card_w.add_class('hx-card')
         self.run_w = W.Button(description='run in selection explorer', layout=W.Layout(width='220px'))
         self.run_w.on_click(lambda _: self.run_in_explorer(self.list_w.value))
@@ -263,12 +259,10 @@ def set_filter(self:TaxonomyExplorer, **criteria) -> list:
     for c, v in criteria.items(): check_choice('criterion', c, TAXONOMY_FILTERS); self.criteria[c] = v
     self.criteria = {c: v for c, v in self.criteria.items() if v is not None}
     names = self.methods()
-    self._busy = True
-    try:
+    with self.quiet():
         for c, w_ in self.filter_w.items(): w_.value = self.criteria.get(c)
         self.list_w.options = names
         self.list_w.value = names[0] if names else None
-    finally: self._busy = False
     if names: self.show(names[0])
     else: self.card_w.value, self.run_w.disabled = '<i>no method matches these filters</i>', True
     return names

@@ -28,6 +28,7 @@ from ..feddiverse.registry import SELECTORS, make_selector
 from .editor import MatrixEditor, panel_matrices
 from .explorers import check_selectors
 from .layout import place_controls_above
+from .panel import Panel
 
 # %% auto #0
 __all__ = ['OUTCOME_AGGREGATORS', 'MAX_OUTCOME_SEEDS', 'TEACHING_PRESET', 'GREY', 'BAND_OPACITY', 'CURVES_PX', 'EDITOR_PX',
@@ -320,7 +321,7 @@ REDRAW_S = 0.1   # the curves are redrawn at most this often while training (the
 DEBOUNCE_S = 0.15   # edits closer together than this are trained once, after the last; an isolated edit starts at once
 CONTROL_PX = 250    # width of the panel's control column (the curves take the rest of a notebook output)
 
-class OutcomePanel:
+class OutcomePanel(Panel):
     "Train on data generated from the edited matrices with chosen selectors, following every edit; mean ± SE curves over seeds."
     def __init__(self, source='cmnist_gsc', # a `MatrixEditor` (followed: its current matrices are used at each run), a federation name, or matrices
                  selectors=('uniform', 'feddiverse[sign-invariant]'), # keys of `feddiverse.SELECTORS`
@@ -356,6 +357,9 @@ def _build_widgets(self:OutcomePanel, follow:bool):
     self.stop_w = W.Button(description='stop', icon='stop', layout=W.Layout(width='80px'))
     self.status_w = W.HTML(layout=W.Layout(height='40px', overflow='hidden')); self.status_w.add_class('hx-status')
     self.fig = SharedFigureWidget(curves({}))
+    self.w = dict(selectors=self.selectors_w, dataset=self.dataset_w, aggregator=self.agg_w, rounds=self.rounds_w,
+                  k=self.k_w, seeds=self.seeds_w)
+    self.listen(lambda name, value: self._edited() if self.set(**{name: value}) and self.follow else None)
     self.run_w.on_click(lambda _: self.run())
     self.stop_w.on_click(lambda _: self.stop())
     self.controls = W.VBox([self.selectors_w, self.dataset_w, self.agg_w, self.rounds_w, self.k_w, self.seeds_w,
@@ -504,16 +508,8 @@ def _say_if(self:OutcomePanel, g:int, text:str):
 
 @patch
 def _sync(self:OutcomePanel):
-    c, w = self.config, self.__dict__
-    self.selectors_w.value = self.selectors
-    for name, f in (('dataset_w', 'dataset'), ('agg_w', 'aggregator'), ('rounds_w', 'rounds'), ('k_w', 'k'), ('seeds_w', 'seeds')):
-        w[name].value = getattr(c, f)
-    if hasattr(self, '_wired'): return
-    self._wired = True
-    follow = lambda ok: self._edited() if ok and self.follow else None
-    self.selectors_w.observe(lambda ch: follow(self.set(selectors=ch.new)) if ch.new != self.selectors else None, 'value')
-    for name, f in (('dataset_w', 'dataset'), ('agg_w', 'aggregator'), ('rounds_w', 'rounds'), ('k_w', 'k'), ('seeds_w', 'seeds')):
-        w[name].observe(lambda ch, f=f: follow(self.set(**{f: ch.new})) if getattr(self.config, f) != ch.new else None, 'value')
+    "Show the selectors and the configuration on the controls (not heard as edits)."
+    self.sync(selectors=self.selectors, **{f: getattr(self.config, f) for f in self.w if f != 'selectors'})
 
 # %% ../../nbs/widgets/51_outcome.ipynb #e4df9f04
 def outcome_figure(federations=('cmnist_gsc', 'spawrious_gci'), # 2-class federations to precompute

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/widgets/52_privacy_fairness.ipynb #2abb8bdb
 from __future__ import annotations
-import html, json, warnings
+import json, warnings
 from fastcore.basics import patch
 import numpy as np
 import pandas as pd
@@ -13,11 +13,12 @@ import plotly.graph_objects as go
 from ..foundation.figure_widget import SharedFigureWidget
 import ipywidgets as W
 from IPython.display import display
-from ..foundation.core import check_int, check_float, check_choice, check_type, check_array, check_keys
+from ..foundation.core import check_int, check_float, check_choice, check_type, check_array
 from ..foundation.hetero import as_counts, spread_labels
 from .editor import MAX_CLIENTS
 from .explorers import EXPLORER_MAX_ROUNDS
 from .layout import place_controls_above, figure_row
+from .panel import Panel
 from ..modelhet.mia import AttackResult, roc_auc, mia_anatomy
 from ..modelhet.submodels import ChannelSchedule, METHODS, hidden_sizes, coverage_heatmap, schedule_timeline
 from ..modelhet.experiments import appendix_tables, tradeoff_scatter
@@ -43,7 +44,7 @@ def threshold_metrics(res:AttackResult, # an attack result with per-query losses
     return dict(tpr=float(tpr), fpr=float(fpr), advantage=float(tpr - fpr), auc=float(roc_auc(-loss, res.labels)))
 
 # %% ../../nbs/widgets/52_privacy_fairness.ipynb #23ff2d5d
-class MIAAnatomy:
+class MIAAnatomy(Panel):
     "Member / non-member loss histograms with a movable threshold; live TPR, FPR and advantage."
     def __init__(self, res:AttackResult, # the attack result to dissect
                  steps:int=60, # slider positions (quantiles of the losses)
@@ -54,8 +55,8 @@ class MIAAnatomy:
         self.slider = W.SelectionSlider(options=[(f'{v:.3g}', float(v)) for v in self.grid], description='ν')
         self.text_w = W.HTML(); self.text_w.add_class('hx-mia')
         self.fig = SharedFigureWidget(mia_anatomy(res, float(np.median(loss))))
-        self._busy = False
-        self.slider.observe(lambda ch: None if self._busy else self.set_threshold(ch.new), 'value')
+        self.w = dict(nu=self.slider)
+        self.listen(lambda name, nu: self.set_threshold(nu))
         self.box = W.VBox([self.slider, self.text_w, self.fig])
         self.set_threshold(float(self.grid[len(self.grid) // 2]))
 
@@ -64,9 +65,7 @@ class MIAAnatomy:
         "Move the threshold; returns `threshold_metrics` at it."
         self.nu = float(check_array('nu', nu, allow_inf=True, ndim=0)); self.metrics = threshold_metrics(self.res, self.nu)
         m, near = self.metrics, float(self.grid[np.abs(self.grid - self.nu).argmin()])   # the slider shows the nearest grid ν
-        self._busy = True
-        try: self.slider.value = near
-        finally: self._busy = False
+        self.sync(nu=near)
         self.text_w.value = f'ν = {self.nu:.3g}: TPR {m["tpr"]:.3f}, FPR {m["fpr"]:.3f}, advantage {m["advantage"]:+.3f} (AUC {m["auc"]:.3f})'
         new = mia_anatomy(self.res, self.nu)
         with self.fig.batch_update():
@@ -97,7 +96,7 @@ def redraw_in_place(fw:go.FigureWidget, # the figure widget on screen
     return fw
 
 # %% ../../nbs/widgets/52_privacy_fairness.ipynb #fb2c240b
-class SubmodelExplorer:
+class SubmodelExplorer(Panel):
     "Pick a sub-model method, the number of small clients and a round; see layer coverage and the channel-set timeline."
     def __init__(self, method:str='OFM', # a sub-model method (a key of `submodels.METHODS`)
                  n_small:int=5, # number of small clients
@@ -112,12 +111,11 @@ class SubmodelExplorer:
         self.small_w = W.IntSlider(min=1, max=self.num_clients, description='small clients')
         self.round_w = W.IntSlider(min=0, max=rounds - 1, description='round')
         self.fig_ws = (SharedFigureWidget(), SharedFigureWidget())   # built once; `set` redraws them in place
-        for w_ in (self.method_w, self.small_w, self.round_w): w_.observe(lambda ch: self._from_widgets(), 'value')
+        self.w = dict(method=self.method_w, n_small=self.small_w, t=self.round_w)
+        self.listen(lambda name, value: self.set(**self.values()))
         self.box = W.VBox([W.HBox([self.method_w, self.small_w, self.round_w]), figure_row(*self.fig_ws)])
-        self._busy = False; self.set(method=method, n_small=n_small, t=0)
+        self.set(method=method, n_small=n_small, t=0)
 
-    def _from_widgets(self):
-        if not self._busy: self.set(self.method_w.value, self.small_w.value, self.round_w.value)
     def _ipython_display_(self): display(self.box)
 
 # %% ../../nbs/widgets/52_privacy_fairness.ipynb #d9125051
@@ -132,9 +130,7 @@ def set(self:SubmodelExplorer,
     self.n_small = check_int('n_small', self.n_small if n_small is None else n_small, 1, self.num_clients)
     self.round = check_int('t', self.round if t is None else t, 0, self.rounds - 1)
     self.schedule = ChannelSchedule(self.method, self.hidden, list(range(self.n_small)))
-    self._busy = True
-    self.method_w.value, self.small_w.value, self.round_w.value = self.method, self.n_small, self.round
-    self._busy = False
+    self.sync(method=self.method, n_small=self.n_small, t=self.round)
     self.figures = (coverage_heatmap(self.schedule, self.round), schedule_timeline(self.schedule, self.rounds))
     for fw, fig in zip(self.fig_ws, self.figures): redraw_in_place(fw, fig)
     return self.schedule
@@ -164,7 +160,7 @@ def _unclipped(fig:go.Figure) -> go.Figure:
     return spread_labels(fig)
 
 # %% ../../nbs/widgets/52_privacy_fairness.ipynb #e1c8b1e0
-class TradeoffExplorer:
+class TradeoffExplorer(Panel):
     "Client accuracy against client leakage per sub-model method, for a dataset and a number of large clients."
     def __init__(self, table:pd.DataFrame|None=None, # appendix-style rows (default: the thesis' Tables 24-26)
                  dataset:str='CIFAR-10', # dataset shown, when the table has several
@@ -180,9 +176,10 @@ class TradeoffExplorer:
         self.large_w = W.SelectionSlider(options=larges, description='large clients')
         self.privacy_w = W.Dropdown(options=cols, description='privacy', layout=W.Layout(width='330px'))
         self.msg_w, self.fig_w = W.HTML(), SharedFigureWidget()   # the figure widget is built once; `set` redraws it in place
-        for w_ in (self.dataset_w, self.large_w, self.privacy_w): w_.observe(lambda ch: self._from_widgets(), 'value')
+        self.w = dict(dataset=self.dataset_w, n_large=self.large_w, privacy=self.privacy_w)
+        self.listen(lambda name, value: self._from_widgets())
         self.box = W.VBox([W.HBox([self.dataset_w, self.large_w, self.privacy_w]), self.msg_w, self.fig_w])
-        self._busy, self.dataset, self.n_large, self.privacy = False, datasets[0], larges[0], privacy
+        self.dataset, self.n_large, self.privacy = datasets[0], larges[0], privacy
         self.set(dataset=dataset if dataset in datasets else datasets[0], n_large=n_large if n_large in larges else larges[0],
                  privacy=privacy)
 
@@ -201,9 +198,7 @@ def set(self:TradeoffExplorer,
     pr = self.privacy if privacy is None else check_choice('privacy', privacy, list(self.privacy_w.options.values()))
     self.figure = _unclipped(tradeoff_scatter(self.table, nl, ds, pr))   # raises on an empty selection before anything changes
     self.dataset, self.n_large, self.privacy = ds, nl, pr
-    self._busy = True
-    self.dataset_w.value, self.large_w.value, self.privacy_w.value = ds, nl, pr
-    self._busy = False
+    self.sync(dataset=ds, n_large=nl, privacy=pr)
     redraw_in_place(self.fig_w, self.figure)
     return self.figure
 
@@ -216,9 +211,10 @@ def points(self:TradeoffExplorer) -> pd.DataFrame:
 
 @patch
 def _from_widgets(self:TradeoffExplorer):
-    if self._busy: return
-    try: self.set(self.dataset_w.value, self.large_w.value, self.privacy_w.value); self.msg_w.value = ''
-    except ValueError as e: self.msg_w.value = f'<span style="color:#b00">{html.escape(str(e))}</span>'
+    "Show what the controls ask for, or why the table cannot show it."
+    try: self.set(**self.values())
+    except (ValueError, TypeError) as e: return self.fail(e)
+    self.clear_error()
 
 # %% ../../nbs/widgets/52_privacy_fairness.ipynb #3871eef8
 # how the explorer stands in, without training, for each of `fairness_experiments.PRIVACY_LEVELS`: the
@@ -254,7 +250,7 @@ def shortcut_confusions(matrices:np.ndarray, # (K, |Y|, |A|) client matrices
     return [torch.tensor(Nk[..., None] * P) for Nk in N]
 
 # %% ../../nbs/widgets/52_privacy_fairness.ipynb #50c3c263
-class FairnessExplorer:
+class FairnessExplorer(Panel):
     "Sliders on correlation strength, client mix and shortcut reliance; fairness per client vs federation; privacy levels' selection."
     def __init__(self, strength:float=0.8, # s: class-attribute correlation within a client
                  mix:float=0.75, # share of clients with the majority correlation
@@ -269,30 +265,32 @@ class FairnessExplorer:
                       reliance=W.FloatSlider(min=0, max=1, step=0.05, description='reliance λ'))
         self.table_w, self.levels_w, self.msg_w = W.HTML(), W.HTML(), W.HTML()
         self.table_w.add_class('hx-fairness')
-        for name, w_ in self.w.items(): w_.observe(lambda ch, name=name: None if self._busy else self.set(**{name: ch.new}), 'value')
+        self.listen()
         self.box = W.VBox([W.HBox(list(self.w.values())), self.msg_w, W.HBox([self.table_w, self.levels_w])])
-        self._busy = False; self.strength, self.mix, self.reliance = strength, mix, reliance
-        if not self.set(strength=strength, mix=mix, reliance=reliance): raise ValueError(self.msg_w.value)
+        if not self.set(strength=strength, mix=mix, reliance=reliance): raise ValueError(self.error)
 
     def _ipython_display_(self): display(self.box)
 
 # %% ../../nbs/widgets/52_privacy_fairness.ipynb #89790c8b
 @patch
-def set(self:FairnessExplorer, **values) -> bool:
-    "Change strength, mix or reliance; invalid values show a message and keep the last valid state."
-    try:
-        new = {**dict(strength=self.strength, mix=self.mix, reliance=self.reliance), **check_keys('settings', values, ('strength', 'mix', 'reliance'))}
-        N = fairness_matrices(new['strength'], new['mix']); C = shortcut_confusions(N, new['reliance'])
-        table = client_table(C, percent=True)
-    except (TypeError, ValueError) as e: self.msg_w.value = f'<span style="color:#c00">⚠ {html.escape(str(e))}</span>'; return False
-    self.strength, self.mix, self.reliance, self.matrices, self.table = new['strength'], new['mix'], new['reliance'], N, table
-    self.msg_w.value = ''
-    self._busy = True
-    for name, w_ in self.w.items(): w_.value = getattr(self, name)
-    self._busy = False
+def compute(self:FairnessExplorer,
+            strength:float, # s: class-attribute correlation within a client
+            mix:float, # share of clients with the majority correlation
+            reliance:float, # λ: how much the model relies on the shortcut
+           ) -> tuple:
+    "The client matrices and the per-client fairness table of these settings."
+    N = fairness_matrices(strength, mix)
+    return N, client_table(shortcut_confusions(N, reliance), percent=True)
+
+@patch
+def draw(self:FairnessExplorer,
+         result:tuple, # client matrices and fairness table (`compute`)
+        ):
+    "Show the fairness table and the privacy levels' selections."
+    self.matrices, self.table = result
+    self.strength, self.mix, self.reliance = (self.settings[k] for k in ('strength', 'mix', 'reliance'))
     self.table_w.value = self.fairness().round(3).to_html(border=0)
     self.levels_w.value = self.privacy_levels().round(3).to_html(border=0)
-    return True
 
 # %% ../../nbs/widgets/52_privacy_fairness.ipynb #e2d8d633
 @patch

@@ -17,6 +17,7 @@ from ..foundation.hetero import simplex_positions
 from ..engine.protocol import make_view
 from ..feddiverse.selector import FedDiverseSelector, oracle_triplets, SELECTION_VARIANTS
 from .editor import MatrixEditor, panel_matrices
+from .panel import Panel
 
 # %% auto #0
 __all__ = ['explain_frames', 'step_figure', 'FedDiverseStepper']
@@ -84,7 +85,7 @@ def step_figure(triplets:np.ndarray, # (K, 3) triplets the selector used
     return fig
 
 # %% ../../nbs/widgets/50b_stepper.ipynb #399d277a
-class FedDiverseStepper:
+class FedDiverseStepper(Panel):
     "Step through one FedDiverse selection: each probabilistic, complementary and orthogonal step on the simplex."
     def __init__(self, source='waterbirds_dist', # a `MatrixEditor` (observed live), a federation name, or matrices
                  k:int=9, # clients per round (κ)
@@ -98,7 +99,8 @@ class FedDiverseStepper:
         self.info_w = W.HTML()
         self.prev_w.on_click(lambda _: self.prev()); self.next_w.on_click(lambda _: self.next())
         self.new_w.on_click(lambda _: self.new_round())
-        self.variant_w.observe(lambda ch: self.select(), 'value')
+        self.w = dict(variant=self.variant_w)
+        self.listen(lambda name, value: self.select())
         self.fig = None
         self.select()
         self.box = W.VBox([W.HBox([self.variant_w, self.prev_w, self.next_w, self.new_w]), self.info_w, self.fig])

@@ -13,11 +13,12 @@ from ..foundation.figure_widget import SharedFigureWidget
 import ipywidgets as W
 from IPython.display import display
 from fastcore.basics import patch
-from ..foundation.core import check_int, check_float, check_choice, check_keys, check_type
+from ..foundation.core import check_int, check_float, check_choice, check_type
 from ..crowd.bayesian import MODES, PRIORS, conjugate_rounds, linear_posterior
 from ..crowd.abac import EXAMPLE_POLICY, parse_policy, Request
 from ..crowd.pki import CertificateAuthority, new_key, make_csr, sign_update, attributes_of, REASONS
 from ..crowd.authenticated import AuthenticatedServer
+from .panel import Panel
 
 # %% auto #0
 __all__ = ['PLAYGROUND_TRUTH', 'PLAYGROUND_SAMPLES', 'WALKTHROUGH_ATTACKS', 'DEMO_DEVICE', 'DEMO_TASK', 'playground_figure',
@@ -51,7 +52,7 @@ def playground_figure(clients:int=10, # number of clients
     return fig
 
 # %% ../../nbs/widgets/54_trust.ipynb #b1abe36d
-class AggregationPlayground:
+class AggregationPlayground(Panel):
     "Choose clients, prior variance, server rule, prior policy and rounds; see the global posterior against the centralised one."
     def __init__(self, clients:int=10, # number of clients
                  prior_var:float=1.0, # prior variance
@@ -64,33 +65,29 @@ class AggregationPlayground:
                       mode=W.Dropdown(options=list(MODES), description='mode'),
                       prior=W.Dropdown(options=list(PRIORS), description='prior'),
                       rounds=W.IntSlider(min=1, max=50, description='rounds'))
-        self.msg, self.out, self.settings = W.HTML(), W.Output(), {}
-        for w_ in self.w.values(): w_.observe(lambda ch: self._from_widgets(), 'value')
-        self.box = W.VBox([W.HBox(list(self.w.values())[:3]), W.HBox(list(self.w.values())[3:]), self.msg, self.out])
-        self._busy = False
+        self.msg_w, self.out = W.HTML(), W.Output()
+        self.msg = self.msg_w   # the error line
+        self.listen()
+        controls = list(self.w.values())
+        self.box = W.VBox([W.HBox(controls[:3]), W.HBox(controls[3:]), self.msg_w, self.out])
         if not self.set(clients=clients, prior_var=prior_var, mode=mode, prior=prior, rounds=rounds): raise ValueError(self.error)
 
-    def _from_widgets(self):
-        if not self._busy: self.set(**{k: w_.value for k, w_ in self.w.items()})
     def _ipython_display_(self): display(self.box)
 
 # %% ../../nbs/widgets/54_trust.ipynb #ad4e069f
 @patch
-def set(self:AggregationPlayground, **values) -> bool:
-    "Change settings (clients, prior_var, mode, prior, rounds) and redraw; False (with a message) if a value is invalid."
-    new = {**self.settings, **values}
-    try:
-        check_keys('settings', values, self.w)
-        fig = playground_figure(**new)
-    except (ValueError, TypeError) as e:
-        self.error = str(e); self.msg.value = f'<span class="hx-error">⚠ {html.escape(self.error)}</span>'; return False
-    self.settings, self.figure, self.error, self.msg.value = new, fig, None, ''
-    self._busy = True
-    for k, v in new.items(): self.w[k].value = v
-    self._busy = False
+def compute(self:AggregationPlayground, **settings) -> go.Figure:
+    "The playground's figure for the settings (clients, prior_var, mode, prior, rounds)."
+    return playground_figure(**settings)
+
+@patch
+def draw(self:AggregationPlayground,
+         fig:go.Figure, # the figure (`compute`)
+        ):
+    "Show the figure."
+    self.figure = fig
     self.out.clear_output(wait=True)
     with self.out: display(SharedFigureWidget(fig))
-    return True
 
 # %% ../../nbs/widgets/54_trust.ipynb #515713e3
 WALKTHROUGH_ATTACKS = ('none', 'tamper one byte', 'replay in round 2', 'other task', 'expired', 'revoked')
@@ -137,7 +134,18 @@ def _report(r):
         parts.append('<b>first update</b>: ' + ('accepted' if r['verdict'] is None else f'rejected: {html.escape(r["verdict"])}'))
     return '<br>'.join(parts)
 
-class TrustWalkthrough:
+def _attributes(attributes):
+    "The device's attributes from a dict or JSON text."
+    if isinstance(attributes, str):
+        try: attributes = json.loads(attributes)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"attributes: invalid JSON at line {e.lineno}, column {e.colno}: {e.msg}") from None
+    if not isinstance(attributes, dict):
+        raise TypeError(f"attributes={attributes!r}: expected a JSON object of attribute values")
+    return attributes
+
+# %% ../../nbs/widgets/54_trust.ipynb #4fe8fe19
+class TrustWalkthrough(Panel):
     "Edit a policy and a device's attributes, pick an attack on its update; see the decision traces and the server's verdict."
     def __init__(self, policy_text:str=EXAMPLE_POLICY, # the policy text
                  attributes:dict|None=None, # the device's attributes (default DEMO_DEVICE)
@@ -146,9 +154,12 @@ class TrustWalkthrough:
         self.policy_w = W.Textarea(rows=14, layout=W.Layout(width='48%'), description='policy')
         self.attrs_w = W.Textarea(rows=14, layout=W.Layout(width='48%'), description='device')
         self.attack_w = W.Dropdown(options=list(WALKTHROUGH_ATTACKS), description='update')
-        self.run_w, self.msg, self.report = W.Button(description='decide'), W.HTML(), W.HTML()
-        self.run_w.on_click(lambda _: self.set(self.policy_w.value, self.attrs_w.value, self.attack_w.value))
-        self.box = W.VBox([W.HBox([self.policy_w, self.attrs_w]), W.HBox([self.attack_w, self.run_w]), self.msg, self.report])
+        self.w = dict(policy_text=self.policy_w, attributes=self.attrs_w, attack=self.attack_w)
+        self.run_w, self.msg_w, self.report = W.Button(description='decide'), W.HTML(), W.HTML()
+        self.msg = self.msg_w   # the error line
+        self.run_w.on_click(self.heard(lambda _: self.set(**self.values())))
+        self.box = W.VBox([W.HBox([self.policy_w, self.attrs_w]), W.HBox([self.attack_w, self.run_w]), self.msg_w,
+                           self.report])
         self.state = None
         if not self.set(policy_text, DEMO_DEVICE if attributes is None else attributes, attack): raise ValueError(self.error)
 
@@ -161,15 +172,22 @@ def set(self:TrustWalkthrough, policy_text:str, # the policy text
         attack:str='none', # one of WALKTHROUGH_ATTACKS
        ) -> bool:
     "Run the walkthrough; False (with the error shown, the last good result kept) if the policy or attributes are invalid."
-    try:
-        if isinstance(attributes, str):
-            try: attributes = json.loads(attributes)
-            except json.JSONDecodeError as e: raise ValueError(f"attributes: invalid JSON at line {e.lineno}, column {e.colno}: {e.msg}") from None
-        if not isinstance(attributes, dict): raise TypeError(f"attributes={attributes!r}: expected a JSON object of attribute values")
-        res = walkthrough(policy_text, attributes, attack)
-    except (ValueError, TypeError) as e:
-        self.error = str(e); self.msg.value = f'<span class="hx-error">⚠ {html.escape(self.error)}</span>'; return False
-    self.state, self.error, self.msg.value = res, None, ''
-    self.policy_w.value, self.attrs_w.value, self.attack_w.value = policy_text, json.dumps(attributes, indent=1), attack
+    try: text = json.dumps(_attributes(attributes), indent=1)   # what the device box shows
+    except (ValueError, TypeError) as e: return self.fail(e)
+    return Panel.set(self, policy_text=policy_text, attributes=text, attack=attack)
+
+@patch
+def compute(self:TrustWalkthrough, policy_text:str, # the policy text
+            attributes:dict|str, # the device's attributes (a dict or JSON text)
+            attack:str, # one of WALKTHROUGH_ATTACKS
+           ) -> dict:
+    "The walkthrough's result: decisions, certificate and verdict."
+    return walkthrough(policy_text, _attributes(attributes), attack)
+
+@patch
+def draw(self:TrustWalkthrough,
+         res:dict, # the walkthrough's result (`compute`)
+        ):
+    "Show the decision traces, the certificate and the verdict."
+    self.state = res
     self.report.value = _report(res)
-    return True
