@@ -90,45 +90,20 @@ def check_frame(name:str, # argument name
 # %% ../../nbs/modelhet/32_experiments.ipynb #a9a68d37
 def table6() -> pd.DataFrame:
     "Table 6: independent vs layer-wise channel coupling (CIFAR-10, 2 large clients, Yeom advantage), mean, std in %."
-    rows = [('USR', 'independent', 75.44, 1.75, 2.57, 1.62, 23.56, 0.29, 1.74, 0.44),
-            ('USR', 'layerwise', 76.38, 1.36, 2.45, 1.34, 39.99, 1.11, 2.32, 1.52),
-            ('GFR', 'independent', 76.41, 1.73, 2.87, 0.78, 55.82, 1.61, 3.00, 0.50),
-            ('GFR', 'layerwise', 77.11, 1.52, 3.34, 0.98, 62.80, 1.43, 3.20, 0.24)]
-    columns = ['method', 'coupling', 'server_acc', 'server_acc_std', 'server_adv', 'server_adv_std',
-               'client_acc', 'client_acc_std', 'client_adv', 'client_adv_std']
-    return pd.DataFrame(rows, columns=columns)
+    return _thesis_table('nemeth2025_table6.csv')
 
 def table7() -> pd.DataFrame:
     "Table 7: correlation of AUC / advantage / TPR between the three MIAs on CIFAR-10 (long format)."
-    v = {('TMIA', 'LiRA'): (0.83, 0.70, 0.00), ('TMIA', 'Yeom'): (0.98, 0.78, 0.46),
-         ('LiRA', 'Yeom'): (0.85, 0.68, 0.02)}
-    return pd.DataFrame([dict(a=a, b=b, auc=x[0], adv=x[1], tpr=x[2]) for (a, b), x in v.items()])
+    return _thesis_table('nemeth2025_table7.csv')
 
 def table8() -> pd.DataFrame:
     "Table 8: Pearson r between log10 client dataset size and Yeom advantage, homogeneous FedAvg, per model size."
-    r = {'30k': [-0.62, -0.54, -0.71], '100k': [-0.65, -0.70, -0.65], '400k': [-0.57, -0.85, -0.63],
-         '1.6M': [-0.87, -0.90, -0.75]}
-    return pd.DataFrame(r, index=pd.Index(['CIFAR-10', 'CIFAR-100', 'FEMNIST'], name='dataset'))
+    return _thesis_table('nemeth2025_table8.csv').set_index('dataset')
 
 # %% ../../nbs/modelhet/32_experiments.ipynb #a3d1cdb9
 def table10() -> pd.DataFrame:
     "Table 10: FEMNIST, 2 large clients, with FedProx (mu=0.01) and FedAvgM; value and change vs the plain run, in %."
-    cols = ['server_acc', 'd_server_acc', 'client_acc', 'd_client_acc', 'auc_yeom', 'd_auc_yeom']
-    fp = {'FedAvg-large': (87.37, .17, 87.46, .28, 56.19, .21), 'FedAvg-small': (84.40, .30, 84.27, .07, 55.13, -.28),
-          'OFM': (83.09, -.10, 82.82, .23, 56.68, -.06), 'OFR': (82.49, -.46, 83.08, .16, 56.92, .43),
-          'OSM': (84.28, -.12, 73.68, .50, 55.77, -.56), 'GFM': (85.40, .17, 81.82, .01, 55.89, -.29),
-          'GFR': (83.92, .15, 81.59, .26, 55.89, -.21), 'UFR': (84.67, .24, 79.58, .46, 55.45, -.09),
-          'OSR': (83.98, .72, 32.07, .91, 54.90, -.24), 'GSR': (84.79, .01, 44.75, 3.16, 54.96, .01),
-          'USR': (85.62, .19, 46.90, 2.85, 54.98, .03)}
-    fm = {'FedAvg-large': (87.53, .33, 87.50, .32, 56.08, .10), 'FedAvg-small': (84.22, .12, 84.20, .01, 54.91, -.51),
-          'OFM': (82.97, -.22, 82.61, .02, 56.60, -.14), 'OFR': (83.08, .14, 82.59, -.33, 56.26, -.23),
-          'OSM': (84.33, -.07, 73.95, .77, 56.18, -.15), 'GFM': (85.33, .09, 81.82, .02, 55.86, -.32),
-          'GFR': (84.04, .28, 82.01, .69, 55.84, -.26), 'UFR': (85.11, .69, 79.05, -.07, 55.55, .01),
-          'OSR': (83.71, .46, 28.93, -2.24, 55.52, .38), 'GSR': (84.39, -.39, 44.34, 2.75, 55.21, .26),
-          'USR': (85.29, -.14, 45.03, .98, 54.98, .02)}
-    variants = (('FedProx(mu=0.01)', fp), ('FedAvgM(eta=0.9, beta=0.3)', fm))
-    both = pd.concat([pd.DataFrame(d, index=cols).T.assign(variant=v) for v, d in variants])
-    return both.rename_axis('method').reset_index()
+    return _thesis_table('nemeth2025_table10.csv')
 
 # %% ../../nbs/modelhet/32_experiments.ipynb #e68e99e2
 def _methods_only(df): return df[df.method.isin(METHODS)]
