@@ -29,4 +29,5 @@ def pytest_pyfunc_call(pyfuncitem):
             return True
         except Exception as e:
             if type(e).__name__ != 'TargetClosedError' or attempt == BROWSER_RELAUNCHES: raise
-            warnings.warn(f'{pyfuncitem.name}: the browser closed under the test ({str(e).splitlines()[0]}); relaunched')
+            first = str(e).splitlines()[0]
+            warnings.warn(f'{pyfuncitem.name}: the browser closed under the test ({first}); relaunched')

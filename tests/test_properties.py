@@ -84,7 +84,8 @@ SPECS = {
  'foundation.core.as_array': spec(core.as_array, _v(name='x', value=[1, 2], ndim=1), value=st.sampled_from([None, 'x', [[1, 2], [3]], [1, 'a'], {'a': 1}, [[1, 2]]])),
  'foundation.core.check_array': spec(core.check_array, _v(name='x', value=[0.5], lo=0, hi=1), value=bad_reals(0, 1)),
  'foundation.core.check_tensor': spec(core.check_tensor, _v(name='x', value=[0.5]), value=st.sampled_from([None, 'x', True, [[1, 2], [3]], [NAN], [INF], torch.tensor([NAN])])),
- 'foundation.core.all_finite': spec(core.all_finite, _v(t=torch.ones(2)), t=st.sampled_from([None, [1.0], 'x', np.ones(2)])),
+ 'foundation.core.all_finite': spec(core.all_finite, _v(t=torch.ones(2)),
+                                   t=st.sampled_from([None, [1.0], 'x', np.ones(2)])),
  'foundation.core.torch_threads': spec(core.torch_threads, _v(n=1), n=bad_int(1)),
  'foundation.core.check_count': spec(core.check_count, _v(name='k', value=3, hi=10), value=bad_int(0, 10)),
  'foundation.core.check_count_array': spec(core.check_count_array, _v(name='N', value=[[1, 2], [3, 4]]), value=bad_matrices(2, shapes=False, empty=False)),
@@ -611,6 +612,6 @@ def test_covered_names_exist():
 @given(st.sampled_from([torch.float16, torch.bfloat16, torch.float32, torch.float64]), st.integers(0, 40),
        st.lists(st.sampled_from([0.0, -1.5, 3e38, -3e38, 1e308, NAN, INF, -INF]), max_size=40))
 def test_all_finite_agrees_with_an_elementwise_scan(dtype, n, values):
-    "`all_finite` (one min-max pass) says what an elementwise `isfinite` over every entry says, at every dtype and size."
+    "`all_finite` (one min-max pass) says what an elementwise `isfinite` says, at every dtype and size."
     t = torch.tensor(values[:n] or [0.0] * n, dtype=torch.float64).to(dtype)   # 1e308 becomes inf below float64
     assert core.all_finite(t) == all(math.isfinite(v) for v in t.double().tolist())

@@ -154,7 +154,8 @@ def _check_eval_data(model, x, y, a, n_classes, n_attrs):
     f64 = torch.float64
     ends = [e.to(f64) for t in (y, a, x) for e in torch.aminmax(t)]   # NaN or ±inf in x reaches its ends
     lo_y, hi_y, lo_a, hi_a, lo_x, hi_x = torch.stack(ends).tolist()
-    if not (math.isfinite(lo_x) and math.isfinite(hi_x)): raise ValueError("x: expected finite values (NaN or ±inf found)")
+    if not (math.isfinite(lo_x) and math.isfinite(hi_x)):
+        raise ValueError("x: expected finite values (NaN or ±inf found)")
     for name, lo, hi, n in (('y', lo_y, hi_y, n_classes), ('a', lo_a, hi_a, n_attrs)):
         if lo < 0 or hi >= n:
             raise ValueError(f"{name}: label {int(lo if lo < 0 else hi)} is out of range; expected labels in [0, {n})")

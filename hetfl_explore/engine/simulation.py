@@ -21,8 +21,8 @@ from .backends import BACKENDS, batch_plan, block_size, model_profile, pool_befo
 from .aggregation import aggregate, aggregation_rule_name, resolve_aggregation_rule, unit_masks
 from .system import SystemProfiles
 from .store import History, RunStore, check_federated_data, run_identity, run_key
-from .groups import (Grouping, GroupView, ClientStream, check_assignment, group_models, aggregate_groups,
-                                         group_shares, mix_evaluations, grouped_identity)
+from .groups import (Grouping, GroupView, ClientStream, check_assignment, group_models,
+                                         aggregate_groups, group_shares, mix_evaluations, grouped_identity)
 
 # %% auto #0
 __all__ = ['BYTES_PER_PARAM', 'BYTES_PER_ANSWER', 'EVAL_CHUNK', 'QUERY_KINDS', 'MESSAGE_TYPES', 'Simulation', 'RoundPlan',
@@ -526,7 +526,8 @@ def _messages(self:Simulation, ids:np.ndarray, dropped:np.ndarray, masks:torch.T
     "Messages and bytes of the round by type (`MESSAGE_TYPES`): queries, (sub-)model downloads, uploads, skipped uploads."
     P, q = self.layout.size, self._queries
     n_params = np.full(len(ids), P) if masks is None else masks.sum(1).cpu().numpy()
-    per = len(self.models) if self.grouping is not None and self.grouping.broadcast_all else 1   # models a download holds
+    grouped = self.grouping is not None and self.grouping.broadcast_all
+    per = len(self.models) if grouped else 1   # models a download holds
     n = dict(query_loss=q.get('loss', 0), query_time=q.get('time', 0), download=len(ids) * per,
              upload=int((~dropped).sum()), skipped=int(dropped.sum()))
     b = dict(query_loss=n['query_loss'] * (BYTES_PER_PARAM * P + BYTES_PER_ANSWER), query_time=n['query_time'] * BYTES_PER_ANSWER,
@@ -546,8 +547,8 @@ def _checked_messages(got, # what a runtime's `measured()` returned
 
 # %% ../../nbs/engine/05_fedavg.ipynb #de9e3163
 @patch
-def _record(self:Simulation, t, ids, rep, dropped, weights, reports, sim_t, energy, masks=None, kept=False, rejected=None,
-            measured=None, groups=None) -> dict:
+def _record(self:Simulation, t, ids, rep, dropped, weights, reports, sim_t, energy, masks=None, kept=False,
+            rejected=None, measured=None, groups=None) -> dict:
     "Add round `t`'s costs to the totals and append its round row (messages by type, whether the model was kept) and client rows."
     msgs = self._messages(ids, dropped, masks)
     if measured is not None: msgs.update(_checked_messages(measured(), msgs))
@@ -681,8 +682,8 @@ def _set_groups(self:Simulation, model_fn, grouping, stream, data):
 def _set_identity(self:Simulation, data, stop_when):
     "The run's identity (all that determines its result, a grouped run's rule and stream included) and store key."
     hooks = dict(stop_when=stop_when, aggregation=self.rule, accept=self.accept, client_loss=self.client_loss)
-    identity = run_identity(self.config, self.backend, self.device, data, self.net, self.selector, self.store is not None,
-                            self.profiles, hooks)
+    identity = run_identity(self.config, self.backend, self.device, data, self.net, self.selector,
+                            self.store is not None, self.profiles, hooks)
     self.identity = grouped_identity(identity, self.grouping, self.stream)
     self.key = run_key(self.identity)
 

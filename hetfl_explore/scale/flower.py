@@ -35,8 +35,8 @@ import torch
 import torch.nn.functional as F
 from fastcore.basics import patch
 from torch.func import functional_call
-from ..foundation.core import (check_int, check_float, check_type, check_choice, check_callable, check_tensor,
-                                           check_array, torch_threads)
+from ..foundation.core import (check_int, check_float, check_type, check_choice, check_callable,
+                                           check_tensor, check_array, torch_threads)
 from ..engine.protocol import Selector
 from ..engine.simulation import Simulation, RoundPlan
 from ..engine.config import RunConfig, LocalWork
@@ -468,7 +468,8 @@ def _simulate(strategy:SelectorStrategy, clients:FlowerClients, num_cpus:int):
         path = os.pathsep.join([*sys.path, *filter(None, [os.environ.get('PYTHONPATH')])])   # what Flower gives its workers
         start_ray(num_cpus, runtime_env={'env_vars': {'PYTHONPATH': path}})
     resources = {'num_cpus': CLIENT_CPUS, 'num_gpus': 0}   # each client app trains with as many threads as it has CPUs
-    try: run_simulation(server_app=server, client_app=clients.client_app(CLIENT_CPUS), num_supernodes=strategy.sim.num_clients,
+    app, n = clients.client_app(CLIENT_CPUS), strategy.sim.num_clients
+    try: run_simulation(server_app=server, client_app=app, num_supernodes=n,
                         backend_config={'client_resources': resources, 'init_args': {'num_cpus': num_cpus}})
     finally: ray.shutdown()   # Flower shuts Ray down when it ends normally; also when it fails
     if strategy.sim.round == 0: raise RuntimeError("Flower's simulation runtime ended before the first round (see its log above)")
