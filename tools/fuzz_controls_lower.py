@@ -311,6 +311,7 @@ def _feddiverse() -> dict:
                              ('check_client_types', dict(name='types', types=(np.array(['CI', 'AI', 'SC']), 'obj'),
                                                          K=(3, 'size')))],
      'feddiverse.own_data': [('as_labels', dict(name='values', values=(np.array([0, 1, 2, 1]), 'labels'))),
+                             ('client_order', dict(ids=(pd.Series(['b', 'a', 'b']), 'obj'), clients=None)),
                              ('level_count', dict(name='n_classes',
                                                   labels=([np.array([0, 1]), np.array([2, 1])], 'obj'),
                                                   given=(3, 'size'),

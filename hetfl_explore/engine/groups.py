@@ -90,7 +90,7 @@ def check_assignment(groups, # what a rule's `assign` returned
     check_type('view', view, GroupView)
     g = as_array(f'{who}.assign groups', groups)
     if g.shape != view.ids.shape:
-        raise ValueError(f"{who}.assign returned groups of shape {g.shape}: "
+        raise ValueError(f"{who}.assign returned groups={groups!r:.40} of shape {g.shape}: "
                          f"expected one group per id, shape {view.ids.shape}")
     return check_ids(f'{who}.assign groups', g, view.n_groups)
 
@@ -166,7 +166,7 @@ def aggregate_groups(models:torch.Tensor, # (G, P) the group models, updated in 
     weights, groups = check_array('weights', weights, ndim=1, lo=0), check_ids('groups', groups, len(models))
     if not isinstance(states, list) or len(states) != len(models) or not all(isinstance(d, dict) for d in states):
         raise TypeError(f"states: expected a list of {len(models)} dicts (one server state per group), "
-                        f"got {type(states).__name__}")
+                        f"got {states!r:.40}")
     if len(groups) != len(updates) or len(weights) != len(updates):
         raise ValueError(f"groups, weights: {len(groups)} and {len(weights)} entries: "
                          f"expected one per update ({len(updates)})")
@@ -212,7 +212,7 @@ def mix_evaluations(results:list, # one `models.evaluate` result per group model
     "One evaluation from G: accuracy, loss and group accuracies weighted by `shares`; worst group of the mixture."
     if not isinstance(results, (list, tuple)) or not results or not all(isinstance(r, dict) for r in results):
         raise TypeError(f"results: expected a non-empty list of `evaluate` results (dicts), "
-                        f"got {type(results).__name__}")
+                        f"got {results!r:.40}")
     shares = check_array('shares', shares, ndim=1, lo=0, hi=1)
     if len(results) != len(shares):
         raise ValueError(f"results, shares: {len(results)} and {len(shares)}: expected G >= 1 each")

@@ -490,7 +490,8 @@ def run_client_table(row:pd.Series, # one row of `run_fairness_grid`'s CSV
                     ) -> pd.DataFrame:
     "Per-client metrics of a stored run (from its saved count tensors), with their mean and the exact federated value."
     if not isinstance(row, (pd.Series, dict)) or 'client_confusions' not in row:
-        raise TypeError(f"row: expected a row of `run_fairness_grid` (a Series with 'client_confusions'), got {type(row).__name__}")
+        raise TypeError(f"row: expected a row of `run_fairness_grid` (a Series with 'client_confusions'), "
+                        f"got {row!r:.40}")
     try: cs = [torch.tensor(c, dtype=torch.float64).view(2, 2, 2) for c in json.loads(row['client_confusions'])]
     except (ValueError, TypeError, RuntimeError) as e: raise ValueError(f"row['client_confusions']: not a JSON list of 2x2x2 count tensors ({e})") from None
     return client_table(cs, **kw)

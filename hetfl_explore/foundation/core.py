@@ -122,11 +122,13 @@ SEED_MAX = 2**63 - 1   # largest seed that numpy, Python's random and torch (a s
 MAX_COUNT = 2**53      # largest count (and total of counts) a float64 holds exactly
 MS_PER_S = 1000.0     # milliseconds per second (latencies and timings are reported in ms)
 
-def _check_ndim(name, shape:tuple, ndim):
-    "Raise a `ValueError` naming `name` unless an array of `shape` has `ndim` dimensions (an int, or a tuple of allowed ones)."
+def _check_ndim(name, arr, ndim):
+    "Raise a `ValueError` naming `name` unless `arr` (array or tensor) has `ndim` dimensions (an int, or a tuple of them)."
     dims = (ndim,) if isinstance(ndim, int) else ndim
-    if dims is not None and len(shape) not in dims:
-        raise ValueError(f"{name}: shape {tuple(shape)}: expected an array with {' or '.join(map(str, dims))} dimension(s)")
+    if dims is None or arr.ndim in dims: return
+    shown = f"={arr.item()!r:.40}" if arr.ndim == 0 else ''   # a lone number shows itself
+    allowed = ' or '.join(map(str, dims))
+    raise ValueError(f"{name}{shown}: shape {tuple(arr.shape)}: expected an array with {allowed} dimension(s)")
 
 def _real_objects(name, arr:np.ndarray) -> np.ndarray:
     "An object array of real numbers (`Fraction`, integers beyond int64) as float64; other object arrays unchanged."
@@ -152,7 +154,7 @@ def as_array(name:str, # Argument name, quoted in the error
     if arr.dtype.kind == 'O' and arr.size: arr = _real_objects(name, arr)
     if arr.dtype.kind not in 'biuf' and not (arr.size == 0 and arr.dtype.kind == 'O'):
         raise TypeError(f"{name}={_show(value)}: expected an array of numbers, got dtype {arr.dtype}")
-    _check_ndim(name, arr.shape, ndim)
+    _check_ndim(name, arr, ndim)
     return arr.astype(np.float64) if arr.dtype.kind == 'O' else arr
 
 # %% ../../nbs/foundation/00_core.ipynb #48cdbab1
@@ -203,7 +205,7 @@ def check_tensor(name:str, # Argument name, quoted in the error
     if isinstance(value, bool): raise TypeError(_bad(name, value, 'a number, array or tensor'))
     if not isinstance(value, torch.Tensor): return torch.from_numpy(check_array(name, value, ndim, allow_nan=not finite, allow_inf=not finite))
     t = value if value.is_floating_point() else value.double()
-    _check_ndim(name, tuple(t.shape), ndim)
+    _check_ndim(name, t, ndim)
     if finite and not all_finite(t): raise ValueError(f"{name}: expected finite values (NaN or ±inf found)")
     return t
 
