@@ -227,5 +227,7 @@ def test_distillation_rows_are_shaped_like_the_queried_ones():
     torch.manual_seed(0)
     x, y = torch.rand(6, 4), torch.arange(6) % 3
     assert distill_trajectory(mlp(4, 8, 3), lambda: mlp(4, 8, 3), torch.rand(8, 4), x, y, epochs=1).shape == (6, 2)
-    with pytest.raises(ValueError, match=r"x_dl: shape \(8,\): expected rows shaped like x's, \(4,\)"):
+    with pytest.raises(ValueError, match=r"x_dl: shape \(8, 5\): expected rows shaped like x's, \(4,\)"):
+        distill_trajectory(mlp(4, 8, 3), lambda: mlp(4, 8, 3), torch.rand(8, 5), x, y, epochs=1)
+    with pytest.raises(ValueError, match=r"x_dl: shape \(8,\): expected a non-empty pool, one row of features"):
         distill_trajectory(mlp(4, 8, 3), lambda: mlp(4, 8, 3), torch.rand(8), x, y, epochs=1)
