@@ -6,6 +6,7 @@
 from __future__ import annotations
 import json, os, pickle, time
 from dataclasses import dataclass
+from fastcore.basics import patch
 from importlib import resources
 from pathlib import Path
 import numpy as np
@@ -256,13 +257,16 @@ class ModelHetPreset:
                         attacks=lambda n, v: tuple(check_choice(n, a, MIA_ATTACKS)
                                                    for a in check_type(n, v, (tuple, list))))
 
-    def config(self, seed:int):
-        "The engine `RunConfig` of one run."
-        from hetfl_explore.engine.config import RunConfig
-        return RunConfig(rounds=self.rounds, local_epochs=self.local_epochs, batch_size=self.batch_size, lr=self.lr,
-                         momentum=self.momentum, seed=seed, eval_every=self.eval_every, weighting=self.weighting,
-                         device=self.device)
+# %% ../../nbs/modelhet/32_experiments.ipynb #c5ca28b1
+@patch
+def config(self:ModelHetPreset, seed:int):
+    "The engine `RunConfig` of one run."
+    from hetfl_explore.engine.config import RunConfig
+    return RunConfig(rounds=self.rounds, local_epochs=self.local_epochs, batch_size=self.batch_size, lr=self.lr,
+                     momentum=self.momentum, seed=seed, eval_every=self.eval_every, weighting=self.weighting,
+                     device=self.device)
 
+# %% ../../nbs/modelhet/32_experiments.ipynb #c5ca28b2
 # Yeom; offline LiRA with population shadows; the biased pooled-shadow LiRA it replaces (kept to compare); TMIA-lite
 MIA_ATTACKS = ('yeom', 'lira', 'lira_pooled', 'tmia_lite')
 MODELHET_TINY = ModelHetPreset()
