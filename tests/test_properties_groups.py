@@ -4,13 +4,13 @@ import inspect
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, settings, strategies as st, HealthCheck
+from hypothesis import strategies as st
 import hetfl_explore.engine.groups as gr
 import hetfl_explore.clustering.ifca as ifca
 from hetfl_explore.engine.config import RunConfig
 from hetfl_explore.engine.models import mlp
+from test_properties_engine_selection import refuses_naming
 
-SETTINGS = settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 NOT_INT = st.one_of(st.sampled_from([None, 'x', 1.5, float('nan'), object()]), st.integers(max_value=0))
 NOT_OBJ = st.sampled_from([None, 3, 'x'])
 VIEW = lambda: gr.GroupView(0, [0, 1], torch.zeros(2, 3), np.full(4, -1))
@@ -48,12 +48,7 @@ COVERED = {f'hetfl_explore.{name}' for name, *_ in CASES}
 
 @pytest.mark.parametrize('name,call,arg,bad', CASES, ids=[c[0] for c in CASES])
 def test_malformed_input_names_the_argument(name, call, arg, bad):
-    @SETTINGS
-    @given(v=bad)
-    def check(v):
-        with pytest.raises((ValueError, TypeError)) as e: call(v)
-        assert arg in str(e.value), f"{name}({v!r:.60}): {type(e.value).__name__}: {e.value}"
-    check()
+    refuses_naming(call, arg, bad, name)
 
 def test_covered_is_every_public_function_and_class():
     "COVERED lists exactly the public functions and classes of the two modules."
