@@ -6,7 +6,8 @@ __version__ = "0.1.0"
 
 # The parts of the package, lowest first. A part imports only from parts on earlier entries; parts that share an
 # entry do not import each other (checked by tests/test_layers.py; explained on the contributing page).
-LAYERS = ('foundation', 'engine', 'selection', 'feddiverse modelhet crowd clustering', 'fairness scale', 'widgets', 'graders')
+LAYERS = ('foundation', 'engine', 'selection', 'feddiverse modelhet crowd clustering', 'fairness scale', 'widgets',
+          'graders')
 
 from .foundation.data import federation
 from .foundation.hetero import dht, fl_metrics, client_types

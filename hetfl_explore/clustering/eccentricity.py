@@ -23,7 +23,8 @@ def cluster_stats(P, # (C, K) class-probability vectors
     lab = check_cluster_labels(labels, len(P))
     out = {}
     for j in np.unique(lab):
-        X = P[lab == j]; mu = X.mean(0)
+        X = P[lab == j]
+        mu = X.mean(0)
         out[int(j)] = (mu, float(((X - mu) ** 2).sum(1).mean()), int(len(X)))
     return out
 
@@ -33,9 +34,11 @@ def eccentricity(p, # the tested vector (K,)
                  n:int, # the cluster size
                 ) -> float:
     "TEDA eccentricity 1/n + ||mu - p||^2 / (n var)."
-    n = check_int('n', n, lo=1); var = check_float('var', var, lo=0, lo_open=True)
+    n = check_int('n', n, lo=1)
+    var = check_float('var', var, lo=0, lo_open=True)
     p, mu = check_array('p', p, ndim=1, nonempty=True), check_array('mu', mu, ndim=1)
-    if p.shape != mu.shape: raise ValueError(f"p has {p.size} entries and mu has {mu.size}: expected vectors of the same length")
+    if p.shape != mu.shape:
+        raise ValueError(f"p has {p.size} entries and mu has {mu.size}: expected vectors of the same length")
     d = p - mu
     return float(1 / n + d @ d / (n * var))
 
@@ -70,7 +73,8 @@ def _stats_for(P_old, lab, var_floor):
 def _xi(p, j, stats, P_old, lab, i, mode):
     mu, v, n = stats[j]
     if mode == 'include':
-        X = np.vstack([P_old[(lab == j) & (np.arange(len(lab)) != i)], p]); mu, n = X.mean(0), len(X)
+        X = np.vstack([P_old[(lab == j) & (np.arange(len(lab)) != i)], p])
+        mu, n = X.mean(0), len(X)
         v = float(((X - mu) ** 2).sum(1).mean()) or v          # the point joins the statistics (n + 1)
     return eccentricity(p, mu, v, n), n
 
@@ -86,8 +90,10 @@ def eccentricity_reassign(P_new, # (C, K) the workers' updated class-probability
     "One GP-FL re-grouping step: stay, move to the accepting cluster of lowest eccentricity, or become a singleton."
     P_new = check_distribution('P_new', P_new, atol=PROB_ATOL, ndim=PROB_NDIM)
     P_old = check_distribution('P_old', P_old, atol=PROB_ATOL, ndim=PROB_NDIM)
-    if P_new.shape != P_old.shape: raise ValueError(f"P_new has shape {P_new.shape}: expected the shape of P_old {P_old.shape}")
-    lab = check_cluster_labels(labels, len(P_new)); check_choice('threshold', threshold, THRESHOLDS)
+    if P_new.shape != P_old.shape:
+        raise ValueError(f"P_new has shape {P_new.shape}: expected the shape of P_old {P_old.shape}")
+    lab = check_cluster_labels(labels, len(P_new))
+    check_choice('threshold', threshold, THRESHOLDS)
     mode = check_choice('mode', mode, ECC_MODES)
     if var_floor is not None: var_floor = check_float('var_floor', var_floor, lo=0, lo_open=True)
     stats = _stats_for(P_old, lab, var_floor)
@@ -95,7 +101,8 @@ def eccentricity_reassign(P_new, # (C, K) the workers' updated class-probability
     for i, p in enumerate(P_new):
         own = int(lab[i])
         if stats[own][2] > 1 and accepts(*_xi(p, own, stats, P_old, lab, i, mode), m, threshold): continue
-        cand = [(xi, j) for j in stats if j != own for xi, n in [_xi(p, j, stats, P_old, lab, i, mode)] if accepts(xi, n, m, threshold)]
+        cand = [(xi, j) for j in stats if j != own for xi, n in [_xi(p, j, stats, P_old, lab, i, mode)]
+                if accepts(xi, n, m, threshold)]
         if cand: new[i] = min(cand)[1]
         elif stats[own][2] > 1: new[i], nxt = nxt, nxt + 1
     return new, new != lab

@@ -17,14 +17,18 @@ __all__ = ['MCL_TIE_TOL', 'KMEDOIDS_EXACT_MAX', 'mcl_matrix', 'mcl', 'check_clus
 
 # %% ../../nbs/clustering/71_mcl.ipynb #2a791602
 def _col_normalize(M):
-    s = np.asarray(M.sum(0)).ravel(); s[s == 0] = 1
+    s = np.asarray(M.sum(0)).ravel()
+    s[s == 0] = 1
     return M @ sp.diags(1 / s) if sp.issparse(M) else M / s
 
 def _prune(M, threshold):
     if sp.issparse(M):
-        M = M.tocsc(); colmax = np.asarray(M.max(0).todense()).ravel()
+        M = M.tocsc()
+        colmax = np.asarray(M.max(0).todense()).ravel()
         keep = (M.data >= threshold) | (M.data >= colmax[np.repeat(np.arange(M.shape[1]), np.diff(M.indptr))])
-        M.data = np.where(keep, M.data, 0); M.eliminate_zeros(); return M.tocsr()
+        M.data = np.where(keep, M.data, 0)
+        M.eliminate_zeros()
+        return M.tocsr()
     keep = (M >= threshold) | (M == M.max(0, keepdims=True))
     return np.where(keep, M, 0.0)
 
@@ -33,7 +37,11 @@ def _check_graph(A):
     else: A = check_array('A', A, ndim=2, nonempty=True)
     if A.shape[0] != A.shape[1]: raise ValueError(f"A has shape {A.shape}: expected a square adjacency matrix")
     vals = A.data if sp.issparse(A) else A
-    if not np.isfinite(vals).all() or (vals < 0).any(): raise ValueError("A has negative or non-finite entries: expected similarities >= 0 (MCL needs similarities, not signed scores)")
+    if not np.isfinite(vals).all() or (vals < 0).any():
+        raise ValueError(
+            "A has negative or non-finite entries: expected similarities >= 0 (MCL needs similarities, not signed "
+            "scores)"
+        )
     return A
 
 # %% ../../nbs/clustering/71_mcl.ipynb #f60d27e7
@@ -52,7 +60,9 @@ def mcl_matrix(A, # (n, n) similarity/adjacency matrix (numpy or scipy.sparse); 
     loop_value, prune = check_float('loop_value', loop_value, lo=0), check_float('prune', prune, 0, 1)
     max_iter, tol = check_int('max_iter', max_iter, lo=1), check_float('tol', tol, lo=0)
     if sp.issparse(A): M = (A - sp.diags(A.diagonal()) + loop_value * sp.eye(A.shape[0])).tocsr()
-    else: M = A.copy(); np.fill_diagonal(M, loop_value)
+    else:
+        M = A.copy()
+        np.fill_diagonal(M, loop_value)
     M = _col_normalize(M)
     for it in range(1, max_iter + 1):
         last = M
@@ -109,11 +119,14 @@ def check_cluster_labels(labels, # (n,) integer cluster labels
 def silhouette_samples(D, # (n, n) distance matrix
                        labels, # (n,) integer cluster labels
                       ) -> np.ndarray:
-    "Silhouette s(i) of every point from a precomputed distance matrix; 0 for singletons and for degenerate clusterings."
-    D = check_distance_matrix('D', D); lab = check_cluster_labels(labels, len(D))
+    """Silhouette s(i) of every point from a precomputed distance matrix; 0 for singletons and for degenerate
+    clusterings."""
+    D = check_distance_matrix('D', D)
+    lab = check_cluster_labels(labels, len(D))
     ids = np.unique(lab)
     if not 2 <= ids.size <= len(D) - 1: return np.zeros(len(D))
-    onehot = (lab[:, None] == ids[None]).astype(float); size = onehot.sum(0)
+    onehot = (lab[:, None] == ids[None]).astype(float)
+    size = onehot.sum(0)
     tot = D @ onehot                                             # (n, k) summed distance to each cluster
     own = (lab[:, None] == ids[None])
     a = (tot * own).sum(1) / np.maximum(size[own.argmax(1)] - 1, 1)
@@ -129,9 +142,14 @@ def clustering_report(labels, # (n,) integer cluster labels
     lab = check_cluster_labels(labels)
     if lab.size == 0: raise ValueError("labels is empty: expected at least one client")
     ids, sizes = np.unique(lab, return_counts=True)
-    degenerate = 'one cluster' if ids.size == 1 and lab.size > 1 else 'all singletons' if ids.size == lab.size and lab.size > 1 else None
-    rep = dict(n_clusters=int(ids.size), sizes=sizes.tolist(), n_singletons=int((sizes == 1).sum()), degenerate=degenerate)
-    if D is not None: rep['silhouette'] = float(silhouette_samples(D, lab).mean()) if degenerate is None else float('nan')
+    several = lab.size > 1
+    degenerate = None
+    if several and ids.size == 1: degenerate = 'one cluster'
+    elif several and ids.size == lab.size: degenerate = 'all singletons'
+    rep = dict(n_clusters=int(ids.size), sizes=sizes.tolist(), n_singletons=int((sizes == 1).sum()),
+               degenerate=degenerate)
+    if D is not None:
+        rep['silhouette'] = float(silhouette_samples(D, lab).mean()) if degenerate is None else float('nan')
     return rep
 
 # %% ../../nbs/clustering/71_mcl.ipynb #999c1b2a
@@ -143,7 +161,8 @@ def kmedoids_cost(D, # (n, n) distance matrix
                   medoids, # distinct medoid indices in [0, n)
                  ) -> float:
     "The k-medoids objective: the summed distance of every point to its nearest medoid."
-    D = check_distance_matrix('D', D); med = check_ids('medoids', medoids, len(D), unique=True)
+    D = check_distance_matrix('D', D)
+    med = check_ids('medoids', medoids, len(D), unique=True)
     if med.size == 0: raise ValueError("medoids=[]: expected at least one medoid index")
     return _cost(D, med)
 
@@ -151,7 +170,8 @@ def _pam_build(D, k):
     med = [int(D.sum(1).argmin())]
     while len(med) < k:
         near = D[:, med].min(1)
-        gain = np.maximum(near[:, None] - D, 0).sum(0); gain[med] = -np.inf   # cost drop if each point were added
+        gain = np.maximum(near[:, None] - D, 0).sum(0)
+        gain[med] = -np.inf   # cost drop if each point were added
         med.append(int(gain.argmax()))
     return med
 
@@ -174,17 +194,21 @@ def _exact_medoids(D, k):
 
 def kmedoids(D, # (n, n) distance matrix
              k:int, # number of clusters (1 <= k <= n)
-             method:str='auto', # 'exact' (enumerate every set), 'pam' (BUILD + SWAP) or 'auto' (exact when C(n, k) <= KMEDOIDS_EXACT_MAX)
+             # 'exact' (enumerate every set), 'pam' (BUILD + SWAP) or 'auto' (exact when C(n, k) <= KMEDOIDS_EXACT_MAX)
+             method:str='auto',
              max_iter:int=100, # cap on the SWAP passes
             ) -> tuple[np.ndarray, np.ndarray]: # (labels (n,), medoid indices (k,))
     "k-medoids on a precomputed distance matrix: exact by enumeration for small n, else PAM (swap-optimal)."
-    D = check_distance_matrix('D', D); n = len(D)
+    D = check_distance_matrix('D', D)
+    n = len(D)
     if isinstance(k, (int, np.integer)) and not isinstance(k, bool) and k > n:
         raise ValueError(f"k={k}: fewer clients ({n}) than clusters; expected 1 <= k <= {n}")
-    k = check_int('k', k, lo=1, hi=n); max_iter = check_int('max_iter', max_iter, lo=1)
+    k = check_int('k', k, lo=1, hi=n)
+    max_iter = check_int('max_iter', max_iter, lo=1)
     method = check_choice('method', method, ('auto', 'exact', 'pam'))
     if method == 'auto': method = 'exact' if comb(n, k) <= KMEDOIDS_EXACT_MAX else 'pam'
     med = np.array(_exact_medoids(D, k) if method == 'exact' else _pam_swap(D, _pam_build(D, k), max_iter))
-    lab = D[:, med].argmin(1); lab[med] = np.arange(k)
+    lab = D[:, med].argmin(1)
+    lab[med] = np.arange(k)
     return lab, med
 

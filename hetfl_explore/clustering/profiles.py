@@ -29,8 +29,13 @@ def check_distance_matrix(name:str, # argument name, quoted in the error
     a = check_array(name, D, ndim=2, nonempty=True)
     if a.shape[0] != a.shape[1]: raise ValueError(f"{name} has shape {a.shape}: expected a square matrix")
     if (a < 0).any(): raise ValueError(f"{name} has negative entries: expected distances >= 0")
-    if not np.allclose(a, a.T, atol=SYM_ATOL): raise ValueError(f"{name} is not symmetric (max |D - D.T| = {np.abs(a - a.T).max():.3g}): expected a symmetric distance matrix")
-    if not np.allclose(np.diag(a), 0, atol=SYM_ATOL): raise ValueError(f"{name} has a non-zero diagonal: expected d(i, i) = 0")
+    if not np.allclose(a, a.T, atol=SYM_ATOL):
+        raise ValueError(
+            f"{name} is not symmetric (max |D - D.T| = {np.abs(a - a.T).max():.3g}): expected a symmetric distance "
+            f"matrix"
+        )
+    if not np.allclose(np.diag(a), 0, atol=SYM_ATOL):
+        raise ValueError(f"{name} has a non-zero diagonal: expected d(i, i) = 0")
     return a
 
 # %% ../../nbs/clustering/70_profiles.ipynb #2c334f72
@@ -39,7 +44,8 @@ def laplace_smooth(counts, # class counts (K,) of one client, or (C, K) one row 
     "Laplace (add-one) smoothed class-probability vectors (n_i + 1) / (|D| + K)."
     c = check_array('counts', counts, ndim=(1, 2), nonempty=True)
     if (c < 0).any() or (c != np.rint(c)).any():
-        raise ValueError(f"counts has entries {c[(c < 0) | (c != np.rint(c))][:3].tolist()}: expected whole class counts >= 0")
+        raise ValueError(
+            f"counts has entries {c[(c < 0) | (c != np.rint(c))][:3].tolist()}: expected whole class counts >= 0")
     tot = c.sum(-1, keepdims=True)
     if (tot == 0).any():
         empty = np.flatnonzero(np.atleast_1d(tot.squeeze(-1)) == 0).tolist()
@@ -76,7 +82,9 @@ def check_prob_pair(p, # a probability vector
                    ) -> tuple[np.ndarray, np.ndarray]:
     "Return `p` and `q` as 1-D probability vectors after checking they cover the same number of classes."
     p, q = check_array('p', p, ndim=1), check_array('q', q, ndim=1)
-    if p.size != q.size: raise ValueError(f"p has {p.size} classes and q has {q.size}: expected two probability vectors of the same length")
+    if p.size != q.size:
+        raise ValueError(
+            f"p has {p.size} classes and q has {q.size}: expected two probability vectors of the same length")
     p = check_distribution('p', p, atol=PROB_ATOL, ndim=PROB_NDIM)
     return p, check_distribution('q', q, atol=PROB_ATOL, ndim=PROB_NDIM)
 
@@ -119,7 +127,8 @@ def semantic_w1(p, # a probability vector
     p = check_distribution('p', p, atol=PROB_ATOL, ndim=PROB_NDIM)
     q = check_distribution('q', q, atol=PROB_ATOL, ndim=PROB_NDIM)
     C, K = check_ground(ground, p.size, 'ground'), p.size
-    rows = np.kron(np.eye(K), np.ones(K)); cols = np.kron(np.ones(K), np.eye(K))
+    rows = np.kron(np.eye(K), np.ones(K))
+    cols = np.kron(np.ones(K), np.eye(K))
     res = linprog(C.ravel(), A_eq=np.vstack([rows, cols]), b_eq=np.r_[p, q], bounds=(0, None), method='highs')
     return float(res.fun)
 
@@ -176,11 +185,13 @@ def sparsify(S, # (n, n) similarity matrix
     if mode == 'knn':
         k = check_int('k', k, lo=1, hi=max(1, n - 1))
         nn = np.argsort(np.where(keep, D, np.inf), 1, kind='stable')[:, :k]
-        m = np.zeros_like(keep); m[np.repeat(np.arange(n), k), nn.ravel()] = True
+        m = np.zeros_like(keep)
+        m[np.repeat(np.arange(n), k), nn.ravel()] = True
         keep &= m | m.T
     elif mode == 'eps':
         q = check_float('eps_q', eps_q, 0, 1)
-        eps = check_float('eps_abs', eps_abs, lo=0) if eps_abs is not None else np.quantile(D[keep], q) if keep.any() else 0.0
+        eps = check_float('eps_abs', eps_abs,
+                          lo=0) if eps_abs is not None else np.quantile(D[keep], q) if keep.any() else 0.0
         keep &= D <= eps
     A = np.where(keep, S, 0.0)
     return sp.csr_matrix(A) if as_sparse else A

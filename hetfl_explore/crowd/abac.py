@@ -59,8 +59,10 @@ class Condition:
     def __post_init__(self):
         # str's own split: a subclass may override it
         if not isinstance(self.left, str) or str.split(self.left, '.')[0] not in SCOPES:
-            raise ValueError(f"left={self.left!r}: expected a qualified attribute name starting with one of {', '.join(SCOPES)}")
-        check_type('forall', self.forall, (bool, np.bool_)); check_type('text', self.text, str)
+            raise ValueError(
+                f"left={self.left!r}: expected a qualified attribute name starting with one of {', '.join(SCOPES)}")
+        check_type('forall', self.forall, (bool, np.bool_))
+        check_type('text', self.text, str)
         check_choice('op', self.op, ('>=', '=') if self.forall else OPERATORS)
 
 
@@ -81,7 +83,8 @@ class Rule:
     line: int = 0 # the header's line in the policy text
 
     def __post_init__(self):
-        check_type('name', self.name, str); check_choice('effect', self.effect, ('permit', 'deny'))
+        check_type('name', self.name, str)
+        check_choice('effect', self.effect, ('permit', 'deny'))
         check_type('action', self.action, str)
         for c in check_type('conditions', self.conditions, tuple): check_type('conditions', c, Condition)
         check_int('line', self.line, lo=0)
@@ -105,19 +108,22 @@ def _qualify(tok, line):
     if kind != 'word': raise PolicySyntaxError(line, col, f"expected an attribute name, got {text!r}")
     scope, dot, rest = text.partition('.')
     if not dot: return f'subject.{text}'
-    if scope not in SCOPES or not rest: raise PolicySyntaxError(line, col, f"{text!r}: a qualified name starts with one of {', '.join(SCOPES)}")
+    if scope not in SCOPES or not rest:
+        raise PolicySyntaxError(line, col, f"{text!r}: a qualified name starts with one of {', '.join(SCOPES)}")
     return text
 
 # %% ../../nbs/crowd/66_abac.ipynb #9a992607
 def _value(toks, i, line):
     "Parse a value or `{set}` at token i; returns (value, next index)."
-    if i >= len(toks): raise PolicySyntaxError(line, toks[-1][2] + len(toks[-1][1]), "expected a value after the operator")
+    if i >= len(toks):
+        raise PolicySyntaxError(line, toks[-1][2] + len(toks[-1][1]), "expected a value after the operator")
     kind, text, col = toks[i]
     if text == '{':
         items, i = [], i + 1
         while i < len(toks) and toks[i][1] != '}':
             v, i = _value(toks, i, line)
-            if isinstance(v, (frozenset, Ref)): raise PolicySyntaxError(line, toks[i - 1][2], "a set holds plain values only")
+            if isinstance(v, (frozenset, Ref)):
+                raise PolicySyntaxError(line, toks[i - 1][2], "a set holds plain values only")
             items.append(v)
             if i < len(toks) and toks[i][1] == ',': i += 1
         if i >= len(toks): raise PolicySyntaxError(line, col, "set not closed: expected '}'")
@@ -133,7 +139,9 @@ def _op(toks, i, line):
     "The operator at token i."
     if i >= len(toks) or toks[i][1] not in OPERATORS:
         col = toks[i][2] if i < len(toks) else toks[-1][2] + len(toks[-1][1])
-        raise PolicySyntaxError(line, col, f"expected an operator ({', '.join(OPERATORS)}), got {toks[i][1] if i < len(toks) else 'end of line'!r}")
+        raise PolicySyntaxError(
+            line, col,
+            f"expected an operator ({', '.join(OPERATORS)}), got {toks[i][1] if i < len(toks) else 'end of line'!r}")
     return toks[i][1]
 
 # %% ../../nbs/crowd/66_abac.ipynb #6122df09
@@ -146,7 +154,8 @@ def _condition(text, line):
             if j + 1 >= len(toks) or (toks[j + 1][0] if want == 'word' else toks[j + 1][1]) != want:
                 col = toks[j + 1][2] if j + 1 < len(toks) else len(text) + 1
                 raise PolicySyntaxError(line, col, "expected 'forall VAR in SET: VAR OP VALUE'")
-        if toks[5][1] != toks[1][1]: raise PolicySyntaxError(line, toks[5][2], f"expected the bound variable {toks[1][1]!r}")
+        if toks[5][1] != toks[1][1]:
+            raise PolicySyntaxError(line, toks[5][2], f"expected the bound variable {toks[1][1]!r}")
         op = _op(toks, 6, line)
         if op not in ('>=', '='): raise PolicySyntaxError(line, toks[6][2], "forall compares elements with '>=' or '='")
         right, i, left, forall = *_value(toks, 7, line), _qualify(toks[3], line), True
@@ -169,10 +178,14 @@ class PolicySet:
 
 def _header(toks, line):
     "Parse `rule NAME: permit|deny ACTION`."
-    want = [('rule', 'the keyword rule'), ('word', 'a rule name'), (':', "':'"), ('effect', 'permit or deny'), ('word', 'an action name')]
+    want = [('rule', 'the keyword rule'), ('word', 'a rule name'), (':', "':'"), ('effect', 'permit or deny'),
+            ('word', 'an action name')]
     for j, (w, what) in enumerate(want):
-        ok = j < len(toks) and (toks[j][1] in ('permit', 'deny') if w == 'effect' else toks[j][0] == 'word' if w == 'word' else toks[j][1] == w)
-        if not ok: raise PolicySyntaxError(line, toks[j][2] if j < len(toks) else toks[-1][2] + len(toks[-1][1]), f"expected {what}")
+        ok = j < len(toks) and (toks[j][1] in ('permit', 'deny')
+                                if w == 'effect' else toks[j][0] == 'word' if w == 'word' else toks[j][1] == w)
+        if not ok:
+            raise PolicySyntaxError(line, toks[j][2] if j < len(toks) else toks[-1][2] + len(toks[-1][1]),
+                                    f"expected {what}")
     if len(toks) > 5: raise PolicySyntaxError(line, toks[5][2], f"unexpected {toks[5][1]!r} after the action")
     return toks[1][1], toks[3][1], toks[4][1]
 
@@ -188,14 +201,18 @@ def parse_policy(text:str, # the policy text (see EXAMPLE_POLICY)
         toks = _tokens(body, n)
         if toks[0][1] == 'combining':
             if rules or cur or len(toks) != 2 or toks[1][1] not in COMBINING:
-                raise PolicySyntaxError(n, toks[0][2], f"expected 'combining ALGORITHM' before the first rule, ALGORITHM one of {', '.join(COMBINING)}")
+                raise PolicySyntaxError(
+                    n, toks[0][2],
+                    f"expected 'combining ALGORITHM' before the first rule, ALGORITHM one of {', '.join(COMBINING)}")
             combining = toks[1][1]
         elif not body[0].isspace():
             if cur: rules.append(cur)
             name, effect, action = _header(toks, n)
-            if any(r[0] == name for r in rules): raise PolicySyntaxError(n, toks[1][2], f"rule {name!r} is defined twice")
+            if any(r[0] == name for r in rules):
+                raise PolicySyntaxError(n, toks[1][2], f"rule {name!r} is defined twice")
             cur = (name, effect, action, [], n)
-        elif cur is None: raise PolicySyntaxError(n, 1, "a condition must follow a 'rule NAME: permit|deny ACTION' line")
+        elif cur is None:
+            raise PolicySyntaxError(n, 1, "a condition must follow a 'rule NAME: permit|deny ACTION' line")
         else: cur[3].append(_condition(body, n))
     if cur: rules.append(cur)
     if not rules: raise PolicySyntaxError(1, 1, "the policy has no rules (everything would be denied)")
@@ -220,7 +237,8 @@ class Request:
     environment: dict = field(default_factory=dict) # environment attributes, e.g. {'maintenance': False}
 
     def __post_init__(self):
-        self.subject, self.resource, self.environment = (_attrs(n, getattr(self, n)) for n in ('subject', 'resource', 'environment'))
+        self.subject, self.resource, self.environment = (_attrs(n, getattr(self, n))
+                                                         for n in ('subject', 'resource', 'environment'))
         check_type('action', self.action, str)
 
     def get(self, name:str) -> tuple[bool, object]:
@@ -272,9 +290,11 @@ def holds(self:Condition, request:Request, # the request whose attributes are us
     if not is_set: return _compare(self.op, a, b)
     if not isinstance(b, _SET_TYPES): return False, f"right-hand side is not a set: {b!r}"
     a, b = _frozen(a), _frozen(b)
-    if a is None or b is None: return False, f"{self.left}: a set attribute holds plain values only (numbers, strings, booleans)"
+    if a is None or b is None:
+        return False, f"{self.left}: a set attribute holds plain values only (numbers, strings, booleans)"
     ok = a <= b if self.op == 'subset' else bool(a & b)
-    return ok, '' if ok else (f"{sorted(a - b, key=repr)} not in {sorted(b, key=repr)}" if self.op == 'subset' else f"no common element with {sorted(b, key=repr)}")
+    return ok, '' if ok else (f"{sorted(a - b, key=repr)} not in {sorted(b, key=repr)}"
+                              if self.op == 'subset' else f"no common element with {sorted(b, key=repr)}")
 
 # %% ../../nbs/crowd/66_abac.ipynb #a68665e8
 @dataclass
@@ -285,14 +305,17 @@ class Decision:
     action: str # the requested action
     trace: list # one dict per rule for the action: name, effect, applies, checks [(condition, holds, reason)]
     def __post_init__(self):
-        check_type('permit', self.permit, (bool, np.bool_)); check_type('decided_by', self.decided_by, str)
-        check_type('action', self.action, str); check_type('trace', self.trace, list)
+        check_type('permit', self.permit, (bool, np.bool_))
+        check_type('decided_by', self.decided_by, str)
+        check_type('action', self.action, str)
+        check_type('trace', self.trace, list)
 
     def explain(self) -> str:
         "A readable trace: each rule, each condition with a tick or the reason it failed, and the decision."
         lines = []
         for r in self.trace:
-            lines.append(f"rule {r['name']} ({r['effect']} {self.action}): {'applies' if r['applies'] else 'does not apply'}")
+            lines.append(
+                f"rule {r['name']} ({r['effect']} {self.action}): {'applies' if r['applies'] else 'does not apply'}")
             lines += [f"    {'✓' if ok else '✗'} {c}" + (f"  ({why})" if why else '') for c, ok, why in r['checks']]
         return '\n'.join(lines + [f"=> {'PERMIT' if self.permit else 'DENY'} by {self.decided_by}"])
 
@@ -320,19 +343,25 @@ TRUST_PENALTIES = dict(duplicate=0.2, outlier=0.1, free_rider=0.2)   # trust los
 TRUST_REWARD = 0.01         # trust gained per accepted update
 
 class TrustStore:
-    "Server-side trust scores in [0, 1]: set at registration, lowered by observed misbehaviour, raised by accepted work."
+    """Server-side trust scores in [0, 1]: set at registration, lowered by observed misbehaviour, raised by accepted
+    work."""
     def __init__(self, initial:float=TRUST_INITIAL, # a new device's trust
                  penalties:dict|None=None, # event -> trust lost (default TRUST_PENALTIES)
                  reward:float=TRUST_REWARD, # trust gained per accepted update
                 ):
-        self.initial, self.reward = check_float('initial', initial, lo=0, hi=1), check_float('reward', reward, lo=0, hi=1)
+        self.initial = check_float('initial', initial, lo=0, hi=1)
+        self.reward = check_float('reward', reward, lo=0, hi=1)
         given = check_type('penalties', TRUST_PENALTIES if penalties is None else penalties, dict)
-        self.penalties = {check_type('penalties key', k, str): check_float(f'penalties[{k!r}]', v, lo=0, hi=1) for k, v in given.items()}
+        self.penalties = {
+            check_type('penalties key', k, str): check_float(f'penalties[{k!r}]', v, lo=0, hi=1)
+            for k, v in given.items()
+        }
         self.scores, self.events = {}, []
 
 def _client_id(client_id):
     "A non-empty string client id."
-    if not isinstance(client_id, str) or not client_id: raise TypeError(f"client_id={client_id!r:.80}: expected a non-empty string")
+    if not isinstance(client_id, str) or not client_id:
+        raise TypeError(f"client_id={client_id!r:.80}: expected a non-empty string")
     return client_id
 
 
@@ -348,7 +377,8 @@ def set(self:TrustStore, client_id:str, # the device
         value:float, # the operator's score in [0, 1]
        ) -> float:
     "An operator's assignment of a device's trust."
-    self.scores[_client_id(client_id)] = check_float('value', value, lo=0, hi=1); return self.scores[client_id]
+    self.scores[_client_id(client_id)] = check_float('value', value, lo=0, hi=1)
+    return self.scores[client_id]
 
 @patch
 def observe(self:TrustStore, client_id:str, # the device whose behaviour was observed
@@ -356,7 +386,8 @@ def observe(self:TrustStore, client_id:str, # the device whose behaviour was obs
            ) -> float:
     "Update a registered device's trust after an observed event; returns the new score."
     check_choice('event', event, ('accepted', *self.penalties))
-    if _client_id(client_id) not in self.scores: raise ValueError(f"client_id={client_id!r}: not registered with this trust store")
+    if _client_id(client_id) not in self.scores:
+        raise ValueError(f"client_id={client_id!r}: not registered with this trust store")
     step = self.reward if event == 'accepted' else -self.penalties[event]
     self.scores[client_id] = min(1.0, max(0.0, self.scores[client_id] + step))
     self.events.append(dict(client_id=client_id, event=event, trust=self.scores[client_id]))
@@ -388,10 +419,13 @@ def flag(self:TrustStore, client:int, # a federation client's index
          names:list|tuple|dict|None=None, # each client index's id in the store (None: `client_name`)
         ) -> float:
     "Observe `event` for federation client `client` (registered first if new); returns its new trust."
-    if names is not None and client not in (names if isinstance(check_type('names', names, (list, tuple, dict)), dict) else range(len(names))):
+    if names is not None and client not in (names if isinstance(check_type('names', names,
+                                                                           (list, tuple,
+                                                                            dict)), dict) else range(len(names))):
         raise ValueError(f"names: no id for client {client!r}")
     cid = client_name(client) if names is None else names[client]
-    self.register(cid); return self.observe(cid, event)
+    self.register(cid)
+    return self.observe(cid, event)
 
 @patch
 def vector(self:TrustStore, client_ids:list, # the devices, in the order of a selector's pool

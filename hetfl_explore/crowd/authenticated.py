@@ -31,7 +31,8 @@ class AuthenticatedServer:
                  action:str='participate', # the ABAC action checked
                 ):
         self.ca = check_type('ca', ca, CertificateAuthority)
-        if not isinstance(task_id, str) or not task_id: raise ValueError(f"task_id={task_id!r}: expected a non-empty string")
+        if not isinstance(task_id, str) or not task_id:
+            raise ValueError(f"task_id={task_id!r}: expected a non-empty string")
         self.task_id, self.action = task_id, check_type('action', action, str)
         self.policy = None if policy is None else check_type('policy', policy, PolicySet)
         self.resource = dict(check_type('resource', {} if resource is None else resource, dict))
@@ -42,7 +43,8 @@ _FIELDS = dict(task_id=str, client_id=str, payload=bytes, nonce=bytes, signature
 
 def _malformed(u) -> bool:
     "True if a field of a received update has the wrong type (the checks would have nothing to check)."
-    return any(not isinstance(getattr(u, f), t) for f, t in _FIELDS.items()) or isinstance(u.round, bool) or not isinstance(u.round, numbers.Integral)
+    return any(not isinstance(getattr(u, f), t)
+               for f, t in _FIELDS.items()) or isinstance(u.round, bool) or not isinstance(u.round, numbers.Integral)
 
 @patch
 def reason(self:AuthenticatedServer, u:SignedUpdate, # a received update
@@ -60,7 +62,8 @@ def reason(self:AuthenticatedServer, u:SignedUpdate, # a received update
     if u.round != round: return REASONS['round']
     if u.nonce in self.seen: return REASONS['nonce']
     if u.client_id in self.accepted.get(round, ()): return REASONS['duplicate']
-    subject = self.ca.trust.subject(u.client_id, attributes_of(u.certificate))          # the server's trust, never a declared one
+    # the server's trust, never a declared one
+    subject = self.ca.trust.subject(u.client_id, attributes_of(u.certificate))
     if self.policy is not None and not self.policy.decide(Request(subject, self.action, self.resource)).permit:
         return REASONS['policy']
     return None
@@ -77,10 +80,16 @@ def screen(self:AuthenticatedServer, updates:list, # the `SignedUpdate`s that ar
         raise TypeError("updates: expected a list of SignedUpdate")
     crl, out = self.ca.crl(now), []
     for u in updates:
-        r = self.reason(u, round, crl, now); out.append(r)
+        r = self.reason(u, round, crl, now)
+        out.append(r)
         if r is None:
-            self.seen.add(u.nonce); self.accepted.setdefault(round, set()).add(u.client_id); self.ca.trust.observe(u.client_id, 'accepted')
-        else: self.rejections.append(dict(round=round, client_id=u.client_id if isinstance(u.client_id, str) else repr(u.client_id), reason=r))
+            self.seen.add(u.nonce)
+            self.accepted.setdefault(round, set()).add(u.client_id)
+            self.ca.trust.observe(u.client_id, 'accepted')
+        else:
+            self.rejections.append(
+                dict(round=round, client_id=u.client_id if isinstance(u.client_id, str) else repr(u.client_id),
+                     reason=r))
         if r == REASONS['duplicate']: self.ca.trust.observe(u.client_id, 'duplicate')
     return out
 
@@ -97,7 +106,8 @@ def deserialise(payload:bytes, # the bytes from `pki.serialise` of a (mu, var) p
                ) -> tuple[torch.Tensor, torch.Tensor]:
     "Split serialised (mu, var) float32 bytes back into two tensors."
     check_type('payload', payload, bytes)
-    if len(payload) % 8: raise ValueError(f"payload has {len(payload)} bytes: expected two float32 vectors of equal length")
+    if len(payload) % 8:
+        raise ValueError(f"payload has {len(payload)} bytes: expected two float32 vectors of equal length")
     a = np.frombuffer(payload, '<f4')
     return tuple(torch.from_numpy(a.copy()).split(len(a) // 2))
 
@@ -118,14 +128,17 @@ def _signed(identities, task_id, t, ids, updates):
 def run_authenticated(fd, # a `FederatedData`
                       server:AuthenticatedServer, # the task's enforcement point (it keeps the rejection log)
                       identities:dict, # client index -> (private key, certificate), for every client
-                      intercept:Callable|None=None, # optional (t, [SignedUpdate]) -> [SignedUpdate] between clients and server
+                      # optional (t, [SignedUpdate]) -> [SignedUpdate] between clients and server
+                      intercept:Callable|None=None,
                       start:datetime|None=None, # the time of round 0
                       round_interval:timedelta=timedelta(minutes=1), # time between rounds
-                      aggregator:Callable|None=None, # optional server rule (mus, vars, client ids) -> (mu, var), e.g. `robust_server`
+                      # optional server rule (mus, vars, client ids) -> (mu, var), e.g. `robust_server`
+                      aggregator:Callable|None=None,
                       **kwargs, # passed to `run_bayesfl` (rounds, clients_per_round, mode, weighting, seed, ...)
                      ) -> dict: # `run_bayesfl`'s result plus 'accepted' (per round)
     "BayFL-SVI where every update is signed by its client and verified by the server before aggregation."
-    check_type('fd', fd, FederatedData); check_type('server', server, AuthenticatedServer)
+    check_type('fd', fd, FederatedData)
+    check_type('server', server, AuthenticatedServer)
     check_type('round_interval', round_interval, timedelta)
     missing = [c for c in range(fd.num_clients) if c not in check_type('identities', identities, dict)]
     if missing: raise ValueError(f"identities: clients {missing[:5]} have no (key, certificate)")
@@ -141,23 +154,30 @@ def run_authenticated(fd, # a `FederatedData`
 # %% ../../nbs/crowd/68_authenticated.ipynb #a8b9c0d1
 def authenticated_filter(server:AuthenticatedServer, # the task's enforcement point (it keeps the rejection log)
                          identities:dict, # client index -> (private key, certificate)
-                         intercept:Callable|None=None, # optional (t, [SignedUpdate]) -> [SignedUpdate], one per client, in transit
+                         # optional (t, [SignedUpdate]) -> [SignedUpdate], one per client, in transit
+                         intercept:Callable|None=None,
                          start:datetime|None=None, # the time of round 0
                          round_interval:timedelta=timedelta(minutes=1), # time between rounds
                         ) -> Callable: # an `accept(t, ids, updates, global_params)` filter for the engine
-    "The engine's `accept` filter for authenticated aggregation: clients sign their updates, the server screens what arrives."
-    check_type('server', server, AuthenticatedServer); check_type('identities', identities, dict)
+    """The engine's `accept` filter for authenticated aggregation: clients sign their updates, the server screens what
+    arrives."""
+    check_type('server', server, AuthenticatedServer)
+    check_type('identities', identities, dict)
     start, round_interval = _start_time(start), check_type('round_interval', round_interval, timedelta)
     def accept(t, ids, updates, global_params):
         "Sign each trained update, pass it through `intercept`, and let the server decide; returns (mask, reasons)."
         t, ids = check_int('t', t, lo=0), check_ids('ids', ids, MAX_COUNT, unique=True)
-        if len(updates) != len(ids): raise ValueError(f"updates: {len(updates)} updates for {len(ids)} ids: expected one per id")
+        if len(updates) != len(ids):
+            raise ValueError(f"updates: {len(updates)} updates for {len(ids)} ids: expected one per id")
         sent = _signed(identities, server.task_id, t, ids, updates)
         got = intercept(t, list(sent)) if intercept else sent
-        if len(got) != len(sent): raise ValueError(f"intercept returned {len(got)} updates for {len(sent)} clients: expected one per client")
+        if len(got) != len(sent):
+            raise ValueError(f"intercept returned {len(got)} updates for {len(sent)} clients: expected one per client")
         reasons = server.screen(got, t, start + t * round_interval)
         swapped = [int(c) for c, u, s, r in zip(ids, got, sent, reasons) if r is None and u.payload != s.payload]
-        if swapped: raise ValueError(f"clients {swapped}: a validly signed update other than the trained one was accepted; the engine "
-                                     "aggregates the trained updates, so model a lying client with run_authenticated or crowd.robust")
+        if swapped:
+            raise ValueError(
+                f"clients {swapped}: a validly signed update other than the trained one was accepted; the engine "
+                "aggregates the trained updates, so model a lying client with run_authenticated or crowd.robust")
         return np.array([r is None for r in reasons]), reasons
     return accept

@@ -6,7 +6,8 @@
 from __future__ import annotations
 import numpy as np
 import pandas as pd
-from ..foundation.core import check_int, check_float, check_type, check_choice, check_array, check_count_array
+from ..foundation.core import (check_int, check_float, check_type, check_choice, check_array,
+                                           check_count_array)
 from ..foundation.core import check_callable
 from ..foundation.data import FederatedData
 from ..engine.protocol import Selection, Selector, ClientView
@@ -28,7 +29,10 @@ def _check_pool(pool:DevicePool, # the selector's device pool
     "Raise a `ValueError` naming `clients` unless the round's federation has one client per device of the pool."
     n = check_type('clients', clients, ClientView).num_clients
     if n != pool.num_devices:
-        raise ValueError(f"clients: a round of {n} clients, but the pool has {pool.num_devices} devices: expected one device per client")
+        raise ValueError(
+            f"clients: a round of {n} clients, but the pool has {pool.num_devices} devices: expected one device per "
+            f"client"
+        )
 
 class CrowdRanked(Selector):
     "Base of the crowd baselines: order the available clients, then top-k or a greedy pass under a per-round budget."
@@ -53,7 +57,8 @@ class CrowdRanked(Selector):
         "The first `k` of `order`, within the budget (Algorithm 1's greedy pass) if one is set."
         _check_pool(self.pool, clients)
         o, k = self.order(t, clients, rng), check_int('k', k, lo=1)
-        return Selection(budget_greedy(o, self.pool.cost[o], self.budget, min(k, len(o))) if self.budget is not None else o[:k])
+        return Selection(
+            budget_greedy(o, self.pool.cost[o], self.budget, min(k, len(o))) if self.budget is not None else o[:k])
 
 # %% ../../nbs/crowd/63_baselines.ipynb #cc7893a5
 class CrowdRandom(CrowdRanked):
@@ -84,7 +89,8 @@ class ResourceAware(CrowdRanked):
                  budget:float|None=None, # money per round (None: top k)
                  requirements:TaskRequirements|None=None, # the task's requirements behind g_H and g_N
                 ):
-        super().__init__(pool, budget); self.requirements = requirements or TaskRequirements()
+        super().__init__(pool, budget)
+        self.requirements = requirements or TaskRequirements()
     def key(self, t, clients):
         "Minus this round's g_H + g_N: best first."
         s = self.pool.scores(t, self.requirements)
@@ -101,7 +107,8 @@ class Budgeted(Selector):
         self.budget, self.name = check_float('budget', budget, lo=0, lo_open=True), f'{inner.name}'
     def reset(self, num_clients, seed):
         "Reset the wrapped selector."
-        super().reset(num_clients, seed); self.inner.reset(num_clients, seed)
+        super().reset(num_clients, seed)
+        self.inner.reset(num_clients, seed)
     def select(self, t, clients, k, rng):
         "The wrapped selector's picks that fit the budget, in its order."
         _check_pool(self.pool, clients)
@@ -122,11 +129,15 @@ class RaceClock:
                  n_bytes:float, # bytes of one model transfer
                  mode:str='max', # 'max' (synchronous) or 'sum' (the thesis' aggregate)
                 ):
-        self.pool, self.fps = check_type('pool', pool, DevicePool), check_float('flops_per_sample', flops_per_sample, lo=0, lo_open=True)
-        self.n_bytes, self.mode, self.rows = check_float('n_bytes', n_bytes, lo=0), check_choice('mode', mode, ['max', 'sum']), []
+        self.pool = check_type('pool', pool, DevicePool)
+        self.fps = check_float('flops_per_sample', flops_per_sample, lo=0, lo_open=True)
+        self.n_bytes = check_float('n_bytes', n_bytes, lo=0)
+        self.mode = check_choice('mode', mode, ['max', 'sum'])
+        self.rows = []
     def __call__(self, sim:Simulation, row:dict):
         cfg, rep = sim.config, np.asarray(row['reported'], np.int64)
-        work = np.full(len(rep), cfg.local_steps * cfg.batch_size) if cfg.local_steps else sim.sizes[rep] * cfg.local_epochs
+        work = np.full(len(rep), cfg.local_steps *
+                       cfg.batch_size) if cfg.local_steps else sim.sizes[rep] * cfg.local_epochs
         self.rows.append(dict(round=row['round'], accuracy=row['accuracy'],
                               time=self.pool.round_time(row['round'], rep, work * self.fps, self.n_bytes, self.mode),
                               money=float(self.pool.cost[row['selected']].sum()), selected=list(row['selected'])))
@@ -140,12 +151,16 @@ def selection_race(selectors:list, # `Selector` instances with distinct names
                    mode:str='max', # round time: 'max' (synchronous) or 'sum'
                   ) -> pd.DataFrame:
     "Run each selector on the crowd through the engine; one row per (method, round) with accuracy, time and money."
-    check_type('config', config, RunConfig); check_type('pool', pool, DevicePool)
+    check_type('config', config, RunConfig)
+    check_type('pool', pool, DevicePool)
     names = [check_type('selectors[i]', s, Selector).name for s in check_type('selectors', selectors, (list, tuple))]
-    if not names or len(set(names)) != len(names): raise ValueError(f"selectors: expected a non-empty list with distinct names, got {names}")
-    check_type('data', data, FederatedData); check_callable('model_fn', model_fn)
+    if not names or len(set(names)) != len(names):
+        raise ValueError(f"selectors: expected a non-empty list with distinct names, got {names}")
+    check_type('data', data, FederatedData)
+    check_callable('model_fn', model_fn)
     if len(data.client_idx) != pool.num_devices:
-        raise ValueError(f"data has {len(data.client_idx)} clients: expected one per device of the pool ({pool.num_devices})")
+        raise ValueError(
+            f"data has {len(data.client_idx)} clients: expected one per device of the pool ({pool.num_devices})")
     prof = model_profile(model_fn(), data.x[0])
     fps, n_bytes = TRAIN_FLOPS_PER_FORWARD * prof['flops'], float(BYTES_PER_PARAM * prof['params'])
     out = []
@@ -157,19 +172,22 @@ def selection_race(selectors:list, # `Selector` instances with distinct names
     return pd.concat(out, ignore_index=True)
 
 # %% ../../nbs/crowd/63_baselines.ipynb #6cb4489f
-RACE_COLUMNS = ('method', 'round', 'accuracy', 'time', 'money', 'selected', 'total_time', 'total_money') # what `selection_race` returns
+# what `selection_race` returns
+RACE_COLUMNS = ('method', 'round', 'accuracy', 'time', 'money', 'selected', 'total_time', 'total_money')
 
 def _check_race(race):
     "Raise unless `race` is a non-empty `selection_race` frame; errors name `race`."
     check_type('race', race, pd.DataFrame)
     missing = [c for c in RACE_COLUMNS if c not in race.columns]
-    if missing or race.empty: raise ValueError(f"race: expected a non-empty frame from selection_race, missing columns {missing}")
+    if missing or race.empty:
+        raise ValueError(f"race: expected a non-empty frame from selection_race, missing columns {missing}")
 
 def race_table(race:pd.DataFrame, # from `selection_race`
                n_samples:np.ndarray, # data size of every client
                target:float, # accuracy of ToA@target
               ) -> pd.DataFrame:
-    "One row per method: final accuracy, ToA@target, total time, clients/round, unique clients and samples, Jain's index, money."
+    """One row per method: final accuracy, ToA@target, total time, clients/round, unique clients and samples, Jain's
+    index, money."""
     n_samples, target = check_count_array('n_samples', n_samples), check_float('target', target, lo=0, hi=1)
     if n_samples.ndim != 1 or n_samples.size == 0:
         raise ValueError(f"n_samples has shape {n_samples.shape}: expected one size per client")
@@ -181,10 +199,17 @@ def race_table(race:pd.DataFrame, # from `selection_race`
             raise ValueError(f"n_samples has {len(n_samples)} sizes: expected one per client, at least {len(counts)} "
                              "(client ids in race)")
         hit = d[d['accuracy'] >= target]
-        rows.append({'method': m, 'final accuracy': d['accuracy'].iloc[-1], f'ToA@{target:g} (s)': hit['total_time'].iloc[0] if len(hit) else np.nan,
-                     'time (s)': d['total_time'].iloc[-1], 'clients/round': float(np.mean([len(s) for s in d['selected']])),
-                     'unique clients': int((counts > 0).sum()), 'unique samples': int(n_samples[counts > 0].sum()),
-                     "Jain's index": jain_index(counts), 'money': d['total_money'].iloc[-1]})
+        rows.append({
+            'method': m,
+            'final accuracy': d['accuracy'].iloc[-1],
+            f'ToA@{target:g} (s)': hit['total_time'].iloc[0] if len(hit) else np.nan,
+            'time (s)': d['total_time'].iloc[-1],
+            'clients/round': float(np.mean([len(s) for s in d['selected']])),
+            'unique clients': int((counts > 0).sum()),
+            'unique samples': int(n_samples[counts > 0].sum()),
+            "Jain's index": jain_index(counts),
+            'money': d['total_money'].iloc[-1]
+        })
     return pd.DataFrame(rows).set_index('method')
 
 # %% ../../nbs/crowd/63_baselines.ipynb #0b823b3c

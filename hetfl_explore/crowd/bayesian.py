@@ -12,7 +12,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from fastcore.basics import patch
-from ..foundation.core import check_int, check_float, check_choice, check_type, check_tensor, check_ids, check_array
+from ..foundation.core import (check_int, check_float, check_choice, check_type, check_tensor, check_ids,
+                                           check_array)
 from ..engine.models import ParamLayout
 from ..engine.config import RunConfig
 from ..engine.simulation import Simulation
@@ -40,13 +41,18 @@ def gaussian_kl(mu_q, # means of q
                 var_p, # variances of p (positive)
                ) -> torch.Tensor: # a scalar: the summed KL(q || p)
     "KL(N(mu_q, var_q) || N(mu_p, var_p)) summed over all elements of a diagonal Gaussian."
-    mu_q, var_q, mu_p, var_p = (check_tensor(n, v) for n, v in (('mu_q', mu_q), ('var_q', var_q), ('mu_p', mu_p), ('var_p', var_p)))
+    mu_q, var_q, mu_p, var_p = (check_tensor(n, v)
+                                for n, v in (('mu_q', mu_q), ('var_q', var_q), ('mu_p', mu_p), ('var_p', var_p)))
     for n, v in (('var_q', var_q), ('var_p', var_p)):
         if (v <= 0).any(): raise ValueError(f"{n}: expected positive variances")
-    if var_q.shape != mu_q.shape: raise ValueError(f"var_q has shape {tuple(var_q.shape)}: expected {tuple(mu_q.shape)} like mu_q")
+    if var_q.shape != mu_q.shape:
+        raise ValueError(f"var_q has shape {tuple(var_q.shape)}: expected {tuple(mu_q.shape)} like mu_q")
     try: torch.broadcast_shapes(mu_q.shape, mu_p.shape, var_p.shape)
-    except RuntimeError: raise ValueError(f"mu_p, var_p: shapes {tuple(mu_p.shape)}, {tuple(var_p.shape)} do not broadcast against mu_q {tuple(mu_q.shape)}: "
-                                 "expected shapes that broadcast against it") from None
+    except RuntimeError:
+        raise ValueError(
+            f"mu_p, var_p: shapes {tuple(mu_p.shape)}, {tuple(var_p.shape)} do not broadcast against mu_q "
+            f"{tuple(mu_q.shape)}: "
+            "expected shapes that broadcast against it") from None
     return _kl_sum(mu_q, var_q, mu_p, var_p)
 
 # %% ../../nbs/crowd/65_bayesian.ipynb #d5de777c
@@ -66,10 +72,13 @@ class MeanFieldLinear(nn.Module):
         self.weight_rho = nn.Parameter(torch.full((o, i), rho_init))
         self.bias_rho = nn.Parameter(torch.full((o,), rho_init))
         n = o * i + o
-        self.register_buffer('prior_mu', torch.zeros(n)); self.register_buffer('prior_var', torch.full((n,), prior_var))
+        self.register_buffer('prior_mu', torch.zeros(n))
+        self.register_buffer('prior_var', torch.full((n,), prior_var))
 
     def forward(self, x:torch.Tensor, # (batch, in_features)
-                sample:bool|None=None, # draw weights (True), use the posterior means (False); None: draw while gradients are recorded (training)
+                # draw weights (True), use the posterior means (False); None: draw while gradients are recorded
+                # (training)
+                sample:bool|None=None,
                ) -> torch.Tensor:
         "The layer's output with one reparameterised weight sample, or with the means."
         w, b = self.weight_mu, self.bias_mu
@@ -100,14 +109,17 @@ def bayes_mlp(in_features:int, # input features (images are flattened)
               prior_var:float=1.0, # prior variance of every weight
              ) -> nn.Sequential:
     "A one-hidden-layer Bayesian MLP of `MeanFieldLinear` layers."
-    check_int('in_features', in_features, lo=1); check_int('n_classes', n_classes, lo=1); check_int('hidden', hidden, lo=1)
+    check_int('in_features', in_features, lo=1)
+    check_int('n_classes', n_classes, lo=1)
+    check_int('hidden', hidden, lo=1)
     return nn.Sequential(nn.Flatten(), MeanFieldLinear(in_features, hidden, prior_var), nn.ReLU(),
                          MeanFieldLinear(hidden, n_classes, prior_var))
 
 def _layers(model):
     "The model's mean-field layers, checked to exist."
     ls = [m for m in check_type('model', model, nn.Module).modules() if isinstance(m, MeanFieldLinear)]
-    if not ls: raise ValueError(f"model has no MeanFieldLinear layers: expected a Bayesian model such as bayes_mlp(...)")
+    if not ls:
+        raise ValueError(f"model has no MeanFieldLinear layers: expected a Bayesian model such as bayes_mlp(...)")
     return ls
 
 def get_posterior(model:nn.Module, # a model with MeanFieldLinear layers
@@ -119,7 +131,8 @@ def get_posterior(model:nn.Module, # a model with MeanFieldLinear layers
 # %% ../../nbs/crowd/65_bayesian.ipynb #dc564cba
 def _split(model, name, v):
     "Split a flat vector into per-layer chunks, checking its length."
-    ls = _layers(model); sizes = [l.prior_mu.numel() for l in ls]
+    ls = _layers(model)
+    sizes = [l.prior_mu.numel() for l in ls]
     v = check_tensor(name, v, ndim=1)
     if len(v) != sum(sizes):
         raise ValueError(f"{name} has {len(v)} entries: expected {sum(sizes)}, one per parameter of the model")
@@ -135,8 +148,10 @@ def set_posterior(model:nn.Module, # a model with MeanFieldLinear layers
         for (l, m), (_, v) in zip(_split(model, 'mu', mu), _split(model, 'var', var)):
             o, i = l.weight_mu.shape
             rho = torch.log(torch.expm1(v.sqrt().to(l.weight_rho)))            # inverse softplus
-            l.weight_mu.copy_(m[:o * i].view(o, i)); l.bias_mu.copy_(m[o * i:])
-            l.weight_rho.copy_(rho[:o * i].view(o, i)); l.bias_rho.copy_(rho[o * i:])
+            l.weight_mu.copy_(m[:o * i].view(o, i))
+            l.bias_mu.copy_(m[o * i:])
+            l.weight_rho.copy_(rho[:o * i].view(o, i))
+            l.bias_rho.copy_(rho[o * i:])
     return model
 
 def set_prior(model:nn.Module, # a model with MeanFieldLinear layers
@@ -146,7 +161,8 @@ def set_prior(model:nn.Module, # a model with MeanFieldLinear layers
     "Set every layer's prior (the KL target) from flat vectors; returns the model."
     if (check_tensor('var', var) <= 0).any(): raise ValueError("var: expected positive variances")
     for (l, m), (_, v) in zip(_split(model, 'mu', mu), _split(model, 'var', var)):
-        l.prior_mu.copy_(m.to(l.prior_mu)); l.prior_var.copy_(v.to(l.prior_var))
+        l.prior_mu.copy_(m.to(l.prior_mu))
+        l.prior_var.copy_(v.to(l.prior_var))
     return model
 
 # %% ../../nbs/crowd/65_bayesian.ipynb #f9f18a3a
@@ -157,7 +173,8 @@ def _seeded(seed, device):
     "Seed torch's generators (the CPU's and, on a GPU, that device's) for a block; restore their states afterwards."
     cuda = [device.index if device.index is not None else torch.cuda.current_device()] if device.type == 'cuda' else []
     with torch.random.fork_rng(devices=cuda):
-        torch.manual_seed(seed); yield
+        torch.manual_seed(seed)
+        yield
 
 def _nll(out, y, likelihood, noise_var, reduction='mean'):
     "Negative log-likelihood of a batch: its mean, or per sample with reduction='none'."
@@ -167,13 +184,17 @@ def _nll(out, y, likelihood, noise_var, reduction='mean'):
 
 def _check_batch(model, x, y, likelihood):
     "Finite inputs, and one label in [0, outputs) (or one finite target) per input; errors name `x` and `y`."
-    ls = _layers(model); x, n_out = check_tensor('x', x).to(ls[0].weight_mu.dtype), ls[-1].weight_mu.shape[0]   # in its dtype
+    # in its dtype
+    ls = _layers(model)
+    x, n_out = check_tensor('x', x).to(ls[0].weight_mu.dtype), ls[-1].weight_mu.shape[0]
     if likelihood == 'gaussian': t = check_tensor('y', y)
     else:
-        t = torch.as_tensor(check_ids('y', y.detach().cpu() if isinstance(y, torch.Tensor) else y, n_out), device=x.device)
+        t = torch.as_tensor(check_ids('y',
+                                      y.detach().cpu() if isinstance(y, torch.Tensor) else y, n_out), device=x.device)
     if len(t) != len(x): raise ValueError(f"y: {len(t)} labels for the {len(x)} rows of x: expected one per row")
     return x, t
 
+# %% ../../nbs/crowd/65_bayesian.ipynb #c1107b2e
 def neg_elbo(model:nn.Module, # a model with MeanFieldLinear layers
              x:torch.Tensor, # a mini-batch of inputs
              y:torch.Tensor, # its labels (class ids) or targets (floats)
@@ -204,9 +225,12 @@ def train_client(model:nn.Module, # a Bayesian model (its posterior is overwritt
                  noise_var:float=1.0, # see `neg_elbo`
                 ) -> tuple[torch.Tensor, torch.Tensor]: # the client's flat posterior means and variances
     "Local SVI: Adam steps on the negative ELBO from the broadcast posterior; returns the client posterior."
-    epochs, batch_size, lr = check_int('epochs', epochs, lo=1), check_int('batch_size', batch_size, lo=1), check_float('lr', lr, lo=0, lo_open=True)
+    epochs = check_int('epochs', epochs, lo=1)
+    batch_size = check_int('batch_size', batch_size, lo=1)
+    lr = check_float('lr', lr, lo=0, lo_open=True)
     check_type('generator', generator, torch.Generator)
-    set_posterior(model, mu, var); x, y = _check_batch(model, x, y, check_choice('likelihood', likelihood, LIKELIHOODS))
+    set_posterior(model, mu, var)
+    x, y = _check_batch(model, x, y, check_choice('likelihood', likelihood, LIKELIHOODS))
     if len(x) == 0: raise ValueError(f"x has shape {tuple(x.shape)}: expected at least one training row")
     noise_var = check_float('noise_var', noise_var, lo=0, lo_open=True)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
@@ -214,7 +238,9 @@ def train_client(model:nn.Module, # a Bayesian model (its posterior is overwritt
         for _ in range(epochs):
             for b in torch.randperm(len(x), generator=generator).split(batch_size):
                 loss = _elbo(model, x[b], y[b], len(x), likelihood, noise_var)
-                opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
+                opt.zero_grad(set_to_none=True)
+                loss.backward()
+                opt.step()
     return get_posterior(model)
 
 # %% ../../nbs/crowd/65_bayesian.ipynb #3696ef41
@@ -222,7 +248,8 @@ MODES = ('as_printed', 'poe', 'precision_mean', 'variance_weighted')
 
 @contextmanager
 def _one_thread(device):
-    "Run a block with one intra-op thread on a CPU (restored afterwards): for memory-bound passes that extra threads only slow down."
+    """Run a block with one intra-op thread on a CPU (restored afterwards): for memory-bound passes that extra threads
+    only slow down."""
     n = torch.get_num_threads()
     if device.type == 'cpu': torch.set_num_threads(1)
     try: yield
@@ -230,8 +257,10 @@ def _one_thread(device):
 
 def _check_covariances(name, cov):
     "Finite, symmetric positive-definite (..., P, P) matrices; errors name `name` and the first bad matrix."
-    bad = ~torch.isfinite(cov).flatten(-2).all(-1) | ((cov - cov.mT).abs().flatten(-2).amax(-1) > 1e-5 * cov.abs().flatten(-2).amax(-1))
-    bad = bad | (torch.linalg.cholesky_ex(torch.where(bad[..., None, None], torch.eye(cov.shape[-1], dtype=cov.dtype, device=cov.device), cov)).info != 0)
+    bad = ~torch.isfinite(cov).flatten(-2).all(-1) | ((cov - cov.mT).abs().flatten(-2).amax(-1)
+                                                      > 1e-5 * cov.abs().flatten(-2).amax(-1))
+    bad = bad | (torch.linalg.cholesky_ex(
+        torch.where(bad[..., None, None], torch.eye(cov.shape[-1], dtype=cov.dtype, device=cov.device), cov)).info != 0)
     if bad.any():
         where = f" (matrix {tuple(int(i) for i in torch.nonzero(bad)[0])})" if bad.dim() else ''
         raise ValueError(f"{name}: expected finite, symmetric positive-definite covariance matrices{where}")
@@ -240,48 +269,66 @@ def _check_covariances(name, cov):
 def _vector(name, v, P):
     "A scalar or (P,) tensor expanded to (P,); errors name `name`."
     t = check_tensor(name, v)
-    if t.dim() > 1 or (t.dim() == 1 and len(t) not in (1, P)): raise ValueError(f"{name} has shape {tuple(t.shape)}: expected a number or ({P},)")
+    if t.dim() > 1 or (t.dim() == 1 and len(t) not in (1, P)):
+        raise ValueError(f"{name} has shape {tuple(t.shape)}: expected a number or ({P},)")
     return t.expand(P)
 
+# %% ../../nbs/crowd/65_bayesian.ipynb #07a4ab99
 def _check_posteriors(mus, vars, mu0, var0):
     "Tensors of matching shapes, with errors naming the argument."
-    mus = check_tensor('mus', mus, ndim=2, finite=False); N, P = mus.shape          # finiteness is checked on the sums (one pass less)
+    # finiteness is checked on the sums (one pass less)
+    mus = check_tensor('mus', mus, ndim=2, finite=False)
+    N, P = mus.shape
     if N == 0: raise ValueError(f"mus: shape {(N, P)}: expected at least one client posterior")
     vars = check_tensor('vars', vars, finite=False)
-    if vars.shape not in ((N, P), (N, P, P)): raise ValueError(f"vars has shape {tuple(vars.shape)}: expected {(N, P)} (mean-field) or {(N, P, P)} (full covariance)")
+    if vars.shape not in ((N, P), (N, P, P)):
+        raise ValueError(
+            f"vars has shape {tuple(vars.shape)}: expected {(N, P)} (mean-field) or {(N, P, P)} (full covariance)")
     full = vars.dim() == 3
     mu0 = _vector('mu0', mu0, P).to(mus)
     var0 = check_tensor('var0', var0).to(vars)
     var0 = var0 if full and var0.dim() == 2 else (torch.diag(var0.expand(P)) if full else var0.expand(P))
     if not full and (var0 <= 0).any(): raise ValueError(f"var0: expected positive variances")
-    if full: _check_covariances('vars', vars); _check_covariances('var0', var0)
+    if full:
+        _check_covariances('vars', vars)
+        _check_covariances('var0', var0)
     return mus, vars, mu0, var0, full
 
 # %% ../../nbs/crowd/65_bayesian.ipynb #85c1b733
-def aggregate_posteriors(mus, # (N, P) client posterior means
-                         vars, # (N, P) client variances (mean-field) or (N, P, P) covariances
-                         mu0=0.0, # prior mean (scalar or (P,))
-                         var0=1.0, # prior variance (scalar, (P,), or (P, P) with full covariances)
-                         mode:str='poe', # one of `MODES`
-                         weights=None, # (N,) positive client weights, e.g. sample counts (None: equal); scaled to sum to N
-                        ) -> tuple[torch.Tensor, torch.Tensor]: # global mean (P,), global variance (P,) or covariance (P, P)
+def aggregate_posteriors(
+    mus,   # (N, P) client posterior means
+    vars,   # (N, P) client variances (mean-field) or (N, P, P) covariances
+    mu0=0.0,   # prior mean (scalar or (P,))
+    var0=1.0,   # prior variance (scalar, (P,), or (P, P) with full covariances)
+    mode: str = 'poe',   # one of `MODES`
+   # (N,) positive client weights, e.g. sample counts (None: equal); scaled to sum to N
+    weights=None,
+) -> tuple[torch.Tensor, torch.Tensor]:   # global mean (P,), global variance (P,) or covariance (P, P)
     "Combine Gaussian client posteriors into a global one with the rule `mode` (see the table above)."
     check_choice('mode', mode, MODES)
     mus, vars, mu0, var0, full = _check_posteriors(mus, vars, mu0, var0)
     w = torch.ones(len(mus)) if weights is None else torch.from_numpy(check_array('weights', weights, ndim=1, lo=0))
-    if w.shape != (len(mus),) or not (w > 0).all(): raise ValueError(f"weights: expected {len(mus)} positive weights, one per client")
+    if w.shape != (len(mus), ) or not (w > 0).all():
+        raise ValueError(f"weights: expected {len(mus)} positive weights, one per client")
     with _one_thread(mus.device): return _combine(mus, vars, mu0, var0, full, mode, (w * len(w) / w.sum()).tolist())
 
+# %% ../../nbs/crowd/65_bayesian.ipynb #bbc38fd1
 def _combine(mus, vars, mu0, var0, full, mode, w):
     "`aggregate_posteriors` on checked tensors."
     inv = torch.linalg.inv if full else torch.reciprocal
     mv = (lambda A, m: (A @ m.unsqueeze(-1)).squeeze(-1)) if full else torch.mul
     lam0, N = inv(var0), len(mus)
-    if full: lam = inv(vars) * torch.tensor(w).to(vars)[:, None, None]; s_lam, s_eta = lam.sum(0), mv(lam, mus).sum(0)
+    if full:
+        lam = inv(vars) * torch.tensor(w).to(vars)[:, None, None]
+        s_lam, s_eta = lam.sum(0), mv(lam, mus).sum(0)
     else:
-        if not (vars.min() >= MIN_VAR and torch.isfinite(vars.max())): raise ValueError(f"vars: expected finite variances >= {MIN_VAR}")
+        if not (vars.min() >= MIN_VAR and torch.isfinite(vars.max())):
+            raise ValueError(f"vars: expected finite variances >= {MIN_VAR}")
         s_lam, s_eta, one = torch.zeros_like(mus[0]), torch.zeros_like(mus[0]), torch.ones_like(mus[0])
-        for m, v, wi in zip(mus, vars, w): s_eta.addcdiv_(m, v, value=wi); s_lam.addcdiv_(one, v, value=wi)   # no (N, P) temporary
+        # no (N, P) temporary
+        for m, v, wi in zip(mus, vars, w):
+            s_eta.addcdiv_(m, v, value=wi)
+            s_lam.addcdiv_(one, v, value=wi)
     if not torch.isfinite(s_lam).all(): raise ValueError("vars: expected finite positive variances")
     if not torch.isfinite(s_eta).all(): raise ValueError("mus: expected finite means")
     if mode == 'as_printed': lam_g, eta_g = lam0 + s_lam, mv(lam0, mu0) + s_eta
@@ -308,7 +355,8 @@ def linear_posterior(X, # (n, P) design matrix
     P = X.shape[1]
     mu0 = _vector('mu0', mu0, P).double()
     var0 = check_tensor('var0', var0).double()
-    if var0.dim() == 2 and var0.shape != (P, P): raise ValueError(f"var0 has shape {tuple(var0.shape)}: expected a number, ({P},) or ({P}, {P})")
+    if var0.dim() == 2 and var0.shape != (P, P):
+        raise ValueError(f"var0 has shape {tuple(var0.shape)}: expected a number, ({P},) or ({P}, {P})")
     S0 = _check_covariances('var0', var0 if var0.dim() == 2 else torch.diag(_vector('var0', var0, P)))
     lam = torch.linalg.inv(S0) + X.T @ X / noise_var
     cov = torch.linalg.inv(lam)
@@ -321,26 +369,33 @@ def conjugate_rounds(Xs:list, # per-client (n_i, P) design matrices
                      ys:list, # per-client (n_i,) targets
                      noise_var:float, # known noise variance
                      mode:str='poe', # aggregation mode, one of `MODES`
-                     prior:str='fixed', # 'fixed' (the hyper-prior every round) or 'last_global' (the last global posterior)
+                     # 'fixed' (the hyper-prior every round) or 'last_global' (the last global posterior)
+                     prior:str='fixed',
                      rounds:int=5, # rounds
                      mu0:float=0.0, # hyper-prior mean
                      var0:float=1.0, # hyper-prior variance
                     ) -> list[tuple[torch.Tensor, torch.Tensor]]: # the global (mean, covariance) after each round
     "Federated conjugate linear regression with exact client posteriors, aggregated with `mode` each round."
-    check_choice('prior', prior, PRIORS); check_choice('mode', mode, MODES); rounds = check_int('rounds', rounds, lo=1)
-    check_type('Xs', Xs, (list, tuple)); check_type('ys', ys, (list, tuple))
+    check_choice('prior', prior, PRIORS)
+    check_choice('mode', mode, MODES)
+    rounds = check_int('rounds', rounds, lo=1)
+    check_type('Xs', Xs, (list, tuple))
+    check_type('ys', ys, (list, tuple))
     if len(Xs) != len(ys) or not Xs:
         raise ValueError("Xs and ys: expected two non-empty lists of the same length (one entry per client)")
     P = check_tensor('Xs[0]', Xs[0], ndim=2).shape[1]
     bad = [i for i, X in enumerate(Xs) if check_tensor(f'Xs[{i}]', X, ndim=2).shape[1] != P]
-    if bad: raise ValueError(f"Xs[{bad[0]}] has {check_tensor('Xs', Xs[bad[0]]).shape[1]} columns: expected {P} like Xs[0]")
+    if bad:
+        raise ValueError(f"Xs[{bad[0]}] has {check_tensor('Xs', Xs[bad[0]]).shape[1]} columns: expected {P} like Xs[0]")
     mu0, var0 = check_float('mu0', mu0), check_float('var0', var0, lo=0, lo_open=True)
     hyper = (torch.full((P,), mu0, dtype=torch.float64), torch.eye(P, dtype=torch.float64) * var0)
     pr, out = hyper, []
     for _ in range(rounds):
         post = [linear_posterior(X, y, noise_var, *pr) for X, y in zip(Xs, ys)]
-        g = aggregate_posteriors(torch.stack([m for m, _ in post]), torch.stack([c for _, c in post]), pr[0], pr[1], mode)
-        out.append(g); pr = g if prior == 'last_global' else hyper
+        g = aggregate_posteriors(torch.stack([m for m, _ in post]), torch.stack([c
+                                                                                 for _, c in post]), pr[0], pr[1], mode)
+        out.append(g)
+        pr = g if prior == 'last_global' else hyper
     return out
 
 # %% ../../nbs/crowd/65_bayesian.ipynb #9ee4a54a
@@ -349,7 +404,8 @@ def forward(model:nn.Sequential, # a sequential model with MeanFieldLinear layer
             sample:bool=True, # draw weights (True) or use the posterior means (False)
            ) -> torch.Tensor:
     "The model's output with sampled weights or with the posterior means."
-    _layers(check_type('model', model, nn.Sequential)); x = check_tensor('x', check_type('x', x, torch.Tensor))
+    _layers(check_type('model', model, nn.Sequential))
+    x = check_tensor('x', check_type('x', x, torch.Tensor))
     if x.dim() < 2: raise ValueError(f"x has shape {tuple(x.shape)}: expected a batch of inputs (n, ...)")
     x = x.to(_layers(model)[0].weight_mu.dtype)
     for m in model: x = m(x, sample) if isinstance(m, MeanFieldLinear) else m(x)
@@ -359,11 +415,14 @@ def forward(model:nn.Sequential, # a sequential model with MeanFieldLinear layer
 WEIGHTINGS = ('variance', 'size')
 
 def _accepted(ids, posts, n):
-    "The (client ids, posteriors) an exchange hook returned: a list aligned with `ids`, an empty list, or {client id in [0, n): posterior}."
+    """The (client ids, posteriors) an exchange hook returned: a list aligned with `ids`, an empty list, or {client id
+    in [0, n): posterior}."""
     if isinstance(posts, dict): return check_ids('exchange', list(posts), n, unique=True), list(posts.values())
     if not isinstance(posts, (list, tuple)) or len(posts) not in (0, len(ids)):
-        raise ValueError(f"exchange returned {type(posts).__name__} of length {len(posts) if hasattr(posts, '__len__') else '?'}: expected a list "
-                         f"of {len(ids)} posteriors (one per selected client), an empty list, or a dict client id -> posterior")
+        raise ValueError(
+            f"exchange returned {type(posts).__name__} of length {len(posts) if hasattr(posts, '__len__') else '?'}: "
+            f"expected a list "
+            f"of {len(ids)} posteriors (one per selected client), an empty list, or a dict client id -> posterior")
     return np.asarray(ids[:len(posts)], np.int64), list(posts)
 
 
@@ -378,20 +437,30 @@ def run_bayesfl(fd, # a `FederatedData` (e.g. `tiny_digits_federation()`)
                 lr:float=0.01, # client Adam learning rate
                 rho_init:float=RHO_INIT, # every round the clients restart their scales at softplus(rho_init)
                 seed:int=0, # seed of the initial model, the client sampling and the clients' streams
-                exchange:Callable|None=None, # optional transport hook (t, ids, posteriors, global mu) -> a list aligned with ids, [] or {client id: posterior}
+                # optional transport hook (t, ids, posteriors, global mu) -> a list aligned with ids, [] or {client id:
+                # posterior}
+                exchange:Callable|None=None,
                 server:Callable|None=None, # optional server rule (mus (N,P), vars (N,P), client ids (N,)) -> (mu, var)
-                weighting:str='variance', # default server: 'variance' (precisions only) | 'size' (precisions times sample counts)
+                # default server: 'variance' (precisions only) | 'size' (precisions times sample counts)
+                weighting:str='variance',
                ) -> dict: # 'model' (global posterior loaded), 'mu', 'var', 'accuracy' per round
     "BayFL-SVI: local SVI on sampled clients, Gaussian aggregation with `mode` on the server."
     check_type('fd', fd, FederatedData)
-    check_choice('weighting', weighting, WEIGHTINGS); check_choice('mode', mode, MODES)
-    if server is not None and weighting != 'variance': raise ValueError(f"weighting={weighting!r} applies to the default server; a custom server gets the client ids and weighs them itself")
+    check_choice('weighting', weighting, WEIGHTINGS)
+    check_choice('mode', mode, MODES)
+    if server is not None and weighting != 'variance':
+        raise ValueError(
+            f"weighting={weighting!r} applies to the default server; a custom server gets the client ids and weighs "
+            f"them itself"
+        )
     sizes = np.asarray(fd.client_sizes, np.float64)
-    server = server or (lambda m, v, ids: aggregate_posteriors(m, v, 0., prior_var, mode, sizes[ids] if weighting == 'size' else None))
+    server = server or (lambda m, v, ids: aggregate_posteriors(m, v, 0., prior_var, mode, sizes[ids]
+                                                               if weighting == 'size' else None))
     rounds, seed = check_int('rounds', rounds, lo=1), check_int('seed', seed, lo=0)
     k = check_int('clients_per_round', clients_per_round, lo=1, hi=fd.num_clients)
     torch.manual_seed(seed)
-    model = bayes_mlp(int(np.prod(fd.x.shape[1:])), fd.n_classes, hidden, prior_var).to(fd.device)   # runs where the data lives
+    # runs where the data lives
+    model = bayes_mlp(int(np.prod(fd.x.shape[1:])), fd.n_classes, hidden, prior_var).to(fd.device)
     mu, var = get_posterior(model)
     var_init = torch.full_like(var, F.softplus(torch.tensor(check_float('rho_init', rho_init))) ** 2)
     rng, acc = np.random.default_rng(seed), []
@@ -399,9 +468,11 @@ def run_bayesfl(fd, # a `FederatedData` (e.g. `tiny_digits_federation()`)
     for t in range(rounds):
         ids = rng.choice(fd.num_clients, k, replace=False)
         posts = [train_client(model, mu, var_init, *fd.client(int(c))[:2], gens[c], epochs, lr=lr) for c in ids]
-        got, posts = _accepted(ids, exchange(t, ids, posts, mu), fd.num_clients) if exchange is not None else (ids, posts)
+        got, posts = _accepted(ids, exchange(t, ids, posts, mu), fd.num_clients) if exchange is not None else (ids,
+                                                                                                               posts)
         if posts:                                                  # nothing accepted: the global posterior stays
-            mu, var = (v.float() for v in server(torch.stack([p[0] for p in posts]), torch.stack([p[1] for p in posts]), got))
+            mu, var = (v.float()
+                       for v in server(torch.stack([p[0] for p in posts]), torch.stack([p[1] for p in posts]), got))
         set_posterior(model, mu, var)
         acc.append(float(forward(model, fd.x_test, sample=False).argmax(1).eq(fd.y_test).float().mean()))
     return dict(model=model, mu=mu, var=var, accuracy=acc)
@@ -416,7 +487,8 @@ def predictive(model:nn.Sequential, # a Bayesian classifier
     "Monte Carlo predictive mean and variance of the class probabilities."
     samples, seed = check_int('samples', samples, lo=1), check_int('seed', seed, lo=0)
     x = _check_inputs(model, x)
-    with _seeded(seed, x.device), torch.no_grad(): p = torch.stack([forward(model, x).softmax(-1) for _ in range(samples)])
+    with _seeded(seed, x.device), torch.no_grad():
+        p = torch.stack([forward(model, x).softmax(-1) for _ in range(samples)])
     return p.mean(0), p.var(0, unbiased=False)
 
 def _check_inputs(model, x):
@@ -437,7 +509,8 @@ def expected_calibration_error(probs, # (n, classes) predicted probabilities
                               ) -> float:
     "ECE: the bin-size-weighted mean of |accuracy - confidence| over confidence bins."
     probs, bins = check_tensor('probs', probs, ndim=2), check_int('bins', bins, lo=1)
-    if probs.numel() == 0 or not ((probs >= 0) & (probs <= 1)).all(): raise ValueError(f"probs: expected a non-empty (n, classes) array of probabilities in [0, 1]")
+    if probs.numel() == 0 or not ((probs >= 0) & (probs <= 1)).all():
+        raise ValueError(f"probs: expected a non-empty (n, classes) array of probabilities in [0, 1]")
     y = torch.from_numpy(check_ids('y', y, probs.shape[1])).to(probs.device)
     if y.shape != probs.shape[:1]: raise ValueError(f"y has shape {tuple(y.shape)}: expected ({len(probs)},)")
     conf, pred = probs.max(1)
@@ -455,11 +528,14 @@ def elbo_loss(model:nn.Module, # the Bayesian model the engine trains (its layer
               likelihood:str='categorical', # 'categorical' or 'gaussian' (see `neg_elbo`)
               noise_var:float=1.0, # the Gaussian likelihood's noise variance
              ) -> Callable:
-    "The negative ELBO as the engine's per-sample `client_loss`: -log p(y | x, w) + KL(q || prior) / n_i for each sample."
-    check_choice('likelihood', likelihood, LIKELIHOODS); noise_var = check_float('noise_var', noise_var, lo=0, lo_open=True)
+    """The negative ELBO as the engine's per-sample `client_loss`: -log p(y | x, w) + KL(q || prior) / n_i for each
+    sample."""
+    check_choice('likelihood', likelihood, LIKELIHOODS)
+    noise_var = check_float('noise_var', noise_var, lo=0, lo_open=True)
     layers = _mean_field_layers(model)
     def client_loss(out, y, params, n_data):
-        "Per-sample negative ELBO of one client's batch, from its parameters by name (vmapped over clients by the engine)."
+        """Per-sample negative ELBO of one client's batch, from its parameters by name (vmapped over clients by the
+        engine)."""
         kl = sum(_kl_sum(torch.cat([params[f'{n}.weight_mu'].reshape(-1), params[f'{n}.bias_mu']]),
                          F.softplus(torch.cat([params[f'{n}.weight_rho'].reshape(-1), params[f'{n}.bias_rho']])) ** 2,
                          l.prior_mu, l.prior_var) for n, l in layers)
@@ -469,27 +545,39 @@ def elbo_loss(model:nn.Module, # the Bayesian model the engine trains (its layer
 # %% ../../nbs/crowd/65_bayesian.ipynb #f3a4b5c6
 def _posterior_index(model):
     "Positions of the posterior means and of the rhos in the engine's flat vector, in `get_posterior`'s order."
-    lay = ParamLayout(model); off = np.cumsum([0, *lay.numels]); pos = {n: (off[i], off[i + 1]) for i, n in enumerate(lay.names)}
-    idx = {k: torch.cat([torch.arange(*pos[f'{n}.{p}_{k}']) for n, _ in _mean_field_layers(model) for p in ('weight', 'bias')]) for k in ('mu', 'rho')}
+    lay = ParamLayout(model)
+    off = np.cumsum([0, *lay.numels])
+    pos = {n: (off[i], off[i + 1]) for i, n in enumerate(lay.names)}
+    idx = {
+        k: torch.cat([
+            torch.arange(*pos[f'{n}.{p}_{k}']) for n, _ in _mean_field_layers(model) for p in ('weight', 'bias')
+        ])
+        for k in ('mu', 'rho')
+    }
     return idx['mu'], idx['rho']
 
 def posterior_rule(model:nn.Module, # the Bayesian model the engine trains (for the layout)
                    mode:str='poe', # server rule, one of `MODES`
                    prior_var:float=1.0, # prior variance of every weight
                    rho_init:float=RHO_INIT, # the broadcast restarts the scales at softplus(rho_init), as `run_bayesfl`
-                   weighting:str='variance', # 'variance' (precisions only) | 'size' (precisions times the engine's weights n_k / n)
+                   # 'variance' (precisions only) | 'size' (precisions times the engine's weights n_k / n)
+                   weighting:str='variance',
                   ) -> Callable:
-    "The engine's aggregation rule for a Bayesian model: the clients' (mu, softplus(rho)^2) combined by `aggregate_posteriors`."
-    check_choice('mode', mode, MODES); check_choice('weighting', weighting, WEIGHTINGS)
+    """The engine's aggregation rule for a Bayesian model: the clients' (mu, softplus(rho)^2) combined by
+    `aggregate_posteriors`."""
+    check_choice('mode', mode, MODES)
+    check_choice('weighting', weighting, WEIGHTINGS)
     prior_var, rho_init = check_float('prior_var', prior_var, lo=0, lo_open=True), check_float('rho_init', rho_init)
     mu_i, rho_i = _posterior_index(model)
     def rule(inp:AggregationInput) -> torch.Tensor:
-        "The update that moves the global means to the aggregated posterior's (its variances are kept in `rule.posterior`)."
+        """The update that moves the global means to the aggregated posterior's (its variances are kept in
+        `rule.posterior`)."""
         i, r = mu_i.to(inp.updates.device), rho_i.to(inp.updates.device)
         w = inp.updates + inp.global_params                                    # (C, P) the clients' new parameters
         rule.posterior = aggregate_posteriors(w[:, i], F.softplus(w[:, r]) ** 2, 0., prior_var, mode,
                                               inp.weights if weighting == 'size' else None)
-        new = inp.global_params.clone(); new[i], new[r] = rule.posterior[0].to(new), rho_init
+        new = inp.global_params.clone()
+        new[i], new[r] = rule.posterior[0].to(new), rho_init
         return new - inp.global_params
     return rule
 
@@ -505,17 +593,24 @@ def run_bayesfl_engine(fd, # a `FederatedData`
                        batch_size:int=32, # local mini-batch size
                        seed:int=0, # seed of the run
                        accept:Callable|None=None, # optional engine `accept` filter (authenticated aggregation)
-                       weighting:str='variance', # 'variance' (precisions only) | 'size' (precisions times sample counts)
+                       # 'variance' (precisions only) | 'size' (precisions times sample counts)
+                       weighting:str='variance',
                       ) -> dict: # 'history', 'model' (global posterior loaded), 'mu', 'var', 'accuracy' per round
-    "BayFL-SVI inside the engine: `elbo_loss` as the client loss, `posterior_rule` as the aggregation, optional `accept` filter."
-    check_type('fd', fd, FederatedData); check_int('epochs', epochs, lo=1); check_int('batch_size', batch_size, lo=1)
-    check_choice('mode', mode, MODES); rounds, seed = check_int('rounds', rounds, lo=1), check_int('seed', seed, lo=0)
+    """BayFL-SVI inside the engine: `elbo_loss` as the client loss, `posterior_rule` as the aggregation, optional
+    `accept` filter."""
+    check_type('fd', fd, FederatedData)
+    check_int('epochs', epochs, lo=1)
+    check_int('batch_size', batch_size, lo=1)
+    check_choice('mode', mode, MODES)
+    rounds, seed = check_int('rounds', rounds, lo=1), check_int('seed', seed, lo=0)
     k = check_int('clients_per_round', clients_per_round, lo=1, hi=fd.num_clients)
     make = lambda: bayes_mlp(int(np.prod(fd.x.shape[1:])), fd.n_classes, hidden, prior_var)
     with torch.random.fork_rng(devices=[]): layout_model = make()          # for names and priors only
     rule = posterior_rule(layout_model, mode, prior_var, weighting=weighting)
-    cfg = RunConfig(rounds=rounds, clients_per_round=k, local_epochs=epochs, batch_size=batch_size, lr=lr, seed=seed, loss_before='off')
-    sim = Simulation(make, fd, UniformSelector(), cfg, aggregation=rule, accept=accept, client_loss=elbo_loss(layout_model))
+    cfg = RunConfig(rounds=rounds, clients_per_round=k, local_epochs=epochs, batch_size=batch_size, lr=lr, seed=seed,
+                    loss_before='off')
+    sim = Simulation(make, fd, UniformSelector(), cfg, aggregation=rule, accept=accept,
+                     client_loss=elbo_loss(layout_model))
     h = sim.run(progress=False)
     mu, var = getattr(rule, 'posterior', get_posterior(sim.model))
     model = set_posterior(sim.model.cpu(), mu.float().cpu(), var.float().cpu())

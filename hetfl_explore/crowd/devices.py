@@ -8,7 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from fastcore.basics import patch
-from ..foundation.core import check_int, check_float, check_choice, check_type, spawn_seeds, check_array, MS_PER_S
+from ..foundation.core import (check_int, check_float, check_choice, check_type, spawn_seeds, check_array,
+                                           MS_PER_S)
 from ..foundation.core import as_array
 from ..engine.system import SystemProfiles, TRANSFERS_PER_ROUND
 
@@ -19,10 +20,14 @@ __all__ = ['HARDWARE_TIERS', 'NETWORK_TIERS', 'STATIC', 'DYNAMIC', 'FLOPS_PER_CY
 
 # %% ../../nbs/crowd/60_devices.ipynb #96c508ac
 HARDWARE_TIERS = pd.DataFrame({  # Tahir (2025), Table 5.1; ranges are (low, high)
-    'low_end':   dict(cores=(1, 1), ghz=(1.2, 1.2), util=(0.43, 1.00), gpu=False, ram_gb=(1, 2),  free_ram_gb=(0.5, 1), storage_gb=(1, 4)),
-    'mid_range': dict(cores=(2, 2), ghz=(2.5, 2.5), util=(0.25, 0.49), gpu=False, ram_gb=(2, 4),  free_ram_gb=(1, 3),   storage_gb=(4, 8)),
-    'high_end':  dict(cores=(4, 4), ghz=(3.5, 3.5), util=(0.12, 0.35), gpu=False, ram_gb=(4, 8),  free_ram_gb=(3, 7),   storage_gb=(8, 64)),
-    'excellent': dict(cores=(8, 8), ghz=(3.5, 4.5), util=(0.06, 0.36), gpu=True,  ram_gb=(8, 64), free_ram_gb=(5, 64),  storage_gb=(32, 64)),
+    'low_end':   dict(cores=(1, 1), ghz=(1.2, 1.2), util=(0.43, 1.00), gpu=False,
+                      ram_gb=(1, 2),  free_ram_gb=(0.5, 1), storage_gb=(1, 4)),
+    'mid_range': dict(cores=(2, 2), ghz=(2.5, 2.5), util=(0.25, 0.49), gpu=False,
+                      ram_gb=(2, 4),  free_ram_gb=(1, 3),   storage_gb=(4, 8)),
+    'high_end':  dict(cores=(4, 4), ghz=(3.5, 3.5), util=(0.12, 0.35), gpu=False,
+                      ram_gb=(4, 8),  free_ram_gb=(3, 7),   storage_gb=(8, 64)),
+    'excellent': dict(cores=(8, 8), ghz=(3.5, 4.5), util=(0.06, 0.36), gpu=True, 
+                      ram_gb=(8, 64), free_ram_gb=(5, 64),  storage_gb=(32, 64)),
 }).T
 NETWORK_TIERS = pd.DataFrame({  # Tahir (2025), Table 5.2; bandwidth in Mb/s, latency in ms
     'poor':      dict(bandwidth_mbps=(1, 4),      latency_ms=(20, 100)),
@@ -45,11 +50,13 @@ def processing_capacity(cores:np.ndarray, # cores of each device
                         util:np.ndarray, # CPU utilisation in [0, 1] by other work
                         gpu:np.ndarray, # whether the device has a GPU
                        ) -> np.ndarray:
-    "Spare FLOPs per second of each device: cores x clock x FLOPs/cycle x (1 - utilisation), x `GPU_SPEEDUP` with a GPU."
+    """Spare FLOPs per second of each device: cores x clock x FLOPs/cycle x (1 - utilisation), x `GPU_SPEEDUP` with a
+    GPU."""
     cores, ghz = (check_array(n, v, lo=0, nonempty=True) for n, v in (('cores', cores), ('ghz', ghz)))
     util, gpu = check_array('util', util, lo=0, hi=1, nonempty=True), check_array('gpu', gpu, lo=0, nonempty=True)
     for n, v in (('ghz', ghz), ('util', util), ('gpu', gpu)):
-        if v.shape != cores.shape: raise ValueError(f"{n} has shape {v.shape}: expected {cores.shape}, one entry per device like cores")
+        if v.shape != cores.shape:
+            raise ValueError(f"{n} has shape {v.shape}: expected {cores.shape}, one entry per device like cores")
     cap = cores * ghz * GIGA * FLOPS_PER_CYCLE * np.clip(1 - util, 0, 1)
     return cap * np.where(gpu > 0, GPU_SPEEDUP, 1.0)
 
@@ -63,7 +70,8 @@ def memory_impact(required_gb:float, # memory the task needs on the device
 # %% ../../nbs/crowd/60_devices.ipynb #370cfb4b
 @dataclass
 class DevicePool:
-    "Simulated crowd devices: a hardware and a network tier each, static attributes, and dynamic ones re-drawn per round."
+    """Simulated crowd devices: a hardware and a network tier each, static attributes, and dynamic ones re-drawn per
+    round."""
     hw_tier: np.ndarray # (n,) row index into `HARDWARE_TIERS` of each device
     net_tier: np.ndarray # (n,) row index into `NETWORK_TIERS` of each device
     seed: int = 0 # seed of every draw
@@ -72,10 +80,11 @@ class DevicePool:
     cost: np.ndarray|None = None # price of one round of a device (None: `tier_cost`)
 
     def __post_init__(self):
-        self.hw_tier, self.net_tier = (_tiers(n, v, len(t)) for n, v, t in
-                                       (('hw_tier', self.hw_tier, HARDWARE_TIERS), ('net_tier', self.net_tier, NETWORK_TIERS)))
+        self.hw_tier, self.net_tier = (_tiers(n, v, len(t)) for n, v, t in (('hw_tier', self.hw_tier, HARDWARE_TIERS),
+                                                                            ('net_tier', self.net_tier, NETWORK_TIERS)))
         n = len(self.hw_tier)
-        if len(self.net_tier) != n: raise ValueError(f"net_tier has {len(self.net_tier)} entries: expected one per device ({n})")
+        if len(self.net_tier) != n:
+            raise ValueError(f"net_tier has {len(self.net_tier)} entries: expected one per device ({n})")
         self.seed, self.redraw = check_int('seed', self.seed, lo=0), check_type('redraw', self.redraw, bool)
         self.availability = _probs('availability', self.availability, n)
         self.cost = tier_cost(self.hw_tier, self.net_tier) if self.cost is None else _positive('cost', self.cost, n)
@@ -90,15 +99,18 @@ class DevicePool:
 def _tiers(name, v, n_tiers):
     "`v` as a non-empty 1-d int array of tier indices in [0, n_tiers); errors name `name`."
     a = as_array(name, v)
-    if a.ndim != 1 or a.size == 0: raise ValueError(f"{name}: expected a non-empty 1-d array of tier indices, got shape {a.shape}")
+    if a.ndim != 1 or a.size == 0:
+        raise ValueError(f"{name}: expected a non-empty 1-d array of tier indices, got shape {a.shape}")
     if not np.issubdtype(a.dtype, np.integer): raise TypeError(f"{name}={v!r:.80}: expected integer tier indices")
-    if a.min() < 0 or a.max() >= n_tiers: raise ValueError(f"{name}={v!r:.80}: expected tier indices in [0, {n_tiers - 1}]")
+    if a.min() < 0 or a.max() >= n_tiers:
+        raise ValueError(f"{name}={v!r:.80}: expected tier indices in [0, {n_tiers - 1}]")
     return a.astype(np.int64)
 
 def _probs(name, v, n):
     "`v` broadcast to (n,) probabilities in [0, 1]; errors name `name`."
     a = check_array(name, v, lo=0, nonempty=True)
-    if a.shape not in ((), (n,)): raise ValueError(f"{name}: expected a scalar or {n} probabilities, got shape {a.shape}")
+    if a.shape not in ((), (n, )):
+        raise ValueError(f"{name}: expected a scalar or {n} probabilities, got shape {a.shape}")
     if (a > 1).any(): raise ValueError(f"{name}={v!r:.80}: expected probabilities in [0, 1]")
     return np.broadcast_to(a, (n,)).copy()
 
@@ -115,10 +127,13 @@ COST_MIN, COST_MAX = 1.0, 10.0 # price of a round of the weakest and of the stro
 def tier_cost(hw_tier:np.ndarray, # hardware tier index of each device
               net_tier:np.ndarray, # network tier index of each device
              ) -> np.ndarray:
-    "Price of a round: `COST_MIN` plus an equal step per hardware and network tier, up to `COST_MAX` (the package's model)."
+    """Price of a round: `COST_MIN` plus an equal step per hardware and network tier, up to `COST_MAX` (the package's
+    model)."""
     steps = len(HARDWARE_TIERS) - 1 + len(NETWORK_TIERS) - 1
-    hw_tier, net_tier = _tiers('hw_tier', hw_tier, len(HARDWARE_TIERS)), _tiers('net_tier', net_tier, len(NETWORK_TIERS))
-    if hw_tier.shape != net_tier.shape: raise ValueError(f"net_tier has shape {net_tier.shape}: expected the shape of hw_tier {hw_tier.shape}")
+    hw_tier = _tiers('hw_tier', hw_tier, len(HARDWARE_TIERS))
+    net_tier = _tiers('net_tier', net_tier, len(NETWORK_TIERS))
+    if hw_tier.shape != net_tier.shape:
+        raise ValueError(f"net_tier has shape {net_tier.shape}: expected the shape of hw_tier {hw_tier.shape}")
     return COST_MIN + (COST_MAX - COST_MIN) * (np.asarray(hw_tier) + np.asarray(net_tier)) / steps
 
 # %% ../../nbs/crowd/60_devices.ipynb #e01e01b6
@@ -138,7 +153,8 @@ def _draw_static(self:DevicePool) -> dict:
 @patch
 def state(self:DevicePool, t:int, # the round (with `redraw=False` every round shows round 0's draw)
          ) -> pd.DataFrame:
-    "Every device's attributes in round `t`: the static ones and this round's CPU load, free RAM, bandwidth and latency."
+    """Every device's attributes in round `t`: the static ones and this round's CPU load, free RAM, bandwidth and
+    latency."""
     t = check_int('t', t, lo=0) if self.redraw else 0
     rng = np.random.default_rng(spawn_seeds(self.seed, 1, f'devices-round{t}')[0])
     df = pd.DataFrame(self.static)
@@ -160,9 +176,11 @@ def sample(cls:DevicePool, n:int, # devices in the pool
            availability:float=1.0, # probability each device is online in a round
           ) -> DevicePool:
     "A pool of `n` devices with tiers drawn at random (uniformly unless `hw_probs`/`net_probs` say otherwise)."
-    n, rng = check_int('n', n, lo=1), np.random.default_rng(spawn_seeds(check_int('seed', seed, lo=0), 1, 'devices-tiers')[0])
+    n = check_int('n', n, lo=1)
+    rng = np.random.default_rng(spawn_seeds(check_int('seed', seed, lo=0), 1, 'devices-tiers')[0])
     hw = rng.choice(len(HARDWARE_TIERS), n, p=_tier_probs('hw_probs', hw_probs, len(HARDWARE_TIERS)))
-    net = hw.copy() if check_type('correlated', correlated, bool) else rng.choice(len(NETWORK_TIERS), n, p=_tier_probs('net_probs', net_probs, len(NETWORK_TIERS)))
+    net = hw.copy() if check_type('correlated', correlated, bool) else rng.choice(
+        len(NETWORK_TIERS), n, p=_tier_probs('net_probs', net_probs, len(NETWORK_TIERS)))
     return cls(hw, net, seed, redraw, availability)
 
 def _tier_probs(name, p, k):
@@ -186,7 +204,8 @@ def available(self:DevicePool, t:int, # the round
 def _ids(self:DevicePool, ids) -> np.ndarray:
     "`ids` as int64 device ids of this pool; errors name `ids`."
     a = check_array('ids', ids, ndim=1, lo=0)
-    if (a % 1).any() or (a >= self.num_devices).any(): raise ValueError(f"ids: expected integer device ids in [0, {self.num_devices - 1}]")
+    if (a % 1).any() or (a >= self.num_devices).any():
+        raise ValueError(f"ids: expected integer device ids in [0, {self.num_devices - 1}]")
     return a.astype(np.int64)
 
 @patch
@@ -200,12 +219,15 @@ def client_times(self:DevicePool, t:int, # the round
     ids, s = self._ids(ids), self.state(t)
     st = s.iloc[ids]
     flops = check_array('flops', flops, lo=0, nonempty=True)
-    if flops.shape not in ((), ids.shape): raise ValueError(f"flops has shape {flops.shape}: expected a scalar or one per device {ids.shape}")
-    train = flops / st['capacity_flops'].to_numpy() * memory_impact(check_float('memory_gb', memory_gb, lo=0), st['free_ram_gb'].to_numpy())
-    net = TRANSFERS_PER_ROUND * (check_float('n_bytes', n_bytes, lo=0) * BITS_PER_BYTE / (st['bandwidth_mbps'].to_numpy() * MBIT)
-                                 + st['latency_ms'].to_numpy() / MS_PER_S)
+    if flops.shape not in ((), ids.shape):
+        raise ValueError(f"flops has shape {flops.shape}: expected a scalar or one per device {ids.shape}")
+    train = flops / st['capacity_flops'].to_numpy() * memory_impact(check_float('memory_gb', memory_gb, lo=0),
+                                                                    st['free_ram_gb'].to_numpy())
+    net = TRANSFERS_PER_ROUND * (check_float('n_bytes', n_bytes, lo=0) * BITS_PER_BYTE /
+                                 (st['bandwidth_mbps'].to_numpy() * MBIT) + st['latency_ms'].to_numpy() / MS_PER_S)
     return pd.DataFrame(dict(device=ids, train_s=train, net_s=net, total_s=train + net))
 
+# %% ../../nbs/crowd/60_devices.ipynb #30d1987c
 @patch
 def round_time(self:DevicePool, t:int, # the round
                ids:np.ndarray, # devices that train this round
@@ -237,7 +259,8 @@ class TaskRequirements:
         for f, k in (('hw_weights', 3), ('net_weights', 2)):
             w = np.asarray(getattr(self, f), np.float64)
             if w.shape != (k,) or (w < 0).any() or not np.isclose(w.sum(), 1):
-                raise ValueError(f"TaskRequirements.{f}={getattr(self, f)!r}: expected {k} non-negative weights summing to one")
+                raise ValueError(
+                    f"TaskRequirements.{f}={getattr(self, f)!r}: expected {k} non-negative weights summing to one")
 
 @patch
 def scores(self:DevicePool, t:int, # the round
@@ -246,8 +269,14 @@ def scores(self:DevicePool, t:int, # the round
     "g_H (5.1) and g_N (5.2) of every device in round `t`, each a weighted mean of clipped utilities in [0, 1]."
     req, s = req or TaskRequirements(), self.state(t)
     u = lambda have, need: np.clip(np.asarray(have, np.float64) / need, 0, 1)
-    hw = np.stack([u(s['capacity_flops'] / GIGA, req.compute_gflops), u(s['free_ram_gb'], req.ram_gb), u(s['storage_gb'], req.storage_gb)], 1)
-    net = np.stack([u(s['bandwidth_mbps'], req.bandwidth_mbps), np.clip(1 - s['latency_ms'] / req.max_latency_ms, 0, 1)], 1)
+    hw = np.stack([
+        u(s['capacity_flops'] / GIGA, req.compute_gflops),
+        u(s['free_ram_gb'], req.ram_gb),
+        u(s['storage_gb'], req.storage_gb)
+    ], 1)
+    net = np.stack(
+        [u(s['bandwidth_mbps'], req.bandwidth_mbps),
+         np.clip(1 - s['latency_ms'] / req.max_latency_ms, 0, 1)], 1)
     return pd.DataFrame(dict(H=hw @ np.asarray(req.hw_weights), N=net @ np.asarray(req.net_weights)))
 
 # %% ../../nbs/crowd/60_devices.ipynb #e05693fa
@@ -262,8 +291,8 @@ def to_profiles(self:DevicePool, flops_per_sample:float, # training FLOPs one sa
     speed = np.mean([s['capacity_flops'] / (fps * memory_impact(memory_gb, s['free_ram_gb'])) for s in st], 0)
     bw = np.mean([s['bandwidth_mbps'] * MBIT / BITS_PER_BYTE for s in st], 0)
     n = self.num_devices
-    return SystemProfiles(speed=speed, bandwidth=bw, availability=self.availability.copy(), energy_budget=np.full(n, np.inf),
-                          dropout=np.zeros(n), cost=self.cost.copy())
+    return SystemProfiles(speed=speed, bandwidth=bw, availability=self.availability.copy(), energy_budget=np.full(
+        n, np.inf), dropout=np.zeros(n), cost=self.cost.copy())
 
 # %% ../../nbs/crowd/60_devices.ipynb #55eac835
 def pool_figure(pool:DevicePool, # the crowd

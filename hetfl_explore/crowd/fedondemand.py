@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 import torch
-from ..foundation.core import check_int, check_float, check_type, rng_streams, check_array, check_ids, check_count_array
+from ..foundation.core import (check_int, check_float, check_type, rng_streams, check_array, check_ids,
+                                           check_count_array)
 from ..foundation.data import FederatedData
 from ..engine.protocol import Selector
 from ..engine.config import RunConfig
@@ -40,8 +41,10 @@ def eligible_devices(pool:DevicePool, # the registered devices
                      t:int=0, # the round whose attributes are checked
                     ) -> np.ndarray:
     "Ids of devices with the required free RAM and storage and at least the required bandwidth in round `t`."
-    s = check_type('pool', pool, DevicePool).state(t); check_type('req', req, TaskRequirements)
-    ok = (s['free_ram_gb'] >= req.ram_gb) & (s['storage_gb'] >= req.storage_gb) & (s['bandwidth_mbps'] >= req.bandwidth_mbps)
+    s = check_type('pool', pool, DevicePool).state(t)
+    check_type('req', req, TaskRequirements)
+    ok = (s['free_ram_gb'] >= req.ram_gb) & (s['storage_gb'] >= req.storage_gb) & (s['bandwidth_mbps']
+                                                                                   >= req.bandwidth_mbps)
     return np.flatnonzero(ok.to_numpy())
 
 # %% ../../nbs/crowd/64_fedondemand.ipynb #cf149de3
@@ -55,7 +58,8 @@ class Task:
     delta: float = 0.05 # confidence 1 - delta of the estimate
     def __post_init__(self):
         check_type('Task.requirements', self.requirements, TaskRequirements)
-        self.budget, self.reward_pool = check_float('Task.budget', self.budget, lo=0, lo_open=True), check_float('Task.reward_pool', self.reward_pool, lo=0)
+        self.budget = check_float('Task.budget', self.budget, lo=0, lo_open=True)
+        self.reward_pool = check_float('Task.reward_pool', self.reward_pool, lo=0)
         self.epsilon = check_float('Task.epsilon', self.epsilon, lo=0, lo_open=True)
         self.delta = check_float('Task.delta', self.delta, lo=0, hi=1, lo_open=True, hi_open=True)
 
@@ -67,12 +71,14 @@ def preliminary_training(model_fn, # builds the task's model (called under `conf
                          fraction:float=0.25, # share of each client's data used in the preliminary round
                         ) -> pd.DataFrame:
     "Each client trains w0 on a subset of its data; returns its data size and the loss on the requester's test set."
-    frac = check_float('fraction', fraction, lo=0, hi=1, lo_open=True); check_type('data', data, FederatedData)
+    frac = check_float('fraction', fraction, lo=0, hi=1, lo_open=True)
+    check_type('data', data, FederatedData)
     ids = check_ids('ids', ids, data.num_clients, unique=True)
     if ids.size == 0: raise ValueError("ids: an empty population, expected at least one eligible_devices client")
     config = check_type('config', config, RunConfig)
     if not callable(model_fn): raise TypeError(f"model_fn={model_fn!r:.80}: expected a callable that builds the model")
-    torch.manual_seed(config.seed); model = model_fn()
+    torch.manual_seed(config.seed)
+    model = model_fn()
     w0, rngs = ParamLayout(model).flatten(model).clone(), rng_streams(config.seed, len(ids), 'preliminary')
     rows = []
     for k, r in zip(ids, rngs):
@@ -89,10 +95,13 @@ def cohort_size_heuristic(kl:np.ndarray, # KL(q_k || p) of each client's posteri
                           epsilon:float, # target error
                           delta:float, # confidence 1 - delta
                          ) -> int:
-    "HEURISTIC from Tahir (2025, App. A.1, intermediate step), not a bound: [sum(KL + var) + log(K / delta) / 2] / epsilon."
-    kl, var = check_array('kl', kl, ndim=1, lo=0, nonempty=True), check_array('loss_var', loss_var, ndim=1, lo=0, nonempty=True)
+    """HEURISTIC from Tahir (2025, App. A.1, intermediate step), not a bound: [sum(KL + var) + log(K / delta) / 2] /
+    epsilon."""
+    kl = check_array('kl', kl, ndim=1, lo=0, nonempty=True)
+    var = check_array('loss_var', loss_var, ndim=1, lo=0, nonempty=True)
     if kl.shape != var.shape: raise ValueError(f"loss_var has shape {var.shape}: expected the shape of kl {kl.shape}")
-    eps, d = check_float('epsilon', epsilon, lo=0, lo_open=True), check_float('delta', delta, lo=0, hi=1, lo_open=True, hi_open=True)
+    eps = check_float('epsilon', epsilon, lo=0, lo_open=True)
+    d = check_float('delta', delta, lo=0, hi=1, lo_open=True, hi_open=True)
     return math.ceil(((kl + var).sum() + 0.5 * math.log(len(kl) / d)) / eps)
 
 def pac_bayes_gap(n:int, # samples
@@ -102,9 +111,11 @@ def pac_bayes_gap(n:int, # samples
                  ) -> float:
     "McAllester/Maurer PAC-Bayes gap C sqrt((KL + ln(2 sqrt(n) / delta)) / (2 n))."
     n, kl = check_int('n', n, lo=1), check_float('kl', kl, lo=0)
-    d, C = check_float('delta', delta, lo=0, hi=1, lo_open=True, hi_open=True), check_float('loss_bound', loss_bound, lo=0, lo_open=True)
+    d = check_float('delta', delta, lo=0, hi=1, lo_open=True, hi_open=True)
+    C = check_float('loss_bound', loss_bound, lo=0, lo_open=True)
     return C * math.sqrt((kl + math.log(2 * math.sqrt(n) / d)) / (2 * n))
 
+# %% ../../nbs/crowd/64_fedondemand.ipynb #40569f53
 def pac_bayes_sample_size(epsilon:float, # target gap between true and empirical risk
                           kl:float, # KL(Q || P)
                           delta:float, # confidence 1 - delta
@@ -145,7 +156,8 @@ class ShapleyLedger(Selector):
         self.name = inner.name
     def reset(self, num_clients, seed):
         "Reset the wrapped selector and empty the ledger."
-        super().reset(num_clients, seed); self.inner.reset(num_clients, seed)
+        super().reset(num_clients, seed)
+        self.inner.reset(num_clients, seed)
         self.values, self.rng = [], np.random.default_rng(seed)
     def select(self, t, clients, k, rng):
         "The wrapped selector's choice."
@@ -156,14 +168,19 @@ class ShapleyLedger(Selector):
     def observe(self, t, reports):
         "Pass the reports on, then value the round's game among the reporting clients."
         self.inner.observe(t, reports)
-        if not len(reports.ids): self.values.append(np.zeros(self.num_clients)); return   # nobody reported: a round of zeros
-        if reports.server_eval is None: raise ValueError("ShapleyLedger needs a server validation set: set RunConfig.val_fraction > 0")
+        # nobody reported: a round of zeros
+        if not len(reports.ids):
+            self.values.append(np.zeros(self.num_clients))
+            return
+        if reports.server_eval is None:
+            raise ValueError("ShapleyLedger needs a server validation set: set RunConfig.val_fraction > 0")
         dev, g = reports.global_params.device, reports.global_params
         score = lambda w: -reports.server_eval(torch.as_tensor(w, dtype=g.dtype, device=dev))[1]
         v = fl_utility(g.cpu().numpy(), reports.updates.cpu().numpy(), reports.n_samples.astype(np.float64), score)
         n = len(reports.ids)
         phi = shapley_exact(v, n) if n <= MAX_EXACT_PLAYERS else shapley_mc(v, n, self.n_perm, self.rng)
-        row = np.zeros(self.num_clients); row[reports.ids] = phi
+        row = np.zeros(self.num_clients)
+        row[reports.ids] = phi
         self.values.append(row)
     def ledger(self) -> np.ndarray:
         "(rounds, clients) Shapley values so far (0 where a client did not report)."

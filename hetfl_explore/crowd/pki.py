@@ -38,7 +38,9 @@ def _canonical(attributes:dict) -> bytes:
     "Canonical JSON of attributes (sets become sorted lists)."
     conv = lambda v: sorted(v, key=repr) if isinstance(v, (set, frozenset, tuple, list)) else v
     try: return json.dumps({k: conv(v) for k, v in attributes.items()}, sort_keys=True, separators=(',', ':')).encode()
-    except TypeError as e: raise TypeError(f"attributes: expected JSON-serialisable values (numbers, strings, booleans, sets of them): {e}") from None
+    except TypeError as e:
+        raise TypeError(
+            f"attributes: expected JSON-serialisable values (numbers, strings, booleans, sets of them): {e}") from None
 
 def aware_now(now:datetime|None, # a timezone-aware datetime, or None for the current time
              ) -> datetime:
@@ -55,7 +57,8 @@ def make_csr(key:ec.EllipticCurvePrivateKey, # the device's private key
             ) -> x509.CertificateSigningRequest:
     "A CSR with the device's identity and attributes, signed with its key."
     check_type('key', key, ec.EllipticCurvePrivateKey)
-    if not isinstance(client_id, str) or not client_id: raise ValueError(f"client_id={client_id!r}: expected a non-empty string")
+    if not isinstance(client_id, str) or not client_id:
+        raise ValueError(f"client_id={client_id!r}: expected a non-empty string")
     blob = _canonical(check_type('attributes', attributes, dict))
     return (x509.CertificateSigningRequestBuilder()
             .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, client_id)]))
@@ -101,30 +104,40 @@ class CertificateAuthority:
 
 # %% ../../nbs/crowd/67_pki.ipynb #c7d869a3
 @patch
-def enrol(self:CertificateAuthority, csr:x509.CertificateSigningRequest, # the device's CSR
-          now:datetime|None=None, # issue time (default: now)
-          action:str='register', # the ABAC action checked
-         ) -> tuple[x509.Certificate|None, Decision|None]: # (certificate or None, the policy decision or None without a policy)
+def enrol(
+    self: CertificateAuthority,
+    csr: x509.CertificateSigningRequest,   # the device's CSR
+    now: datetime | None = None,   # issue time (default: now)
+    action: str = 'register',   # the ABAC action checked
+) -> tuple[x509.Certificate | None, Decision
+           | None]:   # (certificate or None, the policy decision or None without a policy)
     "Register a device: verify its CSR, authorise its attributes, and issue a short-lived certificate."
     check_type('csr', csr, x509.CertificateSigningRequest)
-    if not csr.is_signature_valid: raise ValueError("csr: its signature does not verify (not signed by the key it carries)")
+    if not csr.is_signature_valid:
+        raise ValueError("csr: its signature does not verify (not signed by the key it carries)")
     now, cid = aware_now(now), client_id_of(csr)
-    attrs = {k: v for k, v in attributes_of(csr).items() if k != TRUST_ATTRIBUTE}     # trust is the server's, never declared
+    # trust is the server's, never declared
+    attrs = {k: v for k, v in attributes_of(csr).items() if k != TRUST_ATTRIBUTE}
     live = self.live(cid, now)
     if live is not None and live.public_key().public_numbers() != csr.public_key().public_numbers():
-        raise ValueError(f"csr: client id {cid!r} holds a live certificate (serial {live.serial_number:x}) for another key; "
-                         "revoke it before enrolling a new key")
-    decision = None if self.policy is None else self.policy.decide(Request(self.trust.subject(cid, attrs), check_type('action', action, str)))
+        raise ValueError(
+            f"csr: client id {cid!r} holds a live certificate (serial {live.serial_number:x}) for another key; "
+            "revoke it before enrolling a new key")
+    decision = None if self.policy is None else self.policy.decide(
+        Request(self.trust.subject(cid, attrs), check_type('action', action, str)))
     if decision is not None and not decision.permit: return None, decision
     cert = (x509.CertificateBuilder().subject_name(csr.subject).issuer_name(self.name).public_key(csr.public_key())
             .serial_number(x509.random_serial_number()).not_valid_before(now).not_valid_after(now + self.validity)
             .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
             .add_extension(x509.UnrecognizedExtension(ATTRIBUTES_OID, _canonical(attrs)), critical=False)
             .sign(self.key, hashes.SHA256()))
-    if live is not None: self.revoked[live.serial_number] = now                     # a renewal supersedes the old certificate
-    self.trust.register(cid); self.issued[cid] = cert
+    # a renewal supersedes the old certificate
+    if live is not None: self.revoked[live.serial_number] = now
+    self.trust.register(cid)
+    self.issued[cid] = cert
     return cert, decision
 
+# %% ../../nbs/crowd/67_pki.ipynb #4e8382f0
 @patch
 def live(self:CertificateAuthority, client_id:str, # a device's identity
          now:datetime|None=None, # the time of the check
@@ -133,7 +146,6 @@ def live(self:CertificateAuthority, client_id:str, # a device's identity
     cert, now = self.issued.get(check_type('client_id', client_id, str)), aware_now(now)
     if cert is None or cert.serial_number in self.revoked or now > cert.not_valid_after_utc: return None
     return cert
-
 
 # %% ../../nbs/crowd/67_pki.ipynb #c7d869a4
 @patch
@@ -147,17 +159,19 @@ def revoke(self:CertificateAuthority, cert:x509.Certificate, # the certificate t
 def crl(self:CertificateAuthority, now:datetime|None=None, # the list's issue time
        ) -> x509.CertificateRevocationList:
     "The current certificate revocation list, signed by the CA."
-    now = aware_now(now); b = x509.CertificateRevocationListBuilder().issuer_name(self.name).last_update(now).next_update(now + self.validity)
+    now = aware_now(now)
+    b = x509.CertificateRevocationListBuilder().issuer_name(self.name).last_update(now).next_update(now + self.validity)
     for serial, when in self.revoked.items():
-        b = b.add_revoked_certificate(x509.RevokedCertificateBuilder().serial_number(serial).revocation_date(when).build())
+        b = b.add_revoked_certificate(
+            x509.RevokedCertificateBuilder().serial_number(serial).revocation_date(when).build())
     return b.sign(self.key, hashes.SHA256())
 
 # %% ../../nbs/crowd/67_pki.ipynb #8e42c12c
 REASONS = dict(not_ca='certificate not issued by the CA', expired='certificate expired or not yet valid',
                revoked='certificate revoked', policy='attributes do not satisfy the policy', signature='bad signature',
-               task='update for another task', round='update for another round (replay)', nonce='nonce already used (replay)',
-               identity='client id does not match the certificate', duplicate='second update from this client in this round',
-               malformed='malformed update')
+               task='update for another task', round='update for another round (replay)',
+               nonce='nonce already used (replay)', identity='client id does not match the certificate',
+               duplicate='second update from this client in this round', malformed='malformed update')
 
 def certificate_problem(cert:x509.Certificate, # the certificate to check
                       ca_cert:x509.Certificate, # the CA's certificate
@@ -165,7 +179,8 @@ def certificate_problem(cert:x509.Certificate, # the certificate to check
                       now:datetime|None=None, # the time of the check
                      ) -> str|None: # None if valid, else the reason (a value of REASONS)
     "What is wrong with a device certificate (its chain, validity window or revocation), or None if nothing is."
-    check_type('cert', cert, x509.Certificate); check_type('ca_cert', ca_cert, x509.Certificate)
+    check_type('cert', cert, x509.Certificate)
+    check_type('ca_cert', ca_cert, x509.Certificate)
     if not check_type('crl', crl, x509.CertificateRevocationList).is_signature_valid(ca_cert.public_key()):
         raise ValueError("crl: not signed by the CA")
     try: cert.verify_directly_issued_by(ca_cert)
@@ -183,12 +198,15 @@ def serialise(update, # a tensor, array, or tuple/list of them (e.g. (mu, var))
     "An update as float32 little-endian bytes (tuple parts concatenated in order)."
     parts = update if isinstance(update, (tuple, list)) else (update,)
     if not parts: raise ValueError("update: expected a tensor or a non-empty tuple of tensors")
-    arrs = [np.ascontiguousarray(check_array('update', p, nonempty=True), dtype='<f4') for p in parts]   # finite numbers only
+    # finite numbers only
+    arrs = [np.ascontiguousarray(check_array('update', p, nonempty=True), dtype='<f4') for p in parts]
     return b''.join(memoryview(a).cast('B') for a in arrs)                  # one copy into the payload
 
 def _statement(task_id, round, client_id, payload, nonce) -> bytes:
     "The canonical bytes that are signed."
-    return json.dumps([task_id, round, client_id, hashlib.sha256(payload).hexdigest(), nonce.hex()], separators=(',', ':')).encode()
+    return json.dumps([task_id, round, client_id,
+                       hashlib.sha256(payload).hexdigest(),
+                       nonce.hex()], separators=(',', ':')).encode()
 
 @dataclass(frozen=True)
 class SignedUpdate:
@@ -210,8 +228,10 @@ def sign_update(key:ec.EllipticCurvePrivateKey, # the client's private key
                 nonce:bytes|None=None, # a nonce (default: NONCE_BYTES random bytes)
                ) -> SignedUpdate:
     "Sign (task, round, client id, SHA-256 of the update, nonce) with the client's key."
-    check_type('key', key, ec.EllipticCurvePrivateKey); check_type('certificate', certificate, x509.Certificate)
-    check_type('task_id', task_id, str); round = check_int('round', round, lo=0)
+    check_type('key', key, ec.EllipticCurvePrivateKey)
+    check_type('certificate', certificate, x509.Certificate)
+    check_type('task_id', task_id, str)
+    round = check_int('round', round, lo=0)
     payload = update if isinstance(update, bytes) else serialise(update)
     nonce = os.urandom(NONCE_BYTES) if nonce is None else check_type('nonce', nonce, bytes)
     cid = client_id_of(certificate)
@@ -222,7 +242,9 @@ def verify_update(u:SignedUpdate, # the received update
                  ) -> bool:
     "True iff the signature over the update's statement verifies with the certificate's public key."
     check_type('u', u, SignedUpdate)
-    try: u.certificate.public_key().verify(u.signature, _statement(u.task_id, u.round, u.client_id, u.payload, u.nonce), ec.ECDSA(hashes.SHA256()))
+    try:
+        u.certificate.public_key().verify(u.signature, _statement(u.task_id, u.round, u.client_id, u.payload, u.nonce),
+                                          ec.ECDSA(hashes.SHA256()))
     except InvalidSignature: return False
     return True
 
@@ -235,13 +257,16 @@ def session_key(own:ec.EllipticCurvePrivateKey, # this side's ephemeral private 
                 context:bytes=b'hetfl authenticated aggregation', # HKDF info (binds the key to its use)
                ) -> bytes:
     "A 32-byte session key from ECDH on secp256r1 and HKDF-SHA256."
-    check_type('own', own, ec.EllipticCurvePrivateKey); check_type('peer', peer, ec.EllipticCurvePublicKey)
+    check_type('own', own, ec.EllipticCurvePrivateKey)
+    check_type('peer', peer, ec.EllipticCurvePublicKey)
     shared = own.exchange(ec.ECDH(), peer)
-    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=check_type('context', context, bytes)).derive(shared)
+    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=check_type('context', context,
+                                                                                 bytes)).derive(shared)
 
 def _key(key):
     "Check a 32-byte AES key."
-    if not isinstance(key, bytes) or len(key) != 32: raise ValueError("key: expected the 32-byte session key from session_key")
+    if not isinstance(key, bytes) or len(key) != 32:
+        raise ValueError("key: expected the 32-byte session key from session_key")
     return key
 
 def seal(key:bytes, # the session key
@@ -249,13 +274,16 @@ def seal(key:bytes, # the session key
          aad:bytes=b'', # associated data that is authenticated but not encrypted
         ) -> bytes: # nonce + ciphertext + tag
     "AES-256-GCM encryption with a fresh random nonce."
-    return (n := os.urandom(GCM_NONCE_BYTES)) + AESGCM(_key(key)).encrypt(n, check_type('data', data, bytes), check_type('aad', aad, bytes))
+    return (n := os.urandom(GCM_NONCE_BYTES)) + AESGCM(_key(key)).encrypt(n, check_type('data', data, bytes),
+                                                                          check_type('aad', aad, bytes))
 
 def unseal(key:bytes, # the session key
            blob:bytes, # the output of `seal`
            aad:bytes=b'', # the same associated data
           ) -> bytes:
     "Decrypt a sealed message; raises ValueError if it was changed or the key is wrong."
-    if len(check_type('blob', blob, bytes)) < GCM_NONCE_BYTES + GCM_TAG_BYTES: raise ValueError(f"blob has {len(blob)} bytes: too short to be sealed")
+    if len(check_type('blob', blob, bytes)) < GCM_NONCE_BYTES + GCM_TAG_BYTES:
+        raise ValueError(f"blob has {len(blob)} bytes: too short to be sealed")
     try: return AESGCM(_key(key)).decrypt(blob[:GCM_NONCE_BYTES], blob[GCM_NONCE_BYTES:], check_type('aad', aad, bytes))
-    except InvalidTag: raise ValueError("blob: authentication failed (tampered message, wrong key or wrong aad)") from None
+    except InvalidTag:
+        raise ValueError("blob: authentication failed (tampered message, wrong key or wrong aad)") from None

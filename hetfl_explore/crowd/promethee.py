@@ -8,7 +8,8 @@ import math
 import numpy as np
 import pandas as pd
 from fastcore.basics import patch
-from ..foundation.core import check_int, check_float, check_choice, check_type, check_array, check_ids, MAX_COUNT
+from ..foundation.core import (check_int, check_float, check_choice, check_type, check_array, check_ids,
+                                           MAX_COUNT)
 from ..foundation.core import as_array
 from ..engine.protocol import Selection, Selector
 from .devices import DevicePool, TaskRequirements
@@ -21,7 +22,8 @@ __all__ = ['CRITERIA', 'WEIGHT_TOL', 'REFERENCE_CONFIG', 'PAIRWISE_BLOCK', 'FLOW
 # %% ../../nbs/crowd/61_promethee.ipynb #8c580502
 CRITERIA = ('H', 'N', 'Q', 'T') # Hardware, Network, data Quality, Trust (Tahir, 2025, §5.6)
 WEIGHT_TOL = 1e-9 # how far from one a weight sum may be
-REFERENCE_CONFIG = dict(weights=dict(H=1/6, N=1/6, Q=2/3, T=0.0), q=0.05, p=0.5) # the author's public code, weights normalised
+# the author's public code, weights normalised
+REFERENCE_CONFIG = dict(weights=dict(H=1/6, N=1/6, Q=2/3, T=0.0), q=0.05, p=0.5)
 
 def check_weights(weights:dict|np.ndarray|list, # a weight per criterion: a {criterion: weight} dict or a sequence
                   criteria:tuple=CRITERIA, # the criteria, in column order
@@ -32,9 +34,12 @@ def check_weights(weights:dict|np.ndarray|list, # a weight per criterion: a {cri
         if unknown: raise ValueError(f"weights: unknown criteria {unknown}: expected keys among {list(criteria)}")
         weights = [weights.get(c, 0.0) for c in criteria]
     w = as_array('weights', weights).astype(np.float64)   # an object that cannot be read as numbers is named
-    if w.shape != (len(criteria),): raise ValueError(f"weights={weights!r}: expected {len(criteria)} weights, one per criterion {list(criteria)}")
-    if not np.all(np.isfinite(w)) or (w < 0).any(): raise ValueError(f"weights={weights!r}: expected finite non-negative weights")
-    if abs(w.sum() - 1) > WEIGHT_TOL: raise ValueError(f"weights={weights!r}: sum to {w.sum():.6g}, expected weights summing to one")
+    if w.shape != (len(criteria), ):
+        raise ValueError(f"weights={weights!r}: expected {len(criteria)} weights, one per criterion {list(criteria)}")
+    if not np.all(np.isfinite(w)) or (w < 0).any():
+        raise ValueError(f"weights={weights!r}: expected finite non-negative weights")
+    if abs(w.sum() - 1) > WEIGHT_TOL:
+        raise ValueError(f"weights={weights!r}: sum to {w.sum():.6g}, expected weights summing to one")
     return w
 
 # %% ../../nbs/crowd/61_promethee.ipynb #88d14be1
@@ -44,18 +49,23 @@ def check_thresholds(q:float|dict|list, # indifference threshold(s) q_j
                     ) -> tuple[np.ndarray, np.ndarray]:
     "Per-criterion (q, p) arrays with 0 <= q_j <= p_j; a scalar applies to every criterion."
     def arr(name, v):
-        if v is None or isinstance(v, (bool, np.bool_, str)): raise TypeError(f"{name}={v!r}: expected a number or one per criterion {list(criteria)}")
+        if v is None or isinstance(v, (bool, np.bool_, str)):
+            raise TypeError(f"{name}={v!r}: expected a number or one per criterion {list(criteria)}")
         if isinstance(v, dict):
             bad = [c for c in v if c not in criteria]
             if bad: raise ValueError(f"{name}: unknown criteria {bad}: expected keys among {list(criteria)}")
             v = [v.get(c, np.nan) for c in criteria]
-        elif not isinstance(v, (list, tuple, np.ndarray)): v = check_float(name, v, lo=0)   # one threshold for every criterion
+        # one threshold for every criterion
+        elif not isinstance(v, (list, tuple, np.ndarray)): v = check_float(name, v, lo=0)
         try: a = np.broadcast_to(np.asarray(v, np.float64), (len(criteria),)).copy()
-        except (TypeError, ValueError): raise ValueError(f"{name}={v!r}: expected a number or one per criterion {list(criteria)}") from None
-        if not np.all(np.isfinite(a)) or (a < 0).any(): raise ValueError(f"{name}={v!r}: expected finite non-negative thresholds")
+        except (TypeError, ValueError):
+            raise ValueError(f"{name}={v!r}: expected a number or one per criterion {list(criteria)}") from None
+        if not np.all(np.isfinite(a)) or (a < 0).any():
+            raise ValueError(f"{name}={v!r}: expected finite non-negative thresholds")
         return a
     qa, pa = arr('q', q), arr('p', p)
-    if (qa > pa).any(): raise ValueError(f"q={q!r} > p={p!r}: expected q_j <= p_j (indifference below strict preference)")
+    if (qa > pa).any():
+        raise ValueError(f"q={q!r} > p={p!r}: expected q_j <= p_j (indifference below strict preference)")
     return qa, pa
 
 # %% ../../nbs/crowd/61_promethee.ipynb #b9ba4016
@@ -92,7 +102,8 @@ def flows_pairwise(X:np.ndarray, # (n, m) criteria scores
                   ) -> tuple[np.ndarray, np.ndarray]:
     "PROMETHEE II positive and negative flows (5.6)/(5.7) by comparing every pair: O(m n^2) time, blocked memory."
     X, w, q, p = _matrix(X, weights, q, p)
-    n = len(X); plus, minus = np.zeros(n), np.zeros(n)
+    n = len(X)
+    plus, minus = np.zeros(n), np.zeros(n)
     if n == 1: return plus, minus
     for j in np.flatnonzero(w):
         g = X[:, j]
@@ -112,7 +123,8 @@ def uni_flows_sorted(g:np.ndarray, # (n,) one criterion's scores
     q, p = (float(v[0]) for v in check_thresholds(q, p, ('g',)))
     if n == 1: return np.zeros(1), np.zeros(1)
     def plus(v):
-        s = np.sort(v); cs = np.concatenate([[0.0], np.cumsum(s)])
+        s = np.sort(v)
+        cs = np.concatenate([[0.0], np.cumsum(s)])
         lo = np.searchsorted(s, v - p, 'left')                 # d > p: full preference
         if p == q: return lo / (n - 1)
         hi = np.searchsorted(s, v - q, 'right')                # d >= q: partial (0 at d == q)
@@ -128,7 +140,9 @@ def flows_sorted(X:np.ndarray, # (n, m) criteria scores
     X, w, q, p = _matrix(X, weights, q, p)
     plus, minus = np.zeros(len(X)), np.zeros(len(X))
     for j in np.flatnonzero(w):
-        a, b = uni_flows_sorted(X[:, j], q[j], p[j]); plus += w[j] * a; minus += w[j] * b
+        a, b = uni_flows_sorted(X[:, j], q[j], p[j])
+        plus += w[j] * a
+        minus += w[j] * b
     return plus, minus
 
 # %% ../../nbs/crowd/61_promethee.ipynb #18ac30b3
@@ -139,13 +153,18 @@ def compute_flows_as_printed(g:np.ndarray, # (n,) one criterion's scores
     "Tahir (2025) Algorithm 2 (COMPUTEFLOWS) as printed, on the sorted scores: omits clients with full preference."
     q, p = (float(v[0]) for v in check_thresholds(q, p, ('g',)))
     if p <= q: raise ValueError(f"p={p!r}, q={q!r}: the printed Algorithm 2 divides by p - q, expected p > q")
-    g = check_array('g', g, ndim=1, nonempty=True); n, order = len(g), np.argsort(g, kind='stable')
+    g = check_array('g', g, ndim=1, nonempty=True)
+    n, order = len(g), np.argsort(g, kind='stable')
     s, phi = g[order], np.zeros(len(g))
     total, start, end = 0.0, 0, 0
     for i in range(n):
         lo, up = s[i] - p, s[i] - q
-        while start < i and s[start] < lo: total -= s[start]; start += 1
-        while end < n and s[end] <= up: total += s[end]; end += 1
+        while start < i and s[start] < lo:
+            total -= s[start]
+            start += 1
+        while end < n and s[end] <= up:
+            total += s[end]
+            end += 1
         if end - start > 0: phi[order[i]] = ((end - start) * (s[i] - q) - total) / ((p - q) * (n - 1))
     return phi
 
@@ -159,7 +178,8 @@ def flows_as_printed(X:np.ndarray, # (n, m) criteria scores
     plus, minus = np.zeros(len(X)), np.zeros(len(X))
     if len(X) == 1: return plus, minus
     for j in np.flatnonzero(w):
-        plus += w[j] * compute_flows_as_printed(X[:, j], q[j], p[j]); minus += w[j] * compute_flows_as_printed(-X[:, j], q[j], p[j])
+        plus += w[j] * compute_flows_as_printed(X[:, j], q[j], p[j])
+        minus += w[j] * compute_flows_as_printed(-X[:, j], q[j], p[j])
     return plus, minus
 
 # %% ../../nbs/crowd/61_promethee.ipynb #ea654d90
@@ -179,9 +199,11 @@ def promethee(X:np.ndarray|pd.DataFrame, # (n, m) criteria scores (a DataFrame's
         if missing: raise ValueError(f"X: missing criteria columns {missing}: expected columns {list(CRITERIA)}")
         X = X[list(CRITERIA)].to_numpy()
     X = _matrix(X, weights, q, p)[0]
-    plus, minus = FLOW_METHODS[method](minmax_columns(X) if check_type('normalise', normalise, bool) else X, weights, q, p)
+    plus, minus = FLOW_METHODS[method](minmax_columns(X) if check_type('normalise', normalise, bool) else X, weights, q,
+                                       p)
     phi = plus - minus
-    rank = np.empty(len(phi), np.int64); rank[np.argsort(-phi, kind='stable')] = np.arange(1, len(phi) + 1)
+    rank = np.empty(len(phi), np.int64)
+    rank[np.argsort(-phi, kind='stable')] = np.arange(1, len(phi) + 1)
     return pd.DataFrame(dict(phi_plus=plus, phi_minus=minus, phi=phi, rank=rank))
 
 # %% ../../nbs/crowd/61_promethee.ipynb #5c1d56e1
@@ -190,15 +212,21 @@ def budget_greedy(order:np.ndarray, # client ids, best first
                   budget:float, # money available this round
                   k:int|None=None, # optional cap on how many clients are taken
                  ) -> np.ndarray:
-    "Algorithm 1's pass: take clients in rank order while their cost fits the remaining budget, skipping those that do not."
+    """Algorithm 1's pass: take clients in rank order while their cost fits the remaining budget, skipping those that do
+    not."""
     order, cost = check_ids('order', order, MAX_COUNT, unique=True), check_array('cost', cost, ndim=1, lo=0)
     if order.size == 0: raise ValueError("order: an empty population, expected at least one client to choose from")
-    if cost.shape != order.shape: raise ValueError(f"cost has shape {cost.shape}: expected one cost per client, shape {order.shape}")
+    if cost.shape != order.shape:
+        raise ValueError(f"cost has shape {cost.shape}: expected one cost per client, shape {order.shape}")
     budget = check_float('budget', budget, lo=0, lo_open=True)
-    if budget < cost.min(): raise ValueError(f"budget={budget!r}: below every client's cost (cheapest {cost.min():.4g}); expected at least that")
+    if budget < cost.min():
+        raise ValueError(
+            f"budget={budget!r}: below every client's cost (cheapest {cost.min():.4g}); expected at least that")
     cap, left, chosen = len(order) if k is None else check_int('k', k, lo=1), budget, []
     for i, c in zip(order, cost):
-        if c <= left: chosen.append(i); left -= c
+        if c <= left:
+            chosen.append(i)
+            left -= c
         if len(chosen) == cap: break
     return np.array(chosen, np.int64)
 
@@ -217,10 +245,14 @@ class PrometheeSelector(Selector):
                  top_frac:float|None=None, # keep the top fraction, shuffled, before picking (None: pure ranking)
                  quality_sign:str='low_loss_good', # 'low_loss_good' | 'high_loss_good': which losses make g_Q high
                  requirements:TaskRequirements|None=None, # the task's requirements behind g_H and g_N
-                 trust:np.ndarray|None=None, # trust score of each device in [0, 1], e.g. `TrustStore.vector` (None: 1 for all)
-                 prior_loss:np.ndarray|None=None, # loss of each client known before round 0, e.g. from preliminary training (NaN: unknown)
-                 n_required:int|None=None, # samples a round should cover; the round's info says when the budget cannot buy them
-                 normalise:bool=True, # min-max scale each criterion over the candidates first (Algorithm 1; the public code does)
+                 # trust score of each device in [0, 1], e.g. `TrustStore.vector` (None: 1 for all)
+                 trust:np.ndarray|None=None,
+                 # loss of each client known before round 0, e.g. from preliminary training (NaN: unknown)
+                 prior_loss:np.ndarray|None=None,
+                 # samples a round should cover; the round's info says when the budget cannot buy them
+                 n_required:int|None=None,
+                 # min-max scale each criterion over the candidates first (Algorithm 1; the public code does)
+                 normalise:bool=True,
                 ):
         self.pool = check_type('pool', pool, DevicePool)
         self.weights = check_weights({c: 1 / len(CRITERIA) for c in CRITERIA} if weights is None else weights)
@@ -231,7 +263,8 @@ class PrometheeSelector(Selector):
         self.quality_sign = check_choice('quality_sign', quality_sign, QUALITY_SIGNS)
         self.requirements = requirements or TaskRequirements()
         self.trust = np.ones(pool.num_devices) if trust is None else _trust(trust, pool.num_devices)
-        self.prior_loss = np.full(pool.num_devices, np.nan) if prior_loss is None else _prior(prior_loss, pool.num_devices)
+        self.prior_loss = np.full(pool.num_devices, np.nan) if prior_loss is None else _prior(
+            prior_loss, pool.num_devices)
         self.normalise = check_type('normalise', normalise, bool)
         self.n_required, self.info = None if n_required is None else check_int('n_required', n_required, lo=1), {}
 
@@ -254,7 +287,8 @@ def reset(self:PrometheeSelector, num_clients, seed):
     "Start from the prior losses (NaN: unknown); the pool must describe exactly the federation's clients."
     super(PrometheeSelector, self).reset(num_clients, seed)
     if num_clients != self.pool.num_devices:
-        raise ValueError(f"num_clients={num_clients}: the pool has {self.pool.num_devices} devices, expected one device per client")
+        raise ValueError(
+            f"num_clients={num_clients}: the pool has {self.pool.num_devices} devices, expected one device per client")
     self.loss = self.prior_loss.copy()
 
 @patch
@@ -268,13 +302,15 @@ def criteria(self:PrometheeSelector, t:int, # the round
     known = np.isfinite(loss)
     loss = np.where(known, loss, np.nanmean(loss) if known.any() else 0.0)
     ls = minmax_columns(loss[:, None])[:, 0]
-    q = 0.5 * minmax_columns(np.log1p(np.asarray(n_samples, np.float64)[ids])[:, None])[:, 0] + 0.5 * (ls if self.quality_sign == 'high_loss_good' else 1 - ls)
+    q = 0.5 * minmax_columns(np.log1p(np.asarray(
+        n_samples, np.float64)[ids])[:, None])[:, 0] + 0.5 * (ls if self.quality_sign == 'high_loss_good' else 1 - ls)
     return hn.assign(Q=q, T=self.trust[ids])
 
 # %% ../../nbs/crowd/61_promethee.ipynb #960fff3a
 @patch
 def select(self:PrometheeSelector, t, clients, k, rng):
-    "Rank the available clients by net flow; the top `k` (after an optional top-fraction shuffle), within the budget if one is set."
+    """Rank the available clients by net flow; the top `k` (after an optional top-fraction shuffle), within the budget
+    if one is set."""
     ids, k = clients.available, check_int('k', k, lo=1)
     crit = self.criteria(t, ids, clients.n_samples)
     tab = promethee(crit, self.weights, self.q, self.p, self.method, normalise=self.normalise)
@@ -283,9 +319,10 @@ def select(self:PrometheeSelector, t, clients, k, rng):
     k = min(k, len(order))
     chosen = budget_greedy(order, self.pool.cost[order], self.budget, k) if self.budget is not None else order[:k]
     got = int(np.asarray(clients.n_samples)[chosen].sum())
-    self.info = ({} if self.n_required is None or got >= self.n_required else
-                 dict(shortfall=f"{len(chosen)} clients within the budget hold {got} of the {self.n_required} samples required"))
-    self.table = pd.concat([pd.DataFrame(dict(client=ids)), crit, tab], axis=1).assign(cost=self.pool.cost[ids], chosen=np.isin(ids, chosen))
+    self.info = ({} if self.n_required is None or got >= self.n_required else dict(
+        shortfall=f"{len(chosen)} clients within the budget hold {got} of the {self.n_required} samples required"))
+    self.table = pd.concat([pd.DataFrame(dict(client=ids)), crit, tab], axis=1).assign(
+        cost=self.pool.cost[ids], chosen=np.isin(ids, chosen))
     return Selection(chosen)
 
 @patch
@@ -295,6 +332,7 @@ def round_info(self:PrometheeSelector) -> dict:
 
 @patch
 def observe(self:PrometheeSelector, t, reports):
-    "Remember each reporting client's loss before training (the global model's loss on its data), else its training loss."
+    """Remember each reporting client's loss before training (the global model's loss on its data), else its training
+    loss."""
     lb = np.asarray(reports.loss_before, np.float64)
     self.loss[reports.ids] = np.where(np.isfinite(lb), lb, reports.loss)

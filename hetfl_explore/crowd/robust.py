@@ -8,7 +8,8 @@ import dataclasses
 import numpy as np
 import pandas as pd
 import torch
-from ..foundation.core import check_int, check_float, check_choice, check_type, check_tensor, check_ids, MAX_COUNT, check_rng_seed
+from ..foundation.core import (check_int, check_float, check_choice, check_type, check_tensor, check_ids,
+                                           MAX_COUNT, check_rng_seed)
 from ..foundation.data import FederatedData
 from typing import Callable, Sequence
 from .abac import TrustStore
@@ -23,7 +24,8 @@ def krum_scores(points, # (n, P) client updates (or means)
                 f:int, # the number of Byzantine clients tolerated
                ) -> torch.Tensor: # (n,) scores; lower is more central
     "Krum's score: the sum of squared distances from each point to its n - f - 2 nearest other points."
-    x = check_tensor('points', points, ndim=2); n = len(x)
+    x = check_tensor('points', points, ndim=2)
+    n = len(x)
     f = check_int('f', f, lo=0)
     if n < 2 * f + 3: raise ValueError(f"points has {n} rows and f={f}: Krum needs n >= 2f + 3 points")
     d = torch.cdist(x, x) ** 2
@@ -39,17 +41,22 @@ def _krum_order(mus, f):
 
 def robust_aggregate(mus, # (N, P) client means
                      vars, # (N, P) client variances
-                     rule:str='fedavg', # one of RULES ('fedavg': the unweighted mean; the last four: the Bayesian modes of `aggregate_posteriors`)
+                     # one of RULES ('fedavg': the unweighted mean; the last four: the Bayesian modes of
+                     # `aggregate_posteriors`)
+                     rule:str='fedavg',
                      f:int=1, # Krum / Multi-Krum: Byzantine clients tolerated
                      prior_var:float=1.0, # the Bayesian modes' prior variance (prior mean 0)
                     ) -> tuple[torch.Tensor, torch.Tensor]: # the global (mu, var)
     "Aggregate client posteriors with a robust or Bayesian rule."
-    check_choice('rule', rule, RULES); f = check_int('f', f, lo=0)
+    check_choice('rule', rule, RULES)
+    f = check_int('f', f, lo=0)
     mus, vars = check_tensor('mus', mus, ndim=2), check_tensor('vars', vars, ndim=2)
-    if mus.shape != vars.shape: raise ValueError(f"vars has shape {tuple(vars.shape)}: expected {tuple(mus.shape)} like mus")
+    if mus.shape != vars.shape:
+        raise ValueError(f"vars has shape {tuple(vars.shape)}: expected {tuple(mus.shape)} like mus")
     if len(mus) == 0: raise ValueError(f"mus: shape {tuple(mus.shape)}: expected at least one client")
     if not (vars > 0).all(): raise ValueError("vars: expected positive variances")
-    if rule in MODES: return aggregate_posteriors(mus, vars, 0., check_float('prior_var', prior_var, lo=MIN_VAR), rule)   # float32 holds it
+    # float32 holds it
+    if rule in MODES: return aggregate_posteriors(mus, vars, 0., check_float('prior_var', prior_var, lo=MIN_VAR), rule)
     if rule == 'fedavg': return mus.mean(0), vars.mean(0)
     if rule == 'median': return mus.median(0).values, vars.median(0).values
     keep = _krum_order(mus, f)[:1 if rule == 'krum' else len(mus) - f]
@@ -57,7 +64,8 @@ def robust_aggregate(mus, # (N, P) client means
 
 # %% ../../nbs/crowd/69_robust.ipynb #5c88c4f7
 ATTACKS = ('none', 'label_flip', 'gradient_scaling', 'random_weights', 'variance_claim')
-SCALE_RANGE = 10.0    # gradient scaling: the update is multiplied by a factor drawn from U[-10, 10] (not given in the thesis)
+# gradient scaling: the update is multiplied by a factor drawn from U[-10, 10] (not given in the thesis)
+SCALE_RANGE = 10.0
 CLAIMED_VAR = 1e-8    # variance claimed by a variance-claim attacker
 
 def flip_labels(fd, # a `FederatedData`
@@ -65,7 +73,9 @@ def flip_labels(fd, # a `FederatedData`
                ):
     "A copy of `fd` whose attacker clients' training labels are flipped to |Y| - 1 - y."
     y = check_type('fd', fd, FederatedData).y.clone()
-    for c in check_ids('clients', clients, fd.num_clients, unique=True): i = fd.client_idx[c]; y[i] = fd.n_classes - 1 - y[i]
+    for c in check_ids('clients', clients, fd.num_clients, unique=True):
+        i = fd.client_idx[c]
+        y[i] = fd.n_classes - 1 - y[i]
     return dataclasses.replace(fd, y=y)
 
 def attack_exchange(attack:str, # one of ATTACKS
@@ -73,11 +83,14 @@ def attack_exchange(attack:str, # one of ATTACKS
                     seed:int=0, # seed of the attackers' randomness
                    ):
     "A `run_bayesfl` exchange hook that replaces the attackers' posteriors according to `attack`."
-    check_choice('attack', attack, ATTACKS); bad = set(check_ids('attackers', attackers, MAX_COUNT, unique=True).tolist()); seed = check_int('seed', seed, lo=0)
+    check_choice('attack', attack, ATTACKS)
+    bad = set(check_ids('attackers', attackers, MAX_COUNT, unique=True).tolist())
+    seed = check_int('seed', seed, lo=0)
     def exchange(t, ids, posts, mu):
         g, out = torch.Generator().manual_seed(seed * 7919 + t), []
         for c, (m, v) in zip(ids, posts):
-            if int(c) in bad and attack == 'gradient_scaling': m = mu + (torch.rand((), generator=g) * 2 - 1) * SCALE_RANGE * (m - mu)
+            if int(c) in bad and attack == 'gradient_scaling':
+                m = mu + (torch.rand((), generator=g) * 2 - 1) * SCALE_RANGE * (m - mu)
             elif int(c) in bad and attack in ('random_weights', 'variance_claim'):
                 m = torch.randn(m.shape, generator=g)
                 if attack == 'variance_claim': v = torch.full_like(v, CLAIMED_VAR)
@@ -98,54 +111,70 @@ def attack_table(fd, # a `FederatedData`
     "Mean final accuracy of BayFL-SVI clients for every attack x aggregation rule."
     check_type('fd', fd, FederatedData)
     for name, given, allowed in (('attacks', attacks, ATTACKS), ('rules', rules, RULES)):
-        if not len(check_type(name, given, (list, tuple))): raise ValueError(f"{name}: expected at least one of {', '.join(allowed)}, got none")
+        if not len(check_type(name, given, (list, tuple))):
+            raise ValueError(f"{name}: expected at least one of {', '.join(allowed)}, got none")
         for v in given: check_choice(name, v, allowed)
-    fraction, last = check_float('fraction', fraction, lo=0, hi=0.5), check_int('last', last, lo=1, hi=check_int('rounds', rounds, lo=1))
+    fraction = check_float('fraction', fraction, lo=0, hi=0.5)
+    last = check_int('last', last, lo=1, hi=check_int('rounds', rounds, lo=1))
     seed = check_rng_seed('seed', seed)
     bad = np.random.default_rng([seed, 2]).choice(fd.num_clients, int(round(fraction * fd.num_clients)), replace=False)
     rows = {}
     for a in attacks:
         data = flip_labels(fd, bad) if a == 'label_flip' else fd
         ex = attack_exchange('none' if a == 'label_flip' else a, bad, seed)
-        rows[a] = {r: float(np.mean(run_bayesfl(data, rounds=rounds, seed=seed, exchange=ex,
-                                                server=lambda m, v, ids, r=r: robust_aggregate(m, v, r), **kwargs)['accuracy'][-last:])) for r in rules}
+        rows[a] = {
+            r: float(
+                np.mean(
+                    run_bayesfl(data, rounds=rounds, seed=seed, exchange=ex,
+                                server=lambda m, v, ids, r=r: robust_aggregate(m, v, r), **kwargs)['accuracy'][-last:]))
+            for r in rules
+        }
     return pd.DataFrame.from_dict(rows, orient='index')
 
 # %% ../../nbs/crowd/69_robust.ipynb #e1a2b3c5
 OUTLIER_RATIO = 100.0   # an outlier's score exceeds this many times the round's median score
 
 def robust_outliers(mus, # (N, P) client means
-                    rule:str='multi_krum', # one of RULES; 'krum'/'multi_krum': Krum's score, 'median': squared distance to the median
-                    f:int=1, # Krum / Multi-Krum: Byzantine clients tolerated (only the f discarded ones can be outliers)
+                    # one of RULES; 'krum'/'multi_krum': Krum's score, 'median': squared distance to the median
+                    rule:str='multi_krum',
+                    # Krum / Multi-Krum: Byzantine clients tolerated (only the f discarded ones can be outliers)
+                    f:int=1,
                     ratio:float=OUTLIER_RATIO, # an outlier's score exceeds ratio times the round's median score
                    ) -> np.ndarray: # (N,) bool
     "The clients a robust rule treats as outliers in a round: a score far above the round's median score."
-    check_choice('rule', rule, RULES); f, ratio = check_int('f', f, lo=0), check_float('ratio', ratio, lo=1)
-    mus = check_tensor('mus', mus, ndim=2); N = len(mus)
+    check_choice('rule', rule, RULES)
+    f, ratio = check_int('f', f, lo=0), check_float('ratio', ratio, lo=1)
+    mus = check_tensor('mus', mus, ndim=2)
+    N = len(mus)
     if N == 0: raise ValueError("mus: shape (0, P): expected at least one client")
     if rule in ('krum', 'multi_krum'): score, cand = krum_scores(mus, f), _krum_order(mus, f)[N - f:]
     elif rule == 'median': score, cand = ((mus - mus.median(0).values) ** 2).sum(1), torch.arange(N)
     else: return np.zeros(N, bool)
     far = (score > ratio * score.median()).cpu().numpy()
-    out = np.zeros(N, bool); out[cand.cpu().numpy()] = far[cand.cpu().numpy()]
+    out = np.zeros(N, bool)
+    out[cand.cpu().numpy()] = far[cand.cpu().numpy()]
     return out
 
 # %% ../../nbs/crowd/69_robust.ipynb #e1a2b3c8
-def robust_server(rule:str='multi_krum', # one of RULES
-                  f:int=1, # Krum / Multi-Krum: Byzantine clients tolerated
-                  prior_var:float=1.0, # the Bayesian modes' prior variance
-                  trust:TrustStore|None=None, # the server's trust scores, lowered by the 'outlier' penalty per flagged round (None: only record)
-                  names:Sequence[str]|dict|None=None, # each client index's id in `trust` (None: `client_name`)
-                  ratio:float=OUTLIER_RATIO, # see `robust_outliers`
-                 ) -> Callable: # server(mus, vars, ids) -> (mu, var), with `.outliers`: the client ids flagged in each round
+def robust_server(
+    rule: str = 'multi_krum',   # one of RULES
+    f: int = 1,   # Krum / Multi-Krum: Byzantine clients tolerated
+    prior_var: float = 1.0,   # the Bayesian modes' prior variance
+   # the server's trust scores, lowered by the 'outlier' penalty per flagged round (None: only record)
+    trust: TrustStore | None = None,
+    names: Sequence[str] | dict | None = None,   # each client index's id in `trust` (None: `client_name`)
+    ratio: float = OUTLIER_RATIO,   # see `robust_outliers`
+) -> Callable:   # server(mus, vars, ids) -> (mu, var), with `.outliers`: the client ids flagged in each round
     "A `run_bayesfl` server rule: aggregate with `rule`, record each round's outliers and lower their trust."
-    check_choice('rule', rule, RULES); f, ratio = check_int('f', f, lo=0), check_float('ratio', ratio, lo=1)
+    check_choice('rule', rule, RULES)
+    f, ratio = check_int('f', f, lo=0), check_float('ratio', ratio, lo=1)
     prior_var = check_float('prior_var', prior_var, lo=0, lo_open=True)
     trust = None if trust is None else check_type('trust', trust, TrustStore)
     names = None if names is None else check_type('names', names, (list, tuple, dict))
     def server(mus, vars, ids):
         "Flag the round's outliers, lower their trust, then aggregate (Krum's f shrinks to what the round's n allows)."
-        krum = rule in ('krum', 'multi_krum'); fr = min(f, (len(mus) - 3) // 2) if krum else f
+        krum = rule in ('krum', 'multi_krum')
+        fr = min(f, (len(mus) - 3) // 2) if krum else f
         r = 'fedavg' if krum and fr < 0 else rule                        # under three updates Krum has no neighbours
         flagged = [int(c) for c in np.asarray(ids)[robust_outliers(mus, r, max(fr, 0), ratio)]]
         server.outliers.append(flagged)

@@ -9,7 +9,8 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 from .abac import TrustStore
-from ..foundation.core import check_int, check_float, check_choice, check_type, check_array, check_ids, as_array
+from ..foundation.core import (check_int, check_float, check_choice, check_type, check_array, check_ids,
+                                           as_array)
 
 # %% auto #0
 __all__ = ['MAX_EXACT_PLAYERS', 'TRUNCATIONS', 'GZ_PATIENCE', 'NEGATIVE_POLICIES', 'FREE_RIDER_KINDS', 'QuadraticGame',
@@ -52,13 +53,15 @@ MAX_EXACT_PLAYERS = 16 # exact Shapley enumerates 2^n coalitions: 65,536 utility
 def _value(utility, coalition) -> float:
     "utility(coalition) as a finite float; errors name the coalition and the value returned."
     v = utility(coalition)
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)) or not np.isfinite(v):
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v,
+                                                         (int, float, np.integer, np.floating)) or not np.isfinite(v):
         raise ValueError(f"utility returned {v!r:.80} for coalition {coalition}: expected a finite number")
     return float(v)
 
 def _players(n, utility=None):
     "`n` as a player count in [1, inf) (errors name `n_players`), and `utility` callable (errors name `utility`)."
-    if utility is not None and not callable(utility): raise TypeError(f"utility={utility!r:.80}: expected a callable v(coalition) -> float")
+    if utility is not None and not callable(utility):
+        raise TypeError(f"utility={utility!r:.80}: expected a callable v(coalition) -> float")
     return check_int('n_players', n, lo=1)
 
 def shapley_exact(utility:Callable[[tuple], float], # v: sorted tuple of player indices -> value
@@ -66,8 +69,9 @@ def shapley_exact(utility:Callable[[tuple], float], # v: sorted tuple of player 
                  ) -> np.ndarray:
     "Exact Shapley values (8.1) from all 2^n coalition values; each coalition is evaluated once."
     n = _players(n_players, utility)
-    if n > MAX_EXACT_PLAYERS: raise ValueError(f"n_players={n}: exact Shapley needs 2^{n} utility evaluations; expected at most "
-                                               f"{MAX_EXACT_PLAYERS} players (use shapley_mc for more)")
+    if n > MAX_EXACT_PLAYERS:
+        raise ValueError(f"n_players={n}: exact Shapley needs 2^{n} utility evaluations; expected at most "
+                         f"{MAX_EXACT_PLAYERS} players (use shapley_mc for more)")
     masks = np.arange(1 << n)
     members = (masks[:, None] >> np.arange(n)) & 1
     v = np.array([_value(utility, tuple(np.flatnonzero(m).tolist())) for m in members], np.float64)
@@ -94,8 +98,10 @@ def shapley_mc(utility:Callable[[tuple], float], # v: sorted tuple of player ind
               ) -> np.ndarray:
     "Monte-Carlo Shapley estimate (8.9) from `n_perm` random orders, with the chosen truncation rule."
     n, M = _players(n_players, utility), check_int('n_perm', n_perm, lo=1)
-    check_type('rng', rng, np.random.Generator); check_choice('truncation', truncation, TRUNCATIONS)
-    if truncation == 'prefix' and L is None: raise ValueError("L=None: truncation='prefix' needs the prefix length L >= 1")
+    check_type('rng', rng, np.random.Generator)
+    check_choice('truncation', truncation, TRUNCATIONS)
+    if truncation == 'prefix' and L is None:
+        raise ValueError("L=None: truncation='prefix' needs the prefix length L >= 1")
     stop = n if truncation != 'prefix' else min(check_int('L', L, lo=1), n)
     tol, patience = check_float('tol', tol, lo=0), check_int('patience', patience, lo=0)
     v_empty = _value(utility, ())
@@ -105,7 +111,8 @@ def shapley_mc(utility:Callable[[tuple], float], # v: sorted tuple of player ind
         order, before, streak = rng.permutation(n), v_empty, 0
         for pos in range(stop):
             after = _value(utility, tuple(order[:pos + 1].tolist()))
-            phi[order[pos]] += after - before; before = after
+            phi[order[pos]] += after - before
+            before = after
             if truncation == 'tolerance':
                 streak = streak + 1 if abs(v_full - after) <= tol * abs(v_full) else 0
                 if streak > patience: break
@@ -117,7 +124,8 @@ def shapley_subsets(utility:Callable[[tuple], float], # v: sorted tuple of playe
                     n_samples:int, # k, draws per player
                     rng:np.random.Generator, # source of the sizes and coalitions
                    ) -> np.ndarray:
-    "Stratified k-subset Shapley estimate: per draw and player, a uniform coalition size, then a uniform coalition of it."
+    """Stratified k-subset Shapley estimate: per draw and player, a uniform coalition size, then a uniform coalition of
+    it."""
     n, k = _players(n_players, utility), check_int('n_samples', n_samples, lo=1)
     check_type('rng', rng, np.random.Generator)
     phi = np.zeros(n)
@@ -144,7 +152,8 @@ def estimator_error(utility:Callable[[tuple], float], # the game
     if exact.shape != (n,): raise ValueError(f"exact has shape {exact.shape}: expected one value per player ({n},)")
     seeds = [check_int('seeds', s, lo=0) for s in check_type('seeds', seeds, (list, tuple, range, np.ndarray))]
     n_perms = [check_int('n_perms', M, lo=1) for M in check_type('n_perms', n_perms, (list, tuple, range, np.ndarray))]
-    if not seeds or not n_perms: raise ValueError(f"{'seeds' if not seeds else 'n_perms'}: expected at least one value, got an empty sequence")
+    if not seeds or not n_perms:
+        raise ValueError(f"{'seeds' if not seeds else 'n_perms'}: expected at least one value, got an empty sequence")
     L = -(-n // 2) if L is None else L
     labels = {'none': 'permutation MC', 'prefix': f'prefix TMC (L={L})', 'tolerance': f'tolerance TMC (tol={tol})'}
     methods = {**{lab: (lambda cu, M, r, t=t: shapley_mc(cu, n, M, r, t, L=L, tol=tol)) for t, lab in labels.items()},
@@ -153,8 +162,10 @@ def estimator_error(utility:Callable[[tuple], float], # the game
         for name, run in methods.items():
             errs, calls = [], []
             for s in seeds:
-                cu = CountingUtility(utility); est = run(cu, M, np.random.default_rng(s))
-                errs.append(np.sqrt(np.mean((est - exact) ** 2))); calls.append(cu.calls)
+                cu = CountingUtility(utility)
+                est = run(cu, M, np.random.default_rng(s))
+                errs.append(np.sqrt(np.mean((est - exact) ** 2)))
+                calls.append(cu.calls)
             rows.append(dict(method=name, n_perm=M, evaluations=float(np.mean(calls)), rmse=float(np.mean(errs))))
     return pd.DataFrame(rows)
 
@@ -162,7 +173,8 @@ def estimator_error(utility:Callable[[tuple], float], # the game
 # %% ../../nbs/crowd/62_shapley.ipynb #5b763041
 def _round_ids(participants, N) -> np.ndarray:
     "`participants` as distinct integer ids in [0, N) (errors name `participants`)."
-    ids = check_array('participants', list(participants) if isinstance(participants, range) else participants, ndim=1, nonempty=True)
+    ids = check_array('participants',
+                      list(participants) if isinstance(participants, range) else participants, ndim=1, nonempty=True)
     if len(np.unique(ids)) != ids.size or (ids % 1).any() or ids.min() < 0 or ids.max() >= N:
         raise ValueError(f"participants={participants!r}: expected distinct ids in [0, {N - 1}]")
     return ids.astype(np.int64)
@@ -174,10 +186,13 @@ def round_shapley(participants:Sequence[int], # ids of this round's players (S_t
                   **mc, # n_perm, rng, L, tol, patience for the Monte-Carlo methods
                  ) -> np.ndarray:
     "One round's Shapley values placed at the participants' ids, 0 for every absent client."
-    N = check_int('n_clients', n_clients, lo=1); ids = _round_ids(participants, N)
+    N = check_int('n_clients', n_clients, lo=1)
+    ids = _round_ids(participants, N)
     check_choice('method', method, ('exact',) + TRUNCATIONS)
-    local = shapley_exact(utility, len(ids)) if method == 'exact' else shapley_mc(utility, len(ids), truncation=method, **mc)
-    out = np.zeros(N); out[ids] = local
+    local = shapley_exact(utility, len(ids)) if method == 'exact' else shapley_mc(utility, len(ids), truncation=method,
+                                                                                  **mc)
+    out = np.zeros(N)
+    out[ids] = local
     return out
 
 # %% ../../nbs/crowd/62_shapley.ipynb #bd0b94a0
@@ -194,24 +209,29 @@ def payouts(phi:np.ndarray, # cumulative Shapley value of each client
     phi = check_array('phi', phi, ndim=1, nonempty=True)
     R, beta = check_float('reward_pool', reward_pool, lo=0), check_float('beta', beta, lo=0)
     check_choice('negative', negative, NEGATIVE_POLICIES)
-    if negative == 'error' and (phi < 0).any(): raise ValueError(f"phi has negative values {phi[phi < 0]}: use negative='clip' or 'shift'")
+    if negative == 'error' and (phi < 0).any():
+        raise ValueError(f"phi has negative values {phi[phi < 0]}: use negative='clip' or 'shift'")
     played = phi != 0 if played is None else as_array('played', played, 1).astype(bool)
-    if played.shape != phi.shape: raise ValueError(f"played has shape {played.shape}: expected one flag per client, shape {phi.shape}")
-    if (phi[~played] != 0).any(): raise ValueError(f"phi: client {int(np.flatnonzero(~played & (phi != 0))[0])} did not play but has a value")
+    if played.shape != phi.shape:
+        raise ValueError(f"played has shape {played.shape}: expected one flag per client, shape {phi.shape}")
+    if (phi[~played] != 0).any():
+        raise ValueError(f"phi: client {int(np.flatnonzero(~played & (phi != 0))[0])} did not play but has a value")
     low = min(phi[played].min(), 0.0) if played.any() else 0.0                  # 'shift' moves only the players' values
     base = np.where(played, np.maximum(phi, 0) if negative == 'clip' else phi - low, 0.0)
     share = base / base.sum() if base.sum() > 0 else np.zeros_like(base)
     x = np.zeros_like(phi) if x is None else check_array('x', x, nonempty=True)
-    if x.shape != phi.shape: raise ValueError(f"x has shape {x.shape}: expected one contribution per client, shape {phi.shape}")
-    return pd.DataFrame(dict(phi=phi, share=share, reward=R * share, cost=beta * x ** 2, profit=R * share - beta * x ** 2))
+    if x.shape != phi.shape:
+        raise ValueError(f"x has shape {x.shape}: expected one contribution per client, shape {phi.shape}")
+    return pd.DataFrame(dict(phi=phi, share=share, reward=R * share, cost=beta * x**2, profit=R * share - beta * x**2))
 
 # %% ../../nbs/crowd/62_shapley.ipynb #f83210db
-def shapley_tmr(games:Sequence[tuple], # per round t: (participants S_t, utility v_t over local indices), as `round_shapley` takes them
+def shapley_tmr(games:Sequence[tuple], # per round: (participants S_t, utility v_t on local indices)
                 n_clients:int, # clients in the federation
                 threshold:float=0.0, # delta: a round whose gain |v_t(S_t) - v_t(())| is below it contributes nothing
                 decay:float=1.0, # lambda in (0, 1]: round t (from 0) is weighted lambda^t
                ) -> np.ndarray:
-    "Truncated multi-round Shapley values (Wei et al., 2020): exact round values weighted lambda^t; low-gain rounds skipped."
+    """Truncated multi-round Shapley values (Wei et al., 2020): exact round values weighted lambda^t; low-gain rounds
+    skipped."""
     N, delta = check_int('n_clients', n_clients, lo=1), check_float('threshold', threshold, lo=0)
     lam, phi = check_float('decay', decay, lo=0, hi=1, lo_open=True), np.zeros(N)
     for t, game in enumerate(check_type('games', games, (list, tuple))):
@@ -229,10 +249,14 @@ def fl_utility(global_params:np.ndarray, # (P,) the broadcast global model
                score:Callable[[np.ndarray], float], # params -> score to maximise (e.g. minus validation loss)
               ) -> Callable[[tuple], float]:
     "v(S) = score(global + weighted mean update of S) - score(global): the re-aggregation utility of a round."
-    g, U, w = check_array('global_params', global_params, ndim=1, nonempty=True), check_array('updates', updates, ndim=2, nonempty=True), check_array('weights', weights, ndim=1, nonempty=True)
+    g = check_array('global_params', global_params, ndim=1, nonempty=True)
+    U = check_array('updates', updates, ndim=2, nonempty=True)
+    w = check_array('weights', weights, ndim=1, nonempty=True)
     if not callable(score): raise TypeError(f"score={score!r:.80}: expected a callable params -> float")
-    if U.ndim != 2 or U.shape[1] != g.shape[0]: raise ValueError(f"updates has shape {U.shape}: expected (clients, {g.shape[0]})")
-    if w.shape != (len(U),) or (w <= 0).any(): raise ValueError(f"weights: expected {len(U)} positive weights, got {w!r}")
+    if U.ndim != 2 or U.shape[1] != g.shape[0]:
+        raise ValueError(f"updates has shape {U.shape}: expected (clients, {g.shape[0]})")
+    if w.shape != (len(U), ) or (w <= 0).any():
+        raise ValueError(f"weights: expected {len(U)} positive weights, got {w!r}")
     base = float(score(g))
     def v(coalition):
         S = check_ids('coalition', list(coalition), len(U), unique=True)
@@ -250,14 +274,19 @@ def free_rider_update(kind:str, # 'zero' | 'noise' | 'stale_global' | 'scaled_re
                       noise_sd:float=1e-3, # standard deviation of the disguising noise
                       scale:float=0.5, # factor of the replayed update
                      ) -> np.ndarray:
-    "The update a free rider reports instead of training: zero, small noise, the previous global model, or a scaled replay."
-    check_choice('kind', kind, FREE_RIDER_KINDS); g = check_array('global_now', global_now, ndim=1, nonempty=True)
+    """The update a free rider reports instead of training: zero, small noise, the previous global model, or a scaled
+    replay."""
+    check_choice('kind', kind, FREE_RIDER_KINDS)
+    g = check_array('global_now', global_now, ndim=1, nonempty=True)
     if kind == 'zero': return np.zeros_like(g)
-    if kind == 'noise': return check_type('rng', rng, np.random.Generator).normal(0, check_float('noise_sd', noise_sd, lo=0), g.shape)
+    if kind == 'noise':
+        return check_type('rng', rng, np.random.Generator).normal(0, check_float('noise_sd', noise_sd, lo=0), g.shape)
     need = global_prev if kind == 'stale_global' else replay
     if need is None: raise ValueError(f"kind={kind!r} needs {'global_prev' if kind == 'stale_global' else 'replay'}")
     need = check_array('global_prev' if kind == 'stale_global' else 'replay', need, ndim=1, nonempty=True)
-    if need.shape != g.shape: raise ValueError(f"{'global_prev' if kind == 'stale_global' else 'replay'} has shape {need.shape}: expected {g.shape}")
+    if need.shape != g.shape:
+        raise ValueError(
+            f"{'global_prev' if kind == 'stale_global' else 'replay'} has shape {need.shape}: expected {g.shape}")
     return need - g if kind == 'stale_global' else check_float('scale', scale) * need
 
 # %% ../../nbs/crowd/62_shapley.ipynb #d3693dc3
@@ -278,22 +307,27 @@ def free_rider_run(n_benign:int=6, # honest clients
                    lr:float=0.05, # local learning rate
                    method:str='exact', # Shapley method per round ('exact' or a `shapley_mc` truncation)
                    kappa:float=0.1, # `flag_free_riders` threshold, applied to the cumulative values after every round
-                   trust:TrustStore|None=None, # the server's trust scores, lowered by the 'free_rider' penalty per flagged round
+                   # the server's trust scores, lowered by the 'free_rider' penalty per flagged round
+                   trust:TrustStore|None=None,
                    names:list|tuple|dict|None=None, # each client index's id in `trust` (None: `client_name`)
                    seed:int=0, # seed of data, noise and orders
                    **mc, # n_perm, L, tol for Monte-Carlo methods
                   ) -> pd.DataFrame:
     "Per-round Shapley values and free-rider flags of benign clients and free riders in a linear-regression federation."
-    rng = np.random.default_rng(check_int('seed', seed, lo=0)); d, nb = check_int('dim', dim, lo=1), check_int('n_benign', n_benign, lo=1)
+    rng = np.random.default_rng(check_int('seed', seed, lo=0))
+    d, nb = check_int('dim', dim, lo=1), check_int('n_benign', n_benign, lo=1)
     for k in kinds: check_choice('kinds', k, FREE_RIDER_KINDS)
     kappa, trust = check_float('kappa', kappa, lo=0), None if trust is None else check_type('trust', trust, TrustStore)
     samples, local_steps = check_int('samples', samples, lo=1), check_int('local_steps', local_steps, lo=1)
     lr = check_float('lr', lr, lo=0, lo_open=True)
     truth = rng.normal(size=d)
     data = [(X := rng.normal(size=(samples, d)), X @ truth + rng.normal(0, 0.5, samples)) for _ in range(nb)]
-    Xv = rng.normal(size=(200, d)); yv = Xv @ truth
+    Xv = rng.normal(size=(200, d))
+    yv = Xv @ truth
     score = lambda w: -float(np.mean((Xv @ w - yv) ** 2))
-    w, prev, old = np.zeros(d), np.zeros(d), np.zeros(d); n = nb + len(kinds); rows, cum = [], np.zeros(nb + len(kinds))
+    w, prev, old = np.zeros(d), np.zeros(d), np.zeros(d)
+    n = nb + len(kinds)
+    rows, cum = [], np.zeros(nb + len(kinds))
     for t in range(check_int('rounds', rounds, lo=1)):
         ups = []
         for X, y in data:
@@ -301,10 +335,15 @@ def free_rider_run(n_benign:int=6, # honest clients
             for _ in range(local_steps): u -= lr * X.T @ (X @ u - y) / len(y)
             ups.append(u - w)
         ups += [free_rider_update(k, w, rng, global_prev=prev, replay=old) for k in kinds]
-        U = np.array(ups); v = fl_utility(w, U, np.full(n, float(samples)), score)
+        U = np.array(ups)
+        v = fl_utility(w, U, np.full(n, float(samples)), score)
         phi = round_shapley(range(n), v, n, method, **({**mc, 'rng': rng} if method != 'exact' else {}))
-        cum += phi; flagged = flag_free_riders(cum, kappa)
+        cum += phi
+        flagged = flag_free_riders(cum, kappa)
         for i in np.flatnonzero(flagged) if trust is not None else (): trust.flag(int(i), 'free_rider', names)
-        rows += [dict(round=t, client=i, kind='benign' if i < nb else kinds[i - nb], phi=phi[i], flagged=flagged[i]) for i in range(n)]
+        rows += [
+            dict(round=t, client=i, kind='benign' if i < nb else kinds[i - nb], phi=phi[i], flagged=flagged[i])
+            for i in range(n)
+        ]
         prev, old, w = w, U[0], w + U.mean(0)
     return pd.DataFrame(rows)

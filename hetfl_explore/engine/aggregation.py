@@ -28,7 +28,8 @@ def fednova_norm(steps:np.ndarray, # local steps tau_k of each client
     "FedNova's a_k = ||a_k||_1: the total weight local SGD puts on the client's gradients (tau_k for plain SGD)."
     momentum, prox_mu = check_float('momentum', momentum, 0, 1, hi_open=True), check_float('prox_mu', prox_mu, lo=0)
     tau, lr = check_array('steps', steps, ndim=1, lo=0), check_array('lr', lr, ndim=1, lo=0)
-    if lr.shape != tau.shape: raise ValueError(f"lr={lr!r}: expected one learning rate per client ({len(tau)}, as steps)")
+    if lr.shape != tau.shape:
+        raise ValueError(f"lr={lr!r}: expected one learning rate per client ({len(tau)}, as steps)")
     if momentum: return (tau - momentum * (1 - momentum ** tau) / (1 - momentum)) / (1 - momentum)
     if prox_mu:
         q = 1 - lr * prox_mu
@@ -48,14 +49,22 @@ class AggregationInput:
     reports: Reports|None = None # the round's reports (ids, losses before training: q-FedAvg)
     masks: torch.Tensor|None = None # (C,P) 0/1 sub-model masks (Federated Dropout); None: full models
     def __post_init__(self):
-        self.updates = check_tensor('AggregationInput.updates', self.updates, ndim=2)   # (C, P) finite; a list is read as a tensor
+        # (C, P) finite; a list is read as a tensor
+        self.updates = check_tensor('AggregationInput.updates', self.updates, ndim=2)
         self.global_params = check_tensor('global_params', self.global_params, ndim=1)
-        if not len(self.global_params): raise ValueError("global_params: shape (0,): expected a model with at least one parameter")
+        if not len(self.global_params):
+            raise ValueError("global_params: shape (0,): expected a model with at least one parameter")
         C, P = self.updates.shape
-        if not C: raise ValueError(f"updates: shape {(C, P)}: expected at least one client update (a round nobody reported keeps the model)")
-        if P != len(self.global_params): raise ValueError(f"updates: shape {(C, P)}: expected {len(self.global_params)} columns, one per parameter")
+        if not C:
+            raise ValueError(
+                f"updates: shape {(C, P)}: expected at least one client update (a round nobody reported keeps the "
+                f"model)"
+            )
+        if P != len(self.global_params):
+            raise ValueError(f"updates: shape {(C, P)}: expected {len(self.global_params)} columns, one per parameter")
         self.weights = check_array('weights', self.weights, ndim=1, lo=0)   # a negative weight would extrapolate
-        if len(self.weights) != C: raise ValueError(f"weights: {len(self.weights)} entries: expected {C}, one per client update")
+        if len(self.weights) != C:
+            raise ValueError(f"weights: {len(self.weights)} entries: expected {C}, one per client update")
         for name in ('steps', 'lr'):   # optional per-client numbers (FedNova): C finite non-negative entries
             v = getattr(self, name)
             if v is None: continue
@@ -63,6 +72,7 @@ class AggregationInput:
             if len(v) != C: raise ValueError(f"{name}: {len(v)} entries: expected {C}, one per client update")
             setattr(self, name, v)
 
+# %% ../../nbs/engine/05e_aggregation.ipynb #2ced9509
 def fedavg_rule(inp:AggregationInput, # the round's updates and weights
                ) -> torch.Tensor:
     "FedAvg's aggregated update sum_k p_k Delta_k."
@@ -74,21 +84,25 @@ NOVA_FLOOR = 1e-12 # smallest normaliser a_k (a client that took no step) and sm
 
 def fednova_rule(inp:AggregationInput, # needs `steps`, `lr` and `config` (client momentum, FedProx mu)
                 ) -> torch.Tensor:
-    "FedNova's update tau_eff sum_k p_k Delta_k / a_k, with a_k = ||a_k||_1 of the client's local optimiser (Wang et al., 2020)."
+    """FedNova's update tau_eff sum_k p_k Delta_k / a_k, with a_k = ||a_k||_1 of the client's local optimiser (Wang et
+    al., 2020)."""
     check_type('inp', inp, AggregationInput)
     if inp.steps is None or inp.lr is None:
-        raise ValueError("fednova_rule needs the local steps tau_k and learning rates of the clients (AggregationInput.steps, .lr)")
+        raise ValueError(
+            "fednova_rule needs the local steps tau_k and learning rates of the clients (AggregationInput.steps, .lr)")
     cfg = inp.config if inp.config is not None else RunConfig()
     if cfg.momentum > 0 and cfg.prox_mu > 0:
         raise ValueError("FedNova: the normaliser a_k is implemented for client momentum or a proximal term, not both "
                          f"(RunConfig.momentum={cfg.momentum}, prox_mu={cfg.prox_mu})")
     p = torch.as_tensor(inp.weights, dtype=inp.updates.dtype, device=inp.updates.device)
-    a = torch.as_tensor(fednova_norm(inp.steps, inp.lr, cfg.momentum, cfg.prox_mu), dtype=p.dtype, device=p.device).clamp_min(NOVA_FLOOR)
+    a = torch.as_tensor(fednova_norm(inp.steps, inp.lr, cfg.momentum, cfg.prox_mu), dtype=p.dtype,
+                        device=p.device).clamp_min(NOVA_FLOOR)
     return (p * a).sum() * (p / a) @ inp.updates
 
 def masked_average(inp:AggregationInput, # `masks` says which parameters each client trained
                   ) -> torch.Tensor:
-    "Each parameter averaged over the clients whose sub-model holds it (Federated Dropout, HeteroFL); 0 where none does."
+    """Each parameter averaged over the clients whose sub-model holds it (Federated Dropout, HeteroFL); 0 where none
+    does."""
     check_type('inp', inp, AggregationInput)
     if inp.masks is None: return fedavg_rule(inp)
     pm = torch.as_tensor(inp.weights, dtype=inp.updates.dtype, device=inp.updates.device)[:, None] * inp.masks
@@ -105,18 +119,21 @@ def aggregate(global_params:torch.Tensor, # (P,) the broadcast global model w
               state:dict, # server state carried across rounds (FedAvgM's velocity); updated in place
               steps:np.ndarray|None=None, # local steps tau_k of each client (FedNova)
               lr:np.ndarray|None=None, # each client's learning rate (FedNova)
-              rule:Callable|None=None, # `rule(AggregationInput) -> (P,) update`; None: the config's aggregator (masked average for sub-models)
+              # `rule(AggregationInput) -> (P,) update`; None: the config's aggregator (masked average for sub-models)
+              rule:Callable|None=None,
               reports:Reports|None=None, # the round's reports, for rules that read them
               masks:torch.Tensor|None=None, # (C,P) sub-model masks, for rules that read them
              ) -> torch.Tensor: # the new global parameters
     "w <- w + server_lr * (aggregated update from `rule`), with FedAvgM's server momentum on top when configured."
     check_type('cfg', cfg, RunConfig)
-    if rule is None: rule = masked_average if masks is not None and cfg.aggregator != 'fednova' else AGGREGATORS[cfg.aggregator]
+    if rule is None:
+        rule = masked_average if masks is not None and cfg.aggregator != 'fednova' else AGGREGATORS[cfg.aggregator]
     inp = AggregationInput(global_params, updates, weights, steps, lr, cfg, reports, masks)
     delta, global_params = rule(inp), inp.global_params
     if not (torch.is_tensor(delta) and delta.shape == global_params.shape and bool(torch.isfinite(delta).all())):
-        raise ValueError(f"aggregation rule {getattr(rule, '__name__', rule)!r} returned {type(delta).__name__} "
-                         f"{tuple(getattr(delta, 'shape', ()))}: expected a finite tensor of shape {tuple(global_params.shape)}")
+        raise ValueError(
+            f"aggregation rule {getattr(rule, '__name__', rule)!r} returned {type(delta).__name__} "
+            f"{tuple(getattr(delta, 'shape', ()))}: expected a finite tensor of shape {tuple(global_params.shape)}")
     delta = delta.to(global_params)
     if cfg.aggregator == 'fedavgm':
         state['velocity'] = delta if 'velocity' not in state else cfg.server_momentum * state['velocity'] + delta
@@ -138,13 +155,18 @@ def resolve_aggregation_rule(aggregation:Callable|None, # the run's `aggregation
     own = getattr(check_type('selector', selector, Selector), 'aggregation', None)
     check_type('config', config, RunConfig)
     for name, r in (('aggregation', aggregation), (f'{selector.name}.aggregation', own)):
-        if r is not None and not callable(r): raise TypeError(f"{name}={r!r}: expected a callable rule(AggregationInput) -> update")
+        if r is not None and not callable(r):
+            raise TypeError(f"{name}={r!r}: expected a callable rule(AggregationInput) -> update")
     if aggregation is not None and own is not None:
-        raise ValueError(f"aggregation={aggregation_rule_name(aggregation)}: selector {selector.name!r} brings its own rule "
-                         f"{aggregation_rule_name(own)}; a run has one aggregation rule")
+        raise ValueError(
+            f"aggregation={aggregation_rule_name(aggregation)}: selector {selector.name!r} brings its own rule "
+            f"{aggregation_rule_name(own)}; a run has one aggregation rule")
     rule = aggregation if aggregation is not None else own
     if rule is not None and rule is not fednova_rule and config.aggregator == 'fednova':
-        raise ValueError(f"RunConfig.aggregator='fednova' and the rule {aggregation_rule_name(rule)} both define the aggregation: keep one")
+        raise ValueError(
+            f"RunConfig.aggregator='fednova' and the rule {aggregation_rule_name(rule)} both define the aggregation: "
+            f"keep one"
+        )
     return rule
 
 # %% ../../nbs/engine/05e_aggregation.ipynb #3b469c3f
@@ -157,8 +179,10 @@ def _masked_layers(model):
     "The Linear/Conv2d layers of `model`, in order; any other module with parameters (a norm layer) raises."
     other = [n for n, m in model.named_modules() if not list(m.children()) and list(m.parameters(recurse=False))
              and not isinstance(m, (nn.Linear, nn.Conv2d))]
-    if other: raise ValueError(f"unit_masks: {other[:3]} hold parameters but are not Linear/Conv2d layers; a sub-model of a model "
-                               "with normalisation layers is not the masked full model (use mlp or cnn(norm=None))")
+    if other:
+        raise ValueError(
+            f"unit_masks: {other[:3]} hold parameters but are not Linear/Conv2d layers; a sub-model of a model "
+            "with normalisation layers is not the masked full model (use mlp or cnn(norm=None))")
     return [(n, m) for n, m in model.named_modules() if isinstance(m, (nn.Linear, nn.Conv2d))]
 
 # %% ../../nbs/engine/05e_aggregation.ipynb #775ac145
@@ -166,17 +190,21 @@ def unit_masks(model:nn.Module, # a chain of Linear / Conv2d layers without norm
                keep:float, # share c_k of every hidden layer's units the sub-model keeps, in (0, 1]
                rng:np.random.Generator, # which units are kept (Federated Dropout redraws them every round)
               ) -> torch.Tensor: # (P,) 0/1 mask over the flat parameters (`ParamLayout` order)
-    "Federated Dropout's sub-model as a mask: ceil(keep * N_l) random units per hidden layer, with their in- and outgoing weights."
+    """Federated Dropout's sub-model as a mask: ceil(keep * N_l) random units per hidden layer, with their in- and
+    outgoing weights."""
     keep = check_float('keep', keep, 0, 1, lo_open=True)
     layers = _masked_layers(check_type('model', model, nn.Module))
     masks = {n: torch.ones_like(p) for n, p in model.named_parameters()}
     for (name, m), (nxt_name, nxt) in zip(layers[:-1], layers[1:]):
-        n = _units(m); u = torch.zeros(n, device=m.weight.device)   # on the model's device (a GPU model gets GPU masks)
+        n = _units(m)
+        u = torch.zeros(n, device=m.weight.device)   # on the model's device (a GPU model gets GPU masks)
         u[torch.from_numpy(rng.choice(n, max(1, math.ceil(keep * n - KEEP_TOL)), replace=False))] = 1
         masks[f'{name}.weight'] *= u.view(-1, *[1] * (m.weight.dim() - 1))
         if m.bias is not None: masks[f'{name}.bias'] *= u
         reps, rest = divmod(_inputs(nxt), n)
-        if rest: raise ValueError(f"unit_masks: {nxt_name} takes {_inputs(nxt)} inputs, not a multiple of {name}'s {n} units")
+        if rest:
+            raise ValueError(
+                f"unit_masks: {nxt_name} takes {_inputs(nxt)} inputs, not a multiple of {name}'s {n} units")
         masks[f'{nxt_name}.weight'] *= u.repeat_interleave(reps).view(1, -1, *[1] * (nxt.weight.dim() - 2))
     dev = next(model.parameters()).device
     return torch.cat([masks[n].reshape(-1) for n in ParamLayout(model).names]).to(dev)

@@ -24,25 +24,31 @@ __all__ = ['AUTO_CPU_STEP_FLOPS', 'AUTO_CPU_MAX_PARAMS', 'AUTO_CPU_FUSED_STEP_FL
            'local_train', 'model_profile', 'choose_backend', 'block_size', 'resolve_backend']
 
 # %% ../../nbs/engine/05c_backends.ipynb #6fddc2f5
-def batch_plan(sizes:np.ndarray, # (C,) number of samples of each training client (C = 0 when every selected client dropped)
+def batch_plan(sizes:np.ndarray, # (C,) samples of each training client (C = 0: every selected client dropped)
                batch_size:int, # mini-batch size B
                rng:np.random.Generator, # this round's plan stream
                epochs:int=1, # local epochs (used when `steps` is None)
                steps:int|None=None, # fixed number of local steps instead
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]: # local indices (C,S,B), validity mask (C,S,B), steps (C,)
-    "Which local samples each client uses at each step: shuffled epochs, last batch of an epoch partial, padded to a box."
+    """Which local samples each client uses at each step: shuffled epochs, last batch of an epoch partial, padded to a
+    box."""
     batch_size, epochs = check_int('batch_size', batch_size, lo=1), check_int('epochs', epochs, lo=1)
     steps = None if steps is None else check_int('steps', steps, lo=1)
-    sizes = check_count_array('sizes', sizes); C, B, nmax = len(sizes), batch_size, max(int(sizes.max(initial=1)), 1)
-    if sizes.ndim != 1: raise ValueError(f"sizes: shape {sizes.shape}: expected one sample count per training client (none: a round nobody trains)")
+    sizes = check_count_array('sizes', sizes)
+    C, B, nmax = len(sizes), batch_size, max(int(sizes.max(initial=1)), 1)
+    if sizes.ndim != 1:
+        raise ValueError(
+            f"sizes: shape {sizes.shape}: expected one sample count per training client (none: a round nobody trains)")
     if steps is not None:  # a stream of fresh permutations, cut into `steps` full batches
         E = -(-steps * B // max(int(sizes.min(initial=1)), 1))
         perm = np.argsort(np.where(np.arange(nmax) < sizes[:, None, None], rng.random((C, E, nmax)), 2.0), axis=2)
-        p = np.arange(steps * B); n = np.maximum(sizes, 1)[:, None]
+        p = np.arange(steps * B)
+        n = np.maximum(sizes, 1)[:, None]
         local = np.take_along_axis(perm.reshape(C, -1), (p // n) * nmax + p % n, axis=1).reshape(C, steps, B)
         valid = np.broadcast_to((sizes > 0)[:, None, None], local.shape).copy()
         return local, valid, np.where(sizes > 0, steps, 0)
-    nb = -(-sizes // B); nbmax = max(int(nb.max(initial=1)), 1)
+    nb = -(-sizes // B)
+    nbmax = max(int(nb.max(initial=1)), 1)
     perm = np.argsort(np.where(np.arange(nmax) < sizes[:, None, None], rng.random((C, epochs, nmax)), 2.0), axis=2)
     perm = np.pad(perm, ((0, 0), (0, 0), (0, nbmax * B - nmax))).reshape(C, epochs * nbmax, B)
     pos = np.arange(nbmax * B).reshape(nbmax, B)
@@ -69,7 +75,8 @@ def _gather(x, rows):
 def gather_rows(x:torch.Tensor, # a pool of samples, images possibly channels-last
                 rows:torch.Tensor, # 1-D row indices
                ) -> torch.Tensor: # `x[rows]`, same values and memory layout
-    "`x[rows]` in `x`'s memory layout with `index_select` (5x faster than indexing); a channels-last image pool is gathered as the NHWC array it is (2.5x)."
+    """`x[rows]` in `x`'s memory layout with `index_select` (5x faster than indexing); a channels-last image pool is
+    gathered as the NHWC array it is (2.5x)."""
     if check_type('x', x, torch.Tensor).dim() == 0:
         raise ValueError("x: a 0-d tensor: expected a pool with one row per sample")
     check_type('rows', rows, torch.Tensor)
@@ -82,31 +89,41 @@ def gather_rows(x:torch.Tensor, # a pool of samples, images possibly channels-la
     return _gather(x, rows)
 
 def _per_client(w0, C):
-    "(C,P) starting parameters: `w0` itself when it already has one row per client, else C views of the broadcast (P,) vector."
+    """(C,P) starting parameters: `w0` itself when it already has one row per client, else C views of the broadcast (P,)
+    vector."""
     return w0 if w0.dim() == 2 else w0.expand(C, -1)
 
 # %% ../../nbs/engine/05c_backends.ipynb #a1e5c0d2
 def train_sequential(work:LocalWork, # the model, the clients' starts, the pool and their batch plan
                     ) -> tuple[torch.Tensor, torch.Tensor]: # (C,P) new parameters, (C,S) batch losses
-    "Train clients one after the other with `torch.optim.SGD` on their planned batches; returns (C,P) params, (C,S) batch losses."
-    model, layout, w0, x, y, idx, mask, steps, lr, cfg, client_loss, n_data = check_type('work', work, LocalWork).parts()
+    """Train clients one after the other with `torch.optim.SGD` on their planned batches; returns (C,P) params, (C,S)
+    batch losses."""
+    model, layout, w0, x, y, idx, mask, steps, lr, cfg, client_loss, n_data = check_type('work', work,
+                                                                                         LocalWork).parts()
     C, S = idx.shape[:2]
     start = _per_client(w0, C)
     new, losses = torch.empty(C, layout.size, dtype=w0.dtype, device=w0.device), torch.zeros(C, S, device=w0.device)
-    opt = torch.optim.SGD(model.parameters(), lr=0.0, momentum=cfg.momentum, weight_decay=cfg.weight_decay)  # each client: its lr, no state
+    # each client: its lr, no state
+    opt = torch.optim.SGD(model.parameters(), lr=0.0, momentum=cfg.momentum, weight_decay=cfg.weight_decay)
     counts = mask.sum(2).tolist()   # (C, S) real samples of every batch, read once
     for c in range(C):
-        layout.load(model, start[c]); w0_views = layout.unflatten(start[c])
-        opt.state.clear(); opt.param_groups[0]['lr'] = float(lr[c])   # = a new SGD (a momentum buffer starts at the first gradient)
+        layout.load(model, start[c])
+        w0_views = layout.unflatten(start[c])
+        # = a new SGD (a momentum buffer starts at the first gradient)
+        opt.state.clear()
+        opt.param_groups[0]['lr'] = float(lr[c])
         n = int(steps[c])
-        rows, sizes, out = idx[c, :n][mask[c, :n]], counts[c][:n], []   # the client's batches gathered at once, then split
+        # the client's batches gathered at once, then split
+        rows, sizes, out = idx[c, :n][mask[c, :n]], counts[c][:n], []
         for xb, yb in zip(_gather(x, rows).split(sizes), _gather(y, rows).split(sizes)):
             if client_loss is None: loss = F.cross_entropy(model(xb), yb)
             else: loss = client_loss(model(xb), yb, dict(model.named_parameters()), int(n_data[c])).mean()
             out.append(loss.detach())
             if cfg.prox_mu:
                 loss = loss + cfg.prox_mu / 2 * sum((p - w0_views[k]).pow(2).sum() for k, p in model.named_parameters())
-            opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
         if out: losses[c, :n] = torch.stack(out)
         layout.flatten(model, out=new[c])
     return new, losses
@@ -115,10 +132,12 @@ def train_sequential(work:LocalWork, # the model, the clients' starts, the pool 
 def train_batched(work:LocalWork, # the model, the clients' starts, the pool and their batch plan
                  ) -> tuple[torch.Tensor, torch.Tensor]: # (C,P) new parameters, (C,S) batch losses
     "Train a block of clients at once: stacked (C, ...) parameters, `vmap(functional_call)`, padded batches masked out."
-    model, layout, w0, x, y, idx, mask, steps, lr, cfg, client_loss, n_data = check_type('work', work, LocalWork).parts()
+    model, layout, w0, x, y, idx, mask, steps, lr, cfg, client_loss, n_data = check_type('work', work,
+                                                                                         LocalWork).parts()
     C, S, B = idx.shape
     fwd = vmap(lambda p, xb: functional_call(model, {**p, **layout.buffers}, (xb,)), randomness='different')
-    W = [t.contiguous().requires_grad_(True) for t in layout.unflatten(_per_client(w0, C).clone()).values()]  # one leaf per tensor
+    # one leaf per tensor
+    W = [t.contiguous().requires_grad_(True) for t in layout.unflatten(_per_client(w0, C).clone()).values()]
     W0, bufs = list(layout.unflatten(w0).values()), [None] * len(W)
     maskf, lr_t = mask.to(x.dtype), torch.as_tensor(lr, dtype=w0.dtype, device=w0.device)
     steps_t, losses = torch.as_tensor(steps, device=w0.device), torch.zeros(C, S, device=w0.device)
@@ -146,7 +165,8 @@ def _swappable(a:nn.Module, b:nn.Module) -> bool:
 
 def pool_before_relu(model:nn.Module, # the model (left unchanged)
                     ) -> nn.Module:
-    "A twin of `model` sharing its modules and parameters, with each ReLU -> MaxPool2d pair of an `nn.Sequential` run as MaxPool2d -> ReLU."
+    """A twin of `model` sharing its modules and parameters, with each ReLU -> MaxPool2d pair of an `nn.Sequential` run
+    as MaxPool2d -> ReLU."""
     if type(check_type('model', model, nn.Module)) is not nn.Sequential: return model
     kids = [(n, pool_before_relu(m)) for n, m in model.named_children()]
     for i in range(len(kids) - 1):
@@ -165,13 +185,17 @@ def local_train(model:nn.Module, # the architecture (its weights are overwritten
                 generator:np.random.Generator, # the client's random stream (batch order)
                ) -> tuple[torch.Tensor, dict]: # new flat parameters, and stats (loss per step, steps)
     "Train one client with local SGD (the sequential backend's update, usable on its own)."
-    check_type('config', config, RunConfig); check_type('generator', generator, np.random.Generator)
+    check_type('config', config, RunConfig)
+    check_type('generator', generator, np.random.Generator)
     check_pool(x, y, check_type('model', model, nn.Module))   # `LocalWork` below finds this pool checked
     layout = ParamLayout(model)
     params = check_start('params', params, layout.size)
-    local, valid, steps = batch_plan(np.array([len(x)]), config.batch_size, generator, config.local_epochs, config.local_steps)
-    new, losses = train_sequential(LocalWork(model, layout, params, x, y, torch.from_numpy(local).to(x.device), torch.from_numpy(valid).to(x.device),
-                                   steps, np.array([config.lr]), config))
+    local, valid, steps = batch_plan(np.array([len(x)]), config.batch_size, generator, config.local_epochs,
+                                     config.local_steps)
+    new, losses = train_sequential(
+        LocalWork(model, layout, params, x, y,
+                  torch.from_numpy(local).to(x.device),
+                  torch.from_numpy(valid).to(x.device), steps, np.array([config.lr]), config))
     return new[0], dict(losses=losses[0, :steps[0]].cpu().numpy(), steps=int(steps[0]))
 
 # %% ../../nbs/engine/05c_backends.ipynb #ff10b563
@@ -187,7 +211,8 @@ def model_profile(model:nn.Module, # the model
     def hook(m, inp, out):
         if isinstance(out, torch.Tensor): acts[0] += out.numel()
         if isinstance(m, nn.Linear): flops[0] += 2 * m.in_features * m.out_features
-        elif isinstance(m, nn.Conv2d): flops[0] += 2 * out.numel() * (m.in_channels // m.groups) * math.prod(m.kernel_size)
+        elif isinstance(m, nn.Conv2d):
+            flops[0] += 2 * out.numel() * (m.in_channels // m.groups) * math.prod(m.kernel_size)
     hs = [m.register_forward_hook(hook) for m in model.modules() if not list(m.children())]
     try:
         with torch.no_grad(): model(sample[None].to(next(model.parameters()).device))
@@ -206,9 +231,11 @@ def _check_profile(profile:dict, keys:tuple, device:torch.device) -> dict:
 def choose_backend(profile:dict, # from `model_profile`
                    batch_size:int, # local batch size
                    device:torch.device, # where training runs
-                   fusable:bool=False, # whether `train_fused` can train the model (`mlp_dims`, float32 pool, cross-entropy)
+                   # whether `train_fused` can train the model (`mlp_dims`, float32 pool, cross-entropy)
+                   fusable:bool=False,
                   ) -> str:
-    "The faster backend: batched on GPUs; on CPUs fused (or batched) only when one client step is too small to keep the cores busy."
+    """The faster backend: batched on GPUs; on CPUs fused (or batched) only when one client step is too small to keep
+    the cores busy."""
     batch_size = check_int('batch_size', batch_size, lo=1)
     profile = _check_profile(profile, ('flops', 'params'), device)
     if device.type == 'cuda': return 'batched'
@@ -219,8 +246,10 @@ def choose_backend(profile:dict, # from `model_profile`
 # %% ../../nbs/engine/05c_backends.ipynb #efd09de7
 AUTO_CPU_STEP_FLOPS = 3e7 # CPU: batch clients only while one client's mini-batch forward costs at most this many FLOPs
 AUTO_CPU_MAX_PARAMS = 150_000 # ... and the model is small enough that the stacked (C, P) parameter updates stay cheap
-AUTO_CPU_FUSED_STEP_FLOPS = 2e7 # CPU: an MLP trains fused while one client's mini-batch forward costs at most this many FLOPs
-CPU_BLOCK_BUDGET_BYTES = 1 << 26 # memory a vmapped block may use on a CPU (64 MiB: stays in cache, so cost grows linearly)
+# CPU: an MLP trains fused while one client's mini-batch forward costs at most this many FLOPs
+AUTO_CPU_FUSED_STEP_FLOPS = 2e7
+# memory a vmapped block may use on a CPU (64 MiB: stays in cache, so cost grows linearly)
+CPU_BLOCK_BUDGET_BYTES = 1 << 26
 GPU_FREE_MEMORY_SHARE = 0.5 # share of the GPU's free memory a vmapped block may use
 BYTES_PER_FLOAT32 = 4 # parameters and activations are float32
 PARAM_COPIES_PER_CLIENT = 4 # a client's parameters, gradients, momentum buffer and update, stacked per client
@@ -229,15 +258,18 @@ ACTIVATION_COPIES_PER_CLIENT = 3 # forward activations, their gradients and auto
 def block_size(profile:dict, # from `model_profile`
                batch_size:int, # local batch size
                device:torch.device, # where training runs
-               budget_bytes:float|None=None, # memory a block may use (None: `CPU_BLOCK_BUDGET_BYTES`, or a share of the free GPU memory)
+               # memory a block may use (None: `CPU_BLOCK_BUDGET_BYTES`, or a share of the free GPU memory)
+               budget_bytes:float|None=None,
               ) -> int:
-    "How many clients one vmapped block may hold: ~4 parameter copies plus ~3x the activations per client, within a memory budget."
+    """How many clients one vmapped block may hold: ~4 parameter copies plus ~3x the activations per client, within a
+    memory budget."""
     batch_size = check_int('batch_size', batch_size, lo=1)
     profile = _check_profile(profile, ('params', 'activations'), device)
     if budget_bytes is not None: budget_bytes = check_float('budget_bytes', budget_bytes, lo=0, lo_open=True)
     elif device.type == 'cuda': budget_bytes = GPU_FREE_MEMORY_SHARE * torch.cuda.mem_get_info(device)[0]
     else: budget_bytes = CPU_BLOCK_BUDGET_BYTES
-    per_client = BYTES_PER_FLOAT32 * (PARAM_COPIES_PER_CLIENT * profile['params'] + ACTIVATION_COPIES_PER_CLIENT * profile['activations'] * batch_size)
+    per_client = BYTES_PER_FLOAT32 * (PARAM_COPIES_PER_CLIENT * profile['params'] +
+                                      ACTIVATION_COPIES_PER_CLIENT * profile['activations'] * batch_size)
     return max(1, int(budget_bytes // per_client))
 
 # %% ../../nbs/engine/05c_backends.ipynb #15e1c67a
@@ -249,10 +281,12 @@ def resolve_backend(backend:str, # `RunConfig.backend`: 'auto' or one of `BACKEN
                     profile:dict, # from `model_profile`
                     batch_size:int, # local batch size
                    ) -> str:
-    "`backend` itself, or `choose_backend`'s pick when it is 'auto'; an explicit 'fused' is checked now (the error says what is missing)."
+    """`backend` itself, or `choose_backend`'s pick when it is 'auto'; an explicit 'fused' is checked now (the error
+    says what is missing)."""
     backend = check_choice('backend', backend, ['auto', *BACKEND_NAMES])
     batch_size = check_int('batch_size', batch_size, lo=1)
-    check_pool(x); check_type('device', device, torch.device)   # the pool once per pool; `profile` when 'auto'
+    check_pool(x)
+    check_type('device', device, torch.device)   # the pool once per pool; `profile` when 'auto'
     if backend == 'fused': fused_dims(model, x, client_loss, device)
     if backend != 'auto': return backend
     try: fusable = fused_dims(model, x, client_loss, device) is not None

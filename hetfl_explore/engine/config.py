@@ -44,9 +44,11 @@ class RunConfig:
     target_accuracy: float|None = None # stop once test accuracy reaches this
     patience: int|None = None # early stopping: stop after this many evaluations without a new best accuracy
     eval_clients: bool = False # also evaluate the global model on every client's own training data
-    val_fraction: float = 0.0 # fraction of the test pool held out as the server's validation set (`Reports.server_eval`)
+    # fraction of the test pool held out as the server's validation set (`Reports.server_eval`)
+    val_fraction: float = 0.0
     client_lr: tuple|None = None # optional per-client learning rates (one per client), overriding `lr`
-    loss_before: str = 'full' # Reports.loss_before: 'full' (global model on all local data), 'first_batch' (free estimate), 'off'
+    # Reports.loss_before: 'full' (global model on all local data), 'first_batch' (free estimate), 'off'
+    loss_before: str = 'full'
     budget: float|None = None # stop once the cumulative `budget_on` quantity reaches this
     budget_on: str = 'sim_time' # 'sim_time' | 'energy' | 'bytes' | 'reward' (needs `SystemProfiles` for energy/reward)
     block_clients: int|None = None # batched backend: clients per vmapped block (None: from a memory budget)
@@ -61,31 +63,44 @@ class RunConfig:
 MAX_SEED = 2**63 - 1 # the largest seed torch.manual_seed accepts (seeds are 0..2**63-1)
 BACKEND_NAMES = ('batched', 'sequential', 'fused') # the training backends (`BACKENDS` maps each name to its function)
 
+# %% ../../nbs/engine/05b_config.ipynb #e4641735
 def _check_run_config(cfg:RunConfig):
     "Validate every field of `cfg` and the combinations that make no sense; errors name the field."
     pos, opt = partial(check_int, lo=1), lambda rule: (lambda n, v: None if v is None else rule(n, v))
     nonneg = partial(check_float, lo=0)
-    validate_fields(cfg, rounds=pos, clients_per_round=pos, local_epochs=pos, local_steps=opt(pos), batch_size=pos,
-        lr=partial(check_float, lo=0, lo_open=True), momentum=partial(check_float, lo=0, hi=1, hi_open=True),
-        weight_decay=nonneg, prox_mu=nonneg, aggregator=partial(check_choice, choices=['fedavg', 'fedavgm', 'fednova']),
-        weighting=partial(check_choice, choices=['size', 'equal']), server_lr=partial(check_float, lo=0, lo_open=True),
-        server_momentum=partial(check_float, lo=0, hi=1, hi_open=True), seed=partial(check_int, lo=0, hi=MAX_SEED),
-        backend=partial(check_choice, choices=['auto', *BACKEND_NAMES]), device=opt(partial(check_type, types=str)),
-        eval_every=pos, target_accuracy=opt(partial(check_float, lo=0, hi=1)), patience=opt(pos),
-        eval_clients=partial(check_type, types=bool), val_fraction=partial(check_float, lo=0, hi=1, hi_open=True),
-        loss_before=partial(check_choice, choices=['full', 'first_batch', 'off']), budget=opt(partial(check_float, lo=0, lo_open=True)),
-        budget_on=partial(check_choice, choices=['sim_time', 'energy', 'bytes', 'reward']), block_clients=opt(pos))
+    validate_fields(cfg, rounds=pos, clients_per_round=pos, local_epochs=pos, local_steps=opt(pos),
+                    batch_size=pos, lr=partial(check_float, lo=0, lo_open=True), momentum=partial(
+                        check_float, lo=0, hi=1, hi_open=True), weight_decay=nonneg, prox_mu=nonneg, aggregator=partial(
+                            check_choice, choices=['fedavg', 'fedavgm', 'fednova']), weighting=partial(
+                                check_choice, choices=['size', 'equal']), server_lr=partial(
+                                    check_float, lo=0, lo_open=True), server_momentum=partial(
+                                        check_float, lo=0, hi=1,
+                                        hi_open=True), seed=partial(check_int, lo=0, hi=MAX_SEED), backend=partial(
+                                            check_choice, choices=['auto', *BACKEND_NAMES]), device=opt(
+                                                partial(check_type, types=str)), eval_every=pos, target_accuracy=opt(
+                                                    partial(check_float, lo=0, hi=1)), patience=opt(pos),
+                    eval_clients=partial(check_type, types=bool), val_fraction=partial(
+                        check_float, lo=0, hi=1, hi_open=True), loss_before=partial(
+                            check_choice, choices=['full', 'first_batch', 'off']), budget=opt(
+                                partial(check_float, lo=0, lo_open=True)), budget_on=partial(
+                                    check_choice, choices=['sim_time', 'energy', 'bytes',
+                                                           'reward']), block_clients=opt(pos))
     if cfg.client_lr is not None:
         if isinstance(cfg.client_lr, (str, bytes)) or not hasattr(cfg.client_lr, '__iter__'):
-            raise TypeError(f"RunConfig.client_lr={cfg.client_lr!r}: expected None or a sequence of per-client learning rates "
-                            "(one per client); one rate for every client is RunConfig.lr")
-        cfg.client_lr = tuple(check_float(f'RunConfig.client_lr[{i}]', v, lo=0, lo_open=True) for i, v in enumerate(cfg.client_lr))
+            raise TypeError(
+                f"RunConfig.client_lr={cfg.client_lr!r}: expected None or a sequence of per-client learning rates "
+                "(one per client); one rate for every client is RunConfig.lr")
+        cfg.client_lr = tuple(
+            check_float(f'RunConfig.client_lr[{i}]', v, lo=0, lo_open=True) for i, v in enumerate(cfg.client_lr))
     if cfg.server_momentum > 0 and cfg.aggregator != 'fedavgm':
-        raise ValueError(f"RunConfig.server_momentum={cfg.server_momentum}: server momentum is FedAvgM; set aggregator='fedavgm'")
+        raise ValueError(
+            f"RunConfig.server_momentum={cfg.server_momentum}: server momentum is FedAvgM; set aggregator='fedavgm'")
     if cfg.aggregator == 'fedavgm' and cfg.server_momentum == 0:
-        raise ValueError("RunConfig.server_momentum=0.0: aggregator='fedavgm' needs a momentum beta > 0 (Hsu et al. use 0.9)")
+        raise ValueError(
+            "RunConfig.server_momentum=0.0: aggregator='fedavgm' needs a momentum beta > 0 (Hsu et al. use 0.9)")
     if cfg.aggregator == 'fednova' and cfg.momentum > 0 and cfg.prox_mu > 0:
-        raise ValueError("RunConfig.aggregator='fednova': the normaliser is implemented for momentum or a proximal term, not both")
+        raise ValueError(
+            "RunConfig.aggregator='fednova': the normaliser is implemented for momentum or a proximal term, not both")
 
 # %% ../../nbs/engine/05b_config.ipynb #0e847ebd
 _SCANS = WeakIdKeyDictionary()   # tensor -> (its version, the scan, what it found): a pool is scanned once
@@ -176,7 +191,8 @@ def check_start(name:str, # argument name, quoted in the error
 # %% ../../nbs/engine/05b_config.ipynb #2e3b075d
 def _check_plan(idx:torch.Tensor, mask:torch.Tensor, n:int):
     "The batch plan: (C, S, B) integer pool indices in [0, n) and a boolean mask of the same shape."
-    check_type('idx', idx, torch.Tensor); check_type('mask', mask, torch.Tensor)
+    check_type('idx', idx, torch.Tensor)
+    check_type('mask', mask, torch.Tensor)
     if idx.dim() != 3 or mask.shape != idx.shape or mask.dtype != torch.bool:
         raise ValueError(f"idx, mask: shapes {tuple(idx.shape)}, {tuple(mask.shape)}: "
                          "expected (C, S, B) indices and a boolean mask of the same shape")
@@ -204,7 +220,8 @@ class LocalWork:
     n_data: np.ndarray|None = None # (C,) each client's number of samples (passed to `client_loss`)
     def __post_init__(self):
         "Types, shapes and index ranges every call; the pool's values once per pool (`check_pool`): rounds stay fast."
-        check_type('layout', self.layout, ParamLayout); check_type('cfg', self.cfg, RunConfig)
+        check_type('layout', self.layout, ParamLayout)
+        check_type('cfg', self.cfg, RunConfig)
         check_type('model', self.model, nn.Module)
         self.w0 = check_start('w0', self.w0, self.layout.size)
         check_pool(self.x, check_type('y', self.y, torch.Tensor), self.model)
@@ -227,5 +244,6 @@ def block(self:LocalWork, b:np.ndarray, # client positions (rows of the plan) to
          ) -> LocalWork:
     "The same work for clients `b` only: their starts, batches, steps, learning rates and sizes."
     bt = torch.as_tensor(np.asarray(b), device=self.idx.device)
-    return replace(self, w0=self.w0 if self.w0.dim() == 1 else self.w0[bt], idx=self.idx[bt, :S], mask=self.mask[bt, :S],
-                   steps=self.steps[b], lr=self.lr[b], n_data=None if self.n_data is None else self.n_data[b])
+    return replace(self, w0=self.w0 if self.w0.dim() == 1 else self.w0[bt], idx=self.idx[bt, :S],
+                   mask=self.mask[bt, :S], steps=self.steps[b], lr=self.lr[b],
+                   n_data=None if self.n_data is None else self.n_data[b])

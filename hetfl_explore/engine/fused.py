@@ -20,35 +20,52 @@ __all__ = ['FUSED_FASTMATH', 'mlp_dims', 'fused_dims', 'train_fused']
 # %% ../../nbs/engine/05d_fused.ipynb #de62d50d
 def mlp_dims(model:nn.Module, # the model to inspect
             ) -> tuple[int, ...]|None: # (inputs, hidden widths..., outputs), or None
-    "The widths of a float32 Linear/ReLU chain with biases (what `mlp` builds, flatten first or not); None for any other model."
+    """The widths of a float32 Linear/ReLU chain with biases (what `mlp` builds, flatten first or not); None for any
+    other model."""
     check_type('model', model, nn.Module)
     layers = list(model.children()) if isinstance(model, nn.Sequential) else [model]
-    if layers and (type(layers[0]) is Flatten1 or (type(layers[0]) is nn.Flatten and (layers[0].start_dim, layers[0].end_dim) == (1, -1))):
+    if layers and (type(layers[0]) is Flatten1 or (type(layers[0]) is nn.Flatten and
+                                                   (layers[0].start_dim, layers[0].end_dim) == (1, -1))):
         layers = layers[1:]
     lin, act = layers[0::2], layers[1::2]
-    if len(layers) % 2 == 0 or any(type(m) is not nn.Linear or m.bias is None for m in lin) or any(type(m) is not nn.ReLU for m in act):
+    if len(layers) % 2 == 0 or any(type(m) is not nn.Linear or m.bias is None
+                                   for m in lin) or any(type(m) is not nn.ReLU for m in act):
         return None
-    if any(p.dtype != torch.float32 for p in model.parameters()) or any(a.out_features != b.in_features for a, b in zip(lin, lin[1:])):
+    if any(p.dtype != torch.float32 for p in model.parameters()) or any(a.out_features != b.in_features
+                                                                        for a, b in zip(lin, lin[1:])):
         return None
     return (lin[0].in_features, *[m.out_features for m in lin])
 
 # %% ../../nbs/engine/05d_fused.ipynb #c08baf53
-FUSED_FASTMATH = {'reassoc', 'contract', 'nsz'} # float shortcuts the fused kernels may take: reorder sums, fuse multiply-adds (NaN and inf stay meaningful)
+# float shortcuts the fused kernels may take: reorder sums, fuse multiply-adds (NaN and inf stay meaningful)
+FUSED_FASTMATH = {'reassoc', 'contract', 'nsz'}
 
 @njit(fastmath=FUSED_FASTMATH, cache=True, boundscheck=False, nogil=True)
 def _fused_forward(Ws, bs, As, n):
-    "Forward pass of the first n rows of As[0]: As[l+1] = ReLU(As[l] W_l^T + b_l), the last layer (the logits) without ReLU."
+    """Forward pass of the first n rows of As[0]: As[l+1] = ReLU(As[l] W_l^T + b_l), the last layer (the logits) without
+    ReLU."""
     L = len(Ws)
     for l in range(L):
         W, bias, A, Z = Ws[l], bs[l], As[l], As[l + 1]
         dout, din = W.shape
         for b in range(n):
             o = 0
-            while o + 4 <= dout:                                 # four outputs a pass over the inputs: each input read once, not 4 times
-                a0 = np.float32(0.0); a1 = np.float32(0.0); a2 = np.float32(0.0); a3 = np.float32(0.0)
+            # four outputs a pass over the inputs: each input read once, not 4 times
+            while o + 4 <= dout:
+                a0 = np.float32(0.0)
+                a1 = np.float32(0.0)
+                a2 = np.float32(0.0)
+                a3 = np.float32(0.0)
                 for i in range(din):
-                    x = A[b, i]; a0 += W[o, i] * x; a1 += W[o + 1, i] * x; a2 += W[o + 2, i] * x; a3 += W[o + 3, i] * x
-                Z[b, o], Z[b, o + 1], Z[b, o + 2], Z[b, o + 3] = a0 + bias[o], a1 + bias[o + 1], a2 + bias[o + 2], a3 + bias[o + 3]
+                    x = A[b, i]
+                    a0 += W[o, i] * x
+                    a1 += W[o + 1, i] * x
+                    a2 += W[o + 2, i] * x
+                    a3 += W[o + 3, i] * x
+                Z[b, o] = a0 + bias[o]
+                Z[b, o + 1] = a1 + bias[o + 1]
+                Z[b, o + 2] = a2 + bias[o + 2]
+                Z[b, o + 3] = a3 + bias[o + 3]
                 o += 4
             for o in range(o, dout):
                 acc = np.float32(0.0)
@@ -60,14 +77,20 @@ def _fused_forward(Ws, bs, As, n):
 # %% ../../nbs/engine/05d_fused.ipynb #c89fbfb9
 @njit(fastmath=FUSED_FASTMATH, cache=True, boundscheck=False, nogil=True)
 def _fused_loss(Z, D, ys, n):
-    "Mean cross-entropy of the logits Z[:n] against labels ys[:n]; writes its gradient (softmax(z) - onehot(y)) / n into D."
-    K = Z.shape[1]; inv = np.float32(1.0) / n; tot = np.float32(0.0)
+    """Mean cross-entropy of the logits Z[:n] against labels ys[:n]; writes its gradient (softmax(z) - onehot(y)) / n
+    into D."""
+    K = Z.shape[1]
+    inv = np.float32(1.0) / n
+    tot = np.float32(0.0)
     for b in range(n):
         m = Z[b, 0]
         for k in range(1, K): m = max(m, Z[b, k])
         se = np.float32(0.0)
-        for k in range(K):                                       # one exp per logit (a scalar libm call: the loss's main cost)
-            e = np.exp(Z[b, k] - m); D[b, k] = e; se += e
+        # one exp per logit (a scalar libm call: the loss's main cost)
+        for k in range(K):
+            e = np.exp(Z[b, k] - m)
+            D[b, k] = e
+            se += e
         tot += m + np.log(se) - Z[b, ys[b]]
         scale = inv / se
         for k in range(K): D[b, k] *= scale
@@ -77,20 +100,26 @@ def _fused_loss(Z, D, ys, n):
 # %% ../../nbs/engine/05d_fused.ipynb #1eb4c2b9
 @njit(fastmath=FUSED_FASTMATH, cache=True, boundscheck=False, nogil=True)
 def _fused_backward(Ws, Gs, gbs, As, Ds, n):
-    "Backpropagation of the batch's mean loss: weight gradients into Gs, bias gradients into gbs, from Ds[L] = dloss/dlogits."
+    """Backpropagation of the batch's mean loss: weight gradients into Gs, bias gradients into gbs, from Ds[L] =
+    dloss/dlogits."""
     for l in range(len(Ws) - 1, -1, -1):
         W, G, gb, A, D, E = Ws[l], Gs[l], gbs[l], As[l], Ds[l + 1], Ds[l]
         dout, din = W.shape
-        G[:] = 0.0; gb[:] = 0.0
+        G[:] = 0.0
+        gb[:] = 0.0
         b = 0
-        while b + 4 <= n:                                        # four samples a pass: G is read and written a quarter as often
+        # four samples a pass: G is read and written a quarter as often
+        while b + 4 <= n:
             for o in range(dout):
-                d0, d1, d2, d3 = D[b, o], D[b + 1, o], D[b + 2, o], D[b + 3, o]; gb[o] += (d0 + d1) + (d2 + d3)
-                for i in range(din): G[o, i] += (d0 * A[b, i] + d1 * A[b + 1, i]) + (d2 * A[b + 2, i] + d3 * A[b + 3, i])
+                d0, d1, d2, d3 = D[b, o], D[b + 1, o], D[b + 2, o], D[b + 3, o]
+                gb[o] += (d0 + d1) + (d2 + d3)
+                for i in range(din):
+                    G[o, i] += (d0 * A[b, i] + d1 * A[b + 1, i]) + (d2 * A[b + 2, i] + d3 * A[b + 3, i])
             b += 4
         for b in range(b, n):
             for o in range(dout):
-                d = D[b, o]; gb[o] += d
+                d = D[b, o]
+                gb[o] += d
                 for i in range(din): G[o, i] += d * A[b, i]
         if l == 0: continue                                      # no gradient for the inputs
         for b in range(n):
@@ -104,7 +133,8 @@ def _fused_backward(Ws, Gs, gbs, As, Ds, n):
 # %% ../../nbs/engine/05d_fused.ipynb #f253c22e
 @njit(fastmath=FUSED_FASTMATH, cache=True, boundscheck=False, nogil=True)
 def _fused_sgd(w, g, w0, buf, lr, wd, mu, mom, first):
-    "`torch.optim.SGD`'s step on the flat parameters: d = g + wd w + mu (w - w0); with momentum, the buffer starts at d."
+    """`torch.optim.SGD`'s step on the flat parameters: d = g + wd w + mu (w - w0); with momentum, the buffer starts at
+    d."""
     for p in range(w.shape[0]):
         d = g[p] + wd * w[p] + mu * (w[p] - w0[p])
         if mom != 0:
@@ -114,8 +144,10 @@ def _fused_sgd(w, g, w0, buf, lr, wd, mu, mom, first):
 
 @njit(cache=True, nogil=True)
 def _fused_scratch(dims, B):
-    "One thread's buffers: flat parameters, gradient and momentum, per-layer views into them, activations and their gradients."
-    L = len(dims) - 1; off = np.zeros(L + 1, np.int64)
+    """One thread's buffers: flat parameters, gradient and momentum, per-layer views into them, activations and their
+    gradients."""
+    L = len(dims) - 1
+    off = np.zeros(L + 1, np.int64)
     for l in range(L): off[l + 1] = off[l] + dims[l + 1] * (dims[l] + 1)   # layer l: weight (out, in), then bias (out,)
     w, g, buf = np.empty(off[L], np.float32), np.empty(off[L], np.float32), np.empty(off[L], np.float32)
     Ws = [w[off[l]:off[l] + dims[l + 1] * dims[l]].reshape((dims[l + 1], dims[l])) for l in range(L)]
@@ -129,16 +161,19 @@ def _fused_scratch(dims, B):
 # %% ../../nbs/engine/05d_fused.ipynb #8ecf66c5
 @njit(cache=True, boundscheck=False, nogil=True)
 def _fused_clients(X, Y, W0, idx, mask, steps, lr, dims, wd, mu, mom, new, losses, lo, hi):
-    "Local SGD of clients lo..hi-1, one after the other; each step gathers its batch, then runs forward, loss, backward and update."
+    """Local SGD of clients lo..hi-1, one after the other; each step gathers its batch, then runs forward, loss,
+    backward and update."""
     w, g, buf, Ws, bs, Gs, gbs, As, Ds, ys = _fused_scratch(dims, idx.shape[2])
     A0 = As[0]
     for c in range(lo, hi):
-        w0 = W0[c if W0.shape[0] > 1 else 0]; w[:] = w0
+        w0 = W0[c if W0.shape[0] > 1 else 0]
+        w[:] = w0
         for s in range(steps[c]):
             n = 0
             for b in range(idx.shape[2]):
                 if not mask[c, s, b]: continue
-                r = idx[c, s, b]; ys[n] = Y[r]
+                r = idx[c, s, b]
+                ys[n] = Y[r]
                 for i in range(A0.shape[1]): A0[n, i] = X[r, i]
                 n += 1
             if n == 0: continue
@@ -154,19 +189,29 @@ def fused_dims(model:nn.Module, # the run's model
                client_loss:Callable|None, # the run's custom client loss (None: cross-entropy)
                device:torch.device, # where training runs
               ) -> tuple[int, ...]: # the model's `mlp_dims`
-    "The model's `mlp_dims`, after checking the fused backend can train it on pool `x` on `device` (a ValueError says what is missing)."
-    check_pool(x); check_type('device', device, torch.device)   # a pool's values are scanned once, not every round
+    """The model's `mlp_dims`, after checking the fused backend can train it on pool `x` on `device` (a ValueError says
+    what is missing)."""
+    check_pool(x)
+    check_type('device', device, torch.device)   # a pool's values are scanned once, not every round
     dims = mlp_dims(model)
-    if dims is None: raise ValueError(f"backend='fused' trains float32 Linear/ReLU chains with biases (what `mlp` builds); got {type(model).__name__}: use 'batched' or 'sequential'")
-    if client_loss is not None: raise ValueError("backend='fused' computes cross-entropy itself: a client_loss needs backend='batched' or 'sequential'")
-    if device.type != 'cpu' or x.device.type != 'cpu': raise ValueError(f"backend='fused' runs on the CPU; got device {device.type!r}: use 'batched' on a GPU")
+    if dims is None:
+        raise ValueError(
+            f"backend='fused' trains float32 Linear/ReLU chains with biases (what `mlp` builds); got "
+            f"{type(model).__name__}: use 'batched' or 'sequential'"
+        )
+    if client_loss is not None:
+        raise ValueError(
+            "backend='fused' computes cross-entropy itself: a client_loss needs backend='batched' or 'sequential'")
+    if device.type != 'cpu' or x.device.type != 'cpu':
+        raise ValueError(f"backend='fused' runs on the CPU; got device {device.type!r}: use 'batched' on a GPU")
     if x.dtype != torch.float32 or x[0].numel() != dims[0]:
         raise ValueError(f"x: {x[0].numel()} {x.dtype} values per sample; "
                          f"backend='fused' expects {dims[0]} float32 inputs (the model's)")
     return dims
 
 def _split_run(kernel, n:int, threads:int):
-    "Run `kernel(lo, hi)` over [0, n) split evenly in `threads` parts, each in a Python thread (the kernels release the GIL)."
+    """Run `kernel(lo, hi)` over [0, n) split evenly in `threads` parts, each in a Python thread (the kernels release
+    the GIL)."""
     T = max(1, min(threads, n))
     if T == 1: return kernel(0, n)
     with ThreadPoolExecutor(T) as ex: list(ex.map(lambda t: kernel(t * n // T, (t + 1) * n // T), range(T)))
@@ -174,13 +219,17 @@ def _split_run(kernel, n:int, threads:int):
 # %% ../../nbs/engine/05d_fused.ipynb #fc77401a
 def train_fused(work:LocalWork, # the model, the clients' starts, the pool and their batch plan
                ) -> tuple[torch.Tensor, torch.Tensor]: # (C,P) new parameters, (C,S) batch losses
-    "Train every client with one compiled loop per client (batch gather, forward, cross-entropy, backward, SGD step fused), clients split over the threads."
-    model, layout, w0, x, y, idx, mask, steps, lr, cfg, client_loss, n_data = check_type('work', work, LocalWork).parts()
+    """Train every client with one compiled loop per client (batch gather, forward, cross-entropy, backward, SGD step
+    fused), clients split over the threads."""
+    model, layout, w0, x, y, idx, mask, steps, lr, cfg, client_loss, n_data = check_type('work', work,
+                                                                                         LocalWork).parts()
     dims = fused_dims(model, x, client_loss, w0.device)
     C, S = idx.shape[:2]
     new, losses = torch.empty(C, layout.size), torch.zeros(C, S)
-    args = (x.reshape(len(x), -1).contiguous().numpy(), y.numpy(), w0.detach().reshape(-1, layout.size).contiguous().numpy(), idx.numpy(),
-            mask.numpy(), np.asarray(steps, np.int64), np.asarray(lr, np.float32), np.array(dims, np.int64),
-            np.float32(cfg.weight_decay), np.float32(cfg.prox_mu), np.float32(cfg.momentum), new.numpy(), losses.numpy())
+    args = (x.reshape(len(x),
+                      -1).contiguous().numpy(), y.numpy(), w0.detach().reshape(-1, layout.size).contiguous().numpy(),
+            idx.numpy(), mask.numpy(), np.asarray(steps, np.int64), np.asarray(lr, np.float32), np.array(
+                dims, np.int64), np.float32(cfg.weight_decay), np.float32(cfg.prox_mu), np.float32(cfg.momentum),
+            new.numpy(), losses.numpy())
     _split_run(lambda lo, hi: _fused_clients(*args, lo, hi), C, torch.get_num_threads())
     return new, losses

@@ -29,8 +29,10 @@ def mlp(in_features:int, # input features (images are flattened)
         n_classes:int=10, # output classes
        ) -> nn.Module:
     "A multilayer perceptron with ReLU activations and no normalisation."
-    hidden = list(hidden) if isinstance(hidden, (list, tuple, range)) else [hidden]   # one width: an int, numpy int or 0-d array
-    dims, layers = [check_int('in_features', in_features, lo=1)] + [check_int('hidden', h, lo=1) for h in hidden], [Flatten1()]
+    # one width: an int, numpy int or 0-d array
+    hidden = list(hidden) if isinstance(hidden, (list, tuple, range)) else [hidden]
+    dims = [check_int('in_features', in_features, lo=1)] + [check_int('hidden', h, lo=1) for h in hidden]
+    layers = [Flatten1()]
     for i, o in zip(dims[:-1], dims[1:]): layers += [nn.Linear(i, o), nn.ReLU()]
     return nn.Sequential(*layers, nn.Linear(dims[-1], check_int('n_classes', n_classes, lo=2)))
 
@@ -52,33 +54,39 @@ def cnn(in_channels:int=3, # image channels
     w, s = check_int('width', width, lo=1), check_int('img_size', img_size, lo=4)
     if s % 4: raise ValueError(f"img_size={s}: expected a multiple of 4 (two 2x2 poolings)")
     check_choice('norm', norm, [None, 'group'])
-    return nn.Sequential(
-        nn.Conv2d(check_int('in_channels', in_channels, lo=1), w, 3, padding=1), _norm(norm, w), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(w, 2 * w, 3, padding=1), _norm(norm, 2 * w), nn.ReLU(), nn.MaxPool2d(2),
-        Flatten1(), nn.Linear(2 * w * (s // 4) ** 2, check_int('hidden', hidden, lo=1)), nn.ReLU(),
-        nn.Linear(hidden, check_int('n_classes', n_classes, lo=2)))
+    return nn.Sequential(nn.Conv2d(check_int('in_channels', in_channels, lo=1), w, 3, padding=1), _norm(norm, w),
+                         nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(w, 2 * w, 3, padding=1), _norm(norm, 2 * w), nn.ReLU(),
+                         nn.MaxPool2d(2), Flatten1(), nn.Linear(2 * w * (s // 4)**2, check_int('hidden', hidden, lo=1)),
+                         nn.ReLU(), nn.Linear(hidden, check_int('n_classes', n_classes, lo=2)))
 
 # %% ../../nbs/engine/05a_models.ipynb #d60fd689
 def _groups(c, groups):
-    "The largest divisor of c that is at most `groups` and leaves at least 4 channels per group (GroupNorm of 1 channel on a 1x1 map is ill-conditioned)."
+    """The largest divisor of c that is at most `groups` and leaves at least 4 channels per group (GroupNorm of 1
+    channel on a 1x1 map is ill-conditioned)."""
     return max(g for g in range(1, max(1, min(groups, c // 4)) + 1) if c % g == 0)
 
 def mobilenet_v2_gn(n_classes:int=10, # output classes
                     width_mult:float=1.0, # torchvision's channel multiplier (0.25 gives a CPU-friendly model)
-                    groups:int=8, # GroupNorm groups (reduced to a divisor of each layer's channels, >= 4 channels per group)
+                    # GroupNorm groups (reduced to a divisor of each layer's channels, >= 4 channels per group)
+                    groups:int=8,
                     dropout:float=0.0, # classifier dropout (torchvision uses 0.2; 0 keeps the two backends identical)
-                    weights_path:str|None=None, # optional local state_dict (e.g. ImageNet weights); random init when None
+                    # optional local state_dict (e.g. ImageNet weights); random init when None
+                    weights_path:str|None=None,
                    ) -> nn.Module:
-    "torchvision's MobileNetV2 with GroupNorm instead of BatchNorm (vmappable); random init unless `weights_path` is given."
+    """torchvision's MobileNetV2 with GroupNorm instead of BatchNorm (vmappable); random init unless `weights_path` is
+    given."""
     from torchvision.models import mobilenet_v2
     check_int('groups', groups, lo=1)
-    model = mobilenet_v2(weights=None, num_classes=check_int('n_classes', n_classes, lo=2), dropout=check_float('dropout', dropout, lo=0, hi=1),
-                         width_mult=check_float('width_mult', width_mult, lo=0, lo_open=True),
+    model = mobilenet_v2(weights=None, num_classes=check_int('n_classes', n_classes, lo=2), dropout=check_float(
+        'dropout', dropout, lo=0, hi=1), width_mult=check_float('width_mult', width_mult, lo=0, lo_open=True),
                          norm_layer=lambda c: nn.GroupNorm(_groups(c, groups), c))
     if weights_path is not None:
         if not os.path.exists(weights_path): raise FileNotFoundError(f"weights_path={weights_path!r}: no such file")
         own = model.state_dict()
-        sd = {k: v for k, v in torch.load(weights_path, map_location='cpu').items() if k in own and v.shape == own[k].shape}
+        sd = {
+            k: v
+            for k, v in torch.load(weights_path, map_location='cpu').items() if k in own and v.shape == own[k].shape
+        }
         model.load_state_dict(sd, strict=False)  # BatchNorm running stats and a mismatched classifier are skipped
     return model
 
@@ -86,27 +94,35 @@ def mobilenet_v2_gn(n_classes:int=10, # output classes
 def check_vmappable(model:nn.Module, # the model to check
                    ) -> nn.Module:
     "Raise if `model` has BatchNorm layers (their in-place running statistics cannot be vmapped or averaged cleanly)."
-    bn = [n for n, m in check_type('model', model, nn.Module).named_modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
-    if bn: raise ValueError(f"model has BatchNorm layers {bn[:3]}: their running statistics are updated in place, which "
-                            "torch.func.vmap cannot batch; use GroupNorm (cnn(norm='group'), mobilenet_v2_gn) or no normalisation")
+    bn = [
+        n for n, m in check_type('model', model, nn.Module).named_modules()
+        if isinstance(m, nn.modules.batchnorm._BatchNorm)
+    ]
+    if bn:
+        raise ValueError(
+            f"model has BatchNorm layers {bn[:3]}: their running statistics are updated in place, which "
+            "torch.func.vmap cannot batch; use GroupNorm (cnn(norm='group'), mobilenet_v2_gn) or no normalisation")
     return model
 
 # %% ../../nbs/engine/05a_models.ipynb #d0e8c2b2
 class ParamLayout:
     "How a model's parameters map to one flat vector (and to a `(clients, P)` matrix of stacked client models)."
     def __init__(self, model:nn.Module): # the model whose parameters are laid out
-        self.names, self.shapes = zip(*[(n, p.shape) for n, p in check_type('model', model, nn.Module).named_parameters()])
+        self.names, self.shapes = zip(*[(n, p.shape)
+                                        for n, p in check_type('model', model, nn.Module).named_parameters()])
         self.numels = [math.prod(s) for s in self.shapes]
         self.size = sum(self.numels)
         self.buffers = dict(model.named_buffers())
     def flatten(self, model:nn.Module, # a model of this layout
-                out:torch.Tensor|None=None, # a (P,) tensor to write into (e.g. a row of the (C, P) client matrix); None: a new one
+                # a (P,) tensor to write into (e.g. a row of the (C, P) client matrix); None: a new one
+                out:torch.Tensor|None=None,
                ) -> torch.Tensor:
         "The model's parameters as one flat vector."
         if out is not None: check_type('out', out, torch.Tensor)
         return torch.cat([p.detach().reshape(-1) for p in model.parameters()], out=out)
     def unflatten(self, flat:torch.Tensor) -> dict:
-        "Views of `flat` (shape `(..., P)`) as a name -> tensor dict with the leading dims kept (for `functional_call`)."
+        """Views of `flat` (shape `(..., P)`) as a name -> tensor dict with the leading dims kept (for
+        `functional_call`)."""
         lead = flat.shape[:-1]
         return {n: t.view(*lead, *s) for n, t, s in zip(self.names, flat.split(self.numels, -1), self.shapes)}
     def load(self, model:nn.Module, flat:torch.Tensor) -> nn.Module:
@@ -119,7 +135,8 @@ class ParamLayout:
 EVAL_FORWARD_CHUNK = 128 # rows per forward pass of `evaluate` on a CPU: a conv net's activations stay in the cache
 
 def _chunked_forward(model, fparams, xb, chunk):
-    "`model(xb)` (with the parameters `fparams`, if given) in pieces of `chunk` rows; each row's output is its own, so the same result."
+    """`model(xb)` (with the parameters `fparams`, if given) in pieces of `chunk` rows; each row's output is its own, so
+    the same result."""
     f = (lambda z: model(z)) if fparams is None else (lambda z: functional_call(model, fparams, (z,)))
     return f(xb) if len(xb) <= chunk else torch.cat([f(xb[i:i + chunk]) for i in range(0, len(xb), chunk)])
 
@@ -138,11 +155,13 @@ def _check_input_width(model, x):
     if isinstance(first, nn.Linear) and first.in_features not in (x.shape[-1], math.prod(x.shape[1:])):
         raise ValueError(f"x: shape {tuple(x.shape)}: expected rows of {first.in_features} inputs (the first layer's)")
     if isinstance(first, (nn.Conv1d, nn.Conv2d, nn.Conv3d)) and x.shape[1] != first.in_channels:
-        raise ValueError(f"x: shape {tuple(x.shape)}: expected {first.in_channels} channels in dimension 1 (the first layer)")
+        raise ValueError(
+            f"x: shape {tuple(x.shape)}: expected {first.in_channels} channels in dimension 1 (the first layer)")
 
 def _check_eval_data(model, x, y, a, n_classes, n_attrs):
     "Tensors of inputs and labels on the model's device, finite inputs, labels within their ranges (one device read)."
-    check_type('model', model, nn.Module); check_type('x', x, torch.Tensor)
+    check_type('model', model, nn.Module)
+    check_type('x', x, torch.Tensor)
     n_classes, n_attrs = check_int('n_classes', n_classes, lo=1), check_int('n_attrs', n_attrs, lo=1)
     p = next(model.parameters(), None)
     if p is not None and x.device != p.device:
@@ -170,16 +189,20 @@ def evaluate(model:nn.Module, # the model (its current weights are used unless `
              n_attrs:int, # number of attribute values
              batch_size:int=1024, # evaluation batch size
              params:torch.Tensor|None=None, # optional flat parameter vector to evaluate instead of the model's own
-             forward_chunk:int|None=None, # rows per forward pass in a batch (None: EVAL_FORWARD_CHUNK on a CPU, the batch on a GPU)
+             # rows per forward pass in a batch (None: EVAL_FORWARD_CHUNK on a CPU, the batch on a GPU)
+             forward_chunk:int|None=None,
             ) -> dict:
     "Accuracy, worst-group accuracy, per-group (class x attribute) accuracy and counts, and mean loss of a model."
     batch_size = check_int('batch_size', batch_size, lo=1)
     n_classes, n_attrs = _check_eval_data(model, x, y, a, n_classes, n_attrs)
     y = y.long()   # cross-entropy reads int64 class ids
-    chunk = check_int('forward_chunk', forward_chunk, lo=1) if forward_chunk is not None else EVAL_FORWARD_CHUNK if x.device.type == 'cpu' else batch_size
+    chunk = check_int(
+        'forward_chunk', forward_chunk,
+        lo=1) if forward_chunk is not None else EVAL_FORWARD_CHUNK if x.device.type == 'cpu' else batch_size
     g = (y * n_attrs + a).long()
     correct = torch.zeros(n_classes * n_attrs, dtype=torch.float64, device=x.device)
-    count, loss = torch.zeros_like(correct), torch.zeros(1, dtype=torch.float64, device=x.device)  # float64 sums, as Python floats were
+    # float64 sums, as Python floats were
+    count, loss = torch.zeros_like(correct), torch.zeros(1, dtype=torch.float64, device=x.device)
     fparams = None if params is None else ParamLayout(model).unflatten(params)
     with torch.no_grad():
         for i in range(0, len(x), batch_size):
@@ -187,9 +210,12 @@ def evaluate(model:nn.Module, # the model (its current weights are used unless `
             out = _chunked_forward(model, fparams, xb, chunk)
             yb, gb = y[i:i + batch_size], g[i:i + batch_size]
             loss += F.cross_entropy(out, yb, reduction='sum').double()
-            correct.index_add_(0, gb, (out.argmax(1) == yb).double()); count.index_add_(0, gb, torch.ones_like(gb, dtype=torch.float64))
-    correct, count, loss = np.split(torch.cat([correct, count, loss]).cpu().numpy(), [len(correct), 2 * len(correct)])  # one device read
+            correct.index_add_(0, gb, (out.argmax(1) == yb).double())
+            count.index_add_(0, gb, torch.ones_like(gb, dtype=torch.float64))
+    # one device read
+    correct, count, loss = np.split(torch.cat([correct, count, loss]).cpu().numpy(), [len(correct), 2 * len(correct)])
     with np.errstate(invalid='ignore', divide='ignore'): gacc = correct / count
-    return dict(accuracy=float(correct.sum() / max(count.sum(), 1)), worst_group_accuracy=float(np.nanmin(gacc)) if count.any() else float('nan'),
-                group_accuracy=gacc.reshape(n_classes, n_attrs), group_counts=count.astype(np.int64).reshape(n_classes, n_attrs),
-                loss=float(loss[0]) / max(len(x), 1))
+    return dict(accuracy=float(correct.sum() / max(count.sum(), 1)),
+                worst_group_accuracy=float(np.nanmin(gacc)) if count.any() else float('nan'),
+                group_accuracy=gacc.reshape(n_classes, n_attrs), group_counts=count.astype(np.int64).reshape(
+                    n_classes, n_attrs), loss=float(loss[0]) / max(len(x), 1))

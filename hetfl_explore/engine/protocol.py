@@ -22,7 +22,8 @@ __all__ = ['FAKE_LOSS', 'FAKE_LOSS_DROP', 'FAKE_UPDATE_SD', 'FAKE_BATCH', 'FAKE_
 def _aligned(name, v, ids, ok, allowed):
     "`v` as a float64 array with one finite entry per id that passes `ok`; errors name `Selection.<name>`."
     v = np.asarray(v, dtype=np.float64)
-    if v.shape != ids.shape: raise ValueError(f"Selection.{name} has shape {v.shape}: expected one value per id, shape {ids.shape}")
+    if v.shape != ids.shape:
+        raise ValueError(f"Selection.{name} has shape {v.shape}: expected one value per id, shape {ids.shape}")
     if not (np.all(np.isfinite(v)) and ok(v)): raise ValueError(f"Selection.{name}={v!r}: expected values {allowed}")
     return v
 
@@ -33,7 +34,8 @@ def _as_ids(name, ids, unique:bool=False):
     if ids.size and not np.issubdtype(ids.dtype, np.integer):
         if not np.all(np.equal(np.mod(ids, 1), 0)): raise TypeError(f"{name}={ids!r}: expected integer client ids")
     far = np.flatnonzero((ids < 0) | (ids > MAX_COUNT)) if ids.size else ()
-    if len(far): raise ValueError(f"{name}: id {ids[far[0]].item()!r} is out of range: expected client ids in [0, {MAX_COUNT}]")
+    if len(far):
+        raise ValueError(f"{name}: id {ids[far[0]].item()!r} is out of range: expected client ids in [0, {MAX_COUNT}]")
     ids = ids.astype(np.int64)
     twin = np.flatnonzero(np.diff(np.sort(ids)) == 0) if unique else ()   # sorted, a repeated id sits next to its twin
     if len(twin): raise ValueError(f"{name}: id {np.sort(ids)[twin[0]]} appears more than once; expected distinct ids")
@@ -44,11 +46,14 @@ def _as_ids(name, ids, unique:bool=False):
 class Selection:
     "The clients chosen for a round, with optional aggregation weights (normalised to sum to one)."
     ids: np.ndarray # int64 ids of the chosen clients (distinct)
-    weights: np.ndarray|None = None # aggregation weights aligned with `ids`; None: the aggregator's default; all 0: keep the model
-    keep: np.ndarray|None = None # share of hidden units each client trains (Federated Dropout), in (0, 1]; None: the full model
+    # aggregation weights aligned with `ids`; None: the aggregator's default; all 0: keep the model
+    weights: np.ndarray|None = None
+    # share of hidden units each client trains (Federated Dropout), in (0, 1]; None: the full model
+    keep: np.ndarray|None = None
     def __post_init__(self):
         self.ids = _as_ids('Selection.ids', self.ids, unique=True)
-        if self.keep is not None: self.keep = _aligned('keep', self.keep, self.ids, lambda v: np.all((v > 0) & (v <= 1)), 'in (0, 1]')
+        if self.keep is not None:
+            self.keep = _aligned('keep', self.keep, self.ids, lambda v: np.all((v > 0) & (v <= 1)), 'in (0, 1]')
         if self.weights is None: return
         w = _aligned('weights', self.weights, self.ids, lambda v: np.all(v >= 0), 'finite and non-negative')
         self.weights = w / w.sum() if w.sum() > 0 else w
@@ -69,16 +74,21 @@ class ClientView:
     query: Callable[[np.ndarray, str], np.ndarray]|None = None # ask clients `ids` for a fresh scalar ('loss' or 'time')
     num_clients: int = 0 # total number of clients in the federation (defaults to len(n_samples))
     global_params: torch.Tensor|None = None # the current global model (flat, read-only): what is broadcast this round
-    system: str|None = None # where `ask(ids, 'time')` answers come from: 'profiles' (given), 'drawn' (engine default), None
+    # where `ask(ids, 'time')` answers come from: 'profiles' (given), 'drawn' (engine default), None
+    system: str|None = None
     def __post_init__(self):
         self.round = check_int('ClientView.round', self.round, lo=0)
         self.n_samples = check_count_array('ClientView.n_samples', self.n_samples)   # 1.7 samples is no data size
         if self.n_samples.ndim != 1 or not len(self.n_samples):
-            raise ValueError(f"ClientView.n_samples: shape {self.n_samples.shape}: expected one data size per client, for at least one client")
+            raise ValueError(
+                f"ClientView.n_samples: shape {self.n_samples.shape}: expected one data size per client, for at least "
+                f"one client"
+            )
         self.num_clients = check_count('ClientView.num_clients', self.num_clients)
         self.num_clients = self.num_clients or len(self.n_samples)
         if len(self.n_samples) != self.num_clients:
-            raise ValueError(f"ClientView.n_samples has {len(self.n_samples)} entries: expected num_clients={self.num_clients}")
+            raise ValueError(
+                f"ClientView.n_samples has {len(self.n_samples)} entries: expected num_clients={self.num_clients}")
         self.available = check_ids('ClientView.available', self.available, self.num_clients, unique=True)
 
     def ask(self, ids, what:str='loss') -> np.ndarray:
@@ -116,7 +126,8 @@ class Reports:
     energy: np.ndarray # simulated energy each client spent
     updates: torch.Tensor # (len(ids), P) flattened deltas, local minus global; (len(ids), 0) when none are shared
     global_params: torch.Tensor # (P,) flattened global parameters that were broadcast
-    server_eval: Callable[[torch.Tensor], tuple[float, float]]|None = None # flat params -> (accuracy, loss) on a server validation set
+    # flat params -> (accuracy, loss) on a server validation set
+    server_eval: Callable[[torch.Tensor], tuple[float, float]]|None = None
     def __post_init__(self):
         self.ids = _as_ids('Reports.ids', self.ids, unique=True)
         self.updates = _report_tensor('updates', self.updates, 2)
@@ -138,7 +149,8 @@ class Selector:
     "Base class of client-selection strategies: `reset` once, then `select` and `observe` every round."
     name: str = 'selector'
     taxonomy: dict|None = None # the method's declared Table-4 placement (filled in by the taxonomy chapter)
-    aggregation: Callable|None = None # an aggregation rule the method needs (see `engine.aggregation.AggregationInput`); None: the config's
+    # an aggregation rule the method needs (see `engine.aggregation.AggregationInput`); None: the config's
+    aggregation: Callable|None = None
 
     def reset(self, num_clients:int, # number of clients in the federation
               seed:int, # the run's seed, for any randomness in the selector's own state
@@ -162,11 +174,13 @@ class Selector:
     def reweight(self, selected:Selection, # this round's selection
                  updates:Reports, # what the reporting clients sent (their `updates` among it), after `observe`
                 ) -> np.ndarray|None:
-        "New aggregation weights for the reporting clients (aligned with `updates.ids`), or None to keep the selection's."
+        """New aggregation weights for the reporting clients (aligned with `updates.ids`), or None to keep the
+        selection's."""
         return None
 
     def round_info(self) -> dict:
-        "Facts about the last round the method wants in the round record (e.g. where its times came from); default none."
+        """Facts about the last round the method wants in the round record (e.g. where its times came from); default
+        none."""
         return {}
 
     def __repr__(self):
@@ -181,13 +195,16 @@ def select_rounds(self:Selector, clients:ClientView, # who is available; round t
                   k:int, # how many clients to pick each round
                   rounds:int, # rounds to play, t = 0, 1, ..., rounds - 1
                   rng:np.random.Generator, # the selection random stream
-                  feedback:Callable[[int, np.ndarray], Reports]|None=None, # (t, ids) -> the reports `observe` gets after round t
+                  # (t, ids) -> the reports `observe` gets after round t
+                  feedback:Callable[[int, np.ndarray], Reports]|None=None,
                  ) -> np.ndarray: # (rounds, num_clients) 0/1 participation
-    "Play `select` (and `observe`, when the selector reads reports) round after round; faster paths override this with the same draws."
+    """Play `select` (and `observe`, when the selector reads reports) round after round; faster paths override this with
+    the same draws."""
     chosen = np.zeros((check_int('rounds', rounds, lo=0), clients.num_clients), np.int64)
     observes = feedback is not None and type(self).observe is not Selector.observe   # build no reports nobody reads
     for t in range(rounds):
-        v = copy(clients); v.round = t   # the view is validated once; each round gets its own copy
+        v = copy(clients)
+        v.round = t   # the view is validated once; each round gets its own copy
         ids = as_selection(self.select(t, v, k, rng)).ids
         chosen[t, ids] = 1
         if observes: self.observe(t, feedback(t, ids))
@@ -202,9 +219,11 @@ def validate_selection(sel:Selection|np.ndarray|list, # a selector's output
     check_type('clients', clients, ClientView)
     try: sel = as_selection(sel)
     except (TypeError, ValueError) as e: raise type(e)(f"sel: {e}") from None   # name the caller's argument
-    if not len(sel.ids): raise ValueError(f"{who} selected no client in round {clients.round} (sel is empty): expected at least one")
+    if not len(sel.ids):
+        raise ValueError(f"{who} selected no client in round {clients.round} (sel is empty): expected at least one")
     bad = np.setdiff1d(sel.ids, clients.available)
-    if bad.size: raise ValueError(f"{who} selected unavailable or unknown clients {bad.tolist()} in round {clients.round}")
+    if bad.size:
+        raise ValueError(f"{who} selected unavailable or unknown clients {bad.tolist()} in round {clients.round}")
     return sel
 
 # %% ../../nbs/engine/06_protocol.ipynb #752b3efb
@@ -226,7 +245,8 @@ class RoundRobinSelector(Selector):
         self.counts = np.zeros(num_clients, np.int64)
 
     def select(self, t, clients, k, rng):
-        "The `k` available clients with the smallest counts R_k (random order among equal counts); their counts go up by one."
+        """The `k` available clients with the smallest counts R_k (random order among equal counts); their counts go up
+        by one."""
         k, av = min(check_int('k', k, lo=1), len(clients.available)), clients.available
         chosen = np.sort(av[np.lexsort((rng.random(len(av)), self.counts[av]))[:k]])
         self.counts[chosen] += 1
@@ -238,7 +258,8 @@ def make_view(num_clients:int, # clients in the federation
               available:np.ndarray|None=None, # available ids (default: all)
               n_samples:np.ndarray|None=None, # data sizes (default: 100 each)
               profiles:Any=None, # optional `engine.SystemProfiles`
-              loss_fn:Callable[[np.ndarray], np.ndarray]|None=None, # answers `query(ids, 'loss')` (default: no query channel)
+              # answers `query(ids, 'loss')` (default: no query channel)
+              loss_fn:Callable[[np.ndarray], np.ndarray]|None=None,
               global_params:torch.Tensor|None=None, # the current global model, for selectors that read it (LAG)
              ) -> ClientView:
     "A `ClientView` for experimenting with selectors outside the engine."
@@ -269,12 +290,15 @@ def synthetic_reports(t:int, # the round
                      ) -> Reports:
     "Random but well-formed `Reports` for `ids`, to exercise a selector's `observe` without training."
     n_params = check_int('n_params', n_params, lo=1)
-    m, ns = len(ids), np.asarray(n_samples)[ids]; loss = rng.uniform(*FAKE_LOSS, m)
-    upd = torch.from_numpy(rng.normal(0, FAKE_UPDATE_SD, (m, n_params)).astype(np.float32))   # float32 rounding as Tensor.float()
+    m, ns = len(ids), np.asarray(n_samples)[ids]
+    loss = rng.uniform(*FAKE_LOSS, m)
+    # float32 rounding as Tensor.float()
+    upd = torch.from_numpy(rng.normal(0, FAKE_UPDATE_SD, (m, n_params)).astype(np.float32))
     return Reports(round=t, ids=np.asarray(ids, np.int64), n_samples=ns, loss=loss,
                    loss_before=loss + rng.uniform(*FAKE_LOSS_DROP, m), steps=np.ceil(ns / FAKE_BATCH).astype(np.int64),
-                   update_norm=torch.linalg.vector_norm(upd, dim=1).numpy().astype(np.float64), time=rng.uniform(*FAKE_TIME, m),
-                   energy=rng.uniform(*FAKE_ENERGY, m), updates=upd, global_params=torch.zeros(n_params))
+                   update_norm=torch.linalg.vector_norm(upd, dim=1).numpy().astype(np.float64), time=rng.uniform(
+                       *FAKE_TIME, m), energy=rng.uniform(*FAKE_ENERGY,
+                                                          m), updates=upd, global_params=torch.zeros(n_params))
 
 # %% ../../nbs/engine/06_protocol.ipynb #50c3de3c
 DEFAULT_SAMPLES = 100 # data size of every client when none is given
@@ -288,12 +312,15 @@ def selection_trace(selector:Selector, # the strategy to exercise
                     n_samples:np.ndarray|None=None, # data sizes (default: 100 each)
                    ) -> np.ndarray: # (rounds, num_clients) 0/1 participation matrix
     "Run `selector` for `rounds` rounds on synthetic reports and return who was selected when."
-    num_clients, rounds = check_int('num_clients', num_clients, lo=1, hi=MAX_COUNT), check_int('rounds', rounds, lo=1, hi=MAX_COUNT)
+    num_clients = check_int('num_clients', num_clients, lo=1, hi=MAX_COUNT)
+    rounds = check_int('rounds', rounds, lo=1, hi=MAX_COUNT)
     k, selector = check_int('k', k, lo=1, hi=MAX_COUNT), check_type('selector', selector, Selector)
     sel_rng, av_rng, rep_rng = rng_streams(seed, 3, 'selection_trace')
-    n_samples = np.full(num_clients, DEFAULT_SAMPLES) if n_samples is None else check_count_array('n_samples', n_samples)
+    n_samples = np.full(num_clients, DEFAULT_SAMPLES) if n_samples is None else check_count_array(
+        'n_samples', n_samples)
     p = check_array('availability', availability, ndim=(0, 1), lo=0, hi=1)   # NaN would make every client unavailable
-    if p.ndim and len(p) != num_clients: raise ValueError(f"availability: {len(p)} entries: expected a number or {num_clients}, one per client")
+    if p.ndim and len(p) != num_clients:
+        raise ValueError(f"availability: {len(p)} entries: expected a number or {num_clients}, one per client")
     p = np.broadcast_to(p, (num_clients,))
     selector.reset(num_clients, seed)
     trace = np.zeros((rounds, num_clients), dtype=np.int64)
@@ -312,7 +339,8 @@ def participation_figure(trace:np.ndarray, # (rounds, clients) 0/1 matrix from `
                          title:str='Who was selected when', # figure title
                         ):
     "A plotly heatmap of participation: rounds down, clients across."
-    trace = check_array('trace', trace, 2, lo=0, hi=1, allow_nan=True); check_type('title', title, str)
+    trace = check_array('trace', trace, 2, lo=0, hi=1, allow_nan=True)
+    check_type('title', title, str)
     import plotly.graph_objects as go
     fig = go.Figure(go.Heatmap(z=trace, colorscale=[[0, '#f4f4f4'], [1, '#1f77b4']], showscale=False,
                                hovertemplate='round %{y}, client %{x}<extra></extra>'))

@@ -13,11 +13,13 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.func import functional_call
 from fastcore.basics import patch
-from ..foundation.core import check_int, check_float, check_choice, check_type, default_device, rng_streams, spawn_seeds, check_array, check_callable, check_count_array
+from ..foundation.core import (check_int, check_float, check_choice, check_type, default_device,
+                                           rng_streams, spawn_seeds, check_array, check_callable, check_count_array)
 from .protocol import Selection, ClientView, Reports, Selector, validate_selection, UniformSelector
 from .models import ParamLayout, check_vmappable, evaluate, mlp
 from .config import RunConfig, LocalWork
-from .backends import BACKENDS, batch_plan, block_size, model_profile, pool_before_relu, resolve_backend
+from .backends import (BACKENDS, batch_plan, block_size, model_profile, pool_before_relu,
+                                           resolve_backend)
 from .aggregation import aggregate, aggregation_rule_name, resolve_aggregation_rule, unit_masks
 from .system import SystemProfiles
 from .store import History, RunStore, check_federated_data, run_identity, run_key
@@ -36,17 +38,22 @@ EVAL_CHUNK = 4096 # samples per forward pass when the global model is evaluated 
 # %% ../../nbs/engine/05_fedavg.ipynb #88ecef2a
 class Simulation:
     "A federated run: select -> broadcast -> local training -> report -> aggregate -> evaluate, round after round."
-    def __init__(self, model_fn:Callable[[], nn.Module], # builds the (randomly initialised) model; called under the run's seed
+    def __init__(self,
+                 model_fn:Callable[[], nn.Module], # builds the model; called under the run's seed
                  data, # a `data.FederatedData` (x, y, a, client_idx, x_test, y_test, a_test, n_classes, n_attrs)
                  selector:Selector, # the client-selection strategy
                  config:RunConfig, # the run's hyper-parameters
-                 profiles:SystemProfiles|None=None, # simulated devices (availability, speed, energy, dropout); None: all alike
+                 # simulated devices (availability, speed, energy, dropout); None: all alike
+                 profiles:SystemProfiles|None=None,
                  store:RunStore|str|None=None, # a `RunStore` (or SQLite path) to persist, reuse and resume the run
                  callbacks:Sequence[Callable]=(), # functions `cb(sim, row)` called after every round (e.g. `LivePlot`)
                  stop_when:Callable|None=None, # optional `stop_when(history) -> bool`, e.g. a reward budget of your own
-                 aggregation:Callable|None=None, # an aggregation rule `rule(AggregationInput) -> update` (e.g. a robust median)
-                 accept:Callable|None=None, # per-update filter `accept(t, ids, updates, global_params) -> (mask, reasons)`
-                 client_loss:Callable|None=None, # per-sample client loss `client_loss(out, y, params, n_data) -> (B,)`; None: cross-entropy
+                 # an aggregation rule `rule(AggregationInput) -> update` (e.g. a robust median)
+                 aggregation:Callable|None=None,
+                 # per-update filter `accept(t, ids, updates, global_params) -> (mask, reasons)`
+                 accept:Callable|None=None,
+                 # per-sample client loss `client_loss(out, y, params, n_data) -> (B,)`; None: cross-entropy
+                 client_loss:Callable|None=None,
                  grouping:Grouping|None=None, # G models, each client trains its group's (None: one global model)
                  stream:ClientStream|None=None, # each client's pool rows per round; None: `data.client_idx`
                 ):
@@ -55,7 +62,8 @@ class Simulation:
         self.device, cfg = default_device(config.device), config
         self.rule = resolve_aggregation_rule(aggregation, self.selector, cfg)
         with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(cfg.seed); model = model_fn()
+            torch.manual_seed(cfg.seed)
+            model = model_fn()
         self.net = check_vmappable(check_type('model_fn()', model, nn.Module)).to(self.device)
         self.layout = ParamLayout(self.net)
         self._set_data(check_federated_data(data))
@@ -66,8 +74,10 @@ class Simulation:
         self.profiles, self.devices = profiles, profiles or SystemProfiles.sample(N, cfg.seed, speed_sigma=0.0)
         self.lr = np.asarray(cfg.client_lr or [cfg.lr] * N, np.float64)
         self.profile = model_profile(self.net, self.x[0])
-        self.accept, self.client_loss = _optional_callable('accept', accept), _optional_callable('client_loss', client_loss)
-        self.backend = resolve_backend(cfg.backend, self.net, self.x, self.client_loss, self.device, self.profile, cfg.batch_size)
+        self.accept = _optional_callable('accept', accept)
+        self.client_loss = _optional_callable('client_loss', client_loss)
+        self.backend = resolve_backend(cfg.backend, self.net, self.x, self.client_loss, self.device, self.profile,
+                                       cfg.batch_size)
         self.block = cfg.block_clients or block_size(self.profile, cfg.batch_size, self.device)
         self.callbacks, self.stop_when = list(callbacks), _optional_callable('stop_when', stop_when)
         self.store = RunStore(store) if isinstance(store, (str, os.PathLike)) else store
@@ -85,7 +95,8 @@ def _plan_groups(groups, n:int) -> np.ndarray:
 # %% ../../nbs/engine/05_fedavg.ipynb #d9070109
 @dataclass
 class RoundPlan:
-    "Round `t` as the server planned it before any client trains: the selection, dropouts, sub-model masks and batch plan."
+    """Round `t` as the server planned it before any client trains: the selection, dropouts, sub-model masks and batch
+    plan."""
     t: int # the round
     sel: Selection # the selector's validated choice
     dropped: np.ndarray # (len(sel.ids),) which selected clients drop out mid-round
@@ -97,7 +108,8 @@ class RoundPlan:
     t0: float # `time.perf_counter()` when the round began (for `wall_time`)
     groups: np.ndarray|None = None # (len(sel.ids),) each selected client's group (grouped runs); None: one global model
     def __post_init__(self):
-        check_int('RoundPlan.t', self.t, lo=0); check_type('RoundPlan.sel', self.sel, Selection)
+        check_int('RoundPlan.t', self.t, lo=0)
+        check_type('RoundPlan.sel', self.sel, Selection)
         self.t0 = check_float('RoundPlan.t0', self.t0, lo=0)   # a `time.perf_counter()` reading
         n = len(self.sel.ids)
         if not (isinstance(self.dropped, np.ndarray) and self.dropped.dtype == bool and self.dropped.shape == (n,)):
@@ -105,9 +117,13 @@ class RoundPlan:
         C = int((~self.dropped).sum())
         self.done_frac = check_array('RoundPlan.done_frac', self.done_frac, ndim=1, lo=0, hi=1)
         self.steps = check_count_array('RoundPlan.steps', self.steps)
-        for name, v, rows in (('dropped', self.dropped, n), ('done_frac', self.done_frac, n), ('local', self.local, C), ('valid', self.valid, C), ('steps', self.steps, C)):
+        for name, v, rows in (('dropped', self.dropped, n), ('done_frac', self.done_frac, n), ('local', self.local, C),
+                              ('valid', self.valid, C), ('steps', self.steps, C)):
             if not isinstance(v, np.ndarray) or len(v) != rows:
-                raise ValueError(f"RoundPlan.{name}: expected an array with {rows} rows (one per {'selected' if rows == n else 'reporting'} client), got {v!r:.60}")
+                raise ValueError(
+                    f"RoundPlan.{name}: expected an array with {rows} rows (one per "
+                    f"{'selected' if rows == n else 'reporting'} client), got {v!r:.60}"
+                )
         self.groups = None if self.groups is None else _plan_groups(self.groups, n)
     @property
     def rep(self) -> np.ndarray:
@@ -133,24 +149,28 @@ def step(self:Simulation) -> dict|None:
 # %% ../../nbs/engine/05_fedavg.ipynb #beg1nr0und
 @patch
 def begin_round(self:Simulation) -> RoundPlan|None:
-    "Round `self.round` up to the broadcast: the selection, dropouts, sub-model masks and batch plan (None, and stop, when no client is available)."
+    """Round `self.round` up to the broadcast: the selection, dropouts, sub-model masks and batch plan (None, and stop,
+    when no client is available)."""
     t, t0, cfg = self.round, time.perf_counter(), self.config
     rng, self._queries = self._round_rng(t), {}
     if self.stream is not None: self._set_clients(self.stream.at(t))    # this round's data
     sel = self._select(t, rng)                                            # 1. select
     if sel is None: return None
     dropped, done_frac = self._dropouts(sel.ids, rng)
-    local, valid, steps = batch_plan(self.sizes[sel.ids[~dropped]], cfg.batch_size, rng, cfg.local_epochs, cfg.local_steps)
+    local, valid, steps = batch_plan(self.sizes[sel.ids[~dropped]], cfg.batch_size, rng, cfg.local_epochs,
+                                     cfg.local_steps)
     masks, groups = self._submodel_masks(t, sel), self._assign(t, sel.ids)   # 1b. a grouped run's assignment
     return RoundPlan(t, sel, dropped, done_frac, masks, local, valid, steps, t0, groups)
 
 @patch
 def train_round(self:Simulation, plan:RoundPlan, # from `begin_round`
                ) -> tuple[torch.Tensor, torch.Tensor]:
-    "Steps 2-3 in this process: the plan's reporting clients train from the global model (or their sub-models); new parameters (C, P), batch losses (C, S)."
+    """Steps 2-3 in this process: the plan's reporting clients train from the global model (or their sub-models); new
+    parameters (C, P), batch losses (C, S)."""
     self._check_plan(plan)
     with torch.random.fork_rng(devices=[self.device] if self.device.type == 'cuda' else []):
-        torch.manual_seed(spawn_seeds(self.config.seed, 1, f'torch{plan.t}')[0])  # dropout etc. inside models: seeded per round
+        # dropout etc. inside models: seeded per round
+        torch.manual_seed(spawn_seeds(self.config.seed, 1, f'torch{plan.t}')[0])
         return self.train_clients(plan.rep, plan.local, plan.valid, plan.steps, self._start_params(plan))
 
 # %% ../../nbs/engine/05_fedavg.ipynb #f1n1shr0und
@@ -158,9 +178,11 @@ def train_round(self:Simulation, plan:RoundPlan, # from `begin_round`
 def finish_round(self:Simulation, plan:RoundPlan, # from `begin_round`, for the current round
                  new:torch.Tensor, # (C, P) the reporting clients' new parameters (overwritten by their updates)
                  losses:torch.Tensor, # (C, S) their batch losses (0 past each client's last step)
-                 measured:Callable|None=None, # `measured() -> {msg_<type>: n, bytes_<type>: b}` counted on the wire; None: the engine's formula
+                 # `measured() -> {msg_<type>: n, bytes_<type>: b}` counted on the wire; None: the engine's formula
+                 measured:Callable|None=None,
                 ) -> dict:
-    "Steps 4-6 of the planned round from the clients' results: screen, report, observe, aggregate (or keep), record, evaluate; the round row."
+    """Steps 4-6 of the planned round from the clients' results: screen, report, observe, aggregate (or keep), record,
+    evaluate; the round row."""
     self._check_plan(plan, new, losses)
     t, ids, dropped, rep, rep_masks, steps = plan.t, plan.sel.ids, plan.dropped, plan.rep, plan.rep_masks, plan.steps
     base, groups = self._broadcast(plan.rep_groups), plan.rep_groups      # what each reporting client started from
@@ -169,7 +191,9 @@ def finish_round(self:Simulation, plan:RoundPlan, # from `begin_round`, for the 
     if not ok.all():
         rep, updates, losses, steps, rep_masks = self._keep(ok, rep, updates, losses, steps, rep_masks)
         groups = None if groups is None else groups[ok]
-    gone = dropped.copy(); gone[~dropped] = ~ok                           # rejected updates leave the round, like dropouts
+    # rejected updates leave the round, like dropouts
+    gone = dropped.copy()
+    gone[~dropped] = ~ok
     sim_t, energy = self._round_costs(ids, dropped, plan.done_frac, plan.masks)
     reports = self._report(t, rep, updates, losses, steps, sim_t[~gone], energy[~gone], groups)   # 4. report
     self.selector.observe(t, reports)
@@ -186,19 +210,25 @@ def finish_round(self:Simulation, plan:RoundPlan, # from `begin_round`, for the 
 # %% ../../nbs/engine/05_fedavg.ipynb #chkp1an
 @patch
 def _check_plan(self:Simulation, plan, new=None, losses=None):
-    "A `ValueError` unless `plan` is this run's plan for the current round and `new`/`losses` (if given) have one row per reporting client."
+    """A `ValueError` unless `plan` is this run's plan for the current round and `new`/`losses` (if given) have one row
+    per reporting client."""
     check_type('plan', plan, RoundPlan)
-    if plan.t != self.round: raise ValueError(f"plan is for round {plan.t}: this run is at round {self.round} (call begin_round again)")
+    if plan.t != self.round:
+        raise ValueError(f"plan is for round {plan.t}: this run is at round {self.round} (call begin_round again)")
     C, S = len(plan.rep), plan.local.shape[1]
     for name, v, shape in (('new', new, (C, self.layout.size)), ('losses', losses, (C, S))):
         if v is not None and (not torch.is_tensor(v) or tuple(v.shape) != shape):
-            raise ValueError(f"{name}: expected a tensor of shape {shape} (one row per reporting client), got {getattr(v, 'shape', type(v).__name__)}")
+            raise ValueError(
+                f"{name}: expected a tensor of shape {shape} (one row per reporting client), got "
+                f"{getattr(v, 'shape', type(v).__name__)}"
+            )
 
 # %% ../../nbs/engine/05_fedavg.ipynb #e27fb802
 @patch
 def run(self:Simulation, progress:bool=True, # show a (notebook-aware) tqdm progress bar
        ) -> History:
-    "Run until a stopping rule fires; returns the stored result at once if this exact run finished before, resumes if interrupted."
+    """Run until a stopping rule fires; returns the stored result at once if this exact run finished before, resumes if
+    interrupted."""
     if self.store is not None:
         status, obj = self.store.get(self.key)
         if status == 'finished':
@@ -207,7 +237,8 @@ def run(self:Simulation, progress:bool=True, # show a (notebook-aware) tqdm prog
             return obj
         if status == 'running': self._restore(obj)
     from tqdm.auto import tqdm
-    with tqdm(total=self.config.rounds, initial=self.round, disable=not progress, desc=f'FL {self.selector.name}', leave=False) as bar:
+    with tqdm(total=self.config.rounds, initial=self.round, disable=not progress, desc=f'FL {self.selector.name}',
+              leave=False) as bar:
         while self.stop_reason is None:
             row = self.step()
             bar.update(1)
@@ -231,14 +262,17 @@ def run_fl(model_fn:Callable[[], nn.Module], # builds the model
 # %% ../../nbs/engine/05_fedavg.ipynb #0a1d6821
 @patch
 def _select(self:Simulation, t:int, rng:np.random.Generator) -> Selection|None:
-    "Step 1: the selector's validated choice among the available clients that hold data (None, and stop, if there are none)."
+    """Step 1: the selector's validated choice among the available clients that hold data (None, and stop, if there are
+    none)."""
     available = self.devices.available(t, rng, self.spent)
     available = available[self.sizes[available] > 0]
     if not available.size:
         self.stop_reason = 'no client available'
         return None
-    view = ClientView(t, available, self.sizes, self.profiles, self._query, self.num_clients, self.params, self.history.meta['system'])
-    return validate_selection(self.selector.select(t, view, self.config.clients_per_round, self.rng_select), view, self.selector.name)
+    view = ClientView(t, available, self.sizes, self.profiles, self._query, self.num_clients, self.params,
+                      self.history.meta['system'])
+    return validate_selection(self.selector.select(t, view, self.config.clients_per_round, self.rng_select), view,
+                              self.selector.name)
 
 @patch
 def _dropouts(self:Simulation, ids:np.ndarray, rng:np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -248,7 +282,8 @@ def _dropouts(self:Simulation, ids:np.ndarray, rng:np.random.Generator) -> tuple
 
 @patch
 def _submodel_masks(self:Simulation, t:int, sel:Selection) -> torch.Tensor|None:
-    "(len(sel.ids), P) Federated Dropout masks for the keep rates the selector returned (None: full models), redrawn every round."
+    """(len(sel.ids), P) Federated Dropout masks for the keep rates the selector returned (None: full models), redrawn
+    every round."""
     if sel.keep is None: return None
     r = np.random.default_rng(spawn_seeds(self.config.seed, 1, f'submodel{t}')[0])
     return torch.stack([unit_masks(self.net, c, r) for c in sel.keep]).to(self.device)
@@ -264,7 +299,9 @@ def _screen(self:Simulation, t:int, rep:np.ndarray, updates:torch.Tensor) -> tup
         raise ValueError(f"accept returned a mask of shape {mask.shape} ({mask.dtype}) and {len(reasons)} reasons: "
                          f"expected a boolean mask and a reason per update ({len(rep)})")
     bad = [int(k) for k, m, r in zip(rep, mask, reasons) if not m and not (isinstance(r, str) and r)]
-    if bad: raise ValueError(f"accept rejected clients {bad[:5]} without a reason: expected a non-empty string per rejection")
+    if bad:
+        raise ValueError(
+            f"accept rejected clients {bad[:5]} without a reason: expected a non-empty string per rejection")
     return mask, {int(k): r for k, m, r in zip(rep, mask, reasons) if not m}
 
 @patch
@@ -279,8 +316,10 @@ def _report(self:Simulation, t:int, rep:np.ndarray, updates:torch.Tensor, losses
             sim_t:np.ndarray, energy:np.ndarray, groups:np.ndarray|None=None) -> Reports:
     "Step 4: what the reporting clients `rep` send back after local training."
     first = self.config.loss_before == 'first_batch'
-    host = torch.stack([losses.sum(1), updates.norm(dim=1)] + [losses[:, 0]] * first).cpu().numpy()  # one read from the device
-    train_loss = (host[0] / np.maximum(steps, 1).astype(np.float32)).astype(np.float64)  # float32 division, as on the device
+    # one read from the device
+    host = torch.stack([losses.sum(1), updates.norm(dim=1)] + [losses[:, 0]] * first).cpu().numpy()
+    # float32 division, as on the device
+    train_loss = (host[0] / np.maximum(steps, 1).astype(np.float32)).astype(np.float64)
     loss_before = {'full': lambda: self._own_losses(rep, groups), 'first_batch': lambda: host[2].astype(np.float64),
                    'off': lambda: np.full(len(rep), np.nan)}[self.config.loss_before]()
     return Reports(t, rep, self.sizes[rep], train_loss, loss_before, steps, host[1].astype(np.float64),
@@ -293,7 +332,8 @@ def _normalised(w):
 
 @patch
 def _weights(self:Simulation, sel:Selection, dropped:np.ndarray) -> np.ndarray:
-    "Aggregation weights of the reporting clients: the selector's (renormalised; all zero stays zero), else by data size or equal."
+    """Aggregation weights of the reporting clients: the selector's (renormalised; all zero stays zero), else by data
+    size or equal."""
     rep = sel.ids[~dropped]
     if not len(rep): return np.zeros(0)
     if sel.weights is not None: return _normalised(sel.weights[~dropped])
@@ -301,24 +341,28 @@ def _weights(self:Simulation, sel:Selection, dropped:np.ndarray) -> np.ndarray:
 
 @patch
 def _reweighted(self:Simulation, sel:Selection, reports:Reports, weights:np.ndarray) -> np.ndarray:
-    "The selector's `reweight` of this round's updates, checked (one finite non-negative weight per report), else `weights`."
+    """The selector's `reweight` of this round's updates, checked (one finite non-negative weight per report), else
+    `weights`."""
     w = self.selector.reweight(sel, reports)
     if w is None: return weights
     w = np.asarray(w, np.float64)
     if w.shape != reports.ids.shape or not (np.isfinite(w).all() and (w >= 0).all()):
-        raise ValueError(f"{self.selector.name}.reweight returned {w!r}: expected {len(reports.ids)} finite non-negative weights")
+        raise ValueError(
+            f"{self.selector.name}.reweight returned {w!r}: expected {len(reports.ids)} finite non-negative weights")
     return _normalised(w)
 
 # %% ../../nbs/engine/05_fedavg.ipynb #0b112022
 @patch
 def _aggregate(self:Simulation, sel:Selection, dropped:np.ndarray, updates:torch.Tensor, steps:np.ndarray,
                reports:Reports, masks:torch.Tensor|None=None, groups:np.ndarray|None=None) -> tuple[np.ndarray, bool]:
-    "Step 5: move the global model by the weighted updates; returns the weights and whether the previous model was kept."
+    """Step 5: move the global model by the weighted updates; returns the weights and whether the previous model was
+    kept."""
     rep = sel.ids[~dropped]
     weights = self._reweighted(sel, reports, self._weights(sel, dropped))
     if not len(rep) or weights.sum() <= 0: return weights, True
     if groups is not None: return weights, self._aggregate_groups(updates, weights, groups, steps, self.lr[rep], masks)
-    self.params = aggregate(self.params, updates, weights, self.config, self.server_state, steps, self.lr[rep], self.rule, reports, masks)
+    self.params = aggregate(self.params, updates, weights, self.config, self.server_state, steps, self.lr[rep],
+                            self.rule, reports, masks)
     return weights, False
 
 # %% ../../nbs/engine/05_fedavg.ipynb #147805b1
@@ -329,14 +373,17 @@ def _optional_callable(name, f):
 
 @patch
 def _check_model_fits(self:Simulation):
-    "Raise a clear error when the model cannot take the data's inputs, predicts another number of classes, or labels exceed it."
+    """Raise a clear error when the model cannot take the data's inputs, predicts another number of classes, or labels
+    exceed it."""
     try:
         with torch.no_grad(): out = self.net(self.x[:1])
     except (RuntimeError, IndexError, ValueError) as e:
-        raise ValueError(f"model_fn() does not take this data's inputs: one sample has shape {tuple(self.x.shape[1:])} "
-                         f"({self.x[0].numel()} values); build the model for that input ({str(e).splitlines()[0]})") from None
+        raise ValueError(
+            f"model_fn() does not take this data's inputs: one sample has shape {tuple(self.x.shape[1:])} "
+            f"({self.x[0].numel()} values); build the model for that input ({str(e).splitlines()[0]})") from None
     if out.dim() != 2 or out.shape[1] != self.n_classes:
-        raise ValueError(f"model_fn() outputs shape {tuple(out.shape[1:])} per sample: the data has n_classes={self.n_classes}")
+        raise ValueError(
+            f"model_fn() outputs shape {tuple(out.shape[1:])} per sample: the data has n_classes={self.n_classes}")
     if len(self.y) and int(self.y.max()) >= self.n_classes:
         raise ValueError(f"data: label {int(self.y.max())} but n_classes={self.n_classes}")
 
@@ -411,11 +458,12 @@ def _start(self:Simulation):
     self.totals = dict(sim_time=0.0, energy=0.0, bytes=0.0, reward=0.0)
     self.best, self.since_best, self._queries = -np.inf, 0, {}
     self._start_groups()
-    self.history = History(asdict(cfg), dict(backend=self.backend, device=str(self.device), key=self.key, num_clients=self.num_clients,
-                                             n_params=self.layout.size, block_clients=self.block, selector=self.selector.name,
-                                             aggregation=aggregation_rule_name(self.rule) or cfg.aggregator,
-                                             system='profiles' if self.profiles is not None else 'drawn',
-                                             **self._group_meta()))
+    self.history = History(
+        asdict(cfg),
+        dict(backend=self.backend, device=str(
+            self.device), key=self.key, num_clients=self.num_clients, n_params=self.layout.size,
+             block_clients=self.block, selector=self.selector.name, aggregation=aggregation_rule_name(self.rule) or
+             cfg.aggregator, system='profiles' if self.profiles is not None else 'drawn', **self._group_meta()))
 
 @patch
 def _group_meta(self:Simulation) -> dict:
@@ -446,7 +494,8 @@ def client_losses(self:Simulation, params:torch.Tensor, # flat model parameters
     idx = [self.client_idx[k] for k in ids]
     if not idx: return np.zeros(0)
     pool = torch.cat(idx).to(self.device)
-    seg = torch.repeat_interleave(torch.arange(len(ids), device=self.device), torch.as_tensor([len(i) for i in idx], device=self.device))
+    seg = torch.repeat_interleave(torch.arange(len(ids), device=self.device),
+                                  torch.as_tensor([len(i) for i in idx], device=self.device))
     fp, out = self.layout.unflatten(params), []
     with torch.no_grad():
         for i in range(0, len(pool), EVAL_CHUNK):
@@ -459,7 +508,8 @@ QUERY_KINDS = ('loss', 'time') # what `ClientView.ask` may ask: the global model
 
 @patch
 def _query(self:Simulation, ids:np.ndarray, what:str) -> np.ndarray:
-    "The counted channel behind `ClientView.query`: 'loss' sends the model and gets its loss back, 'time' the expected round seconds."
+    """The counted channel behind `ClientView.query`: 'loss' sends the model and gets its loss back, 'time' the expected
+    round seconds."""
     check_choice('what', what, QUERY_KINDS)
     self._queries[what] = self._queries.get(what, 0) + len(ids)
     if what == 'loss': return self.client_losses(self.params, ids)
@@ -475,13 +525,15 @@ def _server_eval(self:Simulation, params:torch.Tensor) -> tuple[float, float]:
 @patch
 def train_clients(self:Simulation, ids:np.ndarray, # clients to train (those that report)
                   local:np.ndarray, valid:np.ndarray, steps:np.ndarray, # their batch plan, from `batch_plan`
-                  start:torch.Tensor|None=None, # (C,P) per-client starting parameters (sub-models); None: the global model
+                  # (C,P) per-client starting parameters (sub-models); None: the global model
+                  start:torch.Tensor|None=None,
                  ) -> tuple[torch.Tensor, torch.Tensor]: # (C,P) new parameters, (C,S) batch losses
     "Run local training of clients `ids` on their planned batches with the chosen backend, in memory-bounded blocks."
     P, C = self.layout.size, len(ids)
     new, losses = torch.empty(C, P, device=self.device), torch.zeros(C, local.shape[1], device=self.device)
     if C == 0: return new, losses
-    pool = torch.from_numpy(np.take_along_axis(self.table[ids], local.reshape(C, -1), 1).reshape(local.shape)).to(self.device)
+    pool = torch.from_numpy(np.take_along_axis(self.table[ids], local.reshape(C, -1),
+                                               1).reshape(local.shape)).to(self.device)
     mask, w0 = torch.from_numpy(valid).to(self.device), self.params if start is None else start
     work = LocalWork(self.fast_net, self.layout, w0, self.x, self.y, pool, mask, steps, self.lr[ids], self.config,
                      self.client_loss, None if self.client_loss is None else self.sizes[ids])
@@ -489,14 +541,17 @@ def train_clients(self:Simulation, ids:np.ndarray, # clients to train (those tha
     if self.backend != 'batched' or C <= self.block: return train(work)
     order = np.argsort(-steps, kind='stable')  # FedJAX's blockify: similar step counts share a block
     for i in range(0, C, self.block):
-        b = order[i:i + self.block]; S = max(int(steps[b].max()), 1); bt = torch.from_numpy(b).to(self.device)
+        b = order[i:i + self.block]
+        S = max(int(steps[b].max()), 1)
+        bt = torch.from_numpy(b).to(self.device)
         new[bt], losses[bt, :S] = train(work.block(b, S))
     return new, losses
 
 # %% ../../nbs/engine/05_fedavg.ipynb #e45d1496
 @patch(as_prop=True)
 def fast_net(self:Simulation) -> nn.Module:
-    "`self.net` reordered by `pool_before_relu`: shared parameters, bit-identical outputs and updates, less work (training, evaluation and loss queries run it)."
+    """`self.net` reordered by `pool_before_relu`: shared parameters, bit-identical outputs and updates, less work
+    (training, evaluation and loss queries run it)."""
     if self.__dict__.get('_fast_net') is None: self._fast_net = pool_before_relu(self.net)
     return self._fast_net
 
@@ -505,12 +560,14 @@ def fast_net(self:Simulation) -> nn.Module:
 def _planned_work(self:Simulation, ids:np.ndarray) -> np.ndarray:
     "Samples each client in `ids` processes in a full round (local steps x batch size, or epochs x data size)."
     cfg = self.config
-    return np.full(len(ids), cfg.local_steps * cfg.batch_size) if cfg.local_steps else self.sizes[ids] * cfg.local_epochs
+    return np.full(len(ids), cfg.local_steps *
+                   cfg.batch_size) if cfg.local_steps else self.sizes[ids] * cfg.local_epochs
 
 @patch
 def _round_costs(self:Simulation, ids:np.ndarray, dropped:np.ndarray, done_frac:np.ndarray,
                  masks:torch.Tensor|None=None) -> tuple[np.ndarray, np.ndarray]:
-    "Simulated seconds and energy of each selected client (dropouts pay for the fraction they did; sub-models their share)."
+    """Simulated seconds and energy of each selected client (dropouts pay for the fraction they did; sub-models their
+    share)."""
     share = np.ones(len(ids)) if masks is None else masks.sum(1).cpu().numpy() / self.layout.size
     work = self._planned_work(ids) * done_frac * share
     sim_t, energy = self.devices.round_cost(ids, work, float(BYTES_PER_PARAM * self.layout.size) * share)
@@ -523,61 +580,80 @@ MESSAGE_TYPES = ('query_loss', 'query_time', 'download', 'upload', 'skipped') # 
 
 @patch
 def _messages(self:Simulation, ids:np.ndarray, dropped:np.ndarray, masks:torch.Tensor|None=None) -> dict:
-    "Messages and bytes of the round by type (`MESSAGE_TYPES`): queries, (sub-)model downloads, uploads, skipped uploads."
+    """Messages and bytes of the round by type (`MESSAGE_TYPES`): queries, (sub-)model downloads, uploads, skipped
+    uploads."""
     P, q = self.layout.size, self._queries
     n_params = np.full(len(ids), P) if masks is None else masks.sum(1).cpu().numpy()
     grouped = self.grouping is not None and self.grouping.broadcast_all
     per = len(self.models) if grouped else 1   # models a download holds
     n = dict(query_loss=q.get('loss', 0), query_time=q.get('time', 0), download=len(ids) * per,
              upload=int((~dropped).sum()), skipped=int(dropped.sum()))
-    b = dict(query_loss=n['query_loss'] * (BYTES_PER_PARAM * P + BYTES_PER_ANSWER), query_time=n['query_time'] * BYTES_PER_ANSWER,
-             download=BYTES_PER_PARAM * float(n_params.sum()) * per,
+    b = dict(query_loss=n['query_loss'] * (BYTES_PER_PARAM * P + BYTES_PER_ANSWER),
+             query_time=n['query_time'] * BYTES_PER_ANSWER, download=BYTES_PER_PARAM * float(n_params.sum()) * per,
              upload=BYTES_PER_PARAM * float(n_params[~dropped].sum()), skipped=0.0)
     return {**{f'msg_{k}': n[k] for k in MESSAGE_TYPES}, **{f'bytes_{k}': float(b[k]) for k in MESSAGE_TYPES}}
 
 def _checked_messages(got, # what a runtime's `measured()` returned
                       engine:dict, # the engine's own counts of the round (`_messages`)
                      ) -> dict:
-    "`got` as measured message columns: a dict of non-negative finite numbers whose keys are `msg_<type>`/`bytes_<type>` of `MESSAGE_TYPES`."
+    """`got` as measured message columns: a dict of non-negative finite numbers whose keys are
+    `msg_<type>`/`bytes_<type>` of `MESSAGE_TYPES`."""
     if not isinstance(got, dict) or not set(got) <= set(engine):
-        raise ValueError(f"measured() returned {got!r:.80}: expected a dict with keys among msg_/bytes_ + {MESSAGE_TYPES}")
-    bad = {k: v for k, v in got.items() if not (isinstance(v, (int, float, np.integer, np.floating)) and np.isfinite(v) and v >= 0)}
-    if bad: raise ValueError(f"measured() returned {bad!r:.80}: message counts and bytes must be finite and non-negative")
+        raise ValueError(
+            f"measured() returned {got!r:.80}: expected a dict with keys among msg_/bytes_ + {MESSAGE_TYPES}")
+    bad = {
+        k: v
+        for k, v in got.items()
+        if not (isinstance(v, (int, float, np.integer, np.floating)) and np.isfinite(v) and v >= 0)
+    }
+    if bad:
+        raise ValueError(f"measured() returned {bad!r:.80}: message counts and bytes must be finite and non-negative")
     return {k: type(engine[k])(v) for k, v in got.items()}
 
 # %% ../../nbs/engine/05_fedavg.ipynb #de9e3163
 @patch
 def _record(self:Simulation, t, ids, rep, dropped, weights, reports, sim_t, energy, masks=None, kept=False,
             rejected=None, measured=None, groups=None) -> dict:
-    "Add round `t`'s costs to the totals and append its round row (messages by type, whether the model was kept) and client rows."
+    """Add round `t`'s costs to the totals and append its round row (messages by type, whether the model was kept) and
+    client rows."""
     msgs = self._messages(ids, dropped, masks)
     if measured is not None: msgs.update(_checked_messages(measured(), msgs))
     n_bytes = sum(msgs[f'bytes_{k}'] for k in MESSAGE_TYPES)
     reward = float(self.devices.cost[rep].sum())
-    for k, v in dict(sim_time=float(sim_t.max(initial=0)), energy=float(energy.sum()), bytes=n_bytes, reward=reward).items():
+    for k, v in dict(sim_time=float(sim_t.max(initial=0)), energy=float(energy.sum()), bytes=n_bytes,
+                     reward=reward).items():
         self.totals[k] += v
-    row = dict(round=t, accuracy=np.nan, worst_group_accuracy=np.nan, loss=np.nan, train_loss=float(np.mean(reports.loss)) if len(rep) else np.nan,
-               selected=ids.tolist(), reported=rep.tolist(), weights=weights.tolist(), n_selected=len(ids), n_dropped=int(dropped.sum()),
-               sim_time=float(sim_t.max(initial=0)), bytes=n_bytes, energy=float(energy.sum()), reward=reward, queries=sum(self._queries.values()),
-               kept_previous=kept, info=self.selector.round_info(), **msgs, **{f'total_{k}': v for k, v in self.totals.items()},
-               **({} if self.accept is None else dict(n_rejected=len(rejected), rejected=rejected)),
+    row = dict(round=t, accuracy=np.nan, worst_group_accuracy=np.nan, loss=np.nan, train_loss=float(
+        np.mean(reports.loss)) if len(rep) else np.nan, selected=ids.tolist(), reported=rep.tolist(),
+               weights=weights.tolist(), n_selected=len(ids), n_dropped=int(dropped.sum()), sim_time=float(
+                   sim_t.max(initial=0)), bytes=n_bytes, energy=float(energy.sum()), reward=reward, queries=sum(
+                       self._queries.values()), kept_previous=kept, info=self.selector.round_info(), **msgs, **{
+                           f'total_{k}': v
+                           for k, v in self.totals.items()
+                       }, **({} if self.accept is None else dict(n_rejected=len(rejected), rejected=rejected)),
                **({} if groups is None else dict(groups=groups.tolist())))
     self.history.round_rows.append(row)
     self._record_clients(t, ids, rep, weights, reports, sim_t, energy, rejected or {}, groups)
     return row
 
+# %% ../../nbs/engine/05_fedavg.ipynb #61c5112c
 @patch
 def _record_clients(self:Simulation, t, ids, rep, weights, reports, sim_t, energy, rejected={}, groups=None):
     "One history row per selected client of round `t`: its size, weight, time and energy, and what it reported."
     C, pos = len(ids), np.full(self.num_clients, -1)
-    pos[rep] = np.arange(len(rep)); pos = pos[ids]                         # each selected client's row in the reports, -1: none
+    # each selected client's row in the reports, -1: none
+    pos[rep] = np.arange(len(rep))
+    pos = pos[ids]
     ok = pos >= 0
     def reported(v, missing=np.nan):                                       # a report column over the selected clients
         v = np.asarray(v)[pos.clip(0)] if len(rep) else np.full(C, missing)
         return (v if ok.all() else np.where(ok, v, missing)).tolist()
-    cols = dict(round=[t] * C, client=ids.tolist(), selected=[True] * C, reported=ok.tolist(), n_samples=self.sizes[ids].tolist(),
-                weight=reported(weights, 0.0), time=sim_t.tolist(), energy=energy.tolist())
-    if ok.any(): cols.update({k: reported(getattr(reports, k)) for k in ('loss', 'loss_before', 'steps', 'update_norm')})
+
+    cols = dict(round=[t] * C, client=ids.tolist(),
+                selected=[True] * C, reported=ok.tolist(), n_samples=self.sizes[ids].tolist(), weight=reported(
+                    weights, 0.0), time=sim_t.tolist(), energy=energy.tolist())
+    if ok.any():
+        cols.update({k: reported(getattr(reports, k)) for k in ('loss', 'loss_before', 'steps', 'update_norm')})
     if rejected: cols['rejection'] = [rejected.get(k, np.nan) for k in ids.tolist()]
     if groups is not None: cols['group'] = groups.tolist()
     self.history.add_client_rows(C, **cols)
@@ -604,7 +680,8 @@ def _eval_row(self:Simulation, row:dict) -> str|None:
     if 'model_accuracy' in r: row['model_accuracy'] = r['model_accuracy']
     for yy in range(self.n_classes):
         for aa in range(self.n_attrs):
-            self.history.group_rows.append(dict(round=t, y=yy, a=aa, accuracy=r['group_accuracy'][yy, aa], count=int(r['group_counts'][yy, aa])))
+            self.history.group_rows.append(
+                dict(round=t, y=yy, a=aa, accuracy=r['group_accuracy'][yy, aa], count=int(r['group_counts'][yy, aa])))
     if cfg.eval_clients: self._eval_clients(t)
     if r['accuracy'] > self.best: self.best, self.since_best = r['accuracy'], 0
     else: self.since_best += 1
@@ -628,9 +705,11 @@ def _own_scores(self:Simulation, params:torch.Tensor) -> tuple[np.ndarray, np.nd
     with torch.no_grad():
         for i in range(0, len(self.x), EVAL_CHUNK):
             out, yb = functional_call(self.fast_net, fp, (self.x[i:i + EVAL_CHUNK],)), self.y[i:i + EVAL_CHUNK]
-            correct.append((out.argmax(1) == yb).double()); loss.append(F.cross_entropy(out, yb, reduction='none').double())
+            correct.append((out.argmax(1) == yb).double())
+            loss.append(F.cross_entropy(out, yb, reduction='none').double())
     own = self.owner >= 0
-    acc = torch.zeros(self.num_clients, dtype=torch.float64).index_add_(0, self.owner[own], torch.cat(correct).cpu()[own])
+    acc = torch.zeros(self.num_clients, dtype=torch.float64).index_add_(0, self.owner[own],
+                                                                        torch.cat(correct).cpu()[own])
     lo = torch.zeros(self.num_clients, dtype=torch.float64).index_add_(0, self.owner[own], torch.cat(loss).cpu()[own])
     n = np.maximum(self.sizes, 1)
     return acc.numpy() / n, lo.numpy() / n                                # one division per column, not per client
@@ -639,8 +718,10 @@ def _own_scores(self:Simulation, params:torch.Tensor) -> tuple[np.ndarray, np.nd
 @patch
 def _state(self:Simulation) -> dict:
     "Everything a resumed run needs that is not derived from (seed, round)."
-    return dict(round=self.round, params=self.params.cpu(), server_state={k: v.cpu() for k, v in self.server_state.items()},
-                selector=self.selector, rng_select=self.rng_select, spent=self.spent, totals=self.totals, best=self.best,
+    return dict(round=self.round, params=self.params.cpu(), server_state={
+        k: v.cpu()
+        for k, v in self.server_state.items()
+    }, selector=self.selector, rng_select=self.rng_select, spent=self.spent, totals=self.totals, best=self.best,
                 since_best=self.since_best, stop_reason=self.stop_reason, history=self.history.to_dict(),
                 **self._group_checkpoint())
 
@@ -654,7 +735,8 @@ def _group_checkpoint(self:Simulation) -> dict:
 @patch
 def _checkpoint(self:Simulation):
     "Save a checkpoint to the store (if any) while the run goes on."
-    if self.store is not None and self.stop_reason is None: self.store.save_checkpoint(self.key, self.identity, self.round, self._state())
+    if self.store is not None and self.stop_reason is None:
+        self.store.save_checkpoint(self.key, self.identity, self.round, self._state())
 
 @patch
 def _restore(self:Simulation, s:dict):
@@ -662,7 +744,10 @@ def _restore(self:Simulation, s:dict):
     self.round, self.stop_reason, self.spent, self.totals = s['round'], s['stop_reason'], s['spent'], s['totals']
     self.params = s['params'].to(self.device)
     self.server_state = {k: v.to(self.device) for k, v in s['server_state'].items()}
-    self.selector, self.rng_select, self.best, self.since_best = s['selector'], s['rng_select'], s['best'], s['since_best']
+    self.selector = s['selector']
+    self.rng_select = s['rng_select']
+    self.best = s['best']
+    self.since_best = s['since_best']
     self.history = History.from_dict(s['history'])
     if self.models is None: return
     self.models, self.assignment, self.grouping = s['models'].to(self.device), s['assignment'], s['grouping']
@@ -787,14 +872,18 @@ def _load_final(self:Simulation, p:torch.Tensor):
 # %% ../../nbs/engine/05_fedavg.ipynb #058514c1
 class LivePlot:
     "A callback that draws accuracy curves into a plotly `FigureWidget` while a run progresses (for notebooks)."
-    def __init__(self, metrics:Sequence[str]=('accuracy', 'worst_group_accuracy')): # columns of `history.rounds` to draw
+    def __init__(self,
+                 metrics:Sequence[str]=('accuracy', 'worst_group_accuracy'), # columns of `history.rounds` to draw
+                ):
         import plotly.graph_objects as go   # plotly loads only where curves are drawn
         from hetfl_explore.foundation.figure_widget import SharedFigureWidget
-        if isinstance(metrics, str) or not hasattr(metrics, '__iter__') or not metrics or not all(isinstance(m, str) for m in metrics):
+        if isinstance(metrics, str) or not hasattr(metrics, '__iter__') or not metrics or not all(
+                isinstance(m, str) for m in metrics):
             raise TypeError(f"metrics={metrics!r}: expected a non-empty sequence of column names of History.rounds")
         self.metrics = list(metrics)
         self.widget = SharedFigureWidget([go.Scatter(x=[], y=[], mode='lines+markers', name=m) for m in self.metrics])
-        self.widget.update_layout(xaxis_title='round', yaxis_range=[0, 1], height=300, width=520, margin=dict(l=40, r=10, t=30, b=40))
+        self.widget.update_layout(xaxis_title='round', yaxis_range=[0, 1], height=300, width=520, margin=dict(
+            l=40, r=10, t=30, b=40))
     def __call__(self, sim:Simulation, row:dict):
         "Append this round's evaluated metrics to the curves (rounds without an evaluation are skipped)."
         if np.isnan(row['accuracy']): return

@@ -31,7 +31,8 @@ class History:
         self.config = check_type('config', config, dict)
         self.meta = dict(check_type('meta', {} if meta is None else meta, dict))
         self.round_rows, self.group_rows = [], []
-        self.client_cols = {}   # the client table column by column (name -> list of values): 10,000 rows a round cost no dict each
+        # the client table column by column (name -> list of values): 10,000 rows a round cost no dict each
+        self.client_cols = {}
         self.final_params, self.stop_reason = None, None
 
     @property
@@ -53,14 +54,17 @@ class History:
     def __len__(self): return len(self.round_rows)
     def __repr__(self):
         last = self.round_rows[-1] if self.round_rows else {}
-        return (f"History({len(self)} rounds, backend={self.meta.get('backend')!r}, accuracy={last.get('accuracy', float('nan')):.4f}, "
-                f"worst_group_accuracy={last.get('worst_group_accuracy', float('nan')):.4f}, stop={self.stop_reason!r})")
+        return (
+            f"History({len(self)} rounds, backend={self.meta.get('backend')!r}, "
+            f"accuracy={last.get('accuracy', float('nan')):.4f}, "
+            f"worst_group_accuracy={last.get('worst_group_accuracy', float('nan')):.4f}, stop={self.stop_reason!r})")
 
 # %% ../../nbs/engine/05g_store.ipynb #9d5cacc8
 @patch
 def add_client_rows(self:History, n:int, # rows to append
                     **cols): # column name -> a sequence of `n` values
-    "Append `n` rows to the client table, given column by column; a column they lack is NaN in them, a new column is NaN in earlier rows."
+    """Append `n` rows to the client table, given column by column; a column they lack is NaN in them, a new column is
+    NaN in earlier rows."""
     n, before = check_int('n', n, lo=0), self.n_client_rows
     for k, v in cols.items():                                   # check every column before changing the table
         if len(v) != n: raise ValueError(f"add_client_rows: column {k!r} has {len(v)} values; expected n={n}")
@@ -79,15 +83,17 @@ def participation(self:History) -> np.ndarray:
 @patch
 def to_dict(self:History) -> dict:
     "Plain data (lists, dicts, a numpy array) that pickles and restores with `from_dict`."
-    return dict(config=self.config, meta=self.meta, rounds=self.round_rows, clients=self.client_cols, groups=self.group_rows,
-                final_params=None if self.final_params is None else self.final_params.cpu().numpy(), stop_reason=self.stop_reason)
+    return dict(config=self.config, meta=self.meta, rounds=self.round_rows, clients=self.client_cols,
+                groups=self.group_rows, final_params=None
+                if self.final_params is None else self.final_params.cpu().numpy(), stop_reason=self.stop_reason)
 @patch(cls_method=True)
 def from_dict(cls:History, d:dict, # from `to_dict`
              ) -> History:
     "A `History` rebuilt from `to_dict`'s plain data."
     h = cls(d['config'], d['meta'])
     h.round_rows, h.group_rows, h.stop_reason = list(d['rounds']), list(d['groups']), d['stop_reason']
-    clients = d['clients'] if isinstance(d['clients'], dict) else pd.DataFrame(d['clients']).to_dict('list')   # a list of row dicts: runs stored before the table went columnar
+    # a list of row dicts: runs stored before the table went columnar
+    clients = d['clients'] if isinstance(d['clients'], dict) else pd.DataFrame(d['clients']).to_dict('list')
     h.add_client_rows(len(next(iter(clients.values()), [])), **clients)
     h.final_params = None if d['final_params'] is None else torch.as_tensor(d['final_params'])
     return h
@@ -109,15 +115,17 @@ class RunStore:
     def __init__(self, path:str): # SQLite file (created if missing)
         self.path = str(check_type('path', path, (str, os.PathLike)))
         with self._con() as con:
-            con.execute("CREATE TABLE IF NOT EXISTS runs (key TEXT PRIMARY KEY, identity TEXT, status TEXT, round INTEGER, "
-                        "updated REAL, checkpoint BLOB, history BLOB)")
+            con.execute(
+                "CREATE TABLE IF NOT EXISTS runs (key TEXT PRIMARY KEY, identity TEXT, status TEXT, round INTEGER, "
+                "updated REAL, checkpoint BLOB, history BLOB)")
     def _con(self):
         return sqlite3.connect(self.path, timeout=30)
 
     def get(self, key:str, # the run key
            ) -> tuple[str|None, Any]:
         "('finished', History) | ('running', checkpoint dict) | (None, None)."
-        with self._con() as con: row = con.execute("SELECT status, checkpoint, history FROM runs WHERE key=?", (key,)).fetchone()
+        with self._con() as con:
+            row = con.execute("SELECT status, checkpoint, history FROM runs WHERE key=?", (key, )).fetchone()
         if row is None: return None, None
         if row[0] == 'finished': return 'finished', History.from_dict(pickle.loads(row[2]))
         return row[0], pickle.loads(row[1])
@@ -132,7 +140,8 @@ def save_checkpoint(self:RunStore, key:str, # the run key
     "Store (or replace) the checkpoint of the running run `key` after `t` rounds."
     blob = pickle.dumps(checkpoint, protocol=pickle.HIGHEST_PROTOCOL)
     with self._con() as con:
-        con.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, 'running', ?, ?, ?, NULL)", (key, identity, t, time.time(), blob))
+        con.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, 'running', ?, ?, ?, NULL)",
+                    (key, identity, t, time.time(), blob))
 
 @patch
 def finish(self:RunStore, key:str, # the run key
@@ -142,7 +151,8 @@ def finish(self:RunStore, key:str, # the run key
     "Store the finished run's history in place of its checkpoint."
     blob = pickle.dumps(history.to_dict(), protocol=pickle.HIGHEST_PROTOCOL)
     with self._con() as con:
-        con.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, 'finished', ?, ?, NULL, ?)", (key, identity, len(history), time.time(), blob))
+        con.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, 'finished', ?, ?, NULL, ?)",
+                    (key, identity, len(history), time.time(), blob))
 
 @patch
 def runs(self:RunStore) -> pd.DataFrame:
@@ -157,14 +167,17 @@ def delete(self:RunStore, key:str, # the run key
     with self._con() as con: con.execute("DELETE FROM runs WHERE key=?", (key,))
 
 # %% ../../nbs/engine/05g_store.ipynb #16a03ce0
-FEDERATED_FIELDS = ('x', 'y', 'a', 'client_idx', 'x_test', 'y_test', 'a_test', 'n_classes', 'n_attrs') # what a run reads from `data`
+# what a run reads from `data`
+FEDERATED_FIELDS = ('x', 'y', 'a', 'client_idx', 'x_test', 'y_test', 'a_test', 'n_classes', 'n_attrs')
 RUN_KEY_CHARS = 24 # hex characters of the identity's SHA-256 kept as the run key (96 bits)
 
 def check_federated_data(data, # a `FederatedData` (or anything with its fields)
                         ):
     "`data` itself, after checking it has every field of a `FederatedData` (an error names the missing ones)."
     missing = [f for f in FEDERATED_FIELDS if not hasattr(data, f)]
-    if missing: raise TypeError(f"data={reprlib.repr(data)} ({type(data).__name__}): expected a FederatedData; missing {missing}")
+    if missing:
+        raise TypeError(
+            f"data={reprlib.repr(data)} ({type(data).__name__}): expected a FederatedData; missing {missing}")
     return data
 
 # %% ../../nbs/engine/05g_store.ipynb #a9e7036e
@@ -186,7 +199,9 @@ def selector_fingerprint(selector:Selector, # the selector, before `reset`
     "The selector's class and constructor state (before `reset`), hashed."
     check_type('selector', selector, Selector)
     try: state = pickle.dumps(selector, protocol=4)
-    except Exception as e: raise TypeError(f"selector {selector!r} cannot be pickled ({e}); a stored run needs picklable selectors") from None
+    except Exception as e:
+        raise TypeError(
+            f"selector {selector!r} cannot be pickled ({e}); a stored run needs picklable selectors") from None
     return f"{type(selector).__module__}.{type(selector).__qualname__}:" + hashlib.sha1(state).hexdigest()
 
 # %% ../../nbs/engine/05g_store.ipynb #h00kid
@@ -195,7 +210,8 @@ def _digest_value(v, seen:frozenset) -> bytes:
     if callable(v) and hasattr(v, '__code__'): return b'self' if id(v) in seen else _hook_digest(v, seen).encode()
     if v is None or isinstance(v, (bool, int, float, complex, str, bytes)): return repr(v).encode()
     if isinstance(v, (tuple, list)): return b'(' + b','.join(_digest_value(x, seen) for x in v) + b')'
-    if isinstance(v, dict): return b'{' + b','.join(repr(k).encode() + b':' + _digest_value(v[k], seen) for k in sorted(v, key=repr)) + b'}'
+    if isinstance(v, dict):
+        return b'{' + b','.join(repr(k).encode() + b':' + _digest_value(v[k], seen) for k in sorted(v, key=repr)) + b'}'
     if isinstance(v, np.ndarray) or torch.is_tensor(v): return _sha(v).encode()
     return getattr(v, 'identity', type(v).__qualname__).encode()
 
@@ -214,13 +230,16 @@ def _hook_digest(hook, seen:frozenset=frozenset()) -> str:
 
 def hook_identity(hook:Callable|None, # a run's hook (stop rule, aggregation rule, accept filter, client loss)
                  ) -> str|None:
-    "The hook's stable identity: its `identity` string if set, else its qualified name and a digest of its code and closure."
+    """The hook's stable identity: its `identity` string if set, else its qualified name and a digest of its code and
+    closure."""
     if hook is None: return None
     if not callable(hook): raise TypeError(f"hook={hook!r:.60}: expected a callable or None")
     if isinstance(getattr(hook, 'identity', None), str): return hook.identity
     if hasattr(hook, '__code__'): return _hook_digest(hook)
-    state = (hook.func, hook.args, hook.keywords) if isinstance(hook, partial) else getattr(hook, '__dict__', {})   # a callable object
-    return f"{type(hook).__module__}.{type(hook).__qualname__}#{hashlib.sha1(_digest_value(state, frozenset())).hexdigest()[:12]}"
+    # a callable object
+    state = (hook.func, hook.args, hook.keywords) if isinstance(hook, partial) else getattr(hook, '__dict__', {})
+    digest = hashlib.sha1(_digest_value(state, frozenset())).hexdigest()[:12]
+    return f"{type(hook).__module__}.{type(hook).__qualname__}#{digest}"
 
 # %% ../../nbs/engine/05g_store.ipynb #84eb40d0
 def run_identity(config:RunConfig, # the run's config
@@ -234,8 +253,10 @@ def run_identity(config:RunConfig, # the run's config
                  hooks:dict={}, # stop_when and aggregation (always listed), accept and client_loss (listed when set)
                 ) -> str:
     "Everything that determines a run's result, as canonical JSON."
-    check_type('config', config, RunConfig); check_choice('backend', backend, BACKEND_NAMES)
-    check_type('device', device, torch.device); check_type('selector', selector, Selector)
+    check_type('config', config, RunConfig)
+    check_choice('backend', backend, BACKEND_NAMES)
+    check_type('device', device, torch.device)
+    check_type('selector', selector, Selector)
     check_type('stored', stored, bool)
     weights = torch.cat([p.detach().reshape(-1) for p in check_type('model', model, nn.Module).parameters()])
     return json.dumps(dict(config=asdict(config), backend=backend, device=device.type,

@@ -17,7 +17,8 @@ __all__ = ['TRANSFERS_PER_ROUND', 'SystemProfiles']
 # %% ../../nbs/engine/05f_system.ipynb #9e92df92
 def _floats(name, v):
     "`v` as a float64 array; a value that is not numeric raises an error naming `SystemProfiles.<name>`."
-    if isinstance(v, (bool, np.bool_)): raise TypeError(f"SystemProfiles.{name}={v!r}: expected numbers, not a truth value")
+    if isinstance(v, (bool, np.bool_)):
+        raise TypeError(f"SystemProfiles.{name}={v!r}: expected numbers, not a truth value")
     return as_array(f'SystemProfiles.{name}', v).astype(np.float64)
 
 # %% ../../nbs/engine/05f_system.ipynb #3d76c9ab
@@ -26,7 +27,8 @@ class SystemProfiles:
     "Simulated devices: per-client speed, bandwidth, availability, energy and dropout (system heterogeneity)."
     speed: np.ndarray # samples per second each client trains
     bandwidth: np.ndarray # bytes per second of each client's link (same up and down)
-    availability: np.ndarray # (N,) probability of being available in a round, or a (T, N) 0/1 trace (cycled over rounds)
+    # (N,) probability of being available in a round, or a (T, N) 0/1 trace (cycled over rounds)
+    availability: np.ndarray
     energy_budget: np.ndarray # energy each client may spend over the run (np.inf: unlimited)
     dropout: np.ndarray # probability that a selected client drops out mid-round
     power: np.ndarray|None = None # energy per second of work (default 1)
@@ -35,21 +37,29 @@ class SystemProfiles:
     def __post_init__(self):
         self.speed = _floats('speed', self.speed)
         if self.speed.ndim != 1 or not len(self.speed) or not (np.isfinite(self.speed) & (self.speed > 0)).all():
-            raise ValueError(f"SystemProfiles.speed={self.speed!r}: expected a 1-d array of finite speeds > 0, one per client")
+            raise ValueError(
+                f"SystemProfiles.speed={self.speed!r}: expected a 1-d array of finite speeds > 0, one per client")
         n = len(self.speed)
         def arr(name, v, default=None, shape=None):   # default None: a required field
-            if v is None and default is None: raise TypeError(f"SystemProfiles.{name}=None: expected one value per client ({n},) or one for all")
+            if v is None and default is None:
+                raise TypeError(f"SystemProfiles.{name}=None: expected one value per client ({n},) or one for all")
             v = _floats(name, default if v is None else v)
             try: v = np.broadcast_to(v, shape or (n,)).copy()
-            except ValueError: raise ValueError(f"SystemProfiles.{name} has shape {v.shape}: expected one value per client ({n},)") from None
-            if not np.all(v >= 0) or np.isnan(v).any(): raise ValueError(f"SystemProfiles.{name}: expected non-negative values")
+            except ValueError:
+                raise ValueError(
+                    f"SystemProfiles.{name} has shape {v.shape}: expected one value per client ({n},)") from None
+            if not np.all(v >= 0) or np.isnan(v).any():
+                raise ValueError(f"SystemProfiles.{name}: expected non-negative values")
             return v
         av = _floats('availability', self.availability)
         self.availability = arr('availability', av, shape=av.shape if av.ndim == 2 else None)
         if self.availability.shape[-1] != n or self.availability.max(initial=0) > 1:
-            raise ValueError(f"SystemProfiles.availability: expected probabilities in [0,1] of shape ({n},) or (T, {n})")
+            raise ValueError(
+                f"SystemProfiles.availability: expected probabilities in [0,1] of shape ({n},) or (T, {n})")
         self.bandwidth, self.energy_budget = arr('bandwidth', self.bandwidth), arr('energy_budget', self.energy_budget)
-        self.dropout, self.power, self.cost = arr('dropout', self.dropout), arr('power', self.power, 1.0), arr('cost', self.cost, 1.0)
+        self.dropout = arr('dropout', self.dropout)
+        self.power = arr('power', self.power, 1.0)
+        self.cost = arr('cost', self.cost, 1.0)
         if not (self.bandwidth > 0).all(): raise ValueError("SystemProfiles.bandwidth: expected values > 0")
         if self.dropout.max(initial=0) > 1: raise ValueError("SystemProfiles.dropout: expected probabilities in [0, 1]")
 
@@ -71,13 +81,16 @@ def sample(cls:SystemProfiles, num_clients:int, # clients to simulate
           ) -> SystemProfiles:
     "Random heterogeneous devices: log-normal speeds and bandwidths, common availability, budget and dropout."
     n, seed = check_int('num_clients', num_clients, lo=1), check_int('seed', seed, lo=0, hi=MAX_SEED)
-    speed, bandwidth = check_float('speed', speed, lo=0, lo_open=True), check_float('bandwidth', bandwidth, lo=0, lo_open=True)
+    speed = check_float('speed', speed, lo=0, lo_open=True)
+    bandwidth = check_float('bandwidth', bandwidth, lo=0, lo_open=True)
     speed_sigma, dropout = check_float('speed_sigma', speed_sigma, lo=0), check_float('dropout', dropout, 0, 1)
     availability = check_float('availability', availability, 0, 1)
-    if not (isinstance(energy_budget, (int, float)) and energy_budget == np.inf): check_float('energy_budget', energy_budget, lo=0)
+    if not (isinstance(energy_budget, (int, float)) and energy_budget == np.inf):
+        check_float('energy_budget', energy_budget, lo=0)
     r = np.random.default_rng(spawn_seeds(seed, 1, 'profiles')[0])
     return cls(speed=speed * r.lognormal(0, speed_sigma, n), bandwidth=bandwidth * r.lognormal(0, speed_sigma, n),
-               availability=np.full(n, availability), energy_budget=np.full(n, energy_budget), dropout=np.full(n, dropout))
+               availability=np.full(n, availability), energy_budget=np.full(n, energy_budget), dropout=np.full(
+                   n, dropout))
 
 # %% ../../nbs/engine/05f_system.ipynb #9128da3a
 TRANSFERS_PER_ROUND = 2 # a selected client downloads the model once and uploads its update once
@@ -103,4 +116,5 @@ def round_cost(self:SystemProfiles, ids:np.ndarray, # clients
 @patch
 def fingerprint(self:SystemProfiles) -> str:
     "SHA-1 of every field's values (identical devices -> identical fingerprint)."
-    return hashlib.sha1(b''.join(np.ascontiguousarray(getattr(self, f.name)).tobytes() for f in dataclasses.fields(self))).hexdigest()
+    return hashlib.sha1(b''.join(
+        np.ascontiguousarray(getattr(self, f.name)).tobytes() for f in dataclasses.fields(self))).hexdigest()

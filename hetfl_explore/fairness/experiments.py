@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 import torch
 import plotly.graph_objects as go
-from ..foundation.core import (MAX_COUNT, check_int, check_float, check_choice, check_type, check_columns, check_array,
-    check_rng_seed, paired_differences, verdict, MIN_SEEDS)
+from ..foundation.core import (MAX_COUNT, check_int, check_float, check_choice, check_type, check_columns,
+                                           check_array, check_rng_seed, paired_differences, verdict, MIN_SEEDS)
 from ..foundation.hetero import dht, as_counts
 from ..engine.protocol import Selector, Selection, UniformSelector
 from ..feddiverse.selector import (FedDiverseSelector, FedRKSelector, fedrk_weights, oracle_triplets,
@@ -36,25 +36,30 @@ PRIVACY_LEVELS = {   # most private first
     'random': dict(row='Random (No shared stats)', sent='nothing', attribute='not used'),
     'feddiverse_predicted': dict(row='FedDiverse (Predicted DHT)', sent='3 floats: triplet of the estimated matrix',
                                  attribute='nobody (inferred from a biased model)'),
-    'feddiverse_known': dict(row='FedDiverse (Known DHT)', sent='3 floats: triplet of the true matrix', attribute='clients, locally'),
-    'fedrk': dict(row='FedRK (Known R^k)', sent='|Y|·|A| integers: the matrix R^k', attribute='clients; the server learns the counts'),
+    'feddiverse_known': dict(row='FedDiverse (Known DHT)', sent='3 floats: triplet of the true matrix',
+                             attribute='clients, locally'),
+    'fedrk': dict(row='FedRK (Known R^k)', sent='|Y|·|A| integers: the matrix R^k', attribute='clients; the server '
+                                                                                              'learns the counts'),
 }
 
 EXTRA_LEVELS = {   # not in the thesis: a variant used to explain our results (see "Where the triplet is blind")
-    'fedrk_weighted': dict(row='FedRK, weights realised (ours)', sent='|Y|·|A| integers: the matrix R^k', attribute='clients; the server learns the counts'),
+    'fedrk_weighted': dict(row='FedRK, weights realised (ours)', sent='|Y|·|A| integers: the matrix R^k',
+                           attribute='clients; the server learns the counts'),
 }
 
 ALL_LEVELS = {**PRIVACY_LEVELS, **EXTRA_LEVELS}
 
 # %% ../../nbs/fairness/41_experiments.ipynb #67cec508
 def _client_matrices(matrices, name='matrices'):
-    "Client matrices (K, |Y|, |A|) checked by `hetero.as_counts` (numpy, torch, nested lists or a `FederationSpec`), as int64."
+    """Client matrices (K, |Y|, |A|) checked by `hetero.as_counts` (numpy, torch, nested lists or a `FederationSpec`),
+    as int64."""
     N = as_counts(matrices, name)
     if N.ndim != 3: raise ValueError(f"{name}: shape {N.shape}: expected client matrices (K, |Y|, |A|)")
     return N.astype(np.int64)
 
 class FedRKWeightedSelector(Selector):
-    "Not in the thesis: draw κ clients *with* replacement from FedRK's weights and aggregate with the draw counts, so the expected mixture is Σ ω_k R^k."
+    """Not in the thesis: draw κ clients *with* replacement from FedRK's weights and aggregate with the draw counts, so
+    the expected mixture is Σ ω_k R^k."""
     name = 'fedrk_weighted'
     def __init__(self, matrices, # (K, |Y|, |A|) true client matrices
                  floor:float=1e-3, # ε-floor of the weights
@@ -69,7 +74,8 @@ class FedRKWeightedSelector(Selector):
 
     def select(self, t, clients, k, rng):
         "Draw `k` available clients with replacement, with probability ∝ ω; aggregation weights are the draw shares."
-        av = clients.available; p = self.weights[av] / self.weights[av].sum()
+        av = clients.available
+        p = self.weights[av] / self.weights[av].sum()
         ids, counts = np.unique(rng.choice(av, size=check_int('k', k, lo=1), replace=True, p=p), return_counts=True)
         return Selection(ids, counts / counts.sum())
 
@@ -84,7 +90,9 @@ def client_metadata(level:str, # one of `ALL_LEVELS`: the four `PRIVACY_LEVELS`,
     if R.ndim != 2: raise ValueError(f"matrix: expected one (|Y|, |A|) matrix, got shape {R.shape}")
     if level == 'random': return {}
     if level == 'feddiverse_predicted':
-        if estimated_triplet is None: raise ValueError("estimated_triplet: required for level 'feddiverse_predicted' (from estimation.estimate_federation)")
+        if estimated_triplet is None:
+            raise ValueError(
+                "estimated_triplet: required for level 'feddiverse_predicted' (from estimation.estimate_federation)")
         t = check_array('estimated_triplet', estimated_triplet, lo=0, hi=1)
         if t.shape != (3,): raise ValueError(f"estimated_triplet: shape {t.shape}: expected one triplet (3,)")
         return dict(triplet=t.round(6).tolist())
@@ -97,7 +105,11 @@ def message_size(level:str, # one of `ALL_LEVELS`: the four `PRIVACY_LEVELS`, or
                 ) -> int: # numbers each client sends once
     "How many numbers a client reveals about its data at a privacy level (0, 3, 3 or |Y|·|A|)."
     n_classes, n_attrs = check_int('n_classes', n_classes, lo=2), check_int('n_attrs', n_attrs, lo=2)
-    return {'random': 0, 'feddiverse_predicted': 3, 'feddiverse_known': 3}.get(check_choice('level', level, ALL_LEVELS), n_classes * n_attrs)
+    return {
+        'random': 0,
+        'feddiverse_predicted': 3,
+        'feddiverse_known': 3
+    }.get(check_choice('level', level, ALL_LEVELS), n_classes * n_attrs)
 
 # %% ../../nbs/fairness/41_experiments.ipynb #0f3c989a
 def privacy_selector(level:str, # one of `ALL_LEVELS`: the four `PRIVACY_LEVELS`, or our 'fedrk_weighted'
@@ -107,14 +119,16 @@ def privacy_selector(level:str, # one of `ALL_LEVELS`: the four `PRIVACY_LEVELS`
                      floor:float=1e-3, # FedRK's ε-floor on the sampling weights
                     ) -> Selector:
     "The server's selector at a privacy level: uniform, FedDiverse on estimated or true triplets, or FedRK."
-    check_choice('level', level, ALL_LEVELS); check_choice('variant', variant, SELECTION_VARIANTS)
+    check_choice('level', level, ALL_LEVELS)
+    check_choice('variant', variant, SELECTION_VARIANTS)
     N, floor = _client_matrices(matrices), check_float('floor', floor, lo=0, hi=1)
     if level == 'random': return UniformSelector()
     if level == 'fedrk': return FedRKSelector(N, floor=floor)
     if level == 'fedrk_weighted': return FedRKWeightedSelector(N, floor=floor)
     if level == 'feddiverse_known': return FedDiverseSelector(oracle_triplets(N), variant, name='feddiverse_known')
     if estimated_triplets is None:
-        raise ValueError("estimated_triplets: required for level 'feddiverse_predicted' (from estimation.estimate_federation)")
+        raise ValueError(
+            "estimated_triplets: required for level 'feddiverse_predicted' (from estimation.estimate_federation)")
     t = check_array('estimated_triplets', estimated_triplets, lo=0, hi=1)
     if t.shape != (len(N), 3): raise ValueError(f"estimated_triplets: expected shape ({len(N)}, 3), got {t.shape}")
     return FedDiverseSelector(t, variant, name='feddiverse_predicted')
@@ -123,13 +137,27 @@ def privacy_selector(level:str, # one of `ALL_LEVELS`: the four `PRIVACY_LEVELS`
 DATASET_NAMES = {'celeba_like': 'CelebA_GSC', 'utkface_like': 'UTKFace_GSC', 'fairface_like': 'FairFace_GSC'}
 COLUMNS = {'acc': 'Acc (%)', 'wga': 'WGAcc (%)', 'd_eop': 'ΔEOp (↓)', 'd_dp': 'ΔDemPar (↓)'}
 
-_T23 = {  # dataset -> level -> (acc, sd, wga, sd, ΔEOp, sd, ΔDemPar, sd); Németh (2025), thesis §6.6.2, Table 23 (a)-(c)
-    'celeba_like': {'random': (84.41, .14, 50.72, 1.41, .14, .03, .39, .03), 'feddiverse_predicted': (83.95, .06, 55.12, 2.29, .13, .02, .37, .02),
-                    'feddiverse_known': (83.83, .14, 58.54, .65, .14, .01, .37, .02), 'fedrk': (83.92, .25, 59.57, 5.59, .11, .03, .34, .02)},
-    'utkface_like': {'random': (87.99, .75, 81.01, 2.95, .09, .01, .11, .01), 'feddiverse_predicted': (87.60, .45, 79.44, 1.61, .10, .03, .10, .01),
-                     'feddiverse_known': (88.60, .60, 82.62, 1.64, .08, .02, .08, .01), 'fedrk': (88.28, .10, 84.86, 2.92, .04, .01, .05, .00)},
-    'fairface_like': {'random': (79.82, .58, 72.22, 2.69, .14, .01, .12, .01), 'feddiverse_predicted': (79.00, .67, 70.08, 3.23, .13, .01, .11, .01),
-                      'feddiverse_known': (79.99, .28, 70.49, 2.17, .12, .01, .10, .00), 'fedrk': (80.49, .49, 75.77, 2.72, .07, .01, .05, .01)}}
+# dataset -> level -> (acc, sd, wga, sd, ΔEOp, sd, ΔDemPar, sd); Németh (2025), thesis §6.6.2, Table 23 (a)-(c)
+_T23 = {
+    'celeba_like': {
+        'random': (84.41, .14, 50.72, 1.41, .14, .03, .39, .03),
+        'feddiverse_predicted': (83.95, .06, 55.12, 2.29, .13, .02, .37, .02),
+        'feddiverse_known': (83.83, .14, 58.54, .65, .14, .01, .37, .02),
+        'fedrk': (83.92, .25, 59.57, 5.59, .11, .03, .34, .02)
+    },
+    'utkface_like': {
+        'random': (87.99, .75, 81.01, 2.95, .09, .01, .11, .01),
+        'feddiverse_predicted': (87.60, .45, 79.44, 1.61, .10, .03, .10, .01),
+        'feddiverse_known': (88.60, .60, 82.62, 1.64, .08, .02, .08, .01),
+        'fedrk': (88.28, .10, 84.86, 2.92, .04, .01, .05, .00)
+    },
+    'fairface_like': {
+        'random': (79.82, .58, 72.22, 2.69, .14, .01, .12, .01),
+        'feddiverse_predicted': (79.00, .67, 70.08, 3.23, .13, .01, .11, .01),
+        'feddiverse_known': (79.99, .28, 70.49, 2.17, .12, .01, .10, .00),
+        'fedrk': (80.49, .49, 75.77, 2.72, .07, .01, .05, .01)
+    }
+}
 
 def thesis_summary() -> pd.DataFrame: # index (dataset, level); columns acc, wga, d_eop, d_dp and their *_std
     "The thesis' Table 23 (which contains Table 22) as numbers, in the layout of `summarise`."
@@ -140,12 +168,14 @@ def thesis_summary() -> pd.DataFrame: # index (dataset, level); columns acc, wga
 
 MAX_DECIMALS = 12   # the most decimals a formatted table shows
 
+# %% ../../nbs/fairness/41_experiments.ipynb #06099fce
 def chapter_table(summary:pd.DataFrame, # from `summarise` or `thesis_summary`
                   decimals:dict|None=None, # decimals per metric (default: 2 for all, as in the thesis)
                  ) -> pd.DataFrame: # rows (dataset, privacy setup) as in Table 23; 'mean ± std' strings
     "Format a summary in the chapter's layout: datasets as blocks, the four privacy setups as rows."
     check_columns('summary', summary, [c for m in COLUMNS for c in (m, f'{m}_std')])
-    if summary.index.nlevels != 2: raise ValueError("summary: expected an index (dataset, level), as `summarise` returns")
+    if summary.index.nlevels != 2:
+        raise ValueError("summary: expected an index (dataset, level), as `summarise` returns")
     given = {} if decimals is None else check_type('decimals', decimals, dict)
     dec = {**dict(acc=2, wga=2, d_eop=2, d_dp=2), **given}
     for m, d in dec.items(): check_int(f'decimals[{m!r}]', d, lo=0, hi=MAX_DECIMALS)
@@ -159,6 +189,7 @@ def chapter_table(summary:pd.DataFrame, # from `summarise` or `thesis_summary`
 # %% ../../nbs/fairness/41_experiments.ipynb #3ec10144
 LADDER = tuple(PRIVACY_LEVELS)   # random -> predicted -> known -> fedrk
 
+# %% ../../nbs/fairness/41_experiments.ipynb #12d4ac81
 def fairness_headlines(summary:pd.DataFrame, # index (dataset, level) with columns acc, wga, d_eop, d_dp
                        tol:float=0.0, # slack on 'never increases' / 'lowest' comparisons of the gaps
                        acc_tol:float=1.0, # accuracy points FedRK may lose to random and still count as 'unchanged'
@@ -166,26 +197,37 @@ def fairness_headlines(summary:pd.DataFrame, # index (dataset, level) with colum
                       ) -> pd.DataFrame: # one row per (claim, dataset): holds?, and the numbers behind it
     "Evaluate the chapter's three headline results on a summary table."
     ladder = [*LADDER[:-1], check_choice('rk', rk, ('fedrk', 'fedrk_weighted'))]
-    check_columns('summary', summary, REPORTED_METRICS); tol, acc_tol = check_float('tol', tol, lo=0), check_float('acc_tol', acc_tol, lo=0)
-    if summary.index.nlevels != 2: raise ValueError("summary: expected an index (dataset, level), as `summarise` returns")
+    check_columns('summary', summary, REPORTED_METRICS)
+    tol, acc_tol = check_float('tol', tol, lo=0), check_float('acc_tol', acc_tol, lo=0)
+    if summary.index.nlevels != 2:
+        raise ValueError("summary: expected an index (dataset, level), as `summarise` returns")
     rows = []
     for d in summary.index.get_level_values(0).unique():
         s = summary.loc[d]
         if not set(ladder) <= set(s.index): continue
         s = s.loc[ladder]   # the four rungs of the ladder only
         top, rnd = s.loc[ladder[-1]], s.loc['random']
-        fair = (top.d_dp <= s.d_dp.min() + tol) and (top.d_eop <= s.d_eop.min() + tol) and (top.wga >= s.wga.max() - 100 * tol)
-        rows.append(dict(claim='1. FedRK fairest, accuracy unchanged', dataset=d, holds=bool(fair and top.acc >= rnd.acc - acc_tol),
-                         detail=f"ΔDemPar {rnd.d_dp:.3f}→{top.d_dp:.3f}, ΔEOp {rnd.d_eop:.3f}→{top.d_eop:.3f}, "
-                                f"WGAcc {rnd.wga:.1f}→{top.wga:.1f}, Acc {rnd.acc:.1f}→{top.acc:.1f}"))
+        fair = (top.d_dp <= s.d_dp.min() + tol) and (top.d_eop <= s.d_eop.min() + tol) and (top.wga
+                                                                                            >= s.wga.max() - 100 * tol)
+        rows.append(
+            dict(
+                claim='1. FedRK fairest, accuracy unchanged', dataset=d, holds=bool(fair and
+                                                                                    top.acc >= rnd.acc - acc_tol),
+                detail=f"ΔDemPar {rnd.d_dp:.3f}→{top.d_dp:.3f}, ΔEOp {rnd.d_eop:.3f}→{top.d_eop:.3f}, "
+                f"WGAcc {rnd.wga:.1f}→{top.wga:.1f}, Acc {rnd.acc:.1f}→{top.acc:.1f}"))
         if d == 'celeba_like':
             p = s.loc['feddiverse_predicted']
-            rows.append(dict(claim='2. unaware FedDiverse helps on CelebA', dataset=d,
-                             holds=bool(p.wga > rnd.wga and p.d_dp <= rnd.d_dp + tol and p.d_eop <= rnd.d_eop + tol),
-                             detail=f"WGAcc {rnd.wga:.1f}→{p.wga:.1f}, ΔDemPar {rnd.d_dp:.3f}→{p.d_dp:.3f}, ΔEOp {rnd.d_eop:.3f}→{p.d_eop:.3f}"))
+            rows.append(
+                dict(
+                    claim='2. unaware FedDiverse helps on CelebA', dataset=d,
+                    holds=bool(p.wga > rnd.wga and p.d_dp <= rnd.d_dp + tol and p.d_eop <= rnd.d_eop + tol), detail=
+                    f"WGAcc {rnd.wga:.1f}→{p.wga:.1f}, ΔDemPar {rnd.d_dp:.3f}→{p.d_dp:.3f}, ΔEOp "
+                    f"{rnd.d_eop:.3f}→{p.d_eop:.3f}"
+                ))
         dp = s['d_dp'].to_numpy()
-        rows.append(dict(claim='3. ΔDemPar never increases along the ladder', dataset=d, holds=bool((np.diff(dp) <= tol).all()),
-                         detail=' → '.join(f'{v:.3f}' for v in dp)))
+        rows.append(
+            dict(claim='3. ΔDemPar never increases along the ladder', dataset=d, holds=bool((np.diff(dp) <= tol).all()),
+                 detail=' → '.join(f'{v:.3f}' for v in dp)))
     return pd.DataFrame(rows)
 
 # %% ../../nbs/fairness/41_experiments.ipynb #04d94372
@@ -214,21 +256,26 @@ class FairnessPreset:
     attr_steps:int = 10 # τ_attr of the triplet estimation
     estimation_lr:float = 0.05 # step size of the biased model and attribute head
     def __post_init__(self):
-        for f in ('rounds', 'clients_per_round', 'batch_size', 'local_epochs', 'hidden', 'avg_last', 'test_individuals'):
+        for f in ('rounds', 'clients_per_round', 'batch_size', 'local_epochs', 'hidden', 'avg_last',
+                  'test_individuals'):
             setattr(self, f, check_int(f'FairnessPreset.{f}', getattr(self, f), lo=1))
-        for f in ('test_per_group', 'bias_steps', 'attr_steps'): setattr(self, f, check_int(f'FairnessPreset.{f}', getattr(self, f), lo=0))
+        for f in ('test_per_group', 'bias_steps', 'attr_steps'):
+            setattr(self, f, check_int(f'FairnessPreset.{f}', getattr(self, f), lo=0))
         self.image_size = check_int('FairnessPreset.image_size', self.image_size, lo=16)
         self.lr = check_float('FairnessPreset.lr', self.lr, lo=0, lo_open=True)
         self.estimation_lr = check_float('FairnessPreset.estimation_lr', self.estimation_lr, lo=0, lo_open=True)
         self.scale = check_float('FairnessPreset.scale', self.scale, lo=0, lo_open=True)
-        if self.avg_last > self.rounds: raise ValueError(f"FairnessPreset.avg_last={self.avg_last}: at most rounds={self.rounds}")
+        if self.avg_last > self.rounds:
+            raise ValueError(f"FairnessPreset.avg_last={self.avg_last}: at most rounds={self.rounds}")
 
 # %% ../../nbs/fairness/41_experiments.ipynb #2d28f692
-FAIRNESS_TINY = FairnessPreset(rounds=6, avg_last=3, scale=0.5, test_per_group=60, test_individuals=40, bias_steps=10, attr_steps=5)
+FAIRNESS_TINY = FairnessPreset(rounds=6, avg_last=3, scale=0.5, test_per_group=60, test_individuals=40, bias_steps=10,
+                               attr_steps=5)
 
 def _celeba_test_counts(n:int, rate:tuple) -> np.ndarray:
     "Test individuals per (wavy, gender) cell: half male, half female, with Pr(wavy | gender) = rate."
-    half = n // 2; w = [max(1, round(half * r)) for r in rate]
+    half = n // 2
+    w = [max(1, round(half * r)) for r in rate]
     return np.array([[half - w[0], half - w[1]], [w[0], w[1]]], dtype=np.int64)
 
 def _preset(preset):
@@ -241,15 +288,20 @@ def fairness_split(dataset:str, # 'celeba_like', 'utkface_like' or 'fairface_lik
                   ):
     "A 24-client faces-like federation for the fairness experiments (a `data.FederatedData`)."
     from hetfl_explore.foundation.datasets import FACE_SPLITS, faces, make_federated
-    p = _preset(preset); check_choice('dataset', dataset, SPLIT_PRESETS); seed = check_rng_seed('seed', seed)
+    p = _preset(preset)
+    check_choice('dataset', dataset, SPLIT_PRESETS)
+    seed = check_rng_seed('seed', seed)
     split_fn, kw = FACE_SPLITS[dataset]
     kw = dict(kw, **{k: v for k, v in SPLIT_PRESETS[dataset].items() if k != 'test_base_rate'})
     if 'test_base_rate' not in SPLIT_PRESETS[dataset]:
-        return make_federated('faces', split_fn(), scale=p.scale, seed=seed, test_per_group=p.test_per_group, size=p.image_size, **kw)
+        return make_federated('faces', split_fn(), scale=p.scale, seed=seed, test_per_group=p.test_per_group,
+                              size=p.image_size, **kw)
     from hetfl_explore.foundation.data import scale_federation
-    by = kw.pop('by'); gen = dict(size=p.image_size, **kw)
+    by = kw.pop('by')
+    gen = dict(size=p.image_size, **kw)
     pool = faces(scale_federation(split_fn(), p.scale).sum(0), seed=seed, **gen)
-    test = faces(_celeba_test_counts(p.test_individuals, SPLIT_PRESETS[dataset]['test_base_rate']), seed=seed + 10_000, **gen)
+    test = faces(_celeba_test_counts(p.test_individuals, SPLIT_PRESETS[dataset]['test_base_rate']), seed=seed + 10_000,
+                 **gen)
     return make_federated(pool, split_fn(), scale=p.scale, seed=seed, test_pool=test, by=by)
 
 # %% ../../nbs/fairness/41_experiments.ipynb #e2ea849e
@@ -259,8 +311,10 @@ def _check_faces(data, preset):
     check_type('data', data, FederatedData)
     want = (3, preset.image_size, preset.image_size)
     if tuple(data.x.shape[1:]) != want:
-        raise ValueError(f"data: samples of shape {tuple(data.x.shape[1:])}, but the model of preset (image_size={preset.image_size}) "
-                         f"takes {want}; make the data with `fairness_split` and the same preset")
+        raise ValueError(
+            f"data: samples of shape {tuple(data.x.shape[1:])}, but the model of preset "
+            f"(image_size={preset.image_size}) "
+            f"takes {want}; make the data with `fairness_split` and the same preset")
     return data
 
 def fairness_model_fn(preset:FairnessPreset|None=None, # image size and hidden width
@@ -275,7 +329,8 @@ def fairness_run_config(preset:FairnessPreset, # hyper-parameters
                        ):
     "The `engine.RunConfig` of a fairness run: FedAvg, equal client weights, κ of 24."
     from hetfl_explore.engine.config import RunConfig
-    check_type('preset', preset, FairnessPreset); seed = check_rng_seed('seed', seed)
+    check_type('preset', preset, FairnessPreset)
+    seed = check_rng_seed('seed', seed)
     return RunConfig(rounds=preset.rounds, clients_per_round=preset.clients_per_round, local_epochs=preset.local_epochs,
                      batch_size=preset.batch_size, lr=preset.lr, weighting='equal', seed=seed, eval_every=preset.rounds)
 
@@ -286,8 +341,10 @@ def estimate_triplets(data, # a `data.FederatedData`
                      ) -> tuple[np.ndarray, dict]: # (K, 3) estimated triplets, and their error against the true ones
     "Triplets a FedDiverse server receives at the predicted-DHT level (no protected attribute used)."
     from hetfl_explore.feddiverse.estimation import EstimationConfig, estimate_federation
-    p = _preset(preset); _check_faces(data, p)
-    cfg = EstimationConfig(bias_steps=p.bias_steps, attr_steps=p.attr_steps, lr=p.estimation_lr, batch_size=p.batch_size)
+    p = _preset(preset)
+    _check_faces(data, p)
+    cfg = EstimationConfig(bias_steps=p.bias_steps, attr_steps=p.attr_steps, lr=p.estimation_lr,
+                           batch_size=p.batch_size)
     res = estimate_federation(fairness_model_fn(p), data, cfg, fairness_run_config(p, seed), seed)
     return res.est_triplets, res.error()
 
@@ -300,14 +357,19 @@ def run_level(data, # a `data.FederatedData` (e.g. from `fairness_split`)
              ) -> dict: # metrics, test counts, per-client counts, selection frequency, seconds
     "Train one federated model with the selector of a privacy level and measure its group fairness."
     from hetfl_explore.engine.simulation import Simulation
-    p = _preset(preset); check_choice('level', level, ALL_LEVELS); t0 = time.perf_counter()
-    _check_faces(data, p); seed = check_rng_seed('seed', seed)
+    p = _preset(preset)
+    check_choice('level', level, ALL_LEVELS)
+    t0 = time.perf_counter()
+    _check_faces(data, p)
+    seed = check_rng_seed('seed', seed)
     N = data.interaction()
-    if level == 'feddiverse_predicted' and estimated_triplets is None: estimated_triplets, _ = estimate_triplets(data, seed, p)
+    if level == 'feddiverse_predicted' and estimated_triplets is None:
+        estimated_triplets, _ = estimate_triplets(data, seed, p)
     sel = privacy_selector(level, N, estimated_triplets)
     tail = []
     def record(sim, row):    # test counts of the models of the last `avg_last` rounds
-        if sim.round > p.rounds - p.avg_last: tail.append(model_confusion(sim.model, data.x_test, data.y_test, data.a_test))
+        if sim.round > p.rounds - p.avg_last:
+            tail.append(model_confusion(sim.model, data.x_test, data.y_test, data.a_test))
     sim = Simulation(fairness_model_fn(p), data, sel, fairness_run_config(p, seed), callbacks=[record])
     hist = sim.run(progress=False)
     C = torch.stack(tail).sum(0)
@@ -319,10 +381,12 @@ def run_level(data, # a `data.FederatedData` (e.g. from `fairness_split`)
 # %% ../../nbs/fairness/41_experiments.ipynb #4ba8d509
 def _row(dataset, r, est_error):
     keep = ('acc', 'wga', 'd_eop', 'd_dp', 'd_pe', 'd_eod', 'd_ap', 'd_wcal', 'di', 'seconds')
-    return dict(dataset=dataset, level=r['level'], seed=r['seed'], **{k: r[k] for k in keep},
-                confusion=json.dumps(r['confusion'].flatten().tolist()), frequency=json.dumps(np.round(r['frequency'], 4).tolist()),
-                client_confusions=json.dumps([c.flatten().tolist() for c in r['client_confusions']]),
-                triplet_error=np.nan if est_error is None else est_error['euclid_mean'])
+    return dict(dataset=dataset, level=r['level'], seed=r['seed'], **{k: r[k]
+                                                                      for k in keep},
+                confusion=json.dumps(r['confusion'].flatten().tolist()), frequency=json.dumps(
+                    np.round(r['frequency'], 4).tolist()), client_confusions=json.dumps([
+                        c.flatten().tolist() for c in r['client_confusions']
+                    ]), triplet_error=np.nan if est_error is None else est_error['euclid_mean'])
 
 # %% ../../nbs/fairness/41_experiments.ipynb #11ee79b3
 def run_fairness_grid(datasets=tuple(SPLIT_PRESETS), # which splits
@@ -338,15 +402,18 @@ def run_fairness_grid(datasets=tuple(SPLIT_PRESETS), # which splits
     for l in check_type('levels', levels, (list, tuple)): check_choice('levels', l, ALL_LEVELS)
     for s in check_type('seeds', seeds, (list, tuple)): check_rng_seed('seeds', s)
     if path is not None: check_type('path', path, (str, Path))
-    if log is not None and not callable(log): raise TypeError(f"log={log!r}: expected a function of one message, or None")
-    done = pd.read_csv(path) if path is not None and Path(path).exists() else pd.DataFrame(columns=['dataset', 'level', 'seed'])
+    if log is not None and not callable(log):
+        raise TypeError(f"log={log!r}: expected a function of one message, or None")
+    done = pd.read_csv(path) if path is not None and Path(path).exists() else pd.DataFrame(
+        columns=['dataset', 'level', 'seed'])
     have = set(zip(done.dataset, done.level, done.seed.astype(int)))
     rows = []
     for d in datasets:
         for s in seeds:
             todo = [l for l in levels if (d, l, s) not in have]
             if not todo: continue
-            data = fairness_split(d, s, p); est, err = None, None
+            data = fairness_split(d, s, p)
+            est, err = None, None
             if 'feddiverse_predicted' in todo: est, err = estimate_triplets(data, s, p)
             for l in todo:
                 row = _row(d, run_level(data, l, s, p, est), err if l == 'feddiverse_predicted' else None)
@@ -362,7 +429,8 @@ def run_fairness_grid(datasets=tuple(SPLIT_PRESETS), # which splits
 def summarise(runs:pd.DataFrame, # rows of `run_fairness_grid`
              ) -> pd.DataFrame: # index (dataset, level) in ladder order; mean and *_std of the metrics, n seeds
     "Mean ± std over seeds per (dataset, privacy level), in the layout of `thesis_summary`."
-    g = check_columns('runs', runs, ['dataset', 'level', *REPORTED_METRICS]).groupby(['dataset', 'level'])[list(REPORTED_METRICS)]
+    g = check_columns('runs', runs, ['dataset', 'level', *REPORTED_METRICS]).groupby(['dataset',
+                                                                                      'level'])[list(REPORTED_METRICS)]
     out = g.mean().join(g.std(ddof=1).fillna(0).add_suffix('_std')).join(g.size().rename('n'))
     order = [(d, l) for d in SPLIT_PRESETS for l in ALL_LEVELS if (d, l) in out.index]
     return out.loc[order + [i for i in out.index if i not in order]]
@@ -392,8 +460,12 @@ def minority_exposure(matrices, # (K, |Y|, |A|) client matrices
                       estimated_triplets=None, # (K, 3), for the predicted level
                      ) -> dict: # minority share of the selected data, per-client frequency
     "How much of the data the selected clients hold comes from minority groups, per round, under a level's selector."
-    N = _client_matrices(matrices); m = minority_cells(N); check_choice('level', level, ALL_LEVELS)
-    rounds, k, seed = check_int('rounds', rounds, lo=1, hi=MAX_ROUNDS), check_int('k', k, lo=1, hi=len(N)), check_rng_seed('seed', seed)
+    N = _client_matrices(matrices)
+    m = minority_cells(N)
+    check_choice('level', level, ALL_LEVELS)
+    rounds = check_int('rounds', rounds, lo=1, hi=MAX_ROUNDS)
+    k = check_int('k', k, lo=1, hi=len(N))
+    seed = check_rng_seed('seed', seed)
     st = simulate_selection(N, privacy_selector(level, N, estimated_triplets), rounds, k, seed)
     union = st.selected @ N.reshape(len(N), -1)
     share = union.reshape(rounds, *N.shape[1:])[:, m].sum(1) / union.sum(1)
@@ -405,18 +477,27 @@ def pattern_table(matrices, # (K, |Y|, |A|) client matrices
                   k:int=9, # clients per round
                   seed:int=0, # seed
                  ) -> pd.DataFrame: # one row per distinct client pattern
-    "Distinct client patterns with their triplet, their best minority gain, FedRK's weight and how often each level picks them."
-    N = _client_matrices(matrices); m = minority_cells(N)
-    rounds, k, seed = check_int('rounds', rounds, lo=1, hi=MAX_ROUNDS), check_int('k', k, lo=1, hi=len(N)), check_rng_seed('seed', seed)
+    """Distinct client patterns with their triplet, their best minority gain, FedRK's weight and how often each level
+    picks them."""
+    N = _client_matrices(matrices)
+    m = minority_cells(N)
+    rounds = check_int('rounds', rounds, lo=1, hi=MAX_ROUNDS)
+    k = check_int('k', k, lo=1, hi=len(N))
+    seed = check_rng_seed('seed', seed)
     gain = resampling_gain(N)[:, m].max(1)
     w = FedRKSelector(N).weights
     freq = {l: minority_exposure(N, l, rounds, k, seed)['frequency'] for l in ('random', 'feddiverse_known', 'fedrk')}
     keys = [str(R.tolist()) for R in N]
     rows = []
     for key in dict.fromkeys(keys):
-        ids = [i for i, kk in enumerate(keys) if kk == key]; i = ids[0]
-        rows.append(dict(pattern=key, clients=len(ids), triplet=tuple(np.round(dht(N[i]), 2)), minority_gain=round(gain[i], 3),
-                         fedrk_weight=round(w[i], 3), **{f'freq_{l}': round(float(f[ids].mean()), 3) for l, f in freq.items()}))
+        ids = [i for i, kk in enumerate(keys) if kk == key]
+        i = ids[0]
+        rows.append(
+            dict(pattern=key, clients=len(ids), triplet=tuple(np.round(dht(N[i]), 2)), minority_gain=round(gain[i], 3),
+                 fedrk_weight=round(w[i], 3), **{
+                     f'freq_{l}': round(float(f[ids].mean()), 3)
+                     for l, f in freq.items()
+                 }))
     return pd.DataFrame(rows)
 
 # %% ../../nbs/fairness/41_experiments.ipynb #bab1f97a
@@ -425,39 +506,51 @@ def mix_matrices(rho:float=0.9, # share of each client's majority cells (GSC: 90
                  cell:int=100, # samples per row pair (GSC: 100 = 90 + 10)
                 ) -> np.ndarray: # (24, 2, 2) client matrices: 2+2 CI, 2+2 AI, 16 - n_anti SC, n_anti anti-SC
     "GSC-like 24-client matrices with correlation strength ρ and `n_anti` reversed SC clients."
-    rho = check_float('rho', rho, lo=0.5, hi=1.0); n_anti = check_int('n_anti', n_anti, lo=0, hi=16)
-    hi = int(round(check_int('cell', cell, lo=2, hi=MAX_COUNT) * rho)); lo = cell - hi
+    rho = check_float('rho', rho, lo=0.5, hi=1.0)
+    n_anti = check_int('n_anti', n_anti, lo=0, hi=16)
+    hi = int(round(check_int('cell', cell, lo=2, hi=MAX_COUNT) * rho))
+    lo = cell - hi
     if lo < 1: raise ValueError(f"rho={rho}, cell={cell}: the minority cells would be empty; lower rho or raise cell")
     ci, ai, sc = [[hi, hi], [lo, lo]], [[hi, lo], [hi, lo]], [[hi, lo], [lo, hi]]
     flip = lambda R: [R[1], R[0]]
-    types = [ci] * 2 + [flip(ci)] * 2 + [ai] * 2 + [[r[::-1] for r in ai]] * 2 + [sc] * (16 - n_anti) + [flip(sc)] * n_anti
+    types = [ci] * 2 + [flip(ci)] * 2 + [ai] * 2 + [[r[::-1]
+                                                     for r in ai]] * 2 + [sc] * (16 - n_anti) + [flip(sc)] * n_anti
     return np.array(types, dtype=np.int64)
 
-def exposure_table(n_antis=(0, 1, 2, 4, 6), # numbers of reversed SC clients to try
-                   rho:float=0.9, # correlation strength
-                   rounds:int=300, # rounds of each selection simulation
-                   seed:int=0, # seed
-                  ) -> pd.DataFrame: # minority share of the selected data per level, FedRK's promise, anti-client frequency
+# %% ../../nbs/fairness/41_experiments.ipynb #f6409dc8
+def exposure_table(
+        n_antis=(0, 1, 2, 4, 6),   # numbers of reversed SC clients to try
+        rho: float = 0.9,   # correlation strength
+        rounds: int = 300,   # rounds of each selection simulation
+        seed: int = 0,   # seed
+) -> pd.DataFrame:   # minority share of the selected data per level, FedRK's promise, anti-client frequency
     "Minority exposure of random, FedDiverse (true triplets) and FedRK as reversed clients are added."
-    for n in check_type('n_antis', n_antis, (list, tuple)): mix_matrices(rho, n)   # every argument fails before any simulation
+    # every argument fails before any simulation
+    for n in check_type('n_antis', n_antis, (list, tuple)): mix_matrices(rho, n)
     if len(set(n_antis)) != len(n_antis): raise ValueError(f"n_antis={n_antis!r}: each number of reversed clients once")
     rounds, seed = check_int('rounds', rounds, lo=1, hi=MAX_ROUNDS), check_rng_seed('seed', seed)
     rows = []
     for n in n_antis:
-        N = mix_matrices(rho, n); m = minority_cells(N)
+        N = mix_matrices(rho, n)
+        m = minority_cells(N)
         if not m.any(): raise ValueError(f"n_anti={n}: the federation is balanced, no minority group remains")
         ex = {l: minority_exposure(N, l, rounds, seed=seed) for l in ('random', 'feddiverse_known', 'fedrk')}
         S = np.tensordot(FedRKSelector(N).weights, N.astype(float), 1)
         anti = slice(24 - n, 24)
-        rows.append(dict(n_anti=n, **{l: e['minority_share'] for l, e in ex.items()}, fedrk_promise=S[m].sum() / S.sum(),
-                         anti_freq_feddiverse=ex['feddiverse_known']['frequency'][anti].mean() if n else np.nan,
-                         anti_freq_fedrk=ex['fedrk']['frequency'][anti].mean() if n else np.nan))
+        rows.append(
+            dict(n_anti=n, **{
+                l: e['minority_share']
+                for l, e in ex.items()
+            }, fedrk_promise=S[m].sum() / S.sum(),
+                 anti_freq_feddiverse=ex['feddiverse_known']['frequency'][anti].mean() if n else np.nan,
+                 anti_freq_fedrk=ex['fedrk']['frequency'][anti].mean() if n else np.nan))
     return pd.DataFrame(rows).set_index('n_anti')
 
 # %% ../../nbs/fairness/41_experiments.ipynb #cc57d30f
 FAIRNESS_SEEDS = tuple(range(10))   # seeds 0..S-1 of the saved grid
 THESIS_COMPARISONS = (('feddiverse_predicted', 'random'), ('feddiverse_known', 'random'), ('fedrk', 'random'),
-                      ('feddiverse_known', 'feddiverse_predicted'), ('fedrk', 'feddiverse_known'))   # a − b, along the ladder
+                      # a − b, along the ladder
+                      ('feddiverse_known', 'feddiverse_predicted'), ('fedrk', 'feddiverse_known'))
 
 def level_differences(runs:pd.DataFrame, # rows of `run_fairness_grid`
                       a:str, # the level whose metric comes first
@@ -465,8 +558,10 @@ def level_differences(runs:pd.DataFrame, # rows of `run_fairness_grid`
                       metric:str='wga', # a column of the rows, e.g. one of `REPORTED_METRICS`
                      ) -> pd.DataFrame: # per dataset: mean, se, n, n_sign, significant, text
     "The paired difference a − b of a metric over seeds, per split."
-    check_columns('runs', runs, ['dataset', 'level', 'seed']); check_choice('metric', metric, tuple(runs.columns))
-    check_choice('a', a, ALL_LEVELS); check_choice('b', b, ALL_LEVELS)
+    check_columns('runs', runs, ['dataset', 'level', 'seed'])
+    check_choice('metric', metric, tuple(runs.columns))
+    check_choice('a', a, ALL_LEVELS)
+    check_choice('b', b, ALL_LEVELS)
     return paired_differences(runs, 'level', a, b, metric, by=('dataset',))
 
 def fairness_reproduction_table(runs:pd.DataFrame, # rows of `run_fairness_grid` (several seeds)
@@ -493,7 +588,8 @@ def run_client_table(row:pd.Series, # one row of `run_fairness_grid`'s CSV
         raise TypeError(f"row: expected a row of `run_fairness_grid` (a Series with 'client_confusions'), "
                         f"got {row!r:.40}")
     try: cs = [torch.tensor(c, dtype=torch.float64).view(2, 2, 2) for c in json.loads(row['client_confusions'])]
-    except (ValueError, TypeError, RuntimeError) as e: raise ValueError(f"row['client_confusions']: not a JSON list of 2x2x2 count tensors ({e})") from None
+    except (ValueError, TypeError, RuntimeError) as e:
+        raise ValueError(f"row['client_confusions']: not a JSON list of 2x2x2 count tensors ({e})") from None
     return client_table(cs, **kw)
 
 # %% ../../nbs/fairness/41_experiments.ipynb #209c8762
@@ -511,19 +607,26 @@ def _slider_figure(panels:list, # subplot titles
     for j, (label, per_panel) in enumerate(steps.items()):
         for i, traces in enumerate(per_panel):
             for tr in traces:
-                tr.visible = j == 0; tr.showlegend = i == 0 and tr.showlegend is not False
-                fig.add_trace(tr, row=i // cols + 1, col=i % cols + 1); owner.append(j)
-    fig.update_layout(title=title, height=260 * rows + 120, width=760, margin=dict(l=50, r=20, t=70, b=40),
-                      sliders=[dict(active=0, currentvalue=dict(prefix=slider_prefix), pad=dict(t=40),
-                                    steps=[dict(label=str(label), method='update', args=[dict(visible=[o == j for o in owner])])
-                                           for j, label in enumerate(steps)])])
+                tr.visible = j == 0
+                tr.showlegend = i == 0 and tr.showlegend is not False
+                fig.add_trace(tr, row=i // cols + 1, col=i % cols + 1)
+                owner.append(j)
+    fig.update_layout(
+        title=title, height=260 * rows + 120, width=760, margin=dict(l=50, r=20, t=70, b=40), sliders=[
+            dict(
+                active=0, currentvalue=dict(prefix=slider_prefix), pad=dict(t=40), steps=[
+                    dict(label=str(label), method='update', args=[dict(visible=[o == j for o in owner])])
+                    for j, label in enumerate(steps)
+                ])
+        ])
     return fig
 
 # %% ../../nbs/fairness/41_experiments.ipynb #c5e00b37
-SHORT_NAMES = dict(random='Random', feddiverse_predicted='FD<br>predicted', feddiverse_known='FD<br>known', fedrk='FedRK',
-                   fedrk_weighted='FedRK<br>realised')
+SHORT_NAMES = dict(random='Random', feddiverse_predicted='FD<br>predicted', feddiverse_known='FD<br>known',
+                   fedrk='FedRK', fedrk_weighted='FedRK<br>realised')
 
-LEVEL_COLOURS = dict(random='#7f7f7f', feddiverse_predicted='#ff7f0e', feddiverse_known='#1f77b4', fedrk='#2ca02c', fedrk_weighted='#9467bd')
+LEVEL_COLOURS = dict(random='#7f7f7f', feddiverse_predicted='#ff7f0e', feddiverse_known='#1f77b4', fedrk='#2ca02c',
+                     fedrk_weighted='#9467bd')
 
 def results_figure(ours:pd.DataFrame, # from `summarise`
                    thesis:pd.DataFrame|None=None, # from `thesis_summary` (drawn as hollow markers), or None
@@ -533,17 +636,22 @@ def results_figure(ours:pd.DataFrame, # from `summarise`
     if thesis is not None: check_columns('thesis', thesis, REPORTED_METRICS)
     steps = {}
     for d in ours.index.get_level_values(0).unique():
-        s = ours.loc[d]; per_panel = []
+        s = ours.loc[d]
+        per_panel = []
         for m in REPORTED_METRICS:
-            tr = [go.Bar(x=[SHORT_NAMES[l] for l in s.index],
-                         y=s[m], error_y=dict(type='data', array=s[f'{m}_std']), marker_color=[LEVEL_COLOURS[l] for l in s.index],
-                         name='ours', showlegend=True)]
+            tr = [
+                go.Bar(x=[SHORT_NAMES[l] for l in s.index], y=s[m], error_y=dict(type='data', array=s[f'{m}_std']),
+                       marker_color=[LEVEL_COLOURS[l] for l in s.index], name='ours', showlegend=True)
+            ]
             if thesis is not None and d in thesis.index.get_level_values(0):
                 t = thesis.loc[d].reindex(s.index)
-                tr.append(go.Scatter(x=tr[0].x, y=t[m], mode='markers', name='thesis', marker=dict(symbol='diamond-open', size=11, color='black')))
+                tr.append(
+                    go.Scatter(x=tr[0].x, y=t[m], mode='markers', name='thesis', marker=dict(
+                        symbol='diamond-open', size=11, color='black')))
             per_panel.append(tr)
         steps[DATASET_NAMES.get(d, d)] = per_panel
-    fig = _slider_figure([COLUMNS[m] for m in REPORTED_METRICS], steps, 'Fairness by privacy level (ours: bars; thesis: ◇; FD = FedDiverse)', 'dataset: ')
+    fig = _slider_figure([COLUMNS[m] for m in REPORTED_METRICS], steps,
+                         'Fairness by privacy level (ours: bars; thesis: ◇; FD = FedDiverse)', 'dataset: ')
     fig.update_xaxes(tickangle=0, tickfont_size=10)
     return fig
 
@@ -564,7 +672,8 @@ def explore(rho:float=0.9, # correlation strength of every client's majority cel
            ) -> dict: # 'test' (report), 'clients' (DataFrame), 'frequency', 'matrices'
     "Train once on a GSC-like faces split and report group fairness globally and per client."
     from hetfl_explore.foundation.datasets import make_federated
-    N = mix_matrices(rho, n_anti); check_choice('level', level, ALL_LEVELS)   # checked before any data is generated
+    N = mix_matrices(rho, n_anti)
+    check_choice('level', level, ALL_LEVELS)   # checked before any data is generated
     preset, seed = check_type('preset', preset, FairnessPreset), check_rng_seed('seed', seed)
     data = make_federated('faces', N, scale=preset.scale, seed=seed, test_per_group=preset.test_per_group,
                           size=preset.image_size, target='gender', protected='race')
@@ -587,7 +696,8 @@ def explorer_grid(rhos=(0.7, 0.8, 0.9, 0.95), # correlation strengths
     for s in check_type('seeds', seeds, (list, tuple)): check_rng_seed('seeds', s)
     check_type('preset', preset, FairnessPreset)
     if path is not None: check_type('path', path, (str, Path))
-    done = pd.read_csv(path) if path is not None and Path(path).exists() else pd.DataFrame(columns=['rho', 'n_anti', 'level', 'seed'])
+    done = pd.read_csv(path) if path is not None and Path(path).exists() else pd.DataFrame(
+        columns=['rho', 'n_anti', 'level', 'seed'])
     if 'seed' not in done: done = done.assign(seed=0)   # a grid saved before seeds were recorded had seed 0 only
     have = set(zip(done.rho.round(4), done.n_anti.astype(int), done.level, done.seed.astype(int)))
     rows = []
@@ -596,10 +706,14 @@ def explorer_grid(rhos=(0.7, 0.8, 0.9, 0.95), # correlation strengths
             for n in n_antis:
                 for l in levels:
                     if (round(rho, 4), n, l, seed) in have: continue
-                    e = explore(rho, n, l, seed, preset); c = e['clients']
-                    row = dict(rho=rho, n_anti=n, level=l, seed=seed, **{m: e['test'][m] for m in REPORTED_METRICS},
-                               clients_mean_d_dp=c.loc['mean of clients', 'd_dp'], clients_mean_d_eop=c.loc['mean of clients', 'd_eop'],
-                               federation_d_dp=c.loc['federation (Σ C_k)', 'd_dp'], federation_d_eop=c.loc['federation (Σ C_k)', 'd_eop'])
+                    e = explore(rho, n, l, seed, preset)
+                    c = e['clients']
+                    row = dict(rho=rho, n_anti=n, level=l, seed=seed, **{m: e['test'][m]
+                                                                         for m in REPORTED_METRICS},
+                               clients_mean_d_dp=c.loc['mean of clients',
+                                                       'd_dp'], clients_mean_d_eop=c.loc['mean of clients', 'd_eop'],
+                               federation_d_dp=c.loc['federation (Σ C_k)',
+                                                     'd_dp'], federation_d_eop=c.loc['federation (Σ C_k)', 'd_eop'])
                     rows.append(row)
                     if path is not None:
                         Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -610,19 +724,28 @@ def explorer_grid(rhos=(0.7, 0.8, 0.9, 0.95), # correlation strengths
 def explorer_summary(grid:pd.DataFrame, # rows of `explorer_grid`
                     ) -> pd.DataFrame: # one row per (rho, n_anti, level): mean, *_std over seeds, n seeds
     "Mean ± std over seeds of every explorer metric per grid point."
-    g = check_columns('grid', grid, ['rho', 'n_anti', 'level']).groupby(['rho', 'n_anti', 'level'], sort=False)[[m for m in EXPLORER_METRICS if m in grid]]
+    g = check_columns('grid', grid, ['rho', 'n_anti', 'level']).groupby(['rho', 'n_anti', 'level'], sort=False)[[
+        m for m in EXPLORER_METRICS if m in grid
+    ]]
     return g.mean().join(g.std(ddof=1).add_suffix('_std')).join(g.size().rename('n')).reset_index()
 
 def explorer_figure(grid:pd.DataFrame, # from `explorer_grid`
                    ) -> go.Figure:
-    "Metrics (mean ± std over seeds) against correlation strength ρ, one line per level, a slider over the reversed clients."
-    s = explorer_summary(grid); steps = {}
+    """Metrics (mean ± std over seeds) against correlation strength ρ, one line per level, a slider over the reversed
+    clients."""
+    s = explorer_summary(grid)
+    steps = {}
     for n in sorted(s.n_anti.unique()):
-        g = s[s.n_anti == n]; per_panel = []
+        g = s[s.n_anti == n]
+        per_panel = []
         for m in REPORTED_METRICS:
-            per_panel.append([go.Scatter(x=g[g.level == l].rho, y=g[g.level == l][m], error_y=dict(type='data', array=g[g.level == l][f'{m}_std']),
-                                         mode='lines+markers', name=l, line_color=LEVEL_COLOURS[l]) for l in ALL_LEVELS if (g.level == l).any()])
+            per_panel.append([
+                go.Scatter(x=g[g.level == l].rho, y=g[g.level == l][m], error_y=dict(
+                    type='data', array=g[g.level == l][f'{m}_std']), mode='lines+markers', name=l,
+                           line_color=LEVEL_COLOURS[l]) for l in ALL_LEVELS if (g.level == l).any()
+            ])
         steps[int(n)] = per_panel
-    fig = _slider_figure([COLUMNS[m] + ' vs ρ' for m in REPORTED_METRICS], steps, 'Correlation strength, client mix and privacy level (mean ± std over seeds)',
+    fig = _slider_figure([COLUMNS[m] + ' vs ρ' for m in REPORTED_METRICS], steps,
+                         'Correlation strength, client mix and privacy level (mean ± std over seeds)',
                          'reversed SC clients: ')
     return fig

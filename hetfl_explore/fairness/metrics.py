@@ -9,8 +9,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 import torch
-from hetfl_explore.foundation.core import (check_int, check_choice, check_type, check_probability, check_array, as_array,
-    default_device)
+from ..foundation.core import (check_int, check_choice, check_type, check_probability, check_array,
+                                           as_array, default_device)
 
 # %% auto #0
 __all__ = ['TINY_DEN', 'GAP_METHODS', 'discrimination_index', 'REPORTED_METRICS', 'hard_predictions', 'group_confusion',
@@ -25,7 +25,8 @@ __all__ = ['TINY_DEN', 'GAP_METHODS', 'discrimination_index', 'REPORTED_METRICS'
 def _labels(name, v):
     "`v` as a 1-D int64 tensor, with a clear error for floats with fractions, booleans or wrong shapes."
     t = v if isinstance(v, torch.Tensor) else torch.as_tensor(as_array(name, v))
-    if t.dtype == torch.bool: raise TypeError(f"{name}: expected integer labels, got a boolean tensor; convert with .long()")
+    if t.dtype == torch.bool:
+        raise TypeError(f"{name}: expected integer labels, got a boolean tensor; convert with .long()")
     if t.dtype.is_floating_point:
         if not torch.equal(t, t.round()): raise TypeError(f"{name}: expected integer labels, got non-integer floats")
         t = t.long()
@@ -39,7 +40,8 @@ def hard_predictions(out:torch.Tensor, # (N, C) logits, or (N,) single logits/pr
     "Arg-max over class logits, or `sigmoid(out) > threshold` for a single output per sample."
     out = out if isinstance(out, torch.Tensor) else torch.as_tensor(as_array('out', out))
     threshold, logits = check_probability('threshold', threshold), check_type('logits', logits, bool)
-    if out.dtype.is_floating_point and torch.isnan(out).any(): raise ValueError("out: contains NaN; expected logits or probabilities")
+    if out.dtype.is_floating_point and torch.isnan(out).any():
+        raise ValueError("out: contains NaN; expected logits or probabilities")
     if out.dim() == 2 and out.shape[1] >= 2: return out.argmax(dim=1)
     if out.dim() == 2 and out.shape[1] == 1: out = out[:, 0]
     if out.dim() != 1: raise ValueError(f"out: expected shape (N, C) or (N,), got {tuple(out.shape)}")
@@ -52,7 +54,8 @@ def _check_weight(weight, y):
     if weight is None: return None
     weight = torch.as_tensor(check_array('weight', weight, lo=0), dtype=torch.float64, device=y.device)
     if weight.shape != y.shape: raise ValueError(f"weight: expected shape {tuple(y.shape)}, got {tuple(weight.shape)}")
-    if not torch.isfinite(weight).all() or (weight < 0).any(): raise ValueError("weight: expected finite non-negative values")
+    if not torch.isfinite(weight).all() or (weight < 0).any():
+        raise ValueError("weight: expected finite non-negative values")
     return weight
 
 def group_confusion(y, # (N,) true labels in [0, n_classes)
@@ -90,7 +93,10 @@ def check_confusion(C, # A count tensor C[y, a, ŷ]
     "Validate a count tensor: shape (|Y|, |A|, |Y|) with |Y| ≥ 2, finite and non-negative."
     C = (C if isinstance(C, torch.Tensor) else torch.as_tensor(check_array('C', C))).to(torch.float64)
     if C.dim() != 3 or C.shape[0] != C.shape[2] or C.shape[0] < 2 or C.shape[1] < 1:
-        raise ValueError(f"C: expected a count tensor of shape (n_classes, n_groups, n_classes) with n_classes ≥ 2, got {tuple(C.shape)}")
+        raise ValueError(
+            f"C: expected a count tensor of shape (n_classes, n_groups, n_classes) with n_classes ≥ 2, got "
+            f"{tuple(C.shape)}"
+        )
     if not torch.isfinite(C).all() or (C < 0).any(): raise ValueError("C: counts must be finite and non-negative")
     if not torch.isfinite(C.sum()): raise ValueError("C: the counts add up to infinity (overflow); rescale them")
     return C
@@ -104,8 +110,11 @@ def _ratio(num, den, what):
     out = torch.where(den > 0, num / den.clamp_min(TINY_DEN), torch.full_like(num, float('nan')))
     if (den == 0).any():
         empty = (den == 0).nonzero()
-        where = '' if den.dim() == 0 else ' for index ' + ', '.join(map(str, empty.squeeze(1).tolist() if den.dim() == 1 else empty.tolist()))
-        warnings.warn(f"{what} is undefined (empty denominator){where}: returned NaN", UndefinedMetricWarning, stacklevel=3)
+        where = '' if den.dim() == 0 else ' for index ' + ', '.join(
+            map(str,
+                empty.squeeze(1).tolist() if den.dim() == 1 else empty.tolist()))
+        warnings.warn(f"{what} is undefined (empty denominator){where}: returned NaN", UndefinedMetricWarning,
+                      stacklevel=3)
     return out
 
 _NAN = float('nan')
@@ -115,21 +124,24 @@ def selection_rate(C, # C[y, a, ŷ]
                    pos_label:int=1, # The positive (favourable) class
                   ) -> torch.Tensor: # (|A|,) Pr(Ŷ=pos | A=a)
     "Per-group share of positive predictions."
-    C = check_confusion(C); p = _pos(C, pos_label)
+    C = check_confusion(C)
+    p = _pos(C, pos_label)
     return _ratio(C[:, :, p].sum(0), C.sum((0, 2)), f'selection rate Pr(Ŷ={p}|A=a)')
 
 def true_positive_rate(C, # C[y, a, ŷ]
                        pos_label:int=1, # The positive (favourable) class
                       ) -> torch.Tensor: # (|A|,) Pr(Ŷ=pos | Y=pos, A=a)
     "Per-group recall of the positive class."
-    C = check_confusion(C); p = _pos(C, pos_label)
+    C = check_confusion(C)
+    p = _pos(C, pos_label)
     return _ratio(C[p, :, p], C[p].sum(1), f'TPR Pr(Ŷ={p}|Y={p},A=a)')
 
 def false_positive_rate(C, # C[y, a, ŷ]
                         pos_label:int=1, # The positive (favourable) class
                        ) -> torch.Tensor: # (|A|,) Pr(Ŷ=pos | Y≠pos, A=a)
     "Per-group share of negatives predicted positive."
-    C = check_confusion(C); p = _pos(C, pos_label)
+    C = check_confusion(C)
+    p = _pos(C, pos_label)
     neg = [y for y in range(C.shape[0]) if y != p]
     return _ratio(C[neg][:, :, p].sum(0), C[neg].sum((0, 2)), f'FPR Pr(Ŷ={p}|Y≠{p},A=a)')
 
@@ -151,7 +163,9 @@ def predictive_value(C, # C[y, a, ŷ]
                      pos_label:int=1, # The positive class
                     ) -> torch.Tensor: # (|A|,) Pr(Y=pos | Ŷ=y_hat, A=a)
     "Per-group calibration term: how often a prediction `y_hat` goes with a positive label."
-    C = check_confusion(C); p = _pos(C, pos_label); yh = check_int('y_hat', y_hat, lo=0, hi=C.shape[0] - 1)
+    C = check_confusion(C)
+    p = _pos(C, pos_label)
+    yh = check_int('y_hat', y_hat, lo=0, hi=C.shape[0] - 1)
     return _ratio(C[p, :, yh], C[:, :, yh].sum(0), f'Pr(Y={p}|Ŷ={yh},A=a)')
 
 # %% ../../nbs/fairness/40_metrics.ipynb #77670fe0
@@ -163,9 +177,12 @@ def gap(rates, # (|A|,) per-group rates, NaN where undefined
         signed:bool=False, # Return r_a − r_ref (sign kept); only with how='ref'
        ) -> torch.Tensor: # 0-dim float64 gap (NaN if fewer than two groups are defined)
     "Disparity of a per-group rate vector, ignoring undefined groups."
-    how = check_choice('how', how, GAP_METHODS); check_type('signed', signed, bool)
-    r = rates.to(torch.float64) if isinstance(rates, torch.Tensor) else torch.as_tensor(check_array('rates', rates, allow_nan=True))
-    if torch.isinf(r).any(): raise ValueError("rates: contains an infinite rate; expected finite rates or NaN (undefined)")
+    how = check_choice('how', how, GAP_METHODS)
+    check_type('signed', signed, bool)
+    r = rates.to(torch.float64) if isinstance(rates, torch.Tensor) else torch.as_tensor(
+        check_array('rates', rates, allow_nan=True))
+    if torch.isinf(r).any():
+        raise ValueError("rates: contains an infinite rate; expected finite rates or NaN (undefined)")
     if r.dim() != 1: raise ValueError(f"rates: expected a 1-D vector of per-group rates, got shape {tuple(r.shape)}")
     if not len(r): raise ValueError("rates: empty: expected one rate per group")
     ref, ok = check_int('ref', ref, lo=0, hi=len(r) - 1), ~torch.isnan(r)
@@ -173,10 +190,12 @@ def gap(rates, # (|A|,) per-group rates, NaN where undefined
     if how == 'maxmin':
         if signed: raise ValueError("signed=True: a max−min gap has no sign; use how='ref' with a reference group")
         if ok.sum() < 2:
-            warnings.warn("gap undefined: fewer than two groups have a defined rate; returned NaN", UndefinedMetricWarning, stacklevel=2)
+            warnings.warn("gap undefined: fewer than two groups have a defined rate; returned NaN",
+                          UndefinedMetricWarning, stacklevel=2)
             return nan
         return r[ok].max() - r[ok].min()
-    others = ok.clone(); others[ref] = False
+    others = ok.clone()
+    others[ref] = False
     if not ok[ref] or not others.any():
         warnings.warn(f"gap undefined: reference group {ref} or every other group has no defined rate; returned NaN",
                       UndefinedMetricWarning, stacklevel=2)
@@ -277,7 +296,8 @@ def fairness_report(C, # C[y, a, ŷ] (already summed over clients for the federa
                     percent:bool=True, # Acc and WGAcc in % (as in the thesis tables)
                    ) -> dict: # acc, wga, d_eop, d_dp, d_pe, d_eod, d_ap, d_wcal, di as floats
     "All Table-21 metrics and accuracy of one count tensor, as plain floats."
-    C = check_confusion(C); s = 100.0 if check_type('percent', percent, bool) else 1.0
+    C = check_confusion(C)
+    s = 100.0 if check_type('percent', percent, bool) else 1.0
     return dict(acc=s * float(accuracy(C)), wga=s * float(worst_group_accuracy(C)),
                 d_eop=float(equal_opportunity_diff(C, pos_label, how, ref)),
                 d_dp=float(demographic_parity_diff(C, pos_label, how, ref)),
@@ -293,7 +313,8 @@ def sum_confusions(confusions:Sequence, # Per-client count tensors C_k of equal 
     "Aggregate clients' count tensors the only exact way: add them."
     cs = [check_confusion(c) for c in check_type('confusions', confusions, (list, tuple))]
     if not cs: raise ValueError("confusions: expected at least one count tensor")
-    if len({tuple(c.shape) for c in cs}) > 1: raise ValueError(f"confusions: shapes differ: {sorted({tuple(c.shape) for c in cs})}")
+    if len({tuple(c.shape) for c in cs}) > 1:
+        raise ValueError(f"confusions: shapes differ: {sorted({tuple(c.shape) for c in cs})}")
     return torch.stack([c.cpu() for c in cs]).sum(0)
 
 def simpson_example() -> list[torch.Tensor]: # Two clients' C_k, each with ΔDemPar = 0; federated ΔDemPar = 0.491
@@ -348,11 +369,15 @@ def model_confusion(model:torch.nn.Module, # A classifier returning (N, C) logit
                     device=None, # Device to run on (default: `core.default_device()`)
                    ) -> torch.Tensor: # C[y, a, ŷ] on the CPU
     "Count a model's predictions per (label, group, prediction) cell, batch by batch."
-    dev = default_device(device); batch_size = check_int('batch_size', batch_size, lo=1)
-    check_type('model', model, torch.nn.Module); n_classes, n_groups = check_int('n_classes', n_classes, lo=2), check_int('n_groups', n_groups, lo=1)
+    dev = default_device(device)
+    batch_size = check_int('batch_size', batch_size, lo=1)
+    check_type('model', model, torch.nn.Module)
+    n_classes, n_groups = check_int('n_classes', n_classes, lo=2), check_int('n_groups', n_groups, lo=1)
     x = check_type('x', x, torch.Tensor)
-    if not (len(x) == len(y) == len(a)): raise ValueError(f"x, y, a: expected equal lengths, got {len(x)}, {len(y)}, {len(a)}")
-    was_training = model.training; model.eval().to(dev)
+    if not (len(x) == len(y) == len(a)):
+        raise ValueError(f"x, y, a: expected equal lengths, got {len(x)}, {len(y)}, {len(a)}")
+    was_training = model.training
+    model.eval().to(dev)
     C = torch.zeros(n_classes, n_groups, n_classes, dtype=torch.float64)
     for i in range(0, len(x), batch_size):
         y_hat = hard_predictions(model(x[i:i + batch_size].to(dev))).cpu()
@@ -367,9 +392,11 @@ def rates_confusion(n:Sequence, # Group sizes n_a
                     fpr:Sequence, # Pr(Ŷ=1 | Y=0, A=a) per group
                    ) -> torch.Tensor: # Expected C[y, a, ŷ] for binary Y (fractional counts)
     "The expected count tensor of a binary classifier with given per-group base rates, TPR and FPR."
-    arrs = [check_array('n', n, lo=0)] + [check_array(k, v, lo=0, hi=1) for k, v in (('base_rate', base_rate), ('tpr', tpr), ('fpr', fpr))]
+    arrs = [check_array('n', n, lo=0)
+            ] + [check_array(k, v, lo=0, hi=1) for k, v in (('base_rate', base_rate), ('tpr', tpr), ('fpr', fpr))]
     if len({a.shape for a in arrs}) != 1 or arrs[0].ndim != 1:
-        raise ValueError(f"n, base_rate, tpr, fpr: expected 1-D sequences of equal length, got shapes {[a.shape for a in arrs]}")
+        raise ValueError(
+            f"n, base_rate, tpr, fpr: expected 1-D sequences of equal length, got shapes {[a.shape for a in arrs]}")
     n, b, t, f = arrs
     if (n < 0).any(): raise ValueError(f"n: expected non-negative group sizes, got {n.tolist()}")
     for name, v in (('base_rate', b), ('tpr', t), ('fpr', f)):

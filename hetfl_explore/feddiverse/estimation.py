@@ -13,8 +13,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
-from ..foundation.core import (check_int, check_float, check_choice, check_type, check_callable, check_by_name,
-                                           check_tensor, check_array, check_count_array, check_ids,
+from ..foundation.core import (check_int, check_float, check_choice, check_type, check_callable,
+                                           check_by_name, check_tensor, check_array, check_count_array, check_ids,
                                            validate_fields, torch_generator, seed_everything)
 from ..foundation.hetero import dht, interaction_matrix, TYPES, as_counts
 from ..foundation.data import FederatedData
@@ -33,22 +33,31 @@ def _modules(n, v):
     if isinstance(v, (list, tuple)) and v: return [check_type(f'{n}[{i}]', m, nn.Module) for i, m in enumerate(v)]
     return check_type(n, v, nn.Module)
 
-_KIND_RULES = {'module': lambda n, v: check_type(n, v, nn.Module), 'module_or_list': _modules,
-               'tensor': lambda n, v: check_type(n, v, torch.Tensor), 'count0': _count(0), 'count1': _count(1), 'count2': _count(2),
-               'positive': lambda n, v: check_float(n, v, lo=0, lo_open=True), 'fn': check_callable,
-               'config': lambda n, v: v if v is None else check_type(n, v, EstimationConfig),
-               'result': lambda n, v: check_type(n, v, EstimationResult), 'data': lambda n, v: check_type(n, v, FederatedData)}
-ESTIMATION_ARGUMENTS = dict(model='module', biased='module_or_list', x='tensor', y='tensor', logits='tensor', target='tensor',
-                            majority='tensor', pseudo='tensor', n_classes='count2', n_out='count1', in_features='count1',
-                            hidden='count1', batch_size='count1', steps='count0', noise_dims='count0', lr='positive', model_fn='fn',
-                            cfg='config', result='result', seed='count0', data='data')
+_KIND_RULES = {
+    'module': lambda n, v: check_type(n, v, nn.Module),
+    'module_or_list': _modules,
+    'tensor': lambda n, v: check_type(n, v, torch.Tensor),
+    'count0': _count(0),
+    'count1': _count(1),
+    'count2': _count(2),
+    'positive': lambda n, v: check_float(n, v, lo=0, lo_open=True),
+    'fn': check_callable,
+    'config': lambda n, v: v if v is None else check_type(n, v, EstimationConfig),
+    'result': lambda n, v: check_type(n, v, EstimationResult),
+    'data': lambda n, v: check_type(n, v, FederatedData)
+}
+ESTIMATION_ARGUMENTS = dict(model='module', biased='module_or_list', x='tensor', y='tensor', logits='tensor',
+                            target='tensor', majority='tensor', pseudo='tensor', n_classes='count2', n_out='count1',
+                            in_features='count1', hidden='count1', batch_size='count1', steps='count0',
+                            noise_dims='count0', lr='positive', model_fn='fn', cfg='config', result='result',
+                            seed='count0', data='data')
 
 def check_estimation_arguments(**arguments, # argument name -> value; the name decides the rule (`ESTIMATION_ARGUMENTS`)
                               ) -> dict: # argument name -> its cleaned value
     "Validate the common arguments of the estimation steps by name: models, tensors, counts, step sizes, configs."
     return check_by_name(_KIND_RULES, ESTIMATION_ARGUMENTS, **arguments)
 
-
+# %% ../../nbs/feddiverse/21_estimation.ipynb #8e362e0b
 def _check_labels(name:str, # the argument name, quoted in the error
                   y:torch.Tensor, # integer ids (class labels, pseudo or predicted attribute labels)
                   n_classes:int, # the ids are in [0, n_classes)
@@ -86,7 +95,8 @@ def gce_loss(logits:torch.Tensor, # (n, C) unnormalised scores
             ) -> torch.Tensor:
     "Generalized cross-entropy $(1 - p_y^q)/q$ of softmax probabilities."
     check_estimation_arguments(logits=logits, target=target)
-    q = check_float('q', q, lo=0, hi=1, lo_open=True); check_choice('reduction', reduction, ('mean', 'sum', 'none'))
+    q = check_float('q', q, lo=0, hi=1, lo_open=True)
+    check_choice('reduction', reduction, ('mean', 'sum', 'none'))
     check_tensor('logits', logits, ndim=2)
     if len(logits) == 0 or logits.shape[1] == 0:
         raise ValueError(f"logits: shape {tuple(logits.shape)}: expected (n, C) with n, C >= 1")
@@ -113,8 +123,9 @@ def gce_figure(qs=(0.1, 0.3, 0.5, 0.7, 1.0), # GCE exponents to draw
     p = np.linspace(0.02, 1, 50)
     fig = go.Figure(go.Scatter(x=p, y=-np.log(p), name='CE (q → 0)', line=dict(color='black', dash='dash')))
     for q in qs: fig.add_scatter(x=p, y=(1 - p ** q) / q, name=f'GCE q={q}')
-    fig.update_layout(title='Generalized cross-entropy vs cross-entropy', xaxis_title='p_y (probability of the true class)',
-                      yaxis_title='loss', yaxis_range=[0, 4], height=320, width=560, margin=dict(l=40, r=10, t=40, b=40))
+    fig.update_layout(title='Generalized cross-entropy vs cross-entropy',
+                      xaxis_title='p_y (probability of the true class)', yaxis_title='loss', yaxis_range=[0, 4],
+                      height=320, width=560, margin=dict(l=40, r=10, t=40, b=40))
     return fig
 
 # %% ../../nbs/feddiverse/21_estimation.ipynb #70967871
@@ -127,7 +138,8 @@ def toy_client(counts, # (|Y|, |A|) interaction matrix of the client
     "Gaussian features in which the attribute is easier to read than the class, with the given (y, a) counts."
     check_estimation_arguments(seed=seed, noise_dims=noise_dims)
     attr_margin, class_margin = check_float('attr_margin', attr_margin), check_float('class_margin', class_margin)
-    N = as_counts(counts, 'counts').astype(np.int64); g = torch_generator(seed)
+    N = as_counts(counts, 'counts').astype(np.int64)
+    g = torch_generator(seed)
     if N.ndim != 2: raise ValueError(f"counts: shape {N.shape}: expected one (|Y|, |A|) matrix")
     y = torch.as_tensor(np.repeat(np.arange(N.shape[0]), N.sum(1)))
     a = torch.as_tensor(np.concatenate([np.repeat(np.arange(N.shape[1]), row) for row in N]))
@@ -159,7 +171,8 @@ def pretrain(model_fn, # () -> nn.Module, the federated model
     from hetfl_explore.engine.protocol import UniformSelector
     import dataclasses
     rounds = check_int('rounds', rounds, lo=0)
-    k = data.num_clients if participation == 'all' else check_int('participation', participation, lo=1, hi=data.num_clients)
+    k = data.num_clients if participation == 'all' else check_int('participation', participation, lo=1,
+                                                                  hi=data.num_clients)
     model = model_fn()
     if rounds == 0: return model
     cfg = dataclasses.replace(config or RunConfig(), rounds=rounds, clients_per_round=k, eval_every=rounds)
@@ -189,7 +202,8 @@ def with_head(model:nn.Module, # a model whose last `nn.Linear` is the output la
     "A copy of `model` whose output layer has `n_out` outputs (kept when it already has them)."
     check_estimation_arguments(model=model, n_out=n_out)
     m = copy.deepcopy(model)
-    name = _head_name(m); head = m.get_submodule(name)
+    name = _head_name(m)
+    head = m.get_submodule(name)
     if head.out_features != n_out: _set_module(m, name, nn.Linear(head.in_features, n_out).to(head.weight.device))
     return m
 
@@ -199,7 +213,8 @@ def split_head(model:nn.Module, # a model whose last `nn.Linear` is the output l
     "Split a model into its feature extractor (output layer replaced by identity) and a copy of its head."
     check_estimation_arguments(model=model)
     phi = copy.deepcopy(model)
-    name = _head_name(phi); head = phi.get_submodule(name)
+    name = _head_name(phi)
+    head = phi.get_submodule(name)
     _set_module(phi, name, nn.Identity())
     return phi, copy.deepcopy(head)
 
@@ -217,13 +232,15 @@ def _sgd(model:nn.Module, # the model to train in place
     "Plain SGD for `steps` mini-batches drawn with replacement (uniformly, or ∝ `weights`)."
     g = torch_generator(seed)
     opt = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=float(lr))
-    n = len(t); bs = min(batch_size, n)
+    n = len(t)
+    bs = min(batch_size, n)
     w = torch.ones(n) if weights is None else torch.as_tensor(weights, dtype=torch.float)
     model.train()
     for _ in range(steps):
         i = torch.multinomial(w, bs, replacement=True, generator=g).to(x.device)
         opt.zero_grad()
-        loss_fn(model(x[i]), t[i]).backward(); opt.step()
+        loss_fn(model(x[i]), t[i]).backward()
+        opt.step()
     model.eval()
     return model
 
@@ -240,14 +257,17 @@ def train_biased(model:nn.Module, # the pre-trained model f(θ^{T_0}) (not modif
                  seed:int=0, # seed of the mini-batch draws
                 ) -> list[nn.Module]: # [f̄] for one softmax model, or [f̄^0, ..., f̄^{|Y|-1}]
     "Algorithm 2: fine-tune copies of `model` with GCE on the client's data (one-vs-rest when |Y| > 2)."
-    check_estimation_arguments(model=model, x=x, y=y, n_classes=n_classes, steps=steps, lr=lr, batch_size=batch_size, seed=seed)
+    check_estimation_arguments(model=model, x=x, y=y, n_classes=n_classes, steps=steps, lr=lr, batch_size=batch_size,
+                               seed=seed)
     steps, n_classes = check_int('steps', steps, lo=0), check_int('n_classes', n_classes, lo=2)
     x, y = _check_client_data(x, y, n_classes)
     ovr = n_classes > 2 if one_vs_rest is None else bool(one_vs_rest)
     q = check_float('q', q, lo=0, hi=1, lo_open=True)
     loss = lambda out, t: _gce(out, t, q)
     if not ovr: return [_sgd(with_head(model, n_classes), loss, x, y, steps, lr, batch_size, seed)]
-    return [_sgd(with_head(model, 2), loss, x, (y == b).long(), steps, lr, batch_size, seed + b) for b in range(n_classes)]
+    return [
+        _sgd(with_head(model, 2), loss, x, (y == b).long(), steps, lr, batch_size, seed + b) for b in range(n_classes)
+    ]
 
 # %% ../../nbs/feddiverse/21_estimation.ipynb #3444a4b6
 PREDICT_BATCH = 1024   # samples per forward pass when predicting a whole client (memory, not results)
@@ -263,7 +283,8 @@ def majority_mask(biased:list[nn.Module], # from `train_biased`
                   y:torch.Tensor, # the client's class labels
                   batch_size:int=PREDICT_BATCH, # evaluation batch size
                  ) -> torch.Tensor: # (n,) bool: True = majority group G̃ (learned), False = minority g̃
-    r"Which samples the biased model gets right: the majority groups $\tilde G_y$ (True) and minority $\tilde g_y$ (False)."
+    r"""Which samples the biased model gets right: the majority groups $\tilde G_y$ (True)
+    and minority $\tilde g_y$ (False)."""
     check_estimation_arguments(biased=biased, x=x, y=y, batch_size=batch_size)
     biased = [biased] if isinstance(biased, nn.Module) else list(biased)
     x, y = _check_client_data(x, y, _biased_classes(biased))
@@ -271,7 +292,9 @@ def majority_mask(biased:list[nn.Module], # from `train_biased`
     for i in range(0, len(y), batch_size):
         xb, yb = x[i:i + batch_size], y[i:i + batch_size]
         if len(biased) == 1: out[i:i + batch_size] = biased[0](xb).argmax(1) == yb
-        else: out[i:i + batch_size] = torch.stack([m(xb).argmax(1) for m in biased], 1).gather(1, yb.view(-1, 1)).squeeze(1) == 1
+        else:
+            out[i:i + batch_size] = torch.stack([m(xb).argmax(1)
+                                                 for m in biased], 1).gather(1, yb.view(-1, 1)).squeeze(1) == 1
     return out
 
 # %% ../../nbs/feddiverse/21_estimation.ipynb #75d3258f
@@ -304,13 +327,16 @@ def train_attribute_classifier(biased:nn.Module, # the biased model whose featur
                                steps:int=10, # τ_attr
                                lr:float=0.05, # SGD step size
                                batch_size:int=28, # mini-batch size
-                               init:str='biased', # head initialisation: 'biased' (Alg. 3; needs a 2-logit biased head, else fresh) or 'fresh' (the code)
+                               # head initialisation: 'biased' (Alg. 3; needs a 2-logit biased head, else fresh) or
+                               # 'fresh' (the code)
+                               init:str='biased',
                                balanced:bool=True, # sample both pseudo-labels equally often
                                seed:int=0, # seed
                               ) -> nn.Module: # f̂ = ψ̂ ∘ φ, predicting the attribute of any sample
     "Algorithm 3: train a 2-way attribute head on the frozen features of the biased model."
     check_estimation_arguments(biased=biased, x=x, pseudo=pseudo, steps=steps, lr=lr, batch_size=batch_size, seed=seed)
-    check_choice('init', init, ('biased', 'fresh')); x, pseudo = _check_client_data(x, pseudo, 2, 'pseudo')
+    check_choice('init', init, ('biased', 'fresh'))
+    x, pseudo = _check_client_data(x, pseudo, 2, 'pseudo')
     phi, head = split_head(with_head(biased, 2))
     if init == 'fresh': head = nn.Linear(head.in_features, 2).to(head.weight.device)
     for p in phi.parameters(): p.requires_grad_(False)
@@ -318,7 +344,8 @@ def train_attribute_classifier(biased:nn.Module, # the biased model whose featur
     with torch.no_grad(): feats = phi(x)                       # φ is frozen: compute the features once
     w = None
     if balanced:
-        cnt = torch.bincount(pseudo, minlength=2).float(); w = (1 / cnt.clamp(min=1))[pseudo]
+        cnt = torch.bincount(pseudo, minlength=2).float()
+        w = (1 / cnt.clamp(min=1))[pseudo]
     _sgd(head, F.cross_entropy, feats, pseudo, steps, lr, batch_size, seed, w)
     return nn.Sequential(phi, head).eval()
 
@@ -328,7 +355,8 @@ def estimate_matrix(majority:torch.Tensor, # (n,) bool from `majority_mask`
                     y:torch.Tensor, # (n,) class labels
                     n_classes:int, # |Y|
                     pivot:int|None, # ŷ from `pivot_class`
-                    attribute_pred:torch.Tensor|None, # (n,) predicted attribute (0/1) of every sample, or None without pivot
+                    # (n,) predicted attribute (0/1) of every sample, or None without pivot
+                    attribute_pred:torch.Tensor|None,
                    ) -> np.ndarray: # (|Y|, 2) int64 estimated Ñ^k
     r"Algorithm 4: the estimated interaction matrix $\tilde N^k$."
     check_estimation_arguments(majority=majority, y=y, n_classes=n_classes)
@@ -354,12 +382,16 @@ class EstimationConfig:
     lr:float = 0.05 # SGD step size of the biased model and attribute head
     batch_size:int = 28 # mini-batch size
     one_vs_rest:bool|None = None # None: one-vs-rest when |Y| > 2 (App. G)
-    init:str = 'biased' # attribute head initialisation ('biased' | 'fresh'); a softmax biased model with |Y| > 2 always gets a fresh head
+    # attribute head initialisation ('biased' | 'fresh'); a softmax biased model with |Y| > 2 always gets a fresh head
+    init:str = 'biased'
     balanced:bool = True # balance the pseudo-labels when training the attribute head
     def __post_init__(self):
-        check_int('pretrain_rounds', self.pretrain_rounds, lo=0); check_int('bias_steps', self.bias_steps, lo=0)
-        check_int('attr_steps', self.attr_steps, lo=0); check_float('q', self.q, lo=0, hi=1, lo_open=True)
-        check_float('lr', self.lr, lo=0, lo_open=True); check_int('batch_size', self.batch_size, lo=1)
+        check_int('pretrain_rounds', self.pretrain_rounds, lo=0)
+        check_int('bias_steps', self.bias_steps, lo=0)
+        check_int('attr_steps', self.attr_steps, lo=0)
+        check_float('q', self.q, lo=0, hi=1, lo_open=True)
+        check_float('lr', self.lr, lo=0, lo_open=True)
+        check_int('batch_size', self.batch_size, lo=1)
         check_choice('init', self.init, ('biased', 'fresh'))
         if self.participation != 'all': check_int('participation', self.participation, lo=1)
 
@@ -465,7 +497,8 @@ def estimate_federation(model_fn, # () -> nn.Module, the federated model
     for k in range(data.num_clients):
         x, y, _ = data.client(k)
         outs.append(estimate_client(model, x.to(dev), y.to(dev), data.n_classes, cfg, seed * 1000 + k))
-    est_N = np.stack([o['matrix'] for o in outs]); true_N = np.asarray(data.interaction())
+    est_N = np.stack([o['matrix'] for o in outs])
+    true_N = np.asarray(data.interaction())
     return EstimationResult(est_N, true_N, np.stack([o['triplet'] for o in outs]), np.asarray(dht(true_N)),
                             [o['pivot'] for o in outs], np.array([o['seconds'] for o in outs]), pre_s,
                             sum(p.numel() for p in model.parameters()))
@@ -479,27 +512,39 @@ def matrix_comparison_figure(result:EstimationResult, # from `estimate_federatio
     if clients is None:
         _, first = np.unique(result.true_matrices.reshape(len(result.true_matrices), -1), axis=0, return_index=True)
         clients = sorted(first)[:6]
-    clients = check_ids('clients', clients, len(result.true_matrices)).tolist(); c = len(clients)
+    clients = check_ids('clients', clients, len(result.true_matrices)).tolist()
+    c = len(clients)
     if not c: raise ValueError("clients: no client ids; expected at least one client to show")
     fig = make_subplots(2, c, horizontal_spacing=0.04, vertical_spacing=0.18,
                         subplot_titles=[f'k={k} true {np.round(result.true_triplets[k], 2).tolist()}' for k in clients]
                                       + [f'est. {np.round(result.est_triplets[k], 2).tolist()}' for k in clients])
     for j, k in enumerate(clients):
         for i, M in enumerate((result.true_matrices[k], result.est_matrices[k])):
-            fig.add_trace(go.Heatmap(z=M, text=np.round(M).astype(int), texttemplate='%{text}', coloraxis='coloraxis'), i + 1, j + 1)
-    fig.update_yaxes(autorange='reversed'); fig.update_annotations(font_size=9)
+            fig.add_trace(go.Heatmap(z=M, text=np.round(M).astype(int), texttemplate='%{text}', coloraxis='coloraxis'),
+                          i + 1, j + 1)
+    fig.update_yaxes(autorange='reversed')
+    fig.update_annotations(font_size=9)
     fig.update_layout(coloraxis=dict(colorscale='Blues', showscale=False), height=360, width=min(760, 120 * c + 60),
-                      margin=dict(l=30, r=10, t=50, b=20), title='Interaction matrices: true (top) vs estimated (bottom)')
+                      margin=dict(l=30, r=10, t=50,
+                                  b=20), title='Interaction matrices: true (top) vs estimated (bottom)')
     return fig
 
+# %% ../../nbs/feddiverse/21_estimation.ipynb #663e33d5
 def triplet_scatter_figure(result:EstimationResult, # from `estimate_federation`
                           ) -> go.Figure:
     "Estimated against true value of each triplet component, one point per client."
     check_estimation_arguments(result=result)
-    fig = make_subplots(1, 3, subplot_titles=[f'{d} (MAE {v:.3f})' for d, v in zip(TYPES, np.abs(result.est_triplets - result.true_triplets).mean(0))])
+    fig = make_subplots(
+        1, 3, subplot_titles=[
+            f'{d} (MAE {v:.3f})' for d, v in zip(TYPES,
+                                                 np.abs(result.est_triplets - result.true_triplets).mean(0))
+        ])
     for i in range(3):
-        fig.add_scatter(x=result.true_triplets[:, i], y=result.est_triplets[:, i], mode='markers', showlegend=False, row=1, col=i + 1)
-        fig.add_scatter(x=[0, 1], y=[0, 1], mode='lines', line=dict(dash='dot', color='grey'), showlegend=False, row=1, col=i + 1)
-    fig.update_xaxes(title='true', range=[-0.05, 1.05]); fig.update_yaxes(range=[-0.05, 1.05])
+        fig.add_scatter(x=result.true_triplets[:, i], y=result.est_triplets[:, i], mode='markers', showlegend=False,
+                        row=1, col=i + 1)
+        fig.add_scatter(x=[0, 1], y=[0, 1], mode='lines', line=dict(dash='dot', color='grey'), showlegend=False, row=1,
+                        col=i + 1)
+    fig.update_xaxes(title='true', range=[-0.05, 1.05])
+    fig.update_yaxes(range=[-0.05, 1.05])
     fig.update_layout(height=300, width=760, title='Estimated vs true triplets', margin=dict(l=40, r=10, t=60, b=40))
     return fig

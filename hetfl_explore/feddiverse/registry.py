@@ -21,11 +21,21 @@ __all__ = ['SELECTORS', 'make_selector']
 # %% ../../nbs/feddiverse/20b_registry.ipynb #51c9b9f3
 def _feddiverse(variant): return lambda N, t: FedDiverseSelector(t, variant)
 
-SELECTORS: dict[str, Callable] = {   # name -> factory(matrices, triplets) of a fresh selector, for simulations without training
-    'uniform': lambda N, t: UniformSelector(), 'round_robin': lambda N, t: RoundRobinSelector(),
-    'EqW': lambda N, t: EqW(), 'pow-d': lambda N, t: PowD(), 'AFL_G': lambda N, t: ActiveFL(), 'Oort': lambda N, t: Oort(),
-    'q-FFL': lambda N, t: QFFL(), 'FedPNS': lambda N, t: FedPNS(), 'FL-CIR': lambda N, t: FLCIR(N.sum(-1)),
-    **{selector_name(v): _feddiverse(v) for v in SELECTION_VARIANTS},
+# name -> factory(matrices, triplets) of a fresh selector, for simulations without training
+SELECTORS: dict[str, Callable] = {
+    'uniform': lambda N, t: UniformSelector(),
+    'round_robin': lambda N, t: RoundRobinSelector(),
+    'EqW': lambda N, t: EqW(),
+    'pow-d': lambda N, t: PowD(),
+    'AFL_G': lambda N, t: ActiveFL(),
+    'Oort': lambda N, t: Oort(),
+    'q-FFL': lambda N, t: QFFL(),
+    'FedPNS': lambda N, t: FedPNS(),
+    'FL-CIR': lambda N, t: FLCIR(N.sum(-1)),
+    **{
+        selector_name(v): _feddiverse(v)
+        for v in SELECTION_VARIANTS
+    },
     selector_name(AS_PRINTED): lambda N, t: LiteralFedDiverseSelector(t),
     'fedrk': lambda N, t: FedRKSelector(N),
     DEFAULT_ALIAS: _feddiverse('sign-invariant'),   # = 'feddiverse[sign-invariant]', kept for older callers
@@ -37,6 +47,8 @@ def make_selector(name:str, # a key of `SELECTORS`
                   seed:int=0, # seed of that noise
                  ) -> Selector:
     "A fresh selector by name, built from a federation's matrices (FedDiverse gets true or noisy triplets)."
-    check_choice('name', name, SELECTORS); noise, seed = check_float('noise', noise, lo=0), check_rng_seed('seed', seed)
-    N = client_matrices(matrices); t = oracle_triplets(N)
+    check_choice('name', name, SELECTORS)
+    noise, seed = check_float('noise', noise, lo=0), check_rng_seed('seed', seed)
+    N = client_matrices(matrices)
+    t = oracle_triplets(N)
     return SELECTORS[name](N, perturb_triplets(t, noise, seed) if noise > 0 else t)

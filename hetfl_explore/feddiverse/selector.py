@@ -9,7 +9,8 @@ import numpy as np
 from scipy.optimize import minimize
 from fastcore.basics import patch
 from numba import njit
-from ..foundation.core import check_int, check_float, check_choice, check_type, rng_streams, check_array, check_ids
+from ..foundation.core import (check_int, check_float, check_choice, check_type, rng_streams, check_array,
+                                           check_ids)
 from ..foundation.core import as_array, check_keys
 from ..foundation.hetero import as_counts, dht, TYPES
 from ..engine.protocol import Selector, Selection, ClientView
@@ -33,14 +34,23 @@ def reference_round(triplets:np.ndarray, # (K, 3) non-negative triplets [CI, AI,
                    ) -> np.ndarray: # the chosen ids, in order of selection
     "One round of the default FedDiverse rule, as a plain loop: probabilistic, complementary, orthogonal, repeated."
     k, tol = check_int('k', k, lo=1), check_float('tol', tol, lo=0)
-    T = np.maximum(np.asarray(triplets, np.float64), 0.0); left, picks = np.ones(len(T), bool), []
+    T = np.maximum(np.asarray(triplets, np.float64), 0.0)
+    left, picks = np.ones(len(T), bool), []
     L = T / np.maximum(T.sum(1, keepdims=True), ZERO)                # steps 2 and 3 compare L1-normalised triplets
-    def take(i): picks.append(int(i)); left[i] = False; return len(picks) == min(k, len(T))
-    def best(s, b): c = np.flatnonzero(left & (np.abs(s - b) <= tol)); return c[int(np.floor(rng.random() * len(c)))]
+
+    def take(i):
+        picks.append(int(i))
+        left[i] = False
+        return len(picks) == min(k, len(T))
+
+    def best(s, b):
+        c = np.flatnonzero(left & (np.abs(s - b) <= tol))
+        return c[int(np.floor(rng.random() * len(c)))]
     for lead in itertools.cycle([2, 0, 1]):                           # SC, CI, AI, SC, ... (columns of [CI, AI, SC])
         w = np.where(left, T[:, lead], 0.0)
         if w.sum() <= ZERO: w = left.astype(np.float64)               # an exhausted dimension: uniform
-        cdf = np.cumsum(w / w.sum()); cdf /= cdf[-1]
+        cdf = np.cumsum(w / w.sum())
+        cdf /= cdf[-1]
         if take(kp := (cdf <= rng.random()).sum()): break           # 1. probabilistic: draw by the leading share
         dots = (L * L[kp]).sum(1)
         if take(kc := best(dots, dots[left].min())): break           # 2. complementary: the least aligned
@@ -52,13 +62,17 @@ def reference_round(triplets:np.ndarray, # (K, 3) non-negative triplets [CI, AI,
 DIMS = TYPES  # ('CI', 'AI', 'SC'): the order of the components of a triplet
 
 SELECTION_VARIANTS = {
-    'sign-invariant': dict(lead='SC', rotate='per_triplet', norm='l1', cumulative=False, signed=False, ties='random', remainder='truncate'),
-    'paper-literal':  dict(lead='SC', rotate='per_round', norm='l1', cumulative=False, signed=True, ties='random', remainder='truncate'),
-    'official-code':  dict(lead='random', rotate='per_triplet', norm='cosine', cumulative=True, signed=True, ties='random', remainder='overselect'),
+    'sign-invariant': dict(lead='SC', rotate='per_triplet', norm='l1', cumulative=False, signed=False, ties='random',
+                           remainder='truncate'),
+    'paper-literal': dict(lead='SC', rotate='per_round', norm='l1', cumulative=False, signed=True, ties='random',
+                          remainder='truncate'),
+    'official-code': dict(lead='random', rotate='per_triplet', norm='cosine', cumulative=True, signed=True,
+                          ties='random', remainder='overselect'),
 }
 
-_OPTION_CHOICES = dict(lead=('SC', 'CI', 'AI', 'random'), rotate=('per_triplet', 'per_round', 'none'), norm=('l1', 'cosine'),
-                       cumulative=(False, True), signed=(False, True), ties=('random', 'first'), remainder=('truncate', 'overselect'))
+_OPTION_CHOICES = dict(lead=('SC', 'CI', 'AI', 'random'), rotate=('per_triplet', 'per_round', 'none'),
+                       norm=('l1', 'cosine'), cumulative=(False, True), signed=(False, True), ties=('random', 'first'),
+                       remainder=('truncate', 'overselect'))
 
 def selection_options(variant:str='sign-invariant', # one of `SELECTION_VARIANTS`
                       **overrides, # any option of the table above, replacing the variant's value
@@ -71,7 +85,8 @@ def selection_options(variant:str='sign-invariant', # one of `SELECTION_VARIANTS
     return opts
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #dab97e93
-ROUNDOFF = 1e-12   # a component in [-ROUNDOFF, 0) is float round-off of a 0 (e.g. 1 - H/log 2 = -2.2e-16) and is clipped
+# a component in [-ROUNDOFF, 0) is float round-off of a 0 (e.g. 1 - H/log 2 = -2.2e-16) and is clipped
+ROUNDOFF = 1e-12
 
 def as_float_array(x, # numpy array, torch tensor or nested list
                    name:str, # argument name for the errors
@@ -79,17 +94,19 @@ def as_float_array(x, # numpy array, torch tensor or nested list
     "`x` as a float64 array of finite numbers, or a ValueError naming `name`."
     return check_array(name, x)   # the shared reader: tensors, nested lists, objects that raise; NaN and inf refused
 
-def check_triplets(triplets, # (K, 3) triplets [CI, AI, SC]: numpy, torch or nested list; or a `FederationSpec` (its true triplets)
+def check_triplets(triplets, # (K, 3) triplets [CI, AI, SC], or a `FederationSpec` (its true ones)
                    name:str='triplets', # argument name for the errors
                    batch:bool=False, # accept (..., K, 3) stacks of triplets too
                   ) -> np.ndarray: # the same as float64, round-off negatives clipped to 0
-    "Validate a (K, 3) array of finite non-negative triplets; |x| <= ROUNDOFF negatives become 0, real negatives are errors."
+    """Validate a (K, 3) array of finite non-negative triplets; |x| <= ROUNDOFF negatives become 0, real negatives are
+    errors."""
     if hasattr(triplets, 'matrices'): return oracle_triplets(triplets)
     t = as_float_array(triplets, name)
     if (t.ndim < 2 if batch else t.ndim != 2) or t.shape[-1] != 3 or not t.size:
         raise ValueError(f"{name}: shape {t.shape}: expected (K, 3) with at least one client")
     if (t < -ROUNDOFF).any():
-        bad = np.argwhere(t < -ROUNDOFF)[0]; *_, k, d = bad
+        bad = np.argwhere(t < -ROUNDOFF)[0]
+        *_, k, d = bad
         raise ValueError(f"{name}: client {k} {DIMS[d]} = {t[tuple(bad)]!r}: expected finite non-negative values")
     return np.maximum(t, 0.0)
 
@@ -146,9 +163,11 @@ def _check_uniforms(u, # (R,) uniforms, one per row
 
 def _draw(w, u):
     "`draw_by_weight` without the checks (the selector's rounds call it with weights they built themselves)."
-    cdf = np.cumsum(w / w.sum(-1, keepdims=True), -1); cdf /= cdf[..., -1:]
+    cdf = np.cumsum(w / w.sum(-1, keepdims=True), -1)
+    cdf /= cdf[..., -1:]
     return (cdf <= u[:, None]).sum(-1)
 
+# %% ../../nbs/feddiverse/20_selector.ipynb #ad2b1677
 def _check_left(left, # (R, K) mask of the clients that may be picked: booleans or 0/1
                shape:tuple, # (R, K), the shape of the scores
               ) -> np.ndarray: # boolean mask
@@ -183,7 +202,8 @@ def pick_best(scores:np.ndarray, # (R, K) scores, one row per round
 # %% ../../nbs/feddiverse/20_selector.ipynb #a1502fde
 def normalise_triplets(triplets:np.ndarray, # (..., K, 3) non-negative triplets (one set, or one per round)
                        norm:str='l1', # 'l1': per client; 'cosine': per dimension over `rows`, then per-client L2
-                       rows:np.ndarray|None=None, # clients in the per-dimension sums: ids, or a (..., K) mask (default all); others become 0
+                       # clients in the per-dimension sums: ids, or a (..., K) mask (default all); others become 0
+                       rows:np.ndarray|None=None,
                       ) -> np.ndarray: # (..., K, 3) normalised triplets
     "Normalise triplets for the complementary and orthogonal steps; zero triplets stay zero."
     t = check_triplets(triplets, batch=True)
@@ -195,18 +215,21 @@ def normalise_triplets(triplets:np.ndarray, # (..., K, 3) non-negative triplets 
     return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-12)
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #f37f3fad
-def round_draws(K:int, # clients in the federation
-                k:int, # clients to select per round (κ)
-                rounds:int, # rounds drawn for side by side
-                rng:np.random.Generator, # the selection random stream
-                available, # ids that may be chosen (None: all)
-                options:dict, # the selection options (`selection_options`); missing ones come from 'sign-invariant'
-               ) -> tuple: # (available mask, picks per round n, (rounds, 3·random lead + n) uniforms, (rounds, 3) dimension order)
-    "What every round starts from: the available clients, its number of picks, its uniforms and its order of the dimensions."
+def round_draws(
+    K: int,   # clients in the federation
+    k: int,   # clients to select per round (κ)
+    rounds: int,   # rounds drawn for side by side
+    rng: np.random.Generator,   # the selection random stream
+    available,   # ids that may be chosen (None: all)
+    options: dict,   # the selection options (`selection_options`); missing ones come from 'sign-invariant'
+) -> tuple:   # (available mask, picks per round n, (rounds, 3·random lead + n) uniforms, (rounds, 3) dimension order)
+    """What every round starts from: the available clients, its number of picks, its uniforms and its order of the
+    dimensions."""
     K, k, rounds = check_int('K', K, lo=1), check_int('k', k, lo=1), check_int('rounds', rounds, lo=1)
     rng = check_rng(rng)
     options = selection_options('sign-invariant', **check_keys('options', options, _OPTION_CHOICES))
-    avail = np.zeros(K, bool); avail[check_available(available, K)] = True
+    avail = np.zeros(K, bool)
+    avail[check_available(available, K)] = True
     target = k if options['remainder'] == 'truncate' else -(-k // 3) * 3
     n, rand = min(target, int(avail.sum())), options['lead'] == 'random'
     U = rng.random((rounds, 3 * rand + n))   # a round's uniforms: the dimension order, then one per pick
@@ -225,7 +248,8 @@ def _probabilistic(M, left, col, u):
 
 def _complementary(M, left, kp, u, o, tol):
     "Step 2: the client left whose normalised triplet is least aligned with k_p's (normalised over k_p and those left)."
-    inplay = left.copy(); inplay[kp] = True
+    inplay = left.copy()
+    inplay[kp] = True
     L = normalise_triplets(M, o['norm'], rows=inplay)
     dots = (L * L[kp]).sum(-1)
     kc = int(pick_best(dots[None], left[None], 'min', np.array([u]), o['ties'], tol)[0])
@@ -234,9 +258,11 @@ def _complementary(M, left, kp, u, o, tol):
 # %% ../../nbs/feddiverse/20_selector.ipynb #b79aef22
 def _orthogonal(L, left, kp, kc, u, o, tol):
     "Step 3: the client left best aligned with the cross product of k_p and k_c (signed or absolute score)."
-    v = np.cross(L[kp], L[kc]); nv = np.linalg.norm(v, axis=-1)
+    v = np.cross(L[kp], L[kc])
+    nv = np.linalg.norm(v, axis=-1)
     if o['norm'] == 'cosine' and nv > 0: v = v / nv
-    sc = (L * v).sum(-1); score = sc if o['signed'] else np.abs(sc)
+    sc = (L * v).sum(-1)
+    score = sc if o['signed'] else np.abs(sc)
     kr = int(pick_best(score[None], left[None], 'max', np.array([u]), o['ties'], tol)[0])
     return dict(cross=v, zero_cross=bool(nv <= ZERO), scores=score[left], score_ids=np.flatnonzero(left), k_r=kr)
 
@@ -254,11 +280,16 @@ def diversity_round(triplets:np.ndarray, # (K, 3) triplets [CI, AI, SC] of every
     avail, n, U, order = round_draws(len(T), k, 1, rng, available, o)
     rand, order, t = o['lead'] == 'random', order[0], check_int('t', t, lo=0)
     M, left, u, picks, steps = T[:, order] if rand else T, avail.copy(), iter(U[0, 3 * rand:]), [], []
-    def take(i): picks.append(i); left[i] = False; return len(picks) == n
+
+    def take(i):
+        picks.append(i)
+        left[i] = False
+        return len(picks) == n
     while len(picks) < n:
         off = {'per_triplet': len(steps), 'per_round': t, 'none': 0}[o['rotate']]
         col = (-off) % 3 if rand else order[off % 3]
-        s = dict(dim=DIMS[order[col] if rand else col], **_probabilistic(M, left, col, next(u))); steps.append(s)
+        s = dict(dim=DIMS[order[col] if rand else col], **_probabilistic(M, left, col, next(u)))
+        steps.append(s)
         if take(s['k_p']): break
         s.update(_complementary(M, left, s['k_p'], next(u), o, tol))
         if take(s['k_c']): break
@@ -281,7 +312,8 @@ class FedDiverseSelector(Selector):
     name = selector_name()
     def __init__(self, triplets:np.ndarray, # (K, 3) triplets [CI, AI, SC], indexed by client id
                  variant:str='sign-invariant', # a named variant of `SELECTION_VARIANTS`
-                 name:str|None=None, # display name (default `selector_name(variant)`; 'feddiverse[<variant>]' with overrides)
+                 # display name (default `selector_name(variant)`; 'feddiverse[<variant>]' with overrides)
+                 name:str|None=None,
                  tol:float=1e-9, # tie tolerance of the argmin/argmax steps
                  **overrides, # options replacing the variant's (see `selection_options`)
                 ):
@@ -314,7 +346,8 @@ def select(self:FedDiverseSelector, t:int, # the round
 
 @patch
 def explain(self:FedDiverseSelector) -> dict:
-    "Every intermediate quantity of the last selection: options, dimension order and, per triplet, p, dots, cross product, scores."
+    """Every intermediate quantity of the last selection: options, dimension order and, per triplet, p, dots, cross
+    product, scores."""
     if self._last is None: raise RuntimeError("explain(): no selection has been made since the last reset")
     return dict(self._last, triplets=self.triplets)
 
@@ -330,9 +363,11 @@ def algorithm5_round(triplets, # (K, 3) triplets [CI, AI, SC]
     T, k, rng, tol = check_triplets(triplets), check_int('k', k, lo=1), check_rng(rng), check_float('tol', tol, lo=0)
     L, av = normalise_triplets(T), check_available(available, len(T))
     col = [DIMS.index(d) for d in ('SC', 'CI', 'AI')][check_int('t', t, lo=0) % 3]
-    left = np.isin(np.arange(len(T)), av); chosen, picks = [], []
+    left = np.isin(np.arange(len(T)), av)
+    chosen, picks = [], []
     def take(i):
-        picks.append(int(i)); left[i] = False
+        picks.append(int(i))
+        left[i] = False
         if i not in chosen: chosen.append(int(i))
         return len(chosen) >= k
     one = lambda s, mask, best: int(pick_best(s[None], mask[None], best, rng.random(1), 'random', tol)[0])
@@ -343,7 +378,8 @@ def algorithm5_round(triplets, # (K, 3) triplets [CI, AI, SC]
         if take(kp) or not left.any(): break
         kc = one(dots(L[kp]), left, 'min')
         if take(kc): break
-        rest = np.isin(np.arange(len(T)), av); rest[[kp, kc]] = False
+        rest = np.isin(np.arange(len(T)), av)
+        rest[[kp, kc]] = False
         if rest.any() and take(one(dots(np.cross(L[kp], L[kc])), rest, 'max')): break
     return np.array(chosen, np.int64), dict(picks=picks, duplicates=len(picks) - len(chosen))
 
@@ -361,7 +397,8 @@ class LiteralFedDiverseSelector(Selector):
               seed:int, # the run's seed
              ):
         "Forget the duplicate counts, and check that there is one triplet per client."
-        super().reset(num_clients, seed); self.duplicates = []
+        super().reset(num_clients, seed)
+        self.duplicates = []
         if num_clients != len(self.triplets):
             raise ValueError(f"num_clients={num_clients}: the selector holds triplets for {len(self.triplets)} clients")
 
@@ -752,12 +789,13 @@ def client_matrices(matrices, # (K, |Y|, |A|) counts: numpy, torch, nested list 
                     name:str='matrices', # argument name for the errors
                    ) -> np.ndarray: # float64 (K, |Y|, |A|)
     "Validate a stack of client interaction matrices (`as_counts`, and one matrix per client)."
-    if isinstance(matrices, str): raise ValueError(f"{name}={matrices!r}: expected (K, |Y|, |A|) matrices, not a string")
+    if isinstance(matrices, str):
+        raise ValueError(f"{name}={matrices!r}: expected (K, |Y|, |A|) matrices, not a string")
     N = as_counts(matrices, name)
     if N.ndim != 3: raise ValueError(f"{name}: shape {N.shape}: expected (K, |Y|, |A|), one matrix per client")
     return N
 
-def oracle_triplets(matrices, # (K, |Y|, |A|) true client interaction matrices (numpy, torch, nested list or `FederationSpec`)
+def oracle_triplets(matrices, # (K, |Y|, |A|) true client matrices, or a `FederationSpec`
                    ) -> np.ndarray: # (K, 3) true triplets, round-off negatives clipped to 0
     "The true DHT of every client (the server-knows-$N^k$ oracle)."
     return np.maximum(np.asarray(dht(client_matrices(matrices)), dtype=np.float64), 0.0)
@@ -777,9 +815,15 @@ def triplet_error(estimated:np.ndarray, # (K, 3) estimated triplets
                  ) -> dict: # MAE per component, mean and sup Euclidean error
     "Estimation error of triplets: mean absolute error of CI, AI and SC, and the mean / max Euclidean error."
     est, tru = check_triplets(estimated, 'estimated'), check_triplets(true, 'true')
-    if est.shape != tru.shape: raise ValueError(f"estimated, true: shapes {est.shape} and {tru.shape}: expected equal shapes")
-    e = est - tru; d = np.linalg.norm(e, axis=1)
-    return dict(**{f'MAE_{n}': float(v) for n, v in zip(DIMS, np.abs(e).mean(0))}, euclid_mean=float(d.mean()), euclid_sup=float(d.max()))
+    if est.shape != tru.shape:
+        raise ValueError(f"estimated, true: shapes {est.shape} and {tru.shape}: expected equal shapes")
+    e = est - tru
+    d = np.linalg.norm(e, axis=1)
+    return dict(**{
+        f'MAE_{n}': float(v)
+        for n, v in zip(DIMS,
+                        np.abs(e).mean(0))
+    }, euclid_mean=float(d.mean()), euclid_sup=float(d.max()))
 
 def noise_for_error(triplets:np.ndarray, # (K, 3) true triplets
                     target:float, # desired mean Euclidean error
@@ -793,7 +837,8 @@ def noise_for_error(triplets:np.ndarray, # (K, 3) true triplets
         hi *= 2
         if hi > 64: raise ValueError(f"target={target}: clipping to [0,1] caps the error below it")
     for _ in range(40):
-        mid = (lo + hi) / 2; lo, hi = (mid, hi) if err(mid) < target else (lo, mid)
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if err(mid) < target else (lo, mid)
     return (lo + hi) / 2
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #57f35819
@@ -801,7 +846,8 @@ def nonnegative_matrices(matrices, # (K, |Y|, |A|): numpy, torch, nested list or
                          name:str='matrices', # argument name for the errors
                         ) -> np.ndarray: # float64 (K, |Y|, |A|)
     "Validate client matrices of finite non-negative weights (an all-zero client is allowed, unlike `as_counts`)."
-    if isinstance(matrices, str): raise ValueError(f"{name}={matrices!r}: expected (K, |Y|, |A|) matrices, not a string")
+    if isinstance(matrices, str):
+        raise ValueError(f"{name}={matrices!r}: expected (K, |Y|, |A|) matrices, not a string")
     A = as_float_array(matrices, name)
     if A.ndim != 3 or not len(A): raise ValueError(f"{name}: shape {A.shape}: expected (K, |Y|, |A|) with K >= 1")
     if not np.isfinite(A).all() or (A < 0).any(): raise ValueError(f"{name}: expected finite non-negative entries")
@@ -816,8 +862,8 @@ def _simplex_qp(objective, # f(w) to minimise
                e:np.ndarray, # (m,)
               ) -> np.ndarray: # (K,) the minimiser, clipped at 0 and summing to 1
     "Minimise a smooth convex function over non-negative weights under equality constraints (SLSQP, deterministic)."
-    res = minimize(objective, start, jac=gradient, method='SLSQP', bounds=[(0, 1)] * len(start),
-                   options=dict(ftol=1e-14, maxiter=2000), constraints=[dict(type='eq', fun=lambda w: E @ w - e, jac=lambda w: E)])
+    res = minimize(objective, start, jac=gradient, method='SLSQP', bounds=[(0, 1)] * len(start), options=dict(
+        ftol=1e-14, maxiter=2000), constraints=[dict(type='eq', fun=lambda w: E @ w - e, jac=lambda w: E)])
     w = np.clip(res.x, 0, None)
     return w / w.sum()
 
@@ -843,9 +889,11 @@ def mixture_variance(matrices:np.ndarray, # (K, |Y|, |A|) client matrices
                      weights:np.ndarray, # (K,) mixture weights
                     ) -> float:
     r"Var(S) of the mixed matrix $S = \sum_k \omega_k N^k$ over its cells."
-    N = nonnegative_matrices(matrices); w = as_float_array(weights, 'weights')
+    N = nonnegative_matrices(matrices)
+    w = as_float_array(weights, 'weights')
     if w.shape != N.shape[:1] or not np.isfinite(w).all() or (w < 0).any():
-        raise ValueError(f"weights: shape {w.shape}: expected {N.shape[:1]} finite non-negative weights, one per client")
+        raise ValueError(
+            f"weights: shape {w.shape}: expected {N.shape[:1]} finite non-negative weights, one per client")
     return float(np.tensordot(w, N, 1).var())
 
 # %% ../../nbs/feddiverse/20_selector.ipynb #05892a03
@@ -854,14 +902,17 @@ class FedRKSelector(Selector):
     name = 'fedrk'
     def __init__(self, matrices:np.ndarray, # (K, |Y|, |A|) true client interaction matrices
                  floor:float=1e-3, # ε-floor of the weights, so that κ clients can always be drawn
-                 weights:np.ndarray|None=None, # `fedrk_weights(matrices, floor)` solved before, to reuse; None: solve them
+                 # `fedrk_weights(matrices, floor)` solved before, to reuse; None: solve them
+                 weights:np.ndarray|None=None,
                 ):
         self.matrices, floor = nonnegative_matrices(matrices), check_float('floor', floor, lo=0, hi=1)
         if weights is None: self.weights = fedrk_weights(self.matrices, floor)
         else:
             self.weights = as_float_array(weights, 'weights').copy()   # the selector's own copy
-            if self.weights.shape != self.matrices.shape[:1] or not np.isfinite(self.weights).all() or (self.weights < 0).any():
-                raise ValueError(f"weights: shape {self.weights.shape}: expected {len(self.matrices)} finite non-negative weights")
+            if self.weights.shape != self.matrices.shape[:1] or not np.isfinite(self.weights).all() or (self.weights
+                                                                                                        < 0).any():
+                raise ValueError(
+                    f"weights: shape {self.weights.shape}: expected {len(self.matrices)} finite non-negative weights")
 
     def reset(self, num_clients:int, # clients in the federation
               seed:int, # the run's seed
@@ -886,8 +937,10 @@ def select(self:FedRKSelector, t:int, # the round
            rng:np.random.Generator, # the selection stream
           ) -> Selection:
     "κ available clients without replacement, with probability proportional to the FedRK weights."
-    av = clients.available; k = min(check_int('k', k, lo=1), len(av))
-    return Selection(np.sort(choice_without_replacement(av, self._probabilities(av, k), k, rng)))   # `rng.choice`, compiled at scale
+    av = clients.available
+    k = min(check_int('k', k, lo=1), len(av))
+    # `rng.choice`, compiled at scale
+    return Selection(np.sort(choice_without_replacement(av, self._probabilities(av, k), k, rng)))
 
 @patch
 def select_rounds(self:FedRKSelector, clients:ClientView, # who is available (the same clients every round)
@@ -897,7 +950,9 @@ def select_rounds(self:FedRKSelector, clients:ClientView, # who is available (th
                   feedback=None, # unused: FedRK reads no reports
                  ) -> np.ndarray: # (rounds, num_clients) 0/1 participation
     "`select` for `rounds` rounds, the probabilities computed once: the same draws from the same stream."
-    av = clients.available; k = min(check_int('k', k, lo=1), len(av)); p = self._probabilities(av, k)
+    av = clients.available
+    k = min(check_int('k', k, lo=1), len(av))
+    p = self._probabilities(av, k)
     chosen = np.zeros((check_int('rounds', rounds, lo=0), clients.num_clients), np.int64)
     for t in range(rounds): chosen[t, choice_without_replacement(av, p, k, rng)] = 1
     return chosen

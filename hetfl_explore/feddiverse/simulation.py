@@ -42,7 +42,10 @@ class SelectionStats:
                         union_triplets=lambda n, v: _check_rows(n, check_triplets(v, n), (R(), len(DIMS))),
                         types=lambda n, v: check_client_types(n, v, K()),
                         duplicates=lambda n, v: v if v is None else _check_rows(n, check_count_array(n, v), (R(),)))
-    def union_mean(self) -> np.ndarray: "Mean union triplet over rounds."; return self.union_triplets.mean(0)
+
+    def union_mean(self) -> np.ndarray:
+        "Mean union triplet over rounds."
+        return self.union_triplets.mean(0)
 
 def _check_shares(name:str, # argument name for the errors
                   shares, # {'CI': share, 'AI': share, 'SC': share}
@@ -75,7 +78,8 @@ def selection_stats(matrices:np.ndarray, # (K, |Y|, |A|) client matrices
                     chosen:np.ndarray, # (rounds, K) 0/1 participation
                    ) -> SelectionStats:
     "Type shares, frequencies and the triplet of the union of each round's selected data (vectorised over rounds)."
-    N = client_matrices(matrices); K = len(N)
+    N = client_matrices(matrices)
+    K = len(N)
     chosen = _check_participation('chosen', chosen, K)
     types = client_types(dht(N), tie='first')
     union = dht((chosen @ N.reshape(K, -1)).reshape(-1, *N.shape[1:]))
@@ -85,9 +89,11 @@ def selection_stats(matrices:np.ndarray, # (K, |Y|, |A|) client matrices
 
 def proxy_losses(matrices:np.ndarray, # (K, |Y|, |A|) client matrices
                 ) -> np.ndarray: # (K,) mean cross-entropy (nats) of the shortcut classifier on each client
-    "Loss proxy without training: each client's loss under the attribute-only classifier $P(y\\mid a)$ of the pooled data."
+    """Loss proxy without training: each client's loss under the attribute-only classifier $P(y\\mid a)$
+    of the pooled data."""
     N = client_matrices(matrices)
-    G = N.sum(0); p = (G + 1) / (G.sum(0, keepdims=True) + G.shape[0])   # Laplace-smoothed global P(y | a)
+    G = N.sum(0)
+    p = (G + 1) / (G.sum(0, keepdims=True) + G.shape[0])   # Laplace-smoothed global P(y | a)
     return -(N * np.log(p)).sum((1, 2)) / np.maximum(N.sum((1, 2)), 1)
 
 # %% ../../nbs/feddiverse/20c_simulation.ipynb #b436431b
@@ -100,17 +106,21 @@ def _matrices(fed):
 
 def _feedback(N, loss_noise, lrng, rrng):
     "A simulation's data sizes, loss channel (`proxy_losses` + noise) and synthetic reports, each from its own stream."
-    K = len(N); sizes, base = N.reshape(K, -1).sum(1), proxy_losses(N)
+    K = len(N)
+    sizes, base = N.reshape(K, -1).sum(1), proxy_losses(N)
     loss = lambda ids: base[ids] + lrng.normal(0, loss_noise, len(ids))
     def reports(t, ids):
-        rep = synthetic_reports(t, ids, sizes, rrng); rep.loss = loss(ids)   # a fresh object: set in place, validated once
+        # a fresh object: set in place, validated once
+        rep = synthetic_reports(t, ids, sizes, rrng)
+        rep.loss = loss(ids)
         rep.loss_before = rep.loss + np.abs(rrng.normal(0, loss_noise, len(ids)))
         return rep
     return sizes, loss, reports
 
 # %% ../../nbs/feddiverse/20c_simulation.ipynb #945fbe8c
 def simulate_selection(fed, # a federation name, a `FederationSpec`, or (K, |Y|, |A|) matrices
-                       selector:Selector|str='feddiverse', # a selector, or a key of `SELECTORS` (built with `make_selector`)
+                       # a selector, or a key of `SELECTORS` (built with `make_selector`)
+                       selector:Selector|str='feddiverse',
                        rounds:int=200, # rounds to simulate
                        k:int=9, # clients per round (κ)
                        seed:int=0, # seed of the selection streams (and of the triplet noise of a named selector)
@@ -119,7 +129,8 @@ def simulate_selection(fed, # a federation name, a `FederationSpec`, or (K, |Y|,
                        loss_noise:float=0.05, # σ of the per-round noise on the proxy losses loss-based selectors query
                       ) -> SelectionStats:
     "Run a selector for `rounds` rounds on a federation's matrices (no training) and summarise whom it picked."
-    N = _matrices(fed); K = len(N)
+    N = _matrices(fed)
+    K = len(N)
     rounds, k = check_int('rounds', rounds, lo=1), check_int('k', k, lo=1)
     loss_noise = check_float('loss_noise', loss_noise, lo=0)
     sel = (make_selector(check_choice('selector', selector, SELECTORS), N, noise, seed) if isinstance(selector, str)
@@ -132,16 +143,20 @@ def simulate_selection(fed, # a federation name, a `FederationSpec`, or (K, |Y|,
     return replace(selection_stats(N, chosen), duplicates=None if dup is None else np.array(dup, np.int64))
 
 # %% ../../nbs/feddiverse/20c_simulation.ipynb #bcedd45b
-PUBLISHED_UNIFORM_SHARES = {   # Németh et al. (2025), Diversity-Driven Learning, App. F, captions of Figs. 5-9 (= thesis Figure 17), % (CI, AI, SC)
+# Németh et al. (2025), Diversity-Driven Learning, App. F, captions of Figs. 5-9 (= thesis Figure 17), % (CI, AI, SC)
+PUBLISHED_UNIFORM_SHARES = {
     'spawrious_gsc': (16.7, 16.7, 66.6), 'cmnist_gsc': (16.7, 16.7, 66.6), 'spawrious_gci': (66.6, 16.7, 16.7),
     'spawrious_gai': (12.0, 60.0, 8.0), 'spawrious_4': (16.0, 16.0, 68.0), 'waterbirds_dist': (10.0, 6.7, 83.3)}
 
 def share_selectors(matrices:np.ndarray, # (K, |Y|, |A|) a federation's true matrices
                     variants=tuple(SELECTION_VARIANTS), # FedDiverse variants to include
                    ) -> dict:
-    "The strategies compared in the share table: uniform, round robin, the FedDiverse variants (true triplets) and FedRK."
+    """The strategies compared in the share table: uniform, round robin, the FedDiverse variants (true triplets) and
+    FedRK."""
     t = oracle_triplets(matrices)
-    variants = [check_choice('variants', v, SELECTION_VARIANTS) for v in check_type('variants', variants, (tuple, list))]
+    variants = [
+        check_choice('variants', v, SELECTION_VARIANTS) for v in check_type('variants', variants, (tuple, list))
+    ]
     return {'uniform': UniformSelector(), 'round_robin': RoundRobinSelector(),
             **{selector_name(v): FedDiverseSelector(t, v) for v in variants},
             selector_name(AS_PRINTED): LiteralFedDiverseSelector(t), 'fedrk': FedRKSelector(matrices)}
@@ -150,13 +165,16 @@ def share_selectors(matrices:np.ndarray, # (K, |Y|, |A|) a federation's true mat
 SHARE_FEDERATIONS = ('spawrious_gsc', 'cmnist_gsc', 'spawrious_gci', 'spawrious_gai', 'waterbirds_dist', 'spawrious_4',
                      'spawrious_gci_100')   # the seven federations of the share table
 
+# %% ../../nbs/feddiverse/20c_simulation.ipynb #629067c4
 def selection_share_table(federations=SHARE_FEDERATIONS, # federation names
                           rounds:int=500, # rounds per simulation
                           seed:int=0, # seed
                          ) -> pd.DataFrame:
     "Type shares (%) and mean union triplet of each strategy on each federation, beside the published uniform shares."
     from hetfl_explore.foundation.data import federation as get, FEDERATIONS
-    federations = [check_choice('federations', f, FEDERATIONS) for f in check_type('federations', federations, (tuple, list))]
+    federations = [
+        check_choice('federations', f, FEDERATIONS) for f in check_type('federations', federations, (tuple, list))
+    ]
     rows = []
     for name in federations:
         spec = get(name)
@@ -164,13 +182,27 @@ def selection_share_table(federations=SHARE_FEDERATIONS, # federation names
         for method, sel in share_selectors(N).items():
             st = simulate_selection(N, sel, rounds, k, seed)
             dup = st.duplicates if st.duplicates is not None else np.full(1, np.nan)
-            rows.append(dict(federation=name, kappa=k, method=method, **{d: 100 * st.type_shares[d] for d in DIMS},
-                             **{f'union_{d}': v for d, v in zip(DIMS, st.union_mean())},
-                             repick_rounds=100 * np.mean(dup > 0) if st.duplicates is not None else np.nan, repicks=dup.mean()))
+            rows.append(
+                dict(federation=name, kappa=k, method=method, **{d: 100 * st.type_shares[d]
+                                                                 for d in DIMS}, **{
+                                                                     f'union_{d}': v
+                                                                     for d, v in zip(DIMS, st.union_mean())
+                                                                 },
+                     repick_rounds=100 * np.mean(dup > 0) if st.duplicates is not None else np.nan, repicks=dup.mean()))
         if name in PUBLISHED_UNIFORM_SHARES:
             rows.append(dict(federation=name, kappa=k, method='published uniform',
                              **dict(zip(DIMS, PUBLISHED_UNIFORM_SHARES[name]))))
-    return pd.DataFrame(rows).round({**{d: 1 for d in DIMS}, **{f'union_{d}': 3 for d in DIMS}, 'repick_rounds': 1, 'repicks': 2})
+    return pd.DataFrame(rows).round({
+        **{
+            d: 1
+            for d in DIMS
+        },
+        **{
+            f'union_{d}': 3
+            for d in DIMS
+        }, 'repick_rounds': 1,
+        'repicks': 2
+    })
 
 # %% ../../nbs/feddiverse/20c_simulation.ipynb #7777501d
 def type_share_figure(table:pd.DataFrame, # rows of `selection_share_table` (or one federation's rows)
@@ -183,8 +215,8 @@ def type_share_figure(table:pd.DataFrame, # rows of `selection_share_table` (or 
     t = table[table.federation == check_choice('federation', federation, table.federation.unique())]
     fig = go.Figure([go.Bar(name=d, x=t.method, y=t[d], text=t[d].round(1)) for d in DIMS])
     fig.add_hline(y=100 / 3, line_dash='dot', line_color='grey')
-    fig.update_layout(barmode='group', title=f'Share of selected clients by type — {federation}', yaxis_title='% of slots',
-                      height=330, width=640, margin=dict(l=40, r=10, t=40, b=80))
+    fig.update_layout(barmode='group', title=f'Share of selected clients by type — {federation}',
+                      yaxis_title='% of slots', height=330, width=640, margin=dict(l=40, r=10, t=40, b=80))
     return fig
 
 # %% ../../nbs/feddiverse/20c_simulation.ipynb #5a29b946
@@ -192,7 +224,8 @@ def frequency_figure(stats:SelectionStats, # from `simulate_selection`
                      title:str='How often each client is selected', # figure title
                     ) -> go.Figure:
     "Bars of each client's selection frequency, coloured by client type."
-    check_type('stats', stats, SelectionStats); check_type('title', title, str)
+    check_type('stats', stats, SelectionStats)
+    check_type('title', title, str)
     fig = go.Figure([go.Bar(x=np.flatnonzero(stats.types == d), y=stats.frequency[stats.types == d], name=d,
                             marker_color=TRIPLET_COLORS[d]) for d in DIMS])   # the package's one CI/AI/SC colour map
     fig.update_layout(title=title, xaxis_title='client', yaxis_title='fraction of rounds', height=280, width=620,

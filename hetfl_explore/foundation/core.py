@@ -25,7 +25,8 @@ __all__ = ['INT64_MIN', 'INT64_MAX', 'SEED_MAX', 'MAX_COUNT', 'MS_PER_S', 'PANEL
 def _show(value, width:int=80) -> str:
     "`repr(value)`, cut to `width` characters so that a huge array does not flood the message."
     try: r = repr(value)
-    except Exception: r = f'<{type(value).__name__} without a printable form>'   # e.g. an int past the digit limit of repr
+        # e.g. an int past the digit limit of repr
+    except Exception: r = f'<{type(value).__name__} without a printable form>'
     return r if len(r) <= width else r[:width - 3] + '...'
 
 def _bad(name, value, allowed): return f"{name}={_show(value)}: expected {allowed}"
@@ -46,10 +47,13 @@ def check_int(name:str, # Argument name, quoted in the error
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(_bad(name, value, 'an integer'))
     try: value = int(value)
-    except Exception as e: raise TypeError(_bad(name, value, f'an integer (a {type(value).__name__} that raised {type(e).__name__} '
-                                                             'when read as one)')) from None
+    except Exception as e:
+        raise TypeError(
+            _bad(name, value, f'an integer (a {type(value).__name__} that raised {type(e).__name__} '
+                 'when read as one)')) from None
     if (lo is not None and value < lo) or (hi is not None and value > hi):
-        raise ValueError(_bad(name, value, f"an integer in [{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}]"))
+        raise ValueError(
+            _bad(name, value, f"an integer in [{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}]"))
     if (lo is None and value < INT64_MIN) or (hi is None and value > INT64_MAX):   # an unbounded side stops at 64 bits
         raise ValueError(_bad(name, value, 'an integer within the 64-bit range [-2**63, 2**63 - 1]'))
     return value
@@ -67,9 +71,12 @@ def check_float(name:str, # Argument name, quoted in the error
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(_bad(name, value, 'a real number'))
     try: value = float(value)
-    except OverflowError: raise ValueError(_bad(name, value, 'a finite number (this one is beyond the float range)')) from None
-    except Exception as e: raise TypeError(_bad(name, value, f'a real number (a {type(value).__name__} that raised {type(e).__name__} '
-                                                             'when read as one)')) from None
+    except OverflowError:
+        raise ValueError(_bad(name, value, 'a finite number (this one is beyond the float range)')) from None
+    except Exception as e:
+        raise TypeError(
+            _bad(name, value, f'a real number (a {type(value).__name__} that raised {type(e).__name__} '
+                 'when read as one)')) from None
     lb, ub = '(' if lo_open else '[', ')' if hi_open else ']'
     rng = f"a finite number in {lb}{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}{ub}"
     if not np.isfinite(value): raise ValueError(_bad(name, value, rng))
@@ -92,8 +99,11 @@ def check_choice(name:str, # Argument name, quoted in the error
     choices = list(choices)
     if any(_same(value, c) for c in choices): return value
     try: value == value
-    except Exception as e: raise TypeError(_bad(name, value, f"one of {', '.join(map(repr, choices))} (a {type(value).__name__} "
-                                                f"cannot be compared: {type(e).__name__})")) from None
+    except Exception as e:
+        raise TypeError(
+            _bad(
+                name, value, f"one of {', '.join(map(repr, choices))} (a {type(value).__name__} "
+                f"cannot be compared: {type(e).__name__})")) from None
     raise ValueError(_bad(name, value, 'one of ' + ', '.join(map(repr, choices))))
 
 # %% ../../nbs/foundation/00_core.ipynb #9e0a1886
@@ -113,7 +123,8 @@ def check_keys(name:str, # Argument name, quoted in the error
                allowed:Iterable, # The names that are known
               ) -> dict:
     "Return `values` if every key is one of `allowed`, else raise a `ValueError` naming the unknown keys."
-    allowed = list(allowed); unknown = [k for k in check_type(name, values, dict) if k not in allowed]
+    allowed = list(allowed)
+    unknown = [k for k in check_type(name, values, dict) if k not in allowed]
     if unknown: raise ValueError(f"{name}: unknown {unknown}; expected some of {allowed}")
     return values
 
@@ -123,7 +134,8 @@ MAX_COUNT = 2**53      # largest count (and total of counts) a float64 holds exa
 MS_PER_S = 1000.0     # milliseconds per second (latencies and timings are reported in ms)
 
 def _check_ndim(name, arr, ndim):
-    "Raise a `ValueError` naming `name` unless `arr` (array or tensor) has `ndim` dimensions (an int, or a tuple of them)."
+    """Raise a `ValueError` naming `name` unless `arr` (array or tensor) has `ndim` dimensions (an int, or a tuple of
+    them)."""
     dims = (ndim,) if isinstance(ndim, int) else ndim
     if dims is None or arr.ndim in dims: return
     shown = f"={arr.item()!r:.40}" if arr.ndim == 0 else ''   # a lone number shows itself
@@ -136,21 +148,27 @@ def _real_objects(name, arr:np.ndarray) -> np.ndarray:
     out = []
     for x in arr.flat:
         try: out.append(float(x))
-        except OverflowError: raise ValueError(f"{name}: the entry {reprlib.repr(x)} is beyond the float range; expected finite numbers") from None
+        except OverflowError:
+            raise ValueError(
+                f"{name}: the entry {reprlib.repr(x)} is beyond the float range; expected finite numbers") from None
     return np.array(out).reshape(arr.shape)
 
+# %% ../../nbs/foundation/00_core.ipynb #5e67e2e8
 def as_array(name:str, # Argument name, quoted in the error
              value:Any, # numpy array, torch tensor, nested list or number
              ndim:int|tuple|None=None, # the number of dimensions required (one, or a tuple of allowed ones), if any
             ) -> np.ndarray:
     "`value` as a numeric numpy array (torch tensors copied to the CPU); errors name `name`."
     if isinstance(value, torch.Tensor): value = value.detach().cpu().numpy()
-    if value is None or isinstance(value, (str, bytes, dict, set, bool, np.bool_)):   # a lone truth value is no array of numbers
+    # a lone truth value is no array of numbers
+    if value is None or isinstance(value, (str, bytes, dict, set, bool, np.bool_)):
         raise TypeError(f"{name}={_show(value)}: expected an array of numbers")
     try: arr = np.asarray(value)
-    except (ValueError, TypeError) as e: raise ValueError(f"{name}: not a rectangular array of numbers ({e}); expected one") from None
-    except Exception as e: raise TypeError(f"{name}: {type(value).__name__} cannot be read as numbers ({type(e).__name__}: {e}); "
-                                           "expected an array of numbers") from None
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"{name}: not a rectangular array of numbers ({e}); expected one") from None
+    except Exception as e:
+        raise TypeError(f"{name}: {type(value).__name__} cannot be read as numbers ({type(e).__name__}: {e}); "
+                        "expected an array of numbers") from None
     if arr.dtype.kind == 'O' and arr.size: arr = _real_objects(name, arr)
     if arr.dtype.kind not in 'biuf' and not (arr.size == 0 and arr.dtype.kind == 'O'):
         raise TypeError(f"{name}={_show(value)}: expected an array of numbers, got dtype {arr.dtype}")
@@ -161,9 +179,11 @@ def as_array(name:str, # Argument name, quoted in the error
 def _first_bad(name, arr, bad, what, where=None):
     "Raise a `ValueError` naming the first entry of `arr` flagged in `bad`, if any."
     if not bad.any(): return
-    idx = tuple(int(i) for i in np.argwhere(bad)[0]); v = arr[idx]
+    idx = tuple(int(i) for i in np.argwhere(bad)[0])
+    v = arr[idx]
     pos = where(idx) if where else (f"entry {idx if len(idx) != 1 else idx[0]}" if idx else 'value')
-    why = ('NaN' if np.isnan(v) else 'infinite' if np.isinf(v) else 'out of range') if arr.dtype.kind == 'f' else 'out of range'
+    why = ('NaN' if np.isnan(v) else
+           'infinite' if np.isinf(v) else 'out of range') if arr.dtype.kind == 'f' else 'out of range'
     raise ValueError(f"{name}: {pos} = {v.item()!r} is {why}; expected {what}")
 
 def check_array(name:str, # Argument name, quoted in the error
@@ -203,7 +223,8 @@ def check_tensor(name:str, # Argument name, quoted in the error
                 ) -> torch.Tensor:
     "Return `value` as a floating tensor checked like `check_array` (a tensor keeps its float dtype and device)."
     if isinstance(value, bool): raise TypeError(_bad(name, value, 'a number, array or tensor'))
-    if not isinstance(value, torch.Tensor): return torch.from_numpy(check_array(name, value, ndim, allow_nan=not finite, allow_inf=not finite))
+    if not isinstance(value, torch.Tensor):
+        return torch.from_numpy(check_array(name, value, ndim, allow_nan=not finite, allow_inf=not finite))
     t = value if value.is_floating_point() else value.double()
     _check_ndim(name, t, ndim)
     if finite and not all_finite(t): raise ValueError(f"{name}: expected finite values (NaN or ±inf found)")
@@ -225,9 +246,11 @@ def check_count_array(name:str, # Argument name, quoted in the error
     arr = as_array(name, value)
     f = arr if arr.dtype.kind in 'iub' else arr.astype(np.float64)
     with np.errstate(invalid='ignore'):
-        bad = (f < 0) | (f > MAX_COUNT) if f.dtype.kind != 'f' else ~(np.isfinite(f) & (f >= 0) & (np.rint(f) == f) & (f <= MAX_COUNT))
+        bad = (f < 0) | (f > MAX_COUNT) if f.dtype.kind != 'f' else ~(np.isfinite(f) & (f >= 0) & (np.rint(f) == f) &
+                                                                      (f <= MAX_COUNT))
     if bad.any():
-        idx = tuple(np.argwhere(bad)[0]); v = f[idx]
+        idx = tuple(np.argwhere(bad)[0])
+        v = f[idx]
         why = 'NaN' if np.isnan(v) else 'infinite' if np.isinf(v) else 'negative' if v < 0 else \
               'not an integer' if np.rint(v) != v else f'above MAX_COUNT={MAX_COUNT}'
         pos = where(idx) if where else (f"entry {tuple(int(i) for i in idx)}" if idx else 'value')
@@ -330,16 +353,20 @@ def default_device(device:str|torch.device|None=None, # 'cpu', 'cuda', 'cuda:1',
     if not isinstance(device, (str, torch.device)):
         raise TypeError(f"device={device!r}: expected a string such as 'cpu' or 'cuda', a torch.device, or None")
     try: dev = torch.device(device)
-    except RuntimeError: raise ValueError(f"device={device!r}: not a device name; expected 'cpu', 'cuda' or 'cuda:N'") from None
+    except RuntimeError:
+        raise ValueError(f"device={device!r}: not a device name; expected 'cpu', 'cuda' or 'cuda:N'") from None
     if dev.type == 'cuda' and not torch.cuda.is_available():
         raise ValueError(f"device={device!r}: CUDA was requested but no GPU is available here; expected 'cpu'")
     n_gpu = torch.cuda.device_count() if dev.type == 'cuda' else 0
-    if dev.type == 'cuda' and dev.index is not None and dev.index >= n_gpu:   # torch accepts any index and fails at first use
-        raise ValueError(f"device={device!r}: this machine has {n_gpu} GPU(s); expected 'cuda' or 'cuda:N' with N in [0, {n_gpu})")
+    # torch accepts any index and fails at first use
+    if dev.type == 'cuda' and dev.index is not None and dev.index >= n_gpu:
+        raise ValueError(
+            f"device={device!r}: this machine has {n_gpu} GPU(s); expected 'cuda' or 'cuda:N' with N in [0, {n_gpu})")
     return dev
 
 # %% ../../nbs/foundation/00_core.ipynb #4e642304
-PANEL_TORCH_THREADS = 1   # torch threads a panel trains with: small models gain nothing from more, and shared cores lose much
+# torch threads a panel trains with: small models gain nothing from more, and shared cores lose much
+PANEL_TORCH_THREADS = 1
 _THREAD_LOCK = threading.Lock()
 _THREAD_ASKS: list = []       # the counts every active `torch_threads` block asked for
 _THREAD_SAVED: list = []      # the count in force before the first active block began
@@ -349,7 +376,8 @@ def _bounded_threads(n:int):
     "The block of `torch_threads` (n already checked)."
     with _THREAD_LOCK:
         if not _THREAD_ASKS: _THREAD_SAVED[:] = [torch.get_num_threads()]
-        _THREAD_ASKS.append(n); torch.set_num_threads(min(_THREAD_ASKS))
+        _THREAD_ASKS.append(n)
+        torch.set_num_threads(min(_THREAD_ASKS))
     try: yield n
     finally:
         with _THREAD_LOCK:
@@ -366,7 +394,9 @@ def seed_everything(seed:int, # The experiment seed
                    ) -> int:
     "Seed Python's `random`, numpy's and torch's global generators with `seed`; returns `seed`."
     seed = check_rng_seed('seed', seed)
-    random.seed(seed); np.random.seed(seed % 2**32); torch.manual_seed(seed)
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
     return seed
 
 # %% ../../nbs/foundation/00_core.ipynb #1b2add0c
@@ -374,13 +404,16 @@ KEY_MAX = 2**128 - 1   # largest consumer key: a name is read as 16 bytes
 
 def spawn_seeds(seed:int, # The experiment seed
                 n:int, # How many independent child seeds
-                key:int|str=0, # A label of the consumer (e.g. 'clients', 'selection'), so different consumers get different streams
+                # A label of the consumer (e.g. 'clients', 'selection'), so different consumers get different streams
+                key:int|str=0,
                ) -> list[int]: # `n` reproducible 63-bit seeds
     "Derive `n` independent integer seeds from `seed` for the consumer named `key`."
     seed, n = check_rng_seed('seed', seed), check_int('n', n, lo=0)
     if isinstance(key, str): key = int.from_bytes(key.encode()[:16].ljust(16, b'\0'), 'little')
     ss = np.random.SeedSequence([seed, check_int('key', key, lo=0, hi=KEY_MAX)])
-    return [int(c.generate_state(2, np.uint32).astype(np.uint64) @ np.array([1, 2**31], np.uint64)) for c in ss.spawn(n)]
+    return [
+        int(c.generate_state(2, np.uint32).astype(np.uint64) @ np.array([1, 2**31], np.uint64)) for c in ss.spawn(n)
+    ]
 
 # %% ../../nbs/foundation/00_core.ipynb #b08f7b74
 def rng_streams(seed:int, # The experiment seed
@@ -405,7 +438,8 @@ def validate_fields(obj:Any, # A dataclass instance
                    ):
     "Apply each rule to the field it names on `obj`, storing the cleaned value; errors name the field."
     import dataclasses
-    if not dataclasses.is_dataclass(obj) or isinstance(obj, type): raise TypeError(_bad('obj', obj, 'a dataclass instance'))
+    if not dataclasses.is_dataclass(obj) or isinstance(obj, type):
+        raise TypeError(_bad('obj', obj, 'a dataclass instance'))
     for field, rule in rules.items():
         object.__setattr__(obj, field, rule(f"{type(obj).__name__}.{field}", getattr(obj, field)))
     return obj
@@ -435,8 +469,10 @@ def assert_learned(name:str, # a short, unique name of the assertion (e.g. 'FAVO
     path = os.environ.get(OUTCOME_LOG_ENV, '').strip()
     if path:
         with open(path, 'a', encoding='utf-8') as f:
-            f.write(json.dumps(dict(name=name, value=value, bound=bound, margin=margin,
-                                    seed=os.environ.get(OUTCOME_SEED_ENV), threads=os.environ.get('OMP_NUM_THREADS'))) + '\n')
+            f.write(
+                json.dumps(
+                    dict(name=name, value=value, bound=bound, margin=margin, seed=os.environ.get(OUTCOME_SEED_ENV),
+                         threads=os.environ.get('OMP_NUM_THREADS'))) + '\n')
     assert margin > 0, f"learned outcome {name!r}: {value:.4g} does not exceed {bound:.4g}"
     return margin
 
@@ -482,11 +518,16 @@ def paired_differences(runs, # DataFrame: one row per (group..., arm, seed)
     out = pd.DataFrame(dict(mean=g.mean(), se=g.std(ddof=1) / np.sqrt(g.size()), n=g.size()))
     out['n_sign'] = g.apply(lambda v: int((np.sign(v) == np.sign(v.mean())).sum()) if v.mean() else 0)
     out['significant'] = (out['mean'].abs() > SIGNIFICANCE_SE * out.se.fillna(np.inf)) & (out.n >= 2)
-    out['text'] = [f"{m:+.{_dec(s)}f} ± {s:.{_dec(s)}f} ({k}/{n} seeds)" for m, s, k, n in zip(out['mean'], out.se.fillna(0), out.n_sign, out.n)]
+    out['text'] = [
+        f"{m:+.{_dec(s)}f} ± {s:.{_dec(s)}f} ({k}/{n} seeds)"
+        for m, s, k, n in zip(out['mean'], out.se.fillna(0), out.n_sign, out.n)
+    ]
     return out
 
-def _dec(se:float) -> int: "Decimals that show two significant digits of a standard error."; return int(min(4, max(1, 1 - np.floor(np.log10(se))))) if se > 0 else 2
-
+# %% ../../nbs/foundation/00_core.ipynb #adb5f783
+def _dec(se: float) -> int:
+    "Decimals that show two significant digits of a standard error."
+    return int(min(4, max(1, 1 - np.floor(np.log10(se))))) if se > 0 else 2
 
 # %% ../../nbs/foundation/00_core.ipynb #1ff58543
 def verdict(paper:float, # the difference the paper reports (same sign convention)
@@ -494,8 +535,12 @@ def verdict(paper:float, # the difference the paper reports (same sign conventio
             se:float, # its standard error
             k:float=SIGNIFICANCE_SE, # standard errors that make a difference significant
            ) -> str: # one of `VERDICTS`
-    "Our paired difference against the paper's: reproduced (sign and size), direction only, not significant, or contradicted."
-    paper, mean, se, k = check_float('paper', paper), check_float('mean', mean), check_float('se', se, lo=0), check_float('k', k, lo=0)
+    """Our paired difference against the paper's: reproduced (sign and size), direction only, not significant, or
+    contradicted."""
+    paper = check_float('paper', paper)
+    mean = check_float('mean', mean)
+    se = check_float('se', se, lo=0)
+    k = check_float('k', k, lo=0)
     if abs(mean) <= k * se: return 'not significant'
     if np.sign(mean) != np.sign(paper): return 'contradicted'
     return 'reproduced' if abs(mean - paper) <= k * se else 'direction only'
@@ -507,29 +552,39 @@ def _paired_row(diff, name:str):
     check_type('name', name, str)
     if not hasattr(diff, 'keys') or not {'mean', 'se', 'n', 'text'} <= set(diff.keys()):
         raise TypeError(f"diff={diff!r:.80}: expected a row of `paired_differences` (mean, se, n, text) for {name}")
-    if diff['n'] < MIN_SEEDS: raise AssertionError(f"{name}: {diff['text']} rests on {diff['n']} seeds; a stated comparison needs >= {MIN_SEEDS}")
+    if diff['n'] < MIN_SEEDS:
+        raise AssertionError(
+            f"{name}: {diff['text']} rests on {diff['n']} seeds; a stated comparison needs >= {MIN_SEEDS}")
     return diff
 
 def assert_paired(diff, # a row of `paired_differences`
                   sign:int, # the stated direction: +1 (a > b) or -1 (a < b)
                   name:str='comparison', # what is compared, for the message
                  ) -> str: # the row's text, e.g. '+11.7 ± 1.9 (18/20 seeds)'
-    "Assert a stated comparison: >= MIN_SEEDS seeds and a mean beyond SIGNIFICANCE_SE standard errors in direction `sign`."
-    d = _paired_row(diff, name); check_choice('sign', sign, (1, -1))
+    """Assert a stated comparison: >= MIN_SEEDS seeds and a mean beyond SIGNIFICANCE_SE standard errors in direction
+    `sign`."""
+    d = _paired_row(diff, name)
+    check_choice('sign', sign, (1, -1))
     if not sign * d['mean'] > SIGNIFICANCE_SE * d['se']:
-        raise AssertionError(f"{name}: {d['text']} is not beyond {SIGNIFICANCE_SE:g} standard errors {'above' if sign > 0 else 'below'} 0")
+        raise AssertionError(
+            f"{name}: {d['text']} is not beyond {SIGNIFICANCE_SE:g} standard errors "
+            f"{'above' if sign > 0 else 'below'} 0"
+        )
     return d['text']
 
 def assert_not_significant(diff, # a row of `paired_differences`
                            name:str='comparison', # what is compared, for the message
                           ) -> str: # the row's text
-    "Assert the sentence 'not significant at this scale': >= MIN_SEEDS seeds and |mean| within SIGNIFICANCE_SE standard errors."
+    """Assert the sentence 'not significant at this scale': >= MIN_SEEDS seeds and |mean| within SIGNIFICANCE_SE
+    standard errors."""
     d = _paired_row(diff, name)
     if abs(d['mean']) > SIGNIFICANCE_SE * d['se']: raise AssertionError(f"{name}: {d['text']} is significant")
     return d['text']
 
 
 # %% ../../nbs/foundation/00_core.ipynb #a25c0l1r
-TRIPLET_COLORS = {'CI': '#1f77b4', 'AI': '#ff7f0e', 'SC': '#2ca02c'}   # class imbalance, attribute imbalance, spurious correlation
-FONT_FAMILY = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif'   # panels, tables and the site
+# class imbalance, attribute imbalance, spurious correlation
+TRIPLET_COLORS = {'CI': '#1f77b4', 'AI': '#ff7f0e', 'SC': '#2ca02c'}
+# panels, tables and the site
+FONT_FAMILY = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif'
 PAGE_FIGURE_WIDTH = 860   # px: the widest figure the docs column (and JupyterLab at 1280 px) shows without a scrollbar

@@ -12,8 +12,9 @@ import pandas as pd
 import torch
 from torch.utils.data import TensorDataset, DataLoader
 from fastcore.basics import patch
-from .core import (check_int, check_float, check_choice, check_type, rng_streams, torch_generator,
-    default_device, check_count, check_count_array, check_ids, check_rng_seed, as_array, check_tensor)
+from .core import (check_int, check_float, check_choice, check_type, rng_streams,
+                                           torch_generator, default_device, check_count, check_count_array, check_ids,
+                                           check_rng_seed, as_array, check_tensor)
 from .hetero import as_counts, dht, fl_metrics, client_types, interaction_matrix, METRICS, TYPES
 
 # %% auto #0
@@ -25,16 +26,23 @@ __all__ = ['FEDERATIONS', 'MAX_TRIES', 'FederationSpec', 'federation', 'assert_p
 # %% ../../nbs/foundation/02_data.ipynb #8271dacb
 def _check_spec(spec):
     "A FederationSpec's fields checked: name, (multiplicity, matrix) pairs, one name per class and attribute, the rest."
-    check_type('name', spec.name, str); check_type('client_types', spec.client_types, tuple)
-    check_type('class_names', spec.class_names, (tuple, list)); check_type('attr_names', spec.attr_names, (tuple, list))
+    check_type('name', spec.name, str)
+    check_type('client_types', spec.client_types, tuple)
+    check_type('class_names', spec.class_names, (tuple, list))
+    check_type('attr_names', spec.attr_names, (tuple, list))
     if not spec.client_types: raise ValueError("client_types: a federation needs at least one (m, N) pair")
     for i, pair in enumerate(spec.client_types):
-        if not isinstance(pair, (tuple, list)) or len(pair) != 2: raise TypeError(f"client_types[{i}]={pair!r:.80}: expected an (m, N) pair")
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise TypeError(f"client_types[{i}]={pair!r:.80}: expected an (m, N) pair")
         check_int(f'client_types[{i}] multiplicity', pair[0], lo=1)
     N = as_counts([N for _, N in spec.client_types], 'client_types')
     if N.shape[1:] != (len(spec.class_names), len(spec.attr_names)):
-        raise ValueError(f"class_names/attr_names: {len(spec.class_names)} x {len(spec.attr_names)} names for {N.shape[1]} x {N.shape[2]} matrices")
-    check_type('published', spec.published, dict); check_type('derived', spec.derived, dict)
+        raise ValueError(
+            f"class_names/attr_names: {len(spec.class_names)} x {len(spec.attr_names)} names for {N.shape[1]} x "
+            f"{N.shape[2]} matrices"
+        )
+    check_type('published', spec.published, dict)
+    check_type('derived', spec.derived, dict)
     check_type('source', spec.source, str)
     object.__setattr__(spec, 'kappa', check_int('kappa', spec.kappa, lo=1))   # frozen: store the checked int
 
@@ -47,8 +55,11 @@ class FederationSpec:
     client_types: tuple # ((m, N^k), ...): m clients share the matrix N^k (|Y| x |A| nested lists)
     class_names: tuple # row labels
     attr_names: tuple # column labels
-    published: dict # values printed in the sources: 'triplets' (per client type), 'global_matrix', 'GCI', 'GAI', 'GSC', 'avg_acc', 'wga'
-    derived: dict # values we derived from the published matrices (not printed in the sources): the six metrics and type counts
+    # values printed in the sources: 'triplets' (per client type), 'global_matrix', 'GCI', 'GAI', 'GSC', 'avg_acc',
+    # 'wga'
+    published: dict
+    # values we derived from the published matrices (not printed in the sources): the six metrics and type counts
+    derived: dict
     kappa: int = 9 # clients selected per round in the paper's experiments
     source: str = '' # where the numbers come from
 
@@ -68,7 +79,10 @@ class FederationSpec:
     def global_matrix(self) -> np.ndarray:
         "The global interaction matrix, the sum of all client matrices."
         return self.matrices.sum(0)
-    def __post_init__(self): "Check the fields (see `_check_spec`)."; _check_spec(self)
+
+    def __post_init__(self):
+        "Check the fields (see `_check_spec`)."
+        _check_spec(self)
     def __array__(self, dtype=None, copy=None):
         "The client matrices (K, |Y|, |A|): every function that takes interaction matrices accepts the spec itself."
         return self.matrices if dtype is None else self.matrices.astype(dtype)
@@ -77,7 +91,8 @@ class FederationSpec:
                 f"{len(self.attr_names)} attributes, n={int(self.global_matrix.sum())})")
 
 # %% ../../nbs/foundation/02_data.ipynb #180b2d6d
-_SRC = "Németh et al. (2025), Diversity-Driven Learning, App. A, Tables 5-6 / Németh (2025), thesis §5.5.2, Tables 12-13"
+_SRC = ("Németh et al. (2025), Diversity-Driven Learning, App. A, Tables 5-6 / Németh (2025), thesis §5.5.2, Tables "
+        "12-13")
 
 _DOGS2, _DOGS4, _BG = ('labrador', 'dachshund'), ('labrador', 'dachshund', 'bulldog', 'corgi'), ('beach', 'snow')
 
@@ -94,51 +109,63 @@ _GSC_DERIVED = dict(GCI=0.000, GAI=0.000, GSC=0.163, CCI=0.089, CAI=0.089, CSC=0
 # %% ../../nbs/foundation/02_data.ipynb #5cbe48b4
 _FEDS_SPAWRIOUS_2 = [   # the two-class Spawrious federations and CMNIST
     _fed('spawrious_gsc', _GSC, _DOGS2, _BG,
-         dict(global_matrix=[[1760, 640], [640, 1760]], GCI=0, GAI=0, GSC=0.16, avg_acc=93.15, wga=87.82), _GSC_DERIVED),
+         dict(global_matrix=[[1760, 640], [640, 1760]], GCI=0, GAI=0, GSC=0.16, avg_acc=93.15, wga=87.82),
+         _GSC_DERIVED),
     _fed('cmnist_gsc', _GSC, ('digit<5', 'digit>=5'), ('red', 'green'),
-         dict(global_matrix=[[1760, 640], [640, 1760]], GCI=0, GAI=0, GSC=0.16, avg_acc=96.35, wga=93.15), _GSC_DERIVED),
-    _fed('spawrious_gci',
-         [(15, [[90, 90], [10, 10]], [.53, 0, 0]), (1, [[10, 10], [90, 90]], [.53, 0, 0]),
-          (2, [[90, 10], [90, 10]], [0, .53, 0]), (2, [[10, 90], [10, 90]], [0, .53, 0]),
-          (2, [[90, 10], [10, 90]], [0, 0, .53]), (2, [[10, 90], [90, 10]], [0, 0, .53])], _DOGS2, _BG,
+         dict(global_matrix=[[1760, 640], [640, 1760]], GCI=0, GAI=0, GSC=0.16, avg_acc=96.35, wga=93.15),
+         _GSC_DERIVED),
+    _fed('spawrious_gci', [(15, [[90, 90], [10, 10]], [.53, 0, 0]), (1, [[10, 10], [90, 90]], [.53, 0, 0]),
+                           (2, [[90, 10], [90, 10]], [0, .53, 0]), (2, [[10, 90], [10, 90]], [0, .53, 0]),
+                           (2, [[90, 10], [10, 90]], [0, 0, .53]), (2, [[10, 90], [90, 10]], [0, 0, .53])], _DOGS2, _BG,
          dict(global_matrix=[[1760, 1760], [640, 640]], GCI=0.16, GAI=0, GSC=0, avg_acc=92.92, wga=87.62),
          dict(GCI=0.163, GAI=0.000, GSC=0.000, CCI=0.354, CAI=0.089, CSC=0.089, types=dict(CI=16, AI=4, SC=4))),
-    _fed('spawrious_gai',
-         [(1, [[120, 5], [20, 10]], [.29, .54, .15]), (1, [[120, 40], [5, 10]], [.58, .14, .07]),
-          (2, [[170, 5], [5, 5]], [.70, .70, .24]), (2, [[5, 5], [170, 5]], [.70, .70, .24]),
-          (2, [[10, 30], [120, 10]], [.21, .21, .38]), (2, [[80, 80], [20, 2]], [.47, .01, .08]),
-          (14, [[80, 15], [90, 2]], [0, .56, .06]), (1, [[110, 5], [85, 8]], [.01, .66, .01])], _DOGS2, _BG,
-         dict(global_matrix=[[2000, 500], [2000, 100]], GCI=0.01, GAI=0.44, GSC=0.05, avg_acc=93.9, wga=89.09),
-         dict(GCI=0.006, GAI=0.441, GSC=0.052, CCI=0.201, CAI=0.497, CSC=0.119,
-              types={'CI': 3, 'AI': 16, 'SC': 2, 'CI=AI': 4})),
+    _fed(
+        'spawrious_gai', [(1, [[120, 5], [20, 10]], [.29, .54, .15]), (1, [[120, 40], [5, 10]], [.58, .14, .07]),
+                          (2, [[170, 5], [5, 5]], [.70, .70, .24]), (2, [[5, 5], [170, 5]], [.70, .70, .24]),
+                          (2, [[10, 30], [120, 10]], [.21, .21, .38]), (2, [[80, 80], [20, 2]], [.47, .01, .08]),
+                          (14, [[80, 15], [90, 2]], [0, .56, .06]), (1, [[110, 5], [85, 8]], [.01, .66, .01])], _DOGS2,
+        _BG, dict(global_matrix=[[2000, 500], [2000, 100]], GCI=0.01, GAI=0.44, GSC=0.05, avg_acc=93.9, wga=89.09),
+        dict(GCI=0.006, GAI=0.441, GSC=0.052, CCI=0.201, CAI=0.497, CSC=0.119, types={
+            'CI': 3,
+            'AI': 16,
+            'SC': 2,
+            'CI=AI': 4
+        })),
 ]
 
 # %% ../../nbs/foundation/02_data.ipynb #2f4d5ed9
-FEDERATIONS = {f.name: f for f in _FEDS_SPAWRIOUS_2 + [
-    _fed('waterbirds_dist',
-         [(1, [[23, 23], [10, 110]], [.15, .28, .18]), (1, [[110, 23], [10, 23]], [.28, .15, .18]),
-          (1, [[89, 39], [1, 29]], [.30, .01, .27]), (1, [[29, 39], [1, 89]], [.01, .30, .27]),
-          (1, [[81, 35], [9, 31]], [.18, .02, .14]), (9, [[126, 1], [1, 31]], [.28, .28, .87]),
-          (16, [[127, 1], [1, 31]], [.28, .28, .87])], ('landbird', 'waterbird'), ('land', 'water'),
-         dict(global_matrix=[[3498, 184], [56, 1057]], GCI=0.22, GAI=0.18, GSC=0.67, avg_acc=82.37, wga=55.09),
-         dict(GCI=0.218, GAI=0.175, GSC=0.670, CCI=0.262, CAI=0.256, CSC=0.761, types=dict(CI=3, AI=2, SC=25))),
-    _fed('spawrious_4',
-         [(2, [[20, 20], [20, 20], [5, 5], [5, 5]], [.14, 0, 0]), (2, [[5, 5], [5, 5], [20, 20], [20, 20]], [.14, 0, 0]),
-          (2, [[20, 5]] * 4, [0, .28, 0]), (2, [[5, 20]] * 4, [0, .28, 0]),
-          (1, [[5, 20], [5, 20], [20, 5], [20, 5]], [0, 0, .19]),
-          (7, [[119, 5], [119, 5], [5, 119], [5, 119]], [0, 0, .50]),
-          (9, [[118, 5], [118, 5], [5, 118], [5, 118]], [0, 0, .50])], _DOGS4, _BG,
-         dict(global_matrix=[[2000, 200], [2000, 200], [200, 2000], [200, 2000]], GCI=0, GAI=0, GSC=0.37,
-              avg_acc=93.07, wga=85.88),
-         dict(GCI=0.000, GAI=0.000, GSC=0.374, CCI=0.022, CAI=0.045, CSC=0.330, types=dict(CI=4, AI=4, SC=17))),
-    _fed('spawrious_gci_100',
-         [(64, [[68, 68], [10, 10]], [.45, 0, 0]), (4, [[10, 10], [68, 68]], [.45, 0, 0]),
-          (8, [[68, 10], [68, 10]], [0, .45, 0]), (8, [[10, 68], [10, 68]], [0, .45, 0]),
-          (8, [[68, 10], [10, 68]], [0, 0, .45]), (8, [[10, 68], [68, 10]], [0, 0, .45])], _DOGS2, _BG,
-         {},   # absent from Table 5: its global values are derived (below)
-         dict(global_matrix=[[5640, 5640], [2160, 2160]], GCI=0.149, GAI=0.000, GSC=0.000, CCI=0.304, CAI=0.072,
-              CSC=0.072, types=dict(CI=68, AI=16, SC=16)), kappa=12),
-]}
+FEDERATIONS = {
+    f.name: f
+    for f in _FEDS_SPAWRIOUS_2 + [
+        _fed('waterbirds_dist', [(1, [[23, 23], [10, 110]], [.15, .28, .18]),
+                                 (1, [[110, 23], [10, 23]], [.28, .15, .18]), (1, [[89, 39], [1, 29]], [.30, .01, .27]),
+                                 (1, [[29, 39], [1, 89]], [.01, .30, .27]), (1, [[81, 35], [9, 31]], [.18, .02, .14]),
+                                 (9, [[126, 1], [1, 31]], [.28, .28, .87]), (16, [[127, 1], [1, 31]], [.28, .28, .87])],
+             ('landbird', 'waterbird'), ('land', 'water'),
+             dict(global_matrix=[[3498, 184], [56, 1057]], GCI=0.22, GAI=0.18, GSC=0.67, avg_acc=82.37, wga=55.09),
+             dict(GCI=0.218, GAI=0.175, GSC=0.670, CCI=0.262, CAI=0.256, CSC=0.761, types=dict(CI=3, AI=2, SC=25))),
+        _fed(
+            'spawrious_4', [(2, [[20, 20], [20, 20], [5, 5], [5, 5]], [.14, 0, 0]),
+                            (2, [[5, 5], [5, 5], [20, 20], [20, 20]], [.14, 0, 0]), (2, [[20, 5]] * 4, [0, .28, 0]),
+                            (2, [[5, 20]] * 4, [0, .28, 0]), (1, [[5, 20], [5, 20], [20, 5], [20, 5]], [0, 0, .19]),
+                            (7, [[119, 5], [119, 5], [5, 119], [5, 119]],
+                             [0, 0, .50]), (9, [[118, 5], [118, 5], [5, 118], [5, 118]], [0, 0, .50])], _DOGS4, _BG,
+            dict(global_matrix=[[2000, 200], [2000, 200], [200, 2000], [200, 2000]], GCI=0, GAI=0, GSC=0.37,
+                 avg_acc=93.07, wga=85.88),
+            dict(GCI=0.000, GAI=0.000, GSC=0.374, CCI=0.022, CAI=0.045, CSC=0.330, types=dict(CI=4, AI=4, SC=17))),
+        _fed(
+            'spawrious_gci_100',
+            [(64, [[68, 68], [10, 10]], [.45, 0, 0]), (4, [[10, 10], [68, 68]], [.45, 0, 0]),
+             (8, [[68, 10], [68, 10]], [0, .45, 0]), (8, [[10, 68], [10, 68]], [0, .45, 0]),
+             (8, [[68, 10], [10, 68]], [0, 0, .45]), (8, [[10, 68], [68, 10]], [0, 0, .45])],
+            _DOGS2,
+            _BG,
+            {},   # absent from Table 5: its global values are derived (below)
+            dict(global_matrix=[[5640, 5640], [2160, 2160]], GCI=0.149, GAI=0.000, GSC=0.000, CCI=0.304, CAI=0.072,
+                 CSC=0.072, types=dict(CI=68, AI=16, SC=16)),
+            kappa=12),
+    ]
+}
 
 # %% ../../nbs/foundation/02_data.ipynb #2f87317f
 def federation(name:str, # one of `FEDERATIONS`: 'spawrious_gsc', 'cmnist_gsc', 'spawrious_gci', ...
@@ -158,7 +185,8 @@ def assert_published(spec:FederationSpec, # a federation from the registry
         assert (np.round(dht(N), 2) == np.round(t, 2)).all(), f"{spec.name}: {N} -> {dht(N)}, published {t}"
     m = fl_metrics(Ns)
     for k in ('GCI', 'GAI', 'GSC'):
-        if k in spec.published: assert round(m[k], 2) == spec.published[k], f"{spec.name}: {k}={m[k]:.4f}, published {spec.published[k]}"
+        if k in spec.published:
+            assert round(m[k], 2) == spec.published[k], f"{spec.name}: {k}={m[k]:.4f}, published {spec.published[k]}"
     for k in METRICS:
         assert abs(m[k] - spec.derived[k]) <= 1e-3, f"{spec.name}: {k}={m[k]:.4f}, derived {spec.derived[k]}"
     types = pd.Series(client_types(dht(Ns), tie='join')).value_counts().to_dict()
@@ -167,7 +195,8 @@ def assert_published(spec:FederationSpec, # a federation from the registry
 # %% ../../nbs/foundation/02_data.ipynb #ce0c71d0
 def _matrices(spec_or_matrices, name='matrices'):
     "Client matrices (K, |Y|, |A|) of a FederationSpec, a registry name, or an array; errors say `name`."
-    if isinstance(spec_or_matrices, str): spec_or_matrices = federation(check_choice(name, spec_or_matrices, FEDERATIONS))
+    if isinstance(spec_or_matrices, str):
+        spec_or_matrices = federation(check_choice(name, spec_or_matrices, FEDERATIONS))
     if isinstance(spec_or_matrices, FederationSpec): return spec_or_matrices.matrices
     Ns = as_counts(spec_or_matrices, name)
     if Ns.ndim != 3: raise ValueError(f"{name}: shape {Ns.shape}: expected (K, n_classes, n_attrs)")
@@ -185,6 +214,7 @@ def scale_federation(spec_or_matrices, # a FederationSpec, its name, or client m
         S = np.where(Ns > 0, np.maximum(np.rint(Ns * scale), min_nonzero), 0)
     return check_count_array(f"scale={scale!r}: the scaled matrices", S)
 
+# %% ../../nbs/foundation/02_data.ipynb #7337fec6
 def scale_drift(spec_or_matrices, # a FederationSpec, its name, or client matrices (K, |Y|, |A|)
                 scale:float, # as in `scale_federation`
                 min_nonzero:int=1, # as in `scale_federation`
@@ -197,9 +227,14 @@ def scale_drift(spec_or_matrices, # a FederationSpec, its name, or client matric
         a, b = fl_metrics(Ns), fl_metrics(Ss)
         return pd.DataFrame({'original': a, 'scaled': b, 'drift': {k: abs(b[k] - a[k]) for k in METRICS}})
     _, first, counts = np.unique(Ns.reshape(len(Ns), -1), axis=0, return_index=True, return_counts=True)
-    order = np.argsort(first); first, counts = first[order], counts[order]
+    order = np.argsort(first)
+    first, counts = first[order], counts[order]
     t, ts = dht(Ns[first]), dht(Ss[first])
-    df = pd.DataFrame({'clients': counts, 'matrix': [N.tolist() for N in Ns[first]], 'scaled': [S.tolist() for S in Ss[first]]})
+    df = pd.DataFrame({
+        'clients': counts,
+        'matrix': [N.tolist() for N in Ns[first]],
+        'scaled': [S.tolist() for S in Ss[first]]
+    })
     for i, k in enumerate(TYPES): df[k], df[k + '_scaled'] = t[:, i], ts[:, i]
     df['max_drift'] = np.abs(ts - t).max(1)
     return df
@@ -220,6 +255,7 @@ def _split_by_owner(idx, owner, K):
     order = np.lexsort((idx, owner))
     return np.split(idx[order], np.cumsum(np.bincount(owner, minlength=K))[:-1])
 
+# %% ../../nbs/foundation/02_data.ipynb #5d692ee7
 def partition_from_matrices(y, # (n,) pool class labels
                             a, # (n,) pool attribute labels
                             matrices, # (K, |Y|, |A|) client matrices, a FederationSpec or its name
@@ -228,7 +264,8 @@ def partition_from_matrices(y, # (n,) pool class labels
     "Give client k exactly N^k[y, a] pool samples of every cell (y, a); disjoint, seeded."
     if a is None: raise TypeError("a=None: expected the pool's attribute labels, one per label of y")
     y, a = _labels(y, a)
-    Ns = _matrices(matrices); K, Y, A = Ns.shape
+    Ns = _matrices(matrices)
+    K, Y, A = Ns.shape
     for name, v, n in (('y', y, Y), ('a', a, A)):
         if v.size and v.max() >= n: raise ValueError(f"{name}: labels reach {v.max()}; the matrices are {Y} x {A}, "
                                                      f"so {name} must lie in [0, {n})")
@@ -242,7 +279,8 @@ def partition_from_matrices(y, # (n,) pool class labels
             k = int(np.argmax(np.cumsum(need) > len(pool)))
             raise ValueError(f"cell (y={c // A}, a={c % A}): the clients need {need.sum()} samples but the pool has "
                              f"{len(pool)} (it runs out at client {k})")
-        idx.append(rngs[c].permutation(pool)[:need.sum()]); owner.append(np.repeat(np.arange(K), need))
+        idx.append(rngs[c].permutation(pool)[:need.sum()])
+        owner.append(np.repeat(np.arange(K), need))
     return _split_by_owner(np.concatenate(idx), np.concatenate(owner), K)
 
 # %% ../../nbs/foundation/02_data.ipynb #a26e0d9b
@@ -276,6 +314,7 @@ def _check_min_size(min_size, K, n):
                          f"only {n}; no draw can succeed")
     return min_size
 
+# %% ../../nbs/foundation/02_data.ipynb #b5d3d65e
 def partition_dirichlet(y, # (n,) pool class labels
                         num_clients:int, # K
                         alpha:float, # Dirichlet concentration (> 0): small = skewed, large = near IID
@@ -287,7 +326,8 @@ def partition_dirichlet(y, # (n,) pool class labels
                        ) -> list[np.ndarray]: # K disjoint sorted index arrays covering the pool
     "Label-skewed split: each class (or group) is divided among clients by Dirichlet(alpha) proportions."
     g = _group_labels(y, a, over)
-    K = check_int('num_clients', num_clients, lo=1); alpha = check_float('alpha', alpha, lo=0, lo_open=True)
+    K = check_int('num_clients', num_clients, lo=1)
+    alpha = check_float('alpha', alpha, lo=0, lo_open=True)
     min_size, max_tries = _check_min_size(min_size, K, len(g)), check_int('max_tries', max_tries, lo=1, hi=MAX_TRIES)
     rng = rng_streams(seed, 1, 'partition_dirichlet')[0]
     labels = np.unique(g)
@@ -295,8 +335,11 @@ def partition_dirichlet(y, # (n,) pool class labels
         idx, owner = [], []
         for c in labels:
             pool = rng.permutation(np.flatnonzero(g == c))
-            counts = np.diff(np.round(np.concatenate([[0], np.cumsum(rng.dirichlet(np.full(K, alpha)))]) * len(pool)).astype(np.int64))
-            idx.append(pool); owner.append(np.repeat(np.arange(K), counts))
+            counts = np.diff(
+                np.round(np.concatenate([[0], np.cumsum(rng.dirichlet(np.full(K, alpha)))]) * len(pool)).astype(
+                    np.int64))
+            idx.append(pool)
+            owner.append(np.repeat(np.arange(K), counts))
         owner = np.concatenate(owner)
         if np.bincount(owner, minlength=K).min() >= min_size: return _split_by_owner(np.concatenate(idx), owner, K)
     raise ValueError(f"partition_dirichlet: no draw in {max_tries} tries gave every client >= {min_size} samples "
@@ -338,7 +381,8 @@ def balanced_split(y, # (n,) pool class labels
     short = np.argwhere(reserve > have)
     if len(short):
         yy, aa = short[0]
-        raise ValueError(f"cell (y={yy}, a={aa}): training needs {reserve[yy, aa]} samples but the pool has {have[yy, aa]}")
+        raise ValueError(
+            f"cell (y={yy}, a={aa}): training needs {reserve[yy, aa]} samples but the pool has {have[yy, aa]}")
     take = np.minimum(t, have - reserve).reshape(-1)
     g, rngs = y * n_attrs + a, rng_streams(seed, n_classes * n_attrs, 'balanced_split')
     test = np.concatenate([rngs[c].permutation(np.flatnonzero(g == c))[:take[c]] for c in range(len(take))])
@@ -376,7 +420,9 @@ class FederatedData:
     attr_names: list = None # default ['a0', 'a1', ...]
 
     def __post_init__(self):
-        _as_label_tensors(self); _check_labels(self); _check_clients_and_names(self)
+        _as_label_tensors(self)
+        _check_labels(self)
+        _check_clients_and_names(self)
 
     @property
     def num_clients(self) -> int:
@@ -405,7 +451,8 @@ def _inputs(name, v, device=None) -> torch.Tensor:
 
 def _as_label_tensors(fd:FederatedData):
     "Inputs as float tensors, labels as int64 on the pool's device, counts as checked ints."
-    fd.x = _inputs('x', fd.x); dev = fd.x.device
+    fd.x = _inputs('x', fd.x)
+    dev = fd.x.device
     fd.y, fd.a = _long('y', fd.y, dev), _long('a', fd.a, dev)
     fd.x_test = _inputs('x_test', fd.x_test, dev)
     fd.y_test, fd.a_test = _long('y_test', fd.y_test, dev), _long('a_test', fd.a_test, dev)
@@ -421,7 +468,8 @@ def _check_labels(fd:FederatedData):
         raise ValueError(f"x_test: sample shape {tuple(fd.x_test.shape[1:])} differs from x's {tuple(fd.x.shape[1:])}")
     for name, v, hi in (('y', fd.y, fd.n_classes), ('y_test', fd.y_test, fd.n_classes),
                         ('a', fd.a, fd.n_attrs), ('a_test', fd.a_test, fd.n_attrs)):
-        if len(v) and (v.min() < 0 or v.max() >= hi): raise ValueError(f"{name}: labels must lie in [0, {hi}), found [{v.min()}, {v.max()}]")
+        if len(v) and (v.min() < 0 or v.max() >= hi):
+            raise ValueError(f"{name}: labels must lie in [0, {hi}), found [{v.min()}, {v.max()}]")
 
 # %% ../../nbs/foundation/02_data.ipynb #2c3144f6
 def _check_clients_and_names(fd:FederatedData):
@@ -452,7 +500,8 @@ def interaction(self:FederatedData) -> np.ndarray:
     K, G = self.num_clients, self.n_classes * self.n_attrs
     if K == 0: return np.zeros((0, self.n_classes, self.n_attrs), np.int64)
     idx = torch.cat(self.client_idx)
-    owner = torch.repeat_interleave(torch.arange(K, device=idx.device), torch.as_tensor(self.client_sizes, device=idx.device))
+    owner = torch.repeat_interleave(torch.arange(K, device=idx.device),
+                                    torch.as_tensor(self.client_sizes, device=idx.device))
     cnt = torch.bincount(owner * G + self.group_ids(self.y[idx], self.a[idx]), minlength=K * G)
     return cnt.cpu().numpy().reshape(K, self.n_classes, self.n_attrs).astype(np.int64)
 
@@ -480,7 +529,8 @@ def client_dataset(self:FederatedData, k:int) -> TensorDataset:
     return TensorDataset(*self.client(k))
 
 @patch
-def client_loader(self:FederatedData, k:int, batch_size:int=32, shuffle:bool=True, seed:int=0, drop_last:bool=False) -> DataLoader:
+def client_loader(self: FederatedData, k: int, batch_size: int = 32, shuffle: bool = True, seed: int = 0,
+                  drop_last: bool = False) -> DataLoader:
     "A seeded `DataLoader` over client k's (x, y, a)."
     return DataLoader(self.client_dataset(k), batch_size=check_int('batch_size', batch_size, lo=1), shuffle=shuffle,
                       drop_last=drop_last, generator=torch_generator(seed) if shuffle else None)
@@ -501,7 +551,8 @@ def to(self:FederatedData, device) -> FederatedData:
 # %% ../../nbs/foundation/02_data.ipynb #6d5259c1
 @patch
 def stacked(self:FederatedData, ids, batch_size:int|None=None, shuffle:bool=False, seed:int=0) -> Stacked:
-    "Clients `ids` padded to one length (a multiple of `batch_size`, if given), with a mask; optionally shuffled per client."
+    """Clients `ids` padded to one length (a multiple of `batch_size`, if given), with a mask; optionally shuffled per
+    client."""
     ids = check_ids('ids', as_array('ids', ids).reshape(-1), self.num_clients).tolist()
     if not ids: raise ValueError("ids: expected at least one client id")
     sizes = torch.tensor([len(self.client_idx[k]) for k in ids], device=self.device)
@@ -519,7 +570,8 @@ def stacked(self:FederatedData, ids, batch_size:int|None=None, shuffle:bool=Fals
 # %% ../../nbs/foundation/02_data.ipynb #79f713ea
 @patch(cls_method=True)
 def from_pool(cls:FederatedData, x, y, a, # the pool: inputs (n, ...) and int labels (n,)
-              clients, # a FederationSpec / its name / matrices (K, |Y|, |A|), or a function (y, a, seed) -> index arrays
+              # a FederationSpec / its name / matrices (K, |Y|, |A|), or a function (y, a, seed) -> index arrays
+              clients,
               seed:int=0, # seed of the test split and the partition
               test_per_group:int=0, # held-out test samples per (class, attribute) group (balanced where possible)
               test:tuple|None=None, # an explicit (x_test, y_test, a_test) instead of carving one from the pool
@@ -533,16 +585,20 @@ def from_pool(cls:FederatedData, x, y, a, # the pool: inputs (n, ...) and int la
         if isinstance(clients, str): clients = federation(clients)
         if isinstance(clients, FederationSpec):
             class_names, attr_names = class_names or list(clients.class_names), attr_names or list(clients.attr_names)
-        Ns = _matrices(clients, 'clients'); n_classes, n_attrs = n_classes or Ns.shape[1], n_attrs or Ns.shape[2]
-    n_classes = n_classes or int(yy.max()) + 1; n_attrs = n_attrs or int(aa.max()) + 1
+        Ns = _matrices(clients, 'clients')
+        n_classes, n_attrs = n_classes or Ns.shape[1], n_attrs or Ns.shape[2]
+    n_classes = n_classes or int(yy.max()) + 1
+    n_attrs = n_attrs or int(aa.max()) + 1
     if test is None:
         train, test_i = balanced_split(yy, aa, n_classes, n_attrs, test_per_group, seed, Ns.sum(0) if exact else None)
     else: train, test_i = np.arange(len(yy)), None
     part = partition_from_matrices(yy[train], aa[train], Ns, seed) if exact else clients(yy[train], aa[train], seed)
-    x = torch.as_tensor(x); y, a = _long('y', y, x.device), _long('a', a, x.device)
+    x = torch.as_tensor(x)
+    y, a = _long('y', y, x.device), _long('a', a, x.device)
     if test is None: test = (x[torch.as_tensor(test_i)], y[torch.as_tensor(test_i)], a[torch.as_tensor(test_i)])
     tr = torch.as_tensor(train, device=x.device)
-    return cls(x[tr], y[tr], a[tr], [torch.as_tensor(p) for p in part], *test, n_classes, n_attrs, class_names, attr_names)
+    return cls(x[tr], y[tr], a[tr], [torch.as_tensor(p)
+                                     for p in part], *test, n_classes, n_attrs, class_names, attr_names)
 
 # %% ../../nbs/foundation/02_data.ipynb #c702e36a
 class FlwrPartitioner:
@@ -558,7 +614,8 @@ class FlwrPartitioner:
         return self.dataset.client_dataset(check_int('partition_id', partition_id, lo=0, hi=self.num_partitions - 1))
     def load_split(self, split:str) -> TensorDataset:
         "The global 'test' split."
-        check_choice('split', split, ('test',)); return self.dataset.test_dataset()
+        check_choice('split', split, ('test',))
+        return self.dataset.test_dataset()
 
 # %% ../../nbs/foundation/02_data.ipynb #f40e7c31
 def dirichlet_size_split(y:np.ndarray, # (n,) class labels of the pool
@@ -569,8 +626,11 @@ def dirichlet_size_split(y:np.ndarray, # (n,) class labels of the pool
                          max_tries:int=200, # Give up after this many draws
                         ) -> list[np.ndarray]: # K disjoint sorted index arrays
     "Class-balanced, size-imbalanced split: one p ~ Dir(alpha 1_K) divides every class in the same proportions."
-    y = _labels(y)[0]; K = check_int('num_clients', num_clients, lo=1); min_size = _check_min_size(min_size, K, len(y))
-    alpha = check_float('alpha', alpha, 0, lo_open=True); rng = np.random.default_rng([check_rng_seed('seed', seed), 4207])
+    y = _labels(y)[0]
+    K = check_int('num_clients', num_clients, lo=1)
+    min_size = _check_min_size(min_size, K, len(y))
+    alpha = check_float('alpha', alpha, 0, lo_open=True)
+    rng = np.random.default_rng([check_rng_seed('seed', seed), 4207])
     for _ in range(check_int('max_tries', max_tries, lo=1, hi=MAX_TRIES)):
         p, owner = rng.dirichlet(np.full(K, alpha)), np.empty(len(y), np.int64)
         for c in np.unique(y):
@@ -579,7 +639,9 @@ def dirichlet_size_split(y:np.ndarray, # (n,) class labels of the pool
             owner[idx] = np.searchsorted(cuts, np.arange(len(idx)), side='right')
         parts = [np.flatnonzero(owner == k) for k in range(K)]
         if min(map(len, parts)) >= min_size: return parts
-    raise ValueError(f"no Dirichlet draw in {max_tries} tries gave every client >= {min_size} samples; lower min_size or raise alpha")
+    raise ValueError(
+        f"no Dirichlet draw in {max_tries} tries gave every client >= {min_size} samples; lower min_size or raise alpha"
+    )
 
 
 # %% ../../nbs/foundation/02_data.ipynb #e334fab4
@@ -594,7 +656,9 @@ def tiny_digits_federation(seed:int=0, # Seed of the test split and of the clien
     from hetfl_explore.foundation.data import FederatedData
     seed, num_clients = check_rng_seed('seed', seed), check_int('num_clients', num_clients, lo=1)
     min_size = check_int('min_size', min_size, lo=1)   # every client trains and is attacked: none may be empty
-    d = load_digits(); x = torch.tensor(d.images[:, None] / 16, dtype=torch.float32); y = torch.tensor(d.target)
+    d = load_digits()
+    x = torch.tensor(d.images[:, None] / 16, dtype=torch.float32)
+    y = torch.tensor(d.target)
     perm = torch.from_numpy(np.random.default_rng([seed, 77]).permutation(len(x)))
     te, tr = perm[:check_int('n_test', n_test, 1, len(x) - num_clients)], perm[n_test:]
     zero = lambda n: torch.zeros(n, dtype=torch.long)
@@ -604,23 +668,31 @@ def tiny_digits_federation(seed:int=0, # Seed of the test split and of the clien
 # %% ../../nbs/foundation/02_data.ipynb #8c33a4f2
 def digits_federation(num_clients:int=20, # K clients
                       alpha:float|None=0.5, # Dirichlet label skew over the 1,500 training digits (None: IID)
-                      samples_per_client:tuple[int, int]|None=None, # (lo, hi): instead, each client draws a size in [lo, hi] and that many distinct digits (pool rows are copies, so many small clients fit)
+                      # (lo, hi): instead, each client draws a size in [lo, hi] and that many distinct digits (pool rows
+                      # are copies, so many small clients fit)
+                      samples_per_client:tuple[int, int]|None=None,
                       test_size:int=297, # digits held out for the global test set
                       seed:int=0, # seed of the split and the partition
                      ):
-    "sklearn's 8x8 digits as a `FederatedData`: 10 classes, attribute = bold (1) or thin (0) stroke relative to the digit's median ink."
+    """sklearn's 8x8 digits as a `FederatedData`: 10 classes, attribute = bold (1) or thin (0) stroke relative to the
+    digit's median ink."""
     from sklearn.datasets import load_digits
     X, y = load_digits(return_X_y=True)
     test_size = check_int('test_size', test_size, lo=1, hi=len(X) - 1)
-    K = check_int('num_clients', num_clients, lo=1, hi=len(X) - test_size if samples_per_client is None else None)   # one digit each
-    X = torch.tensor(X / 16.0, dtype=torch.float32); y = torch.tensor(y, dtype=torch.long)
-    ink = X.sum(1); a = torch.zeros_like(y)
+    # one digit each
+    K = check_int('num_clients', num_clients, lo=1, hi=len(X) - test_size if samples_per_client is None else None)
+    X = torch.tensor(X / 16.0, dtype=torch.float32)
+    y = torch.tensor(y, dtype=torch.long)
+    ink = X.sum(1)
+    a = torch.zeros_like(y)
     for c in range(10): a[y == c] = (ink[y == c] > ink[y == c].median()).long()
     r = rng_streams(seed, 1, 'digits_federation')[0]
     perm = torch.from_numpy(r.permutation(len(X)))
-    te, tr = perm[:check_int('test_size', test_size, lo=1, hi=len(X) - (K if samples_per_client is None else 1))], perm[test_size:]
+    te = perm[:check_int('test_size', test_size, lo=1, hi=len(X) - (K if samples_per_client is None else 1))]
+    tr = perm[test_size:]
     if samples_per_client is None:
-        parts = partition_iid(y[tr], K, seed) if alpha is None else partition_dirichlet(y[tr].numpy(), K, check_float('alpha', alpha, lo=0, lo_open=True), seed)
+        parts = partition_iid(y[tr], K, seed) if alpha is None else partition_dirichlet(
+            y[tr].numpy(), K, check_float('alpha', alpha, lo=0, lo_open=True), seed)
         rows, client_idx = tr, [torch.as_tensor(p, dtype=torch.long) for p in parts]
     else:
         lo, hi = (check_int('samples_per_client', v, lo=1, hi=len(tr)) for v in samples_per_client)

@@ -90,9 +90,12 @@ def check_counts(counts, # (n_classes, n_attrs) samples to produce per (class, a
     "Validate a counts matrix for a generator; errors name the cell or the dimension that is wrong."
     N = as_counts(counts, name=name)
     if N.ndim != 2: raise ValueError(f"{name}: shape {N.shape}: expected one (n_classes, n_attrs) matrix")
-    for what, v, exact, most in (('classes', N.shape[0], n_classes, max_classes), ('attributes', N.shape[1], n_attrs, max_attrs)):
-        if exact is not None and v != exact: raise ValueError(f"{name}: shape {N.shape} asks for {v} {what}; this dataset has exactly {exact}")
-        if most is not None and v > most: raise ValueError(f"{name}: shape {N.shape} asks for {v} {what}; this dataset has at most {most}")
+    for what, v, exact, most in (('classes', N.shape[0], n_classes, max_classes), ('attributes', N.shape[1], n_attrs,
+                                                                                   max_attrs)):
+        if exact is not None and v != exact:
+            raise ValueError(f"{name}: shape {N.shape} asks for {v} {what}; this dataset has exactly {exact}")
+        if most is not None and v > most:
+            raise ValueError(f"{name}: shape {N.shape} asks for {v} {what}; this dataset has at most {most}")
     total, most = int(N.sum()), check_count('max_total', MAX_SAMPLES if max_total is None else max_total)
     if total > most: raise ValueError(f"{name}: {total} samples in all; a generator makes at most {most} per call")
     return N.astype(np.int64)
@@ -108,6 +111,7 @@ def _torch_gen(rng:np.random.Generator) -> torch.Generator:
     "A torch generator seeded from a numpy stream."
     return torch.Generator().manual_seed(int(rng.integers(2**62)))
 
+# %% ../../nbs/foundation/03_datasets.ipynb #b2f7c9ed
 def _shuffled_pool(x, y, a, class_names, attr_names, rng, identity=None) -> Pool:
     "Shuffle the samples with `rng` and wrap them in a `Pool`."
     p = torch.as_tensor(rng.permutation(len(y)))
@@ -125,7 +129,8 @@ def group_grid(pool:Pool, # an image pool, x of shape (n, C, H, W) with C in {1,
                title:str|None=None, # figure title
               ) -> go.Figure:
     "A plotly image grid: one row of examples per (class, attribute) group, labelled `class / attribute`."
-    check_type('pool', pool, Pool); per_group = check_int('per_group', per_group, lo=1)
+    check_type('pool', pool, Pool)
+    per_group = check_int('per_group', per_group, lo=1)
     pixel, title = check_int('pixel', pixel, lo=1, hi=MAX_PIXEL), check_type('title', title, (str, type(None)))
     if pool.x.ndim != 4 or pool.x.shape[1] not in (1, 3):
         raise ValueError(f"pool.x: shape {tuple(pool.x.shape)} is not a batch of images (n, C, H, W); "
@@ -140,7 +145,8 @@ def group_grid(pool:Pool, # an image pool, x of shape (n, C, H, W) with C in {1,
             pick = rng.choice(idx, min(per_group, len(idx)), replace=False)
             tiles = torch.ones(per_group, 3, H + 2, W + 2)
             tiles[:len(pick), :, 1:-1, 1:-1] = pool.x[torch.as_tensor(pick)].float().expand(-1, 3, -1, -1)
-            rows.append(torch.cat(list(tiles), -1)); labels.append(f"{pool.class_names[y]} / {pool.attr_names[a]}")
+            rows.append(torch.cat(list(tiles), -1))
+            labels.append(f"{pool.class_names[y]} / {pool.attr_names[a]}")
     img = (torch.cat(rows, -2).clamp(0, 1).permute(1, 2, 0).numpy() * 255).astype(np.uint8)
     fig = go.Figure(go.Image(z=img, hoverinfo='skip'))
     fig.update_xaxes(visible=False)
@@ -252,14 +258,18 @@ def shapes(counts, # (n_shapes <= 4, n_backgrounds <= 4) images per (shape, back
     N = check_counts(counts, max_classes=len(SHAPES), max_attrs=len(BACKGROUNDS))
     shape_names = list(SHAPES[:N.shape[0]] if shape_names is None else shape_names)
     backgrounds = list(list(BACKGROUNDS)[:N.shape[1]] if backgrounds is None else backgrounds)
-    for what, names, allowed, k in (('shape_names', shape_names, SHAPES, N.shape[0]), ('backgrounds', backgrounds, BACKGROUNDS, N.shape[1])):
+    for what, names, allowed, k in (('shape_names', shape_names, SHAPES, N.shape[0]), ('backgrounds', backgrounds,
+                                                                                       BACKGROUNDS, N.shape[1])):
         if len(names) != k or len(set(names)) != k or not set(names) <= set(allowed):
-            raise ValueError(f"{what}={names!r}: expected {k} distinct names from {list(allowed)} (one per row/column of counts)")
+            raise ValueError(
+                f"{what}={names!r}: expected {k} distinct names from {list(allowed)} (one per row/column of counts)")
     size = check_int('size', size, lo=8, hi=256)
     lo, hi = (check_float('radius', r, 0.05, 0.45) for r in radius)
     rotation, noise = check_float('rotation', rotation, 0, 180), check_float('noise', noise, 0, 1)
-    rng = rng_streams(seed, 1, 'shapes')[0]; g = _torch_gen(rng)
-    y, a = group_labels(N); n = len(y)
+    rng = rng_streams(seed, 1, 'shapes')[0]
+    g = _torch_gen(rng)
+    y, a = group_labels(N)
+    n = len(y)
     rand = lambda: torch.rand(n, 1, 1, generator=g)
     r = lo + (hi - lo) * rand()
     cx, cy = r + (1 - 2 * r) * rand(), r + (1 - 2 * r) * rand()
@@ -268,7 +278,9 @@ def shapes(counts, # (n_shapes <= 4, n_backgrounds <= 4) images per (shape, back
     du, dv = u - cx, v - cy
     dx, dy = du * torch.cos(th) + dv * torch.sin(th), dv * torch.cos(th) - du * torch.sin(th)
     bounds = np.concatenate([[0], np.cumsum(N.sum(1))])       # the labels are sorted by class
-    sd = torch.cat([_shape_distance(s, dx[i:j], dy[i:j], r[i:j]) for s, i, j in zip(shape_names, bounds[:-1], bounds[1:])])
+    sd = torch.cat([
+        _shape_distance(s, dx[i:j], dy[i:j], r[i:j]) for s, i, j in zip(shape_names, bounds[:-1], bounds[1:])
+    ])
     img = _background(backgrounds, torch.as_tensor(a), size, g)
     colour = 0.55 * torch.rand(n, 3, generator=g)             # dark shapes on light backgrounds, light on dark
     light = torch.tensor([sum(BACKGROUNDS[b][0]) / 3 > 0.55 for b in backgrounds])[torch.as_tensor(a)]
@@ -293,7 +305,8 @@ def probe_accuracy(features:np.ndarray, # (n, d) features
         raise ValueError(f"features and labels: {len(features)} rows of features, {len(labels)} labels: "
                          "expected one label per row")
     if len(np.unique(labels)) < 2: raise ValueError("labels: a probe needs at least two distinct labels")
-    p = rng_streams(seed, 1, 'probe')[0].permutation(len(labels)); tr, te = p[: len(p) // 2], p[len(p) // 2:]
+    p = rng_streams(seed, 1, 'probe')[0].permutation(len(labels))
+    tr, te = p[: len(p) // 2], p[len(p) // 2:]
     sc = StandardScaler().fit(features[tr])
     clf = LogisticRegression(max_iter=300).fit(sc.transform(features[tr]), labels[tr])
     return float(clf.score(sc.transform(features[te]), labels[te]))
@@ -302,7 +315,8 @@ def probe_accuracy(features:np.ndarray, # (n, d) features
 FACE_TRAITS = {'gender': ('male', 'female'), 'race': ('white', 'non-white'),
                'wavy_hair': ('straight', 'wavy'), 'smiling': ('not smiling', 'smiling')}
 _SKIN = torch.tensor([[0.95, 0.80, 0.68], [0.42, 0.28, 0.19]])  # light, dark tone
-_HAIR = torch.tensor([[0.10, 0.08, 0.06], [0.33, 0.20, 0.10], [0.85, 0.70, 0.40], [0.55, 0.25, 0.10], [0.55, 0.55, 0.55]])
+_HAIR = torch.tensor([[0.10, 0.08, 0.06], [0.33, 0.20, 0.10], [0.85, 0.70, 0.40], [0.55, 0.25, 0.10],
+                      [0.55, 0.55, 0.55]])
 
 def _ellipse_distance(u, v, cx, cy, rx, ry) -> torch.Tensor:
     "Approximate signed distance to an ellipse (negative inside), in image units."
@@ -311,13 +325,17 @@ def _ellipse_distance(u, v, cx, cy, rx, ry) -> torch.Tensor:
 
 MAX_SIDE = 256   # the largest image side a renderer draws
 
+# %% ../../nbs/foundation/03_datasets.ipynb #0aaeb5db
 def render_faces(levels:dict, # trait -> (n,) float levels in [0, 1]
                  geometry:dict, # 'cx', 'cy', 'rx', 'ry' (n, 1, 1) face ellipses, 'bg' (n, 3) and 'hair' (n, 3) colours
                  size:int, # image side
                 ) -> torch.Tensor: # (n, 3, size, size)
     "Draw cartoon faces whose skin tone, hair length, hair waves and smile follow the trait levels."
-    check_type('levels', levels, dict); check_type('geometry', geometry, dict); size = check_int('size', size, lo=1, hi=MAX_SIDE)
-    missing = [k for k in FACE_TRAITS if k not in levels] + [k for k in ('cx', 'cy', 'rx', 'ry', 'bg', 'hair') if k not in geometry]
+    check_type('levels', levels, dict)
+    check_type('geometry', geometry, dict)
+    size = check_int('size', size, lo=1, hi=MAX_SIDE)
+    missing = [k for k in FACE_TRAITS
+               if k not in levels] + [k for k in ('cx', 'cy', 'rx', 'ry', 'bg', 'hair') if k not in geometry]
     if missing: raise ValueError(f"levels/geometry: missing {missing}")
     for k in FACE_TRAITS: check_array(f"levels[{k!r}]", levels[k], lo=0, hi=1, ndim=1)
     n = len(levels['race'])
@@ -362,13 +380,17 @@ def faces(counts, # (2, 2) individuals per (target value, protected value)
          ) -> Pool: # x: (n, 3, size, size) float32; `identity` set
     "Cartoon faces with a chosen target trait and protected trait; counts are individuals."
     N = check_counts(counts, n_classes=2, n_attrs=2)
-    check_choice('target', target, FACE_TRAITS); check_choice('protected', protected, FACE_TRAITS)
+    check_choice('target', target, FACE_TRAITS)
+    check_choice('protected', protected, FACE_TRAITS)
     if target == protected: raise ValueError(f"target={target!r} and protected={protected!r}: must be different traits")
     size = check_int('size', size, lo=16, hi=256)
-    tv, pv = check_float('target_visibility', target_visibility, 0, 1), check_float('protected_visibility', protected_visibility, 0, 1)
+    tv = check_float('target_visibility', target_visibility, 0, 1)
+    pv = check_float('protected_visibility', protected_visibility, 0, 1)
     noise = check_float('noise', noise, 0, 1)
-    rng = rng_streams(seed, 1, 'faces')[0]; g = _torch_gen(rng)
-    y_id, a_id = group_labels(N); m = len(y_id)
+    rng = rng_streams(seed, 1, 'faces')[0]
+    g = _torch_gen(rng)
+    y_id, a_id = group_labels(N)
+    m = len(y_id)
     ident = np.repeat(np.arange(m), _identity_sizes(images_per_identity, m, rng))
     levels = {t: torch.as_tensor(rng.integers(0, 2, m), dtype=torch.float32) for t in FACE_TRAITS}
     levels[target] = 0.5 + (torch.as_tensor(y_id, dtype=torch.float32) - 0.5) * tv
@@ -377,9 +399,11 @@ def faces(counts, # (2, 2) individuals per (target value, protected value)
     U = lambda lo, hi, *s: lo + (hi - lo) * torch.rand(m, *s, generator=g)
     geometry = dict(cx=U(0.46, 0.54, 1, 1), cy=U(0.53, 0.59, 1, 1), rx=U(0.20, 0.24, 1, 1), ry=U(0.26, 0.30, 1, 1),
                     bg=U(0.35, 0.85, 3), hair=_HAIR[torch.randint(len(_HAIR), (m,), generator=g)])
-    it = torch.as_tensor(ident); n = len(it)
+    it = torch.as_tensor(ident)
+    n = len(it)
     geometry = {k: v[it] for k, v in geometry.items()}
-    for k in ('cx', 'cy'): geometry[k] = geometry[k] + 0.02 * (torch.rand(n, 1, 1, generator=g) - 0.5)  # per-image jitter
+    # per-image jitter
+    for k in ('cx', 'cy'): geometry[k] = geometry[k] + 0.02 * (torch.rand(n, 1, 1, generator=g) - 0.5)
     x = render_faces({k: v[it] for k, v in levels.items()}, geometry, size)
     x.add_(noise * torch.randn(x.shape, generator=g)).clamp_(0, 1)
     return _shuffled_pool(x, y_id[ident], a_id[ident], FACE_TRAITS[target], FACE_TRAITS[protected], rng, ident)
@@ -394,14 +418,16 @@ def fairface_like_split() -> np.ndarray: # (24, 2, 2) samples, rows gender (male
     "FairFace_GSC: the same Spawrious_GSC client matrices as UTKFace (thesis §6.5.1), in samples."
     return utkface_like_split()
 
-def celeba_like_split() -> np.ndarray: # (24, 2, 2) individuals, rows wavy hair (straight, wavy), cols gender (male, female)
+# (24, 2, 2) individuals, rows wavy hair (straight, wavy), cols gender (male, female)
+def celeba_like_split() -> np.ndarray:
     "CelebA_GSC: the Spawrious_GSC layout with 9 and 1 individuals in place of 90 and 10 samples (thesis §6.5.1)."
     return utkface_like_split() // 10
 
 FACE_SPLITS = {  # name: (split function, make_federated keyword arguments)
     'utkface_like': (utkface_like_split, dict(target='gender', protected='race')),
     'fairface_like': (fairface_like_split, dict(target='gender', protected='race')),
-    'celeba_like': (celeba_like_split, dict(target='wavy_hair', protected='gender', images_per_identity=(10, 30), by='identity')),
+    'celeba_like': (celeba_like_split,
+                    dict(target='wavy_hair', protected='gender', images_per_identity=(10, 30), by='identity')),
 }
 
 # %% ../../nbs/foundation/03_datasets.ipynb #204b9bdc
@@ -416,8 +442,9 @@ def gaussian_spurious(counts, # (n_classes, n_attrs) samples per (class, attribu
     "Tabular stand-in: a low-SNR core block for the class, a high-SNR block for the attribute, and noise."
     N = check_counts(counts)
     core_sep, attr_sep = check_float('core_sep', core_sep, lo=0), check_float('attr_sep', attr_sep, lo=0)
-    core_dim, attr_dim, noise_dim = (check_int(k, v, lo=lo) for k, v, lo in
-                                     (('core_dim', core_dim, 1), ('attr_dim', attr_dim, 1), ('noise_dim', noise_dim, 0)))
+    core_dim, attr_dim, noise_dim = (check_int(k, v, lo=lo)
+                                     for k, v, lo in (('core_dim', core_dim, 1), ('attr_dim', attr_dim, 1),
+                                                      ('noise_dim', noise_dim, 0)))
     rng = rng_streams(seed, 1, 'gaussian_spurious')[0]
     y, a = group_labels(N)
     x = rng.standard_normal((len(y), core_dim + attr_dim + noise_dim)).astype(np.float32)
@@ -428,13 +455,16 @@ def gaussian_spurious(counts, # (n_classes, n_attrs) samples per (class, attribu
 
 # %% ../../nbs/foundation/03_datasets.ipynb #bf1c249f
 def feature_scatter(pool:Pool, # a pool of feature vectors, x of shape (n, d)
-                    dims:tuple=(0, 2), # the two feature columns to plot (default: first core and first attribute feature)
+                    # the two feature columns to plot (default: first core and first attribute feature)
+                    dims:tuple=(0, 2),
                     max_points:int=400, # points drawn (a random subset)
                     seed:int=0, # which points are drawn
                    ) -> go.Figure:
     "Scatter of two feature columns, one colour per (class, attribute) group."
     check_type('pool', pool, Pool)
-    if pool.x.ndim != 2: raise ValueError(f"pool.x: shape {tuple(pool.x.shape)}: expected feature vectors (n, d); use `group_grid` for images")
+    if pool.x.ndim != 2:
+        raise ValueError(
+            f"pool.x: shape {tuple(pool.x.shape)}: expected feature vectors (n, d); use `group_grid` for images")
     if not isinstance(dims, (tuple, list)) or len(dims) != 2:
         raise TypeError(f"dims={dims!r:.80}: expected two feature columns (i, j)")
     i, j = (check_int('dims', d, 0, pool.x.shape[1] - 1) for d in dims)
@@ -479,17 +509,20 @@ def _federate_identities(pool, Ns, seed, test_per_group, test_pool):
 
 # %% ../../nbs/foundation/03_datasets.ipynb #759ea4bd
 def _source_pool(dataset, counts, seed, test_pool, by, gen_kwargs) -> Pool:
-    "The pool to fill the matrices from: generated (exactly `counts` per group) for a dataset name, else the given `Pool`."
+    """The pool to fill the matrices from: generated (exactly `counts` per group) for a dataset name, else the given
+    `Pool`."""
     if isinstance(dataset, str):
         check_choice('dataset', dataset, DATASETS)
-        if test_pool is not None: raise ValueError("test_pool: only used with a Pool dataset; generated datasets carve their test set")
+        if test_pool is not None:
+            raise ValueError("test_pool: only used with a Pool dataset; generated datasets carve their test set")
         if by == 'sample' and gen_kwargs.get('images_per_identity', 1) != 1:
             raise ValueError("images_per_identity: with several images per individual the matrices count individuals; "
                              "pass by='identity' (otherwise one individual's images would land in train and test)")
         pool = DATASETS[dataset](counts, seed=seed, **gen_kwargs)
     else:
         pool = check_type('dataset', dataset, Pool)
-        if gen_kwargs: raise TypeError(f"{sorted(gen_kwargs)}: generator arguments only apply to a dataset name, not a Pool")
+        if gen_kwargs:
+            raise TypeError(f"{sorted(gen_kwargs)}: generator arguments only apply to a dataset name, not a Pool")
     return pool
 
 # %% ../../nbs/foundation/03_datasets.ipynb #54c4e33a
@@ -516,7 +549,10 @@ def make_federated(dataset:str|Pool, # 'cmnist', 'shapes', 'faces', 'tabular', o
     if test_pool is not None:
         check_type('test_pool', test_pool, Pool)
         if (test_pool.n_classes, test_pool.n_attrs) != (pool.n_classes, pool.n_attrs):
-            raise ValueError(f"test_pool: {test_pool.n_classes} x {test_pool.n_attrs} groups, the pool has {pool.n_classes} x {pool.n_attrs}")
+            raise ValueError(
+                f"test_pool: {test_pool.n_classes} x {test_pool.n_attrs} groups, the pool has {pool.n_classes} x "
+                f"{pool.n_attrs}"
+            )
     if by == 'identity':
         if pool.identity is None: raise ValueError("by='identity': the pool has no identities (pool.identity is None)")
         return _federate_identities(pool, Ns, seed, t, test_pool)

@@ -22,7 +22,10 @@ const plotlyFactory = (model) => {
 export default () => {
   let widget, ready;
   return {
-    initialize(ctx) { ready = plotlyFactory(ctx.model).then((f) => { widget = f(); return widget.initialize(ctx); }); return ready; },
+    initialize(ctx) {
+        ready = plotlyFactory(ctx.model).then((f) => { widget = f(); return widget.initialize(ctx); });
+        return ready;
+    },
     async render(ctx) { await ready; return widget.render(ctx); },
   };
 };
@@ -32,7 +35,8 @@ export default () => {
 def plotly_widget_esm() -> str:
     "The JavaScript of plotly's own figure widget, as `go.FigureWidget` ships it."
     esm = go.FigureWidget._esm
-    return Path(esm).read_text() if isinstance(esm, Path) or (isinstance(esm, str) and Path(esm).is_file()) else str(esm)
+    return Path(esm).read_text() if isinstance(esm, Path) or (isinstance(esm, str) and
+                                                              Path(esm).is_file()) else str(esm)
 
 class SharedFigureWidget(go.FigureWidget):
     "A plotly `FigureWidget` whose front-end module is evaluated once per page, however many figures are shown."

@@ -9,7 +9,8 @@ import torch
 from scipy.special import xlogy
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
-from .core import check_int, check_choice, check_float, check_type, check_count_array, check_distribution, check_array, as_array, PAGE_FIGURE_WIDTH
+from .core import (check_int, check_choice, check_float, check_type, check_count_array,
+                                           check_distribution, check_array, as_array, PAGE_FIGURE_WIDTH)
 
 # %% auto #0
 __all__ = ['SERIES_BELOW', 'SERIES_TERMS', 'METRICS', 'TYPES', 'LABEL_PX', 'MARKER_PX', 'MARKER_GROWTH_PX', 'SIMPLEX_TICKS',
@@ -32,7 +33,8 @@ def interaction_matrix(y, # (n,) class labels in [0, n_classes) (numpy, torch or
         if v.size and (v.dtype.kind not in 'iub' or v.min() < 0 or v.max() >= hi):
             raise ValueError(f"{name}: expected integer labels in [0, {hi}), got dtype {v.dtype} with range "
                              f"[{v.min()}, {v.max()}]")
-    return np.bincount(y.astype(np.int64) * n_attrs + a.astype(np.int64), minlength=n_classes * n_attrs).reshape(n_classes, n_attrs)
+    return np.bincount(y.astype(np.int64) * n_attrs + a.astype(np.int64), minlength=n_classes * n_attrs).reshape(
+        n_classes, n_attrs)
 
 def marginal_vector(N, # one (|Y|, |A|) matrix or a batch (..., |Y|, |A|)
                    ) -> np.ndarray: # (..., |Y|) int64 class counts
@@ -53,7 +55,8 @@ def as_counts(N, # one (|Y|, |A|) matrix or a batch (..., |Y|, |A|): numpy, torc
     if arr.ndim < 2 or arr.shape[-2] < 2 or arr.shape[-1] < 2:
         raise ValueError(f"{name}: shape {arr.shape}: expected (..., n_classes, n_attrs) with at least 2 classes "
                          "and 2 attributes")
-    *lead, Y, A = arr.shape; lead = tuple(lead)
+    *lead, Y, A = arr.shape
+    lead = tuple(lead)
     if 0 in lead: raise ValueError(f"{name}: shape {arr.shape}: expected at least one client matrix")
     arr = check_count_array(name, arr, where=lambda i: f"{_where(i[:-2], lead)}cell (y={i[-2]}, a={i[-1]})")
     # one copy into a (|Y|, |A|, batch) layout: the metrics then reduce over short axes with long vector operations
@@ -81,16 +84,20 @@ SERIES_BELOW, SERIES_TERMS = 0.1, 20   # |x| below which g(x) is summed as a pow
 
 def _excess(x):
     "g(x) = (1+x) log(1+x) - x (>= 0 for x >= -1) to full relative precision: a power series near 0."
-    shape = np.shape(x); x = np.asarray(x, np.float64).ravel()
+    shape = np.shape(x)
+    x = np.asarray(x, np.float64).ravel()
     with np.errstate(divide='ignore', invalid='ignore'): out = (1 + x) * np.log1p(x) - x
     out[x == -1] = 1.0                                                   # the limit (0 log 0 = 0): an empty cell
-    small = np.abs(x) < SERIES_BELOW; xs = x[small]; acc = np.zeros_like(xs)
+    small = np.abs(x) < SERIES_BELOW
+    xs = x[small]
+    acc = np.zeros_like(xs)
     for j in range(SERIES_TERMS, -1, -1): acc = acc * -xs + 1 / ((j + 1) * (j + 2))
     out[small] = xs * xs * acc
     return out.reshape(shape)
 
 def _cross_diff(a, b, c, d):
-    "a·b - c·d of non-negative integer-valued arrays, exact (int64, or Python integers when it could overflow), as float64."
+    """a·b - c·d of non-negative integer-valued arrays, exact (int64, or Python integers when it could overflow), as
+    float64."""
     if a.max(initial=0) * b.max(initial=0) < 2.0 ** 62 and c.max(initial=0) * d.max(initial=0) < 2.0 ** 62:
         i = lambda v: np.asarray(v).astype(np.int64)
         return (i(a) * i(b) - i(c) * i(d)).astype(np.float64)
@@ -103,7 +110,8 @@ def _accurate_entropy(c, n):
     return (c / n[..., None] * np.log1p(r)).sum(-1)
 
 def _information(N):
-    "I(Y;A) = sum_ya P(y)P(a) g(n N_ya / (N_y N_a) - 1) of validated counts: exactly 0 for independence, no cancellation."
+    """I(Y;A) = sum_ya P(y)P(a) g(n N_ya / (N_y N_a) - 1) of validated counts: exactly 0 for independence, no
+    cancellation."""
     n, ny, na = N.sum((-2, -1)), N.sum(-1)[..., :, None], N.sum(-2)[..., None, :]
     e = ny * na                                                          # N_y N_a (a weight: rounding is harmless)
     z = np.divide(_cross_diff(n[..., None, None], N, ny, na), e, out=np.zeros_like(e), where=e > 0)
@@ -112,14 +120,20 @@ def _information(N):
 # %% ../../nbs/foundation/01_hetero.ipynb #617aee1d
 def mutual_information(N, # one (|Y|, |A|) matrix or a batch (..., |Y|, |A|) of counts
                       ) -> np.ndarray: # I(Y;A) in nats, shape (...)
-    "Mutual information $I(Y;A)$ of the empirical joint distribution of interaction matrices (exactly 0 for $Y \\perp A$)."
+    """Mutual information $I(Y;A)$ of the empirical joint distribution of interaction matrices
+    (exactly 0 for $Y \\perp A$)."""
     return _scalar(_information(as_counts(N)))
 
 def _triplet(N):
-    "Stack of [CI, AI, SC] along a new last axis for validated counts, each exact to rounding (exactly 0 when balanced)."
-    Y, A = N.shape[-2:]; n = N.sum((-2, -1)); ny, na = N.sum(-1), N.sum(-2)
-    def imbalance(m, k):   # 1 - H/log k = KL(p || uniform)/log k = mean_i g(x_i)/log k, x_i = (k m_i - n)/n (exact numerator)
-        return _excess(_cross_diff(m, np.full_like(m, k), n[..., None], np.ones_like(m)) / n[..., None]).mean(-1) / np.log(k)
+    """Stack of [CI, AI, SC] along a new last axis for validated counts, each exact to rounding (exactly 0 when
+    balanced)."""
+    Y, A = N.shape[-2:]
+    n = N.sum((-2, -1))
+    ny, na = N.sum(-1), N.sum(-2)
+    # 1 - H/log k = KL(p || uniform)/log k = mean_i g(x_i)/log k, x_i = (k m_i - n)/n (exact numerator)
+    def imbalance(m, k):
+        return _excess(
+            _cross_diff(m, np.full_like(m, k), n[..., None], np.ones_like(m)) / n[..., None]).mean(-1) / np.log(k)
     mi = _information(N)
     denom = _accurate_entropy(ny, n) + _accurate_entropy(na, n)
     sc = np.divide(2 * mi, denom, out=np.zeros_like(denom), where=denom > 0)
@@ -165,9 +179,11 @@ def client_types(triplets, # (..., 3) triplets [CI, AI, SC], e.g. `dht(Ns)`
                  atol:float=1e-9, # entries within `atol` of the maximum are tied
                 ) -> np.ndarray: # (...,) str labels from 'CI', 'AI', 'SC' (joined with '=' on ties)
     "Type each client by the argmax of its triplet, with explicit tie handling."
-    check_choice('tie', tie, ('first', 'join', 'raise')); atol = check_float('atol', atol, lo=0)
+    check_choice('tie', tie, ('first', 'join', 'raise'))
+    atol = check_float('atol', atol, lo=0)
     t = check_array('triplets', triplets, lo=0, hi=1)
-    if t.ndim < 1 or t.shape[-1] != 3 or not t.size: raise ValueError(f"triplets: shape {t.shape}: expected (..., 3), at least one triplet")
+    if t.ndim < 1 or t.shape[-1] != 3 or not t.size:
+        raise ValueError(f"triplets: shape {t.shape}: expected (..., 3), at least one triplet")
     top = t >= t.max(-1, keepdims=True) - atol
     if tie == 'first': return np.array(TYPES)[top.argmax(-1)]
     tied = top.sum(-1) > 1
@@ -176,7 +192,8 @@ def client_types(triplets, # (..., 3) triplets [CI, AI, SC], e.g. `dht(Ns)`
         raise ValueError(f"triplets: {_where(c, tied.shape) or ''}tie between "
                          f"{', '.join(n for n, b in zip(TYPES, top[tuple(c)]) if b)} (values {t[tuple(c)]})")
     labels = np.array(['='.join(n for n, b in zip(TYPES, bits) if b) for bits in np.ndindex(*(2,) * 3)], dtype=object)
-    return np.asarray(labels[(top * np.array([4, 2, 1])).sum(-1)]).astype(str)   # np.asarray: one triplet gives a 0-d array
+    # np.asarray: one triplet gives a 0-d array
+    return np.asarray(labels[(top * np.array([4, 2, 1])).sum(-1)]).astype(str)
 
 # %% ../../nbs/foundation/01_hetero.ipynb #b21a7f70
 def _pair(p, q, axis):
@@ -211,7 +228,8 @@ def label_skew(Ns, # client matrices (K, |Y|, |A|)
                over:str='class', # 'class' compares P_k(Y); 'group' compares P_k(Y, A)
               ) -> np.ndarray: # (K,) divergence of each client from the global mix
     "Divergence between each client's distribution and that of the pooled federation."
-    check_choice('measure', measure, ('hellinger', 'js')); check_choice('over', over, ('class', 'group'))
+    check_choice('measure', measure, ('hellinger', 'js'))
+    check_choice('over', over, ('class', 'group'))
     Ns = as_counts(Ns, 'Ns')
     if Ns.ndim != 3: raise ValueError(f"Ns: shape {Ns.shape}: expected (K, n_classes, n_attrs)")
     d = Ns.sum(-1) if over == 'class' else Ns.reshape(len(Ns), -1)
@@ -220,7 +238,8 @@ def label_skew(Ns, # client matrices (K, |Y|, |A|)
 # %% ../../nbs/foundation/01_hetero.ipynb #d91fab62
 def _unique_clients(Ns):
     "Distinct matrices (in first-seen order) and their multiplicities."
-    u, first, inv, cnt = np.unique(Ns.reshape(len(Ns), -1), axis=0, return_index=True, return_inverse=True, return_counts=True)
+    u, first, inv, cnt = np.unique(Ns.reshape(len(Ns), -1), axis=0, return_index=True, return_inverse=True,
+                                   return_counts=True)
     order = np.argsort(first)
     return Ns[first[order]], cnt[order], [np.flatnonzero(inv.reshape(-1) == i) for i in order]
 
@@ -239,21 +258,24 @@ def federation_heatmaps(Ns, # client matrices (K, |Y|, |A|)
     if Ns.ndim != 3: raise ValueError(f"Ns: shape {Ns.shape}: expected (K, n_classes, n_attrs)")
     cols, max_clients = check_int('cols', cols, lo=1), check_int('max_clients', max_clients, lo=1)
     K, Y, A = Ns.shape
-    cn = list(class_names or [f'y{i}' for i in range(Y)]); an = list(attr_names or [f'a{i}' for i in range(A)])
+    cn = list(class_names or [f'y{i}' for i in range(Y)])
+    an = list(attr_names or [f'a{i}' for i in range(A)])
     if unique: mats, mult, members = _unique_clients(Ns)
     else: mats, mult, members = Ns, np.ones(K, int), [[k] for k in range(K)]
     mats, mult, members = mats[:max_clients], mult[:max_clients], members[:max_clients]
     tri = _triplet(mats)
     titles = [(f"{m}× " if unique else f"client {mem[0]}: ") + '[' + ', '.join(f'{v:.2f}' for v in t) + ']'
               for m, mem, t in zip(mult, members, tri)]
-    rows = -(-len(mats) // cols); c = min(cols, len(mats))
+    rows = -(-len(mats) // cols)
+    c = min(cols, len(mats))
     fig = make_subplots(rows=rows, cols=c, subplot_titles=titles, horizontal_spacing=0.03, vertical_spacing=0.12 / rows)
     for i, M in enumerate(mats):
         fig.add_trace(go.Heatmap(z=M, x=an, y=cn, coloraxis='coloraxis', text=M.astype(int), texttemplate='%{text}',
                                  hovertemplate='class %{y}, attribute %{x}: %{z}<extra></extra>'),
                       row=i // c + 1, col=i % c + 1)
     fig.update_yaxes(autorange='reversed', showticklabels=False)
-    fig.update_yaxes(showticklabels=True, col=1)   # class labels once per row: beside a panel they would run into its neighbour
+    # class labels once per row: beside a panel they would run into its neighbour
+    fig.update_yaxes(showticklabels=True, col=1)
     left = LABEL_PX * max(map(len, cn)) + 16
     fig.update_annotations(font_size=10)
     fig.update_layout(coloraxis=dict(colorscale='Blues', showscale=False), height=170 * rows + 60,
@@ -271,29 +293,37 @@ def simplex_positions(triplets, # (K, 3) triplets [CI, AI, SC]
     return np.divide(t, s, out=np.full_like(t, 1 / 3), where=s > 0)
 
 # %% ../../nbs/foundation/01_hetero.ipynb #eb9f2dfb
-MARKER_PX, MARKER_GROWTH_PX = 8, 5   # a lone client's marker, and its growth with the square root of the clients at a point
-SIMPLEX_TICKS = (0.2, 0.4, 0.6, 0.8)   # numbered inside the sides only: a client at a corner (a pure type) would hide 0 and 1
+# a lone client's marker, and its growth with the square root of the clients at a point
+MARKER_PX, MARKER_GROWTH_PX = 8, 5
+# numbered inside the sides only: a client at a corner (a pure type) would hide 0 and 1
+SIMPLEX_TICKS = (0.2, 0.4, 0.6, 0.8)
 
 def ternary_triplets(triplets, # (K, 3) triplets [CI, AI, SC]
                      labels:list[str]|None=None, # hover label per client (default 'client k')
-                     sizes=None, # marker size per client (e.g. multiplicity), default the number of clients at its point
+                     # marker size per client (e.g. multiplicity), default the number of clients at its point
+                     sizes=None,
                      tie:str='join', # how `client_types` colours ties
                     ) -> go.Figure:
     "Triplets on the CI/AI/SC simplex (each L1-normalised; the zero triplet sits at the centre), coloured by type."
-    pos = simplex_positions(triplets); t = check_array('triplets', triplets)
-    if labels is not None and len(labels) != len(t): raise ValueError(f"labels: {len(labels)} labels for {len(t)} triplets")
+    pos = simplex_positions(triplets)
+    t = check_array('triplets', triplets)
+    if labels is not None and len(labels) != len(t):
+        raise ValueError(f"labels: {len(labels)} labels for {len(t)} triplets")
     types = client_types(t, tie=tie)
     labels = list(labels or [f'client {k}' for k in range(len(t))])
-    if sizes is None: sizes = (np.round(pos, 9)[:, None] == np.round(pos, 9)[None]).all(-1).sum(1)   # clients drawn at each point
+    # clients drawn at each point
+    if sizes is None: sizes = (np.round(pos, 9)[:, None] == np.round(pos, 9)[None]).all(-1).sum(1)
     sizes = MARKER_PX + MARKER_GROWTH_PX * np.sqrt(check_array('sizes', sizes, lo=0, ndim=1))
     if len(sizes) != len(t): raise ValueError(f"sizes: {len(sizes)} sizes for {len(t)} triplets")
     fig = go.Figure()
     for ty in dict.fromkeys(types):
         i = np.flatnonzero(types == ty)
-        fig.add_trace(go.Scatterternary(a=pos[i, 0], b=pos[i, 1], c=pos[i, 2], mode='markers', name=ty, cliponaxis=False,
-            marker=dict(size=sizes[i], opacity=0.8), text=[labels[j] for j in i],
-            customdata=t[i], hovertemplate='%{text}<br>CI %{customdata[0]:.3f}, AI %{customdata[1]:.3f}, '
-                                            'SC %{customdata[2]:.3f}<extra>%{fullData.name}</extra>'))
+        fig.add_trace(
+            go.Scatterternary(
+                a=pos[i, 0], b=pos[i, 1], c=pos[i, 2], mode='markers', name=ty, cliponaxis=False, marker=dict(
+                    size=sizes[i], opacity=0.8), text=[labels[j] for j in i], customdata=t[i],
+                hovertemplate='%{text}<br>CI %{customdata[0]:.3f}, AI %{customdata[1]:.3f}, '
+                'SC %{customdata[2]:.3f}<extra>%{fullData.name}</extra>'))
     axis = lambda title: dict(title=title, tickvals=SIMPLEX_TICKS)
     fig.update_layout(ternary=dict(aaxis=axis('CI'), baxis=axis('AI'), caxis=axis('SC')), height=380, width=480,
                       margin=dict(l=40, r=40, t=40, b=30), legend_title='type')
@@ -301,7 +331,8 @@ def ternary_triplets(triplets, # (K, 3) triplets [CI, AI, SC]
 
 # %% ../../nbs/foundation/01_hetero.ipynb #spreadlabels
 LABEL_CHAR_PX, LABEL_LINE_PX = 7.5, 16   # a point label's width per character and its height (plotly's 12 px font)
-LABEL_POSITIONS = ('top center', 'bottom center', 'middle right', 'middle left', 'top right', 'top left', 'bottom right', 'bottom left')
+LABEL_POSITIONS = ('top center', 'bottom center', 'middle right', 'middle left', 'top right', 'top left',
+                   'bottom right', 'bottom left')
 
 def label_box(x:float, # the marker's centre, pixels from the left
               y:float, # the marker's centre, pixels from the top (y grows downwards)
@@ -311,7 +342,8 @@ def label_box(x:float, # the marker's centre, pixels from the left
              ) -> tuple: # (left, top, right, bottom) in pixels
     "The pixel box of a point label drawn at `pos` beside a marker."
     x, y = check_float('x', x), check_float('y', y)
-    return _label_box(x, y, check_type('text', text, str), check_choice('pos', pos, LABEL_POSITIONS), check_float('r', r, lo=0))
+    return _label_box(x, y, check_type('text', text, str), check_choice('pos', pos, LABEL_POSITIONS),
+                      check_float('r', r, lo=0))
 
 def _label_box(x, y, text, pos, r):
     "`label_box` without the checks (`spread_labels` calls it eight times a point)."
@@ -335,6 +367,7 @@ def box_overlap(a:tuple, # a pixel box (left, top, right, bottom)
     "The area two pixel boxes share."
     return _overlap(_check_box('a', a), _check_box('b', b))
 
+# %% ../../nbs/foundation/01_hetero.ipynb #e46b6a02
 def _overlap(a, b):
     "`box_overlap` without the checks (`spread_labels` calls it for every pair of candidate and placed box)."
     return max(0, min(a[2], b[2]) - max(a[0], b[0])) * max(0, min(a[3], b[3]) - max(a[1], b[1]))
@@ -342,24 +375,31 @@ def _overlap(a, b):
 # %% ../../nbs/foundation/01_hetero.ipynb #spreadlabels2
 def spread_labels(fig:go.Figure, # a scatter figure with point labels (mode 'markers+text'), its width and height set
                  ) -> go.Figure:
-    "Put each point label where it hides the fewest markers and labels placed before it and stays inside the figure (changed in place)."
-    traces = [t for t in check_type('fig', fig, go.Figure).data if 'text' in (t.mode or '') and t.text is not None and t.visible is not False]
+    """Put each point label where it hides the fewest markers and labels placed before it and stays inside the figure
+    (changed in place)."""
+    traces = [
+        t for t in check_type('fig', fig, go.Figure).data
+        if 'text' in (t.mode or '') and t.text is not None and t.visible is not False
+    ]
     pts = [(t, i, float(x), float(y), str(s), (t.marker.size or 6) / 2) for t in traces
            for i, (x, y, s) in enumerate(zip(t.x, t.y, t.text))]
     if not pts: return fig
     m, W, H = fig.layout.margin, fig.layout.width or 700, fig.layout.height or 450
     l, r, top, b = (v if v is not None else d for v, d in ((m.l, 80), (m.r, 80), (m.t, 100), (m.b, 80)))
     xs, ys = np.array([p[2] for p in pts]), np.array([p[3] for p in pts])
-    (x0, x1), (y0, y1) = [(v.min() - 0.06 * (np.ptp(v) or 1), v.max() + 0.06 * (np.ptp(v) or 1)) for v in (xs, ys)]   # plotly's autorange pad
+    # plotly's autorange pad
+    (x0, x1), (y0, y1) = [(v.min() - 0.06 * (np.ptp(v) or 1), v.max() + 0.06 * (np.ptp(v) or 1)) for v in (xs, ys)]
     px = lambda x, y: (l + (x - x0) / (x1 - x0) * (W - l - r), top + (y1 - y) / (y1 - y0) * (H - top - b))
-    placed = [(cx - rad, cy - rad, cx + rad, cy + rad) for _, _, x, y, _, rad in pts for cx, cy in [px(x, y)]]   # the markers
+    # the markers
+    placed = [(cx - rad, cy - rad, cx + rad, cy + rad) for _, _, x, y, _, rad in pts for cx, cy in [px(x, y)]]
     cut_off = lambda box: _overlap(box, box) - _overlap(box, (0, 0, W, H))   # the part of a label outside the figure
     hidden = lambda box: sum(_overlap(box, q) for q in placed) + cut_off(box)
     chosen = {id(t): [LABEL_POSITIONS[0]] * len(t.x) for t in traces}
     for t, i, x, y, s, rad in sorted(pts, key=lambda p: -p[3]):   # from the top down
         boxes = {pos: _label_box(*px(x, y), s, pos, rad) for pos in LABEL_POSITIONS}
         best = min(LABEL_POSITIONS, key=lambda pos: hidden(boxes[pos]))
-        chosen[id(t)][i] = best; placed.append(boxes[best])
+        chosen[id(t)][i] = best
+        placed.append(boxes[best])
     for t in traces: t.textposition = chosen[id(t)]
     return fig
 
@@ -380,9 +420,11 @@ def metric_bars(metrics, # a dict from `fl_metrics`, or client matrices (K, |Y|,
     missing = [k for k in METRICS if k not in m]
     if missing: raise ValueError(f"metrics: a dict without {', '.join(missing)}: expected the six keys of fl_metrics")
     check_array('metrics', [m[k] for k in METRICS], allow_nan=True)
-    if published is not None: check_array('published', [v for k, v in check_type('published', published, dict).items() if k in METRICS])
-    fig = go.Figure(go.Bar(x=list(METRICS), y=[float(m[k]) for k in METRICS], name='computed',
-                           text=[f'{float(m[k]):.2f}' for k in METRICS], textposition='outside', textfont_size=BAR_LABEL_PT))
+    if published is not None:
+        check_array('published', [v for k, v in check_type('published', published, dict).items() if k in METRICS])
+    fig = go.Figure(
+        go.Bar(x=list(METRICS), y=[float(m[k]) for k in METRICS], name='computed',
+               text=[f'{float(m[k]):.2f}' for k in METRICS], textposition='outside', textfont_size=BAR_LABEL_PT))
     if published:
         ks = [k for k in METRICS if k in published]
         fig.add_bar(x=ks, y=[published[k] for k in ks], name='published', text=[f'{published[k]:.2f}' for k in ks],

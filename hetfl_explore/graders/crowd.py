@@ -8,7 +8,8 @@ import dataclasses, functools
 from datetime import datetime, timezone
 import numpy as np
 import pandas as pd
-from .core import ANSWER_TOL, exercise, as_number, as_numbers, as_parts, as_text, try_call, rubric_feedback
+from .core import (ANSWER_TOL, exercise, as_number, as_numbers, as_parts, as_text, try_call,
+                                        rubric_feedback)
 from ..foundation.core import check_int, check_float
 from ..crowd.promethee import flows_pairwise, uni_flows_sorted, compute_flows_as_printed
 from ..crowd.shapley import QuadraticGame, shapley_exact, FREE_RIDER_KINDS
@@ -35,26 +36,36 @@ def q1_flows(q:float=Q1_Q, # indifference threshold
 
 def _first_match(v, mistakes, tol):
     "The message of the first (wrong vector, message) pair that `v` matches within `tol`, or None."
-    return next((msg for wrong, msg in mistakes if np.shape(wrong) == np.shape(v) and np.allclose(v, wrong, atol=tol)), None)
+    return next((msg for wrong, msg in mistakes if np.shape(wrong) == np.shape(v) and np.allclose(v, wrong, atol=tol)),
+                None)
 
 # %% ../../nbs/graders/95_crowd.ipynb #7e413604
-@exercise('crowd.q1', hint='P(d) = (d − q)/(p − q) clipped to [0, 1]; π(a, b) = Σ_j W_j P(g_j(a) − g_j(b)); φ⁺(a) averages π(a, ·) '
-                          'over the n − 1 other clients, φ⁻(a) averages π(·, a); φ = φ⁺ − φ⁻.')
+@exercise(
+    'crowd.q1',
+    hint='P(d) = (d − q)/(p − q) clipped to [0, 1]; π(a, b) = Σ_j W_j P(g_j(a) − g_j(b)); φ⁺(a) averages π(a, ·) '
+    'over the n − 1 other clients, φ⁻(a) averages π(·, a); φ = φ⁺ − φ⁻.')
 def _q1(answer, # the student's answer
        ):
     "Check the net flows [φ(A), φ(B), φ(C)] of the three clients, computed by hand."
     v = as_numbers(answer)
     if v is None or len(v) != 3: return 'expected three net flows [φ(A), φ(B), φ(C)], in that order.'
-    plus, minus = q1_flows(); phi, n = plus - minus, len(plus)
+    plus, minus = q1_flows()
+    phi, n = plus - minus, len(plus)
     if np.allclose(v, phi, atol=ANSWER_TOL): return None
     linear = np.subtract(*q1_flows(Q1_Q, 1.0))
-    return _first_match(v, [(-phi, 'the signs are flipped: φ = φ⁺ − φ⁻ (how much a client outranks the others, minus how much it is outranked).'),
-                            (phi * (n - 1), 'you summed the preferences without averaging: PROMETHEE II divides by n − 1, the number of OTHER clients.'),
-                            (phi * (n - 1) / n, 'you divided by n; each client is compared with the n − 1 other clients.'),
+    return _first_match(v, [(-phi, 'the signs are flipped: φ = φ⁺ − φ⁻ (how much a client outranks the others, '
+                                   'minus how much it is outranked).'),
+                            (phi * (n - 1), 'you summed the preferences without averaging: PROMETHEE II divides by '
+                                            'n − 1, the number of OTHER clients.'),
+                            (phi * (n - 1) / n, 'you divided by n; each client is compared with the n − 1 other '
+                                                'clients.'),
                             (plus, 'that is the positive flow φ⁺ alone; subtract the negative flow φ⁻.'),
-                            (linear, f'you used P(d) = d; the preference reaches 1 at d = p = {Q1_P} (it is (d − q)/(p − q), capped at 1).')], ANSWER_TOL) \
-        or ('the net flows must add up to 0 (every preference counts once for one client and once against another); check your π table.'
-            if abs(v.sum()) > ANSWER_TOL else 'the net flows add up to 0 as they should, but at least one is off; check P(d) on each criterion.')
+                            (linear, f'you used P(d) = d; the preference reaches 1 at d = p = {Q1_P} (it is (d − '
+                                     f'q)/(p − q), capped at 1).')], ANSWER_TOL) \
+        or ('the net flows must add up to 0 (every preference counts once for one client and once against another); '
+            'check your π table.'
+            if abs(v.sum()) > ANSWER_TOL else 'the net flows add up to 0 as they should, but at least one is off; '
+                                              'check P(d) on each criterion.')
 
 # %% ../../nbs/graders/95_crowd.ipynb #695785ce
 Q2_BUDGET = 25.0   # the panel's default budget per round
@@ -72,7 +83,8 @@ def _with_break(table, budget):
     left, out = budget, []
     for r, c in zip(table['rank'], table['cost']):
         if c > left: break
-        out.append(int(r)); left -= c
+        out.append(int(r))
+        left -= c
     return out
 
 # %% ../../nbs/graders/95_crowd.ipynb #3cbe1346
@@ -82,17 +94,24 @@ def _q2(answer, # the student's answer
        ):
     "Check the ranks of the clients that FedPROM selects on the panel at its default budget."
     v = as_numbers(sorted(answer, key=repr) if isinstance(answer, (set, frozenset)) else answer)
-    if v is None or (v != np.round(v)).any(): return 'expected the ranks of the selected clients as whole numbers, e.g. [1, 2, 5].'
-    t = panel_ranking(); got, want = sorted(int(r) for r in v), sorted(int(r) for r in t.loc[t['chosen'], 'rank'])
+    if v is None or (v != np.round(v)).any():
+        return 'expected the ranks of the selected clients as whole numbers, e.g. [1, 2, 5].'
+    t = panel_ranking()
+    got, want = sorted(int(r) for r in v), sorted(int(r) for r in t.loc[t['chosen'], 'rank'])
     if got == want: return None
     if len(set(got)) < len(got): return 'a rank appears twice: each client is selected at most once.'
-    if got == sorted(int(c) for c in t.loc[t['chosen'], 'client']): return "those are client ids (the 'client' column); hand in their ranks."
+    if got == sorted(int(c) for c in t.loc[t['chosen'], 'client']):
+        return "those are client ids (the 'client' column); hand in their ranks."
     if min(got) < 1 or max(got) > len(t): return f'ranks run from 1 to {len(t)}.'
-    if got == _with_break(t, Q2_BUDGET): return ('you stopped at the first client the budget could not pay for (the `break` of Algorithm 3); '
-                                                 'Algorithm 1 passes over that client and goes on down the ranking while money is left.')
+    if got == _with_break(t, Q2_BUDGET):
+        return ('you stopped at the first client the budget could not pay for (the `break` of Algorithm 3); '
+                'Algorithm 1 passes over that client and goes on down the ranking while money is left.')
     spent = float(t.set_index('rank').loc[got, 'cost'].sum())
-    if spent > Q2_BUDGET: return f'these clients cost {spent:g} in all, more than the budget of {Q2_BUDGET:g}: the pass skips clients that no longer fit.'
-    return 'this set fits the budget but is not the greedy pass: a better-ranked client that still fits is always taken first.'
+    if spent > Q2_BUDGET:
+        return (f'these clients cost {spent:g} in all, more than the budget of {Q2_BUDGET:g}: '
+                'the pass skips clients that no longer fit.')
+    return ('this set fits the budget but is not the greedy pass: a better-ranked client that still fits is always '
+            'taken first.')
 
 # %% ../../nbs/graders/95_crowd.ipynb #fbc82139
 BUG_THRESHOLDS = ((0.02, 0.3), (0.0, 0.1), (0.05, 0.5), (0.0, 1.0))   # (q, p) pairs tried; p = 1 spans the whole range
@@ -116,15 +135,20 @@ def flows_problem(compute_flows, # the student's compute_flows(g, q, p) -> phi_p
         if v is None or len(v) != n: return f'your function must return one φ⁺ per client ({n} numbers for {n} scores).'
         if np.allclose(v, want, atol=BUG_ATOL): continue
         where = f'(n = {n}, q = {q}, p = {p})'
-        return _first_match(v, [(compute_flows_as_printed(g, q, p), f'still the printed sweep {where}: the clients below the window (d > p) '
-                                                                     'are preferred fully, P = 1, and each must count.'),
-                                (np.sort(want), f'your flows are in sorted order {where}; return them in the order of the input scores.'),
+        printed = (f'still the printed sweep {where}: the clients below the window (d > p) '
+                   'are preferred fully, P = 1, and each must count.')
+        return _first_match(v, [(compute_flows_as_printed(g, q, p), printed),
+                                (np.sort(want), f'your flows are in sorted order {where}; return them in the order '
+                                                f'of the input scores.'),
                                 (minus, f'that is the negative flow φ⁻ {where}; the exercise asks for φ⁺.'),
-                                (want * (n - 1), f'divide by n − 1 {where}: PROMETHEE II averages over the other clients.')], BUG_ATOL) \
+                                (want * (n - 1), f'divide by n − 1 {where}: PROMETHEE II averages over the other '
+                                                 f'clients.')], BUG_ATOL) \
             or f'φ⁺ is off {where}: compare one client with the definition Σ_k P(g_i − g_k) / (n − 1).'
     return None
 
-@exercise('crowd.q3', hint='which clients does the window [g_i − p, g_i − q] leave out below, and what is their preference P?')
+
+@exercise('crowd.q3',
+          hint='which clients does the window [g_i − p, g_i − q] leave out below, and what is their preference P?')
 def _q3(answer, # the student's answer
        ):
     "Check the student's fixed COMPUTEFLOWS: the exact φ⁺ of one criterion, in the input order."
@@ -137,22 +161,32 @@ def q4_game() -> QuadraticGame:
     "The three-player game of q4."
     return QuadraticGame(Q4_X, Q4_ALPHA)
 
-@exercise('crowd.q4', hint='list the 3! = 6 orders of arrival; in each, a player earns v(those before it and itself) − v(those before it); '
-                          'average over the orders.')
+
+@exercise(
+    'crowd.q4',
+    hint='list the 3! = 6 orders of arrival; in each, a player earns v(those before it and itself) − v(those before '
+         'it); '
+    'average over the orders.')
 def _q4(answer, # the student's answer
        ):
     "Check the Shapley values [φ_1, φ_2, φ_3] of the quadratic game, computed by hand."
     v = as_numbers(answer)
     if v is None or len(v) != 3: return 'expected three Shapley values [φ_1, φ_2, φ_3].'
-    game = q4_game(); n = game.n_players; phi, full = shapley_exact(game, n), game(range(n))
+    game = q4_game()
+    n = game.n_players
+    phi, full = shapley_exact(game, n), game(range(n))
     if np.allclose(v, phi, atol=ANSWER_TOL): return None
     alone = np.array([game((i,)) for i in range(n)])
     loo = np.array([full - game([j for j in range(n) if j != i]) for i in range(n)])
-    return _first_match(v, [(alone, 'those are the values alone, v({i}): a player also brings the complementarity α x_i x_j with each partner.'),
-                            (loo, 'those are the leave-one-out values v(N) − v(N∖{i}), the player arriving last; average over all 3! orders.'),
+    return _first_match(v, [(alone, 'those are the values alone, v({i}): a player also brings the complementarity α '
+                                    'x_i x_j with each partner.'),
+                            (loo, 'those are the leave-one-out values v(N) − v(N∖{i}), the player arriving last; '
+                                  'average over all 3! orders.'),
                             (np.full(n, full / n), 'an equal split ignores how much each player contributes.'),
-                            (phi / full, 'those are payout shares φ_i / Σφ (Algorithm 5); hand in the values themselves.')], ANSWER_TOL) \
-        or ('the values must add up to v(N), the value of all three players together (efficiency).' if abs(v.sum() - full) > ANSWER_TOL
+                            (phi / full, 'those are payout shares φ_i / Σφ (Algorithm 5); hand in the values '
+                                         'themselves.')], ANSWER_TOL) \
+        or ('the values must add up to v(N), the value of all three players together (efficiency).'
+            if abs(v.sum() - full) > ANSWER_TOL
             else 'the values add up to v(N) as they should, but they are not split as the Shapley value splits them.')
 
 # %% ../../nbs/graders/95_crowd.ipynb #02d29576
@@ -160,12 +194,14 @@ def _q4(answer, # the student's answer
 def _shapley_table(): return ShapleyPanel().table
 
 def shapley_panel_table() -> pd.DataFrame:
-    "The table of a `ShapleyPanel` with its default settings: each client's kind, cumulative φ, payout, profit and flag."
+    """The table of a `ShapleyPanel` with its default settings: each client's kind, cumulative φ, payout, profit and
+    flag."""
     return _shapley_table().copy()
 
 def _kinds(answer):
     "The answer as a set of normalised kind names (from a string or a collection of strings), or None."
-    items = [answer] if isinstance(answer, str) else list(answer) if isinstance(answer, (list, tuple, set, frozenset)) else None
+    items = [answer] if isinstance(answer, str) else list(answer) if isinstance(answer,
+                                                                                (list, tuple, set, frozenset)) else None
     if items is None or not all(isinstance(a, str) for a in items): return None
     return {as_text(a).replace(' ', '_').replace('-', '_') for a in items}
 
@@ -176,7 +212,8 @@ def _q5(answer, # the student's answer
     "Check the free-rider kinds that the panel's default flag does not catch."
     got = _kinds(answer)
     if got is None: return "expected the kinds as a list of strings, e.g. ['noise']."
-    t = shapley_panel_table(); riders = t[t['kind'] != 'benign']
+    t = shapley_panel_table()
+    riders = t[t['kind'] != 'benign']
     want = set(riders.loc[~riders['flagged'], 'kind'])
     if got == want: return None
     unknown = sorted(got - set(FREE_RIDER_KINDS) - {'benign'})
@@ -200,10 +237,15 @@ def playground_ratios(mode:str='as_printed', # the server rule, one of `crowd.ba
 def _verdict(x):
     "One of CONFIDENCE from a phrase such as 'Over-confident', or None."
     t = as_text(x)
-    return None if t is None else next((c for c in CONFIDENCE if c.replace(' ', '') == t.replace('-', '').replace(' ', '')), None)
+    return None if t is None else next(
+        (c for c in CONFIDENCE if c.replace(' ', '') == t.replace('-', '').replace(' ', '')), None)
 
 # %% ../../nbs/graders/95_crowd.ipynb #e9de3462
-@exercise('crowd.q6', hint='the panel plots centralised variance / global variance: above 1, the global posterior is narrower than all the data justify.')
+@exercise(
+    'crowd.q6', hint=
+    'the panel plots centralised variance / global variance: above 1, the global posterior is narrower than all the '
+    'data justify.'
+)
 def _q6(answer, # the student's answer
        ):
     "Check (verdict, variance ratio after the last round) for the printed rule with the last global posterior as prior."
@@ -211,16 +253,20 @@ def _q6(answer, # the student's answer
     if parts is None: return "expected a pair (verdict, ratio), e.g. ('underconfident', 0.5)."
     verdict, ratio = _verdict(parts[0]), as_number(parts[1])
     if verdict is None: return f"the first part (verdict) must be one of {', '.join(map(repr, CONFIDENCE))}."
-    if ratio is None or ratio <= 0: return 'the second part must be the positive ratio the panel plots after the last round.'
-    r = playground_ratios(); close = lambda a, b: abs(a - b) <= Q6_RTOL * abs(b)
+    if ratio is None or ratio <= 0:
+        return 'the second part must be the positive ratio the panel plots after the last round.'
+    r = playground_ratios()
+    close = lambda a, b: abs(a - b) <= Q6_RTOL * abs(b)
     if not close(ratio, r[-1]):
-        if close(ratio, 1 / r[-1]): return 'the second part is inverted: the panel plots centralised variance / global variance.'
+        if close(ratio, 1 / r[-1]):
+            return 'the second part is inverted: the panel plots centralised variance / global variance.'
         if close(ratio, r[0]): return 'the second part is the ratio after round 1; read it after the last round.'
         if any(close(ratio, playground_ratios(m, p)[-1]) for m, p in (('poe', 'last_global'), ('as_printed', 'fixed'))):
             return "the second part comes from another setting; keep the panel's defaults (as_printed, last_global)."
         return 'the second part (ratio after the last round) does not match the panel.'
     want = CONFIDENCE[0] if r[-1] > 1 + Q6_RTOL else CONFIDENCE[1] if r[-1] < 1 - Q6_RTOL else CONFIDENCE[2]
-    return None if verdict == want else f'the first part (verdict) does not fit your ratio of {ratio:.4g}: compare the two variances.'
+    return (None if verdict == want else f'the first part (verdict) does not fit your ratio of {ratio:.4g}: compare '
+                                         f'the two variances.')
 
 # %% ../../nbs/graders/95_crowd.ipynb #d2770bce
 Q7_WHY = ('compare each attribute with the conditions of the register rule.',
@@ -230,11 +276,17 @@ Q7_WHY = ('compare each attribute with the conditions of the register rule.',
           'which rules are written for this action, and what does ABAC decide when none applies?')   # per request
 
 def abac_requests() -> list[Request]:
-    "The five requests of q7: register; participate; participate during maintenance; with an attribute missing; an unknown action."
+    """The five requests of q7: register; participate; participate during maintenance; with an attribute missing; an
+    unknown action."""
     dev, task, calm = dict(DEMO_DEVICE), dict(DEMO_TASK), {'maintenance': False}
     partial = {k: v for k, v in dev.items() if k != 'os_patch_age_days'}
-    return [Request(dev, 'register'), Request(dev, 'participate', task, calm), Request(dev, 'participate', task, {'maintenance': True}),
-            Request(partial, 'participate', task, calm), Request(dev, 'download_model', task, calm)]
+    return [
+        Request(dev, 'register'),
+        Request(dev, 'participate', task, calm),
+        Request(dev, 'participate', task, {'maintenance': True}),
+        Request(partial, 'participate', task, calm),
+        Request(dev, 'download_model', task, calm)
+    ]
 
 def _decision(x):
     "True for permit, False for deny (words or booleans), None otherwise."
@@ -242,8 +294,9 @@ def _decision(x):
     return {'permit': True, 'allow': True, 'deny': False}.get(as_text(x))
 
 # %% ../../nbs/graders/95_crowd.ipynb #518d7429
-@exercise('crowd.q7', hint='a request is permitted only if a rule for its action applies (all its conditions hold) and, '
-                          'under deny-overrides, no deny rule for it applies.')
+@exercise(
+    'crowd.q7', hint='a request is permitted only if a rule for its action applies (all its conditions hold) and, '
+    'under deny-overrides, no deny rule for it applies.')
 def _q7(answer, # the student's answer
        ):
     "Check the decisions ('permit' or 'deny') of EXAMPLE_POLICY on the five requests of the lab, in order."
@@ -270,21 +323,26 @@ def _updates():
                 tampered=dataclasses.replace(fresh, payload=bytes([fresh.payload[0] ^ 1]) + fresh.payload[1:]))
 
 def signed_updates() -> dict:
-    "One certified device's round-1 updates for q8: 'fresh' (for TASK_ID), 'other_task' and 'tampered' (one bit flipped)."
+    """One certified device's round-1 updates for q8: 'fresh' (for TASK_ID), 'other_task' and 'tampered' (one bit
+    flipped)."""
     return dict(_updates())
 
 # %% ../../nbs/graders/95_crowd.ipynb #e40019d1
-Q8_WHY = {'a fresh valid update': 'it was rejected, but every grader passes for it.',
-          'a tampered payload': 'it was accepted: the payload no longer matches its signature.',
-          'an update signed for another task': 'it was accepted: the signed statement names the task it is for.',
-          'a round-1 update replayed in round 2': 'it was accepted: the signed statement names the round it is for.',
-          'the same update delivered twice in round 1': 'the second copy was accepted: a nonce that was already accepted marks a replay.'}
+Q8_WHY = {
+    'a fresh valid update': 'it was rejected, but every grader passes for it.',
+    'a tampered payload': 'it was accepted: the payload no longer matches its signature.',
+    'an update signed for another task': 'it was accepted: the signed statement names the task it is for.',
+    'a round-1 update replayed in round 2': 'it was accepted: the signed statement names the round it is for.',
+    'the same update delivered twice in round 1': 'the second copy was accepted: a nonce that was already accepted '
+                                                  'marks a replay.'
+}
 
 def verifier_problem(accept, # the student's accept(u, task_id, round, seen) -> bool
                     ) -> str | None: # what is wrong, or None
     "The first scenario of q8 that `accept` decides wrongly (or what goes wrong when it is called), or None."
     u = signed_updates()
-    scenarios = [('a fresh valid update', [(u['fresh'], 1)], [True]), ('a tampered payload', [(u['tampered'], 1)], [False]),
+    scenarios = [('a fresh valid update', [(u['fresh'], 1)], [True]),
+                 ('a tampered payload', [(u['tampered'], 1)], [False]),
                  ('a round-1 update replayed in round 2', [(u['fresh'], 2)], [False]),
                  ('the same update delivered twice in round 1', [(u['fresh'], 1), (u['fresh'], 1)], [True, False]),
                  ('an update signed for another task', [(u['other_task'], 1)], [False])]
@@ -293,13 +351,18 @@ def verifier_problem(accept, # the student's accept(u, task_id, round, seen) -> 
         for upd, rnd in deliveries:
             out, err = try_call(accept, upd, TASK_ID, rnd, seen)
             if err: return err
-            if not isinstance(out, (bool, np.bool_)): return f'your function must return True or False, got {type(out).__name__}.'
+            if not isinstance(out, (bool, np.bool_)):
+                return f'your function must return True or False, got {type(out).__name__}.'
             got.append(bool(out))
         if got != want: return f'{what}: {Q8_WHY[what]}'
     return None
 
 # %% ../../nbs/graders/95_crowd.ipynb #bf46c981
-@exercise('crowd.q8', hint='list what the signature binds (task, round, client, payload hash, nonce) and check each against the server’s state.')
+@exercise(
+    'crowd.q8', hint=
+    'list what the signature binds (task, round, client, payload hash, nonce) and check each against the server’s '
+    'state.'
+)
 def _q8(answer, # the student's answer
        ):
     "Check the student's fixed verifier `accept(u, task_id, round, seen)`."

@@ -6,9 +6,8 @@
 from __future__ import annotations
 import warnings
 import numpy as np
-from .core import (ANSWER_TOL, exercise, as_fraction, as_signed_fraction, matches, as_number, as_numbers, as_parts,
-                                      first_mistake, try_call,
-                                      rubric_feedback)
+from .core import (ANSWER_TOL, exercise, as_fraction, as_signed_fraction, matches, as_number,
+                                        as_numbers, as_parts, first_mistake, try_call, rubric_feedback)
 from ..foundation.core import check_int, check_float
 from ..fairness.metrics import (rates_confusion, demographic_parity_diff, equal_opportunity_diff,
                                             predictive_equality_diff, accuracy, accuracy_by_group, worst_group_accuracy,
@@ -32,26 +31,37 @@ def _f(t) -> float: return float(t)
 def _q1(answer, # the student's answer
        ):
     "Check ΔDemPar of the lab's classifier (fraction or percentage; min − max is the same gap)."
-    v = as_signed_fraction(answer); v = v if v is None else abs(v)   # the gap is max − min: a signed difference has its size
+    # the gap is max − min: a signed difference has its size
+    v = as_signed_fraction(answer)
+    v = v if v is None else abs(v)
     if v is None: return 'expected one number (or a percentage).'
-    C = lab_confusion(); want = _f(demographic_parity_diff(C))
+    C = lab_confusion()
+    want = _f(demographic_parity_diff(C))
     if abs(v - want) <= ANSWER_TOL: return None
     sr = selection_rate(C).numpy()
-    return first_mistake(v, [(abs(BASE_RATES[0] - BASE_RATES[1]), 'you compared the true labels (base rates), not the predictions.'),
-                             (sr.min() / sr.max(), 'that is a ratio of selection rates (disparate impact); ΔDemPar is their difference.'),
-                             (_f(equal_opportunity_diff(C)), 'that is the gap in TPRs (ΔEOp): ΔDemPar looks at everyone, not only at the positives.')], ANSWER_TOL) \
+    return first_mistake(v, [(abs(BASE_RATES[0] - BASE_RATES[1]), 'you compared the true labels (base rates), not '
+                                                                  'the predictions.'),
+                             (sr.min() / sr.max(), 'that is a ratio of selection rates (disparate impact); ΔDemPar '
+                                                   'is their difference.'),
+                             (_f(equal_opportunity_diff(C)), 'that is the gap in TPRs (ΔEOp): ΔDemPar looks at '
+                                                             'everyone, not only at the positives.')], ANSWER_TOL) \
         or f'{v:.4g} is not the gap between the two groups\' selection rates.'
 
+# %% ../../nbs/graders/94_fairness.ipynb #74910b40
 @exercise('fairness.q2', hint='ΔEOp compares the TPRs: among the truly positive people, the share predicted positive.')
 def _q2(answer, # the student's answer
        ):
     "Check ΔEOp of the lab's classifier (fraction or percentage; min − max is the same gap)."
-    v = as_signed_fraction(answer); v = v if v is None else abs(v)   # the gap is max − min: a signed difference has its size
+    # the gap is max − min: a signed difference has its size
+    v = as_signed_fraction(answer)
+    v = v if v is None else abs(v)
     if v is None: return 'expected one number (or a percentage).'
     C = lab_confusion()
     if abs(v - _f(equal_opportunity_diff(C))) <= ANSWER_TOL: return None
-    return first_mistake(v, [(_f(predictive_equality_diff(C)), 'that is the gap in FPRs (predictive equality); equal opportunity compares the TPRs.'),
-                             (_f(demographic_parity_diff(C)), 'that is ΔDemPar; equal opportunity only looks at the truly positive people.')], ANSWER_TOL) \
+    return first_mistake(v, [(_f(predictive_equality_diff(C)), 'that is the gap in FPRs (predictive equality); '
+                                                               'equal opportunity compares the TPRs.'),
+                             (_f(demographic_parity_diff(C)), 'that is ΔDemPar; equal opportunity only looks at the '
+                                                              'truly positive people.')], ANSWER_TOL) \
         or f'{v:.4g} is not the gap between the two groups\' TPRs.'
 
 # %% ../../nbs/graders/94_fairness.ipynb #7ed2fd1b
@@ -63,11 +73,16 @@ def _q3(answer, # the student's answer
     if parts is None: return 'expected a pair (accuracy, worst-group accuracy).'
     acc, wga = as_fraction(parts[0]), as_fraction(parts[1])
     if acc is None or wga is None: return 'both parts must be numbers (or percentages).'
-    C = lab_confusion(); want_acc, want_wga = _f(accuracy(C)), _f(worst_group_accuracy(C))
-    if abs(acc - want_wga) <= ANSWER_TOL and abs(wga - want_acc) <= ANSWER_TOL: return 'the two parts look swapped: accuracy first.'
-    if abs(acc - want_acc) > ANSWER_TOL: return 'the first part (overall accuracy) is off: count all correct predictions over all 200 people.'
+    C = lab_confusion()
+    want_acc, want_wga = _f(accuracy(C)), _f(worst_group_accuracy(C))
+    if abs(acc - want_wga) <= ANSWER_TOL and abs(wga - want_acc) <= ANSWER_TOL:
+        return 'the two parts look swapped: accuracy first.'
+    if abs(acc - want_acc) > ANSWER_TOL:
+        return 'the first part (overall accuracy) is off: count all correct predictions over all 200 people.'
     if abs(wga - want_wga) <= ANSWER_TOL: return None
-    return first_mistake(wga, [(_f(accuracy_by_group(C).min()), 'the second part is the worst GROUP\'s accuracy; worst-group accuracy goes down to the (label, group) cells.')], ANSWER_TOL) \
+    return first_mistake(wga, [(_f(accuracy_by_group(C).min()), 'the second part is the worst GROUP\'s accuracy; '
+                                                                'worst-group accuracy goes down to the (label, group) '
+                                                                'cells.')], ANSWER_TOL) \
         or 'the second part (worst-group accuracy) is off.'
 
 # %% ../../nbs/graders/94_fairness.ipynb #8683dfb6
@@ -78,8 +93,10 @@ def federated_dp_cases(seed:int=0, # the seed of the random federations
     "Federations (lists of count tensors) to test a federated ΔDemPar on: the Simpson example, then random ones."
     seed = check_int('seed', seed, lo=0)
     rng = np.random.default_rng(seed)
-    rand = [[rates_confusion(rng.integers(20, 200, 2), rng.uniform(0.1, 0.9, 2), rng.uniform(0.1, 0.9, 2), rng.uniform(0.1, 0.9, 2))
-             for _ in range(3)] for _ in range(BUG_CASES)]
+    rand = [[
+        rates_confusion(rng.integers(20, 200, 2), rng.uniform(0.1, 0.9, 2), rng.uniform(0.1, 0.9, 2),
+                        rng.uniform(0.1, 0.9, 2)) for _ in range(3)
+    ] for _ in range(BUG_CASES)]
     return [simpson_example()] + rand
 
 @exercise('fairness.q4', hint='add the two clients\' count tensors, then compute ΔDemPar of the sum.')
@@ -88,9 +105,12 @@ def _q4(answer, # the student's answer
     "Check ΔDemPar of the federation of `simpson_example`'s two clients (fraction or percentage)."
     v = as_fraction(answer)
     if v is None: return 'expected one number (or a percentage).'
-    cs = simpson_example(); want = _f(demographic_parity_diff(sum_confusions(cs)))
+    cs = simpson_example()
+    want = _f(demographic_parity_diff(sum_confusions(cs)))
     if abs(v - want) <= ANSWER_TOL: return None
-    if abs(v) <= ANSWER_TOL: return "each client is fair, but the federation's counts are the SUM of the clients': the groups are mixed differently in each client."
+    if abs(v) <= ANSWER_TOL:
+        return ("each client is fair, but the federation's counts are the SUM of the clients': the groups are mixed "
+                "differently in each client.")
     return f'{v:.4g} is not ΔDemPar of the summed counts.'
 
 # %% ../../nbs/graders/94_fairness.ipynb #b14578f1
@@ -105,12 +125,18 @@ def _q5(answer, # the student's answer
         if v is None: return 'your function must return one number.'
         with warnings.catch_warnings():
             warnings.simplefilter('ignore')
-            per = np.array([_f(demographic_parity_diff(c)) for c in cs]); n = np.array([_f(c.sum()) for c in cs])
+            per = np.array([_f(demographic_parity_diff(c)) for c in cs])
+            n = np.array([_f(c.sum()) for c in cs])
         want, mean, weighted = _f(demographic_parity_diff(sum_confusions(cs))), per.mean(), (per * n).sum() / n.sum()
         if abs(v - want) <= 1e-6: continue
-        if abs(mean - weighted) <= 1e-6 and abs(v - mean) <= 1e-6: continue   # equal sizes: the next case tells the two apart
-        if abs(v - mean) <= 1e-6: return "you average the clients' ΔDemPar: a federation's metric is the metric of the summed counts (Simpson's paradox)."
-        if abs(v - weighted) <= 1e-6: return "a size-weighted mean of the clients' ΔDemPar is still a mean of metrics, not the metric of the summed counts."
+        # equal sizes: the next case tells the two apart
+        if abs(mean - weighted) <= 1e-6 and abs(v - mean) <= 1e-6: continue
+        if abs(v - mean) <= 1e-6:
+            return ("you average the clients' ΔDemPar: a federation's metric is the metric of the summed counts "
+                    "(Simpson's paradox).")
+        if abs(v - weighted) <= 1e-6:
+            return ("a size-weighted mean of the clients' ΔDemPar is still a mean of metrics, "
+                    "not the metric of the summed counts.")
         return f'on a test federation your function returns {v:.3f}, which is not its ΔDemPar.'
     return None
 
@@ -133,10 +159,12 @@ def _q6(answer, # the student's answer
     if parts is None: return 'expected a pair (ΔDemPar at mix 0.75, ΔDemPar at mix 0.5).'
     v = [as_fraction(p) for p in parts]
     if None in v: return 'both parts must be numbers.'
-    want = [explorer_dp(m)[1] for m in Q6_MIXES]; client = explorer_dp(Q6_MIXES[0])[0]
+    want = [explorer_dp(m)[1] for m in Q6_MIXES]
+    client = explorer_dp(Q6_MIXES[0])[0]
     ok = [abs(a - b) <= ANSWER_TOL for a, b in zip(v, want)]
     if all(ok): return None
-    if any(abs(a - client) <= ANSWER_TOL for a in v): return "you read a client's row (or the mean of clients); the question asks for the federation's."
+    if any(abs(a - client) <= ANSWER_TOL for a in v):
+        return "you read a client's row (or the mean of clients); the question asks for the federation's."
     return f"the {'first (mix 0.75)' if not ok[0] else 'second (mix 0.5)'} value is off."
 
 # %% ../../nbs/graders/94_fairness.ipynb #5da9021a

@@ -5,8 +5,8 @@
 # %% ../../nbs/graders/93_feddiverse.ipynb #6db5c4bd
 from __future__ import annotations
 import numpy as np
-from .core import (ANSWER_TOL, exercise, as_fraction, as_number, as_numbers, as_parts, as_text, first_mistake,
-                                      try_call, rubric_feedback)
+from .core import (ANSWER_TOL, exercise, as_fraction, as_number, as_numbers, as_parts, as_text,
+                                        first_mistake, try_call, rubric_feedback)
 from ..foundation.core import check_int, check_float, check_choice, check_array
 from ..foundation.hetero import dht, entropy, mutual_information, fl_metrics
 from ..foundation.data import federation
@@ -21,7 +21,9 @@ __all__ = ['CLIENT_A', 'CLIENT_B', 'Q2_FEDERATION', 'STEP3_CASES', 'STEP3_K', 'S
 CLIENT_A, CLIENT_B = ((90, 10), (10, 90)), ((60, 40), (40, 60))   # q1 and q3
 Q2_FEDERATION = 'spawrious_gsc'
 
-@exercise('feddiverse.q1', hint='CI and AI compare the row and column sums with uniform; SC is I(Y;A) over the mean of H(Y) and H(A).')
+
+@exercise('feddiverse.q1',
+          hint='CI and AI compare the row and column sums with uniform; SC is I(Y;A) over the mean of H(Y) and H(A).')
 def _q1(answer, # the student's answer
        ):
     "Check the triplet [CI, AI, SC] of client A, computed by hand."
@@ -29,23 +31,31 @@ def _q1(answer, # the student's answer
     if t is None or len(t) != 3: return 'expected three numbers [CI, AI, SC].'
     want = dht(CLIENT_A)
     if np.allclose(t, want, atol=ANSWER_TOL): return None
-    if not np.allclose(t[:2], want[:2], atol=ANSWER_TOL): return 'CI or AI is off: the class counts (100, 100) and the attribute counts (100, 100) are balanced.'
+    if not np.allclose(t[:2], want[:2], atol=ANSWER_TOL):
+        return 'CI or AI is off: the class counts (100, 100) and the attribute counts (100, 100) are balanced.'
     N = np.asarray(CLIENT_A, float)
     h_cond = float(entropy(N / N.sum(1, keepdims=True)).mean() / np.log(2))
-    return first_mistake(t[2], [(float(mutual_information(N)), 'SC is off: that is I(Y;A) in nats; SC divides it by the mean entropy (H(Y)+H(A))/2.'),
-                                (h_cond, 'SC is off: that is H(A|Y)/log 2, the part of A that Y does NOT explain; SC measures the dependence.')], ANSWER_TOL) \
+    return first_mistake(t[2], [(float(mutual_information(N)), 'SC is off: that is I(Y;A) in nats; SC divides it by '
+                                                               'the mean entropy (H(Y)+H(A))/2.'),
+                                (h_cond, 'SC is off: that is H(A|Y)/log 2, the part of A that Y does NOT explain; SC '
+                                         'measures the dependence.')], ANSWER_TOL) \
         or 'SC is off.'
 
-@exercise('feddiverse.q2', hint="GSC is the SC of the pooled matrix; CSC the mean of the clients' SC. The editor's table shows both.")
+
+@exercise('feddiverse.q2',
+          hint="GSC is the SC of the pooled matrix; CSC the mean of the clients' SC. The editor's table shows both.")
 def _q2(answer, # the student's answer
        ):
     "Check (GSC, CSC) of Spawrious-GSC, read from the matrix editor."
     v = as_numbers(answer)
     if v is None or len(v) != 2: return 'expected a pair (GSC, CSC).'
-    m = fl_metrics(federation(Q2_FEDERATION)); want = np.array([m['GSC'], m['CSC']])
+    m = fl_metrics(federation(Q2_FEDERATION))
+    want = np.array([m['GSC'], m['CSC']])
     if np.allclose(v, want, atol=ANSWER_TOL): return None
-    if np.allclose(v, want[::-1], atol=ANSWER_TOL): return 'swapped: GSC (the pooled matrix) comes first, and it is the smaller one.'
-    if np.allclose(v, [m['GCI'], m['GAI']], atol=ANSWER_TOL): return 'those are GCI and GAI; the question asks about spurious correlation.'
+    if np.allclose(v, want[::-1], atol=ANSWER_TOL):
+        return 'swapped: GSC (the pooled matrix) comes first, and it is the smaller one.'
+    if np.allclose(v, [m['GCI'], m['GAI']], atol=ANSWER_TOL):
+        return 'those are GCI and GAI; the question asks about spurious correlation.'
     return f"the {'first part (GSC)' if abs(v[0] - want[0]) > ANSWER_TOL else 'second part (CSC)'} is off."
 
 # %% ../../nbs/graders/93_feddiverse.ipynb #213f4030
@@ -58,9 +68,12 @@ def _q3(answer, # the student's answer
     who, half = as_text(parts[0]), as_text(parts[1])
     sa, sb = dht(CLIENT_A)[2], dht(CLIENT_B)[2]
     if who not in ('a', 'b'): return "the first part must be 'A' or 'B'."
-    if half not in ('less than half', 'more than half'): return "the second part must be 'less than half' or 'more than half'."
-    if who != ('a' if sa > sb else 'b'): return "the first part is off: B's 60/40 matrix is closer to independence than A's 90/10."
-    if half != ('less than half' if sb < sa / 2 else 'more than half'): return 'the second part is off: SC does not fall linearly as the matrix approaches independence; compute both.'
+    if half not in ('less than half', 'more than half'):
+        return "the second part must be 'less than half' or 'more than half'."
+    if who != ('a' if sa > sb else 'b'):
+        return "the first part is off: B's 60/40 matrix is closer to independence than A's 90/10."
+    if half != ('less than half' if sb < sa / 2 else 'more than half'):
+        return 'the second part is off: SC does not fall linearly as the matrix approaches independence; compute both.'
     return None
 
 # %% ../../nbs/graders/93_feddiverse.ipynb #8aae5732
@@ -72,7 +85,8 @@ def step3_cases(seed:int=0, # the seed of the random cases
     seed = check_int('seed', seed, lo=0)
     rng, out = np.random.default_rng(seed), []
     for _ in range(STEP3_CASES):
-        L = rng.random((STEP3_K, 3)); L /= L.sum(1, keepdims=True)
+        L = rng.random((STEP3_K, 3))
+        L /= L.sum(1, keepdims=True)
         sel = rng.choice(STEP3_K, STEP3_SELECTED, replace=False)
         out.append((L, sel.tolist(), int(sel[-2]), int(sel[-1])))
     return out
@@ -87,6 +101,7 @@ def step3_scores(L, # (K, 3) normalised triplets
     kp, kc = check_int('kp', kp, lo=0, hi=len(L) - 1), check_int('kc', kc, lo=0, hi=len(L) - 1)
     return L @ np.cross(L[kp], L[kc])
 
+# %% ../../nbs/graders/93_feddiverse.ipynb #44e33c8a
 @exercise('feddiverse.q4', hint='which clients may step 3 still choose from? And is the score signed or absolute?')
 def _q4(answer, # the student's answer
        ):
@@ -95,25 +110,32 @@ def _q4(answer, # the student's answer
         got, err = try_call(answer, L.copy(), list(sel), kp, kc)
         if err: return err
         i = as_number(got)
-        if i is None or i != round(i) or not 0 <= i < len(L): return f'your function must return one client id in 0..{len(L) - 1}.'
-        if int(i) in sel: return f'your function picked client {int(i)}, which is already selected this round: step 3 chooses among the clients left.'
-        left = np.setdiff1d(np.arange(len(L)), sel); s = step3_scores(L, kp, kc)
+        if i is None or i != round(i) or not 0 <= i < len(L):
+            return f'your function must return one client id in 0..{len(L) - 1}.'
+        if int(i) in sel:
+            return (f'your function picked client {int(i)}, which is already selected this round: step 3 chooses '
+                    f'among the clients left.')
+        left = np.setdiff1d(np.arange(len(L)), sel)
+        s = step3_scores(L, kp, kc)
         if int(i) != left[np.argmax(np.abs(s[left]))]:
-            return 'you used the signed score; the default (sign-invariant) variant takes its absolute value.' if int(i) == left[np.argmax(s[left])] \
-                else 'your pick is not the client left with the largest |score|.'
+            if int(i) == left[np.argmax(s[left])]:
+                return 'you used the signed score; the default (sign-invariant) variant takes its absolute value.'
+            return 'your pick is not the client left with the largest |score|.'
     return None
 
 # %% ../../nbs/graders/93_feddiverse.ipynb #689b4c1d
 EXPLORER = dict(fed='spawrious_gci', rounds=200, k=9, seed=0)   # what the lab's explorer runs
 EXPLORER_SELECTORS = ('uniform', 'feddiverse[sign-invariant]', 'fedrk')
-SHARE_TOL, NOISE = 0.01, 0.3    # q5: a share read off the panel (printed to 0.1 %, rounded to 1 %); q7: the triplet noise σ
+# q5: a share read off the panel (printed to 0.1 %, rounded to 1 %); q7: the triplet noise σ
+SHARE_TOL, NOISE = 0.01, 0.3
 DRIFT = 0.03                    # q7: a CI share above 1/3 + DRIFT counts as drifting towards uniform
 
 def explorer_stats(selector:str, # a name of `EXPLORER_SELECTORS`
                    noise:float=0.0, # σ of the triplet noise
                   ):
     "The `SelectionStats` the lab's explorer shows for `selector`."
-    check_choice('selector', selector, EXPLORER_SELECTORS); noise = check_float('noise', noise, lo=0)
+    check_choice('selector', selector, EXPLORER_SELECTORS)
+    noise = check_float('noise', noise, lo=0)
     e = EXPLORER
     return simulate_selection(federation(e['fed']), selector, e['rounds'], e['k'], e['seed'], noise=noise)
 
@@ -125,27 +147,34 @@ def _q5(answer, # the student's answer
     if p is None: return 'expected one share (such as 0.3) or a percentage (such as 30).'
     shares = explorer_stats('uniform').type_shares
     if abs(p - shares['CI']) <= SHARE_TOL: return None
-    return first_mistake(p, [(1 / 3, "one third each is FedDiverse's balance; uniform sampling follows the federation's mix."),
-                             (shares['AI'], 'that is the AI share.'), (0.16, 'if you meant 16 clients: the question asks for the share of selected slots.')]
-                         + [(explorer_stats(s).type_shares['CI'], f"that is the CI share of the {s} row; the question asks for uniform's.")
+    return first_mistake(p, [(1 / 3, "one third each is FedDiverse's balance; uniform sampling follows the "
+                                     "federation's mix."),
+                             (shares['AI'], 'that is the AI share.'), (0.16, 'if you meant 16 clients: the question '
+                                                                             'asks for the share of selected slots.')]
+                         + [(explorer_stats(s).type_shares['CI'], f"that is the CI share of the {s} row; the "
+                                                                  f"question asks for uniform's.")
                             for s in EXPLORER_SELECTORS if s != 'uniform'], SHARE_TOL) \
         or f'{p:.0%} is not the CI share of the uniform row.'
 
 # %% ../../nbs/graders/93_feddiverse.ipynb #063d2945
-SELECTOR_ALIASES = {'feddiverse': 'feddiverse[sign-invariant]'}   # q6: the name the question uses, for the explorer's variant
+# q6: the name the question uses, for the explorer's variant
+SELECTOR_ALIASES = {'feddiverse': 'feddiverse[sign-invariant]'}
 
 @exercise('feddiverse.q6', hint="sort the explorer's union_CI column, lowest first.")
 def _q6(answer, # the student's answer
        ):
     "Check the order of uniform, FedDiverse and FedRK by mean union CI, lowest first."
-    if not isinstance(answer, (list, tuple, np.ndarray)) or len(answer) != len(EXPLORER_SELECTORS): return f'expected the three names {", ".join(EXPLORER_SELECTORS)} in a list.'
+    if not isinstance(answer, (list, tuple, np.ndarray)) or len(answer) != len(EXPLORER_SELECTORS):
+        return f'expected the three names {", ".join(EXPLORER_SELECTORS)} in a list.'
     names = [SELECTOR_ALIASES.get(n, n) for n in (as_text(a) for a in answer)]
-    if sorted(n or '' for n in names) != sorted(EXPLORER_SELECTORS): return f'name each of {", ".join(EXPLORER_SELECTORS)} exactly once.'
+    if sorted(n or '' for n in names) != sorted(EXPLORER_SELECTORS):
+        return f'name each of {", ".join(EXPLORER_SELECTORS)} exactly once.'
     want = sorted(EXPLORER_SELECTORS, key=lambda s: explorer_stats(s).union_mean()[0])
     if names == want: return None
     if names == want[::-1]: return 'you ordered them highest first; the question asks lowest first.'
     if names[-1] != want[-1]:
-        return 'uniform draws mostly CI clients (16 of 24): its rounds are the most class-imbalanced.' if want[-1] == 'uniform' else 'the order is off.'
+        return 'uniform draws mostly CI clients (16 of 24): its rounds are the most class-imbalanced.' if want[
+            -1] == 'uniform' else 'the order is off.'
     return 'the first two are swapped.'
 
 @exercise('feddiverse.q7', hint='set σ = 0.3 in the explorer and compare FedDiverse\'s CI share with one third.')
@@ -156,7 +185,8 @@ def _q7(answer, # the student's answer
     if a not in ('towards uniform', 'one third each'): return "answer 'towards uniform' or 'one third each'."
     drifts = explorer_stats('feddiverse[sign-invariant]', NOISE).type_shares['CI'] > 1 / 3 + DRIFT
     if a == ('towards uniform' if drifts else 'one third each'): return None
-    return 'look again: with σ = 0.3 the estimated triplets often mislabel a client\'s type.' if drifts else 'look again at the CI share with noise.'
+    if drifts: return "look again: with σ = 0.3 the estimated triplets often mislabel a client's type."
+    return 'look again at the CI share with noise.'
 
 # %% ../../nbs/graders/93_feddiverse.ipynb #b471d55e
 FEDDIVERSE_RUBRIC = {'estimation error': ('noise', 'error', 'estimat', 'sigma', 'σ'),

@@ -5,9 +5,8 @@
 # %% ../../nbs/graders/92_modelhet.ipynb #95a37409
 from __future__ import annotations
 import numpy as np
-from .core import (ANSWER_TOL, exercise, as_fraction, as_signed_fraction, matches, as_number, as_numbers, as_parts,
-                                      first_mistake, try_call,
-                                      rubric_feedback)
+from .core import (ANSWER_TOL, exercise, as_fraction, as_signed_fraction, matches, as_number,
+                                        as_numbers, as_parts, first_mistake, try_call, rubric_feedback)
 from ..foundation.core import check_int
 from ..modelhet.submodels import hidden_sizes, WidthCNN, count_params, coverage, quadrant_sets
 from ..modelhet.mia import AttackResult, roc_auc, best_advantage
@@ -30,10 +29,12 @@ def _q1(answer, # the student's answer
     want = np.array(hidden_sizes(Q1_U, Q1_RATE), float)
     if np.array_equal(w, want): return None
     raw = Q1_RATE * Q1_U * np.array([1, 2, 4, 8])
-    if np.array_equal(w, np.floor(raw)): return 'the first width is rounded down: HeteroFL rounds up, so no layer is narrower than r·u·m.'
+    if np.array_equal(w, np.floor(raw)):
+        return 'the first width is rounded down: HeteroFL rounds up, so no layer is narrower than r·u·m.'
     if np.allclose(w, raw): return 'widths are whole channels: round r·u·m to an integer.'
     if np.array_equal(w, raw / Q1_RATE): return 'these are the full model\'s widths: multiply by the width ratio r.'
-    return f"width{'s' if (w != want).sum() > 1 else ''} {', '.join(str(i + 1) for i in np.flatnonzero(w != want))} of 4 {'are' if (w != want).sum() > 1 else 'is'} off."
+    return (f"width{'s' if (w != want).sum() > 1 else ''} {', '.join(str(i + 1) for i in np.flatnonzero(w != want))} "
+            f"of 4 {'are' if (w != want).sum() > 1 else 'is'} off.")
 
 def param_ratio() -> float:
     "Parameters of the rate-0.5 `WidthCNN` over those of the full one (u = 16)."
@@ -46,10 +47,12 @@ def _q2(answer, # the student's answer
     p = as_fraction(answer)
     if p is None: return 'expected one ratio (such as 0.3) or a percentage (such as 30).'
     if matches(p, param_ratio(), ANSWER_TOL / 2): return None   # 0.2562, or 0.256 / 0.26 rounded
-    return first_mistake(p, [(Q2_RATE, "a layer's parameters grow with its input AND output channels, not linearly with r."),
-                             (Q2_RATE ** 2, 'r² is the approximation; the exact ratio is a little larger (layers with a fixed number of inputs or outputs scale only with r): count them.'),
-                             (Q2_RATE ** 4, 'r⁴ shrinks too much: each weight has one input and one output channel.')], ANSWER_TOL / 2) \
-        or f'{p:.4g} is not the ratio of the two parameter counts.'
+    return first_mistake(p, [(Q2_RATE, "a layer's parameters grow with its input AND output channels, not linearly "
+                                       "with r."),
+                             (Q2_RATE ** 2, 'r² is the approximation; the exact ratio is a little larger (layers '
+                                            'with a fixed number of inputs or outputs scale only with r): count them.'),
+                             (Q2_RATE ** 4, 'r⁴ shrinks too much: each weight has one input and one output channel.')],
+                         ANSWER_TOL / 2) or f'{p:.4g} is not the ratio of the two parameter counts.'
 
 # %% ../../nbs/graders/92_modelhet.ipynb #eb3fa3fe
 Q3_LAYER = 'blocks.1.conv'   # the hidden convolution of q3
@@ -61,7 +64,9 @@ def layer_coverage() -> tuple[int, int]:
     assert len(w) == len(b) == 1, 'coverage of the layer is not uniform'
     return int(w[0]), int(b[0])
 
-@exercise('modelhet.q3', hint='a weight needs its output AND its input channel in the set; a bias only its output channel.')
+
+@exercise('modelhet.q3',
+          hint='a weight needs its output AND its input channel in the set; a bias only its output channel.')
 def _q3(answer, # the student's answer
        ):
     "Check (sets covering each weight, sets covering each bias) of the hidden convolution."
@@ -70,28 +75,36 @@ def _q3(answer, # the student's answer
     w, b = layer_coverage()
     if parts[0] == w and parts[1] == b: return None
     if parts[0] == b and parts[1] == w: return 'the two numbers look swapped: weights first, then biases.'
-    if parts[0] != w: return 'the first part (weights) is off: a weight cell is in a set only if both its output and its input channel are; count the pairs of blocks.'
-    return 'the second part (biases) is off: a bias belongs to one output channel; count the sets whose block contains that channel.'
+    if parts[0] != w:
+        return ('the first part (weights) is off: a weight cell is in a set only if both its output and its input '
+                'channel are; count the pairs of blocks.')
+    return ('the second part (biases) is off: a bias belongs to one output channel; count the sets whose block '
+            'contains that channel.')
 
 # %% ../../nbs/graders/92_modelhet.ipynb #abf43dcb
 MEMBER_SCORES, NONMEMBER_SCORES, THRESHOLD = (0.9, 0.8, 0.3), (0.7, 0.2, 0.1), 0.5   # q4, q5
 
 def small_attack() -> AttackResult:
     "The six scores of q4 and q5 as an `AttackResult` (decisions at `THRESHOLD`)."
-    s = np.array(MEMBER_SCORES + NONMEMBER_SCORES); y = np.array([1] * len(MEMBER_SCORES) + [0] * len(NONMEMBER_SCORES))
+    s = np.array(MEMBER_SCORES + NONMEMBER_SCORES)
+    y = np.array([1] * len(MEMBER_SCORES) + [0] * len(NONMEMBER_SCORES))
     return AttackResult(s, y, (s >= THRESHOLD).astype(int), attack='q4 example')
 
-@exercise('modelhet.q4', hint='count the member/non-member pairs in which the member scores higher; divide by the number of pairs.')
+
+@exercise('modelhet.q4',
+          hint='count the member/non-member pairs in which the member scores higher; divide by the number of pairs.')
 def _q4(answer, # the student's answer
        ):
     "Check the ROC AUC of the six scores (fraction or percentage)."
     a = as_fraction(answer)
     if a is None: return 'expected one number in [0, 1] (or a percentage).'
-    r = small_attack(); want = roc_auc(r.scores, r.labels)
+    r = small_attack()
+    want = roc_auc(r.scores, r.labels)
     if abs(a - want) <= ANSWER_TOL: return None
     acc = float((r.preds == r.labels).mean())
     return first_mistake(a, [(1 - want, 'flipped: you counted the pairs in which the NON-member scores higher.'),
-                             (acc, f'that is the accuracy at the threshold {THRESHOLD}; the AUC looks at every threshold (every pair).')], ANSWER_TOL) \
+                             (acc, f'that is the accuracy at the threshold {THRESHOLD}; the AUC looks at every '
+                                   f'threshold (every pair).')], ANSWER_TOL) \
         or f'{a:.4g} is not the share of correctly ordered pairs.'
 
 @exercise('modelhet.q5', hint='TPR: share of members called members; FPR: share of non-members called members.')
@@ -100,15 +113,18 @@ def _q5(answer, # the student's answer
     "Check the membership advantage TPR − FPR at the threshold 0.5 (fraction or percentage)."
     v = as_signed_fraction(answer)
     if v is None: return 'expected one number (or a percentage).'
-    r = small_attack(); tpr, fpr = r.preds[r.labels == 1].mean(), r.preds[r.labels == 0].mean()
+    r = small_attack()
+    tpr, fpr = r.preds[r.labels == 1].mean(), r.preds[r.labels == 0].mean()
     if abs(v - (tpr - fpr)) <= ANSWER_TOL: return None
     return first_mistake(v, [(tpr, 'that is the TPR (or the accuracy); the advantage subtracts the FPR.'),
                              (tpr + fpr, 'you added the FPR; the advantage is TPR minus FPR.'),
-                             (fpr - tpr, 'sign: TPR comes first.')], ANSWER_TOL) or f'{v:.4g} is not TPR − FPR at this threshold.'
+                             (fpr - tpr, 'sign: TPR comes first.')],
+                         ANSWER_TOL) or f'{v:.4g} is not TPR − FPR at this threshold.'
 
 # %% ../../nbs/graders/92_modelhet.ipynb #b63020f1
 MEMBER_MEAN, NONMEMBER_MEAN = 0.2, 1.0   # mean losses of the synthetic members and non-members
-Q7_AUC_TOL, Q7_ADV_TOL = 0.02, ANSWER_TOL   # the prediction is a formula; the advantage is read off the slider as printed
+# the prediction is a formula; the advantage is read off the slider as printed
+Q7_AUC_TOL, Q7_ADV_TOL = 0.02, ANSWER_TOL
 Q6_AUC_TOL = 1e-6                              # an AUC computed in float32 is right to about 1e-7
 MIA_STEPS = 60                             # the panel's slider positions (quantiles of the losses, as `MIAAnatomy`)
 
@@ -120,7 +136,8 @@ def exponential_losses(n:int=1000, # members and non-members each
     rng = np.random.default_rng(seed)
     loss = np.r_[rng.exponential(MEMBER_MEAN, n), rng.exponential(NONMEMBER_MEAN, n)]
     y = np.r_[np.ones(n, int), np.zeros(n, int)]
-    return AttackResult(-loss, y, (loss < np.median(loss)).astype(int), attack='exponential losses', info=dict(loss=loss))
+    return AttackResult(-loss, y, (loss < np.median(loss)).astype(int), attack='exponential losses',
+                        info=dict(loss=loss))
 
 # %% ../../nbs/graders/92_modelhet.ipynb #3552396e
 @exercise('modelhet.q6', hint='which way must the score move when the loss falls?')
@@ -128,20 +145,26 @@ def _q6(answer, # the student's answer
        ):
     "Check the fixed `auc_from_losses(losses, is_member)` on two synthetic samples."
     for seed in (1, 2):
-        r = exponential_losses(200, seed); loss = r.info['loss']
+        r = exponential_losses(200, seed)
+        loss = r.info['loss']
         got, err = try_call(answer, loss, r.labels)
         if err: return err
         v, want = as_number(got), roc_auc(-loss, r.labels)
         if v is None: return 'your function must return one number, the AUC.'
-        if abs(v - (1 - want)) <= Q6_AUC_TOL: return 'your AUC is 1 − the right one: members have the LOWER loss, so the member score must grow as the loss falls.'
-        if abs(v - want) > Q6_AUC_TOL: return f'on a test sample your function returns {v:.3f}, which is not the ROC AUC of the loss attack.'
+        if abs(v - (1 - want)) <= Q6_AUC_TOL:
+            return ('your AUC is 1 − the right one: members have the LOWER loss, so the member score must grow as '
+                    'the loss falls.')
+        if abs(v - want) > Q6_AUC_TOL:
+            return f'on a test sample your function returns {v:.3f}, which is not the ROC AUC of the loss attack.'
     return None
 
 # %% ../../nbs/graders/92_modelhet.ipynb #81f378d2
 def start_advantage() -> float:
     "TPR − FPR at the threshold the anatomy panel starts at (the middle of its slider)."
-    r = exponential_losses(); loss = r.info['loss']
-    grid = np.unique(np.quantile(loss, np.linspace(0, 1, MIA_STEPS))); nu = grid[len(grid) // 2]
+    r = exponential_losses()
+    loss = r.info['loss']
+    grid = np.unique(np.quantile(loss, np.linspace(0, 1, MIA_STEPS)))
+    nu = grid[len(grid) // 2]
     return float((loss[r.labels == 1] < nu).mean() - (loss[r.labels == 0] < nu).mean())
 
 def predicted_auc() -> float:
@@ -149,7 +172,9 @@ def predicted_auc() -> float:
     a, b = 1 / MEMBER_MEAN, 1 / NONMEMBER_MEAN
     return a / (a + b)
 
-@exercise('modelhet.q7', hint='the AUC is P(non-member loss > member loss); the panel prints TPR − FPR for each threshold.')
+
+@exercise('modelhet.q7',
+          hint='the AUC is P(non-member loss > member loss); the panel prints TPR − FPR for each threshold.')
 def _q7(answer, # the student's answer
        ):
     "Check (predicted AUC, best advantage read from the panel) for the synthetic losses."
@@ -159,14 +184,18 @@ def _q7(answer, # the student's answer
     if auc is None or adv is None: return 'both parts must be numbers.'
     want_auc, want_adv = predicted_auc(), best_advantage(exponential_losses().scores, exponential_losses().labels)
     if abs(auc - want_auc) > Q7_AUC_TOL:
-        return first_mistake(auc, [(0.5, 'the first part (AUC): 0.5 means no separation, but members have a five times smaller mean loss.'),
-                                   (1 - want_auc, 'the first part (AUC) is flipped: members are the ones with the lower loss.')], Q7_AUC_TOL) \
+        return first_mistake(auc, [(0.5, 'the first part (AUC): 0.5 means no separation, but members have a five '
+                                         'times smaller mean loss.'),
+                                   (1 - want_auc, 'the first part (AUC) is flipped: members are the ones with the '
+                                                  'lower loss.')], Q7_AUC_TOL) \
             or 'the first part (predicted AUC) is off.'
     if abs(adv - want_adv) <= Q7_ADV_TOL: return None
     if abs(adv - start_advantage()) <= Q7_ADV_TOL / 2:
-        return "the second part is the advantage at the panel's starting threshold; move ν to where TPR − FPR is largest."
-    return 'the second part is the AUC again; the panel shows TPR − FPR at each threshold: take the largest.' if abs(adv - want_auc) <= Q7_AUC_TOL \
-        else 'the second part (best advantage) is off: move the threshold to where TPR − FPR is largest.'
+        return ("the second part is the advantage at the panel's starting threshold; "
+                "move ν to where TPR − FPR is largest.")
+    if abs(adv - want_auc) <= Q7_AUC_TOL:
+        return 'the second part is the AUC again; the panel shows TPR − FPR at each threshold: take the largest.'
+    return 'the second part (best advantage) is off: move the threshold to where TPR − FPR is largest.'
 
 # %% ../../nbs/graders/92_modelhet.ipynb #34558be5
 MODELHET_RUBRIC = {'comparison': ('compare', 'baseline', 'full model', 'versus', 'large client', 'small client'),

@@ -5,8 +5,8 @@
 # %% ../../nbs/graders/91_selection.ipynb #05daa5bf
 from __future__ import annotations
 import numpy as np
-from .core import (ANSWER_TOL, LAB_SEED, exercise, as_fraction, as_number, as_numbers, as_parts, first_mistake, try_call,
-                                      rubric_feedback)
+from .core import (ANSWER_TOL, LAB_SEED, exercise, as_fraction, as_number, as_numbers, as_parts,
+                                        first_mistake, try_call, rubric_feedback)
 from ..foundation.core import check_int
 from ..engine.protocol import UniformSelector, selection_trace
 from ..selection.compare import jain_index
@@ -25,9 +25,10 @@ def _q1(answer, # the student's answer
     p = as_fraction(answer)
     if p is None: return 'expected one probability (such as 0.3) or a percentage (such as 30).'
     if abs(p - KAPPA / K) <= ANSWER_TOL: return None
-    return first_mistake(p, [(1 / K, f'that is the chance of one particular pick; a round makes κ = {KAPPA} picks.'),
-                             (1 / KAPPA, 'you divided by κ; the chance depends on how many clients there are (K).')], ANSWER_TOL) \
-        or f'{p:.4g} is not the chance that a given client is among the κ picked.'
+    mistakes = [(1 / K, f'that is the chance of one particular pick; a round makes κ = {KAPPA} picks.'),
+                (1 / KAPPA, 'you divided by κ; the chance depends on how many clients there are (K).')]
+    return (first_mistake(p, mistakes, ANSWER_TOL)
+            or f'{p:.4g} is not the chance that a given client is among the κ picked.')
 
 @exercise('selection.q2', hint='a client is never selected if it is missed in round 1 AND in round 2 AND ...')
 def _q2(answer, # the student's answer
@@ -36,9 +37,13 @@ def _q2(answer, # the student's answer
     p = as_fraction(answer)
     if p is None: return 'expected one probability (such as 0.3) or a percentage (such as 30).'
     if abs(p - (1 - KAPPA / K) ** T) <= ANSWER_TOL: return None
-    if p < 0: return 'a probability cannot be negative: you added up the per-round chances (a union bound) instead of multiplying the chances of being missed.'
-    return first_mistake(p, [((KAPPA / K) ** T, 'that is (about) the chance of being selected in every round, not of never being selected.'),
-                             ((1 - 1 / K) ** T, f'you used the chance of one pick (1/K); a round makes κ = {KAPPA} picks.')], ANSWER_TOL) \
+    if p < 0:
+        return ('a probability cannot be negative: you added up the per-round chances (a union bound) instead of '
+                'multiplying the chances of being missed.')
+    return first_mistake(p, [((KAPPA / K) ** T, 'that is (about) the chance of being selected in every round, not '
+                                                'of never being selected.'),
+                             ((1 - 1 / K) ** T, f'you used the chance of one pick (1/K); a round makes κ = {KAPPA} '
+                                                f'picks.')], ANSWER_TOL) \
         or f'{p:.4g} is not the chance of being missed in all {T} rounds.'
 
 # %% ../../nbs/graders/91_selection.ipynb #4fb90672
@@ -49,7 +54,12 @@ def never_selected(rounds:int=T, # rounds of the run
     rounds, seed = check_int('rounds', rounds, lo=1), check_int('seed', seed, lo=0)
     return int((selection_trace(UniformSelector(), K, KAPPA, rounds, seed=seed).sum(0) == 0).sum())
 
-@exercise('selection.q3', hint='the expected count is K times the probability of q2; the observed one is a count of zero columns of the trace.')
+
+@exercise(
+    'selection.q3',
+    hint='the expected count is K times the probability of q2; the observed one is a count of zero columns of the '
+         'trace.'
+)
 def _q3(answer, # the student's answer
        ):
     "Check (predicted number of never-selected clients, number observed in the seeded run)."
@@ -59,17 +69,22 @@ def _q3(answer, # the student's answer
     want, seen = K * (1 - KAPPA / K) ** T, never_selected()
     if pred is None or obs is None: return 'both parts must be numbers.'
     if abs(pred - want) > 0.05:
-        return first_mistake(pred, [(want / K, 'the first part (prediction) is the probability for one client: multiply by the number of clients.')], 1e-3) \
-            or (f'the two parts look swapped: the prediction comes first.' if abs(obs - want) <= 0.05 else 'the first part (prediction) is off.')
+        return first_mistake(pred, [(want / K, 'the first part (prediction) is the probability for one client: '
+                                               'multiply by the number of clients.')], 1e-3) \
+            or ('the two parts look swapped: the prediction comes first.' if abs(obs - want) <= 0.05
+                else 'the first part (prediction) is off.')
     if obs == seen: return None
-    return 'the second part counts the clients selected at least once; count those never selected.' if obs == K - seen \
-        else 'the second part (observed count) does not match the seeded run: count the clients whose column of the trace is all zeros.'
+    if obs == K - seen: return 'the second part counts the clients selected at least once; count those never selected.'
+    return ('the second part (observed count) does not match the seeded run: count the clients whose column of the '
+            'trace is all zeros.')
 
 # %% ../../nbs/graders/91_selection.ipynb #36dc4d4a
 BUG_K, BUG_KAPPA, BUG_TRIALS = 10, 4, 1000   # the grader's federation and number of seeded trials
 UNIFORM_TOL = 0.06                          # allowed gap between a client's selection share and k/K (about 5 s.d.)
-PAIR_TOL = 0.06                             # allowed gap between a pair's co-selection share and k(k-1)/(K(K-1)) (about 5.6 s.d.)
+# allowed gap between a pair's co-selection share and k(k-1)/(K(K-1)) (about 5.6 s.d.)
+PAIR_TOL = 0.06
 
+# %% ../../nbs/graders/91_selection.ipynb #68f9d62e
 def sampler_problem(pick, # the student's sampler pick(K, k, rng) -> ids
                    ) -> str | None: # what is wrong, or None
     "The first property of uniform sampling without replacement that `pick` violates, or None."
@@ -79,23 +94,33 @@ def sampler_problem(pick, # the student's sampler pick(K, k, rng) -> ids
         if err: return err
         a = as_numbers(ids)
         if a is None or (a != np.round(a)).any(): return 'your function must return the k client ids (integers).'
-        if len(a) != BUG_KAPPA: return f'your function returned {len(a)} ids for k = {BUG_KAPPA}: a round selects exactly k clients.'
+        if len(a) != BUG_KAPPA:
+            return f'your function returned {len(a)} ids for k = {BUG_KAPPA}: a round selects exactly k clients.'
         if len(set(a.tolist())) < len(a): return 'a round contains the same client twice: the draw is with replacement.'
         if a.min() < 0 or a.max() >= BUG_K: return f'ids must lie in 0..K-1 (K = {BUG_K}); got {a.tolist()}.'
         first = a if first is None else first
-        counts[a.astype(int)] += 1; pairs[np.ix_(a.astype(int), a.astype(int))] += 1
-    if all(counts[first.astype(int)] == BUG_TRIALS): return 'your function returns the same clients whatever the random generator: draw them with `rng`.'
+        counts[a.astype(int)] += 1
+        pairs[np.ix_(a.astype(int), a.astype(int))] += 1
+    if all(counts[first.astype(int)] == BUG_TRIALS):
+        return 'your function returns the same clients whatever the random generator: draw them with `rng`.'
     share = counts / BUG_TRIALS
     worst = int(np.argmax(np.abs(share - BUG_KAPPA / BUG_K)))
     if abs(share[worst] - BUG_KAPPA / BUG_K) > UNIFORM_TOL:
-        return f'not uniform: client {worst} is in {share[worst]:.0%} of the rounds instead of about {BUG_KAPPA / BUG_K:.0%}.'
+        return (f'not uniform: client {worst} is in {share[worst]:.0%} of the rounds instead of about '
+                f'{BUG_KAPPA / BUG_K:.0%}.')
     together, want = pairs[~np.eye(BUG_K, dtype=bool)] / BUG_TRIALS, BUG_KAPPA * (BUG_KAPPA - 1) / (BUG_K * (BUG_K - 1))
-    off = np.abs(pairs / BUG_TRIALS - want); np.fill_diagonal(off, 0); i, j = np.unravel_index(int(off.argmax()), off.shape)
+    off = np.abs(pairs / BUG_TRIALS - want)
+    np.fill_diagonal(off, 0)
+    i, j = np.unravel_index(int(off.argmax()), off.shape)
     if off[i, j] > PAIR_TOL:
-        return (f'every client appears equally often, but clients {i} and {j} are chosen together in {pairs[i, j] / BUG_TRIALS:.0%} of the '
-                f'rounds instead of about {want:.0%}: every set of k clients must be equally likely, not only every client.')
+        return (
+            f'every client appears equally often, but clients {i} and {j} are chosen together in '
+            f'{pairs[i, j] / BUG_TRIALS:.0%} of the '
+            f'rounds instead of about {want:.0%}: every set of k clients must be equally likely, not only every client.'
+        )
     return None
 
+# %% ../../nbs/graders/91_selection.ipynb #9ea22d6a
 @exercise('selection.q4', hint='which NumPy call draws k distinct ids? Compare rng.integers(...) and rng.choice(...).')
 def _q4(answer, # the student's answer
        ):
@@ -120,7 +145,8 @@ def _q5(answer, # the student's answer
     "Check Jain's index of the counts (6, 2, 2, 0), computed by hand."
     j = as_number(answer)
     if j is None: return 'expected one number.'
-    x = np.array(Q5_COUNTS, float); s, q = x.sum(), (x ** 2).sum()
+    x = np.array(Q5_COUNTS, float)
+    s, q = x.sum(), (x ** 2).sum()
     if abs(j - s ** 2 / (len(x) * q)) <= ANSWER_TOL: return None
     return first_mistake(j, [(s ** 2 / q, "Jain's index is at most 1: the denominator is K times Σx², not Σx² alone."),
                              (s ** 2 / ((len(x) - 1) * q), 'the client that was never selected counts too: K = 4.'),
@@ -137,8 +163,10 @@ def _q6(answer, # the student's answer
     want = [uniform_jain(r) for r in Q6_ROUNDS]
     ok = [abs(p - w) <= Q6_TOL for p, w in zip(parts, want)]
     if all(ok): return None
-    if all(abs(p - w) <= Q6_TOL for p, w in zip(parts[::-1], want)): return 'the two values look swapped: 20 rounds first, then 200.'
-    if np.allclose(parts, 1): return 'uniform sampling is even only on average: a finite run gives some clients more rounds than others.'
+    if all(abs(p - w) <= Q6_TOL for p, w in zip(parts[::-1], want)):
+        return 'the two values look swapped: 20 rounds first, then 200.'
+    if np.allclose(parts, 1):
+        return 'uniform sampling is even only on average: a finite run gives some clients more rounds than others.'
     return f"the {'first (20 rounds)' if not ok[0] else 'second (200 rounds)'} value is off."
 
 # %% ../../nbs/graders/91_selection.ipynb #cad2a876

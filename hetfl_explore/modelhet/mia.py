@@ -14,7 +14,8 @@ from torch import nn
 import torch.nn.functional as F
 from scipy.stats import norm as _normal
 from sklearn.metrics import roc_auc_score, roc_curve as _sk_roc
-from ..foundation.core import check_int, check_float, check_type, check_array, check_count_array, check_callable, check_by_name, torch_generator
+from ..foundation.core import (check_int, check_float, check_type, check_array, check_count_array,
+                                           check_callable, check_by_name, torch_generator)
 from ..foundation.core import check_ids, MAX_COUNT
 from ..engine.config import check_pool
 
@@ -39,7 +40,8 @@ class AttackResult:
     def __post_init__(self):
         self.scores, self.labels = check_scores(self.scores), check_labels(self.labels, 'labels', len(self.scores))
         self.preds = check_labels(self.preds, 'preds', len(self.scores))
-        check_type('attack', self.attack, str); check_type('info', self.info, dict)
+        check_type('attack', self.attack, str)
+        check_type('info', self.info, dict)
 
 # %% ../../nbs/modelhet/31_mia.ipynb #70962645
 def check_scores(scores, # membership scores
@@ -59,7 +61,9 @@ def check_labels(labels, # 0/1 values
     if bad.size:
         raise ValueError(f"{name}: entry {bad[0]} = {a[bad[0]].item()!r} is not 0 or 1; "
                          "expected a 1-D array of 0/1 values")
-    if n is not None and len(a) != n: raise ValueError(f"{name}: length {len(a)} differs from the length {n} of {ref}: expected one per entry of {ref}")
+    if n is not None and len(a) != n:
+        raise ValueError(
+            f"{name}: length {len(a)} differs from the length {n} of {ref}: expected one per entry of {ref}")
     return a.astype(np.int64)
 
 def _check_both(labels):
@@ -72,27 +76,37 @@ def roc_auc(scores:np.ndarray, # Membership scores
             labels:np.ndarray, # 1 = member, 0 = non-member
            ) -> float:
     "Area under the ROC curve of `scores` for separating members from non-members."
-    scores = check_scores(scores); labels = check_labels(labels, n=len(scores)); _check_both(labels)
+    scores = check_scores(scores)
+    labels = check_labels(labels, n=len(scores))
+    _check_both(labels)
     return float(roc_auc_score(labels, scores))
 
 def roc_curve(scores:np.ndarray, # Membership scores
               labels:np.ndarray, # 1 = member, 0 = non-member
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     "(fpr, tpr, thresholds), member iff score >= threshold (all points kept; the first flags no one)."
-    scores = check_scores(scores); labels = check_labels(labels, n=len(scores)); _check_both(labels)
+    scores = check_scores(scores)
+    labels = check_labels(labels, n=len(scores))
+    _check_both(labels)
     fpr, tpr, thr = _sk_roc(labels, scores, drop_intermediate=False)
     thr[0] = np.nextafter(thr[1], np.inf)   # the smallest finite threshold above every score (scikit-learn writes inf)
     return fpr, tpr, thr
 
 # %% ../../nbs/modelhet/31_mia.ipynb #b9fb59b4
 _ARGUMENT_RULES = {   # kind of argument -> rule(name, value)
-    'module': lambda n, v: check_type(n, v, nn.Module), 'tensor': lambda n, v: _check_finite(n, check_type(n, v, torch.Tensor)),
-    'fn': check_callable, 'fn_or_none': lambda n, v: check_callable(n, v, optional=True), 'seed': lambda n, v: check_int(n, v, lo=0),
-    'split': lambda n, v: check_type(n, v, MIASplit), 'shadows': lambda n, v: check_type(n, v, Shadows),
-    'result': lambda n, v: check_type(n, v, AttackResult)}
-ARGUMENT_KINDS = dict(model='module', teacher='module', x='tensor', y='tensor', x_dl='tensor', x_pool='tensor', y_pool='tensor',
-                      x_exclude='tensor', x_aux='tensor', y_aux='tensor', x_members='tensor', y_members='tensor', model_fn='fn',
-                      metric='fn', train_fn='fn_or_none', seed='seed', split='split', shadows='shadows', res='result')
+    'module': lambda n, v: check_type(n, v, nn.Module),
+    'tensor': lambda n, v: _check_finite(n, check_type(n, v, torch.Tensor)),
+    'fn': check_callable,
+    'fn_or_none': lambda n, v: check_callable(n, v, optional=True),
+    'seed': lambda n, v: check_int(n, v, lo=0),
+    'split': lambda n, v: check_type(n, v, MIASplit),
+    'shadows': lambda n, v: check_type(n, v, Shadows),
+    'result': lambda n, v: check_type(n, v, AttackResult)
+}
+ARGUMENT_KINDS = dict(model='module', teacher='module', x='tensor', y='tensor', x_dl='tensor', x_pool='tensor',
+                      y_pool='tensor', x_exclude='tensor', x_aux='tensor', y_aux='tensor', x_members='tensor',
+                      y_members='tensor', model_fn='fn', metric='fn', train_fn='fn_or_none', seed='seed', split='split',
+                      shadows='shadows', res='result')
 
 ARGUMENT_KINDS.update(x_known='tensor', y_known='tensor')   # the attacker's known members
 PAIRED = (('x', 'y'), ('x_members', 'y_members'), ('x_pool', 'y_pool'), ('x_aux', 'y_aux'),
@@ -113,7 +127,8 @@ def check_mia_arguments(**arguments, # argument name -> value; the name decides 
             raise ValueError(f"{yn}: {len(arguments[yn])} labels for the {len(arguments[xn])} inputs of {xn}; "
                              "expected one label per input")
         y = arguments.get(yn)
-        if y is not None and (y.is_floating_point() or (len(y) and int(y.min()) < 0)): raise ValueError(f"{yn}: expected non-negative integer labels")
+        if y is not None and (y.is_floating_point() or (len(y) and int(y.min()) < 0)):
+            raise ValueError(f"{yn}: expected non-negative integer labels")
     return cleaned
 
 # %% ../../nbs/modelhet/31_mia.ipynb #e485d15a
@@ -133,7 +148,9 @@ def tpr_at_fpr(scores:np.ndarray, # Membership scores
     "TPR of the ROC point with the largest FPR <= `fpr`."
     fpr, scores = check_float('fpr', fpr, 0, 1, lo_open=True), check_scores(scores)
     check_type('strict_resolution', strict_resolution, (bool, np.bool_))
-    labels = check_labels(labels, n=len(scores)); _check_both(labels); n_neg = int((labels == 0).sum())
+    labels = check_labels(labels, n=len(scores))
+    _check_both(labels)
+    n_neg = int((labels == 0).sum())
     if strict_resolution and n_neg < min_nonmembers(fpr): return float('nan')
     f, t, _ = roc_curve(scores, labels)
     return float(t[np.where(f <= fpr + FPR_TOL)[0][-1]])
@@ -143,7 +160,9 @@ def advantage(preds:np.ndarray, # The attack's 0/1 decisions
               labels:np.ndarray, # 1 = member, 0 = non-member
              ) -> float:
     "TPR - FPR of the decisions (= 2 (accuracy - 1/2) on a balanced set)."
-    preds = check_labels(preds, 'preds'); labels = check_labels(labels, n=len(preds), ref='preds'); _check_both(labels)
+    preds = check_labels(preds, 'preds')
+    labels = check_labels(labels, n=len(preds), ref='preds')
+    _check_both(labels)
     return float(preds[labels == 1].mean() - preds[labels == 0].mean())
 
 def best_advantage(scores:np.ndarray, # Membership scores
@@ -207,14 +226,18 @@ def model_outputs(model:nn.Module, # The target (any classifier returning logits
     "Per-sample cross-entropy loss and logit-scaled confidence of `model` on (x, y), queried in mixed batches."
     check_mia_arguments(model=model, x=x, y=y, seed=seed)
     seed = check_int('seed', seed, lo=0)   # a 0-d array or numpy integer as an int
-    was = model.training; model.eval()
+    was = model.training
+    model.eval()
     dev = next(model.parameters()).device
     order = np.random.default_rng(seed).permutation(len(x))
     loss, conf = torch.empty(len(x)), torch.empty(len(x))
-    for idx in np.array_split(order, -(-len(x) // check_int('batch_size', batch_size, lo=2))):   # near-equal batches, none of size 1
+    # near-equal batches, none of size 1
+    for idx in np.array_split(order, -(-len(x) // check_int('batch_size', batch_size, lo=2))):
         idx = torch.from_numpy(idx)
-        z = model(x[idx].to(dev)).float().cpu(); yy = y[idx].cpu().long()   # any integer labels
-        if int(yy.max()) >= z.shape[1]: raise ValueError(f"y: label {int(yy.max())} is not one of the model's {z.shape[1]} classes")
+        z = model(x[idx].to(dev)).float().cpu()
+        yy = y[idx].cpu().long()   # any integer labels
+        if int(yy.max()) >= z.shape[1]:
+            raise ValueError(f"y: label {int(yy.max())} is not one of the model's {z.shape[1]} classes")
         loss[idx] = F.cross_entropy(z, yy, reduction='none')
         zy = z.gather(1, yy[:, None])[:, 0]
         conf[idx] = zy - torch.logsumexp(z.scatter(1, yy[:, None], float('-inf')), 1)
@@ -225,10 +248,13 @@ def model_outputs(model:nn.Module, # The target (any classifier returning logits
 @dataclass
 class MIASplit:
     "Which members/non-members are queried and which members the attacker knows (tensors)."
-    x: torch.Tensor; y: torch.Tensor  # queries: members first, then non-members
+    x: torch.Tensor
+    y: torch.Tensor  # queries: members first, then non-members
     labels: np.ndarray               # 1 = member
-    x_known: torch.Tensor; y_known: torch.Tensor  # members known to the attacker (Yeom's D_A+)
-    member_idx: np.ndarray; nonmember_idx: np.ndarray  # positions of the queries in the member / non-member pools
+    x_known: torch.Tensor
+    y_known: torch.Tensor  # members known to the attacker (Yeom's D_A+)
+    member_idx: np.ndarray
+    nonmember_idx: np.ndarray  # positions of the queries in the member / non-member pools
     def __post_init__(self):
         check_mia_arguments(x=self.x, y=self.y, x_known=self.x_known, y_known=self.y_known)
         self.labels = check_labels(self.labels, 'labels', len(self.x), 'x')
@@ -255,7 +281,8 @@ def _check_strata(strata, n_members, n_pool):
     out = []
     for what, s, n in (('member', strata[0], n_members), ('pool', strata[1], n_pool)):
         a = check_count_array(f'strata ({what} strata)', s)
-        if a.shape != (n,): raise ValueError(f"strata: {what} strata of shape {a.shape}: expected ({n},), one per {what} record")
+        if a.shape != (n, ):
+            raise ValueError(f"strata: {what} strata of shape {a.shape}: expected ({n},), one per {what} record")
         out.append(a)
     return out
 
@@ -265,7 +292,8 @@ def _match_strata(s_members, s_pool, rng):
     for s in np.unique(s_members):
         mem, pool = np.flatnonzero(s_members == s), np.flatnonzero(s_pool == s)
         m = min(len(mem), len(pool))
-        keep.append(mem[:m]); drawn.append(rng.permutation(pool)[:m])
+        keep.append(mem[:m])
+        drawn.append(rng.permutation(pool)[:m])
     return np.concatenate(keep), np.concatenate(drawn)
 
 # %% ../../nbs/modelhet/31_mia.ipynb #0d817fdc
@@ -276,7 +304,8 @@ def mia_split(x_members:torch.Tensor, # The target's training inputs
               cap:int=MIA_CAP, # At most this many members and this many non-members are queried
               n_known:int|None=None, # Known members (default: `n_known_members`)
               seed:int=0, # Seed of the sampling
-              strata:tuple|None=None, # (member strata, pool strata): non-members then match the queried members stratum by stratum
+              # (member strata, pool strata): non-members then match the queried members stratum by stratum
+              strata:tuple|None=None,
              ) -> MIASplit:
     "A balanced member/non-member query set plus the attacker's known members (excluded from the queries)."
     check_mia_arguments(x_members=x_members, y_members=y_members, x_pool=x_pool, y_pool=y_pool, seed=seed)
@@ -285,14 +314,16 @@ def mia_split(x_members:torch.Tensor, # The target's training inputs
     k = n_known_members(n_m) if n_known is None else check_int('n_known', n_known, 0, n_m - 1)
     if strata is not None: s_m, s_p = _check_strata(strata, n_m, len(x_pool))
     rng = np.random.default_rng(seed)
-    perm = rng.permutation(n_m); known, rest = perm[:k], perm[k:]
+    perm = rng.permutation(n_m)
+    known, rest = perm[:k], perm[k:]
     if strata is None:
         n = min(len(rest), len(x_pool), check_int('cap', cap, lo=1))
         mi, ni = rest[:n], rng.permutation(len(x_pool))[:n]
     else:
         keep, ni = _match_strata(s_m[rest[:check_int('cap', cap, lo=1)]], s_p, rng)
         mi = rest[keep]
-        if not len(mi): raise ValueError("strata: no stratum of the queried members has a record in the non-member pool")
+        if not len(mi):
+            raise ValueError("strata: no stratum of the queried members has a record in the non-member pool")
     if len(mi) < 1: raise ValueError("need at least one member and one non-member to query")
     mi, ni, n = np.sort(mi), np.sort(ni), len(mi)
     return MIASplit(torch.cat([x_members[mi], x_pool[ni]]), torch.cat([y_members[mi], y_pool[ni]]),
@@ -306,7 +337,8 @@ def fit_classifier(model:nn.Module, # Model to train in place
                    lr:float=1e-3, # Adam learning rate
                    batch_size:int=128, # Mini-batch size
                    seed:int=0, # Seed of the batch order
-                   soft_targets:torch.Tensor|None=None, # If given, train on KL(targets || softmax) instead (distillation)
+                   # If given, train on KL(targets || softmax) instead (distillation)
+                   soft_targets:torch.Tensor|None=None,
                    callback:Callable|None=None, # Called as callback(model, epoch) after each epoch
                   ) -> nn.Module:
     "Train `model` with Adam on cross-entropy (or KL to soft targets); returns the model."
@@ -324,7 +356,9 @@ def fit_classifier(model:nn.Module, # Model to train in place
             z = model(x[idx].to(dev))
             loss = (F.cross_entropy(z, y[idx].to(dev).long()) if soft_targets is None else
                     F.kl_div(F.log_softmax(z, 1), soft_targets[idx].to(dev), reduction='batchmean'))
-            opt.zero_grad(); loss.backward(); opt.step()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
         if callback is not None: callback(model, e)
     return model
 
@@ -337,7 +371,8 @@ def yeom_attack(model:nn.Module, # Target model
     "Yeom et al.'s attack: member iff loss < mean loss of the known members; score = -loss."
     check_mia_arguments(model=model, split=split, seed=seed)
     seed = check_int('seed', seed, lo=0)   # a 0-d array or numpy integer as an int
-    x = torch.cat([split.x_known, split.x]); y = torch.cat([split.y_known, split.y])
+    x = torch.cat([split.x_known, split.x])
+    y = torch.cat([split.y_known, split.y])
     loss, _ = model_outputs(model, x, y, batch_size, seed)      # known members are queried in the same mixed batches
     k = len(split.x_known)
     if k == 0: raise ValueError("the Yeom attack needs at least one known member (split.x_known is empty)")
@@ -351,8 +386,10 @@ class Shadows:
     models: list      # trained nn.Modules
     in_pool: np.ndarray  # (n_shadows, n_pool) bool: sample j of the pool was in shadow i's training set
     def __post_init__(self):
-        for i, m in enumerate(check_type('models', self.models, (list, tuple))): check_type(f'models[{i}]', m, nn.Module)
-        if not isinstance(self.in_pool, np.ndarray) or self.in_pool.dtype != bool or self.in_pool.ndim != 2 or len(self.in_pool) != len(self.models):
+        for i, m in enumerate(check_type('models', self.models, (list, tuple))):
+            check_type(f'models[{i}]', m, nn.Module)
+        if not isinstance(self.in_pool, np.ndarray) or self.in_pool.dtype != bool or self.in_pool.ndim != 2 or len(
+                self.in_pool) != len(self.models):
             raise ValueError(f"in_pool={self.in_pool!r:.60}: expected a (n_shadows={len(self.models)}, n_pool) "
                              "bool array")
 
@@ -363,7 +400,8 @@ def train_shadows(model_fn:Callable[[], nn.Module], # Builds an untrained shadow
                   y_pool:torch.Tensor, # ... and their labels
                   n_shadows:int=16, # Number of shadow models (16 in the chapter)
                   p_in:float=0.5, # Probability that a pool sample is in a given shadow's training set
-                  train_fn:Callable|None=None, # train_fn(model, x, y, seed) -> model; default `fit_classifier` (20 epochs)
+                  # train_fn(model, x, y, seed) -> model; default `fit_classifier` (20 epochs)
+                  train_fn:Callable|None=None,
                   seed:int=0, # Seed of the inclusion masks and training
                  ) -> Shadows:
     "Train `n_shadows` models; each pool sample is in the training set of round(p_in * n_shadows) of them (masks kept)."
@@ -371,7 +409,8 @@ def train_shadows(model_fn:Callable[[], nn.Module], # Builds an untrained shadow
     seed = check_int('seed', seed, lo=0)   # a 0-d array or numpy integer as an int
     n_shadows, p_in = check_int('n_shadows', n_shadows, lo=1), check_float('p_in', p_in, 0, 1, True, True)
     train_fn = train_fn or (lambda m, x, y, s: fit_classifier(m, x, y, epochs=SHADOW_EPOCHS, seed=s))
-    rng = np.random.default_rng(seed)   # balanced design (Carlini et al.): every sample is IN for round(p_in * n) shadows
+    # balanced design (Carlini et al.): every sample is IN for round(p_in * n) shadows
+    rng = np.random.default_rng(seed)
     masks = rng.random((n_shadows, len(x_pool))).argsort(0) < int(round(p_in * n_shadows))
     models = []
     for i, msk in enumerate(masks):
@@ -386,7 +425,8 @@ MIN_SD = 1e-6   # floor of sigma_out, so that identical shadow confidences do no
 def lira_offline(model:nn.Module, # Target model
                  split:MIASplit, # Queries
                  shadows:Shadows, # Shadow models
-                 in_mask:np.ndarray|None=None, # (n_shadows, n_queries) bool, True where a query trained that shadow (default: none)
+                 # (n_shadows, n_queries) bool, True where a query trained that shadow (default: none)
+                 in_mask:np.ndarray|None=None,
                  logit_scale:bool=True, # Use the logit-scaled confidence (False: raw probability of the true class)
                  global_variance:bool=False, # One variance for all samples instead of per-sample
                  batch_size:int=512, # Query batch size
@@ -403,13 +443,15 @@ def lira_offline(model:nn.Module, # Target model
     if in_mask is not None and (not isinstance(in_mask, np.ndarray) or in_mask.shape != S.shape):
         raise ValueError(f"in_mask: expected a {S.shape} bool array (n_shadows, n_queries) or None")
     out = ~(np.zeros_like(S, bool) if in_mask is None else np.asarray(in_mask, bool))
-    if (out.sum(0) < 2).any(): raise ValueError("in_mask: every query needs at least 2 OUT shadow models; train more shadows")
+    if (out.sum(0) < 2).any():
+        raise ValueError("in_mask: every query needs at least 2 OUT shadow models; train more shadows")
     Sm = np.where(out, S, np.nan)
     mu = np.nanmean(Sm, 0)
     sd = np.full_like(mu, np.nanstd(Sm - mu)) if global_variance else np.nanstd(Sm, 0)
     z = (t - mu) / np.maximum(sd, MIN_SD)     # ranked by z: Phi(z) rounds to 1.0 for confident members (ties)
-    return AttackResult(z, split.labels, (z > 0).astype(int), 'lira',
-                        dict(phi=t, mu_out=mu, sd_out=sd, n_out=out.sum(0), z=z, lam=_normal.cdf(z), log_lam=_normal.logcdf(z)))
+    return AttackResult(
+        z, split.labels, (z > 0).astype(int), 'lira',
+        dict(phi=t, mu_out=mu, sd_out=sd, n_out=out.sum(0), z=z, lam=_normal.cdf(z), log_lam=_normal.logcdf(z)))
 
 # %% ../../nbs/modelhet/31_mia.ipynb #a7641d53
 def _row_keys(x): return [r.tobytes() for r in x.detach().cpu().flatten(1).float().numpy()]
@@ -437,8 +479,10 @@ def lira_population(model:nn.Module, # Target model
                     global_variance:bool=False, # One variance for all samples
                     seed:int=0, # Seed of the masks, the shadows and the query order
                    ) -> AttackResult:
-    "Offline LiRA whose shadows train only on a pool disjoint from the target's records: every query has all shadows OUT."
-    check_mia_arguments(model=model, split=split, model_fn=model_fn, x_pool=x_pool, y_pool=y_pool, train_fn=train_fn, seed=seed)
+    """Offline LiRA whose shadows train only on a pool disjoint from the target's records: every query has all shadows
+    OUT."""
+    check_mia_arguments(model=model, split=split, model_fn=model_fn, x_pool=x_pool, y_pool=y_pool, train_fn=train_fn,
+                        seed=seed)
     seed = check_int('seed', seed, lo=0)   # a 0-d array or numpy integer as an int
     n_shadows = check_int('n_shadows', n_shadows, lo=2)
     if n_shadows % 2: raise ValueError(f"n_shadows={n_shadows}: expected an even number (balanced IN/OUT masks)")
@@ -468,10 +512,12 @@ def distill_trajectory(teacher:nn.Module, # Model whose behaviour is distilled
     if x_dl.shape[1:] != x.shape[1:]:
         raise ValueError(f"x_dl: shape {tuple(x_dl.shape)}: expected rows shaped like x's, {tuple(x.shape[1:])}")
     seed = check_int('seed', seed, lo=0)   # a 0-d array or numpy integer as an int
-    check_int('batch_size', batch_size, lo=1); check_int('epochs', epochs, lo=0)
+    check_int('batch_size', batch_size, lo=1)
+    check_int('epochs', epochs, lo=0)
     dev = next(teacher.parameters()).device
     with torch.no_grad():
-        teacher.eval(); soft = torch.cat([F.softmax(teacher(xb.to(dev)), 1).cpu() for xb in x_dl.split(512)])
+        teacher.eval()
+        soft = torch.cat([F.softmax(teacher(xb.to(dev)), 1).cpu() for xb in x_dl.split(512)])
     traj = [model_outputs(teacher, x, y, seed=seed)[0]]
     torch.manual_seed(seed)
     student = model_fn().to(dev)
@@ -484,7 +530,9 @@ LOG_EPS = 1e-8   # added to losses before the log, so a zero loss gives a finite
 
 def _mlp(d, hidden):
     layers, c = [], d
-    for h in hidden: layers += [nn.Linear(c, h), nn.ReLU()]; c = h
+    for h in hidden:
+        layers += [nn.Linear(c, h), nn.ReLU()]
+        c = h
     return nn.Sequential(*layers, nn.Linear(c, 1))
 
 def _log_features(traj): return torch.tensor(np.log(traj + LOG_EPS), dtype=torch.float32)
@@ -497,7 +545,9 @@ def _fit_attack_mlp(fs, ls, hidden, epochs, seed):
     opt = torch.optim.Adam(mlp.parameters(), lr=1e-3)
     for _ in range(check_int('mlp_epochs', epochs, lo=1)):
         loss = F.binary_cross_entropy_with_logits(mlp((fs - mu) / sd)[:, 0], ls)
-        opt.zero_grad(); loss.backward(); opt.step()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
     return mlp, mu, sd
 
 # %% ../../nbs/modelhet/31_mia.ipynb #3d0c13f8
@@ -507,19 +557,22 @@ def tmia_attack(model:nn.Module, # Target model
                 x_aux:torch.Tensor, # Attacker's auxiliary inputs (split in thirds)
                 y_aux:torch.Tensor, # ... and their labels
                 distill_epochs:int=25, # d
-                train_fn:Callable|None=None, # train_fn(model, x, y, seed) for the shadow; default `fit_classifier` (20 epochs)
+                # train_fn(model, x, y, seed) for the shadow; default `fit_classifier` (20 epochs)
+                train_fn:Callable|None=None,
                 hidden:tuple=(64, 32), # Attack MLP hidden sizes
                 mlp_epochs:int=100, # Attack MLP epochs
                 seed:int=0, # Seed of everything random
                ) -> AttackResult:
     "TMIA-lite: distil target and shadow, train an MLP on the shadow's loss trajectories, score the target's."
-    check_mia_arguments(model=model, split=split, model_fn=model_fn, x_aux=x_aux, y_aux=y_aux, train_fn=train_fn, seed=seed)
+    check_mia_arguments(model=model, split=split, model_fn=model_fn, x_aux=x_aux, y_aux=y_aux, train_fn=train_fn,
+                        seed=seed)
     check_pool(x_aux, y_aux, model, 'x_aux', 'y_aux')   # the shadow's labels index the target's outputs
     seed = check_int('seed', seed, lo=0)   # a 0-d array or numpy integer as an int
     train_fn = train_fn or (lambda m, x, y, s: fit_classifier(m, x, y, epochs=SHADOW_EPOCHS, seed=s))
     distill_epochs = check_int('distill_epochs', distill_epochs, lo=0)
     hidden = [check_int(f'hidden[{i}]', h, lo=1) for i, h in enumerate(check_type('hidden', hidden, (tuple, list)))]
-    p = np.random.default_rng(seed).permutation(len(x_aux)); n3 = len(p) // 3
+    p = np.random.default_rng(seed).permutation(len(x_aux))
+    n3 = len(p) // 3
     if n3 < 4: raise ValueError(f"x_aux has {len(x_aux)} samples; TMIA needs at least 12 (three parts)")
     i_in, i_out, i_dl = (torch.from_numpy(p[j*n3:(j+1)*n3]) for j in range(3))
     torch.manual_seed(seed)
@@ -537,7 +590,8 @@ def metrics_table(results:list[AttackResult], # Results to summarise
                  ) -> pd.DataFrame:
     "One row of `attack_metrics` per result, indexed by attack name."
     results = [check_type('results[i]', r, AttackResult) for r in check_type('results', results, (list, tuple))]
-    return pd.DataFrame([attack_metrics(r, check_int('n_boot', n_boot, lo=0)) for r in results], index=[r.attack for r in results])
+    return pd.DataFrame([attack_metrics(r, check_int('n_boot', n_boot, lo=0))
+                         for r in results], index=[r.attack for r in results])
 
 # %% ../../nbs/modelhet/31_mia.ipynb #cdd6a488
 def mia_anatomy(res:AttackResult, # A result whose `info['loss']` holds per-query losses (Yeom), else scores are used
@@ -559,12 +613,15 @@ def mia_anatomy(res:AttackResult, # A result whose `info['loss']` holds per-quer
                                               f'ROC, AUC {roc_auc(-loss, res.labels):.3f}'))
     lx = np.log10(loss + 1e-6)
     for lab, name, col in ((1, 'members', '#d62728'), (0, 'non-members', '#1f77b4')):
-        fig.add_trace(go.Histogram(x=lx[res.labels == lab], name=name, nbinsx=bins, opacity=0.6, marker_color=col), 1, 1)
+        fig.add_trace(go.Histogram(x=lx[res.labels == lab], name=name, nbinsx=bins, opacity=0.6, marker_color=col), 1,
+                      1)
     fig.add_vline(x=np.log10(nu + 1e-6), line_dash='dash', row=1, col=1)
     fig.add_trace(go.Scatter(x=f, y=t, mode='lines', name='ROC', line_color='black'), 1, 2)
-    fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode='lines', line_dash='dot', line_color='grey', showlegend=False), 1, 2)
+    fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode='lines', line_dash='dot', line_color='grey', showlegend=False), 1,
+                  2)
     fig.add_trace(go.Scatter(x=[fpr], y=[tpr], mode='markers', marker_size=10, name='at nu'), 1, 2)
     fig.update_layout(barmode='overlay', width=820, height=340, margin=dict(l=40, r=10, t=40, b=40))
-    fig.update_xaxes(title_text='log10 loss', row=1, col=1); fig.update_xaxes(title_text='FPR', row=1, col=2)
+    fig.update_xaxes(title_text='log10 loss', row=1, col=1)
+    fig.update_xaxes(title_text='FPR', row=1, col=2)
     fig.update_yaxes(title_text='TPR', row=1, col=2)
     return fig

@@ -12,7 +12,8 @@ import numpy as np
 import pandas as pd
 import torch
 from torch import nn
-from ..foundation.core import check_int, check_float, check_choice, check_type, validate_fields, check_count_array, MAX_COUNT
+from ..foundation.core import (check_int, check_float, check_choice, check_type, validate_fields,
+                                           check_count_array, MAX_COUNT)
 
 # %% auto #0
 __all__ = ['SIZE_TO_U', 'HIDDEN_MULT', 'NORMS', 'ROUND_TOL', 'DEN_EPS', 'METHODS', 'BASELINES', 'check_hidden', 'check_state',
@@ -51,7 +52,9 @@ def hidden_sizes(u:int, # Width of the full model (first hidden layer)
 class Scaler(nn.Module):
     "HeteroFL's scaler x / rate (thesis Eq. (15)), applied in training mode only."
     def __init__(self, rate:float=1.0, # Width ratio r_k the activations are divided by
-                ): super().__init__(); self.rate = check_float('rate', rate, 0, 1, lo_open=True)
+                ):
+        super().__init__()
+        self.rate = check_float('rate', rate, 0, 1, lo_open=True)
     def forward(self, x):
         "Divide by the rate in training mode; identity in evaluation mode."
         return x / self.rate if self.training else x
@@ -73,7 +76,8 @@ def make_norm(norm:str, # One of NORMS
 
 # %% ../../nbs/modelhet/30_submodels.ipynb #34ee73fb
 class WidthCNN(nn.Module):
-    "The chapter's CNN: 4 conv blocks of widths r*(u, 2u, 4u, 8u), max-pooling then global average pooling, a dense layer."
+    """The chapter's CNN: 4 conv blocks of widths r*(u, 2u, 4u, 8u), max-pooling then global average pooling, a dense
+    layer."""
     def __init__(self,
                  u:int=16, # Width of the full (server) model: 8, 16, 32, 64 give the 30k/100k/400k/1.6M models
                  in_channels:int=3, # Image channels
@@ -83,7 +87,9 @@ class WidthCNN(nn.Module):
                 ):
         super().__init__()
         self.u, self.in_channels = check_int('u', u, lo=1, hi=MAX_COUNT), check_int('in_channels', in_channels, lo=1)
-        self.n_classes, self.rate, self.norm = check_int('n_classes', n_classes, lo=2), rate, check_choice('norm', norm, NORMS)
+        self.n_classes = check_int('n_classes', n_classes, lo=2)
+        self.rate = rate
+        self.norm = check_choice('norm', norm, NORMS)
         self.widths = hidden_sizes(u, rate)
         blocks, c_in = [], in_channels
         for i, c in enumerate(self.widths):
@@ -116,7 +122,8 @@ class ChannelSet:
             v = getattr(self, f)
             if not isinstance(v, tuple) or not all(i is None or isinstance(i, torch.Tensor) for i in v):
                 raise TypeError(f"{f}={v!r:.60}: expected a tuple of int64 tensors (None for all channels in `ins`)")
-        validate_fields(self, rate=lambda n, v: check_float(n, v, 0, 1, lo_open=True), label=lambda n, v: check_type(n, v, str))
+        validate_fields(self, rate=lambda n, v: check_float(n, v, 0, 1, lo_open=True),
+                        label=lambda n, v: check_type(n, v, str))
 
     @property
     def key(self) -> tuple:
@@ -136,7 +143,8 @@ def full_set(hidden:list[int], # Hidden widths of the server model
             ) -> ChannelSet:
     "The set of all channels (the full model, used by large clients)."
     hidden = check_hidden(hidden)
-    return ChannelSet(tuple(torch.arange(c) for c in hidden), _coupled_ins(torch.arange(c) for c in hidden), 1.0, 'full')
+    return ChannelSet(tuple(torch.arange(c) for c in hidden), _coupled_ins(torch.arange(c)
+                                                                           for c in hidden), 1.0, 'full')
 
 def _draw(c, k, rng): return torch.from_numpy(np.sort(rng.choice(c, k, replace=False))).long()
 
@@ -147,7 +155,8 @@ def random_set(hidden:list[int], # Hidden widths of the server model
                label:str='rand', # Name for plots
               ) -> ChannelSet:
     "R policy: ceil(rate*C_l) output channels per layer drawn uniformly without replacement."
-    hidden, rate = check_hidden(hidden), check_float('rate', rate, 0, 1, lo_open=True); check_type('rng', rng, np.random.Generator)
+    hidden, rate = check_hidden(hidden), check_float('rate', rate, 0, 1, lo_open=True)
+    check_type('rng', rng, np.random.Generator)
     check_choice('coupling', coupling, ('layerwise', 'independent'))
     sizes = [int(math.ceil(rate * c - ROUND_TOL)) for c in hidden]
     outs = tuple(_draw(c, k, rng) for c, k in zip(hidden, sizes))
@@ -157,7 +166,8 @@ def random_set(hidden:list[int], # Hidden widths of the server model
 # %% ../../nbs/modelhet/30_submodels.ipynb #c6ad7e6a
 def _blocks_per_layer(rate):
     m = 1 / check_float('rate', rate, 0, 1, lo_open=True)
-    if abs(m - round(m)) > ROUND_TOL: raise ValueError(f"rate={rate!r}: the sub-matrix (M) policy needs rate = 1/m for an integer m")
+    if abs(m - round(m)) > ROUND_TOL:
+        raise ValueError(f"rate={rate!r}: the sub-matrix (M) policy needs rate = 1/m for an integer m")
     return round(m)
 
 def submatrix_set(hidden:list[int], # Hidden widths of the server model
@@ -168,10 +178,13 @@ def submatrix_set(hidden:list[int], # Hidden widths of the server model
     "M policy: contiguous channel blocks, block a in odd layers and block b in even layers (Eq. 12), coupled."
     hidden = check_hidden(hidden)
     if label is not None: check_type('label', label, str)
-    if not isinstance(block, (tuple, list)) or len(block) != 2 or not all(isinstance(b, (int, np.integer)) for b in block): raise TypeError(f"block={block!r}: expected a pair of ints")
+    if not isinstance(block,
+                      (tuple, list)) or len(block) != 2 or not all(isinstance(b, (int, np.integer)) for b in block):
+        raise TypeError(f"block={block!r}: expected a pair of ints")
     m = _blocks_per_layer(rate)
     if any(not 0 <= x < m for x in block): raise ValueError(f"block={block!r}: expected two block indices in [0, {m})")
-    if any(c % m for c in hidden): raise ValueError(f"hidden={hidden!r}, rate={rate!r}: every width must be divisible by 1/rate = {m}")
+    if any(c % m for c in hidden):
+        raise ValueError(f"hidden={hidden!r}, rate={rate!r}: every width must be divisible by 1/rate = {m}")
     outs = tuple(torch.arange(block[l % 2] * c // m, (block[l % 2] + 1) * c // m) for l, c in enumerate(hidden))
     return ChannelSet(outs, _coupled_ins(outs), rate, label or str(block))
 
@@ -191,7 +204,8 @@ def param_index(name:str, # A state-dict key of `WidthCNN`
                 cs:ChannelSet, # The sub-model's channel set
                ) -> tuple: # One index tensor (or None = all) per leading dimension that is sliced
     "Which indices of the server tensor `name` belong to the sub-model `cs`."
-    check_type('name', name, str); check_type('cs', cs, ChannelSet)
+    check_type('name', name, str)
+    check_type('cs', cs, ChannelSet)
     m = _CONV_RE.match(name)
     if m:
         l, kind, p = int(m[1]), m[2], m[3]
@@ -212,7 +226,8 @@ def extract_state(global_state:dict, # State dict of the server model
                   cs:ChannelSet, # Channel set of the client
                  ) -> dict:
     "The sub-model's state dict: every server tensor sliced by `cs` (copies)."
-    check_state('global_state', global_state); check_type('cs', cs, ChannelSet)
+    check_state('global_state', global_state)
+    check_type('cs', cs, ChannelSet)
     return {k: (v[_grid(param_index(k, cs), v.shape, v.device)] if param_index(k, cs) else v).clone()
             for k, v in global_state.items()}
 
@@ -220,7 +235,8 @@ def extract_submodel(global_model:WidthCNN, # The server model
                      cs:ChannelSet, # Channel set of the client
                     ) -> WidthCNN:
     "A `WidthCNN` of width ratio `cs.rate` holding the server's weights at the cells of `cs`."
-    check_type('global_model', global_model, WidthCNN); check_type('cs', cs, ChannelSet)
+    check_type('global_model', global_model, WidthCNN)
+    check_type('cs', cs, ChannelSet)
     g = global_model
     sub = WidthCNN(g.u, g.in_channels, g.n_classes, rate=cs.rate, norm=g.norm).to(next(g.parameters()).device)
     sub.load_state_dict(extract_state(g.state_dict(), cs))
@@ -237,7 +253,8 @@ def aggregate_submodels(global_state:dict, # Current server state dict
     "Per-cell weighted mean over the clients whose sub-model contains the cell; uncovered cells keep their value."
     check_state('global_state', global_state)
     weights = weights.tolist() if isinstance(weights, torch.Tensor) else weights
-    for n, v in (('client_states', client_states), ('sets', sets), ('weights', weights)): check_type(n, v, (list, tuple, np.ndarray))
+    for n, v in (('client_states', client_states), ('sets', sets), ('weights', weights)):
+        check_type(n, v, (list, tuple, np.ndarray))
     for i, s in enumerate(sets): check_type(f'sets[{i}]', s, ChannelSet)
     if not (len(client_states) == len(sets) == len(weights)) or not sets:
         raise ValueError(f"client_states, sets and weights must be non-empty and of equal length, got "
@@ -245,11 +262,14 @@ def aggregate_submodels(global_state:dict, # Current server state dict
     w = [check_float(f'weights[{i}]', x, 0, lo_open=True) for i, x in enumerate(weights)]
     new = {}
     for name, g in global_state.items():
-        if not g.is_floating_point(): new[name] = max((s[name] for s in client_states), key=int).clone(); continue
+        if not g.is_floating_point():
+            new[name] = max((s[name] for s in client_states), key=int).clone()
+            continue
         num, den = torch.zeros_like(g), torch.zeros_like(g)
         for st, cs, wk in zip(client_states, sets, w):
             ix = _grid(param_index(name, cs), g.shape, g.device)
-            num[ix] += wk * st[name].to(g); den[ix] += wk
+            num[ix] += wk * st[name].to(g)
+            den[ix] += wk
         new[name] = torch.where(den > 0, num / den.clamp_min(DEN_EPS), g)
     return new
 
@@ -272,7 +292,17 @@ def coverage(global_state:dict, # Server state dict (only shapes are used)
 METHODS = ('OFM', 'OFR', 'OSM', 'GFM', 'GFR', 'UFR', 'OSR', 'GSR', 'USR')  # the 9 studied methods, in frequency order
 BASELINES = ('FedAvg-large', 'FedAvg-small')  # all clients full model u / all clients (and server) width r*u
 _ORIGIN = {'OFM': 'HeteroFL [DDT21]', 'USR': 'Federated Dropout [CKMT18]'}
-_T = {'OFM': '1', 'OFR': '1', 'OSM': '1/4', 'GFM': '1/4', 'GFR': '1/4', 'UFR': '1/10', 'OSR': '1/10^4', 'GSR': '1/10^4', 'USR': '1/10^4'}
+_T = {
+    'OFM': '1',
+    'OFR': '1',
+    'OSM': '1/4',
+    'GFM': '1/4',
+    'GFR': '1/4',
+    'UFR': '1/10',
+    'OSR': '1/10^4',
+    'GSR': '1/10^4',
+    'USR': '1/10^4'
+}
 
 def taxonomy_table() -> pd.DataFrame:
     "All 12 cells of the O/G/U x F/S x M/R cube with name, origin, studied flag and the nominal frequency T."
@@ -309,15 +339,20 @@ class ChannelSchedule:
                  n_unique:int=10, # K, the number of unique sets of UFR (10 = the tables' T=1/10)
                  seed:int=0, # Seed of every random choice of the schedule
                  coupling:str='layerwise', # 'layerwise' or 'independent' (R policy only)
-                 rotate:bool=True, # GFM/GFR: clients rotate through the fixed sets (T=1/4); False: always their group's set
+                 # GFM/GFR: clients rotate through the fixed sets (T=1/4); False: always their group's set
+                 rotate:bool=True,
                  osm_order:str='cyclic', # OSM: 'cyclic' or 'random' choice of the round's sub-matrix
                  ufr_assignment:str='cyclic', # UFR: 'cyclic' shift or a 'random_perm' each round
                  gfr_disjoint:bool=False, # GFR: True draws disjoint sets (random channel permutation of the quadrants)
                 ):
         self.method = _check_method(method)
         self.hidden = check_hidden(hidden)
-        self.small = [check_int(f'small[{i}]', k, lo=0) for i, k in enumerate(check_type('small', small, (list, tuple, range, np.ndarray)))]
-        if len(set(self.small)) != len(self.small): raise ValueError(f"small={self.small!r:.80}: client ids must be distinct")
+        self.small = [
+            check_int(f'small[{i}]', k, lo=0)
+            for i, k in enumerate(check_type('small', small, (list, tuple, range, np.ndarray)))
+        ]
+        if len(set(self.small)) != len(self.small):
+            raise ValueError(f"small={self.small!r:.80}: client ids must be distinct")
         self.rate, self.seed = check_float('rate', rate, 0, 1, lo_open=True), check_int('seed', seed, lo=0)
         self.n_groups, self.n_unique = check_int('n_groups', n_groups, lo=1), check_int('n_unique', n_unique, lo=1)
         self.coupling = check_choice('coupling', coupling, ('layerwise', 'independent'))
@@ -326,7 +361,8 @@ class ChannelSchedule:
         self.ufr_assignment = check_choice('ufr_assignment', ufr_assignment, ('cyclic', 'random_perm'))
         if self.method not in BASELINES: self._setup()
 
-    def __repr__(self): return f"ChannelSchedule({self.method!r}, hidden={self.hidden}, small={self.small}, rate={self.rate})"
+    def __repr__(self):
+        return f"ChannelSchedule({self.method!r}, hidden={self.hidden}, small={self.small}, rate={self.rate})"
 
 # %% ../../nbs/modelhet/30_submodels.ipynb #bd8b6e7c
 @patch
@@ -334,7 +370,8 @@ def _setup(self:ChannelSchedule):
     if self.method[2] == 'M' and self.coupling != 'layerwise':
         raise ValueError(f"coupling={self.coupling!r}: the sub-matrix (M) sets are defined by the layer-wise coupling")
     if self.method == 'UFR' and len(self.small) > self.n_unique:
-        raise ValueError(f"n_unique={self.n_unique}: UFR needs at least one unique set per small client ({len(self.small)})")
+        raise ValueError(
+            f"n_unique={self.n_unique}: UFR needs at least one unique set per small client ({len(self.small)})")
     self._pos = {k: i for i, k in enumerate(self.small)}
     g = _rng(self.seed, 99).permutation(len(self.small)) % self.n_groups   # balanced random groups
     self._group = {k: int(g[i]) for i, k in enumerate(self.small)}
@@ -355,13 +392,16 @@ def _fixed_sets(self:ChannelSchedule):
     if m in ('OFM', 'OSM', 'GFM'):
         qs = quadrant_sets(self.hidden, self.rate)
         if m == 'GFM' and len(qs) != self.n_groups:
-            raise ValueError(f"n_groups={self.n_groups}: GFM needs one group per sub-matrix set ({len(qs)} at rate {self.rate})")
+            raise ValueError(
+                f"n_groups={self.n_groups}: GFM needs one group per sub-matrix set ({len(qs)} at rate {self.rate})")
         return qs
     if m == 'OFR': return [self._random('R*', 0)]
     if m == 'GFR' and self.gfr_disjoint:
         r = _rng(self.seed, _STREAM[m], 1)
         perms = [torch.from_numpy(r.permutation(c)).long() for c in self.hidden]
-        return [_permuted(q, perms, f'R{i+1}') for i, q in enumerate(quadrant_sets(self.hidden, self.rate)[:self.n_groups])]
+        return [
+            _permuted(q, perms, f'R{i+1}') for i, q in enumerate(quadrant_sets(self.hidden, self.rate)[:self.n_groups])
+        ]
     if m == 'GFR': return [self._random(f'R{i+1}', 0, i) for i in range(self.n_groups)]
     if m == 'UFR': return [self._random(f'U{i+1}', 0, i) for i in range(self.n_unique)]
     return []
@@ -377,7 +417,8 @@ def set_for(self:ChannelSchedule,
     if self.method in BASELINES or int(k) not in self._pos: return full_set(self.hidden)
     m, i, F = self.method, self._pos[int(k)], self._fixed
     if m in ('OFM', 'OFR'): return F[0]
-    if m == 'OSM': return F[t % len(F)] if self.osm_order == 'cyclic' else F[_rng(self.seed, _STREAM[m], 1, t).integers(len(F))]
+    if m == 'OSM':
+        return F[t % len(F)] if self.osm_order == 'cyclic' else F[_rng(self.seed, _STREAM[m], 1, t).integers(len(F))]
     if m in ('GFM', 'GFR'): return F[(self._group[k] + t) % len(F) if self.rotate else self._group[k] % len(F)]
     if m == 'UFR':
         if self.ufr_assignment == 'cyclic': return F[(i + t) % len(F)]
@@ -419,20 +460,25 @@ def empirical_frequency(self:ChannelSchedule,
 def nominal_frequency(self:ChannelSchedule) -> float:
     "The thesis' T: 1, 1/4, 1/10, or 1/C(C_1, r*C_1) for the resampled random methods."
     if self.method in BASELINES or self.method in ('OFM', 'OFR'): return 1.0
-    if self.method in ('OSM', 'GFM', 'GFR'): return 1 / len(self._fixed) if (self.rotate or self.method == 'OSM') else 1.0
+    if self.method in ('OSM', 'GFM', 'GFR'):
+        return 1 / len(self._fixed) if (self.rotate or self.method == 'OSM') else 1.0
     if self.method == 'UFR': return 1 / self.n_unique
-    c = self.hidden[0]; return 1 / math.comb(c, math.ceil(self.rate * c - ROUND_TOL))
+    c = self.hidden[0]
+    return 1 / math.comb(c, math.ceil(self.rate * c - ROUND_TOL))
 
 # %% ../../nbs/modelhet/30_submodels.ipynb #122e51d1
 def _layer_cells(schedule, t, layer, clients):
     "Per cell of one layer's (out x in) matrix: the number of clients that train it and their 'k:label' names."
-    n_out = schedule.hidden[layer]; n_in = schedule.hidden[layer - 1] if layer else 3
+    n_out = schedule.hidden[layer]
+    n_in = schedule.hidden[layer - 1] if layer else 3
     count, who = np.zeros((n_out, n_in), int), [[[] for _ in range(n_in)] for _ in range(n_out)]
     for k in clients:
         cs = schedule.set_for(k, t)
         ins = range(n_in) if cs.ins[layer] is None else cs.ins[layer].tolist()
         for o in cs.outs[layer].tolist():
-            for i in ins: count[o, i] += 1; who[o][i].append(f'{k}:{cs.label}')
+            for i in ins:
+                count[o, i] += 1
+                who[o][i].append(f'{k}:{cs.label}')
     return count, [[', '.join(c) or 'none' for c in row] for row in who]
 
 def coverage_heatmap(schedule:ChannelSchedule, # The method's schedule
@@ -461,14 +507,17 @@ def schedule_timeline(schedule:ChannelSchedule, # The method's schedule
     check_type('schedule', schedule, ChannelSchedule)
     import plotly.graph_objects as go
     tl = schedule.timeline(rounds)
-    labels = list(dict.fromkeys(tl.label)); code = {l: i for i, l in enumerate(labels)}
+    labels = list(dict.fromkeys(tl.label))
+    code = {l: i for i, l in enumerate(labels)}
     grid = tl.pivot(index='client', columns='round', values='label')
-    fig = go.Figure(go.Heatmap(z=grid.map(code.get).values, text=grid.values, texttemplate='%{text}' if len(labels) <= 12 else '',
-                               x=list(grid.columns), y=[str(c) for c in grid.index], colorscale='Turbo', showscale=False,
-                               hovertemplate='client %{y}, round %{x}: %{text}<extra></extra>'))
-    fig.update_layout(title=f'{schedule.method}: T nominal {schedule.nominal_frequency():.2g}, '
-                            f'empirical {schedule.empirical_frequency(rounds):.2g} over {rounds} rounds',
-                      xaxis_title='round', yaxis_title='small client', width=520, height=300, margin=dict(l=40, r=10, t=40, b=40))
+    fig = go.Figure(
+        go.Heatmap(z=grid.map(code.get).values, text=grid.values, texttemplate='%{text}' if len(labels) <= 12 else '',
+                   x=list(grid.columns), y=[str(c) for c in grid.index], colorscale='Turbo', showscale=False,
+                   hovertemplate='client %{y}, round %{x}: %{text}<extra></extra>'))
+    fig.update_layout(
+        title=f'{schedule.method}: T nominal {schedule.nominal_frequency():.2g}, '
+        f'empirical {schedule.empirical_frequency(rounds):.2g} over {rounds} rounds', xaxis_title='round',
+        yaxis_title='small client', width=520, height=300, margin=dict(l=40, r=10, t=40, b=40))
     return fig
 
 # %% ../../nbs/modelhet/30_submodels.ipynb #6629fcac
@@ -488,10 +537,14 @@ class SubmodelRun:
 
     def global_model(self) -> WidthCNN:
         "The server model."
-        m = WidthCNN(**self.arch); m.load_state_dict(self.global_state); return m
+        m = WidthCNN(**self.arch)
+        m.load_state_dict(self.global_state)
+        return m
     def client_model(self, k:int) -> WidthCNN:
         "Client k's last local model theta_k^T."
-        m = WidthCNN(**self.arch, rate=self.sets[k].rate); m.load_state_dict(self.client_states[k]); return m
+        m = WidthCNN(**self.arch, rate=self.sets[k].rate)
+        m.load_state_dict(self.client_states[k])
+        return m
 
 def small_clients(sizes:np.ndarray, # Dataset size of every client
                   n_large:int, # Number of clients that train the full model
@@ -509,8 +562,10 @@ def _local_update(model, state, x, y, config, rng):
     from hetfl_explore.engine.backends import local_train
     from torch.nn.utils import parameters_to_vector, vector_to_parameters
     if len(x) % config.batch_size == 1 and len(x) > 1:      # avoid a 1-sample batch under BatchNorm on 1x1 maps
-        keep = torch.from_numpy(np.sort(rng.permutation(len(x))[:-1])).to(x.device); x, y = x[keep], y[keep]
-    model.load_state_dict(state); model.train()
+        keep = torch.from_numpy(np.sort(rng.permutation(len(x))[:-1])).to(x.device)
+        x, y = x[keep], y[keep]
+    model.load_state_dict(state)
+    model.train()
     new, stats = local_train(model, parameters_to_vector(model.parameters()).detach(), x, y, config, rng)
     vector_to_parameters(new, model.parameters())
     return {k: v.detach().clone() for k, v in model.state_dict().items()}, stats
@@ -519,11 +574,14 @@ def _submodel_round(t, gm, subs, sched, data, config, w):
     "Round `t`: every client trains its sub-model of the server state, then the server aggregates per cell."
     from hetfl_explore.foundation.core import rng_streams
     rngs = rng_streams(config.seed, data.num_clients, key=f'submodels{t}')
-    g = gm.state_dict(); states, sets = [], []
+    g = gm.state_dict()
+    states, sets = [], []
     for k in range(data.num_clients):
-        cs = sched.set_for(k, t); x, y, _ = data.client(k)
+        cs = sched.set_for(k, t)
+        x, y, _ = data.client(k)
         st, _ = _local_update(subs[cs.rate], extract_state(g, cs), x, y, config, rngs[k])
-        states.append(st); sets.append(cs)
+        states.append(st)
+        sets.append(cs)
     gm.load_state_dict(aggregate_submodels(g, states, sets, w))
     return states, sets
 
@@ -531,15 +589,18 @@ def _submodel_round(t, gm, subs, sched, data, config, w):
 def _width_and_small(method, data, n_large, u, rate):
     "The server width and the small clients of a run (FedAvg-small shrinks the server instead)."
     if method == 'FedAvg-small':
-        if abs(u * rate - round(u * rate)) > ROUND_TOL: raise ValueError(f"u={u}, rate={rate}: FedAvg-small needs an integer width u*rate")
+        if abs(u * rate - round(u * rate)) > ROUND_TOL:
+            raise ValueError(f"u={u}, rate={rate}: FedAvg-small needs an integer width u*rate")
         return int(round(u * rate)), []
     return u, ([] if method == 'FedAvg-large' else small_clients(data.client_sizes, n_large))
 
 # %% ../../nbs/modelhet/30_submodels.ipynb #6ac5ffee
-def run_submodels(method:str, # One of METHODS or BASELINES ('FedAvg-large': all full u; 'FedAvg-small': all width rate*u)
+def run_submodels(method:str, # one of METHODS or BASELINES ('FedAvg-large': all u; 'FedAvg-small': all rate*u)
                   data, # `FederatedData` (images N x C x H x W)
                   n_large:int, # Clients that train the full model (the others are small)
-                  config, # `engine.RunConfig`: rounds, local_epochs, batch_size, lr, momentum, weighting, seed, device, eval_every
+                  # `engine.RunConfig`: rounds, local_epochs, batch_size, lr, momentum, weighting, seed, device,
+                  # eval_every
+                  config,
                   u:int=16, # Width of the server model
                   rate:float=0.5, # Width ratio of the small clients
                   norm:str='static', # Normalisation of the CNN
@@ -552,10 +613,12 @@ def run_submodels(method:str, # One of METHODS or BASELINES ('FedAvg-large': all
     from hetfl_explore.foundation.data import FederatedData
     from hetfl_explore.foundation.core import default_device
     check_choice('method', method, METHODS + BASELINES)
-    check_type('data', data, FederatedData); check_type('config', config, RunConfig)
+    check_type('data', data, FederatedData)
+    check_type('config', config, RunConfig)
     rate = check_float('rate', rate, 0, 1, lo_open=True)
     check_type('schedule_kw', {} if schedule_kw is None else schedule_kw, dict)
-    dev = default_device(config.device); data = data.to(dev)
+    dev = default_device(config.device)
+    data = data.to(dev)
     u, small = _width_and_small(method, data, n_large, u, rate)
     arch = dict(u=u, in_channels=data.x.shape[1], n_classes=data.n_classes, norm=norm)
     sched = ChannelSchedule(method, hidden_sizes(u), small, rate, seed=config.seed, **(schedule_kw or {}))
@@ -580,6 +643,7 @@ def submodel_client_accuracies(run:SubmodelRun, # A finished run
     "Test accuracy of each client's last local model theta_k^T (the chapter's client accuracy, averaged later)."
     from hetfl_explore.engine.models import evaluate
     from hetfl_explore.foundation.data import FederatedData
-    check_type('run', run, SubmodelRun); check_type('data', data, FederatedData)
+    check_type('run', run, SubmodelRun)
+    check_type('data', data, FederatedData)
     return np.array([evaluate(run.client_model(k).to(data.x_test.device), data.x_test, data.y_test, data.a_test,
                               data.n_classes, data.n_attrs)['accuracy'] for k in range(len(run.sets))])

@@ -22,7 +22,8 @@ __all__ = ['CONTRACT_PAGE', 'STATS_QUERY', 'LOSS_QUERY', 'STATS_KEY', 'LOSS_KEY'
 # %% ../../nbs/scale/80a_contract.ipynb #d618b0ee
 CONTRACT_PAGE = "the selector client contract (scale/80a_contract in the docs)"   # named by every contract error
 STATS_QUERY, LOSS_QUERY = 'query.stats', 'query.loss'   # the two message types a selector may send
-STATS_KEY, LOSS_KEY, TRAIN_LOSS_KEY = 'stats', 'loss', 'train_loss'   # reply record, loss metric, train-reply loss metric
+# reply record, loss metric, train-reply loss metric
+STATS_KEY, LOSS_KEY, TRAIN_LOSS_KEY = 'stats', 'loss', 'train_loss'
 LEVELS = ('none', 'size', 'triplet', 'matrix')   # what a node shares before round 1, most private first
 PROVIDES = {'none': set(), 'size': {'size'}, 'triplet': {'triplet'}, 'matrix': {'size', 'triplet', 'matrix'}}
 
@@ -34,7 +35,8 @@ def stats_record(counts, # (|Y|, |A|) class × attribute counts of the node's tr
     check_choice('level', level, LEVELS[1:])
     n = check_count_array('counts', counts)
     if n.ndim != 2 or 0 in n.shape:
-        raise ValueError(f"counts: shape {n.shape}: expected (num-classes, num-attributes) counts, at least one of each")
+        raise ValueError(
+            f"counts: shape {n.shape}: expected (num-classes, num-attributes) counts, at least one of each")
     if level == 'size': return MetricRecord({'num-examples': int(n.sum())})
     if level == 'triplet': return MetricRecord({'triplet': [float(v) for v in dht(n)]})
     return MetricRecord({'counts': [int(v) for v in n.reshape(-1)], 'num-classes': n.shape[0],
@@ -54,15 +56,19 @@ def register_stats(app:ClientApp, # the node's ClientApp
 
 # %% ../../nbs/scale/80a_contract.ipynb #5b2cc9a9
 def register_loss(app:ClientApp, # the node's ClientApp
-                  loss, # `loss(arrays, context) -> float`: the loss of the model `arrays` (an `ArrayRecord`) on the node's data
+                  # `loss(arrays, context) -> float`: the loss of the model `arrays` (an `ArrayRecord`) on the node's
+                  # data
+                  loss,
                   key:str=LOSS_KEY, # the metric name of the reply (the strategy's `loss_key`)
                  ) -> ClientApp:
     "Register the `query.loss` handler of the selector client contract on `app`; return `app`."
-    check_type('app', app, ClientApp); check_type('key', key, str)
+    check_type('app', app, ClientApp)
+    check_type('key', key, str)
     if not callable(loss): raise TypeError(f"loss={loss!r}: expected a function loss(arrays, context) -> float")
     @app.query(LOSS_QUERY.split('.')[1])
     def _loss(msg, context):
-        return Message(RecordDict({'metrics': MetricRecord({key: float(loss(msg.content['arrays'], context))})}), reply_to=msg)
+        return Message(RecordDict({'metrics': MetricRecord({key: float(loss(msg.content['arrays'], context))})}),
+                       reply_to=msg)
     return app
 
 # %% ../../nbs/scale/80a_contract.ipynb #1023f0f1
@@ -92,8 +98,11 @@ def read_stats(reply:Message, # a node's reply to `query.stats`
                level:str, # the level that was asked
                shape:tuple|None=None, # the expected (num-classes, num-attributes) at level 'matrix'; None: any
               ) -> dict:
-    "What a node's `query.stats` reply says (`size`, `triplet`, `matrix`), or a `ValueError` with the reason to drop it."
-    check_type('reply', reply, Message); check_choice('level', level, LEVELS[1:]); shape = stats_shape(shape)
+    """What a node's `query.stats` reply says (`size`, `triplet`, `matrix`), or a `ValueError` with the reason to drop
+    it."""
+    check_type('reply', reply, Message)
+    check_choice('level', level, LEVELS[1:])
+    shape = stats_shape(shape)
     if reply.has_error(): raise ValueError(f"it replied with an error: {reply.error.reason}")
     if STATS_KEY not in reply.content.metric_records: raise ValueError(f"the reply has no '{STATS_KEY}' MetricRecord")
     rec = reply.content.metric_records[STATS_KEY]
@@ -105,10 +114,13 @@ def read_stats(reply:Message, # a node's reply to `query.stats`
     size = _whole('num-examples', [_key(rec, 'num-examples')])[0]
     if level == 'size': return {'size': int(size)}
     c, a = (int(_whole(k, [_key(rec, k)])[0]) for k in ('num-classes', 'num-attributes'))
-    if shape is not None and (c, a) != tuple(shape): raise ValueError(f"counts of shape ({c}, {a}): the federation's is {tuple(shape)}")
+    if shape is not None and (c, a) != tuple(shape):
+        raise ValueError(f"counts of shape ({c}, {a}): the federation's is {tuple(shape)}")
     n = _whole('counts', _key(rec, 'counts'))
-    if n.size != c * a: raise ValueError(f"'counts' has {n.size} values: expected num-classes × num-attributes = {c * a}")
-    if n.sum() != size: raise ValueError(f"'num-examples'={int(size)} contradicts its counts, which sum to {int(n.sum())}")
+    if n.size != c * a:
+        raise ValueError(f"'counts' has {n.size} values: expected num-classes × num-attributes = {c * a}")
+    if n.sum() != size:
+        raise ValueError(f"'num-examples'={int(size)} contradicts its counts, which sum to {int(n.sum())}")
     m = n.reshape(c, a)
     return {'size': int(size), 'matrix': m, 'triplet': np.maximum(np.asarray(dht(m), np.float64), 0.0)}
 
@@ -116,12 +128,14 @@ def read_stats(reply:Message, # a node's reply to `query.stats`
 def missing_handler(reply:Message, # a node's reply
                    ) -> bool:
     "Whether `reply` is Flower's error for a message type the node's ClientApp has no handler for."
-    return check_type('reply', reply, Message).has_error() and 'function registered with name' in str(reply.error.reason)
+    return check_type('reply', reply, Message).has_error() and 'function registered with name' in str(
+        reply.error.reason)
 
 def handler_error(kind:str, # the message type nobody answers ('query.stats' or 'query.loss')
                   why:str, # which selector needs it and for what
                  ) -> str:
     "The message for a ClientApp that has no handler for `kind`."
-    check_choice('kind', kind, (STATS_QUERY, LOSS_QUERY)); check_type('why', why, str)
+    check_choice('kind', kind, (STATS_QUERY, LOSS_QUERY))
+    check_type('why', why, str)
     return (f"the nodes' ClientApp has no '{kind}' handler, which {why}: register one in one line "
             f"(register_stats(app, counts) or register_loss(app, loss)); see {CONTRACT_PAGE}")

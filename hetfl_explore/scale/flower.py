@@ -12,9 +12,10 @@ from packaging.version import Version, InvalidVersion
 
 FLOWER_SUPPORTED = '>=1.22,<2'   # the Flower versions the adapter runs on: the message API (the `flower` extra's range)
 
-def flower_problem(found:str|None, # the installed Flower version (`flwr.__version__`), or None when Flower is not installed
+def flower_problem(found:str|None, # the installed `flwr.__version__`, or None (no Flower)
                   ) -> str|None: # what to install or change, or None when the adapter runs on `found`
-    "Why the Flower adapter cannot run on the installed Flower, naming the supported range and the install; None if it can."
+    """Why the Flower adapter cannot run on the installed Flower, naming the supported range and the install; None if it
+    can."""
     install = f"pip install 'hetfl_explore[flower]' (flwr{FLOWER_SUPPORTED})"
     if found is None: return f"Flower is not installed: {install}"
     try: ok = Version(str(found)) in SpecifierSet(FLOWER_SUPPORTED)
@@ -47,7 +48,8 @@ from ..feddiverse.registry import SELECTORS, make_selector
 from ..foundation.data import FEDERATIONS
 from ..foundation.datasets import make_federated
 from .strategies import registry_key, selector_spelling
-from .sweeps import SWEEP_DATASETS, DATA_DEFAULTS, RUN_FIELDS, TASK_HIDDEN, interaction_matrices, sweep_grid
+from .sweeps import (SWEEP_DATASETS, DATA_DEFAULTS, RUN_FIELDS, TASK_HIDDEN, interaction_matrices,
+                                        sweep_grid)
 from importlib.metadata import version, PackageNotFoundError
 try: FLOWER_FOUND = version('flwr')   # the installed Flower, checked before anything of it is imported
 except PackageNotFoundError: FLOWER_FOUND = None
@@ -61,8 +63,10 @@ except ImportError as e: raise ImportError(f"hetfl_explore.scale.flower: {flower
 
 # %% ../../nbs/scale/80_flower.ipynb #9f1fc3ed
 UNHOSTABLE = {  # value generation -> why the adapter's ClientApp cannot serve it
-    'Model compression': "its clients train a sub-model cut from the global model; the adapter's ClientApp trains the full model",
-    'Utility score': "its clients compute a score from their own resources; the adapter's ClientApp only answers attribute and loss queries",
+    'Model compression': "its clients train a sub-model cut from the global model; the adapter's ClientApp trains "
+                         "the full model",
+    'Utility score': "its clients compute a score from their own resources; the adapter's ClientApp only answers "
+                     "attribute and loss queries",
     'Auction': "its clients bid; the adapter's ClientApp has no bidding action",
     'Contract theory': "its clients choose a contract; the adapter's ClientApp has no contract action",
 }
@@ -74,12 +78,14 @@ def check_hostable(selector:Selector, # the selection strategy to run inside Flo
     gen = (getattr(selector, 'taxonomy', None) or {}).get('value_generation', ())
     for g in ((gen,) if isinstance(gen, str) else gen):
         if g in UNHOSTABLE:
-            raise ValueError(f"selector={selector!r} cannot run as a Flower strategy (value generation {g!r}): {UNHOSTABLE[g]}")
+            raise ValueError(
+                f"selector={selector!r} cannot run as a Flower strategy (value generation {g!r}): {UNHOSTABLE[g]}")
     return selector
 
 # %% ../../nbs/scale/80_flower.ipynb #cd1b09a7
 def _check_data(name, data):
-    "Return `data` if it looks like a `FederatedData` (pool tensors and a client partition), else a `TypeError` naming `name`."
+    """Return `data` if it looks like a `FederatedData` (pool tensors and a client partition), else a `TypeError` naming
+    `name`."""
     if not all(hasattr(data, a) for a in ('x', 'y', 'a', 'client_idx', 'x_test', 'n_classes', 'n_attrs')):
         raise TypeError(f"{name}={type(data).__name__}: expected a FederatedData (x, y, a, client_idx, x_test, ... )")
     return data
@@ -99,7 +105,8 @@ class MessageLog:
             direction:str, # 'sent' (server to client) or 'received'
            ) -> list:
         "Record `messages` and return them."
-        check_choice('direction', direction, ('sent', 'received')); check_int('t', t, lo=-1)
+        check_choice('direction', direction, ('sent', 'received'))
+        check_int('t', t, lo=-1)
         for m in check_type('messages', messages, list):
             check_type('messages', m, Message)
             md = m.metadata
@@ -114,7 +121,8 @@ class MessageLog:
         return self.frame().groupby(['type', 'direction'])['bytes'].agg(messages='size', bytes='sum').reset_index()
 
 # %% ../../nbs/scale/80_flower.ipynb #f1ow0002
-MEASURED = {  # engine message type -> (Flower message type, direction whose messages are counted, directions whose bytes are summed)
+# engine message type -> (Flower message type, direction whose messages are counted, directions whose bytes are summed)
+MEASURED = {
     'query_loss': ('query.loss', 'sent', ('sent', 'received')),
     'download': ('train', 'sent', ('sent',)),
     'upload': ('train', 'received', ('received',)),
@@ -123,7 +131,8 @@ MEASURED = {  # engine message type -> (Flower message type, direction whose mes
 @patch
 def round_messages(self:MessageLog, t:int, # the engine round (0-based)
                   ) -> dict:
-    "Round `t`'s messages and bytes in the engine's columns (`msg_*`, `bytes_*`) for the message types Flower carries (`MEASURED`)."
+    """Round `t`'s messages and bytes in the engine's columns (`msg_*`, `bytes_*`) for the message types Flower carries
+    (`MEASURED`)."""
     df = self.frame()
     df = df[df['round'] == check_int('t', t, lo=-1)]
     out = {}
@@ -141,24 +150,30 @@ class FlowerClients:
                  data, # a `FederatedData`; client k only ever touches its own rows
                  config:RunConfig, # the run's hyper-parameters (local training, loss_before)
                  attributes=None, # optional `attributes(k) -> dict` of extra scalars or float lists a client shares
-                 client_loss=None, # optional per-sample training loss `client_loss(out, y, params, n_data) -> (B,)`, as in `Simulation`
+                 # optional per-sample training loss `client_loss(out, y, params, n_data) -> (B,)`, as in `Simulation`
+                 client_loss=None,
                 ):
         self.config, self.data = check_type('config', config, RunConfig), _check_data('data', data)
         self.attributes = None if attributes is None else check_callable('attributes', attributes)
         self.client_loss = None if client_loss is None else check_callable('client_loss', client_loss)
         check_callable('model_fn', model_fn)
         with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(config.seed); self.net = model_fn()
+            torch.manual_seed(config.seed)
+            self.net = model_fn()
         self.x = data.x
-        if data.x.dim() == 4 and any(isinstance(m, torch.nn.Conv2d) for m in self.net.modules()):   # the engine's layout for images
-            self.x = data.x.contiguous(memory_format=torch.channels_last); self.net.to(memory_format=torch.channels_last)
-        self.layout, self.fast_net = ParamLayout(self.net), pool_before_relu(self.net)   # the engine's twin: same outputs, less work
+        # the engine's layout for images
+        if data.x.dim() == 4 and any(isinstance(m, torch.nn.Conv2d) for m in self.net.modules()):
+            self.x = data.x.contiguous(memory_format=torch.channels_last)
+            self.net.to(memory_format=torch.channels_last)
+        # the engine's twin: same outputs, less work
+        self.layout, self.fast_net = ParamLayout(self.net), pool_before_relu(self.net)
         self.lr = np.asarray(config.client_lr or [config.lr] * len(data.client_idx), np.float64)
         self._ref = None   # this object's copy in Ray's object store, once it has been shipped to Ray's workers
     def rows(self, k:int, # client id
             ) -> tuple[torch.Tensor, torch.Tensor]:
         "Client `k`'s own inputs and labels."
-        i = torch.as_tensor(self.data.client_idx[check_int('k', k, lo=0, hi=len(self.data.client_idx) - 1)], dtype=torch.long)
+        i = torch.as_tensor(self.data.client_idx[check_int('k', k, lo=0, hi=len(self.data.client_idx) - 1)],
+                            dtype=torch.long)
         return gather_rows(self.x, i), self.data.y[i].long()
 
 # %% ../../nbs/scale/80_flower.ipynb #dc872e85
@@ -173,7 +188,8 @@ def params_record(layout:ParamLayout, # the model's parameter layout
                  ) -> ArrayRecord:
     "An `ArrayRecord` of named parameter arrays (Flower's usual model payload) from a flat vector."
     check_type('layout', layout, ParamLayout)
-    if not torch.is_tensor(flat) or flat.shape != (layout.size,): raise ValueError(f"flat: expected a tensor of shape ({layout.size},), got {flat!r:.60}")
+    if not torch.is_tensor(flat) or flat.shape != (layout.size, ):
+        raise ValueError(f"flat: expected a tensor of shape ({layout.size},), got {flat!r:.60}")
     return ArrayRecord({n: v.clone() for n, v in layout.unflatten(flat.detach().cpu()).items()})
 
 # %% ../../nbs/scale/80_flower.ipynb #f1ow0013
@@ -181,15 +197,18 @@ def params_record(layout:ParamLayout, # the model's parameter layout
 def _check_flat(self:FlowerClients, flat) -> torch.Tensor:
     "`flat` if it is a finite (P,) parameter vector of this model, else an error naming `flat`."
     flat = check_tensor('flat', flat, ndim=1)
-    if flat.shape != (self.layout.size,): raise ValueError(f"flat: shape {tuple(flat.shape)}: expected ({self.layout.size},), this model's parameters")
+    if flat.shape != (self.layout.size, ):
+        raise ValueError(f"flat: shape {tuple(flat.shape)}: expected ({self.layout.size},), this model's parameters")
     return flat
 
 def _check_plan(local, valid, steps:int, n:int) -> tuple[np.ndarray, np.ndarray, int]:
     "A client's batch plan over its `n` rows as (int64 rows, bool mask, steps); errors name the argument."
     rows = check_array('local', local, ndim=2, lo=0, hi=max(n - 1, 0))
-    if not np.array_equal(rows, np.round(rows)): raise ValueError(f"local: expected whole row indices, got {local!r:.60}")
+    if not np.array_equal(rows, np.round(rows)):
+        raise ValueError(f"local: expected whole row indices, got {local!r:.60}")
     mask = check_array('valid', valid, ndim=2, lo=0, hi=1)
-    if mask.shape != rows.shape or not np.isin(mask, (0, 1)).all(): raise ValueError(f"valid: expected a 0/1 mask of shape {rows.shape}")
+    if mask.shape != rows.shape or not np.isin(mask, (0, 1)).all():
+        raise ValueError(f"valid: expected a 0/1 mask of shape {rows.shape}")
     return rows.astype(np.int64), mask.astype(bool), check_int('steps', steps, lo=0, hi=rows.shape[0])
 
 
@@ -210,12 +229,15 @@ def train(self:FlowerClients, k:int, # client id
           local:np.ndarray, valid:np.ndarray, # (S, B) the batch plan: local row indices and which are real
           steps:int, # real local steps
          ) -> tuple[torch.Tensor, np.ndarray]:
-    "Local SGD of client `k` from `flat` on its planned batches (the engine's sequential backend); new params, batch losses."
+    """Local SGD of client `k` from `flat` on its planned batches (the engine's sequential backend); new params, batch
+    losses."""
     x, y = self.rows(k)
     flat, (local, valid, steps) = self._check_flat(flat), _check_plan(local, valid, steps, len(y))
     own = {} if self.client_loss is None else dict(client_loss=self.client_loss, n_data=np.array([len(y)]))
-    new, losses = train_sequential(LocalWork(self.fast_net, self.layout, flat, x, y, torch.from_numpy(local)[None], torch.from_numpy(valid)[None],
-                                   np.array([steps]), self.lr[[k]], self.config, **own))
+    new, losses = train_sequential(
+        LocalWork(self.fast_net, self.layout, flat, x, y,
+                  torch.from_numpy(local)[None],
+                  torch.from_numpy(valid)[None], np.array([steps]), self.lr[[k]], self.config, **own))
     return new[0], losses[0, :steps].numpy()
 
 # %% ../../nbs/scale/80_flower.ipynb #75321c04
@@ -227,10 +249,14 @@ def handle(self:FlowerClients, msg:Message, # an instruction message from the st
     kind = check_type('msg', msg, Message).metadata.message_type
     if kind == 'query.attributes':
         extra = dict(self.attributes(k)) if self.attributes else {}
-        return Message(RecordDict({'attributes': MetricRecord(dict(client=k, n_samples=len(self.data.client_idx[k]), **extra))}), reply_to=msg)
+        return Message(
+            RecordDict({'attributes': MetricRecord(dict(client=k, n_samples=len(self.data.client_idx[k]), **extra))}),
+            reply_to=msg)
     flat = flat_params(msg.content['arrays'])
-    if kind == 'query.loss': return Message(RecordDict({'metrics': MetricRecord(dict(client=k, loss=self.loss(k, flat)))}), reply_to=msg)
-    if kind != 'train': raise ValueError(f"message type {kind!r}: the client answers 'query.attributes', 'query.loss' and 'train'")
+    if kind == 'query.loss':
+        return Message(RecordDict({'metrics': MetricRecord(dict(client=k, loss=self.loss(k, flat)))}), reply_to=msg)
+    if kind != 'train':
+        raise ValueError(f"message type {kind!r}: the client answers 'query.attributes', 'query.loss' and 'train'")
     plan = msg.content['plan'].to_numpy_ndarrays()
     steps = int(msg.content['config']['steps'])
     lb = self.loss(k, flat) if self.config.loss_before == 'full' else float('nan')
@@ -243,7 +269,9 @@ def handle(self:FlowerClients, msg:Message, # an instruction message from the st
 def _client_app(reply) -> ClientApp:
     "A Flower `ClientApp` answering the three message types with `reply(msg, context)`."
     app = ClientApp()
-    app.query('attributes')(reply); app.query('loss')(reply); app.train()(reply)
+    app.query('attributes')(reply)
+    app.query('loss')(reply)
+    app.train()(reply)
     return app
 
 @patch
@@ -261,7 +289,8 @@ _SHIPPED = {}  # object-store key -> the FlowerClients this process rebuilt from
 
 def _restore(state:dict) -> FlowerClients:
     "A `FlowerClients` from its attributes."
-    obj = FlowerClients.__new__(FlowerClients); obj.__dict__.update(state, _ref=None)
+    obj = FlowerClients.__new__(FlowerClients)
+    obj.__dict__.update(state, _ref=None)
     return obj
 
 def _from_store(ref) -> FlowerClients:
@@ -309,7 +338,8 @@ def _message(self:SelectorStrategy, k:int, kind:str, records:dict) -> Message:
 def _exchange(self:SelectorStrategy, messages:list) -> list[Message]:
     "Send `messages` through the grid, log both directions, and fail clearly on a missing or failed reply."
     t = self.sim.round
-    replies = self.log.add(t, list(self._grid.send_and_receive(self.log.add(t, messages, 'sent'), timeout=self.timeout)), 'received')
+    replies = self.log.add(t, list(self._grid.send_and_receive(self.log.add(t, messages, 'sent'),
+                                                               timeout=self.timeout)), 'received')
     return self._check_replies(messages, replies)
 
 @patch
@@ -318,7 +348,8 @@ def _check_replies(self:SelectorStrategy, messages:list, replies:list) -> list[M
     bad = [f"node {m.metadata.src_node_id}: {m.error.reason}" for m in replies if m.has_error()]
     if bad: raise RuntimeError(f"clients failed: {'; '.join(bad)}")
     if len(replies) != len(messages):
-        raise RuntimeError(f"{len(messages) - len(replies)} of {len(messages)} clients did not reply within timeout={self.timeout} s")
+        raise RuntimeError(
+            f"{len(messages) - len(replies)} of {len(messages)} clients did not reply within timeout={self.timeout} s")
     return replies
 
 # %% ../../nbs/scale/80_flower.ipynb #7739cc83
@@ -327,17 +358,22 @@ def _connect(self:SelectorStrategy, grid:Grid):
     "Wait for every supernode, then ask each for its attributes; map node ids to client ids and check the data sizes."
     self._grid, n, t0 = grid, self.sim.num_clients, time.monotonic()
     while len(nodes := list(grid.get_node_ids())) < n:
-        if time.monotonic() - t0 > self.timeout: raise RuntimeError(f"only {len(nodes)} of {n} supernodes connected within {self.timeout} s")
+        if time.monotonic() - t0 > self.timeout:
+            raise RuntimeError(f"only {len(nodes)} of {n} supernodes connected within {self.timeout} s")
         time.sleep(NODE_WAIT_S)
-    ask = [Message(RecordDict({'config': ConfigRecord({'what': 'attributes'})}), dst_node_id=int(i), message_type='query.attributes')
-           for i in nodes]
+    ask = [
+        Message(RecordDict({'config': ConfigRecord({'what': 'attributes'})}), dst_node_id=int(i),
+                message_type='query.attributes') for i in nodes
+    ]
     self.log.add(-1, ask, 'sent')
-    replies = self._check_replies(ask, self.log.add(-1, list(grid.send_and_receive(ask, timeout=self.timeout)), 'received'))
+    replies = self._check_replies(ask,
+                                  self.log.add(-1, list(grid.send_and_receive(ask, timeout=self.timeout)), 'received'))
     self.attributes = {int(m.content['attributes']['client']): dict(m.content['attributes']) for m in replies}
     self.nodes = {int(m.content['attributes']['client']): m.metadata.src_node_id for m in replies}
     sizes = np.array([self.attributes.get(k, {}).get('n_samples', -1) for k in range(n)])
     if not np.array_equal(sizes, self.sim.sizes):
-        raise ValueError(f"the supernodes report data sizes {sizes.tolist()}: the server's federation has {self.sim.sizes.tolist()}")
+        raise ValueError(
+            f"the supernodes report data sizes {sizes.tolist()}: the server's federation has {self.sim.sizes.tolist()}")
 
 # %% ../../nbs/scale/80_flower.ipynb #69681728
 @patch
@@ -352,7 +388,8 @@ def configure_evaluate(self:SelectorStrategy, server_round:int, # Flower's round
 # %% ../../nbs/scale/80_flower.ipynb #5528d958
 @patch
 def _client_losses(self:SelectorStrategy, params:torch.Tensor, ids:np.ndarray) -> np.ndarray:
-    "Clients' losses of `params`: from this round's train replies when they carry them, else asked by `query.loss` messages."
+    """Clients' losses of `params`: from this round's train replies when they carry them, else asked by `query.loss`
+    messages."""
     ids = [int(k) for k in ids]
     if ids and all(k in self._answers for k in ids): return np.array([self._answers[k] for k in ids])
     arrays = params_record(self.sim.layout, params)
@@ -367,17 +404,27 @@ def configure_train(self:SelectorStrategy, server_round:int, # Flower's round (1
                     config:ConfigRecord, # Flower's train config (unused: the engine's `RunConfig` rules)
                     grid:Grid, # the grid to the supernodes
                    ) -> list[Message]:
-    "The engine's `begin_round` (selection, dropout draw, batch plan) for the next round, as one `train` message per reporting client."
+    """The engine's `begin_round` (selection, dropout draw, batch plan) for the next round, as one `train` message per
+    reporting client."""
     if self.nodes is None: self._connect(grid)
     sim, self._grid, self._answers = self.sim, grid, {}
     if sim.stop_reason is not None: return []
     plan = sim.begin_round()
     if plan is None: return []
-    if plan.masks is not None: raise ValueError(f"{sim.selector.name} returned keep rates (sub-models): {UNHOSTABLE['Model compression']}")
+    if plan.masks is not None:
+        raise ValueError(f"{sim.selector.name} returned keep rates (sub-models): {UNHOSTABLE['Model compression']}")
     self._pending, arrays = plan, params_record(sim.layout, sim.params)
-    msgs = [self._message(k, 'train', {'arrays': arrays, 'plan': ArrayRecord([plan.local[i], plan.valid[i].astype(np.int8)]),
-                                       'config': ConfigRecord({'steps': int(plan.steps[i]), 'server-round': server_round})})
-            for i, k in enumerate(plan.rep)]
+    msgs = [
+        self._message(
+            k, 'train', {
+                'arrays': arrays,
+                'plan': ArrayRecord([plan.local[i], plan.valid[i].astype(np.int8)]),
+                'config': ConfigRecord({
+                    'steps': int(plan.steps[i]),
+                    'server-round': server_round
+                })
+            }) for i, k in enumerate(plan.rep)
+    ]
     return self.log.add(plan.t, msgs, 'sent')
 
 # %% ../../nbs/scale/80_flower.ipynb #cdabffb5
@@ -385,7 +432,8 @@ def configure_train(self:SelectorStrategy, server_round:int, # Flower's round (1
 def _collect(self:SelectorStrategy, replies:list, # the checked train replies
              plan:RoundPlan, # the pending round
             ) -> tuple[torch.Tensor, torch.Tensor]:
-    "The reporting clients' new parameters (C, P) and batch losses (C, S), in the plan's order, from their train replies."
+    """The reporting clients' new parameters (C, P) and batch losses (C, S), in the plan's order, from their train
+    replies."""
     sim, rep = self.sim, plan.rep
     by = {int(m.content['metrics']['client']): m.content for m in replies}
     new, losses = sim.params.repeat(len(rep), 1), torch.zeros(len(rep), plan.local.shape[1], device=sim.device)
@@ -401,35 +449,56 @@ def _collect(self:SelectorStrategy, replies:list, # the checked train replies
 def aggregate_train(self:SelectorStrategy, server_round:int, # Flower's round (1-based)
                     replies:list, # the clients' train replies
                    ) -> tuple[ArrayRecord|None, MetricRecord|None]:
-    "The engine's `finish_round` of the pending round on the clients' replies, with the measured messages; the new global model."
+    """The engine's `finish_round` of the pending round on the clients' replies, with the measured messages; the new
+    global model."""
     plan, sim = self._pending, self.sim
     if plan is None: return None, None
     replies = self._check_replies(plan.rep, self.log.add(plan.t, list(replies), 'received'))
     new, losses = self._collect(replies, plan)
     self._pending = None
     row = sim.finish_round(plan, new, losses, measured=lambda: self.log.round_messages(plan.t))
-    return params_record(sim.layout, sim.params), MetricRecord({k: float(row[k]) for k in ('train_loss', 'accuracy') if np.isfinite(row[k])})
+    return params_record(sim.layout, sim.params), MetricRecord({
+        k: float(row[k])
+        for k in ('train_loss', 'accuracy') if np.isfinite(row[k])
+    })
 
 # %% ../../nbs/scale/80_flower.ipynb #130fc4e5
-STUB_NODE_BASE = 1000 # node id of client 0 on the stub grid (ids are arbitrary in Flower; the offset shows they are not client ids)
+# node id of client 0 on the stub grid (ids are arbitrary in Flower; the offset shows they are not client ids)
+STUB_NODE_BASE = 1000
 
+# %% ../../nbs/scale/80_flower.ipynb #60d50688
 class StubGrid(Grid):
-    "An in-process `Grid`: node `STUB_NODE_BASE + k` is client `k`, served by a `FlowerClients` without any Flower runtime."
+    """An in-process `Grid`: node `STUB_NODE_BASE + k` is client `k`, served by a `FlowerClients` without any Flower
+    runtime."""
     def __init__(self, clients:FlowerClients, # the clients' side
                 ):
-        from flwr.supercore.task_identity import TaskIdentity  # messages read the sender's identity, normally set by the runtime
-        try: TaskIdentity.run_id                                   # the public property raises while no runtime has set it
+        # messages read the sender's identity, normally set by the runtime
+        from flwr.supercore.task_identity import TaskIdentity
+        # the public property raises while no runtime has set it
+        try: TaskIdentity.run_id
         except RuntimeError: TaskIdentity.run_id, TaskIdentity.node_id, TaskIdentity.task_id = 0, 0, 0
         self.clients, self._run = check_type('clients', clients, FlowerClients), None
         self.node_ids = [STUB_NODE_BASE + k for k in range(len(clients.data.client_idx))]
-    def set_run(self, run): "Remember the run this grid serves."; self._run = run
+
+    def set_run(self, run):
+        "Remember the run this grid serves."
+        self._run = run
     @property
-    def run(self): "The run this grid serves."; return self._run
+    def run(self):
+        "The run this grid serves."
+        return self._run
     def create_message(self, content, message_type, dst_node_id, group_id, ttl=None):
         "A new instruction message (as Flower's grids build them)."
         return Message(content, dst_node_id=dst_node_id, message_type=message_type, group_id=group_id, ttl=ttl)
-    def get_node_ids(self): "Every client's node id."; return list(self.node_ids)
-    def push_messages(self, messages): "Queue `messages` for delivery."; self._inbox = list(messages); return [str(i) for i in range(len(self._inbox))]
+
+    def get_node_ids(self):
+        "Every client's node id."
+        return list(self.node_ids)
+
+    def push_messages(self, messages):
+        "Queue `messages` for delivery."
+        self._inbox = list(messages)
+        return [str(i) for i in range(len(self._inbox))]
     def pull_messages(self, message_ids):
         "The replies to the pushed messages (computed at once by the clients)."
         return [self.clients.handle(m, m.metadata.dst_node_id - STUB_NODE_BASE) for m in self._inbox]
@@ -442,20 +511,25 @@ RUNTIMES = ('stub', 'simulation')
 CLIENT_CPUS = 1 # CPUs (and torch threads) of each client app in the simulation runtime: `num_cpus` apps train at once
 
 def _start(strategy:SelectorStrategy, grid:Grid, quiet:bool=True):
-    "Run every round of `strategy` on `grid` with Flower's own round loop (`Strategy.start`); `quiet`: Flower's INFO lines hidden."
+    """Run every round of `strategy` on `grid` with Flower's own round loop (`Strategy.start`); `quiet`: Flower's INFO
+    lines hidden."""
     sim, log = strategy.sim, logging.getLogger('flwr')
     level = log.level
     if quiet: log.setLevel(logging.WARNING)  # Flower logs every round at INFO; notebooks and benchmarks keep it short
-    try: strategy.start(grid=grid, initial_arrays=params_record(sim.layout, sim.params), num_rounds=sim.config.rounds, timeout=strategy.timeout)
+    try:
+        strategy.start(grid=grid, initial_arrays=params_record(sim.layout, sim.params), num_rounds=sim.config.rounds,
+                       timeout=strategy.timeout)
     finally: log.setLevel(level)
 
 def _finish(strategy:SelectorStrategy) -> History:
-    "The strategy's run as the engine's `History`: final weights, stop reason, and the clients' attribute answers in `meta`."
+    """The strategy's run as the engine's `History`: final weights, stop reason, and the clients' attribute answers in
+    `meta`."""
     sim = strategy.sim
     sim.history.final_params, sim.history.stop_reason = sim.params.detach().cpu().clone(), sim.stop_reason or 'rounds'
     sim.history.meta['client_attributes'] = strategy.attributes  # what the clients answered to `query.attributes`
     return sim.history
 
+# %% ../../nbs/scale/80_flower.ipynb #f4c8c235
 def _simulate(strategy:SelectorStrategy, clients:FlowerClients, num_cpus:int):
     "Run `strategy` through Flower's simulation runtime with one supernode per client."
     import os, sys, ray
@@ -465,14 +539,16 @@ def _simulate(strategy:SelectorStrategy, clients:FlowerClients, num_cpus:int):
     @server.main()
     def main(grid, context): _start(strategy, grid)
     if not ray.is_initialized():   # Flower uses a running Ray as it is: start it here, retrying a timed-out start-up
-        path = os.pathsep.join([*sys.path, *filter(None, [os.environ.get('PYTHONPATH')])])   # what Flower gives its workers
+        # what Flower gives its workers
+        path = os.pathsep.join([*sys.path, *filter(None, [os.environ.get('PYTHONPATH')])])
         start_ray(num_cpus, runtime_env={'env_vars': {'PYTHONPATH': path}})
     resources = {'num_cpus': CLIENT_CPUS, 'num_gpus': 0}   # each client app trains with as many threads as it has CPUs
     app, n = clients.client_app(CLIENT_CPUS), strategy.sim.num_clients
     try: run_simulation(server_app=server, client_app=app, num_supernodes=n,
                         backend_config={'client_resources': resources, 'init_args': {'num_cpus': num_cpus}})
     finally: ray.shutdown()   # Flower shuts Ray down when it ends normally; also when it fails
-    if strategy.sim.round == 0: raise RuntimeError("Flower's simulation runtime ended before the first round (see its log above)")
+    if strategy.sim.round == 0:
+        raise RuntimeError("Flower's simulation runtime ended before the first round (see its log above)")
 
 # %% ../../nbs/scale/80_flower.ipynb #ea780cb2
 def run_flower(model_fn, # builds the model (called under the run's seed, as in `Simulation`)
@@ -487,14 +563,16 @@ def run_flower(model_fn, # builds the model (called under the run's seed, as in 
                client_loss=None, # optional per-sample training loss the clients use, as in `Simulation`
                callbacks=(), # functions `cb(sim, row)` called after every round, as in `Simulation`
               ) -> tuple[History, MessageLog]:
-    "Run a federation with `selector` as a Flower strategy; the engine's `History` of the run and the log of its messages."
+    """Run a federation with `selector` as a Flower strategy; the engine's `History` of the run and the log of its
+    messages."""
     from hetfl_explore.engine.protocol import UniformSelector
     runtime, num_cpus = check_choice('runtime', runtime, RUNTIMES), check_int('num_cpus', num_cpus, lo=1)
-    check_callable('model_fn', model_fn); _check_data('data', data)
+    check_callable('model_fn', model_fn)
+    _check_data('data', data)
     for cb in check_type('callbacks', callbacks, (list, tuple)): check_callable('callbacks', cb)
     config = check_type('config', config or RunConfig(), RunConfig)
-    sim = Simulation(model_fn, data, check_hostable(selector or UniformSelector()), config, profiles=profiles, accept=accept, client_loss=client_loss,
-                     callbacks=callbacks)
+    sim = Simulation(model_fn, data, check_hostable(selector or UniformSelector()), config, profiles=profiles,
+                     accept=accept, client_loss=client_loss, callbacks=callbacks)
     strategy, clients = SelectorStrategy(sim), FlowerClients(model_fn, data, config, attributes, client_loss)
     if runtime == 'stub': _start(strategy, StubGrid(clients))
     else: _simulate(strategy, clients, num_cpus)
@@ -514,26 +592,34 @@ def _quiet_partitioning():
     import datasets
     from flwr_datasets.partitioner import natural_id_partitioner as nip
     was_on, bar = not datasets.are_progress_bars_disabled(), nip.tqdm
-    datasets.disable_progress_bars(); nip.tqdm = partial(bar, disable=True)
+    datasets.disable_progress_bars()
+    nip.tqdm = partial(bar, disable=True)
     try: yield
     finally:
         nip.tqdm = bar
         if was_on: datasets.enable_progress_bars()
 
+# %% ../../nbs/scale/80_flower.ipynb #e35ed107
 def _disk_data(folder:str, dpar:dict, cols:dict, seed:int):
-    "The federation of the `Dataset` saved in `folder`: one client per value of `partition-by`, else `num-clients` IID parts."
+    """The federation of the `Dataset` saved in `folder`: one client per value of `partition-by`, else `num-clients` IID
+    parts."""
     from datasets import Dataset, load_from_disk
     from flwr_datasets.partitioner import IidPartitioner, NaturalIdPartitioner
     from hetfl_explore.scale.partitions import federation_from_dataset
     where = f"federation='{DATASET_PREFIX}{folder}'"
-    if not os.path.isdir(folder): raise ValueError(f"{where}: no such folder; expected one written by datasets.Dataset.save_to_disk")
+    if not os.path.isdir(folder):
+        raise ValueError(f"{where}: no such folder; expected one written by datasets.Dataset.save_to_disk")
     ds = load_from_disk(folder)
-    if not isinstance(ds, Dataset): raise ValueError(f"{where}: holds a {type(ds).__name__}; save one split (a Dataset)")
+    if not isinstance(ds, Dataset):
+        raise ValueError(f"{where}: holds a {type(ds).__name__}; save one split (a Dataset)")
     c = {**DATASET_DEFAULTS, **cols}
     by, feats, attr = c['partition_by'] or None, str(c['features']), c['attribute'] or None
-    if attr is None: raise ValueError(f"attribute: missing; {where} needs its attribute column (selectors read class x attribute counts)")
+    if attr is None:
+        raise ValueError(
+            f"attribute: missing; {where} needs its attribute column (selectors read class x attribute counts)")
     if by is not None and by not in ds.column_names:
-        raise ValueError(f"partition-by={by!r}: the dataset has no such column (its columns: {', '.join(ds.column_names)})")
+        raise ValueError(
+            f"partition-by={by!r}: the dataset has no such column (its columns: {', '.join(ds.column_names)})")
     part = IidPartitioner(dpar['num_clients']) if by is None else NaturalIdPartitioner(partition_by=by)
     with _quiet_partitioning():
         return federation_from_dataset(ds, part, feats.split(',') if ',' in feats else feats, str(c['label']),
@@ -541,13 +627,16 @@ def _disk_data(folder:str, dpar:dict, cols:dict, seed:int):
 
 # %% ../../nbs/scale/80_flower.ipynb #f1app002
 APP_ONLY = ('scale', 'timeout', 'result_file', 'history_file') # run-config keys of the app itself (not the engine's)
-DATASET_DEFAULTS = dict(partition_by='', features='image', label='label', attribute='') # columns of a `dataset:` federation
-APP_KEYS = ('selector', 'federation', 'seed', *DATA_DEFAULTS, *RUN_FIELDS, *APP_ONLY, *DATASET_DEFAULTS) # keys the app reads ('-' or '_')
+# columns of a `dataset:` federation
+DATASET_DEFAULTS = dict(partition_by='', features='image', label='label', attribute='')
+# keys the app reads ('-' or '_')
+APP_KEYS = ('selector', 'federation', 'seed', *DATA_DEFAULTS, *RUN_FIELDS, *APP_ONLY, *DATASET_DEFAULTS)
 APP_FEDERATIONS = (*SWEEP_DATASETS, *FEDERATIONS) # federations a run config may name (or `dataset:<folder>`)
 DATASET_PREFIX = 'dataset:' # federation `dataset:<folder>`: a `datasets.Dataset` written by `save_to_disk`
 
 def _app_data(fed:str, dpar:dict, scale:float, seed:int, cols:dict):
-    "The federation `fed` of a run config: a sweep dataset sized by `dpar`, a published one filled at `scale`, or a Dataset."
+    """The federation `fed` of a run config: a sweep dataset sized by `dpar`, a published one filled at `scale`, or a
+    Dataset."""
     if fed in SWEEP_DATASETS: return SWEEP_DATASETS[fed](dpar['num_clients'], dpar['alpha'], seed=seed)
     if fed.startswith(DATASET_PREFIX): data = _disk_data(fed[len(DATASET_PREFIX):], dpar, cols, seed)
     else: data = make_federated('tabular', fed, scale=check_float('scale', scale, lo=0, lo_open=True), seed=seed)
@@ -556,15 +645,17 @@ def _app_data(fed:str, dpar:dict, scale:float, seed:int, cols:dict):
                          f"set num-clients={data.num_clients} (and num-supernodes={data.num_clients})")
     return data
 
-def app_task(run_config:dict, # a Flower App run config: selector, federation, seed, `num-clients`, `alpha`, `RunConfig` fields
+def app_task(run_config:dict, # a Flower App run config (selector, federation, seed, ...)
             ) -> dict:
     "The federation (`data`), model builder (`model_fn`), `selector` and `config` (a `RunConfig`) a run config names."
     cfg = {str(k).replace('-', '_'): v for k, v in check_type('run_config', run_config, dict).items()}
-    if bad := sorted(set(cfg) - set(APP_KEYS)): raise ValueError(f"run_config: unknown keys {bad}; allowed: {', '.join(APP_KEYS)}")
+    if bad := sorted(set(cfg) - set(APP_KEYS)):
+        raise ValueError(f"run_config: unknown keys {bad}; allowed: {', '.join(APP_KEYS)}")
     for k in ('history_file', 'result_file', 'timeout'): cfg.pop(k, None)
     fed, scale = _app_federation(cfg.pop('federation', 'digits')), cfg.pop('scale', 1.0)
     cols = {k: v for k, d in DATASET_DEFAULTS.items() if (v := cfg.pop(k, d)) != d}   # the columns the run config names
-    if cols and not fed.startswith(DATASET_PREFIX): raise ValueError(f"{_dash(next(iter(cols)))}: only for a federation '{DATASET_PREFIX}<folder>'")
+    if cols and not fed.startswith(DATASET_PREFIX):
+        raise ValueError(f"{_dash(next(iter(cols)))}: only for a federation '{DATASET_PREFIX}<folder>'")
     sel, seed = registry_key(check_type('selector', cfg.pop('selector', 'uniform'), str)), cfg.pop('seed', 0)
     sweep_grid(['digits'], [sel], [seed], **{k: [v] for k, v in cfg.items()})   # the sweeps' checks of every value
     dpar = {k: cfg.pop(k, v) for k, v in DATA_DEFAULTS.items()}
@@ -575,18 +666,22 @@ def app_task(run_config:dict, # a Flower App run config: selector, federation, s
 
 # %% ../../nbs/scale/80_flower.ipynb #f1app005
 _APP_CLIENTS = {}  # run config (sorted items) -> the FlowerClients this worker process built for it
-RESULT_FILE = 'hetfl-flower-result.json' # the app's default result file (JSON), relative to the ServerApp's working folder
-ROUND_COLUMNS = ('accuracy', 'loss', 'train_loss', 'n_selected') # per-round numbers of the result file (the engine's round row)
+# the app's default result file (JSON), relative to the ServerApp's working folder
+RESULT_FILE = 'hetfl-flower-result.json'
+# per-round numbers of the result file (the engine's round row)
+ROUND_COLUMNS = ('accuracy', 'loss', 'train_loss', 'n_selected')
 
 
 def _app_reply(msg:Message, context) -> Message:
     "The reply of client `partition-id` of the run config's federation to `msg`."
     key, k = tuple(sorted(context.run_config.items())), int(context.node_config['partition-id'])
     if key not in _APP_CLIENTS:
-        t = app_task(dict(context.run_config)); _APP_CLIENTS[key] = FlowerClients(t['model_fn'], t['data'], t['config'])
+        t = app_task(dict(context.run_config))
+        _APP_CLIENTS[key] = FlowerClients(t['model_fn'], t['data'], t['config'])
     clients = _APP_CLIENTS[key]
     if k >= (K := len(clients.data.client_idx)):
-        raise ValueError(f"partition-id={k}: the run config's federation has num-clients={K}; run it with num-supernodes={K}")
+        raise ValueError(
+            f"partition-id={k}: the run config's federation has num-clients={K}; run it with num-supernodes={K}")
     return clients.handle(msg, k)
 
 def _round_line(row:dict) -> dict:
@@ -598,22 +693,26 @@ def _progress(rounds:int, lines:list):
     "A round callback that logs one line per round through Flower's logger and keeps the round in `lines`."
     def cb(sim, row):
         lines.append(r := _round_line(row))
-        logging.getLogger('flwr').info("hetfl round %d/%d: selected clients %s, accuracy %s, train loss %s", r['round'], rounds,
-                                       r['selected'], r['accuracy'], r['train_loss'])
+        logging.getLogger('flwr').info("hetfl round %d/%d: selected clients %s, accuracy %s, train loss %s", r['round'],
+                                       rounds, r['selected'], r['accuracy'], r['train_loss'])
     return cb
 
 # %% ../../nbs/scale/80_flower.ipynb #dd84dfa4
 def _app_main(grid:Grid, context):
-    "Check the run config, run its selector as a `SelectorStrategy` on `grid`, write the result JSON (and the pickled History)."
+    """Check the run config, run its selector as a `SelectorStrategy` on `grid`, write the result JSON (and the pickled
+    History)."""
     log, rc = logging.getLogger('flwr'), dict(context.run_config)
     try: t = app_task(rc)
     except (ValueError, TypeError) as e:
-        log.error("run config: %s", e); return   # the first line of the run, and nothing runs
+        log.error("run config: %s", e)
+        return   # the first line of the run, and nothing runs
     lines, path = [], os.path.abspath(str(rc.get('result-file', '') or RESULT_FILE))
-    sim = Simulation(t['model_fn'], t['data'], t['selector'], t['config'], callbacks=[_progress(t['config'].rounds, lines)])
+    sim = Simulation(t['model_fn'], t['data'], t['selector'], t['config'],
+                     callbacks=[_progress(t['config'].rounds, lines)])
     strategy = SelectorStrategy(sim, timeout=float(rc.get('timeout', REPLY_TIMEOUT_S)))
     _start(strategy, grid, quiet=False)
-    with open(path, 'w') as f: json.dump(dict(run_config=rc, selector=selector_spelling(t['selector'].name), rounds=lines), f, indent=1)
+    with open(path, 'w') as f:
+        json.dump(dict(run_config=rc, selector=selector_spelling(t['selector'].name), rounds=lines), f, indent=1)
     log.info("hetfl result (selected clients and metrics per round): %s", path)
     if out := str(rc.get('history-file', '')):
         with open(out, 'wb') as f: pickle.dump(_finish(strategy).to_dict(), f)

@@ -20,53 +20,66 @@ __all__ = ['POOL_COLUMNS', 'PYARROW_SORT_DEPRECATION', 'TEST_SHARE', 'pool_datas
            'federation_from_dataset']
 
 # %% ../../nbs/scale/82_partitions.ipynb #b7c924bd
-POOL_COLUMNS = ('row', 'label', 'attribute', 'group') # columns of `pool_dataset`: pool row, class, attribute, (class, attribute) group
+# columns of `pool_dataset`: pool row, class, attribute, (class, attribute) group
+POOL_COLUMNS = ('row', 'label', 'attribute', 'group')
 
 def pool_dataset(data:FederatedData, # the federation whose training pool is partitioned (its clients are ignored)
                 ) -> Dataset:
-    "The training pool of `data` as an in-memory `datasets.Dataset`, one row per sample: pool row, class, attribute, group."
+    """The training pool of `data` as an in-memory `datasets.Dataset`, one row per sample: pool row, class, attribute,
+    group."""
     check_type('data', data, FederatedData)
     y, a = data.y.cpu().numpy(), data.a.cpu().numpy()
     return Dataset.from_dict(dict(zip(POOL_COLUMNS, (np.arange(len(y)), y, a, y * data.n_attrs + a))))
 
 # %% ../../nbs/scale/82_partitions.ipynb #7694c57a
-PYARROW_SORT_DEPRECATION = 'Specifying null_placement in SortOptions is deprecated'   # pyarrow >= 25, via datasets' sort
+# pyarrow >= 25, via datasets' sort
+PYARROW_SORT_DEPRECATION = 'Specifying null_placement in SortOptions is deprecated'
 
 def _check_column(dataset:Dataset, name:str, column:str) -> str:
     "`column` if `dataset` has it, else a `ValueError` naming the argument `name` and the dataset's columns."
     if column not in dataset.column_names:
-        raise ValueError(f"{name}={column!r}: the dataset has no such column (its columns: {', '.join(dataset.column_names)})")
+        raise ValueError(
+            f"{name}={column!r}: the dataset has no such column (its columns: {', '.join(dataset.column_names)})")
     return column
 
 def _column(dataset:Dataset, name:str, column:str) -> np.ndarray:
     "The values of `column` (argument `name`), checked by `_check_column`."
     return np.asarray(dataset[_check_column(dataset, name, column)])
 
+# %% ../../nbs/scale/82_partitions.ipynb #6f494cbd
 def federation_from_partitioner(partitioner:Partitioner, # a Flower Datasets partitioner whose dataset is not yet set
                                 data:FederatedData, # the pool (inputs) and test set the clients are cut from
-                                dataset:Dataset|None=None, # one row per pool sample with a 'row' column (default `pool_dataset(data)`)
+                                # one row per pool sample with a 'row' column (default `pool_dataset(data)`)
+                                dataset:Dataset|None=None,
                                 label:str='label', # the dataset's class column
                                 attribute:str='attribute', # the dataset's attribute column
                                ) -> FederatedData:
     "The federation of `data`'s pool and test set whose client `k` is partition `k` of `partitioner`."
-    check_type('partitioner', partitioner, Partitioner); check_type('data', data, FederatedData)
+    check_type('partitioner', partitioner, Partitioner)
+    check_type('data', data, FederatedData)
     ds = pool_dataset(data) if dataset is None else check_type('dataset', dataset, Dataset)
-    if partitioner.is_dataset_assigned(): raise ValueError(f"partitioner={partitioner!r}: it already holds a dataset; pass a new one")
+    if partitioner.is_dataset_assigned():
+        raise ValueError(f"partitioner={partitioner!r}: it already holds a dataset; pass a new one")
     if POOL_COLUMNS[0] not in ds.column_names:
-        raise ValueError(f"dataset: it has no 'row' column mapping its rows to data's pool (its columns: {', '.join(ds.column_names)}); "
-                         f"a dataset with its own features needs no pool: use federation_from_dataset(dataset, partitioner, features=...)")
+        raise ValueError(
+            f"dataset: it has no 'row' column mapping its rows to data's pool (its columns: "
+            f"{', '.join(ds.column_names)}); "
+            f"a dataset with its own features needs no pool: use federation_from_dataset(dataset, partitioner, "
+            f"features=...)"
+        )
     rows, y, a = np.asarray(ds[POOL_COLUMNS[0]]), _column(ds, 'label', label), _column(ds, 'attribute', attribute)
     if not np.array_equal(np.sort(rows), np.arange(len(data.y))):
         raise ValueError(f"dataset: its 'row' column must number the {len(data.y)} pool samples, each once")
     yy, aa = np.empty(len(rows), np.int64), np.empty(len(rows), np.int64)
     yy[rows], aa[rows] = y, a
     partitioner.dataset = ds
-    with warnings.catch_warnings():   # the sorting partitioners reach a pyarrow option deprecated under datasets: not ours to change
+    # the sorting partitioners reach a pyarrow option deprecated under datasets: not ours to change
+    with warnings.catch_warnings():
         warnings.filterwarnings('ignore', message=PYARROW_SORT_DEPRECATION, category=FutureWarning)
         clients = [torch.as_tensor(np.asarray(partitioner.load_partition(k)[POOL_COLUMNS[0]]), dtype=torch.long)
                    for k in range(partitioner.num_partitions)]
-    return FederatedData(data.x, torch.as_tensor(yy), torch.as_tensor(aa), clients, data.x_test, data.y_test, data.a_test,
-                         data.n_classes, data.n_attrs, data.class_names, data.attr_names)
+    return FederatedData(data.x, torch.as_tensor(yy), torch.as_tensor(aa), clients, data.x_test, data.y_test,
+                         data.a_test, data.n_classes, data.n_attrs, data.class_names, data.attr_names)
 
 # %% ../../nbs/scale/82_partitions.ipynb #2cbd2d30
 TEST_SHARE = 0.2 # default share of a dataset's rows held out as the federation's test set
@@ -91,13 +104,18 @@ def federation_from_dataset(dataset:Dataset, # the whole data set: one row per s
                             partitioner:Partitioner, # a Flower Datasets partitioner whose dataset is not yet set
                             features='image', # the input column, or a list of scalar columns stacked as features
                             label:str='label', # the class column (integers 0 .. C-1)
-                            attribute:str|None=None, # the protected-attribute column (integers 0 .. A-1); None: no attribute
-                            test=TEST_SHARE, # a `Dataset` of the same columns, or the share of `dataset` held out for testing
+                            # the protected-attribute column (integers 0 .. A-1); None: no attribute
+                            attribute:str|None=None,
+                            # a `Dataset` of the same columns, or the share of `dataset` held out for testing
+                            test=TEST_SHARE,
                             seed:int=0, # seed of the held-out split
                            ) -> FederatedData:
-    "The federation whose client `k` is partition `k` of `partitioner` over `dataset` (minus its test rows), in one call."
-    check_type('dataset', dataset, Dataset); check_type('partitioner', partitioner, Partitioner)
-    if partitioner.is_dataset_assigned(): raise ValueError(f"partitioner={partitioner!r}: it already holds a dataset; pass a new one")
+    """The federation whose client `k` is partition `k` of `partitioner` over `dataset` (minus its test rows), in one
+    call."""
+    check_type('dataset', dataset, Dataset)
+    check_type('partitioner', partitioner, Partitioner)
+    if partitioner.is_dataset_assigned():
+        raise ValueError(f"partitioner={partitioner!r}: it already holds a dataset; pass a new one")
     cols = [features] if isinstance(features, str) else list(check_type('features', features, (list, tuple)))
     if not cols: raise ValueError("features=[]: expected a column name or a non-empty list of them")
     named = [('features', f) for f in cols] + [('label', label)]
@@ -108,10 +126,17 @@ def federation_from_dataset(dataset:Dataset, # the whole data set: one row per s
     partitioner.dataset = train.add_column(track, np.arange(len(train)))
     with warnings.catch_warnings():   # as in federation_from_partitioner
         warnings.filterwarnings('ignore', message=PYARROW_SORT_DEPRECATION, category=FutureWarning)
-        clients = [torch.as_tensor(np.asarray(partitioner.load_partition(k)[track]), dtype=torch.long) for k in range(partitioner.num_partitions)]
+        clients = [
+            torch.as_tensor(np.asarray(partitioner.load_partition(k)[track]), dtype=torch.long)
+            for k in range(partitioner.num_partitions)
+        ]
     ys = [torch.as_tensor(_column(d, 'label', label), dtype=torch.long) for d in (train, held)]
-    az = [torch.zeros_like(y) if attribute is None else torch.as_tensor(_column(d, 'attribute', attribute), dtype=torch.long)
-          for d, y in zip((train, held), ys)]
+    az = [
+        torch.zeros_like(y)
+        if attribute is None else torch.as_tensor(_column(d, 'attribute', attribute), dtype=torch.long)
+        for d, y in zip((train, held), ys)
+    ]
     n_classes, n_attrs = int(max(int(y.max()) for y in ys)) + 1, int(max(int(a.max()) for a in az)) + 1
-    return FederatedData(_inputs(train, features), ys[0], az[0], clients, _inputs(held, features), ys[1], az[1], n_classes, n_attrs)
+    return FederatedData(_inputs(train, features), ys[0], az[0], clients, _inputs(held, features), ys[1], az[1],
+                         n_classes, n_attrs)
 

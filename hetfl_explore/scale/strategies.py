@@ -10,8 +10,8 @@ import torch
 from ..foundation.core import check_int, check_float, check_type, check_choice, rng_streams
 from ..engine.protocol import Selector, ClientView, Reports, validate_selection
 from ..feddiverse.registry import SELECTORS
-from .contract import (LEVELS, PROVIDES, STATS_QUERY, LOSS_QUERY, STATS_KEY, LOSS_KEY, TRAIN_LOSS_KEY,
-                                          read_stats, missing_handler, handler_error, stats_shape)
+from .contract import (LEVELS, PROVIDES, STATS_QUERY, LOSS_QUERY, STATS_KEY, LOSS_KEY,
+                                          TRAIN_LOSS_KEY, read_stats, missing_handler, handler_error, stats_shape)
 try:
     from flwr.app import ArrayRecord, ConfigRecord, Context, Error, Message, MetricRecord, RecordDict
     from flwr.clientapp import ClientApp
@@ -103,7 +103,9 @@ def _wait_nodes(grid:Grid, need:int, wait_s:float, why:str) -> list[int]:
         if time.monotonic() - t0 > wait_s:
             raise RuntimeError(f"only {len(nodes)} nodes connected within wait_s={wait_s:g} s, {need} needed ({why}): "
                                f"start more nodes (in simulation, num-supernodes) or ask for fewer")
-        if not said: _LOG.info("Waiting for nodes: %d connected, %d needed (%s)", len(nodes), need, why); said = True
+        if not said:
+            _LOG.info("Waiting for nodes: %d connected, %d needed (%s)", len(nodes), need, why)
+            said = True
         time.sleep(POLL_S)
     return nodes
 
@@ -134,7 +136,8 @@ def _drop(strategy, node:int, why:str):
 ASK_CHUNK = 100 # query messages in flight at once (Flower's in-memory runtime slows with nodes × messages in flight)
 
 def _ask(grid:Grid, nodes:list, kind:str, records:dict, wait_s:float) -> dict:
-    "Send a `kind` message with `records` to every node in `nodes`, `ASK_CHUNK` at a time; replies by node id (missing absent)."
+    """Send a `kind` message with `records` to every node in `nodes`, `ASK_CHUNK` at a time; replies by node id (missing
+    absent)."""
     out = {}
     for i in range(0, len(nodes), ASK_CHUNK):
         msgs = [Message(RecordDict(records), dst_node_id=int(n), message_type=kind) for n in nodes[i:i + ASK_CHUNK]]
@@ -176,7 +179,8 @@ def _build(strategy, stats:dict):
 def _losses(strategy, ids:np.ndarray, what:str) -> np.ndarray:
     "The `query.loss` answers of clients `ids` for the current model (−inf for a failed node, left out of the round)."
     if what != 'loss':
-        raise ValueError(f"selector {strategy.selector_name!r} asked for {what!r}: sampling-only strategies answer 'loss'")
+        raise ValueError(
+            f"selector {strategy.selector_name!r} asked for {what!r}: sampling-only strategies answer 'loss'")
     nodes = [int(strategy.nodes[i]) for i in ids]
     ask = {'arrays': strategy.arrays, 'config': ConfigRecord({'server-round': strategy.round})}
     replies = _ask(strategy.grid, nodes, LOSS_QUERY, ask, strategy.wait_s)
@@ -199,7 +203,8 @@ def _probe_loss(strategy, grid:Grid, arrays:ArrayRecord):
     n = int(strategy.nodes[0])
     r = _ask(grid, [n], LOSS_QUERY, {'arrays': arrays, 'config': ConfigRecord({'server-round': 0})}, strategy.wait_s)
     if n in r and missing_handler(r[n]):
-        raise RuntimeError(handler_error(LOSS_QUERY, f"selector {strategy.selector_name!r} needs for its candidates' losses"))
+        raise RuntimeError(
+            handler_error(LOSS_QUERY, f"selector {strategy.selector_name!r} needs for its candidates' losses"))
 
 # %% ../../nbs/scale/80b_strategies.ipynb #3d64c592
 def _prepare(strategy, grid:Grid, arrays:ArrayRecord):
@@ -239,8 +244,8 @@ def _configure_train(self, server_round:int, # Flower's round (1-based)
     if not msgs: return msgs
     nodes = _select(self, server_round, len(msgs), arrays, grid)
     self.selected[server_round] = nodes
-    _LOG.info("configure_train: %s selected %d nodes (%d asked, %d selectable)", self.selector_name, len(nodes), len(msgs),
-              len(self.nodes))
+    _LOG.info("configure_train: %s selected %d nodes (%d asked, %d selectable)", self.selector_name, len(nodes),
+              len(msgs), len(self.nodes))
     return [Message(content=msgs[0].content, message_type=msgs[0].metadata.message_type, dst_node_id=n) for n in nodes]
 
 SamplingMixin.configure_train = _configure_train
@@ -263,7 +268,8 @@ def _observe(self, server_round:int, replies:list):
     got = [(self.index[int(r.metadata.src_node_id)], _train_loss(self, r)) for r in replies
            if not r.has_error() and int(r.metadata.src_node_id) in self.index]
     got = [(i, v) for i, v in got if np.isfinite(v) or TRAIN_LOSS_KEY not in self.reads]
-    ids = np.array([i for i, _ in got], np.int64); n, nan = len(ids), np.full(len(ids), np.nan)
+    ids = np.array([i for i, _ in got], np.int64)
+    n, nan = len(ids), np.full(len(ids), np.nan)
     t, loss = server_round - 1, np.array([v for _, v in got])
     self.selector.observe(t, Reports(round=t, ids=ids, n_samples=self.sizes[ids], loss=loss, loss_before=nan,
                                      steps=np.zeros(n, np.int64), update_norm=nan, time=nan, energy=nan,
@@ -300,8 +306,10 @@ def sampling(strategy:type, # a Flower strategy class derived from `FedAvg` (Fed
 SampledFedAvg = sampling(FedAvg)
 
 # %% ../../nbs/scale/80b_strategies.ipynb #71c29c79
-NODE_BASE = 2 ** 63 + 1000 # node id of partition 0 on an `AppGrid`: Flower's ids are unsigned 64-bit, often above int64's range
+# node id of partition 0 on an `AppGrid`: Flower's ids are unsigned 64-bit, often above int64's range
+NODE_BASE = 2 ** 63 + 1000
 
+# %% ../../nbs/scale/80b_strategies.ipynb #7875ee7c
 class AppGrid(Grid):
     "An in-process Flower `Grid` whose node `NODE_BASE + k` runs `app` with partition id `k`."
     def __init__(self, app:ClientApp, # the nodes' ClientApp
@@ -312,25 +320,39 @@ class AppGrid(Grid):
         try: TaskIdentity.run_id
         except RuntimeError: TaskIdentity.run_id, TaskIdentity.node_id, TaskIdentity.task_id = 0, 0, 0
         self.app, n = check_type('app', app, ClientApp), check_int('num_nodes', num_nodes, lo=1)
+        config = dict(check_type('run_config', run_config, dict) if run_config is not None else {})
         self.contexts = {NODE_BASE + k: Context(run_id=0, node_id=NODE_BASE + k, state=RecordDict(),
-                                                node_config={'partition-id': k, 'num-partitions': n},
-                                                run_config=dict(check_type('run_config', run_config, dict) if run_config is not None else {})) for k in range(n)}
+                                                node_config={'partition-id': k, 'num-partitions': n}, run_config=config)
+                         for k in range(n)}
         self._run, self._inbox = None, []
-    def set_run(self, run): "Remember the run this grid serves."; self._run = run
+
+    def set_run(self, run):
+        "Remember the run this grid serves."
+        self._run = run
     @property
-    def run(self): "The run this grid serves."; return self._run
+    def run(self):
+        "The run this grid serves."
+        return self._run
     def create_message(self, content, message_type, dst_node_id, group_id, ttl=None):
         "A new instruction message (as Flower's grids build them)."
         return Message(content, dst_node_id=dst_node_id, message_type=message_type, group_id=group_id, ttl=ttl)
-    def get_node_ids(self): "Every node id."; return list(self.contexts)
+
+    def get_node_ids(self):
+        "Every node id."
+        return list(self.contexts)
     def push_messages(self, messages):
         "Queue `messages`; their ids."
         self._inbox = list(messages)
         return [str(i) for i in range(len(self._inbox))]
-    def pull_messages(self, message_ids): "The replies to the queued messages."; return [self._reply(m) for m in self._inbox]
+
+    def pull_messages(self, message_ids):
+        "The replies to the queued messages."
+        return [self._reply(m) for m in self._inbox]
+
     def send_and_receive(self, messages, *, timeout=None):
         "Run the app on every message; the replies."
         return list(self.pull_messages(self.push_messages(messages)))
+
     def _reply(self, msg:Message) -> Message:
         "The app's reply to `msg` on its node, or an error reply."
         try: return self.app(msg, self.contexts[msg.metadata.dst_node_id])

@@ -25,14 +25,16 @@ __all__ = ['SWEEP_DATASETS', 'DATA_DEFAULTS', 'RUN_FIELDS', 'TASK_HIDDEN', 'SWEE
            'task_name', 'config_key', 'SweepStore', 'check_address', 'start_ray', 'run_sweep']
 
 # %% ../../nbs/scale/81_sweeps.ipynb #f6c8bfde
-SWEEP_DATASETS = {'digits': digits_federation} # dataset name -> builder(num_clients, alpha, seed=...) of a `FederatedData`
+# dataset name -> builder(num_clients, alpha, seed=...) of a `FederatedData`
+SWEEP_DATASETS = {'digits': digits_federation}
 DATA_DEFAULTS = dict(num_clients=10, alpha=0.5) # federation parameters a configuration may set
 RUN_FIELDS = tuple(f.name for f in fields(RunConfig)) # `RunConfig` fields a configuration may set
 TASK_HIDDEN = 32 # hidden width of `fl_task`'s MLP
 
 def _axis(name, values) -> list:
     "`values` as a non-empty list (a `TypeError`/`ValueError` naming `name` otherwise)."
-    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence): raise TypeError(f"{name}={values!r}: expected a list of values")
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+        raise TypeError(f"{name}={values!r}: expected a list of values")
     if not len(values): raise ValueError(f"{name}=[]: the grid needs at least one value")
     return list(values)
 
@@ -44,7 +46,8 @@ def _settings(config:dict) -> tuple:
     unknown = sorted(set(cfg) - {'dataset', 'selector', 'seed', *DATA_DEFAULTS, *RUN_FIELDS})
     if unknown: raise ValueError(f"config={config!r}: unknown keys {unknown}; allowed: {_config_keys()}")
     name = check_choice("config['dataset']", cfg.pop('dataset'), SWEEP_DATASETS)
-    sel, seed = check_choice("config['selector']", cfg.pop('selector'), SELECTORS), check_int("config['seed']", cfg.pop('seed'), lo=0)
+    sel = check_choice("config['selector']", cfg.pop('selector'), SELECTORS)
+    seed = check_int("config['seed']", cfg.pop('seed'), lo=0)
     dpar = {k: cfg.pop(k, v) for k, v in DATA_DEFAULTS.items()}
     dpar = dict(num_clients=check_int("config['num_clients']", dpar['num_clients'], lo=1),
                 alpha=check_float("config['alpha']", dpar['alpha'], lo=0, lo_open=True))
@@ -62,7 +65,8 @@ def sweep_grid(datasets:Sequence[str], # dataset names (keys of `SWEEP_DATASETS`
                seeds:Sequence[int], # seeds
                **hyper, # hyper-parameter name -> list of values (`num_clients`, `alpha` or `RunConfig` fields)
               ) -> list[dict]:
-    "Every combination of datasets × selectors × seeds × hyper-parameter values, as configuration dicts, each value checked now."
+    """Every combination of datasets × selectors × seeds × hyper-parameter values, as configuration dicts, each value
+    checked now."""
     axes = dict(dataset=[check_choice('datasets', d, SWEEP_DATASETS) for d in _axis('datasets', datasets)],
                 selector=[check_choice('selectors', s, SELECTORS) for s in _axis('selectors', selectors)],
                 seed=[check_int('seeds', s, lo=0) for s in _axis('seeds', seeds)])
@@ -89,7 +93,8 @@ def interaction_matrices(data, # a `FederatedData`
 
 def fl_task(config:dict, # dataset, selector, seed and hyper-parameters (see `sweep_grid`)
            ) -> dict:
-    "Run one configuration with the engine and return its final metrics (and its wall time, building the data included)."
+    """Run one configuration with the engine and return its final metrics (and its wall time, building the data
+    included)."""
     t0 = time.perf_counter()
     name, sel, seed, dpar, run_config = _settings(config)
     data = SWEEP_DATASETS[name](dpar['num_clients'], dpar['alpha'], seed=seed)
@@ -111,7 +116,8 @@ def config_key(config:dict, # a configuration
               ) -> str:
     "The store key of a configuration: a hash of its canonical JSON and the task's name."
     try: ident = json.dumps(dict(config=check_type('config', config, dict), task=task_name(task)), sort_keys=True)
-    except TypeError as e: raise TypeError(f"config={config!r}: values must be JSON (numbers, strings, lists): {e}") from None
+    except TypeError as e:
+        raise TypeError(f"config={config!r}: values must be JSON (numbers, strings, lists): {e}") from None
     return run_key(ident)
 
 # %% ../../nbs/scale/81_sweeps.ipynb #00bfb110
@@ -125,7 +131,8 @@ class SweepStore:
                  task:Callable=fl_task, # the function that runs one configuration
                 ):
         if not os.fspath(check_type('path', path, (str, os.PathLike))).strip():
-            raise ValueError(f"path={path!r}: expected a directory name (an empty path would write into the working directory)")
+            raise ValueError(
+                f"path={path!r}: expected a directory name (an empty path would write into the working directory)")
         self.path, self.task = Path(path), task
         self.configs = configs = list(check_type('configs', configs, (list, tuple)))
         if not configs: raise ValueError("configs=[]: a sweep needs at least one configuration")
@@ -147,8 +154,9 @@ def _claim(self:SweepStore):
     if f.exists():
         owner = json.loads(f.read_text()).get('grid')
         if owner != self.grid:
-            raise ValueError(f"sweep directory {str(self.path)!r} belongs to another sweep (grid {owner}, this grid {self.grid}, "
-                             f"task {task_name(self.task)}): use a new directory for a different grid")
+            raise ValueError(
+                f"sweep directory {str(self.path)!r} belongs to another sweep (grid {owner}, this grid {self.grid}, "
+                f"task {task_name(self.task)}): use a new directory for a different grid")
         return
     self._write(f, dict(grid=self.grid, task=task_name(self.task), configs=self.configs, keys=self.keys))
 
@@ -175,7 +183,8 @@ def save(self:SweepStore, key:str, # a configuration's key
         ):
     "Store the finished configuration `key` with its result, at once and atomically."
     i = self.keys.index(key)
-    self._write(self.path / RUNS_DIR / f'{key}.json', dict(key=key, config=self.configs[i], result=result, finished=time.time()))
+    self._write(self.path / RUNS_DIR / f'{key}.json',
+                dict(key=key, config=self.configs[i], result=result, finished=time.time()))
 
 # %% ../../nbs/scale/81_sweeps.ipynb #990167b5
 SWEEP_BACKENDS = ('ray', 'sequential')
@@ -184,16 +193,19 @@ CONNECT_TIMEOUT_S = 5.0 # seconds to wait for a cluster address to accept a conn
 def _ray():
     "The `ray` module, or an ImportError naming the optional extra."
     try: import ray
-    except ImportError as e: raise ImportError("sweeps on Ray need Ray: pip install hetfl_explore[ray] (or backend='sequential')") from e
+    except ImportError as e:
+        raise ImportError("sweeps on Ray need Ray: pip install hetfl_explore[ray] (or backend='sequential')") from e
     return ray
 
-def check_address(address:str, # a Ray cluster address: 'host:port', 'ray://host:port' or 'auto' (the cluster this machine belongs to)
+def check_address(address:str, # 'host:port', 'ray://host:port' or 'auto' (this machine's cluster)
                  ) -> str:
-    "Return `address` if something accepts connections there within `CONNECT_TIMEOUT_S` ('auto' is left to Ray), else raise `ConnectionError`."
+    """Return `address` if something accepts connections there within `CONNECT_TIMEOUT_S` ('auto' is left to Ray), else
+    raise `ConnectionError`."""
     if check_type('address', address, str) == 'auto': return address
     hostport = address.split('://', 1)[-1]
     host, _, port = hostport.rpartition(':')
-    if not host or not port.isdigit(): raise ValueError(f"address={address!r}: expected 'host:port' or 'ray://host:port'")
+    if not host or not port.isdigit():
+        raise ValueError(f"address={address!r}: expected 'host:port' or 'ray://host:port'")
     try: socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT_S).close()
     except OSError as e: raise ConnectionError(f"address={address!r}: cannot reach a Ray cluster there ({e})") from None
     return address
@@ -202,7 +214,8 @@ def check_address(address:str, # a Ray cluster address: 'host:port', 'ray://host
 def _run_sequential(store:SweepStore, todo:list[int], bar):
     "Run the pending configurations one after the other, saving each at once."
     for i in todo:
-        store.save(store.keys[i], store.task(store.configs[i])); bar.update(1)
+        store.save(store.keys[i], store.task(store.configs[i]))
+        bar.update(1)
 
 RAY_START_TRIES = 3 # attempts to start a local Ray: on a loaded machine Ray's own 30 s start-up wait can time out
 RAY_RETRY_PAUSE_S = 10.0 # seconds between attempts, for the processes of a timed-out start to exit
@@ -222,6 +235,7 @@ def start_ray(num_cpus:int=2, # local Ray: CPUs
             if attempt == tries - 1: raise
             time.sleep(RAY_RETRY_PAUSE_S)
 
+# %% ../../nbs/scale/81_sweeps.ipynb #ae65b810
 def _run_ray(store:SweepStore, todo:list[int], bar, num_cpus:int, address:str|None):
     "Run the pending configurations as Ray tasks, saving each as soon as it returns; cancel the rest on interruption."
     ray = _ray()
@@ -233,7 +247,9 @@ def _run_ray(store:SweepStore, todo:list[int], bar, num_cpus:int, address:str|No
         while pending:
             done, _ = ray.wait(list(pending), num_returns=1)
             for ref in done:
-                i = pending.pop(ref); store.save(store.keys[i], ray.get(ref)); bar.update(1)
+                i = pending.pop(ref)
+                store.save(store.keys[i], ray.get(ref))
+                bar.update(1)
     finally:
         for ref in pending: ray.cancel(ref, force=True)
         if started: ray.shutdown()
@@ -251,7 +267,8 @@ def run_sweep(configs:list[dict], # the grid (e.g. from `sweep_grid`)
     from tqdm.auto import tqdm
     check_type('progress', progress, bool)
     backend, num_cpus = check_choice('backend', backend, SWEEP_BACKENDS), check_int('num_cpus', num_cpus, lo=1)
-    if address is not None and backend != 'ray': raise ValueError(f"address={address!r}: a cluster address needs backend='ray'")
+    if address is not None and backend != 'ray':
+        raise ValueError(f"address={address!r}: a cluster address needs backend='ray'")
     if task is fl_task:   # every configuration checked before the directory is touched
         for i, c in enumerate(check_type('configs', configs, (list, tuple))):
             try: _settings(c)
@@ -264,4 +281,6 @@ def run_sweep(configs:list[dict], # the grid (e.g. from `sweep_grid`)
         if backend == 'sequential': _run_sequential(store, todo, bar)
         elif todo: _run_ray(store, todo, bar, num_cpus, address)
     done = store.finished()
-    return pd.DataFrame([dict(key=k, **c, **done[k]['result'], from_store=k in before) for k, c in zip(store.keys, configs)])
+    return pd.DataFrame([
+        dict(key=k, **c, **done[k]['result'], from_store=k in before) for k, c in zip(store.keys, configs)
+    ])

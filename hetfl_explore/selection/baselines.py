@@ -9,7 +9,8 @@ import numpy as np
 import torch
 from numba import njit
 from fastcore.basics import patch
-from ..foundation.core import check_int, check_float, check_type, check_choice, spawn_seeds, check_array, check_ids, check_tensor, MAX_COUNT
+from ..foundation.core import (check_int, check_float, check_type, check_choice, spawn_seeds, check_array,
+                                           check_ids, check_tensor, check_distribution, MAX_COUNT)
 from ..foundation.core import check_rng_seed
 from ..engine.protocol import Selection, ClientView, Selector, RoundRobinSelector
 from ..engine.aggregation import fednova_rule
@@ -33,31 +34,43 @@ def top_by(ids:np.ndarray, # candidate client ids
            rng:np.random.Generator, # breaks ties at random
           ) -> np.ndarray:
     "The `m` ids with the highest `values` (ties broken at random), best first."
-    ids, values, m = check_ids('ids', ids, MAX_COUNT, unique=True), check_array('values', values, 1, allow_nan=True, allow_inf=True), check_int('m', m, lo=0)
-    if len(values) != len(ids): raise ValueError(f"ids, values: {len(ids)} ids but {len(values)} values: expected one value per id")   # NaN ranks last
+    ids = check_ids('ids', ids, MAX_COUNT, unique=True)
+    values = check_array('values', values, 1, allow_nan=True, allow_inf=True)
+    m = check_int('m', m, lo=0)
+    # NaN ranks last
+    if len(values) != len(ids):
+        raise ValueError(f"ids, values: {len(ids)} ids but {len(values)} values: expected one value per id")
     order = np.lexsort((rng.random(len(ids)), -values))
     return ids[order[:m]]
 
 # %% ../../nbs/selection/08_baselines.ipynb #2422075d
-CHOICE_COMPILED_MIN = 256 # candidates × draws from which `sample_by` draws compiled (same draws): below it numpy's loop is cheaper than loading the kernel
-SUM_TOL = 1e-9 # |sum(p) - 1| accepted by the compiled draw: well inside numpy's sqrt(eps) check, so numpy would accept the same p
+# candidates × draws from which `sample_by` draws compiled (same draws): below it numpy's loop is cheaper than loading
+# the kernel
+CHOICE_COMPILED_MIN = 256
+# |sum(p) - 1| accepted by the compiled draw: well inside numpy's sqrt(eps) check, so numpy would accept the same p
+SUM_TOL = 1e-9
 PROB_SUM_TOL = float(np.sqrt(np.finfo(np.float64).eps)) # |sum(p) - 1| numpy's `Generator.choice` accepts
 
 @njit(cache=True)
 def _choice_kernel(p, size, rng):
-    "The indices `Generator.choice(len(p), size, replace=False, p=p)` returns, from the same uniforms in the same order."
-    n = len(p); q, cdf = p.copy(), np.empty(n)
+    """The indices `Generator.choice(len(p), size, replace=False, p=p)` returns, from the same uniforms in the same
+    order."""
+    n = len(p)
+    q, cdf = p.copy(), np.empty(n)
     found, taken, n_uniq = np.empty(size, np.int64), np.zeros(n, np.bool_), 0
     while n_uniq < size:
         x = rng.random(size - n_uniq)                 # one uniform per missing client
         for j in range(n_uniq): q[found[j]] = 0.0     # the clients found so far weigh nothing
         c = 0.0
         for i in range(n):                            # np.cumsum: one addition after the other
-            c += q[i]; cdf[i] = c
+            c += q[i]
+            cdf[i] = c
         for i in range(n): cdf[i] /= c                # cdf /= cdf[-1]
         for i in np.searchsorted(cdf, x, side='right'):   # the first share above each uniform
             if not taken[i]:                          # np.unique's first occurrences, kept in draw order
-                taken[i] = True; found[n_uniq] = i; n_uniq += 1
+                taken[i] = True
+                found[n_uniq] = i
+                n_uniq += 1
     return found
 
 # %% ../../nbs/selection/08_baselines.ipynb #f32d1afa
@@ -66,14 +79,19 @@ def choice_without_replacement(a:np.ndarray, # 1-d population
                                size:int, # how many distinct entries to draw
                                rng:np.random.Generator, # random stream
                               ) -> np.ndarray:
-    "`rng.choice(a, size, replace=False, p=p)`, compiled from `CHOICE_COMPILED_MIN` candidates × draws (the same draws)."
-    a, q, size = check_ids('a', a, MAX_COUNT, unique=True), check_array('p', p, 1, lo=0), check_int('size', size, lo=0)
+    """`rng.choice(a, size, replace=False, p=p)`, compiled from `CHOICE_COMPILED_MIN` candidates × draws (the same
+    draws)."""
+    a, size = check_ids('a', a, MAX_COUNT, unique=True), check_int('size', size, lo=0)
+    q = check_distribution('p', p, atol=PROB_SUM_TOL, ndim=1)
     check_type('rng', rng, np.random.Generator)
-    if q.shape != (len(a),): raise ValueError(f"a, p: {len(a)} entries of a but {len(q)} probabilities in p: expected one probability per entry")
-    if abs(q.sum() - 1) > PROB_SUM_TOL: raise ValueError(f"p: sums to {q.sum()!r}; expected probabilities summing to 1")
-    if np.count_nonzero(q) < size: raise ValueError(f"size={size}: more than the {np.count_nonzero(q)} entries of positive probability")
+    if q.shape != (len(a), ):
+        raise ValueError(
+            f"a, p: {len(a)} entries of a but {len(q)} probabilities in p: expected one probability per entry")
+    if np.count_nonzero(q) < size:
+        raise ValueError(f"size={size}: more than the {np.count_nonzero(q)} entries of positive probability")
     if len(a) * size < CHOICE_COMPILED_MIN or abs(q.sum() - 1) > SUM_TOL:
-        return rng.choice(a, size=size, replace=False, p=q)   # small draws, and sums numpy accepts but the kernel does not
+        # small draws, and sums numpy accepts but the kernel does not
+        return rng.choice(a, size=size, replace=False, p=q)
     return a.take(_choice_kernel(np.ascontiguousarray(q), size, rng))
 
 # %% ../../nbs/selection/08_baselines.ipynb #676d8404
@@ -84,12 +102,15 @@ def sample_by(ids:np.ndarray, # candidate client ids
               m:int, # how many distinct ids to draw
               rng:np.random.Generator, # random stream
              ) -> np.ndarray:
-    "Draw `m` distinct ids with probability proportional to `p`; zero-weight ids fill up only when too few are positive."
+    """Draw `m` distinct ids with probability proportional to `p`; zero-weight ids fill up only when too few are
+    positive."""
     ids, p = check_ids('ids', ids, MAX_COUNT, unique=True), check_array('p', p, 1, allow_nan=True, allow_inf=True)
     if len(p) != len(ids): raise ValueError(f"p: {len(p)} weights for {len(ids)} ids")
-    p = np.where(p > 0, np.minimum(p, MAX_WEIGHT), 0.0)   # NaN and negative weights count as 0, +inf as the largest float
+    # NaN and negative weights count as 0, +inf as the largest float
+    p = np.where(p > 0, np.minimum(p, MAX_WEIGHT), 0.0)
     m = min(check_int('m', m, lo=0), len(ids))
-    pos = p > 0; n_pos = int(np.count_nonzero(pos))
+    pos = p > 0
+    n_pos = int(np.count_nonzero(pos))
     if n_pos >= m: return choice_without_replacement(ids, p / p.sum(), m, rng)
     rest = rng.choice(ids[~pos], size=m - n_pos, replace=False)
     return np.concatenate([ids[pos], rest])
@@ -102,17 +123,24 @@ def softmax(v:np.ndarray, # values (may contain -inf)
     if np.isnan(v).any() or (v == np.inf).any():   # +inf (or 0 * inf) has no weight to normalise: refuse, never guess
         raise ValueError(f"v={v!r} (times beta={beta}): expected finite values or -inf, got +inf or NaN")
     if not np.isfinite(v).any(): return np.zeros_like(v)
-    e = np.exp(v - v[np.isfinite(v)].max()); e[~np.isfinite(v)] = 0
+    e = np.exp(v - v[np.isfinite(v)].max())
+    e[~np.isfinite(v)] = 0
     return e / e.sum()
 
 # %% ../../nbs/selection/08_baselines.ipynb #1bcd2984
 def _check_allocation(capacity, weight):
-    "Capacities as non-negative integers and weights as finite non-negative numbers of the same length (zeroed where empty)."
-    capacity, weight = check_array('capacity', capacity, allow_nan=True, allow_inf=True), check_array('weight', weight, allow_nan=True, allow_inf=True)
+    """Capacities as non-negative integers and weights as finite non-negative numbers of the same length (zeroed where
+    empty)."""
+    capacity = check_array('capacity', capacity, allow_nan=True, allow_inf=True)
+    weight = check_array('weight', weight, allow_nan=True, allow_inf=True)
     if capacity.ndim != 1 or not len(capacity) or not np.all(np.equal(np.mod(capacity, 1), 0)) or (capacity < 0).any():
-        raise ValueError(f"capacity={capacity.tolist()!r}: expected a 1-d list of non-negative integers, one per group (at least one)")
+        raise ValueError(
+            f"capacity={capacity.tolist()!r}: expected a 1-d list of non-negative integers, one per group (at least "
+            f"one)"
+        )
     if weight.shape != capacity.shape or not (np.isfinite(weight).all() and (weight >= 0).all()):
-        raise ValueError(f"weight={weight.tolist()!r}: expected {len(capacity)} finite non-negative numbers, one per group")
+        raise ValueError(
+            f"weight={weight.tolist()!r}: expected {len(capacity)} finite non-negative numbers, one per group")
     capacity = capacity.astype(np.int64)
     return capacity, np.where(capacity > 0, weight, 0)
 
@@ -159,9 +187,11 @@ def stratified_pick(groups:np.ndarray, # group label of every client (indexed by
                     weight:dict|None=None, # optional extra weight per group label (default 1)
                    ) -> np.ndarray:
     "Pick `m` available clients spread over `groups` (see `allocate`), uniformly within each group."
-    m, groups = check_int('m', m, lo=0), check_array('groups', groups, 1)   # any finite labels (HCSFed: -1 = not clustered)
+    # any finite labels (HCSFed: -1 = not clustered)
+    m, groups = check_int('m', m, lo=0), check_array('groups', groups, 1)
     if not len(groups): raise ValueError("groups: empty: expected one group label per client")
-    available = check_ids('available', available, len(groups), unique=True); labels = np.unique(groups[available])
+    available = check_ids('available', available, len(groups), unique=True)
+    labels = np.unique(groups[available])
     if not len(available): return np.zeros(0, np.int64)   # no client available: nothing to pick
     if weight is not None: check_type('weight', weight, dict)
     members = [available[groups[available] == g] for g in labels]
@@ -183,13 +213,18 @@ class EqRep(Selector):
 class EqW(Selector):
     "EqW baseline: clients drawn with probability proportional to their data size."
     name = 'EqW'
-    taxonomy = placement('EqW', 'Baseline', 'V D ¬S R T', ('theta', 'data_size'), '-', 'Probability', '-', 'Selection fairness')
-    def __init__(self, replace:bool=False, # independent draws with multiplicity weights (True) or distinct draws (False)
-                ): self.replace = check_type('replace', replace, bool)
+    taxonomy = placement('EqW', 'Baseline', 'V D ¬S R T', ('theta', 'data_size'), '-', 'Probability', '-',
+                         'Selection fairness')
+    def __init__(self,
+                 replace:bool=False, # independent draws with multiplicity weights (True) or distinct draws (False)
+                ):
+        self.replace = check_type('replace', replace, bool)
 
     def select(self, t, clients, k, rng):
         "Draw clients with probability proportional to their data size, distinct or with multiplicity weights."
-        ids = clients.available; m = budget(k, clients); p = clients.n_samples[ids].astype(float)
+        ids = clients.available
+        m = budget(k, clients)
+        p = clients.n_samples[ids].astype(float)
         if not self.replace: return Selection(sample_by(ids, p, m, rng))
         draws = rng.choice(ids, size=m, replace=True, p=p / p.sum())
         uniq, counts = np.unique(draws, return_counts=True)
@@ -206,20 +241,25 @@ class FedNova(Selector):
     "FedNova (Ch. 5 baseline): every available client (or k uniform ones), normalised averaging with weights n_k / n."
     name = 'FedNova'
     taxonomy = placement('FedNova', 'Baseline', 'V D ¬S R T', ('theta', 'data_size'), '-', 'Weights', '-')
-    aggregation = staticmethod(fednova_rule)   # tau_eff sum_k p_k Delta_k / ||a_k||_1, under any server (FedAvg or FedAvgM)
-    def __init__(self, participation:str='all', # 'all' available clients (the thesis' sum over K) or 'k' uniform ones (Wang et al.)
-                ): self.participation = check_choice('participation', participation, ('all', 'k'))
+    # tau_eff sum_k p_k Delta_k / ||a_k||_1, under any server (FedAvg or FedAvgM)
+    aggregation = staticmethod(fednova_rule)
+    def __init__(self,
+                 participation:str='all', # 'all' available clients (the thesis' sum over K) or 'k' uniform ones
+                ):
+        self.participation = check_choice('participation', participation, ('all', 'k'))
 
     def select(self, t, clients, k, rng):
         "Every available client ('all') or `budget(k)` uniform ones ('k'), weighted by data size n_k / n."
-        ids = clients.available if self.participation == 'all' else rng.choice(clients.available, size=budget(k, clients), replace=False)
+        ids = clients.available if self.participation == 'all' else rng.choice(clients.available, size=budget(
+            k, clients), replace=False)
         return Selection(ids, clients.n_samples[ids])
 
 # %% ../../nbs/selection/08_baselines.ipynb #680dc045
 def flag_opposing(updates:torch.Tensor, # (n, P) client updates of one round
                  ) -> np.ndarray:
     "Boolean per client: its update has negative inner product with the mean update of the other clients."
-    if not (torch.is_tensor(updates) and updates.dim() == 2): raise TypeError(f"updates={updates!r}: expected an (n, P) tensor")
+    if not (torch.is_tensor(updates) and updates.dim() == 2):
+        raise TypeError(f"updates={updates!r}: expected an (n, P) tensor")
     check_tensor('updates', updates, 2)
     n = len(updates)
     if n < 2: return np.zeros(n, dtype=bool)
@@ -233,11 +273,14 @@ class FedPNS(Selector):
     name = 'FedPNS'
     taxonomy = placement('FedPNS', 'Efficiency', 'V D S R T', 'theta', 'Gradient-based', 'Probability', 'Fixed rounds')
     def __init__(self, beta:float=0.7, # factor applied to a flagged client's sampling weight (our default)
-                ): self.beta = check_float('beta', beta, 0, 1, lo_open=True)
+                ):
+        self.beta = check_float('beta', beta, 0, 1, lo_open=True)
 
     def reset(self, num_clients, seed):
         "Every client starts with sampling weight 1 and no flags."
-        super().reset(num_clients, seed); self.p = np.ones(num_clients); self.flags = np.zeros(num_clients, dtype=int)
+        super().reset(num_clients, seed)
+        self.p = np.ones(num_clients)
+        self.flags = np.zeros(num_clients, dtype=int)
 
     def select(self, t, clients, k, rng):
         "Sample `budget(k)` available clients with probability proportional to their current weight `p`."
@@ -246,7 +289,8 @@ class FedPNS(Selector):
     def observe(self, t, reports):
         "Multiply the weight of every client flagged by `flag_opposing` by `beta`, then renormalise to mean 1."
         flagged = reports.ids[flag_opposing(reports.updates)]
-        self.p[flagged] *= self.beta; self.flags[flagged] += 1
+        self.p[flagged] *= self.beta
+        self.flags[flagged] += 1
         self.p /= self.p.mean()
 
 # %% ../../nbs/selection/08_baselines.ipynb #bdfe4ede
@@ -273,7 +317,8 @@ def ward_clusters(z:np.ndarray, # (n, d) sketches, one row per client
 
 # %% ../../nbs/selection/08_baselines.ipynb #8bf27fcb
 class HCSFed(Selector):
-    "HCSFed (Ch. 5 baseline): hierarchical clustering of compressed first-round updates, stratified sampling per cluster."
+    """HCSFed (Ch. 5 baseline): hierarchical clustering of compressed first-round updates, stratified sampling per
+    cluster."""
     name = 'HCSFed'
     taxonomy = placement('HCSFed', 'Efficiency', 'V D S R T', 'theta', 'Clustering', 'Clusters', 'Fixed rounds')
     def __init__(self, n_clusters:int=3, # clusters asked for (thesis: 3)
@@ -288,26 +333,30 @@ class HCSFed(Selector):
         "Forget the clusters: a new projection seed, no labels, and `n_found` back to the configured `n_clusters`."
         super().reset(num_clients, seed)
         self.seed = spawn_seeds(seed, 1, 'hcsfed')[0] % 2**31
-        self.cluster = np.full(num_clients, -1); self.norm = np.full(num_clients, np.nan)
+        self.cluster = np.full(num_clients, -1)
+        self.norm = np.full(num_clients, np.nan)
         self.centres, self.n_found = None, self.n_clusters
 
     def cluster_weights(self) -> dict:
         "Neyman weight per cluster label: the spread of its members' update norms (-1, clients not yet seen: the mean)."
         sd = np.array([np.nanstd(self.norm[self.cluster == c]) if (self.cluster == c).sum() > 1 else 0.
                        for c in range(self.n_found)])
-        weight = {c: s + SPREAD_EPS for c, s in enumerate(sd)}; weight[-1] = float(np.mean(sd)) + SPREAD_EPS
+        weight = {c: s + SPREAD_EPS for c, s in enumerate(sd)}
+        weight[-1] = float(np.mean(sd)) + SPREAD_EPS
         return weight
 
 # %% ../../nbs/selection/08_baselines.ipynb #a1036427
 @patch
 def select(self:HCSFed, t, clients, k, rng):
-    "Round 0: every available client (to get updates to cluster); later: `budget(k)` spread over clusters by `cluster_weights`."
+    """Round 0: every available client (to get updates to cluster); later: `budget(k)` spread over clusters by
+    `cluster_weights`."""
     if self.centres is None: return Selection(clients.available)
     return Selection(stratified_pick(self.cluster, clients.available, budget(k, clients), rng, self.cluster_weights()))
 
 @patch
 def observe(self:HCSFed, t, reports):
-    "Record update norms; cluster the sketched updates of the first round, later put new clients in the nearest cluster."
+    """Record update norms; cluster the sketched updates of the first round, later put new clients in the nearest
+    cluster."""
     self.norm[reports.ids] = reports.update_norm
     dim = max(self.min_dim, int(np.ceil(self.compression * reports.updates.shape[1])))
     z = sketch(reports.updates, dim, self.seed)

@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
-from ..foundation.core import check_type, check_float, check_int, check_choice, PAGE_FIGURE_WIDTH, check_array
+from ..foundation.core import (check_type, check_float, check_int, check_choice, PAGE_FIGURE_WIDTH,
+                                           check_array)
 from ..foundation.core import check_rng_seed, check_ids
 from ..engine.protocol import Selector
 from ..engine.config import RunConfig
@@ -40,7 +41,8 @@ def simulation_client_accuracies(sim:Simulation, # a finished simulation
     accs = []
     for idx in sim.client_idx:
         i = idx.to(sim.x.device)
-        accs.append(evaluate(model, sim.x[i], sim.y[i], sim.a[i], sim.n_classes, sim.n_attrs)['accuracy'] if len(i) else np.nan)
+        accs.append(
+            evaluate(model, sim.x[i], sim.y[i], sim.a[i], sim.n_classes, sim.n_attrs)['accuracy'] if len(i) else np.nan)
     return np.array(accs)
 
 # %% ../../nbs/selection/13_compare.ipynb #6e3b380d
@@ -48,8 +50,10 @@ def history_metrics(h:History, # the run's history
                     target:float|None=None, # target accuracy for rounds / simulated time to target
                    ) -> dict:
     "Scalar metrics of one run: accuracies, time to target, participation and communication."
-    check_type('h', h, History); target = None if target is None else check_float('target', target, 0, 1)
-    r = h.rounds; ev = r.dropna(subset=['accuracy'])
+    check_type('h', h, History)
+    target = None if target is None else check_float('target', target, 0, 1)
+    r = h.rounds
+    ev = r.dropna(subset=['accuracy'])
     counts = h.participation().sum(0)
     hit = ev[ev['accuracy'] >= target] if target is not None else ev.iloc[:0]
     return dict(rounds_run=len(r), stop_reason=h.stop_reason,
@@ -60,7 +64,8 @@ def history_metrics(h:History, # the run's history
                 sim_time_to_target=float(hit['total_sim_time'].iloc[0]) if len(hit) else np.nan,
                 sim_time=float(r['total_sim_time'].iloc[-1]), energy=float(r['total_energy'].iloc[-1]),
                 bytes=float(r['total_bytes'].iloc[-1]), mean_selected=float(r['n_selected'].mean()),
-                **{c: float(r[c].sum()) for c in r.columns if c.startswith(('msg_', 'bytes_'))},   # messages and bytes by type
+                # messages and bytes by type
+                **{c: float(r[c].sum()) for c in r.columns if c.startswith(('msg_', 'bytes_'))},
                 rounds_kept=int(r['kept_previous'].sum()) if 'kept_previous' in r else 0,
                 clients_never_selected=int((counts == 0).sum()), jain_index=jain_index(counts),
                 participation=counts.tolist())
@@ -73,7 +78,8 @@ def _needs_validation(selector):
 
 def _check_selectors(selectors, config):
     "Raise if selector names repeat or a selector needs a validation set that `config` does not hold out."
-    check_type('config', config, RunConfig); check_type('selectors', selectors, (list, tuple))
+    check_type('config', config, RunConfig)
+    check_type('selectors', selectors, (list, tuple))
     names = [check_type('selectors[i]', s, Selector).name for s in selectors]
     if len(set(names)) != len(names): raise ValueError(f"selectors: names must differ, got {names}")
     need = [s.name for s in selectors if _needs_validation(s)]
@@ -115,8 +121,10 @@ def compare_selectors(selectors:list, # `Selector` instances (names must differ)
                       store=None, # optional `RunStore` or path: finished runs are reused, interrupted ones resumed
                       progress:bool=False, # progress bars
                      ) -> pd.DataFrame:
-    "Run every selector on the same federation, config, seeds and profiles; one row per (method, seed), histories in `.attrs`."
-    _check_selectors(selectors, config); seeds = _check_seeds(seeds)
+    """Run every selector on the same federation, config, seeds and profiles; one row per (method, seed), histories in
+    `.attrs`."""
+    _check_selectors(selectors, config)
+    seeds = _check_seeds(seeds)
     target = config.target_accuracy if target is None else check_float('target', target, 0, 1)
     rows, histories = [], {}
     for s in selectors:
@@ -158,18 +166,22 @@ def curves_figure(result:pd.DataFrame, # from `compare_selectors`
                  ) -> go.Figure:
     "One line per method: `metric` averaged over seeds, against rounds or cumulative simulated time."
     check_type('result', result, pd.DataFrame)
-    check_choice('x', x, ('round', 'sim_time')); check_type('title', title, (str, type(None)))
+    check_choice('x', x, ('round', 'sim_time'))
+    check_type('title', title, (str, type(None)))
     metric = check_choice('metric', str(check_type('metric', metric, str)), _round_columns(result))   # its characters
     fig = go.Figure()
     for method in result['method'].unique():
         hs = [h.rounds for (m, _), h in result.attrs['histories'].items() if m == method]
         n = min(len(r) for r in hs)
         ys = np.nanmean(np.stack([r[metric].to_numpy(float)[:n] for r in hs]), 0)
-        xs = np.arange(1, n + 1) if x == 'round' else np.mean(np.stack([r['total_sim_time'].to_numpy(float)[:n] for r in hs]), 0)
+        xs = np.arange(1, n +
+                       1) if x == 'round' else np.mean(np.stack([r['total_sim_time'].to_numpy(float)[:n]
+                                                                 for r in hs]), 0)
         ok = np.isfinite(ys)
         fig.add_trace(go.Scatter(x=xs[ok], y=ys[ok], mode='lines', name=method))
-    fig.update_layout(title=title or f'{metric} vs {x.replace("_", " ")}', xaxis_title='round' if x == 'round' else 'simulated seconds',
-                      yaxis_title=metric.replace('_', ' '), height=360, width=640, margin=dict(l=50, r=10, t=40, b=40))
+    fig.update_layout(title=title or f'{metric} vs {x.replace("_", " ")}',
+                      xaxis_title='round' if x == 'round' else 'simulated seconds', yaxis_title=metric.replace(
+                          '_', ' '), height=360, width=640, margin=dict(l=50, r=10, t=40, b=40))
     return fig
 
 # %% ../../nbs/selection/13_compare.ipynb #d749edd0
@@ -184,12 +196,14 @@ def selection_heatmaps(result:pd.DataFrame, # from `compare_selectors`
     items = [(m, h) for (m, s), h in result.attrs['histories'].items() if s == seed]
     if not items: raise ValueError(f'seed={seed!r}: expected one of the seeds run, {sorted(set(result["seed"]))}')
     rows = -(-len(items) // cols)
-    fig = make_subplots(rows, cols, subplot_titles=[m for m, _ in items], horizontal_spacing=0.04, vertical_spacing=0.12 if rows > 1 else 0.1)
+    fig = make_subplots(rows, cols, subplot_titles=[m for m, _ in items], horizontal_spacing=0.04,
+                        vertical_spacing=0.12 if rows > 1 else 0.1)
     for i, (m, h) in enumerate(items):
-        fig.add_trace(go.Heatmap(z=h.participation().T, colorscale=[[0, '#f4f4f4'], [1, '#1f77b4']], showscale=False,
-                                 hovertemplate='round %{x}, client %{y}<extra>' + m + '</extra>'), i // cols + 1, i % cols + 1)
-    fig.update_layout(height=200 * rows + 60, width=min(PAGE_FIGURE_WIDTH, 220 * cols + 40), margin=dict(l=30, r=10, t=50, b=20),
-                      title=f'Who was selected when (clients ↓, rounds →), seed {seed}')
+        fig.add_trace(
+            go.Heatmap(z=h.participation().T, colorscale=[[0, '#f4f4f4'], [1, '#1f77b4']], showscale=False,
+                       hovertemplate='round %{x}, client %{y}<extra>' + m + '</extra>'), i // cols + 1, i % cols + 1)
+    fig.update_layout(height=200 * rows + 60, width=min(PAGE_FIGURE_WIDTH, 220 * cols + 40), margin=dict(
+        l=30, r=10, t=50, b=20), title=f'Who was selected when (clients ↓, rounds →), seed {seed}')
     fig.update_yaxes(autorange='reversed')
     return fig
 
@@ -198,9 +212,11 @@ def poison_labels(data, # a `FederatedData`
                   clients:list, # ids of the malicious clients
                  ):
     "A copy of `data` whose listed clients have every training label shifted to the next class."
-    if not (hasattr(data, 'client_idx') and hasattr(data, 'y')): raise TypeError(f"data={data!r}: expected a FederatedData")
+    if not (hasattr(data, 'client_idx') and hasattr(data, 'y')):
+        raise TypeError(f"data={data!r}: expected a FederatedData")
     clients = check_ids('clients', clients, data.num_clients, unique=True)   # a repeated client would shift twice
     y = data.y.clone()
     for c in clients:
-        i = data.client_idx[c]; y[i] = (y[i] + 1) % data.n_classes
+        i = data.client_idx[c]
+        y[i] = (y[i] + 1) % data.n_classes
     return dataclasses.replace(data, y=y)

@@ -8,7 +8,8 @@ import math
 import numpy as np
 import torch
 from fastcore.basics import patch
-from ..foundation.core import check_int, check_float, check_choice, check_array, check_ids, check_tensor, check_type, MAX_COUNT
+from ..foundation.core import (check_int, check_float, check_choice, check_array, check_ids, check_tensor,
+                                           check_type, MAX_COUNT)
 from ..engine.protocol import Selection, Selector, ClientView
 from ..engine.simulation import BYTES_PER_PARAM
 from .taxonomy import placement
@@ -36,11 +37,13 @@ def round_estimates(clients, # this round's `ClientView`
 class SystemAwareSelector(Selector):
     "Shared state of selectors that estimate round costs: local epochs and the model size learnt from reports."
     def __init__(self, epochs:float=1.0, # local epochs of the run (for time and energy estimates)
-                ): self.epochs = check_float('epochs', epochs, 0, lo_open=True)
+                ):
+        self.epochs = check_float('epochs', epochs, 0, lo_open=True)
 
     def reset(self, num_clients, seed):
         "Forget the model size (0 bytes until the first report)."
-        super().reset(num_clients, seed); self.model_bytes = 0.0
+        super().reset(num_clients, seed)
+        self.model_bytes = 0.0
 
     def estimates(self, clients, # this round's `ClientView`
                   ids:np.ndarray, # clients to estimate
@@ -56,20 +59,25 @@ class SystemAwareSelector(Selector):
 class FedCS(SystemAwareSelector):
     "FedCS: among randomly requested clients, the fastest ones whose expected round time meets the deadline."
     name = 'FedCS'
-    taxonomy = placement('FedCS', 'Other global constraints', '¬V D ¬S R T', ('theta', 'time'), 'Time-based', 'Ranking', ('Fixed rounds', 'Reach accuracy'), 'Limit round time')
-    def __init__(self, deadline:float|None=None, # T_max in simulated seconds (None: median expected time of the requested clients)
+    taxonomy = placement('FedCS', 'Other global constraints', '¬V D ¬S R T', ('theta', 'time'), 'Time-based', 'Ranking',
+                         ('Fixed rounds', 'Reach accuracy'), 'Limit round time')
+    def __init__(self,
+                 deadline:float|None=None, # T_max in simulated seconds (None: the requested clients' median time)
                  request:float=2.0, # clients asked for their resources, as a multiple of k
                  epochs:float=1.0, # local epochs of the run (for the time estimate from profiles)
-                 time_source:str='profiles', # 'profiles': the engine's system model or the view's profiles; 'data_size': n_k seconds
+                 # 'profiles': the engine's system model or the view's profiles; 'data_size': n_k seconds
+                 time_source:str='profiles',
                 ):
         super().__init__(epochs)
         self.deadline = None if deadline is None else check_float('deadline', deadline, 0, lo_open=True)
-        self.request, self.time_source = check_float('request', request, 1), check_choice('time_source', time_source, ('profiles', 'data_size'))
+        self.request = check_float('request', request, 1)
+        self.time_source = check_choice('time_source', time_source, ('profiles', 'data_size'))
 
     def expected_times(self, clients, # this round's `ClientView`
                        ids:np.ndarray, # clients asked
                       ) -> tuple[np.ndarray, str]:
-        "Expected round seconds of clients `ids` and their source: 'data_size', the engine ('profiles'/'drawn'), or the view's profiles."
+        """Expected round seconds of clients `ids` and their source: 'data_size', the engine ('profiles'/'drawn'), or
+        the view's profiles."""
         if self.time_source == 'data_size': return self.epochs * clients.n_samples[ids].astype(np.float64), 'data_size'
         if clients.system is not None: return clients.ask(ids, 'time'), clients.system
         if clients.profiles is not None: return self.estimates(clients, ids)[0], 'profiles'
@@ -82,7 +90,8 @@ def eligible(self:FedCS, clients, # this round's `ClientView`
              rng:np.random.Generator, # the run's selection stream
              m:int, # the round's budget (request x m clients are asked)
             ) -> np.ndarray:
-    "The requested clients whose expected round time meets the deadline, fastest first (the filter of a composed policy)."
+    """The requested clients whose expected round time meets the deadline, fastest first (the filter of a composed
+    policy)."""
     ids = clients.available
     self.asked = rng.choice(ids, size=min(len(ids), int(np.ceil(self.request * m))), replace=False)
     self.secs, self.source = self.expected_times(clients, self.asked)
@@ -93,7 +102,8 @@ def eligible(self:FedCS, clients, # this round's `ClientView`
 @patch
 def select(self:FedCS, t, clients, k, rng):
     "The fastest k requested clients that meet the deadline (possibly fewer; the fastest requested one if none does)."
-    m = budget(k, clients); ok = self.eligible(clients, rng, m)
+    m = budget(k, clients)
+    ok = self.eligible(clients, rng, m)
     return Selection(ok[:m] if len(ok) else top_by(self.asked, -self.secs, 1, rng))
 
 @patch
@@ -108,20 +118,26 @@ def project_simplex(v:np.ndarray, # the vector to project
                    ) -> np.ndarray:
     "Euclidean projection of `v` onto the probability simplex (sort-based algorithm)."
     v = check_array('v', v, 1, allow_nan=True, allow_inf=True)
-    if not (len(v) and np.isfinite(v).all()): raise ValueError(f"v={v!r}: expected a non-empty vector of finite numbers")
-    u = np.sort(v)[::-1]; css = np.cumsum(u)
+    if not (len(v) and np.isfinite(v).all()):
+        raise ValueError(f"v={v!r}: expected a non-empty vector of finite numbers")
+    u = np.sort(v)[::-1]
+    css = np.cumsum(u)
     rho = np.flatnonzero(u * np.arange(1, len(v) + 1) > css - 1)[-1]
     return np.maximum(v - (css[rho] - 1) / (rho + 1), 0)
 
 # %% ../../nbs/selection/10_constraints.ipynb #01c27b9a
 class AgnosticFL(Selector):
-    "AFL_M (Agnostic FL, Mohri et al.): a mixture lambda over clients, pushed towards the worst losses, drives sampling."
+    """AFL_M (Agnostic FL, Mohri et al.): a mixture lambda over clients, pushed towards the worst losses, drives
+    sampling."""
     name = 'AFL_M'
-    taxonomy = placement('AFL_M', 'Other global constraints', 'V D S R T', ('theta', 'loss'), 'Loss-based', 'Probability', 'Fixed rounds', 'Good-intent fairness')
+    taxonomy = placement('AFL_M', 'Other global constraints', 'V D S R T', ('theta', 'loss'), 'Loss-based',
+                         'Probability', 'Fixed rounds', 'Good-intent fairness')
     def __init__(self, lr_lambda:float=0.05, # step size of the projected ascent on lambda
-                 mode:str='select', # 'select': pi-ps sample, E[weight] = lambda; 'weights': uniform sample, weights by lambda
+                 # 'select': pi-ps sample, E[weight] = lambda; 'weights': uniform sample, weights by lambda
+                 mode:str='select',
                 ):
-        self.lr_lambda, self.mode = check_float('lr_lambda', lr_lambda, 0), check_choice('mode', mode, ('select', 'weights'))
+        self.lr_lambda = check_float('lr_lambda', lr_lambda, 0)
+        self.mode = check_choice('mode', mode, ('select', 'weights'))
 
     def reset(self, num_clients, seed):
         "Start from the uniform mixture lambda, with no loss known."
@@ -154,7 +170,8 @@ def inclusion_probabilities(p:np.ndarray, # non-negative sizes, one per candidat
         pi[rest] = (m - certain.sum()) * p[rest] / p[rest].sum()
         over = rest & (pi >= 1)
         if not over.any(): break
-        certain |= over; pi[certain] = 1.0
+        certain |= over
+        pi[certain] = 1.0
     return pi
 
 def sample_unbiased(ids:np.ndarray, # candidate client ids
@@ -163,12 +180,17 @@ def sample_unbiased(ids:np.ndarray, # candidate client ids
                     rng:np.random.Generator, # random stream
                    ) -> tuple[np.ndarray, np.ndarray]: # (chosen ids, weights summing to one)
     "Systematic pi-ps sample of m distinct ids and Horvitz-Thompson weights p_k / pi_k: E[weight_k] = p_k / sum(p)."
-    ids = check_ids('ids', ids, MAX_COUNT, unique=True); p = check_array('p', p, 1, lo=0); m = check_int('m', m, lo=0)
+    ids = check_ids('ids', ids, MAX_COUNT, unique=True)
+    p = check_array('p', p, 1, lo=0)
+    m = check_int('m', m, lo=0)
     if len(p) != len(ids): raise ValueError(f"p: {len(p)} weights for {len(ids)} ids")
     if not p.sum() > 0:
-        chosen = rng.choice(ids, size=min(m, len(ids)), replace=False); return chosen, np.full(len(chosen), 1 / max(len(chosen), 1))
-    q = p / p.sum(); pi = inclusion_probabilities(q, m)
-    order = rng.permutation(len(ids)); cum = np.cumsum(pi[order])
+        chosen = rng.choice(ids, size=min(m, len(ids)), replace=False)
+        return chosen, np.full(len(chosen), 1 / max(len(chosen), 1))
+    q = p / p.sum()
+    pi = inclusion_probabilities(q, m)
+    order = rng.permutation(len(ids))
+    cum = np.cumsum(pi[order])
     hit = np.minimum(np.searchsorted(cum, rng.random() + np.arange(round(cum[-1])), side='right'), len(ids) - 1)
     chosen = order[np.unique(hit)]
     return ids[chosen], q[chosen] / pi[chosen]
@@ -183,18 +205,26 @@ def qffl_step(global_params:torch.Tensor, # (P,) broadcast parameters theta^t
     "One q-FedAvg server step (Li et al., 2020, Algorithm 2)."
     q, L = check_float('q', q, lo=0), check_float('L', L, 0, lo_open=True)
     global_params, updates = check_tensor('global_params', global_params, 1), check_tensor('updates', updates, 2)
-    if updates.shape[1] != len(global_params): raise ValueError(f"updates: shape {tuple(updates.shape)}: expected (n, {len(global_params)}), one column per entry of global_params")
+    if updates.shape[1] != len(global_params):
+        raise ValueError(
+            f"updates: shape {tuple(updates.shape)}: expected (n, {len(global_params)}), one column per entry of "
+            f"global_params"
+        )
     F = torch.as_tensor(check_array('losses', losses, 1, lo=0), dtype=updates.dtype)
-    if len(F) != len(updates): raise ValueError(f"losses: {len(F)} losses for {len(updates)} rows of updates: expected one loss per client update")
+    if len(F) != len(updates):
+        raise ValueError(
+            f"losses: {len(F)} losses for {len(updates)} rows of updates: expected one loss per client update")
     delta = -L * updates                       # L (theta - theta_k)
     h = q * F.pow(q - 1) * delta.pow(2).sum(1) + L * F.pow(q) if q else L * torch.ones_like(F)
     return global_params - (F.pow(q)[:, None] * delta).sum(0) / h.sum()
 
 # %% ../../nbs/selection/10_constraints.ipynb #054e7bf3
 class QFFL(Selector):
-    "q-FFL: uniform selection and the q-FedAvg step (default), or the labelled 'reweight' variant (weights n_k F_k^q, FedAvg's step)."
+    """q-FFL: uniform selection and the q-FedAvg step (default), or the labelled 'reweight' variant (weights n_k F_k^q,
+    FedAvg's step)."""
     name = 'q-FFL'
-    taxonomy = placement('q-FFL', 'Other global constraints', '¬V ¬D ¬S ¬R T', ('theta', 'lipschitz'), 'Loss-based', 'Weights', 'Fixed rounds', 'Uniform accuracy')
+    taxonomy = placement('q-FFL', 'Other global constraints', '¬V ¬D ¬S ¬R T', ('theta', 'lipschitz'), 'Loss-based',
+                         'Weights', 'Fixed rounds', 'Uniform accuracy')
     def __init__(self, q:float=1.0, # fairness parameter: 0 is FedAvg, larger values favour high-loss clients
                  step:str='q-fedavg', # 'q-fedavg' (Li et al., 2020, Algorithm 2) or 'reweight' (library variant)
                  L:float|None=None, # Lipschitz constant of the step (None: 1 / client learning rate, as in the paper)
@@ -210,7 +240,9 @@ class QFFL(Selector):
     def _qfedavg(self, inp) -> torch.Tensor:
         "q-FedAvg's update: `qffl_step` with F_k = loss before training and L = 1 / lr unless given."
         F = np.asarray(inp.reports.loss_before, np.float64)
-        if not np.isfinite(F).all(): raise ValueError("QFFL(step='q-fedavg') needs Reports.loss_before: set RunConfig.loss_before to 'full' or 'first_batch'")
+        if not np.isfinite(F).all():
+            raise ValueError(
+                "QFFL(step='q-fedavg') needs Reports.loss_before: set RunConfig.loss_before to 'full' or 'first_batch'")
         L = self.L if self.L is not None else 1.0 / float(np.mean(inp.lr))
         return qffl_step(inp.global_params, inp.updates, F, self.q, L) - inp.global_params
 
@@ -218,21 +250,26 @@ class QFFL(Selector):
                 losses:np.ndarray, # F_k of each selected client
                ) -> np.ndarray:
         "Normalised aggregation weights n_k F_k^q / sum_j n_j F_j^q."
-        w = np.asarray(n_samples, np.float64) * np.power(np.maximum(np.asarray(losses, np.float64), WEIGHT_FLOOR), self.q)
+        w = np.asarray(n_samples, np.float64) * np.power(np.maximum(np.asarray(losses, np.float64), WEIGHT_FLOOR),
+                                                         self.q)
         return w / w.sum()
 
-    def select(self, t, clients, k, rng):
-        "Uniform sample; with step='reweight' also asks the selected clients for their loss and weighs them by n_k F_k^q."
-        ids = rng.choice(clients.available, size=budget(k, clients), replace=False)
-        if self.step == 'q-fedavg': return Selection(ids)
-        return Selection(ids, self.weights(clients.n_samples[ids], clients.ask(ids, 'loss')))
+# %% ../../nbs/selection/10_constraints.ipynb #220e1538
+@patch
+def select(self:QFFL, t, clients, k, rng):
+    """Uniform sample; with step='reweight' also asks the selected clients for their loss and weighs them by n_k
+    F_k^q."""
+    ids = rng.choice(clients.available, size=budget(k, clients), replace=False)
+    if self.step == 'q-fedavg': return Selection(ids)
+    return Selection(ids, self.weights(clients.n_samples[ids], clients.ask(ids, 'loss')))
 
 # %% ../../nbs/selection/10_constraints.ipynb #43e83b08
 def _linear_quantile(x:np.ndarray, # non-empty 1-d array of finite values
                      q:float, # the quantile, in [0, 1]
                     ) -> float:
     "`np.quantile(x, q)` (method 'linear'): the same two order statistics from a partial sort, the same interpolation."
-    h = (len(x) - 1) * q; i = math.floor(h)
+    h = (len(x) - 1) * q
+    i = math.floor(h)
     if h >= len(x) - 1: return x.max()
     a, b = np.partition(x, (i, i + 1))[i:i + 2]
     g, d = h - i, b - a
@@ -244,8 +281,10 @@ OORT_STALENESS = 0.1 # weight of the staleness bonus sqrt(0.1 ln t / t_k) in Oor
 def normalised_utility(u:np.ndarray, # statistical utilities (nan: never tried)
                        clip:float=0.95, # quantile of the tried utilities that caps the top
                       ) -> np.ndarray:
-    "Min-max normalisation to [0, 1] of the tried clients' utilities, capped at their `clip` quantile (Oort's reference code)."
-    u, clip = check_array('u', u, allow_nan=True, allow_inf=True), check_float('clip', clip, 0, 1, lo_open=True); ok = np.isfinite(u)
+    """Min-max normalisation to [0, 1] of the tried clients' utilities, capped at their `clip` quantile (Oort's
+    reference code)."""
+    u, clip = check_array('u', u, allow_nan=True, allow_inf=True), check_float('clip', clip, 0, 1, lo_open=True)
+    ok = np.isfinite(u)
     if not ok.any(): return u
     lo, hi = u[ok].min(), _linear_quantile(u[ok], clip)
     return np.where(ok, (np.minimum(u, hi) - lo) / max(hi - lo, WEIGHT_FLOOR), np.nan)
@@ -257,17 +296,25 @@ def oort_utility(n_samples:np.ndarray, # |B_k| per client
                  alpha:float=2.0, # penalty exponent for clients slower than T
                 ) -> np.ndarray:
     "Oort's utility |B_k| * rms_loss_k * (T / T_k)^(alpha * [T < T_k])."
-    times, preferred = check_array('times', times, lo=0, allow_inf=True), check_float('preferred', preferred, 0, lo_open=True)
-    n, loss = check_array('n_samples', n_samples, lo=0), check_array('rms_loss', rms_loss, lo=0, allow_nan=True)   # nan: never tried
+    times = check_array('times', times, lo=0, allow_inf=True)
+    preferred = check_float('preferred', preferred, 0, lo_open=True)
+    # nan: never tried
+    n, loss = check_array('n_samples', n_samples, lo=0), check_array('rms_loss', rms_loss, lo=0, allow_nan=True)
     try: np.broadcast_shapes(n.shape, loss.shape, times.shape)
-    except ValueError: raise ValueError(f"n_samples, rms_loss, times: shapes {n.shape}, {loss.shape}, {times.shape}: expected shapes that broadcast together") from None
+    except ValueError:
+        raise ValueError(
+            f"n_samples, rms_loss, times: shapes {n.shape}, {loss.shape}, {times.shape}: expected shapes that "
+            f"broadcast together"
+        ) from None
     return n * loss * np.where(preferred < times, (preferred / times) ** check_float('alpha', alpha, lo=0), 1.0)
 
 # %% ../../nbs/selection/10_constraints.ipynb #b72175b8
 class Oort(SystemAwareSelector):
-    "Oort: statistical x system utility with staleness bonus, cut-off sampling, exploration of unseen clients and a pacer."
+    """Oort: statistical x system utility with staleness bonus, cut-off sampling, exploration of unseen clients and a
+    pacer."""
     name = 'Oort'
-    taxonomy = placement('Oort', 'Other global constraints', '¬V D S R ¬T', ('theta', 'loss', 'time'), 'Utility game', 'Ranking + Exp', 'Reach accuracy', 'Limit round time')
+    taxonomy = placement('Oort', 'Other global constraints', '¬V D S R ¬T', ('theta', 'loss', 'time'), 'Utility game',
+                         'Ranking + Exp', 'Reach accuracy', 'Limit round time')
     def __init__(self, alpha:float=2.0, # system-utility penalty exponent
                  explore:float=0.9, # initial share of the slots that explore never-tried clients
                  explore_decay:float=0.98, # factor applied to the exploration share every round
@@ -276,13 +323,17 @@ class Oort(SystemAwareSelector):
                  pacer_window:int=5, # rounds of collected utility the pacer compares
                  pacer_step:float=1.2, # factor that relaxes the preferred round time T
                  epochs:float=1.0, # local epochs of the run (for the time estimate)
-                 staleness:float=OORT_STALENESS, # weight c of the staleness bonus sqrt(c ln t / t_k) (reference code: 0.1)
-                 clip:float=0.95, # quantile that caps the statistical utility before min-max normalisation (reference code)
+                 # weight c of the staleness bonus sqrt(c ln t / t_k) (reference code: 0.1)
+                 staleness:float=OORT_STALENESS,
+                 # quantile that caps the statistical utility before min-max normalisation (reference code)
+                 clip:float=0.95,
                 ):
         super().__init__(epochs)
-        self.staleness, self.clip = check_float('staleness', staleness, 0), check_float('clip', clip, 0, 1, lo_open=True)
+        self.staleness = check_float('staleness', staleness, 0)
+        self.clip = check_float('clip', clip, 0, 1, lo_open=True)
         self.alpha, self.cutoff = check_float('alpha', alpha, 0), check_float('cutoff', cutoff, 0, 1)
-        self.explore0, self.decay = check_float('explore', explore, 0, 1), check_float('explore_decay', explore_decay, 0, 1)
+        self.explore0 = check_float('explore', explore, 0, 1)
+        self.decay = check_float('explore_decay', explore_decay, 0, 1)
         self.explore_min = check_float('explore_min', explore_min, 0, 1)
         self.window, self.step = check_int('pacer_window', pacer_window, lo=1), check_float('pacer_step', pacer_step, 1)
 
@@ -295,7 +346,8 @@ class Oort(SystemAwareSelector):
     def observe(self, t, reports):
         "Record each reporter's training loss and the round of its participation."
         super().observe(t, reports)
-        self.loss[reports.ids] = reports.loss; self.last[reports.ids] = t + 1
+        self.loss[reports.ids] = reports.loss
+        self.last[reports.ids] = t + 1
 
 # %% ../../nbs/selection/10_constraints.ipynb #3b2e27f8
 @patch
@@ -307,7 +359,9 @@ def utilities(self:Oort, clients, # this round's `ClientView`
     secs = self.estimates(clients, ids)[0]
     if self.preferred is None: self.preferred = float(np.median(self.estimates(clients, clients.available)[0]))
     stale = np.sqrt(self.staleness * np.log(max(t, 1)) / np.maximum(self.last[ids], 1))
-    return oort_utility(1, normalised_utility(clients.n_samples[ids] * self.loss[ids], self.clip) + stale, secs, self.preferred, self.alpha)
+    return oort_utility(1,
+                        normalised_utility(clients.n_samples[ids] * self.loss[ids], self.clip) + stale, secs,
+                        self.preferred, self.alpha)
 
 @patch
 def _pace(self:Oort):
@@ -334,7 +388,8 @@ def exploit(self:Oort, cand:np.ndarray, # tried available clients
             rng:np.random.Generator, # the run's selection stream
            ) -> np.ndarray:
     "Sample `m` clients by utility among those above the cut-off (the top `m` when too few pass)."
-    j = len(u) - min(m, len(u)); kth = np.partition(u, j)[j]   # the min(m, len(u))-th largest utility
+    j = len(u) - min(m, len(u))
+    kth = np.partition(u, j)[j]   # the min(m, len(u))-th largest utility
     pool = u >= self.cutoff * kth
     return sample_by(cand[pool], u[pool], m, rng) if pool.sum() >= m else top_by(cand, u, m, rng)
 
@@ -343,39 +398,48 @@ def exploit(self:Oort, cand:np.ndarray, # tried available clients
 def select(self:Oort, t, clients, k, rng):
     "Explore never-tried clients and exploit high-utility ones instead of sampling uniformly; the pacer adapts T."
     ids, m = clients.available, budget(k, clients)
-    util = self.utilities(clients, ids, t); seen = np.isfinite(util)
+    util = self.utilities(clients, ids, t)
+    seen = np.isfinite(util)
     explored = self.explore_fresh(clients, ids[~seen], m, int(seen.sum()), rng)
     exploited = np.array([], np.int64)
     if m - len(explored):
         exploited = self.exploit(ids[seen], util[seen], m - len(explored), rng)
-        mine = np.zeros(clients.num_clients, bool); mine[exploited] = True      # membership of `ids` in `exploited`
-        self.collected.append(float(util[mine[ids]].sum())); self._pace()
+        mine = np.zeros(clients.num_clients, bool)
+        mine[exploited] = True      # membership of `ids` in `exploited`
+        self.collected.append(float(util[mine[ids]].sum()))
+        self._pace()
     self.explore = max(self.explore_min, self.explore * self.decay)
     return Selection(np.concatenate([exploited, explored]))
 
 # %% ../../nbs/selection/10_constraints.ipynb #c656328c
 class FLAME(Oort):
-    "FLAME_C: Oort's utility times the remaining share of each client's energy budget; top-k among clients that can afford a round."
+    """FLAME_C: Oort's utility times the remaining share of each client's energy budget; top-k among clients that can
+    afford a round."""
     name = 'FLAME_C'
-    taxonomy = placement('FLAME_C', 'Other global constraints', '¬V D S R T', ('theta', 'loss', 'time', 'energy'), 'Utility game', 'Ranking', 'Limited energy', 'Limit client energy')
+    taxonomy = placement('FLAME_C', 'Other global constraints', '¬V D S R T', ('theta', 'loss', 'time', 'energy'),
+                         'Utility game', 'Ranking', 'Limited energy', 'Limit client energy')
     def __init__(self, alpha:float=2.0, # system-utility penalty exponent
                  epochs:float=1.0, # local epochs of the run (for time and energy estimates)
-                ): super().__init__(alpha=alpha, epochs=epochs)
+                ):
+        super().__init__(alpha=alpha, epochs=epochs)
 
     def reset(self, num_clients, seed):
         "Oort's reset, plus zero energy spent per client."
-        super().reset(num_clients, seed); self.spent = np.zeros(num_clients)
+        super().reset(num_clients, seed)
+        self.spent = np.zeros(num_clients)
 
     def observe(self, t, reports):
         "Oort's bookkeeping, plus the energy each reporter spent."
-        super().observe(t, reports); self.spent[reports.ids] += reports.energy
+        super().observe(t, reports)
+        self.spent[reports.ids] += reports.energy
 
     def energy_share(self, clients, # this round's `ClientView`
                      ids:np.ndarray, # clients to score
                     ) -> np.ndarray:
         "u3 = remaining / budget per client (1 without profiles or with an unlimited budget)."
         if clients.profiles is None: return np.ones(len(ids))
-        b = clients.profiles.energy_budget[ids]; finite = np.isfinite(b) & (b > 0)
+        b = clients.profiles.energy_budget[ids]
+        finite = np.isfinite(b) & (b > 0)
         share = np.ones(len(ids))
         share[finite] = np.clip(b[finite] - self.spent[ids][finite], 0, None) / b[finite]
         return share
@@ -411,11 +475,15 @@ def robust_low_outliers(acc:np.ndarray, # accuracies of one round's client model
 class DDaBA(Selector):
     "DDaBA: uniform selection; aggregation weights = validation accuracy of each client's model, 0 when flagged."
     name = 'DDaBA'
-    taxonomy = placement('DDaBA', 'Other global constraints', '¬V ¬D ¬S R ¬T', 'theta', 'Validation set', 'Weights', 'Fixed rounds', 'Defense against attacks')
+    taxonomy = placement('DDaBA', 'Other global constraints', '¬V ¬D ¬S R ¬T', 'theta', 'Validation set', 'Weights',
+                         'Fixed rounds', 'Defense against attacks')
     def __init__(self, delta:float=0.3, # accuracy change between reports that flags a client
                  z:float=3.0, # robust z-score of a low-accuracy outlier
                  min_gap:float=0.05, # never flag a client closer than this to the round's median accuracy
-                ): self.delta, self.z, self.min_gap = check_float('delta', delta, 0), check_float('z', z, 0), check_float('min_gap', min_gap, 0)
+                ):
+        self.delta = check_float('delta', delta, 0)
+        self.z = check_float('z', z, 0)
+        self.min_gap = check_float('min_gap', min_gap, 0)
 
     def reset(self, num_clients, seed):
         "No accuracy known and nobody flagged."
@@ -427,10 +495,12 @@ class DDaBA(Selector):
         "Aggregation weights of clients `ids` from their latest validation accuracy (0 if flagged, median if unknown)."
         w = np.where(self.flagged[ids], 0.0, self.acc[ids])
         known = np.isfinite(w) & ~self.flagged[ids]
-        return np.where(np.isfinite(w), w, np.median(w[known]) if known.any() else 1.0)   # all flagged: all zero, the model is kept
+        # all flagged: all zero, the model is kept
+        return np.where(np.isfinite(w), w, np.median(w[known]) if known.any() else 1.0)
 
     def select(self, t, clients, k, rng):
-        "Uniform sample, weighted by the clients' latest validation accuracy (rewritten by `reweight` once the updates are in)."
+        """Uniform sample, weighted by the clients' latest validation accuracy (rewritten by `reweight` once the updates
+        are in)."""
         ids = rng.choice(clients.available, size=budget(k, clients), replace=False)
         return Selection(ids, self.weights_for(ids))
 
@@ -438,7 +508,8 @@ class DDaBA(Selector):
 @patch
 def observe(self:DDaBA, t, reports):
     "Score each local model on the validation set, flag outliers and jumps, and reweight this round's models."
-    if reports.server_eval is None: raise ValueError("DDaBA needs a server validation set: set RunConfig.val_fraction > 0")
+    if reports.server_eval is None:
+        raise ValueError("DDaBA needs a server validation set: set RunConfig.val_fraction > 0")
     acc = np.array([reports.server_eval(reports.global_params + u)[0] for u in reports.updates])
     prev = self.acc[reports.ids]
     jump = np.isfinite(prev) & (np.abs(acc - prev) > self.delta)
@@ -447,7 +518,8 @@ def observe(self:DDaBA, t, reports):
 
 @patch
 def reweight(self:DDaBA, selected, updates):
-    "This round's weights from the fresh validation accuracies (0 for flagged updates; all flagged: all 0, keep the model)."
+    """This round's weights from the fresh validation accuracies (0 for flagged updates; all flagged: all 0, keep the
+    model)."""
     return self.weights_for(updates.ids)
 
 @patch
@@ -457,27 +529,35 @@ def round_info(self:DDaBA) -> dict:
 
 # %% ../../nbs/selection/10_constraints.ipynb #4cb221d0
 class PolicyStack(Selector):
-    "A composed policy: an eligibility filter, then a scorer, then a sampler (e.g. FedCS's deadline, then Oort's utility, top-k)."
+    """A composed policy: an eligibility filter, then a scorer, then a sampler (e.g. FedCS's deadline, then Oort's
+    utility, top-k)."""
     def __init__(self, filter:FedCS, # anything with `eligible(clients, rng, m) -> ids`, e.g. FedCS
                  scorer:Oort, # anything with `utilities(clients, ids, t) -> values`, e.g. Oort or FLAME
                  sampler:str='ranking', # 'ranking' (top-k by value) or 'probability' (k drawn proportionally to value)
                 ):
         for name, part, method in (('filter', filter, 'eligible'), ('scorer', scorer, 'utilities')):
-            if not (isinstance(part, Selector) and hasattr(part, method)): raise TypeError(f"{name}={part!r}: expected a Selector with `{method}`")
-        self.filter, self.scorer, self.sampler = filter, scorer, check_choice('sampler', sampler, ('ranking', 'probability'))
+            if not (isinstance(part, Selector) and hasattr(part, method)):
+                raise TypeError(f"{name}={part!r}: expected a Selector with `{method}`")
+        self.filter = filter
+        self.scorer = scorer
+        self.sampler = check_choice('sampler', sampler, ('ranking', 'probability'))
         self.name = f'{filter.name}>{scorer.name}'
 
     def reset(self, num_clients, seed):
         "Reset both parts."
-        super().reset(num_clients, seed); self.filter.reset(num_clients, seed); self.scorer.reset(num_clients, seed)
+        super().reset(num_clients, seed)
+        self.filter.reset(num_clients, seed)
+        self.scorer.reset(num_clients, seed)
 
     def observe(self, t, reports):
         "Both parts see the reports."
-        self.filter.observe(t, reports); self.scorer.observe(t, reports)
+        self.filter.observe(t, reports)
+        self.scorer.observe(t, reports)
 
     def select(self, t, clients, k, rng):
         "Filter, score (never-scored clients first), then take the top k or draw k by value."
-        m = budget(k, clients); ok = self.filter.eligible(clients, rng, m)
+        m = budget(k, clients)
+        ok = self.filter.eligible(clients, rng, m)
         if not len(ok): ok = top_by(self.filter.asked, -self.filter.secs, 1, rng)
         u = np.nan_to_num(self.scorer.utilities(clients, ok, t), nan=np.inf)
         if self.sampler == 'ranking' or np.isinf(u).any(): return Selection(top_by(ok, u, m, rng))

@@ -9,7 +9,8 @@ import numpy as np
 import torch
 from fastcore.basics import patch
 from torch import nn
-from ..foundation.core import check_int, check_float, check_type, spawn_seeds, check_array, check_ids, check_count_array, check_callable, check_choice, check_tensor, MAX_COUNT
+from ..foundation.core import (check_int, check_float, check_type, spawn_seeds, check_array, check_ids,
+                                           check_count_array, check_callable, check_choice, check_tensor, MAX_COUNT)
 from ..engine.protocol import Selection, Selector, Reports
 from .taxonomy import placement
 from .baselines import budget, top_by, sample_by, softmax, stratified_pick, sketch
@@ -23,7 +24,8 @@ __all__ = ['REPLAY_SIZE', 'INIT_SCALE', 'observed_losses', 'round_half_up', 'Act
 # %% ../../nbs/selection/09_efficiency.ipynb #d2b0e84d
 def observed_losses(reports, # the round's `Reports`
                    ) -> np.ndarray:
-    "The loss of the broadcast model on each reporting client (`loss_before`), or the training loss where it is missing."
+    """The loss of the broadcast model on each reporting client (`loss_before`), or the training loss where it is
+    missing."""
     check_type('reports', reports, Reports)
     lb = np.asarray(reports.loss_before, dtype=np.float64)
     return np.where(np.isfinite(lb), lb, np.asarray(reports.loss, dtype=np.float64))
@@ -31,7 +33,8 @@ def observed_losses(reports, # the round's `Reports`
 def _lowest(x:np.ndarray, # 1-d values without NaN
             n:int, # how many to return
            ) -> np.ndarray:
-    "Positions of the `n` smallest values, ties to the lower position: the first `n` of a stable argsort, as a set (a partial sort)."
+    """Positions of the `n` smallest values, ties to the lower position: the first `n` of a stable argsort, as a set (a
+    partial sort)."""
     if n <= 0: return np.array([], np.int64)
     if n >= len(x): return np.arange(len(x))
     t = np.partition(x, n - 1)[n - 1]                     # the n-th smallest value
@@ -47,7 +50,8 @@ def round_half_up(x:float, # the number to round
 class ActiveFL(Selector):
     "AFL_G (Active FL, Goetz et al.): softmax sampling on loss valuations plus uniform exploration."
     name = 'AFL_G'
-    taxonomy = placement('AFL_G', 'Efficiency', '¬V D S R T', ('theta', 'loss'), 'Loss-based', 'Probability + Exp', 'Fixed rounds')
+    taxonomy = placement('AFL_G', 'Efficiency', '¬V D S R T', ('theta', 'loss'), 'Loss-based', 'Probability + Exp',
+                         'Fixed rounds')
     def __init__(self, alpha1:float=0.75, # fraction of lowest valuations discarded each round
                  alpha2:float=0.01, # inverse temperature of the softmax over valuations
                  alpha3:float=0.1, # fraction of the budget drawn uniformly (exploration)
@@ -58,12 +62,16 @@ class ActiveFL(Selector):
 
     def reset(self, num_clients, seed):
         "Every valuation starts at minus infinity (no client has trained yet)."
-        super().reset(num_clients, seed); self.value = np.full(num_clients, -np.inf); self.explored = np.array([], np.int64)
+        super().reset(num_clients, seed)
+        self.value = np.full(num_clients, -np.inf)
+        self.explored = np.array([], np.int64)
 
     def probabilities(self, ids:np.ndarray, # candidate clients
                      ) -> np.ndarray:
-        "Sampling probabilities over `ids`: the lowest `alpha1` fraction of finite valuations dropped, softmax on the rest."
-        v = self.value[ids].copy(); fin = np.flatnonzero(np.isfinite(v))
+        """Sampling probabilities over `ids`: the lowest `alpha1` fraction of finite valuations dropped, softmax on the
+        rest."""
+        v = self.value[ids].copy()
+        fin = np.flatnonzero(np.isfinite(v))
         drop = fin[_lowest(v[fin], int(self.alpha1 * len(fin)))]
         v[drop] = -np.inf
         return softmax(v, self.alpha2)
@@ -77,7 +85,9 @@ def select(self:ActiveFL, t, clients, k, rng):
     n_exploit = min(m - int(round_half_up(self.alpha3 * m)), int((p > 0).sum()))
     exploit = sample_by(ids, p, n_exploit, rng) if n_exploit > 0 else np.array([], np.int64)
     pool = ids if (ids[1:] > ids[:-1]).all() else np.unique(ids)   # sorted distinct, as np.setdiff1d returns them
-    rest = np.ones(clients.num_clients, bool); rest[exploit] = False      # ids not exploited: a mask instead of a set difference
+    # ids not exploited: a mask instead of a set difference
+    rest = np.ones(clients.num_clients, bool)
+    rest[exploit] = False
     self.explored = rng.choice(pool[rest[pool]], size=m - len(exploit), replace=False)
     return Selection(np.concatenate([exploit, self.explored]))
 
@@ -90,9 +100,12 @@ def observe(self:ActiveFL, t, reports):
 class PowD(Selector):
     "pow-d: d candidates drawn by data size, the k with the highest current loss are selected."
     name = 'pow-d'
-    taxonomy = placement('pow-d', 'Efficiency', '¬V D ¬S R T', ('theta', 'data_size', 'loss'), 'Loss-based', 'Ranking', 'Reach accuracy', 'Efficiency')
-    def __init__(self, d:int|None=None, # candidate-set size kappa_br (None: d_per_k x k), capped at the available clients
-                 d_per_k:float=2.0, # candidate-set size per selected client when d is None (library choice: no paper value)
+    taxonomy = placement('pow-d', 'Efficiency', '¬V D ¬S R T', ('theta', 'data_size', 'loss'), 'Loss-based', 'Ranking',
+                         'Reach accuracy', 'Efficiency')
+    def __init__(self,
+                 d:int|None=None, # candidate-set size kappa_br (None: d_per_k x k), capped at the available clients
+                 # candidate-set size per selected client when d is None (library choice: no paper value)
+                 d_per_k:float=2.0,
                 ):
         self.d, self.d_per_k = None if d is None else check_int('d', d, lo=1), check_float('d_per_k', d_per_k, 1)
 
@@ -111,20 +124,27 @@ def shapley_values(n:int, # number of players
                    n_perm:int=20, # random orders when n > exact_max
                    exact_max:int=6, # exact enumeration of all orders up to this many players
                   ) -> np.ndarray:
-    "Shapley values of `n` players under `utility` (exact for small n, else permutation sampling); utilities are cached."
-    n, n_perm, exact_max = check_int('n', n, lo=0, hi=MAX_COUNT), check_int('n_perm', n_perm, lo=1), check_int('exact_max', exact_max, lo=0)
-    check_callable('utility', utility); cache = {}
+    """Shapley values of `n` players under `utility` (exact for small n, else permutation sampling); utilities are
+    cached."""
+    n = check_int('n', n, lo=0, hi=MAX_COUNT)
+    n_perm = check_int('n_perm', n_perm, lo=1)
+    exact_max = check_int('exact_max', exact_max, lo=0)
+    check_callable('utility', utility)
+    cache = {}
     def u(coalition):
         key = tuple(sorted(coalition))
-        if key not in cache: cache[key] = check_float(f'utility{key}', utility(key))   # a finite number, not NaN or a string
+        # a finite number, not NaN or a string
+        if key not in cache: cache[key] = check_float(f'utility{key}', utility(key))
         return cache[key]
     orders = itertools.permutations(range(n)) if n <= exact_max else (rng.permutation(n) for _ in range(n_perm))
     phi, count = np.zeros(n), 0
     for order in orders:
         prefix, before = [], u(())
         for p in order:
-            prefix.append(int(p)); after = u(prefix)
-            phi[p] += after - before; before = after
+            prefix.append(int(p))
+            after = u(prefix)
+            phi[p] += after - before
+            before = after
         count += 1
     return phi / count
 
@@ -133,20 +153,24 @@ def coalition_utility(reports, # a round's `Reports` (needs `server_eval`)
                       metric:int=0, # 0: validation accuracy, 1: minus validation loss
                      ):
     "u(C) = validation score of the global model plus the mean update of coalition C (C as indices into reports.ids)."
-    check_type('reports', reports, Reports); check_choice('metric', metric, (0, 1))
+    check_type('reports', reports, Reports)
+    check_choice('metric', metric, (0, 1))
     if reports.server_eval is None:
         raise ValueError("this selector needs a server validation set: set RunConfig.val_fraction > 0")
     def u(coalition):
-        params = reports.global_params if not coalition else reports.global_params + reports.updates[list(coalition)].mean(0)
+        params = reports.global_params if not coalition else reports.global_params + reports.updates[list(
+            coalition)].mean(0)
         score = reports.server_eval(params)[metric]
         return score if metric == 0 else -score
     return u
 
 # %% ../../nbs/selection/09_efficiency.ipynb #8bbd563e
 class SFedAvg(Selector):
-    "S-FedAvg: Shapley values of client updates on a server validation set, smoothed into softmax sampling probabilities."
+    """S-FedAvg: Shapley values of client updates on a server validation set, smoothed into softmax sampling
+    probabilities."""
     name = 'S-FedAvg'
-    taxonomy = placement('S-FedAvg', 'Efficiency', 'V D S R T', 'theta', ('Shapley values', 'Validation set'), 'Probability', 'Fixed rounds')
+    taxonomy = placement('S-FedAvg', 'Efficiency', 'V D S R T', 'theta', ('Shapley values', 'Validation set'),
+                         'Probability', 'Fixed rounds')
     def __init__(self, alpha:float=0.75, # weight of the old relevance score
                  beta:float=0.25, # weight of this round's Shapley value
                  temperature:float=10.0, # softmax inverse temperature over relevance scores
@@ -157,7 +181,8 @@ class SFedAvg(Selector):
 
     def reset(self, num_clients, seed):
         "All relevance scores start at 0; a private stream for the Monte-Carlo orders."
-        super().reset(num_clients, seed); self.relevance = np.zeros(num_clients)
+        super().reset(num_clients, seed)
+        self.relevance = np.zeros(num_clients)
         self.rng = np.random.default_rng(spawn_seeds(seed, 1, 'sfedavg')[0])
 
     def select(self, t, clients, k, rng):
@@ -178,10 +203,14 @@ def toy_reports(t:int, # the round
                 global_params:torch.Tensor|None=None, # broadcast parameters (default zeros)
                 n_samples:np.ndarray|None=None, # data sizes of the reporting clients (default 100)
                ):
-    "`Reports` whose `server_eval` scores parameters by closeness to `target` (accuracy = exp(-distance)); for demos and tests."
+    """`Reports` whose `server_eval` scores parameters by closeness to `target` (accuracy = exp(-distance)); for demos
+    and tests."""
     from hetfl_explore.engine.protocol import Reports
-    if not (torch.is_tensor(updates) and updates.dim() == 2): raise TypeError(f"updates={updates!r}: expected an (n, P) tensor")
-    check_int('t', t, lo=0); ids = check_ids('ids', ids, MAX_COUNT, unique=True); check_tensor('updates', updates)
+    if not (torch.is_tensor(updates) and updates.dim() == 2):
+        raise TypeError(f"updates={updates!r}: expected an (n, P) tensor")
+    check_int('t', t, lo=0)
+    ids = check_ids('ids', ids, MAX_COUNT, unique=True)
+    check_tensor('updates', updates)
     m = len(ids)
     if len(updates) != m: raise ValueError(f"ids and updates: {m} ids, {len(updates)} rows: expected one row per id")
     if not torch.is_tensor(target) or target.shape != updates.shape[1:]:
@@ -191,8 +220,10 @@ def toy_reports(t:int, # the round
     g = torch.zeros_like(target) if global_params is None else check_tensor('global_params', global_params)
     ev = lambda p: (float(torch.exp(-(p - target).norm())), float((p - target).norm()))
     loss = np.array([ev(g + u)[1] for u in updates])
-    return Reports(round=t, ids=np.asarray(ids, np.int64), n_samples=np.full(m, 100) if n_samples is None else np.asarray(n_samples),
-                   loss=loss, loss_before=np.full(m, ev(g)[1]), steps=np.full(m, 10), update_norm=updates.norm(dim=1).numpy(),
+    return Reports(round=t, ids=np.asarray(
+        ids, np.int64), n_samples=np.full(m, 100) if n_samples is None else np.asarray(n_samples), loss=loss,
+                   loss_before=np.full(m,
+                                       ev(g)[1]), steps=np.full(m, 10), update_norm=updates.norm(dim=1).numpy(),
                    time=np.ones(m), energy=np.ones(m), updates=updates, global_params=g, server_eval=ev)
 
 # %% ../../nbs/selection/09_efficiency.ipynb #6da41bec
@@ -203,16 +234,21 @@ def local_centroids(data, # a `FederatedData` (client inputs are flattened) or a
     "Each client's k-means centroids of its own inputs (the 'compressed data' G_k that k-FED clients share)."
     from sklearn.cluster import KMeans
     k_local = check_int('k_local', k_local, lo=1)
-    xs = data if isinstance(data, list) else [data.client(k)[0].flatten(1).cpu().numpy() for k in range(data.num_clients)]
+    xs = data if isinstance(data,
+                            list) else [data.client(k)[0].flatten(1).cpu().numpy() for k in range(data.num_clients)]
     seeds = spawn_seeds(seed, len(xs), 'kfed')
-    return [KMeans(min(k_local, len(x)), n_init=1, random_state=s % 2**31).fit(np.asarray(x, np.float64)).cluster_centers_
-            for x, s in zip(xs, seeds)]
+    return [
+        KMeans(min(k_local, len(x)), n_init=1, random_state=s % 2**31).fit(np.asarray(x, np.float64)).cluster_centers_
+        for x, s in zip(xs, seeds)
+    ]
 
 # %% ../../nbs/selection/09_efficiency.ipynb #4d386e44
 class KFed(Selector):
-    "k-FED: clients grouped by where their local k-means centroids fall among global clusters; budget spread over groups."
+    """k-FED: clients grouped by where their local k-means centroids fall among global clusters; budget spread over
+    groups."""
     name = 'k-FED'
-    taxonomy = placement('k-FED', 'Efficiency', 'V D S R T', ('theta', 'centroids'), 'Clustering', 'Clusters', 'Fixed rounds')
+    taxonomy = placement('k-FED', 'Efficiency', 'V D S R T', ('theta', 'centroids'), 'Clustering', 'Clusters',
+                         'Fixed rounds')
     def __init__(self, centroids:list, # per client an (m_k, d) array of local centroids (see `local_centroids`)
                  n_global:int=8, # clusters of the server-side k-means over all local centroids
                  n_groups:int=3, # client groups the budget is spread over
@@ -227,10 +263,12 @@ class KFed(Selector):
         if len(self.centroids) != num_clients:
             raise ValueError(f"KFed: got centroids for {len(self.centroids)} clients, the federation has {num_clients}")
         owner = np.concatenate([np.full(len(c), k) for k, c in enumerate(self.centroids)])
-        allc = np.concatenate(self.centroids); rs = spawn_seeds(seed, 2, 'kfed_server')
+        allc = np.concatenate(self.centroids)
+        rs = spawn_seeds(seed, 2, 'kfed_server')
         labels = KMeans(min(self.n_global, len(allc)), n_init=3, random_state=rs[0] % 2**31).fit_predict(allc)
         self.descriptor = np.zeros((num_clients, labels.max() + 1))
-        np.add.at(self.descriptor, (owner, labels), 1); self.descriptor /= self.descriptor.sum(1, keepdims=True)
+        np.add.at(self.descriptor, (owner, labels), 1)
+        self.descriptor /= self.descriptor.sum(1, keepdims=True)
         n_groups = min(self.n_groups, len(np.unique(self.descriptor, axis=0)))
         self.group = KMeans(n_groups, n_init=3, random_state=rs[1] % 2**31).fit_predict(self.descriptor)
 
@@ -242,21 +280,28 @@ class KFed(Selector):
 class LAG(Selector):
     "LAG (server-side trigger, LAG-PS): contact a client only when its gradient may have changed enough."
     name = 'LAG'
-    taxonomy = placement('LAG', 'Efficiency', 'V D S R T', ('theta', 'lipschitz'), 'Loss-based', 'Threshold', ('Fixed rounds', 'Early stopping'))
+    taxonomy = placement('LAG', 'Efficiency', 'V D S R T', ('theta', 'lipschitz'), 'Loss-based', 'Threshold',
+                         ('Fixed rounds', 'Early stopping'))
     def __init__(self, xi:float=1.0, # xi: total weight of the recent parameter moves, xi_d = xi / D (paper: 1)
                  D:int=10, # how many recent rounds of parameter moves count (paper's experiments: 10)
-                 smoothness:np.ndarray|None=None, # known eta * L_m of each client's own loss (LAG-PS); None: secant estimates
+                 # known eta * L_m of each client's own loss (LAG-PS); None: secant estimates
+                 smoothness:np.ndarray|None=None,
                  cap:bool=False, # library option: contact at most k triggered clients (the paper's count is dynamic)
                 ):
-        self.xi, self.D, self.cap = check_float('xi', xi, 0, lo_open=True), check_int('D', D, lo=1), check_type('cap', cap, bool)
-        self.smoothness = None if smoothness is None else np.array([check_float(f'smoothness[{i}]', v, 0) for i, v in enumerate(smoothness)])
+        self.xi = check_float('xi', xi, 0, lo_open=True)
+        self.D = check_int('D', D, lo=1)
+        self.cap = check_type('cap', cap, bool)
+        self.smoothness = None if smoothness is None else np.array(
+            [check_float(f'smoothness[{i}]', v, 0) for i, v in enumerate(smoothness)])
 
     def reset(self, num_clients, seed):
         "No client contacted yet, no smoothness estimates, no parameter history, no stop."
         super().reset(num_clients, seed)
         if self.smoothness is not None and len(self.smoothness) != num_clients:
-            raise ValueError(f"LAG: smoothness has {len(self.smoothness)} entries, the federation has {num_clients} clients")
-        self.theta_hat, self.last_update, self.n = {}, {}, {}   # client -> params at last contact, its update there, its size
+            raise ValueError(
+                f"LAG: smoothness has {len(self.smoothness)} entries, the federation has {num_clients} clients")
+        # client -> params at last contact, its update there, its size
+        self.theta_hat, self.last_update, self.n = {}, {}, {}
         self.L = np.full(num_clients, np.nan) if self.smoothness is None else self.smoothness.astype(np.float64)
         self.thetas, self.stop_round, self.ratio, self.info = [], None, None, {}
 
@@ -264,8 +309,10 @@ class LAG(Selector):
 @patch
 def trigger_ratio(self:LAG, ids:np.ndarray, # candidate clients
                  ) -> np.ndarray:
-    "Left side over right side of the LAG-PS condition at the latest model (> 1: contact; inf: never seen or no estimate yet)."
-    h = self.thetas[-(self.D + 1):]; theta = h[-1]
+    """Left side over right side of the LAG-PS condition at the latest model (> 1: contact; inf: never seen or no
+    estimate yet)."""
+    h = self.thetas[-(self.D + 1):]
+    theta = h[-1]
     moves = [float((b - a).pow(2).sum()) for a, b in zip(h[:-1], h[1:])]   # the last D moves of the global model
     rhs, n_seen = (self.xi / self.D) * sum(moves), sum(self.n.values())
     out = np.full(len(ids), np.inf)
@@ -279,11 +326,14 @@ def trigger_ratio(self:LAG, ids:np.ndarray, # candidate clients
 # %% ../../nbs/selection/09_efficiency.ipynb #9173583b
 @patch
 def select(self:LAG, t, clients, k, rng):
-    "The clients whose trigger fires at the current global model (at most `k` with `cap`); none: record `stop_round`, pick one."
-    if clients.global_params is None: raise ValueError("LAG needs the current global model at selection time (ClientView.global_params)")
+    """The clients whose trigger fires at the current global model (at most `k` with `cap`); none: record `stop_round`,
+    pick one."""
+    if clients.global_params is None:
+        raise ValueError("LAG needs the current global model at selection time (ClientView.global_params)")
     theta = clients.global_params.detach().double().cpu()
     if not self.thetas or not torch.equal(theta, self.thetas[-1]): self.thetas = (self.thetas + [theta])[-(self.D + 1):]
-    ids = clients.available; self.ratio = self.trigger_ratio(ids)
+    ids = clients.available
+    self.ratio = self.trigger_ratio(ids)
     fired = ids[self.ratio > 1]
     if not len(fired):
         if self.stop_round is None: self.stop_round = t
@@ -304,11 +354,14 @@ def observe(self:LAG, t, reports):
 
 @patch
 def aggregation(self:LAG, inp) -> torch.Tensor:
-    "The lazy sum: every client's latest update, fresh (this round) or stale, weighted by n_m / n (the paper's update (4))."
+    """The lazy sum: every client's latest update, fresh (this round) or stale, weighted by n_m / n (the paper's update
+    (4))."""
     ids = sorted(self.last_update)
-    p = torch.tensor([self.n[c] for c in ids], dtype=torch.float64); p /= p.sum()
+    p = torch.tensor([self.n[c] for c in ids], dtype=torch.float64)
+    p /= p.sum()
     return (p @ torch.stack([self.last_update[c] for c in ids])).to(inp.updates)
 
+# %% ../../nbs/selection/09_efficiency.ipynb #5159f267
 @patch
 def round_info(self:LAG) -> dict:
     "How many clients triggered and how many stale updates the last aggregation reused."
@@ -331,16 +384,20 @@ def pooled_balance(class_counts:np.ndarray, # (K, C) class histograms
 class FLCIR(Selector):
     "FL-CIR surrogate: CUCB bandit whose super-arm reward is the class balance of the selected clients' pooled data."
     name = 'FL-CIR'
-    taxonomy = placement('FL-CIR', 'Efficiency', 'V D S R T', ('theta', 'loss'), 'Bandit-based', 'Ranking', 'Fixed rounds')
+    taxonomy = placement('FL-CIR', 'Efficiency', 'V D S R T', ('theta', 'loss'), 'Bandit-based', 'Ranking',
+                         'Fixed rounds')
     def __init__(self, class_counts:np.ndarray, # (K, C) per-client class histograms (known or estimated)
                  c:float=1.5, # CUCB exploration constant in sqrt(c ln t / n_k) (Chen, Wang & Yuan 2013: 3/2)
-                ): self.class_counts, self.c = check_array('class_counts', class_counts, 2, lo=0, nonempty=True), check_float('c', c, lo=0)
+                ):
+        self.class_counts = check_array('class_counts', class_counts, 2, lo=0, nonempty=True)
+        self.c = check_float('c', c, lo=0)
 
     def reset(self, num_clients, seed):
         "Every arm unplayed, no reward yet; the class histograms must cover the federation."
         super().reset(num_clients, seed)
         if len(self.class_counts) != num_clients:
-            raise ValueError(f"FLCIR: class_counts has {len(self.class_counts)} rows, the federation has {num_clients} clients")
+            raise ValueError(
+                f"FLCIR: class_counts has {len(self.class_counts)} rows, the federation has {num_clients} clients")
         self.plays, self.reward_sum, self.t = np.zeros(num_clients), np.zeros(num_clients), 0
 
     def index(self, ids:np.ndarray, # candidate clients
@@ -359,16 +416,19 @@ class FLCIR(Selector):
         "Credit the pooled class balance of the selected set to each of its arms."
         self.t += 1
         r = pooled_balance(self.class_counts, reports.ids)
-        self.plays[reports.ids] += 1; self.reward_sum[reports.ids] += r
+        self.plays[reports.ids] += 1
+        self.reward_sum[reports.ids] += r
 
 # %% ../../nbs/selection/09_efficiency.ipynb #95211002
 REPLAY_SIZE = 200   # transitions FAVOR keeps in its replay buffer
 INIT_SCALE = 0.1    # standard deviation of the seeded initial weights of the Q networks
 
 class FAVOR(Selector):
-    "FAVOR: a small double-DQN scores clients from sketches of their updates; reward 64^(acc - target) - 1 on validation."
+    """FAVOR: a small double-DQN scores clients from sketches of their updates; reward 64^(acc - target) - 1 on
+    validation."""
     name = 'FAVOR'
-    taxonomy = placement('FAVOR', 'Efficiency', 'V D S R T', 'theta', ('Reinforcement Learning', 'Validation set'), 'Ranking', 'Reach accuracy')
+    taxonomy = placement('FAVOR', 'Efficiency', 'V D S R T', 'theta', ('Reinforcement Learning', 'Validation set'),
+                         'Ranking', 'Reach accuracy')
     def __init__(self, target:float=0.9, # target accuracy Omega in the reward
                  xi:float=64.0, # reward base Xi
                  dim:int=8, # sketch dimension of parameters and updates
@@ -410,7 +470,9 @@ def reset(self:FAVOR, num_clients, seed):
     self.q_target.load_state_dict(self.q.state_dict())
     self.opt = torch.optim.Adam(self.q.parameters(), lr=self.lr)
     self.proj_seed, self.rng = s[1] % 2**31, np.random.default_rng(s[2])
-    self.z = np.zeros((num_clients, self.dim)); self.seen = np.zeros(num_clients); self.z_theta = np.zeros(self.dim)
+    self.z = np.zeros((num_clients, self.dim))
+    self.seen = np.zeros(num_clients)
+    self.z_theta = np.zeros(self.dim)
     self.eps, self.buffer, self.pending, self.rewards = self.eps0, [], None, []
 
 # %% ../../nbs/selection/09_efficiency.ipynb #72f6db9a
@@ -427,10 +489,12 @@ def select(self:FAVOR, t, clients, k, rng):
     ids, m = clients.available, budget(k, clients)
     with torch.no_grad(): q = self.q(self.features(ids)).squeeze(1).numpy()
     ranked = top_by(ids, q, len(ids), rng)
-    chosen = list(ranked[:m]); rest = list(ranked[m:])
+    chosen = list(ranked[:m])
+    rest = list(ranked[m:])
     for i in range(m):
         if rest and rng.random() < self.eps:
-            j = int(rng.integers(len(rest))); chosen[i], rest[j] = rest[j], chosen[i]
+            j = int(rng.integers(len(rest)))
+            chosen[i], rest[j] = rest[j], chosen[i]
     self.eps = max(self.eps_min, self.eps * self.eps_decay)
     return Selection(np.array(chosen, np.int64))
 
@@ -449,10 +513,12 @@ def observe(self:FAVOR, t, reports):
     acc = reports.server_eval(reports.global_params)[0]
     self.z_theta = self._sketch(reports.global_params[None].detach().cpu())[0]
     if self.pending is not None:                       # the previous action's reward is this broadcast's accuracy
-        r = self.xi ** (acc - self.target) - 1; self.rewards.append(r)
+        r = self.xi ** (acc - self.target) - 1
+        self.rewards.append(r)
         self.buffer.append((self.pending, r, self.features(np.arange(self.num_clients))))
         self.buffer = self.buffer[-REPLAY_SIZE:]
-    self.z[reports.ids] = self._sketch(reports.updates.detach().cpu()); self.seen[reports.ids] = 1
+    self.z[reports.ids] = self._sketch(reports.updates.detach().cpu())
+    self.seen[reports.ids] = 1
     self.pending = self.features(reports.ids)
     self._learn()
 
@@ -475,5 +541,7 @@ def _learn(self:FAVOR):
         batch = [self.buffer[i] for i in self.rng.integers(len(self.buffer), size=min(self.batch, len(self.buffer)))]
         x, y = torch.cat([f for f, _, _ in batch]), self._targets(batch)
         loss = (self.q(x).squeeze(1) - y).pow(2).mean()
-        self.opt.zero_grad(); loss.backward(); self.opt.step()
+        self.opt.zero_grad()
+        loss.backward()
+        self.opt.step()
     self.q_target.load_state_dict(self.q.state_dict())

@@ -18,9 +18,11 @@ __all__ = ['CIMR', 'FMore', 'contract_menu', 'subjective_reputation', 'CBIM', 'u
 
 # %% ../../nbs/selection/12_incentives.ipynb #e994706d
 class CIMR(Selector):
-    "CI-MR: full participation with data-size weights; per-round Shapley values of the updates accumulate into a contribution index."
+    """CI-MR: full participation with data-size weights; per-round Shapley values of the updates accumulate into a
+    contribution index."""
     name = 'CI-MR'
-    taxonomy = placement('CI-MR', 'Client incentives', 'V D S R T', ('theta', 'data_size'), 'Shapley values', 'Weights', 'Fixed rounds')
+    taxonomy = placement('CI-MR', 'Client incentives', 'V D S R T', ('theta', 'data_size'), 'Shapley values', 'Weights',
+                         'Fixed rounds')
     def __init__(self, participation:str='all', # 'all' clients each round (thesis) or 'k' sampled uniformly
                  decay:float=1.0, # weight of a round's Shapley values relative to the next round's
                  n_perm:int=10, # Monte-Carlo orders when more than 6 clients report
@@ -30,18 +32,21 @@ class CIMR(Selector):
 
     def reset(self, num_clients, seed):
         "Zero the contribution index and seed the Monte-Carlo stream of the Shapley estimates."
-        super().reset(num_clients, seed); self.index = np.zeros(num_clients)
+        super().reset(num_clients, seed)
+        self.index = np.zeros(num_clients)
         self.rng = np.random.default_rng(spawn_seeds(seed, 1, 'cimr')[0])
 
     def select(self, t, clients, k, rng):
         "Every available client (or `k` uniform ones), weighted by data size."
-        ids = clients.available if self.participation == 'all' else rng.choice(clients.available, size=budget(k, clients), replace=False)
+        ids = clients.available if self.participation == 'all' else rng.choice(clients.available, size=budget(
+            k, clients), replace=False)
         return Selection(ids, clients.n_samples[ids])
 
     def observe(self, t, reports):
         "Add this round's Shapley values of the reported updates to the (decayed) contribution index."
         phi = shapley_values(len(reports.ids), coalition_utility(reports), self.rng, self.n_perm)
-        self.index *= self.decay; self.index[reports.ids] += phi
+        self.index *= self.decay
+        self.index[reports.ids] += phi
 
 # %% ../../nbs/selection/12_incentives.ipynb #da3d865f
 @patch
@@ -55,7 +60,9 @@ def payments(self:CIMR, total:float, # the reward budget to split
 class FMore(SystemAwareSelector):
     "FMore teaching version: first-price scoring auction over (data size, speed) bids; top-k positive scores win."
     name = 'FMore'
-    taxonomy = placement('FMore', 'Client incentives', '¬V D ¬S R T', ('theta', 'data_size', 'time'), ('Auction', 'Utility score'), 'Ranking', ('Fixed rounds', 'Reach accuracy'), 'Client incentives')
+    taxonomy = placement('FMore', 'Client incentives', '¬V D ¬S R T', ('theta', 'data_size', 'time'),
+                         ('Auction', 'Utility score'), 'Ranking', ('Fixed rounds', 'Reach accuracy'),
+                         'Client incentives')
     def __init__(self, a:tuple=(1.0, 1.0), # scoring weights of (data size, speed)
                  markup:float=0.5, # share of its surplus a client adds to its cost when bidding
                  cost_range:tuple=(0.2, 1.2), # range of the private unit costs
@@ -63,8 +70,10 @@ class FMore(SystemAwareSelector):
                  epochs:float=1.0, # local epochs of the run (for the speed estimate)
                 ):
         super().__init__(epochs)
-        self.a = np.asarray(a, np.float64); self.markup = check_float('markup', markup, 0, 1)
-        self.cost_range = (check_float('cost_range[0]', cost_range[0], 0), check_float('cost_range[1]', cost_range[1], cost_range[0]))
+        self.a = np.asarray(a, np.float64)
+        self.markup = check_float('markup', markup, 0, 1)
+        self.cost_range = (check_float('cost_range[0]', cost_range[0], 0),
+                           check_float('cost_range[1]', cost_range[1], cost_range[0]))
         self.volatility = check_float('volatility', volatility, 0)
 
     def reset(self, num_clients, seed):
@@ -101,7 +110,8 @@ def select(self:FMore, t, clients, k, rng):
 def contract_menu(costs:np.ndarray, # marginal cost of effort of each type
                  ) -> tuple[np.ndarray, np.ndarray]:
     "Self-revealing contract menu: (effort, reward) per type, types ordered from most to least expensive."
-    c = np.sort(check_array('costs', costs, 1, lo=0, nonempty=True))[::-1]; n = len(c)
+    c = np.sort(check_array('costs', costs, 1, lo=0, nonempty=True))[::-1]
+    n = len(c)
     effort = np.arange(1, n + 1) / n
     reward = np.cumsum(c * np.diff(np.concatenate([[0.0], effort])))
     return effort, reward
@@ -121,9 +131,11 @@ def subjective_reputation(pos:np.ndarray, # positive interactions per client
 
 # %% ../../nbs/selection/12_incentives.ipynb #9778b1a4
 class CBIM(SystemAwareSelector):
-    "CBIM teaching version: subjective-logic reputation above a threshold selects; contract rewards are paid from a budget."
+    """CBIM teaching version: subjective-logic reputation above a threshold selects; contract rewards are paid from a
+    budget."""
     name = 'CBIM'
-    taxonomy = placement('CBIM', 'Client incentives', '¬V D S ¬R ¬T', ('theta', 'time', 'energy'), ('Contract theory', 'Utility score'), 'Threshold', 'Limited reward')
+    taxonomy = placement('CBIM', 'Client incentives', '¬V D S ¬R ¬T', ('theta', 'time', 'energy'),
+                         ('Contract theory', 'Utility score'), 'Threshold', 'Limited reward')
     def __init__(self, threshold:float=0.5, # reputation threshold rho
                  n_types:int=3, # contract types
                  reward_budget:float=np.inf, # total reward the server can pay
@@ -164,7 +176,8 @@ def rewards(self:CBIM, clients, # a `ClientView` (its profiles give the energy e
 def select(self:CBIM, t, clients, k, rng):
     "A reputation threshold instead of a sample: the most reputable eligible clients, paid their contract reward."
     if self.reward is None: self.reward = self.rewards(clients)
-    ids = clients.available; rep = self.reputation()[ids]
+    ids = clients.available
+    rep = self.reputation()[ids]
     ok = ids[rep >= self.threshold]
     m = budget(k, clients) if self.cap else len(ok)
     chosen = top_by(ok, rep[rep >= self.threshold], m, rng) if len(ok) else top_by(ids, rep, 1, rng)
@@ -179,7 +192,8 @@ def update_is_good(reports, # one round's `Reports`
     if reports.server_eval is not None:
         base = reports.server_eval(reports.global_params)[1]
         return np.array([reports.server_eval(reports.global_params + u)[1] < base for u in reports.updates])
-    U = reports.updates.double(); tot = U.sum(0)
+    U = reports.updates.double()
+    tot = U.sum(0)
     return np.array([float(u @ (tot - u)) > 0 for u in U]) if len(U) > 1 else np.ones(1, dtype=bool)
 
 @patch
@@ -187,4 +201,5 @@ def observe(self:CBIM, t, reports):
     "Count each reported update as a positive or a negative interaction (it moves the reputation)."
     super(CBIM, self).observe(t, reports)
     good = update_is_good(reports)
-    self.pos[reports.ids] += good; self.neg[reports.ids] += ~good
+    self.pos[reports.ids] += good
+    self.neg[reports.ids] += ~good

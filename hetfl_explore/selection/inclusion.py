@@ -16,15 +16,18 @@ __all__ = ['LTFL', 'FedDropout']
 
 # %% ../../nbs/selection/11_inclusion.ipynb #87d605ff
 class LTFL(SystemAwareSelector):
-    "LT-FL: uniform selection over all clients; slow (loss-tolerant) clients' uploads are lost with some probability and weigh 0."
+    """LT-FL: uniform selection over all clients; slow (loss-tolerant) clients' uploads are lost with some probability
+    and weigh 0."""
     name = 'LT-FL'
-    taxonomy = placement('LT-FL', 'Client inclusion', '¬V D ¬S ¬R T', ('theta', 'time'), 'Time-based', 'Clusters', 'Fixed rounds')
+    taxonomy = placement('LT-FL', 'Client inclusion', '¬V D ¬S ¬R T', ('theta', 'time'), 'Time-based', 'Clusters',
+                         'Fixed rounds')
     def __init__(self, loss_prob:float=0.3, # probability that a loss-tolerant client's upload is lost
                  quantile:float=0.5, # clients slower than this quantile of expected times form the loss-tolerant group
                  epochs:float=1.0, # local epochs of the run (for the time estimate)
                 ):
         super().__init__(epochs)
-        self.loss_prob, self.quantile = check_float('loss_prob', loss_prob, 0, 1), check_float('quantile', quantile, 0, 1)
+        self.loss_prob = check_float('loss_prob', loss_prob, 0, 1)
+        self.quantile = check_float('quantile', quantile, 0, 1)
 
     def groups(self, clients, # this round's `ClientView`
                ids:np.ndarray, # clients to classify
@@ -38,7 +41,8 @@ class LTFL(SystemAwareSelector):
         ids = rng.choice(clients.available, size=budget(k, clients), replace=False)
         self.tolerant = self.groups(clients, ids).astype(bool)
         self.lost = self.tolerant & (rng.random(len(ids)) < self.loss_prob)
-        return Selection(ids, np.where(self.lost, 0.0, clients.n_samples[ids].astype(np.float64)))   # all lost: all 0, model kept
+        # all lost: all 0, model kept
+        return Selection(ids, np.where(self.lost, 0.0, clients.n_samples[ids].astype(np.float64)))
 
     def round_info(self) -> dict:
         "How many uploads of the last round were lost (weight 0)."
@@ -46,10 +50,13 @@ class LTFL(SystemAwareSelector):
 
 # %% ../../nbs/selection/11_inclusion.ipynb #24f3ff13
 class FedDropout(SystemAwareSelector):
-    "Federated Dropout: everyone may join; each client trains the random sub-model its keep rate allows, averaged where held."
+    """Federated Dropout: everyone may join; each client trains the random sub-model its keep rate allows, averaged
+    where held."""
     name = 'FDropout'
-    taxonomy = placement('FDropout', 'Client inclusion', '¬V D ¬S R T', 'theta', 'Model compression', 'Weights', 'Fixed rounds', 'Client inclusion')
-    def __init__(self, deadline:float|None=None, # round deadline T_max in simulated seconds (None: median expected time)
+    taxonomy = placement('FDropout', 'Client inclusion', '¬V D ¬S R T', 'theta', 'Model compression', 'Weights',
+                         'Fixed rounds', 'Client inclusion')
+    def __init__(self,
+                 deadline:float|None=None, # round deadline T_max in simulated seconds (None: median expected time)
                  min_capacity:float=0.25, # smallest keep rate
                  epochs:float=1.0, # local epochs of the run (for the time estimate)
                 ):
@@ -62,11 +69,14 @@ class FedDropout(SystemAwareSelector):
                   ) -> np.ndarray:
         "Keep rate c_k per client: the share of the model it can train within the deadline."
         secs = self.estimates(clients, ids)[0]
-        t_max = self.deadline if self.deadline is not None else float(np.median(self.estimates(clients, clients.available)[0]))
+        t_max = self.deadline if self.deadline is not None else float(
+            np.median(self.estimates(clients, clients.available)[0]))
         return np.clip(t_max / secs, self.min_capacity, 1.0)
 
     def select(self, t, clients, k, rng):
-        "Uniform sample with no deadline filter; weights n_k and the keep rates c_k, which the engine turns into sub-models."
+        """Uniform sample with no deadline filter; weights n_k and the keep rates c_k, which the engine turns into
+        sub-models."""
         ids = rng.choice(clients.available, size=budget(k, clients), replace=False)
-        c = self.keep_rates(clients, ids); self.capacities = dict(zip(ids.tolist(), c.tolist()))
+        c = self.keep_rates(clients, ids)
+        self.capacities = dict(zip(ids.tolist(), c.tolist()))
         return Selection(ids, clients.n_samples[ids], keep=c)

@@ -18,15 +18,18 @@ __all__ = ['DIMENSIONS', 'POLICY_FAMILIES', 'CHARACTERISTICS', 'MESSAGES', 'MESS
 # %% ../../nbs/selection/07_taxonomy.ipynb #219e185b
 DIMENSIONS: dict[str, dict] = {}   # dimension -> side, thesis section, definition and categories (filled below)
 
-DIMENSIONS['policy'] = dict(side='server', section='§3.2.1', definition=(
-    "Why the server selects: a global constraint (training efficiency, round time, energy, fairness, resilience "
-    "against attacks), a client-inclusion policy, or client incentives."),
+DIMENSIONS['policy'] = dict(
+    side='server', section='§3.2.1', definition=(
+        "Why the server selects: a global constraint (training efficiency, round time, energy, fairness, resilience "
+        "against attacks), a client-inclusion policy, or client incentives."),
     categories={
         'Baseline': "Selection fairness: every client (EqRep) or every sample (EqW) is represented equally.",
         'Efficiency': "Speed up convergence: fewer clients per round or fewer rounds for the same accuracy.",
-        'Other global constraints': "Round time, energy, good-intent or uniform-accuracy fairness, defence against attacks.",
+        'Other global constraints': "Round time, energy, good-intent or uniform-accuracy fairness, defence against "
+                                    "attacks.",
         'Client inclusion': "Let clients in that global constraints would exclude (poor channels, small devices).",
-        'Client incentives': "Reward clients for resources, data contribution or reputation."})
+        'Client incentives': "Reward clients for resources, data contribution or reputation."
+    })
 DIMENSIONS['client'] = dict(side='client', section='§3.2.2', definition=(
     "What the method assumes about the clients; a barred letter means the method works without the assumption."),
     categories={
@@ -37,20 +40,31 @@ DIMENSIONS['client'] = dict(side='client', section='§3.2.2', definition=(
         'T': "Trustworthiness: clients share truthful information (else some may be malicious)."})
 
 # %% ../../nbs/selection/07_taxonomy.ipynb #e93c191c
-POLICY_FAMILIES = {  # Appendix A.1 group (the `policy` column) -> the thesis' policy family (§3.2.1)
-    'Baseline': 'Global constraints', 'Efficiency': 'Global constraints', 'Other global constraints': 'Global constraints',
-    'Client inclusion': 'Client inclusion policies', 'Client incentives': 'Client incentives'}
+POLICY_FAMILIES = {   # Appendix A.1 group (the `policy` column) -> the thesis' policy family (§3.2.1)
+    'Baseline': 'Global constraints',
+    'Efficiency': 'Global constraints',
+    'Other global constraints': 'Global constraints',
+    'Client inclusion': 'Client inclusion policies',
+    'Client incentives': 'Client incentives'
+}
 
 # %% ../../nbs/selection/07_taxonomy.ipynb #f52a2bc2
-DIMENSIONS['message'] = dict(side='client', section='§3.2.3', definition=(
-    "What a client shares with the server; more information allows better selection at a privacy cost."),
+DIMENSIONS['message'] = dict(
+    side='client', section='§3.2.3',
+    definition=("What a client shares with the server; more information allows better selection at a privacy cost."),
     categories={
-        'theta': "θ: model parameters or their update.", 'data_size': "|D|: number of local samples.",
-        'loss': "L: loss of the model on the client's data.", 'lipschitz': "L_f: Lipschitz smoothness of the local loss.",
-        'time': "T: expected local training (and communication) time.", 'energy': "E: energy the round costs the client.",
-        'centroids': "G: cluster centres of the local data (a compressed data description)."})
-DIMENSIONS['value_generation'] = dict(side='hybrid', section='§3.2.4', definition=(
-    "How the relevance value v_k = g(M_k) is computed from the shared information, on the server, the client or both."),
+        'theta': "θ: model parameters or their update.",
+        'data_size': "|D|: number of local samples.",
+        'loss': "L: loss of the model on the client's data.",
+        'lipschitz': "L_f: Lipschitz smoothness of the local loss.",
+        'time': "T: expected local training (and communication) time.",
+        'energy': "E: energy the round costs the client.",
+        'centroids': "G: cluster centres of the local data (a compressed data description)."
+    })
+DIMENSIONS['value_generation'] = dict(
+    side='hybrid', section='§3.2.4', definition=
+    ("How the relevance value v_k = g(M_k) is computed from the shared information, on the server, the client or both."
+     ),
     categories={
         '-': "No value: the rule uses only the client set (and sizes).",
         'Loss-based': "v_k from the local loss: clients with a high loss are worth training on.",
@@ -66,7 +80,9 @@ DIMENSIONS['value_generation'] = dict(side='hybrid', section='§3.2.4', definiti
         'Auction': "Clients bid resources and prices; the server is the auctioneer.",
         'Contract theory': "The server offers a menu of (effort, reward) contracts per client type.",
         'Stackelberg game': "The server leads with a price, clients follow with their utility (no Table 4 row).",
-        'Gradient-based': "v_k from the client's update direction (library extension for the Ch. 5 baselines; not in Table 4)."})
+        'Gradient-based': "v_k from the client's update direction (library extension for the Ch. 5 baselines; not in "
+                          "Table 4)."
+    })
 
 # %% ../../nbs/selection/07_taxonomy.ipynb #b32023d7
 DIMENSIONS['value_interpretation'] = dict(side='server', section='§3.2.5', definition=(
@@ -77,16 +93,21 @@ DIMENSIONS['value_interpretation'] = dict(side='server', section='§3.2.5', defi
         'Weights': "v weighs the clients' updates in the aggregation.",
         'Threshold': "Clients whose v passes a threshold are selected: the number varies per round.",
         'Clusters': "Clients are grouped and selected per group."})
-DIMENSIONS['termination'] = dict(side='server', section='§3.2.6', definition=(
-    "When training ends: after a fixed number of rounds, at a target accuracy, when clients' energy or the "
-    "reward budget is spent, or by early stopping."),
-    categories={
-        '-': "Not part of the method.", 'Fixed rounds': "A fixed number of rounds T.",
-        'Reach accuracy': "A minimum required accuracy.", 'Limited energy': "Clients' energy budgets run out.",
-        'Limited reward': "The incentive budget is spent.", 'Early stopping': "ES: no progress on validation, or no client uploads."})
+DIMENSIONS['termination'] = dict(
+    side='server', section='§3.2.6',
+    definition=("When training ends: after a fixed number of rounds, at a target accuracy, when clients' energy or the "
+                "reward budget is spent, or by early stopping."), categories={
+                    '-': "Not part of the method.",
+                    'Fixed rounds': "A fixed number of rounds T.",
+                    'Reach accuracy': "A minimum required accuracy.",
+                    'Limited energy': "Clients' energy budgets run out.",
+                    'Limited reward': "The incentive budget is spent.",
+                    'Early stopping': "ES: no progress on validation, or no client uploads."
+                })
 CHARACTERISTICS = tuple(DIMENSIONS['client']['categories'])   # the five client assumptions V, D, S, R, T
 MESSAGES = tuple(DIMENSIONS['message']['categories'])         # keys of the shared-information vocabulary
-MESSAGE_SYMBOLS = dict(theta='θ', data_size='|D|', loss='L', lipschitz='L_f', time='T', energy='E', centroids='G')   # thesis symbols
+# thesis symbols
+MESSAGE_SYMBOLS = dict(theta='θ', data_size='|D|', loss='L', lipschitz='L_f', time='T', energy='E', centroids='G')
 
 # %% ../../nbs/selection/07_taxonomy.ipynb #7af50638
 def _tuple(name, cells, vocabulary):
@@ -132,35 +153,60 @@ def placement(method:str, # the method's name as used in this library (Table 4 s
     interp, _, exp = str(check_type('interpretation', interpretation, str)).partition(' + ')
     if exp not in ('', 'Exp'): raise ValueError(f"interpretation={interpretation!r}: the only modifier is ' + Exp'")
     policy = check_choice('policy', policy, dims['policy']['categories'])
-    return dict(method=check_type('method', method, str), policy=policy, policy_family=POLICY_FAMILIES[policy],
-                policy_label=label, **_characteristics('client', client),
-                message=_tuple('message', message, MESSAGES),
-                value_generation=_tuple('generation', generation, dims['value_generation']['categories']),
-                value_interpretation=check_choice('interpretation', interp, dims['value_interpretation']['categories']),
-                exploration=exp == 'Exp', termination=_tuple('termination', termination, dims['termination']['categories']))
+    return dict(
+        method=check_type('method', method,
+                          str), policy=policy, policy_family=POLICY_FAMILIES[policy], policy_label=label,
+        **_characteristics('client', client), message=_tuple('message', message, MESSAGES), value_generation=_tuple(
+            'generation', generation, dims['value_generation']['categories']), value_interpretation=check_choice(
+                'interpretation', interp,
+                dims['value_interpretation']['categories']), exploration=exp == 'Exp', termination=_tuple(
+                    'termination', termination, dims['termination']['categories']))
 
 # %% ../../nbs/selection/07_taxonomy.ipynb #23a03462
-_ROWS = [  # method, policy group, printed label, client, message, generation, interpretation, termination, App. A.1 heading, detail, also known as
- ('EqRep', 'Baseline', 'Selection fairness', 'V ¬D ¬S R T', 'theta', '-', 'Probability', '-', 'EqRep_baseline', 'full', 'random selection, FedAvg sampling'),
- ('EqW', 'Baseline', 'Selection fairness', 'V D ¬S R T', ('theta', 'data_size'), '-', 'Probability', '-', 'EqW_baseline', 'partial', 'sampling by data size'),
- ('AFL_G', 'Efficiency', '', '¬V D S R T', ('theta', 'loss'), 'Loss-based', 'Probability + Exp', 'Fixed rounds', 'AFL_G', 'partial', 'Active FL, Goetz et al., 2019'),
- ('pow-d', 'Efficiency', 'Efficiency', '¬V D ¬S R T', ('theta', 'data_size', 'loss'), 'Loss-based', 'Ranking', 'Reach accuracy', 'pow-d', 'full', 'Power-of-Choice, Cho et al., 2022'),
- ('S-FedAvg', 'Efficiency', '', 'V D S R T', 'theta', ('Shapley values', 'Validation set'), 'Probability', 'Fixed rounds', 'S-FedAvg', 'partial', 'Nagalapatti & Narayanam 2021'),
- ('k-FED', 'Efficiency', '', 'V D S R T', ('theta', 'centroids'), 'Clustering', 'Clusters', 'Fixed rounds', 'k-FED', 'partial', 'Dennis et al., 2021'),
- ('LAG', 'Efficiency', '', 'V D S R T', ('theta', 'lipschitz'), 'Loss-based', 'Threshold', ('Fixed rounds', 'Early stopping'), 'LAG', 'none', 'Lazily Aggregated Gradient, Chen et al., 2018'),
- ('FL-CIR', 'Efficiency', '', 'V D S R T', ('theta', 'loss'), 'Bandit-based', 'Ranking', 'Fixed rounds', 'FL-CIR', 'none', 'class-imbalance reduction, Yang et al., 2021'),
- ('FAVOR', 'Efficiency', '', 'V D S R T', 'theta', ('Reinforcement Learning', 'Validation set'), 'Ranking', 'Reach accuracy', 'FAVOR', 'partial', 'Wang et al., 2020'),
- ('FedCS', 'Other global constraints', 'Limit round time', '¬V D ¬S R T', ('theta', 'time'), 'Time-based', 'Ranking', ('Fixed rounds', 'Reach accuracy'), 'FedCS', 'full', 'Nishio & Yonetani 2019'),
- ('AFL_M', 'Other global constraints', 'Good-intent fairness', 'V D S R T', ('theta', 'loss'), 'Loss-based', 'Probability', 'Fixed rounds', 'AFL_M', 'partial', 'Agnostic FL, Mohri et al., 2019'),
- ('q-FFL', 'Other global constraints', 'Uniform accuracy', '¬V ¬D ¬S ¬R T', ('theta', 'lipschitz'), 'Loss-based', 'Weights', 'Fixed rounds', 'q-FFL', 'none', 'q-Fair FL, Li et al., 2020'),
- ('Oort', 'Other global constraints', 'Limit round time', '¬V D S R ¬T', ('theta', 'loss', 'time'), 'Utility game', 'Ranking + Exp', 'Reach accuracy', 'Oort', 'partial', 'Lai et al., 2021'),
- ('FLAME_C', 'Other global constraints', 'Limit client energy', '¬V D S R T', ('theta', 'loss', 'time', 'energy'), 'Utility game', 'Ranking', 'Limited energy', 'FLAME', 'partial', 'Cho, Mathur & Kawsar 2022'),
- ('DDaBA', 'Other global constraints', 'Defense against attacks', '¬V ¬D ¬S R ¬T', 'theta', 'Validation set', 'Weights', 'Fixed rounds', 'DDaBA', 'partial', 'Rodríguez-Barroso et al., 2022'),
- ('LT-FL', 'Client inclusion', '', '¬V D ¬S ¬R T', ('theta', 'time'), 'Time-based', 'Clusters', 'Fixed rounds', 'LT-FL', 'partial', 'Loss-tolerant FL, Zhou et al., 2021'),
- ('FDropout', 'Client inclusion', 'Client inclusion', '¬V D ¬S R T', 'theta', 'Model compression', 'Weights', 'Fixed rounds', 'FD', 'full', 'Federated Dropout, Caldas et al., 2018 (FD)'),
- ('CI-MR', 'Client incentives', '', 'V D S R T', ('theta', 'data_size'), 'Shapley values', 'Weights', 'Fixed rounds', 'CI-MR', 'partial', 'contribution index, Song et al., 2019'),
- ('FMore', 'Client incentives', 'Client incentives', '¬V D ¬S R T', ('theta', 'data_size', 'time'), ('Auction', 'Utility score'), 'Ranking', ('Fixed rounds', 'Reach accuracy'), 'FMore', 'none', 'multi-dimensional auction, Zeng et al., 2020'),
- ('CBIM', 'Client incentives', '', '¬V D S ¬R ¬T', ('theta', 'time', 'energy'), ('Contract theory', 'Utility score'), 'Threshold', 'Limited reward', 'CBIM', 'none', 'contract + reputation, Kang et al., 2019'),
+# method, policy group, printed label, client, message, generation, interpretation, termination, App. A.1 heading,
+# detail, also known as
+_ROWS = [
+    ('EqRep', 'Baseline', 'Selection fairness', 'V ¬D ¬S R T', 'theta', '-', 'Probability', '-', 'EqRep_baseline',
+     'full', 'random selection, FedAvg sampling'),
+    ('EqW', 'Baseline', 'Selection fairness', 'V D ¬S R T', ('theta', 'data_size'), '-', 'Probability', '-',
+     'EqW_baseline', 'partial', 'sampling by data size'),
+    ('AFL_G', 'Efficiency', '', '¬V D S R T', ('theta', 'loss'), 'Loss-based', 'Probability + Exp', 'Fixed rounds',
+     'AFL_G', 'partial', 'Active FL, Goetz et al., 2019'),
+    ('pow-d', 'Efficiency', 'Efficiency', '¬V D ¬S R T', ('theta', 'data_size', 'loss'), 'Loss-based', 'Ranking',
+     'Reach accuracy', 'pow-d', 'full', 'Power-of-Choice, Cho et al., 2022'),
+    ('S-FedAvg', 'Efficiency', '', 'V D S R T', 'theta', ('Shapley values', 'Validation set'), 'Probability',
+     'Fixed rounds', 'S-FedAvg', 'partial', 'Nagalapatti & Narayanam 2021'),
+    ('k-FED', 'Efficiency', '', 'V D S R T', ('theta', 'centroids'), 'Clustering', 'Clusters', 'Fixed rounds', 'k-FED',
+     'partial', 'Dennis et al., 2021'),
+    ('LAG', 'Efficiency', '', 'V D S R T', ('theta', 'lipschitz'), 'Loss-based', 'Threshold',
+     ('Fixed rounds', 'Early stopping'), 'LAG', 'none', 'Lazily Aggregated Gradient, Chen et al., 2018'),
+    ('FL-CIR', 'Efficiency', '', 'V D S R T', ('theta', 'loss'), 'Bandit-based', 'Ranking', 'Fixed rounds', 'FL-CIR',
+     'none', 'class-imbalance reduction, Yang et al., 2021'),
+    ('FAVOR', 'Efficiency', '', 'V D S R T', 'theta', ('Reinforcement Learning', 'Validation set'), 'Ranking',
+     'Reach accuracy', 'FAVOR', 'partial', 'Wang et al., 2020'),
+    ('FedCS', 'Other global constraints', 'Limit round time', '¬V D ¬S R T', ('theta', 'time'), 'Time-based', 'Ranking',
+     ('Fixed rounds', 'Reach accuracy'), 'FedCS', 'full', 'Nishio & Yonetani 2019'),
+    ('AFL_M', 'Other global constraints', 'Good-intent fairness', 'V D S R T', ('theta', 'loss'), 'Loss-based',
+     'Probability', 'Fixed rounds', 'AFL_M', 'partial', 'Agnostic FL, Mohri et al., 2019'),
+    ('q-FFL', 'Other global constraints', 'Uniform accuracy', '¬V ¬D ¬S ¬R T', ('theta', 'lipschitz'), 'Loss-based',
+     'Weights', 'Fixed rounds', 'q-FFL', 'none', 'q-Fair FL, Li et al., 2020'),
+    ('Oort', 'Other global constraints', 'Limit round time', '¬V D S R ¬T', ('theta', 'loss', 'time'), 'Utility game',
+     'Ranking + Exp', 'Reach accuracy', 'Oort', 'partial', 'Lai et al., 2021'),
+    ('FLAME_C', 'Other global constraints', 'Limit client energy', '¬V D S R T', ('theta', 'loss', 'time', 'energy'),
+     'Utility game', 'Ranking', 'Limited energy', 'FLAME', 'partial', 'Cho, Mathur & Kawsar 2022'),
+    ('DDaBA', 'Other global constraints', 'Defense against attacks', '¬V ¬D ¬S R ¬T', 'theta', 'Validation set',
+     'Weights', 'Fixed rounds', 'DDaBA', 'partial', 'Rodríguez-Barroso et al., 2022'),
+    ('LT-FL', 'Client inclusion', '', '¬V D ¬S ¬R T', ('theta', 'time'), 'Time-based', 'Clusters', 'Fixed rounds',
+     'LT-FL', 'partial', 'Loss-tolerant FL, Zhou et al., 2021'),
+    ('FDropout', 'Client inclusion', 'Client inclusion', '¬V D ¬S R T', 'theta', 'Model compression', 'Weights',
+     'Fixed rounds', 'FD', 'full', 'Federated Dropout, Caldas et al., 2018 (FD)'),
+    ('CI-MR', 'Client incentives', '', 'V D S R T', ('theta', 'data_size'), 'Shapley values', 'Weights', 'Fixed rounds',
+     'CI-MR', 'partial', 'contribution index, Song et al., 2019'),
+    ('FMore', 'Client incentives', 'Client incentives', '¬V D ¬S R T', ('theta', 'data_size',
+                                                                        'time'), ('Auction', 'Utility score'),
+     'Ranking', ('Fixed rounds', 'Reach accuracy'), 'FMore', 'none', 'multi-dimensional auction, Zeng et al., 2020'),
+    ('CBIM', 'Client incentives', '', '¬V D S ¬R ¬T', ('theta', 'time', 'energy'), ('Contract theory', 'Utility score'),
+     'Threshold', 'Limited reward', 'CBIM', 'none', 'contract + reputation, Kang et al., 2019'),
 ]
 
 # %% ../../nbs/selection/07_taxonomy.ipynb #be8db4ce
@@ -201,7 +247,8 @@ def _first(cell):
     return cell[0] if isinstance(cell, tuple) else cell
 
 def taxonomy_figure(table:pd.DataFrame|None=None, # a placement table (default: `TABLE4`)
-                    dims:tuple=('policy', 'V', 'T', 'value_generation', 'value_interpretation', 'termination'), # columns to show
+                    # columns to show
+                    dims:tuple=('policy', 'V', 'T', 'value_generation', 'value_interpretation', 'termination'),
                    ) -> go.Figure:
     "Parallel categories of the methods across taxonomy dimensions, coloured by policy group."
     table = TABLE4 if table is None else check_type('table', table, pd.DataFrame)
@@ -213,8 +260,9 @@ def taxonomy_figure(table:pd.DataFrame|None=None, # a placement table (default: 
     dimensions = [dict(label=c.replace('_', ' '), values=values(c)) for c in dims]
     codes = [groups.index(p) for p in table['policy']]
     scale = [[i / (len(groups) - 1), _GROUP_COLOURS[g]] for i, g in enumerate(groups)]
-    fig = go.Figure(go.Parcats(dimensions=dimensions, line=dict(color=codes, colorscale=scale, cmin=0, cmax=len(groups) - 1),
-                               hoveron='color', arrangement='freeform'))
+    fig = go.Figure(
+        go.Parcats(dimensions=dimensions, line=dict(color=codes, colorscale=scale, cmin=0, cmax=len(groups) - 1),
+                   hoveron='color', arrangement='freeform'))
     fig.update_layout(height=420, width=860, margin=dict(l=90, r=90, t=40, b=20), title='Table 4 across the taxonomy')
     return fig
 
@@ -225,10 +273,17 @@ def taxonomy_sunburst(table:pd.DataFrame|None=None, # a placement table (default
     table = (TABLE4 if table is None else check_type('table', table, pd.DataFrame)).reset_index()
     ids, labels, parents = [], [], []
     for g, sub in table.groupby('policy', sort=False):
-        ids.append(g); labels.append(g); parents.append('')
+        ids.append(g)
+        labels.append(g)
+        parents.append('')
         for interp, sub2 in sub.groupby('value_interpretation', sort=False):
-            ids.append(f'{g}/{interp}'); labels.append(interp); parents.append(g)
-            for m in sub2['method']: ids.append(f'{g}/{interp}/{m}'); labels.append(m); parents.append(f'{g}/{interp}')
+            ids.append(f'{g}/{interp}')
+            labels.append(interp)
+            parents.append(g)
+            for m in sub2['method']:
+                ids.append(f'{g}/{interp}/{m}')
+                labels.append(m)
+                parents.append(f'{g}/{interp}')
     fig = go.Figure(go.Sunburst(ids=ids, labels=labels, parents=parents, branchvalues='remainder'))
     fig.update_layout(height=420, width=420, margin=dict(l=0, r=0, t=30, b=0), title='Policy → interpretation → method')
     return fig
@@ -237,7 +292,8 @@ def taxonomy_sunburst(table:pd.DataFrame|None=None, # a placement table (default
 class MethodCard:
     "A method's taxonomy placement, displayable as HTML (notebooks) or Markdown (`str`)."
     def __init__(self, row:dict, # a placement (as from `placement`) plus optional extra fields
-                ): self.row = check_type('row', row, dict)
+                ):
+        self.row = check_type('row', row, dict)
 
     def fields(self) -> list[tuple[str, str]]:
         "The (dimension, value) pairs shown on the card."
@@ -258,15 +314,17 @@ class MethodCard:
 # %% ../../nbs/selection/07_taxonomy.ipynb #60bcfbe6
 @patch
 def __str__(self:MethodCard):
-    return f"**{self.title()}**\n\n| dimension | value |\n|---|---|\n" + '\n'.join(f'| {k} | {v} |' for k, v in self.fields())
+    return f"**{self.title()}**\n\n| dimension | value |\n|---|---|\n" + '\n'.join(f'| {k} | {v} |'
+                                                                                   for k, v in self.fields())
 
 @patch
 def _repr_markdown_(self:MethodCard): return str(self)
 
 @patch
 def _repr_html_(self:MethodCard):
-    rows = ''.join(f'<tr><th style="text-align:left;padding-right:1em">{html.escape(k)}</th><td>{html.escape(v)}</td></tr>'
-                   for k, v in self.fields())
+    rows = ''.join(
+        f'<tr><th style="text-align:left;padding-right:1em">{html.escape(k)}</th><td>{html.escape(v)}</td></tr>'
+        for k, v in self.fields())
     colour = _GROUP_COLOURS.get(self.row['policy'], '#333')
     return (f'<div style="border-left:6px solid {colour};padding:4px 10px;margin:6px 0;max-width:720px">'
             f'<b>{html.escape(self.title())}</b><table style="font-size:90%">{rows}</table></div>')
@@ -284,24 +342,30 @@ _COMPARED = (  # the placement fields a declaration must match
 
 def placement_mismatches(declared:dict, # a selector's `taxonomy` dict
                         ) -> list[str]:
-    "Fields where `declared` differs from its Table 4 row (empty when it matches); raises if the method is not in Table 4."
+    """Fields where `declared` differs from its Table 4 row (empty when it matches); raises if the method is not in
+    Table 4."""
     check_type('declared', declared, dict)
     check_choice("declared['method']", declared.get('method'), TABLE4.index)
     row = TABLE4.loc[declared['method']]
     norm = lambda v: tuple(sorted(v)) if isinstance(v, tuple) else v
-    return [f"{f}: declared {declared.get(f)!r}, Table 4 {row[f]!r}" for f in _COMPARED if norm(declared.get(f)) != norm(row[f])]
+    return [
+        f"{f}: declared {declared.get(f)!r}, Table 4 {row[f]!r}" for f in _COMPARED
+        if norm(declared.get(f)) != norm(row[f])
+    ]
 
 def placement_table(selectors, # selector classes or instances with a `taxonomy` dict
                    ) -> pd.DataFrame:
     "Placements declared by `selectors`, one row each, with the implementing class and whether it is a Table 4 row."
     rows = []
-    if isinstance(selectors, (str, bytes)) or not hasattr(selectors, '__iter__'): raise TypeError(f"selectors={selectors!r}: expected selector classes or instances")
+    if isinstance(selectors, (str, bytes)) or not hasattr(selectors, '__iter__'):
+        raise TypeError(f"selectors={selectors!r}: expected selector classes or instances")
     try: selectors = list(selectors)
     except Exception as e:
         raise TypeError(f"selectors: iterating raised {type(e).__name__}; expected selector classes or instances") \
             from None
     for s in selectors:
-        if not (isinstance(s, type) or hasattr(s, 'select')): raise TypeError(f"selectors[i]={s!r}: expected a selector class or instance")
+        if not (isinstance(s, type) or hasattr(s, 'select')):
+            raise TypeError(f"selectors[i]={s!r}: expected a selector class or instance")
         cls = s if isinstance(s, type) else type(s)
         if not getattr(cls, 'taxonomy', None): continue
         rows.append(dict(cls.taxonomy, implementation=cls.__name__, in_table4=cls.taxonomy['method'] in TABLE4.index))

@@ -168,7 +168,8 @@ def _round(w:dict, X:np.ndarray, labels:np.ndarray, clients:list, selected, orde
             for s in range(0, len(o), cfg['batch']):
                 b = ids[o[s:s + cfg['batch']]]
                 _sgd_step(wk, X[b], labels[b], cfg['lr'])
-        models.append(wk); sizes.append(len(ids))
+        models.append(wk)
+        sizes.append(len(ids))
     p = np.array(sizes, f64) / sum(sizes)
     out = {}
     for n in w:
@@ -341,7 +342,8 @@ def reference_outcome(rows:list, # editor rows [(multiplicity, N)]
             for r in range(rounds):
                 order = lambda kk, e: brng.permutation(len(clients[kk]))
                 w = _round(w, X, labels, clients, np.flatnonzero(chosen[r]), order, cfg)
-                m = _evaluate(w, X, labels, test, groups); curve.append((m['accuracy'], m['worst']))
+                m = _evaluate(w, X, labels, test, groups)
+                curve.append((m['accuracy'], m['worst']))
             out[s].append(curve)
     return {s: np.array(v) for s, v in out.items()}
 

@@ -19,7 +19,8 @@ from ..foundation.data import digits_federation
 from ..selection.efficiency import ActiveFL, PowD
 from ..crowd.devices import DevicePool
 from ..crowd.promethee import PrometheeSelector, CRITERIA, FLOW_METHODS, REFERENCE_CONFIG
-from ..crowd.baselines import CrowdRandom, GreedyPerCost, PriceFirst, ResourceAware, Budgeted, selection_race, race_table, race_figure
+from ..crowd.baselines import (CrowdRandom, GreedyPerCost, PriceFirst, ResourceAware, Budgeted,
+                                           selection_race, race_table, race_figure)
 from ..crowd.shapley import free_rider_run, payouts, flag_free_riders, FREE_RIDER_KINDS, TRUNCATIONS
 from .layout import figure_row
 from .panel import Panel
@@ -83,12 +84,16 @@ def draw(self:PrometheePanel,
     "Show the ranking table and the H-Q scatter."
     self.table = table
     t = self.ranking()
-    self.table_w.value = t.head(self.top)[['client', *CRITERIA, 'phi', 'cost', 'chosen']].round(3).to_html(border=0, index=False)
+    self.table_w.value = t.head(self.top)[['client', *CRITERIA, 'phi', 'cost', 'chosen']].round(3).to_html(
+        border=0, index=False)
     with self.fig.batch_update():
         self.fig.data = []
-        self.fig.add_scatter(x=t['H'], y=t['Q'], mode='markers', text=t['client'], marker=dict(color=t['phi'], colorscale='Viridis', showscale=True,
-                             size=np.where(t['chosen'], 14, 7), line=dict(width=np.where(t['chosen'], 2, 0).tolist())))
-        self.fig.update_layout(xaxis_title='g_H', yaxis_title='g_Q', height=340, width=460, margin=dict(l=40, r=10, t=20, b=40))
+        self.fig.add_scatter(
+            x=t['H'], y=t['Q'], mode='markers', text=t['client'], marker=dict(
+                color=t['phi'], colorscale='Viridis', showscale=True, size=np.where(t['chosen'], 14, 7),
+                line=dict(width=np.where(t['chosen'], 2, 0).tolist())))
+        self.fig.update_layout(xaxis_title='g_H', yaxis_title='g_Q', height=340, width=460, margin=dict(
+            l=40, r=10, t=20, b=40))
 
 @patch
 def ranking(self:PrometheePanel) -> pd.DataFrame:
@@ -101,13 +106,19 @@ def selected(self:PrometheePanel) -> np.ndarray:
     return self.table.loc[self.table['chosen'], 'client'].to_numpy()
 
 # %% ../../nbs/widgets/53_crowd.ipynb #e398fb13
-RACERS = {'Random': lambda pool, b: CrowdRandom(pool, b), 'Active': lambda pool, b: Budgeted(ActiveFL(), pool, b),
-          'Power of Choice': lambda pool, b: Budgeted(PowD(), pool, b), 'Greedy': lambda pool, b: GreedyPerCost(pool, b),
-          'Resource-aware': lambda pool, b: ResourceAware(pool, b), 'Price-first': lambda pool, b: PriceFirst(pool, b),
-          'FedPROM': lambda pool, b: PrometheeSelector(pool, budget=b)} # panel name -> selector factory (pool, budget)
+RACERS = {
+    'Random': lambda pool, b: CrowdRandom(pool, b),
+    'Active': lambda pool, b: Budgeted(ActiveFL(), pool, b),
+    'Power of Choice': lambda pool, b: Budgeted(PowD(), pool, b),
+    'Greedy': lambda pool, b: GreedyPerCost(pool, b),
+    'Resource-aware': lambda pool, b: ResourceAware(pool, b),
+    'Price-first': lambda pool, b: PriceFirst(pool, b),
+    'FedPROM': lambda pool, b: PrometheeSelector(pool, budget=b)
+}   # panel name -> selector factory (pool, budget)
 
 class RacePanel(Panel):
-    "Choose racers, devices, rounds, budget and round-time rule; Run shows the race table and accuracy against simulated time."
+    """Choose racers, devices, rounds, budget and round-time rule; Run shows the race table and accuracy against
+    simulated time."""
     def __init__(self, devices:int=40, # devices (and clients) in the race
                  rounds:int=10, # rounds per racer
                  budget:float=40.0, # money per round
@@ -165,16 +176,18 @@ class ShapleyPanel(Panel):
                 ):
         n_benign, rounds = check_int('n_benign', n_benign, lo=1, hi=20), check_int('rounds', rounds, lo=1, hi=30)
         kinds = tuple(check_choice('kinds', k, FREE_RIDER_KINDS) for k in check_type('kinds', kinds, (list, tuple)))
-        self.w = dict(n_benign=W.IntSlider(value=n_benign, min=1, max=20, description='benign'),
-                      kinds=W.SelectMultiple(options=list(FREE_RIDER_KINDS), value=tuple(kinds), description='free riders'),
-                      rounds=W.IntSlider(value=rounds, min=1, max=30, description='rounds'),
-                      method=W.Dropdown(options=['exact', *TRUNCATIONS], value='exact', description='method'),
-                      n_perm=W.IntSlider(value=20, min=1, max=200, description='M'), L=W.IntSlider(value=3, min=1, max=20, description='L'),
-                      tol=W.FloatSlider(value=0.01, min=0, max=0.2, step=0.005, description='tol'),
-                      kappa=W.FloatSlider(value=0.3, min=0, max=1, step=0.05, description='κ'),
-                      reward_pool=W.FloatSlider(value=100, min=0, max=1000, step=10, description='R'),
-                      beta=W.FloatSlider(value=1.0, min=0, max=20, step=0.5, description='β'),
-                      negative=W.ToggleButtons(options=['clip', 'shift', 'error'], value='clip', description='φ < 0'))
+        self.w = dict(
+            n_benign=W.IntSlider(value=n_benign, min=1, max=20, description='benign'), kinds=W.SelectMultiple(
+                options=list(FREE_RIDER_KINDS), value=tuple(kinds), description='free riders'), rounds=W.IntSlider(
+                    value=rounds, min=1, max=30, description='rounds'), method=W.Dropdown(
+                        options=['exact', *TRUNCATIONS], value='exact', description='method'), n_perm=W.IntSlider(
+                            value=20, min=1, max=200, description='M'),
+            L=W.IntSlider(value=3, min=1, max=20, description='L'), tol=W.FloatSlider(
+                value=0.01, min=0, max=0.2, step=0.005, description='tol'), kappa=W.FloatSlider(
+                    value=0.3, min=0, max=1, step=0.05, description='κ'), reward_pool=W.FloatSlider(
+                        value=100, min=0, max=1000, step=10, description='R'), beta=W.FloatSlider(
+                            value=1.0, min=0, max=20, step=0.5, description='β'), negative=W.ToggleButtons(
+                                options=['clip', 'shift', 'error'], value='clip', description='φ < 0'))
         self.msg_w, self.table_w, self.fig = W.HTML(), W.HTML(), SharedFigureWidget()
         self.listen()
         controls = list(self.w.values())

@@ -14,8 +14,8 @@ import anywidget
 import traitlets
 from IPython.display import display
 from fastcore.basics import patch
-from ..foundation.core import (TRIPLET_COLORS, check_int, check_float, check_choice, check_type, check_count_array,
-                                           check_array, rng_streams, MAX_COUNT)
+from ..foundation.core import (TRIPLET_COLORS, check_int, check_float, check_choice, check_type,
+                                           check_count_array, check_array, rng_streams, MAX_COUNT)
 from ..foundation.hetero import as_counts, dht, fl_metrics, client_types, METRICS, TYPES, simplex_positions
 from ..foundation.data import FEDERATIONS, federation
 from ..feddiverse.selector import DIMS
@@ -41,7 +41,9 @@ def dirichlet_types(num_clients:int=24, # K
                     seed:int=0, # seed of the draw
                    ) -> list[tuple[int, np.ndarray]]: # [(1, N^k), ...] one type per client
     "Client matrices whose (class, attribute) proportions are drawn from a symmetric Dirichlet, as editor rows."
-    K, Y, A = check_int('num_clients', num_clients, lo=1, hi=MAX_CLIENTS), check_int('n_classes', n_classes, lo=2, hi=EDITOR_MAX_SIDE), check_int('n_attrs', n_attrs, lo=2, hi=EDITOR_MAX_SIDE)
+    K = check_int('num_clients', num_clients, lo=1, hi=MAX_CLIENTS)
+    Y = check_int('n_classes', n_classes, lo=2, hi=EDITOR_MAX_SIDE)
+    A = check_int('n_attrs', n_attrs, lo=2, hi=EDITOR_MAX_SIDE)
     alpha, size = check_float('alpha', alpha, lo=0, lo_open=True), check_int('size', size, lo=1)
     rng = rng_streams(seed, 1, 'dirichlet_types')[0]
     return [(1, rng.multinomial(size, rng.dirichlet(np.full(Y * A, alpha))).reshape(Y, A)) for _ in range(K)]
@@ -83,24 +85,38 @@ def check_types(types:list, # [(multiplicity, N), ...] editor rows
         m = check_int(f'types: multiplicity of row {i}', row[0], lo=1, hi=MAX_CLIENTS)
         N = check_count_array(f'types: row {i}', row[1])
         if N.ndim != 2 or min(N.shape) < 2 or max(N.shape) > EDITOR_MAX_SIDE:
-            raise ValueError(f"types: row {i}: shape {N.shape}: expected (|Y|, |A|) with 2 <= |Y|, |A| <= {EDITOR_MAX_SIDE}")
-        if shape is not None and N.shape != shape: raise ValueError(f"types: row {i}: shape {N.shape} differs from row 0's {shape}")
-        if N.sum() == 0: raise ValueError(f"types: row {i}: empty client (every count is 0): a client needs at least one sample")
-        out.append((m, N)); shape = N.shape
+            raise ValueError(
+                f"types: row {i}: shape {N.shape}: expected (|Y|, |A|) with 2 <= |Y|, |A| <= {EDITOR_MAX_SIDE}")
+        if shape is not None and N.shape != shape:
+            raise ValueError(f"types: row {i}: shape {N.shape} differs from row 0's {shape}")
+        if N.sum() == 0:
+            raise ValueError(f"types: row {i}: empty client (every count is 0): a client needs at least one sample")
+        out.append((m, N))
+        shape = N.shape
     clients, total = sum(m for m, _ in out), sum(m * int(N.sum()) for m, N in out)
-    if clients > MAX_CLIENTS: raise ValueError(f"types: {clients} clients in all; the editor holds at most {MAX_CLIENTS}")
-    if total > MAX_COUNT: raise ValueError(f"types: {total} samples in all, above MAX_COUNT={MAX_COUNT}; their sums would overflow")
+    if clients > MAX_CLIENTS:
+        raise ValueError(f"types: {clients} clients in all; the editor holds at most {MAX_CLIENTS}")
+    if total > MAX_COUNT:
+        raise ValueError(f"types: {total} samples in all, above MAX_COUNT={MAX_COUNT}; their sums would overflow")
     return out
 
 # %% ../../nbs/widgets/50_editor.ipynb #d46f2b66
 def _summary_warnings(rows, t, ty, atol):
     "Zero triplets, ties between triplet components, and empty cells of the editor rows, as messages."
     out = [f"row {i}: zero triplet (a balanced, uncorrelated client)" for i in np.flatnonzero(t.max(1) <= atol)]
-    out += [f"row {i}: tie between {ty[i].replace('=', ' and ')}" for i in range(len(t)) if '=' in ty[i] and t[i].max() > atol]
-    out += [f"row {i}: empty cells {[tuple(map(int, c)) for c in np.argwhere(N == 0)]}" for i, N in enumerate(rows) if (N == 0).any()]
+    out += [
+        f"row {i}: tie between {ty[i].replace('=', ' and ')}" for i in range(len(t))
+        if '=' in ty[i] and t[i].max() > atol
+    ]
+    out += [
+        f"row {i}: empty cells {[tuple(map(int, c)) for c in np.argwhere(N == 0)]}" for i, N in enumerate(rows)
+        if (N == 0).any()
+    ]
     return out
 
-SUMMARY_KEYS = ('metrics', 'triplets', 'types', 'multiplicities', 'type_counts', 'global_matrix', 'num_clients', 'n_samples', 'warnings')
+
+SUMMARY_KEYS = ('metrics', 'triplets', 'types', 'multiplicities', 'type_counts', 'global_matrix', 'num_clients',
+                'n_samples', 'warnings')
 
 def _check_summary(summary):
     "`summary` checked as the dict `federation_summary` returns."
@@ -113,9 +129,11 @@ def federation_summary(types:list, # [(multiplicity, N), ...] editor rows (valid
                       ) -> dict:
     "Everything the editor shows: six metrics, per-row triplets and types, type counts, global matrix, warnings."
     types, atol = check_types(types), check_float('atol', atol, lo=0)
-    mult = np.array([m for m, _ in types]); rows = np.stack([N for _, N in types])
+    mult = np.array([m for m, _ in types])
+    rows = np.stack([N for _, N in types])
     Ns = np.repeat(rows, mult, axis=0)
-    t = dht(rows); ty = client_types(t, tie='join', atol=atol)
+    t = dht(rows)
+    ty = client_types(t, tie='join', atol=atol)
     counts = pd.Series(np.repeat(ty, mult)).value_counts().to_dict()
     return dict(metrics=fl_metrics(Ns), triplets=t, types=ty, multiplicities=mult, type_counts=counts,
                 global_matrix=Ns.sum(0), num_clients=int(mult.sum()), n_samples=int(Ns.sum()),
@@ -127,7 +145,8 @@ MAX_WARNINGS = 6   # warnings listed in the readout; the rest are counted
 def _fmt(v): return '–' if v is None else f'{float(v):.3f}'
 
 def _metrics_table(m, pub, derived):
-    "The six metrics as a narrow HTML table, one line per metric: the edited federation, the printed and the derived values."
+    """The six metrics as a narrow HTML table, one line per metric: the edited federation, the printed and the derived
+    values."""
     vals = {'edited': m, **({'published': pub} if pub else {}), **({'derived': derived} if derived else {})}
     head = ''.join(f'<th style="padding:0 6px">{c}</th>' for c in vals)
     body = ''.join(f'<tr><th style="text-align:left">{k}</th>' + ''.join(
@@ -136,7 +155,8 @@ def _metrics_table(m, pub, derived):
 
 def summary_html(summary:dict, # from `federation_summary`
                  published:dict|None=None, # values printed by the source, shown beside (`published_values`)
-                 derived:dict|None=None, # values derived from the source's matrices, not printed there (`derived_values`)
+                 # values derived from the source's matrices, not printed there (`derived_values`)
+                 derived:dict|None=None,
                 ) -> str:
     "The editor's live readout: metrics table (published values beside), type counts, global matrix, warnings."
     _check_summary(summary)
@@ -184,9 +204,11 @@ def published_values(name:str, # a federation name (other presets have none)
 
 def derived_values(name:str, # a federation name (other presets have none)
                   ) -> dict:
-    "The metrics its source does not print, computed at full precision from the published matrices (rounded only when shown)."
+    """The metrics its source does not print, computed at full precision from the published matrices (rounded only when
+    shown)."""
     if not _names_federation(name): return {}
-    fs = federation(name); m = fl_metrics(fs.matrices)
+    fs = federation(name)
+    m = fl_metrics(fs.matrices)
     return {k: float(m[k]) for k in METRICS if k not in fs.published}
 
 # %% ../../nbs/widgets/50_editor.ipynb #d3197fc1
@@ -206,7 +228,8 @@ def type_group(ty:str, # a type of `hetero.client_types`: 'CI', 'AI', 'SC' or a 
 TERNARY_PX = 340   # width of the editor's simplex and of the readout above it
 
 def _new_types_ternary(fig):
-    "Add the four (empty) type traces, named by `TYPE_LABELS`, and the layout (legend below the simplex) to a new figure."
+    """Add the four (empty) type traces, named by `TYPE_LABELS`, and the layout (legend below the simplex) to a new
+    figure."""
     fig.add_traces([go.Scatterternary(name=TYPE_LABELS[g], meta=g, mode='markers', marker=dict(color=c, opacity=0.8),
                                       hovertemplate='%{text}<extra>%{fullData.name}</extra>')   # row ids on hover
                     for g, c in TYPE_COLOURS.items()])
@@ -217,7 +240,8 @@ def _new_types_ternary(fig):
 def _types_legend_html():
     "The simplex legend as static HTML (the editor's figure draws none: plotly redraws its legend on every edit)."
     return '<div style="font-size:11px">type: ' + ' '.join(
-        f'<span style="white-space:nowrap;margin-right:8px"><span style="color:{TYPE_COLOURS[g]}">●</span> {html.escape(t)}</span>'
+        f'<span style="white-space:nowrap;margin-right:8px"><span style="color:{TYPE_COLOURS[g]}">●</span> '
+        f'{html.escape(t)}</span>'
         for g, t in TYPE_LABELS.items()) + '</div>'
 
 def types_ternary(summary:dict, # from `federation_summary`
@@ -237,7 +261,8 @@ def types_ternary(summary:dict, # from `federation_summary`
 
 # %% ../../nbs/widgets/50_editor.ipynb #a2e024bf
 EDITOR_ESM_FILES = ('hetero.js', 'editor.js')   # the computation, then the view: joined into the widget's one ES module
-EDITOR_K, EDITOR_ROUNDS, EDITOR_MAX_ROUNDS = 9, 300, 3000   # κ and rounds of the page's selection shares, and the most rounds
+# κ and rounds of the page's selection shares, and the most rounds
+EDITOR_K, EDITOR_ROUNDS, EDITOR_MAX_ROUNDS = 9, 300, 3000
 
 def editor_esm() -> str:
     "The editor's ES module: `static/hetero.js` (the computation) followed by `static/editor.js` (the view)."
@@ -255,8 +280,10 @@ def _preset_entries():
     "Every preset as the page needs it: label, rows, class and attribute names, printed and derived metrics."
     out = {}
     for name, label in EDITOR_PRESETS.items():
-        types = preset_types(name); (Y, A), fs = types[0][1].shape, FEDERATIONS.get(name)
-        classes, attrs = (list(fs.class_names), list(fs.attr_names)) if fs else ([f'y{i}' for i in range(Y)], [f'a{i}' for i in range(A)])
+        types = preset_types(name)
+        (Y, A), fs = types[0][1].shape, FEDERATIONS.get(name)
+        classes, attrs = (list(fs.class_names), list(fs.attr_names)) if fs else ([f'y{i}' for i in range(Y)],
+                                                                                 [f'a{i}' for i in range(A)])
         out[name] = dict(label=label, rows=rows_json(types), classes=classes, attrs=attrs,
                          published={k: float(v) for k, v in published_values(name).items() if v is not None},
                          derived=derived_values(name))
@@ -264,15 +291,18 @@ def _preset_entries():
 
 # %% ../../nbs/widgets/50_editor.ipynb #ae6453a9
 class EditorView(anywidget.AnyWidget):
-    "The matrix editor in the page: the rows in a synced trait; the readout, simplex and selection shares computed by the browser."
+    """The matrix editor in the page: the rows in a synced trait; the readout, simplex and selection shares computed by
+    the browser."""
     _esm = editor_esm()
     rows = traitlets.List().tag(sync=True)            # [{'m': multiplicity, 'N': counts}]: the editor rows
-    presets = traitlets.Dict().tag(sync=True)         # name -> label, rows, names and published metrics (`_preset_entries`)
+    # name -> label, rows, names and published metrics (`_preset_entries`)
+    presets = traitlets.Dict().tag(sync=True)
     preset = traitlets.Unicode('').tag(sync=True)     # the preset the rows came from
     names = traitlets.Dict().tag(sync=True)           # {'classes': [...], 'attrs': [...]} row and column names
     published = traitlets.Dict().tag(sync=True)       # metrics printed by the source, shown beside the edited ones
     derived = traitlets.Dict().tag(sync=True)         # metrics derived from the source's matrices (not printed there)
-    message = traitlets.Unicode('').tag(sync=True)    # why the last edit made from Python was refused ('' once one is accepted)
+    # why the last edit made from Python was refused ('' once one is accepted)
+    message = traitlets.Unicode('').tag(sync=True)
     colours = traitlets.Dict(TYPE_COLOURS).tag(sync=True)   # type -> colour
     k = traitlets.Int(EDITOR_K).tag(sync=True)        # clients per round of the selection shares (κ)
     rounds = traitlets.Int(EDITOR_ROUNDS).tag(sync=True)   # rounds of the selection shares
@@ -298,7 +328,8 @@ class MatrixEditor(Panel):
         else: check_choice('preset', preset, EDITOR_PRESETS)
         self.view = self.box = EditorView(presets=_preset_entries(), max_rows=self.max_rows)
         self.view.observe(self.heard(self._from_page), ['rows', 'preset'])
-        self.view.on_msg(_answer_hello)                 # the page asks whether a kernel runs (its 'needs a kernel' note)
+        # the page asks whether a kernel runs (its 'needs a kernel' note)
+        self.view.on_msg(_answer_hello)
         if types is not None: self.set_types(types)
         else: self.load_preset(preset)
 
@@ -306,21 +337,35 @@ class MatrixEditor(Panel):
 
 # %% ../../nbs/widgets/50_editor.ipynb #36290a6d
 @patch(as_prop=True)
-def types(self:MatrixEditor) -> list: "Rows as (multiplicity, matrix) copies."; return [(m, N.copy()) for m, N in self._types]
+def types(self: MatrixEditor) -> list:
+    "Rows as (multiplicity, matrix) copies."
+    return [(m, N.copy()) for m, N in self._types]
 @patch(as_prop=True)
-def matrices(self:MatrixEditor) -> np.ndarray: "All K client matrices (K, |Y|, |A|)."; return expand_types(self._types)
+def matrices(self: MatrixEditor) -> np.ndarray:
+    "All K client matrices (K, |Y|, |A|)."
+    return expand_types(self._types)
 @patch
-def summary(self:MatrixEditor) -> dict: "Everything the readout shows (see `federation_summary`)."; return self._summary
+def summary(self: MatrixEditor) -> dict:
+    "Everything the readout shows (see `federation_summary`)."
+    return self._summary
 @patch
-def metrics(self:MatrixEditor) -> dict: "The six FedDiverse metrics of the current federation."; return dict(self._summary['metrics'])
+def metrics(self: MatrixEditor) -> dict:
+    "The six FedDiverse metrics of the current federation."
+    return dict(self._summary['metrics'])
 @patch
-def triplets(self:MatrixEditor) -> np.ndarray: "Triplet of every row (rows, 3)."; return self._summary['triplets'].copy()
+def triplets(self: MatrixEditor) -> np.ndarray:
+    "Triplet of every row (rows, 3)."
+    return self._summary['triplets'].copy()
 @patch
-def type_counts(self:MatrixEditor) -> dict: "Number of clients of each type."; return dict(self._summary['type_counts'])
+def type_counts(self: MatrixEditor) -> dict:
+    "Number of clients of each type."
+    return dict(self._summary['type_counts'])
 @patch
 def on_change(self:MatrixEditor,
               callback:Callable, # called as `callback(editor)`
-             ): "Call `callback(editor)` after every accepted change."; self._listeners.append(callback)
+             ):
+    "Call `callback(editor)` after every accepted change."
+    self._listeners.append(callback)
 
 # %% ../../nbs/widgets/50_editor.ipynb #45d11890
 @patch
@@ -352,7 +397,8 @@ def set_cell(self:MatrixEditor,
     "Set count N[y, a] of row `row`; returns False (and shows a message) if the result is invalid."
     try:
         row = check_int('row', row, 0, len(self._types) - 1)
-        m, N = self._types[row]; N = N.copy()
+        m, N = self._types[row]
+        N = N.copy()
         N[check_int('y', y, 0, N.shape[0] - 1), check_int('a', a, 0, N.shape[1] - 1)] = check_int('value', value)
     except (TypeError, ValueError) as e: return self._reject(e)
     return self._commit(self._types[:row] + [(m, N)] + self._types[row + 1:])
@@ -402,7 +448,9 @@ def _reject(self:MatrixEditor, err) -> bool:
 
 @patch
 def _commit(self:MatrixEditor, types, published=None, derived=None) -> bool:
-    try: types = check_types(types); summary = federation_summary(types)
+    try:
+        types = check_types(types)
+        summary = federation_summary(types)
     except (TypeError, ValueError) as e: return self._reject(e)
     self._types, self._summary, self.message = types, summary, ''
     if published is not None: self.published = published
@@ -419,10 +467,13 @@ def _commit(self:MatrixEditor, types, published=None, derived=None) -> bool:
 def _from_page(self:MatrixEditor, change):
     "An edit made in the page (its rows, or a preset chosen there), validated and committed like one made from Python."
     v, was = self.view, self.preset
-    if v.preset in EDITOR_PRESETS and v.preset != self.preset: self.preset, self.published, self.derived = v.preset, published_values(v.preset), derived_values(v.preset)
-    if v.rows == rows_json(self._types) and self.preset == was: return   # nothing new (the other trait of the same message)
+    if v.preset in EDITOR_PRESETS and v.preset != self.preset:
+        self.preset, self.published, self.derived = v.preset, published_values(v.preset), derived_values(v.preset)
+    # nothing new (the other trait of the same message)
+    if v.rows == rows_json(self._types) and self.preset == was: return
     try: types = [(r['m'], r['N']) for r in v.rows]
-    except (TypeError, KeyError) as e: return self._reject(TypeError(f"rows: {e!r}: expected rows of {{'m': multiplicity, 'N': counts}}"))
+    except (TypeError, KeyError) as e:
+        return self._reject(TypeError(f"rows: {e!r}: expected rows of {{'m': multiplicity, 'N': counts}}"))
     self._commit(types)
 
 # %% ../../nbs/widgets/50_editor.ipynb #c029f364
@@ -431,7 +482,8 @@ def _names(self:MatrixEditor):
     "Class and attribute names: the preset federation's when its shape matches, else y0, y1, … and a0, a1, …"
     fs = FEDERATIONS.get(self.preset or '')
     Y, A = self._types[0][1].shape
-    if fs is not None and (len(fs.class_names), len(fs.attr_names)) == (Y, A): return list(fs.class_names), list(fs.attr_names)
+    if fs is not None and (len(fs.class_names), len(fs.attr_names)) == (Y, A):
+        return list(fs.class_names), list(fs.attr_names)
     return [f'y{i}' for i in range(Y)], [f'a{i}' for i in range(A)]
 
 # %% ../../nbs/widgets/50_editor.ipynb #799b1da7

@@ -11,7 +11,8 @@ from ..foundation.figure_widget import SharedFigureWidget
 import ipywidgets as W
 from IPython.display import display
 from fastcore.basics import patch
-from ..foundation.core import TRIPLET_COLORS, check_int, check_float, check_choice, check_type, check_rng_seed
+from ..foundation.core import (TRIPLET_COLORS, check_int, check_float, check_choice, check_type,
+                                           check_rng_seed)
 from ..foundation.hetero import as_counts
 from ..feddiverse.simulation import SelectionStats, simulate_selection, selection_stats
 from ..feddiverse.selector import DIMS
@@ -47,8 +48,19 @@ def share_table(stats:dict, # selector name -> `SelectionStats`
                ) -> pd.DataFrame:
     "Type shares (%) and mean union triplet of each selector, one row each."
     _check_stats(stats)
-    return pd.DataFrame({n: {**{d: 100 * s.type_shares[d] for d in DIMS}, **{f'union_{d}': v for d, v in zip(DIMS, s.union_mean())}}
-                         for n, s in stats.items()}).T
+    return pd.DataFrame({
+        n: {
+            **{
+                d: 100 * s.type_shares[d]
+                for d in DIMS
+            },
+            **{
+                f'union_{d}': v
+                for d, v in zip(DIMS, s.union_mean())
+            }
+        }
+        for n, s in stats.items()
+    }).T
 
 # %% ../../nbs/widgets/50a_explorers.ipynb #8f1d3a71
 EXPLORER_MAX_ROUNDS = 10_000   # the most rounds an explorer simulates per selector (keeps every edit interactive)
@@ -66,21 +78,24 @@ def check_explorer_settings(matrices, # the federation's client matrices (K, |Y|
             check_int('rounds', rounds, lo=1, hi=EXPLORER_MAX_ROUNDS), check_float('noise', noise, lo=0))
 
 # %% ../../nbs/widgets/50a_explorers.ipynb #5034436d
-_SMALL = dict(height=240, width=LAB_OUTPUT_PX // 2 - 8, margin=dict(l=40, r=10, t=40, b=40))   # the explorer's small figures: two fit an output
+# the explorer's small figures: two fit an output
+_SMALL = dict(height=240, width=LAB_OUTPUT_PX // 2 - 8, margin=dict(l=40, r=10, t=40, b=40))
 
 def _new_selection_figures() -> dict:
     "The explorer's four empty figures: type shares, client × round heatmap, frequencies, exposure per round."
-    figs = dict(shares=go.Figure([go.Bar(name=d, marker_color=TRIPLET_COLORS[d]) for d in DIMS]),
-                heatmap=go.Figure(go.Heatmap(colorscale=[[0, '#f4f4f4'], [1, '#1f77b4']], showscale=False, zmin=0, zmax=1,
-                                             hovertemplate='round %{y}, client %{x}<extra></extra>')),
-                frequency=go.Figure([go.Bar(name=d, marker_color=TRIPLET_COLORS[d]) for d in DIMS]),
-                exposure=go.Figure())
-    figs['shares'].update_layout(_SMALL, barmode='group', title='share of selected slots by client type', yaxis_title='%',
-                                 height=280, margin=dict(b=60))
-    figs['heatmap'].update_layout(_SMALL, xaxis_title='client', yaxis_title='round', height=280, yaxis_autorange='reversed')
+    figs = dict(
+        shares=go.Figure([go.Bar(name=d, marker_color=TRIPLET_COLORS[d]) for d in DIMS]), heatmap=go.Figure(
+            go.Heatmap(colorscale=[[0, '#f4f4f4'], [1, '#1f77b4']], showscale=False, zmin=0, zmax=1,
+                       hovertemplate='round %{y}, client %{x}<extra></extra>')),
+        frequency=go.Figure([go.Bar(name=d, marker_color=TRIPLET_COLORS[d]) for d in DIMS]), exposure=go.Figure())
+    figs['shares'].update_layout(_SMALL, barmode='group', title='share of selected slots by client type',
+                                 yaxis_title='%', height=280, margin=dict(b=60))
+    figs['heatmap'].update_layout(_SMALL, xaxis_title='client', yaxis_title='round', height=280,
+                                  yaxis_autorange='reversed')
     figs['frequency'].update_layout(_SMALL, xaxis_title='client', yaxis_title='fraction of rounds', barmode='overlay')
     figs['exposure'].update_layout(_SMALL, xaxis_title='round', yaxis_title='SC of the selected data', height=300,
-                                   title='what the model sees each round', margin=dict(b=90),   # legend below: long names fit
+                                   # legend below: long names fit
+                                   title='what the model sees each round', margin=dict(b=90),
                                    legend=dict(orientation='h', x=0, y=-0.3, yanchor='top'))
     return figs
 
@@ -89,7 +104,8 @@ def selection_figures(stats:dict, # selector name -> `SelectionStats`
                       show:str|None=None, # which selector's heatmap and frequencies to draw (default the first)
                       figs:dict|None=None, # figures made by this function, updated in place
                      ) -> dict: # 'shares', 'heatmap', 'frequency', 'exposure' -> go.Figure
-    "The explorer's four views: type shares per selector, client × round heatmap, frequencies, and the union SC per round."
+    """The explorer's four views: type shares per selector, client × round heatmap, frequencies, and the union SC per
+    round."""
     _check_stats(stats)
     if figs is not None: check_type('figs', figs, dict)
     show = next(iter(stats)) if show is None else check_choice('show', show, stats)
@@ -102,19 +118,22 @@ def selection_figures(stats:dict, # selector name -> `SelectionStats`
         figs['heatmap'].layout.title = f'who {show} picks'
     with figs['frequency'].batch_update():
         for tr in figs['frequency'].data:
-            i = np.flatnonzero(st.types == tr.name); tr.update(x=i, y=st.frequency[i])
+            i = np.flatnonzero(st.types == tr.name)
+            tr.update(x=i, y=st.frequency[i])
         figs['frequency'].layout.title = f'selection frequency — {show}'
     with figs['exposure'].batch_update():
         if [tr.name for tr in figs['exposure'].data] != names:
             figs['exposure'].data = []
             for n in names: figs['exposure'].add_scatter(name=n, mode='lines')
-        for tr in figs['exposure'].data: tr.update(x=np.arange(len(stats[tr.name].union_triplets)), y=stats[tr.name].union_triplets[:, 2])
+        for tr in figs['exposure'].data:
+            tr.update(x=np.arange(len(stats[tr.name].union_triplets)), y=stats[tr.name].union_triplets[:, 2])
     return figs
 
 # %% ../../nbs/widgets/50a_explorers.ipynb #fd29ebd5
 class SelectionExplorer(Panel):
     "Run selectors on a federation (no training) and see whom they pick, type shares, frequencies and exposure."
-    def __init__(self, source='spawrious_gsc', # a `MatrixEditor` (observed live), a federation name, or matrices (K, |Y|, |A|)
+    def __init__(self,
+                 source='spawrious_gsc', # a `MatrixEditor` (live), a federation name, or (K, |Y|, |A|) matrices
                  selectors=('uniform', 'feddiverse[sign-invariant]'), # keys of `SELECTORS`
                  k:int=9, # clients per round (κ)
                  rounds:int=100, # rounds simulated
@@ -122,8 +141,10 @@ class SelectionExplorer(Panel):
                  noise:float=0.0, # σ of the noise on the triplets FedDiverse sees
                 ):
         self.source, self._cache = source, {}
-        self.seed = check_rng_seed('seed', seed)   # every argument is checked here: a bad one fails now, not on first use
-        self.selectors, self.k, self.rounds, self.noise = check_explorer_settings(self.matrices, selectors, k, rounds, noise)
+        # every argument is checked here: a bad one fails now, not on first use
+        self.seed = check_rng_seed('seed', seed)
+        self.selectors, self.k, self.rounds, self.noise = check_explorer_settings(self.matrices, selectors, k, rounds,
+                                                                                  noise)
         self._build_widgets()
         self.refresh()
         if isinstance(source, MatrixEditor): source.on_change(lambda _: self.refresh())
@@ -145,13 +166,18 @@ def _build_widgets(self:SelectionExplorer):
     self.w = dict(selectors=self.selectors_w, k=self.k_w, rounds=self.rounds_w, noise=self.noise_w)
     self.listen()
     self.show_w.observe(self.heard(lambda ch: self._draw()), 'value')
-    self.box = W.VBox([W.HBox([self.selectors_w, W.VBox([self.k_w, self.rounds_w, self.noise_w, self.show_w])]), self.msg_w,
-                       self.table_w, figure_row(self.figs['shares'], self.figs['heatmap']),
-                       figure_row(self.figs['frequency'], self.figs['exposure'])])
+    self.box = W.VBox([
+        W.HBox([self.selectors_w, W.VBox([self.k_w, self.rounds_w, self.noise_w, self.show_w])]), self.msg_w,
+        self.table_w,
+        figure_row(self.figs['shares'], self.figs['heatmap']),
+        figure_row(self.figs['frequency'], self.figs['exposure'])
+    ])
 
 # %% ../../nbs/widgets/50a_explorers.ipynb #f661636e
 @patch(as_prop=True)
-def matrices(self:SelectionExplorer) -> np.ndarray: "The federation being explored (live from the editor)."; return panel_matrices(self.source)
+def matrices(self: SelectionExplorer) -> np.ndarray:
+    "The federation being explored (live from the editor)."
+    return panel_matrices(self.source)
 
 @patch
 def set(self:SelectionExplorer,
@@ -162,13 +188,15 @@ def set(self:SelectionExplorer,
        ) -> bool:
     "Change any setting and recompute; invalid settings show a message and keep the last valid state."
     keep = lambda new, old: old if new is None else new
-    try: sel, k, rounds, noise = check_explorer_settings(self.matrices, keep(selectors, self.selectors), keep(k, self.k),
-                                                 keep(rounds, self.rounds), keep(noise, self.noise))
+    try:
+        sel, k, rounds, noise = check_explorer_settings(self.matrices, keep(selectors, self.selectors), keep(k, self.k),
+                                                        keep(rounds, self.rounds), keep(noise, self.noise))
     except (TypeError, ValueError) as e:
         self._sync()
         return self.fail(e)
     self.selectors, self.k, self.rounds, self.noise = sel, k, rounds, noise
-    self.refresh(); return True
+    self.refresh()
+    return True
 
 # %% ../../nbs/widgets/50a_explorers.ipynb #49574e81
 @patch
@@ -185,7 +213,8 @@ def refresh(self:SelectionExplorer) -> dict:
             if name in MATRIX_FREE: self._cache[key] = st.selected
         self.stats[name] = st
     self.clear_error()
-    self._sync(); self._draw()
+    self._sync()
+    self._draw()
     return self.stats
 
 # %% ../../nbs/widgets/50a_explorers.ipynb #7f840911
@@ -197,7 +226,9 @@ def selected(self:SelectionExplorer,
     return self.stats[name or self.selectors[0]].selected
 
 @patch
-def type_shares(self:SelectionExplorer) -> pd.DataFrame: "Type shares (%) and mean union triplet per selector."; return share_table(self.stats)
+def type_shares(self: SelectionExplorer) -> pd.DataFrame:
+    "Type shares (%) and mean union triplet per selector."
+    return share_table(self.stats)
 
 @patch
 def _draw(self:SelectionExplorer):
@@ -205,10 +236,10 @@ def _draw(self:SelectionExplorer):
     selection_figures(self.stats, show, self.figs)
     N = self.matrices
     glob = ' | '.join(' '.join(str(int(v)) for v in r) for r in N.sum(0))
-    self.table_w.value = (f'<div class="hx-table-caption" style="font-size:12px;color:#555">computed by the Python kernel for '
-                          f'{len(N)} clients, global matrix <code>{glob}</code>, κ = {self.k}, {self.rounds} rounds (a page '
-                          f'without a kernel keeps this table as saved)</div>'
-                          + self.type_shares().round(3).to_html(border=0))
+    self.table_w.value = (
+        f'<div class="hx-table-caption" style="font-size:12px;color:#555">computed by the Python kernel for '
+        f'{len(N)} clients, global matrix <code>{glob}</code>, κ = {self.k}, {self.rounds} rounds (a page '
+        f'without a kernel keeps this table as saved)</div>' + self.type_shares().round(3).to_html(border=0))
 
 @patch
 def _sync(self:SelectionExplorer):
@@ -221,7 +252,8 @@ def _sync(self:SelectionExplorer):
 
 # %% ../../nbs/widgets/50a_explorers.ipynb #50fa41db
 TABLE4_TO_EXPLORER = {'EqRep': 'uniform', 'EqW': 'EqW', 'pow-d': 'pow-d', 'AFL_G': 'AFL_G', 'Oort': 'Oort',
-                      'q-FFL': 'q-FFL', 'FL-CIR': 'FL-CIR'}   # Table 4 rows that run without training -> `SELECTORS` key
+                      # Table 4 rows that run without training -> `SELECTORS` key
+                      'q-FFL': 'q-FFL', 'FL-CIR': 'FL-CIR'}
 
 # %% ../../nbs/widgets/50a_explorers.ipynb #c378ca65
 TAXONOMY_FILTERS = ('policy', 'value_generation', 'value_interpretation', 'termination', 'message', *CHARACTERISTICS)
@@ -236,18 +268,25 @@ class TaxonomyExplorer(Panel):
     def __init__(self, explorer:SelectionExplorer|None=None, # where 'run in explorer' adds the method's selector
                 ):
         self.explorer, self.criteria = check_type('explorer', explorer, (SelectionExplorer, type(None))), {}
-        self.filter_w = {c: W.Dropdown(options=_filter_options(c), description=c.replace('_', ' '), style=dict(description_width='120px'),
-                                       layout=W.Layout(width='330px' if c not in CHARACTERISTICS else '230px'))
-                         for c in TAXONOMY_FILTERS}
+        self.filter_w = {
+            c: W.Dropdown(options=_filter_options(c), description=c.replace('_',
+                                                                            ' '), style=dict(description_width='120px'),
+                          layout=W.Layout(width='330px' if c not in CHARACTERISTICS else '230px'))
+            for c in TAXONOMY_FILTERS
+        }
         self.w = self.filter_w
         self.listen(lambda c, value: self.set_filter(**{c: value}))
         self.list_w = W.Select(rows=10, layout=W.Layout(width='200px'))
         self.list_w.observe(self.heard(lambda ch: None if ch.new is None else self.show(ch.new)), 'value')
-        self.card_w = W.HTML(); self.card_w.add_class('hx-card')
+        self.card_w = W.HTML()
+        self.card_w.add_class('hx-card')
         self.run_w = W.Button(description='run in selection explorer', layout=W.Layout(width='220px'))
         self.run_w.on_click(lambda _: self.run_in_explorer(self.list_w.value))
         dims = [self.filter_w[c] for c in TAXONOMY_FILTERS]
-        self.box = W.VBox([W.HBox([W.VBox(dims[:5]), W.VBox(dims[5:])]), W.HBox([self.list_w, W.VBox([self.card_w, self.run_w])])])
+        self.box = W.VBox([
+            W.HBox([W.VBox(dims[:5]), W.VBox(dims[5:])]),
+            W.HBox([self.list_w, W.VBox([self.card_w, self.run_w])])
+        ])
         self.set_filter()
 
     def _ipython_display_(self): display(self.box)
@@ -256,7 +295,9 @@ class TaxonomyExplorer(Panel):
 @patch
 def set_filter(self:TaxonomyExplorer, **criteria) -> list:
     "Update filters (column=value, None clears one) and return the matching methods."
-    for c, v in criteria.items(): check_choice('criterion', c, TAXONOMY_FILTERS); self.criteria[c] = v
+    for c, v in criteria.items():
+        check_choice('criterion', c, TAXONOMY_FILTERS)
+        self.criteria[c] = v
     self.criteria = {c: v for c, v in self.criteria.items() if v is not None}
     names = self.methods()
     with self.quiet():
@@ -268,7 +309,9 @@ def set_filter(self:TaxonomyExplorer, **criteria) -> list:
     return names
 
 @patch
-def methods(self:TaxonomyExplorer) -> list[str]: "Methods matching the current filters."; return list(methods_where(**self.criteria).index)
+def methods(self: TaxonomyExplorer) -> list[str]:
+    "Methods matching the current filters."
+    return list(methods_where(**self.criteria).index)
 
 # %% ../../nbs/widgets/50a_explorers.ipynb #4c3bf1b1
 @patch
@@ -277,8 +320,9 @@ def show(self:TaxonomyExplorer,
         ) -> 'MethodCard':
     "Display `method`'s card; the run button is enabled when the explorer can run it without training."
     card = method_card(method)
-    self.card_w.value = card._repr_html_() + ('' if method in TABLE4_TO_EXPLORER else
-                                               '<small>needs training signals (validation set, updates): use the outcome panel</small>')
+    self.card_w.value = card._repr_html_() + (
+        '' if method in TABLE4_TO_EXPLORER else
+        '<small>needs training signals (validation set, updates): use the outcome panel</small>')
     self.run_w.disabled = self.explorer is None or method not in TABLE4_TO_EXPLORER
     return card
 
@@ -288,7 +332,8 @@ def run_in_explorer(self:TaxonomyExplorer,
                    ) -> dict:
     "Add `method`'s selector to the linked explorer and return the explorer's type-share row for it."
     check_choice('method', method, TABLE4_TO_EXPLORER)
-    if self.explorer is None: raise ValueError("run_in_explorer: this TaxonomyExplorer has no SelectionExplorer attached")
+    if self.explorer is None:
+        raise ValueError("run_in_explorer: this TaxonomyExplorer has no SelectionExplorer attached")
     name = TABLE4_TO_EXPLORER[method]
     self.explorer.set(selectors=tuple(dict.fromkeys((*self.explorer.selectors, name))))
     return self.explorer.type_shares().loc[name].to_dict()

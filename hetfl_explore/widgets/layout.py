@@ -18,7 +18,8 @@ __all__ = ['LAB_SCREEN_PX', 'LAB_SIDEBAR_PX', 'LAB_OUTPUT_CHROME_PX', 'LAB_OUTPU
 LAB_SCREEN_PX = 1280          # the screen width the panels are laid out for
 LAB_SIDEBAR_PX = 33 + 300     # JupyterLab's activity bar and an open file browser
 LAB_OUTPUT_CHROME_PX = 64 + 2 * 15 + 16   # an output's prompt column, notebook and cell padding, a scrollbar
-LAB_OUTPUT_PX = LAB_SCREEN_PX - LAB_SIDEBAR_PX - LAB_OUTPUT_CHROME_PX   # a notebook output's width: every panel fits it (837)
+# a notebook output's width: every panel fits it (837)
+LAB_OUTPUT_PX = LAB_SCREEN_PX - LAB_SIDEBAR_PX - LAB_OUTPUT_CHROME_PX
 PANEL_FIGURE_PX = LAB_OUTPUT_PX - 8   # the widest figure of a panel (its widget margins and a little slack)
 
 # %% ../../nbs/widgets/50d_layout.ipynb #b3a1f0e9
@@ -29,18 +30,26 @@ def figure_row(*widgets:W.Widget, # figures (or tables) to show side by side
     return W.HBox(list(widgets), layout=W.Layout(flex_flow='row wrap'))
 
 # %% ../../nbs/widgets/50d_layout.ipynb #17c49c0a
-TITLE_BAND_PX, CONTROL_BAND_PX, SUBTITLE_BAND_PX = 34, 40, 26   # figure bands above the plot: title, controls, subplot titles
+# figure bands above the plot: title, controls, subplot titles
+TITLE_BAND_PX, CONTROL_BAND_PX, SUBTITLE_BAND_PX = 34, 40, 26
 PLOT_GAP_PX = 8   # between the controls and a plot without subplot titles
 
 def place_controls_above(fig:go.Figure, # a figure with `height`, `margin.b` and updatemenus set
                          subplot_titles:bool=False, # leave a band for subplot titles under the controls
                         ) -> go.Figure:
-    "Stack, top to bottom, the title, the updatemenus and the plot (with its subplot titles), so that none covers another."
-    check_type('fig', fig, BaseFigure); check_type('subplot_titles', subplot_titles, bool)
+    """Stack, top to bottom, the title, the updatemenus and the plot (with its subplot titles), so that none covers
+    another."""
+    check_type('fig', fig, BaseFigure)
+    check_type('subplot_titles', subplot_titles, bool)
     top = TITLE_BAND_PX + CONTROL_BAND_PX + (SUBTITLE_BAND_PX if subplot_titles else PLOT_GAP_PX)
-    if fig.layout.height is None: raise ValueError("fig: no layout.height; set the figure's height before placing its controls")
+    if fig.layout.height is None:
+        raise ValueError("fig: no layout.height; set the figure's height before placing its controls")
     plot = fig.layout.height - top - (fig.layout.margin.b or 0)
-    if plot <= 0: raise ValueError(f"fig: height {fig.layout.height} leaves no room for the plot below {top} px of title and controls")
-    fig.update_layout(margin_t=top, title=dict(y=1 - 6 / fig.layout.height, yanchor='top', x=0, xref='paper', xanchor='left'))
-    for menu in fig.layout.updatemenus: menu.update(y=1 + (top - TITLE_BAND_PX) / plot, yanchor='top', x=0, xanchor='left')
+    if plot <= 0:
+        raise ValueError(
+            f"fig: height {fig.layout.height} leaves no room for the plot below {top} px of title and controls")
+    fig.update_layout(margin_t=top, title=dict(y=1 - 6 / fig.layout.height, yanchor='top', x=0, xref='paper',
+                                               xanchor='left'))
+    for menu in fig.layout.updatemenus:
+        menu.update(y=1 + (top - TITLE_BAND_PX) / plot, yanchor='top', x=0, xanchor='left')
     return fig

@@ -15,7 +15,8 @@ import plotly.graph_objects as go
 from ..foundation.figure_widget import SharedFigureWidget
 import ipywidgets as W
 from IPython.display import display
-from ..foundation.core import check_int, check_float, check_choice, check_type, check_rng_seed, torch_threads
+from ..foundation.core import (check_int, check_float, check_choice, check_type, check_rng_seed,
+                                           torch_threads)
 from ..foundation.hetero import as_counts
 from ..foundation.data import federation, FederatedData, FEDERATIONS
 from ..foundation.datasets import make_federated
@@ -37,12 +38,16 @@ __all__ = ['OUTCOME_AGGREGATORS', 'MAX_OUTCOME_SEEDS', 'TEACHING_PRESET', 'GREY'
            'OutcomePanel', 'outcome_figure']
 
 # %% ../../nbs/widgets/51_outcome.ipynb #4cdae6ec
-OUTCOME_AGGREGATORS = dict(fedavg=dict(), fedavgm=dict(aggregator='fedavgm', server_momentum=0.9), fedprox=dict(prox_mu=0.01))  # RunConfig fields
+# RunConfig fields
+OUTCOME_AGGREGATORS = dict(fedavg=dict(), fedavgm=dict(aggregator='fedavgm', server_momentum=0.9),
+                           fedprox=dict(prox_mu=0.01))
 MAX_OUTCOME_SEEDS = 20   # most seeds a curve averages (each seed is one more training run)
 
+# %% ../../nbs/widgets/51_outcome.ipynb #8e261789
 @dataclass(frozen=True)
 class OutcomeConfig:
-    "What the outcome panel trains: data generated from the matrices, a small MLP, FedAvg-family aggregation, several seeds."
+    """What the outcome panel trains: data generated from the matrices, a small MLP, FedAvg-family aggregation, several
+    seeds."""
     dataset: str = 'cmnist' # 'cmnist' (2 classes x up to 3 colours) or 'shapes' (up to 4 shapes x 4 backgrounds)
     scale: float = 0.25 # multiply every matrix cell by this before generating data (`data.scale_federation`)
     size: int = 12 # image side (smaller is faster)
@@ -53,28 +58,33 @@ class OutcomeConfig:
     lr: float = 0.3 # client learning rate
     local_epochs: int = 1 # local epochs per round
     batch_size: int = 32 # local batch size
-    aggregator: str = 'fedavg' # a key of `OUTCOME_AGGREGATORS`: 'fedavg', 'fedavgm' (server momentum 0.9) or 'fedprox' (μ = 0.01)
+    # a key of `OUTCOME_AGGREGATORS`: 'fedavg', 'fedavgm' (server momentum 0.9) or 'fedprox' (μ = 0.01)
+    aggregator: str = 'fedavg'
     seed: int = 0 # first seed of data, model and selection
     seeds: int = 5 # seeds per curve: `seed`, `seed + 1`, ... (the curve is their mean, the band ± one standard error)
 
     def __post_init__(self):
-        check_choice('dataset', self.dataset, ('cmnist', 'shapes')); check_choice('aggregator', self.aggregator, OUTCOME_AGGREGATORS)
+        check_choice('dataset', self.dataset, ('cmnist', 'shapes'))
+        check_choice('aggregator', self.aggregator, OUTCOME_AGGREGATORS)
         for f in ('scale', 'lr'): check_float(f, getattr(self, f), lo=0, lo_open=True)
         for f, lo in (('size', 4), ('test_per_group', 1), ('hidden', 1), ('rounds', 1), ('k', 1), ('local_epochs', 1),
-                      ('batch_size', 1)): check_int(f, getattr(self, f), lo=lo)
-        check_rng_seed('seed', self.seed); check_int('seeds', self.seeds, lo=1, hi=MAX_OUTCOME_SEEDS)
+                      ('batch_size', 1)):            check_int(f, getattr(self, f), lo=lo)
+        check_rng_seed('seed', self.seed)
+        check_int('seeds', self.seeds, lo=1, hi=MAX_OUTCOME_SEEDS)
 
     def run_config(self) -> RunConfig:
         "The engine's `RunConfig` for this outcome configuration (seed `self.seed`)."
-        return RunConfig(rounds=self.rounds, clients_per_round=self.k, lr=self.lr, local_epochs=self.local_epochs, batch_size=self.batch_size,
-                         seed=self.seed, backend='auto', loss_before='first_batch', **OUTCOME_AGGREGATORS[self.aggregator])
+        return RunConfig(rounds=self.rounds, clients_per_round=self.k, lr=self.lr, local_epochs=self.local_epochs,
+                         batch_size=self.batch_size, seed=self.seed, backend='auto', loss_before='first_batch',
+                         **OUTCOME_AGGREGATORS[self.aggregator])
 
     def seed_configs(self) -> list:
         "One single-seed configuration per seed of the curve."
         return [replace(self, seed=self.seed + i, seeds=1) for i in range(self.seeds)]
 
 # %% ../../nbs/widgets/51_outcome.ipynb #44190c49
-TEACHING_PRESET = OutcomeConfig()   # 24 clients (spawrious_gsc / cmnist_gsc matrices), 20 rounds, 5 seeds: the ~1 s teaching run
+# 24 clients (spawrious_gsc / cmnist_gsc matrices), 20 rounds, 5 seeds: the ~1 s teaching run
+TEACHING_PRESET = OutcomeConfig()
 
 _DATA: dict = {}   # (matrices bytes, dataset, scale, size, test_per_group, seed) -> FederatedData (this kernel's cache)
 
@@ -84,29 +94,38 @@ def outcome_data(matrices, # (K, |Y|, |A|) client matrices (e.g. `MatrixEditor.m
     "Generate (once per kernel, then cached) a `FederatedData` whose clients follow `matrices`."
     N, cfg = as_counts(matrices, 'matrices').astype(np.int64), check_type('cfg', cfg, OutcomeConfig)
     if N.ndim != 3: raise ValueError(f"matrices: shape {N.shape}: expected client matrices (K, |Y|, |A|)")
-    key = (hashlib.sha1(N.tobytes() + str(N.shape).encode()).hexdigest(), cfg.dataset, cfg.scale, cfg.size, cfg.test_per_group, cfg.seed)
+    key = (hashlib.sha1(N.tobytes() + str(N.shape).encode()).hexdigest(), cfg.dataset, cfg.scale, cfg.size,
+           cfg.test_per_group, cfg.seed)
     if key not in _DATA:
         if cfg.dataset == 'cmnist' and N.shape[1] != 2:
-            raise ValueError(f"matrices: {N.shape[1]} classes; colored MNIST has 2 (digit < 5, >= 5): use dataset='shapes'")
-        _DATA[key] = make_federated(cfg.dataset, N, scale=cfg.scale, seed=cfg.seed, test_per_group=cfg.test_per_group, size=cfg.size)
+            raise ValueError(
+                f"matrices: {N.shape[1]} classes; colored MNIST has 2 (digit < 5, >= 5): use dataset='shapes'")
+        _DATA[key] = make_federated(cfg.dataset, N, scale=cfg.scale, seed=cfg.seed, test_per_group=cfg.test_per_group,
+                                    size=cfg.size)
     return _DATA[key]
 
 def outcome_model(data, # the `FederatedData` to train on (gives the input size and the number of classes)
                   cfg:OutcomeConfig=TEACHING_PRESET, # gives the hidden width
                  ) -> Callable:
     "The model builder of the outcome panel: an MLP on the flattened images."
-    check_type('data', data, FederatedData); check_type('cfg', cfg, OutcomeConfig)
+    check_type('data', data, FederatedData)
+    check_type('cfg', cfg, OutcomeConfig)
     return lambda: mlp(int(np.prod(data.x.shape[1:])), cfg.hidden, data.n_classes)
 
 # %% ../../nbs/widgets/51_outcome.ipynb #b6b3f08a
 def check_trainable(matrices, # (K, |Y|, |A|) client matrices
                     cfg:OutcomeConfig=TEACHING_PRESET, # gives κ (`k`) and the scale
                    ) -> np.ndarray: # the matrices as int64 counts
-    "The matrices as counts if `cfg` can train on them; a `ValueError` naming the empty client, the missing class or κ otherwise."
-    N, cfg = as_counts(matrices, 'matrices').astype(np.int64), check_type('cfg', cfg, OutcomeConfig)   # refuses an empty client
-    if N.ndim != 3 or N.shape[0] == 0: raise ValueError(f"matrices: shape {N.shape}: expected client matrices (K, |Y|, |A|) with K >= 1")
+    """The matrices as counts if `cfg` can train on them; a `ValueError` naming the empty client, the missing class or κ
+    otherwise."""
+    # refuses an empty client
+    N, cfg = as_counts(matrices, 'matrices').astype(np.int64), check_type('cfg', cfg, OutcomeConfig)
+    if N.ndim != 3 or N.shape[0] == 0:
+        raise ValueError(f"matrices: shape {N.shape}: expected client matrices (K, |Y|, |A|) with K >= 1")
     missing = np.flatnonzero(N.sum((0, 2)) == 0)
-    if missing.size: raise ValueError(f"matrices: no client holds class {int(missing[0])}; every class needs samples to be learned and tested")
+    if missing.size:
+        raise ValueError(
+            f"matrices: no client holds class {int(missing[0])}; every class needs samples to be learned and tested")
     if cfg.k > len(N): raise ValueError(f"k={cfg.k}: more clients per round than the federation's {len(N)} clients")
     return N
 
@@ -124,7 +143,8 @@ def outcome_simulation(matrices, # (K, |Y|, |A|) client matrices
     check_choice('selector', selector, SELECTORS)
     data = outcome_data(check_trainable(matrices, cfg), cfg)
     sel = make_selector(selector, data.interaction(), seed=cfg.seed)
-    return Simulation(outcome_model(data, cfg), data, sel, cfg.run_config(), store=store, callbacks=callbacks, stop_when=stop_when)
+    return Simulation(outcome_model(data, cfg), data, sel, cfg.run_config(), store=store, callbacks=callbacks,
+                      stop_when=stop_when)
 
 def run_outcome(matrices, # (K, |Y|, |A|) client matrices
                 selector:str='uniform', # a key of `feddiverse.SELECTORS`
@@ -133,7 +153,8 @@ def run_outcome(matrices, # (K, |Y|, |A|) client matrices
                 callbacks=(), # engine callbacks `cb(sim, row)`, called after every trained round
                 stop_when:Callable|None=None, # engine stop rule `stop_when(history) -> bool`
                ) -> History:
-    "Train one selector on one seed, or return its cached `History` at once if it ran before in this kernel (or in `store`)."
+    """Train one selector on one seed, or return its cached `History` at once if it ran before in this kernel (or in
+    `store`)."""
     with torch_threads():
         sim = outcome_simulation(matrices, selector, cfg, store, callbacks, stop_when)
         if sim.key in _RESULTS: return _RESULTS[sim.key]
@@ -156,10 +177,12 @@ def _train_jointly(sims, plans, pool):
     rows = [np.take_along_axis(s.table[p.rep], p.local.reshape(len(p.rep), -1), 1).reshape(p.local.shape) + o
             for s, p, o in zip(sims, plans, offsets)]
     s0 = sims[0]
-    work = LocalWork(s0.fast_net, s0.layout, torch.cat([s.params.expand(len(p.rep), -1) for s, p in zip(sims, plans)]), x, y,
+    work = LocalWork(s0.fast_net, s0.layout, torch.cat([s.params.expand(len(p.rep), -1)
+                                                        for s, p in zip(sims, plans)]), x, y,
                      torch.from_numpy(np.concatenate([pad(r, p) for r, p in zip(rows, plans)])),
-                     torch.from_numpy(np.concatenate([pad(p.valid, p) for p in plans])),
-                     np.concatenate([p.steps for p in plans]), np.concatenate([s.lr[p.rep] for s, p in zip(sims, plans)]), s0.config)
+                     torch.from_numpy(np.concatenate([pad(p.valid, p)
+                                                      for p in plans])), np.concatenate([p.steps for p in plans]),
+                     np.concatenate([s.lr[p.rep] for s, p in zip(sims, plans)]), s0.config)
     new, losses = train_fused(work)
     cut = np.cumsum([0] + [len(p.rep) for p in plans])
     return [(new[a:b], losses[a:b, :p.local.shape[1]]) for a, b, p in zip(cut[:-1], cut[1:], plans)]
@@ -193,17 +216,20 @@ def _lockstep(sims, live, on_round, should_stop, rounds=None) -> bool:
         if should_stop(): return True
         plans = [s.begin_round() for s in sims]
         going = [(s, p) for s, p in zip(sims, plans) if p is not None]
-        trained = (_train_jointly(*zip(*going), pool) if pool is not None and going else [s.train_round(p) for s, p in going])
+        trained = (_train_jointly(*zip(
+            *going), pool) if pool is not None and going else [s.train_round(p) for s, p in going])
         for (s, p), (new, losses) in zip(going, trained): live[id(s)].append(s.finish_round(p, new, losses))
         sims = [s for s in sims if s.stop_reason is None]
         on_round()
     return False
 
 # %% ../../nbs/widgets/51_outcome.ipynb #6b8743e2
-_FIRST_SEEDS = 1   # seeds whose runs are built and trained a round before the others are built: the first point comes sooner
+# seeds whose runs are built and trained a round before the others are built: the first point comes sooner
+_FIRST_SEEDS = 1
 
 def _start_runs(matrices, selectors, seeds, store, sims, done, live) -> list:
-    "Build every selector's runs of `seeds` ((index, config) pairs) into `sims`; cached ones go to `done`; the new runs."
+    """Build every selector's runs of `seeds` ((index, config) pairs) into `sims`; cached ones go to `done`; the new
+    runs."""
     new = []
     for i, c in seeds:
         for s in selectors:
@@ -214,27 +240,35 @@ def _start_runs(matrices, selectors, seeds, store, sims, done, live) -> list:
             live[id(sim)] = [] if h is None else h.round_rows
     return new
 
+# %% ../../nbs/widgets/51_outcome.ipynb #e16480ca
 def run_outcome_seeds(matrices, # (K, |Y|, |A|) client matrices
                       selectors=('uniform', 'feddiverse[sign-invariant]'), # keys of `feddiverse.SELECTORS`
                       cfg:OutcomeConfig=TEACHING_PRESET, # what to train; `cfg.seeds` seeds from `cfg.seed`
                       store:RunStore|str|None=None, # optional persistent run store
-                      on_round:Callable|None=None, # `on_round(rows)` after every round: selector -> one list of round rows per seed
-                      should_stop:Callable|None=None, # `should_stop() -> bool`, asked before every round (True: stop, cache nothing new)
+                      # `on_round(rows)` after every round: selector -> one list of round rows per seed
+                      on_round:Callable|None=None,
+                      # `should_stop() -> bool`, asked before every round (True: stop, cache nothing new)
+                      should_stop:Callable|None=None,
                      ) -> dict: # selector -> one History per seed (per started seed when stopped early)
-    "Train every selector on `cfg.seeds` seeds in lockstep (all clients of a round in one fused call); cached runs come back at once."
+    """Train every selector on `cfg.seeds` seeds in lockstep (all clients of a round in one fused call); cached runs
+    come back at once."""
     selectors, cfg = check_selectors(selectors), check_type('cfg', cfg, OutcomeConfig)
     on_round, should_stop = on_round or (lambda rows: None), should_stop or (lambda: False)
     with torch_threads():
         seeds, sims, done, live = list(enumerate(cfg.seed_configs())), {}, {}, {}
         start = lambda part: _start_runs(matrices, selectors, part, store, sims, done, live)
-        draw = lambda: on_round({s: [live[id(sims[s, i])] for i in range(cfg.seeds) if (s, i) in sims] for s in selectors})
+        draw = lambda: on_round(
+            {s: [live[id(sims[s, i])] for i in range(cfg.seeds) if (s, i) in sims]
+             for s in selectors})
         early = start(seeds[:_FIRST_SEEDS])
-        if not early: draw()                                                 # the first seeds came from the cache: at once
+        # the first seeds came from the cache: at once
+        if not early: draw()
         stopped = _lockstep(early, live, draw, should_stop, rounds=1)          # the first point, from the first seeds
         late = [] if stopped else start(seeds[_FIRST_SEEDS:])
         behind = late if early else []   # the later seeds trail the first by one round; none when those were cached
         stopped = stopped or _lockstep(behind, live, lambda: None, should_stop, rounds=1)   # catch up, unseen
-        if not stopped and (late or not early): draw()                        # the caught-up seeds, or the cached curves
+        # the caught-up seeds, or the cached curves
+        if not stopped and (late or not early): draw()
         todo = [sim for k, sim in sims.items() if k not in done and sim.stop_reason is None]
         stopped = stopped or _lockstep(todo, live, draw, should_stop)
         hist = {k: done[k] if k in done else _finish(sim, stopped) for k, sim in sims.items()}
@@ -274,21 +308,28 @@ def _curve_traces(histories, grey=False):
         c = GREY if grey else _PALETTE[i % len(_PALETTE)]
         for m, label, dash in _MEASURES:
             r, mean, se = seed_band(_seeds(v), m)
-            traces.append(dict(name=f'{name} {label} ±SE', x=[*r, *r[::-1]], y=[*(mean + se), *(mean - se)[::-1]], fill='toself',
-                               fillcolor=c, opacity=BAND_OPACITY, line=dict(width=0, color=c), mode='lines', showlegend=False, hoverinfo='skip'))
-            traces.append(dict(name=f'{name} {label}', x=r.tolist(), y=mean.tolist(), mode='lines+markers', line=dict(color=c, dash=dash)))
+            traces.append(
+                dict(name=f'{name} {label} ±SE', x=[*r, *r[::-1]],
+                     y=[*(mean + se), *(mean - se)[::-1]], fill='toself', fillcolor=c, opacity=BAND_OPACITY, line=dict(
+                         width=0, color=c), mode='lines', showlegend=False, hoverinfo='skip'))
+            traces.append(
+                dict(name=f'{name} {label}', x=r.tolist(), y=mean.tolist(), mode='lines+markers', line=dict(
+                    color=c, dash=dash)))
     return traces
 
 # %% ../../nbs/widgets/51_outcome.ipynb #0ade2639
-def curves(histories:dict, # selector name -> its seeds: a list of Histories (or of round-row lists); one History or row list is one seed
+def curves(histories:dict, # selector -> one History (or round-row list) per seed
            fig:go.Figure|None=None, # a figure made by this function, updated in place
            grey:bool=False, # draw every curve in grey (the curves of a federation that the last edit replaced)
           ) -> go.Figure:
-    "Mean average (solid) and worst-group (dashed) test accuracy per round over seeds, ± one standard error, one colour per selector."
+    """Mean average (solid) and worst-group (dashed) test accuracy per round over seeds, ± one standard error, one
+    colour per selector."""
     if fig is None:
         fig = go.Figure()
-        fig.update_layout(xaxis_title='round', yaxis_title='test accuracy (mean ± SE over seeds)', yaxis_range=[0, 1.02], height=340,
-                          width=CURVES_PX, margin=dict(l=50, r=10, t=10, b=100), legend=dict(font_size=9, orientation='h', yanchor='top', y=-0.22))
+        fig.update_layout(xaxis_title='round', yaxis_title='test accuracy (mean ± SE over seeds)', yaxis_range=[
+            0, 1.02
+        ], height=340, width=CURVES_PX, margin=dict(l=50, r=10, t=10, b=100), legend=dict(
+            font_size=9, orientation='h', yanchor='top', y=-0.22))
     for v in check_type('histories', histories, dict).values(): check_type('histories', v, (History, list))
     traces = _curve_traces(histories, check_type('grey', grey, bool))
     with fig.batch_update():
@@ -296,13 +337,15 @@ def curves(histories:dict, # selector name -> its seeds: a list of Histories (or
             fig.data = []
             for t in traces: fig.add_scatter(**t)
         else:
-            for tr, t in zip(fig.data, traces): tr.update(x=t['x'], y=t['y'], line_color=t['line']['color'], fillcolor=t.get('fillcolor'))
+            for tr, t in zip(fig.data, traces):
+                tr.update(x=t['x'], y=t['y'], line_color=t['line']['color'], fillcolor=t.get('fillcolor'))
     return fig
 
 # %% ../../nbs/widgets/51_outcome.ipynb #adc98148
 def seed_table(results:dict, # selector -> one History per seed (what `run_outcome_seeds` returns)
               ) -> pd.DataFrame:
-    "Final accuracies per selector (mean ± SE over seeds) and the paired difference to the first selector, with its sign count."
+    """Final accuracies per selector (mean ± SE over seeds) and the paired difference to the first selector, with its
+    sign count."""
     out, base = {}, None
     for name, hs in check_type('results', results, dict).items():
         v = np.array([[h.round_rows[-1][m] for m, _, _ in _MEASURES] for h in hs], np.float64)
@@ -311,7 +354,8 @@ def seed_table(results:dict, # selector -> one History per seed (what `run_outco
         if base is None: base = v
         elif len(base) == len(v):
             d = v[:, 1] - base[:, 1]
-            row['worst group − first'], row['diff SE'] = d.mean(), d.std(ddof=1) / np.sqrt(len(d)) if len(d) > 1 else 0.0
+            row['worst group − first'] = d.mean()
+            row['diff SE'] = d.std(ddof=1) / np.sqrt(len(d)) if len(d) > 1 else 0.0
             row['sign holds'] = f'{int((np.sign(d) == np.sign(d.mean())).sum())}/{len(d)}'
         out[name] = dict(row, seeds=len(v))
     return pd.DataFrame(out).T
@@ -322,17 +366,33 @@ DEBOUNCE_S = 0.15   # edits closer together than this are trained once, after th
 CONTROL_PX = 250    # width of the panel's control column (the curves take the rest of a notebook output)
 
 class OutcomePanel(Panel):
-    "Train on data generated from the edited matrices with chosen selectors, following every edit; mean ± SE curves over seeds."
-    def __init__(self, source='cmnist_gsc', # a `MatrixEditor` (followed: its current matrices are used at each run), a federation name, or matrices
+    """Train on data generated from the edited matrices with chosen selectors, following every edit; mean ± SE curves
+    over seeds."""
+    def __init__(self,
+                 source='cmnist_gsc', # a `MatrixEditor` (followed live), a federation name, or matrices
                  selectors=('uniform', 'feddiverse[sign-invariant]'), # keys of `feddiverse.SELECTORS`
                  config:OutcomeConfig=TEACHING_PRESET, # data, model, training settings and seeds
                  store:RunStore|str|None=None, # optional persistent run store (results survive the kernel)
                  follow:bool=True, # retrain after every edit of a `MatrixEditor` source (and start training at once)
                 ):
-        panel_matrices(source); check_selectors(selectors); check_type('config', config, OutcomeConfig)   # fail now, not on first use
-        self.source, self.store, self.results, self.live = source, check_type('store', store, (RunStore, str, type(None))), {}, {}
-        self._stop, self._thread, self.status, self.first_point_s, self._drawn_at = threading.Event(), None, 'idle', None, 0.0
-        self._round_listeners, self.generation, self._lock, self._timer, self._last_edit = [], 0, threading.Lock(), None, -np.inf
+        # fail now, not on first use
+        panel_matrices(source)
+        check_selectors(selectors)
+        check_type('config', config, OutcomeConfig)
+        self.source = source
+        self.store = check_type('store', store, (RunStore, str, type(None)))
+        self.results = {}
+        self.live = {}
+        self._stop = threading.Event()
+        self._thread = None
+        self.status = 'idle'
+        self.first_point_s = None
+        self._drawn_at = 0.0
+        self._round_listeners = []
+        self.generation = 0
+        self._lock = threading.Lock()
+        self._timer = None
+        self._last_edit = -np.inf
         self._build_widgets(check_type('follow', follow, bool))
         if not self.set(selectors=selectors, config=config): raise ValueError(self.status)
         if isinstance(source, MatrixEditor):
@@ -344,7 +404,8 @@ class OutcomePanel(Panel):
 # %% ../../nbs/widgets/51_outcome.ipynb #3da9f007
 @patch
 def _build_widgets(self:OutcomePanel, follow:bool):
-    "Selector list, data / aggregator / rounds / κ / seeds controls, the follow switch, run and stop, the status line and the curves."
+    """Selector list, data / aggregator / rounds / κ / seeds controls, the follow switch, run and stop, the status line
+    and the curves."""
     narrow = dict(layout=W.Layout(width=f'{CONTROL_PX}px'), style=dict(description_width='70px'))
     self.selectors_w = W.SelectMultiple(options=list(SELECTORS), rows=4, description='selectors', **narrow)
     self.dataset_w = W.Dropdown(options=['cmnist', 'shapes'], description='data', **narrow)
@@ -355,32 +416,44 @@ def _build_widgets(self:OutcomePanel, follow:bool):
     self.follow_w = W.Checkbox(value=follow, description='follow edits', indent=False)
     self.run_w = W.Button(description='run', icon='play', button_style='success', layout=W.Layout(width='80px'))
     self.stop_w = W.Button(description='stop', icon='stop', layout=W.Layout(width='80px'))
-    self.status_w = W.HTML(layout=W.Layout(height='40px', overflow='hidden')); self.status_w.add_class('hx-status')
+    self.status_w = W.HTML(layout=W.Layout(height='40px', overflow='hidden'))
+    self.status_w.add_class('hx-status')
     self.fig = SharedFigureWidget(curves({}))
     self.w = dict(selectors=self.selectors_w, dataset=self.dataset_w, aggregator=self.agg_w, rounds=self.rounds_w,
                   k=self.k_w, seeds=self.seeds_w)
     self.listen(lambda name, value: self._edited() if self.set(**{name: value}) and self.follow else None)
     self.run_w.on_click(lambda _: self.run())
     self.stop_w.on_click(lambda _: self.stop())
-    self.controls = W.VBox([self.selectors_w, self.dataset_w, self.agg_w, self.rounds_w, self.k_w, self.seeds_w,
-                            W.HBox([self.follow_w]), W.HBox([self.run_w, self.stop_w])], layout=W.Layout(width=f'{CONTROL_PX + 10}px'))
+    self.controls = W.VBox([
+        self.selectors_w, self.dataset_w, self.agg_w, self.rounds_w, self.k_w, self.seeds_w,
+        W.HBox([self.follow_w]),
+        W.HBox([self.run_w, self.stop_w])
+    ], layout=W.Layout(width=f'{CONTROL_PX + 10}px'))
     self.box = W.HBox([self.controls, W.VBox([self.status_w, self.fig])], layout=W.Layout(flex_flow='row wrap'))
 
 @patch
 def beside_editor(self:OutcomePanel) -> W.HBox:
     "The followed editor and the curves side by side, the controls under the curves: one 1366 x 768 screen holds both."
-    if not isinstance(self.source, MatrixEditor): raise ValueError("beside_editor: the panel's source is not a MatrixEditor")
+    if not isinstance(self.source, MatrixEditor):
+        raise ValueError("beside_editor: the panel's source is not a MatrixEditor")
     editor = W.Box([self.source.view], layout=W.Layout(width=f'{EDITOR_PX}px', flex='0 0 auto'))
-    curves_ = W.VBox([self.status_w, self.fig, self.controls], layout=W.Layout(width=f'{CURVES_PX + 10}px', flex='0 0 auto'))
+    curves_ = W.VBox([self.status_w, self.fig, self.controls], layout=W.Layout(width=f'{CURVES_PX + 10}px',
+                                                                               flex='0 0 auto'))
     return W.HBox([editor, curves_], layout=W.Layout(flex_flow='row wrap', align_items='flex-start'))
 
 # %% ../../nbs/widgets/51_outcome.ipynb #b2ba4041
 @patch(as_prop=True)
-def matrices(self:OutcomePanel) -> np.ndarray: "The federation the next run trains on."; return panel_matrices(self.source)
+def matrices(self: OutcomePanel) -> np.ndarray:
+    "The federation the next run trains on."
+    return panel_matrices(self.source)
 @patch(as_prop=True)
-def running(self:OutcomePanel) -> bool: "Whether a background run is in progress."; return self._thread is not None and self._thread.is_alive()
+def running(self: OutcomePanel) -> bool:
+    "Whether a background run is in progress."
+    return self._thread is not None and self._thread.is_alive()
 @patch(as_prop=True)
-def follow(self:OutcomePanel) -> bool: "Whether the panel retrains after every edit."; return self.follow_w.value
+def follow(self: OutcomePanel) -> bool:
+    "Whether the panel retrains after every edit."
+    return self.follow_w.value
 
 @patch
 def set(self:OutcomePanel,
@@ -392,9 +465,12 @@ def set(self:OutcomePanel,
     try:
         sel = check_selectors(self.selectors if selectors is None else selectors)
         cfg = replace(self.config if config is None else check_type('config', config, OutcomeConfig), **fields)
-    except (TypeError, ValueError) as e: self._say(f'⚠ {e}', error=True); return False
+    except (TypeError, ValueError) as e:
+        self._say(f'⚠ {e}', error=True)
+        return False
     self.selectors, self.config = sel, cfg
-    self._sync(); self._say('ready')
+    self._sync()
+    self._say('ready')
     return True
 
 # %% ../../nbs/widgets/51_outcome.ipynb #685cd266
@@ -403,11 +479,17 @@ def run(self:OutcomePanel,
         background:bool=True, # train in a thread (the kernel stays responsive; edits and the stop button are heard)
        ) -> dict|None: # selector -> one History per seed when `background=False`
     "Train every chosen selector on the current matrices; a run in progress is cancelled and draws nothing more."
-    with self._lock: self.generation += 1; g, prev = self.generation, self._thread
-    self._stop.clear(); self._t0, self.first_point_s = time.perf_counter(), None
-    if not background: self._work(g, prev); return self.results
+    with self._lock:
+        self.generation += 1
+        g, prev = self.generation, self._thread
+    self._stop.clear()
+    self._t0, self.first_point_s = time.perf_counter(), None
+    if not background:
+        self._work(g, prev)
+        return self.results
     self._thread = threading.Thread(target=self._work, args=(g, prev), daemon=True)
-    self._thread.start(); return None
+    self._thread.start()
+    return None
 
 @patch
 def stop(self:OutcomePanel):
@@ -417,7 +499,9 @@ def stop(self:OutcomePanel):
 @patch
 def on_round(self:OutcomePanel,
              callback:Callable, # called as `callback(t, rows)`
-            ): "Call `callback(t, rows)` after every round `t` (rows: selector -> round rows per seed)."; self._round_listeners.append(callback)
+            ):
+    "Call `callback(t, rows)` after every round `t` (rows: selector -> round rows per seed)."
+    self._round_listeners.append(callback)
 @patch
 def wait(self:OutcomePanel,
          timeout:float|None=None, # seconds to wait at most (None: until the end)
@@ -432,14 +516,16 @@ def wait(self:OutcomePanel,
 # %% ../../nbs/widgets/51_outcome.ipynb #b67fea4b
 @patch
 def table(self:OutcomePanel) -> pd.DataFrame:
-    "Final average and worst-group accuracy of each finished selector: mean ± SE over seeds, paired differences to the first."
+    """Final average and worst-group accuracy of each finished selector: mean ± SE over seeds, paired differences to the
+    first."""
     return seed_table(self.results)
 
 @patch
 def _done_message(self:OutcomePanel) -> str:
     t = self.table()
     return f'done in {time.perf_counter() - self._t0:.2f} s, mean of {self.config.seeds} seeds: ' + ', '.join(
-        f'{n} acc {r["accuracy"]:.3f} / worst {r["worst_group_accuracy"]:.3f} ± {r["worst_group_accuracy SE"]:.3f}' for n, r in t.iterrows())
+        f'{n} acc {r["accuracy"]:.3f} / worst {r["worst_group_accuracy"]:.3f} ± {r["worst_group_accuracy SE"]:.3f}'
+        for n, r in t.iterrows())
 
 @patch
 def _stale(self:OutcomePanel, g:int) -> bool: return g != self.generation or self._stop.is_set()
@@ -457,7 +543,9 @@ def _work(self:OutcomePanel, g:int, prev:threading.Thread|None):
     except Exception as e: return self._refuse(g, f'⚠ {type(e).__name__}: {e}')
     with self._lock:
         if g != self.generation: return
-        if self._stop.is_set(): self._say('stopped by the user'); return
+        if self._stop.is_set():
+            self._say('stopped by the user')
+            return
         self.results = res
     self._say_if(g, self._done_message())
 
@@ -471,7 +559,8 @@ def _on_rows(self:OutcomePanel, g:int, rows:dict):
         if t >= 0 and self.first_point_s is None: self.first_point_s = time.perf_counter() - self._t0
         self.live, now = rows, time.perf_counter()
         if t <= 0 or t == self.config.rounds - 1 or now - self._drawn_at >= REDRAW_S:   # first, last, and 1 in REDRAW_S
-            curves(rows, self.fig); self._drawn_at = now
+            curves(rows, self.fig)
+            self._drawn_at = now
         n = min((len(runs) for runs in rows.values()), default=0)
         if t >= 0: self._say(f'round {t + 1}/{self.config.rounds}, mean of {n} seed{"s" * (n != 1)}'
                              + ('' if self.follow else ' (follow edits is off)'))
@@ -482,7 +571,8 @@ def _refuse(self:OutcomePanel, g:int, text:str):
     "Show why generation `g` cannot train, beside the last curves drawn in grey."
     with self._lock:
         if g != self.generation: return
-        self._say(text, error=True); curves(self.live, self.fig, grey=True)
+        self._say(text, error=True)
+        curves(self.live, self.fig, grey=True)
 
 @patch
 def _edited(self:OutcomePanel):
@@ -493,7 +583,9 @@ def _edited(self:OutcomePanel):
     self._last_edit = now
     if quiet: return self.run()                               # a new generation at once
     with self._lock: self.generation += 1                    # the run in progress draws nothing from now on
-    self._timer = threading.Timer(DEBOUNCE_S, self.run); self._timer.daemon = True; self._timer.start()
+    self._timer = threading.Timer(DEBOUNCE_S, self.run)
+    self._timer.daemon = True
+    self._timer.start()
 
 # %% ../../nbs/widgets/51_outcome.ipynb #bc83aba5
 @patch
@@ -514,10 +606,13 @@ def _sync(self:OutcomePanel):
 # %% ../../nbs/widgets/51_outcome.ipynb #e4df9f04
 def outcome_figure(federations=('cmnist_gsc', 'spawrious_gci'), # 2-class federations to precompute
                    selectors=('uniform', 'feddiverse[sign-invariant]', 'fedrk'), # explorer selector names
-                   cfg:OutcomeConfig=TEACHING_PRESET, # training configuration (its seeds: one mean curve and band per selector)
+                   # training configuration (its seeds: one mean curve and band per selector)
+                   cfg:OutcomeConfig=TEACHING_PRESET,
                   ) -> go.Figure:
-    "Kernel-free outcome panel: a dropdown over federations switching precomputed mean ± SE accuracy curves of several selectors."
-    federations = tuple(check_choice('federations', n, FEDERATIONS) for n in check_type('federations', federations, (list, tuple)))
+    """Kernel-free outcome panel: a dropdown over federations switching precomputed mean ± SE accuracy curves of several
+    selectors."""
+    federations = tuple(
+        check_choice('federations', n, FEDERATIONS) for n in check_type('federations', federations, (list, tuple)))
     if not federations: raise ValueError("federations: choose at least one federation")
     selectors, cfg = check_selectors(selectors), check_type('cfg', cfg, OutcomeConfig)
     fig, spans = go.Figure(), []
@@ -526,9 +621,16 @@ def outcome_figure(federations=('cmnist_gsc', 'spawrious_gci'), # 2-class federa
         for tr in curves(run_outcome_seeds(federation(name).matrices, selectors, cfg)).data:
             fig.add_trace(tr.update(visible=j == 0))
         spans.append(range(n0, len(fig.data)))
-    fig.update_layout(updatemenus=[dict(buttons=[dict(label=n, method='update',
-                          args=[{'visible': [i in s for i in range(len(fig.data))]}, {'title': n}]) for n, s in zip(federations, spans)])],
-                      title=federations[0], xaxis_title='round', yaxis_title='test accuracy (mean ± SE)', yaxis_range=[0, 1.02],
-                      height=380, width=640, margin=dict(l=50, r=10, b=40))
+    fig.update_layout(
+        updatemenus=[
+            dict(buttons=[
+                dict(label=n, method='update', args=[{
+                    'visible': [i in s for i in range(len(fig.data))]
+                }, {
+                    'title': n
+                }]) for n, s in zip(federations, spans)
+            ])
+        ], title=federations[0], xaxis_title='round', yaxis_title='test accuracy (mean ± SE)', yaxis_range=[0, 1.02],
+        height=380, width=640, margin=dict(l=50, r=10, b=40))
     place_controls_above(fig)
     return fig

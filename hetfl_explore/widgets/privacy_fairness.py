@@ -37,9 +37,12 @@ def threshold_metrics(res:AttackResult, # an attack result with per-query losses
                       nu:float, # loss threshold: member iff loss < nu
                      ) -> dict: # tpr, fpr, advantage at nu, and the threshold-free AUC
     "TPR, FPR and advantage of the loss-threshold decision at `nu`, with the ROC AUC."
-    check_type('res', res, AttackResult); nu = float(check_array('nu', nu, allow_inf=True, ndim=0))
-    if len(np.unique(res.labels)) < 2: raise ValueError("res: the attack result needs both members (label 1) and non-members (label 0)")
-    loss = np.asarray(res.info.get('loss', -res.scores), float); pred = loss < nu
+    check_type('res', res, AttackResult)
+    nu = float(check_array('nu', nu, allow_inf=True, ndim=0))
+    if len(np.unique(res.labels)) < 2:
+        raise ValueError("res: the attack result needs both members (label 1) and non-members (label 0)")
+    loss = np.asarray(res.info.get('loss', -res.scores), float)
+    pred = loss < nu
     tpr, fpr = pred[res.labels == 1].mean(), pred[res.labels == 0].mean()
     return dict(tpr=float(tpr), fpr=float(fpr), advantage=float(tpr - fpr), auc=float(roc_auc(-loss, res.labels)))
 
@@ -53,7 +56,8 @@ class MIAAnatomy(Panel):
         loss = np.asarray(res.info.get('loss', -res.scores), float)
         self.grid = np.unique(np.quantile(loss, np.linspace(0, 1, check_int('steps', steps, lo=2))))
         self.slider = W.SelectionSlider(options=[(f'{v:.3g}', float(v)) for v in self.grid], description='ν')
-        self.text_w = W.HTML(); self.text_w.add_class('hx-mia')
+        self.text_w = W.HTML()
+        self.text_w.add_class('hx-mia')
         self.fig = SharedFigureWidget(mia_anatomy(res, float(np.median(loss))))
         self.w = dict(nu=self.slider)
         self.listen(lambda name, nu: self.set_threshold(nu))
@@ -63,32 +67,43 @@ class MIAAnatomy(Panel):
     def set_threshold(self, nu:float, # the loss threshold ν
                      ) -> dict:
         "Move the threshold; returns `threshold_metrics` at it."
-        self.nu = float(check_array('nu', nu, allow_inf=True, ndim=0)); self.metrics = threshold_metrics(self.res, self.nu)
-        m, near = self.metrics, float(self.grid[np.abs(self.grid - self.nu).argmin()])   # the slider shows the nearest grid ν
+        self.nu = float(check_array('nu', nu, allow_inf=True, ndim=0))
+        self.metrics = threshold_metrics(self.res, self.nu)
+        # the slider shows the nearest grid ν
+        m, near = self.metrics, float(self.grid[np.abs(self.grid - self.nu).argmin()])
         self.sync(nu=near)
-        self.text_w.value = f'ν = {self.nu:.3g}: TPR {m["tpr"]:.3f}, FPR {m["fpr"]:.3f}, advantage {m["advantage"]:+.3f} (AUC {m["auc"]:.3f})'
+        self.text_w.value = (f'ν = {self.nu:.3g}: TPR {m["tpr"]:.3f}, FPR {m["fpr"]:.3f}, '
+                             f'advantage {m["advantage"]:+.3f} (AUC {m["auc"]:.3f})')
         new = mia_anatomy(self.res, self.nu)
         with self.fig.batch_update():
-            self.fig.layout.shapes = new.layout.shapes; self.fig.layout.annotations = new.layout.annotations
+            self.fig.layout.shapes = new.layout.shapes
+            self.fig.layout.annotations = new.layout.annotations
             self.fig.data[-1].update(x=new.data[-1].x, y=new.data[-1].y)
         return m
 
     def _ipython_display_(self): display(self.box)
 
 # %% ../../nbs/widgets/52_privacy_fairness.ipynb #543e57a0
-def _json_equal(a, b) -> bool: return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
+def _json_equal(a, b) -> bool:
+    return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
 
 def _changes(old:dict, new:dict) -> dict:
-    "Top-level properties to set so that plotly JSON `old` becomes `new` (None removes one; the template is left alone)."
-    return {k: new.get(k) for k in old.keys() | new.keys() if k != 'template' and not _json_equal(old.get(k), new.get(k))}
+    """Top-level properties to set so that plotly JSON `old` becomes `new` (None removes one; the template is left
+    alone)."""
+    return {
+        k: new.get(k)
+        for k in old.keys() | new.keys() if k != 'template' and not _json_equal(old.get(k), new.get(k))
+    }
 
 def redraw_in_place(fw:go.FigureWidget, # the figure widget on screen
                     fig:go.Figure, # the figure it should show
                    ) -> go.FigureWidget:
     "Make `fw` show `fig` by sending only what changed (traces are replaced only when their number or types change)."
-    check_type('fw', fw, go.FigureWidget); check_type('fig', fig, go.Figure)
+    check_type('fw', fw, go.FigureWidget)
+    check_type('fig', fig, go.Figure)
     if len(fw.data) != len(fig.data) or any(a.type != b.type for a, b in zip(fw.data, fig.data)):
-        fw.data = (); fw.add_traces(list(fig.data))
+        fw.data = ()
+        fw.add_traces(list(fig.data))
     with fw.batch_update():
         for a, b in zip(fw.data, fig.data):
             if (c := _changes(a.to_plotly_json(), b.to_plotly_json())): a.update(c)
@@ -104,8 +119,10 @@ class SubmodelExplorer(Panel):
                  u:int=16, # width unit of the model (`submodels.hidden_sizes`)
                  rounds:int=12, # rounds on the timeline (and the range of the round slider)
                 ):
-        self.num_clients, self.hidden = check_int('num_clients', num_clients, lo=1, hi=MAX_CLIENTS), hidden_sizes(check_int('u', u, lo=1))
-        self.rounds, self.method = check_int('rounds', rounds, lo=1, hi=EXPLORER_MAX_ROUNDS), check_choice('method', method, METHODS)
+        self.num_clients = check_int('num_clients', num_clients, lo=1, hi=MAX_CLIENTS)
+        self.hidden = hidden_sizes(check_int('u', u, lo=1))
+        self.rounds = check_int('rounds', rounds, lo=1, hi=EXPLORER_MAX_ROUNDS)
+        self.method = check_choice('method', method, METHODS)
         check_int('n_small', n_small, 1, self.num_clients)   # every argument fails here, before a widget is built
         self.method_w = W.Dropdown(options=list(METHODS), description='method')
         self.small_w = W.IntSlider(min=1, max=self.num_clients, description='small clients')
@@ -144,8 +161,11 @@ TABLE_COLUMNS = ('method', 'n_large', 'client_acc')   # columns an appendix-styl
 def _check_table(table):
     "An appendix-style table (default: the thesis' Tables 24-26) checked for the columns and rows the explorer needs."
     table = appendix_tables() if table is None else check_type('table', table, pd.DataFrame)
-    missing = [c for c in TABLE_COLUMNS if c not in table] + ([] if any(v in table for v in PRIVACY_COLUMNS.values()) else ['a privacy column'])
-    if missing: raise ValueError(f"table: missing columns {missing}: expected rows like `modelhet.experiments.appendix_tables()`")
+    missing = [c for c in TABLE_COLUMNS
+               if c not in table] + ([] if any(v in table for v in PRIVACY_COLUMNS.values()) else ['a privacy column'])
+    if missing:
+        raise ValueError(
+            f"table: missing columns {missing}: expected rows like `modelhet.experiments.appendix_tables()`")
     if not any(0 < n < table.n_large.max() for n in table.n_large.unique()):
         raise ValueError("table: no rows with a mixed federation (0 < n_large < the largest n_large)")
     return table
@@ -155,8 +175,8 @@ LABEL_PAD_PX, TITLE_BAND_EXTRA_PX = 60, 60   # room for point labels at the plot
 def _unclipped(fig:go.Figure) -> go.Figure:
     "Point labels drawn beyond the axes (FedAvg-small/large sit at the edges), the legend below with room for it."
     fig.update_traces(cliponaxis=False)
-    fig.update_layout(margin=dict(l=LABEL_PAD_PX, r=LABEL_PAD_PX, b=LABEL_PAD_PX + 40), legend=dict(y=-0.3, yanchor='top'),
-                      xaxis_automargin=True, yaxis_automargin=True)
+    fig.update_layout(margin=dict(l=LABEL_PAD_PX, r=LABEL_PAD_PX, b=LABEL_PAD_PX + 40), legend=dict(
+        y=-0.3, yanchor='top'), xaxis_automargin=True, yaxis_automargin=True)
     return spread_labels(fig)
 
 # %% ../../nbs/widgets/52_privacy_fairness.ipynb #e1c8b1e0
@@ -171,17 +191,20 @@ class TradeoffExplorer(Panel):
         datasets = sorted(self.table.dataset.unique()) if 'dataset' in self.table else [None]
         larges = sorted(int(n) for n in self.table.n_large.unique() if 0 < n < self.table.n_large.max())
         cols = {k: v for k, v in PRIVACY_COLUMNS.items() if v in self.table}
-        check_choice('privacy', privacy, list(cols.values())); check_type('dataset', dataset, str); check_int('n_large', n_large, lo=0)
+        check_choice('privacy', privacy, list(cols.values()))
+        check_type('dataset', dataset, str)
+        check_int('n_large', n_large, lo=0)
         self.dataset_w = W.Dropdown(options=datasets, description='dataset')
         self.large_w = W.SelectionSlider(options=larges, description='large clients')
         self.privacy_w = W.Dropdown(options=cols, description='privacy', layout=W.Layout(width='330px'))
-        self.msg_w, self.fig_w = W.HTML(), SharedFigureWidget()   # the figure widget is built once; `set` redraws it in place
+        # the figure widget is built once; `set` redraws it in place
+        self.msg_w, self.fig_w = W.HTML(), SharedFigureWidget()
         self.w = dict(dataset=self.dataset_w, n_large=self.large_w, privacy=self.privacy_w)
         self.listen(lambda name, value: self._from_widgets())
         self.box = W.VBox([W.HBox([self.dataset_w, self.large_w, self.privacy_w]), self.msg_w, self.fig_w])
         self.dataset, self.n_large, self.privacy = datasets[0], larges[0], privacy
-        self.set(dataset=dataset if dataset in datasets else datasets[0], n_large=n_large if n_large in larges else larges[0],
-                 privacy=privacy)
+        self.set(dataset=dataset if dataset in datasets else datasets[0],
+                 n_large=n_large if n_large in larges else larges[0], privacy=privacy)
 
     def _ipython_display_(self): display(self.box)
 
@@ -196,7 +219,8 @@ def set(self:TradeoffExplorer,
     ds = self.dataset if dataset is None else check_choice('dataset', dataset, self.dataset_w.options)
     nl = self.n_large if n_large is None else check_choice('n_large', n_large, self.large_w.options)
     pr = self.privacy if privacy is None else check_choice('privacy', privacy, list(self.privacy_w.options.values()))
-    self.figure = _unclipped(tradeoff_scatter(self.table, nl, ds, pr))   # raises on an empty selection before anything changes
+    # raises on an empty selection before anything changes
+    self.figure = _unclipped(tradeoff_scatter(self.table, nl, ds, pr))
     self.dataset, self.n_large, self.privacy = ds, nl, pr
     self.sync(dataset=ds, n_large=nl, privacy=pr)
     redraw_in_place(self.fig_w, self.figure)
@@ -229,7 +253,8 @@ def fairness_matrices(strength:float=0.8, # s in [0, 1]: class-attribute correla
                       num_clients:int=24, # K
                       n:int=100, # samples per client
                      ) -> np.ndarray: # (K, 2, 2) int64
-    "Client matrices of the fairness explorer: `mix` of the clients correlated one way with strength s, the rest reversed."
+    """Client matrices of the fairness explorer: `mix` of the clients correlated one way with strength s, the rest
+    reversed."""
     s, mix = check_float('strength', strength, 0, 1), check_float('mix', mix, 0, 1)
     K, n = check_int('num_clients', num_clients, lo=1, hi=MAX_CLIENTS), check_int('n', n, lo=4, hi=MAX_CLIENT_SIZE)
     base = np.rint(n / 4 * np.array([[1 + s, 1 - s], [1 - s, 1 + s]])).astype(np.int64)
@@ -240,10 +265,13 @@ def fairness_matrices(strength:float=0.8, # s in [0, 1]: class-attribute correla
 def shortcut_confusions(matrices:np.ndarray, # (K, |Y|, |A|) client matrices
                         reliance:float, # λ: probability that the model predicts the shortcut class of the attribute
                        ) -> list[torch.Tensor]: # per-client expected C_k[y, a, ŷ]
-    "Expected count tensors of a model that predicts argmax_y P(y | a) of the pooled data with probability λ, else the truth."
-    N = as_counts(matrices, 'matrices'); lam = check_float('reliance', reliance, 0, 1)
+    """Expected count tensors of a model that predicts argmax_y P(y | a) of the pooled data with probability λ, else the
+    truth."""
+    N = as_counts(matrices, 'matrices')
+    lam = check_float('reliance', reliance, 0, 1)
     if N.ndim != 3: raise ValueError(f"matrices: shape {N.shape}: expected client matrices (K, |Y|, |A|)")
-    Y, A = N.shape[1:]; short = N.sum(0).argmax(0)                    # shortcut class of each attribute value
+    Y, A = N.shape[1:]
+    short = N.sum(0).argmax(0)                    # shortcut class of each attribute value
     onehot_true = np.eye(Y)[:, None, :] * np.ones((1, A, 1))         # [y, a, ŷ] = 1[ŷ = y]
     onehot_short = np.eye(Y)[short][None, :, :] * np.ones((Y, 1, 1)) # [y, a, ŷ] = 1[ŷ = s(a)]
     P = (1 - lam) * onehot_true + lam * onehot_short
@@ -251,7 +279,8 @@ def shortcut_confusions(matrices:np.ndarray, # (K, |Y|, |A|) client matrices
 
 # %% ../../nbs/widgets/52_privacy_fairness.ipynb #50c3c263
 class FairnessExplorer(Panel):
-    "Sliders on correlation strength, client mix and shortcut reliance; fairness per client vs federation; privacy levels' selection."
+    """Sliders on correlation strength, client mix and shortcut reliance; fairness per client vs federation; privacy
+    levels' selection."""
     def __init__(self, strength:float=0.8, # s: class-attribute correlation within a client
                  mix:float=0.75, # share of clients with the majority correlation
                  reliance:float=0.5, # λ: how much the model relies on the shortcut
@@ -259,7 +288,9 @@ class FairnessExplorer(Panel):
                  rounds:int=100, # rounds of those selections
                 ):
         self.k, self.rounds = check_int('k', k, lo=1), check_int('rounds', rounds, lo=1, hi=EXPLORER_MAX_ROUNDS)
-        fairness_matrices(strength, mix); check_float('reliance', reliance, 0, 1)   # bad arguments fail here, not in the panel
+        # bad arguments fail here, not in the panel
+        fairness_matrices(strength, mix)
+        check_float('reliance', reliance, 0, 1)
         self.w = dict(strength=W.FloatSlider(min=0, max=1, step=0.05, description='strength s'),
                       mix=W.FloatSlider(min=0, max=1, step=1 / 24, description='mix'),
                       reliance=W.FloatSlider(min=0, max=1, step=0.05, description='reliance λ'))
@@ -298,17 +329,22 @@ def fairness(self:FairnessExplorer) -> pd.DataFrame:
     "Accuracy, worst-group accuracy, ΔEOp and ΔDemPar: one client of each kind, the mean of clients, the federation."
     t = self.table[['acc', 'wga', 'd_eop', 'd_dp']]
     k = int(round(self.mix * len(self.matrices)))
-    rows = [r for r in (t.index[0] if k > 0 else None, t.index[-3] if k < len(self.matrices) else None) if r is not None]
+    rows = [
+        r for r in (t.index[0] if k > 0 else None, t.index[-3] if k < len(self.matrices) else None) if r is not None
+    ]
     return t.loc[rows + ['mean of clients', 'federation (Σ C_k)']]
 
 @patch
 def privacy_levels(self:FairnessExplorer) -> pd.DataFrame:
     "Per privacy level: share of selected slots from minority-correlation clients and the mean union SC the model sees."
-    k = min(self.k, len(self.matrices)); minority = np.arange(len(self.matrices)) >= int(round(self.mix * len(self.matrices)))
+    k = min(self.k, len(self.matrices))
+    minority = np.arange(len(self.matrices)) >= int(round(self.mix * len(self.matrices)))
     rows = {}
     for level, (name, noise) in FAIRNESS_EXPLORER_LEVELS.items():
         st = simulate_selection(self.matrices, name, self.rounds, k, noise=noise)
-        rows[PRIVACY_LEVELS[level]['row']] = dict(minority_share=float(st.selected[:, minority].sum() / st.selected.sum()), union_SC=float(st.union_mean()[2]))
+        rows[PRIVACY_LEVELS[level]['row']] = dict(
+            minority_share=float(st.selected[:, minority].sum() / st.selected.sum()),
+            union_SC=float(st.union_mean()[2]))
     return pd.DataFrame(rows).T
 
 # %% ../../nbs/widgets/52_privacy_fairness.ipynb #5bab6cd3
@@ -319,16 +355,19 @@ def fairness_static_figure(strength:float=0.8, # s: class-attribute correlation 
                            steps:int=11, # values of λ between 0 and 1
                           ) -> go.Figure:
     "Kernel-free fairness explorer: federation vs mean-of-clients gaps over the shortcut reliance λ (plotly figure)."
-    lams = np.linspace(0, 1, check_int('steps', steps, lo=2, hi=MAX_STEPS)); N = fairness_matrices(strength, mix)
+    lams = np.linspace(0, 1, check_int('steps', steps, lo=2, hi=MAX_STEPS))
+    N = fairness_matrices(strength, mix)
     with warnings.catch_warnings():   # at λ = 0 and 1 a group receives no prediction of one class: its predictive
-        warnings.simplefilter('ignore', UndefinedMetricWarning)   # value is NaN by design, and the gaps drawn do not use it
+        # value is NaN by design, and the gaps drawn do not use it
+        warnings.simplefilter('ignore', UndefinedMetricWarning)
         tabs = [client_table(shortcut_confusions(N, l)) for l in lams]
     fig = go.Figure()
     for row, dash in (('federation (Σ C_k)', 'solid'), ('mean of clients', 'dot')):
         for m, col in (('d_dp', '#d62728'), ('d_eop', '#1f77b4')):
-            fig.add_scatter(x=lams, y=[t.loc[row, m] for t in tabs], name=f'{m} — {row}', line=dict(dash=dash, color=col))
-    fig.update_layout(xaxis_title='shortcut reliance λ', yaxis_title='gap', height=320, width=620, margin=dict(l=40, r=10, t=30, b=40),
-                      title=f'strength {strength}, mix {mix}')
+            fig.add_scatter(x=lams, y=[t.loc[row, m]
+                                       for t in tabs], name=f'{m} — {row}', line=dict(dash=dash, color=col))
+    fig.update_layout(xaxis_title='shortcut reliance λ', yaxis_title='gap', height=320, width=620, margin=dict(
+        l=40, r=10, t=30, b=40), title=f'strength {strength}, mix {mix}')
     return fig
 
 # %% ../../nbs/widgets/52_privacy_fairness.ipynb #8ca227e8
@@ -337,13 +376,15 @@ def tradeoff_static_figure(table:pd.DataFrame|None=None, # appendix-style rows (
                            privacy:str='auc_avg', # privacy column on the x-axis
                           ) -> go.Figure:
     "Kernel-free trade-off explorer: `tradeoff_scatter` for each number of large clients, switched by buttons."
-    table = _check_table(table); check_type('dataset', dataset, str)
+    table = _check_table(table)
+    check_type('dataset', dataset, str)
     check_choice('privacy', privacy, [v for v in PRIVACY_COLUMNS.values() if v in table])
     larges = sorted(int(n) for n in table.n_large.unique() if 0 < n < table.n_large.max())
     figs = [_unclipped(tradeoff_scatter(table, n, dataset, privacy)) for n in larges]
     fig = go.Figure(figs[0])
     for f in figs[1:]: fig.add_traces(f.data)
-    sizes = [len(f.data) for f in figs]; starts = np.cumsum([0] + sizes)
+    sizes = [len(f.data) for f in figs]
+    starts = np.cumsum([0] + sizes)
     def visible(i): return [starts[i] <= j < starts[i + 1] for j in range(starts[-1])]
     for j, tr in enumerate(fig.data): tr.visible = visible(0)[j]
     fig.update_layout(updatemenus=[dict(type='buttons', direction='right', buttons=[

@@ -7,15 +7,16 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
-from ..foundation.core import TRIPLET_COLORS, PAGE_FIGURE_WIDTH, check_float, check_choice, check_type, check_rng_seed
+from ..foundation.core import (TRIPLET_COLORS, PAGE_FIGURE_WIDTH, check_float, check_choice, check_type,
+                                           check_rng_seed)
 from ..foundation.hetero import METRICS, SIMPLEX_TICKS, simplex_positions
 from ..foundation.data import FEDERATIONS
 from ..feddiverse.selector import DIMS
 from ..feddiverse.simulation import simulate_selection
 from .layout import place_controls_above
 from .editor import (DIRICHLET_CLIENTS, DIRICHLET_SIZE, TYPE_COLOURS, type_group, dirichlet_types,
-                                          federation_summary, preset_types, published_values, derived_values, types_ternary,
-                                          panel_matrices)
+                                          federation_summary, preset_types, published_values, derived_values,
+                                          types_ternary, panel_matrices)
 from .explorers import check_selectors, check_explorer_settings, share_table
 from .stepper import explain_frames, step_figure
 
@@ -26,33 +27,48 @@ __all__ = ['SIMPLEX_TICK_PX', 'SIMPLEX_AXES', 'DIRICHLET_ALPHAS', 'TERNARY_TOP',
 # %% ../../nbs/widgets/50c_static_figures.ipynb #3b3b1ea3
 def _type_title(name):
     "A federation's name and its client types, as the figure title."
-    return f"{name}: " + ', '.join(f'{k}={v}' for k, v in sorted(federation_summary(preset_types(name))['type_counts'].items()))
+    return f"{name}: " + ', '.join(f'{k}={v}'
+                                   for k, v in sorted(federation_summary(preset_types(name))['type_counts'].items()))
 
 def _add_federation_traces(fig, name, visible):
     "Add one federation's simplex traces and its computed, printed and derived metric bars; returns their index range."
-    s, pub, der, n0 = federation_summary(preset_types(name)), published_values(name), derived_values(name), len(fig.data)
-    for tr in types_ternary(s).data: fig.add_trace(tr.update(visible=visible, showlegend=visible, legendgroup=tr.name), 1, 1)
+    s = federation_summary(preset_types(name))
+    pub = published_values(name)
+    der = derived_values(name)
+    n0 = len(fig.data)
+    for tr in types_ternary(s).data:
+        fig.add_trace(tr.update(visible=visible, showlegend=visible, legendgroup=tr.name), 1, 1)
     for label, vals, colour in (('computed', [float(s['metrics'][k]) for k in METRICS], '#1f77b4'),
                                 ('published', [pub.get(k) for k in METRICS], '#bbbbbb'),
                                 ('derived (not printed)', [der.get(k) for k in METRICS], '#e0e0e0')):
-        fig.add_trace(go.Bar(x=list(METRICS), y=vals, name=label, marker_color=colour, visible=visible, showlegend=visible), 1, 2)
+        fig.add_trace(
+            go.Bar(x=list(METRICS), y=vals, name=label, marker_color=colour, visible=visible, showlegend=visible), 1, 2)
     return range(n0, len(fig.data))
 
-# the simplex's sides, numbered inside only (as `hetero.ternary_triplets`: a corner marker would hide 0 and 1), the numbers
+# the simplex's sides, numbered inside only (as `hetero.ternary_triplets`: a corner marker would hide 0 and 1), the
+# numbers
 # set off by outside ticks so that a marker on a side (a client without one of the three) leaves them readable
 SIMPLEX_TICK_PX = 8   # tick length: more than a marker's radius
 SIMPLEX_AXES = {f'{k}axis': dict(title=t, tickvals=SIMPLEX_TICKS, ticks='outside', ticklen=SIMPLEX_TICK_PX)
                 for k, t in zip('abc', ('CI', 'AI', 'SC'))}
 
+# %% ../../nbs/widgets/50c_static_figures.ipynb #6175feeb
 def federations_figure(names=tuple(FEDERATIONS), # federations in the dropdown
                       ) -> go.Figure:
-    "Kernel-free explorer of the presets: a dropdown over federations showing their rows on the simplex and the six metrics."
+    """Kernel-free explorer of the presets: a dropdown over federations showing their rows on the simplex and the six
+    metrics."""
     names = tuple(check_choice('names', n, FEDERATIONS) for n in check_type('names', names, (list, tuple)))
     if not names: raise ValueError("names: choose at least one federation")
-    fig = make_subplots(1, 2, specs=[[{'type': 'ternary'}, {'type': 'xy'}]], column_widths=[0.45, 0.55],
-                        subplot_titles=('client types on the simplex', 'six metrics: edited rows vs printed and derived'))
+    fig = make_subplots(
+        1, 2, specs=[[{
+            'type': 'ternary'
+        }, {
+            'type': 'xy'
+        }]], column_widths=[0.45, 0.55],
+        subplot_titles=('client types on the simplex', 'six metrics: edited rows vs printed and derived'))
     per = [_add_federation_traces(fig, name, j == 0) for j, name in enumerate(names)]
-    # each button shows one federation's traces with their legend entries, and its title (`title.text`: a bare `title` erased it)
+    # each button shows one federation's traces with their legend entries, and its title (`title.text`: a bare `title`
+    # erased it)
     shown = [[i in r for i in range(len(fig.data))] for r in per]
     buttons = [dict(label=n, method='update', args=[{'visible': v, 'showlegend': v}, {'title.text': _type_title(n)}])
                for n, v in zip(names, shown)]
@@ -62,22 +78,28 @@ def federations_figure(names=tuple(FEDERATIONS), # federations in the dropdown
     return place_controls_above(fig, subplot_titles=True)
 
 # %% ../../nbs/widgets/50c_static_figures.ipynb #b8e2f3c2
-DIRICHLET_ALPHAS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 100.0)   # the α grid of the kernel-free Dirichlet explorer
+# the α grid of the kernel-free Dirichlet explorer
+DIRICHLET_ALPHAS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 100.0)
 TERNARY_TOP = 0.85   # top of the simplex's domain: its CI label stays below the subplot title
 
 def _frame_slider(names, labels, prefix):
     "A plotly slider that jumps to the frame of each name (no animation), labelled by `labels`."
-    return dict(active=0, currentvalue=dict(prefix=prefix), pad=dict(t=40),
-                steps=[dict(label=lab, method='animate', args=[[n], dict(mode='immediate', frame=dict(duration=0, redraw=True))])
-                       for n, lab in zip(names, labels)])
+    return dict(
+        active=0, currentvalue=dict(prefix=prefix), pad=dict(t=40), steps=[
+            dict(label=lab, method='animate', args=[[n],
+                                                    dict(mode='immediate', frame=dict(duration=0, redraw=True))])
+            for n, lab in zip(names, labels)
+        ])
 
 def _dirichlet_traces(summary):
     "The six metrics as bars and the rows on the simplex coloured by type: the two traces of one α."
     pos = simplex_positions(summary['triplets'])
-    return [go.Bar(x=list(METRICS), y=[summary['metrics'][m] for m in METRICS], marker_color='#4c72b0', showlegend=False),
-            go.Scatterternary(a=pos[:, 0], b=pos[:, 1], c=pos[:, 2], mode='markers', text=list(summary['types']),
-                              marker=dict(size=8, color=[TYPE_COLOURS[type_group(t)] for t in summary['types']]),
-                              hovertemplate='type %{text}<extra></extra>', showlegend=False, subplot='ternary')]
+    return [
+        go.Bar(x=list(METRICS), y=[summary['metrics'][m] for m in METRICS], marker_color='#4c72b0', showlegend=False),
+        go.Scatterternary(a=pos[:, 0], b=pos[:, 1], c=pos[:, 2], mode='markers', text=list(summary['types']),
+                          marker=dict(size=8, color=[TYPE_COLOURS[type_group(t)] for t in summary['types']]),
+                          hovertemplate='type %{text}<extra></extra>', showlegend=False, subplot='ternary')
+    ]
 
 # %% ../../nbs/widgets/50c_static_figures.ipynb #c9f3a4d3
 def dirichlet_metrics_figure(alphas=DIRICHLET_ALPHAS, # Dirichlet concentrations, one slider position each
@@ -86,39 +108,56 @@ def dirichlet_metrics_figure(alphas=DIRICHLET_ALPHAS, # Dirichlet concentrations
                              seed:int=0, # seed of every draw (the same stream at each α)
                             ) -> go.Figure:
     "Kernel-free explorer: the six metrics and the clients' simplex of a Dirichlet federation, with a slider over α."
-    alphas = [check_float('alphas', a, lo=0, lo_open=True) for a in check_type('alphas', alphas, (list, tuple, np.ndarray))]
+    alphas = [
+        check_float('alphas', a, lo=0, lo_open=True) for a in check_type('alphas', alphas, (list, tuple, np.ndarray))
+    ]
     if not alphas: raise ValueError("alphas: empty; expected at least one Dirichlet concentration > 0")
     size = DIRICHLET_SIZE[check_choice('n_classes', n_classes, tuple(DIRICHLET_SIZE))]
-    traces = [_dirichlet_traces(federation_summary(dirichlet_types(num_clients, n_classes, 2, a, size, seed))) for a in alphas]
+    traces = [
+        _dirichlet_traces(federation_summary(dirichlet_types(num_clients, n_classes, 2, a, size, seed))) for a in alphas
+    ]
     fig = make_subplots(rows=1, cols=2, specs=[[{'type': 'xy'}, {'type': 'ternary'}]],
                         subplot_titles=('the six metrics', 'clients: CI blue · AI orange · SC green'))
     fig.add_traces(traces[0], rows=[1, 1], cols=[1, 2])
     names = [f'α={a:g}' for a in alphas]
     fig.frames = [go.Frame(data=t, name=n, traces=[0, 1]) for t, n in zip(traces, names)]
-    fig.update_layout(sliders=[_frame_slider(names, names, 'Dirichlet ')], yaxis_range=[0, 1], height=460,
-                      width=PAGE_FIGURE_WIDTH, margin=dict(t=90, b=40), ternary=dict(**SIMPLEX_AXES, domain_y=[0, TERNARY_TOP]),
-                      title=f'{num_clients} clients of {size} samples, {n_classes} classes × 2 attributes: move α')
+    fig.update_layout(sliders=[_frame_slider(names, names, 'Dirichlet ')], yaxis_range=[
+        0, 1
+    ], height=460, width=PAGE_FIGURE_WIDTH, margin=dict(t=90, b=40), ternary=dict(**SIMPLEX_AXES, domain_y=[
+        0, TERNARY_TOP
+    ]), title=f'{num_clients} clients of {size} samples, {n_classes} classes × 2 attributes: move α')
     return fig
 
 # %% ../../nbs/widgets/50c_static_figures.ipynb #79f81a60
-def selection_static_figure(source='spawrious_gsc', # a federation name or matrices
-                            selectors=('uniform', 'round_robin', 'feddiverse[sign-invariant]', 'feddiverse[paper-literal]', 'fedrk'), # explorer names
-                            rounds:int=60, # rounds simulated
-                            k:int=9, # clients per round
-                            seed:int=0, # seed
-                           ) -> go.Figure:
-    "Kernel-free selection explorer: a dropdown over selectors switches the client × round heatmap; bars compare type shares."
+def selection_static_figure(
+        source='spawrious_gsc',   # a federation name or matrices
+   # explorer names
+    selectors=('uniform', 'round_robin', 'feddiverse[sign-invariant]', 'feddiverse[paper-literal]', 'fedrk'),
+        rounds: int = 60,   # rounds simulated
+        k: int = 9,   # clients per round
+        seed: int = 0,   # seed
+) -> go.Figure:
+    """Kernel-free selection explorer: a dropdown over selectors switches the client × round heatmap; bars compare type
+    shares."""
     N, seed = panel_matrices(source), check_rng_seed('seed', seed)
     selectors, k, rounds, _ = check_explorer_settings(N, selectors, k, rounds, 0.0)
     stats = {s: simulate_selection(N, s, rounds, k, seed) for s in selectors}
-    fig = make_subplots(1, 2, column_widths=[0.55, 0.45], subplot_titles=('who is picked (rounds down)', 'share of slots by type (%)'))
+    fig = make_subplots(1, 2, column_widths=[0.55, 0.45],
+                        subplot_titles=('who is picked (rounds down)', 'share of slots by type (%)'))
     for j, (s, st) in enumerate(stats.items()):
-        fig.add_trace(go.Heatmap(z=st.selected.astype(np.uint8), colorscale=[[0, '#f4f4f4'], [1, '#1f77b4']], showscale=False,
-                                 visible=j == 0, name=s, hovertemplate='round %{y}, client %{x}<extra></extra>'), 1, 1)
+        fig.add_trace(
+            go.Heatmap(z=st.selected.astype(np.uint8), colorscale=[[0, '#f4f4f4'], [1, '#1f77b4']], showscale=False,
+                       visible=j == 0, name=s, hovertemplate='round %{y}, client %{x}<extra></extra>'), 1, 1)
     for d in DIMS:
-        fig.add_trace(go.Bar(x=list(stats), y=[100 * st.type_shares[d] for st in stats.values()], name=d, marker_color=TRIPLET_COLORS[d]), 1, 2)
+        fig.add_trace(
+            go.Bar(x=list(stats), y=[100 * st.type_shares[d]
+                                     for st in stats.values()], name=d, marker_color=TRIPLET_COLORS[d]), 1, 2)
     n = len(stats)
-    buttons = [dict(label=s, method='restyle', args=[{'visible': [i == j for i in range(n)] + [True] * 3}]) for j, s in enumerate(stats)]
+    buttons = [
+        dict(label=s, method='restyle', args=[{
+            'visible': [i == j for i in range(n)] + [True] * 3
+        }]) for j, s in enumerate(stats)
+    ]
     fig.update_layout(updatemenus=[dict(buttons=buttons)], height=420, width=860, barmode='group',
                       margin=dict(l=40, r=10, b=60), yaxis_autorange='reversed')
     place_controls_above(fig, subplot_titles=True)
@@ -135,7 +174,10 @@ def selection_k_figure(source='spawrious_gsc', # a `MatrixEditor`, a federation 
                       ) -> go.Figure:
     "Kernel-free explorer: each selector's type shares (%) of the selected clients, with a slider over κ."
     N = panel_matrices(source)
-    ks = [int(check_explorer_settings(N, selectors, k, rounds, 0.0)[1]) for k in check_type('ks', ks, (list, tuple, np.ndarray))]
+    ks = [
+        int(check_explorer_settings(N, selectors, k, rounds, 0.0)[1])
+        for k in check_type('ks', ks, (list, tuple, np.ndarray))
+    ]
     if not ks: raise ValueError("ks: empty; expected at least one number of clients per round")
     sel = check_selectors(selectors)
     tables = [share_table({n: simulate_selection(N, n, rounds, k, seed) for n in sel}) for k in ks]
@@ -153,10 +195,13 @@ def selection_k_figure(source='spawrious_gsc', # a `MatrixEditor`, a federation 
 def stepper_figure(explanation:dict, # `FedDiverseSelector.explain()` after a selection
                   ) -> go.Figure:
     "Kernel-free step-through: a plotly slider over the frames of one FedDiverse round."
-    frames = explain_frames(explanation); t = explanation.get('triplets')
+    frames = explain_frames(explanation)
+    t = explanation.get('triplets')
     if not frames: raise ValueError("explanation: no steps to show (select a round first)")
     fig = step_figure(t, frames[0])
-    fig.frames = [go.Frame(data=step_figure(t, f).data, name=str(i), layout=dict(title=f['text'])) for i, f in enumerate(frames)]
+    fig.frames = [
+        go.Frame(data=step_figure(t, f).data, name=str(i), layout=dict(title=f['text'])) for i, f in enumerate(frames)
+    ]
     labels = [f"{i}:{f['kind']}" for i, f in enumerate(frames)]
     fig.update_layout(sliders=[_frame_slider([str(i) for i in range(len(frames))], labels, 'step ')], height=420)
     return fig

@@ -35,17 +35,22 @@ def explain_frames(explanation:dict, # `FedDiverseSelector.explain()` after a se
                         f"(with a 'steps' list), got a {type(explanation).__name__}")
     frames, before = [], []
     for s in explanation['steps']:
-        for kind, ids, vals, who in (('p', s['candidates'], s['p'], 'k_p'), ('c', s.get('dot_ids'), s.get('dots'), 'k_c'),
-                                     ('r', s.get('score_ids'), s.get('scores'), 'k_r')):
+        for kind, ids, vals, who in (('p', s['candidates'], s['p'], 'k_p'), ('c', s.get('dot_ids'), s.get('dots'),
+                                                                             'k_c'), ('r', s.get('score_ids'),
+                                                                                      s.get('scores'), 'k_r')):
             if who not in s: break
-            text = _STEP_TEXT[kind].format(dim=s['dim']) + (' (all zero: uniform)' if kind == 'p' and s['uniform_fallback'] else '')
-            frames.append(dict(kind=kind, text=text, ids=np.asarray(ids), values=np.asarray(vals, float), chosen=int(s[who]),
-                               before=list(before), cross=s.get('cross') if kind == 'r' else None))
+            text = _STEP_TEXT[kind].format(
+                dim=s['dim']) + (' (all zero: uniform)' if kind == 'p' and s['uniform_fallback'] else '')
+            frames.append(
+                dict(kind=kind, text=text, ids=np.asarray(ids), values=np.asarray(vals, float), chosen=int(s[who]),
+                     before=list(before), cross=s.get('cross') if kind == 'r' else None))
             before.append(int(s[who]))
     return frames
 
 # %% ../../nbs/widgets/50b_stepper.ipynb #25c0e57c
-_STEP_GROUPS = (('other', '#cccccc', 7), ('candidates', '#9ecae1', 8), ('selected', '#222222', 10), ('pick', '#d62728', 14))  # name, colour, size
+# name, colour, size
+_STEP_GROUPS = (('other', '#cccccc', 7), ('candidates', '#9ecae1', 8), ('selected', '#222222', 10), ('pick', '#d62728',
+                                                                                                     14))
 
 def _new_step_figure() -> go.Figure:
     "The empty two-panel figure of a step: the four client groups on the simplex and one bar trace."
@@ -64,8 +69,10 @@ def step_figure(triplets:np.ndarray, # (K, 3) triplets the selector used
                 frame:dict, # one of `explain_frames`
                 fig:go.Figure|None=None, # a figure made by this function, updated in place
                ) -> go.Figure:
-    "One step of a FedDiverse selection: clients on the simplex (selected, candidates, the pick) and the step's values as bars."
-    pos = simplex_positions(triplets); K = len(pos)
+    """One step of a FedDiverse selection: clients on the simplex (selected, candidates, the pick) and the step's values
+    as bars."""
+    pos = simplex_positions(triplets)
+    K = len(pos)
     missing = [k for k in ('ids', 'chosen', 'before', 'values', 'text') if k not in check_type('frame', frame, dict)]
     if missing: raise ValueError(f"frame: missing {missing}: expected one of `explain_frames`")
     fig = _new_step_figure() if fig is None else fig
@@ -78,7 +85,8 @@ def step_figure(triplets:np.ndarray, # (K, 3) triplets the selector used
                   candidates=ids, selected=np.asarray(before, int), pick=np.array([chosen]))
     with fig.batch_update():
         for tr in fig.data[:4]:
-            i = groups[tr.name].astype(int); tr.update(a=pos[i, 0], b=pos[i, 1], c=pos[i, 2], text=i)
+            i = groups[tr.name].astype(int)
+            tr.update(a=pos[i, 0], b=pos[i, 1], c=pos[i, 2], text=i)
         colours = np.where(ids == chosen, '#d62728', '#9ecae1')
         fig.data[4].update(x=ids.astype(str), y=frame['values'], marker_color=colours)
         fig.layout.title = frame['text']
@@ -94,10 +102,14 @@ class FedDiverseStepper(Panel):
                 ):
         self.source, self.k, self.seed, self.frame = source, check_int('k', k, lo=1), check_rng_seed('seed', seed), 0
         panel_matrices(source)   # a bad source fails here, before any widget is built
-        self.variant_w = W.Dropdown(options=list(SELECTION_VARIANTS), value=check_choice('variant', variant, SELECTION_VARIANTS), description='variant')
-        self.prev_w, self.next_w, self.new_w = W.Button(icon='step-backward'), W.Button(icon='step-forward'), W.Button(description='new round')
+        self.variant_w = W.Dropdown(options=list(SELECTION_VARIANTS), value=check_choice(
+            'variant', variant, SELECTION_VARIANTS), description='variant')
+        self.prev_w = W.Button(icon='step-backward')
+        self.next_w = W.Button(icon='step-forward')
+        self.new_w = W.Button(description='new round')
         self.info_w = W.HTML()
-        self.prev_w.on_click(lambda _: self.prev()); self.next_w.on_click(lambda _: self.next())
+        self.prev_w.on_click(lambda _: self.prev())
+        self.next_w.on_click(lambda _: self.next())
         self.new_w.on_click(lambda _: self.new_round())
         self.w = dict(variant=self.variant_w)
         self.listen(lambda name, value: self.select())
@@ -116,16 +128,19 @@ def select(self:FedDiverseStepper) -> np.ndarray:
     self.selector = FedDiverseSelector(oracle_triplets(N), self.variant_w.value)
     self.selector.reset(len(N), self.seed)
     ids = self.selector.select(0, make_view(len(N)), min(self.k, len(N)), rng_streams(self.seed, 1, 'stepper')[0]).ids
-    self.explanation = self.selector.explain(); self.frames = explain_frames(self.explanation)
+    self.explanation = self.selector.explain()
+    self.frames = explain_frames(self.explanation)
     if self.fig is None: self.fig = SharedFigureWidget(step_figure(self.explanation['triplets'], self.frames[0]))
-    self.go(0); return ids
+    self.go(0)
+    return ids
 
 @patch
 def go(self:FedDiverseStepper,
        i:int, # frame index (clipped to the valid range)
       ) -> dict:
     "Show frame `i` (clipped to the valid range) and return it."
-    self.frame = int(np.clip(check_int('i', i), 0, len(self.frames) - 1)); f = self.frames[self.frame]
+    self.frame = int(np.clip(check_int('i', i), 0, len(self.frames) - 1))
+    f = self.frames[self.frame]
     step_figure(self.explanation['triplets'], f, self.fig)
     self.info_w.value = (f'<b>step {self.frame + 1}/{len(self.frames)}</b> ({f["kind"]}) — {html.escape(f["text"])}; '
                          f'picked client {f["chosen"]}; selected so far {f["before"]}')
@@ -133,12 +148,19 @@ def go(self:FedDiverseStepper,
 
 # %% ../../nbs/widgets/50b_stepper.ipynb #9c8f431c
 @patch
-def next(self:FedDiverseStepper) -> dict: "Advance one step."; return self.go(self.frame + 1)
+def next(self: FedDiverseStepper) -> dict:
+    "Advance one step."
+    return self.go(self.frame + 1)
 @patch
-def prev(self:FedDiverseStepper) -> dict: "Go back one step."; return self.go(self.frame - 1)
+def prev(self: FedDiverseStepper) -> dict:
+    "Go back one step."
+    return self.go(self.frame - 1)
 @patch
 def new_round(self:FedDiverseStepper) -> np.ndarray:
     "Draw another round (next seed)."
-    self.seed += 1; return self.select()
+    self.seed += 1
+    return self.select()
 @patch
-def current(self:FedDiverseStepper) -> dict: "The frame on screen."; return self.frames[self.frame]
+def current(self: FedDiverseStepper) -> dict:
+    "The frame on screen."
+    return self.frames[self.frame]

@@ -36,24 +36,33 @@ def playground_figure(clients:int=10, # number of clients
                      ) -> go.Figure:
     "Global vs centralised posterior of a 1-D conjugate federation, and the variance ratio per round."
     clients, rounds = check_int('clients', clients, 1, 100), check_int('rounds', rounds, 1, 50)
-    prior_var, mode, prior = check_float('prior_var', prior_var, lo=0, lo_open=True), check_choice('mode', mode, MODES), check_choice('prior', prior, PRIORS)
+    prior_var = check_float('prior_var', prior_var, lo=0, lo_open=True)
+    mode = check_choice('mode', mode, MODES)
+    prior = check_choice('prior', prior, PRIORS)
     rng = np.random.default_rng(check_int('seed', seed, lo=0))
     Xs = [torch.ones(PLAYGROUND_SAMPLES, 1, dtype=torch.float64) for _ in range(clients)]
     ys = [PLAYGROUND_TRUTH + torch.from_numpy(rng.normal(size=PLAYGROUND_SAMPLES)) for _ in range(clients)]
     cm, cv = (float(t.squeeze()) for t in linear_posterior(torch.cat(Xs), torch.cat(ys), 1.0, 0.0, prior_var))
     out = conjugate_rounds(Xs, ys, 1.0, mode, prior, rounds, 0.0, prior_var)
     gm, gv = float(out[-1][0][0]), float(out[-1][1][0, 0])
-    fig = go.Figure([go.Scatter(x=[cm, gm], y=['centralised', f'global ({mode}, {prior})'], mode='markers', name='mean ± 2 sd',
-                                error_x=dict(type='data', array=[2 * np.sqrt(cv), 2 * np.sqrt(gv)])),
-                     go.Scatter(x=[PLAYGROUND_TRUTH] * 2, y=['centralised', f'global ({mode}, {prior})'], mode='lines', name='θ*', line=dict(dash='dot')),
-                     go.Scatter(x=list(range(1, rounds + 1)), y=[cv / float(g[1][0, 0]) for g in out], name='variance ratio', xaxis='x2', yaxis='y2')])
-    fig.update_layout(xaxis=dict(domain=[0, 0.55], title='θ'), xaxis2=dict(domain=[0.65, 1], title='round', anchor='y2'),
-                      yaxis2=dict(type='log', anchor='x2', title='centralised var / global var', nticks=6, tickformat='.2g'), height=340, margin=dict(t=30))
+    fig = go.Figure([
+        go.Scatter(x=[cm, gm], y=['centralised', f'global ({mode}, {prior})'], mode='markers', name='mean ± 2 sd',
+                   error_x=dict(type='data', array=[2 * np.sqrt(cv), 2 * np.sqrt(gv)])),
+        go.Scatter(x=[PLAYGROUND_TRUTH] * 2, y=['centralised', f'global ({mode}, {prior})'], mode='lines', name='θ*',
+                   line=dict(dash='dot')),
+        go.Scatter(x=list(range(1, rounds + 1)), y=[cv / float(g[1][0, 0])
+                                                    for g in out], name='variance ratio', xaxis='x2', yaxis='y2')
+    ])
+    fig.update_layout(
+        xaxis=dict(domain=[0, 0.55], title='θ'), xaxis2=dict(domain=[0.65, 1], title='round', anchor='y2'), yaxis2=dict(
+            type='log', anchor='x2', title='centralised var / global var', nticks=6, tickformat='.2g'), height=340,
+        margin=dict(t=30))
     return fig
 
 # %% ../../nbs/widgets/54_trust.ipynb #b1abe36d
 class AggregationPlayground(Panel):
-    "Choose clients, prior variance, server rule, prior policy and rounds; see the global posterior against the centralised one."
+    """Choose clients, prior variance, server rule, prior policy and rounds; see the global posterior against the
+    centralised one."""
     def __init__(self, clients:int=10, # number of clients
                  prior_var:float=1.0, # prior variance
                  mode:str='as_printed', # server rule
@@ -70,7 +79,8 @@ class AggregationPlayground(Panel):
         self.listen()
         controls = list(self.w.values())
         self.box = W.VBox([W.HBox(controls[:3]), W.HBox(controls[3:]), self.msg_w, self.out])
-        if not self.set(clients=clients, prior_var=prior_var, mode=mode, prior=prior, rounds=rounds): raise ValueError(self.error)
+        if not self.set(clients=clients, prior_var=prior_var, mode=mode, prior=prior, rounds=rounds):
+            raise ValueError(self.error)
 
     def _ipython_display_(self): display(self.box)
 
@@ -91,30 +101,36 @@ def draw(self:AggregationPlayground,
 
 # %% ../../nbs/widgets/54_trust.ipynb #515713e3
 WALKTHROUGH_ATTACKS = ('none', 'tamper one byte', 'replay in round 2', 'other task', 'expired', 'revoked')
-DEMO_DEVICE = dict(ram_gb=6, disk_gb=20, full_disk_encryption=True, protocols=['TLS'], encryption=['AES-256'], trust=0.9,
-                   os_patch_age_days=[0])   # a device that satisfies EXAMPLE_POLICY
+DEMO_DEVICE = dict(ram_gb=6, disk_gb=20, full_disk_encryption=True, protocols=['TLS'], encryption=['AES-256'],
+                   trust=0.9, os_patch_age_days=[0])   # a device that satisfies EXAMPLE_POLICY
 DEMO_TASK = dict(min_trust=0.8)              # the task's resource attributes
 
-def walkthrough(policy_text:str, # the policy (see `abac.EXAMPLE_POLICY`)
-                attributes:dict, # the device's self-declared attributes
-                attack:str='none', # what happens to its first update, one of WALKTHROUGH_ATTACKS
-                trust:float|None=None, # the server's trust score for the device (None: a new device's TRUST_INITIAL)
-               ) -> dict: # 'register' and 'participate' decisions, 'certificate' (or None), 'verdict' (None if accepted, else the reason)
+def walkthrough(
+    policy_text: str,   # the policy (see `abac.EXAMPLE_POLICY`)
+    attributes: dict,   # the device's self-declared attributes
+    attack: str = 'none',   # what happens to its first update, one of WALKTHROUGH_ATTACKS
+    trust: float | None = None,   # the server's trust score for the device (None: a new device's TRUST_INITIAL)
+) -> dict:   # 'register' and 'participate' decisions, 'certificate' (or None), 'verdict' (None if accepted, else why)
     "Parse, authorise, enrol, sign and verify: the whole participation path of one device."
     policy = parse_policy(check_type('policy_text', policy_text, str))
     attack = check_choice('attack', attack, WALKTHROUGH_ATTACKS)
     if trust is not None: trust = check_float('trust', trust, lo=0, hi=1)
-    t0 = datetime(2026, 1, 1, tzinfo=timezone.utc); key = new_key()
+    t0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    key = new_key()
     ca = CertificateAuthority(policy=policy, now=t0)
     cert, reg = ca.enrol(make_csr(key, 'device-1', attributes), now=t0)
     if trust is not None: ca.trust.set('device-1', trust)
-    part = policy.decide(Request(ca.trust.subject('device-1', attributes_of(cert) if cert else attributes), 'participate', DEMO_TASK))
+    part = policy.decide(
+        Request(ca.trust.subject('device-1',
+                                 attributes_of(cert) if cert else attributes), 'participate', DEMO_TASK))
     res = dict(register=reg, participate=part, certificate=cert, verdict=None)
     if cert is None: return res
     server, rnd, now = AuthenticatedServer(ca, 'task42', policy, DEMO_TASK), 1, t0
     u = sign_update(key, cert, 'other-task' if attack == 'other task' else 'task42', 1, torch.arange(4.))
     if attack == 'tamper one byte': u = type(u)(**{**u.__dict__, 'payload': bytes([u.payload[0] ^ 1]) + u.payload[1:]})
-    if attack == 'replay in round 2': server.receive([u], 1, t0); rnd = 2
+    if attack == 'replay in round 2':
+        server.receive([u], 1, t0)
+        rnd = 2
     if attack == 'expired': now = t0 + 2 * ca.validity
     if attack == 'revoked': ca.revoke(cert, t0)
     server.receive([u], rnd, now)
@@ -125,13 +141,19 @@ def walkthrough(policy_text:str, # the policy (see `abac.EXAMPLE_POLICY`)
 def _report(r):
     "HTML of a walkthrough result: both decision traces, the certificate, the verdict."
     pre = lambda s: f'<pre style="margin:2px 0">{html.escape(s)}</pre>'
-    parts = [f'<b>register</b>{pre(r["register"].explain())}', f'<b>participate in task42</b>{pre(r["participate"].explain())}']
+    parts = [
+        f'<b>register</b>{pre(r["register"].explain())}',
+        f'<b>participate in task42</b>{pre(r["participate"].explain())}'
+    ]
     c = r['certificate']
     if c is None: parts.append('<b>no certificate issued</b>: the register decision was deny')
     else:
-        parts.append(f'<b>certificate</b> serial {c.serial_number:x}, valid {c.not_valid_before_utc:%H:%M} to {c.not_valid_after_utc:%H:%M} UTC, '
-                     f'attributes {html.escape(json.dumps(attributes_of(c)))}')
-        parts.append('<b>first update</b>: ' + ('accepted' if r['verdict'] is None else f'rejected: {html.escape(r["verdict"])}'))
+        parts.append(
+            f'<b>certificate</b> serial {c.serial_number:x}, valid {c.not_valid_before_utc:%H:%M} to '
+            f'{c.not_valid_after_utc:%H:%M} UTC, '
+            f'attributes {html.escape(json.dumps(attributes_of(c)))}')
+        parts.append('<b>first update</b>: ' +
+                     ('accepted' if r['verdict'] is None else f'rejected: {html.escape(r["verdict"])}'))
     return '<br>'.join(parts)
 
 def _attributes(attributes):
@@ -146,7 +168,8 @@ def _attributes(attributes):
 
 # %% ../../nbs/widgets/54_trust.ipynb #4fe8fe19
 class TrustWalkthrough(Panel):
-    "Edit a policy and a device's attributes, pick an attack on its update; see the decision traces and the server's verdict."
+    """Edit a policy and a device's attributes, pick an attack on its update; see the decision traces and the server's
+    verdict."""
     def __init__(self, policy_text:str=EXAMPLE_POLICY, # the policy text
                  attributes:dict|None=None, # the device's attributes (default DEMO_DEVICE)
                  attack:str='none', # one of WALKTHROUGH_ATTACKS
@@ -161,7 +184,8 @@ class TrustWalkthrough(Panel):
         self.box = W.VBox([W.HBox([self.policy_w, self.attrs_w]), W.HBox([self.attack_w, self.run_w]), self.msg_w,
                            self.report])
         self.state = None
-        if not self.set(policy_text, DEMO_DEVICE if attributes is None else attributes, attack): raise ValueError(self.error)
+        if not self.set(policy_text, DEMO_DEVICE if attributes is None else attributes, attack):
+            raise ValueError(self.error)
 
     def _ipython_display_(self): display(self.box)
 
@@ -171,7 +195,8 @@ def set(self:TrustWalkthrough, policy_text:str, # the policy text
         attributes:dict|str, # the device's attributes (a dict or JSON text)
         attack:str='none', # one of WALKTHROUGH_ATTACKS
        ) -> bool:
-    "Run the walkthrough; False (with the error shown, the last good result kept) if the policy or attributes are invalid."
+    """Run the walkthrough; False (with the error shown, the last good result kept) if the policy or attributes are
+    invalid."""
     try: text = json.dumps(_attributes(attributes), indent=1)   # what the device box shows
     except (ValueError, TypeError) as e: return self.fail(e)
     return Panel.set(self, policy_text=policy_text, attributes=text, attack=attack)
