@@ -4,21 +4,30 @@
 
 # %% ../../nbs/clustering/76_contribution.ipynb #6cb8219f
 from __future__ import annotations
+import dataclasses
 import numpy as np
 import pandas as pd
+import torch
 from scipy.stats import kendalltau
 from sklearn.cluster import KMeans
 from sklearn.preprocessing import StandardScaler
-from ..foundation.core import check_int, check_choice, check_type, check_ids, check_array, as_array, check_count_array
+from torch.func import functional_call
+from ..foundation.core import (check_int, check_choice, check_type, check_ids, check_array, as_array,
+                                           check_count_array, check_rng_seed, MAX_COUNT)
+from ..engine.config import RunConfig
+from ..engine.models import mlp
+from ..engine.protocol import Selector, Selection
+from ..engine.simulation import Simulation
 from .data import FedStream
-from .gpfl import (FLRun, TrainConfig, lr_init, train_round, weighted_average, predict_proba, weighted_f1,
-                                           server_accuracy, run_rounds)
+from .ifca import stream_federation
+from .gpfl import weighted_f1
 
 # %% auto #0
 __all__ = ['PAPER_FLCOHORT_CLUSTERS', 'PAPER_FLCOHORT_MEMBERS', 'PAPER_FLCOHORT_CLIENT', 'PAPER_CAFL', 'PAPER_GPFL',
-           'DELETION_MODES', 'DELETION_DISTS', 'kendall_tau_b', 'rank_correlation_matrix', 'cohort_scores',
-           'minmax_scores', 'bin_scores', 'deletion_influence', 'imbalance_descriptors', 'fl_cohort', 'training_scores',
-           'contribution_study', 'fedavg_on_clients', 'top_fraction_curves', 'group_curves', 'drop_unstable_curves']
+           'CONTRIBUTION_TRAIN', 'DELETION_MODES', 'DELETION_DISTS', 'kendall_tau_b', 'rank_correlation_matrix',
+           'cohort_scores', 'minmax_scores', 'bin_scores', 'ClientSubset', 'deletion_influence',
+           'imbalance_descriptors', 'fl_cohort', 'training_scores', 'contribution_study', 'fedavg_on_clients',
+           'top_fraction_curves', 'group_curves', 'drop_unstable_curves']
 
 # %% ../../nbs/clustering/76_contribution.ipynb #d474ecdc
 PAPER_FLCOHORT_CLUSTERS = pd.DataFrame({'size': [6, 7, 5, 2], 'Synthetic': [0.3504, 0.2861, 0.2694, 0.0941],
@@ -84,45 +93,116 @@ def bin_scores(x, # scores
     if (np.diff(e) <= 0).any(): raise ValueError(f"edges={edges!r}: expected increasing numbers")
     return np.searchsorted(e, x, side='right')
 
+# %% ../../nbs/clustering/76_contribution.ipynb #51219274
+CONTRIBUTION_TRAIN = RunConfig(lr=0.05, batch_size=32, local_epochs=1, loss_before='off') # the study's eta; 1 epoch of 32
+
+class ClientSubset(Selector):
+    "FedAvg on a subset: every available client trains, only the members' updates are averaged (by sample count)."
+    name = 'client_subset'
+    def __init__(self, clients, # distinct ids of the clients whose updates count (at least one)
+                ):
+        self.clients = check_ids('clients', clients, MAX_COUNT, unique=True)
+        if not self.clients.size: raise ValueError("clients=[]: expected at least one client to train on")
+
+    def reset(self, num_clients, seed):
+        "As `Selector.reset`, after checking that every member is a client of the federation."
+        check_ids('clients', self.clients, num_clients)
+        super().reset(num_clients, seed)
+
+    def select(self, t, clients, k, rng):
+        "Every available client (`k` is ignored), weighted by its round size if a member, else by 0."
+        ids = clients.available
+        return Selection(ids, np.where(np.isin(ids, self.clients), clients.n_samples[ids], 0.0))
+
+# %% ../../nbs/clustering/76_contribution.ipynb #69e8d471
+def _train_config(train):
+    "The local-training settings: `CONTRIBUTION_TRAIN` or a given `RunConfig`."
+    return check_type('train', CONTRIBUTION_TRAIN if train is None else train, RunConfig)
+
+def _subset_simulation(fed:tuple, # (FederatedData, ClientStream) from `stream_federation`
+                       clients, # ids of the clients whose updates are averaged
+                       rounds:int, # the stream's rounds 0..rounds are trained
+                       seed:int, # the run's seed (initial model, batch order)
+                       train:RunConfig, # local training settings; rounds, clients, seed and evaluation are set here
+                      ) -> Simulation:
+    "A FedAvg run of a softmax regression on the stream, averaging only `clients`, evaluated every round."
+    data, stream = fed
+    cfg = dataclasses.replace(train, rounds=rounds + 1, clients_per_round=stream.num_clients, seed=seed, eval_every=1,
+                              target_accuracy=None, patience=None, budget=None)
+    model = lambda: mlp(data.x.shape[1], [], data.n_classes)
+    return Simulation(model, data, ClientSubset(clients), cfg, stream=stream)
+
+def _trained_rounds(sim:Simulation):
+    "Run `sim` to its end round by round; yield each round's reporting ids, weights, trained models and broadcast."
+    while sim.stop_reason is None:
+        plan = sim.begin_round()
+        if plan is None: return
+        new, losses = sim.train_round(plan)
+        w = torch.as_tensor(plan.sel.weights[~plan.dropped], dtype=torch.float64, device=new.device)
+        yield plan.rep, w, new.double(), sim.params.double()    # float64 copies: finish_round overwrites `new`
+        sim.finish_round(plan, new, losses)
+
 # %% ../../nbs/clustering/76_contribution.ipynb #811c843a
 DELETION_MODES, DELETION_DISTS = ('per_round', 'retrain'), ('tv', 'label')
 
-def _pred_dist(a, b, X, dist):
-    pa, pb = predict_proba(a, X), predict_proba(b, X)
-    return float(0.5 * np.abs(pa - pb).sum(1).mean()) if dist == 'tv' else float((pa.argmax(1) != pb.argmax(1)).mean())
+def _probabilities(sim:Simulation, params:torch.Tensor) -> torch.Tensor:
+    "(n, K) float64 softmax outputs of the flat model `params` on the run's test set (the stream's server set)."
+    x = sim.test[0]
+    with torch.no_grad(): out = functional_call(sim.net, sim.layout.unflatten(params.to(x.dtype)), (x,))
+    return torch.softmax(out.double(), 1)
 
-def _fedavg(data, clients, rounds, cfg, seed, on_round=None, curve=None):
-    g = lr_init(data.n_features, data.n_classes)
-    for t in range(rounds + 1):
-        new, n, _ = train_round(data, t, {w: g for w in clients}, cfg, seed)
-        if on_round is not None: on_round(new, n, g)
-        g = weighted_average([new[w] for w in clients], [n[w] for w in clients])
-        if curve is not None: curve.append(server_accuracy(g, data))
-    return g
+def _distance(pa:torch.Tensor, pb:torch.Tensor, dist:str) -> float:
+    "Mean total-variation distance of two sets of softmax outputs, or the share of changed predicted labels."
+    if dist == 'tv': return float(0.5 * (pa - pb).abs().sum(1).mean())
+    return float((pa.argmax(1) != pb.argmax(1)).double().mean())
+
+def _leave_one_out(w:torch.Tensor, new:torch.Tensor, start:torch.Tensor) -> torch.Tensor:
+    "(C, P): the round's weighted mean without each client in turn (the broadcast `start` if nobody else counts)."
+    rest = 1 - w
+    others = (w > 0).sum() - (w > 0).long() > 0
+    loo = (w @ new - w[:, None] * new) / torch.where(others, rest, 1.0)[:, None]
+    return torch.where(others[:, None], loo, start)
 
 # %% ../../nbs/clustering/76_contribution.ipynb #7323fe90
+def _per_round_influence(sim:Simulation, dist:str) -> np.ndarray:
+    "Algorithm 1 as printed: each round's mean against the mean without each client, averaged over the rounds."
+    infl = np.zeros(sim.num_clients)
+    for ids, w, new, start in _trained_rounds(sim):
+        full = _probabilities(sim, w @ new)
+        for u, theta in zip(ids, _leave_one_out(w, new, start)):
+            infl[u] += _distance(full, _probabilities(sim, theta), dist)
+    return infl / sim.config.rounds
+
+def _retrain_influence(fed:tuple, rounds:int, seed:int, train:RunConfig, dist:str) -> np.ndarray:
+    "Each client's influence as the distance between the final models of the full run and of the run without it."
+    W = fed[1].num_clients
+    def final(clients):
+        sim = _subset_simulation(fed, clients, rounds, seed, train)
+        sim.run(progress=False)
+        return _probabilities(sim, sim.params)
+    full = final(range(W))
+    return np.array([_distance(full, final(np.delete(np.arange(W), u)), dist) for u in range(W)])
+
+# %% ../../nbs/clustering/76_contribution.ipynb #e438b4f0
 def deletion_influence(data:FedStream, # the federation (its server_test is the evaluation set)
                        rounds:int=10, # FedAvg rounds with every client
                        mode:str='per_round', # 'per_round' (re-aggregate) or 'retrain'
                        dist:str='tv', # 'tv' (softmax total variation) or 'label' (changed predictions)
-                       seed:int=0, # seed of the shuffles
-                       train:TrainConfig|None=None, # local training settings
+                       seed:int=0, # seed of the runs (initial model, batch order)
+                       train:RunConfig|None=None, # local training settings (None: `CONTRIBUTION_TRAIN`)
                       ) -> np.ndarray: # (W,) influence of each client (higher = more influential)
     "Leave-one-out influence of every client on the model's predictions."
-    check_type('data', data, FedStream); rounds = check_int('rounds', rounds, 1, data.rounds)
+    check_type('data', data, FedStream)
+    rounds, seed = check_int('rounds', rounds, 1, data.rounds), check_rng_seed('seed', seed)
     mode, dist = check_choice('mode', mode, DELETION_MODES), check_choice('dist', dist, DELETION_DISTS)
-    cfg = check_type('train', TrainConfig() if train is None else train, TrainConfig)
-    W, X = data.n_clients, data.server_test[0]
-    if len(X) == 0: raise ValueError("data.server_test is empty: the deletion approach needs an evaluation set")
-    if mode == 'retrain':
-        full = _fedavg(data, list(range(W)), rounds, cfg, seed)
-        return np.array([_pred_dist(full, _fedavg(data, [v for v in range(W) if v != u], rounds, cfg, seed), X, dist) for u in range(W)])
-    infl = np.zeros(W)
-    def on_round(new, n, g):
-        full = weighted_average([new[w] for w in range(W)], [n[w] for w in range(W)])
-        for u in range(W): infl[u] += _pred_dist(full, weighted_average([new[w] for w in range(W) if w != u], [n[w] for w in range(W) if w != u]), X, dist)
-    _fedavg(data, list(range(W)), rounds, cfg, seed, on_round)
-    return infl / (rounds + 1)
+    train = _train_config(train)
+    if len(data.server_test[0]) == 0:
+        raise ValueError("data.server_test is empty: the deletion approach needs an evaluation set")
+    if mode == 'retrain' and data.n_clients < 2:
+        raise ValueError(f"data has {data.n_clients} client: retraining without it leaves no client to train")
+    fed = stream_federation(data, rounds)
+    if mode == 'retrain': return _retrain_influence(fed, rounds, seed, train, dist)
+    return _per_round_influence(_subset_simulation(fed, range(data.n_clients), rounds, seed, train), dist)
 
 # %% ../../nbs/clustering/76_contribution.ipynb #86af0247
 def imbalance_descriptors(counts, # (W, Q) label counts per client
@@ -141,33 +221,37 @@ def imbalance_descriptors(counts, # (W, Q) label counts per client
 def fl_cohort(data:FedStream, # the federation (server_test is the test set)
               k:int=4, # number of cohorts
               rounds:int=10, # FedAvg rounds before leaving cohorts out
-              seed:int=0, # seed of k-means and the shuffles
-              train:TrainConfig|None=None, # local training settings
+              seed:int=0, # seed of k-means and of the run
+              train:RunConfig|None=None, # local training settings (None: `CONTRIBUTION_TRAIN`)
              ) -> dict: # cohort labels, cohort contributions, per-client scores
     "FL-Cohort: k-means cohorts of imbalance descriptors, leave-cohort-out weighted-F1 contributions."
-    check_type('data', data, FedStream); W, rounds = data.n_clients, check_int('rounds', rounds, 1, data.rounds)
-    k = check_int('k', k, lo=1)
+    check_type('data', data, FedStream)
+    W, rounds, k = data.n_clients, check_int('rounds', rounds, 1, data.rounds), check_int('k', k, lo=1)
     if k > W: raise ValueError(f"k={k}: fewer clients ({W}) than cohorts")
-    cfg, (X, y) = check_type('train', TrainConfig() if train is None else train, TrainConfig), data.server_test
+    seed, train = check_rng_seed('seed', seed), _train_config(train)
     counts = np.stack([np.bincount(data.batch(0, w)[1], minlength=data.n_classes) for w in range(W)])
-    lab = KMeans(k, n_init=10, random_state=check_int('seed', seed, lo=0)).fit_predict(StandardScaler().fit_transform(imbalance_descriptors(counts)))
-    last = {}
-    g = _fedavg(data, list(range(W)), rounds, cfg, seed, lambda new, n, g0: last.update(new=new, n=n))
-    f1 = lambda th: weighted_f1(y, predict_proba(th, X).argmax(1), data.n_classes)
-    keep = lambda j: [w for w in range(W) if lab[w] != j]
-    cr = np.array([f1(g) - f1(weighted_average([last['new'][w] for w in keep(j)], [last['n'][w] for w in keep(j)])) if keep(j) else f1(g) for j in range(k)])
-    cr = np.maximum(cr, 0); cr = cr / cr.sum() if cr.sum() > 0 else np.full(k, 1 / k)
+    scaled = StandardScaler().fit_transform(imbalance_descriptors(counts))
+    lab = KMeans(k, n_init=10, random_state=seed).fit_predict(scaled)
+    sim = _subset_simulation(stream_federation(data, rounds), range(W), rounds, seed, train)
+    *_, (ids, w, new, _) = _trained_rounds(sim)                    # the run to its end; its last round
+    y = sim.test[1].cpu().numpy()
+    f1 = lambda m: weighted_f1(y, _probabilities(sim, m @ new / m.sum()).argmax(1).cpu().numpy(), data.n_classes)
+    kept = [w * torch.as_tensor(lab[ids] != j, device=w.device) for j in range(k)]
+    cr = np.array([f1(w) - (f1(m) if m.sum() > 0 else 0.0) for m in kept])
+    cr = np.maximum(cr, 0)
+    cr = cr / cr.sum() if cr.sum() > 0 else np.full(k, 1 / k)
     return dict(labels=lab, cohort=cr, client=cr[lab] / np.bincount(lab, minlength=k)[lab])
 
 # %% ../../nbs/clustering/76_contribution.ipynb #2524f6b1
-def training_scores(run:FLRun, # a CA-FL/FedCO run (freq) or a GP-FL run (recur)
+def training_scores(run, # a CA-FL/FedCO run (its `freq`) or a GP-FL run (its `recur`)
                     count_initial:bool=False, # GP-FL: add 1 for the initial assignment
                    ) -> np.ndarray:
     "The by-product score of a run: representative frequency (CA-FL) or cluster-change recurrence (GP-FL)."
-    check_type('run', run, FLRun)
-    if run.freq is not None: return run.freq.astype(float)
-    if run.recur is not None: return run.recur.astype(float) + bool(count_initial)
-    raise ValueError(f"run={run.name!r}: neither representative counts (CA-FL) nor recurrences (GP-FL) were recorded")
+    freq, recur = getattr(run, 'freq', None), getattr(run, 'recur', None)
+    if freq is not None: return check_array('run.freq', freq, ndim=1).astype(float)
+    if recur is not None: return check_array('run.recur', recur, ndim=1).astype(float) + bool(count_initial)
+    raise ValueError(f"run={run!r:.60}: neither representative counts (freq, CA-FL) nor cluster changes "
+                     "(recur, GP-FL) were recorded")
 
 # %% ../../nbs/clustering/76_contribution.ipynb #b2e0d65f
 def contribution_study(data:FedStream, # the federation
@@ -188,70 +272,74 @@ def contribution_study(data:FedStream, # the federation
                          'CA-FL': ca, 'GP-FL (1 - minmax_scores)': 1 - minmax_scores(gp)})
 
 # %% ../../nbs/clustering/76_contribution.ipynb #c0d1e002
+def _subset_curves(data:FedStream, subsets:dict, rounds:int|None, seed:int, train:RunConfig|None) -> pd.DataFrame:
+    "Server accuracy after every round of FedAvg on each named subset of clients (an empty subset: all NaN)."
+    check_type('data', data, FedStream)
+    rounds = check_int('rounds', data.rounds if rounds is None else rounds, 1, data.rounds)
+    seed, train, fed = check_rng_seed('seed', seed), _train_config(train), stream_federation(data, rounds)
+    curve = lambda ids: _subset_simulation(fed, ids, rounds, seed, train).run(progress=False).rounds['accuracy']
+    return pd.DataFrame({name: curve(ids).to_numpy() if len(ids) else np.full(rounds + 1, np.nan)
+                         for name, ids in subsets.items()})
+
 def fedavg_on_clients(data:FedStream, # the federation
-                      clients, # distinct client ids that train (every one of them, every round)
-                      rounds:int=10, # rounds after the initial one
-                      seed:int=0, # seed of the shuffles
-                      train:TrainConfig|None=None, # local training settings
+                      clients, # distinct ids of the clients that are averaged (every one of them, every round)
+                      rounds:int|None=10, # rounds after the initial one (None: all the stream offers)
+                      seed:int=0, # seed of the run (initial model, batch order)
+                      train:RunConfig|None=None, # local training settings (None: `CONTRIBUTION_TRAIN`)
                      ) -> np.ndarray: # (rounds + 1,) server accuracy after each round
     "FedAvg on a subset of the clients: the server's accuracy after every round."
-    rounds = run_rounds(data, rounds)
+    check_type('data', data, FedStream)
     ids = check_ids('clients', clients, data.n_clients, unique=True)
     if ids.size == 0: raise ValueError("clients=[]: expected at least one client to train on")
-    curve = []
-    cfg = check_type('train', TrainConfig() if train is None else train, TrainConfig)
-    _fedavg(data, ids.tolist(), rounds, cfg, seed, curve=curve)
-    return np.array(curve)
+    return _subset_curves(data, {'clients': ids}, rounds, seed, train)['clients'].to_numpy()
 
 def _check_scores(name, scores, data):
     "The federation checked to be a `FedStream`, and one finite score per client."
     check_type('data', data, FedStream)
     s = check_array(name, scores, ndim=1)
-    if s.size != data.n_clients: raise ValueError(f"{name} has {s.size} entries: expected one per client ({data.n_clients})")
+    if s.size != data.n_clients:
+        raise ValueError(f"{name} has {s.size} entries: expected one per client ({data.n_clients})")
     return s
-
 
 # %% ../../nbs/clustering/76_contribution.ipynb #c0d1e003
 def top_fraction_curves(data:FedStream, # the federation
                         scores, # (W,) scores, higher = more reliable (e.g. CA-FL's representative counts)
                         fractions=(0.25, 0.5, 0.75, 1.0), # shares of the clients to keep, each in (0, 1]
-                        rounds:int=10, # rounds after the initial one
-                        seed:int=0, # seed of the shuffles
-                        train:TrainConfig|None=None, # local training settings
+                        rounds:int|None=10, # rounds after the initial one (None: all the stream offers)
+                        seed:int=0, # seed of the runs
+                        train:RunConfig|None=None, # local training settings (None: `CONTRIBUTION_TRAIN`)
                        ) -> pd.DataFrame: # one column per fraction, one row per round
     "Server accuracy of FedAvg retrained on the top x% of clients by score (the study's Fig. 4)."
     s, f = _check_scores('scores', scores, data), check_array('fractions', fractions, ndim=1, nonempty=True)
     if (f <= 0).any() or (f > 1).any(): raise ValueError(f"fractions={fractions!r}: expected shares in (0, 1]")
     order = np.argsort(-s, kind='stable')
-    return pd.DataFrame({f'top {x:.0%}': fedavg_on_clients(data, order[:max(1, int(np.ceil(x * len(s))))], rounds, seed, train) for x in f})
+    tops = {f'top {x:.0%}': order[:max(1, int(np.ceil(x * len(s))))] for x in f}
+    return _subset_curves(data, tops, rounds, seed, train)
 
 def group_curves(data:FedStream, # the federation
                  scores, # (W,) scores
                  edges, # increasing bin edges; bin j holds the scores between edges[j-1] and edges[j]
-                 rounds:int=10, # rounds after the initial one
-                 seed:int=0, # seed of the shuffles
-                 train:TrainConfig|None=None, # local training settings
+                 rounds:int|None=10, # rounds after the initial one (None: all the stream offers)
+                 seed:int=0, # seed of the runs
+                 train:RunConfig|None=None, # local training settings (None: `CONTRIBUTION_TRAIN`)
                 ) -> pd.DataFrame: # columns 'all' and 'bin 0' (lowest scores) ... ; an empty bin is all NaN
     "Server accuracy of one FedAvg model per score bin, and of all clients (the study's Figs. 6 and 8)."
-    s = _check_scores('scores', scores, data); b = bin_scores(s, edges)
-    out = {'all': fedavg_on_clients(data, np.arange(len(s)), rounds, seed, train)}
-    for j in range(len(np.atleast_1d(edges)) + 1):
-        out[f'bin {j}'] = fedavg_on_clients(data, np.flatnonzero(b == j), rounds, seed, train) if (b == j).any() else np.full(len(out['all']), np.nan)
-    return pd.DataFrame(out)
-
+    s = _check_scores('scores', scores, data)
+    b = bin_scores(s, edges)
+    bins = {f'bin {j}': np.flatnonzero(b == j) for j in range(len(np.atleast_1d(edges)) + 1)}
+    return _subset_curves(data, {'all': np.arange(len(s)), **bins}, rounds, seed, train)
 
 # %% ../../nbs/clustering/76_contribution.ipynb #c0d1e004
 def drop_unstable_curves(data:FedStream, # the federation
                          instability, # (W,) instability scores, higher = less stable (e.g. GP-FL's cluster changes)
                          n_drop:int=5, # how many of the most unstable clients to leave out (fewer than W)
-                         rounds:int=10, # rounds after the initial one
-                         seed:int=0, # seed of the shuffles
-                         train:TrainConfig|None=None, # local training settings
+                         rounds:int|None=10, # rounds after the initial one (None: all the stream offers)
+                         seed:int=0, # seed of the runs
+                         train:RunConfig|None=None, # local training settings (None: `CONTRIBUTION_TRAIN`)
                         ) -> pd.DataFrame: # columns 'all' and 'without the n most unstable'
     "Server accuracy of FedAvg with all clients and without the most unstable ones (the study's Fig. 7)."
     s = _check_scores('instability', instability, data)
-    n_drop = check_int('n_drop', n_drop, 1, len(s) - 1) if len(s) > 1 else check_int('n_drop', n_drop, 1, 0)
+    n_drop = check_int('n_drop', n_drop, 1, max(len(s) - 1, 0))
     keep = np.sort(np.argsort(-s, kind='stable')[n_drop:])
-    return pd.DataFrame({'all': fedavg_on_clients(data, np.arange(len(s)), rounds, seed, train),
-                         f'without the {n_drop} most unstable': fedavg_on_clients(data, keep, rounds, seed, train)})
-
+    subsets = {'all': np.arange(len(s)), f'without the {n_drop} most unstable': keep}
+    return _subset_curves(data, subsets, rounds, seed, train)
