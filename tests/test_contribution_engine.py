@@ -17,7 +17,7 @@ from hetfl_explore.clustering.contribution import (CONTRIBUTION_TRAIN, ClientSub
     fedavg_on_clients, top_fraction_curves, group_curves, drop_unstable_curves, training_scores, contribution_study)
 
 CPU = dataclasses.replace(CONTRIBUTION_TRAIN, device='cpu')
-FULL_BATCH = dataclasses.replace(CPU, batch_size=1000)   # one full-batch step per round: no shuffle matters
+FULL_BATCH = dataclasses.replace(CPU, batch_size=1000, lr=0.5)   # one full-batch step a round: no shuffle matters
 
 
 def subset_sim(data, clients, rounds, seed=0, train=CPU):
@@ -45,14 +45,13 @@ def softmax_np(theta, X, d, K):
     return e / e.sum(1, keepdims=True)
 
 
-def twins_stream(rounds=3):
-    "Four clients with fixed data; client 1 holds exactly client 0's data."
+def union_stream(rounds=3):
+    "Three clients with fixed data; client 2 holds the union of clients 0 and 1's data."
     rng = np.random.default_rng(0)
-    Xs = [rng.normal(size=(40, 3)).astype(np.float32) + m for m in (0, 0, 2, -2)]
-    Xs[1] = Xs[0]
+    Xs = [rng.normal(size=(40, 3)).astype(np.float32) + m for m in (0, 2)]
+    Xs.append(np.vstack(Xs))
     parts = [(X, (X[:, 0] > X[:, 1]).astype(int)) for X in Xs]
-    server = (np.vstack(Xs), np.concatenate([y for _, y in parts]))
-    return FedStream('twins', 4, 2, 3, rounds, lambda t, w, split, r: parts[w], np.full((rounds + 1, 4), -1), server)
+    return FedStream('union', 3, 2, 3, rounds, lambda t, w, split, r: parts[w], np.full((rounds + 1, 3), -1), parts[2])
 
 
 def test_client_subset_trains_everyone_and_averages_the_members_by_size():
@@ -94,32 +93,32 @@ def test_subset_curves_are_fedavg_on_the_chosen_clients():
     with pytest.raises(TypeError, match=r'^train='): fedavg_on_clients(d, [0], 1, train={'lr': 0.1})
 
 
-def test_per_round_deletion_matches_a_numpy_recomputation_and_the_twins_case():
-    data = twins_stream()
+def test_per_round_deletion_matches_a_numpy_recomputation_and_the_union_case():
+    data = union_stream()
     for dist in ('tv', 'label'):
         infl = deletion_influence(data, 3, dist=dist, seed=0, train=FULL_BATCH)
-        ref = np.zeros(4)
+        ref = np.zeros(3)
         X = data.server_test[0].astype(np.float64)
-        for ids, new, w, _ in rounds_by_protocol(subset_sim(data, range(4), 3, train=FULL_BATCH)):
+        for ids, new, w, _ in rounds_by_protocol(subset_sim(data, range(3), 3, train=FULL_BATCH)):
             full = softmax_np(w @ new, X, 3, 2)
             for u in ids:
                 loo = softmax_np((w @ new - w[u] * new[u]) / (1 - w[u]), X, 3, 2)
                 ref[u] += 0.5 * np.abs(full - loo).sum(1).mean() if dist == 'tv' else (full.argmax(1) != loo.argmax(1)).mean()
-        np.testing.assert_allclose(infl, ref / 4, atol=1e-6)
+        np.testing.assert_allclose(infl, ref / 4, atol=1e-6)   # rounds 0..3
     tv = deletion_influence(data, 3, seed=0, train=FULL_BATCH)
-    assert tv[:2].max() < 1e-6 and tv[2:].min() > 1e-3                # a twin's absence changes nothing
+    assert tv[2] < 1e-6 < 1e-3 < tv[:2].min()         # client 2's model is the round's mean: without it, no change
 
 
 def test_retrain_deletion_is_the_distance_to_the_run_without_the_client():
-    data = twins_stream()
+    data = union_stream()
     infl = deletion_influence(data, 2, mode='retrain', seed=0, train=FULL_BATCH)
     X = data.server_test[0].astype(np.float64)
     final = lambda ids: subset_sim(data, ids, 2, train=FULL_BATCH).run(progress=False).final_params.double().numpy()
-    p_all = softmax_np(final(range(4)), X, 3, 2)
-    for u in range(4):
-        p_u = softmax_np(final([v for v in range(4) if v != u]), X, 3, 2)
+    p_all = softmax_np(final(range(3)), X, 3, 2)
+    for u in range(3):
+        p_u = softmax_np(final([v for v in range(3) if v != u]), X, 3, 2)
         assert infl[u] == pytest.approx(0.5 * np.abs(p_all - p_u).sum(1).mean(), abs=1e-6)
-    assert infl[:2].max() < 1e-5 < 1e-3 < infl[2:].min()
+    assert infl[2] < 1e-5 < 1e-3 < infl[:2].min()                 # without client 2 the run is the same
     one = FedStream('one', 1, 2, 3, 2, lambda t, w, s, r: (np.zeros((4, 3), np.float32), np.array([0, 1, 0, 1])),
                     np.full((3, 1), -1), (np.zeros((4, 3), np.float32), np.array([0, 1, 0, 1])))
     with pytest.raises(ValueError, match='1 client'): deletion_influence(one, 1, mode='retrain', train=CPU)
