@@ -142,8 +142,9 @@ def test_training_scores_read_freq_or_recur_from_any_run_record():
     np.testing.assert_array_equal(training_scores(SimpleNamespace(freq=np.array([2, 0, 1]), recur=None)), [2., 0., 1.])
     gp = SimpleNamespace(recur=np.array([0, 3]))
     np.testing.assert_array_equal(training_scores(gp, count_initial=True), [1., 4.])
-    for bad in (None, 3, SimpleNamespace(freq=None, recur=None)):
-        with pytest.raises(ValueError, match=r'^run='): training_scores(bad)
+    for bad in (None, 3):
+        with pytest.raises(TypeError, match=r'^run=.*expected a run record'): training_scores(bad)
+    with pytest.raises(ValueError, match=r'^run=.*neither'): training_scores(SimpleNamespace(freq=None, recur=None))
 
 
 def test_runs_are_deterministic_and_seeds_matter():

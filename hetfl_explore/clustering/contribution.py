@@ -270,8 +270,10 @@ def training_scores(run, # a CA-FL/FedCO run (its `freq`) or a GP-FL run (its `r
     freq, recur = getattr(run, 'freq', None), getattr(run, 'recur', None)
     if freq is not None: return check_array('run.freq', freq, ndim=1).astype(float)
     if recur is not None: return check_array('run.recur', recur, ndim=1).astype(float) + bool(count_initial)
-    raise ValueError(f"run={run!r:.60}: neither representative counts (freq, CA-FL) nor cluster changes "
-                     "(recur, GP-FL) were recorded")
+    if not (hasattr(run, 'freq') or hasattr(run, 'recur')):
+        raise TypeError(f"run={run!r:.60}: expected a run record with `freq` (CA-FL) or `recur` (GP-FL) scores")
+    raise ValueError(f"run={run!r:.60}: neither representative counts (freq) nor cluster changes (recur) were "
+                     "recorded; expected a CA-FL or GP-FL run")
 
 # %% ../../nbs/clustering/76_contribution.ipynb #b2e0d65f
 def contribution_study(data:FedStream, # the federation
