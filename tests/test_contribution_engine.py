@@ -103,7 +103,8 @@ def test_per_round_deletion_matches_a_numpy_recomputation_and_the_union_case():
             full = softmax_np(w @ new, X, 3, 2)
             for u in ids:
                 loo = softmax_np((w @ new - w[u] * new[u]) / (1 - w[u]), X, 3, 2)
-                ref[u] += 0.5 * np.abs(full - loo).sum(1).mean() if dist == 'tv' else (full.argmax(1) != loo.argmax(1)).mean()
+                changed = (full.argmax(1) != loo.argmax(1)).mean()
+                ref[u] += 0.5 * np.abs(full - loo).sum(1).mean() if dist == 'tv' else changed
         np.testing.assert_allclose(infl, ref / 4, atol=1e-6)   # rounds 0..3
     tv = deletion_influence(data, 3, seed=0, train=FULL_BATCH)
     assert tv[2] < 1e-6 < 1e-3 < tv[:2].min()         # client 2's model is the round's mean: without it, no change
@@ -132,7 +133,8 @@ def test_fl_cohort_matches_a_leave_cohort_out_recomputation_with_sklearn():
     np.testing.assert_allclose(np.bincount(fc['labels'], weights=fc['client']), fc['cohort'])
     ids, new, w, _ = rounds_by_protocol(subset_sim(d, range(8), 2))[-1]
     X, y = d.server_test[0].astype(np.float64), d.server_test[1]
-    f1 = lambda m: f1_score(y, softmax_np(m @ new / m.sum(), X, d.n_features, d.n_classes).argmax(1), average='weighted')
+    predict = lambda m: softmax_np(m @ new / m.sum(), X, d.n_features, d.n_classes).argmax(1)
+    f1 = lambda m: f1_score(y, predict(m), average='weighted')
     raw = np.array([f1(w) - f1(w * (fc['labels'][ids] != j)) for j in range(3)]).clip(0)
     np.testing.assert_allclose(fc['cohort'], raw / raw.sum(), atol=1e-9)
     np.testing.assert_allclose(fl_cohort(d, k=1, rounds=2, train=CPU)['client'], np.full(8, 1 / 8))
