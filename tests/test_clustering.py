@@ -191,13 +191,6 @@ def test_cmfl_and_fedprox():
     assert np.linalg.norm(near) < np.linalg.norm(far)
     assert FedProx(0.1).train.prox_mu == 0.1
 
-def test_fl_cohort_and_deletion():
-    d = leaf_synthetic(n_clients=8, rounds=3, seed=0, label_flip=(0,))
-    fc = fl_cohort(d, k=3, rounds=2); assert fc['cohort'].sum() == pytest.approx(1.0)
-    np.testing.assert_allclose(np.bincount(fc['labels'], weights=fc['client']), fc['cohort'])
-    for mode in ('per_round', 'retrain'):
-        infl = deletion_influence(d, rounds=2, mode=mode); assert infl.shape == (8,) and (infl >= 0).all()
-
 def test_loaders_real_formats(tmp_path):
     leaf = {'users': ['u0', 'u1'], 'num_samples': [3, 3], 'user_data': {'u0': {'x': [[1, 2]] * 3, 'y': [0, 1, 0]}, 'u1': {'x': [[3, 4]] * 3, 'y': [2, 2, 1]}}}
     (tmp_path / 'train.json').write_text(json.dumps(leaf)); s = load_leaf_json(tmp_path / 'train.json')
@@ -253,21 +246,6 @@ def test_panels_compute_and_show_errors():
     lab.values = lambda: dict(graph='knn', k=99)
     assert lab.refresh() is None and '99' in lab.status.value
     ep = EccentricityPanel(); assert ep.compute(drift=1.0, mode='include', size=4)['accepted'].all()
-
-
-def test_contribution_experiments_train_on_subsets():
-    d = leaf_synthetic(n_clients=8, rounds=3, seed=1)
-    full = fedavg_on_clients(d, range(8), 3)
-    np.testing.assert_allclose(full, FedAvg().run(d, 3).curve('server_acc'))            # all clients: plain FedAvg
-    sc = np.array([5., 1, 4, 0, 3, 2, 7, 6])
-    np.testing.assert_allclose(top_fraction_curves(d, sc, (0.25,), 3)['top 25%'], fedavg_on_clients(d, [6, 7], 3))
-    g = group_curves(d, sc, (2.5, 100), 3)
-    np.testing.assert_allclose(g['bin 0'], fedavg_on_clients(d, [1, 3, 5], 3)); assert g['bin 2'].isna().all()
-    dr = drop_unstable_curves(d, sc, 2, 3); np.testing.assert_allclose(dr.iloc[:, 1], fedavg_on_clients(d, [0, 1, 2, 3, 4, 5], 3))
-    for bad in ([], [0, 0], [8], [-1], [0.5]):
-        with pytest.raises((ValueError, TypeError), match='clients'): fedavg_on_clients(d, bad, 3)
-    with pytest.raises(ValueError, match='scores'): top_fraction_curves(d, sc[:5])
-    with pytest.raises(ValueError, match='n_drop'): drop_unstable_curves(d, sc, 8)
 
 
 def test_cfl_follows_the_reference_code_plain_means_and_children_from_their_own_updates():

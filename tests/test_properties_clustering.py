@@ -1,5 +1,6 @@
 """Bad input never surprises (clustering part): malformed arguments raise ValueError/TypeError naming the argument;
 class-count matrices given as numpy, nested lists or torch tensors agree."""
+from types import SimpleNamespace
 import numpy as np
 import pytest
 import torch
@@ -118,7 +119,8 @@ CASES += [
     ('contribution.deletion_influence', lambda v: co.deletion_influence(small_stream(), 1, mode=v), 'mode', BAD_CHOICE),
     ('contribution.imbalance_descriptors', lambda v: co.imbalance_descriptors(v), 'counts', st.sampled_from([[1, 2], [[-1, 2]], [[0, 0]], [[np.nan, 1]]])),
     ('contribution.fl_cohort', lambda v: co.fl_cohort(small_stream(), k=v, rounds=1), 'k', st.one_of(NOT_INT, st.integers(max_value=0), st.integers(7, 40))),
-    ('contribution.training_scores', lambda v: co.training_scores(v), 'run', st.sampled_from([None, 3, gp.FLRun('x')])),
+    ('contribution.training_scores', lambda v: co.training_scores(v), 'run',
+     st.sampled_from([None, 3, SimpleNamespace(freq=None, recur=None)])),
     ('contribution.contribution_study', lambda v: co.contribution_study(v), 'data', NOT_STREAM),
 ]
 import hetfl_explore.widgets.clustering as wc

@@ -100,7 +100,6 @@ def _clustering_controls(files:dict) -> dict:
     s = _stream()
     D = np.array([[0., 1., 4., 4.], [1., 0., 4., 4.], [4., 4., 0., 1.], [4., 4., 1., 0.]])
     P = np.array([[.8, .2], [.7, .3], [.2, .8], [.3, .7]])
-    run = FLRun('toy', freq=np.array([1., 0., 2., 1.]), recur=np.array([0., 1., 1., 0.]))
     th = lr_init(2, 2); tc = TrainConfig(epochs=1, batch_size=4)
     return {
      'clustering.cafl': [('comm_tradeoff',
@@ -109,23 +108,6 @@ def _clustering_controls(files:dict) -> dict:
                          ('silhouette_relocate',
                           dict(D=(D, 'nonneg_array'), labels=(np.array([0, 0, 1, 1]), 'cluster_labels'),
                                                       reps=(np.array([0, 2]), 'unique_ids'), s_min=(0.0, 'real')))],
-     'clustering.contribution': [
-        ('contribution_study',
-         dict(data=(s, 'obj'), rounds=(1, 'size'), seed=(0, 'count'), k=(2, 'size'), cohorts=(2, 'size'))),
-        ('deletion_influence',
-         dict(data=(s, 'obj'), rounds=(1, 'size'), mode=('per_round', 'choice'), dist=('tv', 'choice'),
-                                    seed=(0, 'count'), train=(tc, 'obj'))),
-        ('drop_unstable_curves',
-         dict(data=(s, 'obj'), instability=(np.array([.1, .5, .2, .9]), 'linked_array'), n_drop=(1, 'count'),
-                                      rounds=(1, 'size'), seed=(0, 'count'), train=(tc, 'obj'))),
-        ('fedavg_on_clients',
-         dict(data=(s, 'obj'), clients=(np.array([0, 2]), 'unique_ids'), rounds=(1, 'size'), seed=(0, 'count'),
-                                   train=(tc, 'obj'))),
-        ('fl_cohort', dict(data=(s, 'obj'), k=(2, 'size'), rounds=(1, 'size'), seed=(0, 'count'), train=(tc, 'obj'))),
-        ('group_curves',
-         dict(data=(s, 'obj'), scores=(np.array([.1, .5, .2, .9]), 'linked_array'), edges=(np.array([.3]), 'array'),
-                              rounds=(1, 'size'), seed=(0, 'count'), train=(tc, 'obj'))),
-        ('training_scores', dict(run=(run, 'obj'), count_initial=False))],
      'clustering.data': [('FedStream', dict(name=('toy', 'obj'), n_clients=(s.n_clients, 'size'), n_classes=(2, 'size'),
                                             n_features=(2, 'size'), rounds=(2,
                                                                             'count'), sampler=(s.sampler, 'callable'),
@@ -150,6 +132,31 @@ def _clustering_controls(files:dict) -> dict:
                          ('train_round',
                           dict(data=(s, 'obj'), t=(1, 'count'), start=({0: th, 1: th}, 'obj'), cfg=(tc, 'obj'),
                                               seed=(0, 'count')))],
+    }
+
+
+def _contribution_controls() -> dict:
+    "Controls of the contribution experiments (engine runs of a softmax regression) on a four-client stream."
+    from types import SimpleNamespace
+    from hetfl_explore.engine.config import RunConfig
+    s, rc = _stream(), RunConfig(batch_size=4, loss_before='off', device='cpu')
+    run = SimpleNamespace(freq=np.array([1., 0., 2., 1.]), recur=None)   # any run record with `freq` or `recur`
+    scores = (np.array([.1, .5, .2, .9]), 'linked_array')
+    return {
+     'clustering.contribution': [
+        ('ClientSubset', dict(clients=(np.array([0, 2]), 'unique_ids'))),
+        ('contribution_study',
+         dict(data=(s, 'obj'), rounds=(1, 'size'), seed=(0, 'count'), k=(2, 'size'), cohorts=(2, 'size'))),
+        ('deletion_influence', dict(data=(s, 'obj'), rounds=(1, 'size'), mode=('per_round', 'choice'),
+                                    dist=('tv', 'choice'), seed=(0, 'count'), train=(rc, 'obj'))),
+        ('drop_unstable_curves', dict(data=(s, 'obj'), instability=scores, n_drop=(1, 'count'), rounds=(1, 'size'),
+                                      seed=(0, 'count'), train=(rc, 'obj'))),
+        ('fedavg_on_clients', dict(data=(s, 'obj'), clients=(np.array([0, 2]), 'unique_ids'), rounds=(1, 'size'),
+                                   seed=(0, 'count'), train=(rc, 'obj'))),
+        ('fl_cohort', dict(data=(s, 'obj'), k=(2, 'size'), rounds=(1, 'size'), seed=(0, 'count'), train=(rc, 'obj'))),
+        ('group_curves', dict(data=(s, 'obj'), scores=scores, edges=(np.array([.3]), 'array'), rounds=(1, 'size'),
+                              seed=(0, 'count'), train=(rc, 'obj'))),
+        ('training_scores', dict(run=(run, 'obj'), count_initial=False))],
     }
 
 
@@ -499,7 +506,8 @@ def _modelhet_controls(files:dict) -> dict:
 def controls() -> dict:
     "group -> [(entry, {argument: (valid value, kind)})] for the crowd, modelhet and clustering parts."
     out = {}
-    for part in (_known_defect_controls(), _clustering_controls(_loader_files()), _crowd_trust_controls(),
+    for part in (_known_defect_controls(), _clustering_controls(_loader_files()), _contribution_controls(),
+                 _crowd_trust_controls(),
                  _crowd_learning_controls(), _modelhet_controls(_loader_files())):
         for g, entries in part.items(): out.setdefault(g, []).extend(entries)
     return out
