@@ -268,8 +268,9 @@ class StreamAlgorithm:
         T, self.data = run_rounds(data, rounds), data
         self.rule, self.record = self.grouping(data), FLRun(self.name)
         cfg = stream_config(self.train, T, self.clients(data), check_int('seed', seed, lo=0))
-        return stream_simulation(data, T, cfg, self.rule, self.selector(data), callbacks=[self._record],
-                                 **self.hooks())
+        self.sim = stream_simulation(data, T, cfg, self.rule, self.selector(data), callbacks=[self._record],
+                                     **self.hooks())
+        return self.sim
 
     def hooks(self) -> dict:
         "Further `Simulation` arguments (e.g. an `accept` filter)."
