@@ -94,7 +94,6 @@ CASES += [
     ('gpfl.TrainConfig', lambda v: gp.TrainConfig(epochs=v), 'epochs', st.one_of(NOT_INT, st.integers(max_value=0))),
     ('gpfl.train_round', lambda v: gp.train_round(v, 0, {}, gp.TrainConfig()), 'data', NOT_STREAM),
     ('gpfl.run_rounds', lambda v: gp.run_rounds(small_stream(), v), 'rounds', st.sampled_from([1.5, '3', [2], 0, -1, 10**6])),
-    ('gpfl.evaluate_models', lambda v: gp.evaluate_models(small_stream(), 0, v), 'models', st.sampled_from([None, 3, [1]])),
     ('gpfl.FedAvg', lambda v: gp.FedAvg(frac=v), 'frac', st.one_of(NOT_NUMBER, st.floats(-5, 0), st.floats(1.01, 5))),
     ('gpfl.GPFL', lambda v: gp.GPFL(inflation=v), 'inflation', st.one_of(NOT_NUMBER, st.floats(-5, 1))),
     ('gpfl.cfl_bipartition', lambda v: gp.cfl_bipartition(v), 'dW', st.sampled_from([np.zeros(3), np.zeros((1, 3))])),

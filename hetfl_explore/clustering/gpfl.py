@@ -10,7 +10,8 @@ import torch
 import torch.nn as nn
 from torch.func import functional_call
 from sklearn.cluster import AgglomerativeClustering
-from ..foundation.core import check_int, check_float, check_choice, check_type, check_array, check_rng_seed, as_array
+from ..foundation.core import (check_int, check_float, check_choice, check_type, check_array, check_rng_seed,
+                                           as_array, check_tensor, check_count_array)
 from ..engine.models import mlp
 from ..engine.config import RunConfig
 from ..engine.protocol import UniformSelector
@@ -27,9 +28,8 @@ from fastcore.basics import patch_to
 # %% auto #0
 __all__ = ['LR', 'EPOCHS', 'BATCH', 'CFL_VARIANTS', 'lr_init', 'predict_proba', 'local_sgd', 'weighted_average', 'weighted_f1',
            'scores', 'server_accuracy', 'softmax_regression', 'FLRun', 'TrainConfig', 'run_rounds', 'train_round',
-           'stream_config', 'stream_simulation', 'model_scores', 'role_scores', 'StreamAlgorithm', 'RecordedGrouping',
-           'FedAvg', 'GPFL', 'gpfl_start', 'gpfl_regroup', 'GPFLGroups', 'cfl_bipartition', 'cfl_step', 'CFL',
-           'CFLGroups']
+           'model_scores', 'StreamAlgorithm', 'RecordedGrouping', 'FedAvg', 'GPFL', 'gpfl_start', 'gpfl_regroup',
+           'GPFLGroups', 'cfl_bipartition', 'cfl_step', 'CFL', 'CFLGroups']
 
 # %% ../../nbs/clustering/74_gpfl.ipynb #988f1bbe
 LR, EPOCHS, BATCH = 0.05, 1, 32      # the paper's learning rate; local epochs and batch size (not given in the paper)
@@ -191,7 +191,7 @@ def train_round(data:FedStream, # the federation
     return new, n, counts
 
 # %% ../../nbs/clustering/74_gpfl.ipynb #strm0c01
-def stream_config(train:TrainConfig, # local training settings
+def _stream_config(train:TrainConfig, # local training settings
                   rounds:int, # rounds after round 0 (the run has rounds + 1)
                   clients:int, # clients per round
                   seed:int=0, # seed of selection and batch order
@@ -203,9 +203,9 @@ def stream_config(train:TrainConfig, # local training settings
                      local_epochs=train.epochs, batch_size=train.batch_size, lr=train.lr, prox_mu=train.prox_mu,
                      seed=check_rng_seed('seed', seed), device=device, loss_before='off')
 
-def stream_simulation(data:FedStream, # the federation
+def _stream_simulation(data:FedStream, # the federation
                       rounds:int, # rounds after round 0
-                      cfg:RunConfig, # from `stream_config`
+                      cfg:RunConfig, # from `_stream_config`
                       grouping:Grouping, # the assignment rule
                       selector=None, # who trains (None: uniform, `cfg.clients_per_round` of them)
                       **kwargs, # passed to `Simulation` (callbacks, accept, store, ...)
@@ -223,13 +223,17 @@ def model_scores(sim:Simulation, # the run (its model architecture)
                  y:np.ndarray, # (n,) labels
                 ) -> tuple[float, float]:
     "Accuracy and weighted F1 of flat engine parameters on (X, y) (NaN for an empty set)."
+    check_type('sim', sim, Simulation)
+    params, y = check_tensor('params', params, ndim=1), as_array('y', y)
     if not len(y): return float('nan'), float('nan')
+    X = check_array('X', X, ndim=2)
+    if len(X) != len(y): raise ValueError(f"X, y: {len(X)} and {len(y)} rows: expected one label per row")
     with torch.no_grad():
         out = functional_call(sim.net, sim.layout.unflatten(params), (torch.as_tensor(X, device=sim.device),))
     pred = out.argmax(1).cpu().numpy()
     return float((pred == y).mean()), weighted_f1(y, pred, out.shape[1])
 
-def role_scores(sim:Simulation, # the run
+def _role_scores(sim:Simulation, # the run
                 tests:dict, # worker -> its (X, y) local test batch
                 models:dict, # role ('personal', 'group', 'global') -> {worker: (P,) parameters}
                ) -> dict:
@@ -267,8 +271,8 @@ class StreamAlgorithm:
         "The run's `Simulation`, its rule fresh and its record empty (`self.record`)."
         T, self.data = run_rounds(data, rounds), data
         self.rule, self.record = self.grouping(data), FLRun(self.name)
-        cfg = stream_config(self.train, T, self.clients(data), check_int('seed', seed, lo=0))
-        self.sim = stream_simulation(data, T, cfg, self.rule, self.selector(data), callbacks=[self._record],
+        cfg = _stream_config(self.train, T, self.clients(data), check_int('seed', seed, lo=0))
+        self.sim = _stream_simulation(data, T, cfg, self.rule, self.selector(data), callbacks=[self._record],
                                      **self.hooks())
         return self.sim
 
@@ -296,7 +300,7 @@ def _record(self, sim, row):
     g = sim.params if len(sim.models) == 1 or not fresh else _size_mean(rnd.personal, rnd.sizes)
     group = {w: sim.models[a] for w, a in enumerate(sim.assignment) if a >= 0}
     models = dict(personal=personal, group=group, **{'global': {w: g for w in range(W)}})
-    m = role_scores(sim, tests, {r: models[r] for r in self.roles})
+    m = _role_scores(sim, tests, {r: models[r] for r in self.roles})
     self.record.metrics.append(m | dict(server_acc=model_scores(sim, g, *self.data.server_test)[0]))
     self.record.labels.append(self.labels(sim))
     self.record.uplink.append(self.uploads(row))
@@ -399,7 +403,8 @@ def gpfl_start(algo:GPFL, # the settings
                counts:np.ndarray, # (W, K) the workers' round-0 class counts
               ) -> tuple[np.ndarray, np.ndarray]:
     "Algorithm 4, lines 1-9 on the server: Laplace profiles and their MCL clusters."
-    P = laplace_smooth(counts)
+    check_type('algo', algo, GPFL)
+    P = laplace_smooth(check_count_array('counts', counts))
     return P, (algo.cluster_profiles(P) if len(P) > 1 else np.zeros(1, int))
 
 def gpfl_regroup(algo:GPFL, # the settings
@@ -408,6 +413,7 @@ def gpfl_regroup(algo:GPFL, # the settings
                  counts:np.ndarray, # (W, K) the round's class counts
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]: # new profiles, new labels, who changed
     "Algorithm 4, lines 13-16: the profile update p <- w p + (1 - w) laplace(q), then Algorithm 5's re-grouping."
+    check_type('algo', algo, GPFL)
     P_new = ema_update(P, laplace_smooth(counts), algo.ema_w)
     labels_new, changed = eccentricity_reassign(P_new, P, labels, algo.m, algo.threshold, algo.ecc_mode)
     return P_new, labels_new, changed

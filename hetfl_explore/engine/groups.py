@@ -208,8 +208,11 @@ class GroupRound:
     counts: np.ndarray # (C, K) each reporting client's class counts of its round data
     assignment: np.ndarray # (N,) every client's group this round (-1: never assigned)
     def __post_init__(self):
+        self.round = check_int('GroupRound.round', self.round, lo=0)
         self.start, self.models = check_tensor('GroupRound.start', self.start, ndim=2), check_tensor(
             'GroupRound.models', self.models, ndim=2)
+        self.updates = check_tensor('GroupRound.updates', self.updates, ndim=2)
+        self.assignment = as_array('GroupRound.assignment', self.assignment, ndim=1).astype(np.int64)
         self.ids = check_ids('GroupRound.ids', self.ids, len(self.assignment), unique=True)
         self.groups = check_ids('GroupRound.groups', self.groups, len(self.start))
         self.counts = check_count_array('GroupRound.counts', self.counts)

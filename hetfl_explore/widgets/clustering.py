@@ -147,7 +147,7 @@ class GPFLPlayer(FigurePanel):
         self.data, self.seed = har_like_stream(rounds=rounds, seed=check_int('seed', seed, lo=0)), seed
         g = GPFL(); g.start(self.data, seed); self.P = [g.P]
         for _ in range(rounds): g.step(); self.P.append(g.P)
-        self.gp, self.avg, self._cfl = g.run, FedAvg().run(self.data, seed=seed), {}
+        self.gp, self.avg, self._cfl = g.record, FedAvg().run(self.data, seed=seed), {}
         self.w = dict(t=W.IntSlider(0, 0, rounds, description='round'), eps1=W.FloatSlider(value=0.4, min=0, max=3, step=0.1, description='ε₁'),
                       eps2=W.FloatSlider(value=1.6, min=0, max=3, step=0.1, description='ε₂'), warmup=W.IntSlider(5, 0, rounds, description='warm-up'))
         self._build(self.w)
