@@ -229,7 +229,7 @@ def model_scores(sim:Simulation, # the run (its model architecture)
     X = check_array('X', X, ndim=2)
     if len(X) != len(y): raise ValueError(f"X, y: {len(X)} and {len(y)} rows: expected one label per row")
     with torch.no_grad():
-        out = functional_call(sim.net, sim.layout.unflatten(params), (torch.as_tensor(X, device=sim.device),))
+        out = functional_call(sim.net, sim.layout.unflatten(params), (torch.as_tensor(X, dtype=params.dtype, device=sim.device),))
     pred = out.argmax(1).cpu().numpy()
     return float((pred == y).mean()), weighted_f1(y, pred, out.shape[1])
 
@@ -298,8 +298,9 @@ def _record(self, sim, row):
     tests = {w: self.data.batch(t, w, 'test') for w in range(W)}
     personal = {int(w): p for w, p in zip(rnd.ids, rnd.personal)} if fresh else {}
     g = sim.params if len(sim.models) == 1 or not fresh else _size_mean(rnd.personal, rnd.sizes)
-    group = {w: sim.models[a] for w, a in enumerate(sim.assignment) if a >= 0}
-    models = dict(personal=personal, group=group, **{'global': {w: g for w in range(W)}})
+    one = {w: g for w in range(W)}
+    group = one if len(sim.models) == 1 else {w: sim.models[a] for w, a in enumerate(sim.assignment) if a >= 0}
+    models = dict(personal=personal, group=group, **{'global': one})
     m = _role_scores(sim, tests, {r: models[r] for r in self.roles})
     self.record.metrics.append(m | dict(server_acc=model_scores(sim, g, *self.data.server_test)[0]))
     self.record.labels.append(self.labels(sim))
