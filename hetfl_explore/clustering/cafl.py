@@ -8,7 +8,15 @@ import numpy as np
 import pandas as pd
 import torch
 from fastcore.basics import patch_to
-from ..foundation.core import check_int, check_float, check_choice, check_type, check_ids, check_array, as_array
+from hetfl_explore.foundation.core import (
+    check_int,
+    check_float,
+    check_choice,
+    check_type,
+    check_ids,
+    check_array,
+    as_array,
+)
 from ..engine.protocol import Selector, Selection
 from .mcl import kmedoids, silhouette_samples, clustering_report, check_cluster_labels
 from .profiles import check_distance_matrix
@@ -30,12 +38,14 @@ def _candidate_silhouettes(D, lab, w):
     b = np.array([np.delete(a, i).min() for i in range(ids.size)])
     return ids, (b - a) / np.maximum(np.maximum(a, b), 1e-12)
 
-def silhouette_relocate(D:np.ndarray, # (n, n) distances between the clients' parameter vectors
-                        labels:np.ndarray, # (n,) current cluster labels
-                        reps, # the representatives to re-check
-                        s_min:float=0.0, # a representative whose silhouette here and in every other cluster is below this becomes a singleton
-                       ) -> np.ndarray:
-    "Keep each representative where its silhouette reaches `s_min`, else move it to its best cluster or make it a singleton."
+
+def silhouette_relocate(
+    D: np.ndarray,  # (n, n) distances between the clients' parameter vectors
+    labels: np.ndarray,  # (n,) current cluster labels
+    reps,  # the representatives to re-check
+    s_min: float = 0.0,  # silhouette below this here and in every other cluster: a singleton
+) -> np.ndarray:
+    "Keep each representative whose silhouette reaches `s_min`, else move it to its best cluster or a singleton."
     D = check_distance_matrix('D', D)
     lab, s_min = check_cluster_labels(labels, len(D)).copy(), check_float('s_min', s_min, -1, 1)
     reps = check_ids('reps', np.atleast_1d(as_array('reps', reps)), len(D), unique=True)
@@ -45,7 +55,7 @@ def silhouette_relocate(D:np.ndarray, # (n, n) distances between the clients' pa
         alone = not (np.delete(lab, w) == lab[w]).any()
         here = 0.0 if alone else s[ids == lab[w]][0]                    # Rousseeuw: 0 for a singleton
         if here >= s_min: continue
-        if s.max() >= s_min: lab[w] = ids[s.argmax()]
+        if s.max() >= s_min:lab[w] = ids[s.argmax()]
         elif not alone: lab[w] = lab.max() + 1
     return _relabel(lab)
 
@@ -59,16 +69,22 @@ def split_optimize(D:np.ndarray, # (n, n) distances between the clients' paramet
                    tol:float=0.0, # a split must raise the mean silhouette by more than this
                   ) -> np.ndarray:
     "Bisect clusters with exact 2-medoids while the mean silhouette of the partition improves."
-    D = check_distance_matrix('D', D); lab, min_size = _relabel(check_cluster_labels(np.asarray(labels), len(D))), check_int('min_size', min_size, lo=2)
+    D = check_distance_matrix('D', D)
+    lab, min_size = _relabel(check_cluster_labels(np.asarray(labels), len(D))), check_int('min_size', min_size, lo=2)
     tol = check_float('tol', tol, lo=0)
     for _ in range(len(lab)):
         base = _mean_sil(D, lab)
         disp = {j: D[np.ix_(lab == j, lab == j)].mean() for j in np.unique(lab) if (lab == j).sum() >= min_size}
         for j in sorted(disp, key=disp.get, reverse=True):
-            mem = np.flatnonzero(lab == j); sub, _ = kmedoids(D[np.ix_(mem, mem)], 2)
-            cand = lab.copy(); cand[mem[sub == 1]] = lab.max() + 1
-            if _mean_sil(D, cand) > base + tol: lab = _relabel(cand); break
-        else: return lab
+            mem = np.flatnonzero(lab == j)
+            sub, _ = kmedoids(D[np.ix_(mem, mem)], 2)
+            cand = lab.copy()
+            cand[mem[sub == 1]] = lab.max() + 1
+            if _mean_sil(D, cand) > base + tol:
+                lab = _relabel(cand)
+                break
+        else:
+            return lab
     return lab
 
 # %% ../../nbs/clustering/75_cafl.ipynb #e86fefd2
@@ -92,9 +108,18 @@ class CAFL(StreamAlgorithm):
                         acc:np.ndarray, # (n,) ranking signal (higher = better)
                        ) -> np.ndarray:
         "The top-r clients of each cluster by `acc`."
-        labels = check_cluster_labels(labels, len(np.atleast_1d(labels))); acc = check_array('acc', acc, ndim=1)
-        if acc.shape != labels.shape: raise ValueError(f"acc has {acc.size} entries: expected one per client ({labels.size})")
-        return np.sort(np.concatenate([m[np.argsort(-acc[m], kind='stable')[:self.r]] for m in (np.flatnonzero(labels == j) for j in np.unique(labels))]))
+        labels = check_cluster_labels(labels, len(np.atleast_1d(labels)))
+        acc = check_array('acc', acc, ndim=1)
+        if acc.shape != labels.shape:
+            raise ValueError(f"acc has {acc.size} entries: expected one per client ({labels.size})")
+        return np.sort(
+            np.concatenate(
+                [
+                    m[np.argsort(-acc[m], kind='stable')[: self.r]]
+                    for m in (np.flatnonzero(labels == j) for j in np.unique(labels))
+                ]
+            )
+        )
 
     def regroup(self, D:np.ndarray, # (n, n) parameter distances
                 labels:np.ndarray, # cluster labels
@@ -207,11 +232,14 @@ def representatives(self, labels:np.ndarray, # (n,) cluster labels
                     acc:np.ndarray, # (n,) ranking signal
                    ) -> np.ndarray:
     "Top-r per cluster, restricted to clients at or above the accuracy threshold (with the fallback)."
-    labels = check_cluster_labels(labels, len(np.atleast_1d(labels))); acc = check_array('acc', acc, ndim=1)
-    if acc.shape != labels.shape: raise ValueError(f"acc has {acc.size} entries: expected one per client ({labels.size})")
+    labels = check_cluster_labels(labels, len(np.atleast_1d(labels)))
+    acc = check_array('acc', acc, ndim=1)
+    if acc.shape != labels.shape:
+        raise ValueError(f"acc has {acc.size} entries: expected one per client ({labels.size})")
     out = []
     for j in np.unique(labels):
-        m = np.flatnonzero(labels == j); m = m[np.argsort(-acc[m], kind='stable')]
+        m = np.flatnonzero(labels == j)
+        m = m[np.argsort(-acc[m], kind='stable')]
         ok = m if self.acc_threshold is None else m[acc[m] >= self.acc_threshold]
         out.append(ok[:self.r] if len(ok) else (m[:1] if self.fallback == 'top1' else m[:0]))
     return np.sort(np.concatenate(out)).astype(int)

@@ -10,8 +10,17 @@ import torch
 import torch.nn as nn
 from torch.func import functional_call
 from sklearn.cluster import AgglomerativeClustering
-from ..foundation.core import (check_int, check_float, check_choice, check_type, check_array, check_rng_seed,
-                                           as_array, check_tensor, check_count_array)
+from hetfl_explore.foundation.core import (
+    check_int,
+    check_float,
+    check_choice,
+    check_type,
+    check_array,
+    check_rng_seed,
+    as_array,
+    check_tensor,
+    check_count_array,
+)
 from ..engine.models import mlp
 from ..engine.config import RunConfig
 from ..engine.protocol import UniformSelector
@@ -42,11 +51,15 @@ def lr_init(n_features:int, # feature dimension d
 
 def _check_model(theta, X, y=None):
     th, X = check_array('theta', theta, ndim=2, nonempty=True), check_array('X', X, ndim=2, nonempty=True)
-    if th.shape[0] < 2 or th.shape[1] < 2: raise ValueError(f"theta has shape {th.shape}: expected (d + 1, K) parameters with d >= 1, K >= 2")
-    if X.shape[1] != th.shape[0] - 1: raise ValueError(f"X has shape {X.shape}: expected (n, {th.shape[0] - 1}) features for theta {th.shape}")
+    if th.shape[0] < 2 or th.shape[1] < 2:
+        raise ValueError(f"theta has shape {th.shape}: expected (d + 1, K) parameters with d >= 1, K >= 2")
+    if X.shape[1] != th.shape[0] - 1:
+        raise ValueError(f"X has shape {X.shape}: expected (n, {th.shape[0] - 1}) features for theta {th.shape}")
     if y is not None:
         y = as_array('y', y)
-        if y.shape != (len(X),) or (y.size and (not np.issubdtype(y.dtype, np.integer) or y.min() < 0 or y.max() >= th.shape[1])):
+        if y.shape != (len(X),) or (
+            y.size and (not np.issubdtype(y.dtype, np.integer) or y.min() < 0 or y.max() >= th.shape[1])
+        ):
             raise ValueError(f"y: expected {len(X)} integer labels in [0, {th.shape[1] - 1}]")
     return th, X, y
 
@@ -56,7 +69,9 @@ def predict_proba(theta:np.ndarray, # (d + 1, K) parameters
                  ) -> np.ndarray:
     "Softmax class probabilities (n, K)."
     theta, X, _ = _check_model(theta, X)
-    z = X @ theta[:-1] + theta[-1]; z -= z.max(1, keepdims=True); e = np.exp(z)
+    z = X @ theta[:-1] + theta[-1]
+    z -= z.max(1, keepdims=True)
+    e = np.exp(z)
     return e / e.sum(1, keepdims=True)
 
 def local_sgd(theta:np.ndarray, # (d + 1, K) starting parameters
@@ -69,14 +84,23 @@ def local_sgd(theta:np.ndarray, # (d + 1, K) starting parameters
               prox_mu:float=0.0, # FedProx proximal weight (0 = plain SGD)
              ) -> np.ndarray:
     "Mini-batch SGD on the cross-entropy of a softmax regression (Eq. 1), with an optional FedProx term."
-    theta, X, y = _check_model(theta, X, as_array('y', y)); check_type('rng', rng, np.random.Generator)
-    lr, epochs, batch_size = check_float('lr', lr, lo=0, lo_open=True), check_int('epochs', epochs, lo=1), check_int('batch_size', batch_size, lo=1)
+    theta, X, y = _check_model(theta, X, as_array('y', y))
+    check_type('rng', rng, np.random.Generator)
+    lr, epochs, batch_size = (
+        check_float('lr', lr, lo=0, lo_open=True),
+        check_int('epochs', epochs, lo=1),
+        check_int('batch_size', batch_size, lo=1),
+    )
     prox_mu = check_float('prox_mu', prox_mu, lo=0)
     th, start = theta.copy(), theta
     for _ in range(epochs):
         for b in np.array_split(rng.permutation(len(y)), max(1, int(np.ceil(len(y) / batch_size)))):
-            xb = X[b]; g = predict_proba(th, xb); g[np.arange(len(b)), y[b]] -= 1; g /= len(b)
-            th[:-1] -= lr * (xb.T @ g + prox_mu * (th[:-1] - start[:-1])); th[-1] -= lr * (g.sum(0) + prox_mu * (th[-1] - start[-1]))
+            xb = X[b]
+            g = predict_proba(th, xb)
+            g[np.arange(len(b)), y[b]] -= 1
+            g /= len(b)
+            th[:-1] -= lr * (xb.T @ g + prox_mu * (th[:-1] - start[:-1]))
+            th[-1] -= lr * (g.sum(0) + prox_mu * (th[-1] - start[-1]))
     return th
 
 # %% ../../nbs/clustering/74_gpfl.ipynb #59e6603f
@@ -94,15 +118,21 @@ def weighted_f1(y:np.ndarray, # (n,) true labels in [0, K)
                 pred:np.ndarray, # (n,) predicted labels in [0, K)
                 K:int, # number of classes
                ) -> float:
-    "Support-weighted mean of the per-class F1 = 2TP / (2TP + FP + FN) (0 where undefined), as scikit-learn's average='weighted'."
+    "Support-weighted mean of per-class F1 = 2TP / (2TP + FP + FN) (0 if undefined): scikit-learn's 'weighted'."
     y, pred = (check_array(n, v, allow_nan=True, allow_inf=True) for n, v in (('y', y), ('pred', pred)))
     K = check_int('K', K, lo=1)
-    if pred.shape != y.shape: raise ValueError(f"y, pred: {y.size} and {pred.size} labels; expected one prediction per label of y")
+    if pred.shape != y.shape:
+        raise ValueError(f"y, pred: {y.size} and {pred.size} labels; expected one prediction per label of y")
     for name, v in (('y', y), ('pred', pred)):
-        if v.ndim != 1 or v.shape != y.shape or (v.size and (not np.all(np.rint(v) == v) or v.min() < 0 or v.max() >= K)):
+        if (
+            v.ndim != 1
+            or v.shape != y.shape
+            or (v.size and (not np.all(np.rint(v) == v) or v.min() < 0 or v.max() >= K))
+        ):
             raise ValueError(f"{name}={v!r}: expected {y.size} integer labels in [0, {K - 1}]")
     cm = np.bincount(y.astype(np.int64) * K + pred.astype(np.int64), minlength=K * K).reshape(K, K)
-    tp, sup = np.diag(cm), cm.sum(1); den = sup + cm.sum(0)
+    tp, sup = np.diag(cm), cm.sum(1)
+    den = sup + cm.sum(0)
     f1 = np.divide(2 * tp, den, out=np.zeros(K), where=den > 0)
     return float(f1 @ sup / max(sup.sum(), 1))
 
@@ -152,7 +182,8 @@ class FLRun:
     def curve(self, key:str='group_f1', # a key of `metrics`
              ) -> np.ndarray:
         "The values of one metric over the rounds."
-        if not self.metrics or key not in self.metrics[0]: raise ValueError(f"key={key!r}: expected one of {sorted(self.metrics[0]) if self.metrics else []}")
+        if not self.metrics or key not in self.metrics[0]:
+            raise ValueError(f"key={key!r}: expected one of {sorted(self.metrics[0]) if self.metrics else []}")
         return np.array([m[key] for m in self.metrics])
 
 # %% ../../nbs/clustering/74_gpfl.ipynb #af037fef
@@ -164,8 +195,10 @@ class TrainConfig:
     batch_size: int = BATCH     # mini-batch size
     prox_mu: float = 0.0        # FedProx proximal weight
     def __post_init__(self):
-        check_float('lr', self.lr, lo=0, lo_open=True); check_int('epochs', self.epochs, lo=1)
-        check_int('batch_size', self.batch_size, lo=1); check_float('prox_mu', self.prox_mu, lo=0)
+        check_float('lr', self.lr, lo=0, lo_open=True)
+        check_int('epochs', self.epochs, lo=1)
+        check_int('batch_size', self.batch_size, lo=1)
+        check_float('prox_mu', self.prox_mu, lo=0)
 
 def run_rounds(data:FedStream, # the federation a run trains on
                rounds:int|None=None, # rounds after the initial one (None = all the stream offers)
@@ -181,12 +214,16 @@ def train_round(data:FedStream, # the federation
                 seed:int=0, # seed of the mini-batch shuffles
                ) -> tuple[dict, dict, dict]: # worker -> new parameters, sample counts, class counts
     "Local training of the given workers on their round-t batches."
-    check_type('data', data, FedStream); check_type('start', start, dict); check_type('cfg', cfg, TrainConfig)
+    check_type('data', data, FedStream)
+    check_type('start', start, dict)
+    check_type('cfg', cfg, TrainConfig)
     seed, t = check_rng_seed('seed', seed), check_int('t', t, 0, data.rounds)
     new, n, counts = {}, {}, {}
     for w, th in start.items():
         X, y = data.batch(t, w)
-        new[w] = local_sgd(th, X, y, np.random.default_rng([seed, t, w]), cfg.lr, cfg.epochs, cfg.batch_size, cfg.prox_mu)
+        new[w] = local_sgd(
+            th, X, y, np.random.default_rng([seed, t, w]), cfg.lr, cfg.epochs, cfg.batch_size, cfg.prox_mu
+        )
         n[w], counts[w] = len(y), class_counts(y, data.n_classes)
     return new, n, counts
 
@@ -199,9 +236,17 @@ def _stream_config(train:TrainConfig, # local training settings
                  ) -> RunConfig:
     "The engine's settings of a run of this chapter: rounds 0..rounds, local SGD as `train`, size-weighted averages."
     check_type('train', train, TrainConfig)
-    return RunConfig(rounds=check_int('rounds', rounds, lo=0) + 1, clients_per_round=check_int('clients', clients, lo=1),
-                     local_epochs=train.epochs, batch_size=train.batch_size, lr=train.lr, prox_mu=train.prox_mu,
-                     seed=check_rng_seed('seed', seed), device=device, loss_before='off')
+    return RunConfig(
+        rounds=check_int('rounds', rounds, lo=0) + 1,
+        clients_per_round=check_int('clients', clients, lo=1),
+        local_epochs=train.epochs,
+        batch_size=train.batch_size,
+        lr=train.lr,
+        prox_mu=train.prox_mu,
+        seed=check_rng_seed('seed', seed),
+        device=device,
+        loss_before='off',
+    )
 
 def _stream_simulation(data:FedStream, # the federation
                       rounds:int, # rounds after round 0
@@ -229,7 +274,9 @@ def model_scores(sim:Simulation, # the run (its model architecture)
     X = check_array('X', X, ndim=2)
     if len(X) != len(y): raise ValueError(f"X, y: {len(X)} and {len(y)} rows: expected one label per row")
     with torch.no_grad():
-        out = functional_call(sim.net, sim.layout.unflatten(params), (torch.as_tensor(X, dtype=params.dtype, device=sim.device),))
+        out = functional_call(
+            sim.net, sim.layout.unflatten(params), (torch.as_tensor(X, dtype=params.dtype, device=sim.device),)
+        )
     pred = out.argmax(1).cpu().numpy()
     return float((pred == y).mean()), weighted_f1(y, pred, out.shape[1])
 
@@ -382,10 +429,19 @@ class GPFL(StreamAlgorithm):
                  ground=None, # (K, K) ground cost for metric='semantic'
                  train:TrainConfig|None=None, # local training settings
                 ):
-        self.metric, self.similarity = check_choice('metric', metric, GROUND_METRICS), check_choice('similarity', similarity, SIMILARITIES)
-        self.graph, self.k, self.eps_q = check_choice('graph', graph, GRAPHS), check_int('k', k, lo=1), check_float('eps_q', eps_q, 0, 1)
-        self.inflation = check_float('inflation', inflation, lo=1, lo_open=True); self.expansion = check_int('expansion', expansion, lo=2)
-        self.m, self.threshold = check_float('m', m, lo=0, lo_open=True), check_choice('threshold', threshold, THRESHOLDS)
+        self.metric, self.similarity = check_choice('metric', metric, GROUND_METRICS), check_choice(
+            'similarity', similarity, SIMILARITIES
+        )
+        self.graph, self.k, self.eps_q = (
+            check_choice('graph', graph, GRAPHS),
+            check_int('k', k, lo=1),
+            check_float('eps_q', eps_q, 0, 1),
+        )
+        self.inflation = check_float('inflation', inflation, lo=1, lo_open=True)
+        self.expansion = check_int('expansion', expansion, lo=2)
+        self.m, self.threshold = check_float('m', m, lo=0, lo_open=True), check_choice(
+            'threshold', threshold, THRESHOLDS
+        )
         self.ecc_mode, self.ema_w = check_choice('ecc_mode', ecc_mode, ECC_MODES), check_float('ema_w', ema_w, 0, 1)
         self.ground = ground
         super().__init__(train)
@@ -507,7 +563,7 @@ def P(self) -> np.ndarray:
 # %% ../../nbs/clustering/74_gpfl.ipynb #aac09536
 def cfl_bipartition(dW:np.ndarray, # (n, P) the members' flattened updates
                    ) -> np.ndarray:
-    "Split clients in two by complete-linkage agglomerative clustering on the negative cosine similarity of their updates."
+    "Split clients in two: complete-linkage clustering on the negative cosine similarity of their updates."
     dW = check_array('dW', dW, ndim=2)
     if len(dW) < 2: raise ValueError(f"dW has shape {dW.shape}: expected (n >= 2, P) updates")
     U = dW / np.maximum(np.linalg.norm(dW, axis=1, keepdims=True), 1e-12)
@@ -537,12 +593,14 @@ def cfl_step(dW:np.ndarray, # (n, P) the cluster members' flattened updates
 class CFL(StreamAlgorithm):
     "Clustered FL: recursive bi-partitioning of a cluster when its mean update is small but some member's is large."
     name = 'CFL'
-    def __init__(self, eps1:float=0.4, # split when the mean update's norm is below this
-                 eps2:float=1.6, # ... and the largest update's norm is above this
-                 warmup:int=5, # no split before this round
-                 train:TrainConfig|None=None, # local training settings
-                 variant:str='reference', # 'reference' (plain means, children from their own updates) or 'size_weighted'
-                ):
+    def __init__(
+        self,
+        eps1: float = 0.4,  # split when the mean update's norm is below this
+        eps2: float = 1.6,  # ... and the largest update's norm is above this
+        warmup: int = 5,  # no split before this round
+        train: TrainConfig | None = None,  # local training settings
+        variant: str = 'reference',  # 'reference' (plain means, children from their own updates) or 'size_weighted'
+    ):
         self.eps1, self.eps2 = check_float('eps1', eps1, lo=0), check_float('eps2', eps2, lo=0)
         self.variant = check_choice('variant', variant, CFL_VARIANTS)
         self.warmup = check_int('warmup', warmup, lo=0)

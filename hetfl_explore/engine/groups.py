@@ -257,7 +257,9 @@ def check_reform(out, # what a rule's `reform` returned
         raise TypeError(f"{who}.reform returned {out!r:.60}: expected None or a (models, assignment) pair")
     models = check_tensor(f'{who}.reform models', out[0], ndim=2)
     if len(models) < 1 or models.shape[1] != rnd.start.shape[1]:
-        raise ValueError(f"{who}.reform models: shape {tuple(models.shape)}: expected (G', {rnd.start.shape[1]}), G' >= 1")
+        raise ValueError(
+            f"{who}.reform models: shape {tuple(models.shape)}: expected (G', {rnd.start.shape[1]}), G' >= 1"
+        )
     a = as_array(f'{who}.reform assignment', out[1], ndim=1)
     if a.shape != rnd.assignment.shape or not np.issubdtype(a.dtype, np.integer) or (a.size and (
             a.min() < -1 or a.max() >= len(models))):

@@ -756,7 +756,7 @@ def _aggregate_groups(self:Simulation, updates, weights, groups, steps, lr, mask
 
 @patch
 def _reform(self:Simulation, ids, groups, updates, start):
-    "Step 5b of a grouped run whose rule `reforms`: its new models and assignment, checked (new server state if G moved)."
+    "Step 5b of a grouped run whose rule `reforms`: its new models and assignment, checked (new states if G moved)."
     counts = client_class_counts(self.y, self.client_idx, ids, self.n_classes)
     rnd = GroupRound(self.round, ids, groups, updates, start, self.models, counts, self.assignment.copy())
     out = check_reform(self.grouping.reform(self.round, rnd), rnd, self.grouping.name)
