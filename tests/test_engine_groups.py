@@ -192,6 +192,6 @@ def test_reform_answers_are_checked(fed):
     for bad, match in (((torch.ones(2, 4), [0, 1, 1]), r'\(G\', 3\)'), ((torch.ones(2, 3), [0, 2, 1]), r'\[-1, 2\)'),
                        ((torch.ones(2, 3), [0, 1]), 'expected 3 integers'), ([1, 2], 'pair')):
         with pytest.raises((ValueError, TypeError), match=match): check_reform(bad, rnd, 'r')
-    with pytest.raises(ValueError, match='shapes'):
+    with pytest.raises(ValueError, match=r'GroupRound.groups: shape \(1,\)'):
         GroupRound(0, np.array([0, 1]), np.array([0]), torch.zeros(2, 3), torch.zeros(1, 3), torch.zeros(1, 3),
                    np.ones((2, 4), int), np.zeros(3, np.int64))

@@ -7,6 +7,7 @@ import numpy as np
 
 # documented valid inputs of one argument: {(entry, argument): {mutant names}}
 VALID_MUTANTS = {
+    ('model_scores', 'y'): {'empty'},   # an empty test batch scores NaN (a worker without test data)
     ('Condition', 'left'): {'str subclass'},   # read with str's own methods: its characters are a valid attribute name
     ('param_index', 'name'): {'str subclass'},   # a regular expression reads its characters: a valid state-dict key
     **{(f, t): {'list'} for f in ('promethee', 'flows_as_printed') for t in 'qp'},   # a threshold per criterion
@@ -27,7 +28,8 @@ VALID_MUTANTS = {
 # entry points whose valid results hold NaN/inf by design: {entry: why}
 _TPR_NAN = ('TPR at a false-positive rate needs at least 1/FPR non-members; with fewer it is NaN (unresolved), '
             'as documented')
-NONFINITE_OK = {'tpr_at_fpr': _TPR_NAN, 'attack_metrics': _TPR_NAN, 'metrics_table': _TPR_NAN,
+NONFINITE_OK = {'model_scores': 'a worker without test data this round scores NaN (undefined), not 0',
+                'tpr_at_fpr': _TPR_NAN, 'attack_metrics': _TPR_NAN, 'metrics_table': _TPR_NAN,
                 'attack_clients': _TPR_NAN,
                 'run_modelhet': _TPR_NAN + "; a global-model row has no client accuracy (NaN)",
                 'race_table': 'a method that never reaches the target accuracy has no time-to-accuracy (NaN)',
@@ -160,7 +162,7 @@ def _clustering_controls(files:dict) -> dict:
                                                counts=(np.array([[3, 1], [3, 1], [1, 3], [1, 3]]), 'obj'))),
                          ('cfl_step', dict(dW=(np.array([[1., 0.], [0., 1.], [1., .1]]), 'array'),
                                            sizes=(np.array([1., 2., 3.]), 'nonneg_linked'), t=(0, 'count'),
-                                           eps1=(0.4, 'pos'), eps2=(1.6, 'pos'), warmup=(0, 'count'))),
+                                           eps1=(0.4, 'nonneg'), eps2=(1.6, 'nonneg'), warmup=(0, 'count'))),
                          ('run_rounds', dict(data=(s, 'obj'), rounds=(2, 'size'))),
                          ('server_accuracy', dict(theta=(th, 'array'), data=(s, 'obj'))),
                          ('train_round',

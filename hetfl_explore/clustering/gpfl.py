@@ -10,17 +10,8 @@ import torch
 import torch.nn as nn
 from torch.func import functional_call
 from sklearn.cluster import AgglomerativeClustering
-from hetfl_explore.foundation.core import (
-    check_int,
-    check_float,
-    check_choice,
-    check_type,
-    check_array,
-    check_rng_seed,
-    as_array,
-    check_tensor,
-    check_count_array,
-)
+from ..foundation.core import (check_int, check_float, check_choice, check_type, check_array, check_rng_seed,
+                                           as_array, check_tensor, check_count_array, check_distribution)
 from ..engine.models import mlp
 from ..engine.config import RunConfig
 from ..engine.protocol import UniformSelector
@@ -297,7 +288,7 @@ class StreamAlgorithm:
     name, roles = 'stream', ('personal', 'group', 'global') # the models scored each round
     def __init__(self, train:TrainConfig|None=None, # local training settings
                 ):
-        self.train = check_type('train', train or TrainConfig(), TrainConfig)
+        self.train = check_type('train', TrainConfig() if train is None else train, TrainConfig)
 
     def grouping(self, data:FedStream) -> Grouping:
         "The run's assignment rule (a subclass's)."
@@ -471,6 +462,8 @@ def gpfl_regroup(algo:GPFL, # the settings
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]: # new profiles, new labels, who changed
     "Algorithm 4, lines 13-16: the profile update p <- w p + (1 - w) laplace(q), then Algorithm 5's re-grouping."
     check_type('algo', algo, GPFL)
+    P = check_distribution('P', P, ndim=2)
+    if not P.size: raise ValueError(f"P: shape {P.shape}: expected one class profile per worker")
     P_new = ema_update(P, laplace_smooth(counts), algo.ema_w)
     labels_new, changed = eccentricity_reassign(P_new, P, labels, algo.m, algo.threshold, algo.ecc_mode)
     return P_new, labels_new, changed
@@ -580,7 +573,10 @@ def cfl_step(dW:np.ndarray, # (n, P) the cluster members' flattened updates
              variant:str='reference', # 'reference' (plain means) or 'size_weighted'
             ) -> tuple[list, list, tuple]: # member masks of the children, their mean updates, (mean norm, max norm)
     "One cluster's CFL round (Sattler et al. 2021, Algorithm 1): the mean update, and a bipartition when it stalls."
-    dW, n = check_array('dW', dW, ndim=2), check_array('sizes', sizes, ndim=1, lo=0)
+    dW, n = check_array('dW', dW, ndim=2, nonempty=True), check_array('sizes', sizes, ndim=1, lo=0)
+    if len(n) != len(dW): raise ValueError(f"sizes: {len(n)} entries: expected one per row of dW ({len(dW)})")
+    t, warmup = check_int('t', t, lo=0), check_int('warmup', warmup, lo=0)
+    eps1, eps2 = check_float('eps1', eps1, lo=0), check_float('eps2', eps2, lo=0)
     variant = check_choice('variant', variant, CFL_VARIANTS)
     wts = n.astype(float) if variant == 'size_weighted' else np.ones(len(dW))
     mean_dw = wts @ dW / wts.sum()

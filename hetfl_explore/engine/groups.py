@@ -216,12 +216,16 @@ class GroupRound:
         self.ids = check_ids('GroupRound.ids', self.ids, len(self.assignment), unique=True)
         self.groups = check_ids('GroupRound.groups', self.groups, len(self.start))
         self.counts = check_count_array('GroupRound.counts', self.counts)
-        if self.counts.ndim != 2: raise ValueError(f"GroupRound.counts: shape {self.counts.shape}: expected (C, K)")
+        if self.counts.ndim != 2:
+            raise ValueError(f"GroupRound.counts={self.counts!r:.40}: shape {self.counts.shape}: expected (C, K)")
         C, P = len(self.ids), self.start.shape[1]
         shapes = dict(groups=self.groups.shape, updates=tuple(self.updates.shape), counts=self.counts.shape[:1],
                       models=tuple(self.models.shape))
         want = dict(groups=(C,), updates=(C, P), counts=(C,), models=tuple(self.start.shape))
-        if shapes != want: raise ValueError(f"GroupRound: shapes {shapes}: expected {want}")
+        for k in shapes:
+            if shapes[k] != want[k]:
+                raise ValueError(f"GroupRound.{k}: shape {shapes[k]}: expected {want[k]} "
+                                 f"(one row per reporting client of ids={self.ids!r:.40})")
 
     @property
     def personal(self) -> torch.Tensor:
@@ -241,6 +245,8 @@ def client_class_counts(y:torch.Tensor, # (n,) the training pool's labels
                        ) -> np.ndarray: # (len(ids), K) int64
     "Each listed client's label histogram over its current rows of the pool."
     check_tensor('y', y, ndim=1)
+    if not isinstance(client_idx, (list, tuple)):
+        raise TypeError(f"client_idx={client_idx!r:.40}: expected a list of index tensors, one per client")
     K = check_int('n_classes', n_classes, lo=1)
     ids = check_ids('ids', ids, len(client_idx))
     return np.stack([np.bincount(y[client_idx[k]].cpu().numpy(), minlength=K)[:K] for k in ids]) if len(ids) \
@@ -254,7 +260,7 @@ def check_reform(out, # what a rule's `reform` returned
     check_type('rnd', rnd, GroupRound)
     if out is None: return None
     if not (isinstance(out, tuple) and len(out) == 2):
-        raise TypeError(f"{who}.reform returned {out!r:.60}: expected None or a (models, assignment) pair")
+        raise TypeError(f"out={out!r:.60} ({who}.reform's answer): expected None or a (models, assignment) pair")
     models = check_tensor(f'{who}.reform models', out[0], ndim=2)
     if len(models) < 1 or models.shape[1] != rnd.start.shape[1]:
         raise ValueError(
