@@ -158,18 +158,20 @@ class RepresentativeSelector(Selector):
         if len(self.reps): return Selection(self.reps)
         return Selection(clients.available[:1], weights=np.zeros(1))       # nobody uploads: the model is kept
 
-    def observe(self, t, reports):
-        "Store the representatives' new parameters and local accuracies, then re-cluster (k-medoids in round 0)."
-        new = (reports.global_params + reports.updates).double().cpu().numpy()
-        if self.labels is None:
-            self.X, self.reps = new, reports.ids.copy()
-            self.acc = self.algo.client_accuracy(t, reports.ids, reports.global_params + reports.updates)
-            self.labels = kmedoids(_dist(self.X), self.algo.k)[0]
-            return
-        if not len(self.reps): return
-        self.X[reports.ids] = new
-        self.acc[reports.ids] = self.algo.client_accuracy(t, reports.ids, reports.global_params + reports.updates)
-        self.labels = self.algo.regroup(_dist(self.X), self.labels, reports.ids)
+# %% ../../nbs/clustering/75_cafl.ipynb #cafl0c01
+@patch_to(RepresentativeSelector)
+def observe(self, t, reports):
+    "Store the representatives' new parameters and local accuracies, then re-cluster (k-medoids in round 0)."
+    new = (reports.global_params + reports.updates).double().cpu().numpy()
+    if self.labels is None:
+        self.X, self.reps = new, reports.ids.copy()
+        self.acc = self.algo.client_accuracy(t, reports.ids, reports.global_params + reports.updates)
+        self.labels = kmedoids(_dist(self.X), self.algo.k)[0]
+        return
+    if not len(self.reps): return
+    self.X[reports.ids] = new
+    self.acc[reports.ids] = self.algo.client_accuracy(t, reports.ids, reports.global_params + reports.updates)
+    self.labels = self.algo.regroup(_dist(self.X), self.labels, reports.ids)
 
 # %% ../../nbs/clustering/75_cafl.ipynb #c878350e
 @patch_to(CAFL)
@@ -183,14 +185,21 @@ def client_accuracy(self, t:int, # the round (its local test batches)
     return np.array([model_scores(self.sim, p, *self.data.batch(t, w, 'test'))[0] for w, p in zip(ids, rows)])
 
 @patch_to(CAFL)
-def grouping(self, data): return RecordedGrouping(1)
+def grouping(self, data):
+    "One global model."
+    return RecordedGrouping(1)
 
 @patch_to(CAFL)
-def selector(self, data): return RepresentativeSelector(self)
+def selector(self, data):
+    "The representatives of each cluster (`RepresentativeSelector`)."
+    return RepresentativeSelector(self)
 
 @patch_to(CAFL)
-def labels(self, sim): return self.sim.selector.labels.copy()
+def labels(self, sim):
+    "The clusters of the parameters after the round."
+    return self.sim.selector.labels.copy()
 
+# %% ../../nbs/clustering/75_cafl.ipynb #cafl0c02
 @patch_to(CAFL)
 def uploads(self, row):
     "Round 0: everyone; then the representatives (none when the model was kept)."
@@ -282,8 +291,12 @@ class CMFL(StreamAlgorithm):
         super().__init__(train)
         self.v_thr = check_float('v_thr', v_thr, 0, 1)
 
-    def grouping(self, data): return RecordedGrouping(1)
+    def grouping(self, data):
+        "One global model."
+        return RecordedGrouping(1)
+
     def hooks(self):
+        "The relevance filter as the engine's `accept` hook (no global update seen yet)."
         self._prev, self._up = None, 0
         return dict(accept=self.relevant)
 
@@ -297,7 +310,9 @@ class CMFL(StreamAlgorithm):
         self._up = int(ok.sum())
         return ok, ['' if o else f'relevance below v_thr={self.v_thr}' for o in ok]
 
-    def uploads(self, row): return self._up
+    def uploads(self, row):
+        "The relevant updates uploaded this round."
+        return self._up
 
 # %% ../../nbs/clustering/75_cafl.ipynb #6bea4c64
 def comm_tradeoff(data:FedStream, # the federation

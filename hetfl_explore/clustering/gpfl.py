@@ -10,7 +10,8 @@ import torch
 import torch.nn as nn
 from torch.func import functional_call
 from sklearn.cluster import AgglomerativeClustering
-from ..foundation.core import (check_int, check_float, check_choice, check_type, check_array, check_rng_seed,
+from ..foundation.core import (check_int, check_float, check_choice, check_type, check_array,
+                                           check_rng_seed,
                                            as_array, check_tensor, check_count_array, check_distribution)
 from ..engine.models import mlp
 from ..engine.config import RunConfig
@@ -314,18 +315,21 @@ class StreamAlgorithm:
                                      **self.hooks())
         return self.sim
 
-    def hooks(self) -> dict:
-        "Further `Simulation` arguments (e.g. an `accept` filter)."
-        return {}
+# %% ../../nbs/clustering/74_gpfl.ipynb #strm0c3b
+@patch_to(StreamAlgorithm)
+def hooks(self) -> dict:
+    "Further `Simulation` arguments (e.g. an `accept` filter)."
+    return {}
 
-    def run(self, data:FedStream, # the federation
-            rounds:int|None=None, # rounds after round 0 (None: all the stream offers)
-            seed:int=0, # seed of selection and batch order
-           ) -> FLRun:
-        "Run the algorithm on the engine and return its record (the engine's `History` in `history`)."
-        sim = self.simulation(data, rounds, seed)
-        self.record.history = sim.run(progress=False)
-        return self.record
+@patch_to(StreamAlgorithm)
+def run(self, data:FedStream, # the federation
+        rounds:int|None=None, # rounds after round 0 (None: all the stream offers)
+        seed:int=0, # seed of selection and batch order
+       ) -> FLRun:
+    "Run the algorithm on the engine and return its record (the engine's `History` in `history`)."
+    sim = self.simulation(data, rounds, seed)
+    self.record.history = sim.run(progress=False)
+    return self.record
 
 # %% ../../nbs/clustering/74_gpfl.ipynb #strm0c04
 @patch_to(StreamAlgorithm)
@@ -399,8 +403,13 @@ class FedAvg(StreamAlgorithm):
         super().__init__(train)
         self.frac = check_float('frac', frac, 0, 1, lo_open=True)
 
-    def grouping(self, data): return RecordedGrouping(1)
-    def clients(self, data): return max(1, int(round(self.frac * data.n_clients)))
+    def grouping(self, data):
+        "One model that never changes."
+        return RecordedGrouping(1)
+
+    def clients(self, data):
+        "The fraction `frac` of the workers (at least one)."
+        return max(1, int(round(self.frac * data.n_clients)))
 
 # %% ../../nbs/clustering/74_gpfl.ipynb #7bdc02d4
 class GPFL(StreamAlgorithm):
@@ -507,7 +516,9 @@ class GPFLGroups(RecordedGrouping):
 
 # %% ../../nbs/clustering/74_gpfl.ipynb #gpfl0c02
 @patch_to(GPFL)
-def grouping(self, data): return GPFLGroups(self)
+def grouping(self, data):
+    "GP-FL's rule on the engine (`GPFLGroups`)."
+    return GPFLGroups(self)
 
 @patch_to(GPFL)
 def labels(self, sim):
@@ -521,6 +532,7 @@ def round_log(self, sim):
     return dict(n_clusters=len(sim.models), changed=np.flatnonzero(self.rule.changed).tolist(),
                 degenerate=clustering_report(self.rule.labels)['degenerate'])
 
+# %% ../../nbs/clustering/74_gpfl.ipynb #gpfl0c2b
 @patch_to(GPFL)
 def start(self, data:FedStream, # the federation
           seed:int=0, # seed of the batch order
@@ -586,17 +598,16 @@ def cfl_step(dW:np.ndarray, # (n, P) the cluster members' flattened updates
     steps = [mean_dw if variant == 'size_weighted' else dW[p].mean(0) for p in parts]   # each child: its members' mean
     return parts, steps, norms
 
+# %% ../../nbs/clustering/74_gpfl.ipynb #cfl0c001
 class CFL(StreamAlgorithm):
     "Clustered FL: recursive bi-partitioning of a cluster when its mean update is small but some member's is large."
     name = 'CFL'
-    def __init__(
-        self,
-        eps1: float = 0.4,  # split when the mean update's norm is below this
-        eps2: float = 1.6,  # ... and the largest update's norm is above this
-        warmup: int = 5,  # no split before this round
-        train: TrainConfig | None = None,  # local training settings
-        variant: str = 'reference',  # 'reference' (plain means, children from their own updates) or 'size_weighted'
-    ):
+    def __init__(self, eps1:float=0.4, # split when the mean update's norm is below this
+                 eps2:float=1.6, # ... and the largest update's norm is above this
+                 warmup:int=5, # no split before this round
+                 train:TrainConfig|None=None, # local training settings
+                 variant:str='reference', # 'reference' (plain means, children from their own updates), 'size_weighted'
+                ):
         self.eps1, self.eps2 = check_float('eps1', eps1, lo=0), check_float('eps2', eps2, lo=0)
         self.variant = check_choice('variant', variant, CFL_VARIANTS)
         self.warmup = check_int('warmup', warmup, lo=0)
@@ -629,8 +640,11 @@ class CFLGroups(RecordedGrouping):
         self.index = index
         return torch.stack(models), index.copy()
 
+# %% ../../nbs/clustering/74_gpfl.ipynb #cfl0c002
 @patch_to(CFL)
-def grouping(self, data): return CFLGroups(self)
+def grouping(self, data):
+    "CFL's rule on the engine (`CFLGroups`)."
+    return CFLGroups(self)
 
 @patch_to(CFL)
 def labels(self, sim):

@@ -227,15 +227,16 @@ class GroupRound:
                 raise ValueError(f"GroupRound.{k}: shape {shapes[k]}: expected {want[k]} "
                                  f"(one row per reporting client of ids={self.ids!r:.40})")
 
-    @property
-    def personal(self) -> torch.Tensor:
-        "(C, P) each reporting client's own new model: its group's broadcast model plus its update."
-        return self.start[torch.from_numpy(self.groups).to(self.start.device)] + self.updates
+# %% ../../nbs/engine/05h_groups.ipynb #r3f0rm1d
+@patch(as_prop=True)
+def personal(self:GroupRound) -> torch.Tensor:
+    "(C, P) each reporting client's own new model: its group's broadcast model plus its update."
+    return self.start[torch.from_numpy(self.groups).to(self.start.device)] + self.updates
 
-    @property
-    def sizes(self) -> np.ndarray:
-        "(C,) each reporting client's round data size (its class counts summed)."
-        return self.counts.sum(1)
+@patch(as_prop=True)
+def sizes(self:GroupRound) -> np.ndarray:
+    "(C,) each reporting client's round data size (its class counts summed)."
+    return self.counts.sum(1)
 
 # %% ../../nbs/engine/05h_groups.ipynb #r3f0rm2c
 def client_class_counts(y:torch.Tensor, # (n,) the training pool's labels

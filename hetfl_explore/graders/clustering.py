@@ -25,21 +25,24 @@ from ..clustering.eccentricity import THRESHOLDS, ECC_MODES, accepts, chebyshev_
 from ..widgets.clustering import ProfileLab, EccentricityPanel, GPFLPlayer
 
 # %% auto #0
-__all__ = ['P1', 'Q1', 'Q2_EDGES', 'Q2_INFLATION', 'MATRIX_TOL', 'Q3_INFLATIONS', 'PITFALL', 'Q4_PAIRS', 'Q4_CLASSES', 'FUNC_TOL',
-           'Q5_SIZES', 'Q5_MS', 'Q5_FACTORS', 'DRIFTS', 'DRIFT_TOL', 'ROUNDS', 'Q7_CFL', 'CLUSTERING_RUBRIC',
-           'q2_graph', 'mcl_one_step', 'mcl_cluster_counts', 'w1_cases', 'w1_problem', 'threshold_grid',
-           'threshold_problem', 'first_rejected_drift', 'cfl_first_split', 'as_workers', 'gpfl_first_move']
+__all__ = ['P1', 'Q1', 'Q1_TV_SLIP', 'Q1_W1_SLIPS', 'Q2_EDGES', 'Q2_INFLATION', 'MATRIX_TOL', 'Q3_INFLATIONS', 'PITFALL',
+           'Q4_PAIRS', 'Q4_CLASSES', 'FUNC_TOL', 'Q5_SIZES', 'Q5_MS', 'Q5_FACTORS', 'DRIFTS', 'DRIFT_TOL', 'ROUNDS',
+           'Q7_CFL', 'CLUSTERING_RUBRIC', 'q2_graph', 'mcl_one_step', 'mcl_cluster_counts', 'w1_cases', 'w1_problem',
+           'threshold_grid', 'threshold_problem', 'first_rejected_drift', 'cfl_first_split', 'as_workers',
+           'gpfl_first_move']
 
 # %% ../../nbs/graders/96_clustering.ipynb #c36257fb
 P1, Q1 = (0.5, 0.2, 0.2, 0.1), (0.1, 0.2, 0.3, 0.4)   # the two class profiles of q1
+Q1_TV_SLIP = ('the first part (TV) is the whole L1 sum Σ|p − q|: every unit of mass moved leaves one class and '
+              'enters another, so TV is half of it.')
+Q1_W1_SLIPS = ('the second part (ordinal W1) compares the classes one by one; with ground cost |i − j| compare the '
+               'CUMULATIVE sums.',
+               'the second part equals TV: with the ordinal ground cost, moving mass from class 0 to class 3 costs 3, '
+               'not 1.',
+               "the second part is SciPy's wasserstein_distance(p, q), which reads the probabilities as sample values.")
 
-
-@exercise(
-    'clustering.q1',
-    hint=(
-        'TV moves mass between any two classes at cost 1; the ordinal W1 adds up |F_p − F_q| over the cumulative sums.'
-    ),
-)
+@exercise('clustering.q1', hint='TV moves mass between any two classes at cost 1; the ordinal W1 adds up |F_p − F_q| '
+                                'over the cumulative sums.')
 def _q1(answer, # the student's answer
        ):
     "Check (TV distance, ordinal W1) between the two class profiles of q1."
@@ -52,53 +55,9 @@ def _q1(answer, # the student's answer
     if all(ok): return None
     if abs(tv - want[1]) <= ANSWER_TOL and abs(w1 - want[0]) <= ANSWER_TOL:
         return 'the two values look swapped: TV first, then the ordinal W1.'
-    if not ok[0]:
-        return (
-            first_mistake(
-                tv,
-                [
-                    (
-                        l1,
-                        (
-                            'the first part (TV) is the whole L1 sum Σ|p − q|: every unit of mass moved leaves one'
-                            ' class and enters another, so TV is half of it.'
-                        ),
-                    )
-                ],
-                ANSWER_TOL,
-            )
-            or 'the first part (TV distance) is off.'
-        )
-    return (
-        first_mistake(
-            w1,
-            [
-                (
-                    l1,
-                    (
-                        'the second part (ordinal W1) compares the classes one by one; with ground cost |i − j| compare'
-                        ' the CUMULATIVE sums.'
-                    ),
-                ),
-                (
-                    want[0],
-                    (
-                        'the second part equals TV: with the ordinal ground cost, moving mass from class 0 to class 3'
-                        ' costs 3, not 1.'
-                    ),
-                ),
-                (
-                    naive_scipy_w1(P1, Q1),
-                    (
-                        "the second part is SciPy's wasserstein_distance(p, q), which reads the probabilities as sample"
-                        " values."
-                    ),
-                ),
-            ],
-            ANSWER_TOL,
-        )
-        or 'the second part (ordinal W1) is off.'
-    )
+    if not ok[0]: return first_mistake(tv, [(l1, Q1_TV_SLIP)], ANSWER_TOL) or 'the first part (TV distance) is off.'
+    slips = list(zip((l1, want[0], naive_scipy_w1(P1, Q1)), Q1_W1_SLIPS))
+    return first_mistake(w1, slips, ANSWER_TOL) or 'the second part (ordinal W1) is off.'
 
 # %% ../../nbs/graders/96_clustering.ipynb #ebd1f495
 Q2_EDGES = ((0, 1), (0, 2), (1, 2), (2, 3))   # the undirected graph of q2 (self-loops are added by MCL)

@@ -257,17 +257,12 @@ class FedCOTradeoff(FigurePanel):
     def __init__(self, rounds:int=10, # rounds of each run
                  seed:int=0, # seed of the data and the runs
                 ):
-        self.data = leaf_synthetic(
-            n_clients=20, rounds=check_int('rounds', rounds, 2, 50), seed=check_int('seed', seed, lo=0)
-        )
+        rounds, self.seed = check_int('rounds', rounds, 2, 50), check_int('seed', seed, lo=0)
+        self.data = leaf_synthetic(n_clients=20, rounds=rounds, seed=self.seed)
         self.base = FedAvg().run(self.data, seed=seed)
-        self.seed = seed
-        self.w = dict(
-            k=W.IntSlider(5, 1, 10, description='k'),
-            r=W.IntSlider(1, 1, 4, description='r'),
-            theta=W.FloatSlider(value=0.0, min=0, max=1, step=0.05, description='θ'),
-            split=W.Checkbox(value=True, description='split'),
-        )
+        self.w = dict(k=W.IntSlider(5, 1, 10, description='k'), r=W.IntSlider(1, 1, 4, description='r'),
+                      theta=W.FloatSlider(value=0.0, min=0, max=1, step=0.05, description='θ'),
+                      split=W.Checkbox(value=True, description='split'))
         self._build(self.w)
 
     def compute(self, k:int=5, # initial clusters
@@ -283,15 +278,9 @@ class FedCOTradeoff(FigurePanel):
             fig.add_trace(go.Scatter(y=rr.curve('server_acc'), name=rr.name, showlegend=False), 1, 2)
         fig.update_layout(height=330, width=760)
         saved = 1 - sum(run.uplink) / sum(self.base.uplink)
-        return dict(
-            run=run,
-            saved=saved,
-            figure=fig,
-            text=(
-                f"FedCO saves {saved:.0%} of FedAvg's uploads · accuracy {run.curve('server_acc')[-1]:.3f} vs"
-                f" {self.base.curve('server_acc')[-1]:.3f}"
-            ),
-        )
+        acc, base = run.curve('server_acc')[-1], self.base.curve('server_acc')[-1]
+        text = f"FedCO saves {saved:.0%} of FedAvg's uploads · accuracy {acc:.3f} vs {base:.3f}"
+        return dict(run=run, saved=saved, figure=fig, text=text)
 
 # %% ../../nbs/widgets/55_clustering.ipynb #4647dba8
 class WhoContributes(FigurePanel):
