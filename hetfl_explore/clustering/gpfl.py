@@ -11,7 +11,8 @@ import torch.nn as nn
 from torch.func import functional_call
 from sklearn.cluster import AgglomerativeClustering
 from ..foundation.core import (check_int, check_float, check_choice, check_type, check_array,
-                                           check_rng_seed, as_array, check_tensor, check_count_array, check_distribution)
+                                           check_rng_seed, as_array, check_tensor, check_count_array,
+                                           check_distribution)
 from ..engine.models import mlp
 from ..engine.config import RunConfig
 from ..engine.protocol import UniformSelector
