@@ -3,6 +3,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+import torch
 import scipy.sparse as sp
 from scipy.stats import wasserstein_distance, kendalltau
 from sklearn.metrics import silhouette_samples as sk_silhouette, adjusted_rand_score
@@ -14,7 +15,8 @@ from hetfl_explore.clustering.mcl import mcl, silhouette_samples, clustering_rep
 from hetfl_explore.clustering.eccentricity import cluster_stats, eccentricity, chebyshev_threshold, accepts, eccentricity_reassign
 from hetfl_explore.clustering.data import from_client_arrays, har_like_stream, leaf_synthetic, digits_writers, load_leaf_json, load_hhar, load_realworld
 from hetfl_explore.clustering.gpfl import GPFL, CFL, FedAvg, weighted_average, cfl_bipartition, local_sgd, lr_init
-from hetfl_explore.clustering.gpfl import TrainConfig, train_round, evaluate_models
+from hetfl_explore.clustering.gpfl import TrainConfig, train_round, cfl_step, CFLGroups
+from hetfl_explore.engine.groups import GroupRound
 from hetfl_explore.clustering.cafl import CAFL, FedCO, CMFL, FedProx, silhouette_relocate, split_optimize, cmfl_relevance
 from hetfl_explore.clustering.contribution import (PAPER_CAFL, PAPER_GPFL, PAPER_FLCOHORT_CLUSTERS, PAPER_FLCOHORT_CLIENT,
     kendall_tau_b, imbalance_descriptors, fl_cohort, deletion_influence, minmax_scores, bin_scores, rank_correlation_matrix, training_scores,
@@ -249,19 +251,53 @@ def test_panels_compute_and_show_errors():
 
 
 def test_cfl_follows_the_reference_code_plain_means_and_children_from_their_own_updates():
-    "A forced split at round 0: each child's model is the parent's plus its own members' plain mean update."
-    d = leaf_synthetic(n_clients=8, rounds=2, seed=2)
-    th0 = lr_init(d.n_features, d.n_classes)
-    new, n, _ = train_round(d, 0, {w: th0 for w in range(8)}, TrainConfig(), 0)
-    dW = np.stack([(new[w] - th0).ravel() for w in range(8)]); side = cfl_bipartition(dW)
+    "A forced split: each child's model is the parent's plus its own members' plain mean update (or the weighted mean)."
+    rng = np.random.default_rng(2)
+    dW = np.vstack([rng.normal(1, 0.1, (4, 6)), rng.normal(-1, 0.1, (4, 6))])
+    sizes = rng.integers(5, 50, 8)
+    side = cfl_bipartition(dW)
     for variant in ('reference', 'size_weighted'):
-        run = CFL(eps1=1e9, eps2=0.0, warmup=0, variant=variant).run(d, 1)
-        wts = np.ones(8) if variant == 'reference' else np.array([n[w] for w in range(8)], float)
-        child = {w: th0 + (dW[side == side[w]].mean(0) if variant == 'reference' else wts @ dW / wts.sum()).reshape(th0.shape) for w in range(8)}
-        exp = evaluate_models(d, 0, {'group': child})
-        assert run.metrics[0]['group_acc'] == pytest.approx(exp['group_acc'])
-        assert run.log[0]['norms'][0][0] == pytest.approx(np.linalg.norm(wts @ dW / wts.sum()))
+        algo = CFL(eps1=1e9, eps2=0.0, warmup=0, variant=variant)
+        rule = CFLGroups(algo)
+        rule.reset(8, 0)
+        start = torch.as_tensor(rng.normal(size=(1, 6)))
+        counts = np.zeros((8, 3), int)
+        counts[:, 0] = sizes
+        rnd = GroupRound(0, np.arange(8), np.zeros(8, int), torch.as_tensor(dW), start, start.clone(), counts,
+                         np.zeros(8, np.int64))
+        models, index = rule.reform(0, rnd)
+        assert len(models) == 2 and ((index == side).all() or (index == 1 - side).all())
+        wts = np.ones(8) if variant == 'reference' else sizes.astype(float)
+        for w in range(8):
+            mine = side == side[w]
+            step = dW[mine].mean(0) if variant == 'reference' else wts @ dW / wts.sum()
+            np.testing.assert_allclose(models[index[w]].numpy(), start[0].numpy() + step, atol=1e-12)
+        assert rule.norms[0][0] == pytest.approx(np.linalg.norm(wts @ dW / wts.sum()))
+        parts, steps, norms = cfl_step(dW, sizes, 0, 1e9, 0.0, 0, variant)
+        assert len(parts) == 2 and norms == rule.norms[0]
+    assert len(cfl_step(dW, sizes, 0, 0.0, 0.0, 0)[0]) == 1                  # the mean norm is never < 0: no split
     with pytest.raises(ValueError, match='variant'): CFL(variant='weighted')
+
+
+def test_gpfl_rule_seeds_a_new_group_with_its_member_s_own_model():
+    "After a move to a new singleton, the group's model is the mover's own new model; others keep the aggregate."
+    h = har_like_stream(rounds=8, seed=0)
+    algo = GPFL()
+    sim = algo.simulation(h, 8, 0)
+    moved = None
+    for t in range(9):
+        before = sim.models.clone()
+        sim.step()
+        rnd, rule = algo.rule.last, algo.rule
+        if t and rule.changed.any() and moved is None:
+            moved = t
+            w = int(np.flatnonzero(rule.changed)[0])
+            row = int(np.flatnonzero(rnd.ids == w)[0])
+            if (rule.labels == rule.labels[w]).sum() == 1:                    # a singleton: seeded from w
+                assert torch.equal(sim.models[rule.index[w]], rnd.personal[row])
+        assert before.shape[1] == sim.models.shape[1]
+    assert moved is not None
+    np.testing.assert_array_equal(algo.record.recur, rule.recur)
 
 
 def test_hostile_labels_features_lengths_and_eccentricities_are_rejected():

@@ -144,3 +144,54 @@ def test_bad_rules_and_streams_are_refused(fed):
     view = GroupView(0, np.array([1, 2]), torch.zeros(2, 3), np.full(5, -1))
     assert check_assignment([1, 0], view).tolist() == [1, 0]
     with pytest.raises(RuntimeError, match='no loss channel'): view.ask_losses([1])
+
+
+class SplitOnce(Grouping):
+    "One group until round 1's aggregation, then two: clients by parity, group 1 seeded with client 1's own model."
+    name, reforms = 'split_once', True
+    def reset(self, num_clients, seed):
+        super().reset(num_clients, seed)
+        self.index, self.seen = np.zeros(num_clients, np.int64), []
+    def assign(self, t, view): return self.index[view.ids]
+    def reform(self, t, rnd):
+        self.seen.append(rnd)
+        if t != 1: return None
+        self.index = np.arange(self.num_clients) % 2
+        row = int(np.flatnonzero(rnd.ids == 1)[0])
+        return torch.stack([rnd.models[0], rnd.personal[row]]), self.index.copy()
+
+def test_a_rule_re_forms_its_groups_after_aggregation(fed):
+    cfg = RunConfig(rounds=3, clients_per_round=12, batch_size=10, lr=0.3, seed=0, aggregator='fedavgm',
+                    server_momentum=0.5, loss_before='off')
+    rule = SplitOnce(1)
+    sim = Simulation(MLP, fed, UniformSelector(), cfg, grouping=rule)
+    sim.step()
+    sim.step()
+    rnd = rule.seen[1]
+    assert len(sim.models) == 2 and len(sim.group_state) == 2 and all(not s for s in sim.group_state)
+    own = rnd.start[0] + rnd.updates[int(np.flatnonzero(rnd.ids == 1)[0])]
+    assert torch.equal(sim.models[1], own)                        # the seeded model is client 1's own
+    np.testing.assert_array_equal(sim.assignment, np.arange(12) % 2)
+    want = np.stack([np.bincount(fed.y[fed.client_idx[k]].numpy(), minlength=10) for k in rnd.ids])
+    np.testing.assert_array_equal(rnd.counts, want)                          # each reporting client's class counts
+    np.testing.assert_array_equal(rnd.sizes, [len(fed.client_idx[k]) for k in rnd.ids])
+    sim.step()
+    assert set(sim.history.rounds.groups.iloc[-1]) == {0, 1}               # round 2 trains the two models
+    assert rule.seen[2].start.shape[0] == 2
+
+def test_reform_answers_are_checked(fed):
+    from hetfl_explore.engine.groups import GroupRound, check_reform, client_class_counts
+    y = torch.tensor([0, 1, 1, 2, 2, 2])
+    np.testing.assert_array_equal(client_class_counts(y, [torch.tensor([0, 1]), torch.tensor([3, 4, 5])], [1, 0], 3),
+                                  [[0, 0, 3], [1, 1, 0]])
+    rnd = GroupRound(0, np.array([0, 1]), np.array([0, 0]), torch.zeros(2, 3), torch.zeros(1, 3), torch.zeros(1, 3),
+                     np.ones((2, 4), int), np.zeros(3, np.int64))
+    assert check_reform(None, rnd) is None
+    m, a = check_reform((torch.ones(2, 3), np.array([0, 1, -1])), rnd)
+    assert m.shape == (2, 3) and a.tolist() == [0, 1, -1]
+    for bad, match in (((torch.ones(2, 4), [0, 1, 1]), r'\(G\', 3\)'), ((torch.ones(2, 3), [0, 2, 1]), r'\[-1, 2\)'),
+                       ((torch.ones(2, 3), [0, 1]), 'expected 3 integers'), ([1, 2], 'pair')):
+        with pytest.raises((ValueError, TypeError), match=match): check_reform(bad, rnd, 'r')
+    with pytest.raises(ValueError, match=r'GroupRound.groups: shape \(1,\)'):
+        GroupRound(0, np.array([0, 1]), np.array([0]), torch.zeros(2, 3), torch.zeros(1, 3), torch.zeros(1, 3),
+                   np.ones((2, 4), int), np.zeros(3, np.int64))

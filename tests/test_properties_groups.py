@@ -15,6 +15,8 @@ NOT_INT = st.one_of(st.sampled_from([None, 'x', 1.5, float('nan'), object()]), s
 NOT_OBJ = st.sampled_from([None, 3, 'x'])
 VIEW = lambda: gr.GroupView(0, [0, 1], torch.zeros(2, 3), np.full(4, -1))
 FIRST = lambda: torch.zeros(6)
+ROUND = lambda: gr.GroupRound(0, [0, 1], [0, 0], torch.zeros(2, 3), torch.zeros(1, 3), torch.zeros(1, 3),
+                              np.ones((2, 2), int), np.zeros(4, int))
 LINEAR = lambda: mlp(2, [], 2)
 R = lambda acc: dict(accuracy=acc, loss=0.0, group_accuracy=np.ones((1, 1)), group_counts=np.ones((1, 1), np.int64))
 
@@ -35,6 +37,13 @@ CASES = [
      st.sampled_from([None, 'x', [[0, 1]], [0, 1, 1], [0, 2], [-2, 0]])),
     ('engine.groups.mix_evaluations', lambda v: gr.mix_evaluations(v, np.array([1.0])), 'results',
      st.sampled_from([None, 3, [], 'x', [3], [R(1.0), R(0.5)]])),
+    ('engine.groups.GroupRound', lambda v: gr.GroupRound(0, [0], [0], torch.zeros(1, 2), torch.zeros(1, 2),
+                                                        torch.zeros(1, 2), v, np.zeros(2, int)), 'GroupRound.counts',
+     st.sampled_from([[[-1, 2]], [[0.5, 1]], [1, 2], 'ab', None])),
+    ('engine.groups.client_class_counts', lambda v: gr.client_class_counts(torch.tensor([0, 1]), [torch.tensor([0, 1])],
+                                                                          [0], v), 'n_classes', NOT_INT),
+    ('engine.groups.check_reform', lambda v: gr.check_reform(v, ROUND()), 'reform', st.sampled_from([3, 'x', (1,),
+                                                                                                    (torch.ones(2, 3),)])),
     ('engine.groups.ClientStream', lambda v: gr.ClientStream(v), 'ClientStream.rounds',
      st.sampled_from([None, 3, 'x', [], [[]], [[[-1]]], [[[0]], [[0], [1]]], [[[0.5]]]])),
     ('engine.groups.grouped_identity', lambda v: gr.grouped_identity(v, None, None), 'identity',

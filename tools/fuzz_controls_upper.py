@@ -7,6 +7,7 @@ import numpy as np
 
 # documented valid inputs of one argument: {(entry, argument): {mutant names}}
 VALID_MUTANTS = {
+    ('model_scores', 'y'): {'empty'},   # an empty test batch scores NaN (a worker without test data)
     ('Condition', 'left'): {'str subclass'},   # read with str's own methods: its characters are a valid attribute name
     ('param_index', 'name'): {'str subclass'},   # a regular expression reads its characters: a valid state-dict key
     **{(f, t): {'list'} for f in ('promethee', 'flows_as_printed') for t in 'qp'},   # a threshold per criterion
@@ -27,7 +28,8 @@ VALID_MUTANTS = {
 # entry points whose valid results hold NaN/inf by design: {entry: why}
 _TPR_NAN = ('TPR at a false-positive rate needs at least 1/FPR non-members; with fewer it is NaN (unresolved), '
             'as documented')
-NONFINITE_OK = {'tpr_at_fpr': _TPR_NAN, 'attack_metrics': _TPR_NAN, 'metrics_table': _TPR_NAN,
+NONFINITE_OK = {'model_scores': 'a worker without test data this round scores NaN (undefined), not 0',
+                'tpr_at_fpr': _TPR_NAN, 'attack_metrics': _TPR_NAN, 'metrics_table': _TPR_NAN,
                 'attack_clients': _TPR_NAN,
                 'run_modelhet': _TPR_NAN + "; a global-model row has no client accuracy (NaN)",
                 'race_table': 'a method that never reaches the target accuracy has no time-to-accuracy (NaN)',
@@ -96,15 +98,19 @@ def _loader_files() -> dict:
 
 def _clustering_controls(files:dict) -> dict:
     "Controls of the clustering algorithms, studies and loaders on a four-client stream."
-    from hetfl_explore.clustering.gpfl import FLRun, TrainConfig, FedAvg, lr_init
+    from hetfl_explore.clustering.gpfl import FLRun, TrainConfig, FedAvg, lr_init, GPFL, CFL
+    from hetfl_explore.clustering.cafl import CAFL
     s = _stream()
     D = np.array([[0., 1., 4., 4.], [1., 0., 4., 4.], [4., 4., 0., 1.], [4., 4., 1., 0.]])
     P = np.array([[.8, .2], [.7, .3], [.2, .8], [.3, .7]])
     th = lr_init(2, 2); tc = TrainConfig(epochs=1, batch_size=4)
+    sim = FedAvg().simulation(s, 1, 0)
+    Xt, yt = s.server_test[0][:4], s.server_test[1][:4]
     return {
      'clustering.cafl': [('comm_tradeoff',
                           dict(data=(s, 'obj'), methods=({'fedavg': FedAvg()}, 'obj'), rounds=(1, 'size'),
                                seed=(0, 'count'))),
+                         ('RepresentativeSelector', dict(algo=(CAFL(k=2), 'obj'))),
                          ('silhouette_relocate',
                           dict(D=(D, 'nonneg_array'), labels=(np.array([0, 0, 1, 1]), 'cluster_labels'),
                                                       reps=(np.array([0, 2]), 'unique_ids'), s_min=(0.0, 'real')))],
@@ -125,8 +131,20 @@ def _clustering_controls(files:dict) -> dict:
                                                                            'choice'), mode=('frozen', 'choice'),
                                                                 var_floor=(1e-3, 'pos')))],
      'clustering.gpfl': [('FLRun', dict(name=('toy', 'obj'))),
-                         ('evaluate_models',
-                          dict(data=(s, 'obj'), t=(1, 'count'), models=({'global': {0: th, 1: th}}, 'obj'))),
+                         ('model_scores', dict(sim=(sim, 'obj'), params=(sim.params, 'obj'), X=(Xt, 'array'),
+                                               y=(yt, 'labels'))),
+                         ('softmax_regression', dict(n_features=(2, 'size'), n_classes=(2, 'size'))),
+                         ('StreamAlgorithm', dict(train=(tc, 'obj'))),
+                         ('RecordedGrouping', dict(n_groups=(1, 'size'))),
+                         ('GPFLGroups', dict(algo=(GPFL(), 'obj'))),
+                         ('CFLGroups', dict(algo=(CFL(), 'obj'))),
+                         ('gpfl_start', dict(algo=(GPFL(), 'obj'), counts=(np.array([[3, 1], [1, 3], [2, 2]]), 'obj'))),
+                         ('gpfl_regroup', dict(algo=(GPFL(), 'obj'), P=(P, 'nonneg_array'),
+                                               labels=(np.array([0, 0, 1, 1]), 'cluster_labels'),
+                                               counts=(np.array([[3, 1], [3, 1], [1, 3], [1, 3]]), 'obj'))),
+                         ('cfl_step', dict(dW=(np.array([[1., 0.], [0., 1.], [1., .1]]), 'array'),
+                                           sizes=(np.array([1., 2., 3.]), 'nonneg_linked'), t=(0, 'count'),
+                                           eps1=(0.4, 'nonneg'), eps2=(1.6, 'nonneg'), warmup=(0, 'count'))),
                          ('run_rounds', dict(data=(s, 'obj'), rounds=(2, 'size'))),
                          ('server_accuracy', dict(theta=(th, 'array'), data=(s, 'obj'))),
                          ('train_round',

@@ -6,17 +6,27 @@
 from __future__ import annotations
 import numpy as np
 import pandas as pd
+import torch
 from fastcore.basics import patch_to
-from ..foundation.core import check_int, check_float, check_choice, check_type, check_ids, check_array, as_array
+from hetfl_explore.foundation.core import (
+    check_int,
+    check_float,
+    check_choice,
+    check_type,
+    check_ids,
+    check_array,
+    as_array,
+)
+from ..engine.protocol import Selector, Selection
 from .mcl import kmedoids, silhouette_samples, clustering_report, check_cluster_labels
 from .profiles import check_distance_matrix
 from .data import FedStream
-from .gpfl import (FLRun, run_rounds, FedAvg, TrainConfig, lr_init, train_round, weighted_average,
-                                           evaluate_models, scores, server_accuracy)
+from .gpfl import (FLRun, FedAvg, TrainConfig, StreamAlgorithm, RecordedGrouping,
+                                           model_scores)
 
 # %% auto #0
-__all__ = ['RANKS', 'FALLBACKS', 'silhouette_relocate', 'split_optimize', 'CAFL', 'FedCO', 'FedProx', 'cmfl_relevance', 'CMFL',
-           'comm_tradeoff']
+__all__ = ['RANKS', 'FALLBACKS', 'silhouette_relocate', 'split_optimize', 'CAFL', 'RepresentativeSelector', 'FedCO', 'FedProx',
+           'cmfl_relevance', 'CMFL', 'comm_tradeoff']
 
 # %% ../../nbs/clustering/75_cafl.ipynb #dd781224
 def _relabel(labels): return np.unique(labels, return_inverse=True)[1]
@@ -28,12 +38,14 @@ def _candidate_silhouettes(D, lab, w):
     b = np.array([np.delete(a, i).min() for i in range(ids.size)])
     return ids, (b - a) / np.maximum(np.maximum(a, b), 1e-12)
 
-def silhouette_relocate(D:np.ndarray, # (n, n) distances between the clients' parameter vectors
-                        labels:np.ndarray, # (n,) current cluster labels
-                        reps, # the representatives to re-check
-                        s_min:float=0.0, # a representative whose silhouette here and in every other cluster is below this becomes a singleton
-                       ) -> np.ndarray:
-    "Keep each representative where its silhouette reaches `s_min`, else move it to its best cluster or make it a singleton."
+
+def silhouette_relocate(
+    D: np.ndarray,  # (n, n) distances between the clients' parameter vectors
+    labels: np.ndarray,  # (n,) current cluster labels
+    reps,  # the representatives to re-check
+    s_min: float = 0.0,  # silhouette below this here and in every other cluster: a singleton
+) -> np.ndarray:
+    "Keep each representative whose silhouette reaches `s_min`, else move it to its best cluster or a singleton."
     D = check_distance_matrix('D', D)
     lab, s_min = check_cluster_labels(labels, len(D)).copy(), check_float('s_min', s_min, -1, 1)
     reps = check_ids('reps', np.atleast_1d(as_array('reps', reps)), len(D), unique=True)
@@ -43,7 +55,7 @@ def silhouette_relocate(D:np.ndarray, # (n, n) distances between the clients' pa
         alone = not (np.delete(lab, w) == lab[w]).any()
         here = 0.0 if alone else s[ids == lab[w]][0]                    # Rousseeuw: 0 for a singleton
         if here >= s_min: continue
-        if s.max() >= s_min: lab[w] = ids[s.argmax()]
+        if s.max() >= s_min:lab[w] = ids[s.argmax()]
         elif not alone: lab[w] = lab.max() + 1
     return _relabel(lab)
 
@@ -57,23 +69,29 @@ def split_optimize(D:np.ndarray, # (n, n) distances between the clients' paramet
                    tol:float=0.0, # a split must raise the mean silhouette by more than this
                   ) -> np.ndarray:
     "Bisect clusters with exact 2-medoids while the mean silhouette of the partition improves."
-    D = check_distance_matrix('D', D); lab, min_size = _relabel(check_cluster_labels(np.asarray(labels), len(D))), check_int('min_size', min_size, lo=2)
+    D = check_distance_matrix('D', D)
+    lab, min_size = _relabel(check_cluster_labels(np.asarray(labels), len(D))), check_int('min_size', min_size, lo=2)
     tol = check_float('tol', tol, lo=0)
     for _ in range(len(lab)):
         base = _mean_sil(D, lab)
         disp = {j: D[np.ix_(lab == j, lab == j)].mean() for j in np.unique(lab) if (lab == j).sum() >= min_size}
         for j in sorted(disp, key=disp.get, reverse=True):
-            mem = np.flatnonzero(lab == j); sub, _ = kmedoids(D[np.ix_(mem, mem)], 2)
-            cand = lab.copy(); cand[mem[sub == 1]] = lab.max() + 1
-            if _mean_sil(D, cand) > base + tol: lab = _relabel(cand); break
-        else: return lab
+            mem = np.flatnonzero(lab == j)
+            sub, _ = kmedoids(D[np.ix_(mem, mem)], 2)
+            cand = lab.copy()
+            cand[mem[sub == 1]] = lab.max() + 1
+            if _mean_sil(D, cand) > base + tol:
+                lab = _relabel(cand)
+                break
+        else:
+            return lab
     return lab
 
 # %% ../../nbs/clustering/75_cafl.ipynb #e86fefd2
 RANKS = ('stale', 'fresh')          # CA-FL ranking: last reported local accuracy, or the current model re-evaluated
 FALLBACKS = ('top1', 'skip')        # FedCO: a cluster with nobody above the threshold sends its best client, or nobody
 
-class CAFL:
+class CAFL(StreamAlgorithm):
     "CA-FL: k-medoids on client parameters, top-r representatives per cluster, silhouette relocation."
     name = 'CA-FL'
     def __init__(self, k:int=5, # clusters (5 matches the paper's representative counts)
@@ -84,15 +102,24 @@ class CAFL:
                 ):
         self.k, self.r = check_int('k', k, lo=1), check_int('r', r, lo=1)
         self.rank, self.s_min = check_choice('rank', rank, RANKS), check_float('s_min', s_min, -1, 1)
-        self.train = check_type('train', train or TrainConfig(), TrainConfig)
+        super().__init__(train)
 
     def representatives(self, labels:np.ndarray, # (n,) cluster labels
                         acc:np.ndarray, # (n,) ranking signal (higher = better)
                        ) -> np.ndarray:
         "The top-r clients of each cluster by `acc`."
-        labels = check_cluster_labels(labels, len(np.atleast_1d(labels))); acc = check_array('acc', acc, ndim=1)
-        if acc.shape != labels.shape: raise ValueError(f"acc has {acc.size} entries: expected one per client ({labels.size})")
-        return np.sort(np.concatenate([m[np.argsort(-acc[m], kind='stable')[:self.r]] for m in (np.flatnonzero(labels == j) for j in np.unique(labels))]))
+        labels = check_cluster_labels(labels, len(np.atleast_1d(labels)))
+        acc = check_array('acc', acc, ndim=1)
+        if acc.shape != labels.shape:
+            raise ValueError(f"acc has {acc.size} entries: expected one per client ({labels.size})")
+        return np.sort(
+            np.concatenate(
+                [
+                    m[np.argsort(-acc[m], kind='stable')[: self.r]]
+                    for m in (np.flatnonzero(labels == j) for j in np.unique(labels))
+                ]
+            )
+        )
 
     def regroup(self, D:np.ndarray, # (n, n) parameter distances
                 labels:np.ndarray, # cluster labels
@@ -102,40 +129,92 @@ class CAFL:
         return silhouette_relocate(D, labels, reps, self.s_min)
 
 # %% ../../nbs/clustering/75_cafl.ipynb #763eef72
-def _dist(X): sq = (X ** 2).sum(1); return np.sqrt(np.maximum(sq[:, None] + sq[None] - 2 * X @ X.T, 0)) * (1 - np.eye(len(X)))
+def _dist(X):
+    "Euclidean distances between the rows of X (zero diagonal)."
+    sq = (X ** 2).sum(1)
+    return np.sqrt(np.maximum(sq[:, None] + sq[None] - 2 * X @ X.T, 0)) * (1 - np.eye(len(X)))
 
-@patch_to(CAFL)
-def run(self, data:FedStream, # the federation
-        rounds:int|None=None, # rounds after the initial one (None = all)
-        seed:int=0, # seed of the shuffles
-       ) -> FLRun:
-    "Run the algorithm and return its record (representative counts in `freq`)."
-    T = run_rounds(data, rounds)
-    W = data.n_clients
-    if self.k > W: raise ValueError(f"k={self.k}: fewer clients ({W}) than clusters")
-    new, n, _ = train_round(data, 0, {w: lr_init(data.n_features, data.n_classes) for w in range(W)}, self.train, seed)
-    g = weighted_average([new[w] for w in range(W)], [n[w] for w in range(W)])
-    X = np.stack([new[w].ravel() for w in range(W)]); acc = np.array([scores(new[w], *data.batch(0, w, 'test'))[0] for w in range(W)])
-    labels, _ = kmedoids(_dist(X), self.k)
-    run = FLRun(self.name, freq=np.zeros(W, int)); self._record(run, data, 0, labels, W, g, new, 0)
-    for t in range(1, T + 1):
-        if self.rank == 'fresh': acc = np.array([scores(g, *data.batch(t, w, 'test'))[0] for w in range(W)])
-        reps = self.representatives(labels, acc); run.freq[reps] += 1
-        if len(reps) == 0: self._record(run, data, t, labels, 0, g, {}, W * (self.rank == 'fresh')); continue
-        new, n, _ = train_round(data, t, {int(w): g for w in reps}, self.train, seed)
-        g = weighted_average([new[w] for w in reps], [n[w] for w in reps])
-        for w in reps: X[w], acc[w] = new[w].ravel(), scores(new[w], *data.batch(t, w, 'test'))[0]
-        labels = self.regroup(_dist(X), labels, reps)
-        self._record(run, data, t, labels, len(reps), g, new, W * (self.rank == 'fresh'))
-    run.models = {'global': g}
-    return run
+class RepresentativeSelector(Selector):
+    "CA-FL's selection on the engine: everyone in round 0, then each cluster's representatives; clusters kept here."
+    name = 'representatives'
+    def __init__(self, algo:CAFL, # the settings (`representatives`, `regroup`) and the run (its clients' scores)
+                ):
+        self.algo = check_type('algo', algo, CAFL)
+
+    def reset(self, num_clients, seed):
+        "No parameters, accuracies or clusters yet."
+        super().reset(num_clients, seed)
+        self.X = self.acc = self.labels = None
+        self.freq, self.reps, self.scalars = np.zeros(num_clients, int), np.zeros(0, int), 0
+
+    def select(self, t, clients, k, rng):
+        "Round 0: every client; then the top clients of each cluster (one with weight 0 when none is chosen)."
+        if self.labels is None: return Selection(clients.available)
+        self.scalars = self.num_clients * (self.algo.rank == 'fresh')
+        if self.algo.rank == 'fresh': self.acc = self.algo.client_accuracy(t, range(self.num_clients),
+                                                                           clients.global_params)
+        self.reps = self.algo.representatives(self.labels, self.acc)
+        self.freq[self.reps] += 1
+        if len(self.reps): return Selection(self.reps)
+        return Selection(clients.available[:1], weights=np.zeros(1))       # nobody uploads: the model is kept
+
+# %% ../../nbs/clustering/75_cafl.ipynb #cafl0c01
+@patch_to(RepresentativeSelector)
+def observe(self, t, reports):
+    "Store the representatives' new parameters and local accuracies, then re-cluster (k-medoids in round 0)."
+    new = (reports.global_params + reports.updates).double().cpu().numpy()
+    if self.labels is None:
+        self.X, self.reps = new, reports.ids.copy()
+        self.acc = self.algo.client_accuracy(t, reports.ids, reports.global_params + reports.updates)
+        self.labels = kmedoids(_dist(self.X), self.algo.k)[0]
+        return
+    if not len(self.reps): return
+    self.X[reports.ids] = new
+    self.acc[reports.ids] = self.algo.client_accuracy(t, reports.ids, reports.global_params + reports.updates)
+    self.labels = self.algo.regroup(_dist(self.X), self.labels, reports.ids)
 
 # %% ../../nbs/clustering/75_cafl.ipynb #c878350e
 @patch_to(CAFL)
-def _record(self, run, data, t, labels, uploads, g, new, scalars):
-    run.labels.append(np.array(labels)); run.uplink.append(int(uploads)); run.log.append(dict(scalars=int(scalars), n_clusters=int(len(set(labels))), degenerate=clustering_report(labels)['degenerate']))
-    m = evaluate_models(data, t, {'global': {w: g for w in range(data.n_clients)}})
-    run.metrics.append(m | dict(server_acc=server_accuracy(g, data)))
+def client_accuracy(self, t:int, # the round (its local test batches)
+                    ids, # the clients
+                    params:torch.Tensor, # (P,) one model for all, or (len(ids), P) one each
+                   ) -> np.ndarray:
+    "Each client's accuracy of a model on its local test batch of round t (what it reports)."
+    ids = list(ids)
+    rows = params.expand(len(ids), -1) if params.dim() == 1 else params
+    return np.array([model_scores(self.sim, p, *self.data.batch(t, w, 'test'))[0] for w, p in zip(ids, rows)])
+
+@patch_to(CAFL)
+def grouping(self, data):
+    "One global model."
+    return RecordedGrouping(1)
+
+@patch_to(CAFL)
+def selector(self, data):
+    "The representatives of each cluster (`RepresentativeSelector`)."
+    return RepresentativeSelector(self)
+
+@patch_to(CAFL)
+def labels(self, sim):
+    "The clusters of the parameters after the round."
+    return self.sim.selector.labels.copy()
+
+# %% ../../nbs/clustering/75_cafl.ipynb #cafl0c02
+@patch_to(CAFL)
+def uploads(self, row):
+    "Round 0: everyone; then the representatives (none when the model was kept)."
+    sel = self.sim.selector
+    self.record.freq = sel.freq.copy()
+    return int(row['msg_upload']) if row['round'] == 0 else len(sel.reps)
+
+@patch_to(CAFL)
+def round_log(self, sim):
+    "Scalars asked of the clients ('fresh' ranking), clusters, and whether the clustering is degenerate."
+    lab = sim.selector.labels
+    return dict(scalars=int(sim.selector.scalars), n_clusters=int(len(set(lab))),
+                degenerate=clustering_report(lab)['degenerate'])
+
+CAFL.roles = ('global',)
 
 # %% ../../nbs/clustering/75_cafl.ipynb #247c0ab0
 class FedCO(CAFL):
@@ -162,11 +241,14 @@ def representatives(self, labels:np.ndarray, # (n,) cluster labels
                     acc:np.ndarray, # (n,) ranking signal
                    ) -> np.ndarray:
     "Top-r per cluster, restricted to clients at or above the accuracy threshold (with the fallback)."
-    labels = check_cluster_labels(labels, len(np.atleast_1d(labels))); acc = check_array('acc', acc, ndim=1)
-    if acc.shape != labels.shape: raise ValueError(f"acc has {acc.size} entries: expected one per client ({labels.size})")
+    labels = check_cluster_labels(labels, len(np.atleast_1d(labels)))
+    acc = check_array('acc', acc, ndim=1)
+    if acc.shape != labels.shape:
+        raise ValueError(f"acc has {acc.size} entries: expected one per client ({labels.size})")
     out = []
     for j in np.unique(labels):
-        m = np.flatnonzero(labels == j); m = m[np.argsort(-acc[m], kind='stable')]
+        m = np.flatnonzero(labels == j)
+        m = m[np.argsort(-acc[m], kind='stable')]
         ok = m if self.acc_threshold is None else m[acc[m] >= self.acc_threshold]
         out.append(ok[:self.r] if len(ok) else (m[:1] if self.fallback == 'top1' else m[:0]))
     return np.sort(np.concatenate(out)).astype(int)
@@ -182,7 +264,7 @@ def regroup(self, D:np.ndarray, # (n, n) parameter distances
 
 # %% ../../nbs/clustering/75_cafl.ipynb #e6c6a68f
 class FedProx(FedAvg):
-    "FedProx: FedAvg with the proximal term (mu / 2) ||w - w_t||^2 in the local objective."
+    "FedProx: FedAvg with the proximal term (mu / 2) ||w - w_t||^2 in the local objective (the engine's prox_mu)."
     name = 'FedProx'
     def __init__(self, mu:float=0.01, # proximal weight (the paper's grid: 0.001 to 1)
                  frac:float=1.0, # fraction of clients per round
@@ -200,29 +282,37 @@ def cmfl_relevance(u:np.ndarray, # a client's update
     return float((np.sign(u) == np.sign(u_bar)).mean())
 
 # %% ../../nbs/clustering/75_cafl.ipynb #aadda39b
-class CMFL:
+class CMFL(StreamAlgorithm):
     "CMFL: clients upload only updates whose sign agreement with the last global update reaches v_thr."
-    name = 'CMFL'
+    name, roles = 'CMFL', ('global',)
     def __init__(self, v_thr:float=0.7, # relevance threshold
                  train:TrainConfig|None=None, # local training settings
                 ):
-        self.v_thr, self.train = check_float('v_thr', v_thr, 0, 1), check_type('train', train or TrainConfig(), TrainConfig)
+        super().__init__(train)
+        self.v_thr = check_float('v_thr', v_thr, 0, 1)
 
-    def run(self, data:FedStream, # the federation
-            rounds:int|None=None, # rounds to run (None = all)
-            seed:int=0, # seed of the shuffles
-           ) -> FLRun:
-        "Run CMFL and return its record (uploads per round in `uplink`)."
-        T = run_rounds(data, rounds)
-        W, g, u_bar, run = data.n_clients, lr_init(data.n_features, data.n_classes), None, FLRun(self.name)
-        for t in range(T + 1):
-            new, n, _ = train_round(data, t, {w: g for w in range(W)}, self.train, seed)
-            up = [w for w in range(W) if u_bar is None or cmfl_relevance(new[w] - g, u_bar) >= self.v_thr] or list(range(W))
-            g_new = weighted_average([new[w] for w in up], [n[w] for w in up]); u_bar, g = g_new - g, g_new
-            run.labels.append(np.zeros(W, int)); run.uplink.append(len(up))
-            run.metrics.append(evaluate_models(data, t, {'global': {w: g for w in range(W)}}) | dict(server_acc=server_accuracy(g, data)))
-        run.models = {'global': g}
-        return run
+    def grouping(self, data):
+        "One global model."
+        return RecordedGrouping(1)
+
+    def hooks(self):
+        "The relevance filter as the engine's `accept` hook (no global update seen yet)."
+        self._prev, self._up = None, 0
+        return dict(accept=self.relevant)
+
+    def relevant(self, t, ids, updates, global_params):
+        "The engine's `accept` filter: updates relevant to the last global update (everyone when none is)."
+        u_bar = None if self._prev is None else (global_params - self._prev).double().cpu().numpy()
+        self._prev = global_params.clone()
+        U = updates.double().cpu().numpy()
+        ok = np.array([u_bar is None or cmfl_relevance(u, u_bar) >= self.v_thr for u in U], bool)
+        ok = ok if ok.any() else np.ones(len(ids), bool)
+        self._up = int(ok.sum())
+        return ok, ['' if o else f'relevance below v_thr={self.v_thr}' for o in ok]
+
+    def uploads(self, row):
+        "The relevant updates uploaded this round."
+        return self._up
 
 # %% ../../nbs/clustering/75_cafl.ipynb #6bea4c64
 def comm_tradeoff(data:FedStream, # the federation
@@ -237,5 +327,6 @@ def comm_tradeoff(data:FedStream, # the federation
     for label, algo in methods.items():
         run = algo.run(data, rounds, seed)
         full = data.n_clients * len(run.uplink)
-        rows.append(dict(method=label, uploads=int(sum(run.uplink)), saved=1 - sum(run.uplink) / full, final_acc=server_accuracy(run.models['global'], data)))
+        rows.append(dict(method=label, uploads=int(sum(run.uplink)), saved=1 - sum(run.uplink) / full,
+                         final_acc=float(run.curve('server_acc')[-1])))
     return pd.DataFrame(rows)

@@ -21,6 +21,7 @@ __all__ = ['SPLITS', 'ACTIVITIES', 'FAMILY', 'FAMILY_SCALE', 'CLASS_SCALE', 'PLA
 # %% ../../nbs/clustering/73_data.ipynb #306daff3
 SPLITS = ('train', 'test')      # a client's round batch, or its local test batch
 
+# %% ../../nbs/clustering/73_data.ipynb #4498c1ae
 @dataclass
 class FedStream:
     "Clients that receive a new (X, y) batch every round, with planted groups and injected faults for checking."
@@ -36,9 +37,14 @@ class FedStream:
     seed: int = 0               # seed of the batches
 
     def __post_init__(self):
-        check_type('name', self.name, str); check_int('n_clients', self.n_clients, lo=1); check_int('n_classes', self.n_classes, lo=2)
-        check_int('n_features', self.n_features, lo=1); check_int('rounds', self.rounds, lo=0); check_int('seed', self.seed, lo=0)
-        if not callable(self.sampler): raise TypeError(f"sampler={self.sampler!r}: expected a callable (t, w, split, rng) -> (X, y)")
+        check_type('name', self.name, str)
+        check_int('n_clients', self.n_clients, lo=1)
+        check_int('n_classes', self.n_classes, lo=2)
+        check_int('n_features', self.n_features, lo=1)
+        check_int('rounds', self.rounds, lo=0)
+        check_int('seed', self.seed, lo=0)
+        if not callable(self.sampler):
+            raise TypeError(f"sampler={self.sampler!r}: expected a callable (t, w, split, rng) -> (X, y)")
         g, shape = check_array('groups', self.groups, ndim=2), (self.rounds + 1, self.n_clients)
         if g.shape != shape or (g != np.rint(g)).any():
             raise ValueError(f"groups has shape {g.shape}: expected {shape} integer labels")
@@ -63,8 +69,10 @@ FAMILY_SCALE, CLASS_SCALE, PLACEMENT_SCALE = 1.0, 0.5, 0.8   # spread of familie
 PROFILE_CONCENTRATION = 50.0              # a worker's profile = Dirichlet(this * group profile)
 
 def _har_profiles(rng, sizes, K, drift_round, drift_workers, rounds):
-    G = len(sizes); gp = rng.dirichlet(np.full(K, 0.5), G)
-    grp = np.repeat(np.arange(G), sizes); W = grp.size
+    G = len(sizes)
+    gp = rng.dirichlet(np.full(K, 0.5), G)
+    grp = np.repeat(np.arange(G), sizes)
+    W = grp.size
     groups = np.tile(grp, (rounds + 1, 1))
     for w in drift_workers: groups[drift_round:, w] = (grp[w] + 1) % G
     wp = np.stack([[rng.dirichlet(PROFILE_CONCENTRATION * gp[g] + 1e-3) for g in range(G)] for _ in range(W)])
@@ -88,11 +96,13 @@ def har_like_stream(group_sizes:tuple=(2, 4, 3, 3, 3), # planted group sizes (wo
     W, K = sum(sizes), len(ACTIVITIES)
     if len(check_type('batch_range', batch_range, (tuple, list))) != 2:
         raise ValueError(f"batch_range={batch_range!r}: expected (lo, hi), two batch sizes")
-    lo = check_int('batch_range', batch_range[0], lo=2); hi = check_int('batch_range', batch_range[1], lo=lo)
+    lo = check_int('batch_range', batch_range[0], lo=2)
+    hi = check_int('batch_range', batch_range[1], lo=lo)
     for name, ws in (('drift_workers', drift_workers), ('noisy_workers', noisy_workers)):
         for w in check_type(name, ws, (tuple, list)): check_int(name, w, 0, W - 1)
     rng = np.random.default_rng(check_int('seed', seed, lo=0))
-    fam = rng.normal(0, FAMILY_SCALE, (3, d)); proto = fam[list(FAMILY)] + rng.normal(0, CLASS_SCALE, (K, d))
+    fam = rng.normal(0, FAMILY_SCALE, (3, d))
+    proto = fam[list(FAMILY)] + rng.normal(0, CLASS_SCALE, (K, d))
     place = rng.normal(0, PLACEMENT_SCALE, (len(sizes), d))
     gp, groups, wp = _har_profiles(rng, sizes, K, drift_round, tuple(drift_workers), rounds)
     def sampler(t, w, split, r):
@@ -102,7 +112,8 @@ def har_like_stream(group_sizes:tuple=(2, 4, 3, 3, 3), # planted group sizes (wo
         y = r.choice(K, n, p=prof)
         return (proto[y] + place[g] + r.normal(0, 1, (n, d))).astype(np.float32), y
     test_y = rng.integers(0, K, 400)
-    test = ((proto[test_y] + place[rng.integers(0, len(sizes), 400)] + rng.normal(0, 1, (400, d))).astype(np.float32), test_y)
+    test = ((proto[test_y] + place[rng.integers(0, len(sizes), 400)] + rng.normal(0, 1,
+                                                                                  (400, d))).astype(np.float32), test_y)
     return FedStream(f'HAR-like stream, groups {tuple(sizes)}', W, K, d, rounds, sampler, groups, test,
                      dict(drift=tuple(drift_workers), noisy=tuple(noisy_workers)), seed)
 
@@ -129,15 +140,21 @@ def leaf_synthetic(n_clients:int=20, # number of clients (the paper: 20 particip
                    drifting:tuple=(), # clients whose labelling model changes every round
                    seed:int=0, # seed of everything
                   ) -> FedStream:
-    "FedProx/LEAF Synthetic(alpha, beta) clients as a stream, with injected label-flip, quantity-skew and drifting clients."
-    W, d, K = check_int('n_clients', n_clients, lo=2), check_int('n_features', n_features, lo=1), check_int('n_classes', n_classes, lo=2)
+    """FedProx/LEAF Synthetic(alpha, beta) clients as a stream, with injected label-flip, quantity-skew and drifting
+    clients."""
+    W = check_int('n_clients', n_clients, lo=2)
+    d = check_int('n_features', n_features, lo=1)
+    K = check_int('n_classes', n_classes, lo=2)
     alpha, beta = check_float('alpha', alpha, lo=0), check_float('beta', beta, lo=0)
     rounds = check_int('rounds', rounds, lo=1)
-    flip, small, drift = _ids('label_flip', label_flip, W), _ids('quantity_skew', quantity_skew, W), _ids('drifting', drifting, W)
+    flip = _ids('label_flip', label_flip, W)
+    small = _ids('quantity_skew', quantity_skew, W)
+    drift = _ids('drifting', drifting, W)
     rng = np.random.default_rng(check_int('seed', seed, lo=0))
     cl = [_leaf_client(rng, alpha, beta, d, K) for _ in range(W)]
     sizes = np.clip(rng.lognormal(4, 2, W).astype(int) + SIZE_RANGE[0], *SIZE_RANGE)
-    perms = [rng.permutation(K) for _ in range(W)]; sd = np.arange(1, d + 1) ** -0.6
+    perms = [rng.permutation(K) for _ in range(W)]
+    sd = np.arange(1, d + 1) ** -0.6
     def draw(c, n, r, Wm=None):
         x = c['v'] + r.normal(0, 1, (n, d)) * sd
         return x.astype(np.float32), np.argmax(x @ (c['W'] if Wm is None else Wm) + c['b'], 1)
@@ -165,8 +182,12 @@ def digits_writers(n_writers:int=20, # number of writers (clients)
     from sklearn.datasets import load_digits
     W, skew = check_int('n_writers', n_writers, 2, 200), check_float('skew', skew, 0, 1)
     rounds = check_int('rounds', rounds, lo=1)
-    X, y = load_digits(return_X_y=True); X = (X / 16.0).astype(np.float32); K = 10
-    rng = np.random.default_rng(check_int('seed', seed, lo=0)); idx = rng.permutation(len(y)); test_idx, pool = idx[:300], idx[300:]
+    X, y = load_digits(return_X_y=True)
+    X = (X / 16.0).astype(np.float32)
+    K = 10
+    rng = np.random.default_rng(check_int('seed', seed, lo=0))
+    idx = rng.permutation(len(y))
+    test_idx, pool = idx[:300], idx[300:]
     dom = [rng.choice(K, max(1, round(DOMINANT_FRACTION * K)), replace=False) for _ in range(W)]
     gain, off = rng.uniform(0.7, 1.3, W), rng.normal(0, 0.1, W)
     def sampler(t, w, split, r):
@@ -174,7 +195,9 @@ def digits_writers(n_writers:int=20, # number of writers (clients)
         k = r.binomial(n, skew)
         ids = np.r_[r.choice(pool[np.isin(y[pool], dom[w])], k), r.choice(pool, n - k)]
         return np.clip(X[ids] * gain[w] + off[w], 0, 1.5).astype(np.float32), y[ids]
-    return FedStream(f'digits, {W} writers', W, K, 64, rounds, sampler, np.full((rounds + 1, W), -1), (X[test_idx], y[test_idx]), {}, seed)
+
+    return FedStream(f'digits, {W} writers', W, K, 64, rounds, sampler, np.full((rounds + 1, W), -1),
+                     (X[test_idx], y[test_idx]), {}, seed)
 
 # %% ../../nbs/clustering/73_data.ipynb #633b361c
 def from_client_arrays(name:str, # a description
@@ -187,16 +210,24 @@ def from_client_arrays(name:str, # a description
                       ) -> FedStream:
     "A FedStream over fixed per-client data: the round's batch is the client's training part."
     Xs, ys = check_type('Xs', Xs, (list, tuple)), check_type('ys', ys, (list, tuple))
-    if len(Xs) != len(ys) or not Xs: raise ValueError(f"Xs/ys: expected the same non-zero number of clients, got {len(Xs)} and {len(ys)}")
+    if len(Xs) != len(ys) or not Xs:
+        raise ValueError(f"Xs/ys: expected the same non-zero number of clients, got {len(Xs)} and {len(ys)}")
     K, test_frac = check_int('n_classes', n_classes, lo=2), check_float('test_frac', test_frac, 0, 1, hi_open=True)
     rng, parts = np.random.default_rng(check_int('seed', seed, lo=0)), []
     for w, (X, y) in enumerate(zip(Xs, ys)):
         X, y = check_array(f'Xs[{w}]', X), check_array(f'ys[{w}]', y, ndim=1, lo=0, hi=K - 1)
-        if (y != np.rint(y)).any(): raise ValueError(f"ys[{w}] holds {y[y != np.rint(y)][0]!r}: expected integer labels in [0, {K - 1}]")
-        if len(y) < 2 or X.ndim < 1 or len(X) != len(y): raise ValueError(f"Xs[{w}], ys[{w}]: client {w} has {X.shape[:1]} feature rows and {len(y)} labels; expected the same number, at least 2")
+        if (y != np.rint(y)).any():
+            raise ValueError(f"ys[{w}] holds {y[y != np.rint(y)][0]!r}: expected integer labels in [0, {K - 1}]")
+        if len(y) < 2 or X.ndim < 1 or len(X) != len(y):
+            raise ValueError(
+                f"Xs[{w}], ys[{w}]: client {w} has {X.shape[:1]} feature rows and {len(y)} labels; expected the same "
+                f"number, at least 2"
+            )
         X, y = X.reshape(len(y), -1).astype(np.float32), y.astype(int)
-        if parts and X.shape[1] != parts[0][0][0].shape[1]: raise ValueError(f"Xs[{w}] has {X.shape[1]} features: expected {parts[0][0][0].shape[1]} like client 0")
-        p = rng.permutation(len(y)); m = max(1, int(round(test_frac * len(y))))
+        if parts and X.shape[1] != parts[0][0][0].shape[1]:
+            raise ValueError(f"Xs[{w}] has {X.shape[1]} features: expected {parts[0][0][0].shape[1]} like client 0")
+        p = rng.permutation(len(y))
+        m = max(1, int(round(test_frac * len(y))))
         parts.append(((X[p[m:]], y[p[m:]]), (X[p[:m]], y[p[:m]])))
     sampler = lambda t, w, split, r: parts[w][0 if split == 'train' else 1]
     test = (np.vstack([p[1][0] for p in parts]), np.concatenate([p[1][1] for p in parts]))
@@ -211,12 +242,16 @@ def load_leaf_json(path:str|Path, # a LEAF .json file or a folder of them
     "Read LEAF's JSON format (users, num_samples, user_data) from a local path."
     path = Path(check_type('path', path, (str, Path)))
     files = sorted(path.glob('*.json')) if path.is_dir() else [path]
-    if not files or not all(f.is_file() for f in files): raise ValueError(f"path={str(path)!r}: no LEAF .json file there")
+    if not files or not all(f.is_file() for f in files):
+        raise ValueError(f"path={str(path)!r}: no LEAF .json file there")
     Xs, ys = [], []
     for f in files:
         d = json.loads(f.read_text())
-        if not {'users', 'user_data'} <= set(d): raise ValueError(f"path={str(f)!r}: not LEAF JSON (needs 'users' and 'user_data')")
-        for u in d['users']: Xs.append(d['user_data'][u]['x']); ys.append(d['user_data'][u]['y'])
+        if not {'users', 'user_data'} <= set(d):
+            raise ValueError(f"path={str(f)!r}: not LEAF JSON (needs 'users' and 'user_data')")
+        for u in d['users']:
+            Xs.append(d['user_data'][u]['x'])
+            ys.append(d['user_data'][u]['y'])
     K = int(max(max(y) for y in ys)) + 1 if n_classes is None else check_int('n_classes', n_classes, lo=2)
     return from_client_arrays(f'LEAF {path.name}', Xs, ys, K, **kwargs)
 
@@ -240,16 +275,20 @@ def load_hhar(path:str|Path, # Phones_accelerometer.csv (or any HHAR activity-re
               **kwargs, # passed to `from_client_arrays`
              ) -> FedStream:
     "Read the HHAR activity CSV from a local path; one worker per (user, device), windowed summary features."
-    path = Path(check_type('path', path, (str, Path))); window = check_int('window', window, lo=2)
+    path = Path(check_type('path', path, (str, Path)))
+    window = check_int('window', window, lo=2)
     if not path.is_file(): raise ValueError(f"path={str(path)!r}: no such file")
     df = pd.read_csv(path)
     need = {'Creation_Time', 'x', 'y', 'z', 'User', 'Device', 'gt'}
-    if not need <= set(df.columns): raise ValueError(f"path={str(path)!r}: missing HHAR columns {sorted(need - set(df.columns))}")
+    if not need <= set(df.columns):
+        raise ValueError(f"path={str(path)!r}: missing HHAR columns {sorted(need - set(df.columns))}")
     df = df[df['gt'].isin(HHAR_CLASSES)].sort_values('Creation_Time')
     Xs, ys = [], []
     for _, g in df.groupby(['User', 'Device'], sort=True):
         F, lab = _windows(g, 'xyz', 'gt', window)
-        if len(lab) >= 2: Xs.append(F); ys.append([HHAR_CLASSES.index(v) for v in lab])
+        if len(lab) >= 2:
+            Xs.append(F)
+            ys.append([HHAR_CLASSES.index(v) for v in lab])
     return from_client_arrays(f'HHAR {path.name}', Xs, ys, len(HHAR_CLASSES), **kwargs)
 
 # %% ../../nbs/clustering/73_data.ipynb #79ca4026
@@ -259,14 +298,20 @@ def load_realworld(path:str|Path, # folder holding the unzipped proband<i>/data/
                    **kwargs, # passed to `from_client_arrays`
                   ) -> FedStream:
     "Read RealWorld (HAR) accelerometer CSVs from a local folder; one worker per proband."
-    path = Path(check_type('path', path, (str, Path))); window = check_int('window', window, lo=2)
-    check_choice('position', position, REALWORLD_POSITIONS); Xs, ys = [], []
+    path = Path(check_type('path', path, (str, Path)))
+    window = check_int('window', window, lo=2)
+    check_choice('position', position, REALWORLD_POSITIONS)
+    Xs, ys = [], []
     for pdir in sorted(path.glob('proband*'), key=lambda p: int(''.join(filter(str.isdigit, p.name)) or 0)):
         F, Y = [], []
         for k, act in enumerate(REALWORLD_CLASSES):
             for f in sorted(pdir.glob(f'data/acc_{act}_{position}*.csv')):
                 df = pd.read_csv(f).assign(label=k)
-                a, lab = _windows(df, ('attr_x', 'attr_y', 'attr_z'), 'label', window); F.append(a); Y.append(lab.astype(int))
-        if F and sum(map(len, Y)) >= 2: Xs.append(np.vstack(F)); ys.append(np.concatenate(Y))
+                a, lab = _windows(df, ('attr_x', 'attr_y', 'attr_z'), 'label', window)
+                F.append(a)
+                Y.append(lab.astype(int))
+        if F and sum(map(len, Y)) >= 2:
+            Xs.append(np.vstack(F))
+            ys.append(np.concatenate(Y))
     if not Xs: raise ValueError(f"path={str(path)!r}: no proband*/data/acc_<activity>_{position}.csv files there")
     return from_client_arrays(f'RealWorld {position}', Xs, ys, len(REALWORLD_CLASSES), **kwargs)

@@ -6,19 +6,31 @@
 from __future__ import annotations
 from dataclasses import dataclass, field
 import numpy as np
+import torch
+import torch.nn as nn
+from torch.func import functional_call
 from sklearn.cluster import AgglomerativeClustering
-from ..foundation.core import check_int, check_float, check_choice, check_type, check_array, check_rng_seed, as_array
+from ..foundation.core import (check_int, check_float, check_choice, check_type, check_array,
+                                           check_rng_seed, as_array, check_tensor, check_count_array,
+                                           check_distribution)
+from ..engine.models import mlp
+from ..engine.config import RunConfig
+from ..engine.protocol import UniformSelector
+from ..engine.groups import Grouping
+from ..engine.simulation import Simulation
 from .profiles import (laplace_smooth, class_counts, ema_update, class_distance_matrix,
                                                distance_to_similarity, sparsify, GROUND_METRICS, SIMILARITIES, GRAPHS)
 from .mcl import mcl, clustering_report
 from .eccentricity import eccentricity_reassign, THRESHOLDS, ECC_MODES
 from .data import FedStream
+from .ifca import stream_federation
 from fastcore.basics import patch_to
 
 # %% auto #0
 __all__ = ['LR', 'EPOCHS', 'BATCH', 'CFL_VARIANTS', 'lr_init', 'predict_proba', 'local_sgd', 'weighted_average', 'weighted_f1',
-           'scores', 'server_accuracy', 'FLRun', 'TrainConfig', 'run_rounds', 'train_round', 'evaluate_models',
-           'FedAvg', 'GPFL', 'cfl_bipartition', 'CFL']
+           'scores', 'server_accuracy', 'softmax_regression', 'FLRun', 'TrainConfig', 'run_rounds', 'train_round',
+           'model_scores', 'StreamAlgorithm', 'RecordedGrouping', 'FedAvg', 'GPFL', 'gpfl_start', 'gpfl_regroup',
+           'GPFLGroups', 'cfl_bipartition', 'cfl_step', 'CFL', 'CFLGroups']
 
 # %% ../../nbs/clustering/74_gpfl.ipynb #988f1bbe
 LR, EPOCHS, BATCH = 0.05, 1, 32      # the paper's learning rate; local epochs and batch size (not given in the paper)
@@ -31,11 +43,15 @@ def lr_init(n_features:int, # feature dimension d
 
 def _check_model(theta, X, y=None):
     th, X = check_array('theta', theta, ndim=2, nonempty=True), check_array('X', X, ndim=2, nonempty=True)
-    if th.shape[0] < 2 or th.shape[1] < 2: raise ValueError(f"theta has shape {th.shape}: expected (d + 1, K) parameters with d >= 1, K >= 2")
-    if X.shape[1] != th.shape[0] - 1: raise ValueError(f"X has shape {X.shape}: expected (n, {th.shape[0] - 1}) features for theta {th.shape}")
+    if th.shape[0] < 2 or th.shape[1] < 2:
+        raise ValueError(f"theta has shape {th.shape}: expected (d + 1, K) parameters with d >= 1, K >= 2")
+    if X.shape[1] != th.shape[0] - 1:
+        raise ValueError(f"X has shape {X.shape}: expected (n, {th.shape[0] - 1}) features for theta {th.shape}")
     if y is not None:
         y = as_array('y', y)
-        if y.shape != (len(X),) or (y.size and (not np.issubdtype(y.dtype, np.integer) or y.min() < 0 or y.max() >= th.shape[1])):
+        if y.shape != (len(X),) or (
+            y.size and (not np.issubdtype(y.dtype, np.integer) or y.min() < 0 or y.max() >= th.shape[1])
+        ):
             raise ValueError(f"y: expected {len(X)} integer labels in [0, {th.shape[1] - 1}]")
     return th, X, y
 
@@ -45,7 +61,9 @@ def predict_proba(theta:np.ndarray, # (d + 1, K) parameters
                  ) -> np.ndarray:
     "Softmax class probabilities (n, K)."
     theta, X, _ = _check_model(theta, X)
-    z = X @ theta[:-1] + theta[-1]; z -= z.max(1, keepdims=True); e = np.exp(z)
+    z = X @ theta[:-1] + theta[-1]
+    z -= z.max(1, keepdims=True)
+    e = np.exp(z)
     return e / e.sum(1, keepdims=True)
 
 def local_sgd(theta:np.ndarray, # (d + 1, K) starting parameters
@@ -58,14 +76,23 @@ def local_sgd(theta:np.ndarray, # (d + 1, K) starting parameters
               prox_mu:float=0.0, # FedProx proximal weight (0 = plain SGD)
              ) -> np.ndarray:
     "Mini-batch SGD on the cross-entropy of a softmax regression (Eq. 1), with an optional FedProx term."
-    theta, X, y = _check_model(theta, X, as_array('y', y)); check_type('rng', rng, np.random.Generator)
-    lr, epochs, batch_size = check_float('lr', lr, lo=0, lo_open=True), check_int('epochs', epochs, lo=1), check_int('batch_size', batch_size, lo=1)
+    theta, X, y = _check_model(theta, X, as_array('y', y))
+    check_type('rng', rng, np.random.Generator)
+    lr, epochs, batch_size = (
+        check_float('lr', lr, lo=0, lo_open=True),
+        check_int('epochs', epochs, lo=1),
+        check_int('batch_size', batch_size, lo=1),
+    )
     prox_mu = check_float('prox_mu', prox_mu, lo=0)
     th, start = theta.copy(), theta
     for _ in range(epochs):
         for b in np.array_split(rng.permutation(len(y)), max(1, int(np.ceil(len(y) / batch_size)))):
-            xb = X[b]; g = predict_proba(th, xb); g[np.arange(len(b)), y[b]] -= 1; g /= len(b)
-            th[:-1] -= lr * (xb.T @ g + prox_mu * (th[:-1] - start[:-1])); th[-1] -= lr * (g.sum(0) + prox_mu * (th[-1] - start[-1]))
+            xb = X[b]
+            g = predict_proba(th, xb)
+            g[np.arange(len(b)), y[b]] -= 1
+            g /= len(b)
+            th[:-1] -= lr * (xb.T @ g + prox_mu * (th[:-1] - start[:-1]))
+            th[-1] -= lr * (g.sum(0) + prox_mu * (th[-1] - start[-1]))
     return th
 
 # %% ../../nbs/clustering/74_gpfl.ipynb #59e6603f
@@ -83,15 +110,21 @@ def weighted_f1(y:np.ndarray, # (n,) true labels in [0, K)
                 pred:np.ndarray, # (n,) predicted labels in [0, K)
                 K:int, # number of classes
                ) -> float:
-    "Support-weighted mean of the per-class F1 = 2TP / (2TP + FP + FN) (0 where undefined), as scikit-learn's average='weighted'."
+    "Support-weighted mean of per-class F1 = 2TP / (2TP + FP + FN) (0 if undefined): scikit-learn's 'weighted'."
     y, pred = (check_array(n, v, allow_nan=True, allow_inf=True) for n, v in (('y', y), ('pred', pred)))
     K = check_int('K', K, lo=1)
-    if pred.shape != y.shape: raise ValueError(f"y, pred: {y.size} and {pred.size} labels; expected one prediction per label of y")
+    if pred.shape != y.shape:
+        raise ValueError(f"y, pred: {y.size} and {pred.size} labels; expected one prediction per label of y")
     for name, v in (('y', y), ('pred', pred)):
-        if v.ndim != 1 or v.shape != y.shape or (v.size and (not np.all(np.rint(v) == v) or v.min() < 0 or v.max() >= K)):
+        if (
+            v.ndim != 1
+            or v.shape != y.shape
+            or (v.size and (not np.all(np.rint(v) == v) or v.min() < 0 or v.max() >= K))
+        ):
             raise ValueError(f"{name}={v!r}: expected {y.size} integer labels in [0, {K - 1}]")
     cm = np.bincount(y.astype(np.int64) * K + pred.astype(np.int64), minlength=K * K).reshape(K, K)
-    tp, sup = np.diag(cm), cm.sum(1); den = sup + cm.sum(0)
+    tp, sup = np.diag(cm), cm.sum(1)
+    den = sup + cm.sum(0)
     f1 = np.divide(2 * tp, den, out=np.zeros(K), where=den > 0)
     return float(f1 @ sup / max(sup.sum(), 1))
 
@@ -113,6 +146,16 @@ def server_accuracy(theta:np.ndarray, # (d + 1, K) parameters
     check_type('data', data, FedStream)
     return scores(theta, *data.server_test)[0]
 
+# %% ../../nbs/clustering/74_gpfl.ipynb #smr0c001
+def softmax_regression(n_features:int, # feature dimension d
+                       n_classes:int, # number of classes K
+                      ) -> nn.Module:
+    "The engine's linear model (`mlp` with no hidden layer), its weights and bias started at zero like `lr_init`."
+    net = mlp(check_int('n_features', n_features, lo=1), [], check_int('n_classes', n_classes, lo=2))
+    with torch.no_grad():
+        for p in net.parameters(): p.zero_()
+    return net
+
 # %% ../../nbs/clustering/74_gpfl.ipynb #16b60c61
 @dataclass
 class FLRun:
@@ -125,12 +168,14 @@ class FLRun:
     freq: np.ndarray | None = None                # (W,) times each client was a representative (CA-FL/FedCO)
     log: list = field(default_factory=list)       # per round: algorithm-specific values (e.g. CFL's norms)
     models: dict = field(default_factory=dict)    # final models: 'global' and per-group
+    history: object = None                        # the engine's `History` of the run (None for a record built by hand)
     def __post_init__(self): check_type('name', self.name, str)
 
     def curve(self, key:str='group_f1', # a key of `metrics`
              ) -> np.ndarray:
         "The values of one metric over the rounds."
-        if not self.metrics or key not in self.metrics[0]: raise ValueError(f"key={key!r}: expected one of {sorted(self.metrics[0]) if self.metrics else []}")
+        if not self.metrics or key not in self.metrics[0]:
+            raise ValueError(f"key={key!r}: expected one of {sorted(self.metrics[0]) if self.metrics else []}")
         return np.array([m[key] for m in self.metrics])
 
 # %% ../../nbs/clustering/74_gpfl.ipynb #af037fef
@@ -142,8 +187,10 @@ class TrainConfig:
     batch_size: int = BATCH     # mini-batch size
     prox_mu: float = 0.0        # FedProx proximal weight
     def __post_init__(self):
-        check_float('lr', self.lr, lo=0, lo_open=True); check_int('epochs', self.epochs, lo=1)
-        check_int('batch_size', self.batch_size, lo=1); check_float('prox_mu', self.prox_mu, lo=0)
+        check_float('lr', self.lr, lo=0, lo_open=True)
+        check_int('epochs', self.epochs, lo=1)
+        check_int('batch_size', self.batch_size, lo=1)
+        check_float('prox_mu', self.prox_mu, lo=0)
 
 def run_rounds(data:FedStream, # the federation a run trains on
                rounds:int|None=None, # rounds after the initial one (None = all the stream offers)
@@ -159,57 +206,213 @@ def train_round(data:FedStream, # the federation
                 seed:int=0, # seed of the mini-batch shuffles
                ) -> tuple[dict, dict, dict]: # worker -> new parameters, sample counts, class counts
     "Local training of the given workers on their round-t batches."
-    check_type('data', data, FedStream); check_type('start', start, dict); check_type('cfg', cfg, TrainConfig)
+    check_type('data', data, FedStream)
+    check_type('start', start, dict)
+    check_type('cfg', cfg, TrainConfig)
     seed, t = check_rng_seed('seed', seed), check_int('t', t, 0, data.rounds)
     new, n, counts = {}, {}, {}
     for w, th in start.items():
         X, y = data.batch(t, w)
-        new[w] = local_sgd(th, X, y, np.random.default_rng([seed, t, w]), cfg.lr, cfg.epochs, cfg.batch_size, cfg.prox_mu)
+        new[w] = local_sgd(
+            th, X, y, np.random.default_rng([seed, t, w]), cfg.lr, cfg.epochs, cfg.batch_size, cfg.prox_mu
+        )
         n[w], counts[w] = len(y), class_counts(y, data.n_classes)
     return new, n, counts
 
-# %% ../../nbs/clustering/74_gpfl.ipynb #21b085ea
-def evaluate_models(data:FedStream, # the federation
-                    t:int, # the round (its local test batches are used)
-                    models:dict, # role ('personal', 'group', 'global') -> {worker: parameters}
-                   ) -> dict:
+# %% ../../nbs/clustering/74_gpfl.ipynb #strm0c01
+def _stream_config(train:TrainConfig, # local training settings
+                  rounds:int, # rounds after round 0 (the run has rounds + 1)
+                  clients:int, # clients per round
+                  seed:int=0, # seed of selection and batch order
+                  device:str|None='cpu', # where the engine trains
+                 ) -> RunConfig:
+    "The engine's settings of a run of this chapter: rounds 0..rounds, local SGD as `train`, size-weighted averages."
+    check_type('train', train, TrainConfig)
+    return RunConfig(
+        rounds=check_int('rounds', rounds, lo=0) + 1,
+        clients_per_round=check_int('clients', clients, lo=1),
+        local_epochs=train.epochs,
+        batch_size=train.batch_size,
+        lr=train.lr,
+        prox_mu=train.prox_mu,
+        seed=check_rng_seed('seed', seed),
+        device=device,
+        loss_before='off',
+    )
+
+def _stream_simulation(data:FedStream, # the federation
+                      rounds:int, # rounds after round 0
+                      cfg:RunConfig, # from `_stream_config`
+                      grouping:Grouping, # the assignment rule
+                      selector=None, # who trains (None: uniform, `cfg.clients_per_round` of them)
+                      **kwargs, # passed to `Simulation` (callbacks, accept, store, ...)
+                     ) -> Simulation:
+    "A `Simulation` of softmax regression on the stream's batches of rounds 0..rounds."
+    check_type('data', data, FedStream)
+    fed, stream = stream_federation(data, rounds)
+    net = lambda: softmax_regression(data.n_features, data.n_classes)
+    return Simulation(net, fed, selector or UniformSelector(), cfg, grouping=grouping, stream=stream, **kwargs)
+
+# %% ../../nbs/clustering/74_gpfl.ipynb #strm0c02
+def model_scores(sim:Simulation, # the run (its model architecture)
+                 params:torch.Tensor, # (P,) flat parameters
+                 X:np.ndarray, # (n, d) features
+                 y:np.ndarray, # (n,) labels
+                ) -> tuple[float, float]:
+    "Accuracy and weighted F1 of flat engine parameters on (X, y) (NaN for an empty set)."
+    check_type('sim', sim, Simulation)
+    params, y = check_tensor('params', params, ndim=1), as_array('y', y)
+    if not len(y): return float('nan'), float('nan')
+    X = check_array('X', X, ndim=2)
+    if len(X) != len(y): raise ValueError(f"X, y: {len(X)} and {len(y)} rows: expected one label per row")
+    with torch.no_grad():
+        out = functional_call(
+            sim.net, sim.layout.unflatten(params), (torch.as_tensor(X, dtype=params.dtype, device=sim.device),)
+        )
+    pred = out.argmax(1).cpu().numpy()
+    return float((pred == y).mean()), weighted_f1(y, pred, out.shape[1])
+
+def _role_scores(sim:Simulation, # the run
+                tests:dict, # worker -> its (X, y) local test batch
+                models:dict, # role ('personal', 'group', 'global') -> {worker: (P,) parameters}
+               ) -> dict:
     "Mean accuracy and weighted F1 over the workers, for each role's models."
-    check_type('data', data, FedStream); check_type('models', models, dict); out = {}
+    out = {}
     for role, per in models.items():
-        s = np.array([scores(per[w], *data.batch(t, w, 'test')) for w in per])
-        out[f'{role}_acc'], out[f'{role}_f1'] = (float(np.nanmean(s[:, 0])), float(np.nanmean(s[:, 1]))) if len(s) else (np.nan, np.nan)
-    return out
+        s = np.array([model_scores(sim, p, *tests[w]) for w, p in per.items()]).reshape(-1, 2)
+        out[f'{role}_acc'], out[f'{role}_f1'] = (np.nanmean(s, 0) if len(s) else (np.nan, np.nan))
+    return {k: float(v) for k, v in out.items()}
+
+# %% ../../nbs/clustering/74_gpfl.ipynb #strm0c03
+class StreamAlgorithm:
+    "Base of this chapter's algorithms: a `Grouping` (and selector) run by `Simulation`, recorded into an `FLRun`."
+    name, roles = 'stream', ('personal', 'group', 'global') # the models scored each round
+    def __init__(self, train:TrainConfig|None=None, # local training settings
+                ):
+        self.train = check_type('train', TrainConfig() if train is None else train, TrainConfig)
+
+    def grouping(self, data:FedStream) -> Grouping:
+        "The run's assignment rule (a subclass's)."
+        raise NotImplementedError(f"{type(self).__name__} must implement grouping(data)")
+
+    def selector(self, data:FedStream):
+        "Who trains each round (None: every worker, uniformly)."
+        return None
+
+    def clients(self, data:FedStream) -> int:
+        "Clients per round."
+        return data.n_clients
+
+    def simulation(self, data:FedStream, # the federation
+                   rounds:int|None=None, # rounds after round 0 (None: all the stream offers)
+                   seed:int=0, # seed of selection and batch order
+                  ) -> Simulation:
+        "The run's `Simulation`, its rule fresh and its record empty (`self.record`)."
+        T, self.data = run_rounds(data, rounds), data
+        self.rule, self.record = self.grouping(data), FLRun(self.name)
+        cfg = _stream_config(self.train, T, self.clients(data), check_int('seed', seed, lo=0))
+        self.sim = _stream_simulation(data, T, cfg, self.rule, self.selector(data), callbacks=[self._record],
+                                     **self.hooks())
+        return self.sim
+
+# %% ../../nbs/clustering/74_gpfl.ipynb #strm0c3b
+@patch_to(StreamAlgorithm)
+def hooks(self) -> dict:
+    "Further `Simulation` arguments (e.g. an `accept` filter)."
+    return {}
+
+@patch_to(StreamAlgorithm)
+def run(self, data:FedStream, # the federation
+        rounds:int|None=None, # rounds after round 0 (None: all the stream offers)
+        seed:int=0, # seed of selection and batch order
+       ) -> FLRun:
+    "Run the algorithm on the engine and return its record (the engine's `History` in `history`)."
+    sim = self.simulation(data, rounds, seed)
+    self.record.history = sim.run(progress=False)
+    return self.record
+
+# %% ../../nbs/clustering/74_gpfl.ipynb #strm0c04
+@patch_to(StreamAlgorithm)
+def _record(self, sim, row):
+    "The `Simulation` callback: the round's scores, labels, uploads and log appended to `self.record`."
+    t, rnd, W = row['round'], self.rule.last, self.data.n_clients
+    fresh = rnd is not None and rnd.round == t                      # False: nobody's update was aggregated
+    tests = {w: self.data.batch(t, w, 'test') for w in range(W)}
+    personal = {int(w): p for w, p in zip(rnd.ids, rnd.personal)} if fresh else {}
+    g = sim.params if len(sim.models) == 1 or not fresh else _size_mean(rnd.personal, rnd.sizes)
+    one = {w: g for w in range(W)}
+    group = one if len(sim.models) == 1 else {w: sim.models[a] for w, a in enumerate(sim.assignment) if a >= 0}
+    models = dict(personal=personal, group=group, **{'global': one})
+    m = _role_scores(sim, tests, {r: models[r] for r in self.roles})
+    self.record.metrics.append(m | dict(server_acc=model_scores(sim, g, *self.data.server_test)[0]))
+    self.record.labels.append(self.labels(sim))
+    self.record.uplink.append(self.uploads(row))
+    self.record.log.append(self.round_log(sim))
+    self.record.models = {'global': g.detach().cpu().clone()} | {
+        f'group {j}': m.detach().cpu().clone() for j, m in enumerate(sim.models)}
+
+def _size_mean(params, sizes):
+    "The sample-weighted mean of rows of `params` (FedAvg's Eq. 2)."
+    w = torch.as_tensor(np.asarray(sizes, np.float64) / max(float(np.sum(sizes)), 1.0), dtype=params.dtype)
+    return w.to(params.device) @ params
+
+@patch_to(StreamAlgorithm)
+def labels(self, sim) -> np.ndarray:
+    "Each worker's cluster label after the round (the engine's assignment)."
+    return sim.assignment.copy()
+
+@patch_to(StreamAlgorithm)
+def uploads(self, row) -> int:
+    "The round's model uploads (the engine's count)."
+    return int(row['msg_upload'])
+
+@patch_to(StreamAlgorithm)
+def round_log(self, sim) -> dict:
+    "Algorithm-specific values of the round."
+    return {}
+
+# %% ../../nbs/clustering/74_gpfl.ipynb #strm0c05
+class RecordedGrouping(Grouping):
+    "A rule that keeps every round's `GroupRound` (`last`), from which the per-worker scores are read."
+    name, reforms = 'recorded', True
+    def reset(self, num_clients, seed):
+        "Nobody assigned and no round seen yet."
+        super().reset(num_clients, seed)
+        self.index, self.last = np.zeros(num_clients, np.int64), None
+
+    def assign(self, t, view):
+        "Each client's current group (`index`)."
+        return self.index[view.ids]
+
+    def reform(self, t, rnd):
+        "Keep the round; a subclass returns new groups from `regroup_round`."
+        self.last = rnd
+        return self.regroup_round(t, rnd)
+
+    def regroup_round(self, t, rnd):
+        "New (models, assignment), or None to keep the groups."
+        return None
 
 # %% ../../nbs/clustering/74_gpfl.ipynb #99ae442e
-class FedAvg:
+class FedAvg(StreamAlgorithm):
     "FedAvg: a random fraction of the workers trains from the global model each round; sample-weighted average."
     name = 'FedAvg'
     def __init__(self, frac:float=1.0, # fraction of workers per round
                  train:TrainConfig|None=None, # local training settings
                 ):
-        self.frac = check_float('frac', frac, 0, 1, lo_open=True); self.train = train or TrainConfig()
-        check_type('train', self.train, TrainConfig)
+        super().__init__(train)
+        self.frac = check_float('frac', frac, 0, 1, lo_open=True)
 
-    def run(self, data:FedStream, # the federation
-            rounds:int|None=None, # rounds to run (None = all the stream offers)
-            seed:int=0, # seed of selection and shuffles
-           ) -> FLRun:
-        "Run FedAvg and return its record."
-        T = run_rounds(data, rounds)
-        rng, W = np.random.default_rng(check_int('seed', seed, lo=0)), data.n_clients
-        g, run = lr_init(data.n_features, data.n_classes), FLRun(self.name)
-        for t in range(T + 1):
-            sel = np.sort(rng.choice(W, max(1, int(round(self.frac * W))), replace=False))
-            new, n, _ = train_round(data, t, {w: g for w in sel}, self.train, seed)
-            g = weighted_average([new[w] for w in sel], [n[w] for w in sel])
-            run.labels.append(np.zeros(W, int)); run.uplink.append(len(sel))
-            run.metrics.append(evaluate_models(data, t, {'personal': new, 'global': {w: g for w in range(W)}, 'group': {w: g for w in range(W)}})
-                               | dict(server_acc=server_accuracy(g, data)))
-        run.models = {'global': g}
-        return run
+    def grouping(self, data):
+        "One model that never changes."
+        return RecordedGrouping(1)
+
+    def clients(self, data):
+        "The fraction `frac` of the workers (at least one)."
+        return max(1, int(round(self.frac * data.n_clients)))
 
 # %% ../../nbs/clustering/74_gpfl.ipynb #7bdc02d4
-class GPFL:
+class GPFL(StreamAlgorithm):
     "GP-FL: MCL on class profiles, then per-round eccentricity re-grouping and one model per group."
     name = 'GP-FL'
     def __init__(self, metric:str='tv', # Wasserstein ground metric: 'tv', 'w1_ordinal' or 'semantic'
@@ -226,82 +429,146 @@ class GPFL:
                  ground=None, # (K, K) ground cost for metric='semantic'
                  train:TrainConfig|None=None, # local training settings
                 ):
-        self.metric, self.similarity = check_choice('metric', metric, GROUND_METRICS), check_choice('similarity', similarity, SIMILARITIES)
-        self.graph, self.k, self.eps_q = check_choice('graph', graph, GRAPHS), check_int('k', k, lo=1), check_float('eps_q', eps_q, 0, 1)
-        self.inflation = check_float('inflation', inflation, lo=1, lo_open=True); self.expansion = check_int('expansion', expansion, lo=2)
-        self.m, self.threshold = check_float('m', m, lo=0, lo_open=True), check_choice('threshold', threshold, THRESHOLDS)
+        self.metric, self.similarity = check_choice('metric', metric, GROUND_METRICS), check_choice(
+            'similarity', similarity, SIMILARITIES
+        )
+        self.graph, self.k, self.eps_q = (
+            check_choice('graph', graph, GRAPHS),
+            check_int('k', k, lo=1),
+            check_float('eps_q', eps_q, 0, 1),
+        )
+        self.inflation = check_float('inflation', inflation, lo=1, lo_open=True)
+        self.expansion = check_int('expansion', expansion, lo=2)
+        self.m, self.threshold = check_float('m', m, lo=0, lo_open=True), check_choice(
+            'threshold', threshold, THRESHOLDS
+        )
         self.ecc_mode, self.ema_w = check_choice('ecc_mode', ecc_mode, ECC_MODES), check_float('ema_w', ema_w, 0, 1)
-        self.ground, self.train = ground, check_type('train', train or TrainConfig(), TrainConfig)
+        self.ground = ground
+        super().__init__(train)
 
 # %% ../../nbs/clustering/74_gpfl.ipynb #d732f0c3
-def _group_models(new, n, labels):
-    return {int(j): weighted_average([new[w] for w in np.flatnonzero(labels == j)], [n[w] for w in np.flatnonzero(labels == j)]) for j in np.unique(labels)}
-
 @patch_to(GPFL)
 def cluster_profiles(self, P:np.ndarray, # (W, K) class-probability vectors
                     ) -> np.ndarray:
     "MCL labels of the profiles: distances -> similarities -> sparsified graph -> MCL."
     D = class_distance_matrix(P, self.metric, self.ground)
-    A = sparsify(distance_to_similarity(D, self.similarity), D, self.graph, min(self.k, len(P) - 1) if len(P) > 1 else 1, self.eps_q)
-    return mcl(A, self.expansion, self.inflation)
+    k = min(self.k, len(P) - 1) if len(P) > 1 else 1
+    return mcl(sparsify(distance_to_similarity(D, self.similarity), D, self.graph, k, self.eps_q), self.expansion,
+               self.inflation)
+
+def gpfl_start(algo:GPFL, # the settings
+               counts:np.ndarray, # (W, K) the workers' round-0 class counts
+              ) -> tuple[np.ndarray, np.ndarray]:
+    "Algorithm 4, lines 1-9 on the server: Laplace profiles and their MCL clusters."
+    check_type('algo', algo, GPFL)
+    P = laplace_smooth(check_count_array('counts', counts))
+    return P, (algo.cluster_profiles(P) if len(P) > 1 else np.zeros(1, int))
+
+def gpfl_regroup(algo:GPFL, # the settings
+                 P:np.ndarray, # (W, K) the profiles so far
+                 labels:np.ndarray, # (W,) the clusters so far
+                 counts:np.ndarray, # (W, K) the round's class counts
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]: # new profiles, new labels, who changed
+    "Algorithm 4, lines 13-16: the profile update p <- w p + (1 - w) laplace(q), then Algorithm 5's re-grouping."
+    check_type('algo', algo, GPFL)
+    P = check_distribution('P', P, ndim=2)
+    if not P.size: raise ValueError(f"P: shape {P.shape}: expected one class profile per worker")
+    P_new = ema_update(P, laplace_smooth(counts), algo.ema_w)
+    labels_new, changed = eccentricity_reassign(P_new, P, labels, algo.m, algo.threshold, algo.ecc_mode)
+    return P_new, labels_new, changed
+
+# %% ../../nbs/clustering/74_gpfl.ipynb #gpfl0c01
+class GPFLGroups(RecordedGrouping):
+    "GP-FL's rule on the engine: one group at round 0, then MCL groups re-formed by eccentricity after each round."
+    name = 'gpfl'
+    def __init__(self, algo:GPFL, # the settings
+                ):
+        super().__init__(1)
+        self.algo = check_type('algo', algo, GPFL)
+
+    def reset(self, num_clients, seed):
+        "No profiles yet: everyone in group 0 trains from M_0."
+        super().reset(num_clients, seed)
+        self.P, self.labels = None, None
+        self.recur, self.changed = np.zeros(num_clients, int), np.zeros(num_clients, bool)
+
+    def regroup_round(self, t, rnd):
+        "Profiles and groups after the round; models: aggregated over who trained them, a new group's from its member."
+        counts = np.zeros((self.num_clients, rnd.counts.shape[1]), np.int64)
+        counts[rnd.ids] = rnd.counts
+        pos = np.full(self.num_clients, -1)
+        pos[rnd.ids] = np.arange(len(rnd.ids))
+        personal = rnd.personal
+        if self.labels is None:
+            self.P, self.labels = gpfl_start(self.algo, counts)
+            models = {int(j): _size_mean(personal[pos[self.labels == j]], rnd.sizes[pos[self.labels == j]])
+                      for j in np.unique(self.labels)}
+        else:
+            old = {int(j): rnd.models[self.index[self.labels == j][0]] for j in np.unique(self.labels)}
+            self.P, labels, self.changed = gpfl_regroup(self.algo, self.P, self.labels, counts)
+            models = old | {int(j): personal[pos[np.flatnonzero(labels == j)[0]]]
+                            for j in np.setdiff1d(labels, self.labels)}       # a new group: its first member's model
+            self.labels = labels
+        self.recur += self.changed
+        keys = np.unique(self.labels)
+        self.index = np.searchsorted(keys, self.labels)
+        return torch.stack([models[int(j)] for j in keys]), self.index.copy()
+
+# %% ../../nbs/clustering/74_gpfl.ipynb #gpfl0c02
+@patch_to(GPFL)
+def grouping(self, data):
+    "GP-FL's rule on the engine (`GPFLGroups`)."
+    return GPFLGroups(self)
 
 @patch_to(GPFL)
-def start(self, data:FedStream, # the federation
-          seed:int=0, # seed of the shuffles
-         ) -> FLRun:
-    "Round 0 of Algorithm 4: local training from M_0, profiles, MCL, group and global models."
-    self.data, self.seed, self.t = check_type('data', data, FedStream), check_int('seed', seed, lo=0), 0
-    W, theta0 = data.n_clients, lr_init(data.n_features, data.n_classes)
-    new, n, counts = train_round(data, 0, {w: theta0 for w in range(W)}, self.train, seed)
-    self.P = laplace_smooth(np.stack([counts[w] for w in range(W)]))
-    self.labels = self.cluster_profiles(self.P) if W > 1 else np.zeros(1, int)
-    self.groups, self.g = _group_models(new, n, self.labels), weighted_average([new[w] for w in range(W)], [n[w] for w in range(W)])
-    self.run = FLRun(self.name, recur=np.zeros(W, int)); self._record(new, np.zeros(W, bool))
-    return self.run
+def labels(self, sim):
+    "The workers' GP-FL cluster labels after the round."
+    return self.rule.labels.copy()
 
-# %% ../../nbs/clustering/74_gpfl.ipynb #60b30836
+@patch_to(GPFL)
+def round_log(self, sim):
+    "Clusters, who changed, and whether the clustering is degenerate ('one cluster', 'all singletons' or None)."
+    self.record.recur = self.rule.recur.copy()
+    return dict(n_clusters=len(sim.models), changed=np.flatnonzero(self.rule.changed).tolist(),
+                degenerate=clustering_report(self.rule.labels)['degenerate'])
+
+# %% ../../nbs/clustering/74_gpfl.ipynb #gpfl0c2b
+@patch_to(GPFL)
+def start(self, data:FedStream, # the federation
+          seed:int=0, # seed of the batch order
+          rounds:int|None=None, # rounds after round 0 (None: all the stream offers)
+         ) -> FLRun:
+    "Round 0 of Algorithm 4 on the engine: local training from M_0, profiles, MCL, group models."
+    self.sim = self.simulation(data, rounds, seed)
+    self.sim.step()
+    return self.record
+
 @patch_to(GPFL)
 def step(self) -> FLRun:
     "One GP-FL round: local training from the group models, profile update, eccentricity re-grouping, aggregation."
-    if not hasattr(self, 'labels'): raise ValueError("GPFL.step: call start(data) first")
-    if self.t >= self.data.rounds: raise ValueError(f"GPFL.step: the stream has only {self.data.rounds} rounds")
-    self.t += 1; W = self.data.n_clients
-    new, n, counts = train_round(self.data, self.t, {w: self.groups[int(self.labels[w])] for w in range(W)}, self.train, self.seed)
-    P_new = ema_update(self.P, laplace_smooth(np.stack([counts[w] for w in range(W)])), self.ema_w)
-    labels, changed = eccentricity_reassign(P_new, self.P, self.labels, self.m, self.threshold, self.ecc_mode)
-    groups = _group_models(new, n, self.labels)                       # aggregated over who trained from them
-    for j in np.setdiff1d(labels, self.labels): groups[int(j)] = new[int(np.flatnonzero(labels == j)[0])]
-    self.groups = {j: groups[j] for j in map(int, np.unique(labels))}
-    self.P, self.labels = P_new, labels
-    self.g = weighted_average([new[w] for w in range(W)], [n[w] for w in range(W)])
-    self.run.recur += changed; self._record(new, changed)
-    return self.run
-
-# %% ../../nbs/clustering/74_gpfl.ipynb #638eab92
-@patch_to(GPFL)
-def _record(self, new, changed):
-    W = self.data.n_clients
-    self.run.labels.append(self.labels.copy()); self.run.uplink.append(W)
-    self.run.log.append(dict(n_clusters=len(self.groups), changed=np.flatnonzero(changed).tolist(),
-                             degenerate=clustering_report(self.labels)['degenerate']))     # 'one cluster', 'all singletons' or None
-    self.run.metrics.append(evaluate_models(self.data, self.t, {'personal': new, 'group': {w: self.groups[int(self.labels[w])] for w in range(W)},
-                                                                 'global': {w: self.g for w in range(W)}}))
-    self.run.models = {'global': self.g, **{f'group {j}': m for j, m in self.groups.items()}}
+    if getattr(self, 'sim', None) is None: raise ValueError("GPFL.step: call start(data) first")
+    if self.sim.stop_reason is not None: raise ValueError(f"GPFL.step: the run has its {self.sim.round} rounds")
+    self.sim.step()
+    self.record.history = self.sim.history
+    return self.record
 
 @patch_to(GPFL)
 def run_all(self, data:FedStream, # the federation
             rounds:int|None=None, # rounds after the initialisation (None = all)
-            seed:int=0, # seed of the shuffles
+            seed:int=0, # seed of the batch order
            ) -> FLRun:
-    "Initialise and run `rounds` GP-FL rounds."
-    self.start(data, seed)
-    for _ in range(check_int('rounds', rounds if rounds is not None else data.rounds, 1, data.rounds)): self.step()
-    return self.run
+    "Initialise and run `rounds` GP-FL rounds (the same as `run`)."
+    return self.run(data, rounds, seed)
+
+@patch_to(GPFL, as_prop=True)
+def P(self) -> np.ndarray:
+    "The workers' current class profiles."
+    return self.rule.P
 
 # %% ../../nbs/clustering/74_gpfl.ipynb #aac09536
 def cfl_bipartition(dW:np.ndarray, # (n, P) the members' flattened updates
                    ) -> np.ndarray:
-    "Split clients in two by complete-linkage agglomerative clustering on the negative cosine similarity of their updates."
+    "Split clients in two: complete-linkage clustering on the negative cosine similarity of their updates."
     dW = check_array('dW', dW, ndim=2)
     if len(dW) < 2: raise ValueError(f"dW has shape {dW.shape}: expected (n >= 2, P) updates")
     U = dW / np.maximum(np.linalg.norm(dW, axis=1, keepdims=True), 1e-12)
@@ -309,45 +576,82 @@ def cfl_bipartition(dW:np.ndarray, # (n, P) the members' flattened updates
 
 CFL_VARIANTS = ('reference', 'size_weighted')   # plain means as the authors' code, or sample-count weighted
 
-class CFL:
+def cfl_step(dW:np.ndarray, # (n, P) the cluster members' flattened updates
+             sizes:np.ndarray, # (n,) their sample counts
+             t:int, # the round
+             eps1:float=0.4, # split when the mean update's norm is below this
+             eps2:float=1.6, # ... and the largest update's norm is above this
+             warmup:int=5, # no split before this round
+             variant:str='reference', # 'reference' (plain means) or 'size_weighted'
+            ) -> tuple[list, list, tuple]: # member masks of the children, their mean updates, (mean norm, max norm)
+    "One cluster's CFL round (Sattler et al. 2021, Algorithm 1): the mean update, and a bipartition when it stalls."
+    dW, n = check_array('dW', dW, ndim=2, nonempty=True), check_array('sizes', sizes, ndim=1, lo=0)
+    if len(n) != len(dW): raise ValueError(f"sizes: {len(n)} entries: expected one per row of dW ({len(dW)})")
+    t, warmup = check_int('t', t, lo=0), check_int('warmup', warmup, lo=0)
+    eps1, eps2 = check_float('eps1', eps1, lo=0), check_float('eps2', eps2, lo=0)
+    variant = check_choice('variant', variant, CFL_VARIANTS)
+    wts = n.astype(float) if variant == 'size_weighted' else np.ones(len(dW))
+    mean_dw = wts @ dW / wts.sum()
+    norms = (float(np.linalg.norm(mean_dw)), float(np.linalg.norm(dW, axis=1).max()))
+    split = t >= warmup and norms[0] < eps1 and norms[1] > eps2 and len(dW) > 2
+    parts = [cfl_bipartition(dW) == side for side in (0, 1)] if split else [np.ones(len(dW), bool)]
+    steps = [mean_dw if variant == 'size_weighted' else dW[p].mean(0) for p in parts]   # each child: its members' mean
+    return parts, steps, norms
+
+# %% ../../nbs/clustering/74_gpfl.ipynb #cfl0c001
+class CFL(StreamAlgorithm):
     "Clustered FL: recursive bi-partitioning of a cluster when its mean update is small but some member's is large."
     name = 'CFL'
     def __init__(self, eps1:float=0.4, # split when the mean update's norm is below this
                  eps2:float=1.6, # ... and the largest update's norm is above this
                  warmup:int=5, # no split before this round
                  train:TrainConfig|None=None, # local training settings
-                 variant:str='reference', # 'reference' (plain means, children from their own updates) or 'size_weighted'
+                 variant:str='reference', # 'reference' (plain means, children from their own updates), 'size_weighted'
                 ):
         self.eps1, self.eps2 = check_float('eps1', eps1, lo=0), check_float('eps2', eps2, lo=0)
         self.variant = check_choice('variant', variant, CFL_VARIANTS)
-        self.warmup, self.train = check_int('warmup', warmup, lo=0), check_type('train', train or TrainConfig(), TrainConfig)
+        self.warmup = check_int('warmup', warmup, lo=0)
+        super().__init__(train)
 
 # %% ../../nbs/clustering/74_gpfl.ipynb #700fc191
+class CFLGroups(RecordedGrouping):
+    "CFL's rule on the engine: after each round, every cluster moves by its mean update or splits in two (`cfl_step`)."
+    name = 'cfl'
+    def __init__(self, algo:CFL, # the settings
+                ):
+        super().__init__(1)
+        self.algo = check_type('algo', algo, CFL)
+
+    def regroup_round(self, t, rnd):
+        "The clusters after the round: the parent's model plus each child's mean update (the norms kept in `norms`)."
+        a, models, index, self.norms = self.algo, [], rnd.assignment.copy(), []
+        for c in range(len(rnd.start)):
+            m = rnd.groups == c
+            if not m.any():
+                models.append(rnd.models[c])
+                index[rnd.assignment == c] = len(models) - 1
+                continue
+            dW = rnd.updates[torch.from_numpy(m).to(rnd.updates.device)].double().cpu().numpy()
+            parts, steps, norms = cfl_step(dW, rnd.sizes[m], t, a.eps1, a.eps2, a.warmup, a.variant)
+            self.norms.append(norms)
+            for part, step in zip(parts, steps):
+                models.append(rnd.start[c] + torch.as_tensor(step, dtype=rnd.start.dtype, device=rnd.start.device))
+                index[rnd.ids[m][part]] = len(models) - 1
+        self.index = index
+        return torch.stack(models), index.copy()
+
+# %% ../../nbs/clustering/74_gpfl.ipynb #cfl0c002
 @patch_to(CFL)
-def run(self, data:FedStream, # the federation
-        rounds:int|None=None, # rounds to run (None = all)
-        seed:int=0, # seed of the shuffles
-       ) -> FLRun:
-    "Run CFL and return its record (labels per round, norms in `log`)."
-    T, seed = run_rounds(data, rounds), check_int('seed', seed, lo=0)
-    W, run = data.n_clients, FLRun(self.name)
-    clusters, models = [np.arange(W)], [lr_init(data.n_features, data.n_classes)]
-    for t in range(T + 1):
-        new, n, _ = train_round(data, t, {int(w): models[c] for c, mem in enumerate(clusters) for w in mem}, self.train, seed)
-        lab, grp, nxt_c, nxt_m, norms = np.zeros(W, int), {}, [], [], []
-        for c, (mem, th) in enumerate(zip(clusters, models)):
-            dW = np.stack([(new[w] - th).ravel() for w in mem])
-            wts = np.array([n[w] for w in mem], float) if self.variant == 'size_weighted' else np.ones(len(mem))
-            mean_dw = wts @ dW / wts.sum(); lab[mem] = c
-            norms.append((float(np.linalg.norm(mean_dw)), float(np.linalg.norm(dW, axis=1).max())))
-            split = t >= self.warmup and norms[-1][0] < self.eps1 and norms[-1][1] > self.eps2 and len(mem) > 2
-            parts = [cfl_bipartition(dW) == side for side in (0, 1)] if split else [np.ones(len(mem), bool)]
-            for part in parts:
-                step = mean_dw if self.variant == 'size_weighted' else dW[part].mean(0)   # each child: its own members' mean
-                nxt_c.append(mem[part]); nxt_m.append(th + step.reshape(th.shape)); grp.update({int(w): nxt_m[-1] for w in mem[part]})
-        g = weighted_average([new[v] for v in range(W)], [n[v] for v in range(W)])
-        run.labels.append(lab); run.uplink.append(W); run.log.append(dict(norms=norms))
-        run.metrics.append(evaluate_models(data, t, {'personal': new, 'group': grp, 'global': {w: g for w in range(W)}}))
-        clusters, models = nxt_c, nxt_m
-    run.models = {'global': weighted_average(models, [len(c) for c in clusters]), **{f'cluster {c}': m for c, m in enumerate(models)}}
-    return run
+def grouping(self, data):
+    "CFL's rule on the engine (`CFLGroups`)."
+    return CFLGroups(self)
+
+@patch_to(CFL)
+def labels(self, sim):
+    "Each worker's cluster in the round (before this round's split, as the authors' code logs it)."
+    return self.rule.last.assignment.copy()
+
+@patch_to(CFL)
+def round_log(self, sim):
+    "Each cluster's (mean update norm, largest update norm)."
+    return dict(norms=list(self.rule.norms))

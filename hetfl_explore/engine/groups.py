@@ -12,14 +12,16 @@ import torch
 import torch.nn as nn
 from fastcore.basics import patch
 from ..foundation.core import (check_int, check_type, check_choice, check_ids, as_array, check_array,
-                                           check_tensor, check_callable, check_rng_seed, spawn_seeds, MAX_COUNT)
+                                           check_tensor, check_callable, check_rng_seed, spawn_seeds, MAX_COUNT,
+                                           check_count_array)
 from .config import RunConfig
 from .models import ParamLayout
 from .aggregation import aggregate
 
 # %% auto #0
 __all__ = ['GROUP_INITS', 'GroupView', 'Grouping', 'check_assignment', 'FixedGroups', 'group_models', 'aggregate_groups',
-           'group_shares', 'mix_evaluations', 'ClientStream', 'grouped_identity']
+           'GroupRound', 'client_class_counts', 'check_reform', 'group_shares', 'mix_evaluations', 'ClientStream',
+           'grouped_identity']
 
 # %% ../../nbs/engine/05h_groups.ipynb #b254515b
 @dataclass
@@ -63,6 +65,7 @@ class Grouping:
     init: str = 'shared' # how the G models start (`GROUP_INITS`)
     starts: torch.Tensor|None = None # (G, P) explicit starting models (an algorithm's given initialisation)
     broadcast_all: bool = False # True: a selected client receives all G models and picks one itself
+    reforms: bool = False # True: the engine calls `reform` after every aggregation (the rule may change the groups)
     def __init__(self, n_groups:int, # G, the number of group models
                 ):
         self.n_groups = check_int('n_groups', n_groups, lo=1)
@@ -78,6 +81,12 @@ class Grouping:
               ) -> np.ndarray:
         "One group in [0, G) per client of `view.ids`."
         raise NotImplementedError(f"{type(self).__name__} must implement assign(t, view)")
+
+    def reform(self, t:int, # the round
+               rnd:GroupRound, # who trained which model, their updates, class counts and the aggregated models
+              ) -> tuple[torch.Tensor, np.ndarray]|None:
+        "New (G', P) models and (N,) assignment after the round's aggregation, or None to keep the groups (`reforms`)."
+        return None
 
     def __repr__(self): return f"{type(self).__name__}(name={self.name!r}, n_groups={self.n_groups})"
 
@@ -185,6 +194,85 @@ def aggregate_groups(models:torch.Tensor, # (G, P) the group models, updated in 
 def _rows(v, m):
     "The rows `m` of an optional per-client array."
     return None if v is None else np.asarray(v)[m]
+
+# %% ../../nbs/engine/05h_groups.ipynb #r3f0rm1c
+@dataclass
+class GroupRound:
+    "What a re-forming rule sees after a round's aggregation: who trained which model, updates, class counts, models."
+    round: int # the round (0-based)
+    ids: np.ndarray # (C,) the reporting clients
+    groups: np.ndarray # (C,) the group each of them trained
+    updates: torch.Tensor # (C, P) their updates: new parameters minus the group model they received
+    start: torch.Tensor # (G, P) the group models as broadcast this round
+    models: torch.Tensor # (G, P) the group models after aggregation within each group
+    counts: np.ndarray # (C, K) each reporting client's class counts of its round data
+    assignment: np.ndarray # (N,) every client's group this round (-1: never assigned)
+    def __post_init__(self):
+        self.round = check_int('GroupRound.round', self.round, lo=0)
+        self.start, self.models = check_tensor('GroupRound.start', self.start, ndim=2), check_tensor(
+            'GroupRound.models', self.models, ndim=2)
+        self.updates = check_tensor('GroupRound.updates', self.updates, ndim=2)
+        self.assignment = as_array('GroupRound.assignment', self.assignment, ndim=1).astype(np.int64)
+        self.ids = check_ids('GroupRound.ids', self.ids, len(self.assignment), unique=True)
+        self.groups = check_ids('GroupRound.groups', self.groups, len(self.start))
+        self.counts = check_count_array('GroupRound.counts', self.counts)
+        if self.counts.ndim != 2:
+            raise ValueError(f"GroupRound.counts={self.counts!r:.40}: shape {self.counts.shape}: expected (C, K)")
+        C, P = len(self.ids), self.start.shape[1]
+        shapes = dict(groups=self.groups.shape, updates=tuple(self.updates.shape), counts=self.counts.shape[:1],
+                      models=tuple(self.models.shape))
+        want = dict(groups=(C,), updates=(C, P), counts=(C,), models=tuple(self.start.shape))
+        for k in shapes:
+            if shapes[k] != want[k]:
+                raise ValueError(f"GroupRound.{k}: shape {shapes[k]}: expected {want[k]} "
+                                 f"(one row per reporting client of ids={self.ids!r:.40})")
+
+# %% ../../nbs/engine/05h_groups.ipynb #r3f0rm1d
+@patch(as_prop=True)
+def personal(self:GroupRound) -> torch.Tensor:
+    "(C, P) each reporting client's own new model: its group's broadcast model plus its update."
+    return self.start[torch.from_numpy(self.groups).to(self.start.device)] + self.updates
+
+@patch(as_prop=True)
+def sizes(self:GroupRound) -> np.ndarray:
+    "(C,) each reporting client's round data size (its class counts summed)."
+    return self.counts.sum(1)
+
+# %% ../../nbs/engine/05h_groups.ipynb #r3f0rm2c
+def client_class_counts(y:torch.Tensor, # (n,) the training pool's labels
+                        client_idx:list, # each client's rows of the pool (this round's)
+                        ids:np.ndarray, # the clients to count
+                        n_classes:int, # K
+                       ) -> np.ndarray: # (len(ids), K) int64
+    "Each listed client's label histogram over its current rows of the pool."
+    check_tensor('y', y, ndim=1)
+    if not isinstance(client_idx, (list, tuple)):
+        raise TypeError(f"client_idx={client_idx!r:.40}: expected a list of index tensors, one per client")
+    K = check_int('n_classes', n_classes, lo=1)
+    ids = check_ids('ids', ids, len(client_idx))
+    return np.stack([np.bincount(y[client_idx[k]].cpu().numpy(), minlength=K)[:K] for k in ids]) if len(ids) \
+        else np.zeros((0, K), np.int64)
+
+def check_reform(out, # what a rule's `reform` returned
+                 rnd:GroupRound, # the round it re-formed
+                 who:str='grouping', # the rule's name, for the message
+                ) -> tuple[torch.Tensor, np.ndarray]|None: # (G', P) models on rnd's device, (N,) int64 assignment
+    "A rule's re-formed groups checked: None, or (models (G', P) with G' >= 1, one group in [-1, G') per client)."
+    check_type('rnd', rnd, GroupRound)
+    if out is None: return None
+    if not (isinstance(out, tuple) and len(out) == 2):
+        raise TypeError(f"out={out!r:.60} ({who}.reform's answer): expected None or a (models, assignment) pair")
+    models = check_tensor(f'{who}.reform models', out[0], ndim=2)
+    if len(models) < 1 or models.shape[1] != rnd.start.shape[1]:
+        raise ValueError(
+            f"{who}.reform models: shape {tuple(models.shape)}: expected (G', {rnd.start.shape[1]}), G' >= 1"
+        )
+    a = as_array(f'{who}.reform assignment', out[1], ndim=1)
+    if a.shape != rnd.assignment.shape or not np.issubdtype(a.dtype, np.integer) or (a.size and (
+            a.min() < -1 or a.max() >= len(models))):
+        raise ValueError(f"{who}.reform assignment={out[1]!r:.40}: expected {len(rnd.assignment)} integers in "
+                         f"[-1, {len(models)})")
+    return models.detach().to(rnd.start).clone(), a.astype(np.int64)
 
 # %% ../../nbs/engine/05h_groups.ipynb #7bedf8a3
 def group_shares(assignment:np.ndarray, # (N,) each client's last group, -1: never assigned

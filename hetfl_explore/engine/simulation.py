@@ -24,7 +24,8 @@ from .aggregation import aggregate, aggregation_rule_name, resolve_aggregation_r
 from .system import SystemProfiles
 from .store import History, RunStore, check_federated_data, run_identity, run_key
 from .groups import (Grouping, GroupView, ClientStream, check_assignment, group_models,
-                                         aggregate_groups, group_shares, mix_evaluations, grouped_identity)
+                                         aggregate_groups, group_shares, mix_evaluations, grouped_identity,
+                                         GroupRound, client_class_counts, check_reform)
 
 # %% auto #0
 __all__ = ['BYTES_PER_PARAM', 'BYTES_PER_ANSWER', 'EVAL_CHUNK', 'QUERY_KINDS', 'MESSAGE_TYPES', 'Simulation', 'RoundPlan',
@@ -360,7 +361,8 @@ def _aggregate(self:Simulation, sel:Selection, dropped:np.ndarray, updates:torch
     rep = sel.ids[~dropped]
     weights = self._reweighted(sel, reports, self._weights(sel, dropped))
     if not len(rep) or weights.sum() <= 0: return weights, True
-    if groups is not None: return weights, self._aggregate_groups(updates, weights, groups, steps, self.lr[rep], masks)
+    if groups is not None:
+        return weights, self._aggregate_groups(updates, weights, groups, steps, self.lr[rep], masks, rep)
     self.params = aggregate(self.params, updates, weights, self.config, self.server_state, steps, self.lr[rep],
                             self.rule, reports, masks)
     return weights, False
@@ -828,12 +830,24 @@ def _own_losses(self:Simulation, rep:np.ndarray, groups:np.ndarray|None) -> np.n
     return out
 
 @patch
-def _aggregate_groups(self:Simulation, updates, weights, groups, steps, lr, masks) -> bool:
-    "Step 5 of a grouped run: aggregate within each group; returns whether every model was kept."
+def _aggregate_groups(self:Simulation, updates, weights, groups, steps, lr, masks, ids=None) -> bool:
+    "Step 5 of a grouped run: aggregate within each group, let a re-forming rule act; returns whether all were kept."
+    start = self.models.clone() if self.grouping.reforms else None
     moved = aggregate_groups(self.models, updates, weights, groups, self.config, self.group_state, steps, lr, self.rule,
                              masks)
+    if start is not None: self._reform(ids, groups, updates, start)
     self.params = self._consensus()
     return not len(moved)
+
+@patch
+def _reform(self:Simulation, ids, groups, updates, start):
+    "Step 5b of a grouped run whose rule `reforms`: its new models and assignment, checked (new states if G moved)."
+    counts = client_class_counts(self.y, self.client_idx, ids, self.n_classes)
+    rnd = GroupRound(self.round, ids, groups, updates, start, self.models, counts, self.assignment.copy())
+    out = check_reform(self.grouping.reform(self.round, rnd), rnd, self.grouping.name)
+    if out is None: return
+    self.models, self.assignment = out
+    if len(self.models) != len(self.group_state): self.group_state = [{} for _ in self.models]
 
 # %% ../../nbs/engine/05_fedavg.ipynb #gr0ups3c
 @patch

@@ -6,7 +6,18 @@
 from __future__ import annotations
 import functools
 import numpy as np
-from .core import ANSWER_TOL, LAB_SEED, exercise, as_number, as_numbers, as_parts, as_text, first_mistake, try_call, rubric_feedback
+from hetfl_explore.graders.core import (
+    ANSWER_TOL,
+    LAB_SEED,
+    exercise,
+    as_number,
+    as_numbers,
+    as_parts,
+    as_text,
+    first_mistake,
+    try_call,
+    rubric_feedback,
+)
 from ..foundation.core import check_int, check_float, check_choice, check_type
 from ..clustering.profiles import GRAPHS, total_variation, ordinal_w1, naive_scipy_w1
 from ..clustering.mcl import mcl_matrix
@@ -14,15 +25,24 @@ from ..clustering.eccentricity import THRESHOLDS, ECC_MODES, accepts, chebyshev_
 from ..widgets.clustering import ProfileLab, EccentricityPanel, GPFLPlayer
 
 # %% auto #0
-__all__ = ['P1', 'Q1', 'Q2_EDGES', 'Q2_INFLATION', 'MATRIX_TOL', 'Q3_INFLATIONS', 'PITFALL', 'Q4_PAIRS', 'Q4_CLASSES', 'FUNC_TOL',
-           'Q5_SIZES', 'Q5_MS', 'Q5_FACTORS', 'DRIFTS', 'DRIFT_TOL', 'ROUNDS', 'Q7_CFL', 'CLUSTERING_RUBRIC',
-           'q2_graph', 'mcl_one_step', 'mcl_cluster_counts', 'w1_cases', 'w1_problem', 'threshold_grid',
-           'threshold_problem', 'first_rejected_drift', 'cfl_first_split', 'as_workers', 'gpfl_first_move']
+__all__ = ['P1', 'Q1', 'Q1_TV_SLIP', 'Q1_W1_SLIPS', 'Q2_EDGES', 'Q2_INFLATION', 'MATRIX_TOL', 'Q3_INFLATIONS', 'PITFALL',
+           'Q4_PAIRS', 'Q4_CLASSES', 'FUNC_TOL', 'Q5_SIZES', 'Q5_MS', 'Q5_FACTORS', 'DRIFTS', 'DRIFT_TOL', 'ROUNDS',
+           'Q7_CFL', 'CLUSTERING_RUBRIC', 'q2_graph', 'mcl_one_step', 'mcl_cluster_counts', 'w1_cases', 'w1_problem',
+           'threshold_grid', 'threshold_problem', 'first_rejected_drift', 'cfl_first_split', 'as_workers',
+           'gpfl_first_move']
 
 # %% ../../nbs/graders/96_clustering.ipynb #c36257fb
 P1, Q1 = (0.5, 0.2, 0.2, 0.1), (0.1, 0.2, 0.3, 0.4)   # the two class profiles of q1
+Q1_TV_SLIP = ('the first part (TV) is the whole L1 sum Σ|p − q|: every unit of mass moved leaves one class and '
+              'enters another, so TV is half of it.')
+Q1_W1_SLIPS = ('the second part (ordinal W1) compares the classes one by one; with ground cost |i − j| compare the '
+               'CUMULATIVE sums.',
+               'the second part equals TV: with the ordinal ground cost, moving mass from class 0 to class 3 costs 3, '
+               'not 1.',
+               "the second part is SciPy's wasserstein_distance(p, q), which reads the probabilities as sample values.")
 
-@exercise('clustering.q1', hint='TV moves mass between any two classes at cost 1; the ordinal W1 adds up |F_p − F_q| over the cumulative sums.')
+@exercise('clustering.q1', hint='TV moves mass between any two classes at cost 1; the ordinal W1 adds up |F_p − F_q| '
+                                'over the cumulative sums.')
 def _q1(answer, # the student's answer
        ):
     "Check (TV distance, ordinal W1) between the two class profiles of q1."
@@ -33,14 +53,11 @@ def _q1(answer, # the student's answer
     want, l1 = (total_variation(P1, Q1), ordinal_w1(P1, Q1)), float(np.abs(np.subtract(P1, Q1)).sum())
     ok = [abs(a - b) <= ANSWER_TOL for a, b in zip((tv, w1), want)]
     if all(ok): return None
-    if abs(tv - want[1]) <= ANSWER_TOL and abs(w1 - want[0]) <= ANSWER_TOL: return 'the two values look swapped: TV first, then the ordinal W1.'
-    if not ok[0]:
-        return first_mistake(tv, [(l1, 'the first part (TV) is the whole L1 sum Σ|p − q|: every unit of mass moved leaves one class and enters another, so TV is half of it.')], ANSWER_TOL) \
-            or 'the first part (TV distance) is off.'
-    return first_mistake(w1, [(l1, 'the second part (ordinal W1) compares the classes one by one; with ground cost |i − j| compare the CUMULATIVE sums.'),
-                              (want[0], 'the second part equals TV: with the ordinal ground cost, moving mass from class 0 to class 3 costs 3, not 1.'),
-                              (naive_scipy_w1(P1, Q1), "the second part is SciPy's wasserstein_distance(p, q), which reads the probabilities as sample values.")], ANSWER_TOL) \
-        or 'the second part (ordinal W1) is off.'
+    if abs(tv - want[1]) <= ANSWER_TOL and abs(w1 - want[0]) <= ANSWER_TOL:
+        return 'the two values look swapped: TV first, then the ordinal W1.'
+    if not ok[0]: return first_mistake(tv, [(l1, Q1_TV_SLIP)], ANSWER_TOL) or 'the first part (TV distance) is off.'
+    slips = list(zip((l1, want[0], naive_scipy_w1(P1, Q1)), Q1_W1_SLIPS))
+    return first_mistake(w1, slips, ANSWER_TOL) or 'the second part (ordinal W1) is off.'
 
 # %% ../../nbs/graders/96_clustering.ipynb #ebd1f495
 Q2_EDGES = ((0, 1), (0, 2), (1, 2), (2, 3))   # the undirected graph of q2 (self-loops are added by MCL)
@@ -64,13 +81,28 @@ def _q2_slips(A):
     "The matrices of typical wrong orders of operations, with their messages."
     col = lambda M: M / M.sum(0, keepdims=True)
     M, R = col(A + np.eye(len(A))), (A + np.eye(len(A))) / (A + np.eye(len(A))).sum(1, keepdims=True)
-    return [(mcl_one_step(A, loops=False), 'this is MCL without self-loops: add 1 on the diagonal before normalising.'),
-            ((lambda E: E / E.sum(1, keepdims=True))((R @ R) ** Q2_INFLATION), 'you normalised the ROWS; MCL makes every column sum to 1.'),
-            ((M @ M) ** Q2_INFLATION, 'after the element-wise power, renormalise each column (inflation = power, then normalise).'),
-            ((lambda I: I @ I)(col(M ** Q2_INFLATION)), 'you inflated before expanding: expansion (the matrix power) comes first.'),
-            (col((M * M) ** Q2_INFLATION), 'expansion is the MATRIX power M @ M, not the element-wise square.')]
+    return [
+        (mcl_one_step(A, loops=False), 'this is MCL without self-loops: add 1 on the diagonal before normalising.'),
+        (
+            (lambda E: E / E.sum(1, keepdims=True))((R @ R) ** Q2_INFLATION),
+            'you normalised the ROWS; MCL makes every column sum to 1.',
+        ),
+        (
+            (M @ M) ** Q2_INFLATION,
+            'after the element-wise power, renormalise each column (inflation = power, then normalise).',
+        ),
+        (
+            (lambda I: I @ I)(col(M**Q2_INFLATION)),
+            'you inflated before expanding: expansion (the matrix power) comes first.',
+        ),
+        (col((M * M) ** Q2_INFLATION), 'expansion is the MATRIX power M @ M, not the element-wise square.'),
+    ]
 
-@exercise('clustering.q2', hint='loops, column normalisation, then M @ M, then the element-wise power r and a column normalisation.')
+
+@exercise(
+    'clustering.q2',
+    hint='loops, column normalisation, then M @ M, then the element-wise power r and a column normalisation.',
+)
 def _q2(answer, # the student's answer
        ):
     "Check the 4 x 4 matrix after one MCL expansion and inflation on q2's graph."
@@ -80,7 +112,8 @@ def _q2(answer, # the student's answer
     if np.allclose(M, mcl_one_step(A), atol=MATRIX_TOL): return None
     slip = next((msg for S, msg in _q2_slips(A) if np.allclose(M, S, atol=MATRIX_TOL)), None)
     if slip: return slip
-    if not np.allclose(M.sum(0), 1, atol=MATRIX_TOL): return 'a column does not sum to 1: MCL matrices are column-stochastic after every step.'
+    if not np.allclose(M.sum(0), 1, atol=MATRIX_TOL):
+        return 'a column does not sum to 1: MCL matrices are column-stochastic after every step.'
     j = int(np.argmax(np.abs(M - mcl_one_step(A)).max(0) > MATRIX_TOL))
     return f'column {j} (node {j}) is off.'
 
@@ -98,18 +131,26 @@ def mcl_cluster_counts(graph:str='knn', # the panel's graph: 'knn', 'eps' or 'de
     return [int(lab.compute(graph=graph, inflation=r)['report']['n_clusters']) for r in Q3_INFLATIONS]
 
 # %% ../../nbs/graders/96_clustering.ipynb #f340ba49
-@exercise('clustering.q3', hint="set the panel's graph to knn (k = 2) and move only the inflation slider; count the clusters in its status line.")
+@exercise(
+    'clustering.q3',
+    hint=(
+        "set the panel's graph to knn (k = 2) and move only the inflation slider; count the clusters in its status"
+        " line."
+    ),
+)
 def _q3(answer, # the student's answer
        ):
     "Check the cluster counts of the k-NN profile graph at inflation 1.4, 1.7, 2.5 and 3.0."
     got = as_numbers(answer)
-    if got is None or got.size != len(Q3_INFLATIONS): return f'expected {len(Q3_INFLATIONS)} counts, one per inflation {Q3_INFLATIONS}.'
+    if got is None or got.size != len(Q3_INFLATIONS):
+        return f'expected {len(Q3_INFLATIONS)} counts, one per inflation {Q3_INFLATIONS}.'
     if (got != np.round(got)).any() or (got < 1).any(): return 'cluster counts are whole numbers of at least 1.'
     want = mcl_cluster_counts('knn')
     if got.tolist() == want: return None
     if got.tolist() == want[::-1]: return 'the counts are reversed: list them from inflation 1.4 up to 3.0.'
     for g in ('dense', 'eps'):
-        if got.tolist() == mcl_cluster_counts(g): return f"these are the counts of the {g} graph: set the panel's graph to knn."
+        if got.tolist() == mcl_cluster_counts(g):
+            return f"these are the counts of the {g} graph: set the panel's graph to knn."
     i = int(np.flatnonzero(got != np.array(want))[0])
     return f'the count at inflation {Q3_INFLATIONS[i]} is off.'
 
@@ -122,13 +163,32 @@ def w1_cases(seed:int=LAB_SEED, # seed of the random pairs
             ) -> list[tuple[np.ndarray, np.ndarray]]: # (p, q) pairs
     "The pitfall pair and `Q4_PAIRS` random class profiles over `Q4_CLASSES` classes."
     rng = np.random.default_rng(check_int('seed', seed, lo=0))
-    return [tuple(np.array(v) for v in PITFALL)] + [tuple(rng.dirichlet(np.ones(Q4_CLASSES), 2)) for _ in range(Q4_PAIRS)]
+    return [tuple(np.array(v) for v in PITFALL)] + [
+        tuple(rng.dirichlet(np.ones(Q4_CLASSES), 2)) for _ in range(Q4_PAIRS)
+    ]
 
 def _w1_rules():
     "Known wrong distances, with what each means."
-    return [(naive_scipy_w1, 'your function still reads the probabilities as sample VALUES (the naive call): the distance ignores which class holds the mass.'),
-            (total_variation, 'your function computes TV (the 0/1 ground cost); this exercise keeps SciPy\'s ordinal ground cost |i − j| between classes.'),
-            (lambda p, q: float(np.abs(p - q).sum()), 'your function sums |p − q| class by class: that is no transport cost.')]
+    return [
+        (
+            naive_scipy_w1,
+            (
+                'your function still reads the probabilities as sample VALUES (the naive call): the distance ignores'
+                ' which class holds the mass.'
+            ),
+        ),
+        (
+            total_variation,
+            (
+                'your function computes TV (the 0/1 ground cost); this exercise keeps SciPy\'s ordinal ground cost |i −'
+                ' j| between classes.'
+            ),
+        ),
+        (
+            lambda p, q: float(np.abs(p - q).sum()),
+            'your function sums |p − q| class by class: that is no transport cost.',
+        ),
+    ]
 
 # %% ../../nbs/graders/96_clustering.ipynb #6ec8e69f
 def w1_problem(w1, # the student's function w1(p, q) -> distance
@@ -145,9 +205,16 @@ def w1_problem(w1, # the student's function w1(p, q) -> distance
     for rule, msg in _w1_rules():
         if np.allclose(got, [rule(p, q) for p, q in cases], atol=FUNC_TOL): return msg
     i = int(np.flatnonzero(~np.isclose(got, [ordinal_w1(p, q) for p, q in cases], atol=FUNC_TOL))[0])
-    return f'on the pair p = {np.round(cases[i][0], 2).tolist()}, q = {np.round(cases[i][1], 2).tolist()} your distance differs from Wasserstein-1 with ground cost |i − j|.'
+    return (
+        f'on the pair p = {np.round(cases[i][0], 2).tolist()}, q = {np.round(cases[i][1], 2).tolist()} your distance'
+        ' differs from Wasserstein-1 with ground cost |i − j|.'
+    )
 
-@exercise('clustering.q4', hint="read SciPy's signature: which arguments are the values of the samples, and which their weights?")
+
+@exercise(
+    'clustering.q4',
+    hint="read SciPy's signature: which arguments are the values of the samples, and which their weights?",
+)
 def _q4(answer, # the student's answer
        ):
     "Check the student's fixed `w1(p, q)`."
@@ -164,10 +231,21 @@ def threshold_grid() -> list[tuple[float, int, float]]: # (xi, n, m) triples
 def _threshold_slips():
     "Known wrong membership rules, with what each means."
     v = chebyshev_threshold
-    return [(lambda xi, n, m: accepts(xi, n, m, 'literal'), 'this is the rule as printed, ξ < v: for m = 3 it accepts only within 2σ. AutoCloud compares the NORMALISED eccentricity.'),
-            (lambda xi, n, m: 2 * xi <= v(n, m), 'you doubled ξ; the normalised eccentricity is ξ / 2.'),
-            (lambda xi, n, m: xi / 2 > v(n, m), 'your test is inverted: it accepts the far points and rejects the near ones.'),
-            (lambda xi, n, m: xi / 2 <= (m + 1) / (2 * n), 'the threshold uses m² + 1, not m + 1.')]
+    return [
+        (
+            lambda xi, n, m: accepts(xi, n, m, 'literal'),
+            (
+                'this is the rule as printed, ξ < v: for m = 3 it accepts only within 2σ. AutoCloud compares the'
+                ' NORMALISED eccentricity.'
+            ),
+        ),
+        (lambda xi, n, m: 2 * xi <= v(n, m), 'you doubled ξ; the normalised eccentricity is ξ / 2.'),
+        (
+            lambda xi, n, m: xi / 2 > v(n, m),
+            'your test is inverted: it accepts the far points and rejects the near ones.',
+        ),
+        (lambda xi, n, m: xi / 2 <= (m + 1) / (2 * n), 'the threshold uses m² + 1, not m + 1.'),
+    ]
 
 # %% ../../nbs/graders/96_clustering.ipynb #465e66ee
 def threshold_problem(f, # the student's function f(xi, n, m) -> bool
@@ -177,7 +255,8 @@ def threshold_problem(f, # the student's function f(xi, n, m) -> bool
     for xi, n, m in grid:
         res, err = try_call(f, xi, n, m)
         if err: return err
-        if not isinstance(res, (bool, np.bool_)): return f'your function must return True or False; it returned {type(res).__name__}.'
+        if not isinstance(res, (bool, np.bool_)):
+            return f'your function must return True or False; it returned {type(res).__name__}.'
         got.append(bool(res))
     if got == [accepts(xi, n, m, 'autocloud') for xi, n, m in grid]: return None
     for rule, msg in _threshold_slips():
@@ -208,7 +287,10 @@ def first_rejected_drift(threshold:str='literal', # 'literal' or 'autocloud'
     return next((d for d in DRIFTS if not panel.compute(3.0, threshold, mode, 6, d)['accepted'][0]), None)
 
 # %% ../../nbs/graders/96_clustering.ipynb #d94dce4e
-@exercise('clustering.q6', hint="keep m = 3, size 6 and mode 'frozen'; step the drift slider up and watch worker 0's bar turn red.")
+@exercise(
+    'clustering.q6',
+    hint="keep m = 3, size 6 and mode 'frozen'; step the drift slider up and watch worker 0's bar turn red.",
+)
 def _q6(answer, # the student's answer
        ):
     "Check (smallest rejecting drift under the printed threshold, under AutoCloud's)."
@@ -217,10 +299,13 @@ def _q6(answer, # the student's answer
     want = np.array([first_rejected_drift(t) for t in THRESHOLDS])
     ok = np.abs(got - want) <= DRIFT_TOL
     if ok.all(): return None
-    if (np.abs(got[::-1] - want) <= DRIFT_TOL).all(): return 'the two values look swapped: the printed (literal) threshold first.'
-    if (np.abs(got + DRIFTS[1] - want) <= DRIFT_TOL).all(): return 'these are the largest drifts still ACCEPTED; the question asks for the first drift that rejects.'
+    if (np.abs(got[::-1] - want) <= DRIFT_TOL).all():
+        return 'the two values look swapped: the printed (literal) threshold first.'
+    if (np.abs(got + DRIFTS[1] - want) <= DRIFT_TOL).all():
+        return 'these are the largest drifts still ACCEPTED; the question asks for the first drift that rejects.'
     inc = first_rejected_drift('literal', 'include')
-    if inc is not None and abs(got[0] - inc) <= DRIFT_TOL: return "the first value is read in 'include' mode: set the panel's mode to 'frozen' (last round's statistics)."
+    if inc is not None and abs(got[0] - inc) <= DRIFT_TOL:
+        return "the first value is read in 'include' mode: set the panel's mode to 'frozen' (last round's statistics)."
     return f"the {'first (literal)' if not ok[0] else 'second (autocloud)'} value is off."
 
 
@@ -237,7 +322,11 @@ def cfl_first_split(eps1:float=Q7_CFL[0], # CFL's epsilon 1
                     seed:int=LAB_SEED, # the player's seed
                    ) -> list[list[int]]: # the clusters (workers numbered from 1) of the first round with more than one
     "The clusters of CFL's first round with more than one cluster in the GP-FL player ([] if it never splits)."
-    eps1, eps2, warmup = check_float('eps1', eps1, lo=0), check_float('eps2', eps2, lo=0), check_int('warmup', warmup, lo=0)
+    eps1, eps2, warmup = (
+        check_float('eps1', eps1, lo=0),
+        check_float('eps2', eps2, lo=0),
+        check_int('warmup', warmup, lo=0),
+    )
     labels = _player(check_int('seed', seed, lo=0)).cfl(eps1, eps2, warmup).labels
     lab = next((l for l in labels if len(set(l.tolist())) > 1), None)
     return [] if lab is None else [(np.flatnonzero(lab == c) + 1).tolist() for c in np.unique(lab)]
@@ -250,7 +339,10 @@ def as_workers(x, # worker ids: numbers or 'w<n>' strings, one or several
     return None if any(v is None or v != round(v) for v in out) else sorted(int(v) for v in out)
 
 # %% ../../nbs/graders/96_clustering.ipynb #750b592d
-@exercise('clustering.q7', hint="after the warm-up, compare CFL's labels round by round: the first round with two clusters shows the split.")
+@exercise(
+    'clustering.q7',
+    hint="after the warm-up, compare CFL's labels round by round: the first round with two clusters shows the split.",
+)
 def _q7(answer, # the student's answer
        ):
     "Check the workers CFL's first split separates from w1 (numbered from 1)."
@@ -261,31 +353,49 @@ def _q7(answer, # the student's answer
     other = sorted(w for c in split if 1 not in c for w in c)
     if got == other: return None
     if got == [w - 1 for w in other]: return 'your ids look 0-based: number the workers as the panel does, w1 to w15.'
-    if set(got) >= {w for c in split for w in c}: return 'these are all the workers; CFL splits them in two after the warm-up.'
+    if set(got) >= {w for c in split for w in c}:
+        return 'these are all the workers; CFL splits them in two after the warm-up.'
     if 1 in got: return "your list contains w1 itself: hand in the workers on the OTHER side of the split."
     return 'these are not the workers CFL separates from w1 in its first split.'
 
 # %% ../../nbs/graders/96_clustering.ipynb #e876f51a
 def gpfl_first_move(seed:int=LAB_SEED, # the player's seed
                    ) -> tuple[int, int, int] | None: # (worker numbered from 1, round, clusters in that round)
-    "The first worker GP-FL moves in the player, the round, and the number of clusters that round (None if nobody moves)."
+    "The first worker GP-FL moves in the player, the round, and that round's cluster count (None if nobody moves)."
     gp = _player(check_int('seed', seed, lo=0)).gp
     t = next((t for t, rec in enumerate(gp.log) if len(rec['changed'])), None)
     return None if t is None else (int(gp.log[t]['changed'][0]) + 1, t, len(set(gp.labels[t].tolist())))
 
-@exercise('clustering.q8', hint="play the rounds: the status line names who moved; count the clusters (colours) in the membership table that round.")
+
+@exercise(
+    'clustering.q8',
+    hint=(
+        "play the rounds: the status line names who moved; count the clusters (colours) in the membership table that"
+        " round."
+    ),
+)
 def _q8(answer, # the student's answer
        ):
     "Check (worker moved first, its round, clusters in that round) in the GP-FL player."
     parts = as_parts(answer, 3)
     if parts is None: return 'expected three parts (worker, round, number of clusters).'
     w, t, k = as_workers(parts[0]), as_number(parts[1]), as_number(parts[2])
-    if w is None or len(w) != 1 or t is None or k is None: return 'each part must be one number (the worker may be written w<n>).'
+    if w is None or len(w) != 1 or t is None or k is None:
+        return 'each part must be one number (the worker may be written w<n>).'
     want = gpfl_first_move()
     if (w[0], t, k) == want: return None
-    if w[0] != want[0]: return 'the first part (worker) is off' + (': the panel numbers workers from w1.' if w[0] == want[0] - 1 else '.')
-    if t != want[1]: return 'the second part (round) is off' + (': that is when the worker moves again; it first moves earlier.' if t > want[1] else '.')
-    return 'the third part (clusters) is off: count the clusters in the round the worker moves, when it starts a cluster of its own.'
+    if w[0] != want[0]:
+        return 'the first part (worker) is off' + (
+            ': the panel numbers workers from w1.' if w[0] == want[0] - 1 else '.'
+        )
+    if t != want[1]:
+        return 'the second part (round) is off' + (
+            ': that is when the worker moves again; it first moves earlier.' if t > want[1] else '.'
+        )
+    return (
+        'the third part (clusters) is off: count the clusters in the round the worker moves, when it starts a cluster'
+        ' of its own.'
+    )
 
 # %% ../../nbs/graders/96_clustering.ipynb #cb0343ad
 CLUSTERING_RUBRIC = {'privacy': ('privacy', 'leak', 'label distribution', 'class profile', 'reveal', 'secure'),

@@ -13,10 +13,23 @@ from IPython.display import display
 from sklearn.metrics import adjusted_rand_score
 from fastcore.basics import patch_to
 from ..foundation.core import check_int, check_float, check_choice, check_type
-from ..clustering.profiles import (laplace_smooth, class_distance_matrix, naive_scipy_w1, distance_to_similarity,
-                                               sparsify, SIMILARITIES, GRAPHS)
+from hetfl_explore.clustering.profiles import (
+    laplace_smooth,
+    class_distance_matrix,
+    naive_scipy_w1,
+    distance_to_similarity,
+    sparsify,
+    SIMILARITIES,
+    GRAPHS,
+)
 from ..clustering.mcl import mcl, clustering_report
-from ..clustering.eccentricity import eccentricity, chebyshev_threshold, cluster_stats, THRESHOLDS, ECC_MODES
+from hetfl_explore.clustering.eccentricity import (
+    eccentricity,
+    chebyshev_threshold,
+    cluster_stats,
+    THRESHOLDS,
+    ECC_MODES,
+)
 from ..clustering.data import har_like_stream, leaf_synthetic, ACTIVITIES, FAMILY
 from ..clustering.gpfl import GPFL, FedAvg, CFL
 from ..clustering.cafl import FedCO
@@ -62,20 +75,29 @@ DISTANCES = ('tv', 'w1_ordinal', 'naive scipy (wrong)', 'semantic')
 
 def family_cost() -> np.ndarray:
     "Ground cost between activities: 0.5 within a family (static, walking-like, jump/run), 1 across."
-    f = np.array(FAMILY); C = np.where(f[:, None] == f[None], 0.5, 1.0); np.fill_diagonal(C, 0)
+    f = np.array(FAMILY)
+    C = np.where(f[:, None] == f[None], 0.5, 1.0)
+    np.fill_diagonal(C, 0)
     return C
 
 class ProfileLab(FigurePanel):
-    "Distance, similarity, graph and inflation -> MCL clusters of the HAR-like workers, with the ARI against the planted groups."
+    "Distance, similarity, graph and inflation -> MCL clusters of the HAR-like workers; ARI vs the planted groups."
     def __init__(self, seed:int=0, # seed of the HAR-like stream
                 ):
         self.data = har_like_stream(seed=check_int('seed', seed, lo=0))
-        self.P = laplace_smooth(np.stack([np.bincount(self.data.batch(0, w)[1], minlength=len(ACTIVITIES)) for w in range(self.data.n_clients)]))
-        self.w = dict(distance=W.Dropdown(options=DISTANCES, value='tv', description='distance'),
-                      similarity=W.Dropdown(options=SIMILARITIES, description='similarity'),
-                      graph=W.Dropdown(options=GRAPHS, value='eps', description='graph'), k=W.IntSlider(2, 1, 8, description='k'),
-                      eps_q=W.FloatSlider(value=0.15, min=0.05, max=1, step=0.05, description='ε quantile'),
-                      inflation=W.FloatSlider(value=1.7, min=1.2, max=3.0, step=0.1, description='inflation'))
+        self.P = laplace_smooth(
+            np.stack(
+                [np.bincount(self.data.batch(0, w)[1], minlength=len(ACTIVITIES)) for w in range(self.data.n_clients)]
+            )
+        )
+        self.w = dict(
+            distance=W.Dropdown(options=DISTANCES, value='tv', description='distance'),
+            similarity=W.Dropdown(options=SIMILARITIES, description='similarity'),
+            graph=W.Dropdown(options=GRAPHS, value='eps', description='graph'),
+            k=W.IntSlider(2, 1, 8, description='k'),
+            eps_q=W.FloatSlider(value=0.15, min=0.05, max=1, step=0.05, description='ε quantile'),
+            inflation=W.FloatSlider(value=1.7, min=1.2, max=3.0, step=0.1, description='inflation'),
+        )
         self._build(self.w)
 
 # %% ../../nbs/widgets/55_clustering.ipynb #7633ca1d
@@ -88,17 +110,25 @@ def compute(self, distance:str='tv', # one of DISTANCES
             inflation:float=1.7, # MCL inflation
            ) -> dict:
     "Clusters, ARI and figure for one setting."
-    check_choice('distance', distance, DISTANCES); n = len(self.P)
-    if graph == 'knn' and k > n - 1: raise ValueError(f"k={k}: a k-NN graph of {n} workers allows at most {n - 1} neighbours")
-    if distance == 'naive scipy (wrong)': D = np.array([[naive_scipy_w1(p, q) for q in self.P] for p in self.P])
-    else: D = class_distance_matrix(self.P, distance, family_cost() if distance == 'semantic' else None)
+    check_choice('distance', distance, DISTANCES)
+    n = len(self.P)
+    if graph == 'knn' and k > n - 1:
+        raise ValueError(f"k={k}: a k-NN graph of {n} workers allows at most {n - 1} neighbours")
+    if distance == 'naive scipy (wrong)':
+        D = np.array([[naive_scipy_w1(p, q) for q in self.P] for p in self.P])
+    else:
+        D = class_distance_matrix(self.P, distance, family_cost() if distance == 'semantic' else None)
     A = sparsify(distance_to_similarity(D, similarity), D, graph, k, eps_q)
-    labels = mcl(A, inflation=inflation); rep = clustering_report(labels, D)
+    labels = mcl(A, inflation=inflation)
+    rep = clustering_report(labels, D)
     ari = adjusted_rand_score(self.data.groups[0], labels)
     fig = make_subplots(1, 2, subplot_titles=('distance', 'graph (similarity)'))
-    fig.add_trace(go.Heatmap(z=D, coloraxis='coloraxis'), 1, 1); fig.add_trace(go.Heatmap(z=A, colorscale='Blues', showscale=False), 1, 2)
+    fig.add_trace(go.Heatmap(z=D, coloraxis='coloraxis'), 1, 1)
+    fig.add_trace(go.Heatmap(z=A, colorscale='Blues', showscale=False), 1, 2)
     fig.update_layout(height=330, width=720)
-    text = f"{rep['n_clusters']} clusters {rep['sizes']} · ARI vs planted groups {ari:.2f}" + (f" · degenerate: {rep['degenerate']}" if rep['degenerate'] else '')
+    text = f"{rep['n_clusters']} clusters {rep['sizes']} · ARI vs planted groups {ari:.2f}" + (
+        f" · degenerate: {rep['degenerate']}" if rep['degenerate'] else ''
+    )
     return dict(labels=labels, ari=float(ari), report=rep, figure=fig, text=text)
 
 # %% ../../nbs/widgets/55_clustering.ipynb #15677a23
@@ -106,12 +136,17 @@ class EccentricityPanel(FigurePanel):
     "Eccentricity of every worker of a cluster, one of them drifting, against the Chebyshev threshold."
     def __init__(self, seed:int=0, # seed of the cluster's profiles
                 ):
-        rng = np.random.default_rng(check_int('seed', seed, lo=0)); K = len(ACTIVITIES)
+        rng = np.random.default_rng(check_int('seed', seed, lo=0))
+        K = len(ACTIVITIES)
         self.base, self.other = rng.dirichlet(np.ones(K)), rng.dirichlet(np.ones(K))
         self.noise = rng.dirichlet(np.ones(K) * 60, 12)
-        self.w = dict(m=W.FloatSlider(value=3, min=1, max=4, step=0.5, description='m'), threshold=W.ToggleButtons(options=THRESHOLDS),
-                      mode=W.ToggleButtons(options=ECC_MODES), size=W.IntSlider(6, 2, 12, description='size'),
-                      drift=W.FloatSlider(value=0.3, min=0, max=1, step=0.05, description='drift'))
+        self.w = dict(
+            m=W.FloatSlider(value=3, min=1, max=4, step=0.5, description='m'),
+            threshold=W.ToggleButtons(options=THRESHOLDS),
+            mode=W.ToggleButtons(options=ECC_MODES),
+            size=W.IntSlider(6, 2, 12, description='size'),
+            drift=W.FloatSlider(value=0.3, min=0, max=1, step=0.05, description='drift'),
+        )
         self._build(self.w)
 
 # %% ../../nbs/widgets/55_clustering.ipynb #f1ab2456
@@ -124,18 +159,27 @@ def compute(self, m:float=3.0, # Chebyshev multiplier
            ) -> dict:
     "Eccentricities, threshold and accept/reject of every worker."
     size, drift = check_int('size', size, 2, len(self.noise)), check_float('drift', drift, 0, 1)
-    check_choice('threshold', threshold, THRESHOLDS); check_choice('mode', mode, ECC_MODES)
+    check_choice('threshold', threshold, THRESHOLDS)
+    check_choice('mode', mode, ECC_MODES)
     P = 0.5 * self.base + 0.5 * self.noise[:size]
     p0 = (1 - drift) * P[0] + drift * self.other
-    X = np.vstack([p0, P[1:]]) if mode == 'include' else P                   # include: the drifted point joins the statistics
+    X = np.vstack([p0, P[1:]]) if mode == 'include' else P  # include: the drifted point joins the statistics
     (mu, var, n), = cluster_stats(X, np.zeros(len(X), int)).values()
-    Pn = np.vstack([p0, P[1:]]); xi = np.array([eccentricity(p, mu, var, n) for p in Pn])
-    v = chebyshev_threshold(n, m); stat = xi if threshold == 'literal' else xi / 2
+    Pn = np.vstack([p0, P[1:]])
+    xi = np.array([eccentricity(p, mu, var, n) for p in Pn])
+    v = chebyshev_threshold(n, m)
+    stat = xi if threshold == 'literal' else xi / 2
     ok = stat < v if threshold == 'literal' else stat <= v
     fig = go.Figure(go.Bar(x=[f'w{i}' for i in range(size)], y=stat, marker_color=np.where(ok, '#4c78a8', '#e45756')))
     fig.add_hline(y=v, line_dash='dash', annotation_text=f'v = (m²+1)/(2n) = {v:.3f}')
     fig.update_layout(yaxis_title='ξ' if threshold == 'literal' else 'ζ = ξ/2', height=320, width=620)
-    return dict(xi=xi, v=v, accepted=ok, figure=fig, text=f"worker 0 {'accepted' if ok[0] else 'rejected'} · max ξ {xi.max():.3f}")
+    return dict(
+        xi=xi,
+        v=v,
+        accepted=ok,
+        figure=fig,
+        text=f"worker 0 {'accepted' if ok[0] else 'rejected'} · max ξ {xi.max():.3f}",
+    )
 
 # %% ../../nbs/widgets/55_clustering.ipynb #208f9cdf
 class GPFLPlayer(FigurePanel):
@@ -145,11 +189,19 @@ class GPFLPlayer(FigurePanel):
                 ):
         rounds = check_int('rounds', rounds, 6, 30)
         self.data, self.seed = har_like_stream(rounds=rounds, seed=check_int('seed', seed, lo=0)), seed
-        g = GPFL(); g.start(self.data, seed); self.P = [g.P]
-        for _ in range(rounds): g.step(); self.P.append(g.P)
-        self.gp, self.avg, self._cfl = g.run, FedAvg().run(self.data, seed=seed), {}
-        self.w = dict(t=W.IntSlider(0, 0, rounds, description='round'), eps1=W.FloatSlider(value=0.4, min=0, max=3, step=0.1, description='ε₁'),
-                      eps2=W.FloatSlider(value=1.6, min=0, max=3, step=0.1, description='ε₂'), warmup=W.IntSlider(5, 0, rounds, description='warm-up'))
+        g = GPFL()
+        g.start(self.data, seed)
+        self.P = [g.P]
+        for _ in range(rounds):
+            g.step()
+            self.P.append(g.P)
+        self.gp, self.avg, self._cfl = g.record, FedAvg().run(self.data, seed=seed), {}
+        self.w = dict(
+            t=W.IntSlider(0, 0, rounds, description='round'),
+            eps1=W.FloatSlider(value=0.4, min=0, max=3, step=0.1, description='ε₁'),
+            eps2=W.FloatSlider(value=1.6, min=0, max=3, step=0.1, description='ε₂'),
+            warmup=W.IntSlider(5, 0, rounds, description='warm-up'),
+        )
         self._build(self.w)
 
     def cfl(self, eps1:float, # CFL's epsilon 1
@@ -169,14 +221,35 @@ def compute(self, t:int=0, # the round to show
             warmup:int=5, # CFL's warm-up
            ) -> dict:
     "Membership table up to round t, F1 curves of FedAvg, CFL and GP-FL, and worker 1's cluster profiles at t."
-    t = check_int('t', t, 0, len(self.gp.labels) - 1); L = np.stack(self.gp.labels[:t + 1]).T
-    fig = make_subplots(1, 3, subplot_titles=('cluster of each worker', 'mean weighted F1', "profiles in worker 1's cluster"), column_widths=[0.4, 0.3, 0.3])
-    fig.add_trace(go.Heatmap(z=L, x=list(range(t + 1)), y=[f'w{i + 1}' for i in range(len(L))], colorscale='Turbo', showscale=False), 1, 1)
-    for r in (self.avg, self.cfl(eps1, eps2, warmup), self.gp): fig.add_trace(go.Scatter(y=r.curve('group_f1')[:t + 1], name=r.name), 1, 2)
-    for w in np.flatnonzero(L[:, -1] == L[0, -1]): fig.add_trace(go.Bar(x=list(ACTIVITIES), y=self.P[t][w], name=f'w{w + 1}', showlegend=False), 1, 3)
+    t = check_int('t', t, 0, len(self.gp.labels) - 1)
+    L = np.stack(self.gp.labels[: t + 1]).T
+    fig = make_subplots(
+        1,
+        3,
+        subplot_titles=('cluster of each worker', 'mean weighted F1', "profiles in worker 1's cluster"),
+        column_widths=[0.4, 0.3, 0.3],
+    )
+    fig.add_trace(
+        go.Heatmap(
+            z=L, x=list(range(t + 1)), y=[f'w{i + 1}' for i in range(len(L))], colorscale='Turbo', showscale=False
+        ),
+        1,
+        1,
+    )
+    for r in (self.avg, self.cfl(eps1, eps2, warmup), self.gp):
+        fig.add_trace(go.Scatter(y=r.curve('group_f1')[: t + 1], name=r.name), 1, 2)
+    for w in np.flatnonzero(L[:, -1] == L[0, -1]):
+        fig.add_trace(go.Bar(x=list(ACTIVITIES), y=self.P[t][w], name=f'w{w + 1}', showlegend=False), 1, 3)
     fig.update_layout(height=380, width=PANEL_FIGURE_PX)
     moved, n_cfl = self.gp.log[t]['changed'], len(set(self.cfl(eps1, eps2, warmup).labels[t]))
-    return dict(labels=L, figure=fig, text=f"round {t}: {len(set(L[:, -1]))} clusters · moved: {[w + 1 for w in moved] or 'nobody'} · CFL: {n_cfl} cluster(s)")
+    return dict(
+        labels=L,
+        figure=fig,
+        text=(
+            f"round {t}: {len(set(L[:, -1]))} clusters · moved: {[w + 1 for w in moved] or 'nobody'} · CFL: {n_cfl}"
+            " cluster(s)"
+        ),
+    )
 
 # %% ../../nbs/widgets/55_clustering.ipynb #2cd0452d
 class FedCOTradeoff(FigurePanel):
@@ -184,10 +257,12 @@ class FedCOTradeoff(FigurePanel):
     def __init__(self, rounds:int=10, # rounds of each run
                  seed:int=0, # seed of the data and the runs
                 ):
-        self.data = leaf_synthetic(n_clients=20, rounds=check_int('rounds', rounds, 2, 50), seed=check_int('seed', seed, lo=0))
-        self.base = FedAvg().run(self.data, seed=seed); self.seed = seed
+        rounds, self.seed = check_int('rounds', rounds, 2, 50), check_int('seed', seed, lo=0)
+        self.data = leaf_synthetic(n_clients=20, rounds=rounds, seed=self.seed)
+        self.base = FedAvg().run(self.data, seed=seed)
         self.w = dict(k=W.IntSlider(5, 1, 10, description='k'), r=W.IntSlider(1, 1, 4, description='r'),
-                      theta=W.FloatSlider(value=0.0, min=0, max=1, step=0.05, description='θ'), split=W.Checkbox(value=True, description='split'))
+                      theta=W.FloatSlider(value=0.0, min=0, max=1, step=0.05, description='θ'),
+                      split=W.Checkbox(value=True, description='split'))
         self._build(self.w)
 
     def compute(self, k:int=5, # initial clusters
@@ -199,10 +274,13 @@ class FedCOTradeoff(FigurePanel):
         run = FedCO(k, r, theta or None, split=split).run(self.data, seed=self.seed)
         fig = make_subplots(1, 2, subplot_titles=('cumulative uploads', 'server accuracy'))
         for rr in (self.base, run):
-            fig.add_trace(go.Scatter(y=np.cumsum(rr.uplink), name=rr.name), 1, 1); fig.add_trace(go.Scatter(y=rr.curve('server_acc'), name=rr.name, showlegend=False), 1, 2)
+            fig.add_trace(go.Scatter(y=np.cumsum(rr.uplink), name=rr.name), 1, 1)
+            fig.add_trace(go.Scatter(y=rr.curve('server_acc'), name=rr.name, showlegend=False), 1, 2)
         fig.update_layout(height=330, width=760)
         saved = 1 - sum(run.uplink) / sum(self.base.uplink)
-        return dict(run=run, saved=saved, figure=fig, text=f"FedCO saves {saved:.0%} of FedAvg's uploads · accuracy {run.curve('server_acc')[-1]:.3f} vs {self.base.curve('server_acc')[-1]:.3f}")
+        acc, base = run.curve('server_acc')[-1], self.base.curve('server_acc')[-1]
+        text = f"FedCO saves {saved:.0%} of FedAvg's uploads · accuracy {acc:.3f} vs {base:.3f}"
+        return dict(run=run, saved=saved, figure=fig, text=text)
 
 # %% ../../nbs/widgets/55_clustering.ipynb #4647dba8
 class WhoContributes(FigurePanel):
@@ -211,8 +289,11 @@ class WhoContributes(FigurePanel):
                  seed:int=0, # seed of the data and the runs
                 ):
         self.rounds, self.seed = check_int('rounds', rounds, 2, 30), check_int('seed', seed, lo=0)
-        self.w = dict(label_flip=W.IntSlider(2, 0, 5, description='label flip'), quantity_skew=W.IntSlider(1, 0, 5, description='tiny'),
-                      drifting=W.IntSlider(2, 0, 5, description='drifting'))
+        self.w = dict(
+            label_flip=W.IntSlider(2, 0, 5, description='label flip'),
+            quantity_skew=W.IntSlider(1, 0, 5, description='tiny'),
+            drifting=W.IntSlider(2, 0, 5, description='drifting'),
+        )
         self._build(self.w)
 
 # %% ../../nbs/widgets/55_clustering.ipynb #6108c18c
@@ -222,12 +303,33 @@ def compute(self, label_flip:int=2, # number of label-flip clients
             drifting:int=2, # number of drifting clients
            ) -> dict:
     "Scores per client and method, faulty clients, and the Kendall tau-b matrix."
-    a, b, c = (check_int(n, v, 0, 6) for n, v in (('label_flip', label_flip), ('quantity_skew', quantity_skew), ('drifting', drifting)))
-    ids = np.arange(a + b + c); faults = dict(label_flip=tuple(ids[:a]), quantity_skew=tuple(ids[a:a + b]), drifting=tuple(ids[a + b:]))
-    data = leaf_synthetic(n_clients=20, rounds=self.rounds, seed=self.seed, **{k: tuple(map(int, v)) for k, v in faults.items()})
-    study = contribution_study(data, self.rounds, self.seed); tau = rank_correlation_matrix({m: study[m].values for m in study})
-    fig = make_subplots(1, 2, subplot_titles=('min-max scores (faulty clients first)', 'Kendall τ-b'), column_widths=[0.6, 0.4])
+    a, b, c = (
+        check_int(n, v, 0, 6)
+        for n, v in (('label_flip', label_flip), ('quantity_skew', quantity_skew), ('drifting', drifting))
+    )
+    ids = np.arange(a + b + c)
+    faults = dict(label_flip=tuple(ids[:a]), quantity_skew=tuple(ids[a : a + b]), drifting=tuple(ids[a + b :]))
+    data = leaf_synthetic(
+        n_clients=20, rounds=self.rounds, seed=self.seed, **{k: tuple(map(int, v)) for k, v in faults.items()}
+    )
+    study = contribution_study(data, self.rounds, self.seed)
+    tau = rank_correlation_matrix({m: study[m].values for m in study})
+    fig = make_subplots(
+        1, 2, subplot_titles=('min-max scores (faulty clients first)', 'Kendall τ-b'), column_widths=[0.6, 0.4]
+    )
     for m in study: fig.add_trace(go.Bar(y=(study[m] - study[m].min()) / max(np.ptp(study[m]), 1e-12), name=m), 1, 1)
-    fig.add_trace(go.Heatmap(z=tau.values, x=list(tau.columns), y=list(tau.index), zmin=-1, zmax=1, colorscale='RdBu', showscale=False), 1, 2)
+    fig.add_trace(
+        go.Heatmap(
+            z=tau.values, x=list(tau.columns), y=list(tau.index), zmin=-1, zmax=1, colorscale='RdBu', showscale=False
+        ),
+        1,
+        2,
+    )
     fig.update_layout(height=380, width=820, barmode='group')
-    return dict(study=study, tau=tau, faults=faults, figure=fig, text=f"faulty clients: {({k: list(map(int, v)) for k, v in faults.items()})}")
+    return dict(
+        study=study,
+        tau=tau,
+        faults=faults,
+        figure=fig,
+        text=f"faulty clients: {({k: list(map(int, v)) for k, v in faults.items()})}",
+    )
