@@ -262,19 +262,15 @@ def test_assert_learned_reads_its_value_as_a_finite_number():
     assert assert_learned('fuzz', np.float32(0.75), 0.5) == 0.25 and assert_learned('fuzz', torch.tensor(0.75), 0.5) == 0.25
 
 def test_seeds_and_gaps_of_selection_helpers_are_checked():
-    "`sketch` and the clustering streams' `train_round` name a bad seed; `robust_low_outliers` a bad `min_gap`."
+    "`sketch` names a bad seed; `robust_low_outliers` a bad `min_gap`."
     from hetfl_explore.selection.baselines import sketch
     from hetfl_explore.selection.constraints import robust_low_outliers
-    from hetfl_explore.clustering.gpfl import train_round, TrainConfig, lr_init
-    from hetfl_explore.clustering.data import from_client_arrays
     u = torch.ones(3, 4)
     for v in (-1, 1.5, 2**64, 'x'): refused(lambda: sketch(u, 2, v), 'seed')
     assert np.allclose(sketch(u, 2, np.int64(3)), sketch(u, 2, 3))
     acc = np.array([.9, .8, .85, .1])
     for v in (-1.0, float('nan'), 'x', None): refused(lambda: robust_low_outliers(acc, min_gap=v), 'min_gap')
     assert robust_low_outliers(acc).tolist() == [False, False, False, True]
-    st = from_client_arrays('toy', [np.ones((6, 2)) * i for i in range(2)], [np.arange(6) % 2] * 2, 2, rounds=2, seed=0)
-    for v in (-1, 1.5, 'x'): refused(lambda: train_round(st, 0, {0: lr_init(2, 2)}, TrainConfig(), v), 'seed')
 
 def test_linked_lengths_name_both_arguments_and_what_is_allowed():
     "A length or shape mismatch names the argument that was changed, not only its partner, and says what fits."

@@ -112,16 +112,10 @@ def test_fedstream_checks_groups_and_the_test_pair(stream):
     with pytest.raises(TypeError, match=r'^server_test=3: expected an \(X, y\) pair'): replace(stream, server_test=3)
 
 def test_clustering_runs_name_their_arguments(stream):
-    from hetfl_explore.clustering.gpfl import train_round, TrainConfig, lr_init
     from hetfl_explore.clustering.contribution import fedavg_on_clients
     from hetfl_explore.clustering.cafl import silhouette_relocate
     from hetfl_explore.clustering.eccentricity import eccentricity_reassign
     with pytest.raises(TypeError, match=r'^train=Hostile'): fedavg_on_clients(stream, [0, 1], 1, train=Hostile())
-    new, _, _ = train_round(stream, np.array(1), {0: lr_init(2, 2)}, TrainConfig())   # a 0-d array is a round
-    assert new[0].shape == (3, 2)
-    with pytest.raises(ValueError,
-                       match=r'^t=3: expected an integer in \[0, 2\]'): train_round(stream, 3, {0: lr_init(2, 2)},
-                                                                                    TrainConfig())
     D = np.array([[0., 1., 4.], [1., 0., 4.], [4., 4., 0.]])
     with pytest.raises(TypeError, match=r'^reps'): silhouette_relocate(D, [0, 0, 1], Hostile())
     P = np.array([[.8, .2], [.7, .3], [.2, .8]])

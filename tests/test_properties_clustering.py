@@ -93,8 +93,6 @@ CASES += [
     ('gpfl.server_accuracy', lambda v: gp.server_accuracy(TH, v), 'data', NOT_STREAM),
     ('gpfl.FLRun', lambda v: gp.FLRun(v), 'name', st.sampled_from([None, 3, ['a']])),
     ('gpfl.TrainConfig', lambda v: gp.TrainConfig(epochs=v), 'epochs', st.one_of(NOT_INT, st.integers(max_value=0))),
-    ('gpfl.train_round', lambda v: gp.train_round(v, 0, {}, gp.TrainConfig()), 'data', NOT_STREAM),
-    ('gpfl.run_rounds', lambda v: gp.run_rounds(small_stream(), v), 'rounds', st.sampled_from([1.5, '3', [2], 0, -1, 10**6])),
     ('gpfl.softmax_regression', lambda v: gp.softmax_regression(3, v), 'n_classes', st.one_of(NOT_INT, st.integers(max_value=1))),
     ('gpfl.model_scores', lambda v: gp.model_scores(v, torch.zeros(6), X2[:, :2], Y2), 'sim', st.sampled_from([None, 3, 'x'])),
     ('gpfl.StreamAlgorithm', lambda v: gp.StreamAlgorithm(v), 'train', st.sampled_from([3, 'x', object()])),
@@ -131,6 +129,8 @@ CASES += [
     ('contribution.training_scores', lambda v: co.training_scores(v), 'run',
      st.sampled_from([None, 3, SimpleNamespace(freq=None, recur=None)])),
     ('contribution.contribution_study', lambda v: co.contribution_study(v), 'data', NOT_STREAM),
+    ('contribution.ClientSubset', lambda v: co.ClientSubset(v), 'clients',
+     st.sampled_from([[], [0, 0], [-1], [0.5], 'a', None, [[1, 2]]])),
 ]
 import hetfl_explore.widgets.clustering as wc
 CASES += [

@@ -145,11 +145,7 @@ def _clustering_controls(files:dict) -> dict:
                          ('cfl_step', dict(dW=(np.array([[1., 0.], [0., 1.], [1., .1]]), 'array'),
                                            sizes=(np.array([1., 2., 3.]), 'nonneg_linked'), t=(0, 'count'),
                                            eps1=(0.4, 'nonneg'), eps2=(1.6, 'nonneg'), warmup=(0, 'count'))),
-                         ('run_rounds', dict(data=(s, 'obj'), rounds=(2, 'size'))),
-                         ('server_accuracy', dict(theta=(th, 'array'), data=(s, 'obj'))),
-                         ('train_round',
-                          dict(data=(s, 'obj'), t=(1, 'count'), start=({0: th, 1: th}, 'obj'), cfg=(tc, 'obj'),
-                                              seed=(0, 'count')))],
+                         ('server_accuracy', dict(theta=(th, 'array'), data=(s, 'obj')))],
     }
 
 

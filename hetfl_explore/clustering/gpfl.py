@@ -18,7 +18,7 @@ from ..engine.config import RunConfig
 from ..engine.protocol import UniformSelector
 from ..engine.groups import Grouping
 from ..engine.simulation import Simulation
-from .profiles import (laplace_smooth, class_counts, ema_update, class_distance_matrix,
+from .profiles import (laplace_smooth, ema_update, class_distance_matrix,
                                                distance_to_similarity, sparsify, GROUND_METRICS, SIMILARITIES, GRAPHS)
 from .mcl import mcl, clustering_report
 from .eccentricity import eccentricity_reassign, THRESHOLDS, ECC_MODES
@@ -28,9 +28,9 @@ from fastcore.basics import patch_to
 
 # %% auto #0
 __all__ = ['LR', 'EPOCHS', 'BATCH', 'CFL_VARIANTS', 'lr_init', 'predict_proba', 'local_sgd', 'weighted_average', 'weighted_f1',
-           'scores', 'server_accuracy', 'softmax_regression', 'FLRun', 'TrainConfig', 'run_rounds', 'train_round',
-           'model_scores', 'StreamAlgorithm', 'RecordedGrouping', 'FedAvg', 'GPFL', 'gpfl_start', 'gpfl_regroup',
-           'GPFLGroups', 'cfl_bipartition', 'cfl_step', 'CFL', 'CFLGroups']
+           'scores', 'server_accuracy', 'softmax_regression', 'FLRun', 'TrainConfig', 'model_scores', 'StreamAlgorithm',
+           'RecordedGrouping', 'FedAvg', 'GPFL', 'gpfl_start', 'gpfl_regroup', 'GPFLGroups', 'cfl_bipartition',
+           'cfl_step', 'CFL', 'CFLGroups']
 
 # %% ../../nbs/clustering/74_gpfl.ipynb #988f1bbe
 LR, EPOCHS, BATCH = 0.05, 1, 32      # the paper's learning rate; local epochs and batch size (not given in the paper)
@@ -192,32 +192,12 @@ class TrainConfig:
         check_int('batch_size', self.batch_size, lo=1)
         check_float('prox_mu', self.prox_mu, lo=0)
 
-def run_rounds(data:FedStream, # the federation a run trains on
+def _stream_rounds(data:FedStream, # the federation a run trains on
                rounds:int|None=None, # rounds after the initial one (None = all the stream offers)
               ) -> int:
-    "Check a run's federation and number of rounds; returns the number of rounds (every algorithm's `run` starts here)."
+    "Check a run's federation and number of rounds; returns the number of rounds (every algorithm's run starts here)."
     check_type('data', data, FedStream)
     return check_int('rounds', data.rounds if rounds is None else rounds, 1, data.rounds)
-
-def train_round(data:FedStream, # the federation
-                t:int, # the round (its batches are used)
-                start:dict, # worker -> the parameters it starts from
-                cfg:TrainConfig, # local training settings
-                seed:int=0, # seed of the mini-batch shuffles
-               ) -> tuple[dict, dict, dict]: # worker -> new parameters, sample counts, class counts
-    "Local training of the given workers on their round-t batches."
-    check_type('data', data, FedStream)
-    check_type('start', start, dict)
-    check_type('cfg', cfg, TrainConfig)
-    seed, t = check_rng_seed('seed', seed), check_int('t', t, 0, data.rounds)
-    new, n, counts = {}, {}, {}
-    for w, th in start.items():
-        X, y = data.batch(t, w)
-        new[w] = local_sgd(
-            th, X, y, np.random.default_rng([seed, t, w]), cfg.lr, cfg.epochs, cfg.batch_size, cfg.prox_mu
-        )
-        n[w], counts[w] = len(y), class_counts(y, data.n_classes)
-    return new, n, counts
 
 # %% ../../nbs/clustering/74_gpfl.ipynb #strm0c01
 def _stream_config(train:TrainConfig, # local training settings
@@ -308,7 +288,7 @@ class StreamAlgorithm:
                    seed:int=0, # seed of selection and batch order
                   ) -> Simulation:
         "The run's `Simulation`, its rule fresh and its record empty (`self.record`)."
-        T, self.data = run_rounds(data, rounds), data
+        T, self.data = _stream_rounds(data, rounds), data
         self.rule, self.record = self.grouping(data), FLRun(self.name)
         cfg = _stream_config(self.train, T, self.clients(data), check_int('seed', seed, lo=0))
         self.sim = _stream_simulation(data, T, cfg, self.rule, self.selector(data), callbacks=[self._record],
