@@ -8,15 +8,8 @@ import numpy as np
 import pandas as pd
 import torch
 from fastcore.basics import patch_to
-from hetfl_explore.foundation.core import (
-    check_int,
-    check_float,
-    check_choice,
-    check_type,
-    check_ids,
-    check_array,
-    as_array,
-)
+from ..foundation.core import (check_int, check_float, check_choice, check_type, check_ids, check_array,
+                                           as_array)
 from ..engine.protocol import Selector, Selection
 from .mcl import kmedoids, silhouette_samples, clustering_report, check_cluster_labels
 from .profiles import check_distance_matrix

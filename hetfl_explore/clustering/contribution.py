@@ -291,12 +291,9 @@ def contribution_study(data:FedStream, # the federation
     ca = training_scores(CAFL(k).run(data, rounds, seed))
     gp = training_scores(GPFL().run_all(data, rounds, seed))
     return pd.DataFrame(
-        {
-            'Deletion': deletion_influence(data, rounds, seed=seed),
-            'FL-Cohort': fl_cohort(data, cohorts, rounds, seed)['client'],
-            'CA-FL': ca,
-            'GP-FL (1 - minmax_scores)': 1 - minmax_scores(gp),
-        }
+        {'Deletion': deletion_influence(data, rounds, seed=seed),
+         'FL-Cohort': fl_cohort(data, cohorts, rounds, seed)['client'], 'CA-FL': ca,
+         'GP-FL (1 - minmax_scores)': 1 - minmax_scores(gp)}
     )
 
 # %% ../../nbs/clustering/76_contribution.ipynb #c0d1e002

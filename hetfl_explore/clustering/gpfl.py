@@ -78,11 +78,8 @@ def local_sgd(theta:np.ndarray, # (d + 1, K) starting parameters
     "Mini-batch SGD on the cross-entropy of a softmax regression (Eq. 1), with an optional FedProx term."
     theta, X, y = _check_model(theta, X, as_array('y', y))
     check_type('rng', rng, np.random.Generator)
-    lr, epochs, batch_size = (
-        check_float('lr', lr, lo=0, lo_open=True),
-        check_int('epochs', epochs, lo=1),
-        check_int('batch_size', batch_size, lo=1),
-    )
+    lr, epochs, batch_size = (check_float('lr', lr, lo=0, lo_open=True), check_int('epochs', epochs, lo=1),
+                              check_int('batch_size', batch_size, lo=1))
     prox_mu = check_float('prox_mu', prox_mu, lo=0)
     th, start = theta.copy(), theta
     for _ in range(epochs):
@@ -208,17 +205,10 @@ def _stream_config(train:TrainConfig, # local training settings
                  ) -> RunConfig:
     "The engine's settings of a run of this chapter: rounds 0..rounds, local SGD as `train`, size-weighted averages."
     check_type('train', train, TrainConfig)
-    return RunConfig(
-        rounds=check_int('rounds', rounds, lo=0) + 1,
-        clients_per_round=check_int('clients', clients, lo=1),
-        local_epochs=train.epochs,
-        batch_size=train.batch_size,
-        lr=train.lr,
-        prox_mu=train.prox_mu,
-        seed=check_rng_seed('seed', seed),
-        device=device,
-        loss_before='off',
-    )
+    return RunConfig(rounds=check_int('rounds', rounds, lo=0) + 1,
+                     clients_per_round=check_int('clients', clients, lo=1), local_epochs=train.epochs,
+                     batch_size=train.batch_size, lr=train.lr, prox_mu=train.prox_mu, seed=check_rng_seed('seed', seed),
+                     device=device, loss_before='off')
 
 def _stream_simulation(data:FedStream, # the federation
                       rounds:int, # rounds after round 0
@@ -410,18 +400,13 @@ class GPFL(StreamAlgorithm):
                  train:TrainConfig|None=None, # local training settings
                 ):
         self.metric, self.similarity = check_choice('metric', metric, GROUND_METRICS), check_choice(
-            'similarity', similarity, SIMILARITIES
-        )
-        self.graph, self.k, self.eps_q = (
-            check_choice('graph', graph, GRAPHS),
-            check_int('k', k, lo=1),
-            check_float('eps_q', eps_q, 0, 1),
-        )
+            'similarity', similarity, SIMILARITIES)
+        self.graph, self.k, self.eps_q = (check_choice('graph', graph, GRAPHS), check_int('k', k, lo=1),
+                                          check_float('eps_q', eps_q, 0, 1))
         self.inflation = check_float('inflation', inflation, lo=1, lo_open=True)
         self.expansion = check_int('expansion', expansion, lo=2)
         self.m, self.threshold = check_float('m', m, lo=0, lo_open=True), check_choice(
-            'threshold', threshold, THRESHOLDS
-        )
+            'threshold', threshold, THRESHOLDS)
         self.ecc_mode, self.ema_w = check_choice('ecc_mode', ecc_mode, ECC_MODES), check_float('ema_w', ema_w, 0, 1)
         self.ground = ground
         super().__init__(train)

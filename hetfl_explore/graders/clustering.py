@@ -6,18 +6,8 @@
 from __future__ import annotations
 import functools
 import numpy as np
-from hetfl_explore.graders.core import (
-    ANSWER_TOL,
-    LAB_SEED,
-    exercise,
-    as_number,
-    as_numbers,
-    as_parts,
-    as_text,
-    first_mistake,
-    try_call,
-    rubric_feedback,
-)
+from .core import (ANSWER_TOL, LAB_SEED, exercise, as_number, as_numbers, as_parts, as_text,
+                                        first_mistake, try_call, rubric_feedback)
 from ..foundation.core import check_int, check_float, check_choice, check_type
 from ..clustering.profiles import GRAPHS, total_variation, ordinal_w1, naive_scipy_w1
 from ..clustering.mcl import mcl_matrix
@@ -83,26 +73,18 @@ def _q2_slips(A):
     M, R = col(A + np.eye(len(A))), (A + np.eye(len(A))) / (A + np.eye(len(A))).sum(1, keepdims=True)
     return [
         (mcl_one_step(A, loops=False), 'this is MCL without self-loops: add 1 on the diagonal before normalising.'),
-        (
-            (lambda E: E / E.sum(1, keepdims=True))((R @ R) ** Q2_INFLATION),
-            'you normalised the ROWS; MCL makes every column sum to 1.',
-        ),
-        (
-            (M @ M) ** Q2_INFLATION,
-            'after the element-wise power, renormalise each column (inflation = power, then normalise).',
-        ),
-        (
-            (lambda I: I @ I)(col(M**Q2_INFLATION)),
-            'you inflated before expanding: expansion (the matrix power) comes first.',
-        ),
+        ((lambda E: E / E.sum(1, keepdims=True))((R @ R) ** Q2_INFLATION),
+         'you normalised the ROWS; MCL makes every column sum to 1.'),
+        ((M @ M) ** Q2_INFLATION,
+         'after the element-wise power, renormalise each column (inflation = power, then normalise).'),
+        ((lambda I: I @ I)(col(M**Q2_INFLATION)),
+         'you inflated before expanding: expansion (the matrix power) comes first.'),
         (col((M * M) ** Q2_INFLATION), 'expansion is the MATRIX power M @ M, not the element-wise square.'),
     ]
 
 
-@exercise(
-    'clustering.q2',
-    hint='loops, column normalisation, then M @ M, then the element-wise power r and a column normalisation.',
-)
+@exercise('clustering.q2',
+          hint='loops, column normalisation, then M @ M, then the element-wise power r and a column normalisation.')
 def _q2(answer, # the student's answer
        ):
     "Check the 4 x 4 matrix after one MCL expansion and inflation on q2's graph."
@@ -211,10 +193,8 @@ def w1_problem(w1, # the student's function w1(p, q) -> distance
     )
 
 
-@exercise(
-    'clustering.q4',
-    hint="read SciPy's signature: which arguments are the values of the samples, and which their weights?",
-)
+@exercise('clustering.q4',
+          hint="read SciPy's signature: which arguments are the values of the samples, and which their weights?")
 def _q4(answer, # the student's answer
        ):
     "Check the student's fixed `w1(p, q)`."
@@ -287,10 +267,8 @@ def first_rejected_drift(threshold:str='literal', # 'literal' or 'autocloud'
     return next((d for d in DRIFTS if not panel.compute(3.0, threshold, mode, 6, d)['accepted'][0]), None)
 
 # %% ../../nbs/graders/96_clustering.ipynb #d94dce4e
-@exercise(
-    'clustering.q6',
-    hint="keep m = 3, size 6 and mode 'frozen'; step the drift slider up and watch worker 0's bar turn red.",
-)
+@exercise('clustering.q6',
+          hint="keep m = 3, size 6 and mode 'frozen'; step the drift slider up and watch worker 0's bar turn red.")
 def _q6(answer, # the student's answer
        ):
     "Check (smallest rejecting drift under the printed threshold, under AutoCloud's)."
@@ -322,11 +300,8 @@ def cfl_first_split(eps1:float=Q7_CFL[0], # CFL's epsilon 1
                     seed:int=LAB_SEED, # the player's seed
                    ) -> list[list[int]]: # the clusters (workers numbered from 1) of the first round with more than one
     "The clusters of CFL's first round with more than one cluster in the GP-FL player ([] if it never splits)."
-    eps1, eps2, warmup = (
-        check_float('eps1', eps1, lo=0),
-        check_float('eps2', eps2, lo=0),
-        check_int('warmup', warmup, lo=0),
-    )
+    eps1, eps2, warmup = (check_float('eps1', eps1, lo=0), check_float('eps2', eps2, lo=0),
+                          check_int('warmup', warmup, lo=0))
     labels = _player(check_int('seed', seed, lo=0)).cfl(eps1, eps2, warmup).labels
     lab = next((l for l in labels if len(set(l.tolist())) > 1), None)
     return [] if lab is None else [(np.flatnonzero(lab == c) + 1).tolist() for c in np.unique(lab)]

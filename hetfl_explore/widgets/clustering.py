@@ -13,23 +13,11 @@ from IPython.display import display
 from sklearn.metrics import adjusted_rand_score
 from fastcore.basics import patch_to
 from ..foundation.core import check_int, check_float, check_choice, check_type
-from hetfl_explore.clustering.profiles import (
-    laplace_smooth,
-    class_distance_matrix,
-    naive_scipy_w1,
-    distance_to_similarity,
-    sparsify,
-    SIMILARITIES,
-    GRAPHS,
-)
+from ..clustering.profiles import (laplace_smooth, class_distance_matrix, naive_scipy_w1,
+                                               distance_to_similarity, sparsify, SIMILARITIES, GRAPHS)
 from ..clustering.mcl import mcl, clustering_report
-from hetfl_explore.clustering.eccentricity import (
-    eccentricity,
-    chebyshev_threshold,
-    cluster_stats,
-    THRESHOLDS,
-    ECC_MODES,
-)
+from ..clustering.eccentricity import (eccentricity, chebyshev_threshold, cluster_stats, THRESHOLDS,
+                                                   ECC_MODES)
 from ..clustering.data import har_like_stream, leaf_synthetic, ACTIVITIES, FAMILY
 from ..clustering.gpfl import GPFL, FedAvg, CFL
 from ..clustering.cafl import FedCO
@@ -90,14 +78,12 @@ class ProfileLab(FigurePanel):
                 [np.bincount(self.data.batch(0, w)[1], minlength=len(ACTIVITIES)) for w in range(self.data.n_clients)]
             )
         )
-        self.w = dict(
-            distance=W.Dropdown(options=DISTANCES, value='tv', description='distance'),
-            similarity=W.Dropdown(options=SIMILARITIES, description='similarity'),
-            graph=W.Dropdown(options=GRAPHS, value='eps', description='graph'),
-            k=W.IntSlider(2, 1, 8, description='k'),
-            eps_q=W.FloatSlider(value=0.15, min=0.05, max=1, step=0.05, description='ε quantile'),
-            inflation=W.FloatSlider(value=1.7, min=1.2, max=3.0, step=0.1, description='inflation'),
-        )
+        self.w = dict(distance=W.Dropdown(options=DISTANCES, value='tv', description='distance'),
+                      similarity=W.Dropdown(options=SIMILARITIES, description='similarity'),
+                      graph=W.Dropdown(options=GRAPHS, value='eps', description='graph'),
+                      k=W.IntSlider(2, 1, 8, description='k'),
+                      eps_q=W.FloatSlider(value=0.15, min=0.05, max=1, step=0.05, description='ε quantile'),
+                      inflation=W.FloatSlider(value=1.7, min=1.2, max=3.0, step=0.1, description='inflation'))
         self._build(self.w)
 
 # %% ../../nbs/widgets/55_clustering.ipynb #7633ca1d
@@ -140,13 +126,10 @@ class EccentricityPanel(FigurePanel):
         K = len(ACTIVITIES)
         self.base, self.other = rng.dirichlet(np.ones(K)), rng.dirichlet(np.ones(K))
         self.noise = rng.dirichlet(np.ones(K) * 60, 12)
-        self.w = dict(
-            m=W.FloatSlider(value=3, min=1, max=4, step=0.5, description='m'),
-            threshold=W.ToggleButtons(options=THRESHOLDS),
-            mode=W.ToggleButtons(options=ECC_MODES),
-            size=W.IntSlider(6, 2, 12, description='size'),
-            drift=W.FloatSlider(value=0.3, min=0, max=1, step=0.05, description='drift'),
-        )
+        self.w = dict(m=W.FloatSlider(value=3, min=1, max=4, step=0.5, description='m'),
+                      threshold=W.ToggleButtons(options=THRESHOLDS), mode=W.ToggleButtons(options=ECC_MODES),
+                      size=W.IntSlider(6, 2, 12, description='size'),
+                      drift=W.FloatSlider(value=0.3, min=0, max=1, step=0.05, description='drift'))
         self._build(self.w)
 
 # %% ../../nbs/widgets/55_clustering.ipynb #f1ab2456
@@ -173,13 +156,8 @@ def compute(self, m:float=3.0, # Chebyshev multiplier
     fig = go.Figure(go.Bar(x=[f'w{i}' for i in range(size)], y=stat, marker_color=np.where(ok, '#4c78a8', '#e45756')))
     fig.add_hline(y=v, line_dash='dash', annotation_text=f'v = (m²+1)/(2n) = {v:.3f}')
     fig.update_layout(yaxis_title='ξ' if threshold == 'literal' else 'ζ = ξ/2', height=320, width=620)
-    return dict(
-        xi=xi,
-        v=v,
-        accepted=ok,
-        figure=fig,
-        text=f"worker 0 {'accepted' if ok[0] else 'rejected'} · max ξ {xi.max():.3f}",
-    )
+    return dict(xi=xi, v=v, accepted=ok, figure=fig,
+                text=f"worker 0 {'accepted' if ok[0] else 'rejected'} · max ξ {xi.max():.3f}")
 
 # %% ../../nbs/widgets/55_clustering.ipynb #208f9cdf
 class GPFLPlayer(FigurePanel):
@@ -196,12 +174,10 @@ class GPFLPlayer(FigurePanel):
             g.step()
             self.P.append(g.P)
         self.gp, self.avg, self._cfl = g.record, FedAvg().run(self.data, seed=seed), {}
-        self.w = dict(
-            t=W.IntSlider(0, 0, rounds, description='round'),
-            eps1=W.FloatSlider(value=0.4, min=0, max=3, step=0.1, description='ε₁'),
-            eps2=W.FloatSlider(value=1.6, min=0, max=3, step=0.1, description='ε₂'),
-            warmup=W.IntSlider(5, 0, rounds, description='warm-up'),
-        )
+        self.w = dict(t=W.IntSlider(0, 0, rounds, description='round'),
+                      eps1=W.FloatSlider(value=0.4, min=0, max=3, step=0.1, description='ε₁'),
+                      eps2=W.FloatSlider(value=1.6, min=0, max=3, step=0.1, description='ε₂'),
+                      warmup=W.IntSlider(5, 0, rounds, description='warm-up'))
         self._build(self.w)
 
     def cfl(self, eps1:float, # CFL's epsilon 1
@@ -223,12 +199,9 @@ def compute(self, t:int=0, # the round to show
     "Membership table up to round t, F1 curves of FedAvg, CFL and GP-FL, and worker 1's cluster profiles at t."
     t = check_int('t', t, 0, len(self.gp.labels) - 1)
     L = np.stack(self.gp.labels[: t + 1]).T
-    fig = make_subplots(
-        1,
-        3,
-        subplot_titles=('cluster of each worker', 'mean weighted F1', "profiles in worker 1's cluster"),
-        column_widths=[0.4, 0.3, 0.3],
-    )
+    fig = make_subplots(1, 3,
+                        subplot_titles=('cluster of each worker', 'mean weighted F1', "profiles in worker 1's cluster"),
+                        column_widths=[0.4, 0.3, 0.3])
     fig.add_trace(
         go.Heatmap(
             z=L, x=list(range(t + 1)), y=[f'w{i + 1}' for i in range(len(L))], colorscale='Turbo', showscale=False
@@ -289,11 +262,9 @@ class WhoContributes(FigurePanel):
                  seed:int=0, # seed of the data and the runs
                 ):
         self.rounds, self.seed = check_int('rounds', rounds, 2, 30), check_int('seed', seed, lo=0)
-        self.w = dict(
-            label_flip=W.IntSlider(2, 0, 5, description='label flip'),
-            quantity_skew=W.IntSlider(1, 0, 5, description='tiny'),
-            drifting=W.IntSlider(2, 0, 5, description='drifting'),
-        )
+        self.w = dict(label_flip=W.IntSlider(2, 0, 5, description='label flip'),
+                      quantity_skew=W.IntSlider(1, 0, 5, description='tiny'),
+                      drifting=W.IntSlider(2, 0, 5, description='drifting'))
         self._build(self.w)
 
 # %% ../../nbs/widgets/55_clustering.ipynb #6108c18c
