@@ -108,7 +108,8 @@ def test_every_panel_fits_1280_in_jupyterlab(lab):
         assert problems == {}, json.dumps(problems, indent=1, ensure_ascii=False)
 
 SAVED_FIGURES = 6       # figures of a lab page, saved with the notebook
-REOPEN_MS = 120_000     # JupyterLab restoring the saved figures on a loaded 2-core machine
+REOPEN_MS = 240_000     # JupyterLab restoring the saved figures on a loaded 2-core machine (a full test run beside it)
+COUNT_FIGURES = '() => document.querySelectorAll(".js-plotly-plot").length'
 FIGURES_CELL = f"""import numpy as np, plotly.graph_objects as go
 from hetfl_explore.foundation.figure_widget import SharedFigureWidget
 from IPython.display import display
@@ -122,6 +123,7 @@ def test_a_saved_notebook_of_figures_reopens_with_every_figure_and_no_widget_err
     from nbclient import NotebookClient
     from nbformat.sign import NotebookNotary
     require_browser()
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
     with jupyter_lab({}) as (url, token, root), browser() as b:
         nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(FIGURES_CELL)])
         nb.metadata['kernelspec'] = {'display_name': 'Python 3', 'language': 'python', 'name': 'python3'}
@@ -132,7 +134,10 @@ def test_a_saved_notebook_of_figures_reopens_with_every_figure_and_no_widget_err
         page.on('pageerror', lambda e: errors.append(str(e)))
         page.on('console', lambda m: errors.append(m.text) if m.type == 'error' else None)
         page.goto(f'{url}/lab/tree/saved-figures.ipynb?token={token}', wait_until='domcontentloaded')
-        page.wait_for_function('(n) => document.querySelectorAll(".js-plotly-plot").length >= n', arg=SAVED_FIGURES, timeout=REOPEN_MS)
+        try: page.wait_for_function(f'(n) => ({COUNT_FIGURES})() >= n', arg=SAVED_FIGURES, timeout=REOPEN_MS)
+        except PlaywrightTimeout:
+            pytest.fail(f'{page.evaluate(COUNT_FIGURES)} of {SAVED_FIGURES} saved figures drawn after {REOPEN_MS} ms; '
+                        f'page errors: {errors}')
         page.wait_for_timeout(3000)   # past anywidget's two-second limit for the last figure
         (ROOT/'test-artifacts').mkdir(exist_ok=True)
         page.screenshot(path=str(ROOT/'test-artifacts'/'lab-saved-figures-reopened.png'))
