@@ -155,7 +155,8 @@ def test_a_fedstream_runs_on_the_engine_round_by_round():
         for w in range(har.n_clients):
             X, y = har.batch(t, w)
             rows = stream.at(t)[w]
-            assert torch.equal(data.x[rows], torch.as_tensor(X)) and torch.equal(data.y[rows], torch.as_tensor(y).long())
+            assert torch.equal(data.x[rows], torch.as_tensor(X))
+            assert torch.equal(data.y[rows], torch.as_tensor(y).long())
     assert torch.equal(data.x_test, torch.as_tensor(har.server_test[0])) and len(stream.rounds) == 4
     assert len(stream_federation(har, rounds=1)[1].rounds) == 2
     cfg = RunConfig(rounds=4, clients_per_round=5, batch_size=16, lr=0.05, seed=0)

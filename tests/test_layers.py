@@ -50,6 +50,13 @@ def test_every_part_is_in_a_layer():
 def test_no_upward_imports():
     assert violations() == []
 
+CHAPTER_PARTS = hetfl_explore.LAYERS[3].split()   # level 3, the chapters: each trains on the engine
+
+def test_each_chapter_part_stands_on_the_engine():
+    "Every part of level 3 imports the engine (its federated runs are `Simulation` runs)."
+    lacking = [p for p in CHAPTER_PARTS if 'engine' not in set().union(*map(imported_parts, (PKG / p).glob('*.py')))]
+    assert lacking == []
+
 def test_a_planted_upward_import_fails(tmp_path):
     import shutil
     pkg = tmp_path / 'hetfl_explore'; shutil.copytree(PKG, pkg, ignore=shutil.ignore_patterns('__pycache__'))

@@ -85,5 +85,6 @@ def test_flower_section_holds_every_flower_runner_measured_in_one_run():
         for row in runners.values():
             assert row['clients_per_s'] > 0 and 'steady_speedup_vs_flower' in row
         assert 'steady_over_flower_plain' in runners['flower']
-        assert 'steady_over_flower_fedavg' in runners['flower-feddiverse']   # what FedDiverse sampling costs a Flower user
+        # what FedDiverse sampling costs a Flower user
+        assert 'steady_over_flower_fedavg' in runners['flower-feddiverse']
     assert 'data_source' in sec['workloads']['cifar1000'] and sec['machine']['loadavg_before']

@@ -7,7 +7,8 @@ import numpy as np
 VALID_MUTANTS = {
     ('ifca_assign', 'losses'): {'nan entry', 'inf entry', 'empty'},   # NaN counts as +inf; no client: no assignment
     ('GroupView', 'ids'): {'empty'},   # a view with no client to assign
-    ('client_class_counts', 'ids'): {'empty', 'duplicate id'},   # no client: a (0, K) table; a repeated id: its row again
+    # no client: a (0, K) table; a repeated id: its row again
+    ('client_class_counts', 'ids'): {'empty', 'duplicate id'},
 }
 
 def controls() -> dict:
