@@ -85,6 +85,11 @@ def test_flower_section_holds_every_flower_runner_measured_in_one_run():
         for row in runners.values():
             assert row['clients_per_s'] > 0 and 'steady_speedup_vs_flower' in row
         assert 'steady_over_flower_plain' in runners['flower']
+        # the anchor: the faster of the plain app's two resource settings, both kept
+        plain = runners['flower-plain']
+        assert set(plain['steady_by_resources']) == {'default', 'one-cpu'}
+        assert plain['steady_s_per_round'] == min(plain['steady_by_resources'].values())
+        assert plain['resources'] == min(plain['steady_by_resources'], key=plain['steady_by_resources'].get)
         # what FedDiverse sampling costs a Flower user
         assert 'steady_over_flower_fedavg' in runners['flower-feddiverse']
     assert 'data_source' in sec['workloads']['cifar1000'] and sec['machine']['loadavg_before']
