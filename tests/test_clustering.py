@@ -322,3 +322,18 @@ def test_mcl_mass_ties_dense_equals_sparse():
         r = np.random.default_rng(s); n = int(r.integers(3, 14))
         U = np.triu((r.random((n, n)) < 0.3) * (r.integers(1, 3, (n, n)) if s % 2 else 1), 1).astype(float)
         assert mcl(U + U.T).tolist() == mcl(sp.csr_matrix(U + U.T)).tolist(), s
+
+
+def test_the_studys_tables_are_data_files_naming_their_source():
+    "Tables 3-6 of the contribution study are the package's data files, each naming its source, read cell for cell."
+    from importlib import resources
+    from hetfl_explore.clustering.contribution import PAPER_FLCOHORT_MEMBERS
+    for n in (3, 4, 5, 6):
+        path = resources.files('hetfl_explore').joinpath('data', 'tables', f'alsaedi_contribution_table{n}.csv')
+        source = path.read_text(encoding='utf-8').splitlines()[0]
+        assert source.startswith('# Al-Saedi & Boeva, client-contribution study') and f'Table {n}: ' in source
+    assert PAPER_CAFL.shape == PAPER_GPFL.shape == (20, 3) and list(PAPER_CAFL.index) == list(range(1, 21))
+    assert PAPER_CAFL.loc[20, 'Synthetic'] == 5.6 and PAPER_GPFL.loc[1, 'CelebA'] == 2.8
+    assert PAPER_FLCOHORT_CLUSTERS['size'].tolist() == [6, 7, 5, 2]
+    assert PAPER_FLCOHORT_CLIENT.loc[3, 'FEMNIST'] == 0.0374
+    assert PAPER_FLCOHORT_MEMBERS[4] == (1, 4) and sorted(sum(PAPER_FLCOHORT_MEMBERS.values(), ())) == list(range(1, 21))

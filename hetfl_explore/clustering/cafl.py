@@ -175,12 +175,12 @@ def client_accuracy(self, t:int, # the round (its local test batches)
     "Each client's accuracy of a model on its local test batch of round t (what it reports)."
     ids = list(ids)
     rows = params.expand(len(ids), -1) if params.dim() == 1 else params
-    return np.array([model_scores(self.sim, p, *self.data.batch(t, w, 'test'))[0] for w, p in zip(ids, rows)])
+    return np.array([model_scores(self.net, p, *self.tests[t, w])[0] for w, p in zip(ids, rows)])
 
 @patch_to(CAFL)
 def grouping(self, data):
     "One global model."
-    return RecordedGrouping(1)
+    return RecordedGrouping(1, self)
 
 @patch_to(CAFL)
 def selector(self, data):
@@ -286,7 +286,7 @@ class CMFL(StreamAlgorithm):
 
     def grouping(self, data):
         "One global model."
-        return RecordedGrouping(1)
+        return RecordedGrouping(1, self)
 
     def hooks(self):
         "The relevance filter as the engine's `accept` hook (no global update seen yet)."

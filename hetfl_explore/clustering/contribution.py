@@ -13,7 +13,7 @@ from sklearn.cluster import KMeans
 from sklearn.preprocessing import StandardScaler
 from torch.func import functional_call
 from ..foundation.core import (check_int, check_choice, check_type, check_ids, check_array, as_array,
-                                           check_count_array, check_rng_seed, MAX_COUNT)
+                                           check_count_array, check_rng_seed, MAX_COUNT, source_table)
 from ..engine.config import RunConfig
 from ..engine.models import mlp
 from ..engine.protocol import Selector, Selection
@@ -23,31 +23,20 @@ from .ifca import stream_federation
 from .gpfl import weighted_f1
 
 # %% auto #0
-__all__ = ['PAPER_FLCOHORT_CLUSTERS', 'PAPER_FLCOHORT_MEMBERS', 'PAPER_FLCOHORT_CLIENT', 'PAPER_CAFL', 'PAPER_GPFL',
-           'CONTRIBUTION_TRAIN', 'DELETION_MODES', 'DELETION_DISTS', 'kendall_tau_b', 'rank_correlation_matrix',
-           'cohort_scores', 'minmax_scores', 'bin_scores', 'ClientSubset', 'deletion_influence',
-           'imbalance_descriptors', 'fl_cohort', 'training_scores', 'contribution_study', 'fedavg_on_clients',
-           'top_fraction_curves', 'group_curves', 'drop_unstable_curves']
+__all__ = ['STUDY_TABLE', 'PAPER_FLCOHORT_CLUSTERS', 'PAPER_FLCOHORT_MEMBERS', 'PAPER_FLCOHORT_CLIENT', 'PAPER_CAFL',
+           'PAPER_GPFL', 'CONTRIBUTION_TRAIN', 'DELETION_MODES', 'DELETION_DISTS', 'kendall_tau_b',
+           'rank_correlation_matrix', 'cohort_scores', 'minmax_scores', 'bin_scores', 'ClientSubset',
+           'deletion_influence', 'imbalance_descriptors', 'fl_cohort', 'training_scores', 'contribution_study',
+           'fedavg_on_clients', 'top_fraction_curves', 'group_curves', 'drop_unstable_curves']
 
 # %% ../../nbs/clustering/76_contribution.ipynb #d474ecdc
-PAPER_FLCOHORT_CLUSTERS = pd.DataFrame({                                                       # Table 3
-    'size': [6, 7, 5, 2], 'Synthetic': [0.3504, 0.2861, 0.2694, 0.0941], 'FEMNIST': [0.380, 0.3432, 0.1873, 0.0895],
-    'CelebA': [0.3677, 0.344, 0.2096, 0.0787]}, index=[1, 2, 3, 4])
-PAPER_FLCOHORT_MEMBERS = {1: (3, 7, 8, 10, 13, 20), 2: (2, 5, 6, 9, 11, 14, 15), 3: (12, 16, 17, 18, 19),
-                          4: (1, 4)}                                                           # Table 4
-PAPER_FLCOHORT_CLIENT = pd.DataFrame({                                                         # Table 4
-    'Synthetic': [0.0584, 0.0408, 0.0538, 0.0470], 'FEMNIST': [0.0633, 0.0490, 0.0374, 0.0448],
-    'CelebA': [0.0612, 0.0491, 0.0419, 0.0393]}, index=[1, 2, 3, 4])
-PAPER_CAFL = pd.DataFrame({                                                                    # Table 5
-    'Synthetic': [1.6, 2.2, 5.2, 1.6, 5.6, 2.6, 3.6, 4.2, 2.2, 5.2, 2.6, 1.6, 2.6, 1.6, 2.2, 1.6, 1.6, 5.4, 1.2, 5.6],
-    'FEMNIST': [1, 1.8, 3.4, 1.4, 2.2, 2, 4.8, 2.4, 2.2, 2.6, 4.4, 2.2, 4.8, 1, 2.2, 1.6, 2, 1.6, 3.8, 2.6],
-    'CelebA': [1.4, 4.2, 2.6, 1.4, 1.6, 1.8, 4.8, 2.4, 1.8, 4.2, 2.4, 1.6, 4.4, 4.4, 1.4, 2.2, 1.6, 1.8, 1, 3]},
-    index=range(1, 21))
-PAPER_GPFL = pd.DataFrame({                                                                    # Table 6
-    'Synthetic': [4.4, 3.2, 1.4, 3.6, 2.8, 2.4, 1, 1.8, 2.4, 1.2, 2.4, 3.6, 1.2, 2.4, 2.2, 2, 2, 2.6, 4, 1],
-    'FEMNIST': [4, 3.5, 1.6, 4, 2.4, 2.2, 1, 1.6, 2, 1.4, 3.8, 2.8, 1.2, 3.6, 2, 2.2, 2.4, 2.2, 3.8, 1.4],
-    'CelebA': [2.8, 3.2, 1.8, 2, 2.4, 4.2, 2, 2.2, 2.4, 1.4, 3, 3.6, 1.8, 3, 2.2, 3.8, 2.4, 2.2, 4.2, 2]},
-    index=range(1, 21))
+STUDY_TABLE = 'alsaedi_contribution_table{}.csv'   # the study's Tables 3-6: data files under the package's data/tables
+PAPER_FLCOHORT_CLUSTERS = source_table(STUDY_TABLE.format(3)).set_index('cohort')             # Table 3
+_TABLE4 = source_table(STUDY_TABLE.format(4)).set_index('cohort')
+PAPER_FLCOHORT_MEMBERS = {int(k): tuple(map(int, m.split())) for k, m in _TABLE4.members.items()}   # Table 4
+PAPER_FLCOHORT_CLIENT = _TABLE4.drop(columns='members')                                        # Table 4
+PAPER_CAFL = source_table(STUDY_TABLE.format(5)).set_index('client')                           # Table 5
+PAPER_GPFL = source_table(STUDY_TABLE.format(6)).set_index('client')                           # Table 6
 
 # %% ../../nbs/clustering/76_contribution.ipynb #92be73ac
 def kendall_tau_b(x, # scores of one method

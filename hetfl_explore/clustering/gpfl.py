@@ -4,7 +4,7 @@
 
 # %% ../../nbs/clustering/74_gpfl.ipynb #379284a4
 from __future__ import annotations
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 import numpy as np
 import torch
 import torch.nn as nn
@@ -13,11 +13,12 @@ from sklearn.cluster import AgglomerativeClustering
 from ..foundation.core import (check_int, check_float, check_choice, check_type, check_array,
                                            check_rng_seed, as_array, check_tensor, check_count_array,
                                            check_distribution)
-from ..engine.models import mlp
+from ..engine.models import mlp, ParamLayout
 from ..engine.config import RunConfig
 from ..engine.protocol import UniformSelector
 from ..engine.groups import Grouping
 from ..engine.simulation import Simulation
+from ..engine.store import History, RunStore
 from .profiles import (laplace_smooth, ema_update, class_distance_matrix,
                                                distance_to_similarity, sparsify, GROUND_METRICS, SIMILARITIES, GRAPHS)
 from .mcl import mcl, clustering_report
@@ -27,10 +28,10 @@ from .ifca import stream_federation
 from fastcore.basics import patch_to
 
 # %% auto #0
-__all__ = ['LR', 'EPOCHS', 'BATCH', 'CFL_VARIANTS', 'lr_init', 'predict_proba', 'local_sgd', 'weighted_average', 'weighted_f1',
-           'scores', 'server_accuracy', 'softmax_regression', 'FLRun', 'TrainConfig', 'model_scores', 'StreamAlgorithm',
-           'RecordedGrouping', 'FedAvg', 'GPFL', 'gpfl_start', 'gpfl_regroup', 'GPFLGroups', 'cfl_bipartition',
-           'cfl_step', 'CFL', 'CFLGroups']
+__all__ = ['LR', 'EPOCHS', 'BATCH', 'STREAM_RECORD', 'RUN_STATE', 'CFL_VARIANTS', 'lr_init', 'predict_proba', 'local_sgd',
+           'weighted_average', 'weighted_f1', 'scores', 'server_accuracy', 'softmax_regression', 'FLRun',
+           'stream_record', 'TrainConfig', 'model_scores', 'StreamAlgorithm', 'RecordedGrouping', 'FedAvg', 'GPFL',
+           'gpfl_start', 'gpfl_regroup', 'GPFLGroups', 'cfl_bipartition', 'cfl_step', 'CFL', 'CFLGroups']
 
 # %% ../../nbs/clustering/74_gpfl.ipynb #988f1bbe
 LR, EPOCHS, BATCH = 0.05, 1, 32      # the paper's learning rate; local epochs and batch size (not given in the paper)
@@ -175,6 +176,17 @@ class FLRun:
             raise ValueError(f"key={key!r}: expected one of {sorted(self.metrics[0]) if self.metrics else []}")
         return np.array([m[key] for m in self.metrics])
 
+# %% ../../nbs/clustering/74_gpfl.ipynb #strec0c1
+STREAM_RECORD = 'stream_record'   # the key of `History.meta` that holds a clustering run's record
+
+def stream_record(history:History, # the engine history of a run of a `StreamAlgorithm`
+                 ) -> FLRun:
+    "The `FLRun` that a run of this chapter kept in its `History` (so a stored run gives its record back)."
+    check_type('history', history, History)
+    if STREAM_RECORD not in history.meta:
+        raise ValueError(f"history: no {STREAM_RECORD!r} in its meta: only a run of a StreamAlgorithm keeps one")
+    return FLRun(**history.meta[STREAM_RECORD], history=history)
+
 # %% ../../nbs/clustering/74_gpfl.ipynb #af037fef
 @dataclass
 class TrainConfig:
@@ -224,32 +236,31 @@ def _stream_simulation(data:FedStream, # the federation
     return Simulation(net, fed, selector or UniformSelector(), cfg, grouping=grouping, stream=stream, **kwargs)
 
 # %% ../../nbs/clustering/74_gpfl.ipynb #strm0c02
-def model_scores(sim:Simulation, # the run (its model architecture)
+def model_scores(net:nn.Module, # the model's architecture (its own weights are not used)
                  params:torch.Tensor, # (P,) flat parameters
                  X:np.ndarray, # (n, d) features
                  y:np.ndarray, # (n,) labels
                 ) -> tuple[float, float]:
     "Accuracy and weighted F1 of flat engine parameters on (X, y) (NaN for an empty set)."
-    check_type('sim', sim, Simulation)
+    check_type('net', net, nn.Module)
     params, y = check_tensor('params', params, ndim=1), as_array('y', y)
     if not len(y): return float('nan'), float('nan')
     X = check_array('X', X, ndim=2)
     if len(X) != len(y): raise ValueError(f"X, y: {len(X)} and {len(y)} rows: expected one label per row")
     with torch.no_grad():
-        out = functional_call(
-            sim.net, sim.layout.unflatten(params), (torch.as_tensor(X, dtype=params.dtype, device=sim.device),)
-        )
+        X = torch.as_tensor(X, dtype=params.dtype, device=params.device)
+        out = functional_call(net, ParamLayout(net).unflatten(params), (X,))
     pred = out.argmax(1).cpu().numpy()
     return float((pred == y).mean()), weighted_f1(y, pred, out.shape[1])
 
-def _role_scores(sim:Simulation, # the run
+def _role_scores(net:nn.Module, # the model's architecture
                 tests:dict, # worker -> its (X, y) local test batch
                 models:dict, # role ('personal', 'group', 'global') -> {worker: (P,) parameters}
                ) -> dict:
     "Mean accuracy and weighted F1 over the workers, for each role's models."
     out = {}
     for role, per in models.items():
-        s = np.array([model_scores(sim, p, *tests[w]) for w, p in per.items()]).reshape(-1, 2)
+        s = np.array([model_scores(net, p, *tests[w]) for w, p in per.items()]).reshape(-1, 2)
         out[f'{role}_acc'], out[f'{role}_f1'] = (np.nanmean(s, 0) if len(s) else (np.nan, np.nan))
     return {k: float(v) for k, v in out.items()}
 
@@ -276,13 +287,16 @@ class StreamAlgorithm:
     def simulation(self, data:FedStream, # the federation
                    rounds:int|None=None, # rounds after round 0 (None: all the stream offers)
                    seed:int=0, # seed of selection and batch order
+                   store:RunStore|str|None=None, # a `RunStore` (or SQLite path) to keep, reuse and resume the run
                   ) -> Simulation:
         "The run's `Simulation`, its rule fresh and its record empty (`self.record`)."
         T, self.data = _stream_rounds(data, rounds), data
-        self.rule, self.record = self.grouping(data), FLRun(self.name)
+        self.tests = {(t, w): data.batch(t, w, 'test') for t in range(T + 1) for w in range(data.n_clients)}
+        self.shape, self._net = (data.n_features, data.n_classes), None   # the scored model's (d, K)
+        self.record = FLRun(self.name)
         cfg = _stream_config(self.train, T, self.clients(data), check_int('seed', seed, lo=0))
-        self.sim = _stream_simulation(data, T, cfg, self.rule, self.selector(data), callbacks=[self._record],
-                                     **self.hooks())
+        self.sim = _stream_simulation(data, T, cfg, self.grouping(data), self.selector(data),
+                                      callbacks=[self._record], store=store, **self.hooks())
         return self.sim
 
 # %% ../../nbs/clustering/74_gpfl.ipynb #strm0c3b
@@ -295,37 +309,65 @@ def hooks(self) -> dict:
 def run(self, data:FedStream, # the federation
         rounds:int|None=None, # rounds after round 0 (None: all the stream offers)
         seed:int=0, # seed of selection and batch order
+        store:RunStore|str|None=None, # a `RunStore` (or SQLite path): a run finished before is read back, not rerun
        ) -> FLRun:
     "Run the algorithm on the engine and return its record (the engine's `History` in `history`)."
-    sim = self.simulation(data, rounds, seed)
-    self.record.history = sim.run(progress=False)
+    sim = self.simulation(data, rounds, seed, store)
+    self.record = stream_record(sim.run(progress=False))
     return self.record
+
+@patch_to(StreamAlgorithm, as_prop=True)
+def rule(self) -> Grouping:
+    "The current run's assignment rule (the engine's own, so a run resumed from a checkpoint reads the restored one)."
+    return self.sim.grouping
+
+# %% ../../nbs/clustering/74_gpfl.ipynb #strec0c3
+@patch_to(StreamAlgorithm, as_prop=True)
+def net(self) -> nn.Module:
+    "The model the scores run (`softmax_regression` of the stream's shape; its own weights are not used)."
+    if getattr(self, '_net', None) is None:          # None or absent (an algorithm restored from a checkpoint)
+        with torch.random.fork_rng(devices=[]): self._net = softmax_regression(*self.shape)
+    return self._net
+
+# what an algorithm holds of its current run; `data` too: a stream's sampler is a function, which does not pickle
+# (the run's identity has the stream's fingerprint, and `tests` its local test batches); `_net` is rebuilt on use
+RUN_STATE = ('sim', 'record', 'data', '_net')
+
+@patch_to(StreamAlgorithm)
+def __getstate__(self) -> dict:
+    "The settings, the stream's shape and test batches: what a stored run's identity and checkpoints pickle."
+    return {k: v for k, v in self.__dict__.items() if k not in RUN_STATE}
 
 # %% ../../nbs/clustering/74_gpfl.ipynb #strm0c04
 @patch_to(StreamAlgorithm)
 def _record(self, sim, row):
     "The `Simulation` callback: the round's scores, labels, uploads and log appended to `self.record`."
+    if STREAM_RECORD in sim.history.meta and not self.record.metrics:
+        self.record = stream_record(sim.history)                     # a run resumed from a checkpoint
     t, rnd, W = row['round'], self.rule.last, self.data.n_clients
     fresh = rnd is not None and rnd.round == t                      # False: nobody's update was aggregated
-    tests = {w: self.data.batch(t, w, 'test') for w in range(W)}
+    tests = {w: self.tests[t, w] for w in range(W)}
     personal = {int(w): p for w, p in zip(rnd.ids, rnd.personal)} if fresh else {}
     g = sim.params if len(sim.models) == 1 or not fresh else _size_mean(rnd.personal, rnd.sizes)
     one = {w: g for w in range(W)}
     group = one if len(sim.models) == 1 else {w: sim.models[a] for w, a in enumerate(sim.assignment) if a >= 0}
     models = dict(personal=personal, group=group, **{'global': one})
-    m = _role_scores(sim, tests, {r: models[r] for r in self.roles})
-    self.record.metrics.append(m | dict(server_acc=model_scores(sim, g, *self.data.server_test)[0]))
+    m = _role_scores(self.net, tests, {r: models[r] for r in self.roles})
+    self.record.metrics.append(m | dict(server_acc=model_scores(self.net, g, *self.data.server_test)[0]))
     self.record.labels.append(self.labels(sim))
     self.record.uplink.append(self.uploads(row))
     self.record.log.append(self.round_log(sim))
     self.record.models = {'global': g.detach().cpu().clone()} | {
         f'group {j}': m.detach().cpu().clone() for j, m in enumerate(sim.models)}
+    kept = [f.name for f in fields(FLRun) if f.name != 'history']
+    sim.history.meta[STREAM_RECORD] = {k: getattr(self.record, k) for k in kept}   # what a stored run gives back
 
 def _size_mean(params, sizes):
     "The sample-weighted mean of rows of `params` (FedAvg's Eq. 2)."
     w = torch.as_tensor(np.asarray(sizes, np.float64) / max(float(np.sum(sizes)), 1.0), dtype=params.dtype)
     return w.to(params.device) @ params
 
+# %% ../../nbs/clustering/74_gpfl.ipynb #strec0c4
 @patch_to(StreamAlgorithm)
 def labels(self, sim) -> np.ndarray:
     "Each worker's cluster label after the round (the engine's assignment)."
@@ -345,6 +387,12 @@ def round_log(self, sim) -> dict:
 class RecordedGrouping(Grouping):
     "A rule that keeps every round's `GroupRound` (`last`), from which the per-worker scores are read."
     name, reforms = 'recorded', True
+    def __init__(self, n_groups:int, # G, the number of group models
+                 algo:StreamAlgorithm|None=None, # the algorithm whose run it records (part of the run's identity)
+                ):
+        super().__init__(n_groups)
+        self.algo = None if algo is None else check_type('algo', algo, StreamAlgorithm)
+
     def reset(self, num_clients, seed):
         "Nobody assigned and no round seen yet."
         super().reset(num_clients, seed)
@@ -375,7 +423,7 @@ class FedAvg(StreamAlgorithm):
 
     def grouping(self, data):
         "One model that never changes."
-        return RecordedGrouping(1)
+        return RecordedGrouping(1, self)
 
     def clients(self, data):
         "The fraction `frac` of the workers (at least one)."
@@ -448,8 +496,7 @@ class GPFLGroups(RecordedGrouping):
     name = 'gpfl'
     def __init__(self, algo:GPFL, # the settings
                 ):
-        super().__init__(1)
-        self.algo = check_type('algo', algo, GPFL)
+        super().__init__(1, check_type('algo', algo, GPFL))
 
     def reset(self, num_clients, seed):
         "No profiles yet: everyone in group 0 trains from M_0."
@@ -584,8 +631,7 @@ class CFLGroups(RecordedGrouping):
     name = 'cfl'
     def __init__(self, algo:CFL, # the settings
                 ):
-        super().__init__(1)
-        self.algo = check_type('algo', algo, CFL)
+        super().__init__(1, check_type('algo', algo, CFL))
 
     def regroup_round(self, t, rnd):
         "The clusters after the round: the parent's model plus each child's mean update (the norms kept in `norms`)."

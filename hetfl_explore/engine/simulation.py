@@ -204,8 +204,8 @@ def finish_round(self:Simulation, plan:RoundPlan, # from `begin_round`, for the 
     self._evaluate(row)                                                   # 6. evaluate, stop or go on
     row['wall_time'] = time.perf_counter() - plan.t0
     self.round += 1
-    self._checkpoint()
     for cb in self.callbacks: cb(self, row)
+    self._checkpoint()                          # after the callbacks: what they record in the history is kept
     return row
 
 # %% ../../nbs/engine/05_fedavg.ipynb #chkp1an
@@ -244,7 +244,7 @@ def run(self:Simulation, progress:bool=True, # show a (notebook-aware) tqdm prog
             row = self.step()
             bar.update(1)
             if row is not None and not np.isnan(row['accuracy']): bar.set_postfix(acc=f"{row['accuracy']:.3f}")
-    self.history.final_params, self.history.stop_reason = self._final_params().detach().cpu().clone(), self.stop_reason
+    self.history.final_params, self.history.stop_reason = self.final_model().detach().cpu().clone(), self.stop_reason
     if self.store is not None: self.store.finish(self.key, self.identity, self.history)
     return self.history
 
@@ -869,7 +869,7 @@ def _eval_clients_grouped(self:Simulation, t:int):
                                  group=g.tolist())
 
 @patch
-def _final_params(self:Simulation) -> torch.Tensor:
+def final_model(self:Simulation) -> torch.Tensor:
     "What `History.final_params` keeps: the global model (P,), or the G group models (G, P) of a run with G > 1."
     return self.params if self.models is None or len(self.models) == 1 else self.models
 

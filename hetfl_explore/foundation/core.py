@@ -13,13 +13,13 @@ import torch
 
 # %% auto #0
 __all__ = ['INT64_MIN', 'INT64_MAX', 'SEED_MAX', 'MAX_COUNT', 'MS_PER_S', 'PANEL_TORCH_THREADS', 'KEY_MAX', 'OUTCOME_SEED_ENV',
-           'OUTCOME_LOG_ENV', 'RESULTS_DIR', 'LIBRARY', 'SIGNIFICANCE_SE', 'MIN_SEEDS', 'VERDICTS', 'TRIPLET_COLORS',
-           'FONT_FAMILY', 'PAGE_FIGURE_WIDTH', 'check_int', 'check_float', 'check_choice', 'check_type', 'check_keys',
-           'as_array', 'check_array', 'all_finite', 'check_tensor', 'check_count', 'check_count_array',
-           'check_probability', 'check_distribution', 'check_ids', 'check_rng_seed', 'check_columns', 'check_callable',
-           'check_by_name', 'default_device', 'torch_threads', 'seed_everything', 'spawn_seeds', 'rng_streams',
-           'torch_generator', 'validate_fields', 'outcome_seed', 'assert_learned', 'results_path', 'paired_differences',
-           'verdict', 'assert_paired', 'assert_not_significant']
+           'OUTCOME_LOG_ENV', 'RESULTS_DIR', 'LIBRARY', 'TABLES_DIR', 'SIGNIFICANCE_SE', 'MIN_SEEDS', 'VERDICTS',
+           'TRIPLET_COLORS', 'FONT_FAMILY', 'PAGE_FIGURE_WIDTH', 'check_int', 'check_float', 'check_choice',
+           'check_type', 'check_keys', 'as_array', 'check_array', 'all_finite', 'check_tensor', 'check_count',
+           'check_count_array', 'check_probability', 'check_distribution', 'check_ids', 'check_rng_seed',
+           'check_columns', 'check_callable', 'check_by_name', 'default_device', 'torch_threads', 'seed_everything',
+           'spawn_seeds', 'rng_streams', 'torch_generator', 'validate_fields', 'outcome_seed', 'assert_learned',
+           'results_path', 'source_table', 'paired_differences', 'verdict', 'assert_paired', 'assert_not_significant']
 
 # %% ../../nbs/foundation/00_core.ipynb #ba8c93b3
 def _show(value, width:int=80) -> str:
@@ -486,6 +486,23 @@ def results_path(name:str, # a file name under data/results, e.g. 'modelhet_tiny
     package = importlib.util.find_spec(LIBRARY)   # located on the import path, not imported: foundation imports no part
     base = Path(package.origin).resolve().parents[1].joinpath(*RESULTS_DIR) if package else Path(*RESULTS_DIR)
     return (base if base.is_dir() else Path(*RESULTS_DIR)) / check_type('name', name, str)
+
+# %% ../../nbs/foundation/00_core.ipynb #srctab0c
+TABLES_DIR = ('data', 'tables')   # the public sources' tables, inside the package (they ship with the wheel)
+
+def source_table(name:str, # a file name under the package's data/tables, e.g. 'nemeth2025_table24.csv'
+                ):
+    "One table of a public source as its data file holds it: a '# source' line, the column names, one row per line."
+    import pandas as pd
+    folder = Path(importlib.util.find_spec(LIBRARY).origin).parent.joinpath(*TABLES_DIR)
+    path = folder / check_type('name', name, str)
+    if not path.is_file():
+        known = sorted(f.name for f in folder.glob('*.csv'))
+        raise ValueError(f"name={name!r}: no such table under {'/'.join(TABLES_DIR)}; expected one of {known}")
+    with path.open(encoding='utf-8') as f:
+        if not f.readline().startswith('# '):
+            raise ValueError(f"name={name!r}: the first line must name the public source ('# author (year), table')")
+        return pd.read_csv(f, keep_default_na=False, na_values=[''])
 
 # %% ../../nbs/foundation/00_core.ipynb #c9b9923b
 SIGNIFICANCE_SE = 2.0   # a paired difference is stated only when its mean is beyond this many standard errors

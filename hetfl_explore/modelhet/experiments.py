@@ -7,14 +7,13 @@ from __future__ import annotations
 import json, os, pickle, time
 from dataclasses import dataclass
 from fastcore.basics import patch
-from importlib import resources
 from pathlib import Path
 import numpy as np
 import pandas as pd
 import torch
 from scipy.stats import spearmanr, pearsonr
 from ..foundation.core import (check_int, check_float, check_choice, check_type, validate_fields,
-                                           results_path, LIBRARY)
+                                           results_path, source_table)
 from .submodels import METHODS, BASELINES, run_submodels, submodel_client_accuracies
 from .mia import (MIA_CAP, MIASplit, mia_split, yeom_attack, lira_population, disjoint_pool,
                                        lira_offline, train_shadows, tmia_attack, attack_metrics)
@@ -30,20 +29,7 @@ __all__ = ['MIA_ATTACKS', 'MODELHET_TINY', 'FAITHFUL', 'LIRA_COMPARE', 'LIRA_MET
            'compare_to_thesis', 'size_leakage_correlation']
 
 # %% ../../nbs/modelhet/32_experiments.ipynb #da8b9eee
-_TABLES_DIR = ('data', 'tables')   # the thesis tables, data files inside the package (they ship with the wheel)
 _APPENDIX_FILES = ('nemeth2025_table24.csv', 'nemeth2025_table25.csv', 'nemeth2025_table26.csv')
-
-def _thesis_table(name:str, # a file name under the package's data/tables, e.g. 'nemeth2025_table24.csv'
-                ) -> pd.DataFrame:
-    "One table of a source as its data file holds it: a '# source' line, the column names, one row per line."
-    check_type('name', name, str)
-    path = resources.files(LIBRARY).joinpath(*_TABLES_DIR, name)
-    if not path.is_file(): raise ValueError(f"name={name!r}: no such table under {'/'.join(_TABLES_DIR)}")
-    with path.open(encoding='utf-8') as f:
-        source = f.readline()
-        if not source.startswith('# '): raise ValueError(f"{name}: the first line must name the public source")
-        return pd.read_csv(f, keep_default_na=False, na_values=[''])
-
 
 # %% ../../nbs/modelhet/32_experiments.ipynb #a1a21daf
 _APPENDIX_COLUMNS = ('dataset', 'n_large', 'T', 'method', 'server_acc', 'server_acc_std', 'client_acc',
@@ -53,7 +39,7 @@ _T_VALUE = {'1': 1.0, '1/4': 0.25, '1/10': 0.1, '1/10000': 1e-4}
 
 def appendix_tables() -> pd.DataFrame:
     "Tables 24 (CIFAR-10), 25 (CIFAR-100), 26 (FEMNIST) of the thesis, one row per dataset x #large x method (in %)."
-    tables = [_thesis_table(name) for name in _APPENDIX_FILES]
+    tables = [source_table(name) for name in _APPENDIX_FILES]
     for name, t in zip(_APPENDIX_FILES, tables):
         if tuple(t.columns) != _APPENDIX_COLUMNS:
             raise ValueError(f"{name}: columns {list(t.columns)}, expected {list(_APPENDIX_COLUMNS)}")
@@ -91,20 +77,20 @@ def check_frame(name:str, # argument name
 # %% ../../nbs/modelhet/32_experiments.ipynb #a9a68d37
 def table6() -> pd.DataFrame:
     "Table 6: independent vs layer-wise channel coupling (CIFAR-10, 2 large clients, Yeom advantage), mean, std in %."
-    return _thesis_table('nemeth2025_table6.csv')
+    return source_table('nemeth2025_table6.csv')
 
 def table7() -> pd.DataFrame:
     "Table 7: correlation of AUC / advantage / TPR between the three MIAs on CIFAR-10 (long format)."
-    return _thesis_table('nemeth2025_table7.csv')
+    return source_table('nemeth2025_table7.csv')
 
 def table8() -> pd.DataFrame:
     "Table 8: Pearson r between log10 client dataset size and Yeom advantage, homogeneous FedAvg, per model size."
-    return _thesis_table('nemeth2025_table8.csv').set_index('dataset')
+    return source_table('nemeth2025_table8.csv').set_index('dataset')
 
 # %% ../../nbs/modelhet/32_experiments.ipynb #a3d1cdb9
 def table10() -> pd.DataFrame:
     "Table 10: FEMNIST, 2 large clients, with FedProx (mu=0.01) and FedAvgM; value and change vs the plain run, in %."
-    return _thesis_table('nemeth2025_table10.csv')
+    return source_table('nemeth2025_table10.csv')
 
 # %% ../../nbs/modelhet/32_experiments.ipynb #e68e99e2
 def _methods_only(df): return df[df.method.isin(METHODS)]

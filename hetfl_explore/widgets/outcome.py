@@ -25,6 +25,7 @@ from ..engine.config import RunConfig, LocalWork
 from ..engine.fused import train_fused
 from ..engine.store import RunStore, History
 from ..engine.models import mlp
+from ..clustering.ifca import IFCA
 from ..feddiverse.registry import SELECTORS, make_selector
 from .editor import MatrixEditor, panel_matrices
 from .explorers import check_selectors
@@ -32,16 +33,17 @@ from .layout import place_controls_above
 from .panel import Panel
 
 # %% auto #0
-__all__ = ['OUTCOME_AGGREGATORS', 'MAX_OUTCOME_SEEDS', 'TEACHING_PRESET', 'GREY', 'BAND_OPACITY', 'CURVES_PX', 'EDITOR_PX',
-           'REDRAW_S', 'DEBOUNCE_S', 'CONTROL_PX', 'OutcomeConfig', 'outcome_data', 'outcome_model', 'check_trainable',
-           'outcome_simulation', 'run_outcome', 'run_outcome_seeds', 'seed_band', 'curves', 'seed_table',
-           'OutcomePanel', 'outcome_figure']
+__all__ = ['OUTCOME_AGGREGATORS', 'MAX_OUTCOME_SEEDS', 'MAX_OUTCOME_GROUPS', 'TEACHING_PRESET', 'GREY', 'BAND_OPACITY',
+           'CURVES_PX', 'EDITOR_PX', 'REDRAW_S', 'DEBOUNCE_S', 'CONTROL_PX', 'OutcomeConfig', 'outcome_data',
+           'outcome_model', 'check_trainable', 'outcome_simulation', 'run_outcome', 'run_outcome_seeds', 'seed_band',
+           'curves', 'seed_table', 'OutcomePanel', 'outcome_figure']
 
 # %% ../../nbs/widgets/51_outcome.ipynb #4cdae6ec
 # RunConfig fields
 OUTCOME_AGGREGATORS = dict(fedavg=dict(), fedavgm=dict(aggregator='fedavgm', server_momentum=0.9),
                            fedprox=dict(prox_mu=0.01))
 MAX_OUTCOME_SEEDS = 20   # most seeds a curve averages (each seed is one more training run)
+MAX_OUTCOME_GROUPS = 4   # most cluster models of a clustered run (IFCA: every selected client is sent all of them)
 
 # %% ../../nbs/widgets/51_outcome.ipynb #8e261789
 @dataclass(frozen=True)
@@ -62,6 +64,7 @@ class OutcomeConfig:
     aggregator: str = 'fedavg'
     seed: int = 0 # first seed of data, model and selection
     seeds: int = 5 # seeds per curve: `seed`, `seed + 1`, ... (the curve is their mean, the band ± one standard error)
+    groups: int = 1 # cluster models: 1 = one global model; k >= 2 = IFCA clustered FL with k models (Ghosh et al. 2020)
 
     def __post_init__(self):
         check_choice('dataset', self.dataset, ('cmnist', 'shapes'))
@@ -71,6 +74,7 @@ class OutcomeConfig:
                       ('batch_size', 1)):            check_int(f, getattr(self, f), lo=lo)
         check_rng_seed('seed', self.seed)
         check_int('seeds', self.seeds, lo=1, hi=MAX_OUTCOME_SEEDS)
+        check_int('groups', self.groups, lo=1, hi=MAX_OUTCOME_GROUPS)
 
     def run_config(self) -> RunConfig:
         "The engine's `RunConfig` for this outcome configuration (seed `self.seed`)."
@@ -143,8 +147,9 @@ def outcome_simulation(matrices, # (K, |Y|, |A|) client matrices
     check_choice('selector', selector, SELECTORS)
     data = outcome_data(check_trainable(matrices, cfg), cfg)
     sel = make_selector(selector, data.interaction(), seed=cfg.seed)
+    grouping = IFCA(cfg.groups) if cfg.groups > 1 else None
     return Simulation(outcome_model(data, cfg), data, sel, cfg.run_config(), store=store, callbacks=callbacks,
-                      stop_when=stop_when)
+                      stop_when=stop_when, grouping=grouping)
 
 def run_outcome(matrices, # (K, |Y|, |A|) client matrices
                 selector:str='uniform', # a key of `feddiverse.SELECTORS`
@@ -188,8 +193,10 @@ def _train_jointly(sims, plans, pool):
     return [(new[a:b], losses[a:b, :p.local.shape[1]]) for a, b, p in zip(cut[:-1], cut[1:], plans)]
 
 def _joinable(sims) -> bool:
-    "Whether one fused call can train the clients of all these runs (the fused backend on the CPU, one model shape)."
-    return all(s.backend == 'fused' and s.device.type == 'cpu' and s.layout.size == sims[0].layout.size for s in sims)
+    """Whether one fused call can train the clients of all these runs (the fused backend on the CPU, one model shape,
+    one global model: a clustered run's clients start from their cluster's model)."""
+    same = lambda s: s.backend == 'fused' and s.device.type == 'cpu' and s.layout.size == sims[0].layout.size
+    return all(same(s) and s.grouping is None for s in sims)
 
 # %% ../../nbs/widgets/51_outcome.ipynb #9301c9f2
 def _cached(sim) -> History|None:
@@ -202,7 +209,8 @@ def _cached(sim) -> History|None:
 def _finish(sim, stopped:bool) -> History:
     "Close a run as `Simulation.run` does; cache (and store) it unless the user stopped it."
     h = sim.history
-    h.final_params, h.stop_reason = sim.params.detach().cpu().clone(), 'stop_when' if stopped else sim.stop_reason
+    h.final_params = sim.final_model().detach().cpu().clone()
+    h.stop_reason = 'stop_when' if stopped else sim.stop_reason
     if not stopped:
         _RESULTS[sim.key] = h
         if sim.store is not None: sim.store.finish(sim.key, sim.identity, h)
@@ -413,6 +421,7 @@ def _build_widgets(self:OutcomePanel, follow:bool):
     self.rounds_w = W.IntSlider(min=1, max=100, description='rounds', **narrow)
     self.k_w = W.IntSlider(min=1, max=30, description='κ', **narrow)
     self.seeds_w = W.IntSlider(min=1, max=MAX_OUTCOME_SEEDS, description='seeds', **narrow)
+    self.groups_w = W.IntSlider(min=1, max=MAX_OUTCOME_GROUPS, description='models', **narrow)
     self.follow_w = W.Checkbox(value=follow, description='follow edits', indent=False)
     self.run_w = W.Button(description='run', icon='play', button_style='success', layout=W.Layout(width='80px'))
     self.stop_w = W.Button(description='stop', icon='stop', layout=W.Layout(width='80px'))
@@ -420,12 +429,12 @@ def _build_widgets(self:OutcomePanel, follow:bool):
     self.status_w.add_class('hx-status')
     self.fig = SharedFigureWidget(curves({}))
     self.w = dict(selectors=self.selectors_w, dataset=self.dataset_w, aggregator=self.agg_w, rounds=self.rounds_w,
-                  k=self.k_w, seeds=self.seeds_w)
+                  k=self.k_w, seeds=self.seeds_w, groups=self.groups_w)
     self.listen(lambda name, value: self._edited() if self.set(**{name: value}) and self.follow else None)
     self.run_w.on_click(lambda _: self.run())
     self.stop_w.on_click(lambda _: self.stop())
     self.controls = W.VBox([
-        self.selectors_w, self.dataset_w, self.agg_w, self.rounds_w, self.k_w, self.seeds_w,
+        self.selectors_w, self.dataset_w, self.agg_w, self.rounds_w, self.k_w, self.seeds_w, self.groups_w,
         W.HBox([self.follow_w]),
         W.HBox([self.run_w, self.stop_w])
     ], layout=W.Layout(width=f'{CONTROL_PX + 10}px'))
