@@ -15,7 +15,7 @@ from hetfl_explore.clustering.mcl import mcl, silhouette_samples, clustering_rep
 from hetfl_explore.clustering.eccentricity import cluster_stats, eccentricity, chebyshev_threshold, accepts, eccentricity_reassign
 from hetfl_explore.clustering.data import from_client_arrays, har_like_stream, leaf_synthetic, digits_writers, load_leaf_json, load_hhar, load_realworld
 from hetfl_explore.clustering.gpfl import GPFL, CFL, FedAvg, weighted_average, cfl_bipartition, local_sgd, lr_init
-from hetfl_explore.clustering.gpfl import TrainConfig, cfl_step, CFLGroups
+from hetfl_explore.clustering.gpfl import cfl_step, CFLGroups
 from hetfl_explore.engine.groups import GroupRound
 from hetfl_explore.clustering.cafl import CAFL, FedCO, CMFL, FedProx, silhouette_relocate, split_optimize, cmfl_relevance
 from hetfl_explore.clustering.contribution import (PAPER_CAFL, PAPER_GPFL, PAPER_FLCOHORT_CLUSTERS, PAPER_FLCOHORT_CLIENT,

@@ -92,7 +92,6 @@ CASES += [
     ('gpfl.scores', lambda v: gp.scores(TH, X2, v), 'y', st.sampled_from([[0, 1], [0, 5, 0, 1], [0.5, 1, 0, 1]])),
     ('gpfl.server_accuracy', lambda v: gp.server_accuracy(TH, v), 'data', NOT_STREAM),
     ('gpfl.FLRun', lambda v: gp.FLRun(v), 'name', st.sampled_from([None, 3, ['a']])),
-    ('gpfl.TrainConfig', lambda v: gp.TrainConfig(epochs=v), 'epochs', st.one_of(NOT_INT, st.integers(max_value=0))),
     ('gpfl.softmax_regression', lambda v: gp.softmax_regression(3, v), 'n_classes',
      st.one_of(NOT_INT, st.integers(max_value=1))),
     ('gpfl.model_scores', lambda v: gp.model_scores(v, torch.zeros(6), X2[:, :2], Y2), 'net',

@@ -117,6 +117,7 @@ def _foundation() -> dict:
                                                      b=('b', 'choice'),
                                                      value=('v', 'choice'), by=((), 'obj'), seed=('seed', 'choice'))),
                          ('results_path', dict(name=('fuzz.csv', 'obj'))),
+                         ('source_table', dict(name=('nemeth2025_table8.csv', 'obj'))),
                          ('validate_fields', dict(obj=(Box(), 'obj'), size=lambda n, v: check_int(n, v, lo=1)))],
      'foundation.data': [('FederatedData', fed_args),
                          ('FederationSpec', dict(name=(spec.name, 'obj'), client_types=(spec.client_types, 'obj'),

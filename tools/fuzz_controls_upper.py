@@ -3,6 +3,7 @@
 Every public callable of these parts has a valid control call here; each argument carries the kind that says what it
 is (a count, a probability, linked arrays, a choice, an object), so the fuzz mutates it as such."""
 from __future__ import annotations
+import dataclasses
 import numpy as np
 
 # documented valid inputs of one argument: {(entry, argument): {mutant names}}
@@ -98,12 +99,12 @@ def _loader_files() -> dict:
 
 def _clustering_controls(files:dict) -> dict:
     "Controls of the clustering algorithms, studies and loaders on a four-client stream."
-    from hetfl_explore.clustering.gpfl import FLRun, TrainConfig, FedAvg, lr_init, GPFL, CFL
+    from hetfl_explore.clustering.gpfl import FLRun, STREAM_TRAIN, FedAvg, lr_init, GPFL, CFL
     from hetfl_explore.clustering.cafl import CAFL
     s = _stream()
     D = np.array([[0., 1., 4., 4.], [1., 0., 4., 4.], [4., 4., 0., 1.], [4., 4., 1., 0.]])
     P = np.array([[.8, .2], [.7, .3], [.2, .8], [.3, .7]])
-    th = lr_init(2, 2); tc = TrainConfig(epochs=1, batch_size=4)
+    th = lr_init(2, 2); tc = dataclasses.replace(STREAM_TRAIN, local_epochs=1, batch_size=4)
     sim = FedAvg().simulation(s, 1, 0)
     Xt, yt = s.server_test[0][:4], s.server_test[1][:4]
     return {
@@ -131,8 +132,9 @@ def _clustering_controls(files:dict) -> dict:
                                                                            'choice'), mode=('frozen', 'choice'),
                                                                 var_floor=(1e-3, 'pos')))],
      'clustering.gpfl': [('FLRun', dict(name=('toy', 'obj'))),
-                         ('model_scores', dict(sim=(sim, 'obj'), params=(sim.params, 'obj'), X=(Xt, 'array'),
+                         ('model_scores', dict(net=(sim.net, 'obj'), params=(sim.params, 'obj'), X=(Xt, 'array'),
                                                y=(yt, 'labels'))),
+                         ('stream_record', dict(history=(FedAvg().run(s, 1, 0).history, 'obj'))),
                          ('softmax_regression', dict(n_features=(2, 'size'), n_classes=(2, 'size'))),
                          ('StreamAlgorithm', dict(train=(tc, 'obj'))),
                          ('RecordedGrouping', dict(n_groups=(1, 'size'))),

@@ -4,17 +4,19 @@
 
 # %% ../../nbs/clustering/75_cafl.ipynb #acc6b680
 from __future__ import annotations
+from dataclasses import replace
 import numpy as np
 import pandas as pd
 import torch
 from fastcore.basics import patch_to
 from ..foundation.core import (check_int, check_float, check_choice, check_type, check_ids, check_array,
                                            as_array)
+from ..engine.config import RunConfig
 from ..engine.protocol import Selector, Selection
 from .mcl import kmedoids, silhouette_samples, clustering_report, check_cluster_labels
 from .profiles import check_distance_matrix
 from .data import FedStream
-from .gpfl import (FLRun, FedAvg, TrainConfig, StreamAlgorithm, RecordedGrouping,
+from .gpfl import (FLRun, FedAvg, STREAM_TRAIN, StreamAlgorithm, RecordedGrouping,
                                            model_scores)
 
 # %% auto #0
@@ -91,7 +93,7 @@ class CAFL(StreamAlgorithm):
                  r:int=1, # representatives per cluster
                  rank:str='stale', # 'stale' or 'fresh' ranking signal
                  s_min:float=0.0, # silhouette below which a representative becomes a singleton
-                 train:TrainConfig|None=None, # local training settings
+                 train:RunConfig|None=None, # the engine's local training settings (None: `STREAM_TRAIN`)
                 ):
         self.k, self.r = check_int('k', k, lo=1), check_int('r', r, lo=1)
         self.rank, self.s_min = check_choice('rank', rank, RANKS), check_float('s_min', s_min, -1, 1)
@@ -221,7 +223,7 @@ class FedCO(CAFL):
                  min_split_size:int=4, # smallest cluster that may be split
                  s_min:float=0.0, # silhouette below which a representative becomes a singleton
                  rank:str='stale', # 'stale' or 'fresh' ranking signal
-                 train:TrainConfig|None=None, # local training settings
+                 train:RunConfig|None=None, # the engine's local training settings (None: `STREAM_TRAIN`)
                 ):
         super().__init__(k, r, rank, s_min, train)
         self.acc_threshold = None if acc_threshold is None else check_float('acc_threshold', acc_threshold, 0, 1)
@@ -261,10 +263,10 @@ class FedProx(FedAvg):
     name = 'FedProx'
     def __init__(self, mu:float=0.01, # proximal weight (the paper's grid: 0.001 to 1)
                  frac:float=1.0, # fraction of clients per round
-                 train:TrainConfig|None=None, # other local training settings
+                 train:RunConfig|None=None, # the other local training settings (None: `STREAM_TRAIN`)
                 ):
-        t = check_type('train', train or TrainConfig(), TrainConfig)
-        super().__init__(frac, TrainConfig(t.lr, t.epochs, t.batch_size, check_float('mu', mu, lo=0)))
+        t = check_type('train', STREAM_TRAIN if train is None else train, RunConfig)
+        super().__init__(frac, replace(t, prox_mu=check_float('mu', mu, lo=0)))
 
 def cmfl_relevance(u:np.ndarray, # a client's update
                    u_bar:np.ndarray, # the previous global update
@@ -279,7 +281,7 @@ class CMFL(StreamAlgorithm):
     "CMFL: clients upload only updates whose sign agreement with the last global update reaches v_thr."
     name, roles = 'CMFL', ('global',)
     def __init__(self, v_thr:float=0.7, # relevance threshold
-                 train:TrainConfig|None=None, # local training settings
+                 train:RunConfig|None=None, # the engine's local training settings (None: `STREAM_TRAIN`)
                 ):
         super().__init__(train)
         self.v_thr = check_float('v_thr', v_thr, 0, 1)

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/clustering/74_gpfl.ipynb #379284a4
 from __future__ import annotations
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 import numpy as np
 import torch
 import torch.nn as nn
@@ -28,10 +28,10 @@ from .ifca import stream_federation
 from fastcore.basics import patch_to
 
 # %% auto #0
-__all__ = ['LR', 'EPOCHS', 'BATCH', 'STREAM_RECORD', 'RUN_STATE', 'CFL_VARIANTS', 'lr_init', 'predict_proba', 'local_sgd',
-           'weighted_average', 'weighted_f1', 'scores', 'server_accuracy', 'softmax_regression', 'FLRun',
-           'stream_record', 'TrainConfig', 'model_scores', 'StreamAlgorithm', 'RecordedGrouping', 'FedAvg', 'GPFL',
-           'gpfl_start', 'gpfl_regroup', 'GPFLGroups', 'cfl_bipartition', 'cfl_step', 'CFL', 'CFLGroups']
+__all__ = ['LR', 'EPOCHS', 'BATCH', 'STREAM_RECORD', 'STREAM_TRAIN', 'RUN_STATE', 'CFL_VARIANTS', 'lr_init', 'predict_proba',
+           'local_sgd', 'weighted_average', 'weighted_f1', 'scores', 'server_accuracy', 'softmax_regression', 'FLRun',
+           'stream_record', 'model_scores', 'StreamAlgorithm', 'RecordedGrouping', 'FedAvg', 'GPFL', 'gpfl_start',
+           'gpfl_regroup', 'GPFLGroups', 'cfl_bipartition', 'cfl_step', 'CFL', 'CFLGroups']
 
 # %% ../../nbs/clustering/74_gpfl.ipynb #988f1bbe
 LR, EPOCHS, BATCH = 0.05, 1, 32      # the paper's learning rate; local epochs and batch size (not given in the paper)
@@ -188,18 +188,9 @@ def stream_record(history:History, # the engine history of a run of a `StreamAlg
     return FLRun(**history.meta[STREAM_RECORD], history=history)
 
 # %% ../../nbs/clustering/74_gpfl.ipynb #af037fef
-@dataclass
-class TrainConfig:
-    "Local training settings shared by the algorithms of this chapter."
-    lr: float = LR              # learning rate
-    epochs: int = EPOCHS        # local epochs
-    batch_size: int = BATCH     # mini-batch size
-    prox_mu: float = 0.0        # FedProx proximal weight
-    def __post_init__(self):
-        check_float('lr', self.lr, lo=0, lo_open=True)
-        check_int('epochs', self.epochs, lo=1)
-        check_int('batch_size', self.batch_size, lo=1)
-        check_float('prox_mu', self.prox_mu, lo=0)
+# the engine's settings of this chapter's local training (the paper's learning rate; local epochs and batch size are not
+# given in the paper); a run sets its own rounds, clients per round and seed
+STREAM_TRAIN = RunConfig(lr=LR, local_epochs=EPOCHS, batch_size=BATCH, loss_before='off', device='cpu')
 
 def _stream_rounds(data:FedStream, # the federation a run trains on
                rounds:int|None=None, # rounds after the initial one (None = all the stream offers)
@@ -209,18 +200,15 @@ def _stream_rounds(data:FedStream, # the federation a run trains on
     return check_int('rounds', data.rounds if rounds is None else rounds, 1, data.rounds)
 
 # %% ../../nbs/clustering/74_gpfl.ipynb #strm0c01
-def _stream_config(train:TrainConfig, # local training settings
+def _stream_config(train:RunConfig, # the engine's settings of local training (e.g. `STREAM_TRAIN`)
                   rounds:int, # rounds after round 0 (the run has rounds + 1)
                   clients:int, # clients per round
                   seed:int=0, # seed of selection and batch order
-                  device:str|None='cpu', # where the engine trains
                  ) -> RunConfig:
-    "The engine's settings of a run of this chapter: rounds 0..rounds, local SGD as `train`, size-weighted averages."
-    check_type('train', train, TrainConfig)
-    return RunConfig(rounds=check_int('rounds', rounds, lo=0) + 1,
-                     clients_per_round=check_int('clients', clients, lo=1), local_epochs=train.epochs,
-                     batch_size=train.batch_size, lr=train.lr, prox_mu=train.prox_mu, seed=check_rng_seed('seed', seed),
-                     device=device, loss_before='off')
+    "The engine's settings of a run of this chapter: `train` with rounds 0..rounds, `clients` a round and `seed`."
+    check_type('train', train, RunConfig)
+    rounds, clients = check_int('rounds', rounds, lo=0), check_int('clients', clients, lo=1)
+    return replace(train, rounds=rounds + 1, clients_per_round=clients, seed=check_rng_seed('seed', seed))
 
 def _stream_simulation(data:FedStream, # the federation
                       rounds:int, # rounds after round 0
@@ -268,9 +256,9 @@ def _role_scores(net:nn.Module, # the model's architecture
 class StreamAlgorithm:
     "Base of this chapter's algorithms: a `Grouping` (and selector) run by `Simulation`, recorded into an `FLRun`."
     name, roles = 'stream', ('personal', 'group', 'global') # the models scored each round
-    def __init__(self, train:TrainConfig|None=None, # local training settings
+    def __init__(self, train:RunConfig|None=None, # local training (a run sets rounds, clients and seed): `STREAM_TRAIN`
                 ):
-        self.train = check_type('train', TrainConfig() if train is None else train, TrainConfig)
+        self.train = check_type('train', STREAM_TRAIN if train is None else train, RunConfig)
 
     def grouping(self, data:FedStream) -> Grouping:
         "The run's assignment rule (a subclass's)."
@@ -416,7 +404,7 @@ class FedAvg(StreamAlgorithm):
     "FedAvg: a random fraction of the workers trains from the global model each round; sample-weighted average."
     name = 'FedAvg'
     def __init__(self, frac:float=1.0, # fraction of workers per round
-                 train:TrainConfig|None=None, # local training settings
+                 train:RunConfig|None=None, # the engine's local training settings (None: `STREAM_TRAIN`)
                 ):
         super().__init__(train)
         self.frac = check_float('frac', frac, 0, 1, lo_open=True)
@@ -445,7 +433,7 @@ class GPFL(StreamAlgorithm):
                  ecc_mode:str='frozen', # 'frozen' or 'include'
                  ema_w:float=0.5, # weight of the old profile in the per-round update
                  ground=None, # (K, K) ground cost for metric='semantic'
-                 train:TrainConfig|None=None, # local training settings
+                 train:RunConfig|None=None, # the engine's local training settings (None: `STREAM_TRAIN`)
                 ):
         self.metric, self.similarity = check_choice('metric', metric, GROUND_METRICS), check_choice(
             'similarity', similarity, SIMILARITIES)
@@ -617,7 +605,7 @@ class CFL(StreamAlgorithm):
     def __init__(self, eps1:float=0.4, # split when the mean update's norm is below this
                  eps2:float=1.6, # ... and the largest update's norm is above this
                  warmup:int=5, # no split before this round
-                 train:TrainConfig|None=None, # local training settings
+                 train:RunConfig|None=None, # the engine's local training settings (None: `STREAM_TRAIN`)
                  variant:str='reference', # 'reference' (plain means, children from their own updates), 'size_weighted'
                 ):
         self.eps1, self.eps2 = check_float('eps1', eps1, lo=0), check_float('eps2', eps2, lo=0)
