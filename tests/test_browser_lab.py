@@ -127,7 +127,8 @@ def reopen_drawn(page, errors, since=0) -> bool:
     "Poll until every saved figure is drawn (True) or, after `errors[since]`, the widget manager misses every model."
     for _ in range(REOPEN_MS // POLL_MS):
         if page.evaluate(COUNT_FIGURES) >= SAVED_FIGURES: return True
-        if sum(MISSING_MODEL in e for e in errors[since:]) >= SAVED_FIGURES: return False   # every output lost its model
+        lost = sum(MISSING_MODEL in e for e in errors[since:])
+        if lost >= SAVED_FIGURES: return False   # every output lost its model
         page.wait_for_timeout(POLL_MS)
     raise_reopen(page, errors)
 

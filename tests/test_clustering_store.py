@@ -1,4 +1,5 @@
-"""Clustering runs on the engine's run store: a finished run is read back with its record, an interrupted one resumes."""
+"""Clustering runs on the engine's run store: a finished run is read back with its record, an interrupted one
+resumes."""
 import numpy as np, pytest, torch
 from hetfl_explore.engine.store import RunStore
 from hetfl_explore.clustering.data import har_like_stream
