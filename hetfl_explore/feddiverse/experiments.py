@@ -410,36 +410,13 @@ def gain_table(runs:pd.DataFrame, # rows from `run_diversity_grid`
 # %% ../../nbs/feddiverse/22_experiments.ipynb #b4c4281e
 # WGA %, mean of 3 runs, (uniform random, FedDiverse) per FL method (Németh et al. (2025), Diversity-Driven Learning,
 # Table 3 = thesis Table 16)
-PUBLISHED_TABLE3 = {
-    'FedAvg': {
-        'Spawrious_GSC': (85.09, 85.90),
-        'Spawrious_GCI': (85.65, 89.43),
-        'Spawrious_GAI': (80.49, 84.33),
-        'WaterBirds_dist': (31.72, 46.47),
-        'Spawrious_4': (81.07, 83.86),
-        'CMNIST_GSC': (87.58, 91.01)
-    },
-    'FedAvgM': {
-        d: (PUBLISHED_TABLE1['Uniform'][d][0], PUBLISHED_TABLE1['FedDiverse'][d][0])
-        for d in PUBLISHED_TABLE1['Uniform']
-    },
-    'FedProx': {
-        'Spawrious_GSC': (84.43, 86.33),
-        'Spawrious_GCI': (82.91, 87.30),
-        'Spawrious_GAI': (81.39, 83.81),
-        'WaterBirds_dist': (31.57, 43.51),
-        'Spawrious_4': (80.44, 83.64),
-        'CMNIST_GSC': (91.36, 91.49)
-    },
-    'FedAvgM+FedProx': {
-        'Spawrious_GSC': (85.41, 87.85),
-        'Spawrious_GCI': (88.38, 90.48),
-        'Spawrious_GAI': (85.65, 85.17),
-        'WaterBirds_dist': (44.29, 53.84),
-        'Spawrious_4': (82.97, 86.12),
-        'CMNIST_GSC': (92.42, 93.24)
-    },
-}
+# rows in the order of `_TABLE1_SETS`; FedAvgM's row is Table 1's (uniform random, FedDiverse)
+PUBLISHED_TABLE3 = {method: dict(zip(_TABLE1_SETS, row)) for method, row in {
+    'FedAvg': ((85.09, 85.90), (85.65, 89.43), (80.49, 84.33), (31.72, 46.47), (81.07, 83.86), (87.58, 91.01)),
+    'FedAvgM': tuple((PUBLISHED_TABLE1['Uniform'][d][0], PUBLISHED_TABLE1['FedDiverse'][d][0]) for d in _TABLE1_SETS),
+    'FedProx': ((84.43, 86.33), (82.91, 87.30), (81.39, 83.81), (31.57, 43.51), (80.44, 83.64), (91.36, 91.49)),
+    'FedAvgM+FedProx': ((85.41, 87.85), (88.38, 90.48), (85.65, 85.17), (44.29, 53.84), (82.97, 86.12), (92.42, 93.24)),
+}.items()}
 PUBLISHED_TABLE4 = {  # WaterBirds_dist, T0 = 1, WGA %, mean of 3 runs (Németh et al. (2025), Table 4 = thesis Table 17)
     'FedAvg': {'FedDiverse': 46.47, 'FedDiverse (known DHT)': 50.62, 'FedRK': 51.82},
     'FedAvgM': {'FedDiverse': 54.10, 'FedDiverse (known DHT)': 58.88, 'FedRK': 57.84},
